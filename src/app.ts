@@ -1,0 +1,85 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { koaBody } from 'koa-body';
+import cors from '@koa/cors';
+import helmet from 'koa-helmet';
+import type { AppDeps } from './kernel/context';
+import { problemMiddleware } from './kernel/http/problem';
+import { accessLog, apiNotFound, requestId } from './kernel/http/middleware';
+import type { ApiRouter, RouteDefinition } from './kernel/http/router';
+import { systemRouter } from './kernel/http/system.routes';
+import type { ModuleManifest } from './kernel/module';
+
+export interface CreatedApp {
+  app: Koa;
+  routes: RouteDefinition[];
+}
+
+/**
+ * The Koa app without listen(), so tests mount it as it is. Middleware order (DESIGN §1):
+ * request id → access log → security headers → CORS → errors → body → routes.
+ */
+export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp {
+  const { config } = deps;
+  const app = new Koa();
+  app.proxy = config.trustProxy;
+  app.context.deps = deps;
+  // Errors are answered by problemMiddleware; Koa's own handler only sees what escapes it.
+  app.silent = true;
+
+  const routers: ApiRouter[] = modules.flatMap((module) => (module.router ? [module.router] : []));
+  const routes: RouteDefinition[] = [];
+  routers.unshift(systemRouter(() => routes));
+  for (const apiRouter of routers) routes.push(...apiRouter.routes);
+
+  const router = new Router();
+  for (const route of routes) router.register(route.path, [route.method.toUpperCase()], route.middleware);
+
+  const allowedOrigins = new Set(config.corsOrigins);
+  app.use(requestId);
+  app.use(accessLog(deps.logger));
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'", "'unsafe-inline'"],
+          imgSrc: ["'self'", 'data:'],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+        },
+      },
+      crossOriginEmbedderPolicy: false,
+    }),
+  );
+  app.use(
+    cors({
+      origin: (ctx) => {
+        const origin = ctx.get('Origin');
+        return allowedOrigins.has(origin) ? origin : '';
+      },
+      allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      exposeHeaders: ['Retry-After', 'X-Request-Id'],
+      maxAge: 600,
+    }),
+  );
+  app.use(problemMiddleware(deps.logger));
+  app.use(apiNotFound);
+  app.use(
+    koaBody({
+      json: true,
+      urlencoded: true,
+      text: false,
+      multipart: false,
+      jsonLimit: config.bodyLimit,
+      formLimit: config.bodyLimit,
+      textLimit: config.bodyLimit,
+      jsonStrict: true,
+      includeUnparsed: false,
+    }),
+  );
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return { app, routes };
+}

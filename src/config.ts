@@ -1,0 +1,177 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every setting Comando reads, parsed from the environment in one place.
+ * A bad value stops start-up with a message that names the variable.
+ */
+
+const durationPattern = /^(\d+)\s*(s|m|h|d)?$/;
+const durationUnits: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** "900", "15m", "12h", "7d" → seconds. */
+export function parseDurationSeconds(value: string): number | undefined {
+  const match = durationPattern.exec(value.trim());
+  if (!match) return undefined;
+  return Number(match[1]) * durationUnits[match[2] ?? 's']!;
+}
+
+const duration = z
+  .string()
+  .transform((value, ctx) => {
+    const seconds = parseDurationSeconds(value);
+    if (seconds === undefined || seconds <= 0) {
+      ctx.addIssue({ code: 'custom', message: 'expected a duration such as 900, 15m, 12h or 7d' });
+      return z.NEVER;
+    }
+    return seconds;
+  });
+
+const positiveInt = z.coerce.number().int().positive();
+
+const postgresUrl = z
+  .string()
+  .url()
+  .refine((value) => /^postgres(ql)?:\/\//.test(value), 'expected a postgres:// URL');
+
+const redisUrl = z
+  .string()
+  .url()
+  .refine((value) => /^rediss?:\/\//.test(value), 'expected a redis:// or rediss:// URL');
+
+const timeZone = z.string().refine((value) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'expected an IANA time zone such as America/Bogota');
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    DATABASE_URL: postgresUrl.optional(),
+    DATABASE_POOL_MAX: positiveInt.default(10),
+    REDIS_URL: redisUrl.optional(),
+    REDIS_KEY_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
+      .default('comando'),
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    JWT_TTL: duration.default(12 * 3600),
+    PUBLIC_BASE_URL: z.string().url().optional(),
+    CORS_ORIGINS: z
+      .string()
+      .default('')
+      .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+      .pipe(z.array(z.string().url('each origin must be a URL such as https://app.example.org'))),
+    TIMEZONE: timeZone.default('America/Bogota'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    DATA_DIR: z.string().min(1).default('./data'),
+    EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+    TRUST_PROXY: booleanFlag.default(false),
+    BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'expected a size such as 512kb or 1mb').default('1mb'),
+    LOGIN_MAX_FAILURES_PER_EMAIL: positiveInt.default(5),
+    LOGIN_MAX_FAILURES_PER_IP: positiveInt.default(50),
+    LOGIN_FAILURE_WINDOW: duration.default(15 * 60),
+    REGISTER_MAX_PER_IP: positiveInt.default(20),
+    REGISTER_WINDOW: duration.default(3600),
+    SHUTDOWN_TIMEOUT: duration.default(15),
+  })
+  .superRefine((env, ctx) => {
+    if (env.DATABASE_URL && !env.JWT_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['JWT_SECRET'],
+        message:
+          'is required when DATABASE_URL is set (the production configuration); every process must share it',
+      });
+    }
+  });
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  port: number;
+  host: string;
+  /** Absent → the embedded PostgreSQL under dataDir. */
+  databaseUrl: string | undefined;
+  databasePoolMax: number;
+  /** Absent → in-memory Socket.IO adapter, in-process jobs, in-memory rate limits. */
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  /** Absent only in the embedded default, which generates one under dataDir. */
+  jwtSecret: string | undefined;
+  jwtTtlSeconds: number;
+  publicBaseUrl: string;
+  corsOrigins: string[];
+  timeZone: string;
+  logLevel: Env['LOG_LEVEL'];
+  dataDir: string;
+  embeddedPgPort: number;
+  trustProxy: boolean;
+  bodyLimit: string;
+  loginLimits: { perEmail: number; perIp: number; windowSeconds: number };
+  registerLimits: { perIp: number; windowSeconds: number };
+  shutdownTimeoutSeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((line) => `  - ${line}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Empty strings in the environment mean "not set": `FOO=` in a .env file should not be a value. */
+function withoutEmpty(source: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (value !== undefined && value !== '') out[key] = value;
+  }
+  return out;
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(withoutEmpty(source));
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
+    );
+  }
+  const env = parsed.data;
+  return {
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    databaseUrl: env.DATABASE_URL,
+    databasePoolMax: env.DATABASE_POOL_MAX,
+    redisUrl: env.REDIS_URL,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
+    jwtSecret: env.JWT_SECRET,
+    jwtTtlSeconds: env.JWT_TTL,
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    corsOrigins: env.CORS_ORIGINS,
+    timeZone: env.TIMEZONE,
+    logLevel: env.LOG_LEVEL,
+    dataDir: path.resolve(env.DATA_DIR),
+    embeddedPgPort: env.EMBEDDED_PG_PORT,
+    trustProxy: env.TRUST_PROXY,
+    bodyLimit: env.BODY_LIMIT.toLowerCase(),
+    loginLimits: {
+      perEmail: env.LOGIN_MAX_FAILURES_PER_EMAIL,
+      perIp: env.LOGIN_MAX_FAILURES_PER_IP,
+      windowSeconds: env.LOGIN_FAILURE_WINDOW,
+    },
+    registerLimits: { perIp: env.REGISTER_MAX_PER_IP, windowSeconds: env.REGISTER_WINDOW },
+    shutdownTimeoutSeconds: env.SHUTDOWN_TIMEOUT,
+  };
+}

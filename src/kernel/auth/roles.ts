@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/** From most to least power (DESIGN §4). */
+export const ROLES = ['admin', 'manager', 'brigade', 'volunteer', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+export const roleSchema = z.enum(ROLES);
+
+/** Who is acting: the authenticated user behind a request or a socket. */
+export interface Actor {
+  id: string;
+  role: Role;
+}
+
+/** `admin` may do everything; any other role must be listed. */
+export function roleAllowed(role: Role, allowed: readonly Role[]): boolean {
+  return role === 'admin' || allowed.includes(role);
+}

@@ -1,0 +1,32 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Authenticator } from './auth/authenticate';
+import type { Actor } from './auth/roles';
+import type { Jobs } from './jobs';
+import type { RateLimits } from './rate-limit';
+import type { Realtime } from './realtime';
+
+/** Everything a module may use; built once per process by main.ts (or a test) and shared. */
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  orm: MikroORM;
+  /** Present in the production configuration only. */
+  redis: Redis | undefined;
+  auth: Authenticator;
+  realtime: Realtime;
+  jobs: Jobs;
+  rateLimits: RateLimits;
+}
+
+declare module 'koa' {
+  interface DefaultContext {
+    deps: AppDeps;
+  }
+  interface DefaultState {
+    requestId: string;
+    actor?: Actor;
+  }
+}

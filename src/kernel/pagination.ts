@@ -1,0 +1,71 @@
+import { Cursor, DriverException, type EntityName, type FilterQuery, type QueryOrderMap } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { invalidField } from './errors';
+
+/** `?limit=&cursor=` for every list (DESIGN §3); spread into a module's query schema. */
+export const pageQueryShape = {
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(2048).optional(),
+};
+
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+}
+
+function assertCursorShape(cursor: string, keys: number): void {
+  let decoded: unknown;
+  try {
+    decoded = Cursor.decode(cursor);
+  } catch {
+    decoded = undefined;
+  }
+  const valid =
+    Array.isArray(decoded) &&
+    decoded.length === keys &&
+    decoded.every((value) => value === null || ['string', 'number', 'boolean'].includes(typeof value) || value instanceof Date);
+  if (!valid) throw invalidField('query.cursor', 'The cursor is not one this list gave out.');
+}
+
+/**
+ * Keyset pagination on top of MikroORM's cursor support: stable under inserts, no OFFSET scans,
+ * no count query. The order must end in a unique key (the id) so that no row is skipped.
+ */
+export async function findPage<T extends object, Out>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  where: FilterQuery<T>,
+  page: PageRequest,
+  orderBy: QueryOrderMap<T>,
+  present: (row: T) => Out,
+): Promise<Page<Out>> {
+  if (page.cursor) assertCursorShape(page.cursor, Object.keys(orderBy).length);
+  try {
+    const result = await em.findByCursor(entity, where, {
+      first: page.limit,
+      after: page.cursor,
+      orderBy,
+      includeCount: false,
+    });
+    return {
+      data: result.items.map((row) => present(row as T)),
+      nextCursor: result.hasNextPage ? result.endCursor : null,
+    };
+  } catch (error) {
+    // A cursor whose values do not fit the columns (edited by hand) is the client's mistake.
+    if (page.cursor && error instanceof DriverException && /^22/.test(String(error.code))) {
+      throw invalidField('query.cursor', 'The cursor is not one this list gave out.');
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,72 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimitedError } from './errors';
+
+export interface LimitSettings {
+  /** How many events are allowed per window. */
+  points: number;
+  windowSeconds: number;
+}
+
+/** One named limit, keyed by whatever the caller chooses (an IP, an email, a phone). */
+export class Limiter {
+  constructor(
+    private readonly limiter: RateLimiterAbstract,
+    private readonly points: number,
+  ) {}
+
+  /** Counts one event; throws 429 once the key is over its limit. */
+  async consume(key: string, points = 1): Promise<void> {
+    try {
+      await this.limiter.consume(key, points);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) throw new RateLimitedError(retryAfter(rejection));
+      throw rejection;
+    }
+  }
+
+  /** Throws 429 if the key is already over its limit, without counting anything. */
+  async check(key: string): Promise<void> {
+    const state = await this.limiter.get(key);
+    if (state && state.consumedPoints >= this.points) throw new RateLimitedError(retryAfter(state));
+  }
+
+  /** Counts one event, never throwing for being over the limit (e.g. a failed login). */
+  async record(key: string): Promise<void> {
+    await this.limiter.penalty(key, 1);
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.limiter.delete(key);
+  }
+}
+
+function retryAfter(state: RateLimiterRes): number {
+  return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+}
+
+/**
+ * Limits shared by every process through Redis when it is configured; in memory otherwise.
+ * If Redis is unreachable, an in-memory limiter stands in rather than failing the request.
+ */
+export class RateLimits {
+  private readonly limiters = new Map<string, Limiter>();
+
+  constructor(
+    private readonly redis: Redis | undefined,
+    private readonly prefix: string,
+  ) {}
+
+  /** The limiter called `name`, made on first use; later calls get the same one. */
+  named(name: string, settings: LimitSettings): Limiter {
+    const existing = this.limiters.get(name);
+    if (existing) return existing;
+    const options = { keyPrefix: `${this.prefix}:rl:${name}`, points: settings.points, duration: settings.windowSeconds };
+    const limiter = this.redis
+      ? new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(options) })
+      : new RateLimiterMemory(options);
+    const created = new Limiter(limiter, settings.points);
+    this.limiters.set(name, created);
+    return created;
+  }
+}

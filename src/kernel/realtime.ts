@@ -1,0 +1,147 @@
+import type { Server as HttpServer } from 'node:http';
+import { Server, type Socket } from 'socket.io';
+import { createAdapter } from '@socket.io/redis-streams-adapter';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { AppError } from './errors';
+import { authenticateToken, type Authenticator } from './auth/authenticate';
+import { roleAllowed, type Actor, type Role } from './auth/roles';
+
+/**
+ * Event names and payload types. Each module adds its own events by augmenting this interface
+ * in its `<module>.events.ts`, so that `publish` is type-checked end to end.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface RealtimeEvents {}
+
+/** Which roles may join the rooms whose names match `pattern`; declared by module manifests. */
+export interface RoomRule {
+  pattern: RegExp;
+  roles: Role[];
+  description: string;
+}
+
+export interface SubscribeAck {
+  ok: boolean;
+  joined: string[];
+  denied: { room: string; code: 'unknown_room' | 'forbidden' }[];
+  error?: { code: string; message: string };
+}
+
+const subscribeSchema = z.object({
+  rooms: z.array(z.string().min(1).max(120)).min(1).max(50),
+});
+
+interface SocketData {
+  actor: Actor;
+}
+
+const userRoom = (userId: string) => `user:${userId}`;
+
+export interface RealtimeOptions {
+  auth: Authenticator;
+  logger: Logger;
+  corsOrigins: string[];
+  rooms: RoomRule[];
+  /** With Redis, events reach sockets connected to any process (Redis streams adapter). */
+  redis?: { client: Redis; prefix: string };
+}
+
+/**
+ * Socket.IO on the app's HTTP server. Clients authenticate in the handshake (`auth: { token }`),
+ * then ask to join rooms; the server checks each room against the declared rules.
+ * `publish` works from request handlers and workers alike and is safe when nobody listens.
+ */
+export class Realtime {
+  readonly io: Server;
+
+  constructor(private readonly options: RealtimeOptions) {
+    this.io = new Server({
+      path: '/socket.io',
+      serveClient: false,
+      cors: { origin: options.corsOrigins, credentials: false },
+      // Missed events are replayed to a client that reconnects within two minutes; the Redis
+      // streams adapter keeps them across processes. Middlewares run again, so an ended token stays out.
+      connectionStateRecovery: { maxDisconnectionDuration: 2 * 60 * 1000, skipMiddlewares: false },
+      adapter: options.redis
+        ? createAdapter(options.redis.client, {
+            streamName: `${options.redis.prefix}:socket.io`,
+            channelPrefix: `${options.redis.prefix}:socket.io`,
+          })
+        : undefined,
+    });
+    this.io.use((socket, next) => {
+      this.authenticate(socket)
+        .then(() => next())
+        .catch((error: unknown) => {
+          const failure = new Error(error instanceof AppError ? error.code : 'unauthorized') as Error & { data?: unknown };
+          failure.data = { code: 'unauthorized', detail: error instanceof AppError ? error.message : 'Authentication failed.' };
+          next(failure);
+        });
+    });
+    this.io.on('connection', (socket) => this.onConnection(socket));
+  }
+
+  attach(server: HttpServer): void {
+    this.io.attach(server);
+  }
+
+  publish<K extends keyof RealtimeEvents>(room: string, event: K, payload: RealtimeEvents[K]): void {
+    this.io.to(room).emit(event as string, payload);
+  }
+
+  /** Ends every socket of a user, in every process: their tokens were just ended. */
+  disconnectUser(userId: string): void {
+    this.io.in(userRoom(userId)).disconnectSockets(true);
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.io.close(() => resolve());
+    });
+  }
+
+  private async authenticate(socket: Socket): Promise<void> {
+    const token: unknown = socket.handshake.auth?.token;
+    const actor = await authenticateToken(this.options.auth, typeof token === 'string' ? token : undefined);
+    (socket.data as SocketData).actor = actor;
+  }
+
+  private onConnection(socket: Socket): void {
+    const { actor } = socket.data as SocketData;
+    void socket.join(userRoom(actor.id));
+    socket.on('subscribe', (input: unknown, ack: unknown) => {
+      const answer = this.subscribe(socket, actor, input);
+      if (typeof ack === 'function') ack(answer);
+    });
+    socket.on('unsubscribe', (input: unknown, ack: unknown) => {
+      const parsed = subscribeSchema.safeParse(input);
+      if (parsed.success) for (const room of parsed.data.rooms) void socket.leave(room);
+      if (typeof ack === 'function') ack({ ok: parsed.success });
+    });
+  }
+
+  private subscribe(socket: Socket, actor: Actor, input: unknown): SubscribeAck {
+    const parsed = subscribeSchema.safeParse(input);
+    if (!parsed.success) {
+      return {
+        ok: false,
+        joined: [],
+        denied: [],
+        error: { code: 'validation_failed', message: 'Send { rooms: ["room", ...] } with 1 to 50 room names.' },
+      };
+    }
+    const answer: SubscribeAck = { ok: true, joined: [], denied: [] };
+    for (const room of new Set(parsed.data.rooms)) {
+      const rule = this.options.rooms.find((candidate) => candidate.pattern.test(room));
+      if (!rule) answer.denied.push({ room, code: 'unknown_room' });
+      else if (!roleAllowed(actor.role, rule.roles)) answer.denied.push({ room, code: 'forbidden' });
+      else {
+        void socket.join(room);
+        answer.joined.push(room);
+      }
+    }
+    return answer;
+  }
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { roleSchema } from '../../kernel/auth/roles';
+import { pageQueryShape } from '../../kernel/pagination';
+
+const email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254)
+  .pipe(z.email('must be an email address'));
+
+/** Long passphrases welcome; bcrypt-style 72-byte truncation does not apply to argon2. */
+const password = z.string().min(10, 'must be at least 10 characters').max(256);
+
+export const registerBody = z.object({
+  email,
+  password,
+  name: z.string().trim().min(1).max(120),
+  /** Honoured only when an admin is the caller; ignored otherwise. */
+  role: roleSchema.optional(),
+});
+
+export const loginBody = z.object({
+  email,
+  password: z.string().min(1).max(256),
+});
+
+export const userView = z
+  .object({
+    id: z.uuid(),
+    email: z.string(),
+    name: z.string(),
+    role: roleSchema,
+    active: z.boolean(),
+    createdAt: z.iso.datetime(),
+    lastLoginAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'User' });
+
+export const meView = userView.pick({ id: true, email: true, name: true, role: true, createdAt: true }).meta({ id: 'Me' });
+
+export const registerResponse = z.object({ user: userView, token: z.string() });
+
+export const loginResponse = z.object({
+  token: z.string(),
+  tokenType: z.literal('Bearer'),
+  expiresIn: z.number().int().describe('seconds'),
+  user: userView,
+});
+
+export const userIdParams = z.object({ id: z.uuid() });
+
+export const listUsersQuery = z.object({
+  ...pageQueryShape,
+  role: roleSchema.optional(),
+  active: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  q: z.string().trim().min(1).max(100).optional(),
+});
+
+export const updateUserBody = z
+  .object({
+    role: roleSchema.optional(),
+    active: z.boolean().optional(),
+    name: z.string().trim().min(1).max(120).optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'send at least one of role, active, name');
+
+export type RegisterInput = z.infer<typeof registerBody>;
+export type LoginInput = z.infer<typeof loginBody>;
+export type UpdateUserInput = z.infer<typeof updateUserBody>;
+export type ListUsersInput = z.infer<typeof listUsersQuery>;

@@ -1,0 +1,9 @@
+import type { ModuleManifest } from '../kernel/module';
+import { authModule } from './auth';
+import { territoriesModule } from './territories';
+
+/** Every module of the process. The app, the ORM and the workers are all built from this list. */
+export const modules: ModuleManifest[] = [authModule, territoriesModule];
+
+export const allEntities = modules.flatMap((module) => module.entities);
+

@@ -1,0 +1,13 @@
+import type { ModuleManifest } from '../../kernel/module';
+import { TerritorySchema } from './territories.entities';
+import { TERRITORIES_ROOM } from './territories.events';
+import { territoriesRouter } from './territories.routes';
+
+export const territoriesModule: ModuleManifest = {
+  name: 'territories',
+  entities: [TerritorySchema],
+  router: territoriesRouter,
+  rooms: [{ pattern: new RegExp(`^${TERRITORIES_ROOM}$`), roles: ['manager', 'viewer', 'brigade', 'volunteer'], description: 'New territories, for live maps' }],
+};
+
+export { TerritorySchema, type Territory } from './territories.entities';

@@ -1,0 +1,17 @@
+import type { TerritoryType } from './territories.entities';
+
+/** Maps add a new territory without reloading: ids and public names only. */
+export interface TerritoryCreatedEvent {
+  id: string;
+  name: string;
+  type: TerritoryType;
+  parentId: string | null;
+}
+
+export const TERRITORIES_ROOM = 'territories';
+
+declare module '../../kernel/realtime' {
+  interface RealtimeEvents {
+    'territories:created': TerritoryCreatedEvent;
+  }
+}

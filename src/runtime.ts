@@ -1,0 +1,161 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Redis } from 'ioredis';
+import { createApp, type CreatedApp } from './app';
+import type { Config } from './config';
+import type { AppDeps } from './kernel/context';
+import { createOrm, migrate } from './kernel/db';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './kernel/embedded-postgres';
+import { BullJobs, MemoryJobs, type Jobs } from './kernel/jobs';
+import { createLogger } from './kernel/logger';
+import { PrincipalCache } from './kernel/auth/principals';
+import { TokenService } from './kernel/auth/tokens';
+import { RateLimits } from './kernel/rate-limit';
+import { Realtime } from './kernel/realtime';
+import { createRedis } from './kernel/redis';
+import { allEntities, modules } from './modules';
+import { principalLoader } from './modules/auth';
+
+/** The embedded default keeps its signing secret beside its data, so tokens survive restarts. */
+function embeddedJwtSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'jwt-secret');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  fs.mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  fs.writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+export interface RuntimeOptions {
+  logger?: Logger;
+  /** Apply pending migrations at start (default true). */
+  migrate?: boolean;
+  /** Consume background jobs in this process (default true). */
+  workers?: boolean;
+}
+
+/**
+ * One Comando process: HTTP, sockets and (optionally) workers on shared PostgreSQL and Redis.
+ * main.ts, the tests and the benchmarks all build it here, so they run the same wiring.
+ */
+export class Runtime {
+  readonly server: http.Server;
+  private readonly inFlight = new Set<http.ServerResponse>();
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    readonly deps: AppDeps,
+    readonly created: CreatedApp,
+    private readonly closers: { redisClients: Redis[]; embedded: EmbeddedDatabase | undefined },
+  ) {
+    this.server = http.createServer(created.app.callback());
+    this.server.on('request', (_request, response) => {
+      this.inFlight.add(response);
+      response.on('close', () => this.inFlight.delete(response));
+      // While draining, ask keep-alive clients to go elsewhere after this answer.
+      if (this.stopping) response.setHeader('Connection', 'close');
+    });
+    deps.realtime.attach(this.server);
+  }
+
+  static async create(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+    const logger = options.logger ?? createLogger(config.logLevel);
+    let embedded: EmbeddedDatabase | undefined;
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, logger);
+      databaseUrl = embedded.url;
+      logger.info({ dataDir: config.dataDir }, 'no DATABASE_URL: using the embedded PostgreSQL');
+    }
+    const orm: MikroORM = await createOrm({ clientUrl: databaseUrl, poolMax: config.databasePoolMax, entities: allEntities });
+    if (options.migrate !== false) {
+      const applied = await migrate(orm);
+      if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+    }
+
+    const redisClients: Redis[] = [];
+    let redis: Redis | undefined;
+    let pubsub: ConstructorParameters<typeof PrincipalCache>[1];
+    if (config.redisUrl) {
+      redis = createRedis(config.redisUrl);
+      const subscriber = redis.duplicate();
+      const adapterClient = redis.duplicate();
+      redisClients.push(redis, subscriber, adapterClient);
+      await Promise.all(redisClients.map((client) => client.connect()));
+      pubsub = { publisher: redis, subscriber, prefix: config.redisKeyPrefix };
+    } else {
+      logger.info('no REDIS_URL: in-memory socket adapter, in-process jobs and rate limits');
+    }
+
+    const jwtSecret = config.jwtSecret ?? embeddedJwtSecret(config.dataDir);
+    const principals = new PrincipalCache(principalLoader(() => orm.em.fork() as never), pubsub);
+    await principals.start();
+    const auth = { tokens: new TokenService(jwtSecret, config.jwtTtlSeconds), principals };
+    const jobDefinitions = modules.flatMap((module) => module.jobs ?? []);
+    const jobs: Jobs = config.redisUrl
+      ? new BullJobs(jobDefinitions, { url: config.redisUrl, maxRetriesPerRequest: null }, config.redisKeyPrefix, logger)
+      : new MemoryJobs(jobDefinitions, logger);
+    const realtime = new Realtime({
+      auth,
+      logger,
+      corsOrigins: config.corsOrigins,
+      rooms: modules.flatMap((module) => module.rooms ?? []),
+      redis: redis ? { client: redisClients[2]!, prefix: config.redisKeyPrefix } : undefined,
+    });
+    const deps: AppDeps = {
+      config,
+      logger,
+      orm,
+      redis,
+      auth,
+      realtime,
+      jobs,
+      rateLimits: new RateLimits(redis, config.redisKeyPrefix),
+    };
+    if (options.workers !== false) await jobs.start(deps);
+    return new Runtime(deps, createApp(deps, modules), { redisClients, embedded });
+  }
+
+  async listen(port = this.deps.config.port, host = this.deps.config.host): Promise<AddressInfo> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    return this.server.address() as AddressInfo;
+  }
+
+  /**
+   * Graceful stop: refuse new connections, let in-flight requests finish, close sockets, let
+   * running jobs finish, then close the database and Redis. Safe to call more than once.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    const { logger, realtime, jobs, orm } = this.deps;
+    const serverClosed = new Promise<void>((resolve) => {
+      if (!this.server.listening) return resolve();
+      this.server.close(() => resolve());
+    });
+    this.server.closeIdleConnections();
+    while (this.inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    this.server.closeAllConnections();
+    await realtime.close();
+    await serverClosed;
+    await jobs.close();
+    await orm.close();
+    await Promise.all(this.closers.redisClients.map((client) => client.quit().catch(() => client.disconnect())));
+    if (this.closers.embedded) await this.closers.embedded.stop();
+    logger.info('shutdown complete');
+  }
+}
