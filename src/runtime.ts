@@ -18,7 +18,8 @@ import { TokenService } from './kernel/auth/tokens';
 import { RateLimits } from './kernel/rate-limit';
 import { Realtime } from './kernel/realtime';
 import { createRedis } from './kernel/redis';
-import { allEntities, modules } from './modules';
+import { modules as allModules } from './modules';
+import type { ModuleManifest } from './kernel/module';
 import { principalLoader } from './modules/auth';
 
 /** The embedded default keeps its signing secret beside its data, so tokens survive restarts. */
@@ -37,6 +38,8 @@ export interface RuntimeOptions {
   migrate?: boolean;
   /** Consume background jobs in this process (default true). */
   workers?: boolean;
+  /** The modules to run (default: all of src/modules); tests add their own probes. */
+  modules?: ModuleManifest[];
 }
 
 /**
@@ -65,6 +68,7 @@ export class Runtime {
 
   static async create(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
     const logger = options.logger ?? createLogger(config.logLevel);
+    const modules = options.modules ?? allModules;
     let embedded: EmbeddedDatabase | undefined;
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
@@ -72,7 +76,7 @@ export class Runtime {
       databaseUrl = embedded.url;
       logger.info({ dataDir: config.dataDir }, 'no DATABASE_URL: using the embedded PostgreSQL');
     }
-    const orm: MikroORM = await createOrm({ clientUrl: databaseUrl, poolMax: config.databasePoolMax, entities: allEntities });
+    const orm: MikroORM = await createOrm({ clientUrl: databaseUrl, poolMax: config.databasePoolMax, entities: modules.flatMap((module) => module.entities) });
     if (options.migrate !== false) {
       const applied = await migrate(orm);
       if (applied.length) logger.info({ migrations: applied }, 'migrations applied');

@@ -68,6 +68,8 @@ export class Realtime {
         ? createAdapter(options.redis.client, {
             streamName: `${options.redis.prefix}:socket.io`,
             channelPrefix: `${options.redis.prefix}:socket.io`,
+            // A closing process waits out the current blocking read; keep that wait short.
+            blockTimeInMs: 1000,
           })
         : undefined,
     });

@@ -1,0 +1,125 @@
+import request from 'supertest';
+import { z } from 'zod';
+import { createApp } from '../../src/app';
+import { ApiRouter } from '../../src/kernel/http/router';
+import { modules } from '../../src/modules';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+
+let app: TestApp;
+let admin: TestUser;
+
+beforeAll(async () => {
+  app = await startTestApp({ CORS_ORIGINS: 'https://warroom.example.org' });
+  admin = await registerAdmin(app);
+});
+afterAll(() => app.close());
+
+describe('diagnostics', () => {
+  it('GET /api/test says the API works', async () => {
+    const response = await app.http.get('/api/test').expect(200);
+    expect(response.body).toEqual({ status: 'ok', service: 'comando', version: '1.0' });
+  });
+
+  it('GET /healthz and /readyz report liveness and readiness of database and Redis', async () => {
+    await app.http.get('/healthz').expect(200, { status: 'ok' });
+    const ready = await app.http.get('/readyz').expect(200);
+    expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
+  });
+
+  it('GET /readyz answers 503 when Redis is unreachable', async () => {
+    const broken = await startTestApp();
+    try {
+      broken.runtime.deps.redis!.disconnect();
+      const response = await broken.http.get('/readyz').expect(503);
+      expect(response.body.checks).toMatchObject({ database: 'ok', redis: 'failed' });
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
+describe('platform middleware', () => {
+  it('echoes a sane X-Request-Id and makes one up otherwise', async () => {
+    const echoed = await app.http.get('/api/test').set('X-Request-Id', 'trace-1234abcd');
+    expect(echoed.headers['x-request-id']).toBe('trace-1234abcd');
+    const madeUp = await app.http.get('/api/test').set('X-Request-Id', '<script>');
+    expect(madeUp.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('sends security headers', async () => {
+    const response = await app.http.get('/api/test');
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(response.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('allows CORS only for listed origins', async () => {
+    const allowed = await app.http.options('/api/auth/me').set('Origin', 'https://warroom.example.org').set('Access-Control-Request-Method', 'GET');
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://warroom.example.org');
+    const other = await app.http.get('/api/test').set('Origin', 'https://evil.example.com');
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('errors are problem+json, never 500', () => {
+  it('unknown /api routes give a 404 problem', async () => {
+    expectProblem(await app.http.get('/api/no-such-thing'), 404, 'not_found');
+    expectProblem(await app.http.post('/api/no/such/thing').send({}), 404, 'not_found');
+  });
+
+  it('a known path with the wrong method gives 405', async () => {
+    expectProblem(await app.http.delete('/api/test'), 405, 'method_not_allowed');
+  });
+
+  it('malformed JSON gives 400', async () => {
+    const response = await app.http.post('/api/auth/login').set('Content-Type', 'application/json').send('{"email": "a@b.co", ');
+    expectProblem(response, 400, 'malformed_body');
+  });
+
+  it('a body in the wrong media type gives 415', async () => {
+    const response = await app.http.post('/api/territories').set(admin.auth).set('Content-Type', 'text/plain').send('name=Bosa');
+    expectProblem(response, 415, 'unsupported_media_type');
+  });
+
+  it('a JSON body over 1 MB gives 413 and writes nothing', async () => {
+    const huge = JSON.stringify({ name: 'x'.repeat(1_100_000), type: 'zone' });
+    const response = await app.http.post('/api/territories').set(admin.auth).set('Content-Type', 'application/json').send(huge);
+    expectProblem(response, 413, 'payload_too_large');
+    const list = await app.http.get('/api/territories').set(admin.auth).expect(200);
+    expect(list.body.data).toHaveLength(0);
+  });
+
+  it('a form body over the limit gives 413 too', async () => {
+    const response = await app.http
+      .post('/api/auth/login')
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send(`email=a%40b.co&password=${'x'.repeat(1_100_000)}`);
+    expectProblem(response, 413, 'payload_too_large');
+  });
+
+  it('a JSON array or scalar where an object is expected gives 400', async () => {
+    expectProblem(await app.http.post('/api/auth/login').set('Content-Type', 'application/json').send('[1,2]'), 400);
+    expectProblem(await app.http.post('/api/auth/login').set('Content-Type', 'application/json').send('"text"'), 400);
+  });
+
+  it('an unexpected failure is a 500 problem that leaks no internals', async () => {
+    const probe = new ApiRouter('probe').get('/api/probe/explode', { summary: 'Throws', access: 'public' }, async () => {
+      throw new Error('secret internal detail at /srv/app/file.ts:12');
+    });
+    const withProbe = createApp(app.runtime.deps, [...modules, { name: 'probe', entities: [], router: probe }]);
+    const response = await request(withProbe.app.callback()).get('/api/probe/explode');
+    expectProblem(response, 500, 'internal_error');
+    expect(JSON.stringify(response.body)).not.toContain('secret internal detail');
+  });
+
+  it('a handler whose answer breaks its response schema fails loudly outside production', async () => {
+    const probe = new ApiRouter('probe').get(
+      '/api/probe/drift',
+      { summary: 'Drifts', access: 'public', response: z.object({ id: z.uuid() }) },
+      async () => ({ id: 'not-a-uuid' }),
+    );
+    const withProbe = createApp(app.runtime.deps, [{ name: 'probe', entities: [], router: probe }]);
+    expectProblem(await request(withProbe.app.callback()).get('/api/probe/drift'), 500, 'response_contract');
+  });
+});
