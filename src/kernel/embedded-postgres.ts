@@ -55,8 +55,24 @@ async function clearStaleServer(databaseDir: string): Promise<void> {
   fs.rmSync(pidFile, { force: true });
 }
 
+/**
+ * As root, PostgreSQL runs as the `postgres` OS user, which must be able to walk down to its
+ * data. DATA_DIR is ours, so it gets o+x (its files stay private: secrets are mode 600);
+ * a parent directory that blocks the way is reported rather than changed.
+ */
+function allowTraversal(dataDir: string): void {
+  const mode = fs.statSync(dataDir).mode;
+  if ((mode & 0o001) === 0) fs.chmodSync(dataDir, (mode & 0o777) | 0o011);
+  for (let dir = path.dirname(dataDir); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if ((fs.statSync(dir).mode & 0o001) === 0) {
+      throw new Error(`The embedded PostgreSQL runs as the postgres user, which cannot enter ${dir}: chmod o+x it or set DATA_DIR elsewhere`);
+    }
+  }
+}
+
 export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+  if (process.getuid?.() === 0) allowTraversal(dataDir);
   const databaseDir = path.join(dataDir, 'postgres');
   const password = passwordFor(dataDir);
 

@@ -1,0 +1,57 @@
+import { ConfigError, loadConfig, parseDurationSeconds } from '../../src/config';
+
+describe('config', () => {
+  it('has working defaults for the embedded mode', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      timeZone: 'America/Bogota',
+      publicBaseUrl: 'http://localhost:3000',
+      jwtTtlSeconds: 12 * 3600,
+      corsOrigins: [],
+      bodyLimit: '1mb',
+    });
+    expect(config.dataDir).toMatch(/\/data$/);
+  });
+
+  it('parses lists, durations and URLs', () => {
+    const config = loadConfig({
+      CORS_ORIGINS: 'https://a.example.org, https://b.example.org',
+      JWT_TTL: '30m',
+      PUBLIC_BASE_URL: 'https://comando.example.org/',
+      DATABASE_URL: 'postgres://u:p@db:5432/comando',
+      JWT_SECRET: 'x'.repeat(32),
+    });
+    expect(config.corsOrigins).toEqual(['https://a.example.org', 'https://b.example.org']);
+    expect(config.jwtTtlSeconds).toBe(1800);
+    expect(config.publicBaseUrl).toBe('https://comando.example.org');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ TIMEZONE: 'Mars/Olympus' }, 'TIMEZONE'],
+    [{ DATABASE_URL: 'mysql://x', JWT_SECRET: 'x'.repeat(32) }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'http://localhost' }, 'REDIS_URL'],
+    [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
+    [{ DATABASE_URL: 'postgres://db/comando' }, 'JWT_SECRET'],
+    [{ JWT_TTL: 'forever' }, 'JWT_TTL'],
+    [{ CORS_ORIGINS: 'not a url' }, 'CORS_ORIGINS'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+  ])('stops on %j with a message naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(variable));
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '' }).databaseUrl).toBeUndefined();
+  });
+
+  it('reads durations', () => {
+    expect(parseDurationSeconds('90')).toBe(90);
+    expect(parseDurationSeconds('2h')).toBe(7200);
+    expect(parseDurationSeconds('1d')).toBe(86400);
+    expect(parseDurationSeconds('1 week')).toBeUndefined();
+  });
+});

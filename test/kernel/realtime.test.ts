@@ -1,0 +1,106 @@
+import type { Socket } from 'socket.io-client';
+import { authModule } from '../../src/modules/auth';
+import { territoriesModule } from '../../src/modules/territories';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { connectSocket, nextEvent, subscribe } from '../helpers/sockets';
+import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+
+/** A room only managers may join, to prove the per-room role check. */
+const staffOnly = { name: 'probe', entities: [], rooms: [{ pattern: /^staff-only$/, roles: ['manager' as const], description: 'probe' }] };
+
+let app: TestApp;
+let other: Awaited<ReturnType<TestApp['sibling']>>;
+let admin: TestUser;
+let manager: TestUser;
+let viewer: TestUser;
+const sockets: Socket[] = [];
+
+async function connect(url: string, token: string | undefined) {
+  const socket = await connectSocket(url, token);
+  sockets.push(socket);
+  return socket;
+}
+
+beforeAll(async () => {
+  app = await startTestApp({}, { modules: [authModule, territoriesModule, staffOnly] });
+  other = await app.sibling();
+  admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+  viewer = await createUser(app, admin, 'viewer');
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.close();
+  await app.close();
+});
+
+describe('socket handshake', () => {
+  it('refuses a connection without a token', async () => {
+    await expect(connectSocket(app.url, undefined)).rejects.toMatchObject({ message: 'unauthorized' });
+  });
+
+  it('refuses a connection with a bad token', async () => {
+    await expect(connectSocket(app.url, 'eyJhbGciOiJub25lIn0.e30.')).rejects.toMatchObject({ message: 'unauthorized' });
+  });
+});
+
+describe('rooms', () => {
+  it('joins allowed rooms and says why others were denied', async () => {
+    const socket = await connect(app.url, viewer.token);
+    const ack = await subscribe(socket, ['territories', 'staff-only', 'no-such-room']);
+    expect(ack).toEqual({
+      ok: true,
+      joined: ['territories'],
+      denied: [
+        { room: 'staff-only', code: 'forbidden' },
+        { room: 'no-such-room', code: 'unknown_room' },
+      ],
+    });
+    const managerSocket = await connect(app.url, manager.token);
+    expect((await subscribe(managerSocket, ['staff-only'])).joined).toEqual(['staff-only']);
+  });
+
+  it('answers a malformed subscribe with an error ack', async () => {
+    const socket = await connect(app.url, viewer.token);
+    const ack = await subscribe(socket, 'territories');
+    expect(ack).toMatchObject({ ok: false, joined: [] });
+  });
+});
+
+describe('publishing across processes', () => {
+  it('delivers an event published by one instance to a client of another, through Redis', async () => {
+    const socket = await connect(app.url, viewer.token);
+    await subscribe(socket, ['territories']);
+    const received = nextEvent<{ id: string; name: string }>(socket, 'territories:created');
+    const created = await other.http.post('/api/territories').set(manager.auth).send({ name: 'Suba', type: 'commune' }).expect(201);
+    expect(await received).toEqual({ id: created.body.id, name: 'Suba', type: 'commune', parentId: null });
+  });
+
+  it('does not deliver to clients that did not subscribe', async () => {
+    const socket = await connect(app.url, viewer.token);
+    let got = false;
+    socket.on('territories:created', () => (got = true));
+    const subscribed = await connect(other.url, viewer.token);
+    await subscribe(subscribed, ['territories']);
+    const arrived = nextEvent(subscribed, 'territories:created');
+    await app.http.post('/api/territories').set(manager.auth).send({ name: 'Usme', type: 'commune' }).expect(201);
+    await arrived;
+    expect(got).toBe(false);
+  });
+
+  it('publish is harmless when nobody listens', () => {
+    expect(() => app.runtime.deps.realtime.publish('territories', 'territories:created', { id: 'x', name: 'y', type: 'zone', parentId: null })).not.toThrow();
+  });
+});
+
+describe('ending tokens ends sockets', () => {
+  it('disconnects every socket of a user who logs out, on every instance', async () => {
+    const user = await createUser(app, admin, 'viewer');
+    const here = await connect(app.url, user.token);
+    const there = await connect(other.url, user.token);
+    const closedHere = nextEvent(here, 'disconnect');
+    const closedThere = nextEvent(there, 'disconnect');
+    await app.http.post('/api/auth/logout').set(user.auth).expect(204);
+    await Promise.all([closedHere, closedThere]);
+    await expect(connectSocket(other.url, user.token)).rejects.toMatchObject({ message: 'unauthorized' });
+  });
+});
