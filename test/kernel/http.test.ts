@@ -54,6 +54,11 @@ describe('platform middleware', () => {
     expect(response.headers['x-powered-by']).toBeUndefined();
   });
 
+  it('forbids caching of answers to signed-in callers', async () => {
+    const response = await app.http.get('/api/auth/me').set(admin.auth).expect(200);
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+
   it('allows CORS only for listed origins', async () => {
     const allowed = await app.http.options('/api/auth/me').set('Origin', 'https://warroom.example.org').set('Access-Control-Request-Method', 'GET');
     expect(allowed.headers['access-control-allow-origin']).toBe('https://warroom.example.org');

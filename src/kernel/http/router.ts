@@ -164,6 +164,8 @@ export class ApiRouter {
         },
       };
       ctx.status = spec.status ?? 200;
+      // Answers to signed-in callers may carry personal data: no shared or browser caching.
+      if (actor) ctx.set('Cache-Control', 'no-store');
       const result = await handler(route);
       if (result !== undefined) ctx.body = checkResponse(ctx, spec.response, result);
       else if (ctx.body === undefined && ctx.status !== 204) ctx.status = 204;
