@@ -2,10 +2,10 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import cors from '@koa/cors';
-import helmet from 'koa-helmet';
 import type { AppDeps } from './kernel/context';
 import { problemMiddleware } from './kernel/http/problem';
-import { accessLog, apiNotFound, requestId } from './kernel/http/middleware';
+import { accessLog, requestId } from './kernel/http/middleware';
+import { securityHeaders } from './kernel/http/security-headers';
 import type { ApiRouter, RouteDefinition } from './kernel/http/router';
 import { systemRouter } from './kernel/http/system.routes';
 import type { ModuleManifest } from './kernel/module';
@@ -27,7 +27,7 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
   // Errors are answered by problemMiddleware; Koa's own handler only sees what escapes it.
   app.silent = true;
 
-  const routers: ApiRouter[] = modules.flatMap((module) => (module.router ? [module.router] : []));
+  const routers: ApiRouter[] = modules.flatMap((module) => module.routers ?? []);
   const routes: RouteDefinition[] = [];
   routers.unshift(systemRouter(() => routes));
   for (const apiRouter of routers) routes.push(...apiRouter.routes);
@@ -38,34 +38,19 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
   const allowedOrigins = new Set(config.corsOrigins);
   app.use(requestId);
   app.use(accessLog(deps.logger));
-  app.use(
-    helmet({
-      contentSecurityPolicy: {
-        directives: {
-          defaultSrc: ["'self'"],
-          scriptSrc: ["'self'"],
-          styleSrc: ["'self'", "'unsafe-inline'"],
-          imgSrc: ["'self'", 'data:'],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-        },
-      },
-      crossOriginEmbedderPolicy: false,
-    }),
-  );
-  app.use(
-    cors({
-      origin: (ctx) => {
-        const origin = ctx.get('Origin');
-        return allowedOrigins.has(origin) ? origin : '';
-      },
-      allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      exposeHeaders: ['Retry-After', 'X-Request-Id'],
-      maxAge: 600,
-    }),
-  );
+  app.use(securityHeaders);
+  const corsMiddleware = cors({
+    origin: (ctx) => {
+      const origin = ctx.get('Origin');
+      return allowedOrigins.has(origin) ? origin : '';
+    },
+    allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    exposeHeaders: ['Retry-After', 'X-Request-Id'],
+    maxAge: 600,
+  });
+  // Same-origin and non-browser callers send no Origin: nothing for CORS to do.
+  app.use((ctx, next) => (ctx.get('Origin') ? corsMiddleware(ctx, next) : next()));
   app.use(problemMiddleware(deps.logger));
-  app.use(apiNotFound);
   app.use(
     koaBody({
       json: true,

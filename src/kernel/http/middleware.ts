@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { NotFoundError } from '../errors';
 
 const acceptableRequestId = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -35,12 +34,4 @@ export function accessLog(logger: Logger) {
       });
     }
   };
-}
-
-/** Unknown /api/* paths answer a 404 problem rather than Koa's plain "Not Found". */
-export async function apiNotFound(ctx: Context, next: Next): Promise<void> {
-  await next();
-  if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith('/api')) {
-    throw new NotFoundError(`No API route matches ${ctx.method} ${ctx.path}.`);
-  }
 }

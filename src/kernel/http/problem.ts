@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { DriverException, UniqueConstraintViolationException, ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import type { Logger } from 'pino';
-import { AppError, type ProblemBody } from '../errors';
+import { AppError, NotFoundError, type ProblemBody } from '../errors';
 
 /** Stable machine words for HTTP errors raised by Koa, the router and the body parser. */
 const codeByStatus: Record<number, [code: string, title: string]> = {
@@ -95,11 +95,17 @@ export function sendProblem(ctx: Context, error: AppError): void {
   ctx.body = toProblem(error);
 }
 
-/** The one error middleware: everything thrown below it becomes problem+json; a 500 leaks nothing. */
+/**
+ * The one error middleware: everything thrown below it becomes problem+json; a 500 leaks nothing.
+ */
 export function problemMiddleware(logger: Logger) {
   return async function problems(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
+      // Unknown /api/* paths answer a 404 problem rather than Koa's plain "Not Found".
+      if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith('/api')) {
+        sendProblem(ctx, new NotFoundError(`No API route matches ${ctx.method} ${ctx.path}.`));
+      }
     } catch (error) {
       const known =
         error instanceof AppError
