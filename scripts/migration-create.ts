@@ -26,8 +26,7 @@ async function run(): Promise<void> {
   await recreateScratch();
   const url = new URL(adminUrl);
   url.pathname = `/${scratch}`;
-  const base = ormOptions({ clientUrl: url.toString(), entities: allEntities });
-  const orm = await MikroORM.init({ ...base, migrations: { ...base.migrations, snapshot: false } });
+  const orm = await MikroORM.init(ormOptions({ clientUrl: url.toString(), entities: allEntities }));
   const migrator = orm.getMigrator();
   await migrator.up();
   const result = await migrator.createMigration('src/migrations', false, false, name);

@@ -82,6 +82,10 @@ const envSchema = z
     LOGIN_MAX_FAILURES_PER_IP: positiveInt.default(50),
     LOGIN_FAILURE_WINDOW: duration.default(15 * 60),
     REGISTER_MAX_PER_IP: positiveInt.default(20),
+    // Generous: carrier-grade NAT and a rally's Wi-Fi put many citizens behind one address.
+    CAPTURE_MAX_PER_IP: positiveInt.default(1000),
+    CAPTURE_MAX_PER_PERSON: positiveInt.default(10),
+    CAPTURE_WINDOW: duration.default(10 * 60),
     REGISTER_WINDOW: duration.default(3600),
     SHUTDOWN_TIMEOUT: duration.default(15),
   })
@@ -121,6 +125,7 @@ export interface Config {
   bodyLimit: string;
   loginLimits: { perEmail: number; perIp: number; windowSeconds: number };
   registerLimits: { perIp: number; windowSeconds: number };
+  captureLimits: { perIp: number; perPerson: number; windowSeconds: number };
   shutdownTimeoutSeconds: number;
 }
 
@@ -172,6 +177,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: env.LOGIN_FAILURE_WINDOW,
     },
     registerLimits: { perIp: env.REGISTER_MAX_PER_IP, windowSeconds: env.REGISTER_WINDOW },
+    captureLimits: { perIp: env.CAPTURE_MAX_PER_IP, perPerson: env.CAPTURE_MAX_PER_PERSON, windowSeconds: env.CAPTURE_WINDOW },
     shutdownTimeoutSeconds: env.SHUTDOWN_TIMEOUT,
   };
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -13,7 +13,8 @@ import { createOrm, migrate } from './kernel/db';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './kernel/embedded-postgres';
 import { BullJobs, MemoryJobs, type Jobs } from './kernel/jobs';
 import { createLogger } from './kernel/logger';
-import { PrincipalCache } from './kernel/auth/principals';
+import { principalCache } from './kernel/auth/principals';
+import { Caches, type CacheBus } from './kernel/cache';
 import { TokenService } from './kernel/auth/tokens';
 import { RateLimits } from './kernel/rate-limit';
 import { Realtime } from './kernel/realtime';
@@ -84,21 +85,22 @@ export class Runtime {
 
     const redisClients: Redis[] = [];
     let redis: Redis | undefined;
-    let pubsub: ConstructorParameters<typeof PrincipalCache>[1];
+    let bus: CacheBus | undefined;
     if (config.redisUrl) {
       redis = createRedis(config.redisUrl);
       const subscriber = redis.duplicate();
       const adapterClient = redis.duplicate();
       redisClients.push(redis, subscriber, adapterClient);
       await Promise.all(redisClients.map((client) => client.connect()));
-      pubsub = { publisher: redis, subscriber, prefix: config.redisKeyPrefix };
+      bus = { publisher: redis, subscriber, prefix: config.redisKeyPrefix };
     } else {
       logger.info('no REDIS_URL: in-memory socket adapter, in-process jobs and rate limits');
     }
 
     const jwtSecret = config.jwtSecret ?? embeddedJwtSecret(config.dataDir);
-    const principals = new PrincipalCache(principalLoader(() => orm.em.fork() as never), pubsub);
-    await principals.start();
+    const caches = new Caches(bus);
+    await caches.start();
+    const principals = principalCache(caches, principalLoader(() => orm.em.fork()));
     const auth = { tokens: new TokenService(jwtSecret, config.jwtTtlSeconds), principals };
     const jobDefinitions = modules.flatMap((module) => module.jobs ?? []);
     const jobs: Jobs = config.redisUrl
@@ -116,6 +118,8 @@ export class Runtime {
       logger,
       orm,
       redis,
+      caches,
+      secrets: { ipHashKey: createHmac('sha256', jwtSecret).update('comando:ip-hash').digest() },
       auth,
       realtime,
       jobs,

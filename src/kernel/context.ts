@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Authenticator } from './auth/authenticate';
+import type { Caches } from './cache';
 import type { Actor } from './auth/roles';
 import type { Jobs } from './jobs';
 import type { RateLimits } from './rate-limit';
@@ -15,6 +16,10 @@ export interface AppDeps {
   orm: MikroORM;
   /** Present in the production configuration only. */
   redis: Redis | undefined;
+  /** Named read-through caches, invalidated across processes. */
+  caches: Caches;
+  /** Keys derived from the signing secret for other purposes (never the secret itself). */
+  secrets: { ipHashKey: Buffer };
   auth: Authenticator;
   realtime: Realtime;
   jobs: Jobs;

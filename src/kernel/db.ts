@@ -31,7 +31,9 @@ export function ormOptions(settings: OrmSettings): Options {
       pathTs: 'src/migrations',
       path: 'dist/src/migrations',
       emit: 'ts',
-      snapshotName: '.snapshot-comando',
+      // New migrations are diffed against a scratch database with every migration applied
+      // (scripts/migration-create.ts), so no snapshot file is kept or rewritten.
+      snapshot: false,
       transactional: true,
       silent: true,
       allOrNothing: true,

@@ -9,7 +9,7 @@ export interface ModuleManifest {
   // Entity schemas of any shape.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   entities: EntitySchema<any, any>[];
-  router?: ApiRouter;
+  routers?: ApiRouter[];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   jobs?: JobDefinition<any>[];
   rooms?: RoomRule[];

@@ -48,6 +48,7 @@ export async function findPage<T extends object, Out>(
   page: PageRequest,
   orderBy: QueryOrderMap<T>,
   present: (row: T) => Out,
+  options: { populate?: readonly string[] } = {},
 ): Promise<Page<Out>> {
   if (page.cursor) assertCursorShape(page.cursor, Object.keys(orderBy).length);
   try {
@@ -56,6 +57,8 @@ export async function findPage<T extends object, Out>(
       after: page.cursor,
       orderBy,
       includeCount: false,
+      // Relations to load with each row (joined), e.g. a lead's contact.
+      populate: options.populate as never,
     });
     return {
       data: result.items.map((row) => present(row as T)),

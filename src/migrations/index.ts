@@ -1,7 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122025204_QrCampaignsAndAudience } from './Migration20261122025204_QrCampaignsAndAudience';
 import { Migration20261122022408_Initial } from './Migration20261122022408_Initial';
 
 /** Every migration, in order. `npm run migration:create` adds to this list; landed ones are never edited. */
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122022408_Initial', class: Migration20261122022408_Initial },
+  { name: 'Migration20261122025204_QrCampaignsAndAudience', class: Migration20261122025204_QrCampaignsAndAudience },
 ];

@@ -1,9 +1,11 @@
 import type { ModuleManifest } from '../kernel/module';
 import { authModule } from './auth';
 import { territoriesModule } from './territories';
+import { audienceModule } from './audience';
+import { qrModule } from './qr';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
-export const modules: ModuleManifest[] = [authModule, territoriesModule];
+export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule];
 
 export const allEntities = modules.flatMap((module) => module.entities);
 

@@ -14,7 +14,7 @@ afterAll(() => app.close());
 
 async function userCount(): Promise<number> {
   const rows = await app.runtime.deps.orm.em.fork().execute('select count(*)::int as n from users');
-  return rows[0].n;
+  return rows[0]!.n;
 }
 
 describe('register', () => {

@@ -112,7 +112,7 @@ describe('errors are problem+json, never 500', () => {
     const probe = new ApiRouter('probe').get('/api/probe/explode', { summary: 'Throws', access: 'public' }, async () => {
       throw new Error('secret internal detail at /srv/app/file.ts:12');
     });
-    const withProbe = createApp(app.runtime.deps, [...modules, { name: 'probe', entities: [], router: probe }]);
+    const withProbe = createApp(app.runtime.deps, [...modules, { name: 'probe', entities: [], routers: [probe] }]);
     const response = await request(withProbe.app.callback()).get('/api/probe/explode');
     expectProblem(response, 500, 'internal_error');
     expect(JSON.stringify(response.body)).not.toContain('secret internal detail');
@@ -124,7 +124,7 @@ describe('errors are problem+json, never 500', () => {
       { summary: 'Drifts', access: 'public', response: z.object({ id: z.uuid() }) },
       async () => ({ id: 'not-a-uuid' }),
     );
-    const withProbe = createApp(app.runtime.deps, [{ name: 'probe', entities: [], router: probe }]);
+    const withProbe = createApp(app.runtime.deps, [{ name: 'probe', entities: [], routers: [probe] }]);
     expectProblem(await request(withProbe.app.callback()).get('/api/probe/drift'), 500, 'response_contract');
   });
 });

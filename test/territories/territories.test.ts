@@ -24,7 +24,7 @@ const square = (lng: number, lat: number, size: number) => [
 
 async function territoryCount(): Promise<number> {
   const rows = await app.runtime.deps.orm.em.fork().execute('select count(*)::int as n from territories');
-  return rows[0].n;
+  return rows[0]!.n;
 }
 
 function create(body: object, user = manager) {

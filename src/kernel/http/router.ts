@@ -26,6 +26,11 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   body?: B;
   /** Media types the body may come in; JSON unless said otherwise. */
   bodyTypes?: BodyType[];
+  /**
+   * The handler validates the body itself (with `body`, which still documents the route), for
+   * routes that must answer a bad form post with an HTML page rather than a problem.
+   */
+  handlerParsesBody?: boolean;
   /** Status of a successful answer (default 200). */
   status?: number;
   /** JSON response schema: documents the route and, in tests, checks every answer against it. */
@@ -53,7 +58,8 @@ export interface RouteContext<P, Q, B> {
   readonly em: EntityManager;
 }
 
-export type RouteHandler<P, Q, B, R> = (route: RouteContext<P, Q, B>) => Promise<R>;
+/** Returns the JSON answer, or undefined when it wrote ctx.body itself (HTML, files, streams). */
+export type RouteHandler<P, Q, B, R> = (route: RouteContext<P, Q, B>) => Promise<R | undefined>;
 
 export interface RouteDefinition {
   method: HttpMethod;
@@ -147,7 +153,7 @@ export class ApiRouter {
       const input = {
         params: parsePart(spec.params, ctx.params ?? {}, 'params'),
         query: parsePart(spec.query, ctx.query, 'query'),
-        body: parsePart(spec.body, ctx.request.body ?? {}, 'body'),
+        body: spec.handlerParsesBody ? (ctx.request.body ?? {}) : parsePart(spec.body, ctx.request.body ?? {}, 'body'),
       };
       let em: EntityManager | undefined;
       const route: RouteContext<unknown, unknown, unknown> = {

@@ -7,7 +7,7 @@ import { authRouter } from './auth.routes';
 export const authModule: ModuleManifest = {
   name: 'auth',
   entities: [UserSchema],
-  router: authRouter,
+  routers: [authRouter],
 };
 
 /** How the kernel's authenticator learns a user's current role, status and token version. */

@@ -6,7 +6,7 @@ import { territoriesRouter } from './territories.routes';
 export const territoriesModule: ModuleManifest = {
   name: 'territories',
   entities: [TerritorySchema],
-  router: territoriesRouter,
+  routers: [territoriesRouter],
   rooms: [{ pattern: new RegExp(`^${TERRITORIES_ROOM}$`), roles: ['manager', 'viewer', 'brigade', 'volunteer'], description: 'New territories, for live maps' }],
 };
 

@@ -1,0 +1,89 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { newId } from '../../kernel/ids';
+import { TerritorySchema } from '../territories';
+
+/**
+ * A person the campaign may reach. Identity is the phone when there is one (E.164), otherwise
+ * the email: `identityKey` is `tel:+573001234567` or `mail:ana@example.org`, unique, so the same
+ * person arriving from two posters is one contact. Channel consent lives here because an
+ * opt-out ("BAJA", unsubscribe) applies to every campaign.
+ */
+export const ContactSchema = defineEntity({
+  name: 'Contact',
+  tableName: 'contacts',
+  indexes: [
+    { properties: ['createdAt'] },
+    { name: 'contacts_interests_gin', expression: 'create index "contacts_interests_gin" on "contacts" using gin ("interests")' },
+  ],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    identityKey: p.string().length(270).unique(),
+    name: p.string().length(160),
+    phone: p.string().length(20).nullable().index(),
+    email: p.string().length(254).nullable().index(),
+    documentId: p.string().length(20).nullable(),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    neighbourhood: p.string().length(120).nullable(),
+    interests: p.array().default([]),
+    whatsappOptIn: p.boolean().default(false),
+    whatsappOptedOutAt: p.datetime().nullable(),
+    emailOptIn: p.boolean().default(false),
+    emailOptedOutAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  }),
+});
+export type Contact = InferEntity<typeof ContactSchema>;
+
+/** Where a contact came from (a QR campaign, an import): segments select by origin. */
+export const ContactOriginSchema = defineEntity({
+  name: 'ContactOrigin',
+  tableName: 'contact_origins',
+  primaryKeys: ['contact', 'kind', 'refId'],
+  indexes: [{ properties: ['kind', 'refId'] }],
+  properties: (p) => ({
+    contact: () => p.manyToOne(ContactSchema).primary().deleteRule('cascade'),
+    kind: p.string().length(40).primary(),
+    refId: p.uuid().primary(),
+    firstSeenAt: p.datetime(),
+  }),
+});
+
+/**
+ * The exact wording a person agreed to. Stored once per distinct text (by its SHA-256), so a
+ * consent record proves what was shown even after the campaign changes its text.
+ */
+export const ConsentTextSchema = defineEntity({
+  name: 'ConsentText',
+  tableName: 'consent_texts',
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    sha256: p.string().length(64).unique(),
+    text: p.text(),
+    privacyPolicyUrl: p.string().length(500).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+
+/**
+ * Proof of consent (Ley 1581 de 2012, art. 9; Decreto 1377 de 2013, art. 7): who, when, to which
+ * text, for which channels, from where. Append-only: one row per submission.
+ */
+export const ConsentSchema = defineEntity({
+  name: 'Consent',
+  tableName: 'consents',
+  indexes: [{ properties: ['contact', 'givenAt'] }],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
+    text: () => p.manyToOne(ConsentTextSchema),
+    /** e.g. `qr` with the code's id; `import`; `whatsapp` for a re-opt-in by message. */
+    source: p.string().length(40),
+    sourceRef: p.uuid().nullable(),
+    whatsappOptIn: p.boolean(),
+    emailOptIn: p.boolean(),
+    ipHash: p.string().length(64).nullable(),
+    userAgent: p.string().length(300).nullable(),
+    givenAt: p.datetime(),
+  }),
+});

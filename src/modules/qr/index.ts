@@ -1,0 +1,13 @@
+import type { ModuleManifest } from '../../kernel/module';
+import { QrCampaignSchema, QrCodeSchema, QrLeadSchema, QrScanSchema } from './qr.entities';
+import { DASHBOARD_ROOM } from './qr.events';
+import { landingRouter } from './landing.routes';
+import { qrRouter } from './qr.routes';
+
+/** Poster campaigns, scans, the public landing page and lead capture. */
+export const qrModule: ModuleManifest = {
+  name: 'qr',
+  entities: [QrCampaignSchema, QrCodeSchema, QrScanSchema, QrLeadSchema],
+  routers: [qrRouter, landingRouter],
+  rooms: [{ pattern: new RegExp(`^${DASHBOARD_ROOM}$`), roles: ['manager', 'viewer'], description: 'War-room dashboard: live leads and totals' }],
+};

@@ -1,0 +1,224 @@
+import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
+import { z } from 'zod';
+import type { AppDeps } from '../../kernel/context';
+import { AppError, ConflictError, NotFoundError, ValidationError, type FieldError } from '../../kernel/errors';
+import { newId } from '../../kernel/ids';
+import { zodIssuesToFieldErrors } from '../../kernel/http/router';
+import { hashIp } from '../../kernel/privacy';
+import { consentCte, contactUpsertCtes, normalisePhone, type CapturedPerson } from '../audience';
+import { campaignContexts, codeContexts, type CampaignContext, type CodeContext } from './qr.context';
+import { CODE_PATTERN } from './qr.codes';
+import { isOpen } from './qr.policy';
+import { DASHBOARD_ROOM } from './qr.events';
+
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .optional()
+    .transform((value) => (value ? value : undefined));
+
+/**
+ * What a citizen submits. The same schema serves JSON and the no-JavaScript form post
+ * (whose values are strings: see `fromForm`). `consent` must be exactly `true`.
+ */
+export const captureBody = z.object({
+  code: z.string().trim().regex(CODE_PATTERN, 'not a poster code'),
+  name: z.string().trim().min(2, 'write your name').max(120),
+  phone: optionalText(30),
+  email: z
+    .string()
+    .trim()
+    .max(254)
+    .optional()
+    .transform((value) => (value ? value.toLowerCase() : undefined))
+    .pipe(z.email('must be an email address such as ana@example.org').optional()),
+  /** Cédula: digits only; dots and spaces as people type them are removed. */
+  documentId: optionalText(20)
+    .transform((value) => value?.replace(/[.\s-]/g, ''))
+    .pipe(z.string().regex(/^\d{5,12}$/, 'a cédula has 5 to 12 digits').optional()),
+  territoryId: z.uuid().optional().or(z.literal('').transform(() => undefined)),
+  neighbourhood: optionalText(120),
+  interests: z.array(z.string().trim().toLowerCase().max(60)).max(30).default([]),
+  consent: z.literal(true, { error: 'you must accept the data-processing authorisation' }),
+  whatsappOptIn: z.boolean().default(false),
+  emailOptIn: z.boolean().default(false),
+  /** Honeypot: hidden from people, filled in by naive bots. */
+  website: z.string().max(500).optional(),
+});
+
+export type CaptureInput = z.infer<typeof captureBody>;
+
+const BOOLEAN_FIELDS = ['consent', 'whatsappOptIn', 'emailOptIn'] as const;
+
+/** A urlencoded form has only strings: "true" is a ticked box, one interest arrives as a string. */
+export function fromForm(body: Record<string, unknown>): Record<string, unknown> {
+  const normalised: Record<string, unknown> = { ...body };
+  for (const field of BOOLEAN_FIELDS) {
+    if (normalised[field] === 'true') normalised[field] = true;
+    else if (normalised[field] === 'false' || normalised[field] === undefined) normalised[field] = field === 'consent' ? undefined : false;
+  }
+  if (typeof normalised.interests === 'string') normalised.interests = [normalised.interests];
+  return normalised;
+}
+
+/** 400 with `consent_required` when consent is missing or not `true`, `validation_failed` otherwise. */
+export function parseCapture(body: unknown): CaptureInput {
+  const parsed = captureBody.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const errors = zodIssuesToFieldErrors(parsed.error, 'body');
+  const consentMissing = errors.some((error) => error.path === 'body.consent');
+  throw new ValidationError(
+    errors,
+    consentMissing ? 'Consent to the processing of personal data is required.' : 'Some fields are not valid.',
+    consentMissing ? 'consent_required' : 'validation_failed',
+  );
+}
+
+export interface CaptureMeta {
+  ip: string;
+  userAgent: string | undefined;
+}
+
+export interface CaptureResult {
+  id: string;
+  campaignId: string;
+  /** False when the same person submitted again and the lead was updated. */
+  created: boolean;
+}
+
+/** Applies the campaign's own rules: which fields it asks, which it requires, which interests it offers. */
+function personFrom(input: CaptureInput, campaign: CampaignContext): CapturedPerson {
+  const { fields, interests } = campaign.landing;
+  const errors: FieldError[] = [];
+  const asked = <T>(mode: string, value: T | undefined, path: string): T | null => {
+    if (mode === 'hidden') return null;
+    if (mode === 'required' && value === undefined) errors.push({ path, message: 'this field is required' });
+    return value ?? null;
+  };
+  const rawPhone = asked(fields.phone, input.phone, 'body.phone');
+  const email = asked(fields.email, input.email, 'body.email');
+  const documentId = asked(fields.documentId, input.documentId, 'body.documentId');
+  const place = fields.neighbourhood === 'hidden' ? undefined : (input.territoryId ?? input.neighbourhood);
+  asked(fields.neighbourhood, place, campaign.neighbourhoods.length ? 'body.territoryId' : 'body.neighbourhood');
+  let phone: string | null = null;
+  if (rawPhone) {
+    phone = normalisePhone(rawPhone) ?? null;
+    if (!phone) errors.push({ path: 'body.phone', message: 'not a valid phone number (e.g. 300 123 4567)' });
+  }
+  if (!rawPhone && !email && !errors.length) errors.push({ path: 'body.phone', message: 'leave a phone or an email' });
+  const offered = new Set(interests.map((option) => option.value));
+  const unknown = input.interests.filter((interest) => !offered.has(interest));
+  if (unknown.length) errors.push({ path: 'body.interests', message: `not offered by this campaign: ${unknown.join(', ')}` });
+  if (input.territoryId && campaign.neighbourhoods.length && !campaign.neighbourhoods.some((option) => option.id === input.territoryId)) {
+    errors.push({ path: 'body.territoryId', message: 'choose one of the listed neighbourhoods' });
+  }
+  if (errors.length) throw new ValidationError(errors, 'Some fields are not valid.');
+  return {
+    name: input.name,
+    phone,
+    email,
+    documentId,
+    territoryId: fields.neighbourhood === 'hidden' ? null : (input.territoryId ?? null),
+    neighbourhood: fields.neighbourhood === 'hidden' ? null : (input.neighbourhood ?? null),
+    interests: [...new Set(input.interests)],
+    whatsappOptIn: Boolean(phone) && input.whatsappOptIn,
+    emailOptIn: Boolean(email) && input.emailOptIn,
+  };
+}
+
+export async function resolveOpenCode(deps: AppDeps, code: string): Promise<{ code: CodeContext; campaign: CampaignContext }> {
+  const context = await codeContexts(deps).get(code);
+  const campaign = context && (await campaignContexts(deps).get(context.campaignId));
+  if (!context || !campaign) throw new NotFoundError('No poster has this code.');
+  if (!isOpen(campaign)) throw new ConflictError('This campaign is not taking submissions now.', 'campaign_closed');
+  return { code: context, campaign };
+}
+
+function captureLimits(deps: AppDeps) {
+  const { perIp, perPerson, windowSeconds } = deps.config.captureLimits;
+  return {
+    byIp: deps.rateLimits.named('capture-ip', { points: perIp, windowSeconds }),
+    byPerson: deps.rateLimits.named('capture-person', { points: perPerson, windowSeconds }),
+  };
+}
+
+/**
+ * Stores a lead: the contact upsert, its origin, the lead upsert and the consent proof are one
+ * SQL statement (one round trip, atomic). The unique keys (contact identity; campaign + contact)
+ * make a resubmission, or two racing ones, update one lead instead of creating two.
+ */
+export async function captureLead(deps: AppDeps, input: CaptureInput, meta: CaptureMeta): Promise<CaptureResult> {
+  const limits = captureLimits(deps);
+  await limits.byIp.consume(meta.ip);
+  if (input.website) return recordSpam(deps, input.code);
+  const { code, campaign } = await resolveOpenCode(deps, input.code);
+  const person = personFrom(input, campaign);
+  await limits.byPerson.consume(person.phone ?? person.email!);
+
+  const now = new Date();
+  const contact = contactUpsertCtes(person, { kind: 'qr_campaign', refId: campaign.id }, now);
+  const consent = consentCte(
+    person,
+    { textId: campaign.consentTextId, source: 'qr', sourceRef: code.codeId, ipHash: hashIp(deps.secrets.ipHashKey, meta.ip), userAgent: meta.userAgent?.slice(0, 300) ?? null },
+    now,
+  );
+  const interests = person.interests.length ? 'array[?]::text[]' : "'{}'::text[]";
+  const sql = `with ${contact.sql},
+    lead as (
+      insert into qr_leads as l (id, campaign_id, code_id, contact_id, territory_id, neighbourhood, interests,
+        whatsapp_opt_in, email_opt_in, submissions, created_at, updated_at)
+      select ?, ?, ?, contact.id, ?, ?, ${interests}, ?, ?, 1, ?, ? from contact
+      on conflict (campaign_id, contact_id) do update set
+        territory_id = coalesce(excluded.territory_id, l.territory_id),
+        neighbourhood = coalesce(excluded.neighbourhood, l.neighbourhood),
+        interests = excluded.interests,
+        whatsapp_opt_in = l.whatsapp_opt_in or excluded.whatsapp_opt_in,
+        email_opt_in = l.email_opt_in or excluded.email_opt_in,
+        submissions = l.submissions + 1,
+        updated_at = excluded.updated_at
+      returning id, (xmax = 0) as created
+    ),
+    ${consent.sql}
+    select id, created from lead`;
+  const params = [
+    ...contact.params,
+    newId(),
+    campaign.id,
+    code.codeId,
+    person.territoryId,
+    person.neighbourhood,
+    ...(person.interests.length ? [person.interests] : []),
+    person.whatsappOptIn,
+    person.emailOptIn,
+    now,
+    now,
+    ...consent.params,
+  ];
+  let rows: { id: string; created: boolean }[];
+  try {
+    rows = await deps.orm.em.fork().execute(sql, params);
+  } catch (error) {
+    if (error instanceof ForeignKeyConstraintViolationException) {
+      throw new ValidationError([{ path: 'body.territoryId', message: 'No territory has this id.' }]);
+    }
+    throw error;
+  }
+  const lead = rows[0]!;
+  deps.realtime.publish(DASHBOARD_ROOM, 'qr:lead', { id: lead.id, campaignId: campaign.id, codeId: code.codeId, created: lead.created });
+  return { id: lead.id, campaignId: campaign.id, created: lead.created };
+}
+
+/** A honeypot hit looks accepted to the bot, stores nothing personal, and is counted. */
+async function recordSpam(deps: AppDeps, code: string): Promise<CaptureResult> {
+  const context = CODE_PATTERN.test(code) ? await codeContexts(deps).get(code) : null;
+  if (context) {
+    await deps.orm.em.fork().execute('update qr_campaigns set spam_blocked = spam_blocked + 1 where id = ?', [context.campaignId]);
+  }
+  return { id: newId(), campaignId: context?.campaignId ?? newId(), created: true };
+}
+
+export function isClientError(error: unknown): error is AppError {
+  return error instanceof AppError && error.status < 500;
+}

@@ -1,0 +1,16 @@
+/** The war-room dashboard room; leads show up there live. No personal data in the payload. */
+export const DASHBOARD_ROOM = 'dashboard';
+
+export interface QrLeadEvent {
+  id: string;
+  campaignId: string;
+  codeId: string;
+  /** False when a person submitted again and the lead was updated. */
+  created: boolean;
+}
+
+declare module '../../kernel/realtime' {
+  interface RealtimeEvents {
+    'qr:lead': QrLeadEvent;
+  }
+}

@@ -1,0 +1,172 @@
+import { ApiRouter } from '../../kernel/http/router';
+import { NotFoundError } from '../../kernel/errors';
+import { pageSchema } from '../../kernel/pagination';
+import { analyseCampaign, analysisView } from './qr.analysis';
+import * as campaigns from './qr.campaigns.service';
+import { landingUrl, qrPng, qrSvg } from './qr.codes';
+import { codeContexts } from './qr.context';
+import { leadView, leadsCsv, listLeads, listLeadsQuery } from './qr.leads';
+import { presentCampaign } from './qr.presenter';
+import {
+  campaignIdParams,
+  campaignView,
+  codeIdParams,
+  codeImageParams,
+  codeView,
+  createCampaignBody,
+  generateCodesBody,
+  generateCodesResponse,
+  listCampaignsQuery,
+  listCodesQuery,
+  updateCampaignBody,
+  updateCodeBody,
+} from './qr.schemas';
+import { renderSheet } from './qr.sheet';
+
+const noCampaign = { 404: 'No such campaign' };
+
+/** Staff side of poster campaigns: set-up, codes, leads and their analysis. */
+export const qrRouter = new ApiRouter('poster-qr')
+  .post(
+    '/api/poster-qr/campaigns',
+    {
+      summary: 'Create a QR poster campaign',
+      description: 'Starts as `draft` unless `status: "active"` is sent; a draft takes no submissions.',
+      access: ['manager'],
+      body: createCampaignBody,
+      status: 201,
+      response: campaignView,
+    },
+    async ({ input, em }) => campaigns.createCampaign(em, input.body),
+  )
+  .get(
+    '/api/poster-qr/campaigns',
+    { summary: 'List QR campaigns, newest first', access: ['manager', 'viewer'], query: listCampaignsQuery, response: pageSchema(campaignView) },
+    async ({ input, em }) => campaigns.listCampaigns(em, input.query),
+  )
+  .get(
+    '/api/poster-qr/campaigns/:id',
+    { summary: 'One QR campaign', access: ['manager', 'viewer'], params: campaignIdParams, response: campaignView, errors: noCampaign },
+    async ({ input, em }) => presentCampaign(await campaigns.getCampaign(em, input.params.id)),
+  )
+  .patch(
+    '/api/poster-qr/campaigns/:id',
+    {
+      summary: 'Change a QR campaign (status, dates, landing page)',
+      description: 'Status moves draft → active ⇄ paused → ended; ended is final. A new consent text is kept as a new version.',
+      access: ['manager'],
+      params: campaignIdParams,
+      body: updateCampaignBody,
+      response: campaignView,
+      errors: { ...noCampaign, 409: 'The status change is not allowed' },
+    },
+    async ({ ctx, input, em }) => campaigns.updateCampaign(em, ctx.deps, input.params.id, input.body),
+  )
+  .post(
+    '/api/poster-qr/campaigns/:id/generate-codes',
+    {
+      summary: 'Mint poster codes with their QR images',
+      description: '`svg` is SVG markup, `png` a data URL; both encode `url` (PUBLIC_BASE_URL/q/<code>) with error correction Q.',
+      access: ['manager'],
+      params: campaignIdParams,
+      body: generateCodesBody,
+      status: 201,
+      response: generateCodesResponse,
+      errors: { ...noCampaign, 409: 'The campaign has ended' },
+    },
+    async ({ ctx, input, em }) => campaigns.generateCodes(em, ctx.deps, input.params.id, input.body),
+  )
+  .get(
+    '/api/poster-qr/campaigns/:id/codes',
+    {
+      summary: "A campaign's poster codes and placements",
+      description: '`overdue=true` lists posters past their removal deadline that are not marked removed.',
+      access: ['manager', 'viewer'],
+      params: campaignIdParams,
+      query: listCodesQuery,
+      response: pageSchema(codeView),
+      errors: noCampaign,
+    },
+    async ({ ctx, input, em }) => campaigns.listCodes(em, ctx.deps, input.params.id, input.query),
+  )
+  .patch(
+    '/api/poster-qr/codes/:id',
+    {
+      summary: "Update a poster's placement (site, authorisation, removal)",
+      access: ['manager'],
+      params: codeIdParams,
+      body: updateCodeBody,
+      response: codeView,
+      errors: { 404: 'No such code' },
+    },
+    async ({ ctx, input, em }) => campaigns.updateCode(em, ctx.deps, input.params.id, input.body),
+  )
+  .get(
+    '/api/poster-qr/codes/:code.:format',
+    {
+      summary: "A poster code's QR image (.svg for print, .png)",
+      description: 'Public: the code is printed on the poster anyway.',
+      access: 'public',
+      params: codeImageParams,
+      produces: { 'image/svg+xml': 'SVG', 'image/png': 'PNG, 1024 px' },
+      errors: { 404: 'No such code' },
+    },
+    async ({ ctx, input }) => {
+      const context = await codeContexts(ctx.deps).get(input.params.code);
+      if (!context) throw new NotFoundError('No poster has this code.');
+      const url = landingUrl(ctx.deps.config.publicBaseUrl, context.code);
+      ctx.type = input.params.format === 'svg' ? 'image/svg+xml' : 'image/png';
+      ctx.body = input.params.format === 'svg' ? await qrSvg(url) : await qrPng(url);
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      // Staff tools on other origins embed these images.
+      ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+      return undefined;
+    },
+  )
+  .get(
+    '/api/poster-qr/campaigns/:id/sheet',
+    {
+      summary: 'Printable sheet of all poster codes of a campaign (HTML, label under each code)',
+      access: ['manager'],
+      params: campaignIdParams,
+      produces: { 'text/html': 'A4 print layout' },
+      errors: noCampaign,
+    },
+    async ({ ctx, input, em }) => {
+      const { campaign, codes } = await campaigns.codesForSheet(em, input.params.id);
+      ctx.type = 'html';
+      ctx.body = await renderSheet(campaign, codes, ctx.deps.config.publicBaseUrl);
+      return undefined;
+    },
+  )
+  .get(
+    '/api/qr-leads',
+    {
+      summary: 'Captured leads, newest first',
+      description: 'Filters combine. `format=csv` streams the same selection as CSV (UTF-8 with BOM, formula-safe cells).',
+      access: ['manager'],
+      query: listLeadsQuery,
+      response: pageSchema(leadView),
+      produces: { 'text/csv': 'CSV export when format=csv' },
+    },
+    async ({ ctx, input, em }) => {
+      if (input.query.format === 'csv') {
+        ctx.type = 'text/csv; charset=utf-8';
+        ctx.set('Content-Disposition', `attachment; filename="leads-${new Date().toISOString().slice(0, 10)}.csv"`);
+        ctx.body = leadsCsv(em, input.query);
+        return undefined;
+      }
+      return listLeads(em, input.query);
+    },
+  )
+  .get(
+    '/api/qr-leads/campaign/:id/analysis',
+    {
+      summary: "A QR campaign's scans, leads and conversion, by code, day, hour, interest and territory",
+      access: ['manager', 'viewer'],
+      params: campaignIdParams,
+      response: analysisView,
+      errors: noCampaign,
+    },
+    async ({ ctx, input, em }) => analyseCampaign(em, input.params.id, ctx.deps.config.timeZone),
+  );

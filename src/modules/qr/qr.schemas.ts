@@ -1,0 +1,190 @@
+import { z } from 'zod';
+import { pageQueryShape } from '../../kernel/pagination';
+import { CAMPAIGN_STATUSES, FIELD_MODES } from './qr.entities';
+import { CODE_PATTERN } from './qr.codes';
+
+const isoDate = z.iso.datetime({ offset: true });
+const slug = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1)
+  .max(60)
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N} _-]*$/u, 'letters, digits, spaces, _ and - only');
+
+/** An interest option: a bare word ("salud") or `{ value, label }`. */
+const interestOption = z.union([
+  slug.transform((value) => ({ value, label: value.charAt(0).toUpperCase() + value.slice(1) })),
+  z.object({ value: slug, label: z.string().trim().min(1).max(80) }),
+]);
+
+const fieldMode = z.enum(FIELD_MODES);
+
+export const landingInput = z
+  .object({
+    title: z.string().trim().min(1).max(120).optional(),
+    intro: z.string().trim().max(1000).default(''),
+    interests: z.array(interestOption).max(30).default([]),
+    fields: z
+      .object({
+        phone: fieldMode.default('required'),
+        email: fieldMode.default('optional'),
+        documentId: fieldMode.default('hidden'),
+        neighbourhood: fieldMode.default('optional'),
+      })
+      .default({ phone: 'required', email: 'optional', documentId: 'hidden', neighbourhood: 'optional' }),
+    /** Ley 1581: who is responsible, for what purposes, the citizen's rights. Shown in full. */
+    consentText: z.string().trim().min(20).max(5000),
+    privacyPolicyUrl: z.url({ protocol: /^https?$/ }).max(500),
+    thankYouMessage: z.string().trim().min(1).max(500).default('¡Gracias! Recibimos tus datos.'),
+  })
+  .refine((landing) => landing.fields.phone !== 'hidden' || landing.fields.email !== 'hidden', {
+    message: 'ask for a phone or an email (both cannot be hidden)',
+    path: ['fields'],
+  })
+  .refine((landing) => new Set(landing.interests.map((option) => option.value)).size === landing.interests.length, {
+    message: 'interest values must be unique',
+    path: ['interests'],
+  });
+
+export const createCampaignBody = z
+  .object({
+    name: z.string().trim().min(1).max(160),
+    description: z.string().trim().max(2000).optional(),
+    status: z.enum(['draft', 'active']).default('draft'),
+    startsAt: isoDate.optional(),
+    endsAt: isoDate.optional(),
+    territoryId: z.uuid().optional(),
+    landing: landingInput,
+  })
+  .refine((body) => !body.startsAt || !body.endsAt || Date.parse(body.startsAt) < Date.parse(body.endsAt), {
+    message: 'endsAt must be after startsAt',
+    path: ['endsAt'],
+  });
+
+export const updateCampaignBody = z
+  .object({
+    name: z.string().trim().min(1).max(160).optional(),
+    description: z.string().trim().max(2000).nullable().optional(),
+    status: z.enum(CAMPAIGN_STATUSES).optional(),
+    startsAt: isoDate.nullable().optional(),
+    endsAt: isoDate.nullable().optional(),
+    landing: landingInput.optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
+
+const landingView = z.object({
+  title: z.string(),
+  intro: z.string(),
+  interests: z.array(z.object({ value: z.string(), label: z.string() })),
+  fields: z.object({ phone: fieldMode, email: fieldMode, documentId: fieldMode, neighbourhood: fieldMode }),
+  consentText: z.string(),
+  privacyPolicyUrl: z.string(),
+  thankYouMessage: z.string(),
+});
+
+export const campaignView = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    description: z.string().nullable(),
+    status: z.enum(CAMPAIGN_STATUSES),
+    startsAt: z.iso.datetime().nullable(),
+    endsAt: z.iso.datetime().nullable(),
+    territoryId: z.uuid().nullable(),
+    landing: landingView,
+    consentTextId: z.uuid(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'QrCampaign' });
+
+export const campaignIdParams = z.object({ id: z.uuid() });
+
+export const listCampaignsQuery = z.object({
+  ...pageQueryShape,
+  status: z.enum(CAMPAIGN_STATUSES).optional(),
+});
+
+const placement = z.object({
+  label: z.string().trim().min(1).max(160),
+  address: z.string().trim().max(300).optional(),
+  lat: z.number().min(-90).max(90).optional(),
+  lng: z.number().min(-180).max(180).optional(),
+  territoryId: z.uuid().optional(),
+  placedAt: isoDate.optional(),
+  authorisedSite: z.boolean().default(false),
+  removalDeadline: isoDate.optional(),
+});
+
+export const generateCodesBody = z
+  .object({
+    count: z.number().int().min(1).max(500),
+    labelPrefix: z.string().trim().min(1).max(100).default('Afiche'),
+    placements: z.array(placement).max(500).optional(),
+  })
+  .refine((body) => !body.placements || body.placements.length <= body.count, {
+    message: 'there are more placements than codes',
+    path: ['placements'],
+  });
+
+export const codeView = z
+  .object({
+    id: z.uuid(),
+    code: z.string(),
+    url: z.url(),
+    label: z.string(),
+    address: z.string().nullable(),
+    lat: z.number().nullable(),
+    lng: z.number().nullable(),
+    territoryId: z.uuid().nullable(),
+    placedAt: z.iso.datetime().nullable(),
+    authorisedSite: z.boolean(),
+    removalDeadline: z.iso.datetime().nullable(),
+    removedAt: z.iso.datetime().nullable(),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'QrCode' });
+
+export const generatedCodeView = z.object({
+  id: z.uuid(),
+  code: z.string(),
+  url: z.url(),
+  label: z.string(),
+  svg: z.string().describe('SVG markup of the QR code'),
+  png: z.string().describe('data:image/png;base64,… URL of the QR code'),
+});
+
+export const generateCodesResponse = z.object({ codes: z.array(generatedCodeView) });
+
+export const listCodesQuery = z.object({
+  ...pageQueryShape,
+  overdue: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+});
+
+export const updateCodeBody = z
+  .object({
+    label: z.string().trim().min(1).max(160).optional(),
+    address: z.string().trim().max(300).nullable().optional(),
+    lat: z.number().min(-90).max(90).nullable().optional(),
+    lng: z.number().min(-180).max(180).nullable().optional(),
+    territoryId: z.uuid().nullable().optional(),
+    placedAt: isoDate.nullable().optional(),
+    authorisedSite: z.boolean().optional(),
+    removalDeadline: isoDate.nullable().optional(),
+    removedAt: isoDate.nullable().optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
+
+export const codeParams = z.object({ code: z.string().regex(CODE_PATTERN, 'not a poster code') });
+export const codeImageParams = z.object({
+  code: z.string().regex(CODE_PATTERN, 'not a poster code'),
+  format: z.enum(['svg', 'png']),
+});
+export const codeIdParams = z.object({ id: z.uuid() });
+
+export type CreateCampaignInput = z.infer<typeof createCampaignBody>;
+export type UpdateCampaignInput = z.infer<typeof updateCampaignBody>;
+export type LandingInput = z.infer<typeof landingInput>;
+export type GenerateCodesInput = z.infer<typeof generateCodesBody>;
+export type UpdateCodeInput = z.infer<typeof updateCodeBody>;

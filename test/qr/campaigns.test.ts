@@ -1,0 +1,152 @@
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createCampaign, campaignBody, generateCodes } from '../helpers/qr';
+import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+
+let app: TestApp;
+let manager: TestUser;
+let viewer: TestUser;
+let volunteer: TestUser;
+
+beforeAll(async () => {
+  app = await startTestApp({ PUBLIC_BASE_URL: 'https://comando.example.org' });
+  const admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+  viewer = await createUser(app, admin, 'viewer');
+  volunteer = await createUser(app, admin, 'volunteer');
+});
+afterAll(() => app.close());
+
+function decodePng(dataUrl: string): string | undefined {
+  const png = PNG.sync.read(Buffer.from(dataUrl.replace(/^data:image\/png;base64,/, ''), 'base64'));
+  return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
+}
+
+describe('QR campaigns', () => {
+  it('creates a campaign with its landing configuration and a stored consent text', async () => {
+    const response = await app.http.post('/api/poster-qr/campaigns').set(manager.auth).send(campaignBody()).expect(201);
+    expect(response.body).toMatchObject({
+      name: 'Afiches Kennedy',
+      status: 'active',
+      landing: {
+        title: 'Súmate a la campaña',
+        interests: [
+          { value: 'salud', label: 'Salud' },
+          { value: 'seguridad', label: 'Seguridad' },
+          { value: 'empleo', label: 'Empleo y emprendimiento' },
+        ],
+        fields: { phone: 'required', email: 'optional', documentId: 'hidden', neighbourhood: 'optional' },
+      },
+      consentTextId: expect.any(String),
+    });
+    const again = await app.http.post('/api/poster-qr/campaigns').set(manager.auth).send(campaignBody({ name: 'Otra' })).expect(201);
+    expect(again.body.consentTextId).toBe(response.body.consentTextId);
+  });
+
+  it('lists and reads campaigns for managers and viewers, not volunteers', async () => {
+    await app.http.get('/api/poster-qr/campaigns').set(viewer.auth).expect(200);
+    expectProblem(await app.http.get('/api/poster-qr/campaigns').set(volunteer.auth), 403);
+    expectProblem(await app.http.post('/api/poster-qr/campaigns').set(viewer.auth).send(campaignBody()), 403);
+    expectProblem(await app.http.post('/api/poster-qr/campaigns').send(campaignBody()), 401);
+  });
+
+  it('moves status forward only; ended is final; a new consent text is a new version', async () => {
+    const campaign = await createCampaign(app, manager, { status: 'draft' });
+    await app.http.patch(`/api/poster-qr/campaigns/${campaign.id}`).set(manager.auth).send({ status: 'active' }).expect(200);
+    await app.http.patch(`/api/poster-qr/campaigns/${campaign.id}`).set(manager.auth).send({ status: 'paused' }).expect(200);
+    const changed = await app.http
+      .patch(`/api/poster-qr/campaigns/${campaign.id}`)
+      .set(manager.auth)
+      .send({ landing: { ...campaignBody().landing, consentText: `${campaignBody().landing.consentText} Versión 2.` } })
+      .expect(200);
+    expect(changed.body.consentTextId).not.toBe(campaign.consentTextId);
+    await app.http.patch(`/api/poster-qr/campaigns/${campaign.id}`).set(manager.auth).send({ status: 'ended' }).expect(200);
+    expectProblem(await app.http.patch(`/api/poster-qr/campaigns/${campaign.id}`).set(manager.auth).send({ status: 'active' }), 409, 'invalid_status_change');
+  });
+
+  it.each([
+    [{ landing: { ...campaignBody().landing, consentText: 'corto' } }, 'body.landing.consentText'],
+    [{ landing: { ...campaignBody().landing, privacyPolicyUrl: 'javascript:alert(1)' } }, 'body.landing.privacyPolicyUrl'],
+    [{ landing: { ...campaignBody().landing, fields: { phone: 'hidden', email: 'hidden' } } }, 'body.landing.fields'],
+    [{ landing: { ...campaignBody().landing, interests: ['salud', 'Salud'] } }, 'body.landing.interests'],
+    [{ status: 'archived' }, 'body.status'],
+    [{ startsAt: '2026-12-01T00:00:00Z', endsAt: '2026-11-01T00:00:00Z' }, 'body.endsAt'],
+    [{ territoryId: '01960000-0000-7000-8000-000000000000' }, 'body.territoryId'],
+  ])('rejects %j', async (overrides, path) => {
+    const problem = expectProblem(await app.http.post('/api/poster-qr/campaigns').set(manager.auth).send(campaignBody(overrides)), 400);
+    expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+  });
+});
+
+describe('poster codes', () => {
+  let campaignId: string;
+  beforeAll(async () => {
+    campaignId = (await createCampaign(app, manager)).id;
+  });
+
+  it('generates unguessable codes whose SVG and PNG decode to the landing URL', async () => {
+    const codes = await generateCodes(app, manager, campaignId, { count: 3, labelPrefix: 'Poste' });
+    expect(codes).toHaveLength(3);
+    expect(new Set(codes.map((code) => code.code)).size).toBe(3);
+    for (const code of codes) {
+      expect(code.code).toMatch(/^[23456789abcdefghjkmnpqrstuvwxyz]{10}$/);
+      expect(code.url).toBe(`https://comando.example.org/q/${code.code}`);
+      expect(code.svg).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
+      expect(decodePng(code.png)).toBe(code.url);
+    }
+    expect(codes.map((code) => code.label)).toEqual(['Poste 1', 'Poste 2', 'Poste 3']);
+  });
+
+  it('serves stable image URLs and a printable sheet', async () => {
+    const [code] = await generateCodes(app, manager, campaignId, { count: 1 });
+    const svg = await app.http.get(`/api/poster-qr/codes/${code!.code}.svg`).expect(200);
+    expect(svg.headers['content-type']).toMatch(/image\/svg\+xml/);
+    const png = await app.http.get(`/api/poster-qr/codes/${code!.code}.png`).buffer(true).expect(200);
+    expect(decodePng(`data:image/png;base64,${(png.body as Buffer).toString('base64')}`)).toBe(code!.url);
+    expectProblem(await app.http.get('/api/poster-qr/codes/zzzzzzzzzz.svg'), 404);
+    expectProblem(await app.http.get(`/api/poster-qr/codes/${code!.code}.gif`), 400);
+    const sheet = await app.http.get(`/api/poster-qr/campaigns/${campaignId}/sheet`).set(manager.auth).expect(200);
+    expect(sheet.text).toContain(code!.url);
+    expect((sheet.text.match(/<svg/g) ?? []).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('keeps placements and lists posters overdue for removal', async () => {
+    const past = new Date(Date.now() - 86_400_000).toISOString();
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    const codes = await generateCodes(app, manager, campaignId, {
+      count: 3,
+      placements: [
+        { label: 'Parque <Timiza>', address: 'Cra 72 # 40-10', lat: 4.6, lng: -74.15, authorisedSite: true, placedAt: past, removalDeadline: past },
+        { label: 'Estación Banderas', removalDeadline: future },
+      ],
+    });
+    expect(codes.map((code) => code.label)).toEqual(['Parque <Timiza>', 'Estación Banderas', expect.stringMatching(/^Afiche \d+$/)]);
+    const overdue = await app.http.get(`/api/poster-qr/campaigns/${campaignId}/codes?overdue=true`).set(viewer.auth).expect(200);
+    expect(overdue.body.data.map((code: { label: string }) => code.label)).toEqual(['Parque <Timiza>']);
+    expect(overdue.body.data[0]).toMatchObject({ authorisedSite: true, address: 'Cra 72 # 40-10', lat: 4.6, lng: -74.15 });
+    await app.http.patch(`/api/poster-qr/codes/${codes[0]!.id}`).set(manager.auth).send({ removedAt: new Date().toISOString() }).expect(200);
+    const after = await app.http.get(`/api/poster-qr/campaigns/${campaignId}/codes?overdue=true`).set(viewer.auth).expect(200);
+    expect(after.body.data).toHaveLength(0);
+    const all = await app.http.get(`/api/poster-qr/campaigns/${campaignId}/codes?limit=200`).set(viewer.auth).expect(200);
+    expect(all.body.data.length).toBeGreaterThanOrEqual(7);
+  });
+
+  it.each([[{ count: 0 }], [{ count: 501 }], [{ count: 'ten' }], [{}], [{ count: 1, placements: [{ label: 'a' }, { label: 'b' }] }]])(
+    'rejects generate-codes %j with 400',
+    async (body) => {
+      expectProblem(await app.http.post(`/api/poster-qr/campaigns/${campaignId}/generate-codes`).set(manager.auth).send(body), 400, 'validation_failed');
+    },
+  );
+
+  it('refuses codes for an ended campaign (409) or an unknown one (404)', async () => {
+    const ended = await createCampaign(app, manager);
+    await app.http.patch(`/api/poster-qr/campaigns/${ended.id}`).set(manager.auth).send({ status: 'ended' }).expect(200);
+    expectProblem(await app.http.post(`/api/poster-qr/campaigns/${ended.id}/generate-codes`).set(manager.auth).send({ count: 1 }), 409, 'campaign_ended');
+    expectProblem(
+      await app.http.post('/api/poster-qr/campaigns/01960000-0000-7000-8000-000000000000/generate-codes').set(manager.auth).send({ count: 1 }),
+      404,
+    );
+    expectProblem(await app.http.post('/api/poster-qr/campaigns/nope/generate-codes').set(manager.auth).send({ count: 1 }), 400);
+  });
+});

@@ -1,0 +1,190 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { campaignBody, createCampaign, generateCodes, lead } from '../helpers/qr';
+import { connectSocket, nextEvent, subscribe } from '../helpers/sockets';
+import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+
+let app: TestApp;
+let admin: TestUser;
+let manager: TestUser;
+let campaignId: string;
+let consentTextId: string;
+let code: string;
+
+beforeAll(async () => {
+  app = await startTestApp({ CAPTURE_MAX_PER_PERSON: '5' });
+  admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+  const campaign = await createCampaign(app, manager);
+  campaignId = campaign.id;
+  consentTextId = campaign.consentTextId;
+  code = (await generateCodes(app, manager, campaignId, { count: 1 }))[0]!.code;
+});
+afterAll(() => app.close());
+
+async function query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+  return app.runtime.deps.orm.em.fork().execute(sql, params);
+}
+
+const capture = (body: unknown) => app.http.post('/api/qr-leads/capture').send(body as object);
+
+describe('capture (JSON)', () => {
+  it('stores a lead with its contact and consent proof, echoing no personal data', async () => {
+    const response = await capture(lead(code, { phone: '+57 (300) 555-0101', email: 'Luz@Example.ORG', whatsappOptIn: true, emailOptIn: false }));
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({ id: expect.any(String), campaignId, status: 'captured' });
+    const [row] = await query(
+      `select l.id, l.interests, l.whatsapp_opt_in, c.name, c.phone, c.email, c.whatsapp_opt_in as contact_wa,
+              k.text_id, k.source, k.ip_hash, k.given_at, k.whatsapp_opt_in as consent_wa
+       from qr_leads l join contacts c on c.id = l.contact_id join consents k on k.contact_id = c.id where l.id = ?`,
+      [response.body.id],
+    );
+    expect(row).toMatchObject({ name: 'Ana María Rojas', phone: '+573005550101', email: 'luz@example.org', interests: ['salud'], whatsapp_opt_in: true, contact_wa: true, text_id: consentTextId, source: 'qr', consent_wa: true });
+    expect(row!.ip_hash).toMatch(/^[0-9a-f]{32}$/);
+    expect(JSON.stringify(row)).not.toContain('127.0.0.1');
+  });
+
+  it('updates the same person instead of duplicating, and says so with 200 and the same id', async () => {
+    const first = await capture(lead(code, { phone: '3015550102', interests: ['salud'] })).expect(201);
+    const second = await capture(lead(code, { phone: '+573015550102', name: 'Ana M. Rojas', interests: ['empleo'] })).expect(200);
+    expect(second.body.id).toBe(first.body.id);
+    const rows = await query<{ submissions: number; interests: string[]; name: string }>(
+      'select l.submissions, l.interests, c.name from qr_leads l join contacts c on c.id = l.contact_id where l.id = ?',
+      [first.body.id],
+    );
+    expect(rows).toEqual([{ submissions: 2, interests: ['empleo'], name: 'Ana M. Rojas' }]);
+    const consents = await query('select 1 from consents k join contacts c on c.id = k.contact_id where c.phone = ?', ['+573015550102']);
+    expect(consents).toHaveLength(2);
+  });
+
+  it('keeps one lead when the same person submits many times at once', async () => {
+    const responses = await Promise.all(Array.from({ length: 5 }, () => capture(lead(code, { phone: '3025550103', email: undefined }))));
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 200, 200, 200, 201]);
+    expect(new Set(responses.map((response) => response.body.id)).size).toBe(1);
+    const [count] = await query<{ n: number }>("select count(*)::int as n from contacts where phone = '+573025550103'");
+    expect(count!.n).toBe(1);
+  });
+
+  it('matches a person by email when there is no phone', async () => {
+    const emailFirst = await createCampaign(app, manager, {
+      landing: { ...campaignBody().landing, fields: { phone: 'optional', email: 'required' } },
+    });
+    const [poster] = await generateCodes(app, manager, emailFirst.id, { count: 1 });
+    const first = await capture(lead(poster!.code, { phone: undefined, email: 'solo.email@example.org', whatsappOptIn: false })).expect(201);
+    const again = await capture(lead(poster!.code, { phone: undefined, email: 'SOLO.EMAIL@example.org', whatsappOptIn: false })).expect(200);
+    expect(again.body.id).toBe(first.body.id);
+  });
+
+  it('publishes qr:lead to the dashboard without personal data', async () => {
+    const viewer = await createUser(app, admin, 'viewer');
+    const socket = await connectSocket(app.url, viewer.token);
+    try {
+      await subscribe(socket, ['dashboard']);
+      const event = nextEvent<Record<string, unknown>>(socket, 'qr:lead');
+      const response = await capture(lead(code, { phone: '3035550104' })).expect(201);
+      const payload = await event;
+      expect(payload).toEqual({ id: response.body.id, campaignId, codeId: expect.any(String), created: true });
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('answers a filled honeypot like a success but stores nothing', async () => {
+    const before = await query<{ n: number }>('select count(*)::int as n from qr_leads');
+    const response = await capture(lead(code, { phone: '3045550105', website: 'http://spam.example' })).expect(201);
+    expect(response.body.status).toBe('captured');
+    const after = await query<{ n: number }>('select count(*)::int as n from qr_leads');
+    expect(after[0]!.n).toBe(before[0]!.n);
+    const [campaign] = await query<{ spam_blocked: number }>('select spam_blocked from qr_campaigns where id = ?', [campaignId]);
+    expect(campaign!.spam_blocked).toBe(1);
+  });
+
+  it('rate-limits one person with 429 and Retry-After', async () => {
+    const person = lead(code, { phone: '3055550106' });
+    for (let i = 0; i < 5; i++) await capture(person).expect(i === 0 ? 201 : 200);
+    const blocked = await capture(person);
+    expectProblem(blocked, 429, 'rate_limited');
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+describe('capture: bad input gets a 4xx and stores nothing', () => {
+  async function leadCount(): Promise<number> {
+    return (await query<{ n: number }>('select count(*)::int as n from qr_leads'))[0]!.n;
+  }
+
+  it.each([
+    ['missing consent', { consent: undefined }, 'consent_required', 'body.consent'],
+    ['consent "yes"', { consent: 'yes' }, 'consent_required', 'body.consent'],
+    ['consent false', { consent: false }, 'consent_required', 'body.consent'],
+    ['a 10,000-character name', { name: 'x'.repeat(10_000) }, 'validation_failed', 'body.name'],
+    ['an invalid phone', { phone: '12345' }, 'validation_failed', 'body.phone'],
+    ['an email with spaces', { email: 'ana maria@example.org' }, 'validation_failed', 'body.email'],
+    ['interests not offered', { interests: ['salud', 'impuestos'] }, 'validation_failed', 'body.interests'],
+    ['neither phone nor email', { phone: undefined, email: undefined }, 'validation_failed', 'body.phone'],
+    ['no phone when the campaign requires it', { phone: undefined, email: 'x@example.org' }, 'validation_failed', 'body.phone'],
+    ['a malformed code', { code: 'DROP TABLE' }, 'validation_failed', 'body.code'],
+    ['interests as a string', { interests: 'salud' }, 'validation_failed', 'body.interests'],
+    ['an unknown territory', { territoryId: '01960000-0000-7000-8000-000000000000' }, 'validation_failed', 'body.territoryId'],
+  ])('%s', async (_name, overrides, errorCode, path) => {
+    const before = await leadCount();
+    const problem = expectProblem(await capture({ ...lead(code, { phone: '3115550107' }), ...overrides }), 400, errorCode);
+    expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+    expect(await leadCount()).toBe(before);
+  });
+
+  it('a 5 MB body gets 413', async () => {
+    expectProblem(await capture({ ...lead(code), name: 'x'.repeat(5 * 1024 * 1024) }), 413, 'payload_too_large');
+  });
+
+  it('an unknown code gets 404; a paused or ended campaign 409', async () => {
+    expectProblem(await capture(lead('zzzzzzzzzz')), 404, 'not_found');
+    const closing = await createCampaign(app, manager);
+    const [closingCode] = await generateCodes(app, manager, closing.id, { count: 1 });
+    await app.http.patch(`/api/poster-qr/campaigns/${closing.id}`).set(manager.auth).send({ status: 'paused' }).expect(200);
+    expectProblem(await capture(lead(closingCode!.code)), 409, 'campaign_closed');
+    await app.http.patch(`/api/poster-qr/campaigns/${closing.id}`).set(manager.auth).send({ status: 'ended' }).expect(200);
+    expectProblem(await capture(lead(closingCode!.code)), 409, 'campaign_closed');
+  });
+
+  it('stores HTML in fields as plain text', async () => {
+    const name = '<script>alert("x")</script> Pérez';
+    const response = await capture(lead(code, { phone: '3125550108', name })).expect(201);
+    const [row] = await query<{ name: string }>('select c.name from qr_leads l join contacts c on c.id = l.contact_id where l.id = ?', [response.body.id]);
+    expect(row!.name).toBe(name);
+  });
+});
+
+describe('capture (form post, no JavaScript)', () => {
+  const form = (fields: Record<string, string | string[]>) => {
+    const body = new URLSearchParams();
+    for (const [key, value] of Object.entries(fields)) for (const item of [value].flat()) body.append(key, item);
+    return app.http.post('/api/qr-leads/capture').type('form').send(body.toString());
+  };
+
+  it('redirects to the thank-you page', async () => {
+    const response = await form({ code, name: 'Pedro Gómez', phone: '3105550109', interests: ['salud', 'empleo'], consent: 'true', whatsappOptIn: 'true' });
+    expect(response.status).toBe(303);
+    expect(response.headers.location).toBe(`/q/${code}/gracias`);
+    const [row] = await query<{ interests: string[]; whatsapp_opt_in: boolean }>(
+      "select l.interests, l.whatsapp_opt_in from qr_leads l join contacts c on c.id = l.contact_id where c.phone = '+573105550109'",
+    );
+    expect(row).toEqual({ interests: ['salud', 'empleo'], whatsapp_opt_in: true });
+    const thanks = await app.http.get(response.headers.location!).expect(200);
+    expect(thanks.text).toContain('Gracias');
+  });
+
+  it('answers errors with the form again, the error next to the field, values kept and escaped', async () => {
+    const response = await form({ code, name: '<b>Pedro</b>', phone: '3105550110' });
+    expect(response.status).toBe(400);
+    expect(response.headers['content-type']).toMatch(/text\/html/);
+    expect(response.text).toContain('id="err-consent"');
+    expect(response.text).toContain('&lt;b&gt;Pedro&lt;/b&gt;');
+    expect(response.text).not.toContain('<b>Pedro</b>');
+  });
+
+  it('answers an unknown code with the 404 page', async () => {
+    const response = await form({ code: 'zzzzzzzzzz', name: 'X Y', phone: '3105550111', consent: 'true' });
+    expect(response.status).toBe(404);
+    expect(response.headers['content-type']).toMatch(/text\/html/);
+  });
+});
