@@ -15,12 +15,12 @@ export class Limiter {
     private readonly points: number,
   ) {}
 
-  /** Counts one event; throws 429 once the key is over its limit. */
-  async consume(key: string, points = 1): Promise<void> {
+  /** Counts one event; throws 429 (with `detail`, when given, for the people who read it) once over the limit. */
+  async consume(key: string, detail?: string): Promise<void> {
     try {
-      await this.limiter.consume(key, points);
+      await this.limiter.consume(key, 1);
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) throw new RateLimitedError(retryAfter(rejection));
+      if (rejection instanceof RateLimiterRes) throw new RateLimitedError(retryAfter(rejection), detail);
       throw rejection;
     }
   }

@@ -24,8 +24,8 @@ const optionalText = (max: number) =>
  * (whose values are strings: see `fromForm`). `consent` must be exactly `true`.
  */
 export const captureBody = z.object({
-  code: z.string().trim().regex(CODE_PATTERN, 'not a poster code'),
-  name: z.string().trim().min(2, 'write your name').max(120),
+  code: z.string().trim().regex(CODE_PATTERN, 'Este código no corresponde a ningún afiche.'),
+  name: z.string().trim().min(2, 'Escribe tu nombre.').max(150, 'El nombre es demasiado largo.'),
   phone: optionalText(30),
   email: z
     .string()
@@ -33,15 +33,15 @@ export const captureBody = z.object({
     .max(254)
     .optional()
     .transform((value) => (value ? value.toLowerCase() : undefined))
-    .pipe(z.email('must be an email address such as ana@example.org').optional()),
+    .pipe(z.email('Escribe un correo como ana@ejemplo.com, sin espacios.').optional()),
   /** Cédula: digits only; dots and spaces as people type them are removed. */
   documentId: optionalText(20)
     .transform((value) => value?.replace(/[.\s-]/g, ''))
-    .pipe(z.string().regex(/^\d{5,12}$/, 'a cédula has 5 to 12 digits').optional()),
+    .pipe(z.string().regex(/^\d{5,12}$/, 'La cédula tiene de 5 a 12 dígitos.').optional()),
   territoryId: z.uuid().optional().or(z.literal('').transform(() => undefined)),
   neighbourhood: optionalText(120),
   interests: z.array(z.string().trim().toLowerCase().max(60)).max(30).default([]),
-  consent: z.literal(true, { error: 'you must accept the data-processing authorisation' }),
+  consent: z.literal(true, { error: 'Para enviar tus datos debes autorizar su tratamiento.' }),
   whatsappOptIn: z.boolean().default(false),
   emailOptIn: z.boolean().default(false),
   /** Honeypot: hidden from people, filled in by naive bots. */
@@ -63,15 +63,18 @@ export function fromForm(body: Record<string, unknown>): Record<string, unknown>
   return normalised;
 }
 
+/** Citizens read these messages on the landing page: Spanish, like the page. */
+const spanish = z.locales.es().localeError;
+
 /** 400 with `consent_required` when consent is missing or not `true`, `validation_failed` otherwise. */
 export function parseCapture(body: unknown): CaptureInput {
-  const parsed = captureBody.safeParse(body);
+  const parsed = captureBody.safeParse(body, { error: spanish });
   if (parsed.success) return parsed.data;
   const errors = zodIssuesToFieldErrors(parsed.error, 'body');
   const consentMissing = errors.some((error) => error.path === 'body.consent');
   throw new ValidationError(
     errors,
-    consentMissing ? 'Consent to the processing of personal data is required.' : 'Some fields are not valid.',
+    consentMissing ? 'Para enviar tus datos debes autorizar su tratamiento.' : 'Algunos datos no son válidos.',
     consentMissing ? 'consent_required' : 'validation_failed',
   );
 }
@@ -94,7 +97,7 @@ function personFrom(input: CaptureInput, campaign: CampaignContext): CapturedPer
   const errors: FieldError[] = [];
   const asked = <T>(mode: string, value: T | undefined, path: string): T | null => {
     if (mode === 'hidden') return null;
-    if (mode === 'required' && value === undefined) errors.push({ path, message: 'this field is required' });
+    if (mode === 'required' && value === undefined) errors.push({ path, message: 'Este campo es obligatorio.' });
     return value ?? null;
   };
   const rawPhone = asked(fields.phone, input.phone, 'body.phone');
@@ -105,16 +108,16 @@ function personFrom(input: CaptureInput, campaign: CampaignContext): CapturedPer
   let phone: string | null = null;
   if (rawPhone) {
     phone = normalisePhone(rawPhone) ?? null;
-    if (!phone) errors.push({ path: 'body.phone', message: 'not a valid phone number (e.g. 300 123 4567)' });
+    if (!phone) errors.push({ path: 'body.phone', message: 'Revisa el número: debe ser un celular o teléfono válido, por ejemplo 300 123 4567.' });
   }
-  if (!rawPhone && !email && !errors.length) errors.push({ path: 'body.phone', message: 'leave a phone or an email' });
+  if (!rawPhone && !email && !errors.length) errors.push({ path: 'body.phone', message: 'Déjanos al menos un celular o un correo.' });
   const offered = new Set(interests.map((option) => option.value));
   const unknown = input.interests.filter((interest) => !offered.has(interest));
-  if (unknown.length) errors.push({ path: 'body.interests', message: `not offered by this campaign: ${unknown.join(', ')}` });
+  if (unknown.length) errors.push({ path: 'body.interests', message: `Estos temas no están entre las opciones: ${unknown.join(', ')}.` });
   if (input.territoryId && campaign.neighbourhoods.length && !campaign.neighbourhoods.some((option) => option.id === input.territoryId)) {
-    errors.push({ path: 'body.territoryId', message: 'choose one of the listed neighbourhoods' });
+    errors.push({ path: 'body.territoryId', message: 'Elige uno de los barrios de la lista.' });
   }
-  if (errors.length) throw new ValidationError(errors, 'Some fields are not valid.');
+  if (errors.length) throw new ValidationError(errors, 'Algunos datos no son válidos.');
   return {
     name: input.name,
     phone,
@@ -131,10 +134,12 @@ function personFrom(input: CaptureInput, campaign: CampaignContext): CapturedPer
 export async function resolveOpenCode(deps: AppDeps, code: string): Promise<{ code: CodeContext; campaign: CampaignContext }> {
   const context = await codeContexts(deps).get(code);
   const campaign = context && (await campaignContexts(deps).get(context.campaignId));
-  if (!context || !campaign) throw new NotFoundError('No poster has this code.');
-  if (!isOpen(campaign)) throw new ConflictError('This campaign is not taking submissions now.', 'campaign_closed');
+  if (!context || !campaign) throw new NotFoundError('Este código no corresponde a ningún afiche.');
+  if (!isOpen(campaign)) throw new ConflictError('Esta convocatoria no está recibiendo datos en este momento.', 'campaign_closed');
   return { code: context, campaign };
 }
+
+const TOO_MANY = 'Recibimos demasiados envíos seguidos. Espera unos minutos y vuelve a intentarlo.';
 
 function captureLimits(deps: AppDeps) {
   const { perIp, perPerson, windowSeconds } = deps.config.captureLimits;
@@ -151,11 +156,11 @@ function captureLimits(deps: AppDeps) {
  */
 export async function captureLead(deps: AppDeps, input: CaptureInput, meta: CaptureMeta): Promise<CaptureResult> {
   const limits = captureLimits(deps);
-  await limits.byIp.consume(meta.ip);
+  await limits.byIp.consume(meta.ip, TOO_MANY);
   if (input.website) return recordSpam(deps, input.code);
   const { code, campaign } = await resolveOpenCode(deps, input.code);
   const person = personFrom(input, campaign);
-  await limits.byPerson.consume(person.phone ?? person.email!);
+  await limits.byPerson.consume(person.phone ?? person.email!, TOO_MANY);
 
   const now = new Date();
   const contact = contactUpsertCtes(person, { kind: 'qr_campaign', refId: campaign.id }, now);
@@ -201,7 +206,7 @@ export async function captureLead(deps: AppDeps, input: CaptureInput, meta: Capt
     rows = await deps.orm.em.fork().execute(sql, params);
   } catch (error) {
     if (error instanceof ForeignKeyConstraintViolationException) {
-      throw new ValidationError([{ path: 'body.territoryId', message: 'No territory has this id.' }]);
+      throw new ValidationError([{ path: 'body.territoryId', message: 'Elige un barrio de la lista.' }], 'Algunos datos no son válidos.');
     }
     throw error;
   }
