@@ -51,8 +51,7 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
   // Same-origin and non-browser callers send no Origin: nothing for CORS to do.
   app.use((ctx, next) => (ctx.get('Origin') ? corsMiddleware(ctx, next) : next()));
   app.use(problemMiddleware(deps.logger));
-  app.use(
-    koaBody({
+  const parseBody = koaBody({
       json: true,
       urlencoded: true,
       text: false,
@@ -62,8 +61,9 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
       textLimit: config.bodyLimit,
       jsonStrict: true,
       includeUnparsed: false,
-    }),
-  );
+  });
+  // GET, HEAD and OPTIONS carry no body: skip the parser's work for them.
+  app.use((ctx, next) => (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS' ? next() : parseBody(ctx, next)));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return { app, routes };

@@ -148,31 +148,17 @@ export class ApiRouter {
   private add(method: HttpMethod, path: string, spec: RouteSpec<any, any, any, any>, handler: RouteHandler<any, any, any, unknown>): this {
     const bodyTypes = (spec.bodyTypes ?? ['json']).map((type) => bodyMediaTypes[type]);
     const middleware = async (ctx: Context): Promise<void> => {
-      const actor = await authorise(ctx, spec.access);
+      const actor = spec.access === 'public' ? undefined : await authorise(ctx, spec.access);
       if (spec.body && hasBody(ctx) && !ctx.is(bodyTypes)) throw new UnsupportedMediaTypeError(bodyTypes);
       const input = {
-        params: parsePart(spec.params, ctx.params ?? {}, 'params'),
-        query: parsePart(spec.query, ctx.query, 'query'),
-        body: spec.handlerParsesBody ? (ctx.request.body ?? {}) : parsePart(spec.body, ctx.request.body ?? {}, 'body'),
-      };
-      let em: EntityManager | undefined;
-      const route: RouteContext<unknown, unknown, unknown> = {
-        ctx,
-        input,
-        get actor() {
-          if (!actor) throw new UnauthorizedError();
-          return actor;
-        },
-        maybeActor: actor,
-        get em() {
-          em ??= ctx.deps.orm.em.fork() as EntityManager;
-          return em;
-        },
+        params: spec.params ? parsePart(spec.params, ctx.params, 'params') : undefined,
+        query: spec.query ? parsePart(spec.query, ctx.query, 'query') : undefined,
+        body: !spec.body ? undefined : spec.handlerParsesBody ? (ctx.request.body ?? {}) : parsePart(spec.body, ctx.request.body ?? {}, 'body'),
       };
       ctx.status = spec.status ?? 200;
       // Answers to signed-in callers may carry personal data: no shared or browser caching.
       if (actor) ctx.set('Cache-Control', 'no-store');
-      const result = await handler(route);
+      const result = await handler(new HandlerContext(ctx, input, actor));
       if (result !== undefined) ctx.body = checkResponse(ctx, spec.response, result);
       else if (ctx.body === undefined && ctx.status !== 204) ctx.status = 204;
     };
@@ -181,8 +167,28 @@ export class ApiRouter {
   }
 }
 
-async function authorise(ctx: Context, access: RouteAccess): Promise<Actor | undefined> {
-  if (access === 'public') return undefined;
+/** A class rather than an object literal with getters: it stays one hidden class, cheap per request. */
+class HandlerContext<P, Q, B> implements RouteContext<P, Q, B> {
+  private entityManager: EntityManager | undefined;
+
+  constructor(
+    readonly ctx: Context,
+    readonly input: RouteInput<P, Q, B>,
+    readonly maybeActor: Actor | undefined,
+  ) {}
+
+  get actor(): Actor {
+    if (!this.maybeActor) throw new UnauthorizedError();
+    return this.maybeActor;
+  }
+
+  get em(): EntityManager {
+    this.entityManager ??= this.ctx.deps.orm.em.fork() as EntityManager;
+    return this.entityManager;
+  }
+}
+
+async function authorise(ctx: Context, access: Exclude<RouteAccess, 'public'>): Promise<Actor | undefined> {
   const actor = await resolveActor(ctx, ctx.deps.auth, access !== 'optional');
   if (actor && access !== 'optional' && access.length > 0 && !roleAllowed(actor.role, access)) {
     throw new ForbiddenError();
