@@ -2,6 +2,7 @@ import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
 import type { AppDeps } from './context';
+import { safeErrorFields } from './http/problem';
 
 /**
  * Durable background work. The database holds the state of record (who still has to get a
@@ -116,9 +117,9 @@ export class BullJobs implements Jobs {
         },
       );
       worker.on('failed', (job, error) => {
-        this.logger.warn({ job: definition.name, jobId: job?.id, attempt: job?.attemptsMade, error: error.message }, 'job failed');
+        this.logger.warn({ job: definition.name, jobId: job?.id, attempt: job?.attemptsMade, ...safeErrorFields(error) }, 'job failed');
       });
-      worker.on('error', (error) => this.logger.error({ job: definition.name, error: error.message }, 'job worker error'));
+      worker.on('error', (error) => this.logger.error({ job: definition.name, ...safeErrorFields(error) }, 'job worker error'));
       this.workers.push(worker);
     }
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
@@ -238,7 +239,7 @@ export class MemoryJobs implements Jobs {
       this.finish(entry);
     } catch (error) {
       const attempts = definition.attempts ?? DEFAULTS.attempts;
-      this.logger.warn({ job: definition.name, attempt: entry.attemptsMade, error: (error as Error).message }, 'job failed');
+      this.logger.warn({ job: definition.name, attempt: entry.attemptsMade, ...safeErrorFields(error) }, 'job failed');
       if (entry.attemptsMade >= attempts || this.closed) return this.finish(entry);
       const backoff = (definition.backoffMs ?? DEFAULTS.backoffMs) * 2 ** (entry.attemptsMade - 1);
       this.later(backoff, entry);
