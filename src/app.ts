@@ -4,8 +4,7 @@ import { koaBody } from 'koa-body';
 import cors from '@koa/cors';
 import type { AppDeps } from './kernel/context';
 import { problemMiddleware } from './kernel/http/problem';
-import { accessLog, requestId } from './kernel/http/middleware';
-import { securityHeaders } from './kernel/http/security-headers';
+import { requestFrame } from './kernel/http/middleware';
 import type { ApiRouter, RouteDefinition } from './kernel/http/router';
 import { systemRouter } from './kernel/http/system.routes';
 import type { ModuleManifest } from './kernel/module';
@@ -17,7 +16,7 @@ export interface CreatedApp {
 
 /**
  * The Koa app without listen(), so tests mount it as it is. Middleware order (DESIGN §1):
- * request id → access log → security headers → CORS → errors → body → routes.
+ * request frame (id, security headers, access log) → CORS → errors → body → routes.
  */
 export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp {
   const { config } = deps;
@@ -36,9 +35,7 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
   for (const route of routes) router.register(route.path, [route.method.toUpperCase()], route.middleware);
 
   const allowedOrigins = new Set(config.corsOrigins);
-  app.use(requestId);
-  app.use(accessLog(deps.logger));
-  app.use(securityHeaders);
+  app.use(requestFrame(deps.logger));
   const corsMiddleware = cors({
     origin: (ctx) => {
       const origin = ctx.get('Origin');

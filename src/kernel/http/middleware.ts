@@ -1,35 +1,40 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
+import { setSecurityHeaders } from './security-headers';
 
 const acceptableRequestId = /^[A-Za-z0-9._-]{8,64}$/;
 
-/** Reuses a caller's X-Request-Id when it looks like one, so traces join up across services. */
-export async function requestId(ctx: Context, next: Next): Promise<void> {
-  const incoming = ctx.get('X-Request-Id');
-  ctx.state.requestId = acceptableRequestId.test(incoming) ? incoming : randomUUID();
-  ctx.set('X-Request-Id', ctx.state.requestId);
-  await next();
+function routeOf(ctx: Context): string {
+  const matched = (ctx as Context & { _matchedRoute?: string })._matchedRoute;
+  if (matched) return matched;
+  return ctx.path.startsWith('/api/') ? 'unmatched' : `/${ctx.path.split('/')[1] ?? ''}`;
 }
 
 /**
- * One line per request. The route pattern is logged rather than the URL, and never the query
- * string or body, so searches by name or phone do not end up in the logs.
+ * The outermost layer, one function on purpose (every layer costs on every request):
+ * - request id: a caller's X-Request-Id is reused when it looks like one, so traces join up;
+ * - security headers, set before anything can fail;
+ * - one access-log line per request, with the route pattern rather than the URL and never the
+ *   query string or body, so searches by name or phone do not end up in the logs.
  */
-export function accessLog(logger: Logger) {
-  return async function logRequest(ctx: Context, next: Next): Promise<void> {
-    const started = process.hrtime.bigint();
+export function requestFrame(logger: Logger) {
+  return async function frame(ctx: Context, next: Next): Promise<void> {
+    const started = performance.now();
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = acceptableRequestId.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.res.setHeader('X-Request-Id', requestId);
+    setSecurityHeaders(ctx.res);
     try {
       await next();
     } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const level = ctx.status >= 500 ? 'error' : 'info';
-      logger[level]({
-        requestId: ctx.state.requestId,
+      logger[ctx.status >= 500 ? 'error' : 'info']({
+        requestId,
         method: ctx.method,
-        route: (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? (ctx.path.startsWith('/api/') ? 'unmatched' : ctx.path.split('/')[1] || '/'),
+        route: routeOf(ctx),
         status: ctx.status,
-        ms: Math.round(ms * 10) / 10,
+        ms: Math.round((performance.now() - started) * 10) / 10,
         userId: ctx.state.actor?.id,
       });
     }

@@ -1,4 +1,4 @@
-import type { Context, Next } from 'koa';
+import type { ServerResponse } from 'node:http';
 
 /**
  * Helmet's defaults (CSP tightened for an API plus one public page), computed once: running
@@ -22,8 +22,6 @@ const headers: [string, string][] = [
   ['X-XSS-Protection', '0'],
 ];
 
-export async function securityHeaders(ctx: Context, next: Next): Promise<void> {
-  const response = ctx.res;
+export function setSecurityHeaders(response: ServerResponse): void {
   for (const [name, value] of headers) response.setHeader(name, value);
-  await next();
 }
