@@ -1,10 +1,13 @@
 import request from 'supertest';
 import { z } from 'zod';
+import Koa from 'koa';
 import { createApp } from '../../src/app';
+import { requireRole } from '../../src/kernel/auth/authenticate';
+import { problemMiddleware } from '../../src/kernel/http/problem';
 import { ApiRouter } from '../../src/kernel/http/router';
 import { modules } from '../../src/modules';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 
 let app: TestApp;
 let admin: TestUser;
@@ -126,5 +129,25 @@ describe('errors are problem+json, never 500', () => {
     );
     const withProbe = createApp(app.runtime.deps, [{ name: 'probe', entities: [], routers: [probe] }]);
     expectProblem(await request(withProbe.app.callback()).get('/api/probe/drift'), 500, 'response_contract');
+  });
+});
+
+describe('requireRole, the guard any Koa route can use', () => {
+  it('answers 401 without a valid token, 403 for other roles, and lets the role (and admin) through', async () => {
+    const guarded = new Koa();
+    guarded.context.deps = app.runtime.deps;
+    guarded.use(problemMiddleware(app.runtime.deps.logger));
+    guarded.use(requireRole('manager'));
+    guarded.use((ctx) => {
+      ctx.body = { actor: ctx.state.actor };
+    });
+    const call = () => request(guarded.callback()).get('/');
+    const manager = await createUser(app, admin, 'manager');
+    const viewer = await createUser(app, admin, 'viewer');
+    expectProblem(await call(), 401, 'unauthorized');
+    expectProblem(await call().set('Authorization', 'Bearer nonsense'), 401, 'unauthorized');
+    expectProblem(await call().set(viewer.auth), 403, 'forbidden');
+    expect((await call().set(manager.auth).expect(200)).body.actor).toEqual({ id: manager.id, role: 'manager' });
+    await call().set(admin.auth).expect(200);
   });
 });

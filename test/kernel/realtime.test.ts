@@ -1,4 +1,4 @@
-import type { Socket } from 'socket.io-client';
+import { io, type Socket } from 'socket.io-client';
 import { authModule } from '../../src/modules/auth';
 import { territoriesModule } from '../../src/modules/territories';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -102,5 +102,26 @@ describe('ending tokens ends sockets', () => {
     await app.http.post('/api/auth/logout').set(user.auth).expect(204);
     await Promise.all([closedHere, closedThere]);
     await expect(connectSocket(other.url, user.token)).rejects.toMatchObject({ message: 'unauthorized' });
+  });
+});
+
+describe('connection-state recovery', () => {
+  it('replays events missed during a short disconnection, across instances', async () => {
+    const socket = io(app.url, { transports: ['websocket'], auth: { token: viewer.token }, reconnectionDelay: 50, forceNew: true });
+    sockets.push(socket);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    await subscribe(socket, ['territories']);
+    const received: string[] = [];
+    socket.on('territories:created', (event: { name: string }) => received.push(event.name));
+    // Wait for one event so the client holds an offset to recover from.
+    await other.http.post('/api/territories').set(manager.auth).send({ name: 'Antes', type: 'zone' }).expect(201);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const reconnected = new Promise<void>((resolve) => socket.io.once('reconnect', () => resolve()));
+    socket.io.engine.close(); // the network drops, not a deliberate disconnect
+    await other.http.post('/api/territories').set(manager.auth).send({ name: 'Durante', type: 'zone' }).expect(201);
+    await reconnected;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(socket.recovered).toBe(true);
+    expect(received).toEqual(['Antes', 'Durante']);
   });
 });

@@ -126,6 +126,9 @@ describe('poster codes', () => {
     expect(overdue.body.data.map((code: { label: string }) => code.label)).toEqual(['Parque <Timiza>']);
     expect(overdue.body.data[0]).toMatchObject({ authorisedSite: true, address: 'Cra 72 # 40-10', lat: 4.6, lng: -74.15 });
     await app.http.patch(`/api/poster-qr/codes/${codes[0]!.id}`).set(manager.auth).send({ removedAt: new Date().toISOString() }).expect(200);
+    const sheet = await app.http.get(`/api/poster-qr/campaigns/${campaignId}/sheet`).set(manager.auth).expect(200);
+    expect(sheet.text).toContain('Parque &lt;Timiza&gt;');
+    expect(sheet.text).not.toContain('Parque <Timiza>');
     const after = await app.http.get(`/api/poster-qr/campaigns/${campaignId}/codes?overdue=true`).set(viewer.auth).expect(200);
     expect(after.body.data).toHaveLength(0);
     const all = await app.http.get(`/api/poster-qr/campaigns/${campaignId}/codes?limit=200`).set(viewer.auth).expect(200);
