@@ -109,7 +109,7 @@ describe('connection-state recovery', () => {
   it('replays events missed during a short disconnection, across instances', async () => {
     const socket = io(app.url, { transports: ['websocket'], auth: { token: viewer.token }, reconnectionDelay: 50, forceNew: true });
     sockets.push(socket);
-    await new Promise((resolve) => socket.once('connect', resolve));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     await subscribe(socket, ['territories']);
     const received: string[] = [];
     socket.on('territories:created', (event: { name: string }) => received.push(event.name));
