@@ -51,3 +51,45 @@ export async function migrate(orm: MikroORM): Promise<string[]> {
   const applied = await orm.getMigrator().up();
   return applied.map((migration) => migration.name);
 }
+
+interface PgClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+interface KnexPool {
+  acquireConnection(): Promise<PgClient>;
+  releaseConnection(connection: PgClient): Promise<void> | void;
+}
+
+/**
+ * A named, parameterised statement for a hot path. MikroORM's `execute` inlines parameters into
+ * the SQL text, so PostgreSQL parses and plans every call afresh; a named statement is prepared
+ * once per pooled connection and then only executed. Write the SQL with `?` placeholders (no
+ * `?` operators); arrays bind as PostgreSQL arrays (`?::text[]`).
+ */
+export class PreparedStatement<Row> {
+  private readonly text: string;
+
+  constructor(
+    private readonly name: string,
+    sql: string,
+  ) {
+    let index = 0;
+    this.text = sql.replace(/\?/g, () => `$${++index}`);
+  }
+
+  async run(orm: MikroORM, values: unknown[]): Promise<Row[]> {
+    const pool = (orm.em.getConnection().getKnex() as unknown as { client: KnexPool }).client;
+    const connection = await pool.acquireConnection();
+    try {
+      const result = await connection.query({ name: this.name, text: this.text, values });
+      return result.rows as Row[];
+    } catch (error) {
+      // The same exception classes as the ORM's (UniqueConstraintViolationException, ...),
+      // so callers and the problem middleware handle both paths alike.
+      throw orm.em.getDriver().convertException(error as Error);
+    } finally {
+      await pool.releaseConnection(connection);
+    }
+  }
+}

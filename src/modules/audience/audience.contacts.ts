@@ -48,27 +48,25 @@ export interface ConsentProof {
 }
 
 export interface CteParts {
+  /** Constant SQL text (so a statement built from it can be prepared once), `?` placeholders. */
   sql: string;
-  params: unknown[];
+  params: (person: CapturedPerson, now: Date) => unknown[];
 }
 
 /**
  * CTEs `contact` (upsert by identity, returning id) and `origin`, to open a single statement
  * that records a person arriving from somewhere. The caller adds its own CTEs (a lead, say)
- * and then `consentCte`. One statement is one round trip and atomic, and concurrent submissions
- * of the same person meet at the unique identity key instead of creating twins.
+ * and then `CONSENT_CTE`. One statement is one round trip and atomic, and concurrent
+ * submissions of the same person meet at the unique identity key instead of creating twins.
  *
  * On a repeat: fields given replace old ones, interests accumulate, and a channel opt-in given
  * now re-opens that channel (an unticked box is not an opt-out; opting out is explicit).
+ * Parameters: `contactUpsertParams(person, origin, now)`.
  */
-export function contactUpsertCtes(person: CapturedPerson, origin: { kind: string; refId: string }, now: Date): CteParts {
-  // `array[?]` with an empty list would be `array[]`, which PostgreSQL cannot type.
-  const interests = person.interests.length ? 'array[?]::text[]' : "'{}'::text[]";
-  return {
-    sql: `contact as (
+export const CONTACT_UPSERT_CTES = `contact as (
       insert into contacts as k (id, identity_key, name, phone, email, document_id, territory_id, neighbourhood, interests,
         whatsapp_opt_in, email_opt_in, created_at, updated_at)
-      values (?, ?, ?, ?, ?, ?, ?, ?, ${interests}, ?, ?, ?, ?)
+      values (?, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?)
       on conflict (identity_key) do update set
         name = excluded.name,
         phone = coalesce(excluded.phone, k.phone),
@@ -87,35 +85,35 @@ export function contactUpsertCtes(person: CapturedPerson, origin: { kind: string
     origin as (
       insert into contact_origins (contact_id, kind, ref_id, first_seen_at)
       select id, ?, ?, ? from contact on conflict do nothing
-    )`,
-    params: [
-      newId(),
-      identityKey(person),
-      person.name,
-      person.phone,
-      person.email,
-      person.documentId,
-      person.territoryId,
-      person.neighbourhood,
-      ...(person.interests.length ? [person.interests] : []),
-      person.whatsappOptIn,
-      person.emailOptIn,
-      now,
-      now,
-      origin.kind,
-      origin.refId,
-      now,
-    ],
-  };
+    )`;
+
+export function contactUpsertParams(person: CapturedPerson, origin: { kind: string; refId: string }, now: Date): unknown[] {
+  return [
+    newId(),
+    identityKey(person),
+    person.name,
+    person.phone,
+    person.email,
+    person.documentId,
+    person.territoryId,
+    person.neighbourhood,
+    person.interests,
+    person.whatsappOptIn,
+    person.emailOptIn,
+    now,
+    now,
+    origin.kind,
+    origin.refId,
+    now,
+  ];
 }
 
-/** The CTE recording consent for the `contact` of `contactUpsertCtes`, in the same statement. */
-export function consentCte(person: CapturedPerson, proof: ConsentProof, now: Date): CteParts {
-  return {
-    sql: `consent as (
+/** The CTE recording consent for the `contact` of `CONTACT_UPSERT_CTES`, in the same statement. */
+export const CONSENT_CTE = `consent as (
       insert into consents (id, contact_id, text_id, source, source_ref, whatsapp_opt_in, email_opt_in, ip_hash, user_agent, given_at)
       select ?, id, ?, ?, ?, ?, ?, ?, ?, ? from contact
-    )`,
-    params: [newId(), proof.textId, proof.source, proof.sourceRef, person.whatsappOptIn, person.emailOptIn, proof.ipHash, proof.userAgent, now],
-  };
+    )`;
+
+export function consentParams(person: CapturedPerson, proof: ConsentProof, now: Date): unknown[] {
+  return [newId(), proof.textId, proof.source, proof.sourceRef, person.whatsappOptIn, person.emailOptIn, proof.ipHash, proof.userAgent, now];
 }

@@ -13,8 +13,10 @@ export {
   normalisePhone,
   identityKey,
   ensureConsentText,
-  contactUpsertCtes,
-  consentCte,
+  CONTACT_UPSERT_CTES,
+  contactUpsertParams,
+  CONSENT_CTE,
+  consentParams,
   type CapturedPerson,
   type ConsentProof,
 } from './audience.contacts';

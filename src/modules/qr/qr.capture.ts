@@ -5,7 +5,8 @@ import { AppError, ConflictError, NotFoundError, ValidationError, type FieldErro
 import { newId } from '../../kernel/ids';
 import { zodIssuesToFieldErrors } from '../../kernel/http/router';
 import { hashIp } from '../../kernel/privacy';
-import { consentCte, contactUpsertCtes, normalisePhone, type CapturedPerson } from '../audience';
+import { CONSENT_CTE, CONTACT_UPSERT_CTES, consentParams, contactUpsertParams, normalisePhone, type CapturedPerson } from '../audience';
+import { PreparedStatement } from '../../kernel/db';
 import { campaignContexts, codeContexts, type CampaignContext, type CodeContext } from './qr.context';
 import { CODE_PATTERN } from './qr.codes';
 import { isOpen } from './qr.policy';
@@ -150,31 +151,18 @@ function captureLimits(deps: AppDeps) {
 }
 
 /**
- * Stores a lead: the contact upsert, its origin, the lead upsert and the consent proof are one
- * SQL statement (one round trip, atomic). The unique keys (contact identity; campaign + contact)
- * make a resubmission, or two racing ones, update one lead instead of creating two.
+ * The whole capture as one statement: contact upsert, its origin, the lead upsert and the
+ * consent proof. One round trip, atomic, and prepared once per connection. The unique keys
+ * (contact identity; campaign + contact) make a resubmission, or two racing ones, update one
+ * lead instead of creating two.
  */
-export async function captureLead(deps: AppDeps, input: CaptureInput, meta: CaptureMeta): Promise<CaptureResult> {
-  const limits = captureLimits(deps);
-  await limits.byIp.consume(meta.ip, TOO_MANY);
-  if (input.website) return recordSpam(deps, input.code);
-  const { code, campaign } = await resolveOpenCode(deps, input.code);
-  const person = personFrom(input, campaign);
-  await limits.byPerson.consume(person.phone ?? person.email!, TOO_MANY);
-
-  const now = new Date();
-  const contact = contactUpsertCtes(person, { kind: 'qr_campaign', refId: campaign.id }, now);
-  const consent = consentCte(
-    person,
-    { textId: campaign.consentTextId, source: 'qr', sourceRef: code.codeId, ipHash: hashIp(deps.secrets.ipHashKey, meta.ip), userAgent: meta.userAgent?.slice(0, 300) ?? null },
-    now,
-  );
-  const interests = person.interests.length ? 'array[?]::text[]' : "'{}'::text[]";
-  const sql = `with ${contact.sql},
+const captureStatement = new PreparedStatement<{ id: string; created: boolean }>(
+  'qr_capture_lead',
+  `with ${CONTACT_UPSERT_CTES},
     lead as (
       insert into qr_leads as l (id, campaign_id, code_id, contact_id, territory_id, neighbourhood, interests,
         whatsapp_opt_in, email_opt_in, submissions, created_at, updated_at)
-      select ?, ?, ?, contact.id, ?, ?, ${interests}, ?, ?, 1, ?, ? from contact
+      select ?, ?, ?, contact.id, ?, ?, ?::text[], ?, ?, 1, ?, ? from contact
       on conflict (campaign_id, contact_id) do update set
         territory_id = coalesce(excluded.territory_id, l.territory_id),
         neighbourhood = coalesce(excluded.neighbourhood, l.neighbourhood),
@@ -185,25 +173,43 @@ export async function captureLead(deps: AppDeps, input: CaptureInput, meta: Capt
         updated_at = excluded.updated_at
       returning id, (xmax = 0) as created
     ),
-    ${consent.sql}
-    select id, created from lead`;
+    ${CONSENT_CTE}
+    select id, created from lead`,
+);
+
+export async function captureLead(deps: AppDeps, input: CaptureInput, meta: CaptureMeta): Promise<CaptureResult> {
+  const limits = captureLimits(deps);
+  await limits.byIp.consume(meta.ip, TOO_MANY);
+  if (input.website) return recordSpam(deps, input.code);
+  const { code, campaign } = await resolveOpenCode(deps, input.code);
+  const person = personFrom(input, campaign);
+  await limits.byPerson.consume(person.phone ?? person.email!, TOO_MANY);
+
+  const now = new Date();
+  const proof = {
+    textId: campaign.consentTextId,
+    source: 'qr',
+    sourceRef: code.codeId,
+    ipHash: hashIp(deps.secrets.ipHashKey, meta.ip),
+    userAgent: meta.userAgent?.slice(0, 300) ?? null,
+  };
   const params = [
-    ...contact.params,
+    ...contactUpsertParams(person, { kind: 'qr_campaign', refId: campaign.id }, now),
     newId(),
     campaign.id,
     code.codeId,
     person.territoryId,
     person.neighbourhood,
-    ...(person.interests.length ? [person.interests] : []),
+    person.interests,
     person.whatsappOptIn,
     person.emailOptIn,
     now,
     now,
-    ...consent.params,
+    ...consentParams(person, proof, now),
   ];
   let rows: { id: string; created: boolean }[];
   try {
-    rows = await deps.orm.em.fork().execute(sql, params);
+    rows = await captureStatement.run(deps.orm, params);
   } catch (error) {
     if (error instanceof ForeignKeyConstraintViolationException) {
       throw new ValidationError([{ path: 'body.territoryId', message: 'Elige un barrio de la lista.' }], 'Algunos datos no son válidos.');
