@@ -1,14 +1,17 @@
 /**
  * Shared pieces of the benchmarks in scripts/bench/: start a server in a child process and wait
- * for it, load it with autocannon, render a markdown table, and rewrite one marked section of
- * docs/benchmarks.md. Later benchmarks (lead capture, GOTV) reuse these.
+ * for it, set up a throw-away database and API data, load it with autocannon, render a markdown
+ * table, and rewrite one marked section of docs/benchmarks.md. Later benchmarks (lead capture,
+ * GOTV) reuse these.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
 
 /** Repository root: dist/scripts/bench/lib.js → three levels up. */
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');
@@ -37,6 +40,8 @@ export interface ServerOptions {
   name: string;
   /** Script run with this same node binary; relative paths are from the repository root. */
   script: string;
+  /** Options for node itself, before the script (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
   /** Extra environment (PORT and HOST are set by startServer). */
   env?: Record<string, string>;
   /** Path polled until it answers 200. */
@@ -114,7 +119,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${options.name.replace(/[^A-Za-z0-9_.-]+/g, '-')}.log`);
   const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [path.resolve(repoRoot, options.script)], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.resolve(repoRoot, options.script)], {
     cwd: repoRoot,
     env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },
     // A file, not a pipe: a pipe nobody drains would stall the server, and draining it would
@@ -153,6 +158,112 @@ export async function withServer<T>(options: ServerOptions, fn: (server: Running
 }
 
 // ---------------------------------------------------------------------------------------------
+// PostgreSQL, Redis and API set-up
+
+/** A superuser connection of the local PostgreSQL, used to create and drop bench databases. */
+export const pgAdminUrl = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const benchRedisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14';
+
+export async function withPg<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface BenchDatabase {
+  name: string;
+  url: string;
+  /** Drops (ending any sessions left behind) and creates it empty. */
+  recreate(): Promise<void>;
+  drop(): Promise<void>;
+  /** `select count(*)` of each table, in one connection. */
+  count(tables: readonly string[]): Promise<Record<string, number>>;
+}
+
+/** A throw-away database beside pgAdminUrl's; the name must be a plain identifier. */
+export function benchDatabase(name: string): BenchDatabase {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+  const url = Object.assign(new URL(pgAdminUrl), { pathname: `/${name}` }).toString();
+  const drop = async (): Promise<void> => {
+    // FORCE ends sessions a killed server may have left behind.
+    await withPg(pgAdminUrl, (client) => client.query(`drop database if exists ${name} with (force)`));
+  };
+  return {
+    name,
+    url,
+    drop,
+    async recreate() {
+      await drop();
+      await withPg(pgAdminUrl, (client) => client.query(`create database ${name}`));
+    },
+    count: (tables) =>
+      withPg(url, async (client) => {
+        const counts: Record<string, number> = {};
+        for (const table of tables) {
+          const { rows } = await client.query<{ n: string }>(`select count(*) as n from ${client.escapeIdentifier(table)}`);
+          counts[table] = Number(rows[0]?.n ?? 0);
+        }
+        return counts;
+      }),
+  };
+}
+
+/** Deletes the keys under one prefix (a server's REDIS_KEY_PREFIX), leaving the rest of the db alone. */
+export async function deleteRedisKeys(url: string, prefix: string): Promise<number> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  redis.on('error', () => undefined); // connect() rejects with the same error
+  let deleted = 0;
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length) deleted += await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
+}
+
+/** A JSON call to a server under test; throws unless it answers the expected status. */
+export async function callJson<T>(
+  url: string,
+  options: { method?: 'GET' | 'POST' | 'PATCH'; body?: unknown; token?: string; expect?: number } = {},
+): Promise<T> {
+  const method = options.method ?? (options.body === undefined ? 'GET' : 'POST');
+  const response = await fetch(url, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  const expected = options.expect ?? 200;
+  if (response.status !== expected) {
+    throw new Error(`${method} ${url} answered ${response.status} (expected ${expected}): ${text.slice(0, 500)}`);
+  }
+  return JSON.parse(text) as T;
+}
+
+/** The first account of a fresh database is the admin (DESIGN §4); returns its token. */
+export async function registerFirstAdmin(baseUrl: string): Promise<string> {
+  const body = await callJson<{ token?: string }>(`${baseUrl}/api/auth/register`, {
+    body: { email: 'bench-admin@example.org', password: 'bench-password-123', name: 'Bench Admin' },
+    expect: 201,
+  });
+  if (!body.token) throw new Error('register answered no token');
+  return body.token;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Load
 
 export interface LoadOptions {
@@ -160,16 +271,27 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * A request sequence instead of method/headers/body; a `setupRequest` function in it builds
+   * each request anew (e.g. a different body every time). Each connection cycles through it.
+   */
+  requests?: autocannon.Request[];
   connections?: number;
   durationSeconds?: number;
   warmupSeconds?: number;
   /** The server's process, to report the CPU it spends per request. */
   serverPid?: number;
+  /**
+   * More CPU to report per request, by name: functions returning CPU seconds used so far
+   * (e.g. `() => commandCpuSeconds('postgres')`), read before and after the measured run.
+   */
+  otherCpu?: Record<string, () => number | undefined>;
 }
 
 export interface Measurement {
   /** Mean of the per-second request counts. */
   requestsPerSecond: number;
+  p50Ms: number;
   p99Ms: number;
   /** Connection errors and timeouts. */
   errors: number;
@@ -177,23 +299,87 @@ export interface Measurement {
   /** 2xx responses in the warm-up and the measurement together (for row-count checks). */
   total2xx: number;
   /**
+   * Requests sent but not answered when the warm-up and the measured run stopped: the server
+   * may still complete them (a row count may exceed total2xx by up to this many).
+   */
+  inFlightAtStop: number;
+  /** Count per HTTP status, warm-up and measured run together. */
+  statusCounts: Record<string, number>;
+  /**
    * Server CPU time per answered request (µs) and its share of one core, when serverPid is
    * given. Less sensitive than req/s to other programs taking the cores, so it shows cost.
    */
   serverCpuUsPerRequest?: number;
   serverCpuPercent?: number;
+  /** The otherCpu probes' CPU time per answered request (µs), by name. */
+  otherCpuUsPerRequest?: Record<string, number>;
+}
+
+/** The fields of /proc/<pid>/stat after the parenthesised command name, and that name. */
+function procStat(pid: number | string): { comm: string; fields: string[] } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(') ');
+    return { comm: stat.slice(stat.indexOf('(') + 1, close), fields: stat.slice(close + 2).split(' ') };
+  } catch {
+    return undefined;
+  }
 }
 
 /** User + system CPU seconds a process has used so far (Linux /proc; undefined elsewhere). */
 function cpuSeconds(pid: number): number | undefined {
+  const fields = procStat(pid)?.fields ?? [];
+  // utime and stime are the 14th and 15th fields of the whole line.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks / 100 : undefined; // USER_HZ is 100 on Linux
+}
+
+/**
+ * CPU seconds used so far by every process whose command name is `comm` (e.g. `postgres`: the
+ * postmaster and its backends), including children they have reaped (backends that ended), so
+ * that the difference of two readings covers all of the server's work. Linux only.
+ */
+export function commandCpuSeconds(comm: string): number | undefined {
+  let ticks = 0;
+  let found = false;
+  let entries: string[];
   try {
-    // Fields after the parenthesised command name; utime and stime are the 14th and 15th fields.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks / 100 : undefined; // USER_HZ is 100 on Linux
+    entries = readdirSync('/proc');
   } catch {
     return undefined;
   }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(entry);
+    if (stat?.comm !== comm) continue;
+    // utime, stime, cutime, cstime: fields 14 to 17.
+    const [utime, stime, cutime, cstime] = stat.fields.slice(11, 15).map(Number);
+    ticks += (utime ?? 0) + (stime ?? 0) + (cutime ?? 0) + (cstime ?? 0);
+    found = true;
+  }
+  return found ? ticks / 100 : undefined;
+}
+
+/** Busy CPU seconds of the whole machine so far, all cores (Linux /proc/stat; undefined elsewhere). */
+export function machineCpuSeconds(): number | undefined {
+  try {
+    // cpu  user nice system idle iowait irq softirq steal …
+    const [user, nice, system, , , irq, softirq, steal] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    const ticks = [user, nice, system, irq, softirq, steal].reduce<number>((sum, value) => sum + (value ?? 0), 0);
+    return Number.isFinite(ticks) ? ticks / 100 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds this process (the load generator) has used so far. */
+export function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }
 
 /** Defaults of the suite; BENCH_DURATION / BENCH_WARMUP shorten a smoke run of the harness. */
@@ -209,9 +395,20 @@ function run(options: LoadOptions, durationSeconds: number): Promise<autocannon.
     method: options.method ?? 'GET',
     headers: options.headers ?? {},
     ...(options.body === undefined ? {} : { body: options.body }),
+    ...(options.requests === undefined ? {} : { requests: options.requests }),
     connections: options.connections ?? defaults.connections,
     duration: durationSeconds,
   });
+}
+
+function answeredCount(result: autocannon.Result): number {
+  return result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+}
+
+/** autocannon reports the requests it sent as `requests.sent` (missing from its type definitions). */
+function inFlight(result: autocannon.Result): number {
+  const sent = (result.requests as autocannon.Histogram & { sent?: number }).sent;
+  return sent === undefined ? 0 : Math.max(0, sent - answeredCount(result) - result.errors - result.timeouts);
 }
 
 /**
@@ -220,20 +417,37 @@ function run(options: LoadOptions, durationSeconds: number): Promise<autocannon.
  */
 export async function measure(options: LoadOptions): Promise<Measurement> {
   const warmup = await run(options, options.warmupSeconds ?? defaults.warmupSeconds);
+  const otherProbes = Object.entries(options.otherCpu ?? {});
+  const otherBefore = otherProbes.map(([, probe]) => probe());
   const cpuBefore = options.serverPid ? cpuSeconds(options.serverPid) : undefined;
   const result = await run(options, options.durationSeconds ?? defaults.durationSeconds);
   const cpuAfter = options.serverPid ? cpuSeconds(options.serverPid) : undefined;
+  const otherAfter = otherProbes.map(([, probe]) => probe());
   const cpu = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined;
-  const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+  const answered = answeredCount(result);
+  const otherCpuUsPerRequest: Record<string, number> = {};
+  otherProbes.forEach(([name], i) => {
+    const before = otherBefore[i];
+    const after = otherAfter[i];
+    if (before !== undefined && after !== undefined && answered > 0) otherCpuUsPerRequest[name] = ((after - before) * 1e6) / answered;
+  });
+  const statusCounts: Record<string, number> = {};
+  for (const stats of [warmup.statusCodeStats, result.statusCodeStats]) {
+    for (const [status, { count }] of Object.entries(stats ?? {})) statusCounts[status] = (statusCounts[status] ?? 0) + (count ?? 0);
+  }
   return {
     requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     total2xx: warmup['2xx'] + result['2xx'],
+    inFlightAtStop: inFlight(warmup) + inFlight(result),
+    statusCounts,
     ...(cpu === undefined || answered === 0
       ? {}
       : { serverCpuUsPerRequest: (cpu * 1e6) / answered, serverCpuPercent: (cpu * 100) / result.duration }),
+    ...(otherProbes.length ? { otherCpuUsPerRequest } : {}),
   };
 }
 
