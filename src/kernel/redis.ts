@@ -10,5 +10,7 @@ export function createRedis(url: string): Redis {
     maxRetriesPerRequest: 3,
     enableReadyCheck: true,
     lazyConnect: true,
+    // Commands issued in the same tick (rate limits, publishes) go out in one write.
+    enableAutoPipelining: true,
   });
 }

@@ -179,11 +179,16 @@ const captureStatement = new PreparedStatement<{ id: string; created: boolean }>
 
 export async function captureLead(deps: AppDeps, input: CaptureInput, meta: CaptureMeta): Promise<CaptureResult> {
   const limits = captureLimits(deps);
-  await limits.byIp.consume(meta.ip, TOO_MANY);
-  if (input.website) return recordSpam(deps, input.code);
+  // Counted now, awaited with the per-person limit below: one Redis round trip for both.
+  const ipLimit = limits.byIp.consume(meta.ip, TOO_MANY);
+  ipLimit.catch(() => undefined); // a request that fails validation first never awaits it
+  if (input.website) {
+    await ipLimit;
+    return recordSpam(deps, input.code);
+  }
   const { code, campaign } = await resolveOpenCode(deps, input.code);
   const person = personFrom(input, campaign);
-  await limits.byPerson.consume(person.phone ?? person.email!, TOO_MANY);
+  await Promise.all([ipLimit, limits.byPerson.consume(person.phone ?? person.email!, TOO_MANY)]);
 
   const now = new Date();
   const proof = {
