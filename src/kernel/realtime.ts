@@ -15,6 +15,9 @@ import { roleAllowed, type Actor, type Role } from './auth/roles';
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface RealtimeEvents {}
 
+type BatchedEventName = { [K in keyof RealtimeEvents]: RealtimeEvents[K] extends { items: unknown[] } ? K : never }[keyof RealtimeEvents];
+type BatchItem<K extends keyof RealtimeEvents> = RealtimeEvents[K] extends { items: (infer T)[] } ? T : never;
+
 /** Which roles may join the rooms whose names match `pattern`; declared by module manifests. */
 export interface RoomRule {
   pattern: RegExp;
@@ -55,6 +58,8 @@ export interface RealtimeOptions {
  */
 export class Realtime {
   readonly io: Server;
+  private readonly flushers = new Set<() => void>();
+  private readonly batchers = new Map<string, (item: unknown) => void>();
 
   constructor(private readonly options: RealtimeOptions) {
     this.io = new Server({
@@ -93,12 +98,45 @@ export class Realtime {
     this.io.to(room).emit(event as string, payload);
   }
 
+  /**
+   * For events that come in bursts (a lead per capture, a report per voter): items added within
+   * `windowMs` go out as one message `{ items: [...] }`, so the messages a socket receives per
+   * second, and the Redis writes between processes, stay bounded whatever the rate. The event's
+   * payload type must be `{ items: T[] }`. The same room and event get the same batcher.
+   */
+  batched<K extends BatchedEventName>(room: string, event: K, windowMs = 100): (item: BatchItem<K>) => void {
+    const key = `${room}\u0000${String(event)}`;
+    const existing = this.batchers.get(key);
+    if (existing) return existing as (item: BatchItem<K>) => void;
+    let pending: BatchItem<K>[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const flush = () => {
+      timer = undefined;
+      const items = pending;
+      pending = [];
+      this.publish(room, event, { items } as RealtimeEvents[K]);
+    };
+    this.flushers.add(() => {
+      if (timer) {
+        clearTimeout(timer);
+        flush();
+      }
+    });
+    const add = (item: BatchItem<K>) => {
+      pending.push(item);
+      timer ??= setTimeout(flush, windowMs);
+    };
+    this.batchers.set(key, add as (item: unknown) => void);
+    return add;
+  }
+
   /** Ends every socket of a user, in every process: their tokens were just ended. */
   disconnectUser(userId: string): void {
     this.io.in(userRoom(userId)).disconnectSockets(true);
   }
 
   async close(): Promise<void> {
+    for (const flush of this.flushers) flush();
     await new Promise<void>((resolve) => {
       this.io.close(() => resolve());
     });

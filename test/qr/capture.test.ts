@@ -79,10 +79,19 @@ describe('capture (JSON)', () => {
     const socket = await connectSocket(app.url, viewer.token);
     try {
       await subscribe(socket, ['dashboard']);
-      const event = nextEvent<Record<string, unknown>>(socket, 'qr:lead');
+      const event = nextEvent<{ items: Record<string, unknown>[] }>(socket, 'qr:lead');
       const response = await capture(lead(code, { phone: '3035550104' })).expect(201);
       const payload = await event;
-      expect(payload).toEqual({ id: response.body.id, campaignId, codeId: expect.any(String), created: true });
+      expect(payload.items).toContainEqual({ id: response.body.id, campaignId, codeId: expect.any(String), created: true });
+      expect(JSON.stringify(payload)).not.toMatch(/3035550104|Ana/);
+
+      // A burst travels in a few messages, not one per lead.
+      const messages: { items: unknown[] }[] = [];
+      socket.on('qr:lead', (message: { items: unknown[] }) => messages.push(message));
+      await Promise.all(Array.from({ length: 20 }, (_, i) => capture(lead(code, { phone: `31655501${String(i).padStart(2, '0')}` })).expect(201)));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(messages.flatMap((message) => message.items)).toHaveLength(20);
+      expect(messages.length).toBeLessThan(10);
     } finally {
       socket.close();
     }

@@ -222,7 +222,7 @@ export async function captureLead(deps: AppDeps, input: CaptureInput, meta: Capt
     throw error;
   }
   const lead = rows[0]!;
-  deps.realtime.publish(DASHBOARD_ROOM, 'qr:lead', { id: lead.id, campaignId: campaign.id, codeId: code.codeId, created: lead.created });
+  deps.realtime.batched(DASHBOARD_ROOM, 'qr:lead')({ id: lead.id, campaignId: campaign.id, codeId: code.codeId, created: lead.created });
   return { id: lead.id, campaignId: campaign.id, created: lead.created };
 }
 

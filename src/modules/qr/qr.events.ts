@@ -11,6 +11,7 @@ export interface QrLeadEvent {
 
 declare module '../../kernel/realtime' {
   interface RealtimeEvents {
-    'qr:lead': QrLeadEvent;
+    /** Leads captured within 100 ms travel together: at a rally, hundreds arrive per minute. */
+    'qr:lead': { items: QrLeadEvent[] };
   }
 }
