@@ -153,3 +153,42 @@ describe('poster codes', () => {
     expectProblem(await app.http.post('/api/poster-qr/campaigns/nope/generate-codes').set(manager.auth).send({ count: 1 }), 400);
   });
 });
+
+describe('access and bad input on every staff route', () => {
+  let campaignId: string;
+  let codeId: string;
+  beforeAll(async () => {
+    campaignId = (await createCampaign(app, manager)).id;
+    codeId = (await generateCodes(app, manager, campaignId, { count: 1 }))[0]!.id;
+  });
+
+  it.each([
+    ['get', () => `/api/poster-qr/campaigns/${campaignId}`],
+    ['patch', () => `/api/poster-qr/campaigns/${campaignId}`],
+    ['get', () => `/api/poster-qr/campaigns/${campaignId}/codes`],
+    ['get', () => `/api/poster-qr/campaigns/${campaignId}/sheet`],
+    ['patch', () => `/api/poster-qr/codes/${codeId}`],
+    ['get', () => `/api/qr-leads/campaign/${campaignId}/analysis`],
+  ] as const)('%s %s: 401 without a token, 403 for a volunteer', async (method, path) => {
+    expectProblem(await app.http[method](path()).send({ label: 'x' }), 401);
+    expectProblem(await app.http[method](path()).set(volunteer.auth).send({ label: 'x' }), 403);
+  });
+
+  it('reads one campaign; answers bad ids and unknown ones', async () => {
+    const one = await app.http.get(`/api/poster-qr/campaigns/${campaignId}`).set(viewer.auth).expect(200);
+    expect(one.body.id).toBe(campaignId);
+    expectProblem(await app.http.get('/api/poster-qr/campaigns/nope').set(viewer.auth), 400);
+    expectProblem(await app.http.get('/api/poster-qr/campaigns/01960000-0000-7000-8000-000000000000').set(viewer.auth), 404);
+    expectProblem(await app.http.get('/api/poster-qr/campaigns/01960000-0000-7000-8000-000000000000/sheet').set(manager.auth), 404);
+  });
+
+  it('validates placement updates', async () => {
+    expectProblem(await app.http.patch(`/api/poster-qr/codes/${codeId}`).set(manager.auth).send({ lat: 200 }), 400);
+    expectProblem(await app.http.patch(`/api/poster-qr/codes/${codeId}`).set(manager.auth).send({}), 400);
+    expectProblem(await app.http.patch(`/api/poster-qr/codes/${codeId}`).set(manager.auth).send({ territoryId: '01960000-0000-7000-8000-000000000000' }), 400);
+    expectProblem(await app.http.patch('/api/poster-qr/codes/01960000-0000-7000-8000-000000000000').set(manager.auth).send({ label: 'x' }), 404);
+    const moved = await app.http.patch(`/api/poster-qr/codes/${codeId}`).set(manager.auth).send({ label: 'Esquina', authorisedSite: true }).expect(200);
+    expect(moved.body).toMatchObject({ label: 'Esquina', authorisedSite: true });
+    expectProblem(await app.http.patch(`/api/poster-qr/campaigns/${campaignId}`).set(manager.auth).send({ status: 'archived' }), 400);
+  });
+});
