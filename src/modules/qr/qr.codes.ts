@@ -29,8 +29,9 @@ export function qrSvg(url: string): Promise<string> {
   return QRCode.toString(url, { ...qrOptions, type: 'svg' });
 }
 
+/** A screen-size preview (4 px per module, ~164 px): PNG encoding is the costly part; print uses SVG. */
 export function qrPngDataUrl(url: string): Promise<string> {
-  return QRCode.toDataURL(url, { ...qrOptions, width: 384 });
+  return QRCode.toDataURL(url, { ...qrOptions, scale: 4 });
 }
 
 export function qrPng(url: string): Promise<Buffer> {
