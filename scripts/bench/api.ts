@@ -10,8 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { Client } from 'pg';
 import {
+  withPg,
   defaults,
   logDir,
   machineNote,
@@ -38,16 +38,6 @@ const goals = { getRatio: 0.8, postRatio: 0.4, postP99Factor: 3 };
 
 // ---------------------------------------------------------------------------------------------
 // Database and Redis set-up
-
-async function withPg<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 async function dropDatabase(): Promise<void> {
   // FORCE ends sessions a killed server may have left behind.

@@ -8,6 +8,7 @@ import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import { Pool } from 'pg';
 import { uuidv7 } from 'uuidv7';
+import { exitOnFailure, serveBaseline } from './baseline-serve';
 
 const TYPES = new Set(['department', 'municipality', 'commune', 'neighbourhood', 'zone']);
 
@@ -51,14 +52,7 @@ async function main(): Promise<void> {
   const app = new Koa();
   app.use(koaBody({ jsonLimit: '1mb' }));
   app.use(router.routes());
-  const server = app.listen(Number(process.env.PORT ?? 3102), process.env.HOST ?? '127.0.0.1');
-  process.once('SIGTERM', () => {
-    server.close();
-    void pool.end().finally(() => process.exit(0));
-  });
+  serveBaseline(app, pool, 3102);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
-});
+exitOnFailure(main);
