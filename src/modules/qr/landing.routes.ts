@@ -11,7 +11,7 @@ import {
   renderThankYou,
   type LandingView,
 } from '../../../landing/templates';
-import { AppError, ValidationError } from '../../kernel/errors';
+import type { AppError } from '../../kernel/errors';
 import { ApiRouter } from '../../kernel/http/router';
 import { captureBody, captureLead, fromForm, isClientError, parseCapture } from './qr.capture';
 import { campaignContexts, codeContexts, type CampaignContext } from './qr.context';
@@ -167,7 +167,6 @@ export const landingRouter = new ApiRouter('landing')
         return { id: lead.id, campaignId: lead.campaignId, status: 'captured' as const };
       } catch (error) {
         if (isForm && isClientError(error)) return answerFormError(ctx, body, error);
-        if (!isForm && Array.isArray(input.body)) throw new ValidationError([{ path: 'body', message: 'expected an object' }]);
         throw error;
       }
     },
