@@ -1,0 +1,214 @@
+import { z } from 'zod';
+
+/**
+ * The turnout curve: the cumulative fraction of the day's FINAL turnout that has voted by each
+ * wall-clock time, in the campaign's time zone. It rises from 0 at opening to 1 at closing and is
+ * what lets a count read at 11:00 say something about 16:00 (see docs/gotv-projection.md).
+ * Times are minutes since local midnight, so the curve is the same whatever the date.
+ */
+export interface CurvePoint {
+  minute: number;
+  fraction: number;
+}
+
+export interface TurnoutCurve {
+  opensAt: number;
+  closesAt: number;
+  /** Strictly increasing minutes from opensAt (fraction 0) to closesAt (fraction 1), fractions non-decreasing. */
+  points: readonly CurvePoint[];
+}
+
+export const DEFAULT_OPENS_AT = '08:00';
+export const DEFAULT_CLOSES_AT = '16:00';
+
+/**
+ * A typical Colombian election day, hour by hour, interpolated linearly in between: a slow first
+ * hour, a steady climb through midday and the afternoon's faster last hours.
+ * This is a MODELLING ASSUMPTION, not a measurement: a campaign should replace it in the GOTV
+ * settings (`turnoutCurve`) with its own history (e.g. hourly counts from the previous election).
+ */
+export const DEFAULT_CURVE_POINTS: readonly { time: string; fraction: number }[] = [
+  { time: '08:00', fraction: 0 },
+  { time: '09:00', fraction: 0.08 },
+  { time: '10:00', fraction: 0.19 },
+  { time: '11:00', fraction: 0.32 },
+  { time: '12:00', fraction: 0.46 },
+  { time: '13:00', fraction: 0.58 },
+  { time: '14:00', fraction: 0.71 },
+  { time: '15:00', fraction: 0.85 },
+  { time: '16:00', fraction: 1 },
+];
+
+const TIME_OF_DAY = /^([01]\d|2[0-3]):([0-5]\d)$/;
+export const timeOfDaySchema = z.string().regex(TIME_OF_DAY, 'expected HH:MM on a 24-hour clock');
+
+export function parseTimeOfDay(value: string): number {
+  const match = TIME_OF_DAY.exec(value);
+  if (!match) throw new RangeError(`invalid time of day "${value}" (expected HH:MM)`);
+  return Number(match[1]) * 60 + Number(match[2]);
+}
+
+export function formatTimeOfDay(minutes: number): string {
+  const m = Math.round(minutes);
+  return `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+}
+
+const curvePointSchema = z.object({ time: timeOfDaySchema, fraction: z.number().min(0).max(1) });
+export const curvePointsSchema = z.array(curvePointSchema).min(2).max(24 * 4 + 1);
+export type CurvePointsInput = z.infer<typeof curvePointsSchema>;
+
+/** Everything wrong with a custom curve, as `{ index, message }` (index null: about the hours). */
+export function curveProblems(opensAt: string, closesAt: string, points: CurvePointsInput): { index: number | null; message: string }[] {
+  const problems: { index: number | null; message: string }[] = [];
+  const malformed = points.findIndex((p) => !TIME_OF_DAY.test(p.time));
+  if (!TIME_OF_DAY.test(opensAt) || !TIME_OF_DAY.test(closesAt)) return [{ index: null, message: 'opening and closing times must be HH:MM' }];
+  if (malformed >= 0) return [{ index: malformed, message: `invalid time "${points[malformed]!.time}" (expected HH:MM)` }];
+  const open = parseTimeOfDay(opensAt);
+  const close = parseTimeOfDay(closesAt);
+  if (close <= open) problems.push({ index: null, message: `closesAt (${closesAt}) must be after opensAt (${opensAt})` });
+  const first = points[0];
+  const last = points[points.length - 1];
+  if (first && (first.time !== opensAt || first.fraction !== 0)) {
+    problems.push({ index: 0, message: `the curve must start at opensAt (${opensAt}) with fraction 0` });
+  }
+  if (last && (last.time !== closesAt || last.fraction !== 1)) {
+    problems.push({ index: points.length - 1, message: `the curve must end at closesAt (${closesAt}) with fraction 1` });
+  }
+  for (let i = 1; i < points.length; i++) {
+    const prev = points[i - 1]!;
+    const point = points[i]!;
+    if (parseTimeOfDay(point.time) <= parseTimeOfDay(prev.time)) {
+      problems.push({ index: i, message: `times must be strictly increasing (${point.time} after ${prev.time})` });
+    }
+    if (point.fraction < prev.fraction) {
+      problems.push({ index: i, message: `fractions must not decrease (${point.fraction} after ${prev.fraction})` });
+    }
+  }
+  return problems;
+}
+
+/** The curve part of the GOTV settings; the settings schema adds `electionDate` around it. */
+export const curveSettingsSchema = z
+  .object({
+    opensAt: timeOfDaySchema.default(DEFAULT_OPENS_AT),
+    closesAt: timeOfDaySchema.default(DEFAULT_CLOSES_AT),
+    turnoutCurve: curvePointsSchema.optional(),
+  })
+  .superRefine((settings, ctx) => {
+    // zod still runs this after a malformed time; the field's own issue already says what is wrong.
+    const times = [settings.opensAt, settings.closesAt, ...(settings.turnoutCurve ?? []).map((p) => p.time)];
+    if (!times.every((time) => TIME_OF_DAY.test(time))) return;
+    const problems = settings.turnoutCurve
+      ? curveProblems(settings.opensAt, settings.closesAt, settings.turnoutCurve)
+      : curveProblems(settings.opensAt, settings.closesAt, [
+          { time: settings.opensAt, fraction: 0 },
+          { time: settings.closesAt, fraction: 1 },
+        ]);
+    for (const { index, message } of problems) {
+      ctx.addIssue({ code: 'custom', message, path: index === null ? ['closesAt'] : ['turnoutCurve', index] });
+    }
+  });
+export type CurveSettings = z.input<typeof curveSettingsSchema>;
+
+export class InvalidCurveError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid turnout curve: ${problems.join('; ')}`);
+    this.name = 'InvalidCurveError';
+  }
+}
+
+/**
+ * The curve to project with. Without a custom curve the default one is stretched onto the
+ * configured hours, so changed hours keep the default's shape instead of failing.
+ */
+export function buildCurve(settings: CurveSettings = {}): TurnoutCurve {
+  const parsed = curveSettingsSchema.safeParse(settings);
+  if (!parsed.success) throw new InvalidCurveError(parsed.error.issues.map((issue) => issue.message));
+  const opensAt = parseTimeOfDay(parsed.data.opensAt);
+  const closesAt = parseTimeOfDay(parsed.data.closesAt);
+  if (parsed.data.turnoutCurve) {
+    const points = parsed.data.turnoutCurve.map((p) => ({ minute: parseTimeOfDay(p.time), fraction: p.fraction }));
+    return { opensAt, closesAt, points };
+  }
+  const defaultOpen = parseTimeOfDay(DEFAULT_OPENS_AT);
+  const scale = (closesAt - opensAt) / (parseTimeOfDay(DEFAULT_CLOSES_AT) - defaultOpen);
+  const points = DEFAULT_CURVE_POINTS.map((p) => ({ minute: opensAt + (parseTimeOfDay(p.time) - defaultOpen) * scale, fraction: p.fraction }));
+  return { opensAt, closesAt, points };
+}
+
+export const DEFAULT_CURVE: TurnoutCurve = buildCurve();
+
+/** Expected cumulative share of the final turnout at a time of day: 0 before opening, 1 after closing. */
+export function fractionAt(curve: TurnoutCurve, minutesSinceMidnight: number): number {
+  const { points } = curve;
+  const first = points[0]!;
+  const last = points[points.length - 1]!;
+  if (minutesSinceMidnight <= first.minute) return first.fraction;
+  if (minutesSinceMidnight >= last.minute) return last.fraction;
+  for (let i = 1; i < points.length; i++) {
+    const b = points[i]!;
+    if (minutesSinceMidnight <= b.minute) {
+      const a = points[i - 1]!;
+      return a.fraction + ((b.fraction - a.fraction) * (minutesSinceMidnight - a.minute)) / (b.minute - a.minute);
+    }
+  }
+  return last.fraction;
+}
+
+// ---------------------------------------------------------------- wall clock in a time zone
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Building an Intl formatter costs far more than using one: one per time zone, kept. */
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** The local date ('YYYY-MM-DD') and minutes since local midnight (seconds as a fraction) of an instant. */
+export function localClock(date: Date, timeZone: string): { date: string; minutes: number } {
+  const parts: Record<string, string> = {};
+  for (const part of formatterFor(timeZone).formatToParts(date)) parts[part.type] = part.value;
+  return {
+    date: `${parts.year}-${parts.month}-${parts.day}`,
+    minutes: Number(parts.hour) * 60 + Number(parts.minute) + Number(parts.second) / 60,
+  };
+}
+
+export function minutesOfDay(date: Date, timeZone: string): number {
+  return localClock(date, timeZone).minutes;
+}
+
+/** Whole days from local date `from` to local date `to` (both 'YYYY-MM-DD'). */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+/**
+ * The instant at which the wall clock in `timeZone` reads `localDate` + `minutes`. Two passes
+ * over the zone offset so that a DST change between the guess and the answer is accounted for.
+ */
+export function instantAt(localDate: string, minutes: number, timeZone: string): Date {
+  const guess = Date.parse(`${localDate}T00:00:00Z`) + minutes * 60_000;
+  const offsetAt = (instant: number) => {
+    const clock = localClock(new Date(instant), timeZone);
+    const asUtc = Date.parse(`${clock.date}T00:00:00Z`) + clock.minutes * 60_000;
+    return Math.round((asUtc - instant) / 60_000) * 60_000;
+  };
+  const first = guess - offsetAt(guess);
+  const second = guess - offsetAt(first);
+  return new Date(second);
+}
