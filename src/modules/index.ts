@@ -3,9 +3,10 @@ import { authModule } from './auth';
 import { territoriesModule } from './territories';
 import { audienceModule } from './audience';
 import { qrModule } from './qr';
+import { gotvModule } from './gotv';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
-export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule];
+export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule, gotvModule];
 
 export const allEntities = modules.flatMap((module) => module.entities);
 

@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors'
 import { newId } from '../../kernel/ids';
 import { findPage, type PageRequest } from '../../kernel/pagination';
 import { ensureConsentText } from '../audience';
-import { TerritorySchema } from '../territories';
+import { assertTerritoriesExist } from '../territories';
 import { campaignContexts } from './qr.context';
 import { landingUrl, newPosterCode, qrPngDataUrl, qrSvg } from './qr.codes';
 import { QrCampaignSchema, QrCodeSchema, type CampaignStatus, type LandingConfig, type QrCampaign } from './qr.entities';
@@ -27,16 +27,8 @@ function toLanding(input: LandingInput, campaignName: string): LandingConfig {
 
 const toDate = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : new Date(value));
 
-async function assertTerritories(em: EntityManager, ids: (string | undefined | null)[], path: (index: number) => string): Promise<void> {
-  const wanted = [...new Set(ids.filter((id): id is string => Boolean(id)))];
-  if (!wanted.length) return;
-  const found = new Set((await em.find(TerritorySchema, { id: { $in: wanted } }, { fields: ['id'] })).map((territory) => territory.id));
-  const missing = ids.findIndex((id) => id && !found.has(id));
-  if (missing >= 0) throw invalidField(path(missing), 'No territory has this id.');
-}
-
 export async function createCampaign(em: EntityManager, input: CreateCampaignInput) {
-  await assertTerritories(em, [input.territoryId], () => 'body.territoryId');
+  await assertTerritoriesExist(em, [input.territoryId], () => 'body.territoryId');
   const landing = toLanding(input.landing, input.name);
   const consentTextId = await ensureConsentText(em, landing.consentText, landing.privacyPolicyUrl);
   const campaign = em.create(QrCampaignSchema, {
@@ -98,7 +90,7 @@ export async function generateCodes(em: EntityManager, deps: AppDeps, campaignId
   const campaign = await getCampaign(em, campaignId);
   if (campaign.status === 'ended') throw new ConflictError('The campaign has ended; it takes no new codes.', 'campaign_ended');
   const placements = input.placements ?? [];
-  await assertTerritories(em, placements.map((placement) => placement.territoryId), (index) => `body.placements.${index}.territoryId`);
+  await assertTerritoriesExist(em, placements.map((placement) => placement.territoryId), (index) => `body.placements.${index}.territoryId`);
   const existing = await em.count(QrCodeSchema, { campaign: campaignId });
   const now = new Date();
   const rows = Array.from({ length: input.count }, (_, index) => {
@@ -152,7 +144,7 @@ export async function listCodes(em: EntityManager, deps: AppDeps, campaignId: st
 export async function updateCode(em: EntityManager, deps: AppDeps, id: string, input: UpdateCodeInput) {
   const code = await em.findOne(QrCodeSchema, { id });
   if (!code) throw new NotFoundError('No poster code has this id.');
-  if (input.territoryId) await assertTerritories(em, [input.territoryId], () => 'body.territoryId');
+  if (input.territoryId) await assertTerritoriesExist(em, [input.territoryId], () => 'body.territoryId');
   const { territoryId, placedAt, removalDeadline, removedAt, ...plain } = input;
   em.assign(code, {
     ...plain,

@@ -94,3 +94,19 @@ export async function getTerritory(em: EntityManager, id: string): Promise<Terri
   if (!territory) throw new NotFoundError('No territory has this id.');
   return territory;
 }
+
+/**
+ * For other modules that reference territories by id (campaigns, placements, stations): a 400
+ * naming the first unknown id's field, in one query for all of them.
+ */
+export async function assertTerritoriesExist(
+  em: EntityManager,
+  ids: (string | undefined | null)[],
+  path: (index: number) => string,
+): Promise<void> {
+  const wanted = [...new Set(ids.filter((id): id is string => Boolean(id)))];
+  if (!wanted.length) return;
+  const found = new Set((await em.find(TerritorySchema, { id: { $in: wanted } }, { fields: ['id'] })).map((territory) => territory.id));
+  const missing = ids.findIndex((id) => id && !found.has(id));
+  if (missing >= 0) throw invalidField(path(missing), 'No territory has this id.');
+}

@@ -1,0 +1,21 @@
+import type { StationStatus } from './gotv.entities';
+
+/** The war room sees every station; a brigade follows the stations it works. */
+export const GOTV_ROOM = 'gotv';
+export const stationRoom = (id: string) => `gotv:station:${id}`;
+
+/** A station's public numbers changed (status, registered voters, ...). No personal data. */
+export interface StationEvent {
+  id: string;
+  code: string;
+  status: StationStatus;
+  registeredVoters: number;
+  lat: number;
+  lng: number;
+}
+
+declare module '../../kernel/realtime' {
+  interface RealtimeEvents {
+    'gotv:station': StationEvent;
+  }
+}

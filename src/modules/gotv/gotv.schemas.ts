@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { pageQueryShape } from '../../kernel/pagination';
+import { STATION_STATUSES } from './gotv.entities';
+
+const count = z.number().int().min(0).max(10_000_000);
+
+export const createStationBody = z.object({
+  code: z.string().trim().min(1).max(40),
+  name: z.string().trim().min(1).max(200),
+  address: z.string().trim().max(300).optional(),
+  territoryId: z.uuid().optional(),
+  /** Required: every station is a point on the live map. */
+  lat: z.number().min(-90).max(90),
+  lng: z.number().min(-180).max(180),
+  tables: z.number().int().min(1).max(1000),
+  registeredVoters: count,
+  status: z.enum(STATION_STATUSES).default('pending'),
+});
+
+/** Written out rather than `.partial()` of the create body: a default there would reset fields on every PATCH. */
+export const updateStationBody = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    address: z.string().trim().max(300).nullable().optional(),
+    territoryId: z.uuid().nullable().optional(),
+    lat: z.number().min(-90).max(90).optional(),
+    lng: z.number().min(-180).max(180).optional(),
+    tables: z.number().int().min(1).max(1000).optional(),
+    registeredVoters: count.optional(),
+    status: z.enum(STATION_STATUSES).optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
+
+export const listStationsQuery = z.object({
+  ...pageQueryShape,
+  territoryId: z.uuid().optional(),
+  status: z.enum(STATION_STATUSES).optional(),
+  q: z.string().trim().min(1).max(100).optional(),
+});
+
+export const stationIdParams = z.object({ id: z.uuid() });
+
+export const stationView = z
+  .object({
+    id: z.uuid(),
+    code: z.string(),
+    name: z.string(),
+    address: z.string().nullable(),
+    territoryId: z.uuid().nullable(),
+    lat: z.number(),
+    lng: z.number(),
+    tables: z.number().int(),
+    registeredVoters: z.number().int(),
+    status: z.enum(STATION_STATUSES),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'PollingStation' });
+
+export type CreateStationInput = z.infer<typeof createStationBody>;
+export type UpdateStationInput = z.infer<typeof updateStationBody>;
+export type ListStationsInput = z.infer<typeof listStationsQuery>;

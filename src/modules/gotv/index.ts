@@ -1,0 +1,15 @@
+import type { ModuleManifest } from '../../kernel/module';
+import { PollingStationSchema } from './gotv.entities';
+import { GOTV_ROOM } from './gotv.events';
+import { gotvRouter } from './gotv.routes';
+
+/** Get-out-the-vote: election-day stations, (next) voters, brigades, turnout, map and projection. */
+export const gotvModule: ModuleManifest = {
+  name: 'gotv',
+  entities: [PollingStationSchema],
+  routers: [gotvRouter],
+  rooms: [
+    { pattern: new RegExp(`^${GOTV_ROOM}$`), roles: ['manager', 'viewer'], description: 'War room: every station and report' },
+    { pattern: /^gotv:station:[0-9a-f-]{36}$/, roles: ['manager', 'viewer', 'brigade'], description: "One station's numbers" },
+  ],
+};

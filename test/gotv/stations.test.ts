@@ -1,0 +1,100 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { connectSocket, nextEvent, subscribe } from '../helpers/sockets';
+import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+
+let app: TestApp;
+let manager: TestUser;
+let viewer: TestUser;
+let brigade: TestUser;
+let kennedy: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+  viewer = await createUser(app, admin, 'viewer');
+  brigade = await createUser(app, admin, 'brigade');
+  kennedy = (await app.http.post('/api/territories').set(manager.auth).send({ name: 'Kennedy', type: 'commune' }).expect(201)).body.id;
+});
+afterAll(() => app.close());
+
+const station = (overrides: Record<string, unknown> = {}) => ({
+  code: `11-001-${Math.floor(Math.random() * 1e6)}`,
+  name: 'Colegio Distrital Kennedy',
+  address: 'Cra 78 # 38-10 Sur',
+  territoryId: kennedy,
+  lat: 4.627,
+  lng: -74.152,
+  tables: 24,
+  registeredVoters: 9600,
+  ...overrides,
+});
+
+async function stationCount(): Promise<number> {
+  const rows = await app.runtime.deps.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from gotv_polling_stations');
+  return rows[0]!.n;
+}
+
+describe('polling stations', () => {
+  it('registers a station, lists and reads it', async () => {
+    const created = await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station({ code: 'KEN-01' })).expect(201);
+    expect(created.body).toMatchObject({ code: 'KEN-01', status: 'pending', tables: 24, registeredVoters: 9600, territoryId: kennedy, lat: 4.627 });
+    const list = await app.http.get(`/api/gotv/polling-stations?territoryId=${kennedy}&q=ken-01`).set(brigade.auth).expect(200);
+    expect(list.body.data.map((row: { id: string }) => row.id)).toEqual([created.body.id]);
+    await app.http.get(`/api/gotv/polling-stations/${created.body.id}`).set(viewer.auth).expect(200);
+  });
+
+  it('refuses a duplicate code with 409', async () => {
+    await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station({ code: 'DUP-1' })).expect(201);
+    expectProblem(await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station({ code: 'DUP-1' })), 409, 'station_code_taken');
+  });
+
+  it('pushes gotv:station to the war room and the station room when a station opens', async () => {
+    const created = await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station()).expect(201);
+    const warRoom = await connectSocket(app.url, viewer.token);
+    const brigadeSocket = await connectSocket(app.url, brigade.token);
+    try {
+      expect((await subscribe(warRoom, ['gotv'])).joined).toEqual(['gotv']);
+      expect((await subscribe(brigadeSocket, ['gotv', `gotv:station:${created.body.id}`])).denied).toEqual([{ room: 'gotv', code: 'forbidden' }]);
+      const seenByWarRoom = nextEvent<{ id: string; status: string }>(warRoom, 'gotv:station');
+      const seenByBrigade = nextEvent<{ id: string; status: string }>(brigadeSocket, 'gotv:station');
+      await app.http.patch(`/api/gotv/polling-stations/${created.body.id}`).set(manager.auth).send({ status: 'open' }).expect(200);
+      expect(await seenByWarRoom).toMatchObject({ id: created.body.id, status: 'open' });
+      expect(await seenByBrigade).toMatchObject({ id: created.body.id, status: 'open' });
+      // A later change of another field leaves the status alone.
+      const renamed = await app.http.patch(`/api/gotv/polling-stations/${created.body.id}`).set(manager.auth).send({ name: 'Sede B' }).expect(200);
+      expect(renamed.body).toMatchObject({ name: 'Sede B', status: 'open' });
+    } finally {
+      warRoom.close();
+      brigadeSocket.close();
+    }
+  });
+
+  it.each([
+    [{ lat: undefined }, 'body.lat'],
+    [{ lat: 95 }, 'body.lat'],
+    [{ tables: 0 }, 'body.tables'],
+    [{ registeredVoters: -5 }, 'body.registeredVoters'],
+    [{ status: 'burning' }, 'body.status'],
+    [{ territoryId: '01960000-0000-7000-8000-000000000000' }, 'body.territoryId'],
+    [{ code: '' }, 'body.code'],
+  ])('rejects %j with 400 and writes nothing', async (overrides, path) => {
+    const before = await stationCount();
+    const problem = expectProblem(await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station(overrides)), 400);
+    expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+    expect(await stationCount()).toBe(before);
+  });
+
+  it('needs a manager to write and a staff role to read', async () => {
+    expectProblem(await app.http.post('/api/gotv/polling-stations').send(station()), 401);
+    expectProblem(await app.http.post('/api/gotv/polling-stations').set(brigade.auth).send(station()), 403);
+    expectProblem(await app.http.get('/api/gotv/polling-stations'), 401);
+  });
+
+  it('answers bad and unknown ids', async () => {
+    expectProblem(await app.http.get('/api/gotv/polling-stations/xyz').set(viewer.auth), 400);
+    expectProblem(await app.http.get('/api/gotv/polling-stations/01960000-0000-7000-8000-000000000000').set(viewer.auth), 404);
+    expectProblem(await app.http.patch('/api/gotv/polling-stations/01960000-0000-7000-8000-000000000000').set(manager.auth).send({ status: 'open' }), 404);
+    expectProblem(await app.http.patch('/api/gotv/polling-stations/01960000-0000-7000-8000-000000000000').set(manager.auth).send({}), 400);
+  });
+});
