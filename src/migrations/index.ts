@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122041336_GotvVoters } from './Migration20261122041336_GotvVoters';
 import { Migration20261122041152_GotvPollingStations } from './Migration20261122041152_GotvPollingStations';
 import { Migration20261122025204_QrCampaignsAndAudience } from './Migration20261122025204_QrCampaignsAndAudience';
 import { Migration20261122022408_Initial } from './Migration20261122022408_Initial';
@@ -8,4 +9,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122022408_Initial', class: Migration20261122022408_Initial },
   { name: 'Migration20261122025204_QrCampaignsAndAudience', class: Migration20261122025204_QrCampaignsAndAudience },
   { name: 'Migration20261122041152_GotvPollingStations', class: Migration20261122041152_GotvPollingStations },
+  { name: 'Migration20261122041336_GotvVoters', class: Migration20261122041336_GotvVoters },
 ];

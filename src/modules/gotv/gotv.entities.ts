@@ -1,6 +1,7 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { newId } from '../../kernel/ids';
 import { TerritorySchema } from '../territories';
+import { ContactSchema } from '../audience';
 
 export const STATION_STATUSES = ['pending', 'open', 'closed', 'incident'] as const;
 export type StationStatus = (typeof STATION_STATUSES)[number];
@@ -28,3 +29,32 @@ export const PollingStationSchema = defineEntity({
   }),
 });
 export type PollingStation = InferEntity<typeof PollingStationSchema>;
+
+export const VOTER_STATUSES = ['pending', 'contacted', 'on_the_way', 'voted'] as const;
+export type VoterStatus = (typeof VOTER_STATUSES)[number];
+
+export const VOTER_PRIORITIES = ['low', 'normal', 'high'] as const;
+
+/** A confirmed supporter the campaign will get to the polls; the document number is unique. */
+export const VoterSchema = defineEntity({
+  name: 'Voter',
+  tableName: 'gotv_voters',
+  indexes: [{ properties: ['pollingStation', 'status'] }, { properties: ['status', 'name'] }, { properties: ['name'] }],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    name: p.string().length(160),
+    /** Cédula, digits only. */
+    documentId: p.string().length(20).unique(),
+    phone: p.string().length(20).nullable(),
+    pollingStation: () => p.manyToOne(PollingStationSchema).deleteRule('restrict'),
+    /** Mesa number at the station. */
+    tableNumber: p.integer().nullable(),
+    contact: () => p.manyToOne(ContactSchema).nullable().deleteRule('set null'),
+    priority: p.enum([...VOTER_PRIORITIES]).default('normal'),
+    status: p.enum([...VOTER_STATUSES]).default('pending'),
+    votedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  }),
+});
+export type Voter = InferEntity<typeof VoterSchema>;

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { PollingStation } from './gotv.entities';
+import type { PollingStation, Voter } from './gotv.entities';
 import type { StationEvent } from './gotv.events';
-import type { stationView } from './gotv.schemas';
+import type { stationView, voterView } from './gotv.schemas';
 
 export function presentStation(station: PollingStation): z.input<typeof stationView> {
   return {
@@ -28,5 +28,21 @@ export function stationEvent(station: PollingStation): StationEvent {
     registeredVoters: station.registeredVoters,
     lat: Number(station.lat),
     lng: Number(station.lng),
+  };
+}
+
+export function presentVoter(voter: Voter): z.input<typeof voterView> {
+  return {
+    id: voter.id,
+    name: voter.name,
+    documentId: voter.documentId,
+    phone: voter.phone ?? null,
+    pollingStationId: voter.pollingStation.id,
+    tableNumber: voter.tableNumber ?? null,
+    contactId: voter.contact ? voter.contact.id : null,
+    priority: voter.priority,
+    status: voter.status,
+    votedAt: voter.votedAt ? voter.votedAt.toISOString() : null,
+    createdAt: voter.createdAt.toISOString(),
   };
 }

@@ -1,8 +1,19 @@
 import { ApiRouter } from '../../kernel/http/router';
 import { pageSchema } from '../../kernel/pagination';
-import { presentStation } from './gotv.presenter';
-import { createStationBody, listStationsQuery, stationIdParams, stationView, updateStationBody } from './gotv.schemas';
+import { presentStation, presentVoter } from './gotv.presenter';
+import {
+  createStationBody,
+  createVoterBody,
+  listStationsQuery,
+  listVotersQuery,
+  stationIdParams,
+  stationView,
+  updateStationBody,
+  voterIdParams,
+  voterView,
+} from './gotv.schemas';
 import * as stations from './gotv.stations.service';
+import * as voters from './gotv.voters.service';
 
 const noStation = { 404: 'No such polling station' };
 
@@ -48,4 +59,33 @@ export const gotvRouter = new ApiRouter('gotv')
       errors: noStation,
     },
     async ({ ctx, input, em }) => stations.updateStation(em, ctx.deps, input.params.id, input.body),
+  )
+  .post(
+    '/api/gotv/voters',
+    {
+      summary: 'Register a confirmed voter',
+      description: 'The document number (cédula) is unique; the phone is normalised to E.164.',
+      access: ['manager'],
+      body: createVoterBody,
+      status: 201,
+      response: voterView,
+      errors: { 409: 'The document number is already registered' },
+    },
+    async ({ input, em }) => voters.createVoter(em, input.body),
+  )
+  .get(
+    '/api/gotv/voters',
+    {
+      summary: 'List confirmed voters',
+      description: 'Filters `pollingStationId`, `territoryId`, `status`, `priority`, `q` (name, or the start of the document number). `status=pending` is the call list.',
+      access: ['manager'],
+      query: listVotersQuery,
+      response: pageSchema(voterView),
+    },
+    async ({ input, em }) => voters.listVoters(em, input.query),
+  )
+  .get(
+    '/api/gotv/voters/:id',
+    { summary: 'One confirmed voter', access: ['manager'], params: voterIdParams, response: voterView, errors: { 404: 'No such voter' } },
+    async ({ input, em }) => presentVoter(await voters.getVoter(em, input.params.id)),
   );

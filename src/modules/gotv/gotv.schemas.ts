@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/pagination';
-import { STATION_STATUSES } from './gotv.entities';
+import { STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
 
 const count = z.number().int().min(0).max(10_000_000);
 
@@ -60,3 +60,50 @@ export const stationView = z
 export type CreateStationInput = z.infer<typeof createStationBody>;
 export type UpdateStationInput = z.infer<typeof updateStationBody>;
 export type ListStationsInput = z.infer<typeof listStationsQuery>;
+
+/** Cédula as people type it (dots, spaces) → digits. */
+const documentId = z
+  .string()
+  .trim()
+  .transform((value) => value.replace(/[.\s-]/g, ''))
+  .pipe(z.string().regex(/^\d{5,12}$/, 'a cédula has 5 to 12 digits'));
+
+export const createVoterBody = z.object({
+  name: z.string().trim().min(2).max(160),
+  documentId,
+  phone: z.string().trim().max(30).optional(),
+  pollingStationId: z.uuid(),
+  tableNumber: z.number().int().min(1).max(1000).optional(),
+  contactId: z.uuid().optional(),
+  priority: z.enum(VOTER_PRIORITIES).default('normal'),
+});
+
+export const listVotersQuery = z.object({
+  ...pageQueryShape,
+  pollingStationId: z.uuid().optional(),
+  territoryId: z.uuid().optional(),
+  status: z.enum(VOTER_STATUSES).optional(),
+  priority: z.enum(VOTER_PRIORITIES).optional(),
+  q: z.string().trim().min(1).max(100).optional(),
+});
+
+export const voterIdParams = z.object({ id: z.uuid() });
+
+export const voterView = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    documentId: z.string(),
+    phone: z.string().nullable(),
+    pollingStationId: z.uuid(),
+    tableNumber: z.number().int().nullable(),
+    contactId: z.uuid().nullable(),
+    priority: z.enum(VOTER_PRIORITIES),
+    status: z.enum(VOTER_STATUSES),
+    votedAt: z.iso.datetime().nullable(),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Voter' });
+
+export type CreateVoterInput = z.infer<typeof createVoterBody>;
+export type ListVotersInput = z.infer<typeof listVotersQuery>;
