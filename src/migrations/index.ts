@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122041611_GotvBrigades } from './Migration20261122041611_GotvBrigades';
 import { Migration20261122041336_GotvVoters } from './Migration20261122041336_GotvVoters';
 import { Migration20261122041152_GotvPollingStations } from './Migration20261122041152_GotvPollingStations';
 import { Migration20261122025204_QrCampaignsAndAudience } from './Migration20261122025204_QrCampaignsAndAudience';
@@ -10,4 +11,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122025204_QrCampaignsAndAudience', class: Migration20261122025204_QrCampaignsAndAudience },
   { name: 'Migration20261122041152_GotvPollingStations', class: Migration20261122041152_GotvPollingStations },
   { name: 'Migration20261122041336_GotvVoters', class: Migration20261122041336_GotvVoters },
+  { name: 'Migration20261122041611_GotvBrigades', class: Migration20261122041611_GotvBrigades },
 ];

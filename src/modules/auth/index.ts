@@ -17,3 +17,5 @@ export function principalLoader(em: () => EntityManager) {
     return user ? { id: user.id, role: user.role, active: user.active, tokenVersion: user.tokenVersion } : undefined;
   };
 }
+
+export { UserSchema, type User } from './auth.entities';

@@ -2,6 +2,7 @@ import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { newId } from '../../kernel/ids';
 import { TerritorySchema } from '../territories';
 import { ContactSchema } from '../audience';
+import { UserSchema } from '../auth';
 
 export const STATION_STATUSES = ['pending', 'open', 'closed', 'incident'] as const;
 export type StationStatus = (typeof STATION_STATUSES)[number];
@@ -50,6 +51,8 @@ export const VoterSchema = defineEntity({
     /** Mesa number at the station. */
     tableNumber: p.integer().nullable(),
     contact: () => p.manyToOne(ContactSchema).nullable().deleteRule('set null'),
+    /** The brigade that gets this voter to the polls. */
+    brigade: () => p.manyToOne(BrigadeSchema).nullable().deleteRule('set null'),
     priority: p.enum([...VOTER_PRIORITIES]).default('normal'),
     status: p.enum([...VOTER_STATUSES]).default('pending'),
     votedAt: p.datetime().nullable(),
@@ -58,3 +61,38 @@ export const VoterSchema = defineEntity({
   }),
 });
 export type Voter = InferEntity<typeof VoterSchema>;
+
+/** A mobilisation brigade: its members (users with the brigade role) and the stations it covers. */
+export const BrigadeSchema = defineEntity({
+  name: 'Brigade',
+  tableName: 'gotv_brigades',
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    name: p.string().length(120).unique(),
+    leader: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type Brigade = InferEntity<typeof BrigadeSchema>;
+
+export const BrigadeMemberSchema = defineEntity({
+  name: 'BrigadeMember',
+  tableName: 'gotv_brigade_members',
+  primaryKeys: ['brigade', 'user'],
+  indexes: [{ properties: ['user'] }],
+  properties: (p) => ({
+    brigade: () => p.manyToOne(BrigadeSchema).primary().deleteRule('cascade'),
+    user: () => p.manyToOne(UserSchema).primary().deleteRule('cascade'),
+  }),
+});
+
+export const BrigadeStationSchema = defineEntity({
+  name: 'BrigadeStation',
+  tableName: 'gotv_brigade_stations',
+  primaryKeys: ['brigade', 'station'],
+  indexes: [{ properties: ['station'] }],
+  properties: (p) => ({
+    brigade: () => p.manyToOne(BrigadeSchema).primary().deleteRule('cascade'),
+    station: () => p.manyToOne(PollingStationSchema).primary().deleteRule('cascade'),
+  }),
+});

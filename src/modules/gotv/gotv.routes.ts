@@ -2,6 +2,10 @@ import { ApiRouter } from '../../kernel/http/router';
 import { pageSchema } from '../../kernel/pagination';
 import { presentStation, presentVoter } from './gotv.presenter';
 import {
+  assignVotersBody,
+  brigadeIdParams,
+  brigadeView,
+  createBrigadeBody,
   createStationBody,
   createVoterBody,
   listStationsQuery,
@@ -14,6 +18,8 @@ import {
 } from './gotv.schemas';
 import * as stations from './gotv.stations.service';
 import * as voters from './gotv.voters.service';
+import * as brigades from './gotv.brigades.service';
+import { z } from 'zod';
 
 const noStation = { 404: 'No such polling station' };
 
@@ -88,4 +94,34 @@ export const gotvRouter = new ApiRouter('gotv')
     '/api/gotv/voters/:id',
     { summary: 'One confirmed voter', access: ['manager'], params: voterIdParams, response: voterView, errors: { 404: 'No such voter' } },
     async ({ input, em }) => presentVoter(await voters.getVoter(em, input.params.id)),
+  )
+  .post(
+    '/api/gotv/brigades',
+    {
+      summary: 'Create a brigade with its members and stations',
+      description: 'Members must be active users with the `brigade` role; they may report turnout only for these stations and the brigade\'s voters.',
+      access: ['manager'],
+      body: createBrigadeBody,
+      status: 201,
+      response: brigadeView,
+      errors: { 409: 'The name is taken' },
+    },
+    async ({ input, em }) => brigades.createBrigade(em, input.body),
+  )
+  .get(
+    '/api/gotv/brigades',
+    { summary: 'List brigades with members, stations and voter counts', access: ['manager', 'viewer'], response: z.object({ data: z.array(brigadeView) }) },
+    async ({ em }) => ({ data: await brigades.describeBrigades(em) }),
+  )
+  .post(
+    '/api/gotv/brigades/:id/voters',
+    {
+      summary: 'Assign confirmed voters to a brigade',
+      access: ['manager'],
+      params: brigadeIdParams,
+      body: assignVotersBody,
+      response: brigadeView,
+      errors: { 404: 'No such brigade' },
+    },
+    async ({ input, em }) => brigades.assignVoters(em, input.params.id, input.body.voterIds),
   );

@@ -107,3 +107,31 @@ export const voterView = z
 
 export type CreateVoterInput = z.infer<typeof createVoterBody>;
 export type ListVotersInput = z.infer<typeof listVotersQuery>;
+
+const idList = (max: number) => z.array(z.uuid()).max(max).default([]);
+
+export const createBrigadeBody = z.object({
+  name: z.string().trim().min(1).max(120),
+  leaderId: z.uuid().optional(),
+  /** Users with the `brigade` role. */
+  memberIds: idList(200),
+  stationIds: idList(500),
+});
+
+export const assignVotersBody = z.object({ voterIds: z.array(z.uuid()).min(1).max(5000) });
+
+export const brigadeIdParams = z.object({ id: z.uuid() });
+
+export const brigadeView = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    leaderId: z.uuid().nullable(),
+    memberIds: z.array(z.uuid()),
+    stationIds: z.array(z.uuid()),
+    voters: z.number().int(),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Brigade' });
+
+export type CreateBrigadeInput = z.infer<typeof createBrigadeBody>;

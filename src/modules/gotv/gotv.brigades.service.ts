@@ -1,0 +1,62 @@
+import { UniqueConstraintViolationException, type EntityName } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
+import { newId } from '../../kernel/ids';
+import { UserSchema } from '../auth';
+import { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, VoterSchema } from './gotv.entities';
+import type { CreateBrigadeInput } from './gotv.schemas';
+
+/** A 400 on `path` unless every id names an existing row (matching `where`). */
+async function assertAll<T extends object>(em: EntityManager, entity: EntityName<T>, ids: string[], path: string, what: string, where: Record<string, unknown> = {}) {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return;
+  const found = await em.count(entity, { id: { $in: unique }, ...where } as never);
+  if (found !== unique.length) throw invalidField(path, what);
+}
+
+export async function createBrigade(em: EntityManager, input: CreateBrigadeInput) {
+  await assertAll(em, UserSchema, input.memberIds, 'body.memberIds', 'Every member must be an active user with the brigade role.', { role: 'brigade', active: true });
+  await assertAll(em, UserSchema, input.leaderId ? [input.leaderId] : [], 'body.leaderId', 'No active user has this id.', { active: true });
+  await assertAll(em, PollingStationSchema, input.stationIds, 'body.stationIds', 'Every station must exist.');
+  const brigade = em.create(BrigadeSchema, { id: newId(), name: input.name, leader: input.leaderId ?? null });
+  for (const user of new Set(input.memberIds)) em.create(BrigadeMemberSchema, { brigade, user });
+  for (const station of new Set(input.stationIds)) em.create(BrigadeStationSchema, { brigade, station });
+  try {
+    await em.flush();
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) throw new ConflictError('A brigade with this name exists.', 'brigade_name_taken');
+    throw error;
+  }
+  return (await describeBrigades(em, [brigade.id]))[0]!;
+}
+
+/** Brigades with their members, stations and number of voters, in three grouped queries. */
+export async function describeBrigades(em: EntityManager, ids?: string[]) {
+  const brigades = await em.find(BrigadeSchema, ids ? { id: { $in: ids } } : {}, { orderBy: { name: 'asc' }, limit: 500 });
+  const brigadeIds = brigades.map((brigade) => brigade.id);
+  const [members, stations, voters] = await Promise.all([
+    em.find(BrigadeMemberSchema, { brigade: { $in: brigadeIds } }),
+    em.find(BrigadeStationSchema, { brigade: { $in: brigadeIds } }),
+    em.execute<{ brigade_id: string; n: number }[]>(
+      'select brigade_id, count(*)::int as n from gotv_voters where brigade_id = any(array[?]::uuid[]) group by brigade_id',
+      [brigadeIds.length ? brigadeIds : ['00000000-0000-0000-0000-000000000000']],
+    ),
+  ]);
+  const voterCounts = new Map(voters.map((row) => [row.brigade_id, row.n]));
+  return brigades.map((brigade) => ({
+    id: brigade.id,
+    name: brigade.name,
+    leaderId: brigade.leader ? brigade.leader.id : null,
+    memberIds: members.filter((member) => member.brigade.id === brigade.id).map((member) => member.user.id),
+    stationIds: stations.filter((station) => station.brigade.id === brigade.id).map((station) => station.station.id),
+    voters: voterCounts.get(brigade.id) ?? 0,
+    createdAt: brigade.createdAt.toISOString(),
+  }));
+}
+
+export async function assignVoters(em: EntityManager, brigadeId: string, voterIds: string[]) {
+  if (!(await em.count(BrigadeSchema, { id: brigadeId }))) throw new NotFoundError('No brigade has this id.');
+  await assertAll(em, VoterSchema, voterIds, 'body.voterIds', 'Every voter must exist.');
+  await em.nativeUpdate(VoterSchema, { id: { $in: [...new Set(voterIds)] } }, { brigade: brigadeId });
+  return (await describeBrigades(em, [brigadeId]))[0]!;
+}

@@ -1,0 +1,57 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+
+let app: TestApp;
+let admin: TestUser;
+let manager: TestUser;
+let viewer: TestUser;
+let member: TestUser;
+let station: string;
+let voterId: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+  viewer = await createUser(app, admin, 'viewer');
+  member = await createUser(app, admin, 'brigade');
+  station = (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'S1', name: 'Puesto 1', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 2000 }).expect(201)).body.id;
+  voterId = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Rosa Pérez', documentId: '52123456', pollingStationId: station }).expect(201)).body.id;
+});
+afterAll(() => app.close());
+
+describe('brigades', () => {
+  it('creates a brigade with members and stations, assigns voters and lists them', async () => {
+    const created = await app.http
+      .post('/api/gotv/brigades')
+      .set(manager.auth)
+      .send({ name: 'Brigada Kennedy', leaderId: manager.id, memberIds: [member.id], stationIds: [station] })
+      .expect(201);
+    expect(created.body).toMatchObject({ name: 'Brigada Kennedy', leaderId: manager.id, memberIds: [member.id], stationIds: [station], voters: 0 });
+    const assigned = await app.http.post(`/api/gotv/brigades/${created.body.id}/voters`).set(manager.auth).send({ voterIds: [voterId] }).expect(200);
+    expect(assigned.body.voters).toBe(1);
+    const list = await app.http.get('/api/gotv/brigades').set(viewer.auth).expect(200);
+    expect(list.body.data.map((brigade: { name: string }) => brigade.name)).toEqual(['Brigada Kennedy']);
+    expectProblem(await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada Kennedy' }), 409, 'brigade_name_taken');
+  });
+
+  it.each([
+    [() => ({ name: 'B', memberIds: [viewer.id] }), 'body.memberIds'],
+    [() => ({ name: 'B', stationIds: ['01960000-0000-7000-8000-000000000000'] }), 'body.stationIds'],
+    [() => ({ name: 'B', leaderId: '01960000-0000-7000-8000-000000000000' }), 'body.leaderId'],
+    [() => ({ name: '' }), 'body.name'],
+    [() => ({ name: 'B', memberIds: ['x'] }), 'body.memberIds.0'],
+  ])('rejects bad input %# with 400', async (body, path) => {
+    const problem = expectProblem(await app.http.post('/api/gotv/brigades').set(manager.auth).send(body()), 400);
+    expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+  });
+
+  it('guards access and ids', async () => {
+    expectProblem(await app.http.post('/api/gotv/brigades').set(member.auth).send({ name: 'X' }), 403);
+    expectProblem(await app.http.get('/api/gotv/brigades'), 401);
+    expectProblem(await app.http.post('/api/gotv/brigades/01960000-0000-7000-8000-000000000000/voters').set(manager.auth).send({ voterIds: [voterId] }), 404);
+    const brigades = await app.http.get('/api/gotv/brigades').set(manager.auth).expect(200);
+    expectProblem(await app.http.post(`/api/gotv/brigades/${brigades.body.data[0].id}/voters`).set(manager.auth).send({ voterIds: ['01960000-0000-7000-8000-000000000000'] }), 400);
+    expectProblem(await app.http.post(`/api/gotv/brigades/${brigades.body.data[0].id}/voters`).set(manager.auth).send({ voterIds: [] }), 400);
+  });
+});
