@@ -96,3 +96,31 @@ export const BrigadeStationSchema = defineEntity({
     station: () => p.manyToOne(PollingStationSchema).primary().deleteRule('cascade'),
   }),
 });
+
+export const REPORT_KINDS = ['voter', 'count'] as const;
+export type ReportKind = (typeof REPORT_KINDS)[number];
+
+/**
+ * An append-only fact from the field: "this voter voted" or "at time T, N people have voted at
+ * this station". `clientReportId` is made by the phone, so a batch resent over a bad connection is
+ * recognised and counted once.
+ */
+export const TurnoutReportSchema = defineEntity({
+  name: 'TurnoutReport',
+  tableName: 'gotv_turnout_reports',
+  indexes: [{ properties: ['station', 'kind', 'reportedAt'] }, { properties: ['receivedAt'] }],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    clientReportId: p.uuid().unique(),
+    kind: p.enum([...REPORT_KINDS]),
+    station: () => p.manyToOne(PollingStationSchema).deleteRule('cascade'),
+    voter: () => p.manyToOne(VoterSchema).nullable().deleteRule('cascade'),
+    votersSoFar: p.integer().nullable(),
+    /** When it happened, by the reporter's clock (never in the future). */
+    reportedAt: p.datetime(),
+    receivedAt: p.datetime(),
+    reportedBy: () => p.manyToOne(UserSchema).deleteRule('restrict'),
+    /** A count lower than the station's figure at that time: kept as a fact, not applied. */
+    flagged: p.boolean().default(false),
+  }),
+});

@@ -14,8 +14,20 @@ export interface StationEvent {
   lng: number;
 }
 
+/** An accepted report: ids and numbers only. */
+export interface TurnoutEvent {
+  reportId: string;
+  kind: 'voter' | 'count';
+  stationId: string;
+  voterId: string | null;
+  votersSoFar: number | null;
+  flagged: boolean;
+}
+
 declare module '../../kernel/realtime' {
   interface RealtimeEvents {
     'gotv:station': StationEvent;
+    /** Reports accepted within 100 ms, as one message. */
+    'gotv:turnout': { items: TurnoutEvent[] };
   }
 }

@@ -2,6 +2,8 @@ import { ApiRouter } from '../../kernel/http/router';
 import { pageSchema } from '../../kernel/pagination';
 import { presentStation, presentVoter } from './gotv.presenter';
 import {
+  turnoutAnswer,
+  turnoutBody,
   assignVotersBody,
   brigadeIdParams,
   brigadeView,
@@ -19,6 +21,8 @@ import {
 import * as stations from './gotv.stations.service';
 import * as voters from './gotv.voters.service';
 import * as brigades from './gotv.brigades.service';
+import { recordTurnout } from './gotv.turnout.service';
+import { AppError } from '../../kernel/errors';
 import { z } from 'zod';
 
 const noStation = { 404: 'No such polling station' };
@@ -124,4 +128,34 @@ export const gotvRouter = new ApiRouter('gotv')
       errors: { 404: 'No such brigade' },
     },
     async ({ input, em }) => brigades.assignVoters(em, input.params.id, input.body.voterIds),
+  )
+  .post(
+    '/api/gotv/turnout',
+    {
+      summary: 'Report turnout: one report or { reports: [...] } (up to 500)',
+      description:
+        'Voter reports (`kind: "voter"`, by voterId or documentId) and count reports (`kind: "count"`: votersSoFar at a station). ' +
+        'A resent clientReportId, or a second report for a voter who already voted, is a duplicate. A brigade member may report only ' +
+        "for the brigade's stations and voters. 201 if anything was accepted, 200 if all were duplicates, 400/403 if every item was rejected.",
+      access: ['manager', 'brigade'],
+      body: turnoutBody,
+      status: 201,
+      response: turnoutAnswer,
+    },
+    async ({ ctx, input, actor, em }) => {
+      const reports = 'reports' in input.body ? input.body.reports : [input.body];
+      const answer = await recordTurnout(em, ctx.deps, actor, reports);
+      if (answer.accepted === 0 && answer.duplicates === 0) {
+        const forbidden = answer.rejected.every((item) => item.code === 'forbidden');
+        throw new AppError(
+          forbidden ? 403 : 400,
+          forbidden ? 'forbidden' : 'reports_rejected',
+          forbidden ? 'Forbidden' : 'Reports rejected',
+          'No report was accepted.',
+          answer.rejected.map((item) => ({ path: `reports.${item.index}`, message: `${item.code}: ${item.message}` })),
+        );
+      }
+      if (answer.accepted === 0) ctx.status = 200;
+      return answer;
+    },
   );

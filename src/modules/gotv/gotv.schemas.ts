@@ -135,3 +135,38 @@ export const brigadeView = z
   .meta({ id: 'Brigade' });
 
 export type CreateBrigadeInput = z.infer<typeof createBrigadeBody>;
+
+const clientReportId = z.uuid();
+const pastOrNow = z.iso.datetime({ offset: true });
+
+const voterReport = z
+  .object({
+    kind: z.literal('voter'),
+    clientReportId,
+    voterId: z.uuid().optional(),
+    documentId: documentId.optional(),
+    votedAt: pastOrNow.optional(),
+  })
+  .refine((report) => Boolean(report.voterId) !== Boolean(report.documentId), { message: 'send voterId or documentId (one of them)', path: ['voterId'] });
+
+const countReport = z.object({
+  kind: z.literal('count'),
+  clientReportId,
+  pollingStationId: z.uuid(),
+  votersSoFar: z.number().int().min(0).max(10_000_000),
+  reportedAt: pastOrNow.optional(),
+});
+
+export const turnoutReport = z.discriminatedUnion('kind', [voterReport, countReport]);
+export type TurnoutReportInput = z.infer<typeof turnoutReport>;
+
+/** One report, or `{ reports: [...] }` with up to 500 (a phone's queue after a dead zone). */
+export const turnoutBody = z.union([turnoutReport, z.object({ reports: z.array(turnoutReport).min(1).max(500) })]);
+
+export const turnoutAnswer = z
+  .object({
+    accepted: z.number().int(),
+    duplicates: z.number().int(),
+    rejected: z.array(z.object({ index: z.number().int(), code: z.string(), message: z.string() })),
+  })
+  .meta({ id: 'TurnoutAnswer' });

@@ -1,0 +1,121 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppDeps } from '../../kernel/context';
+import type { Actor } from '../../kernel/auth/roles';
+import { newId } from '../../kernel/ids';
+import { GOTV_ROOM, type TurnoutEvent } from './gotv.events';
+import type { TurnoutReportInput } from './gotv.schemas';
+
+/** Phones' clocks drift: a report up to two minutes ahead of ours is taken as "now". */
+const CLOCK_SKEW_MS = 2 * 60_000;
+
+export interface TurnoutAnswer {
+  accepted: number;
+  duplicates: number;
+  rejected: { index: number; code: string; message: string }[];
+}
+
+type Outcome = { kind: 'accepted'; event: TurnoutEvent } | { kind: 'duplicate' } | { kind: 'rejected'; code: string; message: string };
+
+/** What a brigade member may report on: the stations and voters of their brigades. Managers: all. */
+interface Scope {
+  all: boolean;
+  stations: Set<string>;
+  brigades: Set<string>;
+}
+
+async function scopeOf(em: EntityManager, actor: Actor): Promise<Scope> {
+  if (actor.role !== 'brigade') return { all: true, stations: new Set(), brigades: new Set() };
+  const rows = await em.execute<{ brigade_id: string; station_id: string | null }[]>(
+    `select m.brigade_id, s.station_id from gotv_brigade_members m
+     left join gotv_brigade_stations s on s.brigade_id = m.brigade_id where m.user_id = ?`,
+    [actor.id],
+  );
+  return {
+    all: false,
+    brigades: new Set(rows.map((row) => row.brigade_id)),
+    stations: new Set(rows.flatMap((row) => (row.station_id ? [row.station_id] : []))),
+  };
+}
+
+const reject = (code: string, message: string): Outcome => ({ kind: 'rejected', code, message });
+
+async function recordVoterReport(em: EntityManager, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'voter' }>, at: Date): Promise<Outcome> {
+  const [voter] = await em.execute<{ id: string; station_id: string; brigade_id: string | null }[]>(
+    report.voterId
+      ? 'select id, polling_station_id as station_id, brigade_id from gotv_voters where id = ?'
+      : 'select id, polling_station_id as station_id, brigade_id from gotv_voters where document_id = ?',
+    [report.voterId ?? report.documentId],
+  );
+  if (!voter) return reject('unknown_voter', 'No confirmed voter matches this report.');
+  if (!scope.all && !scope.stations.has(voter.station_id) && !(voter.brigade_id && scope.brigades.has(voter.brigade_id))) {
+    return reject('forbidden', "This voter is not one of your brigade's.");
+  }
+  // One statement: the report is recorded once per clientReportId, and only the first report
+  // for a voter marks them voted (two phones racing meet at the row lock).
+  const [row] = await em.execute<{ report_id: string | null; voter_id: string | null }[]>(
+    `with r as (
+       insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged)
+       values (?, ?, 'voter', ?, ?, null, ?, now(), ?, false)
+       on conflict (client_report_id) do nothing returning id
+     ),
+     v as (
+       update gotv_voters set status = 'voted', voted_at = ?, updated_at = now()
+       where id = ? and status <> 'voted' and exists (select 1 from r) returning id
+     )
+     select (select id from r) as report_id, (select id from v) as voter_id`,
+    [newId(), report.clientReportId, voter.station_id, voter.id, at, actor.id, at, voter.id],
+  );
+  if (!row?.report_id || !row.voter_id) return { kind: 'duplicate' };
+  return { kind: 'accepted', event: { reportId: row.report_id, kind: 'voter', stationId: voter.station_id, voterId: voter.id, votersSoFar: null, flagged: false } };
+}
+
+async function recordCountReport(em: EntityManager, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'count' }>, at: Date): Promise<Outcome> {
+  const [station] = await em.execute<{ id: string; registered_voters: number }[]>('select id, registered_voters from gotv_polling_stations where id = ?', [
+    report.pollingStationId,
+  ]);
+  if (!station) return reject('unknown_station', 'No polling station has this id.');
+  if (!scope.all && !scope.stations.has(station.id)) return reject('forbidden', "This station is not one of your brigade's.");
+  if (report.votersSoFar > station.registered_voters) {
+    return reject('count_above_registered', `The station has ${station.registered_voters} registered voters.`);
+  }
+  // Counts are monotone in time: one lower than the station's highest count at or before this
+  // report's time is stored and flagged, and never lowers the station's figure.
+  const [row] = await em.execute<{ id: string; flagged: boolean }[]>(
+    `with previous as (
+       select coalesce(max(voters_so_far), 0) as highest from gotv_turnout_reports
+       where station_id = ? and kind = 'count' and reported_at <= ?
+     )
+     insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged)
+     select ?, ?, 'count', ?, null, ?, ?, now(), ?, ? < previous.highest from previous
+     on conflict (client_report_id) do nothing returning id, flagged`,
+    [station.id, at, newId(), report.clientReportId, station.id, report.votersSoFar, at, actor.id, report.votersSoFar],
+  );
+  if (!row) return { kind: 'duplicate' };
+  return { kind: 'accepted', event: { reportId: row.id, kind: 'count', stationId: station.id, voterId: null, votersSoFar: report.votersSoFar, flagged: row.flagged } };
+}
+
+/**
+ * Applies a batch item by item: each accepted item is committed on its own, a rejected one writes
+ * nothing, and a resent one is a duplicate. Accepted reports reach the war room batched per 100 ms.
+ */
+export async function recordTurnout(em: EntityManager, deps: AppDeps, actor: Actor, reports: TurnoutReportInput[]): Promise<TurnoutAnswer> {
+  const scope = await scopeOf(em, actor);
+  const answer: TurnoutAnswer = { accepted: 0, duplicates: 0, rejected: [] };
+  const seen = new Set<string>();
+  const publish = deps.realtime.batched(GOTV_ROOM, 'gotv:turnout');
+  for (const [index, report] of reports.entries()) {
+    const when = report.kind === 'voter' ? report.votedAt : report.reportedAt;
+    const at = when ? new Date(when) : new Date();
+    let outcome: Outcome;
+    if (seen.has(report.clientReportId)) outcome = reject('duplicate_in_batch', 'This clientReportId appears earlier in the same batch.');
+    else if (at.getTime() > Date.now() + CLOCK_SKEW_MS) outcome = reject('future_time', 'The report is dated in the future.');
+    else outcome = report.kind === 'voter' ? await recordVoterReport(em, actor, scope, report, at) : await recordCountReport(em, actor, scope, report, at);
+    seen.add(report.clientReportId);
+    if (outcome.kind === 'accepted') {
+      answer.accepted++;
+      publish(outcome.event);
+    } else if (outcome.kind === 'duplicate') answer.duplicates++;
+    else answer.rejected.push({ index, code: outcome.code, message: outcome.message });
+  }
+  return answer;
+}

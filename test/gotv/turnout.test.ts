@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { connectSocket, subscribe } from '../helpers/sockets';
+import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+
+let app: TestApp;
+let manager: TestUser;
+let viewer: TestUser;
+let member: TestUser;
+let outsider: TestUser;
+let ours: string;
+let theirs: string;
+const voters: string[] = [];
+let foreignVoter: string;
+
+const sql = <T>(query: string, params: unknown[] = []) => app.runtime.deps.orm.em.fork().execute<T[]>(query, params);
+const post = (user: TestUser, body: unknown) => app.http.post('/api/gotv/turnout').set(user.auth).send(body as object);
+const voted = (voterId: string) => ({ kind: 'voter', clientReportId: randomUUID(), voterId });
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+  viewer = await createUser(app, admin, 'viewer');
+  member = await createUser(app, admin, 'brigade');
+  outsider = await createUser(app, admin, 'brigade');
+  const station = async (code: string) =>
+    (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: code, lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id as string;
+  ours = await station('OURS');
+  theirs = await station('THEIRS');
+  for (let i = 0; i < 6; i++) {
+    voters.push((await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: `Votante ${i}`, documentId: `1000000${i}`, pollingStationId: ours }).expect(201)).body.id);
+  }
+  foreignVoter = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Ajeno', documentId: '20000001', pollingStationId: theirs }).expect(201)).body.id;
+  await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada 1', memberIds: [member.id], stationIds: [ours] }).expect(201);
+});
+afterAll(() => app.close());
+
+describe('POST /api/gotv/turnout', () => {
+  it('counts a batch sent five times once', async () => {
+    const batch = { reports: [voted(voters[0]!), voted(voters[1]!), { kind: 'count', clientReportId: randomUUID(), pollingStationId: ours, votersSoFar: 120 }] };
+    const first = await post(member, batch).expect(201);
+    expect(first.body).toEqual({ accepted: 3, duplicates: 0, rejected: [] });
+    for (let i = 0; i < 4; i++) expect((await post(member, batch).expect(200)).body).toEqual({ accepted: 0, duplicates: 3, rejected: [] });
+    const [row] = await sql<{ reports: number; voted: number }>(
+      "select (select count(*)::int from gotv_turnout_reports) as reports, (select count(*)::int from gotv_voters where status = 'voted') as voted",
+    );
+    expect(row).toEqual({ reports: 3, voted: 2 });
+  });
+
+  it('two phones racing with the same voter make one vote', async () => {
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post(member, voted(voters[2]!))));
+    const accepted = answers.reduce((sum, response) => sum + response.body.accepted, 0);
+    expect(accepted).toBe(1);
+    const [voter] = await sql<{ status: string }>('select status from gotv_voters where id = ?', [voters[2]]);
+    expect(voter!.status).toBe('voted');
+  });
+
+  it('reports a voter by document number too', async () => {
+    const response = await post(manager, { kind: 'voter', clientReportId: randomUUID(), documentId: '10000003' }).expect(201);
+    expect(response.body.accepted).toBe(1);
+  });
+
+  it('keeps a lower later count as a flagged fact without lowering the station', async () => {
+    const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+    await post(manager, { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 300, reportedAt: at(30) }).expect(201);
+    await post(manager, { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 250, reportedAt: at(10) }).expect(201);
+    const rows = await sql<{ voters_so_far: number; flagged: boolean }>("select voters_so_far, flagged from gotv_turnout_reports where station_id = ? and kind = 'count' order by reported_at", [theirs]);
+    expect(rows).toEqual([
+      { voters_so_far: 300, flagged: false },
+      { voters_so_far: 250, flagged: true },
+    ]);
+  });
+
+  it('lets a brigade member report only for its stations and voters, item by item', async () => {
+    const response = await post(member, { reports: [voted(voters[4]!), voted(foreignVoter), { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 5 }] }).expect(201);
+    expect(response.body).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [
+        { index: 1, code: 'forbidden', message: expect.any(String) },
+        { index: 2, code: 'forbidden', message: expect.any(String) },
+      ],
+    });
+    expectProblem(await post(outsider, voted(voters[5]!)), 403, 'forbidden');
+    const [voter] = await sql<{ status: string }>('select status from gotv_voters where id = ?', [voters[5]]);
+    expect(voter!.status).toBe('pending');
+  });
+
+  it('rejects bad items with reasons and keeps the good ones', async () => {
+    const duplicateId = randomUUID();
+    const response = await post(manager, {
+      reports: [
+        { kind: 'voter', clientReportId: duplicateId, voterId: voters[5] },
+        { kind: 'voter', clientReportId: duplicateId, voterId: voters[5] },
+        { kind: 'voter', clientReportId: randomUUID(), voterId: '01960000-0000-7000-8000-000000000000' },
+        { kind: 'voter', clientReportId: randomUUID(), voterId: voters[5], votedAt: new Date(Date.now() + 3600_000).toISOString() },
+        { kind: 'count', clientReportId: randomUUID(), pollingStationId: ours, votersSoFar: 5000 },
+        { kind: 'count', clientReportId: randomUUID(), pollingStationId: '01960000-0000-7000-8000-000000000000', votersSoFar: 1 },
+      ],
+    }).expect(201);
+    expect(response.body.accepted).toBe(1);
+    expect(response.body.rejected.map((item: { index: number; code: string }) => [item.index, item.code])).toEqual([
+      [1, 'duplicate_in_batch'],
+      [2, 'unknown_voter'],
+      [3, 'future_time'],
+      [4, 'count_above_registered'],
+      [5, 'unknown_station'],
+    ]);
+  });
+
+  it.each([
+    ['a batch of 501', () => ({ reports: Array.from({ length: 501 }, () => voted(voters[0]!)) })],
+    ['a wrong kind', () => ({ kind: 'guess', clientReportId: randomUUID() })],
+    ['a malformed clientReportId', () => ({ kind: 'voter', clientReportId: 'abc', voterId: voters[0] })],
+    ['a negative count', () => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: ours, votersSoFar: -1 })],
+    ['both voterId and documentId', () => ({ kind: 'voter', clientReportId: randomUUID(), voterId: voters[0], documentId: '10000000' })],
+  ])('answers %s with 400', async (_name, body) => {
+    expectProblem(await post(manager, body()), 400);
+  });
+
+  it('refuses viewers and anonymous callers', async () => {
+    expectProblem(await post(viewer, voted(voters[0]!)), 403);
+    expectProblem(await app.http.post('/api/gotv/turnout').send(voted(voters[0]!)), 401);
+    expectProblem(await post(manager, { kind: 'voter', clientReportId: randomUUID(), voterId: '01960000-0000-7000-8000-000000000000' }), 400, 'reports_rejected');
+  });
+
+  it('pushes accepted reports to the war room in batched messages', async () => {
+    const socket = await connectSocket(app.url, viewer.token);
+    try {
+      await subscribe(socket, ['gotv']);
+      type Item = { kind: string; stationId: string; votersSoFar: number | null };
+      const messages: { items: Item[] }[] = [];
+      socket.on('gotv:turnout', (message: { items: Item[] }) => messages.push(message));
+      const batch = Array.from({ length: 20 }, (_, i) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: ours, votersSoFar: 200 + i }));
+      await post(manager, { reports: batch }).expect(201);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Earlier tests' reports may share the first window; ours are the counts 200–219.
+      const mine = messages.flatMap((message) => message.items).filter((item) => item.stationId === ours && item.kind === 'count' && (item.votersSoFar ?? 0) >= 200);
+      expect(mine).toHaveLength(20);
+      expect(messages.length).toBeLessThan(5);
+      expect(JSON.stringify(messages)).not.toMatch(/Votante/);
+    } finally {
+      socket.close();
+    }
+  });
+});
