@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122042110_GotvSettings } from './Migration20261122042110_GotvSettings';
 import { Migration20261122041804_GotvTurnoutReports } from './Migration20261122041804_GotvTurnoutReports';
 import { Migration20261122041611_GotvBrigades } from './Migration20261122041611_GotvBrigades';
 import { Migration20261122041336_GotvVoters } from './Migration20261122041336_GotvVoters';
@@ -14,4 +15,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122041336_GotvVoters', class: Migration20261122041336_GotvVoters },
   { name: 'Migration20261122041611_GotvBrigades', class: Migration20261122041611_GotvBrigades },
   { name: 'Migration20261122041804_GotvTurnoutReports', class: Migration20261122041804_GotvTurnoutReports },
+  { name: 'Migration20261122042110_GotvSettings', class: Migration20261122042110_GotvSettings },
 ];

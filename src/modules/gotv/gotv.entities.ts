@@ -124,3 +124,17 @@ export const TurnoutReportSchema = defineEntity({
     flagged: p.boolean().default(false),
   }),
 });
+
+/** Election-day settings: one row (id 1), in TIMEZONE. */
+export const GotvSettingsSchema = defineEntity({
+  name: 'GotvSettings',
+  tableName: 'gotv_settings',
+  properties: (p) => ({
+    id: p.integer().primary(),
+    electionDate: p.string().length(10),
+    opensAt: p.string().length(5),
+    closesAt: p.string().length(5),
+    turnoutCurve: p.json<{ time: string; fraction: number }[]>().nullable(),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  }),
+});

@@ -22,6 +22,9 @@ import * as stations from './gotv.stations.service';
 import * as voters from './gotv.voters.service';
 import * as brigades from './gotv.brigades.service';
 import { recordTurnout } from './gotv.turnout.service';
+import { liveMap, liveMapQuery, liveMapView, projection } from './gotv.live';
+import { projectionView } from './gotv.projection';
+import { getSettings, putSettings, settingsBody, settingsView } from './gotv.settings';
 import { AppError } from '../../kernel/errors';
 import { z } from 'zod';
 
@@ -158,4 +161,43 @@ export const gotvRouter = new ApiRouter('gotv')
       if (answer.accepted === 0) ctx.status = 200;
       return answer;
     },
+  )
+  .get(
+    '/api/gotv/settings',
+    { summary: 'Election-day settings (date, opening hours, turnout curve)', access: ['manager', 'viewer'], response: settingsView },
+    async ({ em }) => getSettings(em),
+  )
+  .put(
+    '/api/gotv/settings',
+    {
+      summary: 'Set the election day',
+      description: 'Times are HH:MM in TIMEZONE (default 08:00–16:00). `turnoutCurve` replaces the documented default with the campaign’s own history.',
+      access: ['manager'],
+      body: settingsBody,
+      response: settingsView,
+    },
+    async ({ input, em }) => putSettings(em, input.body),
+  )
+  .get(
+    '/api/gotv/live-map',
+    {
+      summary: 'Real-time map of polling stations (GeoJSON FeatureCollection)',
+      description: '`territoryId` (with everything inside it) and `bbox=minLng,minLat,maxLng,maxLat` narrow it.',
+      access: ['manager', 'viewer'],
+      query: liveMapQuery,
+      response: liveMapView,
+    },
+    async ({ input, em }) => liveMap(em, input.query),
+  )
+  .get(
+    '/api/gotv/projection',
+    {
+      summary: 'Automatic projection of the day’s final turnout, overall, per station and per territory',
+      description: 'Method and formulas: docs/gotv-projection.md.',
+      access: ['manager', 'viewer'],
+      query: liveMapQuery.pick({ territoryId: true }),
+      response: projectionView,
+      errors: { 409: 'The election date is not set' },
+    },
+    async ({ ctx, input, em }) => projection(em, ctx.deps.config.timeZone, input.query),
   );

@@ -1,0 +1,165 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { instantAt } from './gotv.curve';
+import { project, stationFigure, type StationInput } from './gotv.projection';
+import { electionDay } from './gotv.settings';
+import { STATION_STATUSES } from './gotv.entities';
+
+interface StationRow {
+  id: string;
+  code: string;
+  name: string;
+  status: (typeof STATION_STATUSES)[number];
+  territory_id: string | null;
+  lat: number;
+  lng: number;
+  registered_voters: number;
+  confirmed_voters: number;
+  confirmed_voted: number;
+  last_report_at: Date | null;
+}
+
+export interface StationFilter {
+  territoryId?: string | undefined;
+  /** [minLng, minLat, maxLng, maxLat] */
+  bbox?: [number, number, number, number] | undefined;
+}
+
+/**
+ * Every station with its confirmed-voter totals and latest report time, in one grouped query;
+ * a territory filter includes the territories inside it.
+ */
+async function stationRows(em: EntityManager, filter: StationFilter): Promise<StationRow[]> {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (filter.territoryId) {
+    clauses.push(`s.territory_id in (with recursive inside(id) as (select id from territories where id = ?
+      union select t.id from territories t join inside on t.parent_id = inside.id) select id from inside)`);
+    params.push(filter.territoryId);
+  }
+  if (filter.bbox) {
+    clauses.push('s.lng between ? and ? and s.lat between ? and ?');
+    params.push(filter.bbox[0], filter.bbox[2], filter.bbox[1], filter.bbox[3]);
+  }
+  return em.execute<StationRow[]>(
+    `select s.id, s.code, s.name, s.status, s.territory_id, s.lat, s.lng, s.registered_voters,
+            coalesce(v.total, 0)::int as confirmed_voters, coalesce(v.voted, 0)::int as confirmed_voted,
+            (select max(r.received_at) from gotv_turnout_reports r where r.station_id = s.id) as last_report_at
+     from gotv_polling_stations s
+     left join (select polling_station_id, count(*) as total, count(*) filter (where status = 'voted') as voted
+                from gotv_voters group by polling_station_id) v on v.polling_station_id = s.id
+     ${clauses.length ? `where ${clauses.join(' and ')}` : ''}
+     order by s.name, s.id`,
+    params,
+  );
+}
+
+/** Count reports since the start of the election day's eve (the engine keeps the day's own). */
+async function countsByStation(em: EntityManager, since: Date): Promise<Map<string, { votersSoFar: number; reportedAt: Date }[]>> {
+  const rows = await em.execute<{ station_id: string; voters_so_far: number; reported_at: Date }[]>(
+    "select station_id, voters_so_far, reported_at from gotv_turnout_reports where kind = 'count' and reported_at >= ? order by reported_at",
+    [since],
+  );
+  const byStation = new Map<string, { votersSoFar: number; reportedAt: Date }[]>();
+  for (const row of rows) {
+    const list = byStation.get(row.station_id) ?? [];
+    list.push({ votersSoFar: row.voters_so_far, reportedAt: new Date(row.reported_at) });
+    byStation.set(row.station_id, list);
+  }
+  return byStation;
+}
+
+export async function projection(em: EntityManager, timeZone: string, filter: StationFilter = {}, now = new Date()) {
+  const { electionDate, curve } = await electionDay(em);
+  const dayStart = instantAt(electionDate, 0, timeZone);
+  const [stations, counts] = await Promise.all([stationRows(em, filter), countsByStation(em, dayStart)]);
+  const input: StationInput[] = stations.map((station) => ({
+    id: station.id,
+    territoryId: station.territory_id,
+    registeredVoters: station.registered_voters,
+    confirmedVoters: station.confirmed_voters,
+    confirmedVoted: station.confirmed_voted,
+    counts: counts.get(station.id) ?? [],
+  }));
+  return project({ now, timeZone, electionDate, curve, stations: input });
+}
+
+const pct = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0);
+
+/** Colour band for the map, by how many of our confirmed voters have voted. */
+export function level(confirmedVoters: number, confirmedVoted: number): 'none' | 'low' | 'medium' | 'high' {
+  if (confirmedVoters === 0) return 'none';
+  const share = confirmedVoted / confirmedVoters;
+  return share < 0.3 ? 'low' : share < 0.6 ? 'medium' : 'high';
+}
+
+export const liveMapQuery = z.object({
+  territoryId: z.uuid().optional(),
+  bbox: z
+    .string()
+    .transform((value) => value.split(',').map(Number))
+    .pipe(
+      z
+        .tuple([z.number().min(-180).max(180), z.number().min(-90).max(90), z.number().min(-180).max(180), z.number().min(-90).max(90)])
+        .refine(([minLng, minLat, maxLng, maxLat]) => minLng <= maxLng && minLat <= maxLat, 'bbox is minLng,minLat,maxLng,maxLat'),
+    )
+    .optional(),
+});
+
+const stationProperties = z.object({
+  id: z.uuid(),
+  code: z.string(),
+  name: z.string(),
+  status: z.enum(STATION_STATUSES),
+  registeredVoters: z.number().int(),
+  confirmedVoters: z.number().int(),
+  confirmedVoted: z.number().int(),
+  confirmedTurnoutPct: z.number(),
+  lastCount: z.number().int(),
+  stationTurnoutPct: z.number(),
+  lastReportAt: z.iso.datetime().nullable(),
+  level: z.enum(['none', 'low', 'medium', 'high']),
+});
+
+export const liveMapView = z
+  .object({
+    type: z.literal('FeatureCollection'),
+    features: z.array(
+      z.object({
+        type: z.literal('Feature'),
+        geometry: z.object({ type: z.literal('Point'), coordinates: z.tuple([z.number(), z.number()]) }),
+        properties: stationProperties,
+      }),
+    ),
+  })
+  .meta({ id: 'GotvLiveMap' });
+
+/** GeoJSON for the war-room map: one point per station with its numbers and colour band. */
+export async function liveMap(em: EntityManager, filter: StationFilter, now = new Date()): Promise<z.input<typeof liveMapView>> {
+  const since = new Date(now.getTime() - 36 * 3600_000);
+  const [stations, counts] = await Promise.all([stationRows(em, filter), countsByStation(em, since)]);
+  return {
+    type: 'FeatureCollection',
+    features: stations.map((station) => {
+      const lastCount = stationFigure(counts.get(station.id) ?? [], since.getTime(), now.getTime()).votersSoFar;
+      return {
+        type: 'Feature' as const,
+        geometry: { type: 'Point' as const, coordinates: [Number(station.lng), Number(station.lat)] as [number, number] },
+        properties: {
+          id: station.id,
+          code: station.code,
+          name: station.name,
+          status: station.status,
+          registeredVoters: station.registered_voters,
+          confirmedVoters: station.confirmed_voters,
+          confirmedVoted: station.confirmed_voted,
+          confirmedTurnoutPct: pct(station.confirmed_voted, station.confirmed_voters),
+          lastCount,
+          stationTurnoutPct: pct(lastCount, station.registered_voters),
+          lastReportAt: station.last_report_at ? new Date(station.last_report_at).toISOString() : null,
+          level: level(station.confirmed_voters, station.confirmed_voted),
+        },
+      };
+    }),
+  };
+}

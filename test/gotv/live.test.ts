@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+
+let app: TestApp;
+let admin: TestUser;
+let manager: TestUser;
+let viewer: TestUser;
+let kennedy: string;
+let stationA: string;
+let stationB: string;
+
+const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date());
+
+beforeAll(async () => {
+  app = await startTestApp();
+  admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+  viewer = await createUser(app, admin, 'viewer');
+  kennedy = (await app.http.post('/api/territories').set(manager.auth).send({ name: 'Kennedy', type: 'commune' }).expect(201)).body.id;
+  const station = async (code: string, lng: number, territoryId?: string) =>
+    (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: `Puesto ${code}`, lat: 4.6, lng, tables: 5, registeredVoters: 1000, territoryId }).expect(201)).body.id as string;
+  stationA = await station('A', -74.15, kennedy);
+  stationB = await station('B', -74.05);
+  const voterIds: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    voterIds.push((await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: `V${i}`, documentId: `3000000${i}`, pollingStationId: stationA }).expect(201)).body.id);
+  }
+  await app.http
+    .post('/api/gotv/turnout')
+    .set(manager.auth)
+    .send({
+      reports: [
+        { kind: 'voter', clientReportId: randomUUID(), voterId: voterIds[0] },
+        { kind: 'voter', clientReportId: randomUUID(), voterId: voterIds[1] },
+        { kind: 'voter', clientReportId: randomUUID(), voterId: voterIds[2] },
+        { kind: 'count', clientReportId: randomUUID(), pollingStationId: stationA, votersSoFar: 410 },
+      ],
+    })
+    .expect(201);
+});
+afterAll(() => app.close());
+
+describe('GOTV settings', () => {
+  it('defaults to 08:00–16:00 with no date, and saves a valid day', async () => {
+    expect((await app.http.get('/api/gotv/settings').set(viewer.auth).expect(200)).body).toEqual({ electionDate: null, opensAt: '08:00', closesAt: '16:00', turnoutCurve: null });
+    expectProblem(await app.http.get('/api/gotv/projection').set(viewer.auth), 409, 'election_date_not_set');
+    const saved = await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200);
+    expect(saved.body).toMatchObject({ electionDate: today(), opensAt: '08:00', closesAt: '16:00' });
+  });
+
+  it.each([
+    [{ electionDate: '2026-13-01' }],
+    [{ electionDate: '2026-11-22', opensAt: '25:00' }],
+    [{ electionDate: '2026-11-22', opensAt: '16:00', closesAt: '08:00' }],
+    [{ electionDate: '2026-11-22', turnoutCurve: [{ time: '08:00', fraction: 0 }, { time: '12:00', fraction: 0.7 }, { time: '14:00', fraction: 0.5 }, { time: '16:00', fraction: 1 }] }],
+  ])('rejects %j', async (body) => {
+    expectProblem(await app.http.put('/api/gotv/settings').set(manager.auth).send(body), 400);
+  });
+
+  it('is changed by managers only', async () => {
+    expectProblem(await app.http.put('/api/gotv/settings').set(viewer.auth).send({ electionDate: today() }), 403);
+  });
+});
+
+describe('live map and projection', () => {
+  it('serves GeoJSON with each station’s numbers and colour band', async () => {
+    const map = await app.http.get('/api/gotv/live-map').set(viewer.auth).expect(200);
+    expect(map.body.type).toBe('FeatureCollection');
+    const a = map.body.features.find((feature: { properties: { id: string } }) => feature.properties.id === stationA);
+    expect(a.geometry).toEqual({ type: 'Point', coordinates: [-74.15, 4.6] });
+    expect(a.properties).toMatchObject({ confirmedVoters: 4, confirmedVoted: 3, confirmedTurnoutPct: 75, lastCount: 410, stationTurnoutPct: 41, level: 'high', registeredVoters: 1000 });
+    expect(a.properties.lastReportAt).toEqual(expect.any(String));
+  });
+
+  it('narrows by territory and bounding box', async () => {
+    const byTerritory = await app.http.get(`/api/gotv/live-map?territoryId=${kennedy}`).set(viewer.auth).expect(200);
+    expect(byTerritory.body.features.map((feature: { properties: { id: string } }) => feature.properties.id)).toEqual([stationA]);
+    const byBox = await app.http.get('/api/gotv/live-map?bbox=-74.1,4.5,-74.0,4.7').set(viewer.auth).expect(200);
+    expect(byBox.body.features.map((feature: { properties: { id: string } }) => feature.properties.id)).toEqual([stationB]);
+    expectProblem(await app.http.get('/api/gotv/live-map?bbox=1,2,3').set(viewer.auth), 400);
+    expectProblem(await app.http.get('/api/gotv/live-map?bbox=10,0,-10,1').set(viewer.auth), 400);
+  });
+
+  it('projects the day from the reports, with the shape the war room reads', async () => {
+    const response = await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200);
+    expect(response.body).toMatchObject({ method: expect.any(String), phase: expect.stringMatching(/before_open|open|closed/) });
+    expect(response.body.overall).toMatchObject({ confirmedVoters: 4, confirmedVoted: 3, registeredVoters: 2000 });
+    expect(response.body.stations).toHaveLength(2);
+    expectProblem(await app.http.get('/api/gotv/projection?territoryId=nope').set(viewer.auth), 400);
+  });
+
+  it('is for staff who watch the war room', async () => {
+    const brigade = await createUser(app, admin, 'brigade');
+    expectProblem(await app.http.get('/api/gotv/live-map').set(brigade.auth), 403);
+    expectProblem(await app.http.get('/api/gotv/projection'), 401);
+  });
+});
