@@ -25,3 +25,14 @@ export function nextEvent<T>(socket: Socket, event: string, timeoutMs = 5000): P
     });
   });
 }
+
+/** Polls `find` until it returns something (events arrive asynchronously). */
+export async function waitFor<T>(find: () => T | undefined, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`nothing matched within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
