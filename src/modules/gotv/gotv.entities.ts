@@ -138,3 +138,22 @@ export const GotvSettingsSchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   }),
 });
+
+export const INCIDENT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+export const INCIDENT_TYPES = ['violence', 'vote_buying', 'material_missing', 'station_closed', 'witness_denied', 'other'] as const;
+
+/** Something wrong at a station on election day; it turns the station red on the map. */
+export const IncidentSchema = defineEntity({
+  name: 'Incident',
+  tableName: 'gotv_incidents',
+  indexes: [{ properties: ['station', 'createdAt'] }],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    station: () => p.manyToOne(PollingStationSchema).deleteRule('cascade'),
+    type: p.enum([...INCIDENT_TYPES]),
+    severity: p.enum([...INCIDENT_SEVERITIES]),
+    description: p.text(),
+    reportedBy: () => p.manyToOne(UserSchema).deleteRule('restrict'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});

@@ -27,6 +27,7 @@ export interface TurnoutEvent {
 declare module '../../kernel/realtime' {
   interface RealtimeEvents {
     'gotv:station': StationEvent;
+    'gotv:incident': { id: string; stationId: string; type: string; severity: string; createdAt: string };
     /** Reports accepted within 100 ms, as one message. */
     'gotv:turnout': { items: TurnoutEvent[] };
   }

@@ -2,6 +2,8 @@ import { ApiRouter } from '../../kernel/http/router';
 import { pageSchema } from '../../kernel/pagination';
 import { presentStation, presentVoter } from './gotv.presenter';
 import {
+  createIncidentBody,
+  incidentView,
   turnoutAnswer,
   turnoutBody,
   assignVotersBody,
@@ -22,6 +24,7 @@ import * as stations from './gotv.stations.service';
 import * as voters from './gotv.voters.service';
 import * as brigades from './gotv.brigades.service';
 import { recordTurnout } from './gotv.turnout.service';
+import { reportIncident } from './gotv.incidents.service';
 import { liveMap, liveMapQuery, liveMapView, projection } from './gotv.live';
 import { projectionView } from './gotv.projection';
 import { getSettings, putSettings, settingsBody, settingsView } from './gotv.settings';
@@ -200,4 +203,16 @@ export const gotvRouter = new ApiRouter('gotv')
       errors: { 409: 'The election date is not set' },
     },
     async ({ ctx, input, em }) => projection(em, ctx.deps.config.timeZone, input.query),
+  )
+  .post(
+    '/api/gotv/incidents',
+    {
+      summary: 'Report an incident at a polling station',
+      description: 'Sets the station to `incident` and pushes `gotv:incident` and `gotv:station` to the war room.',
+      access: ['manager', 'brigade'],
+      body: createIncidentBody,
+      status: 201,
+      response: incidentView,
+    },
+    async ({ ctx, input, actor, em }) => reportIncident(em, ctx.deps, actor, input.body),
   );

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/pagination';
-import { STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
+import { INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
 
 const count = z.number().int().min(0).max(10_000_000);
 
@@ -170,3 +170,24 @@ export const turnoutAnswer = z
     rejected: z.array(z.object({ index: z.number().int(), code: z.string(), message: z.string() })),
   })
   .meta({ id: 'TurnoutAnswer' });
+
+export const createIncidentBody = z.object({
+  pollingStationId: z.uuid(),
+  type: z.enum(INCIDENT_TYPES),
+  severity: z.enum(INCIDENT_SEVERITIES),
+  description: z.string().trim().min(3).max(2000),
+});
+
+export const incidentView = z
+  .object({
+    id: z.uuid(),
+    pollingStationId: z.uuid(),
+    type: z.enum(INCIDENT_TYPES),
+    severity: z.enum(INCIDENT_SEVERITIES),
+    description: z.string(),
+    reportedBy: z.uuid(),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Incident' });
+
+export type CreateIncidentInput = z.infer<typeof createIncidentBody>;

@@ -4,6 +4,7 @@ import type { Actor } from '../../kernel/auth/roles';
 import { newId } from '../../kernel/ids';
 import { GOTV_ROOM, type TurnoutEvent } from './gotv.events';
 import type { TurnoutReportInput } from './gotv.schemas';
+import { scopeOf, type Scope } from './gotv.scope';
 
 /** Phones' clocks drift: a report up to two minutes ahead of ours is taken as "now". */
 const CLOCK_SKEW_MS = 2 * 60_000;
@@ -15,27 +16,6 @@ export interface TurnoutAnswer {
 }
 
 type Outcome = { kind: 'accepted'; event: TurnoutEvent } | { kind: 'duplicate' } | { kind: 'rejected'; code: string; message: string };
-
-/** What a brigade member may report on: the stations and voters of their brigades. Managers: all. */
-interface Scope {
-  all: boolean;
-  stations: Set<string>;
-  brigades: Set<string>;
-}
-
-async function scopeOf(em: EntityManager, actor: Actor): Promise<Scope> {
-  if (actor.role !== 'brigade') return { all: true, stations: new Set(), brigades: new Set() };
-  const rows = await em.execute<{ brigade_id: string; station_id: string | null }[]>(
-    `select m.brigade_id, s.station_id from gotv_brigade_members m
-     left join gotv_brigade_stations s on s.brigade_id = m.brigade_id where m.user_id = ?`,
-    [actor.id],
-  );
-  return {
-    all: false,
-    brigades: new Set(rows.map((row) => row.brigade_id)),
-    stations: new Set(rows.flatMap((row) => (row.station_id ? [row.station_id] : []))),
-  };
-}
 
 const reject = (code: string, message: string): Outcome => ({ kind: 'rejected', code, message });
 
