@@ -86,6 +86,8 @@ const envSchema = z
     CAPTURE_MAX_PER_IP: positiveInt.default(1000),
     CAPTURE_MAX_PER_PERSON: positiveInt.default(10),
     CAPTURE_WINDOW: duration.default(10 * 60),
+    // How long a brigade member holds a voter from the call list before others may take them.
+    GOTV_CLAIM_TTL: duration.default(20 * 60),
     REGISTER_WINDOW: duration.default(3600),
     SHUTDOWN_TIMEOUT: duration.default(15),
   })
@@ -126,6 +128,7 @@ export interface Config {
   loginLimits: { perEmail: number; perIp: number; windowSeconds: number };
   registerLimits: { perIp: number; windowSeconds: number };
   captureLimits: { perIp: number; perPerson: number; windowSeconds: number };
+  gotvClaimSeconds: number;
   shutdownTimeoutSeconds: number;
 }
 
@@ -178,6 +181,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     registerLimits: { perIp: env.REGISTER_MAX_PER_IP, windowSeconds: env.REGISTER_WINDOW },
     captureLimits: { perIp: env.CAPTURE_MAX_PER_IP, perPerson: env.CAPTURE_MAX_PER_PERSON, windowSeconds: env.CAPTURE_WINDOW },
+    gotvClaimSeconds: env.GOTV_CLAIM_TTL,
     shutdownTimeoutSeconds: env.SHUTDOWN_TIMEOUT,
   };
 }

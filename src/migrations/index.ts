@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122042945_GotvClaimsAndContacts } from './Migration20261122042945_GotvClaimsAndContacts';
 import { Migration20261122042757_GotvIncidents } from './Migration20261122042757_GotvIncidents';
 import { Migration20261122042110_GotvSettings } from './Migration20261122042110_GotvSettings';
 import { Migration20261122041804_GotvTurnoutReports } from './Migration20261122041804_GotvTurnoutReports';
@@ -18,4 +19,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122041804_GotvTurnoutReports', class: Migration20261122041804_GotvTurnoutReports },
   { name: 'Migration20261122042110_GotvSettings', class: Migration20261122042110_GotvSettings },
   { name: 'Migration20261122042757_GotvIncidents', class: Migration20261122042757_GotvIncidents },
+  { name: 'Migration20261122042945_GotvClaimsAndContacts', class: Migration20261122042945_GotvClaimsAndContacts },
 ];

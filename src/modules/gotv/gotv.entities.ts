@@ -56,6 +56,9 @@ export const VoterSchema = defineEntity({
     priority: p.enum([...VOTER_PRIORITIES]).default('normal'),
     status: p.enum([...VOTER_STATUSES]).default('pending'),
     votedAt: p.datetime().nullable(),
+    /** Who is chasing this voter now, so that two people do not call the same person. */
+    claimedBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    claimedUntil: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   }),
@@ -154,6 +157,24 @@ export const IncidentSchema = defineEntity({
     severity: p.enum([...INCIDENT_SEVERITIES]),
     description: p.text(),
     reportedBy: () => p.manyToOne(UserSchema).deleteRule('restrict'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+
+export const CONTACT_OUTCOMES = ['reached', 'no_answer', 'wrong_number', 'refused', 'on_the_way'] as const;
+export type ContactOutcome = (typeof CONTACT_OUTCOMES)[number];
+
+/** One attempt to reach a voter on election day, and how it went. */
+export const VoterContactSchema = defineEntity({
+  name: 'VoterContact',
+  tableName: 'gotv_voter_contacts',
+  indexes: [{ properties: ['voter', 'createdAt'] }],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    voter: () => p.manyToOne(VoterSchema).deleteRule('cascade'),
+    user: () => p.manyToOne(UserSchema).deleteRule('restrict'),
+    outcome: p.enum([...CONTACT_OUTCOMES]),
+    note: p.string().length(500).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   }),
 });

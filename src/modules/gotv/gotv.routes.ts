@@ -2,6 +2,9 @@ import { ApiRouter } from '../../kernel/http/router';
 import { pageSchema } from '../../kernel/pagination';
 import { presentStation, presentVoter } from './gotv.presenter';
 import {
+  claimView,
+  contactOutcomeBody,
+  contactOutcomeView,
   createIncidentBody,
   incidentView,
   turnoutAnswer,
@@ -25,6 +28,7 @@ import * as voters from './gotv.voters.service';
 import * as brigades from './gotv.brigades.service';
 import { recordTurnout } from './gotv.turnout.service';
 import { reportIncident } from './gotv.incidents.service';
+import { claimVoter, logContact } from './gotv.chase.service';
 import { liveMap, liveMapQuery, liveMapView, projection } from './gotv.live';
 import { projectionView } from './gotv.projection';
 import { getSettings, putSettings, settingsBody, settingsView } from './gotv.settings';
@@ -215,4 +219,29 @@ export const gotvRouter = new ApiRouter('gotv')
       response: incidentView,
     },
     async ({ ctx, input, actor, em }) => reportIncident(em, ctx.deps, actor, input.body),
+  )
+  .post(
+    '/api/gotv/voters/:id/claim',
+    {
+      summary: 'Claim a voter from the call list (expires after GOTV_CLAIM_TTL)',
+      access: ['manager', 'brigade'],
+      params: voterIdParams,
+      response: claimView,
+      errors: { 404: 'No such voter', 409: 'Already voted, or claimed by someone else' },
+    },
+    async ({ ctx, input, actor, em }) => claimVoter(em, ctx.deps, actor, input.params.id),
+  )
+  .post(
+    '/api/gotv/voters/:id/contacts',
+    {
+      summary: 'Log how contacting a voter went',
+      description: '`reached` → contacted, `on_the_way` → on the way; others keep the status. Releases the claim.',
+      access: ['manager', 'brigade'],
+      params: voterIdParams,
+      body: contactOutcomeBody,
+      status: 201,
+      response: contactOutcomeView,
+      errors: { 404: 'No such voter' },
+    },
+    async ({ input, actor, em }) => logContact(em, actor, input.params.id, input.body.outcome, input.body.note),
   );

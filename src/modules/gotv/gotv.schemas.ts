@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/pagination';
-import { INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
+import { CONTACT_OUTCOMES, INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
 
 const count = z.number().int().min(0).max(10_000_000);
 
@@ -191,3 +191,16 @@ export const incidentView = z
   .meta({ id: 'Incident' });
 
 export type CreateIncidentInput = z.infer<typeof createIncidentBody>;
+
+export const contactOutcomeBody = z.object({
+  outcome: z.enum(CONTACT_OUTCOMES),
+  note: z.string().trim().max(500).optional(),
+});
+
+export const claimView = z
+  .object({ voterId: z.uuid(), claimedBy: z.uuid(), claimedUntil: z.iso.datetime() })
+  .meta({ id: 'VoterClaim' });
+
+export const contactOutcomeView = z
+  .object({ id: z.uuid(), voterId: z.uuid(), outcome: z.enum(CONTACT_OUTCOMES), voterStatus: z.enum(VOTER_STATUSES), createdAt: z.iso.datetime() })
+  .meta({ id: 'VoterContactOutcome' });

@@ -1,12 +1,12 @@
 import type { ModuleManifest } from '../../kernel/module';
-import { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, TurnoutReportSchema, VoterSchema, GotvSettingsSchema, IncidentSchema } from './gotv.entities';
+import { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, TurnoutReportSchema, VoterSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema } from './gotv.entities';
 import { GOTV_ROOM } from './gotv.events';
 import { gotvRouter } from './gotv.routes';
 
 /** Get-out-the-vote: election-day stations, (next) voters, brigades, turnout, map and projection. */
 export const gotvModule: ModuleManifest = {
   name: 'gotv',
-  entities: [PollingStationSchema, VoterSchema, BrigadeSchema, BrigadeMemberSchema, BrigadeStationSchema, TurnoutReportSchema, GotvSettingsSchema, IncidentSchema],
+  entities: [PollingStationSchema, VoterSchema, BrigadeSchema, BrigadeMemberSchema, BrigadeStationSchema, TurnoutReportSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema],
   routers: [gotvRouter],
   rooms: [
     { pattern: new RegExp(`^${GOTV_ROOM}$`), roles: ['manager', 'viewer'], description: 'War room: every station and report' },

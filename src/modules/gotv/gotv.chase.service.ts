@@ -1,0 +1,71 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppDeps } from '../../kernel/context';
+import type { Actor } from '../../kernel/auth/roles';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../kernel/errors';
+import { newId } from '../../kernel/ids';
+import type { ContactOutcome, VoterStatus } from './gotv.entities';
+import { scopeOf } from './gotv.scope';
+
+interface VoterRow {
+  id: string;
+  status: VoterStatus;
+  station_id: string;
+  brigade_id: string | null;
+  claimed_by_id: string | null;
+  claimed_until: Date | null;
+}
+
+/** The voter, if the caller may chase them (managers: any; brigade: their stations or voters). */
+async function voterInScope(em: EntityManager, actor: Actor, voterId: string): Promise<VoterRow> {
+  const [voter] = await em.execute<VoterRow[]>(
+    'select id, status, polling_station_id as station_id, brigade_id, claimed_by_id, claimed_until from gotv_voters where id = ?',
+    [voterId],
+  );
+  if (!voter) throw new NotFoundError('No voter has this id.');
+  const scope = await scopeOf(em, actor);
+  if (!scope.all && !scope.stations.has(voter.station_id) && !(voter.brigade_id && scope.brigades.has(voter.brigade_id))) {
+    throw new ForbiddenError("This voter is not one of your brigade's.");
+  }
+  return voter;
+}
+
+/**
+ * Takes a voter off the call list for a while: one conditional update, so of two people pressing
+ * "call" at once exactly one gets the voter. A claim by the same person is renewed.
+ */
+export async function claimVoter(em: EntityManager, deps: AppDeps, actor: Actor, voterId: string) {
+  const voter = await voterInScope(em, actor, voterId);
+  if (voter.status === 'voted') throw new ConflictError('This voter has already voted.', 'already_voted');
+  const until = new Date(Date.now() + deps.config.gotvClaimSeconds * 1000);
+  const [claimed] = await em.execute<{ id: string }[]>(
+    `update gotv_voters set claimed_by_id = ?, claimed_until = ?, updated_at = now()
+     where id = ? and status <> 'voted' and (claimed_until is null or claimed_until < now() or claimed_by_id = ?) returning id`,
+    [actor.id, until, voter.id, actor.id],
+  );
+  if (!claimed) throw new ConflictError('Someone else is already contacting this voter.', 'voter_claimed');
+  return { voterId: voter.id, claimedBy: actor.id, claimedUntil: until.toISOString() };
+}
+
+/** What an outcome does to the voter's status; the others leave it as it is. */
+const statusAfter: Partial<Record<ContactOutcome, VoterStatus>> = { reached: 'contacted', on_the_way: 'on_the_way' };
+
+/** Logs a contact attempt, moves the voter along (never back from voted) and releases the claim. */
+export async function logContact(em: EntityManager, actor: Actor, voterId: string, outcome: ContactOutcome, note: string | undefined) {
+  const voter = await voterInScope(em, actor, voterId);
+  const id = newId();
+  const next = statusAfter[outcome];
+  const [row] = await em.execute<{ status: VoterStatus; created_at: Date }[]>(
+    `with c as (
+       insert into gotv_voter_contacts (id, voter_id, user_id, outcome, note, created_at) values (?, ?, ?, ?, ?, now()) returning created_at
+     ),
+     v as (
+       update gotv_voters set
+         status = case when status = 'voted' or ?::text is null then status else ?::text end,
+         claimed_by_id = null, claimed_until = null, updated_at = now()
+       where id = ? returning status
+     )
+     select v.status, c.created_at from v, c`,
+    [id, voter.id, actor.id, outcome, note ?? null, next ?? null, next ?? null, voter.id],
+  );
+  return { id, voterId: voter.id, outcome, voterStatus: row!.status, createdAt: new Date(row!.created_at).toISOString() };
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+
+let app: TestApp;
+let manager: TestUser;
+let memberA: TestUser;
+let memberB: TestUser;
+let outsider: TestUser;
+const voters: string[] = [];
+let foreign: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+  memberA = await createUser(app, admin, 'brigade');
+  memberB = await createUser(app, admin, 'brigade');
+  outsider = await createUser(app, admin, 'brigade');
+  const station = async (code: string) =>
+    (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: code, lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id as string;
+  const ours = await station('OURS');
+  const theirs = await station('THEIRS');
+  for (let i = 0; i < 4; i++) {
+    voters.push((await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: `V${i}`, documentId: `4000000${i}`, pollingStationId: ours }).expect(201)).body.id);
+  }
+  foreign = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Ajeno', documentId: '50000001', pollingStationId: theirs }).expect(201)).body.id;
+  await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'B', memberIds: [memberA.id, memberB.id], stationIds: [ours] }).expect(201);
+});
+afterAll(() => app.close());
+
+const claim = (user: TestUser, voterId: string) => app.http.post(`/api/gotv/voters/${voterId}/claim`).set(user.auth);
+const contact = (user: TestUser, voterId: string, outcome: string) => app.http.post(`/api/gotv/voters/${voterId}/contacts`).set(user.auth).send({ outcome });
+
+describe('chasing pending voters', () => {
+  it('gives a voter to exactly one of two people claiming at once', async () => {
+    const [a, b] = await Promise.all([claim(memberA, voters[0]!), claim(memberB, voters[0]!)]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const loser = a.status === 409 ? a : b;
+    expectProblem(loser, 409, 'voter_claimed');
+    const winner = a.status === 200 ? memberA : memberB;
+    await claim(winner, voters[0]!).expect(200); // renewing one's own claim
+  });
+
+  it('moves the voter along with the outcome and releases the claim', async () => {
+    await claim(memberA, voters[1]!).expect(200);
+    const reached = await contact(memberA, voters[1]!, 'reached').expect(201);
+    expect(reached.body).toMatchObject({ outcome: 'reached', voterStatus: 'contacted' });
+    await claim(memberB, voters[1]!).expect(200);
+    const noAnswer = await contact(memberB, voters[1]!, 'no_answer').expect(201);
+    expect(noAnswer.body.voterStatus).toBe('contacted');
+    expect((await contact(memberB, voters[1]!, 'on_the_way').expect(201)).body.voterStatus).toBe('on_the_way');
+  });
+
+  it('never moves a voted voter back, and a voted voter cannot be claimed', async () => {
+    await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId: randomUUID(), voterId: voters[2] }).expect(201);
+    expectProblem(await claim(memberA, voters[2]!), 409, 'already_voted');
+    expect((await contact(memberA, voters[2]!, 'reached').expect(201)).body.voterStatus).toBe('voted');
+  });
+
+  it('keeps brigade members to their own voters and validates input', async () => {
+    expectProblem(await claim(memberA, foreign), 403);
+    expectProblem(await claim(outsider, voters[3]!), 403);
+    expectProblem(await contact(memberA, voters[3]!, 'teleported'), 400);
+    expectProblem(await claim(memberA, '01960000-0000-7000-8000-000000000000'), 404);
+    expectProblem(await claim(memberA, 'xyz'), 400);
+    expectProblem(await app.http.post(`/api/gotv/voters/${voters[3]}/claim`), 401);
+  });
+});
