@@ -96,3 +96,17 @@ describe('live map and projection', () => {
     expectProblem(await app.http.get('/api/gotv/projection'), 401);
   });
 });
+
+describe('GET /api/gotv/dashboard', () => {
+  it('sums stations, confirmed voters, reports and the projection', async () => {
+    const dashboard = await app.http.get('/api/gotv/dashboard').set(viewer.auth).expect(200);
+    expect(dashboard.body.stations).toEqual({ pending: 2, open: 0, closed: 0, incident: 0 });
+    expect(dashboard.body.voters).toEqual({ confirmed: 4, voted: 3, pending: 1, turnoutPct: 75 });
+    expect(dashboard.body.hourly.reduce((sum: number, row: { voterReports: number }) => sum + row.voterReports, 0)).toBe(3);
+    expect(dashboard.body.byTerritory).toEqual([{ territoryId: kennedy, name: 'Kennedy', assigned: 4, voted: 3, pending: 1 }]);
+    expect(dashboard.body.byBrigade).toEqual([{ brigadeId: null, name: 'Sin brigada', assigned: 4, voted: 3, pending: 1 }]);
+    expect(dashboard.body.mostPending).toEqual([{ stationId: stationA, code: 'A', name: 'Puesto A', pending: 1 }]);
+    expect(dashboard.body.projection).toMatchObject({ phase: expect.any(String) });
+    expectProblem(await app.http.get('/api/gotv/dashboard').set((await createUser(app, admin, 'brigade')).auth), 403);
+  });
+});

@@ -29,6 +29,7 @@ import * as brigades from './gotv.brigades.service';
 import { recordTurnout } from './gotv.turnout.service';
 import { reportIncident } from './gotv.incidents.service';
 import { claimVoter, logContact } from './gotv.chase.service';
+import { dashboardView, gotvDashboard } from './gotv.dashboard';
 import { liveMap, liveMapQuery, liveMapView, projection } from './gotv.live';
 import { projectionView } from './gotv.projection';
 import { getSettings, putSettings, settingsBody, settingsView } from './gotv.settings';
@@ -244,4 +245,14 @@ export const gotvRouter = new ApiRouter('gotv')
       errors: { 404: 'No such voter' },
     },
     async ({ input, actor, em }) => logContact(em, actor, input.params.id, input.body.outcome, input.body.note),
+  )
+  .get(
+    '/api/gotv/dashboard',
+    {
+      summary: 'Election-day dashboard',
+      description: 'Stations by status, confirmed voters voted/pending, reports per hour, progress per territory and brigade, the stations with most pending voters, and the projection summary.',
+      access: ['manager', 'viewer'],
+      response: dashboardView,
+    },
+    async ({ ctx, em }) => gotvDashboard(em, ctx.deps.config.timeZone),
   );
