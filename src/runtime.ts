@@ -125,6 +125,7 @@ export class Runtime {
       jobs,
       rateLimits: new RateLimits(redis, config.redisKeyPrefix),
     };
+    realtime.addCommands(modules.flatMap((module) => module.socketCommands?.(deps) ?? []));
     if (options.workers !== false) await jobs.start(deps);
     return new Runtime(deps, createApp(deps, modules), { redisClients, embedded });
   }

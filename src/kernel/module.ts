@@ -1,7 +1,8 @@
 import type { EntitySchema } from '@mikro-orm/core';
 import type { ApiRouter } from './http/router';
 import type { JobDefinition } from './jobs';
-import type { RoomRule } from './realtime';
+import type { RoomRule, SocketCommand } from './realtime';
+import type { AppDeps } from './context';
 
 /** What a module contributes to the process; src/modules/index.ts lists them all. */
 export interface ModuleManifest {
@@ -13,4 +14,7 @@ export interface ModuleManifest {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   jobs?: JobDefinition<any>[];
   rooms?: RoomRule[];
+  /** Requests clients may send over their socket; built once the process's dependencies exist. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  socketCommands?: (deps: AppDeps) => SocketCommand<any>[];
 }

@@ -18,6 +18,18 @@ export interface RealtimeEvents {}
 type BatchedEventName = { [K in keyof RealtimeEvents]: RealtimeEvents[K] extends { items: unknown[] } ? K : never }[keyof RealtimeEvents];
 type BatchItem<K extends keyof RealtimeEvents> = RealtimeEvents[K] extends { items: (infer T)[] } ? T : never;
 
+/**
+ * A request a client may send over its socket instead of HTTP (a brigade phone reporting on a
+ * flaky connection keeps one socket open). The ack carries `{ ok: true, result }` or
+ * `{ ok: false, error: { code, message, errors? } }`, the same codes as the HTTP problems.
+ */
+export interface SocketCommand<T = unknown> {
+  event: string;
+  roles: Role[];
+  schema: z.ZodType<T>;
+  handle: (input: T, actor: Actor) => Promise<unknown>;
+}
+
 /** Which roles may join the rooms whose names match `pattern`; declared by module manifests. */
 export interface RoomRule {
   pattern: RegExp;
@@ -60,6 +72,7 @@ export class Realtime {
   readonly io: Server;
   private readonly flushers = new Set<() => void>();
   private readonly batchers = new Map<string, (item: unknown) => void>();
+  private readonly commands: SocketCommand[] = [];
 
   constructor(private readonly options: RealtimeOptions) {
     this.io = new Server({
@@ -88,6 +101,11 @@ export class Realtime {
         });
     });
     this.io.on('connection', (socket) => this.onConnection(socket));
+  }
+
+  /** Adds socket commands (from module manifests, once their dependencies exist). */
+  addCommands(commands: SocketCommand[]): void {
+    this.commands.push(...commands);
   }
 
   attach(server: HttpServer): void {
@@ -155,11 +173,38 @@ export class Realtime {
       const answer = this.subscribe(socket, actor, input);
       if (typeof ack === 'function') ack(answer);
     });
+    for (const command of this.commands) {
+      socket.on(command.event, (input: unknown, ack: unknown) => {
+        void this.run(command, actor, input).then((answer) => {
+          if (typeof ack === 'function') ack(answer);
+        });
+      });
+    }
     socket.on('unsubscribe', (input: unknown, ack: unknown) => {
       const parsed = subscribeSchema.safeParse(input);
       if (parsed.success) for (const room of parsed.data.rooms) void socket.leave(room);
       if (typeof ack === 'function') ack({ ok: parsed.success });
     });
+  }
+
+  private async run(command: SocketCommand, actor: Actor, input: unknown): Promise<unknown> {
+    if (!roleAllowed(actor.role, command.roles)) return { ok: false, error: { code: 'forbidden', message: 'You are not allowed to do this.' } };
+    const parsed = command.schema.safeParse(input);
+    if (!parsed.success) {
+      return {
+        ok: false,
+        error: { code: 'validation_failed', message: 'The request is not valid.', errors: parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })) },
+      };
+    }
+    try {
+      return { ok: true, result: await command.handle(parsed.data, actor) };
+    } catch (error) {
+      if (error instanceof AppError && error.status < 500) {
+        return { ok: false, error: { code: error.code, message: error.message, ...(error.errors ? { errors: error.errors } : {}) } };
+      }
+      this.options.logger.error({ event: command.event, errorName: (error as Error).name }, 'socket command failed');
+      return { ok: false, error: { code: 'internal_error', message: 'Something went wrong on our side.' } };
+    }
   }
 
   private subscribe(socket: Socket, actor: Actor, input: unknown): SubscribeAck {

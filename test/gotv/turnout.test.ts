@@ -144,3 +144,22 @@ describe('POST /api/gotv/turnout', () => {
     }
   });
 });
+
+describe('gotv:report over the socket', () => {
+  it('takes the same reports as HTTP and answers in the ack', async () => {
+    const phone = await connectSocket(app.url, member.token);
+    const screen = await connectSocket(app.url, viewer.token);
+    try {
+      const report = { kind: 'count', clientReportId: randomUUID(), pollingStationId: ours, votersSoFar: 640 };
+      expect(await phone.timeout(5000).emitWithAck('gotv:report', report)).toEqual({ ok: true, result: { accepted: 1, duplicates: 0, rejected: [] } });
+      expect(await phone.timeout(5000).emitWithAck('gotv:report', { reports: [report] })).toEqual({ ok: true, result: { accepted: 0, duplicates: 1, rejected: [] } });
+      const forbidden = await phone.timeout(5000).emitWithAck('gotv:report', { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 1 });
+      expect(forbidden).toEqual({ ok: true, result: { accepted: 0, duplicates: 0, rejected: [{ index: 0, code: 'forbidden', message: expect.any(String) }] } });
+      expect(await phone.timeout(5000).emitWithAck('gotv:report', { kind: 'count' })).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
+      expect(await screen.timeout(5000).emitWithAck('gotv:report', report)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    } finally {
+      phone.close();
+      screen.close();
+    }
+  });
+});

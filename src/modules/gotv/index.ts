@@ -2,12 +2,23 @@ import type { ModuleManifest } from '../../kernel/module';
 import { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, TurnoutReportSchema, VoterSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema } from './gotv.entities';
 import { GOTV_ROOM } from './gotv.events';
 import { gotvRouter } from './gotv.routes';
+import { turnoutBody } from './gotv.schemas';
+import { recordTurnout } from './gotv.turnout.service';
 
 /** Get-out-the-vote: election-day stations, (next) voters, brigades, turnout, map and projection. */
 export const gotvModule: ModuleManifest = {
   name: 'gotv',
   entities: [PollingStationSchema, VoterSchema, BrigadeSchema, BrigadeMemberSchema, BrigadeStationSchema, TurnoutReportSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema],
   routers: [gotvRouter],
+  socketCommands: (deps) => [
+    {
+      // The same reports as POST /api/gotv/turnout, for phones that keep a socket open.
+      event: 'gotv:report',
+      roles: ['manager', 'brigade'],
+      schema: turnoutBody,
+      handle: (body, actor) => recordTurnout(deps.orm.em.fork(), deps, actor, 'reports' in body ? body.reports : [body]),
+    },
+  ],
   rooms: [
     { pattern: new RegExp(`^${GOTV_ROOM}$`), roles: ['manager', 'viewer'], description: 'War room: every station and report' },
     { pattern: /^gotv:station:[0-9a-f-]{36}$/, roles: ['manager', 'viewer', 'brigade'], description: "One station's numbers" },
