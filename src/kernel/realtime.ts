@@ -148,6 +148,36 @@ export class Realtime {
     return add;
   }
 
+  /**
+   * For aggregates recomputed on change (a projection, dashboard totals): `trigger()` as often as
+   * you like; `compute` runs at most once per `intervalMs` per process and its result, unless
+   * undefined, is published. The same room and event get the same trigger.
+   */
+  coalesced<K extends keyof RealtimeEvents>(room: string, event: K, compute: () => Promise<RealtimeEvents[K] | undefined>, intervalMs = 1000): () => void {
+    const key = `coalesced\u0000${room}\u0000${String(event)}`;
+    const existing = this.batchers.get(key);
+    if (existing) return existing as () => void;
+    let timer: NodeJS.Timeout | undefined;
+    let lastRun = 0;
+    const run = () => {
+      timer = undefined;
+      lastRun = Date.now();
+      compute()
+        .then((payload) => {
+          if (payload !== undefined) this.publish(room, event, payload);
+        })
+        .catch((error: unknown) => this.options.logger.warn({ event, errorName: (error as Error).name }, 'coalesced push failed'));
+    };
+    const trigger = () => {
+      timer ??= setTimeout(run, Math.max(0, lastRun + intervalMs - Date.now()));
+    };
+    this.flushers.add(() => {
+      if (timer) clearTimeout(timer);
+    });
+    this.batchers.set(key, trigger as (item: unknown) => void);
+    return trigger;
+  }
+
   /** Ends every socket of a user, in every process: their tokens were just ended. */
   disconnectUser(userId: string): void {
     this.io.in(userRoom(userId)).disconnectSockets(true);

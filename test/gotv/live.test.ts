@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 
 let app: TestApp;
 let admin: TestUser;
@@ -108,5 +109,29 @@ describe('GET /api/gotv/dashboard', () => {
     expect(dashboard.body.mostPending).toEqual([{ stationId: stationA, code: 'A', name: 'Puesto A', pending: 1 }]);
     expect(dashboard.body.projection).toMatchObject({ phase: expect.any(String) });
     expectProblem(await app.http.get('/api/gotv/dashboard').set((await createUser(app, admin, 'brigade')).auth), 403);
+  });
+});
+
+describe('gotv:projection pushes', () => {
+  it('recomputes after reports and pushes at most about once a second', async () => {
+    const socket = await connectSocket(app.url, viewer.token);
+    try {
+      await subscribe(socket, ['gotv']);
+      const pushes: { overall: { registeredVoters: number } }[] = [];
+      socket.on('gotv:projection', (projection: { overall: { registeredVoters: number } }) => pushes.push(projection));
+      const started = Date.now();
+      for (let i = 0; i < 10; i++) {
+        await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 100 + i }).expect(201);
+      }
+      await waitFor(() => (pushes.length > 0 ? true : undefined), 3000);
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      expect(pushes.length).toBeGreaterThanOrEqual(1);
+      // Ten reports, yet no more than one push per started second (plus the first).
+      expect(pushes.length).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1000) + 1);
+      expect(pushes.length).toBeLessThan(10);
+      expect(pushes[pushes.length - 1]!.overall.registeredVoters).toBe(2000);
+    } finally {
+      socket.close();
+    }
   });
 });

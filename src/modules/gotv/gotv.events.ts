@@ -1,4 +1,5 @@
 import type { StationStatus } from './gotv.entities';
+import type { Projection } from './gotv.projection';
 
 /** The war room sees every station; a brigade follows the stations it works. */
 export const GOTV_ROOM = 'gotv';
@@ -28,6 +29,8 @@ declare module '../../kernel/realtime' {
   interface RealtimeEvents {
     'gotv:station': StationEvent;
     'gotv:incident': { id: string; stationId: string; type: string; severity: string; createdAt: string };
+    /** The projection, recomputed after new reports, pushed at most once a second. */
+    'gotv:projection': Projection;
     /** Reports accepted within 100 ms, as one message. */
     'gotv:turnout': { items: TurnoutEvent[] };
   }

@@ -5,6 +5,8 @@ import { newId } from '../../kernel/ids';
 import { GOTV_ROOM, type TurnoutEvent } from './gotv.events';
 import type { TurnoutReportInput } from './gotv.schemas';
 import { scopeOf, type Scope } from './gotv.scope';
+import { projection } from './gotv.live';
+import { ConflictError } from '../../kernel/errors';
 
 /** Phones' clocks drift: a report up to two minutes ahead of ours is taken as "now". */
 const CLOCK_SKEW_MS = 2 * 60_000;
@@ -74,6 +76,16 @@ async function recordCountReport(em: EntityManager, actor: Actor, scope: Scope, 
   return { kind: 'accepted', event: { reportId: row.id, kind: 'count', stationId: station.id, voterId: null, votersSoFar: report.votersSoFar, flagged: row.flagged } };
 }
 
+/** The current projection, or nothing while the election date is not set. */
+async function projectionOrNothing(deps: AppDeps) {
+  try {
+    return await projection(deps.orm.em.fork(), deps.config.timeZone);
+  } catch (error) {
+    if (error instanceof ConflictError) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Applies a batch item by item: each accepted item is committed on its own, a rejected one writes
  * nothing, and a resent one is a duplicate. Accepted reports reach the war room batched per 100 ms.
@@ -83,6 +95,7 @@ export async function recordTurnout(em: EntityManager, deps: AppDeps, actor: Act
   const answer: TurnoutAnswer = { accepted: 0, duplicates: 0, rejected: [] };
   const seen = new Set<string>();
   const publish = deps.realtime.batched(GOTV_ROOM, 'gotv:turnout');
+  const pushProjection = deps.realtime.coalesced(GOTV_ROOM, 'gotv:projection', () => projectionOrNothing(deps));
   for (const [index, report] of reports.entries()) {
     const when = report.kind === 'voter' ? report.votedAt : report.reportedAt;
     const at = when ? new Date(when) : new Date();
@@ -94,6 +107,7 @@ export async function recordTurnout(em: EntityManager, deps: AppDeps, actor: Act
     if (outcome.kind === 'accepted') {
       answer.accepted++;
       publish(outcome.event);
+      pushProjection();
     } else if (outcome.kind === 'duplicate') answer.duplicates++;
     else answer.rejected.push({ index, code: outcome.code, message: outcome.message });
   }
