@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+
+/** Two app instances sharing PostgreSQL and Redis: a war-room screen on one sees reports made on the other. */
+let app: TestApp;
+let other: Awaited<ReturnType<TestApp['sibling']>>;
+let manager: TestUser;
+let viewer: TestUser;
+let station: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  other = await app.sibling();
+  const admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+  viewer = await createUser(app, admin, 'viewer');
+  station = (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'X1', name: 'X1', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id;
+});
+afterAll(() => app.close());
+
+it('delivers gotv:turnout and gotv:station from one instance to a socket on the other', async () => {
+  const screen = await connectSocket(app.url, viewer.token);
+  try {
+    await subscribe(screen, ['gotv']);
+    const turnout: { items: { votersSoFar: number | null }[] }[] = [];
+    const stations: { status: string }[] = [];
+    screen.on('gotv:turnout', (message: { items: { votersSoFar: number | null }[] }) => turnout.push(message));
+    screen.on('gotv:station', (message: { status: string }) => stations.push(message));
+    await other.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar: 77 }).expect(201);
+    await other.http.patch(`/api/gotv/polling-stations/${station}`).set(manager.auth).send({ status: 'open' }).expect(200);
+    await waitFor(() => (turnout.some((message) => message.items.some((item) => item.votersSoFar === 77)) ? true : undefined));
+    await waitFor(() => (stations.some((message) => message.status === 'open') ? true : undefined));
+  } finally {
+    screen.close();
+  }
+});
