@@ -75,7 +75,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], serverUrl: strin
           ? {
               required: true,
               content: Object.fromEntries(
-                bodyTypes.map((type: string) => [type === 'form' ? 'application/x-www-form-urlencoded' : 'application/json', { schema: spec.body }]),
+                bodyTypes.map((type: string) => [{ form: 'application/x-www-form-urlencoded', csv: 'text/csv' }[type] ?? 'application/json', { schema: spec.body }]),
               ),
             }
           : undefined,

@@ -6,7 +6,7 @@ import { roleAllowed, type Actor, type Role } from '../auth/roles';
 import { AppError, ForbiddenError, UnauthorizedError, UnsupportedMediaTypeError, ValidationError, type FieldError } from '../errors';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-export type BodyType = 'json' | 'form';
+export type BodyType = 'json' | 'form' | 'csv';
 
 /**
  * Who may call a route: `public` (no token), `optional` (a token is used when sent), or the
@@ -74,6 +74,8 @@ export interface RouteDefinition {
 const bodyMediaTypes: Record<BodyType, string> = {
   json: 'application/json',
   form: 'application/x-www-form-urlencoded',
+  // Not parsed by the body parser: the handler streams it (large imports).
+  csv: 'text/csv',
 };
 
 export function zodIssuesToFieldErrors(error: z.ZodError, prefix?: string): FieldError[] {

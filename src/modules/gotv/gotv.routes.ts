@@ -30,6 +30,7 @@ import { recordTurnout } from './gotv.turnout.service';
 import { reportIncident } from './gotv.incidents.service';
 import { claimVoter, logContact } from './gotv.chase.service';
 import { dashboardView, gotvDashboard } from './gotv.dashboard';
+import { importAnswer, importColumns, importVoters } from './gotv.import';
 import { liveMap, liveMapQuery, liveMapView, projection } from './gotv.live';
 import { projectionView } from './gotv.projection';
 import { getSettings, putSettings, settingsBody, settingsView } from './gotv.settings';
@@ -255,4 +256,20 @@ export const gotvRouter = new ApiRouter('gotv')
       response: dashboardView,
     },
     async ({ ctx, em }) => gotvDashboard(em, ctx.deps.config.timeZone),
+  )
+  .post(
+    '/api/gotv/voters/import',
+    {
+      summary: 'Import confirmed voters from CSV (up to 100,000 rows, streamed)',
+      description:
+        `Send \`text/csv\` with a header row: ${importColumns.join(', ')} (phone, tableNumber and priority may be empty). ` +
+        'Rows with errors are reported by line and skipped; valid rows are written 2,000 at a time, each batch in one statement. ' +
+        'Document numbers already registered are skipped and counted as duplicates.',
+      access: ['manager'],
+      body: z.string().describe('CSV text'),
+      bodyTypes: ['csv'],
+      handlerParsesBody: true,
+      response: importAnswer,
+    },
+    async ({ ctx }) => importVoters(ctx.deps.orm, ctx.req),
   );

@@ -1,0 +1,55 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+
+let app: TestApp;
+let manager: TestUser;
+let brigade: TestUser;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+  brigade = await createUser(app, admin, 'brigade');
+  await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'P-01', name: 'Puesto 1', lat: 4.6, lng: -74.1, tables: 10, registeredVoters: 9000 }).expect(201);
+  await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'P-02', name: 'Puesto 2', lat: 4.6, lng: -74.1, tables: 3, registeredVoters: 900 }).expect(201);
+});
+afterAll(() => app.close());
+
+const upload = (csv: string, user = manager) => app.http.post('/api/gotv/voters/import').set(user.auth).set('Content-Type', 'text/csv').send(csv);
+const count = async () => (await app.runtime.deps.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from gotv_voters'))[0]!.n;
+
+describe('voter CSV import', () => {
+  it('imports valid rows, reports bad ones by line, and imports nothing twice on a re-run', async () => {
+    const csv = [
+      'name,documentId,phone,pollingStationCode,tableNumber,priority',
+      'Ana Ruiz,52.111.222,300 555 0001,P-01,2,high',
+      'Beto Díaz,1020304050,,P-02,,',
+      'Sin Cédula,,3005550003,P-01,1,normal',
+      'Caro Gil,52333444,3005550004,P-99,1,normal',
+      'Dani Paz,52555666,3005550005,P-02,7,normal',
+      'Ana Repetida,52111222,,P-01,,',
+      '=cmd|calc,52777888,,P-01,,low',
+    ].join('\n');
+    const first = await upload(csv).expect(200);
+    expect(first.body).toMatchObject({ imported: 3, duplicates: 0, rejectedCount: 4, batches: 1 });
+    expect(first.body.rejected.map((item: { line: number }) => item.line)).toEqual([4, 5, 6, 7]);
+    expect(first.body.rejected[1].message).toContain('P-99');
+    const again = await upload(csv).expect(200);
+    expect(again.body).toMatchObject({ imported: 0, duplicates: 3 });
+    expect(await count()).toBe(3);
+    const ana = await app.http.get('/api/gotv/voters?q=ana').set(manager.auth).expect(200);
+    expect(ana.body.data[0]).toMatchObject({ documentId: '52111222', phone: '+573005550001', tableNumber: 2, priority: 'high' });
+  });
+
+  it('streams ten thousand rows in batches', async () => {
+    const rows = Array.from({ length: 10_000 }, (_, i) => `Votante ${i},${70_000_000 + i},,P-01,,`);
+    const answer = await upload(['name,documentId,phone,pollingStationCode,tableNumber,priority', ...rows].join('\n')).expect(200);
+    expect(answer.body).toMatchObject({ imported: 10_000, rejectedCount: 0, batches: 5 });
+  });
+
+  it('wants CSV from a manager', async () => {
+    expectProblem(await app.http.post('/api/gotv/voters/import').set(manager.auth).send({ rows: [] }), 415, 'unsupported_media_type');
+    expectProblem(await upload('name\nx', brigade), 403);
+    expectProblem(await app.http.post('/api/gotv/voters/import').set('Content-Type', 'text/csv').send('a'), 401);
+  });
+});
