@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
+import { TERRITORY_AND_DESCENDANTS } from '../territories';
 
 export const CHANNELS = ['whatsapp', 'email'] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -58,11 +59,7 @@ function segmentWhere(segment: Segment, channel: Channel): SqlFragment {
     params.push(segment.interestsAll);
   }
   if (segment.territoryIds) {
-    clauses.push(`c.territory_id in (
-      with recursive inside(id) as (
-        select id from territories where id = any(array[?]::uuid[])
-        union select t.id from territories t join inside on t.parent_id = inside.id
-      ) select id from inside)`);
+    clauses.push(`c.territory_id in (${TERRITORY_AND_DESCENDANTS})`);
     params.push(segment.territoryIds);
   }
   if (segment.qrCampaignIds) {

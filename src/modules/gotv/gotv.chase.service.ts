@@ -4,7 +4,7 @@ import type { Actor } from '../../kernel/auth/roles';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import type { ContactOutcome, VoterStatus } from './gotv.entities';
-import { scopeOf } from './gotv.scope';
+import { coversVoter, scopeOf } from './gotv.scope';
 
 interface VoterRow {
   id: string;
@@ -23,7 +23,7 @@ async function voterInScope(em: EntityManager, actor: Actor, voterId: string): P
   );
   if (!voter) throw new NotFoundError('No voter has this id.');
   const scope = await scopeOf(em, actor);
-  if (!scope.all && !scope.stations.has(voter.station_id) && !(voter.brigade_id && scope.brigades.has(voter.brigade_id))) {
+  if (!coversVoter(scope, voter)) {
     throw new ForbiddenError("This voter is not one of your brigade's.");
   }
   return voter;

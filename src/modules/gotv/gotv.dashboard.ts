@@ -2,9 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { ConflictError } from '../../kernel/errors';
 import { STATION_STATUSES } from './gotv.entities';
-import { projection } from './gotv.live';
-
-const share = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0);
+import { percent, projection } from './gotv.live';
 
 const progress = { assigned: z.number().int(), voted: z.number().int(), pending: z.number().int() };
 
@@ -63,7 +61,7 @@ export async function gotvDashboard(em: EntityManager, timeZone: string): Promis
       (typeof STATION_STATUSES)[number],
       number
     >,
-    voters: { confirmed: totals.confirmed, voted: totals.voted, pending: totals.confirmed - totals.voted, turnoutPct: share(totals.voted, totals.confirmed) },
+    voters: { confirmed: totals.confirmed, voted: totals.voted, pending: totals.confirmed - totals.voted, turnoutPct: percent(totals.voted, totals.confirmed) },
     hourly: hourly.map((row) => ({ hour: row.hour, voterReports: row.voter_reports, countReports: row.count_reports })),
     byTerritory: byTerritory.map((row) => ({ territoryId: row.territory_id, name: row.name ?? 'Sin territorio', assigned: row.assigned, voted: row.voted, pending: row.assigned - row.voted })),
     byBrigade: byBrigade.map((row) => ({ brigadeId: row.brigade_id, name: row.name ?? 'Sin brigada', assigned: row.assigned, voted: row.voted, pending: row.assigned - row.voted })),

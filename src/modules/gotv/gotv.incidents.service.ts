@@ -6,7 +6,7 @@ import { newId } from '../../kernel/ids';
 import { IncidentSchema, PollingStationSchema } from './gotv.entities';
 import { GOTV_ROOM, stationRoom } from './gotv.events';
 import { stationEvent } from './gotv.presenter';
-import { scopeOf } from './gotv.scope';
+import { coversStation, scopeOf } from './gotv.scope';
 import type { CreateIncidentInput } from './gotv.schemas';
 
 /**
@@ -17,7 +17,7 @@ export async function reportIncident(em: EntityManager, deps: AppDeps, actor: Ac
   const station = await em.findOne(PollingStationSchema, { id: input.pollingStationId });
   if (!station) throw invalidField('body.pollingStationId', 'No polling station has this id.');
   const scope = await scopeOf(em, actor);
-  if (!scope.all && !scope.stations.has(station.id)) throw new ForbiddenError("This station is not one of your brigade's.");
+  if (!coversStation(scope, station.id)) throw new ForbiddenError("This station is not one of your brigade's.");
   const incident = em.create(IncidentSchema, {
     id: newId(),
     station,

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
+import { TERRITORY_AND_DESCENDANTS } from '../territories';
 import { instantAt } from './gotv.curve';
 import { project, stationFigure, type StationInput } from './gotv.projection';
 import { electionDay } from './gotv.settings';
@@ -33,9 +34,8 @@ async function stationRows(em: EntityManager, filter: StationFilter): Promise<St
   const clauses: string[] = [];
   const params: unknown[] = [];
   if (filter.territoryId) {
-    clauses.push(`s.territory_id in (with recursive inside(id) as (select id from territories where id = ?
-      union select t.id from territories t join inside on t.parent_id = inside.id) select id from inside)`);
-    params.push(filter.territoryId);
+    clauses.push(`s.territory_id in (${TERRITORY_AND_DESCENDANTS})`);
+    params.push([filter.territoryId]);
   }
   if (filter.bbox) {
     clauses.push('s.lng between ? and ? and s.lat between ? and ?');
@@ -84,7 +84,8 @@ export async function projection(em: EntityManager, timeZone: string, filter: St
   return project({ now, timeZone, electionDate, curve, stations: input });
 }
 
-const pct = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0);
+/** `part` as a percentage of `whole`, one decimal; 0 when there is no whole. */
+export const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0);
 
 /** Colour band for the map, by how many of our confirmed voters have voted. */
 export function level(confirmedVoters: number, confirmedVoted: number): 'none' | 'low' | 'medium' | 'high' {
@@ -153,9 +154,9 @@ export async function liveMap(em: EntityManager, filter: StationFilter, now = ne
           registeredVoters: station.registered_voters,
           confirmedVoters: station.confirmed_voters,
           confirmedVoted: station.confirmed_voted,
-          confirmedTurnoutPct: pct(station.confirmed_voted, station.confirmed_voters),
+          confirmedTurnoutPct: percent(station.confirmed_voted, station.confirmed_voters),
           lastCount,
-          stationTurnoutPct: pct(lastCount, station.registered_voters),
+          stationTurnoutPct: percent(lastCount, station.registered_voters),
           lastReportAt: station.last_report_at ? new Date(station.last_report_at).toISOString() : null,
           level: level(station.confirmed_voters, station.confirmed_voted),
         },

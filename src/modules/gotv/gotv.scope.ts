@@ -21,3 +21,12 @@ export async function scopeOf(em: EntityManager, actor: Actor): Promise<Scope> {
     stations: new Set(rows.flatMap((row) => (row.station_id ? [row.station_id] : []))),
   };
 }
+
+export function coversStation(scope: Scope, stationId: string): boolean {
+  return scope.all || scope.stations.has(stationId);
+}
+
+/** A voter is covered through their station or through the brigade they are assigned to. */
+export function coversVoter(scope: Scope, voter: { station_id: string; brigade_id: string | null }): boolean {
+  return coversStation(scope, voter.station_id) || (voter.brigade_id !== null && scope.brigades.has(voter.brigade_id));
+}

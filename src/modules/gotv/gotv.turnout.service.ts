@@ -4,7 +4,7 @@ import type { Actor } from '../../kernel/auth/roles';
 import { newId } from '../../kernel/ids';
 import { GOTV_ROOM, type TurnoutEvent } from './gotv.events';
 import type { TurnoutReportInput } from './gotv.schemas';
-import { scopeOf, type Scope } from './gotv.scope';
+import { coversStation, coversVoter, scopeOf, type Scope } from './gotv.scope';
 import { projection } from './gotv.live';
 import { ConflictError } from '../../kernel/errors';
 
@@ -29,7 +29,7 @@ async function recordVoterReport(em: EntityManager, actor: Actor, scope: Scope, 
     [report.voterId ?? report.documentId],
   );
   if (!voter) return reject('unknown_voter', 'No confirmed voter matches this report.');
-  if (!scope.all && !scope.stations.has(voter.station_id) && !(voter.brigade_id && scope.brigades.has(voter.brigade_id))) {
+  if (!coversVoter(scope, voter)) {
     return reject('forbidden', "This voter is not one of your brigade's.");
   }
   // One statement: the report is recorded once per clientReportId, and only the first report
@@ -56,7 +56,7 @@ async function recordCountReport(em: EntityManager, actor: Actor, scope: Scope, 
     report.pollingStationId,
   ]);
   if (!station) return reject('unknown_station', 'No polling station has this id.');
-  if (!scope.all && !scope.stations.has(station.id)) return reject('forbidden', "This station is not one of your brigade's.");
+  if (!coversStation(scope, station.id)) return reject('forbidden', "This station is not one of your brigade's.");
   if (report.votersSoFar > station.registered_voters) {
     return reject('count_above_registered', `The station has ${station.registered_voters} registered voters.`);
   }

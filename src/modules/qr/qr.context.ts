@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../kernel/context';
 import type { SharedCache } from '../../kernel/cache';
+import { TERRITORY_AND_DESCENDANTS } from '../territories';
 import { QrCampaignSchema, QrCodeSchema, type CampaignStatus, type LandingConfig } from './qr.entities';
 
 /** What the hot public paths (scan, capture) need to know about a poster code. */
@@ -41,13 +42,9 @@ export function campaignContexts(deps: AppDeps): SharedCache<CampaignContext | n
       if (!campaign) return null;
       const neighbourhoods = campaign.territory
         ? await em.execute<{ id: string; name: string }[]>(
-            `with recursive inside(id) as (
-               select id from territories where id = ?
-               union select t.id from territories t join inside on t.parent_id = inside.id
-             )
-             select t.id, t.name from territories t join inside on inside.id = t.id
-             where t.type = 'neighbourhood' order by t.name limit 500`,
-            [campaign.territory.id],
+            `select t.id, t.name from territories t
+             where t.type = 'neighbourhood' and t.id in (${TERRITORY_AND_DESCENDANTS}) order by t.name limit 500`,
+            [[campaign.territory.id]],
           )
         : [];
       return {

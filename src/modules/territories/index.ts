@@ -11,4 +11,4 @@ export const territoriesModule: ModuleManifest = {
 };
 
 export { TerritorySchema, type Territory } from './territories.entities';
-export { assertTerritoriesExist } from './territories.service';
+export { assertTerritoriesExist, TERRITORY_AND_DESCENDANTS } from './territories.service';

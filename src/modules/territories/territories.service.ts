@@ -110,3 +110,13 @@ export async function assertTerritoriesExist(
   const missing = ids.findIndex((id) => id && !found.has(id));
   if (missing >= 0) throw invalidField(path(missing), 'No territory has this id.');
 }
+
+/**
+ * SQL for "the ids of these territories and of everything inside them" (a comuna with its barrios),
+ * to use as `x.territory_id in (${TERRITORY_AND_DESCENDANTS})` with one parameter: an array of ids
+ * bound as `array[?]` (MikroORM's execute expands an array parameter into a list).
+ */
+export const TERRITORY_AND_DESCENDANTS = `with recursive inside(id) as (
+    select id from territories where id = any(array[?]::uuid[])
+    union select t.id from territories t join inside on t.parent_id = inside.id
+  ) select id from inside`;
