@@ -72,6 +72,7 @@ export class Realtime {
   readonly io: Server;
   private readonly flushers = new Set<() => void>();
   private readonly batchers = new Map<string, (item: unknown) => void>();
+  private readonly coalescers = new Map<string, () => void>();
   private readonly commands: SocketCommand[] = [];
 
   constructor(private readonly options: RealtimeOptions) {
@@ -154,9 +155,9 @@ export class Realtime {
    * undefined, is published. The same room and event get the same trigger.
    */
   coalesced<K extends keyof RealtimeEvents>(room: string, event: K, compute: () => Promise<RealtimeEvents[K] | undefined>, intervalMs = 1000): () => void {
-    const key = `coalesced\u0000${room}\u0000${String(event)}`;
-    const existing = this.batchers.get(key);
-    if (existing) return existing as () => void;
+    const key = `${room}\u0000${String(event)}`;
+    const existing = this.coalescers.get(key);
+    if (existing) return existing;
     let timer: NodeJS.Timeout | undefined;
     let lastRun = 0;
     const run = () => {
@@ -174,7 +175,7 @@ export class Realtime {
     this.flushers.add(() => {
       if (timer) clearTimeout(timer);
     });
-    this.batchers.set(key, trigger as (item: unknown) => void);
+    this.coalescers.set(key, trigger);
     return trigger;
   }
 
