@@ -10,7 +10,9 @@ import { ormOptions } from '../src/kernel/db';
 import { allEntities } from '../src/modules';
 
 const adminUrl = process.env.MIGRATIONS_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const scratch = 'comando_migrations_scratch';
+// Overridable so that two checkouts can create migrations at the same time on one server.
+const scratch = process.env.MIGRATIONS_SCRATCH_DB ?? 'comando_migrations_scratch';
+if (!/^[a-z_][a-z0-9_]*$/.test(scratch)) throw new Error('MIGRATIONS_SCRATCH_DB must be a plain lowercase identifier');
 
 async function recreateScratch(): Promise<void> {
   const client = new Client({ connectionString: adminUrl });
