@@ -54,4 +54,33 @@ describe('brigades', () => {
     expectProblem(await app.http.post(`/api/gotv/brigades/${brigades.body.data[0].id}/voters`).set(manager.auth).send({ voterIds: ['01960000-0000-7000-8000-000000000000'] }), 400);
     expectProblem(await app.http.post(`/api/gotv/brigades/${brigades.body.data[0].id}/voters`).set(manager.auth).send({ voterIds: [] }), 400);
   });
+
+  it('reads one brigade and changes it (name, leader, whole member and station lists)', async () => {
+    const other = await createUser(app, admin, 'brigade');
+    const second = (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'S2', name: 'Puesto 2', lat: 4.61, lng: -74.11, tables: 3, registeredVoters: 900 }).expect(201)).body.id;
+    const created = (await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada Suba', leaderId: manager.id, memberIds: [member.id], stationIds: [station] }).expect(201)).body;
+    expect((await app.http.get(`/api/gotv/brigades/${created.id}`).set(member.auth).expect(200)).body).toEqual(created);
+    expectProblem(await app.http.get(`/api/gotv/brigades/${created.id}`).set(other.auth), 403);
+
+    const changed = await app.http.patch(`/api/gotv/brigades/${created.id}`).set(manager.auth).send({ name: 'Brigada Suba Norte', leaderId: null, memberIds: [other.id], stationIds: [second] }).expect(200);
+    expect(changed.body).toMatchObject({ id: created.id, name: 'Brigada Suba Norte', leaderId: null, memberIds: [other.id], stationIds: [second] });
+    expect((await app.http.get(`/api/gotv/brigades/${created.id}`).set(viewer.auth).expect(200)).body).toEqual(changed.body);
+    // Only the lists given are replaced.
+    const renamed = await app.http.patch(`/api/gotv/brigades/${created.id}`).set(manager.auth).send({ name: 'Brigada Suba' }).expect(200);
+    expect(renamed.body).toMatchObject({ memberIds: [other.id], stationIds: [second] });
+  });
+
+  it('rejects bad changes without writing any of them', async () => {
+    const id = (await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada Bosa', memberIds: [member.id] }).expect(201)).body.id;
+    const before = (await app.http.get(`/api/gotv/brigades/${id}`).set(manager.auth).expect(200)).body;
+    expectProblem(await app.http.patch(`/api/gotv/brigades/${id}`).set(manager.auth).send({ name: 'Otra', memberIds: [viewer.id] }), 400);
+    expectProblem(await app.http.patch(`/api/gotv/brigades/${id}`).set(manager.auth).send({ stationIds: ['01960000-0000-7000-8000-000000000000'] }), 400);
+    expectProblem(await app.http.patch(`/api/gotv/brigades/${id}`).set(manager.auth).send({ name: 'Brigada Kennedy', memberIds: [] }), 409, 'brigade_name_taken');
+    expectProblem(await app.http.patch(`/api/gotv/brigades/${id}`).set(manager.auth).send({}), 400);
+    expectProblem(await app.http.patch(`/api/gotv/brigades/${id}`).set(member.auth).send({ name: 'X' }), 403);
+    expectProblem(await app.http.patch('/api/gotv/brigades/01960000-0000-7000-8000-000000000000').set(manager.auth).send({ name: 'X' }), 404);
+    expectProblem(await app.http.get('/api/gotv/brigades/01960000-0000-7000-8000-000000000000').set(manager.auth), 404);
+    expectProblem(await app.http.get('/api/gotv/brigades/nope').set(manager.auth), 400);
+    expect((await app.http.get(`/api/gotv/brigades/${id}`).set(manager.auth).expect(200)).body).toEqual(before);
+  });
 });

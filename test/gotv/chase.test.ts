@@ -66,4 +66,38 @@ describe('chasing pending voters', () => {
     expectProblem(await claim(memberA, 'xyz'), 400);
     expectProblem(await app.http.post(`/api/gotv/voters/${voters[3]}/claim`), 401);
   });
+
+  it('gives brigade members their call list: only their voters, and free ones apart from their own claims', async () => {
+    const listed = async (user: TestUser, query: string) =>
+      ((await app.http.get(`/api/gotv/voters?${query}`).set(user.auth).expect(200)).body.data as { id: string; claimedBy: string | null }[]);
+    await claim(memberA, voters[3]!).expect(200);
+    const mine = await listed(memberA, 'claim=mine');
+    expect(mine.map((voter) => voter.id)).toContain(voters[3]);
+    expect(mine.every((voter) => voter.claimedBy === memberA.id)).toBe(true);
+    const freeForB = (await listed(memberB, 'status=pending&claim=free')).map((voter) => voter.id);
+    expect(freeForB).not.toContain(voters[3]);
+    expect(freeForB).not.toContain(foreign);
+    expect(await listed(outsider, '')).toEqual([]);
+    expect((await listed(manager, 'claim=free')).map((voter) => voter.id)).toContain(foreign);
+    expect((await app.http.get(`/api/gotv/voters/${voters[3]}`).set(memberB.auth).expect(200)).body.claimedBy).toBe(memberA.id);
+    expectProblem(await app.http.get(`/api/gotv/voters/${foreign}`).set(memberA.auth), 403);
+    expectProblem(await app.http.get('/api/gotv/voters?claim=everyone').set(memberA.auth), 400);
+  });
+
+  it('releases a claim: the claimer or a manager, nobody else', async () => {
+    await claim(memberA, voters[0]!).expect(200).catch(async () => undefined);
+    const holder = (await app.http.get(`/api/gotv/voters/${voters[0]}`).set(manager.auth).expect(200)).body.claimedBy as string | null;
+    if (holder !== memberA.id) {
+      await app.http.delete(`/api/gotv/voters/${voters[0]}/claim`).set(manager.auth).expect(204);
+      await claim(memberA, voters[0]!).expect(200);
+    }
+    expectProblem(await app.http.delete(`/api/gotv/voters/${voters[0]}/claim`).set(memberB.auth), 403);
+    await app.http.delete(`/api/gotv/voters/${voters[0]}/claim`).set(memberA.auth).expect(204);
+    expect((await app.http.get(`/api/gotv/voters/${voters[0]}`).set(manager.auth).expect(200)).body.claimedBy).toBeNull();
+    await claim(memberB, voters[0]!).expect(200);
+    await app.http.delete(`/api/gotv/voters/${voters[0]}/claim`).set(manager.auth).expect(204);
+    await app.http.delete(`/api/gotv/voters/${voters[0]}/claim`).set(manager.auth).expect(204); // nothing to release
+    expectProblem(await app.http.delete(`/api/gotv/voters/${foreign}/claim`).set(memberA.auth), 403);
+    expectProblem(await app.http.delete('/api/gotv/voters/01960000-0000-7000-8000-000000000000/claim').set(manager.auth), 404);
+  });
 });

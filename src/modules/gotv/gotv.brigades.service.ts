@@ -4,7 +4,9 @@ import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors'
 import { newId } from '../../kernel/ids';
 import { UserSchema } from '../auth';
 import { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, VoterSchema } from './gotv.entities';
-import type { CreateBrigadeInput } from './gotv.schemas';
+import type { Actor } from '../../kernel/auth/roles';
+import type { CreateBrigadeInput, UpdateBrigadeInput } from './gotv.schemas';
+import { ForbiddenError } from '../../kernel/errors';
 
 /** A 400 on `path` unless every id names an existing row (matching `where`). */
 async function assertAll<T extends object>(em: EntityManager, entity: EntityName<T>, ids: string[], path: string, what: string, where: Record<string, unknown> = {}) {
@@ -14,20 +16,58 @@ async function assertAll<T extends object>(em: EntityManager, entity: EntityName
   if (found !== unique.length) throw invalidField(path, what);
 }
 
-export async function createBrigade(em: EntityManager, input: CreateBrigadeInput) {
-  await assertAll(em, UserSchema, input.memberIds, 'body.memberIds', 'Every member must be an active user with the brigade role.', { role: 'brigade', active: true });
+/** Members, leader and stations must name existing rows; checked before anything is written. */
+async function assertPeople(em: EntityManager, input: { memberIds?: string[]; stationIds?: string[]; leaderId?: string | null }) {
+  await assertAll(em, UserSchema, input.memberIds ?? [], 'body.memberIds', 'Every member must be an active user with the brigade role.', { role: 'brigade', active: true });
   await assertAll(em, UserSchema, input.leaderId ? [input.leaderId] : [], 'body.leaderId', 'No active user has this id.', { active: true });
-  await assertAll(em, PollingStationSchema, input.stationIds, 'body.stationIds', 'Every station must exist.');
-  const brigade = em.create(BrigadeSchema, { id: newId(), name: input.name, leader: input.leaderId ?? null });
-  for (const user of new Set(input.memberIds)) em.create(BrigadeMemberSchema, { brigade, user });
-  for (const station of new Set(input.stationIds)) em.create(BrigadeStationSchema, { brigade, station });
+  await assertAll(em, PollingStationSchema, input.stationIds ?? [], 'body.stationIds', 'Every station must exist.');
+}
+
+async function flushNamed(em: EntityManager) {
   try {
     await em.flush();
   } catch (error) {
     if (error instanceof UniqueConstraintViolationException) throw new ConflictError('A brigade with this name exists.', 'brigade_name_taken');
     throw error;
   }
+}
+
+export async function createBrigade(em: EntityManager, input: CreateBrigadeInput) {
+  await assertPeople(em, input);
+  const brigade = em.create(BrigadeSchema, { id: newId(), name: input.name, leader: input.leaderId ?? null });
+  for (const user of new Set(input.memberIds)) em.create(BrigadeMemberSchema, { brigade, user });
+  for (const station of new Set(input.stationIds)) em.create(BrigadeStationSchema, { brigade, station });
+  await flushNamed(em);
   return (await describeBrigades(em, [brigade.id]))[0]!;
+}
+
+/** One brigade; a brigade member may read only the brigades they belong to. */
+export async function getBrigade(em: EntityManager, actor: Actor, id: string) {
+  const [brigade] = await describeBrigades(em, [id]);
+  if (!brigade) throw new NotFoundError('No brigade has this id.');
+  if (actor.role === 'brigade' && !brigade.memberIds.includes(actor.id)) throw new ForbiddenError('You are not a member of this brigade.');
+  return brigade;
+}
+
+/** Renames, changes the leader, or replaces the member or station lists (each list given is the new whole list). */
+export async function updateBrigade(em: EntityManager, id: string, input: UpdateBrigadeInput) {
+  if (!(await em.count(BrigadeSchema, { id }))) throw new NotFoundError('No brigade has this id.');
+  await assertPeople(em, input);
+  await em.transactional(async (tx) => {
+    const brigade = await tx.findOneOrFail(BrigadeSchema, { id });
+    if (input.name !== undefined) brigade.name = input.name;
+    if (input.leaderId !== undefined) brigade.leader = input.leaderId ? tx.getReference(UserSchema, input.leaderId) : null;
+    if (input.memberIds) {
+      await tx.nativeDelete(BrigadeMemberSchema, { brigade: id });
+      for (const user of new Set(input.memberIds)) tx.create(BrigadeMemberSchema, { brigade, user });
+    }
+    if (input.stationIds) {
+      await tx.nativeDelete(BrigadeStationSchema, { brigade: id });
+      for (const station of new Set(input.stationIds)) tx.create(BrigadeStationSchema, { brigade, station });
+    }
+    await flushNamed(tx);
+  });
+  return (await describeBrigades(em, [id]))[0]!;
 }
 
 /** Brigades with their members, stations and number of voters, in three grouped queries. */

@@ -46,6 +46,17 @@ export async function claimVoter(em: EntityManager, deps: AppDeps, actor: Actor,
   return { voterId: voter.id, claimedBy: actor.id, claimedUntil: until.toISOString() };
 }
 
+/** Gives a voter back to the call list: the claimer may release their own claim, a manager any. */
+export async function releaseClaim(em: EntityManager, actor: Actor, voterId: string): Promise<void> {
+  const voter = await voterInScope(em, actor, voterId);
+  const active = voter.claimed_by_id !== null && voter.claimed_until !== null && new Date(voter.claimed_until).getTime() > Date.now();
+  if (!active) return;
+  if (voter.claimed_by_id !== actor.id && actor.role !== 'manager' && actor.role !== 'admin') {
+    throw new ForbiddenError('Someone else is contacting this voter; only they or a manager can release the claim.');
+  }
+  await em.execute('update gotv_voters set claimed_by_id = null, claimed_until = null, updated_at = now() where id = ? and claimed_by_id = ?', [voter.id, voter.claimed_by_id]);
+}
+
 /** What an outcome does to the voter's status; the others leave it as it is. */
 const statusAfter: Partial<Record<ContactOutcome, VoterStatus>> = { reached: 'contacted', on_the_way: 'on_the_way' };
 

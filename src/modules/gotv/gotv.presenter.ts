@@ -32,6 +32,7 @@ export function stationEvent(station: PollingStation): StationEvent {
 }
 
 export function presentVoter(voter: Voter): z.input<typeof voterView> {
+  const claimActive = Boolean(voter.claimedBy && voter.claimedUntil && voter.claimedUntil.getTime() > Date.now());
   return {
     id: voter.id,
     name: voter.name,
@@ -40,9 +41,12 @@ export function presentVoter(voter: Voter): z.input<typeof voterView> {
     pollingStationId: voter.pollingStation.id,
     tableNumber: voter.tableNumber ?? null,
     contactId: voter.contact ? voter.contact.id : null,
+    brigadeId: voter.brigade ? voter.brigade.id : null,
     priority: voter.priority,
     status: voter.status,
     votedAt: voter.votedAt ? voter.votedAt.toISOString() : null,
+    claimedBy: claimActive ? voter.claimedBy!.id : null,
+    claimedUntil: claimActive ? voter.claimedUntil!.toISOString() : null,
     createdAt: voter.createdAt.toISOString(),
   };
 }

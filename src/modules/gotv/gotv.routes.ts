@@ -1,6 +1,6 @@
 import { ApiRouter } from '../../kernel/http/router';
 import { pageSchema } from '../../kernel/pagination';
-import { presentStation, presentVoter } from './gotv.presenter';
+import { presentStation } from './gotv.presenter';
 import {
   claimView,
   contactOutcomeBody,
@@ -13,6 +13,7 @@ import {
   brigadeIdParams,
   brigadeView,
   createBrigadeBody,
+  updateBrigadeBody,
   createStationBody,
   createVoterBody,
   listStationsQuery,
@@ -28,7 +29,7 @@ import * as voters from './gotv.voters.service';
 import * as brigades from './gotv.brigades.service';
 import { recordTurnout } from './gotv.turnout.service';
 import { reportIncident } from './gotv.incidents.service';
-import { claimVoter, logContact } from './gotv.chase.service';
+import { claimVoter, logContact, releaseClaim } from './gotv.chase.service';
 import { dashboardView, gotvDashboard } from './gotv.dashboard';
 import { importAnswer, importColumns, importVoters } from './gotv.import';
 import { liveMap, liveMapQuery, liveMapView, projection } from './gotv.live';
@@ -99,17 +100,19 @@ export const gotvRouter = new ApiRouter('gotv')
     '/api/gotv/voters',
     {
       summary: 'List confirmed voters',
-      description: 'Filters `pollingStationId`, `territoryId`, `status`, `priority`, `q` (name, or the start of the document number). `status=pending` is the call list.',
-      access: ['manager'],
+      description:
+        'Filters `pollingStationId`, `territoryId`, `brigadeId`, `status`, `priority`, `claim` (`mine` or `free`), `q` (name, or the start of the document number). ' +
+        '`status=pending&claim=free` is the call list. Brigade members see only the voters of their stations and brigades.',
+      access: ['manager', 'brigade'],
       query: listVotersQuery,
       response: pageSchema(voterView),
     },
-    async ({ input, em }) => voters.listVoters(em, input.query),
+    async ({ input, actor, em }) => voters.listVoters(em, actor, input.query),
   )
   .get(
     '/api/gotv/voters/:id',
-    { summary: 'One confirmed voter', access: ['manager'], params: voterIdParams, response: voterView, errors: { 404: 'No such voter' } },
-    async ({ input, em }) => presentVoter(await voters.getVoter(em, input.params.id)),
+    { summary: 'One confirmed voter', access: ['manager', 'brigade'], params: voterIdParams, response: voterView, errors: { 404: 'No such voter' } },
+    async ({ input, actor, em }) => voters.getVoterFor(em, actor, input.params.id),
   )
   .post(
     '/api/gotv/brigades',
@@ -128,6 +131,31 @@ export const gotvRouter = new ApiRouter('gotv')
     '/api/gotv/brigades',
     { summary: 'List brigades with members, stations and voter counts', access: ['manager', 'viewer'], response: z.object({ data: z.array(brigadeView) }) },
     async ({ em }) => ({ data: await brigades.describeBrigades(em) }),
+  )
+  .get(
+    '/api/gotv/brigades/:id',
+    {
+      summary: 'One brigade',
+      description: 'Brigade members may read their own brigades.',
+      access: ['manager', 'viewer', 'brigade'],
+      params: brigadeIdParams,
+      response: brigadeView,
+      errors: { 404: 'No such brigade' },
+    },
+    async ({ input, actor, em }) => brigades.getBrigade(em, actor, input.params.id),
+  )
+  .patch(
+    '/api/gotv/brigades/:id',
+    {
+      summary: 'Change a brigade',
+      description: 'Rename, change the leader (`null` removes it), or replace the member or station list (a list given is the new whole list).',
+      access: ['manager'],
+      params: brigadeIdParams,
+      body: updateBrigadeBody,
+      response: brigadeView,
+      errors: { 404: 'No such brigade', 409: 'The name is taken' },
+    },
+    async ({ input, em }) => brigades.updateBrigade(em, input.params.id, input.body),
   )
   .post(
     '/api/gotv/brigades/:id/voters',
@@ -232,6 +260,18 @@ export const gotvRouter = new ApiRouter('gotv')
       errors: { 404: 'No such voter', 409: 'Already voted, or claimed by someone else' },
     },
     async ({ ctx, input, actor, em }) => claimVoter(em, ctx.deps, actor, input.params.id),
+  )
+  .delete(
+    '/api/gotv/voters/:id/claim',
+    {
+      summary: 'Give a claimed voter back to the call list',
+      description: 'The person who claimed the voter, or a manager, may release it; releasing an unclaimed voter does nothing.',
+      access: ['manager', 'brigade'],
+      params: voterIdParams,
+      status: 204,
+      errors: { 404: 'No such voter' },
+    },
+    async ({ input, actor, em }) => releaseClaim(em, actor, input.params.id),
   )
   .post(
     '/api/gotv/voters/:id/contacts',

@@ -84,6 +84,9 @@ export const listVotersQuery = z.object({
   territoryId: z.uuid().optional(),
   status: z.enum(VOTER_STATUSES).optional(),
   priority: z.enum(VOTER_PRIORITIES).optional(),
+  brigadeId: z.uuid().optional(),
+  /** `mine`: the voters I am calling now; `free`: nobody is calling them. */
+  claim: z.enum(['mine', 'free']).optional(),
   q: z.string().trim().min(1).max(100).optional(),
 });
 
@@ -98,9 +101,13 @@ export const voterView = z
     pollingStationId: z.uuid(),
     tableNumber: z.number().int().nullable(),
     contactId: z.uuid().nullable(),
+    brigadeId: z.uuid().nullable(),
     priority: z.enum(VOTER_PRIORITIES),
     status: z.enum(VOTER_STATUSES),
     votedAt: z.iso.datetime().nullable(),
+    /** Who is calling this voter now (null when nobody is, or the claim has expired). */
+    claimedBy: z.uuid().nullable(),
+    claimedUntil: z.iso.datetime().nullable(),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'Voter' });
@@ -134,7 +141,17 @@ export const brigadeView = z
   })
   .meta({ id: 'Brigade' });
 
+export const updateBrigadeBody = z
+  .object({
+    name: z.string().trim().min(1).max(120).optional(),
+    leaderId: z.uuid().nullable().optional(),
+    memberIds: z.array(z.uuid()).max(200).optional(),
+    stationIds: z.array(z.uuid()).max(500).optional(),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), 'Give at least one field to change.');
+
 export type CreateBrigadeInput = z.infer<typeof createBrigadeBody>;
+export type UpdateBrigadeInput = z.infer<typeof updateBrigadeBody>;
 
 const clientReportId = z.uuid();
 const pastOrNow = z.iso.datetime({ offset: true });

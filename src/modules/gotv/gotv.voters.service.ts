@@ -1,6 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
+import type { Actor } from '../../kernel/auth/roles';
+import { ConflictError, ForbiddenError, NotFoundError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import { findPage } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
@@ -8,6 +9,7 @@ import { ContactSchema, normalisePhone } from '../audience';
 import { PollingStationSchema, VoterSchema, type Voter } from './gotv.entities';
 import { presentVoter } from './gotv.presenter';
 import type { CreateVoterInput, ListVotersInput } from './gotv.schemas';
+import { coversVoter, scopeOf } from './gotv.scope';
 
 export async function createVoter(em: EntityManager, input: CreateVoterInput) {
   const station = await em.findOne(PollingStationSchema, { id: input.pollingStationId }, { fields: ['id', 'tables'] });
@@ -52,16 +54,41 @@ export async function getVoter(em: EntityManager, id: string): Promise<Voter> {
   return voter;
 }
 
-/** `status=pending` is the call list brigades work from. */
-export function listVoters(em: EntityManager, query: ListVotersInput) {
-  const where: Record<string, unknown> = {};
-  if (query.pollingStationId) where.pollingStation = query.pollingStationId;
-  if (query.territoryId) where.pollingStation = { ...(query.pollingStationId ? { id: query.pollingStationId } : {}), territory: query.territoryId };
-  if (query.status) where.status = query.status;
-  if (query.priority) where.priority = query.priority;
+/**
+ * `status=pending` is the call list brigades work from; a brigade member sees only the voters of
+ * their stations and brigades, and `claim=free` hides the ones a colleague is calling right now.
+ */
+export async function listVoters(em: EntityManager, actor: Actor, query: ListVotersInput) {
+  const where: Record<string, unknown>[] = [];
+  const scope = await scopeOf(em, actor);
+  if (!scope.all) {
+    where.push({ $or: [{ pollingStation: { $in: idsOrNone(scope.stations) } }, { brigade: { $in: idsOrNone(scope.brigades) } }] });
+  }
+  if (query.pollingStationId) where.push({ pollingStation: query.pollingStationId });
+  if (query.territoryId) where.push({ pollingStation: { territory: query.territoryId } });
+  if (query.brigadeId) where.push({ brigade: query.brigadeId });
+  if (query.status) where.push({ status: query.status });
+  if (query.priority) where.push({ priority: query.priority });
+  if (query.claim === 'mine') where.push({ claimedBy: actor.id, claimedUntil: { $gt: new Date() } });
+  if (query.claim === 'free') where.push({ $or: [{ claimedUntil: null }, { claimedUntil: { $lte: new Date() } }] });
   if (query.q) {
     const digits = query.q.replace(/\D/g, '');
-    where.$or = [{ name: { $ilike: containsPattern(query.q) } }, ...(digits.length >= 4 ? [{ documentId: { $like: `${digits}%` } }] : [])];
+    where.push({ $or: [{ name: { $ilike: containsPattern(query.q) } }, ...(digits.length >= 4 ? [{ documentId: { $like: `${digits}%` } }] : [])] });
   }
-  return findPage(em, VoterSchema, where, query, { name: 'asc', id: 'asc' }, presentVoter);
+  return findPage(em, VoterSchema, where.length ? { $and: where } : {}, query, { name: 'asc', id: 'asc' }, presentVoter);
+}
+
+/** `$in` with an empty list would be invalid SQL in some drivers; the nil UUID matches nothing. */
+function idsOrNone(ids: Set<string>): string[] {
+  return ids.size ? [...ids] : ['00000000-0000-0000-0000-000000000000'];
+}
+
+/** One voter; a brigade member may read only voters their brigade covers. */
+export async function getVoterFor(em: EntityManager, actor: Actor, id: string) {
+  const voter = await getVoter(em, id);
+  const scope = await scopeOf(em, actor);
+  if (!coversVoter(scope, { station_id: voter.pollingStation.id, brigade_id: voter.brigade ? voter.brigade.id : null })) {
+    throw new ForbiddenError("This voter is not one of your brigade's.");
+  }
+  return presentVoter(voter);
 }
