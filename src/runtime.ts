@@ -111,7 +111,7 @@ export class Runtime {
       logger,
       corsOrigins: config.corsOrigins,
       rooms: modules.flatMap((module) => module.rooms ?? []),
-      redis: redis ? { client: redisClients[2]!, prefix: config.redisKeyPrefix } : undefined,
+      redis: redis ? { client: redisClients[2]!, commands: redis, prefix: config.redisKeyPrefix } : undefined,
     });
     const deps: AppDeps = {
       config,

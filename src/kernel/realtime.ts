@@ -59,8 +59,11 @@ export interface RealtimeOptions {
   logger: Logger;
   corsOrigins: string[];
   rooms: RoomRule[];
-  /** With Redis, events reach sockets connected to any process (Redis streams adapter). */
-  redis?: { client: Redis; prefix: string };
+  /**
+   * With Redis, events reach sockets connected to any process (Redis streams adapter, on `client`,
+   * which it blocks on); `commands` is a connection for short commands (the coalescing gate).
+   */
+  redis?: { client: Redis; commands: Redis; prefix: string };
 }
 
 /**
@@ -151,28 +154,53 @@ export class Realtime {
 
   /**
    * For aggregates recomputed on change (a projection, dashboard totals): `trigger()` as often as
-   * you like; `compute` runs at most once per `intervalMs` per process and its result, unless
-   * undefined, is published. The same room and event get the same trigger.
+   * you like; `compute` runs at most once per `intervalMs` and its result, unless undefined, is
+   * published. With Redis the limit holds across all processes: a process takes a gate key that
+   * expires after `intervalMs` before computing, and one that finds it taken tries again when it
+   * expires, so a trigger is never lost, only deferred. The same room and event get the same trigger.
    */
   coalesced<K extends keyof RealtimeEvents>(room: string, event: K, compute: () => Promise<RealtimeEvents[K] | undefined>, intervalMs = 1000): () => void {
     const key = `${room}\u0000${String(event)}`;
     const existing = this.coalescers.get(key);
     if (existing) return existing;
+    const gateKey = this.options.redis ? `${this.options.redis.prefix}:coalesce:${room}:${String(event)}` : undefined;
     let timer: NodeJS.Timeout | undefined;
     let lastRun = 0;
-    const run = () => {
-      timer = undefined;
-      lastRun = Date.now();
-      compute()
-        .then((payload) => {
-          if (payload !== undefined) this.publish(room, event, payload);
-        })
-        .catch((error: unknown) => this.options.logger.warn({ event, errorName: (error as Error).name }, 'coalesced push failed'));
+    let closed = false;
+    const schedule = (delayMs: number) => {
+      if (!closed) timer = setTimeout(() => void run(), Math.max(0, delayMs));
+    };
+    /** ms until this process may compute: 0 if it holds the gate now, else until the gate expires. */
+    const waitForGate = async (): Promise<number> => {
+      if (!gateKey || !this.options.redis) return 0;
+      const commands = this.options.redis.commands;
+      const taken = await commands.set(gateKey, String(process.pid), 'PX', intervalMs, 'NX');
+      if (taken === 'OK') return 0;
+      const left = await commands.pttl(gateKey);
+      return left > 0 ? left : 1;
+    };
+    const run = async () => {
+      try {
+        const wait = await waitForGate().catch((error: unknown) => {
+          // Redis unreachable: fall back to the per-process limit rather than stop pushing.
+          this.options.logger.warn({ event, errorName: (error as Error).name }, 'coalescing gate unavailable');
+          return 0;
+        });
+        if (wait > 0) return schedule(wait);
+        timer = undefined;
+        lastRun = Date.now();
+        const payload = await compute();
+        if (payload !== undefined && !closed) this.publish(room, event, payload);
+      } catch (error) {
+        timer = undefined;
+        this.options.logger.warn({ event, errorName: (error as Error).name }, 'coalesced push failed');
+      }
     };
     const trigger = () => {
-      timer ??= setTimeout(run, Math.max(0, lastRun + intervalMs - Date.now()));
+      if (!timer) schedule(lastRun + intervalMs - Date.now());
     };
     this.flushers.add(() => {
+      closed = true;
       if (timer) clearTimeout(timer);
     });
     this.coalescers.set(key, trigger);

@@ -125,3 +125,30 @@ describe('connection-state recovery', () => {
     expect(received).toEqual(['Antes', 'Durante']);
   });
 });
+
+describe('coalesced aggregates', () => {
+  it('computes at most once per interval across processes, and never loses the last trigger', async () => {
+    const interval = 300;
+    const computedAt: number[] = [];
+    let changes = 0;
+    let seenByLastCompute = 0;
+    const compute = async () => {
+      computedAt.push(Date.now());
+      seenByLastCompute = changes;
+      return undefined; // nothing to publish: the test counts computations
+    };
+    const triggers = [app, other].map(({ runtime }) => runtime.deps.realtime.coalesced('probe-room', 'gotv:projection', compute, interval));
+    const started = Date.now();
+    while (Date.now() - started < 1500) {
+      changes++;
+      triggers[changes % 2]!();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 3 * interval));
+    const gaps = computedAt.slice(1).map((at, i) => at - computedAt[i]!);
+    expect(computedAt.length).toBeGreaterThanOrEqual(3);
+    // A little slack for timers firing early by a millisecond or two and Redis expiry precision.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(interval - 20);
+    expect(seenByLastCompute).toBe(changes);
+  });
+});
