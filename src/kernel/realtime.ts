@@ -155,9 +155,9 @@ export class Realtime {
   /**
    * For aggregates recomputed on change (a projection, dashboard totals): `trigger()` as often as
    * you like; `compute` runs at most once per `intervalMs` and its result, unless undefined, is
-   * published. With Redis the limit holds across all processes: a process takes a gate key that
-   * expires after `intervalMs` before computing, and one that finds it taken tries again when it
-   * expires, so a trigger is never lost, only deferred. The same room and event get the same trigger.
+   * published. With Redis the limit holds across all processes: a process takes a gate key before
+   * computing and renews it for `intervalMs` after pushing; one that finds it taken tries again
+   * when it expires, so a trigger is never lost, only deferred. The same room and event get the same trigger.
    */
   coalesced<K extends keyof RealtimeEvents>(room: string, event: K, compute: () => Promise<RealtimeEvents[K] | undefined>, intervalMs = 1000): () => void {
     const key = `${room}\u0000${String(event)}`;
@@ -188,9 +188,12 @@ export class Realtime {
         });
         if (wait > 0) return schedule(wait);
         timer = undefined;
-        lastRun = Date.now();
         const payload = await compute();
         if (payload !== undefined && !closed) this.publish(room, event, payload);
+        // The interval counts from the push, not from the start of the computation, so pushes
+        // from two processes whose computations took different times are still an interval apart.
+        lastRun = Date.now();
+        if (gateKey && this.options.redis) await this.options.redis.commands.set(gateKey, String(process.pid), 'PX', intervalMs);
       } catch (error) {
         timer = undefined;
         this.options.logger.warn({ event, errorName: (error as Error).name }, 'coalesced push failed');

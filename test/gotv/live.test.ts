@@ -129,7 +129,13 @@ describe('gotv:projection pushes', () => {
       // Ten reports, yet no more than one push per started second (plus the first).
       expect(pushes.length).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1000) + 1);
       expect(pushes.length).toBeLessThan(10);
-      expect(pushes[pushes.length - 1]!.overall.registeredVoters).toBe(2000);
+      const last = pushes[pushes.length - 1]! as { overall: Record<string, number>; stations?: unknown; byTerritory: unknown[] };
+      expect(last.overall.registeredVoters).toBe(2000);
+      // A summary: per-station figures are read over REST, and the reported numbers agree with it.
+      expect(last.stations).toBeUndefined();
+      const rest = (await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200)).body;
+      for (const field of ['confirmedVoters', 'confirmedVoted', 'registeredVoters', 'votersSoFar']) expect(last.overall[field]).toBe(rest.overall[field]);
+      expect(last.byTerritory).toHaveLength(rest.byTerritory.length);
     } finally {
       socket.close();
     }

@@ -15,6 +15,13 @@ export interface StationEvent {
   lng: number;
 }
 
+/**
+ * What `gotv:projection` pushes: the projection without its per-station list. Every war-room
+ * screen gets it every second, so it stays a few kilobytes (per-station figures: 300 stations
+ * were ≈ 100 KB a push); screens read the stations from `GET /api/gotv/projection`.
+ */
+export type ProjectionSummary = Omit<Projection, 'stations'>;
+
 /** An accepted report: ids and numbers only. */
 export interface TurnoutEvent {
   reportId: string;
@@ -30,7 +37,7 @@ declare module '../../kernel/realtime' {
     'gotv:station': StationEvent;
     'gotv:incident': { id: string; stationId: string; type: string; severity: string; createdAt: string };
     /** The projection, recomputed after new reports, pushed at most once a second. */
-    'gotv:projection': Projection;
+    'gotv:projection': ProjectionSummary;
     /** Reports accepted within 100 ms, as one message. */
     'gotv:turnout': { items: TurnoutEvent[] };
   }

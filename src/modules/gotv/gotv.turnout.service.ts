@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import type { Actor } from '../../kernel/auth/roles';
 import { newId } from '../../kernel/ids';
-import { GOTV_ROOM, type TurnoutEvent } from './gotv.events';
+import { GOTV_ROOM, type ProjectionSummary, type TurnoutEvent } from './gotv.events';
 import type { TurnoutReportInput } from './gotv.schemas';
 import { coversStation, coversVoter, scopeOf, type Scope } from './gotv.scope';
 import { projection } from './gotv.live';
@@ -77,9 +77,11 @@ async function recordCountReport(em: EntityManager, actor: Actor, scope: Scope, 
 }
 
 /** The current projection, or nothing while the election date is not set. */
-async function projectionOrNothing(deps: AppDeps) {
+/** The projection summary to push, or nothing before the election date is set. */
+async function projectionOrNothing(deps: AppDeps): Promise<ProjectionSummary | undefined> {
   try {
-    return await projection(deps.orm.em.fork(), deps.config.timeZone);
+    const { stations: _perStation, ...summary } = await projection(deps.orm.em.fork(), deps.config.timeZone);
+    return summary;
   } catch (error) {
     if (error instanceof ConflictError) return undefined;
     throw error;
