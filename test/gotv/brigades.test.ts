@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 
@@ -62,9 +63,14 @@ describe('brigades', () => {
     expect((await app.http.get(`/api/gotv/brigades/${created.id}`).set(member.auth).expect(200)).body).toEqual(created);
     expectProblem(await app.http.get(`/api/gotv/brigades/${created.id}`).set(other.auth), 403);
 
+    const countAtSecond = (user: TestUser, n: number) =>
+      app.http.post('/api/gotv/turnout').set(user.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: second, votersSoFar: n });
+    expectProblem(await countAtSecond(other, 10), 403); // and its (empty) scope is now cached
     const changed = await app.http.patch(`/api/gotv/brigades/${created.id}`).set(manager.auth).send({ name: 'Brigada Suba Norte', leaderId: null, memberIds: [other.id], stationIds: [second] }).expect(200);
     expect(changed.body).toMatchObject({ id: created.id, name: 'Brigada Suba Norte', leaderId: null, memberIds: [other.id], stationIds: [second] });
     expect((await app.http.get(`/api/gotv/brigades/${created.id}`).set(viewer.auth).expect(200)).body).toEqual(changed.body);
+    // The change reaches the members' scopes at once, not when a cache expires.
+    await countAtSecond(other, 20).expect(201);
     // Only the lists given are replaced.
     const renamed = await app.http.patch(`/api/gotv/brigades/${created.id}`).set(manager.auth).send({ name: 'Brigada Suba' }).expect(200);
     expect(renamed.body).toMatchObject({ memberIds: [other.id], stationIds: [second] });

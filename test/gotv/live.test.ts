@@ -129,7 +129,7 @@ describe('gotv:projection pushes', () => {
       // Ten reports, yet no more than one push per started second (plus the first).
       expect(pushes.length).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1000) + 1);
       expect(pushes.length).toBeLessThan(10);
-      const last = pushes[pushes.length - 1]! as { overall: Record<string, number>; stations?: unknown; byTerritory: unknown[] };
+      const last = pushes[pushes.length - 1]! as unknown as { overall: Record<string, number>; stations?: unknown; byTerritory: unknown[] };
       expect(last.overall.registeredVoters).toBe(2000);
       // A summary: per-station figures are read over REST, and the reported numbers agree with it.
       expect(last.stations).toBeUndefined();

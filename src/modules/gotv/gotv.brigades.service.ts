@@ -5,6 +5,8 @@ import { newId } from '../../kernel/ids';
 import { UserSchema } from '../auth';
 import { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, VoterSchema } from './gotv.entities';
 import type { Actor } from '../../kernel/auth/roles';
+import type { AppDeps } from '../../kernel/context';
+import { forgetScopes } from './gotv.scope';
 import type { CreateBrigadeInput, UpdateBrigadeInput } from './gotv.schemas';
 import { ForbiddenError } from '../../kernel/errors';
 
@@ -32,12 +34,13 @@ async function flushNamed(em: EntityManager) {
   }
 }
 
-export async function createBrigade(em: EntityManager, input: CreateBrigadeInput) {
+export async function createBrigade(em: EntityManager, deps: AppDeps, input: CreateBrigadeInput) {
   await assertPeople(em, input);
   const brigade = em.create(BrigadeSchema, { id: newId(), name: input.name, leader: input.leaderId ?? null });
   for (const user of new Set(input.memberIds)) em.create(BrigadeMemberSchema, { brigade, user });
   for (const station of new Set(input.stationIds)) em.create(BrigadeStationSchema, { brigade, station });
   await flushNamed(em);
+  await forgetScopes(deps, input.memberIds);
   return (await describeBrigades(em, [brigade.id]))[0]!;
 }
 
@@ -50,9 +53,10 @@ export async function getBrigade(em: EntityManager, actor: Actor, id: string) {
 }
 
 /** Renames, changes the leader, or replaces the member or station lists (each list given is the new whole list). */
-export async function updateBrigade(em: EntityManager, id: string, input: UpdateBrigadeInput) {
+export async function updateBrigade(em: EntityManager, deps: AppDeps, id: string, input: UpdateBrigadeInput) {
   if (!(await em.count(BrigadeSchema, { id }))) throw new NotFoundError('No brigade has this id.');
   await assertPeople(em, input);
+  const before = await em.find(BrigadeMemberSchema, { brigade: id });
   await em.transactional(async (tx) => {
     const brigade = await tx.findOneOrFail(BrigadeSchema, { id });
     if (input.name !== undefined) brigade.name = input.name;
@@ -67,7 +71,10 @@ export async function updateBrigade(em: EntityManager, id: string, input: Update
     }
     await flushNamed(tx);
   });
-  return (await describeBrigades(em, [id]))[0]!;
+  const after = (await describeBrigades(em, [id]))[0]!;
+  // Members who left or joined, and (for a station change) everyone in it, see their new scope now.
+  await forgetScopes(deps, [...before.map((member) => member.user.id), ...after.memberIds]);
+  return after;
 }
 
 /** Brigades with their members, stations and number of voters, in three grouped queries. */

@@ -16,13 +16,13 @@ interface VoterRow {
 }
 
 /** The voter, if the caller may chase them (managers: any; brigade: their stations or voters). */
-async function voterInScope(em: EntityManager, actor: Actor, voterId: string): Promise<VoterRow> {
+async function voterInScope(em: EntityManager, deps: AppDeps, actor: Actor, voterId: string): Promise<VoterRow> {
   const [voter] = await em.execute<VoterRow[]>(
     'select id, status, polling_station_id as station_id, brigade_id, claimed_by_id, claimed_until from gotv_voters where id = ?',
     [voterId],
   );
   if (!voter) throw new NotFoundError('No voter has this id.');
-  const scope = await scopeOf(em, actor);
+  const scope = await scopeOf(deps, actor);
   if (!coversVoter(scope, voter)) {
     throw new ForbiddenError("This voter is not one of your brigade's.");
   }
@@ -34,7 +34,7 @@ async function voterInScope(em: EntityManager, actor: Actor, voterId: string): P
  * "call" at once exactly one gets the voter. A claim by the same person is renewed.
  */
 export async function claimVoter(em: EntityManager, deps: AppDeps, actor: Actor, voterId: string) {
-  const voter = await voterInScope(em, actor, voterId);
+  const voter = await voterInScope(em, deps, actor, voterId);
   if (voter.status === 'voted') throw new ConflictError('This voter has already voted.', 'already_voted');
   const until = new Date(Date.now() + deps.config.gotvClaimSeconds * 1000);
   const [claimed] = await em.execute<{ id: string }[]>(
@@ -47,8 +47,8 @@ export async function claimVoter(em: EntityManager, deps: AppDeps, actor: Actor,
 }
 
 /** Gives a voter back to the call list: the claimer may release their own claim, a manager any. */
-export async function releaseClaim(em: EntityManager, actor: Actor, voterId: string): Promise<void> {
-  const voter = await voterInScope(em, actor, voterId);
+export async function releaseClaim(em: EntityManager, deps: AppDeps, actor: Actor, voterId: string): Promise<void> {
+  const voter = await voterInScope(em, deps, actor, voterId);
   const active = voter.claimed_by_id !== null && voter.claimed_until !== null && new Date(voter.claimed_until).getTime() > Date.now();
   if (!active) return;
   if (voter.claimed_by_id !== actor.id && actor.role !== 'manager' && actor.role !== 'admin') {
@@ -61,8 +61,8 @@ export async function releaseClaim(em: EntityManager, actor: Actor, voterId: str
 const statusAfter: Partial<Record<ContactOutcome, VoterStatus>> = { reached: 'contacted', on_the_way: 'on_the_way' };
 
 /** Logs a contact attempt, moves the voter along (never back from voted) and releases the claim. */
-export async function logContact(em: EntityManager, actor: Actor, voterId: string, outcome: ContactOutcome, note: string | undefined) {
-  const voter = await voterInScope(em, actor, voterId);
+export async function logContact(em: EntityManager, deps: AppDeps, actor: Actor, voterId: string, outcome: ContactOutcome, note: string | undefined) {
+  const voter = await voterInScope(em, deps, actor, voterId);
   const id = newId();
   const next = statusAfter[outcome];
   const [row] = await em.execute<{ status: VoterStatus; created_at: Date }[]>(

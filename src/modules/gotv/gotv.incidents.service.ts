@@ -16,7 +16,7 @@ import type { CreateIncidentInput } from './gotv.schemas';
 export async function reportIncident(em: EntityManager, deps: AppDeps, actor: Actor, input: CreateIncidentInput) {
   const station = await em.findOne(PollingStationSchema, { id: input.pollingStationId });
   if (!station) throw invalidField('body.pollingStationId', 'No polling station has this id.');
-  const scope = await scopeOf(em, actor);
+  const scope = await scopeOf(deps, actor);
   if (!coversStation(scope, station.id)) throw new ForbiddenError("This station is not one of your brigade's.");
   const incident = em.create(IncidentSchema, {
     id: newId(),

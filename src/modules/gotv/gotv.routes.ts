@@ -107,12 +107,12 @@ export const gotvRouter = new ApiRouter('gotv')
       query: listVotersQuery,
       response: pageSchema(voterView),
     },
-    async ({ input, actor, em }) => voters.listVoters(em, actor, input.query),
+    async ({ ctx, input, actor, em }) => voters.listVoters(em, ctx.deps, actor, input.query),
   )
   .get(
     '/api/gotv/voters/:id',
     { summary: 'One confirmed voter', access: ['manager', 'brigade'], params: voterIdParams, response: voterView, errors: { 404: 'No such voter' } },
-    async ({ input, actor, em }) => voters.getVoterFor(em, actor, input.params.id),
+    async ({ ctx, input, actor, em }) => voters.getVoterFor(em, ctx.deps, actor, input.params.id),
   )
   .post(
     '/api/gotv/brigades',
@@ -125,7 +125,7 @@ export const gotvRouter = new ApiRouter('gotv')
       response: brigadeView,
       errors: { 409: 'The name is taken' },
     },
-    async ({ input, em }) => brigades.createBrigade(em, input.body),
+    async ({ ctx, input, em }) => brigades.createBrigade(em, ctx.deps, input.body),
   )
   .get(
     '/api/gotv/brigades',
@@ -155,7 +155,7 @@ export const gotvRouter = new ApiRouter('gotv')
       response: brigadeView,
       errors: { 404: 'No such brigade', 409: 'The name is taken' },
     },
-    async ({ input, em }) => brigades.updateBrigade(em, input.params.id, input.body),
+    async ({ ctx, input, em }) => brigades.updateBrigade(em, ctx.deps, input.params.id, input.body),
   )
   .post(
     '/api/gotv/brigades/:id/voters',
@@ -271,7 +271,7 @@ export const gotvRouter = new ApiRouter('gotv')
       status: 204,
       errors: { 404: 'No such voter' },
     },
-    async ({ input, actor, em }) => releaseClaim(em, actor, input.params.id),
+    async ({ ctx, input, actor, em }) => releaseClaim(em, ctx.deps, actor, input.params.id),
   )
   .post(
     '/api/gotv/voters/:id/contacts',
@@ -285,7 +285,7 @@ export const gotvRouter = new ApiRouter('gotv')
       response: contactOutcomeView,
       errors: { 404: 'No such voter' },
     },
-    async ({ input, actor, em }) => logContact(em, actor, input.params.id, input.body.outcome, input.body.note),
+    async ({ ctx, input, actor, em }) => logContact(em, ctx.deps, actor, input.params.id, input.body.outcome, input.body.note),
   )
   .get(
     '/api/gotv/dashboard',

@@ -1,25 +1,47 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppDeps } from '../../kernel/context';
 import type { Actor } from '../../kernel/auth/roles';
 
 /** What a brigade member may report on: the stations and voters of their brigades. Managers: all. */
 export interface Scope {
   all: boolean;
-  stations: Set<string>;
-  brigades: Set<string>;
+  stations: ReadonlySet<string>;
+  brigades: ReadonlySet<string>;
 }
 
-export async function scopeOf(em: EntityManager, actor: Actor): Promise<Scope> {
-  if (actor.role !== 'brigade') return { all: true, stations: new Set(), brigades: new Set() };
-  const rows = await em.execute<{ brigade_id: string; station_id: string | null }[]>(
-    `select m.brigade_id, s.station_id from gotv_brigade_members m
-     left join gotv_brigade_stations s on s.brigade_id = m.brigade_id where m.user_id = ?`,
-    [actor.id],
+type ScopeDeps = Pick<AppDeps, 'caches' | 'orm'>;
+
+const EVERYTHING: Scope = { all: true, stations: new Set(), brigades: new Set() };
+
+/**
+ * A brigade member's scope, read on every report of election day: cached per user for 30 s and
+ * dropped in every process when a brigade's members or stations change (`forgetScopes`).
+ */
+function scopes(deps: ScopeDeps) {
+  return deps.caches.named<Scope>(
+    'gotv-scope',
+    async (userId) => {
+      const [row] = await deps.orm.em.fork().execute<{ brigades: string[] | null; stations: string[] | null }[]>(
+        `select array_agg(distinct m.brigade_id) as brigades,
+                array_agg(distinct s.station_id) filter (where s.station_id is not null) as stations
+         from gotv_brigade_members m left join gotv_brigade_stations s on s.brigade_id = m.brigade_id
+         where m.user_id = ?`,
+        [userId],
+      );
+      return { all: false, brigades: new Set(row?.brigades ?? []), stations: new Set(row?.stations ?? []) };
+    },
+    30_000,
   );
-  return {
-    all: false,
-    brigades: new Set(rows.map((row) => row.brigade_id)),
-    stations: new Set(rows.flatMap((row) => (row.station_id ? [row.station_id] : []))),
-  };
+}
+
+export async function scopeOf(deps: ScopeDeps, actor: Actor): Promise<Scope> {
+  if (actor.role !== 'brigade') return EVERYTHING;
+  return scopes(deps).get(actor.id);
+}
+
+/** After a brigade's members or stations changed: these users' scopes are read afresh everywhere. */
+export async function forgetScopes(deps: ScopeDeps, userIds: Iterable<string>): Promise<void> {
+  const cache = scopes(deps);
+  await Promise.all([...new Set(userIds)].map((userId) => cache.invalidate(userId)));
 }
 
 export function coversStation(scope: Scope, stationId: string): boolean {

@@ -76,7 +76,6 @@ async function recordCountReport(em: EntityManager, actor: Actor, scope: Scope, 
   return { kind: 'accepted', event: { reportId: row.id, kind: 'count', stationId: station.id, voterId: null, votersSoFar: report.votersSoFar, flagged: row.flagged } };
 }
 
-/** The current projection, or nothing while the election date is not set. */
 /** The projection summary to push, or nothing before the election date is set. */
 async function projectionOrNothing(deps: AppDeps): Promise<ProjectionSummary | undefined> {
   try {
@@ -93,7 +92,7 @@ async function projectionOrNothing(deps: AppDeps): Promise<ProjectionSummary | u
  * nothing, and a resent one is a duplicate. Accepted reports reach the war room batched per 100 ms.
  */
 export async function recordTurnout(em: EntityManager, deps: AppDeps, actor: Actor, reports: TurnoutReportInput[]): Promise<TurnoutAnswer> {
-  const scope = await scopeOf(em, actor);
+  const scope = await scopeOf(deps, actor);
   const answer: TurnoutAnswer = { accepted: 0, duplicates: 0, rejected: [] };
   const seen = new Set<string>();
   const publish = deps.realtime.batched(GOTV_ROOM, 'gotv:turnout');

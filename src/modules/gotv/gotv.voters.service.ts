@@ -1,6 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../kernel/auth/roles';
+import type { AppDeps } from '../../kernel/context';
 import { ConflictError, ForbiddenError, NotFoundError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import { findPage } from '../../kernel/pagination';
@@ -58,9 +59,9 @@ export async function getVoter(em: EntityManager, id: string): Promise<Voter> {
  * `status=pending` is the call list brigades work from; a brigade member sees only the voters of
  * their stations and brigades, and `claim=free` hides the ones a colleague is calling right now.
  */
-export async function listVoters(em: EntityManager, actor: Actor, query: ListVotersInput) {
+export async function listVoters(em: EntityManager, deps: AppDeps, actor: Actor, query: ListVotersInput) {
   const where: Record<string, unknown>[] = [];
-  const scope = await scopeOf(em, actor);
+  const scope = await scopeOf(deps, actor);
   if (!scope.all) {
     where.push({ $or: [{ pollingStation: { $in: idsOrNone(scope.stations) } }, { brigade: { $in: idsOrNone(scope.brigades) } }] });
   }
@@ -79,14 +80,14 @@ export async function listVoters(em: EntityManager, actor: Actor, query: ListVot
 }
 
 /** `$in` with an empty list would be invalid SQL in some drivers; the nil UUID matches nothing. */
-function idsOrNone(ids: Set<string>): string[] {
+function idsOrNone(ids: ReadonlySet<string>): string[] {
   return ids.size ? [...ids] : ['00000000-0000-0000-0000-000000000000'];
 }
 
 /** One voter; a brigade member may read only voters their brigade covers. */
-export async function getVoterFor(em: EntityManager, actor: Actor, id: string) {
+export async function getVoterFor(em: EntityManager, deps: AppDeps, actor: Actor, id: string) {
   const voter = await getVoter(em, id);
-  const scope = await scopeOf(em, actor);
+  const scope = await scopeOf(deps, actor);
   if (!coversVoter(scope, { station_id: voter.pollingStation.id, brigade_id: voter.brigade ? voter.brigade.id : null })) {
     throw new ForbiddenError("This voter is not one of your brigade's.");
   }

@@ -1,0 +1,479 @@
+/**
+ * `npm run bench:gotv`: election day in real time (issue 4).
+ *
+ * Two Comando processes (production configuration) share PostgreSQL and Redis. This process is the
+ * load: 2,000 socket.io clients (1,000 on each process) in room `gotv`, and brigade phones posting
+ * one voter report per request at a steady REPORT_RATE for DURATION seconds, alternating between
+ * the processes. For every accepted report it measures report sent → `gotv:turnout` item received
+ * at every client (so the figure includes the request itself: an upper bound of accepted →
+ * received), checks every client saw every accepted report exactly once, and counts the
+ * `gotv:projection` pushes. The baseline, in the same run with the same clients and rates: two bare
+ * Socket.IO processes on the same Redis streams adapter broadcasting each 100 ms window of reports
+ * (`baseline-socket-broadcast.ts`). Last, `POST /api/gotv/turnout` at full speed (autocannon) on
+ * one process with the 2,000 clients listening, then with nobody listening.
+ */
+import http from 'node:http';
+import os from 'node:os';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import path from 'node:path';
+import type autocannon from 'autocannon';
+import { io, type Socket } from 'socket.io-client';
+import {
+  benchDatabase,
+  benchRedisUrl,
+  callJson,
+  deleteRedisKeys,
+  logDir,
+  machineNote,
+  markdownTable,
+  measure,
+  onInterrupt,
+  ownCpuSeconds,
+  registerFirstAdmin,
+  startServer,
+  withPg,
+  writeDocSection,
+  type Measurement,
+  type RunningServer,
+  type ServerOptions,
+} from './lib';
+
+const db = benchDatabase('comando_bench_gotv');
+const PREFIX = 'bench-gotv';
+const BASELINE_PREFIX = 'bench-gotv-bare';
+const CLIENTS = Number(process.env.BENCH_GOTV_CLIENTS ?? 2000);
+const REPORT_RATE = Number(process.env.BENCH_GOTV_RATE ?? 200);
+const DURATION = Number(process.env.BENCH_GOTV_SECONDS ?? 60);
+const WARMUP = 5;
+const STATIONS = 300;
+const VOTERS = 150_000;
+const BRIGADE_PHONES = 10;
+const full = CLIENTS === 2000 && REPORT_RATE === 200 && DURATION === 60 && !process.env.BENCH_CPU_PROF;
+const goals = { p99Ms: 250, p99VsBaseline: 1.5, routeRatio: 0.4 };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// Latency histogram (0.1 ms buckets up to 30 s) and per-client delivery bitmaps
+
+class Histogram {
+  private readonly buckets = new Uint32Array(300_001);
+  count = 0;
+  record(ms: number): void {
+    this.buckets[Math.min(this.buckets.length - 1, Math.max(0, Math.round(ms * 10)))]!++;
+    this.count++;
+  }
+  percentile(p: number): number {
+    const target = Math.ceil((p / 100) * this.count);
+    let seen = 0;
+    for (let i = 0; i < this.buckets.length; i++) {
+      seen += this.buckets[i]!;
+      if (seen >= target && seen > 0) return i / 10;
+    }
+    return Number.NaN;
+  }
+}
+
+interface Run {
+  totalReports: number;
+  sentAt: Float64Array;
+  accepted: Uint8Array;
+  latency: Histogram;
+  httpLatency: Histogram;
+  received: Uint8Array[];
+  duplicates: number;
+  projectionPushes: number[][];
+  messages: number;
+  sendErrors: number;
+  loadCpuSeconds: number;
+  elapsedSeconds: number;
+}
+
+function newRun(clients: number): Run {
+  const totalReports = REPORT_RATE * (WARMUP + DURATION);
+  return {
+    totalReports,
+    sentAt: new Float64Array(totalReports),
+    accepted: new Uint8Array(totalReports),
+    latency: new Histogram(),
+    httpLatency: new Histogram(),
+    received: Array.from({ length: clients }, () => new Uint8Array(totalReports)),
+    duplicates: 0,
+    projectionPushes: [[], []],
+    messages: 0,
+    sendErrors: 0,
+    loadCpuSeconds: 0,
+    elapsedSeconds: 0,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clients
+
+async function connectClients(urls: string[], token: string | undefined, run: Run, seqOf: (item: Record<string, unknown>) => number | undefined): Promise<Socket[]> {
+  const sockets: Socket[] = [];
+  const measuredFrom = REPORT_RATE * WARMUP;
+  for (let start = 0; start < CLIENTS; start += 100) {
+    const batch = Array.from({ length: Math.min(100, CLIENTS - start) }, (_, offset) => {
+      const index = start + offset;
+      const url = urls[index % urls.length]!;
+      return new Promise<Socket>((resolve, reject) => {
+        const socket = io(url, { path: '/socket.io', transports: ['websocket'], forceNew: true, reconnection: false, ...(token ? { auth: { token } } : {}) });
+        const seen = run.received[index]!;
+        socket.on('gotv:turnout', (message: { items: Record<string, unknown>[] }) => {
+          const now = performance.now();
+          run.messages++;
+          for (const item of message.items) {
+            const seq = seqOf(item);
+            // Reports of the full-speed phase reach the still-connected clients too: not this run's.
+            if (seq === undefined || seq >= run.totalReports) continue;
+            if (seen[seq]) run.duplicates++;
+            seen[seq] = 1;
+            if (seq >= measuredFrom) run.latency.record(now - run.sentAt[seq]!);
+          }
+        });
+        // When each push was computed (its own generatedAt): arrival times would add this process's delays.
+        if (index < urls.length) socket.on('gotv:projection', (p: { generatedAt: string }) => run.projectionPushes[index]!.push(Date.parse(p.generatedAt)));
+        socket.once('connect', () => resolve(socket));
+        socket.once('connect_error', (error) => reject(error));
+      });
+    });
+    sockets.push(...(await Promise.all(batch)));
+  }
+  if (token) {
+    // Comando's clients ask to join the room, like the war-room screens do.
+    const answers = await Promise.all(sockets.map((socket) => socket.timeout(10_000).emitWithAck('subscribe', { rooms: ['gotv'] }) as Promise<{ ok: boolean }>));
+    if (!answers.every((answer) => answer.ok)) throw new Error('a client could not join gotv');
+  }
+  return sockets;
+}
+
+function closeAll(sockets: Socket[]): void {
+  for (const socket of sockets) socket.close();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Brigade phones: a steady rate of single-report POSTs over keep-alive connections
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+async function drive(run: Run, send: (seq: number) => Promise<boolean>): Promise<void> {
+  const cpuBefore = ownCpuSeconds();
+  const started = performance.now();
+  const inFlight = new Set<Promise<void>>();
+  let seq = 0;
+  while (seq < run.totalReports) {
+    const due = Math.min(run.totalReports, Math.floor(((performance.now() - started) / 1000) * REPORT_RATE));
+    for (; seq < due; seq++) {
+      const mine = seq;
+      run.sentAt[mine] = performance.now();
+      const promise = send(mine)
+        .then((accepted) => {
+          run.httpLatency.record(performance.now() - run.sentAt[mine]!);
+          if (accepted) run.accepted[mine] = 1;
+        })
+        .catch(() => void run.sendErrors++)
+        .finally(() => inFlight.delete(promise));
+      inFlight.add(promise);
+    }
+    await sleep(2);
+  }
+  await Promise.all(inFlight);
+  run.elapsedSeconds = (performance.now() - started) / 1000;
+  await sleep(2000); // the last window, and anything still crossing Redis
+  run.loadCpuSeconds = ownCpuSeconds() - cpuBefore;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Set-up through Comando's API
+
+interface Setup {
+  adminToken: string;
+  viewerToken: string;
+  phoneTokens: string[];
+  voterIds: string[];
+}
+
+async function registerUser(url: string, adminToken: string, role: string, n: number): Promise<{ id: string; token: string }> {
+  const body = await callJson<{ user: { id: string }; token: string }>(`${url}/api/auth/register`, {
+    token: adminToken,
+    expect: 201,
+    body: { email: `bench-${role}-${n}@example.org`, password: 'bench-password-123', name: `Bench ${role} ${n}`, role },
+  });
+  return { id: body.user.id, token: body.token };
+}
+
+async function setUp(url: string): Promise<Setup> {
+  const adminToken = await registerFirstAdmin(url);
+  const viewer = await registerUser(url, adminToken, 'viewer', 0);
+  const phones = await Promise.all(Array.from({ length: BRIGADE_PHONES }, (_, i) => registerUser(url, adminToken, 'brigade', i)));
+  const stationIds: string[] = [];
+  for (let i = 0; i < STATIONS; i++) {
+    const station = await callJson<{ id: string }>(`${url}/api/gotv/polling-stations`, {
+      token: adminToken,
+      expect: 201,
+      body: { code: `P${String(i).padStart(4, '0')}`, name: `Puesto ${i}`, lat: 4.5 + (i % 20) / 100, lng: -74.2 + Math.floor(i / 20) / 100, tables: 10, registeredVoters: 6000, status: 'open' },
+    });
+    stationIds.push(station.id);
+  }
+  await callJson(`${url}/api/gotv/brigades`, { token: adminToken, expect: 201, body: { name: 'Brigada benchmark', memberIds: phones.map((phone) => phone.id), stationIds } });
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date());
+  // Election day is today and polls are open all day, so the projection is live during the run.
+  await put(`${url}/api/gotv/settings`, adminToken, { electionDate: today, opensAt: '00:00', closesAt: '23:59' });
+  for (let part = 0; part < VOTERS / 75_000; part++) {
+    const lines = ['name,documentId,phone,pollingStationCode,tableNumber,priority'];
+    for (let i = part * 75_000; i < (part + 1) * 75_000; i++) lines.push(`Votante ${i},${20_000_000 + i},,P${String(i % STATIONS).padStart(4, '0')},${1 + (i % 10)},normal`);
+    const response = await fetch(`${url}/api/gotv/voters/import`, { method: 'POST', headers: { 'content-type': 'text/csv', authorization: `Bearer ${adminToken}` }, body: `${lines.join('\n')}\n` });
+    const answer = (await response.json()) as { imported: number };
+    if (answer.imported !== 75_000) throw new Error(`voter import: ${JSON.stringify(answer).slice(0, 300)}`);
+  }
+  const voterIds = await withPg(db.url, async (client) => (await client.query<{ id: string }>('select id from gotv_voters order by document_id')).rows.map((row) => row.id));
+  return { adminToken, viewerToken: viewer.token, phoneTokens: phones.map((phone) => phone.token), voterIds };
+}
+
+async function put(url: string, token: string, body: unknown): Promise<void> {
+  const response = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  if (response.status !== 200) throw new Error(`PUT ${url}: ${response.status} ${await response.text()}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phases
+
+/** BENCH_CPU_PROF=<dir>: the first Comando process runs under `node --cpu-prof` (such a run is not written to the doc). */
+const cpuProfileDir = process.env.BENCH_CPU_PROF;
+
+function comandoServer(name: string, jwtSecret: string, profile = false): ServerOptions {
+  return {
+    name,
+    script: 'dist/src/main.js',
+    ...(profile && cpuProfileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfileDir)}`] } : {}),
+    readyPath: '/readyz',
+    readyTimeoutMs: 60_000,
+    env: {
+      NODE_ENV: 'production',
+      DATABASE_URL: db.url,
+      REDIS_URL: benchRedisUrl,
+      REDIS_KEY_PREFIX: PREFIX,
+      JWT_SECRET: jwtSecret,
+      DATA_DIR: path.join(logDir, 'data'),
+    },
+  };
+}
+
+async function baselinePhase(): Promise<Run> {
+  const servers: RunningServer[] = [];
+  try {
+    for (const name of ['bare-socket-a', 'bare-socket-b']) {
+      servers.push(await startServer({ name, script: 'dist/scripts/bench/baseline-socket-broadcast.js', readyPath: '/healthz', env: { REDIS_URL: benchRedisUrl, REDIS_KEY_PREFIX: BASELINE_PREFIX } }));
+    }
+    const run = newRun(CLIENTS);
+    const sockets = await connectClients(servers.map((server) => server.url), undefined, run, (item) => item.seq as number);
+    log(`  ${sockets.length} clients connected; ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
+    await drive(run, async (seq) => {
+      const response = await post(`${servers[seq % 2]!.url}/report`, JSON.stringify({ seq }), {});
+      return response.status === 201;
+    });
+    closeAll(sockets);
+    return run;
+  } finally {
+    for (const server of servers) await server.stop();
+  }
+}
+
+interface ComandoResults {
+  live: Run;
+  withListeners: Measurement;
+  withoutListeners: Measurement;
+  projection: { count: number; minGapMs: number; perSecond: number };
+}
+
+async function comandoPhase(): Promise<ComandoResults> {
+  const jwtSecret = randomBytes(32).toString('hex');
+  const a = await startServer(comandoServer('comando-gotv-a', jwtSecret, true)); // runs the migrations
+  const b = await startServer(comandoServer('comando-gotv-b', jwtSecret)).catch(async (error: unknown) => {
+    await a.stop();
+    throw error;
+  });
+  try {
+    log('  setting up stations, brigade, settings and 150,000 voters through the API …');
+    const setup = await setUp(a.url);
+    const seqByVoter = new Map(setup.voterIds.map((id, seq) => [id, seq]));
+    const live = newRun(CLIENTS);
+    const sockets = await connectClients([a.url, b.url], setup.viewerToken, live, (item) => seqByVoter.get(item.voterId as string));
+    log(`  ${sockets.length} clients connected and subscribed; ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
+    const projectionFrom = Date.now();
+    await drive(live, async (seq) => {
+      const body = JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: setup.voterIds[seq] });
+      const response = await post(`${(seq % 2 ? b : a).url}/api/gotv/turnout`, body, { authorization: `Bearer ${setup.phoneTokens[seq % BRIGADE_PHONES]}` });
+      return response.status === 201 && (JSON.parse(response.body) as { accepted: number }).accepted === 1;
+    });
+    const pushes = [...live.projectionPushes[0]!].sort((x, y) => x - y);
+    const gaps = pushes.slice(1).map((at, i) => at - pushes[i]!);
+    const projection = {
+      count: pushes.length,
+      minGapMs: gaps.length ? Math.min(...gaps) : Number.NaN,
+      perSecond: pushes.length / ((Date.now() - projectionFrom) / 1000),
+    };
+
+    let next = live.totalReports;
+    const requests = (): autocannon.Request[] => [
+      {
+        method: 'POST',
+        path: '/api/gotv/turnout',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.phoneTokens[0]}` },
+        setupRequest: (request) => ({ ...request, body: JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: setup.voterIds[next++ % VOTERS] }) }),
+      },
+    ];
+    log(`  POST /api/gotv/turnout at full speed on one process, ${CLIENTS} clients listening …`);
+    const withListeners = await measure({ url: a.url, serverPid: a.pid, requests: requests() });
+    closeAll(sockets);
+    await sleep(2000);
+    log('  … and with nobody listening');
+    const withoutListeners = await measure({ url: a.url, serverPid: a.pid, requests: requests() });
+    if (next > VOTERS) log(`  note: ${next - VOTERS} requests re-used voters (answered as duplicates)`);
+    return { live, withListeners, withoutListeners, projection };
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+interface Delivery {
+  accepted: number;
+  lost: number;
+  clientsMissing: number;
+}
+
+function delivery(run: Run): Delivery {
+  let accepted = 0;
+  for (let seq = 0; seq < run.totalReports; seq++) accepted += run.accepted[seq]!;
+  let lost = 0;
+  let clientsMissing = 0;
+  for (const seen of run.received) {
+    let missing = 0;
+    for (let seq = 0; seq < run.totalReports; seq++) if (run.accepted[seq] && !seen[seq]) missing++;
+    lost += missing;
+    if (missing) clientsMissing++;
+  }
+  return { accepted, lost, clientsMissing };
+}
+
+function report(baseline: Run, comando: ComandoResults, machine: string): { markdown: string; pass: boolean } {
+  const live = comando.live;
+  const [bd, cd] = [delivery(baseline), delivery(live)];
+  const row = (name: string, run: Run, d: Delivery) => [
+    name,
+    (d.accepted / run.elapsedSeconds).toFixed(0),
+    run.latency.percentile(50).toFixed(1),
+    run.latency.percentile(99).toFixed(1),
+    run.httpLatency.percentile(99).toFixed(1),
+    (run.messages / CLIENTS / run.elapsedSeconds).toFixed(1),
+    `${d.lost} (${d.clientsMissing} clients)`,
+    String(run.duplicates),
+    `${((run.loadCpuSeconds / run.elapsedSeconds) * 100).toFixed(0)}%`,
+  ];
+  const table = markdownTable(
+    ['Target', 'Reports/s accepted', 'p50 sent→received (ms)', 'p99 (ms)', 'HTTP p99 (ms)', 'Messages/s per client', 'Lost deliveries', 'Duplicate deliveries', 'Load process CPU'],
+    [row('bare Socket.IO broadcast, 2 processes (baseline)', baseline, bd), row('**Comando, 2 processes**', live, cd)],
+  );
+  const ratio = comando.withListeners.requestsPerSecond / comando.withoutListeners.requestsPerSecond;
+  const routeTable = markdownTable(
+    ['POST /api/gotv/turnout, one process, autocannon', 'req/s', 'p50 (ms)', 'p99 (ms)', 'errors / non-2xx', 'Server CPU/request'],
+    ([['nobody listening', comando.withoutListeners], [`${CLIENTS} clients listening (1,000 on this process)`, comando.withListeners]] as const).map(([name, m]) => [
+      name,
+      m.requestsPerSecond.toFixed(0),
+      String(m.p50Ms),
+      String(m.p99Ms),
+      `${m.errors} / ${m.non2xx}`,
+      m.serverCpuUsPerRequest === undefined ? '–' : `${m.serverCpuUsPerRequest.toFixed(0)} µs`,
+    ]),
+  );
+  const p99 = live.latency.percentile(99);
+  const baseP99 = baseline.latency.percentile(99);
+  const allAccepted = cd.accepted === live.totalReports && live.sendErrors === 0;
+  const verdicts: Array<[string, string, string, boolean]> = [
+    ['p99 report → event at the clients', `≤ ${goals.p99Ms} ms`, `${p99.toFixed(1)} ms`, p99 <= goals.p99Ms],
+    ['p99 vs bare Socket.IO p99', `≤ ${goals.p99VsBaseline}×`, `${(p99 / baseP99).toFixed(2)}×`, p99 <= goals.p99VsBaseline * baseP99],
+    [`Every report accepted (${live.totalReports})`, 'all', `${cd.accepted}, ${live.sendErrors} send errors`, allAccepted],
+    ['Lost reports (every client sees every accepted report id)', '0', String(cd.lost), cd.lost === 0],
+    ['gotv:projection pushes, both processes together (closest two `generatedAt` ≥ 950 ms apart)', '≤ 1/s', `${comando.projection.count} pushes, ${comando.projection.perSecond.toFixed(2)}/s, closest two ${comando.projection.minGapMs} ms apart`, comando.projection.minGapMs >= 950],
+    ['Report route with live push vs nobody listening', `≥ ${goals.routeRatio}`, ratio.toFixed(2), ratio >= goals.routeRatio],
+  ];
+  const goalTable = markdownTable(['Goal', 'Target', 'Measured', 'Result'], verdicts.map(([g, t, m, ok]) => [g, t, m, ok ? 'PASS' : 'FAIL']));
+  const markdown = `## GOTV in real time (issue 4)
+
+Command: \`npm run bench:gotv\` (\`scripts/bench/gotv.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
+
+Two Comando processes in production configuration (\`node dist/src/main.js\`, PostgreSQL \`${db.name}\`
+created for the run, Redis db 14 under one key prefix, Socket.IO with the Redis streams adapter) and,
+driving them from this separate load process, ${CLIENTS.toLocaleString('en-US')} socket.io clients (websocket, half on each process)
+that join \`gotv\`, plus ${BRIGADE_PHONES} brigade phones (users with the brigade role) posting one voter report per
+request at ${REPORT_RATE}/s for ${WARMUP} s of warm-up and ${DURATION} s measured, alternating between the processes, to
+${VOTERS.toLocaleString('en-US')} confirmed voters at ${STATIONS} stations (set up through the API first). Latency is report
+sent → item received in \`gotv:turnout\` at each client, over every client and every report of the
+measured part, so it includes the request's own handling (transaction, duplicate check, scope) and
+the 100 ms batching window. The baseline, in the same run with the same clients and rates: two bare
+Socket.IO processes on the same adapter that put each posted report into a 100 ms window and broadcast
+it — the same messages per second, with no authentication, validation or database.
+
+${table}
+
+${routeTable}
+
+${goalTable}
+
+The load process's own CPU (last column of the first table) is shared with both app processes,
+PostgreSQL and Redis on ${os.cpus().length} cores; latency figures include its event-loop delay.`;
+  return { markdown, pass: verdicts.every(([, , , ok]) => ok) };
+}
+
+async function cleanUp(): Promise<void> {
+  await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
+  await deleteRedisKeys(benchRedisUrl, `${PREFIX}:`).catch(() => undefined);
+  await deleteRedisKeys(benchRedisUrl, `${BASELINE_PREFIX}:`).catch(() => undefined);
+}
+
+async function main(): Promise<void> {
+  const machine = machineNote();
+  onInterrupt(cleanUp);
+  let baseline: Run;
+  let comando: ComandoResults;
+  try {
+    await db.recreate();
+    await deleteRedisKeys(benchRedisUrl, `${PREFIX}:`);
+    await deleteRedisKeys(benchRedisUrl, `${BASELINE_PREFIX}:`);
+    log('bare Socket.IO broadcast, two processes …');
+    baseline = await baselinePhase();
+    log('Comando, two processes …');
+    comando = await comandoPhase();
+  } finally {
+    agent.destroy();
+    await cleanUp();
+  }
+  const { markdown, pass } = report(baseline, comando, machine);
+  process.stdout.write(`\n${markdown}\n`);
+  if (full) writeDocSection('gotv', markdown);
+  process.stdout.write(`\n${full ? 'Written to docs/benchmarks.md' : 'Not the benchmark size: not written'}. Overall: ${pass ? 'PASS' : 'FAIL'}\n`);
+  if (!pass) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
