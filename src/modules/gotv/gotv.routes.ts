@@ -182,9 +182,9 @@ export const gotvRouter = new ApiRouter('gotv')
       status: 201,
       response: turnoutAnswer,
     },
-    async ({ ctx, input, actor, em }) => {
+    async ({ ctx, input, actor }) => {
       const reports = 'reports' in input.body ? input.body.reports : [input.body];
-      const answer = await recordTurnout(em, ctx.deps, actor, reports);
+      const answer = await recordTurnout(ctx.deps, actor, reports);
       if (answer.accepted === 0 && answer.duplicates === 0) {
         const forbidden = answer.rejected.every((item) => item.code === 'forbidden');
         throw new AppError(

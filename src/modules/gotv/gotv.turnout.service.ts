@@ -1,4 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { PreparedStatement } from '../../kernel/db';
 import type { AppDeps } from '../../kernel/context';
 import type { Actor } from '../../kernel/auth/roles';
 import { newId } from '../../kernel/ids';
@@ -21,57 +22,70 @@ type Outcome = { kind: 'accepted'; event: TurnoutEvent } | { kind: 'duplicate' }
 
 const reject = (code: string, message: string): Outcome => ({ kind: 'rejected', code, message });
 
-async function recordVoterReport(em: EntityManager, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'voter' }>, at: Date): Promise<Outcome> {
-  const [voter] = await em.execute<{ id: string; station_id: string; brigade_id: string | null }[]>(
-    report.voterId
-      ? 'select id, polling_station_id as station_id, brigade_id from gotv_voters where id = ?'
-      : 'select id, polling_station_id as station_id, brigade_id from gotv_voters where document_id = ?',
-    [report.voterId ?? report.documentId],
-  );
+// Election day's hottest statements: prepared once per connection (no ORM query building per report).
+const voterById = new PreparedStatement<VoterRow>('gotv_voter_by_id', 'select id, polling_station_id as station_id, brigade_id from gotv_voters where id = ?');
+const voterByDocument = new PreparedStatement<VoterRow>(
+  'gotv_voter_by_document',
+  'select id, polling_station_id as station_id, brigade_id from gotv_voters where document_id = ?',
+);
+// One statement: the report is recorded once per clientReportId, and only the first report for a
+// voter marks them voted (two phones racing meet at the row lock).
+const insertVoterReport = new PreparedStatement<{ report_id: string | null; voter_id: string | null }>(
+  'gotv_insert_voter_report',
+  `with r as (
+     insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged)
+     values (?::uuid, ?::uuid, 'voter', ?::uuid, ?::uuid, null, ?::timestamptz, now(), ?::uuid, false)
+     on conflict (client_report_id) do nothing returning id
+   ),
+   v as (
+     update gotv_voters set status = 'voted', voted_at = ?::timestamptz, updated_at = now()
+     where id = ?::uuid and status <> 'voted' and exists (select 1 from r) returning id
+   )
+   select (select id from r) as report_id, (select id from v) as voter_id`,
+);
+
+interface VoterRow {
+  id: string;
+  station_id: string;
+  brigade_id: string | null;
+}
+
+async function recordVoterReport(orm: MikroORM, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'voter' }>, at: Date): Promise<Outcome> {
+  const [voter] = report.voterId ? await voterById.run(orm, [report.voterId]) : await voterByDocument.run(orm, [report.documentId]);
   if (!voter) return reject('unknown_voter', 'No confirmed voter matches this report.');
   if (!coversVoter(scope, voter)) {
     return reject('forbidden', "This voter is not one of your brigade's.");
   }
-  // One statement: the report is recorded once per clientReportId, and only the first report
-  // for a voter marks them voted (two phones racing meet at the row lock).
-  const [row] = await em.execute<{ report_id: string | null; voter_id: string | null }[]>(
-    `with r as (
-       insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged)
-       values (?, ?, 'voter', ?, ?, null, ?, now(), ?, false)
-       on conflict (client_report_id) do nothing returning id
-     ),
-     v as (
-       update gotv_voters set status = 'voted', voted_at = ?, updated_at = now()
-       where id = ? and status <> 'voted' and exists (select 1 from r) returning id
-     )
-     select (select id from r) as report_id, (select id from v) as voter_id`,
-    [newId(), report.clientReportId, voter.station_id, voter.id, at, actor.id, at, voter.id],
-  );
+  const [row] = await insertVoterReport.run(orm, [newId(), report.clientReportId, voter.station_id, voter.id, at, actor.id, at, voter.id]);
   if (!row?.report_id || !row.voter_id) return { kind: 'duplicate' };
   return { kind: 'accepted', event: { reportId: row.report_id, kind: 'voter', stationId: voter.station_id, voterId: voter.id, votersSoFar: null, flagged: false } };
 }
 
-async function recordCountReport(em: EntityManager, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'count' }>, at: Date): Promise<Outcome> {
-  const [station] = await em.execute<{ id: string; registered_voters: number }[]>('select id, registered_voters from gotv_polling_stations where id = ?', [
-    report.pollingStationId,
-  ]);
+const stationForCount = new PreparedStatement<{ id: string; registered_voters: number }>(
+  'gotv_station_for_count',
+  'select id, registered_voters from gotv_polling_stations where id = ?',
+);
+// Counts are monotone in time: one lower than the station's highest count at or before this
+// report's time is stored and flagged, and never lowers the station's figure.
+const insertCountReport = new PreparedStatement<{ id: string; flagged: boolean }>(
+  'gotv_insert_count_report',
+  `with previous as (
+     select coalesce(max(voters_so_far), 0) as highest from gotv_turnout_reports
+     where station_id = ?::uuid and kind = 'count' and reported_at <= ?::timestamptz
+   )
+   insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged)
+   select ?::uuid, ?::uuid, 'count', ?::uuid, null, ?::int, ?::timestamptz, now(), ?::uuid, ?::int < previous.highest from previous
+   on conflict (client_report_id) do nothing returning id, flagged`,
+);
+
+async function recordCountReport(orm: MikroORM, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'count' }>, at: Date): Promise<Outcome> {
+  const [station] = await stationForCount.run(orm, [report.pollingStationId]);
   if (!station) return reject('unknown_station', 'No polling station has this id.');
   if (!coversStation(scope, station.id)) return reject('forbidden', "This station is not one of your brigade's.");
   if (report.votersSoFar > station.registered_voters) {
     return reject('count_above_registered', `The station has ${station.registered_voters} registered voters.`);
   }
-  // Counts are monotone in time: one lower than the station's highest count at or before this
-  // report's time is stored and flagged, and never lowers the station's figure.
-  const [row] = await em.execute<{ id: string; flagged: boolean }[]>(
-    `with previous as (
-       select coalesce(max(voters_so_far), 0) as highest from gotv_turnout_reports
-       where station_id = ? and kind = 'count' and reported_at <= ?
-     )
-     insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged)
-     select ?, ?, 'count', ?, null, ?, ?, now(), ?, ? < previous.highest from previous
-     on conflict (client_report_id) do nothing returning id, flagged`,
-    [station.id, at, newId(), report.clientReportId, station.id, report.votersSoFar, at, actor.id, report.votersSoFar],
-  );
+  const [row] = await insertCountReport.run(orm, [station.id, at, newId(), report.clientReportId, station.id, report.votersSoFar, at, actor.id, report.votersSoFar]);
   if (!row) return { kind: 'duplicate' };
   return { kind: 'accepted', event: { reportId: row.id, kind: 'count', stationId: station.id, voterId: null, votersSoFar: report.votersSoFar, flagged: row.flagged } };
 }
@@ -91,7 +105,7 @@ async function projectionOrNothing(deps: AppDeps): Promise<ProjectionSummary | u
  * Applies a batch item by item: each accepted item is committed on its own, a rejected one writes
  * nothing, and a resent one is a duplicate. Accepted reports reach the war room batched per 100 ms.
  */
-export async function recordTurnout(em: EntityManager, deps: AppDeps, actor: Actor, reports: TurnoutReportInput[]): Promise<TurnoutAnswer> {
+export async function recordTurnout(deps: AppDeps, actor: Actor, reports: TurnoutReportInput[]): Promise<TurnoutAnswer> {
   const scope = await scopeOf(deps, actor);
   const answer: TurnoutAnswer = { accepted: 0, duplicates: 0, rejected: [] };
   const seen = new Set<string>();
@@ -103,7 +117,7 @@ export async function recordTurnout(em: EntityManager, deps: AppDeps, actor: Act
     let outcome: Outcome;
     if (seen.has(report.clientReportId)) outcome = reject('duplicate_in_batch', 'This clientReportId appears earlier in the same batch.');
     else if (at.getTime() > Date.now() + CLOCK_SKEW_MS) outcome = reject('future_time', 'The report is dated in the future.');
-    else outcome = report.kind === 'voter' ? await recordVoterReport(em, actor, scope, report, at) : await recordCountReport(em, actor, scope, report, at);
+    else outcome = report.kind === 'voter' ? await recordVoterReport(deps.orm, actor, scope, report, at) : await recordCountReport(deps.orm, actor, scope, report, at);
     seen.add(report.clientReportId);
     if (outcome.kind === 'accepted') {
       answer.accepted++;

@@ -16,7 +16,7 @@ export const gotvModule: ModuleManifest = {
       event: 'gotv:report',
       roles: ['manager', 'brigade'],
       schema: turnoutBody,
-      handle: (body, actor) => recordTurnout(deps.orm.em.fork(), deps, actor, 'reports' in body ? body.reports : [body]),
+      handle: (body, actor) => recordTurnout(deps, actor, 'reports' in body ? body.reports : [body]),
     },
   ],
   rooms: [
