@@ -1,10 +1,12 @@
 /**
- * The bare Socket.IO baseline of bench:gotv: an HTTP server whose `POST /report` takes `{ seq }`
- * and a Socket.IO server (same version, same Redis streams adapter as Comando) whose clients are in
- * room `gotv` from the moment they connect — no authentication, no validation, no database. Reports
- * received within 100 ms go out as one `{ items: [{ seq }] }` broadcast, so the clients receive the
- * same number of messages per second as from Comando's batched `gotv:turnout`.
+ * The bare Socket.IO baseline of bench:gotv: an HTTP server whose `POST /report` takes
+ * `{ voterId, stationId }` and a Socket.IO server (same version, same Redis streams adapter as
+ * Comando) whose clients are in room `gotv` from the moment they connect — no authentication, no
+ * validation, no database. Reports received within 100 ms go out as one `{ items }` broadcast whose
+ * items have the shape and size of Comando's `gotv:turnout` items, so the clients receive the same
+ * messages per second and the same bytes per message.
  */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { createAdapter } from '@socket.io/redis-streams-adapter';
 import { Redis } from 'ioredis';
@@ -16,7 +18,7 @@ async function main(): Promise<void> {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/14';
   const prefix = process.env.REDIS_KEY_PREFIX ?? 'bench-baseline';
   const redis = new Redis(redisUrl);
-  let pending: { seq: number }[] = [];
+  let pending: Record<string, unknown>[] = [];
   let timer: NodeJS.Timeout | undefined;
 
   const server = http.createServer((req, res) => {
@@ -31,8 +33,8 @@ async function main(): Promise<void> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const { seq } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { seq: number };
-      pending.push({ seq });
+      const { voterId, stationId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { voterId: string; stationId: string };
+      pending.push({ reportId: randomUUID(), kind: 'voter', stationId, voterId, votersSoFar: null, flagged: false });
       timer ??= setTimeout(() => {
         timer = undefined;
         const items = pending;

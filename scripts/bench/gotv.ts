@@ -9,7 +9,7 @@
  * received), checks every client saw every accepted report exactly once, and counts the
  * `gotv:projection` pushes. The baseline, in the same run with the same clients and rates: two bare
  * Socket.IO processes on the same Redis streams adapter broadcasting each 100 ms window of reports
- * (`baseline-socket-broadcast.ts`). Last, `POST /api/gotv/turnout` at full speed (autocannon) on
+ * as items of the same shape and size (`baseline-socket-broadcast.ts`). Last, `POST /api/gotv/turnout` at full speed (autocannon) on
  * one process with the 2,000 clients listening, then with nobody listening.
  */
 import http from 'node:http';
@@ -281,10 +281,15 @@ async function baselinePhase(): Promise<Run> {
       servers.push(await startServer({ name, script: 'dist/scripts/bench/baseline-socket-broadcast.js', readyPath: '/healthz', env: { REDIS_URL: benchRedisUrl, REDIS_KEY_PREFIX: BASELINE_PREFIX } }));
     }
     const run = newRun(CLIENTS);
-    const sockets = await connectClients(servers.map((server) => server.url), undefined, run, (item) => item.seq as number);
+    // UUIDs like Comando's voter and station ids, so that both runs carry the same bytes.
+    const voterIds = Array.from({ length: run.totalReports }, () => randomUUID());
+    const stationIds = Array.from({ length: STATIONS }, () => randomUUID());
+    const seqByVoter = new Map<string, number>(voterIds.map((id, seq) => [id, seq]));
+    const sockets = await connectClients(servers.map((server) => server.url), undefined, run, (item) => seqByVoter.get(item.voterId as string));
     log(`  ${sockets.length} clients connected; ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
     await drive(run, async (seq) => {
-      const response = await post(`${servers[seq % 2]!.url}/report`, JSON.stringify({ seq }), {});
+      const body = JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: voterIds[seq], stationId: stationIds[seq % STATIONS] });
+      const response = await post(`${servers[seq % 2]!.url}/report`, body, {});
       return response.status === 201;
     });
     closeAll(sockets);
@@ -395,7 +400,7 @@ function report(baseline: Run, comando: ComandoResults, machine: string): { mark
   const ratio = comando.withListeners.requestsPerSecond / comando.withoutListeners.requestsPerSecond;
   const routeTable = markdownTable(
     ['POST /api/gotv/turnout, one process, autocannon', 'req/s', 'p50 (ms)', 'p99 (ms)', 'errors / non-2xx', 'Server CPU/request'],
-    ([['nobody listening', comando.withoutListeners], [`${CLIENTS} clients listening (1,000 on this process)`, comando.withListeners]] as const).map(([name, m]) => [
+    ([['nobody listening', comando.withoutListeners], [`${CLIENTS} clients listening (${(CLIENTS / 2).toLocaleString('en-US')} on this process)`, comando.withListeners]] as const).map(([name, m]) => [
       name,
       m.requestsPerSecond.toFixed(0),
       String(m.p50Ms),
@@ -430,7 +435,8 @@ sent → item received in \`gotv:turnout\` at each client, over every client and
 measured part, so it includes the request's own handling (transaction, duplicate check, scope) and
 the 100 ms batching window. The baseline, in the same run with the same clients and rates: two bare
 Socket.IO processes on the same adapter that put each posted report into a 100 ms window and broadcast
-it — the same messages per second, with no authentication, validation or database.
+it as items shaped like Comando's — the same messages per second and bytes per message, with no
+authentication, validation or database.
 
 ${table}
 

@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException, type EntityName } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
+import { ConflictError, ForbiddenError, NotFoundError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import { UserSchema } from '../auth';
 import { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, VoterSchema } from './gotv.entities';
@@ -8,7 +8,6 @@ import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { forgetScopes } from './gotv.scope';
 import type { CreateBrigadeInput, UpdateBrigadeInput } from './gotv.schemas';
-import { ForbiddenError } from '../../kernel/errors';
 
 /** A 400 on `path` unless every id names an existing row (matching `where`). */
 async function assertAll<T extends object>(em: EntityManager, entity: EntityName<T>, ids: string[], path: string, what: string, where: Record<string, unknown> = {}) {
