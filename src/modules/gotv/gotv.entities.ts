@@ -111,7 +111,7 @@ export type ReportKind = (typeof REPORT_KINDS)[number];
 export const TurnoutReportSchema = defineEntity({
   name: 'TurnoutReport',
   tableName: 'gotv_turnout_reports',
-  indexes: [{ properties: ['station', 'kind', 'reportedAt'] }, { properties: ['receivedAt'] }],
+  indexes: [{ properties: ['station', 'kind', 'reportedAt'] }, { properties: ['station', 'receivedAt'] }],
   properties: (p) => ({
     id: p.uuid().primary().onCreate(() => newId()),
     clientReportId: p.uuid().unique(),
