@@ -13,10 +13,10 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createStations, stationCode } from './gotv-fixtures';
 import {
   benchDatabase,
   benchRedisUrl,
-  callJson,
   deleteRedisKeys,
   logDir,
   machineNote,
@@ -71,7 +71,7 @@ const quoted = (text: string) => `"${text.replace(/"/g, '""')}"`;
 
 function comandoCsv(rows: Voter[]): string {
   const lines = ['name,documentId,phone,pollingStationCode,tableNumber,priority'];
-  for (const v of rows) lines.push([quoted(v.name), dotted(v.cedula), v.phoneTyped, `P${String(v.station).padStart(4, '0')}`, v.table, v.priority].join(','));
+  for (const v of rows) lines.push([quoted(v.name), dotted(v.cedula), v.phoneTyped, stationCode(v.station), v.table, v.priority].join(','));
   return `${lines.join('\n')}\n`;
 }
 
@@ -133,15 +133,7 @@ async function run(): Promise<{ copy: Round[]; comando: Round[]; answer: unknown
     },
     async (server) => {
       const token = await registerFirstAdmin(server.url);
-      const stationIds: string[] = [];
-      for (let i = 0; i < STATIONS; i++) {
-        const station = await callJson<{ id: string }>(`${server.url}/api/gotv/polling-stations`, {
-          token,
-          expect: 201,
-          body: { code: `P${String(i).padStart(4, '0')}`, name: `Puesto ${i}`, lat: 4.6 + i / 1000, lng: -74.1, tables: 10, registeredVoters: 5000 },
-        });
-        stationIds.push(station.id);
-      }
+      const stationIds = await createStations(server.url, token, STATIONS);
       const copyFile = path.join(logDir, 'gotv-import-copy.csv');
       writeFileSync(copyFile, copyCsv(rows, stationIds));
       log(`${ROWS} rows, ${(Buffer.byteLength(csv) / 1e6).toFixed(1)} MB CSV; ${ROUNDS} rounds each`);

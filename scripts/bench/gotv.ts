@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import type autocannon from 'autocannon';
 import { io, type Socket } from 'socket.io-client';
+import { createStations, stationCode } from './gotv-fixtures';
 import {
   benchDatabase,
   benchRedisUrl,
@@ -221,22 +222,14 @@ async function setUp(url: string): Promise<Setup> {
   const adminToken = await registerFirstAdmin(url);
   const viewer = await registerUser(url, adminToken, 'viewer', 0);
   const phones = await Promise.all(Array.from({ length: BRIGADE_PHONES }, (_, i) => registerUser(url, adminToken, 'brigade', i)));
-  const stationIds: string[] = [];
-  for (let i = 0; i < STATIONS; i++) {
-    const station = await callJson<{ id: string }>(`${url}/api/gotv/polling-stations`, {
-      token: adminToken,
-      expect: 201,
-      body: { code: `P${String(i).padStart(4, '0')}`, name: `Puesto ${i}`, lat: 4.5 + (i % 20) / 100, lng: -74.2 + Math.floor(i / 20) / 100, tables: 10, registeredVoters: 6000, status: 'open' },
-    });
-    stationIds.push(station.id);
-  }
+  const stationIds = await createStations(url, adminToken, STATIONS);
   await callJson(`${url}/api/gotv/brigades`, { token: adminToken, expect: 201, body: { name: 'Brigada benchmark', memberIds: phones.map((phone) => phone.id), stationIds } });
   const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date());
   // Election day is today and polls are open all day, so the projection is live during the run.
   await put(`${url}/api/gotv/settings`, adminToken, { electionDate: today, opensAt: '00:00', closesAt: '23:59' });
   for (let part = 0; part < VOTERS / 75_000; part++) {
     const lines = ['name,documentId,phone,pollingStationCode,tableNumber,priority'];
-    for (let i = part * 75_000; i < (part + 1) * 75_000; i++) lines.push(`Votante ${i},${20_000_000 + i},,P${String(i % STATIONS).padStart(4, '0')},${1 + (i % 10)},normal`);
+    for (let i = part * 75_000; i < (part + 1) * 75_000; i++) lines.push(`Votante ${i},${20_000_000 + i},,${stationCode(i % STATIONS)},${1 + (i % 10)},normal`);
     const response = await fetch(`${url}/api/gotv/voters/import`, { method: 'POST', headers: { 'content-type': 'text/csv', authorization: `Bearer ${adminToken}` }, body: `${lines.join('\n')}\n` });
     const answer = (await response.json()) as { imported: number };
     if (answer.imported !== 75_000) throw new Error(`voter import: ${JSON.stringify(answer).slice(0, 300)}`);
