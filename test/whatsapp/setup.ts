@@ -52,15 +52,20 @@ export interface SeedOptions {
 }
 
 /** Contacts straight into the audience table (one statement): `+57300<7 digits>`, named "Persona <n>". */
+export function seedContactsSql(options: SeedOptions): { sql: string; params: unknown[] } {
+  const offset = options.offset ?? 0;
+  return {
+    sql: `insert into contacts (id, identity_key, name, phone, interests, territory_id, whatsapp_opt_in, email_opt_in, created_at, updated_at)
+     select gen_random_uuid(), 'tel:+57300' || lpad((n + ?::int)::text, 7, '0'), 'Persona ' || (n + ?::int), '+57300' || lpad((n + ?::int)::text, 7, '0'),
+            ?::text[], ?::uuid, ?::boolean, false, now(), now()
+     from generate_series(1, ?::int) n`,
+    params: [offset, offset, offset, `{${(options.interests ?? []).join(',')}}`, options.territoryId ?? null, options.optIn ?? true, options.count],
+  };
+}
+
 export async function seedContacts(app: TestApp, options: SeedOptions): Promise<void> {
-  const em = app.runtime.deps.orm.em.fork();
-  await em.execute(
-    `insert into contacts (id, identity_key, name, phone, interests, territory_id, whatsapp_opt_in, email_opt_in, created_at, updated_at)
-     select gen_random_uuid(), 'tel:+57300' || lpad((n + ?)::text, 7, '0'), 'Persona ' || (n + ?), '+57300' || lpad((n + ?)::text, 7, '0'),
-            ?::text[], ?, ?, false, now(), now()
-     from generate_series(1, ?) n`,
-    [options.offset ?? 0, options.offset ?? 0, options.offset ?? 0, `{${(options.interests ?? []).join(',')}}`, options.territoryId ?? null, options.optIn ?? true, options.count],
-  );
+  const { sql, params } = seedContactsSql(options);
+  await app.runtime.deps.orm.em.fork().execute(sql, params);
 }
 
 export const phoneDigits = (n: number) => `57300${String(n).padStart(7, '0')}`;
