@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   try {
     const env = {
       NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       DATABASE_URL: db.url,
       REDIS_URL: benchRedisUrl,
       REDIS_KEY_PREFIX,

@@ -54,6 +54,8 @@ const messagesValue = z.object({
 const templateValue = z.object({
   event: z.string().max(40),
   message_template_id: z.union([z.string(), z.number()]).transform(String),
+  message_template_name: z.string().max(512).optional(),
+  message_template_language: z.string().max(15).optional(),
   reason: z.string().max(200).nullable().optional(),
 });
 
@@ -168,13 +170,18 @@ async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number
   return rows.length;
 }
 
+/**
+ * A review outcome. One that arrives before the provider's answer to the create call matches the
+ * template by name and language: the row is written before the provider is called.
+ */
 async function applyTemplateEvent(deps: AppDeps, value: z.infer<typeof templateValue>): Promise<boolean> {
   const status = TEMPLATE_EVENTS[value.event];
   if (!status) return false;
   const em = deps.orm.em.fork();
   const rows = await em.execute<{ id: string }[]>(
-    `update wa_templates set status = ?, rejection_reason = ?, updated_at = now() where provider_template_id = ? returning id`,
-    [status, status === 'REJECTED' ? (value.reason ?? 'NONE').slice(0, 200) : null, value.message_template_id],
+    `update wa_templates set status = ?, rejection_reason = ?, provider_template_id = coalesce(provider_template_id, ?), updated_at = now()
+     where provider_template_id = ? or (provider_template_id is null and name = ? and language = ?) returning id`,
+    [status, status === 'REJECTED' ? (value.reason ?? 'NONE').slice(0, 200) : null, value.message_template_id, value.message_template_id, value.message_template_name ?? '', value.message_template_language ?? ''],
   );
   return rows.length > 0;
 }
