@@ -137,8 +137,12 @@ async function main(): Promise<void> {
       // 2. sustained send rate, measured at the provider.
       await until(async () => fake.accepted.length >= sent.queued, 120_000, 'every message to be accepted');
       const times = fake.accepted.map((send) => send.at).sort((a, b) => a - b);
-      const sendSeconds = (times.at(-1)! - times[0]!) / 1000;
-      const sendRate = (times.length - 1) / sendSeconds;
+      // Sustained: between the 5th and 95th percentile of acceptance times, so neither the ramp-up
+      // nor the tail of messages retried after a 130429 (seconds later, by design) count.
+      const p5 = Math.floor(times.length * 0.05);
+      const p95 = Math.floor(times.length * 0.95);
+      const sendRate = (p95 - p5) / ((times[p95]! - times[p5]!) / 1000);
+      const wholeSeconds = (times.at(-1)! - times[0]!) / 1000;
       const duplicates = fake.duplicates().length;
       const throttled = fake.rejected.filter((rejection) => rejection.code === 130429).length;
       await until(
@@ -167,10 +171,11 @@ async function main(): Promise<void> {
       const webhookRate = bodies.length / ingest.seconds;
       const baselineWebhookRate = bodies.length / baseline.seconds;
       const rows = [
-        ['send → 20,000 queued rows written', `${(queueSeconds * 1000).toFixed(0)} ms`, `${(baselineQueueSeconds * 1000).toFixed(0)} ms (bare INSERT … SELECT, same table shape)`, (baselineQueueSeconds / queueSeconds).toFixed(2), '—'],
-        ['sustained send rate', `${sendRate.toFixed(0)} msg/s`, `${RATE} msg/s (configured limit)`, (sendRate / RATE).toFixed(3), `≥ ${goals.sendRateRatio} ${sendRate / RATE >= goals.sendRateRatio ? '✓' : '✗'}`],
+        [`send → ${RECIPIENTS.toLocaleString('en')} queued rows written`, `${(queueSeconds * 1000).toFixed(0)} ms`, `${(baselineQueueSeconds * 1000).toFixed(0)} ms (bare INSERT … SELECT, same table shape)`, (baselineQueueSeconds / queueSeconds).toFixed(2), '—'],
+        ['all sent (first to last acceptance)', `${wholeSeconds.toFixed(1)} s`, `${(RECIPIENTS / RATE).toFixed(1)} s at exactly the limit`, (RECIPIENTS / RATE / wholeSeconds).toFixed(3), '—'],
+        ['sustained send rate (5th–95th percentile)', `${sendRate.toFixed(0)} msg/s`, `${RATE} msg/s (configured limit)`, (sendRate / RATE).toFixed(3), `≥ ${goals.sendRateRatio} ${sendRate / RATE >= goals.sendRateRatio ? '✓' : '✗'}`],
         ['duplicates / 130429 answers', `${duplicates} / ${throttled}`, '0 / 0', '—', duplicates === 0 ? '0 duplicates ✓' : '✗'],
-        ['webhook ingestion (20,000 signed POSTs)', `${webhookRate.toFixed(0)} /s`, `${baselineWebhookRate.toFixed(0)} /s (node:http + HMAC + 1 UPDATE)`, (webhookRate / baselineWebhookRate).toFixed(2), `≥ ${goals.webhooksPerSecond}/s ${webhookRate >= goals.webhooksPerSecond ? '✓' : '✗'}`],
+        [`webhook ingestion (${bodies.length.toLocaleString('en')} signed POSTs)`, `${webhookRate.toFixed(0)} /s`, `${baselineWebhookRate.toFixed(0)} /s (node:http + HMAC + 1 UPDATE)`, (webhookRate / baselineWebhookRate).toFixed(2), `≥ ${goals.webhooksPerSecond}/s ${webhookRate >= goals.webhooksPerSecond ? '✓' : '✗'}`],
         ['dashboard exact afterwards', exact ? 'yes' : `no: ${JSON.stringify(dashboard.totals)}`, '—', '—', exact ? '✓' : '✗'],
       ];
       const table = markdownTable(['measure', 'Comando', 'baseline', 'ratio', 'goal'], rows);

@@ -16,7 +16,10 @@ export interface FakeCloudOptions {
   phoneNumberId: string;
   wabaId: string;
   version?: string;
-  /** Messages per second accepted before answering 130429 (sliding one-second window). */
+  /**
+   * Messages per second accepted before answering 130429: a token bucket refilled at this rate
+   * that tolerates a burst of 2 % of it (Meta does not publish its exact accounting).
+   */
   ratePerSecond?: number;
   /** Statuses posted back for each accepted message, in this order (e.g. ['sent', 'delivered']). */
   statuses?: ('sent' | 'delivered' | 'read')[];
@@ -58,7 +61,7 @@ export class FakeWhatsAppCloud {
   rejectTemplatesWith: { code: number; message: string } | undefined;
   /** The next n sends answer this retryable error. */
   private throttle: { remaining: number; code: number; status: number } | undefined;
-  private readonly window: number[] = [];
+  private bucket = { tokens: 0, at: Date.now() };
   private readonly webhookQueue: string[] = [];
   private webhookActive = 0;
   private webhookUrl: string | undefined;
@@ -195,17 +198,22 @@ export class FakeWhatsAppCloud {
       return this.answer(response, this.throttle.status, graphError(this.throttle.code, 'Rate limit hit'));
     }
     const now = Date.now();
-    while (this.window.length && this.window[0]! <= now - 1000) this.window.shift();
-    if (this.options.ratePerSecond && this.window.length >= this.options.ratePerSecond) {
-      this.rejected.push({ status: 429, code: 130429 });
-      return this.answer(response, 429, graphError(130429, 'Rate limit hit'));
+    const rate = this.options.ratePerSecond;
+    if (rate) {
+      const capacity = Math.max(1, rate / 50);
+      this.bucket.tokens = Math.min(capacity, this.bucket.tokens + ((now - this.bucket.at) / 1000) * rate);
+      this.bucket.at = now;
+      if (this.bucket.tokens < 1) {
+        this.rejected.push({ status: 429, code: 130429 });
+        return this.answer(response, 429, graphError(130429, 'Rate limit hit'));
+      }
     }
     const failure = this.failFor.get(to);
     if (failure) {
       this.rejected.push({ status: 400, code: failure.code });
       return this.answer(response, 400, graphError(failure.code, failure.message));
     }
-    this.window.push(now);
+    if (rate) this.bucket.tokens -= 1;
     const send: AcceptedSend = { to, wamid: `wamid.${randomBytes(16).toString('base64url')}`, opaque: body.biz_opaque_callback_data as string | undefined, ...content, at: now };
     this.accepted.push(send);
     this.answer(response, 200, { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to }], messages: [{ id: send.wamid }] });

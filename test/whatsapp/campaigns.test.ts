@@ -78,9 +78,11 @@ describe('campaigns', () => {
   it('refuses an unknown template, an unapproved one, a variable count that does not match, and an empty segment', async () => {
     const unknown = await create({ templateId: '0190a0a0-0000-7000-8000-000000000000' });
     expect(expectProblem(unknown, 400, 'unknown_template').errors).toEqual([expect.objectContaining({ path: 'body.templateId' })]);
-    const pending = await t.app.http.post('/api/whatsapp/templates').set(t.manager.auth).send({ name: 'pendiente', language: 'es', category: 'UTILITY', body: 'Hola {{1}}', examples: ['Ana'] }).expect(201);
-    await t.app.runtime.deps.orm.em.fork().execute(`update wa_templates set status = 'PENDING' where id = ?`, [pending.body.id]);
-    expectProblem(await create({ templateId: pending.body.id, variables: ['contact.firstName'] }), 409, 'template_not_approved');
+    // Approved by the fake's review, then paused by Meta (quality): no longer sendable.
+    const paused = await approvedTemplate(t, { name: 'pausada', category: 'UTILITY', body: 'Hola {{1}}', examples: ['Ana'] });
+    t.fake.postWebhook(t.fake.envelope('message_template_status_update', { event: 'PAUSED', message_template_id: t.fake.templates.at(-1)!.id as string, reason: 'NONE' }));
+    await t.fake.webhooksDrained();
+    expectProblem(await create({ templateId: paused.id, variables: ['contact.firstName'] }), 409, 'template_not_approved');
     expect(expectProblem(await create({ variables: ['contact.firstName'] }), 400).errors).toEqual([expect.objectContaining({ path: 'body.variables' })]);
     expectProblem(await create({ variables: ['contact.shoeSize', 'x'] }), 400);
     expectProblem(await create({ segment: {} }), 400);

@@ -1,17 +1,21 @@
 /**
- * A token bucket in its GCRA form: each caller reserves the next slot, `1 / rate` apart, with up to
- * `burst` slots usable at once after a quiet spell. Reservations are handed out in call order, so
- * concurrent senders share the rate fairly without polling.
+ * A token bucket that hands its tokens out one caller at a time, in call order: tokens refill at
+ * `ratePerSecond` up to `capacity`, and a caller waits for a whole token. A late timer therefore
+ * never releases a burst bigger than the capacity, so in any second at most rate + capacity
+ * messages leave.
  */
 export class TokenBucket {
   private readonly intervalMs: number;
-  private theoreticalArrival = 0;
-  private readonly sleepers = new Set<{ timer: NodeJS.Timeout; resolve: (ok: boolean) => void }>();
+  private tokens = 0;
+  private refilledAt = performance.now();
+  private pausedUntil = 0;
+  private readonly waiting: ((ok: boolean) => void)[] = [];
+  private timer: NodeJS.Timeout | undefined;
   private cancelled = false;
 
   constructor(
     ratePerSecond: number,
-    private readonly burst: number,
+    private readonly capacity: number,
   ) {
     this.intervalMs = 1000 / ratePerSecond;
   }
@@ -19,34 +23,41 @@ export class TokenBucket {
   /** Resolves true when the caller may send, false if the bucket was cancelled meanwhile. */
   take(): Promise<boolean> {
     if (this.cancelled) return Promise.resolve(false);
-    const now = performance.now();
-    this.theoreticalArrival = Math.max(this.theoreticalArrival, now - (this.burst - 1) * this.intervalMs);
-    const waitMs = this.theoreticalArrival - now;
-    this.theoreticalArrival += this.intervalMs;
-    if (waitMs <= 0) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const sleeper = {
-        timer: setTimeout(() => {
-          this.sleepers.delete(sleeper);
-          resolve(!this.cancelled);
-        }, waitMs),
-        resolve,
-      };
-      this.sleepers.add(sleeper);
+      this.waiting.push(resolve);
+      this.pump();
     });
   }
 
   /** Nothing goes out for `ms` (the provider said we are too fast). */
   pause(ms: number): void {
-    this.theoreticalArrival = Math.max(this.theoreticalArrival, performance.now() + ms);
+    this.pausedUntil = Math.max(this.pausedUntil, performance.now() + ms);
+    this.tokens = 0;
   }
 
   cancel(): void {
     this.cancelled = true;
-    for (const sleeper of this.sleepers) {
-      clearTimeout(sleeper.timer);
-      sleeper.resolve(false);
+    if (this.timer) clearTimeout(this.timer);
+    for (const resolve of this.waiting.splice(0)) resolve(false);
+  }
+
+  private pump(): void {
+    if (this.timer || this.cancelled) return;
+    while (this.waiting.length) {
+      const now = performance.now();
+      if (now < this.pausedUntil) return this.wake(this.pausedUntil - now);
+      this.tokens = Math.min(this.capacity, this.tokens + (now - Math.max(this.refilledAt, this.pausedUntil)) / this.intervalMs);
+      this.refilledAt = now;
+      if (this.tokens < 1) return this.wake((1 - this.tokens) * this.intervalMs);
+      this.tokens -= 1;
+      this.waiting.shift()!(true);
     }
-    this.sleepers.clear();
+  }
+
+  private wake(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.pump();
+    }, Math.max(1, ms));
   }
 }

@@ -92,6 +92,9 @@ const dueSql = new PreparedStatement<{ due: boolean }>(
    ) as due`,
 );
 
+/** Claim-send-settle loops run side by side by the sender. */
+const LANES = 4;
+
 /** Only one process sends at a time (the rate limit is per phone number); the lock dies with its session. */
 const SEND_LOCK_KEY = 0x5741_5345; // "WASE"
 
@@ -122,14 +125,15 @@ export class Sender {
   private wanted = false;
   private stopped = false;
   private tierLeft: { remaining: number | null; until: number } | undefined;
+  private tierHeld = 0;
 
   constructor(
     private readonly deps: AppDeps,
     private readonly runtime: WhatsAppRuntime,
   ) {
     const { ratePerSecond } = deps.config.whatsapp;
-    // A tenth of a second of burst: enough to make up for the pauses between rounds.
-    this.bucket = new TokenBucket(ratePerSecond, Math.max(1, Math.ceil(ratePerSecond / 10)));
+    // A half-percent burst: enough to absorb late timers, too little to trip the provider's limit.
+    this.bucket = new TokenBucket(ratePerSecond, Math.max(1, Math.floor(ratePerSecond / 200)));
   }
 
   /** Sends until nothing is due; returns at once if this process is already at it. */
@@ -179,29 +183,47 @@ export class Sender {
     }
   }
 
+  /**
+   * Several lanes claim and settle in turn, so that one lane's database round trips overlap the
+   * others' sends; together they never have more than `sendConcurrency` messages in flight.
+   */
   private async sendRounds(): Promise<void> {
     const orphans = await orphansSql.run(this.deps.orm, []);
     if (orphans.length) this.deps.logger.warn({ inDoubt: orphans.length }, 'whatsapp messages left in flight by a stopped process are in doubt');
     this.tierLeft = undefined;
+    const concurrency = this.deps.config.whatsapp.sendConcurrency;
+    const lanes = Math.min(LANES, concurrency);
+    const perLane = Array.from({ length: lanes }, (_, lane) => Math.floor(concurrency / lanes) + (lane < concurrency % lanes ? 1 : 0));
     let lastFinish = Date.now();
-    while (!this.stopped) {
-      const remaining = await this.tierRemaining();
-      const concurrency = this.deps.config.whatsapp.sendConcurrency;
-      const templatesAllowed = remaining === null || remaining > 0;
-      const limit = remaining === null ? concurrency : Math.max(1, Math.min(concurrency, remaining));
-      const claimed = await claimSql.run(this.deps.orm, [templatesAllowed, this.deps.config.whatsapp.pairIntervalSeconds, limit]);
-      if (!templatesAllowed) await this.noteTierWait();
-      if (claimed.length === 0) break;
-      await this.sendRound(claimed);
-      if (Date.now() - lastFinish > 2000) {
-        await this.finishCampaigns();
-        lastFinish = Date.now();
-      }
-    }
+    await Promise.all(
+      perLane.map(async (laneSize) => {
+        while (!this.stopped) {
+          // Lanes reserve their share of the messaging tier before they claim, and give back what they did not use.
+          const reserved = await this.reserveTier(laneSize);
+          const templatesAllowed = reserved === null || reserved > 0;
+          const limit = reserved === null || reserved === 0 ? laneSize : reserved;
+          const claimed = await claimSql.run(this.deps.orm, [templatesAllowed, this.deps.config.whatsapp.pairIntervalSeconds, limit]);
+          // Claimed rows are `sending` now, which the tier count reads from the table.
+          this.tierHeld -= reserved ?? 0;
+          if (!templatesAllowed) await this.noteTierWait();
+          if (claimed.length === 0) {
+            this.returnTier(reserved ?? 0);
+            return;
+          }
+          const used = await this.sendRound(claimed);
+          this.returnTier((reserved ?? 0) - used);
+          if (Date.now() - lastFinish > 2000) {
+            lastFinish = Date.now();
+            await this.finishCampaigns();
+          }
+        }
+      }),
+    );
     await this.finishCampaigns();
   }
 
-  private async sendRound(claimed: ClaimedRow[]): Promise<void> {
+  /** Sends one claimed batch; returns how many template messages may have reached the provider. */
+  private async sendRound(claimed: ClaimedRow[]): Promise<number> {
     const toSend = claimed.filter((row) => row.status === 'sending');
     await this.loadTemplates(toSend);
     const results = await Promise.all(
@@ -227,7 +249,7 @@ export class Sender {
         case 'in_doubt':
           return { id: row.id, status: 'in_doubt', rank: 1, wamid: null, code: null, title: `in doubt: ${result.reason}`.slice(0, 200), next: null };
         case 'retry': {
-          if (result.throttle === 'number' || result.throttle === 'app') this.bucket.pause(1000);
+          if (result.throttle === 'number' || result.throttle === 'app') this.bucket.pause(200);
           if (row.attempts >= maxAttempts) return { id: row.id, status: 'failed', rank: 4, wamid: null, code: result.code, title: `gave up after ${row.attempts} attempts: ${result.title}`.slice(0, 200), next: null };
           return { id: row.id, status: 'queued', rank: 0, wamid: null, code: result.code, title: result.title, next: new Date(now + backoffMs(result, row.attempts)) };
         }
@@ -244,15 +266,12 @@ export class Sender {
           settle.map((item) => item.next),
         ])
       : [];
-    if (this.tierLeft && this.tierLeft.remaining !== null) {
-      const templatesAccepted = results.filter(({ row, result }) => row.kind === 'template' && result.outcome !== 'retry').length;
-      this.tierLeft.remaining = Math.max(0, this.tierLeft.remaining - templatesAccepted);
-    }
     const skipped = claimed.filter((row) => row.status === 'skipped');
     this.runtime.statusChanged([
       ...changed.map((row) => ({ id: row.id, campaignId: row.campaign_id, conversationId: row.conversation_id, status: row.status })),
       ...skipped.map((row) => ({ id: row.id, campaignId: row.campaign_id, conversationId: row.conversation_id, status: 'skipped' })),
     ]);
+    return results.filter(({ row, result }) => row.kind === 'template' && result.outcome !== 'retry' && result.outcome !== 'failed').length;
   }
 
   private outbound(row: ClaimedRow): OutboundMessage {
@@ -268,14 +287,25 @@ export class Sender {
     for (const template of found) this.templates.set(template.id, { name: template.name, language: template.language });
   }
 
-  /** Unique contacts still reachable in the rolling 24 h; re-read from the rows every few seconds. */
-  private async tierRemaining(): Promise<number | null> {
+  /**
+   * Takes up to `wanted` of the unique contacts still reachable in the rolling 24 h (null: no
+   * tier). The figure is re-read from the rows every few seconds; in between, lanes count locally.
+   */
+  private async reserveTier(wanted: number): Promise<number | null> {
     if (this.deps.config.whatsapp.messagingTier === null) return null;
     if (!this.tierLeft || Date.now() > this.tierLeft.until) {
       const usage = await tierUsage(this.deps.orm.em.fork(), this.deps.config.whatsapp);
-      this.tierLeft = { remaining: usage.remaining, until: Date.now() + 5000 };
+      // Reserved by lanes but not claimed yet: not in the table, so not in the count.
+      this.tierLeft = { remaining: Math.max(0, (usage.remaining ?? 0) - this.tierHeld), until: Date.now() + 5000 };
     }
-    return this.tierLeft.remaining;
+    const taken = Math.min(wanted, this.tierLeft.remaining ?? 0);
+    this.tierLeft.remaining = (this.tierLeft.remaining ?? 0) - taken;
+    this.tierHeld += taken;
+    return taken;
+  }
+
+  private returnTier(unused: number): void {
+    if (this.tierLeft && this.tierLeft.remaining !== null) this.tierLeft.remaining += unused;
   }
 
   private async noteTierWait(): Promise<void> {
