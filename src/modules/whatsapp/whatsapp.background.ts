@@ -20,7 +20,8 @@ export function whatsappBackground(deps: AppDeps): BackgroundTask {
   const tick = async () => {
     await startDueCampaigns(deps);
     const runtime = whatsapp(deps);
-    if (await runtime.sender.hasDueWork()) await requestDispatch(deps, 'tick');
+    // A busy sender finds new work itself; asking again would only queue jobs behind it.
+    if (!runtime.sender.busy && (await runtime.sender.hasDueWork())) await requestDispatch(deps, 'tick');
     if (ticks++ % 3600 === 0) await expireInDoubt(deps);
   };
   const timer = setInterval(() => {

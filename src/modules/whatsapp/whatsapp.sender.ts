@@ -136,13 +136,21 @@ export class Sender {
     this.bucket = new TokenBucket(ratePerSecond, Math.max(1, Math.floor(ratePerSecond / 200)));
   }
 
-  /** Sends until nothing is due; returns at once if this process is already at it. */
+  /**
+   * Sends until nothing is due. If this process is already at it, only notes that there is more
+   * (the running loop looks again before it stops) and returns, so no job waits behind another.
+   */
   drain(): Promise<void> {
     this.wanted = true;
-    this.active ??= this.run().finally(() => {
+    if (this.active) return Promise.resolve();
+    this.active = this.run().finally(() => {
       this.active = undefined;
     });
     return this.active;
+  }
+
+  get busy(): boolean {
+    return this.active !== undefined;
   }
 
   async stop(): Promise<void> {
