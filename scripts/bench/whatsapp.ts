@@ -187,6 +187,8 @@ Comando ran in its own process; the fake provider, the webhook load and the base
 
 ${table}
 
+The goals are absolute figures; read them against the baseline column, measured on the same machine in the same minutes.
+
 Machine: ${note}.`;
       process.stdout.write(`${report}\n`);
       writeDocSection('whatsapp', report);

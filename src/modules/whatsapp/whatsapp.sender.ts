@@ -2,6 +2,7 @@ import type { AppDeps } from '../../kernel/context';
 import { PreparedStatement } from '../../kernel/db';
 import { safeErrorFields } from '../../kernel/http/problem';
 import type { WhatsAppRuntime } from './whatsapp.context';
+import { pgPool, PlannedEachTime } from './whatsapp.sql';
 import type { MessageKind } from './whatsapp.entities';
 import type { OutboundMessage, SendResult } from './providers/provider';
 import { tierUsage } from './whatsapp.stats';
@@ -57,8 +58,7 @@ const claimSql = new PreparedStatement<ClaimedRow>(
  * (the wamid, the acceptance time) and never lowers a status; the other outcomes apply only to a
  * message still `sending`.
  */
-const settleSql = new PreparedStatement<{ id: string; campaign_id: string | null; conversation_id: string | null; status: string }>(
-  'wa_settle',
+const settleSql = new PlannedEachTime<{ id: string; campaign_id: string | null; conversation_id: string | null; status: string }>(
   `update wa_messages m set
      status = case when v.status = 'accepted' then (case when m.status_rank < 2 then 'accepted' else m.status end) else v.status end,
      status_rank = case when v.status = 'accepted' then greatest(m.status_rank, 2) else v.rank end,
@@ -97,14 +97,6 @@ const LANES = 4;
 
 /** Only one process sends at a time (the rate limit is per phone number); the lock dies with its session. */
 const SEND_LOCK_KEY = 0x5741_5345; // "WASE"
-
-interface PooledClient {
-  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
-}
-interface KnexPool {
-  acquireConnection(): Promise<PooledClient>;
-  releaseConnection(connection: PooledClient): Promise<void> | void;
-}
 
 function backoffMs(result: Extract<SendResult, { outcome: 'retry' }>, attempt: number): number {
   const jitter = 0.8 + Math.random() * 0.4;
@@ -175,11 +167,11 @@ export class Sender {
   }
 
   private async withSendLock(work: () => Promise<void>): Promise<boolean> {
-    const pool = (this.deps.orm.em.getConnection().getKnex() as unknown as { client: KnexPool }).client;
+    const pool = pgPool(this.deps.orm);
     const connection = await pool.acquireConnection();
     try {
       const { rows } = await connection.query('select pg_try_advisory_lock($1) as locked', [SEND_LOCK_KEY]);
-      if (!rows[0]?.locked) return false;
+      if (!(rows[0] as { locked?: boolean } | undefined)?.locked) return false;
       try {
         await work();
       } finally {

@@ -2,10 +2,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
-import { PreparedStatement } from '../../kernel/db';
 import { newId } from '../../kernel/ids';
 import { normalisePhone } from '../audience';
 import { whatsapp } from './whatsapp.context';
+import { PlannedEachTime } from './whatsapp.sql';
 import { STATUS_RANK, type MessageKind, type TemplateStatus } from './whatsapp.entities';
 import { WHATSAPP_ROOM } from './whatsapp.events';
 
@@ -124,8 +124,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * callback data) or by wamid, and replaces the current status only when it ranks higher.
  * Applying the same webhook twice therefore changes nothing.
  */
-const applyStatusesSql = new PreparedStatement<{ id: string; campaign_id: string | null; conversation_id: string | null; status: string }>(
-  'wa_apply_statuses',
+const applyStatusesSql = new PlannedEachTime<{ id: string; campaign_id: string | null; conversation_id: string | null; status: string }>(
   `with v as (
      select * from unnest(?::uuid[], ?::text[], ?::text[], ?::smallint[], ?::timestamptz[], ?::int[], ?::text[])
        as v(id, wamid, status, rank, at, error_code, error_title)
