@@ -64,6 +64,14 @@ describe('campaigns', () => {
     await em.execute(`update contacts set whatsapp_opted_out_at = null where phone = '+573000000101'`);
   });
 
+  it('starts a scheduled campaign by itself when its time comes', async () => {
+    const created = await create({ name: 'Programada', segment: { interestsAny: ['empleo'] }, scheduledAt: new Date(Date.now() + 1500).toISOString() }).expect(201);
+    expect(created.body.status).toBe('scheduled');
+    await waitUntil(async () => (await t.app.http.get(`/api/whatsapp/campaigns/${created.body.id}`).set(t.manager.auth)).body.status === 'completed', 15_000, 'the scheduled campaign to run');
+    expect((await statusCounts(t.app, created.body.id)).queued).toBeUndefined();
+    expectProblem(await create({ scheduledAt: new Date(Date.now() - 60_000).toISOString() }), 400);
+  });
+
   it('pauses, resumes and cancels', async () => {
     const created = await create({ segment: { interestsAny: ['empleo'] }, scheduledAt: new Date(Date.now() + 3600_000).toISOString() }).expect(201);
     expect(created.body.status).toBe('scheduled');

@@ -1,3 +1,4 @@
+import { expireInDoubt } from '../../src/modules/whatsapp/whatsapp.background';
 import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, waitUntil, type WhatsAppTest } from './setup';
 
 /** The send pipeline against a provider that pushes back: rate limits, permanent errors, tier, timeouts. */
@@ -83,5 +84,18 @@ describe('sending', () => {
     for (const send of t.fake.accepted) t.fake.postWebhook(t.fake.statusPayload(send, 'delivered'));
     await t.fake.webhooksDrained();
     expect(await statusCounts(t.app, id)).toEqual({ delivered: 2 });
+  }, 30_000);
+
+  it('closes in-doubt messages that never got a status after the expiry as failed, without resending them', async () => {
+    t = await startWhatsAppTest({ WHATSAPP_SEND_TIMEOUT: '1', WHATSAPP_IN_DOUBT_EXPIRY: '1h' }, { statuses: [], latencyMs: 1500 });
+    await seedContacts(t.app, { count: 1, interests: ['olvido'] });
+    const id = await campaign(t, { interestsAny: ['olvido'] });
+    await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
+    await waitUntil(async () => (await statusCounts(t.app, id)).in_doubt === 1, 10_000, 'in doubt');
+    expect(await expireInDoubt(t.app.runtime.deps)).toBe(0);
+    await t.app.runtime.deps.orm.em.fork().execute(`update wa_messages set claimed_at = now() - interval '2 hours' where campaign_id = ?`, [id]);
+    expect(await expireInDoubt(t.app.runtime.deps)).toBe(1);
+    const [row] = await t.app.runtime.deps.orm.em.fork().execute<{ status: string; error_title: string; attempts: number }[]>('select status, error_title, attempts from wa_messages where campaign_id = ?', [id]);
+    expect(row).toMatchObject({ status: 'failed', error_title: expect.stringMatching(/^unconfirmed/), attempts: 1 });
   }, 30_000);
 });

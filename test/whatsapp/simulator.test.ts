@@ -2,11 +2,14 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { seedContacts, statusCounts, waitUntil } from './setup';
 
-/** No Cloud API credentials: the simulator accepts messages and reports statuses through the webhook handler. */
+/**
+ * The embedded default: no Cloud API credentials and no Redis (in-process jobs, in-memory sockets).
+ * The simulator accepts messages and reports statuses through the webhook handler.
+ */
 let app: TestApp;
 let manager: TestUser;
 beforeAll(async () => {
-  app = await startTestApp({ WHATSAPP_RATE_PER_SECOND: '200' });
+  app = await startTestApp({ WHATSAPP_RATE_PER_SECOND: '200', REDIS_URL: undefined });
   manager = await createUser(app, await registerAdmin(app), 'manager');
 });
 afterAll(() => app.close());
