@@ -100,7 +100,9 @@ async function main(): Promise<void> {
       WHATSAPP_SEND_CONCURRENCY: String(CONCURRENCY),
       WHATSAPP_MESSAGING_TIER: 'unlimited',
     };
-    await withServer({ name: 'comando-whatsapp', script: 'dist/src/main.js', env, readyPath: '/readyz', readyTimeoutMs: 60_000 }, async (server) => {
+    // BENCH_CPU_PROF=<dir>: profile Comando (summarise with dist/scripts/bench/cpuprofile-summary.js).
+    const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    await withServer({ name: 'comando-whatsapp', script: 'dist/src/main.js', nodeArgs, env, readyPath: '/readyz', readyTimeoutMs: 60_000 }, async (server) => {
       fake.setWebhookUrl(`${server.url}/api/whatsapp/webhook`);
       const token = await registerFirstAdmin(server.url);
       await withPg(db.url, (client) =>
@@ -191,7 +193,7 @@ The goals are absolute figures; read them against the baseline column, measured 
 
 Machine: ${note}.`;
       process.stdout.write(`${report}\n`);
-      writeDocSection('whatsapp', report);
+      if (!process.env.BENCH_CPU_PROF && RECIPIENTS === 20_000) writeDocSection('whatsapp', report);
     });
   } finally {
     await fake.close();

@@ -48,6 +48,11 @@ export function presentCampaign(campaign: WaCampaign, progress: Counters): z.inp
   };
 }
 
+/** Failed, skipped and in-doubt messages say why; so does a message still being retried. */
+function hasError(message: WaMessage): boolean {
+  return (message.errorCode !== null && message.errorCode !== undefined) || ['failed', 'skipped', 'in_doubt'].includes(message.status);
+}
+
 /** A message as staff see it; template messages show their rendered text. */
 export function presentMessage(message: WaMessage, templateBody?: string): z.input<typeof messageView> {
   const text = message.body ?? (templateBody !== undefined ? renderTemplate(templateBody, message.params ?? []) : null);
@@ -60,9 +65,7 @@ export function presentMessage(message: WaMessage, templateBody?: string): z.inp
     text,
     templateId: idOf(message.template),
     status: message.status,
-    error: message.errorCode !== null && message.errorCode !== undefined || message.status === 'failed' || message.status === 'skipped' || message.status === 'in_doubt'
-      ? { code: message.errorCode ?? null, title: message.errorTitle ?? null }
-      : null,
+    error: hasError(message) ? { code: message.errorCode ?? null, title: message.errorTitle ?? null } : null,
     sentById: idOf(message.sentBy),
     createdAt: iso(message.createdAt)!,
     sentAt: iso(message.sentAt ?? message.acceptedAt),
