@@ -29,6 +29,20 @@ describe('sending', () => {
     for (const start of times) expect(times.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(55);
   });
 
+  it('sends from one process at a time when several run, so the rate is the number\'s, not per process', async () => {
+    t = await startWhatsAppTest({ WHATSAPP_RATE_PER_SECOND: '100', WHATSAPP_SEND_CONCURRENCY: '10' }, { statuses: [] });
+    await t.app.sibling();
+    await seedContacts(t.app, { count: 200, interests: ['dos'] });
+    const id = await campaign(t, { interestsAny: ['dos'] });
+    await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
+    await waitUntil(async () => (await done(t, id)).status === 'completed', 20_000, 'completion');
+    const times = t.fake.accepted.map((send) => send.at).sort((a, b) => a - b);
+    expect(times).toHaveLength(200);
+    expect(t.fake.duplicates()).toEqual([]);
+    // Two senders would have taken about 1 s; one takes about 2.
+    expect((times.at(-1)! - times[0]!) / 1000).toBeGreaterThanOrEqual(1.8);
+  });
+
   it('slows down on rate-limit answers (130429, 80007, 131056) and loses nothing; never retries permanent errors', async () => {
     t = await startWhatsAppTest({ WHATSAPP_SEND_CONCURRENCY: '5' }, { statuses: [] });
     await seedContacts(t.app, { count: 30, interests: ['presion'] });
