@@ -48,19 +48,26 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
   // Same-origin and non-browser callers send no Origin: nothing for CORS to do.
   app.use((ctx, next) => (ctx.get('Origin') ? corsMiddleware(ctx, next) : next()));
   app.use(problemMiddleware(deps.logger));
-  const parseBody = koaBody({
-      json: true,
-      urlencoded: true,
-      text: false,
-      multipart: false,
-      jsonLimit: config.bodyLimit,
-      formLimit: config.bodyLimit,
-      textLimit: config.bodyLimit,
-      jsonStrict: true,
-      includeUnparsed: false,
-  });
+  const bodyOptions = {
+    json: true,
+    urlencoded: true,
+    text: false,
+    multipart: false,
+    jsonLimit: config.bodyLimit,
+    formLimit: config.bodyLimit,
+    textLimit: config.bodyLimit,
+    jsonStrict: true,
+    includeUnparsed: false,
+  };
+  const parseBody = koaBody(bodyOptions);
+  // Routes whose signature covers the exact bytes (webhooks) also keep them as ctx.request.rawBody.
+  const parseKeepingRaw = koaBody({ ...bodyOptions, includeUnparsed: true });
+  const rawBodyPaths = new Set(routes.filter((route) => route.spec.rawBody).map((route) => route.path));
   // GET, HEAD and OPTIONS carry no body: skip the parser's work for them.
-  app.use((ctx, next) => (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS' ? next() : parseBody(ctx, next)));
+  app.use((ctx, next) => {
+    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS') return next();
+    return rawBodyPaths.has(ctx.path) ? parseKeepingRaw(ctx, next) : parseBody(ctx, next);
+  });
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return { app, routes };

@@ -90,6 +90,22 @@ const envSchema = z
     GOTV_CLAIM_TTL: duration.default(20 * 60),
     REGISTER_WINDOW: duration.default(3600),
     SHUTDOWN_TIMEOUT: duration.default(15),
+    // WhatsApp (Cloud API). Without an access token the simulator provider stands in.
+    WHATSAPP_PROVIDER: z.enum(['cloud', 'simulator']).optional(),
+    WHATSAPP_API_BASE_URL: z.string().url().default('https://graph.facebook.com'),
+    WHATSAPP_API_VERSION: z.string().regex(/^v\d+\.\d+$/, 'expected a Graph API version such as v23.0').default('v23.0'),
+    WHATSAPP_ACCESS_TOKEN: z.string().min(10).optional(),
+    WHATSAPP_PHONE_NUMBER_ID: z.string().regex(/^\d{5,20}$/, 'expected the numeric phone-number id').optional(),
+    WHATSAPP_WABA_ID: z.string().regex(/^\d{5,20}$/, 'expected the numeric WhatsApp Business Account id').optional(),
+    WHATSAPP_APP_SECRET: z.string().min(16).optional(),
+    WHATSAPP_VERIFY_TOKEN: z.string().min(8).optional(),
+    WHATSAPP_RATE_PER_SECOND: positiveInt.max(1000).default(80),
+    WHATSAPP_MESSAGING_TIER: z.enum(['250', '2000', '10000', '100000', 'unlimited']).default('10000'),
+    WHATSAPP_SEND_CONCURRENCY: positiveInt.max(200).default(20),
+    WHATSAPP_SEND_TIMEOUT: duration.default(15),
+    WHATSAPP_PAIR_INTERVAL: duration.default(6),
+    WHATSAPP_MAX_ATTEMPTS: positiveInt.max(20).default(8),
+    WHATSAPP_IN_DOUBT_EXPIRY: duration.default(72 * 3600),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL && !env.JWT_SECRET) {
@@ -99,6 +115,11 @@ const envSchema = z
         message:
           'is required when DATABASE_URL is set (the production configuration); every process must share it',
       });
+    }
+    if ((env.WHATSAPP_PROVIDER ?? (env.WHATSAPP_ACCESS_TOKEN ? 'cloud' : 'simulator')) === 'cloud') {
+      for (const key of ['WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_WABA_ID', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN'] as const) {
+        if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required for the WhatsApp Cloud API provider' });
+      }
     }
   });
 
@@ -130,6 +151,28 @@ export interface Config {
   captureLimits: { perIp: number; perPerson: number; windowSeconds: number };
   gotvClaimSeconds: number;
   shutdownTimeoutSeconds: number;
+  whatsapp: WhatsAppConfig;
+}
+
+// WhatsApp
+export interface WhatsAppConfig {
+  provider: 'cloud' | 'simulator';
+  baseUrl: string;
+  apiVersion: string;
+  accessToken: string | undefined;
+  phoneNumberId: string | undefined;
+  wabaId: string | undefined;
+  appSecret: string | undefined;
+  verifyToken: string | undefined;
+  ratePerSecond: number;
+  /** Unique contacts reachable with business-initiated messages per rolling 24 h; null = unlimited. */
+  messagingTier: number | null;
+  /** Messages in flight at once per process: also the most that can be in doubt after a crash. */
+  sendConcurrency: number;
+  sendTimeoutSeconds: number;
+  pairIntervalSeconds: number;
+  maxAttempts: number;
+  inDoubtExpirySeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -183,5 +226,22 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     captureLimits: { perIp: env.CAPTURE_MAX_PER_IP, perPerson: env.CAPTURE_MAX_PER_PERSON, windowSeconds: env.CAPTURE_WINDOW },
     gotvClaimSeconds: env.GOTV_CLAIM_TTL,
     shutdownTimeoutSeconds: env.SHUTDOWN_TIMEOUT,
+    whatsapp: {
+      provider: env.WHATSAPP_PROVIDER ?? (env.WHATSAPP_ACCESS_TOKEN ? 'cloud' : 'simulator'),
+      baseUrl: env.WHATSAPP_API_BASE_URL.replace(/\/+$/, ''),
+      apiVersion: env.WHATSAPP_API_VERSION,
+      accessToken: env.WHATSAPP_ACCESS_TOKEN,
+      phoneNumberId: env.WHATSAPP_PHONE_NUMBER_ID,
+      wabaId: env.WHATSAPP_WABA_ID,
+      appSecret: env.WHATSAPP_APP_SECRET,
+      verifyToken: env.WHATSAPP_VERIFY_TOKEN,
+      ratePerSecond: env.WHATSAPP_RATE_PER_SECOND,
+      messagingTier: env.WHATSAPP_MESSAGING_TIER === 'unlimited' ? null : Number(env.WHATSAPP_MESSAGING_TIER),
+      sendConcurrency: env.WHATSAPP_SEND_CONCURRENCY,
+      sendTimeoutSeconds: env.WHATSAPP_SEND_TIMEOUT,
+      pairIntervalSeconds: env.WHATSAPP_PAIR_INTERVAL,
+      maxAttempts: env.WHATSAPP_MAX_ATTEMPTS,
+      inDoubtExpirySeconds: env.WHATSAPP_IN_DOUBT_EXPIRY,
+    },
   };
 }

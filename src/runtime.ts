@@ -20,7 +20,7 @@ import { RateLimits } from './kernel/rate-limit';
 import { Realtime } from './kernel/realtime';
 import { createRedis } from './kernel/redis';
 import { modules as allModules } from './modules';
-import type { ModuleManifest } from './kernel/module';
+import type { BackgroundTask, ModuleManifest } from './kernel/module';
 import { principalLoader } from './modules/auth';
 
 /** The embedded default keeps its signing secret beside its data, so tokens survive restarts. */
@@ -55,7 +55,7 @@ export class Runtime {
   private constructor(
     readonly deps: AppDeps,
     readonly created: CreatedApp,
-    private readonly closers: { redisClients: Redis[]; embedded: EmbeddedDatabase | undefined },
+    private readonly closers: { redisClients: Redis[]; embedded: EmbeddedDatabase | undefined; background: BackgroundTask[] },
   ) {
     this.server = http.createServer(created.app.callback());
     this.server.on('request', (_request, response) => {
@@ -126,8 +126,12 @@ export class Runtime {
       rateLimits: new RateLimits(redis, config.redisKeyPrefix),
     };
     realtime.addCommands(modules.flatMap((module) => module.socketCommands?.(deps) ?? []));
-    if (options.workers !== false) await jobs.start(deps);
-    return new Runtime(deps, createApp(deps, modules), { redisClients, embedded });
+    const background: BackgroundTask[] = [];
+    if (options.workers !== false) {
+      await jobs.start(deps);
+      for (const module of modules) if (module.background) background.push(module.background(deps));
+    }
+    return new Runtime(deps, createApp(deps, modules), { redisClients, embedded, background });
   }
 
   async listen(port = this.deps.config.port, host = this.deps.config.host): Promise<AddressInfo> {
@@ -161,6 +165,7 @@ export class Runtime {
     this.server.closeAllConnections();
     await realtime.close();
     await serverClosed;
+    await Promise.all(this.closers.background.map((task) => task.stop()));
     await jobs.close();
     await orm.close();
     await Promise.all(this.closers.redisClients.map((client) => client.quit().catch(() => client.disconnect())));

@@ -17,4 +17,13 @@ export interface ModuleManifest {
   /** Requests clients may send over their socket; built once the process's dependencies exist. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   socketCommands?: (deps: AppDeps) => SocketCommand<any>[];
+  /**
+   * Work the module keeps running beside its jobs (a sweeper, a simulator): started with the
+   * workers, stopped at shutdown before the workers close.
+   */
+  background?: (deps: AppDeps) => BackgroundTask;
+}
+
+export interface BackgroundTask {
+  stop(): Promise<void>;
 }

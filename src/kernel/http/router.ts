@@ -31,6 +31,11 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
    * routes that must answer a bad form post with an HTML page rather than a problem.
    */
   handlerParsesBody?: boolean;
+  /**
+   * Keep the body's exact bytes as `ctx.request.rawBody` besides the parsed body (webhooks whose
+   * signature covers the raw bytes). Only for paths without parameters.
+   */
+  rawBody?: boolean;
   /** Status of a successful answer (default 200). */
   status?: number;
   /** JSON response schema: documents the route and, in tests, checks every answer against it. */

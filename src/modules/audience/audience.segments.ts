@@ -114,3 +114,12 @@ export async function* segmentBatches(em: EntityManager, segment: Segment, chann
     if (batch.length < batchSize) return;
   }
 }
+
+/**
+ * The segment's members as a subquery (`id, name, phone, email`; consent and opt-outs applied),
+ * for set-based writes such as `insert ... select ... from (<sql>) m`: one statement, however
+ * large the segment. Parameters bind with `?` in the order given.
+ */
+export function segmentMembersSql(segment: Segment, channel: Channel): { sql: string; params: unknown[] } {
+  return dedupe(channel, segmentWhere(segment, channel));
+}

@@ -1,0 +1,21 @@
+import type { ModuleManifest } from '../../kernel/module';
+import { whatsappBackground } from './whatsapp.background';
+import { whatsappEntities } from './whatsapp.entities';
+import { WHATSAPP_ROOM } from './whatsapp.events';
+import { dispatchJob } from './whatsapp.jobs';
+import { whatsappRouter } from './whatsapp.routes';
+
+/**
+ * WhatsApp: templates, segmented campaigns sent at the provider's pace, delivery and read
+ * tracking from webhooks, and two-way conversations. See docs/whatsapp.md.
+ */
+export const whatsappModule: ModuleManifest = {
+  name: 'whatsapp',
+  entities: whatsappEntities,
+  routers: [whatsappRouter],
+  jobs: [dispatchJob],
+  rooms: [{ pattern: new RegExp(`^${WHATSAPP_ROOM}$`), roles: ['manager', 'viewer'], description: 'WhatsApp campaigns progress and conversations' }],
+  background: whatsappBackground,
+};
+
+export { handleWebhookPayload, signatureValid } from './whatsapp.webhook';

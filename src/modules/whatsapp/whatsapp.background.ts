@@ -1,0 +1,56 @@
+import type { AppDeps } from '../../kernel/context';
+import { safeErrorFields } from '../../kernel/http/problem';
+import type { BackgroundTask } from '../../kernel/module';
+import { startDueCampaigns } from './whatsapp.campaigns';
+import { whatsapp } from './whatsapp.context';
+import { requestDispatch } from './whatsapp.jobs';
+
+const TICK_MS = 1000;
+
+/**
+ * Once a second: start scheduled campaigns that are due, and ask for a dispatch when messages are
+ * due (retries whose backoff ended, campaigns resumed, work left by a process that stopped).
+ * Once an hour: in-doubt messages that never got a status within WHATSAPP_IN_DOUBT_EXPIRY are
+ * closed as failed ("unconfirmed"); they are never sent again automatically.
+ */
+export function whatsappBackground(deps: AppDeps): BackgroundTask {
+  let stopped = false;
+  let ticks = 0;
+  let running: Promise<void> | undefined;
+  const tick = async () => {
+    await startDueCampaigns(deps);
+    const runtime = whatsapp(deps);
+    // A busy sender finds new work itself; asking again would only queue jobs behind it.
+    if (!runtime.sender.busy && (await runtime.sender.hasDueWork())) await requestDispatch(deps, 'tick');
+    if (ticks++ % 3600 === 0) await expireInDoubt(deps);
+  };
+  const timer = setInterval(() => {
+    if (stopped || running) return;
+    running = tick()
+      .catch((error: unknown) => deps.logger.warn({ task: 'whatsapp.tick', ...safeErrorFields(error) }, 'whatsapp tick failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  }, TICK_MS);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+      const runtime = whatsapp(deps);
+      await runtime.sender.stop();
+      runtime.close();
+    },
+  };
+}
+
+export async function expireInDoubt(deps: AppDeps): Promise<number> {
+  const rows = await deps.orm.em.fork().execute<{ id: string }[]>(
+    `update wa_messages set status = 'failed', status_rank = 4, failed_at = now(),
+       error_title = 'unconfirmed: no status from the provider; not resent (the recipient may have it)'
+     where status = 'in_doubt' and claimed_at < now() - ?::int * interval '1 second' returning id`,
+    [deps.config.whatsapp.inDoubtExpirySeconds],
+  );
+  return rows.length;
+}

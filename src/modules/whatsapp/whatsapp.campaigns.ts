@@ -1,0 +1,188 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../../kernel/auth/roles';
+import type { AppDeps } from '../../kernel/context';
+import { ConflictError, invalidField, NotFoundError, ValidationError } from '../../kernel/errors';
+import { findPage, type PageRequest } from '../../kernel/pagination';
+import { UserSchema } from '../auth';
+import { countSegment, segmentMembersSql, type Segment } from '../audience';
+import { requestDispatch } from './whatsapp.jobs';
+import { WaCampaignSchema, WaTemplateSchema, type ContactField, type StoredSegment, type VariableSource, type WaCampaign, type WaCampaignStatus } from './whatsapp.entities';
+import { presentCampaign } from './whatsapp.presenter';
+import type { CreateCampaignInput } from './whatsapp.schemas';
+import { tierNotice } from './whatsapp.sender';
+import { campaignCounters, tierUsage } from './whatsapp.stats';
+
+function toSource(variable: CreateCampaignInput['variables'][number]): VariableSource {
+  if (typeof variable !== 'string') return { literal: variable.literal };
+  return variable.startsWith('contact.') ? { field: variable.slice(8) as ContactField } : { literal: variable };
+}
+
+function audienceSegment(segment: StoredSegment & { all?: true | undefined }): Segment {
+  const { all: _all, ...conditions } = segment;
+  return conditions;
+}
+
+async function approvedTemplate(em: EntityManager, templateId: string, path: string) {
+  const template = await em.findOne(WaTemplateSchema, { id: templateId });
+  if (!template) throw invalidField(path, 'No template has this id.', 'unknown_template');
+  if (template.status !== 'APPROVED') throw new ConflictError(`The template is ${template.status}; only approved templates can be sent.`, 'template_not_approved');
+  return template;
+}
+
+export async function createCampaign(em: EntityManager, actor: Actor, input: CreateCampaignInput) {
+  const template = await approvedTemplate(em, input.templateId, 'body.templateId');
+  if (input.variables.length !== template.placeholders) {
+    throw invalidField('body.variables', `The template has ${template.placeholders} placeholder(s); give exactly one variable for each.`);
+  }
+  const segment = input.segment as StoredSegment & { all?: true };
+  const audienceSize = await countSegment(em, audienceSegment(segment), 'whatsapp');
+  if (audienceSize === 0) throw new ValidationError([{ path: 'body.segment', message: 'Nobody in this segment can be reached on WhatsApp (opted in, not opted out).' }], 'The segment is empty.', 'empty_audience');
+  const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
+  if (scheduledAt && scheduledAt.getTime() <= Date.now()) throw invalidField('body.scheduledAt', 'must be in the future');
+  const campaign = em.create(WaCampaignSchema, {
+    name: input.name,
+    template,
+    variables: input.variables.map(toSource),
+    segment,
+    status: scheduledAt ? 'scheduled' : 'draft',
+    scheduledAt,
+    audienceSize,
+    queuedCount: 0,
+    notice: null,
+    createdBy: em.getReference(UserSchema, actor.id),
+  });
+  await em.flush();
+  return presentCampaign(campaign, (await campaignCounters(em, [campaign.id])).get(campaign.id)!);
+}
+
+export async function getCampaign(em: EntityManager, id: string) {
+  const campaign = await em.findOne(WaCampaignSchema, { id });
+  if (!campaign) throw new NotFoundError('No WhatsApp campaign has this id.');
+  return presentCampaign(campaign, (await campaignCounters(em, [id])).get(id)!);
+}
+
+export async function listCampaigns(em: EntityManager, query: PageRequest & { status?: WaCampaignStatus | undefined }) {
+  const page = await findPage(em, WaCampaignSchema, query.status ? { status: query.status } : {}, query, { createdAt: 'desc', id: 'desc' }, (row: WaCampaign) => row);
+  const counters = await campaignCounters(em, page.data.map((row) => row.id));
+  return { data: page.data.map((row) => presentCampaign(row, counters.get(row.id)!)), nextCursor: page.nextCursor };
+}
+
+/** The SQL expression of one placeholder's value for contact `c` (territory name from `t`). */
+function variableSql(source: VariableSource, params: unknown[]): string {
+  if ('literal' in source) {
+    params.push(source.literal);
+    return '?::text';
+  }
+  switch (source.field) {
+    case 'firstName':
+      return `split_part(c.name, ' ', 1)`;
+    case 'name':
+      return 'c.name';
+    case 'neighbourhood':
+      return `coalesce(c.neighbourhood, '')`;
+    case 'territory':
+      return `coalesce(t.name, '')`;
+  }
+}
+
+/**
+ * Starts sending: in one transaction the campaign turns `sending` (only from draft or scheduled,
+ * so a second call is a conflict) and one `queued` row per recipient is written by a single
+ * INSERT ... SELECT over the segment, consent and opt-outs applied, one row per phone. Workers
+ * take it from there.
+ */
+export async function sendCampaign(em: EntityManager, deps: AppDeps, id: string) {
+  const result = await em.transactional(async (tx) => {
+    const [started] = await tx.execute<{ id: string; template_id: string; variables: VariableSource[]; segment: StoredSegment }[]>(
+      `update wa_campaigns set status = 'sending', started_at = now(), notice = null where id = ? and status in ('draft', 'scheduled')
+       returning id, template_id, variables, segment`,
+      [id],
+    );
+    if (!started) {
+      const existing = await tx.findOne(WaCampaignSchema, { id }, { fields: ['status'] });
+      if (!existing) throw new NotFoundError('No WhatsApp campaign has this id.');
+      throw new ConflictError(`The campaign is ${existing.status}; it can be sent only once.`, 'already_sent');
+    }
+    await approvedTemplate(tx, started.template_id, 'templateId');
+    const members = segmentMembersSql(audienceSegment(started.segment), 'whatsapp');
+    const valueParams: unknown[] = [];
+    const values = started.variables.map((source) => variableSql(source, valueParams));
+    const paramsSql = values.length ? `jsonb_build_array(${values.join(', ')})` : `'[]'::jsonb`;
+    // UUIDv7 in SQL (PostgreSQL 15 has no uuidv7()): 48-bit millisecond time over a random v4, version bits set to 7.
+    const inserted = await tx.execute<{ n: number }[]>(
+      `with rows as (
+         insert into wa_messages (id, campaign_id, contact_id, phone, direction, kind, template_id, params, status, status_rank, priority, attempts, next_attempt_at, created_at)
+         select encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid,
+           ?, c.id, c.phone, 'out', 'template', ?, ${paramsSql}, 'queued', 0, 1, 0, now(), now()
+         from (${members.sql}) m join contacts c on c.id = m.id left join territories t on t.id = c.territory_id
+         order by c.id
+         on conflict do nothing
+         returning 1
+       ) select count(*)::int as n from rows`,
+      [id, started.template_id, ...valueParams, ...members.params],
+    );
+    const queued = inserted[0]?.n ?? 0;
+    await tx.execute('update wa_campaigns set queued_count = ? where id = ?', [queued, id]);
+    return { queued };
+  });
+  const usage = await tierUsage(em, deps.config.whatsapp);
+  let notice: string | null = null;
+  if (usage.remaining !== null && usage.remaining < result.queued) {
+    notice = `${tierNotice(usage.limit)} ${usage.remaining} of ${result.queued} can go out now.`;
+    await em.execute('update wa_campaigns set notice = ? where id = ?', [notice.slice(0, 300), id]);
+  }
+  await requestDispatch(deps, 'campaign');
+  return { campaignId: id, status: 'sending' as const, queued: result.queued, notice };
+}
+
+async function transition(em: EntityManager, id: string, from: WaCampaignStatus[], to: WaCampaignStatus): Promise<void> {
+  const rows = await em.execute<{ id: string }[]>(`update wa_campaigns set status = ? where id = ? and status in (?) returning id`, [to, id, from]);
+  if (rows.length) return;
+  const existing = await em.findOne(WaCampaignSchema, { id }, { fields: ['status'] });
+  if (!existing) throw new NotFoundError('No WhatsApp campaign has this id.');
+  throw new ConflictError(`A ${existing.status} campaign cannot become ${to}.`, 'invalid_transition');
+}
+
+/** Stops claiming new messages; those already in flight finish. */
+export async function pauseCampaign(em: EntityManager, id: string) {
+  await transition(em, id, ['sending', 'scheduled'], 'paused');
+  return getCampaign(em, id);
+}
+
+export async function resumeCampaign(em: EntityManager, deps: AppDeps, id: string) {
+  const rows = await em.execute<{ started_at: Date | null }[]>('select started_at from wa_campaigns where id = ?', [id]);
+  // A campaign paused before its first send goes back to waiting for its time (or a send).
+  await transition(em, id, ['paused'], rows[0]?.started_at ? 'sending' : 'scheduled');
+  await requestDispatch(deps, 'campaign');
+  return getCampaign(em, id);
+}
+
+/** Nothing more goes out: queued messages are cancelled in the same transaction. */
+export async function cancelCampaign(em: EntityManager, id: string) {
+  await em.transactional(async (tx) => {
+    await transition(tx, id, ['draft', 'scheduled', 'sending', 'paused'], 'cancelled');
+    await tx.execute(`update wa_messages set status = 'cancelled', status_rank = 9 where campaign_id = ? and status = 'queued'`, [id]);
+    await tx.execute(`update wa_campaigns set completed_at = now(), notice = null where id = ?`, [id]);
+  });
+  return getCampaign(em, id);
+}
+
+/** Scheduled campaigns whose time has come start by themselves. */
+export async function startDueCampaigns(deps: AppDeps): Promise<number> {
+  const em = deps.orm.em.fork();
+  const due = await em.execute<{ id: string }[]>(`select id from wa_campaigns where status = 'scheduled' and scheduled_at <= now() order by scheduled_at limit 10`);
+  let started = 0;
+  for (const { id } of due) {
+    try {
+      await sendCampaign(deps.orm.em.fork(), deps, id);
+      started++;
+    } catch (error) {
+      // Raced with a manual send, or the template lost its approval: leave it for staff to see.
+      deps.logger.warn({ campaignId: id, code: (error as { code?: string }).code }, 'scheduled whatsapp campaign did not start');
+      if ((error as { code?: string }).code === 'template_not_approved') {
+        await em.execute(`update wa_campaigns set status = 'paused', notice = 'Paused: its template is no longer approved.' where id = ? and status = 'scheduled'`, [id]);
+      }
+    }
+  }
+  return started;
+}

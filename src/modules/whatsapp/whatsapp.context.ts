@@ -1,0 +1,75 @@
+import type { AppDeps } from '../../kernel/context';
+import { CloudApiProvider } from './providers/cloud-api';
+import type { WhatsAppProvider } from './providers/provider';
+import { SimulatorProvider } from './providers/simulator';
+import { WHATSAPP_ROOM, type StatusEvent } from './whatsapp.events';
+import { Sender } from './whatsapp.sender';
+import { campaignCounters } from './whatsapp.stats';
+import { handleWebhookPayload } from './whatsapp.webhook';
+
+export interface StatusChange {
+  id: string;
+  campaignId: string | null;
+  conversationId: string | null;
+  status: string;
+}
+
+/** What the module keeps per process: its provider, its sender, and the pending status push. */
+export class WhatsAppRuntime {
+  readonly provider: WhatsAppProvider;
+  readonly sender: Sender;
+  private readonly dirtyCampaigns = new Set<string>();
+  private pendingMessages: StatusEvent['messages'] = [];
+  private readonly pushStatus: () => void;
+
+  constructor(private readonly deps: AppDeps) {
+    const config = deps.config.whatsapp;
+    this.provider =
+      config.provider === 'cloud'
+        ? new CloudApiProvider(config)
+        : new SimulatorProvider((payload) => handleWebhookPayload(deps, payload).then(() => undefined), deps.logger);
+    this.sender = new Sender(deps, this);
+    // One push a second at most, carrying each campaign that changed once (with fresh counters).
+    this.pushStatus = deps.realtime.coalesced(WHATSAPP_ROOM, 'whatsapp:status', () => this.statusPayload(), 1000);
+  }
+
+  statusChanged(changes: StatusChange[]): void {
+    for (const change of changes) {
+      if (change.campaignId) this.dirtyCampaigns.add(change.campaignId);
+      // Conversation messages are few and each matters to the person answering.
+      else if (this.pendingMessages.length < 500) this.pendingMessages.push({ id: change.id, conversationId: change.conversationId, status: change.status });
+    }
+    if (changes.length) this.pushStatus();
+  }
+
+  private async statusPayload(): Promise<StatusEvent | undefined> {
+    const ids = [...this.dirtyCampaigns];
+    const messages = this.pendingMessages;
+    this.dirtyCampaigns.clear();
+    this.pendingMessages = [];
+    if (ids.length === 0 && messages.length === 0) return undefined;
+    const em = this.deps.orm.em.fork();
+    const counters = await campaignCounters(em, ids);
+    const statuses = ids.length ? await em.execute<{ id: string; status: string }[]>('select id, status from wa_campaigns where id in (?)', [ids]) : [];
+    return {
+      campaigns: statuses.map((row) => ({ campaignId: row.id, status: row.status, progress: counters.get(row.id)! })),
+      messages,
+    };
+  }
+
+  close(): void {
+    this.provider.close?.();
+  }
+}
+
+const runtimes = new WeakMap<AppDeps, WhatsAppRuntime>();
+
+/** The module's state for this process (made on first use). */
+export function whatsapp(deps: AppDeps): WhatsAppRuntime {
+  let runtime = runtimes.get(deps);
+  if (!runtime) {
+    runtime = new WhatsAppRuntime(deps);
+    runtimes.set(deps, runtime);
+  }
+  return runtime;
+}

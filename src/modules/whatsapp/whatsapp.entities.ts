@@ -1,0 +1,189 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { newId } from '../../kernel/ids';
+import { ContactSchema } from '../audience';
+import { UserSchema } from '../auth';
+
+export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY'] as const;
+export type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
+
+/** Meta's template lifecycle; only APPROVED templates can be sent. */
+export const TEMPLATE_STATUSES = ['PENDING', 'APPROVED', 'REJECTED', 'PAUSED', 'DISABLED'] as const;
+export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
+
+export interface TemplateButton {
+  type: 'QUICK_REPLY' | 'URL' | 'PHONE_NUMBER';
+  text: string;
+  url?: string | undefined;
+  phoneNumber?: string | undefined;
+}
+
+/** A message template as registered with the provider; `{{1}}..{{n}}` placeholders in the body. */
+export const WaTemplateSchema = defineEntity({
+  name: 'WaTemplate',
+  tableName: 'wa_templates',
+  uniques: [{ properties: ['name', 'language'], name: 'wa_templates_name_language_unique' }],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    name: p.string().length(512),
+    language: p.string().length(15),
+    category: p.enum([...TEMPLATE_CATEGORIES]),
+    body: p.text(),
+    header: p.string().length(60).nullable(),
+    footer: p.string().length(60).nullable(),
+    buttons: p.json<TemplateButton[]>().default([]),
+    examples: p.json<string[]>().default([]),
+    placeholders: p.integer(),
+    status: p.enum([...TEMPLATE_STATUSES]).default('PENDING'),
+    providerTemplateId: p.string().length(64).nullable().unique(),
+    rejectionReason: p.string().length(200).nullable(),
+    createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  }),
+});
+export type WaTemplate = InferEntity<typeof WaTemplateSchema>;
+
+export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'completed', 'cancelled'] as const;
+export type WaCampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/** Where a placeholder's value comes from: a contact field or a fixed text. */
+export type VariableSource = { field: ContactField } | { literal: string };
+export const CONTACT_FIELDS = ['firstName', 'name', 'neighbourhood', 'territory'] as const;
+export type ContactField = (typeof CONTACT_FIELDS)[number];
+
+export interface StoredSegment {
+  interestsAny?: string[] | undefined;
+  interestsAll?: string[] | undefined;
+  territoryIds?: string[] | undefined;
+  qrCampaignIds?: string[] | undefined;
+  createdFrom?: string | undefined;
+  createdTo?: string | undefined;
+}
+
+/** A mass send of one template to one segment. Progress is counted from its message rows. */
+export const WaCampaignSchema = defineEntity({
+  name: 'WaCampaign',
+  tableName: 'wa_campaigns',
+  indexes: [{ properties: ['status', 'scheduledAt'] }],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    name: p.string().length(160),
+    template: () => p.manyToOne(WaTemplateSchema).deleteRule('restrict'),
+    variables: p.json<VariableSource[]>(),
+    segment: p.json<StoredSegment>(),
+    status: p.enum([...CAMPAIGN_STATUSES]).default('draft'),
+    scheduledAt: p.datetime().nullable(),
+    /** Reachable people when the campaign was created (opted in, not opted out, one per phone). */
+    audienceSize: p.integer(),
+    /** Rows written by `send`; 0 before. */
+    queuedCount: p.integer().default(0),
+    /** Why sending is waiting (messaging tier used up), shown to staff; null while it flows. */
+    notice: p.string().length(300).nullable(),
+    createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    startedAt: p.datetime().nullable(),
+    completedAt: p.datetime().nullable(),
+  }),
+});
+export type WaCampaign = InferEntity<typeof WaCampaignSchema>;
+
+export const CONVERSATION_STATUSES = ['open', 'closed'] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+
+/** One thread per contact; counters kept in the same transaction as the messages. */
+export const WaConversationSchema = defineEntity({
+  name: 'WaConversation',
+  tableName: 'wa_conversations',
+  indexes: [{ properties: ['lastMessageAt', 'id'] }],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    contact: () => p.manyToOne(ContactSchema).unique().deleteRule('cascade'),
+    status: p.enum([...CONVERSATION_STATUSES]).default('open'),
+    assignedTo: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    unreadCount: p.integer().default(0),
+    /** Opens the 24-hour customer-service window. */
+    lastInboundAt: p.datetime().nullable(),
+    lastMessageAt: p.datetime(),
+    lastMessageId: p.uuid().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type WaConversation = InferEntity<typeof WaConversationSchema>;
+
+/**
+ * Statuses and their rank: a status only replaces one of lower rank, so webhooks arriving out
+ * of order or twice never move a message backwards. `failed` ranks below `delivered` because a
+ * late `failed` after a delivery is noise, while `delivered` after `failed` is proof. Messages
+ * never sent (skipped at send time, cancelled) are frozen above everything.
+ */
+export const STATUS_RANK = {
+  queued: 0,
+  sending: 1,
+  in_doubt: 1,
+  accepted: 2,
+  sent: 3,
+  failed: 4,
+  delivered: 5,
+  read: 6,
+  skipped: 9,
+  cancelled: 9,
+  received: 9,
+} as const;
+export type MessageStatus = keyof typeof STATUS_RANK;
+export const MESSAGE_STATUSES = Object.keys(STATUS_RANK) as MessageStatus[];
+
+export const MESSAGE_KINDS = ['template', 'text', 'button', 'interactive', 'media', 'other'] as const;
+export type MessageKind = (typeof MESSAGE_KINDS)[number];
+
+/**
+ * Every message in or out. Outbound rows are the send list: written `queued`, claimed by the
+ * sender, settled by the provider's answer and then by webhooks (matched by our id, echoed as
+ * `biz_opaque_callback_data`, or by the provider's `wamid`).
+ */
+export const WaMessageSchema = defineEntity({
+  name: 'WaMessage',
+  tableName: 'wa_messages',
+  uniques: [{ properties: ['campaign', 'contact'], name: 'wa_messages_campaign_contact_unique' }],
+  indexes: [
+    { name: 'wa_messages_queue', expression: `create index "wa_messages_queue" on "wa_messages" ("priority", "id") where "status" = 'queued'` },
+    { name: 'wa_messages_in_flight', expression: `create index "wa_messages_in_flight" on "wa_messages" ("claimed_at") where "status" = 'sending'` },
+    { properties: ['campaign', 'status'] },
+    { properties: ['conversation', 'id'] },
+    { properties: ['contact', 'acceptedAt'] },
+    { properties: ['acceptedAt'] },
+    { properties: ['createdAt'] },
+  ],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    campaign: () => p.manyToOne(WaCampaignSchema).nullable().deleteRule('cascade'),
+    conversation: () => p.manyToOne(WaConversationSchema).nullable().deleteRule('cascade'),
+    contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
+    phone: p.string().length(20),
+    direction: p.enum(['in', 'out'] as const),
+    kind: p.enum([...MESSAGE_KINDS]),
+    body: p.text().nullable(),
+    template: () => p.manyToOne(WaTemplateSchema).nullable().deleteRule('restrict'),
+    params: p.json<string[]>().nullable(),
+    status: p.string().length(12),
+    statusRank: p.smallint(),
+    /** 0: replies in a conversation go before 1: campaign messages. */
+    priority: p.smallint().default(1),
+    wamid: p.string().length(128).nullable().unique(),
+    attempts: p.integer().default(0),
+    nextAttemptAt: p.datetime().onCreate(() => new Date()),
+    claimedAt: p.datetime().nullable(),
+    acceptedAt: p.datetime().nullable(),
+    sentAt: p.datetime().nullable(),
+    deliveredAt: p.datetime().nullable(),
+    readAt: p.datetime().nullable(),
+    failedAt: p.datetime().nullable(),
+    repliedAt: p.datetime().nullable(),
+    errorCode: p.integer().nullable(),
+    errorTitle: p.string().length(200).nullable(),
+    sentBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type WaMessage = InferEntity<typeof WaMessageSchema>;
+
+export const whatsappEntities = [WaTemplateSchema, WaCampaignSchema, WaConversationSchema, WaMessageSchema];

@@ -1,0 +1,77 @@
+import type { z } from 'zod';
+import type { Counters, campaignView, conversationView, messageView, templateView } from './whatsapp.schemas';
+import type { WaCampaign, WaMessage, WaTemplate, VariableSource } from './whatsapp.entities';
+import { renderTemplate } from './providers/provider';
+
+const iso = (value: Date | null | undefined) => (value ? new Date(value).toISOString() : null);
+const idOf = (ref: unknown): string | null => (ref && typeof ref === 'object' && 'id' in ref ? String((ref as { id: unknown }).id) : null);
+
+export function presentTemplate(template: WaTemplate): z.input<typeof templateView> {
+  return {
+    id: template.id,
+    name: template.name,
+    language: template.language,
+    category: template.category,
+    body: template.body,
+    header: template.header ?? null,
+    footer: template.footer ?? null,
+    buttons: template.buttons.map((button) => ({ type: button.type, text: button.text, ...(button.url ? { url: button.url } : {}), ...(button.phoneNumber ? { phoneNumber: button.phoneNumber } : {}) })),
+    examples: template.examples,
+    placeholders: template.placeholders,
+    status: template.status,
+    rejectionReason: template.rejectionReason ?? null,
+    createdAt: iso(template.createdAt)!,
+    updatedAt: iso(template.updatedAt)!,
+  };
+}
+
+export function presentVariable(source: VariableSource): string | { literal: string } {
+  return 'field' in source ? `contact.${source.field}` : { literal: source.literal };
+}
+
+export function presentCampaign(campaign: WaCampaign, progress: Counters): z.input<typeof campaignView> {
+  return {
+    id: campaign.id,
+    name: campaign.name,
+    templateId: idOf(campaign.template)!,
+    variables: campaign.variables.map(presentVariable),
+    segment: campaign.segment as Record<string, unknown>,
+    status: campaign.status,
+    scheduledAt: iso(campaign.scheduledAt),
+    audienceSize: campaign.audienceSize,
+    queued: campaign.queuedCount,
+    notice: campaign.notice ?? null,
+    progress,
+    createdAt: iso(campaign.createdAt)!,
+    startedAt: iso(campaign.startedAt),
+    completedAt: iso(campaign.completedAt),
+  };
+}
+
+/** Failed, skipped and in-doubt messages say why; so does a message still being retried. */
+function hasError(message: WaMessage): boolean {
+  return (message.errorCode !== null && message.errorCode !== undefined) || ['failed', 'skipped', 'in_doubt'].includes(message.status);
+}
+
+/** A message as staff see it; template messages show their rendered text. */
+export function presentMessage(message: WaMessage, templateBody?: string): z.input<typeof messageView> {
+  const text = message.body ?? (templateBody !== undefined ? renderTemplate(templateBody, message.params ?? []) : null);
+  return {
+    id: message.id,
+    conversationId: idOf(message.conversation),
+    campaignId: idOf(message.campaign),
+    direction: message.direction,
+    kind: message.kind,
+    text,
+    templateId: idOf(message.template),
+    status: message.status,
+    error: hasError(message) ? { code: message.errorCode ?? null, title: message.errorTitle ?? null } : null,
+    sentById: idOf(message.sentBy),
+    createdAt: iso(message.createdAt)!,
+    sentAt: iso(message.sentAt ?? message.acceptedAt),
+    deliveredAt: iso(message.deliveredAt),
+    readAt: iso(message.readAt),
+  };
+}
+
+export type ConversationOut = z.input<typeof conversationView>;

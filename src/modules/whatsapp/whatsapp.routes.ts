@@ -1,0 +1,198 @@
+import { ApiRouter } from '../../kernel/http/router';
+import { AppError, UnauthorizedError } from '../../kernel/errors';
+import { pageSchema } from '../../kernel/pagination';
+import { z } from 'zod';
+import * as campaigns from './whatsapp.campaigns';
+import * as conversations from './whatsapp.conversations';
+import { dashboard } from './whatsapp.dashboard';
+import { createTemplate, listTemplates } from './whatsapp.templates';
+import { handleWebhookPayload, signatureValid } from './whatsapp.webhook';
+import {
+  campaignIdParams,
+  campaignView,
+  conversationIdParams,
+  conversationView,
+  createCampaignBody,
+  createTemplateBody,
+  dashboardView,
+  listCampaignsQuery,
+  listConversationsQuery,
+  listMessagesQuery,
+  listTemplatesQuery,
+  messageView,
+  replyBody,
+  sendResponse,
+  templateView,
+  updateConversationBody,
+  webhookVerifyQuery,
+} from './whatsapp.schemas';
+
+const noCampaign = { 404: 'No such campaign' };
+const noConversation = { 404: 'No such conversation' };
+const staff = ['manager'] as const;
+const readers = ['manager', 'viewer'] as const;
+
+export const whatsappRouter = new ApiRouter('whatsapp')
+  .post(
+    '/api/whatsapp/templates',
+    {
+      summary: 'Create a message template (registered with the provider)',
+      description: '`status` is the provider\'s (PENDING until Meta reviews it); the template-status webhook updates it. Placeholders `{{1}}..{{n}}`, no gaps, one example each.',
+      access: staff,
+      body: createTemplateBody,
+      status: 201,
+      response: templateView,
+      errors: { 409: 'A template with this name and language exists', 502: 'The provider refused or could not be reached' },
+    },
+    async ({ ctx, input, em, actor }) => createTemplate(em, ctx.deps, actor, input.body),
+  )
+  .get(
+    '/api/whatsapp/templates',
+    { summary: 'Message templates, newest first', access: readers, query: listTemplatesQuery, response: pageSchema(templateView) },
+    async ({ input, em }) => listTemplates(em, input.query),
+  )
+  .post(
+    '/api/whatsapp/campaigns',
+    {
+      summary: 'Create a WhatsApp campaign: an approved template, one variable per placeholder, a segment',
+      description:
+        'Variables are `contact.firstName`, `contact.name`, `contact.neighbourhood`, `contact.territory` or literal text (`{ "literal": "..." }` for text that starts with `contact.`). `audienceSize` counts contacts who opted in to WhatsApp and did not opt out, one per phone.',
+      access: staff,
+      body: createCampaignBody,
+      status: 201,
+      response: campaignView,
+      errors: { 409: 'The template is not approved' },
+    },
+    async ({ input, em, actor }) => campaigns.createCampaign(em, actor, input.body),
+  )
+  .get(
+    '/api/whatsapp/campaigns',
+    { summary: 'WhatsApp campaigns with progress, newest first', access: readers, query: listCampaignsQuery, response: pageSchema(campaignView) },
+    async ({ input, em }) => campaigns.listCampaigns(em, input.query),
+  )
+  .get(
+    '/api/whatsapp/campaigns/:id',
+    { summary: 'One campaign with its progress counters', access: readers, params: campaignIdParams, response: campaignView, errors: noCampaign },
+    async ({ input, em }) => campaigns.getCampaign(em, input.params.id),
+  )
+  .post(
+    '/api/whatsapp/campaigns/:id/send',
+    {
+      summary: 'Send a campaign: one queued message per recipient, sent by the workers at the configured rate',
+      description: 'Only once (409 after). `notice` says when the messaging tier cannot reach everyone within the rolling 24 hours: the rest waits.',
+      access: staff,
+      params: campaignIdParams,
+      status: 202,
+      response: sendResponse,
+      errors: { ...noCampaign, 409: 'Already sent, cancelled, or the template is not approved' },
+    },
+    async ({ ctx, input, em }) => campaigns.sendCampaign(em, ctx.deps, input.params.id),
+  )
+  .post(
+    '/api/whatsapp/campaigns/:id/pause',
+    { summary: 'Pause sending (messages in flight finish)', access: staff, params: campaignIdParams, response: campaignView, errors: { ...noCampaign, 409: 'Not sending or scheduled' } },
+    async ({ input, em }) => campaigns.pauseCampaign(em, input.params.id),
+  )
+  .post(
+    '/api/whatsapp/campaigns/:id/resume',
+    { summary: 'Resume a paused campaign', access: staff, params: campaignIdParams, response: campaignView, errors: { ...noCampaign, 409: 'Not paused' } },
+    async ({ ctx, input, em }) => campaigns.resumeCampaign(em, ctx.deps, input.params.id),
+  )
+  .post(
+    '/api/whatsapp/campaigns/:id/cancel',
+    { summary: 'Cancel a campaign: queued messages are not sent', access: staff, params: campaignIdParams, response: campaignView, errors: { ...noCampaign, 409: 'Already completed or cancelled' } },
+    async ({ input, em }) => campaigns.cancelCampaign(em, input.params.id),
+  )
+  .get(
+    '/api/whatsapp/webhook',
+    {
+      summary: 'Webhook verification handshake (Meta)',
+      description: 'Answers `hub.challenge` as text when `hub.verify_token` matches WHATSAPP_VERIFY_TOKEN; 403 otherwise.',
+      access: 'public',
+      query: webhookVerifyQuery,
+      produces: { 'text/plain': 'The challenge' },
+      errors: { 403: 'Wrong verify token' },
+    },
+    async ({ ctx, input }) => {
+      const expected = ctx.deps.config.whatsapp.verifyToken;
+      const query = input.query;
+      if (!expected || query['hub.mode'] !== 'subscribe' || query['hub.verify_token'] !== expected || !query['hub.challenge']) {
+        throw new AppError(403, 'forbidden', 'Forbidden', 'The verify token does not match.');
+      }
+      ctx.type = 'text/plain';
+      ctx.body = query['hub.challenge'];
+      return undefined;
+    },
+  )
+  .post(
+    '/api/whatsapp/webhook',
+    {
+      summary: 'Webhook deliveries from the WhatsApp Cloud API (statuses, inbound messages, template reviews)',
+      description: 'Signed with `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the app secret). Deliveries of an unknown shape are acknowledged and ignored.',
+      access: 'public',
+      body: z.unknown(),
+      handlerParsesBody: true,
+      rawBody: true,
+      response: z.object({ received: z.literal(true), applied: z.number().int(), inbound: z.number().int(), ignored: z.number().int() }),
+      errors: { 401: 'Missing or bad signature' },
+    },
+    async ({ ctx }) => {
+      const raw = (ctx.request as { rawBody?: string }).rawBody;
+      if (!signatureValid(ctx.deps.config.whatsapp.appSecret, raw, ctx.get('X-Hub-Signature-256') || undefined)) {
+        ctx.deps.logger.warn({ requestId: ctx.state.requestId, webhook: 'whatsapp' }, 'whatsapp webhook with a missing or bad signature refused');
+        throw new UnauthorizedError('The webhook signature is missing or wrong.');
+      }
+      const outcome = await handleWebhookPayload(ctx.deps, ctx.request.body);
+      return { received: true as const, applied: outcome.applied, inbound: outcome.inbound, ignored: outcome.ignored };
+    },
+  )
+  .get(
+    '/api/whatsapp/conversations',
+    {
+      summary: 'Conversations, newest activity first',
+      description: 'With contact, last message, unread count and whether the 24-hour window is open (and until when).',
+      access: staff,
+      query: listConversationsQuery,
+      response: pageSchema(conversationView),
+    },
+    async ({ input, em }) => conversations.listConversations(em, input.query),
+  )
+  .get(
+    '/api/whatsapp/conversations/:id',
+    { summary: 'One conversation', access: staff, params: conversationIdParams, response: conversationView, errors: noConversation },
+    async ({ input, em }) => conversations.getConversation(em, input.params.id),
+  )
+  .patch(
+    '/api/whatsapp/conversations/:id',
+    { summary: 'Assign a conversation to a staff member (or null), open or close it', access: staff, params: conversationIdParams, body: updateConversationBody, response: conversationView, errors: noConversation },
+    async ({ ctx, input, em }) => conversations.updateConversation(em, ctx.deps, input.params.id, input.body),
+  )
+  .get(
+    '/api/whatsapp/conversations/:id/messages',
+    { summary: "The contact's messages, newest first", access: staff, params: conversationIdParams, query: listMessagesQuery, response: pageSchema(messageView), errors: noConversation },
+    async ({ input, em }) => conversations.listMessages(em, input.params.id, input.query),
+  )
+  .post(
+    '/api/whatsapp/conversations/:id/messages',
+    {
+      summary: 'Reply: `{ text }` inside the 24-hour window, `{ templateId, variables }` outside it',
+      description: 'Queued ahead of campaign messages and sent by the workers; the answer is the queued message.',
+      access: staff,
+      params: conversationIdParams,
+      body: replyBody,
+      status: 202,
+      response: messageView,
+      errors: { ...noConversation, 409: 'window_closed, opted_out, no_consent or template_not_approved' },
+    },
+    async ({ ctx, input, em, actor }) => conversations.reply(em, ctx.deps, actor, input.params.id, input.body),
+  )
+  .post(
+    '/api/whatsapp/conversations/:id/read',
+    { summary: 'Mark a conversation read', access: staff, params: conversationIdParams, response: conversationView, errors: noConversation },
+    async ({ ctx, input, em }) => conversations.markRead(em, ctx.deps, input.params.id),
+  )
+  .get(
+    '/api/whatsapp/dashboard',
+    { summary: 'WhatsApp totals and rates, per campaign, conversations, opt-outs, last 24 hours, messaging tier', access: readers, response: dashboardView },
+    async ({ ctx, em }) => dashboard(em, ctx.deps.config.whatsapp),
+  );

@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import { pageQueryShape } from '../../kernel/pagination';
+import { segmentSchema } from '../audience';
+import { CAMPAIGN_STATUSES, CONTACT_FIELDS, CONVERSATION_STATUSES, MESSAGE_KINDS, MESSAGE_STATUSES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './whatsapp.entities';
+
+const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
+
+/** The numbers of `{{n}}` placeholders in order of appearance; undefined entries for non-numeric ones. */
+export function placeholderNumbers(text: string): (number | undefined)[] {
+  return [...text.matchAll(PLACEHOLDER)].map((match) => (/^\d+$/.test(match[1]!) ? Number(match[1]) : undefined));
+}
+
+/** Placeholders must be `{{1}}..{{n}}`, each number used, none skipped; returns n or an error message. */
+export function checkPlaceholders(text: string): number | string {
+  const numbers = placeholderNumbers(text);
+  if (numbers.some((n) => n === undefined)) return 'placeholders must be numbered, like {{1}}';
+  const distinct = [...new Set(numbers as number[])].sort((a, b) => a - b);
+  for (let i = 0; i < distinct.length; i++) {
+    if (distinct[i] !== i + 1) return `placeholders must be numbered 1..${distinct.length} without gaps (found ${distinct.map((n) => `{{${n}}}`).join(' ')})`;
+  }
+  return distinct.length;
+}
+
+const buttonSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('QUICK_REPLY'), text: z.string().trim().min(1).max(25) }),
+  z.object({ type: z.literal('URL'), text: z.string().trim().min(1).max(25), url: z.url().max(2000).refine((url) => url.startsWith('https://'), 'must be an https:// URL') }),
+  z.object({ type: z.literal('PHONE_NUMBER'), text: z.string().trim().min(1).max(25), phoneNumber: z.string().regex(/^\+\d{7,15}$/, 'E.164, like +573001234567') }),
+]);
+
+export const createTemplateBody = z
+  .object({
+    name: z.string().min(1).max(512).regex(/^[a-z][a-z0-9_]*$/, 'lowercase letters, digits and underscores, starting with a letter'),
+    language: z.string().regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'a language code such as es or es_CO'),
+    category: z.enum(TEMPLATE_CATEGORIES),
+    body: z.string().trim().min(1).max(1024),
+    header: z.string().trim().min(1).max(60).refine((text) => !text.includes('{{'), 'no placeholders in the header').optional(),
+    footer: z.string().trim().min(1).max(60).refine((text) => !text.includes('{{'), 'no placeholders in the footer').optional(),
+    buttons: z.array(buttonSchema).max(10).default([]),
+    /** One example value per placeholder, in order (Meta reviews templates with them). */
+    examples: z.array(z.string().trim().min(1).max(200)).max(100).default([]),
+  })
+  .superRefine((body, ctx) => {
+    const checked = checkPlaceholders(body.body);
+    if (typeof checked === 'string') return void ctx.addIssue({ code: 'custom', path: ['body'], message: checked });
+    if (checked > 0 && body.examples.length !== checked) {
+      ctx.addIssue({ code: 'custom', path: ['examples'], message: `give one example per placeholder (${checked})` });
+    }
+    if (checked === 0 && body.examples.length > 0) ctx.addIssue({ code: 'custom', path: ['examples'], message: 'the body has no placeholders' });
+  });
+export type CreateTemplateInput = z.infer<typeof createTemplateBody>;
+
+export const templateView = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    language: z.string(),
+    category: z.enum(TEMPLATE_CATEGORIES),
+    body: z.string(),
+    header: z.string().nullable(),
+    footer: z.string().nullable(),
+    buttons: z.array(z.object({ type: z.string(), text: z.string(), url: z.string().optional(), phoneNumber: z.string().optional() })),
+    examples: z.array(z.string()),
+    placeholders: z.number().int(),
+    status: z.enum(TEMPLATE_STATUSES),
+    rejectionReason: z.string().nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'WhatsAppTemplate' });
+
+export const listTemplatesQuery = z.object({ ...pageQueryShape, status: z.enum(TEMPLATE_STATUSES).optional() });
+
+/** `contact.firstName` etc. take the contact's field; anything else (or `{ literal }`) is sent as written. */
+const variableSource = z.union([
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .superRefine((value, ctx) => {
+      if (value.startsWith('contact.') && !(CONTACT_FIELDS as readonly string[]).includes(value.slice(8))) {
+        ctx.addIssue({ code: 'custom', message: `unknown contact field; use one of ${CONTACT_FIELDS.map((field) => `contact.${field}`).join(', ')}` });
+      }
+    }),
+  z.object({ literal: z.string().trim().min(1).max(200) }).strict(),
+]);
+
+const campaignSegment = z
+  .object({ ...segmentSchema.shape, all: z.literal(true).optional() })
+  .refine((segment) => Object.keys(segment).length > 0, 'choose at least one condition, or { "all": true } for every opted-in contact')
+  .refine((segment) => !segment.createdFrom || !segment.createdTo || Date.parse(segment.createdFrom) <= Date.parse(segment.createdTo), {
+    message: 'createdFrom must not be after createdTo',
+    path: ['createdTo'],
+  });
+
+export const createCampaignBody = z.object({
+  name: z.string().trim().min(1).max(160),
+  templateId: z.uuid(),
+  variables: z.array(variableSource).max(100).default([]),
+  segment: campaignSegment,
+  scheduledAt: z.iso.datetime({ offset: true }).optional(),
+});
+export type CreateCampaignInput = z.infer<typeof createCampaignBody>;
+
+export const campaignIdParams = z.object({ id: z.uuid() });
+
+const counters = z.object({
+  queued: z.number().int(),
+  sending: z.number().int(),
+  inDoubt: z.number().int(),
+  sent: z.number().int(),
+  delivered: z.number().int(),
+  read: z.number().int(),
+  failed: z.number().int(),
+  skipped: z.number().int(),
+  cancelled: z.number().int(),
+  replied: z.number().int(),
+});
+export type Counters = z.infer<typeof counters>;
+
+export const campaignView = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    templateId: z.uuid(),
+    variables: z.array(z.union([z.string(), z.object({ literal: z.string() })])),
+    segment: z.record(z.string(), z.unknown()),
+    status: z.enum(CAMPAIGN_STATUSES),
+    scheduledAt: z.iso.datetime().nullable(),
+    audienceSize: z.number().int(),
+    queued: z.number().int(),
+    notice: z.string().nullable(),
+    progress: counters,
+    createdAt: z.iso.datetime(),
+    startedAt: z.iso.datetime().nullable(),
+    completedAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'WhatsAppCampaign' });
+
+export const listCampaignsQuery = z.object({ ...pageQueryShape, status: z.enum(CAMPAIGN_STATUSES).optional() });
+
+export const sendResponse = z.object({
+  campaignId: z.uuid(),
+  status: z.literal('sending'),
+  queued: z.number().int(),
+  /** Present when the messaging tier will not reach everyone within the next 24 hours. */
+  notice: z.string().nullable(),
+});
+
+export const messageView = z
+  .object({
+    id: z.uuid(),
+    conversationId: z.uuid().nullable(),
+    campaignId: z.uuid().nullable(),
+    direction: z.enum(['in', 'out']),
+    kind: z.enum(MESSAGE_KINDS),
+    text: z.string().nullable(),
+    templateId: z.uuid().nullable(),
+    status: z.enum(MESSAGE_STATUSES as [string, ...string[]]),
+    error: z.object({ code: z.number().int().nullable(), title: z.string().nullable() }).nullable(),
+    sentById: z.uuid().nullable(),
+    createdAt: z.iso.datetime(),
+    sentAt: z.iso.datetime().nullable(),
+    deliveredAt: z.iso.datetime().nullable(),
+    readAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'WhatsAppMessage' });
+
+export const conversationView = z
+  .object({
+    id: z.uuid(),
+    contact: z.object({ id: z.uuid(), name: z.string(), phone: z.string().nullable(), optedOut: z.boolean() }),
+    status: z.enum(CONVERSATION_STATUSES),
+    assignedToId: z.uuid().nullable(),
+    unreadCount: z.number().int(),
+    lastMessage: messageView.nullable(),
+    lastMessageAt: z.iso.datetime(),
+    windowOpen: z.boolean(),
+    windowExpiresAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'WhatsAppConversation' });
+
+const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+export const listConversationsQuery = z.object({
+  ...pageQueryShape,
+  status: z.enum(CONVERSATION_STATUSES).optional(),
+  unread: booleanQuery.optional(),
+  assignedToId: z.uuid().optional(),
+  q: z.string().trim().min(1).max(100).optional(),
+});
+
+export const conversationIdParams = z.object({ id: z.uuid() });
+export const listMessagesQuery = z.object({ ...pageQueryShape });
+
+export const replyBody = z.union([
+  z.object({ text: z.string().trim().min(1).max(4096) }).strict(),
+  z.object({ templateId: z.uuid(), variables: z.array(z.string().trim().min(1).max(200)).max(100).default([]) }).strict(),
+]);
+export type ReplyInput = z.infer<typeof replyBody>;
+
+export const updateConversationBody = z
+  .object({ assignedToId: z.uuid().nullable().optional(), status: z.enum(CONVERSATION_STATUSES).optional() })
+  .refine((body) => Object.keys(body).length > 0, 'send assignedToId or status');
+
+export const webhookVerifyQuery = z.object({
+  'hub.mode': z.string().max(40).optional(),
+  'hub.verify_token': z.string().max(200).optional(),
+  'hub.challenge': z.string().max(200).optional(),
+});
+
+const rates = z.object({ delivery: z.number(), read: z.number(), reply: z.number() });
+
+export const dashboardView = z
+  .object({
+    totals: counters.extend({ total: z.number().int() }),
+    rates,
+    campaigns: z.array(z.object({ id: z.uuid(), name: z.string(), status: z.enum(CAMPAIGN_STATUSES), audienceSize: z.number().int(), progress: counters, rates })),
+    conversations: z.object({ open: z.number().int(), unread: z.number().int(), unreadMessages: z.number().int(), windowOpen: z.number().int() }),
+    optOuts: z.number().int(),
+    last24h: z.object({ inbound: z.number().int(), outbound: z.number().int() }),
+    tier: z.object({ limit: z.number().int().nullable(), usedLast24h: z.number().int(), remaining: z.number().int().nullable() }),
+  })
+  .meta({ id: 'WhatsAppDashboard' });

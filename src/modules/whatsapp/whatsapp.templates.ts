@@ -1,0 +1,47 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Actor } from '../../kernel/auth/roles';
+import type { AppDeps } from '../../kernel/context';
+import { AppError, ConflictError } from '../../kernel/errors';
+import { findPage, type PageRequest } from '../../kernel/pagination';
+import { UserSchema } from '../auth';
+import { whatsapp } from './whatsapp.context';
+import { WaTemplateSchema, type TemplateStatus } from './whatsapp.entities';
+import { presentTemplate } from './whatsapp.presenter';
+import { checkPlaceholders, type CreateTemplateInput } from './whatsapp.schemas';
+import { ProviderError } from './providers/provider';
+
+/** Registers the template with the provider, then keeps it with the status the provider gave. */
+export async function createTemplate(em: EntityManager, deps: AppDeps, actor: Actor, input: CreateTemplateInput) {
+  const existing = await em.count(WaTemplateSchema, { name: input.name, language: input.language });
+  if (existing) throw new ConflictError(`A template named ${input.name} in ${input.language} exists already.`, 'template_exists');
+  const placeholders = checkPlaceholders(input.body) as number;
+  const draft = { name: input.name, language: input.language, category: input.category, body: input.body, header: input.header ?? null, footer: input.footer ?? null, buttons: input.buttons, examples: input.examples };
+  // Kept before the provider hears of it, so a review webhook that beats the provider's answer finds it (by name and language).
+  const template = em.create(WaTemplateSchema, { ...draft, placeholders, status: 'PENDING', providerTemplateId: null, createdBy: em.getReference(UserSchema, actor.id) });
+  try {
+    await em.flush();
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`A template named ${input.name} in ${input.language} exists already.`, 'template_exists');
+    throw error;
+  }
+  let created;
+  try {
+    created = await whatsapp(deps).provider.createTemplate(draft);
+  } catch (error) {
+    em.remove(template);
+    await em.flush();
+    if (error instanceof ProviderError) throw new AppError(502, 'provider_error', 'WhatsApp provider error', `The provider refused the template: ${error.message}`);
+    throw new AppError(502, 'provider_unreachable', 'WhatsApp provider unreachable', 'The WhatsApp provider could not be reached; try again.');
+  }
+  await em.execute(
+    `update wa_templates set provider_template_id = ?, status = case when status = 'PENDING' then ? else status end, updated_at = now() where id = ?`,
+    [created.providerTemplateId, created.status, template.id],
+  );
+  await em.refresh(template);
+  return presentTemplate(template);
+}
+
+export function listTemplates(em: EntityManager, query: PageRequest & { status?: TemplateStatus | undefined }) {
+  return findPage(em, WaTemplateSchema, query.status ? { status: query.status } : {}, query, { createdAt: 'desc', id: 'desc' }, presentTemplate);
+}

@@ -1,0 +1,320 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import type { AppDeps } from '../../kernel/context';
+import { newId } from '../../kernel/ids';
+import { normalisePhone } from '../audience';
+import { whatsapp } from './whatsapp.context';
+import { PlannedEachTime } from './whatsapp.sql';
+import { STATUS_RANK, type MessageKind, type TemplateStatus } from './whatsapp.entities';
+import { WHATSAPP_ROOM } from './whatsapp.events';
+
+/** `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(app secret, raw body)>`, compared in constant time. */
+export function signatureValid(appSecret: string | undefined, rawBody: string | undefined, header: string | undefined): boolean {
+  if (!appSecret || rawBody === undefined || !header?.startsWith('sha256=')) return false;
+  const expected = createHmac('sha256', appSecret).update(rawBody, 'utf8').digest();
+  const given = Buffer.from(header.slice(7), 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+const statusItem = z.object({
+  id: z.string().min(1).max(128),
+  status: z.enum(['sent', 'delivered', 'read', 'failed']),
+  timestamp: z.string().regex(/^\d{1,12}$/),
+  recipient_id: z.string().max(32).optional(),
+  biz_opaque_callback_data: z.string().max(512).optional(),
+  errors: z.array(z.object({ code: z.number().int(), title: z.string().max(500).optional(), message: z.string().max(1000).optional() })).optional(),
+});
+type StatusItem = z.infer<typeof statusItem>;
+
+const inboundItem = z.object({
+  from: z.string().regex(/^\d{6,16}$/),
+  id: z.string().min(1).max(128),
+  timestamp: z.string().regex(/^\d{1,12}$/),
+  type: z.string().max(40),
+  text: z.object({ body: z.string().max(4096) }).optional(),
+  button: z.object({ payload: z.string().max(256).optional(), text: z.string().max(256).optional() }).optional(),
+  interactive: z
+    .object({
+      button_reply: z.object({ id: z.string().max(256), title: z.string().max(256) }).optional(),
+      list_reply: z.object({ id: z.string().max(256), title: z.string().max(256) }).optional(),
+    })
+    .optional(),
+  context: z.object({ id: z.string().max(128).optional() }).optional(),
+});
+type InboundItem = z.infer<typeof inboundItem>;
+
+const messagesValue = z.object({
+  messaging_product: z.literal('whatsapp'),
+  contacts: z.array(z.object({ wa_id: z.string().max(32), profile: z.object({ name: z.string().max(200) }).optional() })).optional(),
+  statuses: z.array(statusItem).optional(),
+  messages: z.array(inboundItem).optional(),
+});
+
+const templateValue = z.object({
+  event: z.string().max(40),
+  message_template_id: z.union([z.string(), z.number()]).transform(String),
+  message_template_name: z.string().max(512).optional(),
+  message_template_language: z.string().max(15).optional(),
+  reason: z.string().max(200).nullable().optional(),
+});
+
+const envelope = z.object({
+  object: z.literal('whatsapp_business_account'),
+  entry: z.array(z.object({ id: z.string().optional(), changes: z.array(z.object({ field: z.string().max(100), value: z.unknown() })) })),
+});
+
+export interface WebhookOutcome {
+  statuses: number;
+  applied: number;
+  inbound: number;
+  templates: number;
+  ignored: number;
+}
+
+const TEMPLATE_EVENTS: Record<string, TemplateStatus> = { APPROVED: 'APPROVED', REJECTED: 'REJECTED', PAUSED: 'PAUSED', DISABLED: 'DISABLED', PENDING: 'PENDING', REINSTATED: 'APPROVED', UNPAUSED: 'APPROVED' };
+
+/**
+ * The one path every webhook takes, from the HTTP route (after its signature check) and from the
+ * simulator alike. Anything of a shape we do not know is counted as ignored and logged, never an error:
+ * Meta would otherwise retry it for days.
+ */
+export async function handleWebhookPayload(deps: AppDeps, payload: unknown): Promise<WebhookOutcome> {
+  const outcome: WebhookOutcome = { statuses: 0, applied: 0, inbound: 0, templates: 0, ignored: 0 };
+  const parsed = envelope.safeParse(payload);
+  if (!parsed.success) {
+    outcome.ignored++;
+    deps.logger.warn({ webhook: 'whatsapp', issue: parsed.error.issues[0]?.message }, 'whatsapp webhook of an unknown shape ignored');
+    return outcome;
+  }
+  const statuses: StatusItem[] = [];
+  for (const entry of parsed.data.entry) {
+    for (const change of entry.changes) {
+      if (change.field === 'messages') {
+        const value = messagesValue.safeParse(change.value);
+        if (!value.success) {
+          outcome.ignored++;
+          deps.logger.warn({ webhook: 'whatsapp', field: change.field }, 'whatsapp webhook change of an unknown shape ignored');
+          continue;
+        }
+        statuses.push(...(value.data.statuses ?? []));
+        const names = new Map((value.data.contacts ?? []).map((contact) => [contact.wa_id, contact.profile?.name]));
+        for (const message of value.data.messages ?? []) {
+          if (await recordInbound(deps, message, names.get(message.from))) outcome.inbound++;
+        }
+      } else if (change.field === 'message_template_status_update') {
+        const value = templateValue.safeParse(change.value);
+        if (value.success && (await applyTemplateEvent(deps, value.data))) outcome.templates++;
+        else outcome.ignored++;
+      } else {
+        outcome.ignored++;
+        deps.logger.info({ webhook: 'whatsapp', field: change.field }, 'whatsapp webhook field not handled');
+      }
+    }
+  }
+  outcome.statuses = statuses.length;
+  if (statuses.length) outcome.applied = await applyStatuses(deps, statuses);
+  return outcome;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * One statement for a whole delivery: each status finds its message by our id (the opaque
+ * callback data) or by wamid, and replaces the current status only when it ranks higher.
+ * Applying the same webhook twice therefore changes nothing.
+ */
+const applyStatusesSql = new PlannedEachTime<{ id: string; campaign_id: string | null; conversation_id: string | null; status: string }>(
+  `with v as (
+     select * from unnest(?::uuid[], ?::text[], ?::text[], ?::smallint[], ?::timestamptz[], ?::int[], ?::text[])
+       as v(id, wamid, status, rank, at, error_code, error_title)
+   ), t as (
+     select coalesce(v.id, (select w.id from wa_messages w where w.wamid = v.wamid)) as target, v.* from v
+   )
+   update wa_messages m set
+     status = t.status,
+     status_rank = t.rank,
+     wamid = coalesce(m.wamid, t.wamid),
+     accepted_at = coalesce(m.accepted_at, t.at),
+     sent_at = case when t.status <> 'failed' then coalesce(m.sent_at, t.at) else m.sent_at end,
+     delivered_at = case when t.rank >= 5 then coalesce(m.delivered_at, t.at) else m.delivered_at end,
+     read_at = case when t.rank = 6 then coalesce(m.read_at, t.at) else m.read_at end,
+     failed_at = case when t.status = 'failed' then t.at else m.failed_at end,
+     error_code = case when t.status = 'failed' then t.error_code else m.error_code end,
+     error_title = case when t.status = 'failed' then t.error_title else m.error_title end
+   from t
+   where m.id = t.target and m.direction = 'out' and m.status_rank < t.rank and (m.wamid is null or m.wamid = t.wamid)
+   returning m.id, m.campaign_id, m.conversation_id, m.status`,
+);
+
+async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number> {
+  // Several statuses of one message in one delivery: keep the highest, as the update would.
+  const best = new Map<string, StatusItem>();
+  for (const item of items) {
+    const key = item.biz_opaque_callback_data && UUID.test(item.biz_opaque_callback_data) ? item.biz_opaque_callback_data : item.id;
+    const current = best.get(key);
+    if (!current || STATUS_RANK[item.status] > STATUS_RANK[current.status]) best.set(key, item);
+  }
+  const list = [...best.values()];
+  const rows = await applyStatusesSql.run(deps.orm, [
+    list.map((item) => (item.biz_opaque_callback_data && UUID.test(item.biz_opaque_callback_data) ? item.biz_opaque_callback_data : null)),
+    list.map((item) => item.id),
+    list.map((item) => item.status),
+    list.map((item) => STATUS_RANK[item.status]),
+    list.map((item) => new Date(Number(item.timestamp) * 1000)),
+    list.map((item) => item.errors?.[0]?.code ?? null),
+    list.map((item) => (item.errors?.[0] ? (item.errors[0].title ?? item.errors[0].message ?? 'failed').slice(0, 200) : null)),
+  ]);
+  if (rows.length) whatsapp(deps).statusChanged(rows.map((row) => ({ id: row.id, campaignId: row.campaign_id, conversationId: row.conversation_id, status: row.status })));
+  return rows.length;
+}
+
+/**
+ * A review outcome. One that arrives before the provider's answer to the create call matches the
+ * template by name and language: the row is written before the provider is called.
+ */
+async function applyTemplateEvent(deps: AppDeps, value: z.infer<typeof templateValue>): Promise<boolean> {
+  const status = TEMPLATE_EVENTS[value.event];
+  if (!status) return false;
+  const em = deps.orm.em.fork();
+  const rows = await em.execute<{ id: string }[]>(
+    `update wa_templates set status = ?, rejection_reason = ?, provider_template_id = coalesce(provider_template_id, ?), updated_at = now()
+     where provider_template_id = ? or (provider_template_id is null and name = ? and language = ?) returning id`,
+    [status, status === 'REJECTED' ? (value.reason ?? 'NONE').slice(0, 200) : null, value.message_template_id, value.message_template_id, value.message_template_name ?? '', value.message_template_language ?? ''],
+  );
+  return rows.length > 0;
+}
+
+/** Replies that withdraw WhatsApp consent (accents and case ignored). */
+const OPT_OUT_WORDS = new Set(['BAJA', 'STOP', 'PARAR', 'DETENER', 'CANCELAR', 'UNSUBSCRIBE', 'NO MAS', 'NO MAS MENSAJES', 'DARME DE BAJA']);
+
+export function isOptOut(text: string | undefined): boolean {
+  if (!text) return false;
+  const word = text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z ]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toUpperCase();
+  return OPT_OUT_WORDS.has(word);
+}
+
+function inboundContent(message: InboundItem): { kind: MessageKind; text: string | null } {
+  switch (message.type) {
+    case 'text':
+      return { kind: 'text', text: message.text?.body ?? null };
+    case 'button':
+      return { kind: 'button', text: message.button?.text ?? message.button?.payload ?? null };
+    case 'interactive':
+      return { kind: 'interactive', text: message.interactive?.button_reply?.title ?? message.interactive?.list_reply?.title ?? null };
+    case 'image':
+    case 'audio':
+    case 'video':
+    case 'document':
+    case 'sticker':
+    case 'location':
+      return { kind: 'media', text: `[${message.type}]` };
+    default:
+      return { kind: 'other', text: null };
+  }
+}
+
+/**
+ * An inbound message: the contact (created without any consent if new), its conversation, the
+ * message (unique by wamid, so a repeated webhook adds nothing), the reply attributed to the
+ * campaign message it answers, and an opt-out when the text asks for one.
+ */
+async function recordInbound(deps: AppDeps, message: InboundItem, profileName: string | undefined): Promise<boolean> {
+  const phone = normalisePhone(`+${message.from}`);
+  if (!phone) {
+    deps.logger.warn({ webhook: 'whatsapp' }, 'inbound whatsapp message from an invalid number ignored');
+    return false;
+  }
+  const { kind, text } = inboundContent(message);
+  const optOut = isOptOut(text ?? message.button?.payload);
+  const at = new Date(Number(message.timestamp) * 1000);
+  const em = deps.orm.em.fork();
+  const result = await em.transactional(async (tx) => recordInboundRows(tx, { phone, profileName, message, kind, text, at, optOut }));
+  if (!result) return false;
+  const rt = whatsapp(deps);
+  deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:message', {
+    id: result.messageId,
+    conversationId: result.conversation.id,
+    contactId: result.contactId,
+    direction: 'in',
+    kind,
+    status: 'received',
+    text,
+    createdAt: at.toISOString(),
+  });
+  deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:conversation', result.conversation);
+  if (result.repliedCampaignId) rt.statusChanged([{ id: result.messageId, campaignId: result.repliedCampaignId, conversationId: null, status: 'replied' }]);
+  return true;
+}
+
+interface InboundRows {
+  phone: string;
+  profileName: string | undefined;
+  message: InboundItem;
+  kind: MessageKind;
+  text: string | null;
+  at: Date;
+  optOut: boolean;
+}
+
+async function recordInboundRows(tx: EntityManager, input: InboundRows) {
+  const [contact] = await tx.execute<{ id: string }[]>(
+    `insert into contacts (id, identity_key, name, phone, interests, whatsapp_opt_in, email_opt_in, created_at, updated_at)
+     values (?, ?, ?, ?, '{}', false, false, now(), now())
+     on conflict (identity_key) do update set identity_key = excluded.identity_key returning id`,
+    [newId(), `tel:${input.phone}`, (input.profileName ?? 'WhatsApp').slice(0, 160) || 'WhatsApp', input.phone],
+  );
+  const contactId = contact!.id;
+  const [conversation] = await tx.execute<{ id: string }[]>(
+    `insert into wa_conversations (id, contact_id, status, unread_count, last_message_at, created_at) values (?, ?, 'open', 0, ?, now())
+     on conflict (contact_id) do update set contact_id = excluded.contact_id returning id`,
+    [newId(), contactId, input.at],
+  );
+  const conversationId = conversation!.id;
+  const messageId = newId();
+  const inserted = await tx.execute<{ id: string }[]>(
+    `insert into wa_messages (id, conversation_id, contact_id, phone, direction, kind, body, status, status_rank, priority, wamid, attempts, next_attempt_at, accepted_at, created_at)
+     values (?, ?, ?, ?, 'in', ?, ?, 'received', 9, 0, ?, 0, ?, ?, ?) on conflict (wamid) do nothing returning id`,
+    [messageId, conversationId, contactId, input.phone, input.kind, input.text, input.message.id, input.at, input.at, input.at],
+  );
+  if (inserted.length === 0) return undefined;
+  const [updated] = await tx.execute<{ id: string; unread_count: number; assigned_to_id: string | null; status: string; last_message_at: Date }[]>(
+    `update wa_conversations set unread_count = unread_count + 1, status = 'open',
+       last_inbound_at = greatest(coalesce(last_inbound_at, ?), ?),
+       last_message_at = greatest(last_message_at, ?),
+       last_message_id = case when last_message_at <= ? then ? else last_message_id end
+     where id = ? returning id, unread_count, assigned_to_id, status, last_message_at`,
+    [input.at, input.at, input.at, input.at, messageId, conversationId],
+  );
+  if (input.optOut) {
+    await tx.execute(`update contacts set whatsapp_opted_out_at = coalesce(whatsapp_opted_out_at, ?), updated_at = now() where id = ?`, [input.at, contactId]);
+  }
+  // The campaign message this answers: the one quoted, else the latest within three days.
+  const replied = await tx.execute<{ campaign_id: string }[]>(
+    `update wa_messages set replied_at = ? where id = (
+       select id from wa_messages where contact_id = ? and direction = 'out' and campaign_id is not null and replied_at is null
+         and accepted_at > ?::timestamptz - interval '72 hours'
+       order by (wamid = ?) desc nulls last, id desc limit 1
+     ) returning campaign_id`,
+    [input.at, contactId, input.at, input.message.context?.id ?? ''],
+  );
+  return {
+    messageId,
+    contactId,
+    repliedCampaignId: replied[0]?.campaign_id ?? null,
+    conversation: {
+      id: updated!.id,
+      contactId,
+      unreadCount: updated!.unread_count,
+      assignedToId: updated!.assigned_to_id,
+      status: updated!.status,
+      lastMessageAt: new Date(updated!.last_message_at).toISOString(),
+    },
+  };
+}

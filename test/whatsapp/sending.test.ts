@@ -1,0 +1,115 @@
+import { expireInDoubt } from '../../src/modules/whatsapp/whatsapp.background';
+import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, waitUntil, type WhatsAppTest } from './setup';
+
+/** The send pipeline against a provider that pushes back: rate limits, permanent errors, tier, timeouts. */
+async function campaign(t: WhatsAppTest, segment: Record<string, unknown>) {
+  const template = await approvedTemplate(t, { body: 'Hola {{1}}', examples: ['Ana'] });
+  const created = await t.app.http.post('/api/whatsapp/campaigns').set(t.manager.auth).send({ name: 'Envío', templateId: template.id, variables: ['contact.firstName'], segment }).expect(201);
+  return created.body.id as string;
+}
+
+const done = async (t: WhatsAppTest, id: string) => (await t.app.http.get(`/api/whatsapp/campaigns/${id}`).set(t.manager.auth)).body;
+
+describe('sending', () => {
+  let t: WhatsAppTest;
+  afterEach(() => t?.close());
+
+  it('sends at the configured rate', async () => {
+    t = await startWhatsAppTest({ WHATSAPP_RATE_PER_SECOND: '50', WHATSAPP_SEND_CONCURRENCY: '10' }, { statuses: [] });
+    await seedContacts(t.app, { count: 100, interests: ['ritmo'] });
+    const id = await campaign(t, { interestsAny: ['ritmo'] });
+    await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
+    await waitUntil(async () => (await done(t, id)).status === 'completed', 15_000, 'completion');
+    const times = t.fake.accepted.map((send) => send.at).sort((a, b) => a - b);
+    const seconds = (times.at(-1)! - times[0]!) / 1000;
+    // 100 messages at 50/s with a 5-message burst: no faster than ~1.9 s, and not much slower.
+    expect(seconds).toBeGreaterThanOrEqual(1.7);
+    expect(seconds).toBeLessThan(4);
+    // Never more than rate + burst in any one-second window.
+    for (const start of times) expect(times.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(55);
+  });
+
+  it('sends from one process at a time when several run, so the rate is the number\'s, not per process', async () => {
+    t = await startWhatsAppTest({ WHATSAPP_RATE_PER_SECOND: '100', WHATSAPP_SEND_CONCURRENCY: '10' }, { statuses: [] });
+    await t.app.sibling();
+    await seedContacts(t.app, { count: 200, interests: ['dos'] });
+    const id = await campaign(t, { interestsAny: ['dos'] });
+    await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
+    await waitUntil(async () => (await done(t, id)).status === 'completed', 20_000, 'completion');
+    const times = t.fake.accepted.map((send) => send.at).sort((a, b) => a - b);
+    expect(times).toHaveLength(200);
+    expect(t.fake.duplicates()).toEqual([]);
+    // Two senders would have taken about 1 s; one takes about 2.
+    expect((times.at(-1)! - times[0]!) / 1000).toBeGreaterThanOrEqual(1.8);
+  });
+
+  it('slows down on rate-limit answers (130429, 80007, 131056) and loses nothing; never retries permanent errors', async () => {
+    t = await startWhatsAppTest({ WHATSAPP_SEND_CONCURRENCY: '5' }, { statuses: [] });
+    await seedContacts(t.app, { count: 30, interests: ['presion'] });
+    t.fake.failFor.set(phoneDigits(7), { code: 131030, message: 'Recipient phone number not in allowed list' });
+    t.fake.failFor.set(phoneDigits(8), { code: 100, message: 'Invalid parameter' });
+    const id = await campaign(t, { interestsAny: ['presion'] });
+    t.fake.throttleNext(6, 130429);
+    await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
+    await waitUntil(async () => t.fake.rejected.filter((r) => r.code === 130429).length === 6, 10_000, 'throttling');
+    t.fake.throttleNext(2, 131056);
+    await waitUntil(async () => t.fake.rejected.filter((r) => r.code === 131056).length === 2, 10_000, 'pair limits');
+    t.fake.throttleNext(3, 80007, 429);
+    await waitUntil(async () => (await done(t, id)).status === 'completed', 60_000, 'completion');
+    expect(await statusCounts(t.app, id)).toEqual({ accepted: 28, failed: 2 });
+    expect(t.fake.accepted).toHaveLength(28);
+    expect(t.fake.duplicates()).toEqual([]);
+    // Permanent errors were tried once each.
+    expect(t.fake.rejected.filter((r) => r.code === 131030 || r.code === 100)).toHaveLength(2);
+    const failed = await t.app.runtime.deps.orm.em.fork().execute<{ error_code: number }[]>(`select error_code from wa_messages where campaign_id = ? and status = 'failed' order by error_code`, [id]);
+    expect(failed).toEqual([{ error_code: 100 }, { error_code: 131030 }]);
+    // The pair-limited recipients waited (4^n s) and then got their one message.
+    expect(t.fake.rejected.filter((r) => r.code === 80007)).toHaveLength(3);
+  }, 90_000);
+
+  it('waits for the messaging tier and says so', async () => {
+    t = await startWhatsAppTest({ WHATSAPP_MESSAGING_TIER: '250' }, { statuses: [] });
+    await seedContacts(t.app, { count: 260, interests: ['tier'] });
+    const id = await campaign(t, { interestsAny: ['tier'] });
+    const sent = await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
+    expect(sent.body.queued).toBe(260);
+    expect(sent.body.notice).toMatch(/messaging tier \(250 unique contacts per rolling 24 hours\).*250 of 260 can go out now/);
+    await waitUntil(async () => t.fake.accepted.length === 250, 20_000, '250 sends');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(t.fake.accepted).toHaveLength(250);
+    const campaignView = await done(t, id);
+    expect(campaignView).toMatchObject({ status: 'sending', progress: { queued: 10, sent: 250 } });
+    expect(campaignView.notice).toMatch(/messaging tier/);
+    const dashboard = await t.app.http.get('/api/whatsapp/dashboard').set(t.manager.auth).expect(200);
+    expect(dashboard.body.tier).toEqual({ limit: 250, usedLast24h: 250, remaining: 0 });
+  }, 40_000);
+
+  it('marks a send that timed out as in doubt, never resends it, and reconciles it from the webhook', async () => {
+    t = await startWhatsAppTest({ WHATSAPP_SEND_TIMEOUT: '1' }, { statuses: [], latencyMs: 1500 });
+    await seedContacts(t.app, { count: 2, interests: ['lento'] });
+    const id = await campaign(t, { interestsAny: ['lento'] });
+    await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
+    await waitUntil(async () => (await statusCounts(t.app, id)).in_doubt === 2, 10_000, 'in doubt');
+    await waitUntil(async () => t.fake.accepted.length === 2, 5000, 'the fake to take them');
+    expect((await done(t, id)).status).toBe('completed');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(t.fake.accepted).toHaveLength(2);
+    // Meta's status webhooks carry our id back: the doubt is resolved.
+    for (const send of t.fake.accepted) t.fake.postWebhook(t.fake.statusPayload(send, 'delivered'));
+    await t.fake.webhooksDrained();
+    expect(await statusCounts(t.app, id)).toEqual({ delivered: 2 });
+  }, 30_000);
+
+  it('closes in-doubt messages that never got a status after the expiry as failed, without resending them', async () => {
+    t = await startWhatsAppTest({ WHATSAPP_SEND_TIMEOUT: '1', WHATSAPP_IN_DOUBT_EXPIRY: '1h' }, { statuses: [], latencyMs: 1500 });
+    await seedContacts(t.app, { count: 1, interests: ['olvido'] });
+    const id = await campaign(t, { interestsAny: ['olvido'] });
+    await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
+    await waitUntil(async () => (await statusCounts(t.app, id)).in_doubt === 1, 10_000, 'in doubt');
+    expect(await expireInDoubt(t.app.runtime.deps)).toBe(0);
+    await t.app.runtime.deps.orm.em.fork().execute(`update wa_messages set claimed_at = now() - interval '2 hours' where campaign_id = ?`, [id]);
+    expect(await expireInDoubt(t.app.runtime.deps)).toBe(1);
+    const [row] = await t.app.runtime.deps.orm.em.fork().execute<{ status: string; error_title: string; attempts: number }[]>('select status, error_title, attempts from wa_messages where campaign_id = ?', [id]);
+    expect(row).toMatchObject({ status: 'failed', error_title: expect.stringMatching(/^unconfirmed/), attempts: 1 });
+  }, 30_000);
+});

@@ -1,0 +1,98 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+import { FakeWhatsAppCloud, type FakeCloudOptions } from '../fakes/whatsapp-cloud';
+
+export const CLOUD = { token: 'test-cloud-token-0123456789', appSecret: 'test-app-secret-0123456789', phoneNumberId: '106540352242922', wabaId: '102290129340398', verifyToken: 'verify-token-123' };
+
+export interface WhatsAppTest {
+  app: TestApp;
+  fake: FakeWhatsAppCloud;
+  admin: TestUser;
+  manager: TestUser;
+  close(): Promise<void>;
+}
+
+/** The app wired to the real Cloud API client, pointed at the local fake, which posts webhooks back to the app. */
+export async function startWhatsAppTest(env: Record<string, string> = {}, fakeOptions: Partial<FakeCloudOptions> = {}): Promise<WhatsAppTest> {
+  const fake = await new FakeWhatsAppCloud({ ...CLOUD, statuses: ['sent', 'delivered'], approveTemplatesAfterMs: 0, ...fakeOptions }).start();
+  const app = await startTestApp({
+    WHATSAPP_API_BASE_URL: fake.url,
+    WHATSAPP_ACCESS_TOKEN: CLOUD.token,
+    WHATSAPP_APP_SECRET: CLOUD.appSecret,
+    WHATSAPP_PHONE_NUMBER_ID: CLOUD.phoneNumberId,
+    WHATSAPP_WABA_ID: CLOUD.wabaId,
+    WHATSAPP_VERIFY_TOKEN: CLOUD.verifyToken,
+    WHATSAPP_RATE_PER_SECOND: '500',
+    WHATSAPP_MESSAGING_TIER: 'unlimited',
+    WHATSAPP_PAIR_INTERVAL: '1',
+    ...env,
+  });
+  fake.setWebhookUrl(`${app.url}/api/whatsapp/webhook`);
+  const admin = await registerAdmin(app);
+  const manager = await createUser(app, admin, 'manager');
+  return {
+    app,
+    fake,
+    admin,
+    manager,
+    async close() {
+      await fake.close();
+      await app.close();
+    },
+  };
+}
+
+export interface SeedOptions {
+  count: number;
+  /** First phone: 300 000 0000 + offset. */
+  offset?: number;
+  interests?: string[];
+  optIn?: boolean;
+  territoryId?: string | null;
+}
+
+/** Contacts straight into the audience table (one statement): `+57300<7 digits>`, named "Persona <n>". */
+export function seedContactsSql(options: SeedOptions): { sql: string; params: unknown[] } {
+  const offset = options.offset ?? 0;
+  return {
+    sql: `insert into contacts (id, identity_key, name, phone, interests, territory_id, whatsapp_opt_in, email_opt_in, created_at, updated_at)
+     select gen_random_uuid(), 'tel:+57300' || lpad((n + ?::int)::text, 7, '0'), 'Persona ' || (n + ?::int), '+57300' || lpad((n + ?::int)::text, 7, '0'),
+            ?::text[], ?::uuid, ?::boolean, false, now(), now()
+     from generate_series(1, ?::int) n`,
+    params: [offset, offset, offset, `{${(options.interests ?? []).join(',')}}`, options.territoryId ?? null, options.optIn ?? true, options.count],
+  };
+}
+
+export async function seedContacts(app: TestApp, options: SeedOptions): Promise<void> {
+  const { sql, params } = seedContactsSql(options);
+  await app.runtime.deps.orm.em.fork().execute(sql, params);
+}
+
+export const phoneDigits = (n: number) => `57300${String(n).padStart(7, '0')}`;
+
+/** A template created through the API and approved by the fake's review webhook. */
+export async function approvedTemplate(t: WhatsAppTest, body: Record<string, unknown> = {}): Promise<{ id: string; placeholders: number }> {
+  const created = await t.app.http
+    .post('/api/whatsapp/templates')
+    .set(t.manager.auth)
+    .send({ name: `aviso_${Math.random().toString(36).slice(2, 8)}`, language: 'es', category: 'MARKETING', body: 'Hola {{1}}, te esperamos el {{2}}.', examples: ['Ana', 'sábado'], ...body })
+    .expect(201);
+  await waitUntil(async () => {
+    const rows = await t.app.runtime.deps.orm.em.fork().execute<{ status: string }[]>('select status from wa_templates where id = ?', [created.body.id]);
+    return rows[0]?.status === 'APPROVED';
+  });
+  return created.body;
+}
+
+export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export async function statusCounts(app: TestApp, campaignId: string): Promise<Record<string, number>> {
+  const rows = await app.runtime.deps.orm.em.fork().execute<{ status: string; n: number }[]>('select status, count(*)::int as n from wa_messages where campaign_id = ? group by status', [campaignId]);
+  return Object.fromEntries(rows.map((row) => [row.status, row.n]));
+}

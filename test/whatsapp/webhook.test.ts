@@ -1,0 +1,111 @@
+import { expectProblem } from '../helpers/users';
+import { signBody } from '../fakes/whatsapp-cloud';
+import { approvedTemplate, CLOUD, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, waitUntil, type WhatsAppTest } from './setup';
+
+let t: WhatsAppTest;
+let campaignId: string;
+beforeAll(async () => {
+  // No automatic statuses: each test posts the ones it needs.
+  t = await startWhatsAppTest({}, { statuses: [] });
+  const template = await approvedTemplate(t);
+  await seedContacts(t.app, { count: 3, interests: ['salud'] });
+  campaignId = (await t.app.http.post('/api/whatsapp/campaigns').set(t.manager.auth).send({ name: 'Hooks', templateId: template.id, variables: ['contact.firstName', 'el sábado'], segment: { interestsAny: ['salud'] } }).expect(201)).body.id;
+  await t.app.http.post(`/api/whatsapp/campaigns/${campaignId}/send`).set(t.manager.auth).expect(202);
+  await waitUntil(async () => (await statusCounts(t.app, campaignId)).accepted === 3, 10_000, 'acceptance');
+});
+afterAll(() => t.close());
+
+const post = (payload: unknown, signature?: string | null) => {
+  const body = JSON.stringify(payload);
+  const request = t.app.http.post('/api/whatsapp/webhook').set('Content-Type', 'application/json');
+  if (signature !== null) request.set('X-Hub-Signature-256', signature ?? signBody(CLOUD.appSecret, body));
+  return request.send(body);
+};
+
+async function messageOf(n: number) {
+  const send = t.fake.sendsTo(phoneDigits(n))[0]!;
+  const rows = await t.app.runtime.deps.orm.em.fork().execute<{ status: string; delivered_at: Date | null; read_at: Date | null; error_code: number | null; error_title: string | null }[]>(
+    'select status, delivered_at, read_at, error_code, error_title from wa_messages where id = ?',
+    [send.opaque],
+  );
+  return { send, row: rows[0]! };
+}
+
+describe('webhook', () => {
+  it('answers the verification handshake only with the right token', async () => {
+    const ok = await t.app.http.get('/api/whatsapp/webhook').query({ 'hub.mode': 'subscribe', 'hub.verify_token': CLOUD.verifyToken, 'hub.challenge': '1158201444' }).expect(200);
+    expect(ok.text).toBe('1158201444');
+    expectProblem(await t.app.http.get('/api/whatsapp/webhook').query({ 'hub.mode': 'subscribe', 'hub.verify_token': 'wrong', 'hub.challenge': '1' }), 403);
+  });
+
+  it('refuses a missing or bad signature with 401 and stores nothing', async () => {
+    const { send } = await messageOf(1);
+    const payload = t.fake.statusPayload(send, 'read');
+    expectProblem(await post(payload, null), 401);
+    expectProblem(await post(payload, signBody('another-secret-0123456789', JSON.stringify(payload))), 401);
+    expectProblem(await post(payload, 'sha256=zz'), 401);
+    // Signed over different bytes (re-serialised with spaces): refused.
+    expectProblem(await post(payload, signBody(CLOUD.appSecret, JSON.stringify(payload, null, 1))), 401);
+    expect((await messageOf(1)).row.status).toBe('accepted');
+  });
+
+  it('moves statuses forward only, whatever order they arrive in, and a repeated delivery changes nothing', async () => {
+    const { send } = await messageOf(1);
+    await post(t.fake.statusPayload(send, 'read')).expect(200);
+    const read = (await messageOf(1)).row;
+    expect(read.status).toBe('read');
+    expect(read.read_at).not.toBeNull();
+    expect(read.delivered_at).not.toBeNull();
+    const late = await post(t.fake.statusPayload(send, 'delivered')).expect(200);
+    expect(late.body).toMatchObject({ applied: 0 });
+    await post(t.fake.statusPayload(send, 'sent')).expect(200);
+    expect((await messageOf(1)).row).toEqual(read);
+    const again = await post(t.fake.statusPayload(send, 'read')).expect(200);
+    expect(again.body.applied).toBe(0);
+    expect((await messageOf(1)).row).toEqual(read);
+  });
+
+  it('records a failure with the provider error, and a delivery arriving after it wins', async () => {
+    const { send } = await messageOf(2);
+    await post(t.fake.statusPayload(send, 'failed', [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable' }])).expect(200);
+    expect((await messageOf(2)).row).toMatchObject({ status: 'failed', error_code: 131026, error_title: 'Message undeliverable' });
+    await post(t.fake.statusPayload(send, 'delivered')).expect(200);
+    expect((await messageOf(2)).row.status).toBe('delivered');
+  });
+
+  it('finds a message by wamid when the callback data is absent', async () => {
+    const { send } = await messageOf(3);
+    await post(t.fake.statusPayload({ ...send, opaque: undefined }, 'delivered')).expect(200);
+    expect((await messageOf(3)).row.status).toBe('delivered');
+  });
+
+  it('acknowledges JSON of an unknown shape with 200 and ignores it', async () => {
+    for (const payload of [{ hello: 'world' }, { object: 'page', entry: [] }, t.fake.envelope('account_update', { event: 'X' }), t.fake.envelope('messages', { messaging_product: 'whatsapp', statuses: [{ id: 1 }] })]) {
+      const response = await post(payload).expect(200);
+      expect(response.body).toMatchObject({ received: true, applied: 0, ignored: 1 });
+    }
+    expectProblem(await t.app.http.post('/api/whatsapp/webhook').set('Content-Type', 'application/json').send('{"broken":'), 400);
+  });
+
+  it('turns an inbound message into a conversation once, attributes the reply to the campaign, and opts out on BAJA', async () => {
+    const { send } = await messageOf(1);
+    const inbound = t.fake.inboundPayload(phoneDigits(1), { type: 'text', text: { body: 'Hola, ¿dónde es?' }, context: { from: '15550783881', id: send.wamid } });
+    expect((await post(inbound).expect(200)).body.inbound).toBe(1);
+    expect((await post(inbound).expect(200)).body.inbound).toBe(0);
+    const list = await t.app.http.get('/api/whatsapp/conversations').set(t.manager.auth).expect(200);
+    expect(list.body.data).toHaveLength(1);
+    expect(list.body.data[0]).toMatchObject({ unreadCount: 1, windowOpen: true, lastMessage: { direction: 'in', text: 'Hola, ¿dónde es?' }, contact: { phone: '+573000000001', optedOut: false } });
+    const campaign = await t.app.http.get(`/api/whatsapp/campaigns/${campaignId}`).set(t.manager.auth).expect(200);
+    expect(campaign.body.progress.replied).toBe(1);
+
+    await post(t.fake.inboundPayload(phoneDigits(1), { type: 'button', button: { payload: 'BAJA', text: 'Baja' } })).expect(200);
+    const after = await t.app.http.get('/api/whatsapp/conversations').set(t.manager.auth).expect(200);
+    expect(after.body.data[0]).toMatchObject({ unreadCount: 2, contact: { optedOut: true } });
+  });
+
+  it('creates a contact without consent for an unknown number that writes first', async () => {
+    await post(t.fake.inboundPayload('573009999999', { type: 'text', text: { body: 'Buenas' } }, 'Luz')).expect(200);
+    const rows = await t.app.runtime.deps.orm.em.fork().execute<{ name: string; whatsapp_opt_in: boolean }[]>(`select name, whatsapp_opt_in from contacts where phone = '+573009999999'`);
+    expect(rows).toEqual([{ name: 'Luz', whatsapp_opt_in: false }]);
+  });
+});
