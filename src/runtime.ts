@@ -126,7 +126,10 @@ export class Runtime {
       rateLimits: new RateLimits(redis, config.redisKeyPrefix),
     };
     realtime.addCommands(modules.flatMap((module) => module.socketCommands?.(deps) ?? []));
-    if (options.workers !== false) await jobs.start(deps);
+    if (options.workers !== false) {
+      await jobs.start(deps);
+      for (const module of modules) await module.onWorkersStarted?.(deps);
+    }
     return new Runtime(deps, createApp(deps, modules), { redisClients, embedded });
   }
 

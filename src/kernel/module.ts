@@ -17,4 +17,9 @@ export interface ModuleManifest {
   /** Requests clients may send over their socket; built once the process's dependencies exist. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   socketCommands?: (deps: AppDeps) => SocketCommand<any>[];
+  /**
+   * Runs once in each process that consumes jobs, after the workers have started: the place to
+   * re-enqueue unfinished work recorded in the database (jobs lost with Redis or a crash).
+   */
+  onWorkersStarted?: (deps: AppDeps) => Promise<void>;
 }
