@@ -8,7 +8,7 @@ export const audienceModule: ModuleManifest = {
 };
 
 export { ContactSchema, type Contact } from './audience.entities';
-export { segmentSchema, countSegment, segmentBatches, CHANNELS, type Channel, type Segment, type SegmentMember } from './audience.segments';
+export { segmentSchema, countSegment, segmentBatches, segmentMembersSql, CHANNELS, type Channel, type Segment, type SegmentMember } from './audience.segments';
 export {
   normalisePhone,
   identityKey,
