@@ -4,9 +4,10 @@ import { territoriesModule } from './territories';
 import { audienceModule } from './audience';
 import { qrModule } from './qr';
 import { gotvModule } from './gotv';
+import { emailModule } from './email';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
-export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule, gotvModule];
+export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule, gotvModule, emailModule];
 
 export const allEntities = modules.flatMap((module) => module.entities);
 

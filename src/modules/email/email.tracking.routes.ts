@@ -1,0 +1,89 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { ApiRouter } from '../../kernel/http/router';
+import { safeErrorFields } from '../../kernel/http/problem';
+import { clickTargetUrl, eventWriter, isMachineAgent, trackingTokens, unsubscribe } from './email.tracking';
+import { renderUnsubscribeDone, renderUnsubscribeNotFound, renderUnsubscribePage } from './email.pages';
+
+/** The smallest transparent GIF (43 bytes). */
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const tokenParams = z.object({ token: z.string() });
+
+function html(ctx: Context, status: number, body: string): undefined {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Robots-Tag', 'noindex');
+  ctx.body = body;
+  return undefined;
+}
+
+/**
+ * Public links inside messages. Tokens are checked without touching the database; a forged,
+ * truncated or edited one is a 404 and counts nothing.
+ */
+export const trackingRouter = new ApiRouter('email-tracking')
+  .get(
+    '/e/o/:token',
+    { summary: 'Open pixel (1×1 GIF, never cached)', access: 'public', params: tokenParams, produces: { 'image/gif': '1×1 transparent GIF' }, errors: { 404: 'Unknown token' } },
+    async ({ ctx, input }) => {
+      const payload = trackingTokens(ctx.deps).verify('open', input.params.token);
+      if (!payload) return html(ctx, 404, 'Not found');
+      try {
+        await eventWriter(ctx.deps).record({ recipientId: payload.recipientId.toString(), kind: 'open', linkIndex: null, machine: isMachineAgent(ctx.get('User-Agent')) });
+      } catch (error) {
+        // The image is still served: a missed count must not show a broken image.
+        ctx.deps.logger.warn({ ...safeErrorFields(error) }, 'email open not recorded');
+      }
+      ctx.status = 200;
+      ctx.type = 'image/gif';
+      ctx.set('Cache-Control', 'no-store, no-cache, must-revalidate, max-age=0');
+      ctx.set('Pragma', 'no-cache');
+      ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+      ctx.body = PIXEL;
+      return undefined;
+    },
+  )
+  .get(
+    '/e/c/:token',
+    { summary: 'Click redirect (302 to a link that was in the message)', access: 'public', params: tokenParams, produces: { 'text/plain': 'redirect' }, errors: { 404: 'Unknown token or link' } },
+    async ({ ctx, input }) => {
+      const payload = trackingTokens(ctx.deps).verify('click', input.params.token);
+      const url = payload && (await clickTargetUrl(ctx.deps, payload.recipientId.toString(), payload.linkIndex));
+      if (!payload || !url) return html(ctx, 404, renderUnsubscribeNotFound());
+      const agent = ctx.get('User-Agent');
+      await eventWriter(ctx.deps).record({ recipientId: payload.recipientId.toString(), kind: 'click', linkIndex: payload.linkIndex, machine: agent !== '' && isMachineAgent(agent) && !/GoogleImageProxy/.test(agent) });
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Referrer-Policy', 'no-referrer');
+      ctx.redirect(url);
+      return undefined;
+    },
+  )
+  .get(
+    '/e/u/:token',
+    { summary: 'Unsubscribe confirmation page (GET never unsubscribes: link scanners fetch URLs)', access: 'public', params: tokenParams, produces: { 'text/html': 'Spanish confirmation page' }, errors: { 404: 'Unknown token' } },
+    async ({ ctx, input }) => {
+      if (!trackingTokens(ctx.deps).verify('unsubscribe', input.params.token)) return html(ctx, 404, renderUnsubscribeNotFound());
+      return html(ctx, 200, renderUnsubscribePage(`/e/u/${input.params.token}`));
+    },
+  )
+  .post(
+    '/e/u/:token',
+    {
+      summary: 'Unsubscribe (RFC 8058 one-click POST, or the confirmation form)',
+      description: 'Answers 200 with a page, never a redirect. Recorded as an email opt-out with proof in the audience consent records.',
+      access: 'public',
+      params: tokenParams,
+      produces: { 'text/html': 'Spanish confirmation' },
+      errors: { 404: 'Unknown token' },
+    },
+    async ({ ctx, input }) => {
+      const payload = trackingTokens(ctx.deps).verify('unsubscribe', input.params.token);
+      if (!payload) return html(ctx, 404, renderUnsubscribeNotFound());
+      const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+      const method = body['List-Unsubscribe'] === 'One-Click' ? 'one-click' : 'page';
+      const done = await unsubscribe(ctx.deps, payload.recipientId.toString(), { ip: ctx.ip, userAgent: ctx.get('User-Agent') || undefined, method });
+      if (!done) return html(ctx, 404, renderUnsubscribeNotFound());
+      return html(ctx, 200, renderUnsubscribeDone());
+    },
+  );

@@ -1,0 +1,169 @@
+import { createHmac } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isbot } from 'isbot';
+import type { AppDeps } from '../../kernel/context';
+import { PreparedStatement } from '../../kernel/db';
+import { newId } from '../../kernel/ids';
+import { hashIp } from '../../kernel/privacy';
+import { ensureConsentText } from '../audience';
+import type { EventKind } from './email.entities';
+import { TrackingTokens } from './email.tracking-tokens';
+
+/** One token signer per process, keyed from EMAIL_TRACKING_SECRET or derived from the signing secret. */
+const signers = new WeakMap<AppDeps, TrackingTokens>();
+export function trackingTokens(deps: AppDeps): TrackingTokens {
+  let signer = signers.get(deps);
+  if (!signer) {
+    signer = new TrackingTokens(deps.config.email.trackingSecret ?? createHmac('sha256', deps.secrets.ipHashKey).update('comando:email-tracking').digest());
+    signers.set(deps, signer);
+  }
+  return signer;
+}
+
+/**
+ * Machine opens: privacy proxies and scanners fetching the pixel without a person reading.
+ * Apple Mail Privacy Protection fetches with a bare "Mozilla/5.0"; scanners identify as bots.
+ * Gmail's and Yahoo's image proxies fetch when the person opens the message: those count.
+ * Opens within EMAIL_MACHINE_OPEN_SECONDS of delivery are also marked (pre-fetch on arrival).
+ */
+export function isMachineAgent(userAgent: string | undefined): boolean {
+  const agent = (userAgent ?? '').trim();
+  if (/GoogleImageProxy|YahooMailProxy/i.test(agent)) return false;
+  return agent === '' || agent === 'Mozilla/5.0' || isbot(agent);
+}
+
+interface PendingEvent {
+  recipientId: string;
+  kind: EventKind;
+  linkIndex: number | null;
+  machine: boolean;
+  at: string;
+  done: (error?: unknown) => void;
+}
+
+const insertEvents = new PreparedStatement<never>(
+  'email_insert_events',
+  `insert into email_events (campaign_id, variant_id, recipient_id, kind, link_index, machine, at)
+   select r.campaign_id, r.variant_id, r.id, e.kind, e.link_index,
+          e.machine or (e.kind = 'open' and r.sent_at is not null and e.at < r.sent_at + make_interval(secs => ?)),
+          e.at
+   from unnest(?::bigint[], ?::text[], ?::int[], ?::bool[], ?::timestamptz[]) as e(recipient_id, kind, link_index, machine, at)
+   join email_recipients r on r.id = e.recipient_id`,
+);
+
+/**
+ * Group commit for tracking events: while one insert is running, new events queue up and go
+ * in the next one, so a burst of pixel hits costs a few multi-row inserts instead of one
+ * statement each. Each caller still waits until its row is committed.
+ */
+class EventWriter {
+  private queue: PendingEvent[] = [];
+  private running = 0;
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly maxConcurrent = 2,
+  ) {}
+
+  record(event: Omit<PendingEvent, 'done' | 'at'>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ ...event, at: new Date().toISOString(), done: (error) => (error ? reject(error) : resolve()) });
+      if (this.running < this.maxConcurrent) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running++;
+    try {
+      while (this.queue.length) {
+        const batch = this.queue.splice(0, 2000);
+        try {
+          await insertEvents.run(this.deps.orm, [
+            this.deps.config.email.machineOpenSeconds,
+            batch.map((event) => event.recipientId),
+            batch.map((event) => event.kind),
+            batch.map((event) => event.linkIndex),
+            batch.map((event) => event.machine),
+            batch.map((event) => event.at),
+          ]);
+          for (const event of batch) event.done();
+        } catch (error) {
+          for (const event of batch) event.done(error);
+        }
+      }
+    } finally {
+      this.running--;
+    }
+  }
+}
+
+const writers = new WeakMap<AppDeps, EventWriter>();
+export function eventWriter(deps: AppDeps): EventWriter {
+  let writer = writers.get(deps);
+  if (!writer) {
+    writer = new EventWriter(deps);
+    writers.set(deps, writer);
+  }
+  return writer;
+}
+
+const clickTarget = new PreparedStatement<{ url: string | null }>(
+  'email_click_target',
+  `select t.links->>(?::int) as url from email_recipients r
+   join email_variants v on v.id = r.variant_id join email_templates t on t.id = v.template_id
+   where r.id = ?`,
+);
+
+/** The URL the recipient's message had at that position, or undefined. */
+export async function clickTargetUrl(deps: AppDeps, recipientId: string, linkIndex: number): Promise<string | undefined> {
+  const [row] = await clickTarget.run(deps.orm, [linkIndex, recipientId]);
+  return row?.url ?? undefined;
+}
+
+/** What a withdrawal of consent says it is, stored once like every consent text. */
+export const UNSUBSCRIBE_TEXT = 'Solicitud de baja: la persona pidió no recibir más correos de la campaña (enlace de cancelación de suscripción, RFC 8058).';
+
+export interface UnsubscribeProof {
+  ip: string;
+  userAgent: string | undefined;
+  method: 'one-click' | 'page';
+}
+
+/**
+ * Opt-out through the audience records: every contact holding the address is marked opted out
+ * of email, and a consent record (email_opt_in false) keeps the proof — when, from which
+ * campaign, a keyed hash of the IP, the user agent. Counted once per recipient.
+ * Returns false when the recipient does not exist.
+ */
+export async function unsubscribe(deps: AppDeps, recipientId: string, proof: UnsubscribeProof): Promise<boolean> {
+  const em = deps.orm.em.fork() as EntityManager;
+  return em.transactional(async (tx) => {
+    const [recipient] = await tx.execute<{ id: string; campaign_id: string; variant_id: string | null; email: string }[]>(
+      'select id, campaign_id, variant_id, email from email_recipients where id = ? for update',
+      [recipientId],
+    );
+    if (!recipient) return false;
+    const textId = await ensureConsentText(tx, UNSUBSCRIBE_TEXT, null);
+    const now = new Date();
+    const contacts = await tx.execute<{ id: string; whatsapp: boolean }[]>(
+      `update contacts set email_opted_out_at = ?, updated_at = ? where lower(email) = ? and email_opted_out_at is null
+       returning id, (whatsapp_opt_in and whatsapp_opted_out_at is null) as whatsapp`,
+      [now, now, recipient.email],
+    );
+    const ipHash = hashIp(deps.secrets.ipHashKey, proof.ip);
+    const userAgent = `${proof.method}; ${proof.userAgent ?? ''}`.slice(0, 300);
+    for (const contact of contacts) {
+      await tx.execute(
+        `insert into consents (id, contact_id, text_id, source, source_ref, whatsapp_opt_in, email_opt_in, ip_hash, user_agent, given_at)
+         values (?, ?, ?, 'email_unsubscribe', ?, ?, false, ?, ?, ?)`,
+        [newId(), contact.id, textId, recipient.campaign_id, contact.whatsapp, ipHash, userAgent, now],
+      );
+    }
+    await tx.execute(
+      `insert into email_events (campaign_id, variant_id, recipient_id, kind, machine, at)
+       select ?, ?, ?, 'unsubscribe', false, ? where not exists (select 1 from email_events where recipient_id = ? and kind = 'unsubscribe')`,
+      [recipient.campaign_id, recipient.variant_id, recipient.id, now, recipient.id],
+    );
+    return true;
+  });
+}
