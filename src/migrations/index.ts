@@ -1,5 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
-import { Migration20261122050800_EmailMarketing } from './Migration20261122050800_EmailMarketing';
+import { Migration20261122052516_EmailMarketing } from './Migration20261122052516_EmailMarketing';
 import { Migration20261122042945_GotvClaimsAndContacts } from './Migration20261122042945_GotvClaimsAndContacts';
 import { Migration20261122042757_GotvIncidents } from './Migration20261122042757_GotvIncidents';
 import { Migration20261122042110_GotvSettings } from './Migration20261122042110_GotvSettings';
@@ -21,5 +21,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122042110_GotvSettings', class: Migration20261122042110_GotvSettings },
   { name: 'Migration20261122042757_GotvIncidents', class: Migration20261122042757_GotvIncidents },
   { name: 'Migration20261122042945_GotvClaimsAndContacts', class: Migration20261122042945_GotvClaimsAndContacts },
-  { name: 'Migration20261122050800_EmailMarketing', class: Migration20261122050800_EmailMarketing },
+  { name: 'Migration20261122052516_EmailMarketing', class: Migration20261122052516_EmailMarketing },
 ];

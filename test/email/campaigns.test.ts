@@ -19,9 +19,9 @@ beforeAll(async () => {
   await seedContacts(app, { prefix: 'news', count: 6, interests: ['salud'] });
   await seedContacts(app, { prefix: 'noconsent', count: 2, interests: ['salud'], emailOptIn: false });
   await seedContacts(app, { prefix: 'gone', count: 2, interests: ['salud'], optedOut: true });
-  // A second contact sharing news1's inbox (upper case): one message, not two.
+  // A later contact sharing news1's inbox (upper case): one message, not two; the older contact stands for the address.
   await sql(app, `insert into contacts (id, identity_key, name, phone, email, interests, email_opt_in, created_at, updated_at)
-                  values (gen_random_uuid(), 'tel:+573001112233', 'Gemela Uno', '+573001112233', 'NEWS1@example.org', '{salud}', true, now(), now())`);
+                  values ('ffffffff-ffff-7fff-bfff-ffffffffffff', 'tel:+573001112233', 'Gemela Uno', '+573001112233', 'NEWS1@example.org', '{salud}', true, now(), now())`);
 });
 afterAll(async () => {
   await app.close();

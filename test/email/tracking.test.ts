@@ -2,6 +2,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeSmtp, type ReceivedMessage } from '../fakes/smtp';
 import { TrackingTokens } from '../../src/modules/email/email.tracking-tokens';
+import { eventWriter } from '../../src/modules/email/email.tracking';
 import { TRACKING_SECRET, campaignBody, createCampaign, createTemplate, emailEnv, linksIn, pathOf, seedContacts, sql, waitForCampaign } from './helpers';
 
 let smtp: FakeSmtp;
@@ -22,8 +23,10 @@ function message(address: string): ReceivedMessage {
 const pixelOf = (address: string) => pathOf(/<img src="([^"]+\/e\/o\/[^"]+)"/.exec(message(address).parsed!.html as string)![1]!);
 const clicksOf = (address: string) => linksIn(message(address).parsed!.html as string).filter((link) => link.includes('/e/c/')).map(pathOf);
 const unsubscribeOf = (address: string) => pathOf(/<(https:[^>]+)>/.exec(message(address).header('List-Unsubscribe')[0]!)![1]!);
-const stats = async () => (await app.http.get(`/api/email-marketing/campaigns/${campaignId}/stats`).set(viewer.auth).expect(200)).body;
-const eventCount = async () => (await sql<{ n: number }>(app, 'select count(*)::int as n from email_events'))[0]!.n;
+// The pixel answers before its row is written: flush the writer before counting.
+const flush = () => eventWriter(app.runtime.deps).flush();
+const stats = async () => (await flush(), await app.http.get(`/api/email-marketing/campaigns/${campaignId}/stats`).set(viewer.auth).expect(200)).body;
+const eventCount = async () => (await flush(), await sql<{ n: number }>(app, 'select count(*)::int as n from email_events'))[0]!.n;
 
 beforeAll(async () => {
   smtp = await new FakeSmtp().start();

@@ -135,16 +135,21 @@ export const EmailRecipientSchema = defineEntity({
   }),
 });
 
-/** Opens, clicks and unsubscribes: one row each (totals); unique = distinct recipients. */
+/**
+ * Opens, clicks and unsubscribes: one row each (totals); unique = distinct recipients. The hot
+ * table of the pixel route: no foreign-key constraints (each would cost a lookup per row). Rows
+ * are only ever written by a statement that joins the recipient, which supplies the campaign and
+ * variant, so the references hold by construction; campaigns are never deleted.
+ */
 export const EmailEventSchema = defineEntity({
   name: 'EmailEvent',
   tableName: 'email_events',
   indexes: [{ properties: ['campaign', 'kind', 'at'] }, { properties: ['recipient', 'kind'] }, { properties: ['at'] }],
   properties: (p) => ({
     id: p.bigint().primary().autoincrement(),
-    campaign: () => p.manyToOne(EmailCampaignSchema).deleteRule('cascade'),
-    variant: () => p.manyToOne(EmailVariantSchema).nullable().deleteRule('cascade'),
-    recipient: () => p.manyToOne(EmailRecipientSchema).deleteRule('cascade'),
+    campaign: () => p.manyToOne(EmailCampaignSchema).createForeignKeyConstraint(false),
+    variant: () => p.manyToOne(EmailVariantSchema).nullable().createForeignKeyConstraint(false),
+    recipient: () => p.manyToOne(EmailRecipientSchema).createForeignKeyConstraint(false),
     kind: p.enum([...EVENT_KINDS]),
     linkIndex: p.smallint().nullable(),
     /** A privacy proxy or scanner fetching the pixel, not a person reading. */

@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { ApiRouter } from '../../kernel/http/router';
-import { safeErrorFields } from '../../kernel/http/problem';
 import { clickTargetUrl, eventWriter, isMachineAgent, trackingTokens, unsubscribe } from './email.tracking';
 import { renderUnsubscribeDone, renderUnsubscribeNotFound, renderUnsubscribePage } from './email.pages';
 
@@ -29,12 +28,8 @@ export const trackingRouter = new ApiRouter('email-tracking')
     async ({ ctx, input }) => {
       const payload = trackingTokens(ctx.deps).verify('open', input.params.token);
       if (!payload) return html(ctx, 404, 'Not found');
-      try {
-        await eventWriter(ctx.deps).record({ recipientId: payload.recipientId.toString(), kind: 'open', linkIndex: null, machine: isMachineAgent(ctx.get('User-Agent')) });
-      } catch (error) {
-        // The image is still served: a missed count must not show a broken image.
-        ctx.deps.logger.warn({ ...safeErrorFields(error) }, 'email open not recorded');
-      }
+      // Not awaited: the image never waits for the database.
+      void eventWriter(ctx.deps).record({ recipientId: payload.recipientId.toString(), kind: 'open', linkIndex: null, machine: isMachineAgent(ctx.get('User-Agent')) });
       ctx.status = 200;
       ctx.type = 'image/gif';
       ctx.set('Cache-Control', 'no-store, no-cache, must-revalidate, max-age=0');

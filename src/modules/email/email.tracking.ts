@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { isbot } from 'isbot';
 import type { AppDeps } from '../../kernel/context';
 import { PreparedStatement } from '../../kernel/db';
+import { safeErrorFields } from '../../kernel/http/problem';
 import { newId } from '../../kernel/ids';
 import { hashIp } from '../../kernel/privacy';
 import { ensureConsentText } from '../audience';
@@ -52,31 +53,65 @@ const insertEvents = new PreparedStatement<never>(
 );
 
 /**
- * Group commit for tracking events: while one insert is running, new events queue up and go
- * in the next one, so a burst of pixel hits costs a few multi-row inserts instead of one
- * statement each. Each caller still waits until its row is committed.
+ * Batched writes for tracking events. Events queue in memory and go to PostgreSQL as one
+ * multi-row insert when LINGER_MS has passed since the first one queued, or at once when
+ * BATCH_SIZE are waiting (at most two inserts at a time). The pixel answers without waiting for
+ * its row (a crash loses at most the last LINGER_MS of opens); clicks and tests wait for the
+ * commit. If the database is unreachable the queue stops at MAX_QUEUED and further events are
+ * dropped and logged as a count: tracking never takes the process down with it.
  */
+const LINGER_MS = 10;
+const BATCH_SIZE = 1000;
+const MAX_QUEUED = 50_000;
+
 class EventWriter {
   private queue: PendingEvent[] = [];
   private running = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private dropped = 0;
 
   constructor(
     private readonly deps: AppDeps,
     private readonly maxConcurrent = 2,
   ) {}
 
+  /** Queues an event; the promise resolves once its batch is written (or given up on, logged). */
   record(event: Omit<PendingEvent, 'done' | 'at'>): Promise<void> {
+    if (this.queue.length >= MAX_QUEUED) {
+      if (this.dropped++ % 1000 === 0) this.deps.logger.warn({ dropped: this.dropped }, 'email tracking events dropped: the database is not keeping up');
+      return Promise.resolve();
+    }
     return new Promise((resolve, reject) => {
       this.queue.push({ ...event, at: new Date().toISOString(), done: (error) => (error ? reject(error) : resolve()) });
-      if (this.running < this.maxConcurrent) void this.drain();
+      if (this.queue.length >= BATCH_SIZE) this.kick();
+      else this.timer ??= setTimeout(() => this.kick(), LINGER_MS);
     });
+  }
+
+  /** Writes everything queued now; resolves when it is committed. */
+  async flush(): Promise<void> {
+    const pending = this.queue.map((event) => new Promise<void>((resolve) => {
+      const done = event.done;
+      event.done = (error) => {
+        done(error);
+        resolve();
+      };
+    }));
+    this.kick();
+    await Promise.all(pending);
+  }
+
+  private kick(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.running < this.maxConcurrent && this.queue.length) void this.drain();
   }
 
   private async drain(): Promise<void> {
     this.running++;
     try {
       while (this.queue.length) {
-        const batch = this.queue.splice(0, 2000);
+        const batch = this.queue.splice(0, BATCH_SIZE);
         try {
           await insertEvents.run(this.deps.orm, [
             this.deps.config.email.machineOpenSeconds,
@@ -88,7 +123,9 @@ class EventWriter {
           ]);
           for (const event of batch) event.done();
         } catch (error) {
-          for (const event of batch) event.done(error);
+          // Counted as lost rather than failing a redirect or showing a broken image.
+          this.deps.logger.warn({ events: batch.length, ...safeErrorFields(error) }, 'email tracking events not recorded');
+          for (const event of batch) event.done();
         }
       }
     } finally {

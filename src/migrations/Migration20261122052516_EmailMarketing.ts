@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122050800_EmailMarketing extends Migration {
+export class Migration20261122052516_EmailMarketing extends Migration {
 
   override async up(): Promise<void> {
     this.addSql(`create table "email_campaigns" ("id" uuid not null, "name" varchar(160) not null, "from_name" varchar(120) not null, "from_email" varchar(254) not null, "reply_to" varchar(254) null, "segment" jsonb not null, "status" text check ("status" in ('draft', 'scheduled', 'sending', 'sent')) not null default 'draft', "audience_size" int not null, "ab_test" jsonb null, "ab_phase" text check ("ab_phase" in ('none', 'testing', 'waiting', 'winner_sent')) not null default 'none', "ab_decide_at" timestamptz null, "winner_variant_id" uuid null, "decided_at" timestamptz null, "decision" jsonb null, "scheduled_at" timestamptz null, "started_at" timestamptz null, "finished_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "email_campaigns_pkey" primary key ("id"));`);
@@ -31,10 +31,6 @@ export class Migration20261122050800_EmailMarketing extends Migration {
     this.addSql(`alter table "email_recipients" add constraint "email_recipients_campaign_id_foreign" foreign key ("campaign_id") references "email_campaigns" ("id") on update cascade on delete cascade;`);
     this.addSql(`alter table "email_recipients" add constraint "email_recipients_contact_id_foreign" foreign key ("contact_id") references "contacts" ("id") on update cascade on delete cascade;`);
     this.addSql(`alter table "email_recipients" add constraint "email_recipients_variant_id_foreign" foreign key ("variant_id") references "email_variants" ("id") on update cascade on delete set null;`);
-
-    this.addSql(`alter table "email_events" add constraint "email_events_campaign_id_foreign" foreign key ("campaign_id") references "email_campaigns" ("id") on update cascade on delete cascade;`);
-    this.addSql(`alter table "email_events" add constraint "email_events_variant_id_foreign" foreign key ("variant_id") references "email_variants" ("id") on update cascade on delete cascade;`);
-    this.addSql(`alter table "email_events" add constraint "email_events_recipient_id_foreign" foreign key ("recipient_id") references "email_recipients" ("id") on update cascade on delete cascade;`);
   }
 
   override async down(): Promise<void> {
@@ -42,15 +38,9 @@ export class Migration20261122050800_EmailMarketing extends Migration {
 
     this.addSql(`alter table "email_recipients" drop constraint "email_recipients_campaign_id_foreign";`);
 
-    this.addSql(`alter table "email_events" drop constraint "email_events_campaign_id_foreign";`);
-
     this.addSql(`alter table "email_variants" drop constraint "email_variants_template_id_foreign";`);
 
     this.addSql(`alter table "email_recipients" drop constraint "email_recipients_variant_id_foreign";`);
-
-    this.addSql(`alter table "email_events" drop constraint "email_events_variant_id_foreign";`);
-
-    this.addSql(`alter table "email_events" drop constraint "email_events_recipient_id_foreign";`);
 
     this.addSql(`drop table if exists "email_campaigns" cascade;`);
 
