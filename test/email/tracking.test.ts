@@ -179,3 +179,18 @@ describe('stats and dashboard', () => {
     expect(row).toMatchObject({ sent: 5, openRate: 0.8, clickRate: 0.4, unsubscribeRate: 0.2, bounceRate: 0, status: 'sent' });
   });
 });
+
+describe('token guessing', () => {
+  it('is cut off with 429 after 100 unknown tokens from one client in 10 minutes, while real links keep working', async () => {
+    let status = 404;
+    let tries = 0;
+    while (status === 404 && tries < 150) {
+      status = (await app.http.get(`/e/o/${'B'.repeat(37)}${tries % 10}`)).status;
+      tries++;
+    }
+    expect(status).toBe(429);
+    expect(tries).toBeLessThanOrEqual(101);
+    expectProblem(await app.http.get(`/e/c/${'C'.repeat(38)}`), 429, 'rate_limited');
+    await app.http.get(pixelOf('track2@example.org')).set('User-Agent', HUMAN).expect(200);
+  });
+});

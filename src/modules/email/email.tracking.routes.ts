@@ -18,16 +18,25 @@ function html(ctx: Context, status: number, body: string): undefined {
 }
 
 /**
+ * Someone trying tokens (enumeration, a broken link checker): valid tokens never touch Redis,
+ * but each unknown one counts against the client's address, and past the limit it gets 429s.
+ */
+async function unknownToken(ctx: Context, page: string): Promise<undefined> {
+  await ctx.deps.rateLimits.named('email-tracking-unknown-token', { points: 100, windowSeconds: 600 }).consume(ctx.ip);
+  return html(ctx, 404, page);
+}
+
+/**
  * Public links inside messages. Tokens are checked without touching the database; a forged,
  * truncated or edited one is a 404 and counts nothing.
  */
 export const trackingRouter = new ApiRouter('email-tracking')
   .get(
     '/e/o/:token',
-    { summary: 'Open pixel (1×1 GIF, never cached)', access: 'public', params: tokenParams, produces: { 'image/gif': '1×1 transparent GIF' }, errors: { 404: 'Unknown token' } },
+    { summary: 'Open pixel (1×1 GIF, never cached)', access: 'public', params: tokenParams, produces: { 'image/gif': '1×1 transparent GIF' }, errors: { 404: 'Unknown token', 429: 'Too many unknown tokens from this client' } },
     async ({ ctx, input }) => {
       const payload = trackingTokens(ctx.deps).verify('open', input.params.token);
-      if (!payload) return html(ctx, 404, 'Not found');
+      if (!payload) return unknownToken(ctx, 'Not found');
       // Not awaited: the image never waits for the database.
       void eventWriter(ctx.deps).record({ recipientId: payload.recipientId.toString(), kind: 'open', linkIndex: null, machine: isMachineAgent(ctx.get('User-Agent')) });
       ctx.status = 200;
@@ -41,11 +50,11 @@ export const trackingRouter = new ApiRouter('email-tracking')
   )
   .get(
     '/e/c/:token',
-    { summary: 'Click redirect (302 to a link that was in the message)', access: 'public', params: tokenParams, produces: { 'text/plain': 'redirect' }, errors: { 404: 'Unknown token or link' } },
+    { summary: 'Click redirect (302 to a link that was in the message)', access: 'public', params: tokenParams, produces: { 'text/plain': 'redirect' }, errors: { 404: 'Unknown token or link', 429: 'Too many unknown tokens from this client' } },
     async ({ ctx, input }) => {
       const payload = trackingTokens(ctx.deps).verify('click', input.params.token);
       const url = payload && (await clickTargetUrl(ctx.deps, payload.recipientId.toString(), payload.linkIndex));
-      if (!payload || !url) return html(ctx, 404, renderUnsubscribeNotFound());
+      if (!payload || !url) return unknownToken(ctx, renderUnsubscribeNotFound());
       const agent = ctx.get('User-Agent');
       await eventWriter(ctx.deps).record({ recipientId: payload.recipientId.toString(), kind: 'click', linkIndex: payload.linkIndex, machine: agent !== '' && isMachineAgent(agent) && !/GoogleImageProxy/.test(agent) });
       ctx.set('Cache-Control', 'no-store');
@@ -56,9 +65,9 @@ export const trackingRouter = new ApiRouter('email-tracking')
   )
   .get(
     '/e/u/:token',
-    { summary: 'Unsubscribe confirmation page (GET never unsubscribes: link scanners fetch URLs)', access: 'public', params: tokenParams, produces: { 'text/html': 'Spanish confirmation page' }, errors: { 404: 'Unknown token' } },
+    { summary: 'Unsubscribe confirmation page (GET never unsubscribes: link scanners fetch URLs)', access: 'public', params: tokenParams, produces: { 'text/html': 'Spanish confirmation page' }, errors: { 404: 'Unknown token', 429: 'Too many unknown tokens from this client' } },
     async ({ ctx, input }) => {
-      if (!trackingTokens(ctx.deps).verify('unsubscribe', input.params.token)) return html(ctx, 404, renderUnsubscribeNotFound());
+      if (!trackingTokens(ctx.deps).verify('unsubscribe', input.params.token)) return unknownToken(ctx, renderUnsubscribeNotFound());
       return html(ctx, 200, renderUnsubscribePage(`/e/u/${input.params.token}`));
     },
   )
@@ -70,11 +79,11 @@ export const trackingRouter = new ApiRouter('email-tracking')
       access: 'public',
       params: tokenParams,
       produces: { 'text/html': 'Spanish confirmation' },
-      errors: { 404: 'Unknown token' },
+      errors: { 404: 'Unknown token', 429: 'Too many unknown tokens from this client' },
     },
     async ({ ctx, input }) => {
       const payload = trackingTokens(ctx.deps).verify('unsubscribe', input.params.token);
-      if (!payload) return html(ctx, 404, renderUnsubscribeNotFound());
+      if (!payload) return unknownToken(ctx, renderUnsubscribeNotFound());
       const body = (ctx.request.body ?? {}) as Record<string, unknown>;
       const method = body['List-Unsubscribe'] === 'One-Click' ? 'one-click' : 'page';
       const done = await unsubscribe(ctx.deps, payload.recipientId.toString(), { ip: ctx.ip, userAgent: ctx.get('User-Agent') || undefined, method });
