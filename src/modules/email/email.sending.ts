@@ -222,9 +222,10 @@ export async function runSending(deps: AppDeps, campaignId: string): Promise<voi
  * Each move is a conditional update, so concurrent workers move the campaign once.
  */
 async function advance(deps: AppDeps, em: EntityManager, campaignId: string): Promise<void> {
-  const [pending] = await em.execute<{ next_retry: Date | null; open: number }[]>(
+  const [pending] = await em.execute<{ next_retry: Date | null; open: number; oldest_claim: Date | null }[]>(
     `select min(next_attempt_at) filter (where status = 'queued' and next_attempt_at > now()) as next_retry,
-            count(*) filter (where status in ('queued', 'sending'))::int as open
+            count(*) filter (where status in ('queued', 'sending'))::int as open,
+            min(claimed_at) filter (where status = 'sending') as oldest_claim
      from email_recipients where campaign_id = ?`,
     [campaignId],
   );
@@ -233,7 +234,15 @@ async function advance(deps: AppDeps, em: EntityManager, campaignId: string): Pr
     await deps.jobs.enqueue(sendJob, { campaignId }, { jobId: `email-send-${campaignId}-${at}`, delayMs: Math.max(0, at - Date.now()) });
     return;
   }
-  if (pending && pending.open > 0) return; // another worker holds the rest; it advances the campaign
+  if (pending && pending.open > 0) {
+    // Another worker holds the rest and advances the campaign when it records them. Should it
+    // have died, a run after the claim timeout marks its rows unknown and moves the campaign on.
+    if (pending.oldest_claim) {
+      const at = new Date(pending.oldest_claim).getTime() + deps.config.email.claimTimeoutSeconds * 1000 + 1000;
+      await deps.jobs.enqueue(sendJob, { campaignId }, { jobId: `email-send-${campaignId}-claims-${at}`, delayMs: Math.max(0, at - Date.now()) });
+    }
+    return;
+  }
   const waiting = await em.execute<{ ab_decide_at: Date }[]>(
     `update email_campaigns set ab_phase = 'waiting', updated_at = now(),
        ab_decide_at = now() + make_interval(mins => (ab_test->>'waitMinutes')::int)
