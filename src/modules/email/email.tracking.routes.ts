@@ -38,7 +38,7 @@ export const trackingRouter = new ApiRouter('email-tracking')
       const payload = trackingTokens(ctx.deps).verify('open', input.params.token);
       if (!payload) return unknownToken(ctx, 'Not found');
       // Not awaited: the image never waits for the database.
-      void eventWriter(ctx.deps).record({ recipientId: payload.recipientId.toString(), kind: 'open', linkIndex: null, machine: isMachineAgent(ctx.get('User-Agent')) });
+      eventWriter(ctx.deps).enqueue(payload.recipientId.toString(), 'open', null, isMachineAgent(ctx.get('User-Agent')));
       ctx.status = 200;
       ctx.type = 'image/gif';
       ctx.set('Cache-Control', 'no-store, no-cache, must-revalidate, max-age=0');
@@ -56,7 +56,7 @@ export const trackingRouter = new ApiRouter('email-tracking')
       const url = payload && (await clickTargetUrl(ctx.deps, payload.recipientId.toString(), payload.linkIndex));
       if (!payload || !url) return unknownToken(ctx, renderUnsubscribeNotFound());
       const agent = ctx.get('User-Agent');
-      await eventWriter(ctx.deps).record({ recipientId: payload.recipientId.toString(), kind: 'click', linkIndex: payload.linkIndex, machine: agent !== '' && isMachineAgent(agent) && !/GoogleImageProxy/.test(agent) });
+      await eventWriter(ctx.deps).record(payload.recipientId.toString(), 'click', payload.linkIndex, agent !== '' && isMachineAgent(agent));
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Referrer-Policy', 'no-referrer');
       ctx.redirect(url);

@@ -29,9 +29,16 @@ export function trackingTokens(deps: AppDeps): TrackingTokens {
  */
 export function isMachineAgent(userAgent: string | undefined): boolean {
   const agent = (userAgent ?? '').trim();
-  if (/GoogleImageProxy|YahooMailProxy/i.test(agent)) return false;
-  return agent === '' || agent === 'Mozilla/5.0' || isbot(agent);
+  let verdict = agentVerdicts.get(agent);
+  if (verdict === undefined) {
+    verdict = /GoogleImageProxy|YahooMailProxy/i.test(agent) ? false : agent === '' || agent === 'Mozilla/5.0' || isbot(agent);
+    // Mail clients send few distinct user agents: remember the verdicts, within bounds.
+    if (agentVerdicts.size >= 2000) agentVerdicts.clear();
+    agentVerdicts.set(agent, verdict);
+  }
+  return verdict;
 }
+const agentVerdicts = new Map<string, boolean>();
 
 interface PendingEvent {
   recipientId: string;
@@ -39,7 +46,8 @@ interface PendingEvent {
   linkIndex: number | null;
   machine: boolean;
   at: string;
-  done: (error?: unknown) => void;
+  /** Set by callers that wait for the write. */
+  done?: () => void;
 }
 
 const insertEvents = new PreparedStatement<never>(
@@ -75,28 +83,37 @@ class EventWriter {
     private readonly maxConcurrent = 2,
   ) {}
 
-  /** Queues an event; the promise resolves once its batch is written (or given up on, logged). */
-  record(event: Omit<PendingEvent, 'done' | 'at'>): Promise<void> {
+  /** Queues an event without waiting for it (the pixel). */
+  enqueue(recipientId: string, kind: EventKind, linkIndex: number | null, machine: boolean): PendingEvent | undefined {
     if (this.queue.length >= MAX_QUEUED) {
       if (this.dropped++ % 1000 === 0) this.deps.logger.warn({ dropped: this.dropped }, 'email tracking events dropped: the database is not keeping up');
-      return Promise.resolve();
+      return undefined;
     }
-    return new Promise((resolve, reject) => {
-      this.queue.push({ ...event, at: new Date().toISOString(), done: (error) => (error ? reject(error) : resolve()) });
-      if (this.queue.length >= BATCH_SIZE) this.kick();
-      else this.timer ??= setTimeout(() => this.kick(), LINGER_MS);
-    });
+    const event: PendingEvent = { recipientId, kind, linkIndex, machine, at: new Date().toISOString() };
+    this.queue.push(event);
+    if (this.queue.length >= BATCH_SIZE) this.kick();
+    else this.timer ??= setTimeout(() => this.kick(), LINGER_MS);
+    return event;
+  }
+
+  /** Queues an event and resolves once its batch is written (or given up on, logged). */
+  record(recipientId: string, kind: EventKind, linkIndex: number | null, machine: boolean): Promise<void> {
+    const event = this.enqueue(recipientId, kind, linkIndex, machine);
+    return event ? new Promise((resolve) => (event.done = resolve)) : Promise.resolve();
   }
 
   /** Writes everything queued now; resolves when it is committed. */
   async flush(): Promise<void> {
-    const pending = this.queue.map((event) => new Promise<void>((resolve) => {
-      const done = event.done;
-      event.done = (error) => {
-        done(error);
-        resolve();
-      };
-    }));
+    const pending = this.queue.map(
+      (event) =>
+        new Promise<void>((resolve) => {
+          const done = event.done;
+          event.done = () => {
+            done?.();
+            resolve();
+          };
+        }),
+    );
     this.kick();
     await Promise.all(pending);
   }
@@ -121,11 +138,11 @@ class EventWriter {
             batch.map((event) => event.machine),
             batch.map((event) => event.at),
           ]);
-          for (const event of batch) event.done();
+          for (const event of batch) event.done?.();
         } catch (error) {
           // Counted as lost rather than failing a redirect or showing a broken image.
           this.deps.logger.warn({ events: batch.length, ...safeErrorFields(error) }, 'email tracking events not recorded');
-          for (const event of batch) event.done();
+          for (const event of batch) event.done?.();
         }
       }
     } finally {
