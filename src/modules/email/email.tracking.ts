@@ -45,7 +45,6 @@ interface PendingEvent {
   kind: EventKind;
   linkIndex: number | null;
   machine: boolean;
-  at: string;
   /** Set by callers that wait for the write. */
   done?: () => void;
 }
@@ -54,15 +53,16 @@ const insertEvents = new PreparedStatement<never>(
   'email_insert_events',
   `insert into email_events (campaign_id, variant_id, recipient_id, kind, link_index, machine, at)
    select r.campaign_id, r.variant_id, r.id, e.kind, e.link_index,
-          e.machine or (e.kind = 'open' and r.sent_at is not null and e.at < r.sent_at + make_interval(secs => ?)),
-          e.at
-   from unnest(?::bigint[], ?::text[], ?::int[], ?::bool[], ?::timestamptz[]) as e(recipient_id, kind, link_index, machine, at)
+          e.machine or (e.kind = 'open' and r.sent_at is not null and now() < r.sent_at + make_interval(secs => ?)),
+          now()
+   from unnest(?::bigint[], ?::text[], ?::int[], ?::bool[]) as e(recipient_id, kind, link_index, machine)
    join email_recipients r on r.id = e.recipient_id`,
 );
 
 /**
  * Batched writes for tracking events. Events queue in memory and go to PostgreSQL as one
- * multi-row insert when LINGER_MS has passed since the first one queued, or at once when
+ * multi-row insert (stamped with the insert's time, at most LINGER_MS after the hit) when
+ * LINGER_MS has passed since the first one queued, or at once when
  * BATCH_SIZE are waiting (at most two inserts at a time). The pixel answers without waiting for
  * its row (a crash loses at most the last LINGER_MS of opens); clicks and tests wait for the
  * commit. If the database is unreachable the queue stops at MAX_QUEUED and further events are
@@ -89,10 +89,13 @@ class EventWriter {
       if (this.dropped++ % 1000 === 0) this.deps.logger.warn({ dropped: this.dropped }, 'email tracking events dropped: the database is not keeping up');
       return undefined;
     }
-    const event: PendingEvent = { recipientId, kind, linkIndex, machine, at: new Date().toISOString() };
+    const event: PendingEvent = { recipientId, kind, linkIndex, machine };
     this.queue.push(event);
     if (this.queue.length >= BATCH_SIZE) this.kick();
-    else this.timer ??= setTimeout(() => this.kick(), LINGER_MS);
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.kick(), LINGER_MS);
+      this.timer.unref();
+    }
     return event;
   }
 
@@ -136,7 +139,6 @@ class EventWriter {
             batch.map((event) => event.kind),
             batch.map((event) => event.linkIndex),
             batch.map((event) => event.machine),
-            batch.map((event) => event.at),
           ]);
           for (const event of batch) event.done?.();
         } catch (error) {
