@@ -309,7 +309,7 @@ ${sendTable}
 
 Then autocannon (${defaults.connections} connections, ${defaults.warmupSeconds} s warm-up, ${defaults.durationSeconds} s measured) against the same server: \`GET /api/test\`,
 then the open pixel cycling through 1,000 recipients' tokens (prepared once; each hit verifies the token without a
-database read and inserts one \`email_events\` row through the group-commit writer).
+database read and queues one \`email_events\` row for the batched writer; the answer does not wait for it).
 
 ${pixelTable}
 
