@@ -6,7 +6,9 @@ import { sendJob } from './email.jobs';
 /**
  * Picking the A/B winner.
  *
- * Rate = unique recipients with the metric's event (human opens only, or clicks) / delivered.
+ * Rate = unique recipients with the metric's event / delivered, as the stats count them: for
+ * `open`, human opens or clicks (a click proves an open); for `click`, clicks. Machine events
+ * (privacy proxies, scanners) never count.
  * 1. Guardrail: a variant whose unsubscribe rate is far above the others' is excluded — far
  *    meaning at least twice the pooled rate of the rest AND a one-sided two-proportion z ≥ 1.645.
  * 2. Too small: if any remaining variant has fewer than MIN_DELIVERED delivered messages, or the
@@ -78,7 +80,8 @@ async function variantResults(em: EntityManager, campaignId: string, metric: AbM
     `select v.id, v.name,
        (select count(*)::int from email_recipients r where r.variant_id = v.id and r.phase = 'test' and r.status = 'sent') as delivered,
        (select count(distinct e.recipient_id)::int from email_events e join email_recipients r on r.id = e.recipient_id
-          where e.variant_id = v.id and r.phase = 'test' and e.kind = ? and (e.kind <> 'open' or not e.machine)) as hits,
+          where e.variant_id = v.id and r.phase = 'test' and not e.machine
+            and (e.kind = 'click' or (?::text = 'open' and e.kind = 'open'))) as hits,
        (select count(distinct e.recipient_id)::int from email_events e join email_recipients r on r.id = e.recipient_id
           where e.variant_id = v.id and r.phase = 'test' and e.kind = 'unsubscribe') as unsubscribes
      from email_variants v where v.campaign_id = ? order by v.position`,
