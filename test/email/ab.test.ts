@@ -124,6 +124,45 @@ describe('an A/B campaign end to end', () => {
     expect(stats.variants.map((row: { name: string; recipients: number }) => [row.name, row.recipients])).toEqual([['A', 50], ['B', 150]]);
   });
 
+  it('keeps a variant that drives people to unsubscribe from winning, even with more clicks', async () => {
+    await seedContacts(app, { prefix: 'guard', count: 120, interests: ['guardia'] });
+    const templateId = (await createTemplate(app, manager)).id;
+    const campaign = await createCampaign(
+      app,
+      manager,
+      campaignBody(templateId, {
+        segment: { interestsAny: ['guardia'] },
+        variants: [
+          { name: 'A', subject: 'Guardia A', templateId },
+          { name: 'B', subject: 'Guardia B', templateId },
+        ],
+        abTest: { testPercent: 50, metric: 'click', waitMinutes: 60 },
+      }),
+    );
+    const before = smtp.messages.length;
+    await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
+    await waitForCampaign(app, campaign.id, (row) => row.ab_phase === 'waiting');
+    const sent = smtp.messages.slice(before);
+    const a = sent.filter((message) => message.parsed!.subject === 'Guardia A');
+    const b = sent.filter((message) => message.parsed!.subject === 'Guardia B');
+    expect([a.length, b.length]).toEqual([30, 30]);
+    const click = (message: (typeof sent)[number]) =>
+      app.http.get(pathOf(linksIn(message.parsed!.html as string).find((href) => href.includes('/e/c/'))!)).set('User-Agent', 'Mozilla/5.0 (Android 14; Mobile) Firefox/125.0').expect(302);
+    for (const message of b.slice(0, 12)) await click(message);
+    for (const message of a.slice(0, 6)) await click(message);
+    for (const message of b.slice(12, 20)) {
+      const unsubscribe = /<(https:[^>]+)>/.exec(message.header('List-Unsubscribe')[0]!)![1]!;
+      await app.http.post(pathOf(unsubscribe)).type('form').send('List-Unsubscribe=One-Click').expect(200);
+    }
+    const decided = await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/decide-winner`).set(manager.auth).expect(200);
+    expect(decided.body.winner).toBe('A');
+    const [row] = await sql<{ decision: { reason: string; excluded: string[] } }>(app, 'select decision from email_campaigns where id = ?', [campaign.id]);
+    expect(row!.decision).toMatchObject({ reason: 'guardrail', excluded: ['B'] });
+    await waitForCampaign(app, campaign.id, (state) => state.status === 'sent');
+    // The 60 held recipients get A; the 8 who unsubscribed were in the test share, so all 60 go out.
+    expect(smtp.messages.slice(before).filter((message) => message.parsed!.subject === 'Guardia A')).toHaveLength(90);
+  });
+
   it('refuses a decision when no test is waiting', async () => {
     const templateId = (await createTemplate(app, manager)).id;
     const plain = await createCampaign(app, manager, campaignBody(templateId));
