@@ -11,7 +11,7 @@ let templateId: string;
 
 beforeAll(async () => {
   smtp = await new FakeSmtp().start();
-  app = await startTestApp(emailEnv(smtp.url));
+  app = await startTestApp(emailEnv(smtp.url, { EMAIL_MAX_ATTEMPTS: '3' }));
   const admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   viewer = await createUser(app, admin, 'viewer');
@@ -146,6 +146,23 @@ describe('sending', () => {
     expect(later.audienceSize).toBe(3);
     const stats = await app.http.get(`/api/email-marketing/campaigns/${campaign.id}/stats`).set(viewer.auth).expect(200);
     expect(stats.body).toMatchObject({ sent: 3, bounced: 1, failed: 0, audienceSize: 4, status: 'sent' });
+  });
+
+  it('gives up on an address that keeps answering 4xx after EMAIL_MAX_ATTEMPTS, without suppressing it', async () => {
+    await seedContacts(app, { prefix: 'full', count: 2, interests: ['lleno'] });
+    smtp.reject('full1@example.org', 451);
+    const campaign = await createCampaign(app, manager, campaignBody(templateId, { segment: { interestsAny: ['lleno'] } }));
+    await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
+    await waitForCampaign(app, campaign.id, (row) => row.status === 'sent', 20_000);
+    const rows = await sql(app, 'select email, status, attempts from email_recipients where campaign_id = ? order by email', [campaign.id]);
+    expect(rows).toEqual([
+      { email: 'full1@example.org', status: 'failed', attempts: 3 },
+      { email: 'full2@example.org', status: 'sent', attempts: 1 },
+    ]);
+    expect(smtp.rejectedAttempts.get('full1@example.org')).toBe(3);
+    expect(await sql(app, "select 1 from email_suppressions where email = 'full1@example.org'")).toEqual([]);
+    const stats = await app.http.get(`/api/email-marketing/campaigns/${campaign.id}/stats`).set(viewer.auth).expect(200);
+    expect(stats.body).toMatchObject({ sent: 1, failed: 1, bounced: 0 });
   });
 
   it('starts a scheduled campaign by itself, and send starts it early only once', async () => {
