@@ -1,18 +1,20 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeSmtp } from '../fakes/smtp';
+import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 import { PUBLIC_BASE, campaignBody, createCampaign, createTemplate, emailEnv, linksIn, seedContacts, sql, waitForCampaign } from './helpers';
 
 let smtp: FakeSmtp;
 let app: TestApp;
 let manager: TestUser;
 let viewer: TestUser;
+let admin: TestUser;
 let templateId: string;
 
 beforeAll(async () => {
   smtp = await new FakeSmtp().start();
   app = await startTestApp(emailEnv(smtp.url, { EMAIL_MAX_ATTEMPTS: '3' }));
-  const admin = await registerAdmin(app);
+  admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   viewer = await createUser(app, admin, 'viewer');
   templateId = (await createTemplate(app, manager)).id;
@@ -171,5 +173,34 @@ describe('sending', () => {
     expect(campaign.status).toBe('scheduled');
     await waitForCampaign(app, campaign.id, (row) => row.status === 'sent', 15_000);
     expectProblem(await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth), 409, 'already_sent');
+  });
+});
+
+describe('live progress', () => {
+  it('pushes per-chunk progress and state changes to the email room, for staff only', async () => {
+    await seedContacts(app, { prefix: 'live', count: 5, interests: ['envivo'] });
+    const socket = await connectSocket(app.url, viewer.token);
+    const events: { name: string; payload: Record<string, unknown> }[] = [];
+    socket.onAny((name: string, payload: Record<string, unknown>) => events.push({ name, payload }));
+    try {
+      expect(await subscribe(socket, ['email'])).toMatchObject({ ok: true, joined: ['email'] });
+      const campaign = await createCampaign(app, manager, campaignBody(templateId, { segment: { interestsAny: ['envivo'] } }));
+      await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
+      await waitFor(() => events.find((event) => event.name === 'email:campaign' && event.payload.status === 'sent'), 10_000);
+      const mine = events.filter((event) => event.payload.campaignId === campaign.id);
+      expect(mine[0]).toEqual({ name: 'email:campaign', payload: { campaignId: campaign.id, status: 'sending', abPhase: 'none', winner: null } });
+      const progress = mine.filter((event) => event.name === 'email:progress');
+      expect(progress.reduce((sum, event) => sum + (event.payload.sent as number), 0)).toBe(5);
+      expect(JSON.stringify(events)).not.toContain('@example.org');
+    } finally {
+      socket.close();
+    }
+    const volunteer = await createUser(app, admin, 'volunteer');
+    const other = await connectSocket(app.url, volunteer.token);
+    try {
+      expect(await subscribe(other, ['email'])).toMatchObject({ joined: [], denied: [{ room: 'email', code: 'forbidden' }] });
+    } finally {
+      other.close();
+    }
   });
 });

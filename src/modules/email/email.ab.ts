@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import type { AbDecision, AbMetric } from './email.entities';
+import { EMAIL_ROOM } from './email.events';
 import { sendJob } from './email.jobs';
 
 /**
@@ -122,6 +123,7 @@ export async function decideWinner(deps: AppDeps, campaignId: string, options: {
   });
   if (result.decided) {
     await deps.jobs.enqueue(sendJob, { campaignId });
+    deps.realtime.publish(EMAIL_ROOM, 'email:campaign', { campaignId, status: 'sending', abPhase: 'winner_sent', winner: result.winner });
     deps.logger.info({ campaignId, winner: result.winner, reason: result.decision.reason }, 'email A/B winner decided');
   }
   return result;

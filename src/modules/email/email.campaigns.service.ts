@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError, ValidationError, type FieldError } from '
 import { findPage, type PageRequest } from '../../kernel/pagination';
 import { countReachable, writeSendList } from './email.audience';
 import { EmailCampaignSchema, EmailTemplateSchema, EmailVariantSchema, type EmailCampaign } from './email.entities';
+import { EMAIL_ROOM } from './email.events';
 import { sendJob, startJob } from './email.jobs';
 import { presentCampaign } from './email.presenter';
 import type { CreateCampaignInput } from './email.schemas';
@@ -97,6 +98,7 @@ export async function startCampaign(deps: AppDeps, campaignId: string, from: rea
     return { recipients, abPhase: started.ab_test ? ('testing' as const) : ('none' as const) };
   });
   await deps.jobs.enqueue(sendJob, { campaignId });
+  deps.realtime.publish(EMAIL_ROOM, 'email:campaign', { campaignId, status: 'sending', abPhase: result.abPhase, winner: null });
   deps.logger.info({ campaignId, recipients: result.recipients, abPhase: result.abPhase }, 'email campaign sending');
   return { id: campaignId, status: 'sending' as const, recipients: result.recipients, abPhase: result.abPhase };
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { PreparedStatement } from '../../kernel/db';
 import { newId } from '../../kernel/ids';
+import { EMAIL_ROOM } from './email.events';
 import { decideJob, sendJob } from './email.jobs';
 import { trackingTokens } from './email.tracking';
 import { renderBody, renderSubject, splitName, type RenderContext } from './email.templates';
@@ -179,6 +180,15 @@ async function sendChunk(deps: AppDeps, mailer: Mailer, plan: CampaignPlan, rows
   ]);
   const bounced = results.filter((result) => result.status === 'bounced').map((result) => result.id);
   if (bounced.length) await suppressBounced.run(deps.orm, [bounced]);
+  const count = (status: string) => results.filter((result) => result.status === status).length;
+  deps.realtime.publish(EMAIL_ROOM, 'email:progress', {
+    campaignId: plan.id,
+    sent: count('sent'),
+    bounced: bounced.length,
+    failed: count('failed'),
+    retrying: count('queued'),
+    skipped: count('skipped'),
+  });
 }
 
 /** Rows a dead worker claimed long ago: their outcome is unknown, and they are not sent again. */
@@ -254,15 +264,19 @@ async function advance(deps: AppDeps, em: EntityManager, campaignId: string): Pr
   if (waiting[0]) {
     const delayMs = Math.max(0, new Date(waiting[0].ab_decide_at).getTime() - Date.now());
     await deps.jobs.enqueue(decideJob, { campaignId }, { jobId: `email-decide-${campaignId}`, delayMs });
+    deps.realtime.publish(EMAIL_ROOM, 'email:campaign', { campaignId, status: 'sending', abPhase: 'waiting', winner: null });
     deps.logger.info({ campaignId, delayMs }, 'email A/B test sent; winner decision scheduled');
     return;
   }
-  const finished = await em.execute(
-    `update email_campaigns set status = 'sent', finished_at = now(), updated_at = now()
-     where id = ? and status = 'sending' and ab_phase in ('none', 'winner_sent')
+  const finished = await em.execute<{ ab_phase: 'none' | 'winner_sent'; winner: string | null }[]>(
+    `update email_campaigns c set status = 'sent', finished_at = now(), updated_at = now()
+     where c.id = ? and c.status = 'sending' and c.ab_phase in ('none', 'winner_sent')
        and not exists (select 1 from email_recipients where campaign_id = ? and status in ('queued', 'sending', 'held'))
-     returning id`,
+     returning c.ab_phase, (select v.name from email_variants v where v.id = c.winner_variant_id) as winner`,
     [campaignId, campaignId],
   );
-  if (finished.length) deps.logger.info({ campaignId }, 'email campaign sent');
+  if (finished[0]) {
+    deps.realtime.publish(EMAIL_ROOM, 'email:campaign', { campaignId, status: 'sent', abPhase: finished[0].ab_phase, winner: finished[0].winner });
+    deps.logger.info({ campaignId }, 'email campaign sent');
+  }
 }

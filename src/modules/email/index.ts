@@ -1,5 +1,6 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { EmailCampaignSchema, EmailEventSchema, EmailRecipientSchema, EmailSuppressionSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
+import { EMAIL_ROOM } from './email.events';
 import { emailJobs, resumeUnfinished } from './email.jobs';
 import { emailRouter } from './email.routes';
 import { trackingRouter } from './email.tracking.routes';
@@ -10,6 +11,7 @@ export const emailModule: ModuleManifest = {
   entities: [EmailTemplateSchema, EmailCampaignSchema, EmailVariantSchema, EmailRecipientSchema, EmailEventSchema, EmailSuppressionSchema],
   routers: [emailRouter, trackingRouter],
   jobs: emailJobs,
+  rooms: [{ pattern: new RegExp(`^${EMAIL_ROOM}$`), roles: ['manager', 'viewer'], description: 'Email campaigns: sending progress and state changes' }],
   onWorkersStarted: resumeUnfinished,
 };
 
