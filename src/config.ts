@@ -106,8 +106,30 @@ const envSchema = z
     WHATSAPP_PAIR_INTERVAL: duration.default(6),
     WHATSAPP_MAX_ATTEMPTS: positiveInt.max(20).default(8),
     WHATSAPP_IN_DOUBT_EXPIRY: duration.default(72 * 3600),
+    // Email marketing
+    SMTP_URL: z
+      .string()
+      .url()
+      .refine((value) => /^smtps?:\/\//.test(value), 'expected an smtp:// or smtps:// URL')
+      .optional(),
+    SMTP_MAX_CONNECTIONS: positiveInt.default(5),
+    EMAIL_RATE_PER_SECOND: positiveInt.default(100),
+    EMAIL_SEND_CHUNK: z.coerce.number().int().min(1).max(1000).default(50),
+    EMAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+    EMAIL_RETRY_BASE: duration.default(60),
+    EMAIL_CLAIM_TIMEOUT: duration.default(10 * 60),
+    EMAIL_MACHINE_OPEN_SECONDS: z.coerce.number().int().min(0).max(600).default(10),
+    EMAIL_TRACKING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    EMAIL_UNSUBSCRIBE_MAILTO: z.string().email().optional(),
+    EMAIL_DKIM_DOMAIN: z.string().min(1).optional(),
+    EMAIL_DKIM_SELECTOR: z.string().min(1).optional(),
+    EMAIL_DKIM_PRIVATE_KEY: z.string().min(1).optional(),
   })
   .superRefine((env, ctx) => {
+    const dkim = [env.EMAIL_DKIM_DOMAIN, env.EMAIL_DKIM_SELECTOR, env.EMAIL_DKIM_PRIVATE_KEY];
+    if (dkim.some(Boolean) && !dkim.every(Boolean)) {
+      ctx.addIssue({ code: 'custom', path: ['EMAIL_DKIM_PRIVATE_KEY'], message: 'DKIM needs EMAIL_DKIM_DOMAIN, EMAIL_DKIM_SELECTOR and EMAIL_DKIM_PRIVATE_KEY together' });
+    }
     if (env.DATABASE_URL && !env.JWT_SECRET) {
       ctx.addIssue({
         code: 'custom',
@@ -152,6 +174,7 @@ export interface Config {
   gotvClaimSeconds: number;
   shutdownTimeoutSeconds: number;
   whatsapp: WhatsAppConfig;
+  email: EmailConfig;
 }
 
 // WhatsApp
@@ -173,6 +196,24 @@ export interface WhatsAppConfig {
   pairIntervalSeconds: number;
   maxAttempts: number;
   inDoubtExpirySeconds: number;
+}
+
+// Email marketing
+export interface EmailConfig {
+  /** Absent → each message is written as an .eml file under outboxDir. */
+  smtpUrl: string | undefined;
+  outboxDir: string;
+  maxConnections: number;
+  ratePerSecond: number;
+  /** Recipients a worker claims at once: also the most that can be in flight when it crashes. */
+  sendChunk: number;
+  maxAttempts: number;
+  retryBaseSeconds: number;
+  claimTimeoutSeconds: number;
+  machineOpenSeconds: number;
+  trackingSecret: string | undefined;
+  unsubscribeMailto: string | undefined;
+  dkim: { domainName: string; keySelector: string; privateKey: string } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -242,6 +283,23 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       pairIntervalSeconds: env.WHATSAPP_PAIR_INTERVAL,
       maxAttempts: env.WHATSAPP_MAX_ATTEMPTS,
       inDoubtExpirySeconds: env.WHATSAPP_IN_DOUBT_EXPIRY,
+    },
+    email: {
+      smtpUrl: env.SMTP_URL,
+      outboxDir: path.join(path.resolve(env.DATA_DIR), 'outbox'),
+      maxConnections: env.SMTP_MAX_CONNECTIONS,
+      ratePerSecond: env.EMAIL_RATE_PER_SECOND,
+      sendChunk: env.EMAIL_SEND_CHUNK,
+      maxAttempts: env.EMAIL_MAX_ATTEMPTS,
+      retryBaseSeconds: env.EMAIL_RETRY_BASE,
+      claimTimeoutSeconds: env.EMAIL_CLAIM_TIMEOUT,
+      machineOpenSeconds: env.EMAIL_MACHINE_OPEN_SECONDS,
+      trackingSecret: env.EMAIL_TRACKING_SECRET,
+      unsubscribeMailto: env.EMAIL_UNSUBSCRIBE_MAILTO,
+      dkim:
+        env.EMAIL_DKIM_DOMAIN && env.EMAIL_DKIM_SELECTOR && env.EMAIL_DKIM_PRIVATE_KEY
+          ? { domainName: env.EMAIL_DKIM_DOMAIN, keySelector: env.EMAIL_DKIM_SELECTOR, privateKey: env.EMAIL_DKIM_PRIVATE_KEY.replace(/\\n/g, '\n') }
+          : undefined,
     },
   };
 }

@@ -129,7 +129,10 @@ export class Runtime {
     const background: BackgroundTask[] = [];
     if (options.workers !== false) {
       await jobs.start(deps);
-      for (const module of modules) if (module.background) background.push(module.background(deps));
+      for (const module of modules) {
+        const task = await module.onWorkersStarted?.(deps);
+        if (task) background.push(task);
+      }
     }
     return new Runtime(deps, createApp(deps, modules), { redisClients, embedded, background });
   }

@@ -18,10 +18,12 @@ export interface ModuleManifest {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   socketCommands?: (deps: AppDeps) => SocketCommand<any>[];
   /**
-   * Work the module keeps running beside its jobs (a sweeper, a simulator): started with the
-   * workers, stopped at shutdown before the workers close.
+   * Runs once in each process that consumes jobs, after the workers have started: the place to
+   * re-enqueue unfinished work recorded in the database (jobs lost with Redis or a crash) and to
+   * start work that keeps running beside the jobs (a sweeper, a simulator). A task it returns is
+   * stopped at shutdown, before the workers close.
    */
-  background?: (deps: AppDeps) => BackgroundTask;
+  onWorkersStarted?: (deps: AppDeps) => Promise<BackgroundTask | void>;
 }
 
 export interface BackgroundTask {

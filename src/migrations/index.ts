@@ -1,6 +1,7 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122054517_GotvReportsByStationReceived } from './Migration20261122054517_GotvReportsByStationReceived';
 import { Migration20261122051509_WhatsApp } from './Migration20261122051509_WhatsApp';
+import { Migration20261122052516_EmailMarketing } from './Migration20261122052516_EmailMarketing';
 import { Migration20261122042945_GotvClaimsAndContacts } from './Migration20261122042945_GotvClaimsAndContacts';
 import { Migration20261122042757_GotvIncidents } from './Migration20261122042757_GotvIncidents';
 import { Migration20261122042110_GotvSettings } from './Migration20261122042110_GotvSettings';
@@ -23,5 +24,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122042757_GotvIncidents', class: Migration20261122042757_GotvIncidents },
   { name: 'Migration20261122042945_GotvClaimsAndContacts', class: Migration20261122042945_GotvClaimsAndContacts },
   { name: 'Migration20261122051509_WhatsApp', class: Migration20261122051509_WhatsApp },
+  { name: 'Migration20261122052516_EmailMarketing', class: Migration20261122052516_EmailMarketing },
   { name: 'Migration20261122054517_GotvReportsByStationReceived', class: Migration20261122054517_GotvReportsByStationReceived },
 ];

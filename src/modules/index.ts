@@ -5,9 +5,10 @@ import { audienceModule } from './audience';
 import { qrModule } from './qr';
 import { gotvModule } from './gotv';
 import { whatsappModule } from './whatsapp';
+import { emailModule } from './email';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
-export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule, gotvModule, whatsappModule];
+export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule, gotvModule, whatsappModule, emailModule];
 
 export const allEntities = modules.flatMap((module) => module.entities);
 

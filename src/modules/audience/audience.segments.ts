@@ -89,9 +89,18 @@ function dedupe(channel: Channel, where: SqlFragment): SqlFragment {
   };
 }
 
+/**
+ * The segment's members as SQL (`select id, name, phone, email ...`, `?` parameters), for a
+ * module that writes its send list set-based (`insert ... select ... from (<sql>) m`) rather
+ * than streaming members through the process.
+ */
+export function segmentMembersSql(segment: Segment, channel: Channel): { sql: string; params: unknown[] } {
+  return dedupe(channel, segmentWhere(segment, channel));
+}
+
 /** How many distinct people a segment reaches on a channel (consent and opt-outs applied). */
 export async function countSegment(em: EntityManager, segment: Segment, channel: Channel): Promise<number> {
-  const members = dedupe(channel, segmentWhere(segment, channel));
+  const members = segmentMembersSql(segment, channel);
   const rows = await em.execute<{ n: number }[]>(`select count(*)::int as n from (${members.sql}) m`, members.params);
   return rows[0]?.n ?? 0;
 }
@@ -113,13 +122,4 @@ export async function* segmentBatches(em: EntityManager, segment: Segment, chann
     after = batch[batch.length - 1]!.id;
     if (batch.length < batchSize) return;
   }
-}
-
-/**
- * The segment's members as a subquery (`id, name, phone, email`; consent and opt-outs applied),
- * for set-based writes such as `insert ... select ... from (<sql>) m`: one statement, however
- * large the segment. Parameters bind with `?` in the order given.
- */
-export function segmentMembersSql(segment: Segment, channel: Channel): { sql: string; params: unknown[] } {
-  return dedupe(channel, segmentWhere(segment, channel));
 }

@@ -15,7 +15,7 @@ export const whatsappModule: ModuleManifest = {
   routers: [whatsappRouter],
   jobs: [dispatchJob],
   rooms: [{ pattern: new RegExp(`^${WHATSAPP_ROOM}$`), roles: ['manager', 'viewer'], description: 'WhatsApp campaigns progress and conversations' }],
-  background: whatsappBackground,
+  onWorkersStarted: async (deps) => whatsappBackground(deps),
 };
 
 export { handleWebhookPayload, signatureValid } from './whatsapp.webhook';

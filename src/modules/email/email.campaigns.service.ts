@@ -1,0 +1,104 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppDeps } from '../../kernel/context';
+import { ConflictError, NotFoundError, ValidationError, type FieldError } from '../../kernel/errors';
+import { findPage, type PageRequest } from '../../kernel/pagination';
+import { countReachable, writeSendList } from './email.audience';
+import { EmailCampaignSchema, EmailTemplateSchema, EmailVariantSchema, type EmailCampaign } from './email.entities';
+import { EMAIL_ROOM } from './email.events';
+import { sendJob, startJob } from './email.jobs';
+import { presentCampaign } from './email.presenter';
+import type { CreateCampaignInput } from './email.schemas';
+import { checkVariables } from './email.templates';
+
+async function variantsOf(em: EntityManager, campaignId: string) {
+  return em.find(EmailVariantSchema, { campaign: campaignId }, { orderBy: { position: 'asc' } });
+}
+
+export async function loadCampaign(em: EntityManager, id: string): Promise<EmailCampaign> {
+  const campaign = await em.findOne(EmailCampaignSchema, { id });
+  if (!campaign) throw new NotFoundError('No such email campaign.');
+  return campaign;
+}
+
+export async function getCampaign(em: EntityManager, id: string) {
+  const campaign = await loadCampaign(em, id);
+  return presentCampaign(campaign, await variantsOf(em, id));
+}
+
+export async function listCampaigns(em: EntityManager, page: PageRequest) {
+  const result = await findPage(em, EmailCampaignSchema, {}, page, { createdAt: 'desc', id: 'desc' }, (campaign) => campaign);
+  const variants = result.data.length ? await em.find(EmailVariantSchema, { campaign: { $in: result.data.map((campaign) => campaign.id) } }) : [];
+  return {
+    data: result.data.map((campaign) => presentCampaign(campaign, variants.filter((variant) => variant.campaign.id === campaign.id))),
+    nextCursor: result.nextCursor,
+  };
+}
+
+export async function createCampaign(em: EntityManager, deps: AppDeps, input: CreateCampaignInput) {
+  const templateIds = [...new Set(input.variants.map((variant) => variant.templateId))];
+  const templates = await em.find(EmailTemplateSchema, { id: { $in: templateIds } });
+  const errors: FieldError[] = [];
+  input.variants.forEach((variant, index) => {
+    if (!templates.some((template) => template.id === variant.templateId)) errors.push({ path: `body.variants.${index}.templateId`, message: 'No such template' });
+    errors.push(...checkVariables(variant.subject, `body.variants.${index}.subject`).errors);
+  });
+  if (errors.length) throw new ValidationError(errors);
+  const audienceSize = await countReachable(em, input.segment);
+  if (audienceSize === 0) {
+    throw new ValidationError(
+      [{ path: 'body.segment', message: 'The segment reaches nobody with email opt-in (unsubscribed and bounced addresses excluded).' }],
+      'The segment is empty.',
+      'empty_audience',
+    );
+  }
+  const campaign = em.create(EmailCampaignSchema, {
+    name: input.name,
+    fromName: input.fromName,
+    fromEmail: input.fromEmail,
+    replyTo: input.replyTo ?? null,
+    segment: input.segment,
+    status: input.scheduledAt ? 'scheduled' : 'draft',
+    audienceSize,
+    abTest: input.abTest ?? null,
+    scheduledAt: input.scheduledAt ? new Date(input.scheduledAt) : null,
+  });
+  const variants = input.variants.map((variant, position) =>
+    em.create(EmailVariantSchema, { campaign, position, name: variant.name, subject: variant.subject, template: em.getReference(EmailTemplateSchema, variant.templateId) }),
+  );
+  await em.flush();
+  if (campaign.scheduledAt) {
+    await deps.jobs.enqueue(startJob, { campaignId: campaign.id }, { jobId: `email-start-${campaign.id}`, delayMs: Math.max(0, campaign.scheduledAt.getTime() - Date.now()) });
+  }
+  return presentCampaign(campaign, variants);
+}
+
+/**
+ * Starts sending: one conditional state change (draft/scheduled → sending) and the whole send
+ * list written set-based, in one transaction. A second `send` finds the state changed: 409.
+ */
+export async function startCampaign(deps: AppDeps, campaignId: string, from: readonly ('draft' | 'scheduled')[] = ['draft', 'scheduled']) {
+  const em = deps.orm.em.fork() as EntityManager;
+  const result = await em.transactional(async (tx) => {
+    const rows = await tx.execute<{ segment: EmailCampaign['segment']; ab_test: EmailCampaign['abTest']; variants: number }[]>(
+      `update email_campaigns c set status = 'sending', started_at = now(), updated_at = now(),
+         ab_phase = case when c.ab_test is null then 'none' else 'testing' end
+       where c.id = ? and c.status = any(?::text[])
+       returning c.segment, c.ab_test, (select count(*)::int from email_variants v where v.campaign_id = c.id) as variants`,
+      [campaignId, `{${from.join(',')}}`],
+    );
+    const started = rows[0];
+    if (!started) {
+      const exists = await tx.execute('select status from email_campaigns where id = ?', [campaignId]);
+      if (!exists.length) throw new NotFoundError('No such email campaign.');
+      throw new ConflictError('This campaign has already been sent or is being sent.', 'already_sent');
+    }
+    const recipients = await writeSendList(tx, campaignId, started.segment, started.variants, started.ab_test?.testPercent ?? 0);
+    if (recipients === 0) throw new ConflictError('The segment reaches nobody any more (opt-outs or bounces since the campaign was created).', 'empty_audience');
+    await tx.execute('update email_campaigns set audience_size = ? where id = ?', [recipients, campaignId]);
+    return { recipients, abPhase: started.ab_test ? ('testing' as const) : ('none' as const) };
+  });
+  await deps.jobs.enqueue(sendJob, { campaignId });
+  deps.realtime.publish(EMAIL_ROOM, 'email:campaign', { campaignId, status: 'sending', abPhase: result.abPhase, winner: null });
+  deps.logger.info({ campaignId, recipients: result.recipients, abPhase: result.abPhase }, 'email campaign sending');
+  return { id: campaignId, status: 'sending' as const, recipients: result.recipients, abPhase: result.abPhase };
+}

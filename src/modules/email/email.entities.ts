@@ -1,0 +1,173 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { newId } from '../../kernel/ids';
+import { ContactSchema, type Segment } from '../audience';
+
+export const TEMPLATE_SOURCES = ['mjml', 'html'] as const;
+export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'sent'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+export const AB_PHASES = ['none', 'testing', 'waiting', 'winner_sent'] as const;
+export type AbPhase = (typeof AB_PHASES)[number];
+export const AB_METRICS = ['open', 'click'] as const;
+export type AbMetric = (typeof AB_METRICS)[number];
+
+/**
+ * Where a recipient stands. `held`: the A/B remainder, waiting for the winner. `sending`: claimed
+ * by a worker. `unknown`: claimed by a worker that died before recording the SMTP answer; it may
+ * or may not have gone out, so it is never sent again (no duplicates).
+ */
+export const RECIPIENT_STATUSES = ['held', 'queued', 'sending', 'sent', 'bounced', 'failed', 'unknown', 'skipped'] as const;
+export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
+export const RECIPIENT_PHASES = ['main', 'test', 'rest'] as const;
+export const EVENT_KINDS = ['open', 'click', 'unsubscribe'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export interface AbTestSettings {
+  testPercent: number;
+  metric: AbMetric;
+  waitMinutes: number;
+}
+
+/** Why the A/B winner is who it is (kept for the record and shown in stats). */
+export interface AbDecision {
+  reason: 'significant' | 'not_significant' | 'too_small' | 'tie' | 'guardrail';
+  zScore: number | null;
+  excluded: string[];
+  rates: { variant: string; delivered: number; hits: number; rate: number; unsubscribeRate: number }[];
+}
+
+/**
+ * A template keeps its source, the compiled HTML and a generated text version as the manager
+ * sees them, plus the forms used to send: the same with each tracked link replaced by a
+ * `{{{tracking.linkN}}}` slot. `links[N]` is the original URL; click tokens carry only N.
+ */
+export const EmailTemplateSchema = defineEntity({
+  name: 'EmailTemplate',
+  tableName: 'email_templates',
+  indexes: [{ properties: ['createdAt'] }],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    name: p.string().length(160),
+    subject: p.string().length(300),
+    sourceKind: p.enum([...TEMPLATE_SOURCES]),
+    source: p.text(),
+    html: p.text(),
+    text: p.text(),
+    sendHtml: p.text(),
+    sendText: p.text(),
+    variables: p.array().default([]),
+    links: p.json<string[]>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type EmailTemplate = InferEntity<typeof EmailTemplateSchema>;
+
+export const EmailCampaignSchema = defineEntity({
+  name: 'EmailCampaign',
+  tableName: 'email_campaigns',
+  indexes: [{ properties: ['createdAt'] }],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    name: p.string().length(160),
+    fromName: p.string().length(120),
+    fromEmail: p.string().length(254),
+    replyTo: p.string().length(254).nullable(),
+    segment: p.json<Segment>(),
+    status: p.enum([...CAMPAIGN_STATUSES]).default('draft'),
+    /** Reachable people when created; replaced by the send list's size when sending starts. */
+    audienceSize: p.integer(),
+    abTest: p.json<AbTestSettings>().nullable(),
+    abPhase: p.enum([...AB_PHASES]).default('none'),
+    abDecideAt: p.datetime().nullable(),
+    winnerVariantId: p.uuid().nullable(),
+    decidedAt: p.datetime().nullable(),
+    decision: p.json<AbDecision>().nullable(),
+    scheduledAt: p.datetime().nullable(),
+    startedAt: p.datetime().nullable(),
+    finishedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  }),
+});
+export type EmailCampaign = InferEntity<typeof EmailCampaignSchema>;
+
+export const EmailVariantSchema = defineEntity({
+  name: 'EmailVariant',
+  tableName: 'email_variants',
+  uniques: [{ properties: ['campaign', 'position'] }],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    campaign: () => p.manyToOne(EmailCampaignSchema).deleteRule('cascade'),
+    position: p.smallint(),
+    name: p.string().length(40),
+    subject: p.string().length(300),
+    template: () => p.manyToOne(EmailTemplateSchema),
+  }),
+});
+export type EmailVariant = InferEntity<typeof EmailVariantSchema>;
+
+/**
+ * The send list: one row per recipient, written set-based when sending starts. A bigint key
+ * keeps tracking tokens compact; the address is copied so a later edit of the contact cannot
+ * change where a recorded message went.
+ */
+export const EmailRecipientSchema = defineEntity({
+  name: 'EmailRecipient',
+  tableName: 'email_recipients',
+  uniques: [{ properties: ['campaign', 'email'], name: 'email_recipients_campaign_email_unique' }],
+  indexes: [
+    { properties: ['campaign', 'status', 'nextAttemptAt'] },
+    { properties: ['contact'] },
+  ],
+  properties: (p) => ({
+    id: p.bigint().primary().autoincrement(),
+    campaign: () => p.manyToOne(EmailCampaignSchema).deleteRule('cascade'),
+    contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
+    email: p.string().length(254),
+    variant: () => p.manyToOne(EmailVariantSchema).nullable(),
+    phase: p.enum([...RECIPIENT_PHASES]),
+    status: p.enum([...RECIPIENT_STATUSES]),
+    attempts: p.smallint().default(0),
+    nextAttemptAt: p.datetime().nullable(),
+    claimedAt: p.datetime().nullable(),
+    sentAt: p.datetime().nullable(),
+    messageId: p.string().length(200).nullable(),
+    lastError: p.string().length(200).nullable(),
+  }),
+});
+
+/**
+ * Opens, clicks and unsubscribes: one row each (totals); unique = distinct recipients. The hot
+ * table of the pixel route: no foreign-key constraints (each would cost a lookup per row). Rows
+ * are only ever written by a statement that joins the recipient, which supplies the campaign and
+ * variant, so the references hold by construction; campaigns are never deleted.
+ */
+export const EmailEventSchema = defineEntity({
+  name: 'EmailEvent',
+  tableName: 'email_events',
+  indexes: [{ properties: ['campaign', 'kind', 'at'] }, { properties: ['recipient', 'kind'] }, { properties: ['at'] }],
+  properties: (p) => ({
+    id: p.bigint().primary().autoincrement(),
+    campaign: () => p.manyToOne(EmailCampaignSchema).createForeignKeyConstraint(false),
+    variant: () => p.manyToOne(EmailVariantSchema).nullable().createForeignKeyConstraint(false),
+    recipient: () => p.manyToOne(EmailRecipientSchema).createForeignKeyConstraint(false),
+    kind: p.enum([...EVENT_KINDS]),
+    linkIndex: p.smallint().nullable(),
+    /** A privacy proxy or scanner fetching the pixel, not a person reading. */
+    machine: p.boolean().default(false),
+    at: p.datetime(),
+  }),
+});
+
+/** Addresses never to mail again (hard bounces), whatever campaign or contact holds them. */
+export const EmailSuppressionSchema = defineEntity({
+  name: 'EmailSuppression',
+  tableName: 'email_suppressions',
+  indexes: [{ properties: ['createdAt'] }],
+  properties: (p) => ({
+    email: p.string().length(254).primary(),
+    reason: p.string().length(20),
+    campaignId: p.uuid().nullable(),
+    detail: p.string().length(200).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});

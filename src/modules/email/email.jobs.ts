@@ -1,0 +1,73 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import type { AppDeps } from '../../kernel/context';
+import { defineJob } from '../../kernel/jobs';
+import { decideWinner } from './email.ab';
+import { startCampaign } from './email.campaigns.service';
+import { releaseStaleClaims, runSending } from './email.sending';
+
+const campaignPayload = z.object({ campaignId: z.uuid() });
+
+/** Sends every ready recipient of a campaign; safe to run twice or side by side (SKIP LOCKED claims). */
+export const sendJob = defineJob({
+  name: 'email.send',
+  schema: campaignPayload,
+  attempts: 5,
+  backoffMs: 2000,
+  concurrency: 2,
+  handler: async ({ campaignId }, { deps }) => runSending(deps, campaignId),
+});
+
+/** Decides the A/B winner once waitMinutes are over; a second run finds nothing to do. */
+export const decideJob = defineJob({
+  name: 'email.decide-winner',
+  schema: campaignPayload,
+  attempts: 5,
+  backoffMs: 5000,
+  handler: async ({ campaignId }, { deps }) => {
+    const result = await decideWinner(deps, campaignId);
+    if (!result.decided && result.reason === 'not_due' && result.dueAt) {
+      await deps.jobs.enqueue(decideJob, { campaignId }, { jobId: `email-decide-${campaignId}-${result.dueAt.getTime()}`, delayMs: result.dueAt.getTime() - Date.now() });
+    }
+  },
+});
+
+/** A scheduled campaign's start; `send` before then starts it and this finds it already sending. */
+export const startJob = defineJob({
+  name: 'email.start',
+  schema: campaignPayload,
+  attempts: 3,
+  handler: async ({ campaignId }, { deps }) => {
+    const [row] = await (deps.orm.em.fork() as EntityManager).execute<{ status: string }[]>('select status from email_campaigns where id = ?', [campaignId]);
+    if (row?.status === 'scheduled') await startCampaign(deps, campaignId, ['scheduled']);
+  },
+});
+
+/**
+ * At worker start: whatever the database says is unfinished gets its job again — jobs lost with
+ * an in-memory queue or a crash, a winner decision whose delay passed while nobody was running.
+ */
+export async function resumeUnfinished(deps: AppDeps): Promise<void> {
+  const em = deps.orm.em.fork() as EntityManager;
+  if (!deps.config.email.smtpUrl) deps.logger.info({ outboxDir: deps.config.email.outboxDir }, 'no SMTP_URL: email campaigns are written as .eml files to the outbox');
+  const stale = await releaseStaleClaims(em, deps.config.email.claimTimeoutSeconds);
+  if (stale) deps.logger.warn({ recipients: stale }, 'email recipients claimed by a stopped worker marked unknown (not resent)');
+  const campaigns = await em.execute<{ id: string; status: string; ab_phase: string; ab_decide_at: Date | null; scheduled_at: Date | null }[]>(
+    `select id, status, ab_phase, ab_decide_at, scheduled_at from email_campaigns where status in ('sending', 'scheduled')`,
+  );
+  for (const campaign of campaigns) {
+    const campaignId = campaign.id;
+    if (campaign.status === 'scheduled') {
+      const delayMs = Math.max(0, new Date(campaign.scheduled_at ?? Date.now()).getTime() - Date.now());
+      await deps.jobs.enqueue(startJob, { campaignId }, { jobId: `email-start-${campaignId}`, delayMs });
+    } else if (campaign.ab_phase === 'waiting') {
+      const delayMs = Math.max(0, new Date(campaign.ab_decide_at ?? Date.now()).getTime() - Date.now());
+      await deps.jobs.enqueue(decideJob, { campaignId }, { jobId: `email-decide-${campaignId}-resume-${Date.now()}`, delayMs });
+    } else {
+      await deps.jobs.enqueue(sendJob, { campaignId });
+    }
+  }
+  if (campaigns.length) deps.logger.info({ campaigns: campaigns.length }, 'email campaigns resumed');
+}
+
+export const emailJobs = [sendJob, decideJob, startJob];

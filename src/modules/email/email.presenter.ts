@@ -1,0 +1,42 @@
+import type { EmailCampaign, EmailTemplate, EmailVariant } from './email.entities';
+
+const iso = (value: Date | null | undefined) => (value ? value.toISOString() : null);
+
+export function presentTemplateSummary(template: EmailTemplate) {
+  return {
+    id: template.id,
+    name: template.name,
+    subject: template.subject,
+    sourceKind: template.sourceKind,
+    variables: template.variables,
+    links: template.links,
+    createdAt: template.createdAt.toISOString(),
+  };
+}
+
+export function presentTemplate(template: EmailTemplate) {
+  return { ...presentTemplateSummary(template), source: template.source, html: template.html, text: template.text };
+}
+
+export function presentCampaign(campaign: EmailCampaign, variants: EmailVariant[]) {
+  const ordered = [...variants].sort((a, b) => a.position - b.position);
+  return {
+    id: campaign.id,
+    name: campaign.name,
+    fromName: campaign.fromName,
+    fromEmail: campaign.fromEmail,
+    replyTo: campaign.replyTo ?? null,
+    segment: campaign.segment as Record<string, unknown>,
+    status: campaign.status,
+    audienceSize: campaign.audienceSize,
+    variants: ordered.map((variant) => ({ id: variant.id, name: variant.name, subject: variant.subject, templateId: variant.template.id })),
+    abTest: campaign.abTest ?? null,
+    abPhase: campaign.abPhase,
+    abDecideAt: iso(campaign.abDecideAt),
+    winner: ordered.find((variant) => variant.id === campaign.winnerVariantId)?.name ?? null,
+    scheduledAt: iso(campaign.scheduledAt),
+    startedAt: iso(campaign.startedAt),
+    finishedAt: iso(campaign.finishedAt),
+    createdAt: campaign.createdAt.toISOString(),
+  };
+}

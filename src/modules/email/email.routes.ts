@@ -1,0 +1,132 @@
+import { ApiRouter } from '../../kernel/http/router';
+import { ConflictError } from '../../kernel/errors';
+import { pageSchema } from '../../kernel/pagination';
+import { decideWinner } from './email.ab';
+import * as campaigns from './email.campaigns.service';
+import { presentTemplate } from './email.presenter';
+import {
+  campaignView,
+  createCampaignBody,
+  createTemplateBody,
+  dashboardView,
+  idParams,
+  listQuery,
+  previewQuery,
+  previewView,
+  sendAccepted,
+  statsView,
+  templateSummary,
+  templateView,
+} from './email.schemas';
+import { campaignStats, emailDashboard } from './email.stats';
+import * as templates from './email.templates.service';
+
+const noTemplate = { 404: 'No such template' };
+const noCampaign = { 404: 'No such campaign' };
+
+/** Staff side of email marketing: templates, campaigns, sending, A/B decisions, statistics. */
+export const emailRouter = new ApiRouter('email-marketing')
+  .post(
+    '/api/email-marketing/templates',
+    {
+      summary: 'Create an email template (MJML or HTML)',
+      description:
+        'MJML is compiled at validation level strict; errors come back one per line. Variables: `{{contact.firstName}}`, `{{contact.lastName}}`, `{{contact.name}}`, `{{contact.email}}`, `{{campaign.name}}`, `{{unsubscribeUrl}}` — escaped; unknown ones are a 400. Every http(s) link is click-tracked; an unsubscribe link is added when the template has none.',
+      access: ['manager'],
+      body: createTemplateBody,
+      status: 201,
+      response: templateView,
+    },
+    async ({ input, em }) => templates.createTemplate(em, input.body),
+  )
+  .get(
+    '/api/email-marketing/templates',
+    { summary: 'Email templates, newest first', access: ['manager', 'viewer'], query: listQuery, response: pageSchema(templateSummary) },
+    async ({ input, em }) => templates.listTemplates(em, input.query),
+  )
+  .get(
+    '/api/email-marketing/templates/:id',
+    { summary: 'One email template with its source, HTML and text', access: ['manager', 'viewer'], params: idParams, response: templateView, errors: noTemplate },
+    async ({ input, em }) => presentTemplate(await templates.getTemplate(em, input.params.id)),
+  )
+  .get(
+    '/api/email-marketing/templates/:id/preview',
+    {
+      summary: 'Render a template for a sample contact (or a real one with contactId)',
+      access: ['manager', 'viewer'],
+      params: idParams,
+      query: previewQuery,
+      response: previewView,
+      errors: { 404: 'No such template or contact' },
+    },
+    async ({ input, em }) => templates.previewTemplate(em, input.params.id, input.query.contactId),
+  )
+  .post(
+    '/api/email-marketing/campaigns',
+    {
+      summary: 'Create an email campaign',
+      description: '`audienceSize` counts distinct addresses in the segment with email opt-in, not unsubscribed, not bounced. A segment that reaches nobody is a 400 (`empty_audience`).',
+      access: ['manager'],
+      body: createCampaignBody,
+      status: 201,
+      response: campaignView,
+    },
+    async ({ ctx, input, em }) => campaigns.createCampaign(em, ctx.deps, input.body),
+  )
+  .get(
+    '/api/email-marketing/campaigns',
+    { summary: 'Email campaigns, newest first', access: ['manager', 'viewer'], query: listQuery, response: pageSchema(campaignView) },
+    async ({ input, em }) => campaigns.listCampaigns(em, input.query),
+  )
+  .get(
+    '/api/email-marketing/campaigns/:id',
+    { summary: 'One email campaign', access: ['manager', 'viewer'], params: idParams, response: campaignView, errors: noCampaign },
+    async ({ input, em }) => campaigns.getCampaign(em, input.params.id),
+  )
+  .post(
+    '/api/email-marketing/campaigns/:id/send',
+    {
+      summary: 'Send a campaign now',
+      description: 'Writes the send list and queues the work (202). With an A/B test only the test share goes now; the winner follows after waitMinutes. A second send is a 409.',
+      access: ['manager'],
+      params: idParams,
+      status: 202,
+      response: sendAccepted,
+      errors: { ...noCampaign, 409: 'Already sent, or the audience is empty now' },
+    },
+    async ({ ctx, input }) => campaigns.startCampaign(ctx.deps, input.params.id),
+  )
+  .post(
+    '/api/email-marketing/campaigns/:id/decide-winner',
+    {
+      summary: 'End the A/B wait now and send the winner',
+      description: 'The same rule as the automatic decision after waitMinutes; runs once (409 if the test is not waiting for a decision).',
+      access: ['manager'],
+      params: idParams,
+      response: campaignView,
+      errors: { ...noCampaign, 409: 'No A/B test waiting for a decision' },
+    },
+    async ({ ctx, input, em }) => {
+      await campaigns.loadCampaign(em, input.params.id);
+      const result = await decideWinner(ctx.deps, input.params.id, { now: true });
+      if (!result.decided) throw new ConflictError('This campaign has no A/B test waiting for a decision.', 'not_waiting');
+      return campaigns.getCampaign(ctx.deps.orm.em.fork() as typeof em, input.params.id);
+    },
+  )
+  .get(
+    '/api/email-marketing/campaigns/:id/stats',
+    {
+      summary: 'Statistics of an email campaign',
+      description: 'Rates are over delivered messages. Opens exclude machine opens (reported as `opens.machine`) and include recipients who clicked.',
+      access: ['manager', 'viewer'],
+      params: idParams,
+      response: statsView,
+      errors: noCampaign,
+    },
+    async ({ input, em }) => campaignStats(em, input.params.id),
+  )
+  .get(
+    '/api/email-marketing/dashboard',
+    { summary: 'Email dashboard: recent campaigns, 30-day totals, audience', access: ['manager', 'viewer'], response: dashboardView },
+    async ({ em }) => emailDashboard(em),
+  );

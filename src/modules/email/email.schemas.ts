@@ -1,0 +1,162 @@
+import { z } from 'zod';
+import { pageQueryShape } from '../../kernel/pagination';
+import { segmentSchema } from '../audience';
+import { AB_METRICS, AB_PHASES, CAMPAIGN_STATUSES, TEMPLATE_SOURCES } from './email.entities';
+
+const isoDate = z.iso.datetime({ offset: true });
+const email = z.string().trim().toLowerCase().max(254).pipe(z.email());
+
+export const idParams = z.object({ id: z.uuid() });
+export const listQuery = z.object(pageQueryShape);
+
+export const createTemplateBody = z
+  .object({
+    name: z.string().trim().min(1).max(160),
+    subject: z.string().trim().min(1).max(300),
+    mjml: z.string().min(1).max(500_000).optional(),
+    html: z.string().min(1).max(500_000).optional(),
+  })
+  .refine((body) => (body.mjml === undefined) !== (body.html === undefined), { message: 'send either mjml or html', path: ['mjml'] });
+
+export const templateView = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    subject: z.string(),
+    sourceKind: z.enum(TEMPLATE_SOURCES),
+    source: z.string(),
+    html: z.string(),
+    text: z.string(),
+    variables: z.array(z.string()),
+    links: z.array(z.string()),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'EmailTemplate' });
+
+export const templateSummary = templateView.omit({ source: true, html: true, text: true }).meta({ id: 'EmailTemplateSummary' });
+
+export const previewQuery = z.object({ contactId: z.uuid().optional() });
+export const previewView = z.object({ subject: z.string(), html: z.string(), text: z.string(), sample: z.boolean() });
+
+const variantInput = z.object({
+  name: z.string().trim().min(1).max(40),
+  subject: z.string().trim().min(1).max(300),
+  templateId: z.uuid(),
+});
+
+export const createCampaignBody = z
+  .object({
+    name: z.string().trim().min(1).max(160),
+    fromName: z.string().trim().min(1).max(120).regex(/^[^\r\n<>"]+$/, 'no line breaks, quotes or angle brackets'),
+    fromEmail: email,
+    replyTo: email.optional(),
+    segment: segmentSchema,
+    variants: z.array(variantInput).min(1).max(4),
+    abTest: z
+      .object({
+        testPercent: z.number().int().min(5).max(50),
+        metric: z.enum(AB_METRICS).default('click'),
+        waitMinutes: z.number().int().min(15).max(1440),
+      })
+      .optional(),
+    scheduledAt: isoDate.optional(),
+  })
+  .refine((body) => new Set(body.variants.map((variant) => variant.name.toLowerCase())).size === body.variants.length, {
+    message: 'variant names must be different',
+    path: ['variants'],
+  })
+  .refine((body) => !body.abTest || body.variants.length >= 2, { message: 'an A/B test needs at least two variants', path: ['abTest'] })
+  .refine((body) => body.abTest || body.variants.length === 1, { message: 'several variants need an abTest', path: ['variants'] })
+  .refine((body) => !body.scheduledAt || Date.parse(body.scheduledAt) > Date.now(), { message: 'scheduledAt must be in the future', path: ['scheduledAt'] });
+export type CreateCampaignInput = z.infer<typeof createCampaignBody>;
+
+const abTestView = z.object({ testPercent: z.number(), metric: z.enum(AB_METRICS), waitMinutes: z.number() });
+
+export const campaignView = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    fromName: z.string(),
+    fromEmail: z.string(),
+    replyTo: z.string().nullable(),
+    segment: z.record(z.string(), z.unknown()),
+    status: z.enum(CAMPAIGN_STATUSES),
+    audienceSize: z.number().int(),
+    variants: z.array(z.object({ id: z.uuid(), name: z.string(), subject: z.string(), templateId: z.uuid() })),
+    abTest: abTestView.nullable(),
+    abPhase: z.enum(AB_PHASES),
+    abDecideAt: z.string().nullable(),
+    winner: z.string().nullable(),
+    scheduledAt: z.string().nullable(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'EmailCampaign' });
+
+export const sendAccepted = z.object({ id: z.uuid(), status: z.enum(CAMPAIGN_STATUSES), recipients: z.number().int(), abPhase: z.enum(AB_PHASES) });
+
+const rate = z.number().min(0).max(1);
+
+export const statsView = z
+  .object({
+    campaignId: z.uuid(),
+    status: z.enum(CAMPAIGN_STATUSES),
+    audienceSize: z.number().int(),
+    sent: z.number().int(),
+    failed: z.number().int(),
+    bounced: z.number().int(),
+    unsubscribed: z.number().int(),
+    opens: z.object({ unique: z.number().int(), total: z.number().int(), rate, machine: z.number().int() }),
+    clicks: z.object({ unique: z.number().int(), total: z.number().int(), rate, clickToOpenRate: rate }),
+    variants: z.array(
+      z.object({
+        name: z.string(),
+        subject: z.string(),
+        recipients: z.number().int(),
+        sent: z.number().int(),
+        uniqueOpens: z.number().int(),
+        openRate: rate,
+        uniqueClicks: z.number().int(),
+        clickRate: rate,
+      }),
+    ),
+    abTest: z.object({
+      phase: z.enum(AB_PHASES),
+      winner: z.string().nullable(),
+      decidedAt: z.string().nullable(),
+      metric: z.enum(AB_METRICS).nullable(),
+      reason: z.string().nullable(),
+    }),
+    links: z.array(z.object({ url: z.string(), uniqueClicks: z.number().int(), totalClicks: z.number().int() })),
+    timeline: z.array(z.object({ hour: z.string(), opens: z.number().int(), clicks: z.number().int() })),
+  })
+  .meta({ id: 'EmailCampaignStats' });
+
+export const dashboardView = z.object({
+  campaigns: z.array(
+    z.object({
+      id: z.uuid(),
+      name: z.string(),
+      status: z.enum(CAMPAIGN_STATUSES),
+      abPhase: z.enum(AB_PHASES),
+      createdAt: z.string(),
+      sent: z.number().int(),
+      openRate: rate,
+      clickRate: rate,
+      unsubscribeRate: rate,
+      bounceRate: rate,
+    }),
+  ),
+  last30Days: z.object({
+    campaigns: z.number().int(),
+    sent: z.number().int(),
+    uniqueOpens: z.number().int(),
+    uniqueClicks: z.number().int(),
+    openRate: rate,
+    clickRate: rate,
+    unsubscribes: z.number().int(),
+    bounces: z.number().int(),
+  }),
+  audience: z.object({ size: z.number().int(), newLast30Days: z.number().int(), unsubscribedLast30Days: z.number().int(), suppressed: z.number().int() }),
+});

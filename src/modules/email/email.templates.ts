@@ -1,0 +1,176 @@
+import mjml2html from 'mjml';
+import Mustache from 'mustache';
+import { convert } from 'html-to-text';
+import type { FieldError } from '../../kernel/errors';
+import { ValidationError } from '../../kernel/errors';
+
+/**
+ * Templates: MJML (or plain HTML) with logic-less `{{contact.firstName}}` variables, escaped by
+ * default. Compiled once when created; per recipient only the variables are filled in.
+ */
+
+/** Every name a template may use. Anything else is reported at creation, not sent blank. */
+export const TEMPLATE_VARIABLES = ['contact.firstName', 'contact.lastName', 'contact.name', 'contact.email', 'campaign.name', 'unsubscribeUrl'] as const;
+const allowed = new Set<string>(TEMPLATE_VARIABLES);
+
+export interface RenderContext {
+  contact: { firstName: string; lastName: string; name: string; email: string };
+  campaign: { name: string };
+  unsubscribeUrl: string;
+  /** Only in the send forms: one tracked URL per link of the template. */
+  tracking?: Record<string, string>;
+}
+
+export interface CompiledTemplate {
+  html: string;
+  text: string;
+  sendHtml: string;
+  sendText: string;
+  variables: string[];
+  links: string[];
+}
+
+type Token = [string, string, number, number, Token[]?, ...unknown[]];
+
+function lineOf(source: string, offset: number): number {
+  return source.slice(0, offset).split('\n').length;
+}
+
+/** Variables used, or field errors for unknown ones, raw output and partials. */
+export function checkVariables(source: string, path: string): { variables: string[]; errors: FieldError[] } {
+  const variables = new Set<string>();
+  const errors: FieldError[] = [];
+  let tokens: Token[];
+  try {
+    tokens = Mustache.parse(source) as unknown as Token[];
+  } catch (error) {
+    return { variables: [], errors: [{ path, message: `Template syntax: ${(error as Error).message.split('\n')[0]}` }] };
+  }
+  const visit = (list: Token[]) => {
+    for (const token of list) {
+      const [type, value, start] = token;
+      const where = `line ${lineOf(source, start)}`;
+      if (type === 'text' || type === '!') continue;
+      if (type === '>') errors.push({ path, message: `${where}: partials ({{> ${value}}}) are not supported` });
+      else if (type === '&' || type === '{') errors.push({ path, message: `${where}: unescaped output ({{{${value}}}}) is not allowed; use {{${value}}}` });
+      else if (type === '=') errors.push({ path, message: `${where}: changing delimiters is not supported` });
+      else if (!allowed.has(value)) errors.push({ path, message: `${where}: unknown variable {{${value}}}; known: ${TEMPLATE_VARIABLES.join(', ')}` });
+      else variables.add(value);
+      if (Array.isArray(token[4])) visit(token[4]);
+    }
+  };
+  visit(tokens);
+  return { variables: [...variables].sort(), errors };
+}
+
+interface MjmlError {
+  line: number;
+  message: string;
+  tagName: string;
+}
+
+async function compileMjml(source: string): Promise<string> {
+  try {
+    // mjml 5 returns a Promise (its bundled types still describe the synchronous 4.x result).
+    const result = await (mjml2html as unknown as (input: string, options: object) => Promise<{ html: string }>)(source, { validationLevel: 'strict', keepComments: false });
+    return result.html;
+  } catch (error) {
+    const list = (error as { errors?: MjmlError[] }).errors;
+    const errors: FieldError[] = list?.length
+      ? list.map((item) => ({ path: 'body.mjml', message: `line ${item.line}: ${item.tagName ? `<${item.tagName}> ` : ''}${item.message}` }))
+      : [{ path: 'body.mjml', message: 'line 1: not MJML (the document must be <mjml><mj-body>…</mj-body></mjml>)' }];
+    throw new ValidationError(errors, 'The MJML has errors.', 'invalid_mjml');
+  }
+}
+
+const ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(.*?)\2/gis;
+
+function decodeEntities(value: string): string {
+  return value.replace(/&amp;/g, '&').replace(/&#x2F;/gi, '/').replace(/&#x3D;/gi, '=').replace(/&quot;/g, '"');
+}
+
+/**
+ * Replaces each http(s) link of an anchor by a `{{{tracking.linkN}}}` slot and lists the
+ * originals. A link holding a variable cannot be tracked as one URL; only the unsubscribe
+ * link may (and it is never click-tracked).
+ */
+function trackLinks(html: string): { sendHtml: string; links: string[]; errors: FieldError[] } {
+  const links: string[] = [];
+  const errors: FieldError[] = [];
+  const sendHtml = html.replace(ANCHOR_HREF, (whole, prefix: string, quote: string, rawHref: string) => {
+    const href = decodeEntities(rawHref.trim());
+    if (/^\{\{\s*unsubscribeUrl\s*\}\}$/.test(href)) return `${prefix}${quote}{{{unsubscribeUrl}}}${quote}`;
+    if (href.includes('{{')) {
+      errors.push({ path: 'body', message: `link "${href.slice(0, 80)}": variables inside links are not supported (only {{unsubscribeUrl}})` });
+      return whole;
+    }
+    if (!/^https?:\/\//i.test(href)) return whole;
+    let index = links.indexOf(href);
+    if (index < 0) index = links.push(href) - 1;
+    return `${prefix}${quote}{{{tracking.link${index}}}}${quote}`;
+  });
+  if (links.length > 200) errors.push({ path: 'body', message: 'at most 200 distinct links per template' });
+  return { sendHtml, links, errors };
+}
+
+/** An unsubscribe link is mandatory in every message: added at the end when the template lacks one. */
+function ensureUnsubscribeLink(html: string): string {
+  if (html.includes('{{{unsubscribeUrl}}}')) return html;
+  const footer =
+    '<div style="font-family:Arial,sans-serif;font-size:12px;color:#666;text-align:center;padding:16px">' +
+    '¿No quieres recibir más correos? <a href="{{{unsubscribeUrl}}}" style="color:#666">Cancelar suscripción</a></div>';
+  return /<\/body>/i.test(html) ? html.replace(/<\/body>/i, `${footer}</body>`) : `${html}${footer}`;
+}
+
+/** The open pixel, last in the body: a 1×1 image whose URL is the recipient's open token. */
+function addOpenPixel(html: string): string {
+  const pixel = '<img src="{{{tracking.pixel}}}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0" />';
+  return /<\/body>/i.test(html) ? html.replace(/<\/body>/i, `${pixel}</body>`) : `${html}${pixel}`;
+}
+
+export function toText(html: string): string {
+  return convert(html, {
+    wordwrap: 100,
+    selectors: [
+      { selector: 'img', format: 'skip' },
+      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    ],
+  });
+}
+
+export async function compileTemplate(input: { subject: string; mjml?: string | undefined; html?: string | undefined }): Promise<CompiledTemplate> {
+  const sourcePath = input.mjml !== undefined ? 'body.mjml' : 'body.html';
+  const source = input.mjml ?? input.html ?? '';
+  const subjectCheck = checkVariables(input.subject, 'body.subject');
+  const bodyCheck = checkVariables(source, sourcePath);
+  const errors = [...subjectCheck.errors, ...bodyCheck.errors];
+  if (errors.length) throw new ValidationError(errors, 'The template uses variables it cannot have.', 'invalid_template');
+  const html = input.mjml !== undefined ? await compileMjml(input.mjml) : input.html!;
+  const tracked = trackLinks(html);
+  if (tracked.errors.length) throw new ValidationError(tracked.errors, 'The template has links that cannot be tracked.', 'invalid_template');
+  const sendHtml = addOpenPixel(ensureUnsubscribeLink(tracked.sendHtml));
+  return {
+    html,
+    text: toText(html),
+    sendHtml,
+    sendText: toText(sendHtml),
+    variables: [...new Set([...subjectCheck.variables, ...bodyCheck.variables])].sort(),
+    links: tracked.links,
+  };
+}
+
+const plain = { escape: (value: string) => value };
+
+export function renderSubject(subject: string, context: RenderContext): string {
+  return Mustache.render(subject, context, {}, plain).replace(/[\r\n]+/g, ' ').trim();
+}
+
+/** HTML: variables escaped. Text: the same values, not escaped (it is not HTML). */
+export function renderBody(template: { sendHtml: string; sendText: string }, context: RenderContext): { html: string; text: string } {
+  return { html: Mustache.render(template.sendHtml, context), text: Mustache.render(template.sendText, context, {}, plain) };
+}
+
+export function splitName(name: string): { firstName: string; lastName: string } {
+  const parts = name.trim().split(/\s+/);
+  return { firstName: parts[0] ?? '', lastName: parts.slice(1).join(' ') };
+}

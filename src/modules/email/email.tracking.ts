@@ -1,0 +1,225 @@
+import { createHmac } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isbot } from 'isbot';
+import type { AppDeps } from '../../kernel/context';
+import { PreparedStatement } from '../../kernel/db';
+import { safeErrorFields } from '../../kernel/http/problem';
+import { newId } from '../../kernel/ids';
+import { hashIp } from '../../kernel/privacy';
+import { ensureConsentText } from '../audience';
+import type { EventKind } from './email.entities';
+import { TrackingTokens } from './email.tracking-tokens';
+
+/** One token signer per process, keyed from EMAIL_TRACKING_SECRET or derived from the signing secret. */
+const signers = new WeakMap<AppDeps, TrackingTokens>();
+export function trackingTokens(deps: AppDeps): TrackingTokens {
+  let signer = signers.get(deps);
+  if (!signer) {
+    signer = new TrackingTokens(deps.config.email.trackingSecret ?? createHmac('sha256', deps.secrets.ipHashKey).update('comando:email-tracking').digest());
+    signers.set(deps, signer);
+  }
+  return signer;
+}
+
+/**
+ * Machine opens: privacy proxies and scanners fetching the pixel without a person reading.
+ * Apple Mail Privacy Protection fetches with a bare "Mozilla/5.0"; scanners identify as bots.
+ * Gmail's and Yahoo's image proxies fetch when the person opens the message: those count.
+ * Opens within EMAIL_MACHINE_OPEN_SECONDS of delivery are also marked (pre-fetch on arrival).
+ */
+export function isMachineAgent(userAgent: string | undefined): boolean {
+  const agent = (userAgent ?? '').trim();
+  let verdict = agentVerdicts.get(agent);
+  if (verdict === undefined) {
+    verdict = /GoogleImageProxy|YahooMailProxy/i.test(agent) ? false : agent === '' || agent === 'Mozilla/5.0' || isbot(agent);
+    // Mail clients send few distinct user agents: remember the verdicts, within bounds.
+    if (agentVerdicts.size >= 2000) agentVerdicts.clear();
+    agentVerdicts.set(agent, verdict);
+  }
+  return verdict;
+}
+const agentVerdicts = new Map<string, boolean>();
+
+interface PendingEvent {
+  recipientId: string;
+  kind: EventKind;
+  linkIndex: number | null;
+  machine: boolean;
+  /** Set by callers that wait for the write. */
+  done?: () => void;
+}
+
+const insertEvents = new PreparedStatement<never>(
+  'email_insert_events',
+  `insert into email_events (campaign_id, variant_id, recipient_id, kind, link_index, machine, at)
+   select r.campaign_id, r.variant_id, r.id, e.kind, e.link_index,
+          e.machine or (e.kind = 'open' and r.sent_at is not null and now() < r.sent_at + make_interval(secs => ?)),
+          now()
+   from unnest(?::bigint[], ?::text[], ?::int[], ?::bool[]) as e(recipient_id, kind, link_index, machine)
+   join email_recipients r on r.id = e.recipient_id`,
+);
+
+/**
+ * Batched writes for tracking events. Events queue in memory and go to PostgreSQL as one
+ * multi-row insert (stamped with the insert's time, at most LINGER_MS after the hit) when
+ * LINGER_MS has passed since the first one queued, or at once when
+ * BATCH_SIZE are waiting (at most two inserts at a time). The pixel answers without waiting for
+ * its row (a crash loses at most the last LINGER_MS of opens); clicks and tests wait for the
+ * commit. If the database is unreachable the queue stops at MAX_QUEUED and further events are
+ * dropped and logged as a count: tracking never takes the process down with it.
+ */
+const LINGER_MS = 10;
+const BATCH_SIZE = 1000;
+const MAX_QUEUED = 50_000;
+
+class EventWriter {
+  private queue: PendingEvent[] = [];
+  private running = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private dropped = 0;
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly maxConcurrent = 2,
+  ) {}
+
+  /** Queues an event without waiting for it (the pixel). */
+  enqueue(recipientId: string, kind: EventKind, linkIndex: number | null, machine: boolean): PendingEvent | undefined {
+    if (this.queue.length >= MAX_QUEUED) {
+      if (this.dropped++ % 1000 === 0) this.deps.logger.warn({ dropped: this.dropped }, 'email tracking events dropped: the database is not keeping up');
+      return undefined;
+    }
+    const event: PendingEvent = { recipientId, kind, linkIndex, machine };
+    this.queue.push(event);
+    if (this.queue.length >= BATCH_SIZE) this.kick();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.kick(), LINGER_MS);
+      this.timer.unref();
+    }
+    return event;
+  }
+
+  /** Queues an event and resolves once its batch is written (or given up on, logged). */
+  record(recipientId: string, kind: EventKind, linkIndex: number | null, machine: boolean): Promise<void> {
+    const event = this.enqueue(recipientId, kind, linkIndex, machine);
+    return event ? new Promise((resolve) => (event.done = resolve)) : Promise.resolve();
+  }
+
+  /** Writes everything queued now; resolves when it is committed. */
+  async flush(): Promise<void> {
+    const pending = this.queue.map(
+      (event) =>
+        new Promise<void>((resolve) => {
+          const done = event.done;
+          event.done = () => {
+            done?.();
+            resolve();
+          };
+        }),
+    );
+    this.kick();
+    await Promise.all(pending);
+  }
+
+  private kick(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.running < this.maxConcurrent && this.queue.length) void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    this.running++;
+    try {
+      while (this.queue.length) {
+        const batch = this.queue.splice(0, BATCH_SIZE);
+        try {
+          await insertEvents.run(this.deps.orm, [
+            this.deps.config.email.machineOpenSeconds,
+            batch.map((event) => event.recipientId),
+            batch.map((event) => event.kind),
+            batch.map((event) => event.linkIndex),
+            batch.map((event) => event.machine),
+          ]);
+          for (const event of batch) event.done?.();
+        } catch (error) {
+          // Counted as lost rather than failing a redirect or showing a broken image.
+          this.deps.logger.warn({ events: batch.length, ...safeErrorFields(error) }, 'email tracking events not recorded');
+          for (const event of batch) event.done?.();
+        }
+      }
+    } finally {
+      this.running--;
+    }
+  }
+}
+
+const writers = new WeakMap<AppDeps, EventWriter>();
+export function eventWriter(deps: AppDeps): EventWriter {
+  let writer = writers.get(deps);
+  if (!writer) {
+    writer = new EventWriter(deps);
+    writers.set(deps, writer);
+  }
+  return writer;
+}
+
+const clickTarget = new PreparedStatement<{ url: string | null }>(
+  'email_click_target',
+  `select t.links->>(?::int) as url from email_recipients r
+   join email_variants v on v.id = r.variant_id join email_templates t on t.id = v.template_id
+   where r.id = ?`,
+);
+
+/** The URL the recipient's message had at that position, or undefined. */
+export async function clickTargetUrl(deps: AppDeps, recipientId: string, linkIndex: number): Promise<string | undefined> {
+  const [row] = await clickTarget.run(deps.orm, [linkIndex, recipientId]);
+  return row?.url ?? undefined;
+}
+
+/** What a withdrawal of consent says it is, stored once like every consent text. */
+export const UNSUBSCRIBE_TEXT = 'Solicitud de baja: la persona pidió no recibir más correos de la campaña (enlace de cancelación de suscripción, RFC 8058).';
+
+export interface UnsubscribeProof {
+  ip: string;
+  userAgent: string | undefined;
+  method: 'one-click' | 'page';
+}
+
+/**
+ * Opt-out through the audience records: every contact holding the address is marked opted out
+ * of email, and a consent record (email_opt_in false) keeps the proof — when, from which
+ * campaign, a keyed hash of the IP, the user agent. Counted once per recipient.
+ * Returns false when the recipient does not exist.
+ */
+export async function unsubscribe(deps: AppDeps, recipientId: string, proof: UnsubscribeProof): Promise<boolean> {
+  const em = deps.orm.em.fork() as EntityManager;
+  return em.transactional(async (tx) => {
+    const [recipient] = await tx.execute<{ id: string; campaign_id: string; variant_id: string | null; email: string }[]>(
+      'select id, campaign_id, variant_id, email from email_recipients where id = ? for update',
+      [recipientId],
+    );
+    if (!recipient) return false;
+    const textId = await ensureConsentText(tx, UNSUBSCRIBE_TEXT, null);
+    const now = new Date();
+    const contacts = await tx.execute<{ id: string; whatsapp: boolean }[]>(
+      `update contacts set email_opted_out_at = ?, updated_at = ? where lower(email) = ? and email_opted_out_at is null
+       returning id, (whatsapp_opt_in and whatsapp_opted_out_at is null) as whatsapp`,
+      [now, now, recipient.email],
+    );
+    const ipHash = hashIp(deps.secrets.ipHashKey, proof.ip);
+    const userAgent = `${proof.method}; ${proof.userAgent ?? ''}`.slice(0, 300);
+    for (const contact of contacts) {
+      await tx.execute(
+        `insert into consents (id, contact_id, text_id, source, source_ref, whatsapp_opt_in, email_opt_in, ip_hash, user_agent, given_at)
+         values (?, ?, ?, 'email_unsubscribe', ?, ?, false, ?, ?, ?)`,
+        [newId(), contact.id, textId, recipient.campaign_id, contact.whatsapp, ipHash, userAgent, now],
+      );
+    }
+    await tx.execute(
+      `insert into email_events (campaign_id, variant_id, recipient_id, kind, machine, at)
+       select ?, ?, ?, 'unsubscribe', false, ? where not exists (select 1 from email_events where recipient_id = ? and kind = 'unsubscribe')`,
+      [recipient.campaign_id, recipient.variant_id, recipient.id, now, recipient.id],
+    );
+    return true;
+  });
+}

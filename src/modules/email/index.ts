@@ -1,0 +1,18 @@
+import type { ModuleManifest } from '../../kernel/module';
+import { EmailCampaignSchema, EmailEventSchema, EmailRecipientSchema, EmailSuppressionSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
+import { EMAIL_ROOM } from './email.events';
+import { emailJobs, resumeUnfinished } from './email.jobs';
+import { emailRouter } from './email.routes';
+import { trackingRouter } from './email.tracking.routes';
+
+/** Newsletters: MJML templates, segmented campaigns with A/B tests, tracking, unsubscribe, statistics. */
+export const emailModule: ModuleManifest = {
+  name: 'email',
+  entities: [EmailTemplateSchema, EmailCampaignSchema, EmailVariantSchema, EmailRecipientSchema, EmailEventSchema, EmailSuppressionSchema],
+  routers: [emailRouter, trackingRouter],
+  jobs: emailJobs,
+  rooms: [{ pattern: new RegExp(`^${EMAIL_ROOM}$`), roles: ['manager', 'viewer'], description: 'Email campaigns: sending progress and state changes' }],
+  onWorkersStarted: resumeUnfinished,
+};
+
+export { decideWinner, chooseWinner, twoProportionZ } from './email.ab';

@@ -1,0 +1,141 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { EmailConfig } from '../../../config';
+
+/**
+ * The SMTP side: one pooled nodemailer transport per sending job (SMTP_URL), or, with no
+ * SMTP_URL, the embedded default that writes each message as an .eml file under the outbox.
+ */
+export interface OutgoingMessage {
+  fromName: string;
+  fromEmail: string;
+  to: string;
+  replyTo: string | null;
+  subject: string;
+  html: string;
+  text: string;
+  messageId: string;
+  unsubscribeUrl: string;
+  /** Correlates a later DSN with the campaign, without personal data. */
+  campaignId: string;
+}
+
+export type SendOutcome =
+  | { kind: 'sent' }
+  /** 5xx for the recipient: the address does not take mail; suppress it. */
+  | { kind: 'bounced'; detail: string }
+  /** 5xx for the message itself (content, size): do not retry, but the address may be fine. */
+  | { kind: 'failed'; detail: string }
+  /** 4xx or a connection problem: try again later. */
+  | { kind: 'retry'; detail: string };
+
+export interface Mailer {
+  send(message: OutgoingMessage): Promise<SendOutcome>;
+  close(): void;
+}
+
+/** RFC 8058 wants the one-click header covered by the DKIM signature; nodemailer's default list lacks it. */
+export const DKIM_SIGNED_HEADERS =
+  'from:sender:reply-to:subject:date:message-id:to:cc:mime-version:content-type:content-transfer-encoding:list-unsubscribe:list-unsubscribe-post';
+
+interface SmtpError {
+  code?: string;
+  responseCode?: number;
+  response?: string;
+  message?: string;
+}
+
+/** Sanitised for storage: SMTP replies may quote the address; keep the code and the words after it. */
+function describe(error: SmtpError): string {
+  const text = (error.response ?? error.message ?? error.code ?? 'error').replace(/<[^>]*>/g, '<…>').replace(/\S+@\S+/g, '…');
+  return text.slice(0, 200);
+}
+
+export function classify(error: unknown): SendOutcome {
+  const smtp = (error ?? {}) as SmtpError;
+  const code = smtp.responseCode;
+  if (code !== undefined && code >= 500 && code < 600) {
+    return smtp.code === 'EENVELOPE' ? { kind: 'bounced', detail: describe(smtp) } : { kind: 'failed', detail: describe(smtp) };
+  }
+  return { kind: 'retry', detail: describe(smtp) };
+}
+
+function mailOptions(message: OutgoingMessage, mailto: string | undefined) {
+  const unsubscribe = mailto ? [[message.unsubscribeUrl, `mailto:${mailto}?subject=unsubscribe`]] : [[message.unsubscribeUrl]];
+  return {
+    from: { name: message.fromName, address: message.fromEmail },
+    to: message.to,
+    replyTo: message.replyTo ?? undefined,
+    subject: message.subject,
+    html: message.html,
+    text: message.text,
+    messageId: message.messageId,
+    list: { unsubscribe: unsubscribe as unknown as string[] },
+    headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click', 'X-Comando-Campaign': message.campaignId },
+  };
+}
+
+export function createMailer(config: EmailConfig): Mailer {
+  const dkim = config.dkim ? { ...config.dkim, headerFieldNames: DKIM_SIGNED_HEADERS } : undefined;
+  if (!config.smtpUrl) return new OutboxMailer(config.outboxDir, config.unsubscribeMailto, dkim);
+  const transport = nodemailer.createTransport({
+    url: config.smtpUrl,
+    pool: true,
+    maxConnections: config.maxConnections,
+    maxMessages: 500,
+    rateDelta: 1000,
+    rateLimit: config.ratePerSecond,
+    dkim,
+  } as never);
+  return new SmtpMailer(transport, config.unsubscribeMailto);
+}
+
+class SmtpMailer implements Mailer {
+  constructor(
+    private readonly transport: Transporter,
+    private readonly mailto: string | undefined,
+  ) {}
+
+  async send(message: OutgoingMessage): Promise<SendOutcome> {
+    try {
+      const info = await this.transport.sendMail(mailOptions(message, this.mailto));
+      const rejected = info.rejectedErrors?.[0] as SmtpError | undefined;
+      if ((info.accepted ?? []).length === 0 && rejected) return classify({ ...rejected, code: 'EENVELOPE' });
+      return { kind: 'sent' };
+    } catch (error) {
+      return classify(error);
+    }
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}
+
+/** Embedded default: nodemailer builds the exact message (DKIM included) and it lands in a file. */
+class OutboxMailer implements Mailer {
+  private readonly transport: Transporter;
+  private ready: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly dir: string,
+    private readonly mailto: string | undefined,
+    dkim: object | undefined,
+  ) {
+    this.transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows', dkim } as never);
+  }
+
+  async send(message: OutgoingMessage): Promise<SendOutcome> {
+    this.ready ??= mkdir(this.dir, { recursive: true });
+    await this.ready;
+    const info = (await this.transport.sendMail(mailOptions(message, this.mailto))) as unknown as { message: Buffer };
+    const name = message.messageId.replace(/[<>]/g, '').replace(/[^A-Za-z0-9@._-]/g, '_');
+    await writeFile(path.join(this.dir, `${name}.eml`), info.message);
+    return { kind: 'sent' };
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}
