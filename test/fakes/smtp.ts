@@ -73,6 +73,7 @@ export class FakeSmtp {
       },
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];
+        stream.on('error', (error: Error) => callback(error));
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
           const answer = () => void this.receive(Buffer.concat(chunks), session).then(() => callback(), (error: Error) => callback(error));
@@ -81,6 +82,9 @@ export class FakeSmtp {
         });
       },
     });
+    // A sender killed mid-session (the crash tests SIGKILL one) resets its connection; a real
+    // server logs that and carries on, and an 'error' event nobody listens to would end the test run.
+    this.server.on('error', () => undefined);
   }
 
   get url(): string {
