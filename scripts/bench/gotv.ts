@@ -12,12 +12,13 @@
  * as items of the same shape and size (`baseline-socket-broadcast.ts`). Last, `POST /api/gotv/turnout` at full speed (autocannon) on
  * one process with the 2,000 clients listening, then with nobody listening.
  */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import type autocannon from 'autocannon';
 import { io, type Socket } from 'socket.io-client';
 import { createStations, stationCode } from './gotv-fixtures';
 import {
@@ -28,7 +29,6 @@ import {
   logDir,
   machineNote,
   markdownTable,
-  measure,
   onInterrupt,
   ownCpuSeconds,
   registerFirstAdmin,
@@ -327,21 +327,30 @@ async function comandoPhase(): Promise<ComandoResults> {
       perSecond: pushes.length / ((Date.now() - projectionFrom) / 1000),
     };
 
+    // The full-speed load runs in a child process of its own (see gotv-report-load.ts).
+    const voterIdsFile = path.join(logDir, 'gotv-voter-ids.json');
+    writeFileSync(voterIdsFile, JSON.stringify(setup.voterIds));
     let next = live.totalReports;
-    const requests = (): autocannon.Request[] => [
-      {
-        method: 'POST',
-        path: '/api/gotv/turnout',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.phoneTokens[0]}` },
-        setupRequest: (request) => ({ ...request, body: JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: setup.voterIds[next++ % VOTERS] }) }),
-      },
-    ];
-    log(`  POST /api/gotv/turnout at full speed on one process, ${CLIENTS} clients listening …`);
-    const withListeners = await measure({ url: a.url, serverPid: a.pid, requests: requests() });
+    // Asynchronous: this process's clients must keep reading their sockets meanwhile.
+    const fullSpeed = async (): Promise<Measurement> => {
+      const job = { url: a.url, serverPid: a.pid, token: setup.phoneTokens[0], voterIdsFile, from: next };
+      const child = spawn(process.execPath, [path.join(__dirname, 'gotv-report-load.js'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      if (code !== 0) throw new Error(`report load failed: ${stderr}`);
+      const result = JSON.parse(stdout.trim().split('\n').pop()!) as Measurement & { used: number };
+      next += result.used;
+      return result;
+    };
+    log(`  POST /api/gotv/turnout at full speed on one process (load from its own process), ${CLIENTS} clients listening …`);
+    const withListeners = await fullSpeed();
     closeAll(sockets);
     await sleep(2000);
     log('  … and with nobody listening');
-    const withoutListeners = await measure({ url: a.url, serverPid: a.pid, requests: requests() });
+    const withoutListeners = await fullSpeed();
     if (next > VOTERS) log(`  note: ${next - VOTERS} requests re-used voters (answered as duplicates)`);
     return { live, withListeners, withoutListeners, projection };
   } finally {
