@@ -13,18 +13,17 @@
  * (summarise it with `node dist/scripts/bench/cpuprofile-summary.js <file>`); such a run is not
  * written to docs/benchmarks.md.
  */
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import path from 'node:path';
 import type autocannon from 'autocannon';
 import {
   benchDatabase,
+  comandoServer,
+  cpuProfileArgs,
   benchRedisUrl,
   callJson,
   commandCpuSeconds,
   defaults,
   deleteRedisKeys,
-  logDir,
   machineCpuSeconds,
   machineNote,
   markdownTable,
@@ -92,29 +91,17 @@ function citizenRequests(requestPath: string, codes: readonly string[]): autocan
 // ---------------------------------------------------------------------------------------------
 // Targets
 
-const jwtSecret = randomBytes(32).toString('hex');
 const cpuProfileDir = process.env.BENCH_CPU_PROF;
 
 function comando(): ServerOptions {
-  return {
+  return comandoServer({
     name: 'comando-capture',
-    script: 'dist/src/main.js',
-    readyPath: '/readyz',
-    readyTimeoutMs: 60_000, // migrations run at start
-    ...(cpuProfileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfileDir)}`] } : {}),
-    env: {
-      NODE_ENV: 'production',
-      DATABASE_URL: db.url,
-      REDIS_URL: benchRedisUrl,
-      REDIS_KEY_PREFIX,
-      JWT_SECRET: jwtSecret,
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-      // The issue: "the per-IP limit must not turn real people away; the benchmark raises them".
-      CAPTURE_MAX_PER_IP: '100000000',
-      CAPTURE_MAX_PER_PERSON: '1000',
-      DATA_DIR: path.join(logDir, 'data'), // unused with DATABASE_URL; kept out of the checkout
-    },
-  };
+    databaseUrl: db.url,
+    redisKeyPrefix: REDIS_KEY_PREFIX,
+    nodeArgs: cpuProfileArgs(),
+    // The issue: "the per-IP limit must not turn real people away; the benchmark raises them".
+    env: { CAPTURE_MAX_PER_IP: '100000000', CAPTURE_MAX_PER_PERSON: '1000' },
+  });
 }
 
 const CONSENT_TEXT =

@@ -13,18 +13,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type autocannon from 'autocannon';
 import { Client } from 'pg';
 import { TrackingTokens } from '../../src/modules/email/email.tracking-tokens';
 import { FakeSmtp } from '../../test/fakes/smtp';
 import {
   benchDatabase,
+  comandoServer,
+  cpuProfileArgs,
   benchRedisUrl,
   callJson,
   defaults,
   deleteRedisKeys,
-  logDir,
   machineNote,
   markdownTable,
   measure,
@@ -54,28 +54,16 @@ const MJML = `<mjml>
   </mj-body>
 </mjml>`;
 
-/** BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) for investigations; such runs are not written to the docs. */
-const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean);
-
 /** A heap cap that a leak proportional to the recipients would run into (20k × a rendered message ≫ 96 MiB). */
 const CAPPED_HEAP = '--max-old-space-size=96';
 
 function comando(smtpUrl: string, extraNodeArgs: string[] = []): ServerOptions {
-  const args = [...(nodeArgs ?? []), ...extraNodeArgs];
-  return {
+  return comandoServer({
     name: extraNodeArgs.length ? 'comando-email-capped' : 'comando-email',
-    script: 'dist/src/main.js',
-    ...(args.length ? { nodeArgs: args } : {}),
-    readyPath: '/readyz',
-    readyTimeoutMs: 60_000,
+    databaseUrl: db.url,
+    redisKeyPrefix: REDIS_KEY_PREFIX,
+    nodeArgs: [...cpuProfileArgs(), ...extraNodeArgs],
     env: {
-      NODE_ENV: 'production',
-      DATABASE_URL: db.url,
-      REDIS_URL: benchRedisUrl,
-      REDIS_KEY_PREFIX,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-      DATA_DIR: path.join(logDir, 'data'),
       PUBLIC_BASE_URL: 'https://comando.example.org',
       SMTP_URL: smtpUrl,
       SMTP_MAX_CONNECTIONS: '5',
@@ -83,7 +71,7 @@ function comando(smtpUrl: string, extraNodeArgs: string[] = []): ServerOptions {
       EMAIL_SEND_CHUNK: '200',
       EMAIL_TRACKING_SECRET: TRACKING_SECRET,
     },
-  };
+  });
 }
 
 /** Resident set size and its peak (VmHWM) of a process, MiB (Linux). */
@@ -335,7 +323,7 @@ async function main(): Promise<void> {
   }
   const { markdown, pass } = report(results, machine);
   process.stdout.write(`\n${markdown}\n`);
-  if (!process.env.BENCH_EMAIL_RECIPIENTS && !nodeArgs) writeDocSection('email', markdown);
+  if (!process.env.BENCH_EMAIL_RECIPIENTS && !cpuProfileArgs().length) writeDocSection('email', markdown);
   process.stdout.write(`\nOverall: ${pass ? 'PASS' : 'FAIL'}\n`);
   if (!pass) process.exitCode = 1;
 }

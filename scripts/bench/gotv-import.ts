@@ -10,12 +10,13 @@
  * each is compared. Results go to the "gotv-import" section of docs/benchmarks.md.
  */
 import { spawnSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createStations, stationCode } from './gotv-fixtures';
 import {
   benchDatabase,
+  comandoServer,
   benchRedisUrl,
   deleteRedisKeys,
   logDir,
@@ -117,20 +118,7 @@ async function run(): Promise<{ copy: Round[]; comando: Round[]; answer: unknown
   const comando: Round[] = [];
   let answer: unknown;
   await withServer(
-    {
-      name: 'comando-gotv-import',
-      script: 'dist/src/main.js',
-      readyPath: '/readyz',
-      readyTimeoutMs: 60_000,
-      env: {
-        NODE_ENV: 'production',
-        DATABASE_URL: db.url,
-        REDIS_URL: benchRedisUrl,
-        REDIS_KEY_PREFIX,
-        JWT_SECRET: randomBytes(32).toString('hex'),
-        DATA_DIR: path.join(logDir, 'data'),
-      },
-    },
+    comandoServer({ name: 'comando-gotv-import', databaseUrl: db.url, redisKeyPrefix: REDIS_KEY_PREFIX }),
     async (server) => {
       const token = await registerFirstAdmin(server.url);
       const stationIds = await createStations(server.url, token, STATIONS);

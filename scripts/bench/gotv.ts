@@ -23,6 +23,8 @@ import { io, type Socket } from 'socket.io-client';
 import { createStations, stationCode } from './gotv-fixtures';
 import {
   benchDatabase,
+  comandoServer,
+  cpuProfileArgs,
   benchRedisUrl,
   callJson,
   deleteRedisKeys,
@@ -50,7 +52,7 @@ const WARMUP = 5;
 const STATIONS = 300;
 const VOTERS = 150_000;
 const BRIGADE_PHONES = 10;
-const full = CLIENTS === 2000 && REPORT_RATE === 200 && DURATION === 60 && !process.env.BENCH_CPU_PROF;
+const full = CLIENTS === 2000 && REPORT_RATE === 200 && DURATION === 60 && !cpuProfileArgs().length;
 const goals = { p99Ms: 250, p99VsBaseline: 1.5, routeRatio: 0.4 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -246,25 +248,9 @@ async function put(url: string, token: string, body: unknown): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Phases
 
-/** BENCH_CPU_PROF=<dir>: the first Comando process runs under `node --cpu-prof` (such a run is not written to the doc). */
-const cpuProfileDir = process.env.BENCH_CPU_PROF;
-
-function comandoServer(name: string, jwtSecret: string, profile = false): ServerOptions {
-  return {
-    name,
-    script: 'dist/src/main.js',
-    ...(profile && cpuProfileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfileDir)}`] } : {}),
-    readyPath: '/readyz',
-    readyTimeoutMs: 60_000,
-    env: {
-      NODE_ENV: 'production',
-      DATABASE_URL: db.url,
-      REDIS_URL: benchRedisUrl,
-      REDIS_KEY_PREFIX: PREFIX,
-      JWT_SECRET: jwtSecret,
-      DATA_DIR: path.join(logDir, 'data'),
-    },
-  };
+/** Both processes share the JWT secret (a token works on either); BENCH_CPU_PROF profiles the first. */
+function comando(name: string, jwtSecret: string, profile = false): ServerOptions {
+  return comandoServer({ name, databaseUrl: db.url, redisKeyPrefix: PREFIX, jwtSecret, ...(profile ? { nodeArgs: cpuProfileArgs() } : {}) });
 }
 
 async function baselinePhase(): Promise<Run> {
@@ -301,8 +287,8 @@ interface ComandoResults {
 
 async function comandoPhase(): Promise<ComandoResults> {
   const jwtSecret = randomBytes(32).toString('hex');
-  const a = await startServer(comandoServer('comando-gotv-a', jwtSecret, true)); // runs the migrations
-  const b = await startServer(comandoServer('comando-gotv-b', jwtSecret)).catch(async (error: unknown) => {
+  const a = await startServer(comando('comando-gotv-a', jwtSecret, true)); // runs the migrations
+  const b = await startServer(comando('comando-gotv-b', jwtSecret)).catch(async (error: unknown) => {
     await a.stop();
     throw error;
   });

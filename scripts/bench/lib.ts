@@ -4,6 +4,7 @@
  * table, and rewrite one marked section of docs/benchmarks.md. Later benchmarks (lead capture,
  * GOTV) reuse these.
  */
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -155,6 +156,47 @@ export async function withServer<T>(options: ServerOptions, fn: (server: Running
   } finally {
     await server.stop();
   }
+}
+
+/** `BENCH_CPU_PROF=<dir>`: node options that profile a Comando process into <dir> (such runs are not written to the doc). */
+export function cpuProfileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+}
+
+export interface ComandoServerOptions {
+  name: string;
+  databaseUrl: string;
+  /** Keeps this run's Redis keys apart, so they can be deleted afterwards. */
+  redisKeyPrefix: string;
+  /** Processes that must accept each other's tokens share one; otherwise a random one. */
+  jwtSecret?: string;
+  nodeArgs?: string[];
+  /** BENCH_LOG_LEVEL overrides it. */
+  logLevel?: string;
+  /** The module's own settings. */
+  env?: Record<string, string>;
+}
+
+/** Comando in its production configuration (`node dist/src/main.js`) on a bench database and Redis. */
+export function comandoServer(options: ComandoServerOptions): ServerOptions {
+  return {
+    name: options.name,
+    script: 'dist/src/main.js',
+    ...(options.nodeArgs?.length ? { nodeArgs: options.nodeArgs } : {}),
+    readyPath: '/readyz',
+    readyTimeoutMs: 60_000, // migrations run at start
+    env: {
+      NODE_ENV: 'production',
+      DATABASE_URL: options.databaseUrl,
+      REDIS_URL: benchRedisUrl,
+      REDIS_KEY_PREFIX: options.redisKeyPrefix,
+      JWT_SECRET: options.jwtSecret ?? randomBytes(32).toString('hex'),
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? options.logLevel ?? 'info',
+      DATA_DIR: path.join(logDir, 'data'), // unused with DATABASE_URL; kept out of the checkout
+      ...options.env,
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

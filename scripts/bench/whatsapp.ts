@@ -15,7 +15,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import { FakeWhatsAppCloud } from '../../test/fakes/whatsapp-cloud';
-import { benchDatabase, benchRedisUrl, callJson, deleteRedisKeys, machineNote, markdownTable, onInterrupt, registerFirstAdmin, withPg, withServer, writeDocSection } from './lib';
+import { benchDatabase, benchRedisUrl, comandoServer, cpuProfileArgs, callJson, deleteRedisKeys, machineNote, markdownTable, onInterrupt, registerFirstAdmin, withPg, withServer, writeDocSection } from './lib';
 
 const db = benchDatabase('comando_bench_whatsapp');
 const REDIS_KEY_PREFIX = 'bench-whatsapp';
@@ -84,12 +84,6 @@ async function main(): Promise<void> {
   const fake = await new FakeWhatsAppCloud({ ...CLOUD, ratePerSecond: RATE, statuses: [], approveTemplatesAfterMs: 0, webhookConcurrency: 4 }).start();
   try {
     const env = {
-      NODE_ENV: 'production',
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-      DATABASE_URL: db.url,
-      REDIS_URL: benchRedisUrl,
-      REDIS_KEY_PREFIX,
-      JWT_SECRET: 'bench-secret-that-is-long-enough-0123456789',
       WHATSAPP_API_BASE_URL: fake.url,
       WHATSAPP_ACCESS_TOKEN: CLOUD.token,
       WHATSAPP_APP_SECRET: CLOUD.appSecret,
@@ -100,9 +94,16 @@ async function main(): Promise<void> {
       WHATSAPP_SEND_CONCURRENCY: String(CONCURRENCY),
       WHATSAPP_MESSAGING_TIER: 'unlimited',
     };
-    // BENCH_CPU_PROF=<dir>: profile Comando (summarise with dist/scripts/bench/cpuprofile-summary.js).
-    const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    await withServer({ name: 'comando-whatsapp', script: 'dist/src/main.js', nodeArgs, env, readyPath: '/readyz', readyTimeoutMs: 60_000 }, async (server) => {
+    const options = comandoServer({
+      name: 'comando-whatsapp',
+      databaseUrl: db.url,
+      redisKeyPrefix: REDIS_KEY_PREFIX,
+      jwtSecret: 'bench-secret-that-is-long-enough-0123456789',
+      nodeArgs: cpuProfileArgs(),
+      logLevel: 'warn',
+      env,
+    });
+    await withServer(options, async (server) => {
       fake.setWebhookUrl(`${server.url}/api/whatsapp/webhook`);
       const token = await registerFirstAdmin(server.url);
       await withPg(db.url, (client) =>
