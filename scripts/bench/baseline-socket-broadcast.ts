@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/14';
   const prefix = process.env.REDIS_KEY_PREFIX ?? 'bench-baseline';
   const redis = new Redis(redisUrl);
-  let pending: Record<string, unknown>[] = [];
+  let pending: unknown[][] = [];
   let timer: NodeJS.Timeout | undefined;
 
   const server = http.createServer((req, res) => {
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const { voterId, stationId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { voterId: string; stationId: string };
-      pending.push({ reportId: randomUUID(), kind: 'voter', stationId, voterId, votersSoFar: null, flagged: false });
+      pending.push(['voter', randomUUID(), stationId, voterId]);
       timer ??= setTimeout(() => {
         timer = undefined;
         const items = pending;

@@ -115,7 +115,7 @@ function newRun(clients: number): Run {
 // ---------------------------------------------------------------------------------------------
 // Clients
 
-async function connectClients(urls: string[], token: string | undefined, run: Run, seqOf: (item: Record<string, unknown>) => number | undefined): Promise<Socket[]> {
+async function connectClients(urls: string[], token: string | undefined, run: Run, seqOf: (item: unknown[]) => number | undefined): Promise<Socket[]> {
   const sockets: Socket[] = [];
   const measuredFrom = REPORT_RATE * WARMUP;
   for (let start = 0; start < CLIENTS; start += 100) {
@@ -125,7 +125,7 @@ async function connectClients(urls: string[], token: string | undefined, run: Ru
       return new Promise<Socket>((resolve, reject) => {
         const socket = io(url, { path: '/socket.io', transports: ['websocket'], forceNew: true, reconnection: false, ...(token ? { auth: { token } } : {}) });
         const seen = run.received[index]!;
-        socket.on('gotv:turnout', (message: { items: Record<string, unknown>[] }) => {
+        socket.on('gotv:turnout', (message: { items: unknown[][] }) => {
           const now = performance.now();
           run.messages++;
           for (const item of message.items) {
@@ -264,7 +264,7 @@ async function baselinePhase(): Promise<Run> {
     const voterIds = Array.from({ length: run.totalReports }, () => randomUUID());
     const stationIds = Array.from({ length: STATIONS }, () => randomUUID());
     const seqByVoter = new Map<string, number>(voterIds.map((id, seq) => [id, seq]));
-    const sockets = await connectClients(servers.map((server) => server.url), undefined, run, (item) => seqByVoter.get(item.voterId as string));
+    const sockets = await connectClients(servers.map((server) => server.url), undefined, run, (item) => seqByVoter.get(item[3] as string));
     log(`  ${sockets.length} clients connected; ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
     await drive(run, async (seq) => {
       const body = JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: voterIds[seq], stationId: stationIds[seq % STATIONS] });
@@ -297,7 +297,7 @@ async function comandoPhase(): Promise<ComandoResults> {
     const setup = await setUp(a.url);
     const seqByVoter = new Map(setup.voterIds.map((id, seq) => [id, seq]));
     const live = newRun(CLIENTS);
-    const sockets = await connectClients([a.url, b.url], setup.viewerToken, live, (item) => seqByVoter.get(item.voterId as string));
+    const sockets = await connectClients([a.url, b.url], setup.viewerToken, live, (item) => seqByVoter.get(item[3] as string));
     log(`  ${sockets.length} clients connected and subscribed; ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
     const projectionFrom = Date.now();
     await drive(live, async (seq) => {

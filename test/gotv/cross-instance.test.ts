@@ -24,13 +24,13 @@ it('delivers gotv:turnout and gotv:station from one instance to a socket on the 
   const screen = await connectSocket(app.url, viewer.token);
   try {
     await subscribe(screen, ['gotv']);
-    const turnout: { items: { votersSoFar: number | null }[] }[] = [];
+    const turnout: { items: unknown[][] }[] = [];
     const stations: { status: string }[] = [];
-    screen.on('gotv:turnout', (message: { items: { votersSoFar: number | null }[] }) => turnout.push(message));
+    screen.on('gotv:turnout', (message: { items: unknown[][] }) => turnout.push(message));
     screen.on('gotv:station', (message: { status: string }) => stations.push(message));
     await other.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar: 77 }).expect(201);
     await other.http.patch(`/api/gotv/polling-stations/${station}`).set(manager.auth).send({ status: 'open' }).expect(200);
-    await waitFor(() => (turnout.some((message) => message.items.some((item) => item.votersSoFar === 77)) ? true : undefined));
+    await waitFor(() => (turnout.some((message) => message.items.some((item) => item[0] === 'count' && item[2] === station && item[3] === 77)) ? true : undefined));
     await waitFor(() => (stations.some((message) => message.status === 'open') ? true : undefined));
   } finally {
     screen.close();

@@ -129,14 +129,25 @@ describe('POST /api/gotv/turnout', () => {
     const socket = await connectSocket(app.url, viewer.token);
     try {
       await subscribe(socket, ['gotv']);
-      type Item = { kind: string; stationId: string; votersSoFar: number | null };
+      type Item = [kind: string, reportId: string, stationId: string, ...rest: unknown[]];
       const messages: { items: Item[] }[] = [];
       socket.on('gotv:turnout', (message: { items: Item[] }) => messages.push(message));
       const batch = Array.from({ length: 20 }, (_, i) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: ours, votersSoFar: 200 + i }));
       await post(manager, { reports: batch }).expect(201);
       // Earlier tests' reports may share the first window; ours are the counts 200–219.
-      const mine = () => messages.flatMap((message) => message.items).filter((item) => item.stationId === ours && item.kind === 'count' && (item.votersSoFar ?? 0) >= 200);
+      const mine = () => messages.flatMap((message) => message.items).filter(([kind, , stationId, votersSoFar]) => kind === 'count' && stationId === ours && Number(votersSoFar) >= 200);
       await waitFor(() => (mine().length === 20 ? true : undefined));
+      // [kind, reportId, stationId, votersSoFar, flagged], in the order they were accepted.
+      const uuid = expect.stringMatching(/^[0-9a-f-]{36}$/);
+      expect(mine()).toEqual(batch.map((report) => ['count', uuid, ours, report.votersSoFar, false]));
+      const reportIds = new Set(mine().map(([, reportId]) => reportId));
+      expect(reportIds.size).toBe(20);
+      // A voter report: [kind, reportId, stationId, voterId].
+      const newcomer = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Votante nuevo', documentId: '10000099', pollingStationId: ours }).expect(201)).body.id as string;
+      await post(manager, voted(newcomer)).expect(201);
+      const items = () => messages.flatMap((message) => message.items);
+      await waitFor(() => (items().some((item) => item[0] === 'voter' && item[3] === newcomer) ? true : undefined));
+      expect(items().filter((item) => item[3] === newcomer)).toEqual([['voter', uuid, ours, newcomer]]);
       expect(messages.length).toBeLessThan(5);
       expect(JSON.stringify(messages)).not.toMatch(/Votante/);
     } finally {

@@ -3,7 +3,7 @@ import { PreparedStatement } from '../../kernel/db';
 import type { AppDeps } from '../../kernel/context';
 import type { Actor } from '../../kernel/auth/roles';
 import { newId } from '../../kernel/ids';
-import { GOTV_ROOM, type ProjectionSummary, type TurnoutEvent } from './gotv.events';
+import { GOTV_ROOM, type ProjectionSummary, type TurnoutItem } from './gotv.events';
 import type { TurnoutReportInput } from './gotv.schemas';
 import { coversStation, coversVoter, scopeOf, type Scope } from './gotv.scope';
 import { projection } from './gotv.live';
@@ -18,7 +18,7 @@ export interface TurnoutAnswer {
   rejected: { index: number; code: string; message: string }[];
 }
 
-type Outcome = { kind: 'accepted'; event: TurnoutEvent } | { kind: 'duplicate' } | { kind: 'rejected'; code: string; message: string };
+type Outcome = { kind: 'accepted'; event: TurnoutItem } | { kind: 'duplicate' } | { kind: 'rejected'; code: string; message: string };
 
 const reject = (code: string, message: string): Outcome => ({ kind: 'rejected', code, message });
 
@@ -58,7 +58,7 @@ async function recordVoterReport(orm: MikroORM, actor: Actor, scope: Scope, repo
   }
   const [row] = await insertVoterReport.run(orm, [newId(), report.clientReportId, voter.station_id, voter.id, at, actor.id, at, voter.id]);
   if (!row?.report_id || !row.voter_id) return { kind: 'duplicate' };
-  return { kind: 'accepted', event: { reportId: row.report_id, kind: 'voter', stationId: voter.station_id, voterId: voter.id, votersSoFar: null, flagged: false } };
+  return { kind: 'accepted', event: ['voter', row.report_id, voter.station_id, voter.id] };
 }
 
 const stationForCount = new PreparedStatement<{ id: string; registered_voters: number }>(
@@ -87,7 +87,7 @@ async function recordCountReport(orm: MikroORM, actor: Actor, scope: Scope, repo
   }
   const [row] = await insertCountReport.run(orm, [station.id, at, newId(), report.clientReportId, station.id, report.votersSoFar, at, actor.id, report.votersSoFar]);
   if (!row) return { kind: 'duplicate' };
-  return { kind: 'accepted', event: { reportId: row.id, kind: 'count', stationId: station.id, voterId: null, votersSoFar: report.votersSoFar, flagged: row.flagged } };
+  return { kind: 'accepted', event: ['count', row.id, station.id, report.votersSoFar, row.flagged] };
 }
 
 /** The projection summary to push, or nothing before the election date is set. */
