@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261123090335_ConsentTextsAppendOnly } from './Migration20261123090335_ConsentTextsAppendOnly';
 import { Migration20261122054517_GotvReportsByStationReceived } from './Migration20261122054517_GotvReportsByStationReceived';
 import { Migration20261122051509_WhatsApp } from './Migration20261122051509_WhatsApp';
 import { Migration20261122052516_EmailMarketing } from './Migration20261122052516_EmailMarketing';
@@ -26,4 +27,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122051509_WhatsApp', class: Migration20261122051509_WhatsApp },
   { name: 'Migration20261122052516_EmailMarketing', class: Migration20261122052516_EmailMarketing },
   { name: 'Migration20261122054517_GotvReportsByStationReceived', class: Migration20261122054517_GotvReportsByStationReceived },
+  { name: 'Migration20261123090335_ConsentTextsAppendOnly', class: Migration20261123090335_ConsentTextsAppendOnly },
 ];

@@ -51,7 +51,8 @@ export const ContactOriginSchema = defineEntity({
 
 /**
  * The exact wording a person agreed to. Stored once per distinct text (by its SHA-256), so a
- * consent record proves what was shown even after the campaign changes its text.
+ * consent record proves what was shown even after the campaign changes its text. Evidence does
+ * not change: a trigger refuses every UPDATE and DELETE of a row (migration ConsentTextsAppendOnly).
  */
 export const ConsentTextSchema = defineEntity({
   name: 'ConsentText',
@@ -76,7 +77,12 @@ export const ConsentSchema = defineEntity({
   properties: (p) => ({
     id: p.uuid().primary().onCreate(() => newId()),
     contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
-    text: () => p.manyToOne(ConsentTextSchema),
+    /**
+     * No foreign key: consent texts are append-only (nothing can change or remove one, see
+     * above), and writers take the id from `ensureConsentText` or a campaign, so it always
+     * exists. The key's check share-locked the one text row every capture of a campaign uses.
+     */
+    text: () => p.manyToOne(ConsentTextSchema).createForeignKeyConstraint(false),
     /** e.g. `qr` with the code's id; `import`; `whatsapp` for a re-opt-in by message. */
     source: p.string().length(40),
     sourceRef: p.uuid().nullable(),

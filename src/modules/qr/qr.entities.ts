@@ -102,7 +102,13 @@ export const QrLeadSchema = defineEntity({
   ],
   properties: (p) => ({
     id: p.uuid().primary().onCreate(() => newId()),
-    campaign: () => p.manyToOne(QrCampaignSchema).deleteRule('cascade'),
+    /**
+     * Always the code's campaign (capture takes both from the code). No foreign key of its own:
+     * the code's key already ties the lead to an existing campaign (a campaign deleted takes its
+     * codes, and they their leads), and a second check share-locked the one campaign row that
+     * every concurrent capture of a campaign touches (measured: 13 µs of PostgreSQL per capture).
+     */
+    campaign: () => p.manyToOne(QrCampaignSchema).createForeignKeyConstraint(false),
     /** The poster that brought the person first. */
     code: () => p.manyToOne(QrCodeSchema).deleteRule('cascade'),
     contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
