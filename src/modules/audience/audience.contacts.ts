@@ -61,12 +61,14 @@ export interface CteParts {
  *
  * On a repeat: fields given replace old ones, interests accumulate, and a channel opt-in given
  * now re-opens that channel (an unticked box is not an opt-out; opting out is explicit).
- * Parameters: `contactUpsertParams(person, origin, now)`.
+ * Every row is stamped with the statement's `now()`: one clock (the database's) for the contact,
+ * its origin and the consent proof, and no timestamps to serialise and parse per capture.
+ * Parameters: `contactUpsertParams(person, origin)`.
  */
 export const CONTACT_UPSERT_CTES = `contact as (
       insert into contacts as k (id, identity_key, name, phone, email, document_id, territory_id, neighbourhood, interests,
         whatsapp_opt_in, email_opt_in, created_at, updated_at)
-      values (?, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?)
+      values (?, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?, now(), now())
       on conflict (identity_key) do update set
         name = excluded.name,
         phone = coalesce(excluded.phone, k.phone),
@@ -84,10 +86,10 @@ export const CONTACT_UPSERT_CTES = `contact as (
     ),
     origin as (
       insert into contact_origins (contact_id, kind, ref_id, first_seen_at)
-      select id, ?, ?, ? from contact on conflict do nothing
+      select id, ?, ?, now() from contact on conflict do nothing
     )`;
 
-export function contactUpsertParams(person: CapturedPerson, origin: { kind: string; refId: string }, now: Date): unknown[] {
+export function contactUpsertParams(person: CapturedPerson, origin: { kind: string; refId: string }): unknown[] {
   return [
     newId(),
     identityKey(person),
@@ -100,20 +102,17 @@ export function contactUpsertParams(person: CapturedPerson, origin: { kind: stri
     person.interests,
     person.whatsappOptIn,
     person.emailOptIn,
-    now,
-    now,
     origin.kind,
     origin.refId,
-    now,
   ];
 }
 
 /** The CTE recording consent for the `contact` of `CONTACT_UPSERT_CTES`, in the same statement. */
 export const CONSENT_CTE = `consent as (
       insert into consents (id, contact_id, text_id, source, source_ref, whatsapp_opt_in, email_opt_in, ip_hash, user_agent, given_at)
-      select ?, id, ?, ?, ?, ?, ?, ?, ?, ? from contact
+      select ?, id, ?, ?, ?, ?, ?, ?, ?, now() from contact
     )`;
 
-export function consentParams(person: CapturedPerson, proof: ConsentProof, now: Date): unknown[] {
-  return [newId(), proof.textId, proof.source, proof.sourceRef, person.whatsappOptIn, person.emailOptIn, proof.ipHash, proof.userAgent, now];
+export function consentParams(person: CapturedPerson, proof: ConsentProof): unknown[] {
+  return [newId(), proof.textId, proof.source, proof.sourceRef, person.whatsappOptIn, person.emailOptIn, proof.ipHash, proof.userAgent];
 }

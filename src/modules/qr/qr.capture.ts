@@ -162,7 +162,7 @@ const captureStatement = new PreparedStatement<{ id: string; created: boolean }>
     lead as (
       insert into qr_leads as l (id, campaign_id, code_id, contact_id, territory_id, neighbourhood, interests,
         whatsapp_opt_in, email_opt_in, submissions, created_at, updated_at)
-      select ?, ?, ?, contact.id, ?, ?, ?::text[], ?, ?, 1, ?, ? from contact
+      select ?, ?, ?, contact.id, ?, ?, ?::text[], ?, ?, 1, now(), now() from contact
       on conflict (campaign_id, contact_id) do update set
         territory_id = coalesce(excluded.territory_id, l.territory_id),
         neighbourhood = coalesce(excluded.neighbourhood, l.neighbourhood),
@@ -190,7 +190,6 @@ export async function captureLead(deps: AppDeps, input: CaptureInput, meta: Capt
   const person = personFrom(input, campaign);
   await Promise.all([ipLimit, limits.byPerson.consume(person.phone ?? person.email!, TOO_MANY)]);
 
-  const now = new Date();
   const proof = {
     textId: campaign.consentTextId,
     source: 'qr',
@@ -199,7 +198,7 @@ export async function captureLead(deps: AppDeps, input: CaptureInput, meta: Capt
     userAgent: meta.userAgent?.slice(0, 300) ?? null,
   };
   const params = [
-    ...contactUpsertParams(person, { kind: 'qr_campaign', refId: campaign.id }, now),
+    ...contactUpsertParams(person, { kind: 'qr_campaign', refId: campaign.id }),
     newId(),
     campaign.id,
     code.codeId,
@@ -208,9 +207,7 @@ export async function captureLead(deps: AppDeps, input: CaptureInput, meta: Capt
     person.interests,
     person.whatsappOptIn,
     person.emailOptIn,
-    now,
-    now,
-    ...consentParams(person, proof, now),
+    ...consentParams(person, proof),
   ];
   let rows: { id: string; created: boolean }[];
   try {
