@@ -54,6 +54,21 @@ interface SocketData {
 
 const userRoom = (userId: string) => `user:${userId}`;
 
+/** Appends an item to a shared window; 1 when this call opened the window (its caller flushes it). */
+const APPEND_TO_WINDOW = `redis.call('rpush', KEYS[1], ARGV[1])
+if redis.call('set', KEYS[2], '1', 'PX', ARGV[2], 'NX') then return 1 end
+return 0`;
+
+interface WindowCommands {
+  appendToWindow(listKey: string, openKey: string, item: string, leaseMs: string): Promise<number>;
+  takeWindow(listKey: string, openKey: string): Promise<string[]>;
+}
+
+/** Takes every item of a shared window and closes it, atomically: the next append opens a new one. */
+const TAKE_WINDOW = `local items = redis.call('lrange', KEYS[1], 0, -1)
+redis.call('del', KEYS[1], KEYS[2])
+return items`;
+
 export interface RealtimeOptions {
   auth: Authenticator;
   logger: Logger;
@@ -73,7 +88,7 @@ export interface RealtimeOptions {
  */
 export class Realtime {
   readonly io: Server;
-  private readonly flushers = new Set<() => void>();
+  private readonly flushers = new Set<() => void | Promise<void>>();
   private readonly batchers = new Map<string, (item: unknown) => void>();
   private readonly coalescers = new Map<string, () => void>();
   private readonly commands: SocketCommand[] = [];
@@ -123,20 +138,36 @@ export class Realtime {
   /**
    * For events that come in bursts (a lead per capture, a report per voter): items added within
    * `windowMs` go out as one message `{ items: [...] }`, so the messages a socket receives per
-   * second, and the Redis writes between processes, stay bounded whatever the rate. The event's
+   * second, and the socket writes of every process, stay bounded whatever the rate. The event's
    * payload type must be `{ items: T[] }`. The same room and event get the same batcher.
+   *
+   * With Redis the window is shared by all processes, not one per process (which gave every socket
+   * one message per window per process): items are appended to a Redis list, the process that
+   * opens a window (the first append after the last flush) flushes it after `windowMs`, taking the
+   * list atomically and publishing it once. Should that process die, its window's lease expires
+   * and the next append re-opens it, so items are late rather than lost; should Redis fail, items
+   * go out from this process's own window.
    */
   batched<K extends BatchedEventName>(room: string, event: K, windowMs = 100): (item: BatchItem<K>) => void {
     const key = `${room}\u0000${String(event)}`;
     const existing = this.batchers.get(key);
     if (existing) return existing as (item: BatchItem<K>) => void;
-    let pending: BatchItem<K>[] = [];
+    const publishItems = (items: BatchItem<K>[]) => this.publish(room, event, { items } as RealtimeEvents[K]);
+    const local = this.localWindow(publishItems, windowMs);
+    const add = this.options.redis ? this.sharedWindow(`${this.options.redis.prefix}:window:${room}:${String(event)}`, publishItems, local, windowMs) : local;
+    this.batchers.set(key, add as (item: unknown) => void);
+    return add;
+  }
+
+  /** A window in this process: the first item starts it, the timer sends everything added since. */
+  private localWindow<T>(send: (items: T[]) => void, windowMs: number): (item: T) => void {
+    let pending: T[] = [];
     let timer: NodeJS.Timeout | undefined;
     const flush = () => {
       timer = undefined;
       const items = pending;
       pending = [];
-      this.publish(room, event, { items } as RealtimeEvents[K]);
+      send(items);
     };
     this.flushers.add(() => {
       if (timer) {
@@ -144,12 +175,49 @@ export class Realtime {
         flush();
       }
     });
-    const add = (item: BatchItem<K>) => {
+    return (item: T) => {
       pending.push(item);
       timer ??= setTimeout(flush, windowMs);
     };
-    this.batchers.set(key, add as (item: unknown) => void);
-    return add;
+  }
+
+  /** A window shared by every process through a Redis list (see `batched`). */
+  private sharedWindow<T>(listKey: string, send: (items: T[]) => void, fallback: (item: T) => void, windowMs: number): (item: T) => void {
+    const redis = this.options.redis!.commands as Redis & WindowCommands;
+    if (!redis.appendToWindow) {
+      // Sent once as EVALSHA-cached scripts (ioredis loads them on first use).
+      redis.defineCommand('appendToWindow', { numberOfKeys: 2, lua: APPEND_TO_WINDOW });
+      redis.defineCommand('takeWindow', { numberOfKeys: 2, lua: TAKE_WINDOW });
+    }
+    const openKey = `${listKey}:open`;
+    // The lease outlives the window tenfold: only a process that died (or stalled that long) loses it.
+    const leaseMs = String(windowMs * 10);
+    let timer: NodeJS.Timeout | undefined;
+    const flush = async () => {
+      timer = undefined;
+      const raw = await redis.takeWindow(listKey, openKey);
+      if (raw.length) send(raw.map((item) => JSON.parse(item) as T));
+    };
+    const flushLogged = () =>
+      flush().catch((error: unknown) => this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window flush failed'));
+    this.flushers.add(() => {
+      if (timer) {
+        clearTimeout(timer);
+        return flushLogged();
+      }
+    });
+    return (item: T) => {
+      redis.appendToWindow(listKey, openKey, JSON.stringify(item), leaseMs).then(
+        (opened) => {
+          // A timer still pending (this process opened the previous window too) takes this one with it.
+          if (opened === 1) timer ??= setTimeout(() => void flushLogged(), windowMs);
+        },
+        (error: unknown) => {
+          this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window unavailable; sending from this process');
+          fallback(item);
+        },
+      );
+    };
   }
 
   /**
@@ -216,7 +284,7 @@ export class Realtime {
   }
 
   async close(): Promise<void> {
-    for (const flush of this.flushers) flush();
+    await Promise.all([...this.flushers].map((flush) => flush()));
     await new Promise<void>((resolve) => {
       this.io.close(() => resolve());
     });

@@ -36,3 +36,28 @@ it('delivers gotv:turnout and gotv:station from one instance to a socket on the 
     screen.close();
   }
 });
+
+it('merges reports accepted by both instances within a window into one message per window', async () => {
+  const screen = await connectSocket(app.url, viewer.token);
+  try {
+    await subscribe(screen, ['gotv']);
+    const messages: { items: unknown[][] }[] = [];
+    screen.on('gotv:turnout', (message: { items: unknown[][] }) => messages.push(message));
+    // Counts 100 + i through this instance, 200 + i through the other, all sent at once.
+    const count = (votersSoFar: number) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar });
+    const posts = Array.from({ length: 10 }, (_, i) => [
+      app.http.post('/api/gotv/turnout').set(manager.auth).send({ reports: [count(100 + i)] }),
+      other.http.post('/api/gotv/turnout').set(manager.auth).send({ reports: [count(200 + i)] }),
+    ]).flat();
+    await Promise.all(posts);
+    const ours = (message: { items: unknown[][] }) => message.items.filter((item) => item[2] === station && Number(item[3]) >= 100 && Number(item[3]) < 300);
+    await waitFor(() => (messages.flatMap(ours).length === 20 ? true : undefined));
+    // One window holds items from both instances: with a window per process, no message would.
+    const mixed = messages.filter((message) => ours(message).some((item) => Number(item[3]) < 200) && ours(message).some((item) => Number(item[3]) >= 200));
+    expect(mixed.length).toBeGreaterThan(0);
+    // Each report exactly once, whichever instance took it.
+    expect(new Set(messages.flatMap(ours).map((item) => item[1])).size).toBe(20);
+  } finally {
+    screen.close();
+  }
+});
