@@ -4,7 +4,9 @@
  * Comando) whose clients are in room `gotv` from the moment they connect — no authentication, no
  * validation, no database. Reports received within 100 ms go out as one `{ items }` broadcast whose
  * items have the shape and size of Comando's `gotv:turnout` items, so the clients receive the same
- * messages per second and the same bytes per message.
+ * messages per second and the same bytes per message. Like Comando's, the window is shared by both
+ * processes: the one started with WINDOW_OWNER=1 batches and broadcasts; the other forwards each
+ * report to it (`serverSideEmit`, through the same adapter).
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -18,8 +20,18 @@ async function main(): Promise<void> {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/14';
   const prefix = process.env.REDIS_KEY_PREFIX ?? 'bench-baseline';
   const redis = new Redis(redisUrl);
+  const owner = process.env.WINDOW_OWNER === '1';
   let pending: unknown[][] = [];
   let timer: NodeJS.Timeout | undefined;
+  const add = (item: unknown[]) => {
+    pending.push(item);
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      const items = pending;
+      pending = [];
+      io.to('gotv').emit('gotv:turnout', { items });
+    }, WINDOW_MS);
+  };
 
   const server = http.createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/healthz') {
@@ -34,13 +46,9 @@ async function main(): Promise<void> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const { voterId, stationId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { voterId: string; stationId: string };
-      pending.push(['voter', randomUUID(), stationId, voterId]);
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        const items = pending;
-        pending = [];
-        io.to('gotv').emit('gotv:turnout', { items });
-      }, WINDOW_MS);
+      const item = ['voter', randomUUID(), stationId, voterId];
+      if (owner) add(item);
+      else io.serverSideEmit('report', item);
       res.writeHead(201, { 'content-type': 'application/json' }).end('{"accepted":1}');
     });
   });
@@ -50,6 +58,7 @@ async function main(): Promise<void> {
     adapter: createAdapter(redis, { streamName: `${prefix}:socket.io`, channelPrefix: `${prefix}:socket.io`, blockTimeInMs: 1000 }),
   });
   io.on('connection', (socket) => void socket.join('gotv'));
+  if (owner) io.on('report', (item: unknown[]) => add(item));
 
   const port = Number(process.env.PORT ?? 0);
   server.listen(port, process.env.HOST ?? '127.0.0.1');

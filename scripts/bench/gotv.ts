@@ -2,7 +2,8 @@
  * `npm run bench:gotv`: election day in real time (issue 4).
  *
  * Two Comando processes (production configuration) share PostgreSQL and Redis. This process is the
- * load: 2,000 socket.io clients (1,000 on each process) in room `gotv`, and brigade phones posting
+ * load: 2,000 socket.io clients (1,000 on each process) in room `gotv`, held by LISTENER_THREADS
+ * worker threads (gotv-listeners.ts), and, on the main thread, brigade phones posting
  * one voter report per request at a steady REPORT_RATE for DURATION seconds, alternating between
  * the processes. For every accepted report it measures report sent → `gotv:turnout` item received
  * at every client (so the figure includes the request itself: an upper bound of accepted →
@@ -19,8 +20,9 @@ import os from 'node:os';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
+import { Worker } from 'node:worker_threads';
 import { createStations, stationCode } from './gotv-fixtures';
+import { HISTOGRAM_BUCKETS, Histogram, sharedNow, type ListenerCommand, type ListenerEvent, type ListenerJob } from './gotv-listeners';
 import {
   benchDatabase,
   comandoServer,
@@ -52,115 +54,139 @@ const WARMUP = 5;
 const STATIONS = 300;
 const VOTERS = 150_000;
 const BRIGADE_PHONES = 10;
-const full = CLIENTS === 2000 && REPORT_RATE === 200 && DURATION === 60 && !cpuProfileArgs().length;
+/**
+ * Worker threads holding the clients. One by default: it takes the clients' parsing off the main
+ * thread (which sends the reports and times them), while the simulated screens, which in real life
+ * run on their own devices, still get at most one of this machine's two cores. With four threads
+ * they took more, starved both app processes, and Comando's HTTP p99 rose to 744 ms.
+ */
+const LISTENER_THREADS = Number(process.env.BENCH_GOTV_LISTENER_THREADS ?? 1);
+const full = CLIENTS === 2000 && REPORT_RATE === 200 && DURATION === 60 && LISTENER_THREADS === 1 && !cpuProfileArgs().length;
 const goals = { p99Ms: 250, p99VsBaseline: 1.5, routeRatio: 0.4 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 // ---------------------------------------------------------------------------------------------
-// Latency histogram (0.1 ms buckets up to 30 s) and per-client delivery bitmaps
-
-class Histogram {
-  private readonly buckets = new Uint32Array(300_001);
-  count = 0;
-  record(ms: number): void {
-    this.buckets[Math.min(this.buckets.length - 1, Math.max(0, Math.round(ms * 10)))]!++;
-    this.count++;
-  }
-  percentile(p: number): number {
-    const target = Math.ceil((p / 100) * this.count);
-    let seen = 0;
-    for (let i = 0; i < this.buckets.length; i++) {
-      seen += this.buckets[i]!;
-      if (seen >= target && seen > 0) return i / 10;
-    }
-    return Number.NaN;
-  }
-}
+// One run's record: send times and deliveries in shared memory, written by the listener threads
 
 interface Run {
   totalReports: number;
+  /** Absolute send time of each report (`sharedNow()`), read by the listener threads. */
   sentAt: Float64Array;
   accepted: Uint8Array;
-  latency: Histogram;
   httpLatency: Histogram;
-  received: Uint8Array[];
-  duplicates: number;
-  projectionPushes: number[][];
-  messages: number;
   sendErrors: number;
   loadCpuSeconds: number;
   elapsedSeconds: number;
+  // Filled by the listeners:
+  latency: Histogram;
+  received: Uint8Array[];
+  messages: number;
+  duplicates: number;
+  projectionPushes: number[][];
 }
 
-function newRun(clients: number): Run {
+function newRun(): Run {
   const totalReports = REPORT_RATE * (WARMUP + DURATION);
   return {
     totalReports,
-    sentAt: new Float64Array(totalReports),
+    sentAt: new Float64Array(new SharedArrayBuffer(totalReports * 8)),
     accepted: new Uint8Array(totalReports),
-    latency: new Histogram(),
     httpLatency: new Histogram(),
-    received: Array.from({ length: clients }, () => new Uint8Array(totalReports)),
-    duplicates: 0,
-    projectionPushes: [[], []],
-    messages: 0,
     sendErrors: 0,
     loadCpuSeconds: 0,
     elapsedSeconds: 0,
+    latency: new Histogram(),
+    received: [],
+    messages: 0,
+    duplicates: 0,
+    projectionPushes: [],
   };
 }
 
 // ---------------------------------------------------------------------------------------------
-// Clients
+// Clients: CLIENTS socket.io clients spread over LISTENER_THREADS worker threads of this process
 
-async function connectClients(urls: string[], token: string | undefined, run: Run, seqOf: (item: unknown[]) => number | undefined): Promise<Socket[]> {
-  const sockets: Socket[] = [];
-  const measuredFrom = REPORT_RATE * WARMUP;
-  for (let start = 0; start < CLIENTS; start += 100) {
-    const batch = Array.from({ length: Math.min(100, CLIENTS - start) }, (_, offset) => {
-      const index = start + offset;
-      const url = urls[index % urls.length]!;
-      return new Promise<Socket>((resolve, reject) => {
-        const socket = io(url, { path: '/socket.io', transports: ['websocket'], forceNew: true, reconnection: false, ...(token ? { auth: { token } } : {}) });
-        const seen = run.received[index]!;
-        socket.on('gotv:turnout', (message: { items: unknown[][] }) => {
-          const now = performance.now();
-          run.messages++;
-          for (const item of message.items) {
-            const seq = seqOf(item);
-            // Reports of the full-speed phase reach the still-connected clients too: not this run's.
-            if (seq === undefined || seq >= run.totalReports) continue;
-            if (seen[seq]) run.duplicates++;
-            seen[seq] = 1;
-            if (seq >= measuredFrom) run.latency.record(now - run.sentAt[seq]!);
-          }
-        });
-        // When each push was computed (its own generatedAt): arrival times would add this process's delays.
-        if (index < urls.length) socket.on('gotv:projection', (p: { generatedAt: string }) => run.projectionPushes[index]!.push(Date.parse(p.generatedAt)));
-        socket.once('connect', () => resolve(socket));
-        socket.once('connect_error', (error) => reject(error));
-      });
-    });
-    sockets.push(...(await Promise.all(batch)));
-  }
-  if (token) {
-    // Comando's clients ask to join the room, like the war-room screens do.
-    const answers = await Promise.all(sockets.map((socket) => socket.timeout(10_000).emitWithAck('subscribe', { rooms: ['gotv'] }) as Promise<{ ok: boolean }>));
-    if (!answers.every((answer) => answer.ok)) throw new Error('a client could not join gotv');
-  }
-  return sockets;
+interface Thread {
+  worker: Worker;
+  histogram: Histogram;
+  counters: Int32Array;
+  received: Uint8Array[];
 }
 
-function closeAll(sockets: Socket[]): void {
-  for (const socket of sockets) socket.close();
+interface Listeners {
+  run: Run;
+  threads: Thread[];
+}
+
+function nextEvent(worker: Worker, type: ListenerEvent['type']): Promise<ListenerEvent> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (event: ListenerEvent) => {
+      if (event.type === 'error') reject(new Error(`listener thread: ${event.message}`));
+      else if (event.type === type) resolve(event);
+      else return;
+      worker.off('message', onMessage);
+    };
+    worker.on('message', onMessage);
+    worker.once('error', reject);
+  });
+}
+
+/** Connects every client (client i to urls[i % urls.length]) and, with a token, joins them to `gotv`. */
+async function startListeners(urls: string[], token: string | undefined, run: Run, voterIds: string[]): Promise<Listeners> {
+  const perThread = Math.ceil(CLIENTS / LISTENER_THREADS);
+  const threads: Thread[] = [];
+  for (let firstClient = 0; firstClient < CLIENTS; firstClient += perThread) {
+    const clients = Math.min(perThread, CLIENTS - firstClient);
+    const job: ListenerJob = {
+      urls,
+      token,
+      firstClient,
+      clients,
+      totalReports: run.totalReports,
+      measuredFrom: REPORT_RATE * WARMUP,
+      voterIds,
+      sentAt: run.sentAt.buffer as SharedArrayBuffer,
+      received: new SharedArrayBuffer(clients * run.totalReports),
+      histogram: new SharedArrayBuffer(HISTOGRAM_BUCKETS * 4),
+      counters: new SharedArrayBuffer(8),
+    };
+    const worker = new Worker(path.join(__dirname, 'gotv-listeners.js'), { workerData: job });
+    threads.push({
+      worker,
+      histogram: new Histogram(job.histogram),
+      counters: new Int32Array(job.counters),
+      received: Array.from({ length: clients }, (_, c) => new Uint8Array(job.received, c * run.totalReports, run.totalReports)),
+    });
+  }
+  await Promise.all(threads.map((thread) => nextEvent(thread.worker, 'ready')));
+  return { run, threads };
+}
+
+/** Closes the clients, ends the threads and gathers what they recorded into the run. */
+async function stopListeners({ run, threads }: Listeners): Promise<void> {
+  const pushes: number[][] = [];
+  for (const thread of threads) {
+    const closed = nextEvent(thread.worker, 'closed');
+    thread.worker.postMessage({ type: 'close' } satisfies ListenerCommand);
+    const event = (await closed) as Extract<ListenerEvent, { type: 'closed' }>;
+    event.projectionPushes.forEach((list, i) => (pushes[i] = [...(pushes[i] ?? []), ...list]));
+    await thread.worker.terminate();
+    run.latency.add(thread.histogram);
+    run.received.push(...thread.received);
+    run.messages += thread.counters[0]!;
+    run.duplicates += thread.counters[1]!;
+  }
+  run.projectionPushes = pushes;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Brigade phones: a steady rate of single-report POSTs over keep-alive connections
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+// Idle connections are dropped before the servers' keep-alive timeout (Node's default, 5 s), so a
+// request never goes out on a connection the server is closing at that moment (ECONNRESET).
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64, scheduling: 'lifo', timeout: 4000 });
 
 function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -183,13 +209,15 @@ async function drive(run: Run, send: (seq: number) => Promise<boolean>): Promise
     const due = Math.min(run.totalReports, Math.floor(((performance.now() - started) / 1000) * REPORT_RATE));
     for (; seq < due; seq++) {
       const mine = seq;
-      run.sentAt[mine] = performance.now();
+      run.sentAt[mine] = sharedNow();
       const promise = send(mine)
         .then((accepted) => {
-          run.httpLatency.record(performance.now() - run.sentAt[mine]!);
+          run.httpLatency.record(sharedNow() - run.sentAt[mine]!);
           if (accepted) run.accepted[mine] = 1;
         })
-        .catch(() => void run.sendErrors++)
+        .catch((error: unknown) => {
+          if (!run.sendErrors++) log(`  a report could not be sent: ${String(error)}`);
+        })
         .finally(() => inFlight.delete(promise));
       inFlight.add(promise);
     }
@@ -257,21 +285,21 @@ async function baselinePhase(): Promise<Run> {
   const servers: RunningServer[] = [];
   try {
     for (const name of ['bare-socket-a', 'bare-socket-b']) {
-      servers.push(await startServer({ name, script: 'dist/scripts/bench/baseline-socket-broadcast.js', readyPath: '/healthz', env: { REDIS_URL: benchRedisUrl, REDIS_KEY_PREFIX: BASELINE_PREFIX } }));
+      const env = { REDIS_URL: benchRedisUrl, REDIS_KEY_PREFIX: BASELINE_PREFIX, WINDOW_OWNER: name.endsWith('-a') ? '1' : '0' };
+      servers.push(await startServer({ name, script: 'dist/scripts/bench/baseline-socket-broadcast.js', readyPath: '/healthz', env }));
     }
-    const run = newRun(CLIENTS);
+    const run = newRun();
     // UUIDs like Comando's voter and station ids, so that both runs carry the same bytes.
     const voterIds = Array.from({ length: run.totalReports }, () => randomUUID());
     const stationIds = Array.from({ length: STATIONS }, () => randomUUID());
-    const seqByVoter = new Map<string, number>(voterIds.map((id, seq) => [id, seq]));
-    const sockets = await connectClients(servers.map((server) => server.url), undefined, run, (item) => seqByVoter.get(item[3] as string));
-    log(`  ${sockets.length} clients connected; ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
+    const listeners = await startListeners(servers.map((server) => server.url), undefined, run, voterIds);
+    log(`  ${CLIENTS} clients connected (${listeners.threads.length} listener threads); ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
     await drive(run, async (seq) => {
       const body = JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: voterIds[seq], stationId: stationIds[seq % STATIONS] });
       const response = await post(`${servers[seq % 2]!.url}/report`, body, {});
       return response.status === 201;
     });
-    closeAll(sockets);
+    await stopListeners(listeners);
     return run;
   } finally {
     for (const server of servers) await server.stop();
@@ -295,23 +323,16 @@ async function comandoPhase(): Promise<ComandoResults> {
   try {
     log('  setting up stations, brigade, settings and 150,000 voters through the API …');
     const setup = await setUp(a.url);
-    const seqByVoter = new Map(setup.voterIds.map((id, seq) => [id, seq]));
-    const live = newRun(CLIENTS);
-    const sockets = await connectClients([a.url, b.url], setup.viewerToken, live, (item) => seqByVoter.get(item[3] as string));
-    log(`  ${sockets.length} clients connected and subscribed; ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
+    const live = newRun();
+    const listeners = await startListeners([a.url, b.url], setup.viewerToken, live, setup.voterIds);
+    log(`  ${CLIENTS} clients connected and subscribed (${listeners.threads.length} listener threads); ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
     const projectionFrom = Date.now();
     await drive(live, async (seq) => {
       const body = JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: setup.voterIds[seq] });
       const response = await post(`${(seq % 2 ? b : a).url}/api/gotv/turnout`, body, { authorization: `Bearer ${setup.phoneTokens[seq % BRIGADE_PHONES]}` });
       return response.status === 201 && (JSON.parse(response.body) as { accepted: number }).accepted === 1;
     });
-    const pushes = [...live.projectionPushes[0]!].sort((x, y) => x - y);
-    const gaps = pushes.slice(1).map((at, i) => at - pushes[i]!);
-    const projection = {
-      count: pushes.length,
-      minGapMs: gaps.length ? Math.min(...gaps) : Number.NaN,
-      perSecond: pushes.length / ((Date.now() - projectionFrom) / 1000),
-    };
+    const projectionUntil = Date.now();
 
     // The full-speed load runs in a child process of its own (see gotv-report-load.ts).
     const voterIdsFile = path.join(logDir, 'gotv-voter-ids.json');
@@ -333,7 +354,15 @@ async function comandoPhase(): Promise<ComandoResults> {
     };
     log(`  POST /api/gotv/turnout at full speed on one process (load from its own process), ${CLIENTS} clients listening …`);
     const withListeners = await fullSpeed();
-    closeAll(sockets);
+    await stopListeners(listeners);
+    // The pushes computed while reports came at the steady rate (the full-speed phase is not this measure).
+    const pushes = live.projectionPushes[0]!.filter((at) => at >= projectionFrom && at <= projectionUntil).sort((x, y) => x - y);
+    const gaps = pushes.slice(1).map((at, i) => at - pushes[i]!);
+    const projection = {
+      count: pushes.length,
+      minGapMs: gaps.length ? Math.min(...gaps) : Number.NaN,
+      perSecond: pushes.length / ((projectionUntil - projectionFrom) / 1000),
+    };
     await sleep(2000);
     log('  … and with nobody listening');
     const withoutListeners = await fullSpeed();
@@ -416,14 +445,16 @@ Command: \`npm run bench:gotv\` (\`scripts/bench/gotv.ts\`) · run ${new Date().
 Two Comando processes in production configuration (\`node dist/src/main.js\`, PostgreSQL \`${db.name}\`
 created for the run, Redis db 14 under one key prefix, Socket.IO with the Redis streams adapter) and,
 driving them from this separate load process, ${CLIENTS.toLocaleString('en-US')} socket.io clients (websocket, half on each process)
-that join \`gotv\`, plus ${BRIGADE_PHONES} brigade phones (users with the brigade role) posting one voter report per
+that join \`gotv\`, held by ${LISTENER_THREADS} worker threads of the load process (one event loop parsing every client's
+messages delayed every measurement, the report sends included; send and receipt times are on one clock), plus ${BRIGADE_PHONES} brigade phones (users with the brigade role) posting one voter report per
 request at ${REPORT_RATE}/s for ${WARMUP} s of warm-up and ${DURATION} s measured, alternating between the processes, to
 ${VOTERS.toLocaleString('en-US')} confirmed voters at ${STATIONS} stations (set up through the API first). Latency is report
 sent → item received in \`gotv:turnout\` at each client, over every client and every report of the
 measured part, so it includes the request's own handling (transaction, duplicate check, scope) and
-the 100 ms batching window. The baseline, in the same run with the same clients and rates: two bare
-Socket.IO processes on the same adapter that put each posted report into a 100 ms window and broadcast
-it as items shaped like Comando's — the same messages per second and bytes per message, with no
+the 100 ms batching window (one window shared by both processes). The baseline, in the same run with
+the same clients and rates: two bare Socket.IO processes on the same adapter that put each posted report
+into one shared 100 ms window (the second forwards its reports to the first with \`serverSideEmit\`) and
+broadcast it as items shaped like Comando's — the same messages per second and bytes per message, with no
 authentication, validation or database.
 
 ${table}

@@ -1,0 +1,126 @@
+/**
+ * The war-room screens of bench:gotv, as worker threads of the load process: each thread holds a
+ * share of the socket.io clients, so that parsing 2,000 clients' messages is spread over threads
+ * instead of queueing behind one event loop (where it delayed every measurement, the report sends
+ * included). Everything a thread records goes into shared memory the main thread reads afterwards:
+ * per client, which reports it received; per thread, a latency histogram and counters.
+ *
+ * Times are absolute (`performance.timeOrigin + performance.now()`, milliseconds), so a send
+ * recorded on the main thread and a receipt recorded here are on one clock.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+import { io, type Socket } from 'socket.io-client';
+
+/** Milliseconds on the clock shared by the load process's threads. */
+export const sharedNow = (): number => performance.timeOrigin + performance.now();
+
+/** 0.1 ms buckets up to 30 s, in memory a thread writes and the main thread reads. */
+export const HISTOGRAM_BUCKETS = 300_001;
+
+export class Histogram {
+  readonly buckets: Uint32Array;
+  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(HISTOGRAM_BUCKETS * 4)) {
+    this.buckets = new Uint32Array(buffer);
+  }
+  record(ms: number): void {
+    this.buckets[Math.min(HISTOGRAM_BUCKETS - 1, Math.max(0, Math.round(ms * 10)))]!++;
+  }
+  get count(): number {
+    return this.buckets.reduce((sum, n) => sum + n, 0);
+  }
+  add(other: Histogram): void {
+    for (let i = 0; i < HISTOGRAM_BUCKETS; i++) this.buckets[i]! += other.buckets[i]!;
+  }
+  percentile(p: number): number {
+    const target = Math.ceil((p / 100) * this.count);
+    let seen = 0;
+    for (let i = 0; i < HISTOGRAM_BUCKETS; i++) {
+      seen += this.buckets[i]!;
+      if (seen >= target && seen > 0) return i / 10;
+    }
+    return Number.NaN;
+  }
+}
+
+/** What the main thread hands each listener thread. */
+export interface ListenerJob {
+  urls: string[];
+  token: string | undefined;
+  /** Global index of this thread's first client (client i connects to urls[i % urls.length]). */
+  firstClient: number;
+  clients: number;
+  totalReports: number;
+  /** Reports from this sequence number on are in the measured part. */
+  measuredFrom: number;
+  /** voterIds[seq] is the voter of report seq: how an item is matched to its report. */
+  voterIds: string[];
+  /** Float64: absolute send time of each report. */
+  sentAt: SharedArrayBuffer;
+  /** Uint8, clients × totalReports: 1 once client c received report seq. */
+  received: SharedArrayBuffer;
+  histogram: SharedArrayBuffer;
+  /** Int32: [messages carrying this run's reports, duplicate deliveries]. */
+  counters: SharedArrayBuffer;
+}
+
+export type ListenerCommand = { type: 'close' };
+export type ListenerEvent = { type: 'ready' } | { type: 'error'; message: string } | { type: 'closed'; projectionPushes: number[][] };
+
+async function listen(job: ListenerJob): Promise<void> {
+  const sentAt = new Float64Array(job.sentAt);
+  const histogram = new Histogram(job.histogram);
+  const counters = new Int32Array(job.counters);
+  const seqByVoter = new Map(job.voterIds.map((id, seq) => [id, seq]));
+  // The first client on each server also records gotv:projection pushes (when each was computed).
+  const projectionPushes: number[][] = job.urls.map(() => []);
+  const sockets: Socket[] = [];
+  for (let start = 0; start < job.clients; start += 100) {
+    const batch = Array.from({ length: Math.min(100, job.clients - start) }, (_, offset) => {
+      const local = start + offset;
+      const global = job.firstClient + local;
+      const url = job.urls[global % job.urls.length]!;
+      const seen = new Uint8Array(job.received, local * job.totalReports, job.totalReports);
+      return new Promise<Socket>((resolve, reject) => {
+        const socket = io(url, { path: '/socket.io', transports: ['websocket'], forceNew: true, reconnection: false, ...(job.token ? { auth: { token: job.token } } : {}) });
+        socket.on('gotv:turnout', (message: { items: unknown[][] }) => {
+          const now = sharedNow();
+          let ours = false;
+          for (const item of message.items) {
+            const seq = seqByVoter.get(item[3] as string);
+            // Reports of the full-speed phase reach the still-connected clients too: not this run's.
+            if (seq === undefined || seq >= job.totalReports) continue;
+            ours = true;
+            if (seen[seq]) counters[1]!++;
+            seen[seq] = 1;
+            if (seq >= job.measuredFrom) histogram.record(now - sentAt[seq]!);
+          }
+          if (ours) counters[0]!++;
+        });
+        if (global < job.urls.length) {
+          socket.on('gotv:projection', (push: { generatedAt: string }) => projectionPushes[global]!.push(Date.parse(push.generatedAt)));
+        }
+        socket.once('connect', () => resolve(socket));
+        socket.once('connect_error', (error) => reject(error));
+      });
+    });
+    sockets.push(...(await Promise.all(batch)));
+  }
+  if (job.token) {
+    // Comando's clients ask to join the room, like the war-room screens do.
+    const answers = await Promise.all(sockets.map((socket) => socket.timeout(10_000).emitWithAck('subscribe', { rooms: ['gotv'] }) as Promise<{ ok: boolean }>));
+    if (!answers.every((answer) => answer.ok)) throw new Error('a client could not join gotv');
+  }
+  parentPort!.on('message', (command: ListenerCommand) => {
+    if (command.type !== 'close') return;
+    for (const socket of sockets) socket.close();
+    parentPort!.postMessage({ type: 'closed', projectionPushes } satisfies ListenerEvent);
+  });
+  parentPort!.postMessage({ type: 'ready' } satisfies ListenerEvent);
+}
+
+if (parentPort && workerData) {
+  listen(workerData as ListenerJob).catch((error: unknown) => {
+    parentPort!.postMessage({ type: 'error', message: (error as Error).stack ?? String(error) } satisfies ListenerEvent);
+  });
+}
