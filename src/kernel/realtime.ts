@@ -54,13 +54,13 @@ interface SocketData {
 
 const userRoom = (userId: string) => `user:${userId}`;
 
-/** Appends an item to a shared window; 1 when this call opened the window (its caller flushes it). */
-const APPEND_TO_WINDOW = `redis.call('rpush', KEYS[1], ARGV[1])
-if redis.call('set', KEYS[2], '1', 'PX', ARGV[2], 'NX') then return 1 end
+/** Appends a batch (a JSON array) to a shared window; 1 when this call opened the window (its caller flushes it). */
+const APPEND_TO_WINDOW = `redis.call('rpush', KEYS[1], ARGV[2])
+if redis.call('set', KEYS[2], '1', 'PX', ARGV[1], 'NX') then return 1 end
 return 0`;
 
 interface WindowCommands {
-  appendToWindow(listKey: string, openKey: string, item: string, leaseMs: string): Promise<number>;
+  appendToWindow(listKey: string, openKey: string, leaseMs: string, batch: string): Promise<number>;
   takeWindow(listKey: string, openKey: string): Promise<string[]>;
 }
 
@@ -181,7 +181,12 @@ export class Realtime {
     };
   }
 
-  /** A window shared by every process through a Redis list (see `batched`). */
+  /**
+   * A window shared by every process through a Redis list (see `batched`). Items go to Redis in
+   * batches: while one append is in flight, the next items wait and go together when it returns,
+   * so under load a process sends one command per round trip rather than one per item, and with
+   * no load an item waits for nothing.
+   */
   private sharedWindow<T>(listKey: string, send: (items: T[]) => void, fallback: (item: T) => void, windowMs: number): (item: T) => void {
     const redis = this.options.redis!.commands as Redis & WindowCommands;
     if (!redis.appendToWindow) {
@@ -193,30 +198,56 @@ export class Realtime {
     // The lease outlives the window tenfold: only a process that died (or stalled that long) loses it.
     const leaseMs = String(windowMs * 10);
     let timer: NodeJS.Timeout | undefined;
+    // When another process holds the window: should it die before flushing, its lease expires and
+    // this process re-opens the window (an empty append) to send what was left in it.
+    let watchdog: NodeJS.Timeout | undefined;
+    let queued: T[] = [];
+    let appending: Promise<void> | undefined;
     const flush = async () => {
       timer = undefined;
-      const raw = await redis.takeWindow(listKey, openKey);
-      if (raw.length) send(raw.map((item) => JSON.parse(item) as T));
+      const batches = await redis.takeWindow(listKey, openKey);
+      const items = batches.flatMap((batch) => JSON.parse(batch) as T[]);
+      if (items.length) send(items);
     };
     const flushLogged = () =>
       flush().catch((error: unknown) => this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window flush failed'));
-    this.flushers.add(() => {
+    const append = (): Promise<void> => {
+      const items = queued;
+      queued = [];
+      return redis
+        .appendToWindow(listKey, openKey, leaseMs, JSON.stringify(items))
+        .then(
+          (opened) => {
+            // A timer still pending (this process opened the previous window too) takes this one with it.
+            if (opened === 1) timer ??= setTimeout(() => void flushLogged(), windowMs);
+            else watchdog ??= setTimeout(reopen, Number(leaseMs) + windowMs).unref();
+          },
+          (error: unknown) => {
+            this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window unavailable; sending from this process');
+            for (const item of items) fallback(item);
+          },
+        )
+        .then(() => {
+          appending = queued.length ? append() : undefined;
+        });
+    };
+    let closed = false;
+    const reopen = () => {
+      watchdog = undefined;
+      if (!closed) appending ??= append();
+    };
+    this.flushers.add(async () => {
+      closed = true;
+      if (watchdog) clearTimeout(watchdog);
+      while (appending) await appending;
       if (timer) {
         clearTimeout(timer);
-        return flushLogged();
+        await flushLogged();
       }
     });
     return (item: T) => {
-      redis.appendToWindow(listKey, openKey, JSON.stringify(item), leaseMs).then(
-        (opened) => {
-          // A timer still pending (this process opened the previous window too) takes this one with it.
-          if (opened === 1) timer ??= setTimeout(() => void flushLogged(), windowMs);
-        },
-        (error: unknown) => {
-          this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window unavailable; sending from this process');
-          fallback(item);
-        },
-      );
+      queued.push(item);
+      appending ??= append();
     };
   }
 

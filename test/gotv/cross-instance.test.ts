@@ -61,3 +61,25 @@ it('merges reports accepted by both instances within a window into one message p
     screen.close();
   }
 });
+
+it('sends what a process that died with the window open left in it, once its lease expires', async () => {
+  const screen = await connectSocket(other.url, viewer.token);
+  try {
+    await subscribe(screen, ['gotv']);
+    const items: unknown[][] = [];
+    screen.on('gotv:turnout', (message: { items: unknown[][] }) => items.push(...message.items));
+    // A window opened by a process that is gone: one item in it, its lease still running.
+    const { redis, config } = app.runtime.deps;
+    const listKey = `${config.redisKeyPrefix}:window:gotv:gotv:turnout`;
+    const orphan = ['count', randomUUID(), station, 500, false];
+    await redis!.rpush(listKey, JSON.stringify([orphan]));
+    await redis!.set(`${listKey}:open`, '1', 'PX', 300);
+    const report = await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar: 501 }).expect(201);
+    expect(report.body.accepted).toBe(1);
+    await waitFor(() => (items.some((item) => item[3] === 501) ? true : undefined), 5000);
+    expect(items.filter((item) => item[1] === orphan[1])).toEqual([orphan]);
+    expect(await redis!.llen(listKey)).toBe(0);
+  } finally {
+    screen.close();
+  }
+});

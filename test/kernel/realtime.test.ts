@@ -152,3 +152,24 @@ describe('coalesced aggregates', () => {
     expect(seenByLastCompute).toBe(changes);
   });
 });
+
+describe('batched events', () => {
+  it('sends from the process itself when Redis cannot take the shared window', async () => {
+    const { realtime } = other.runtime.deps;
+    const redis = realtime['options'].redis!.commands;
+    const published: unknown[] = [];
+    const publish = jest.spyOn(realtime, 'publish').mockImplementation((_room, _event, payload) => void published.push(payload));
+    const add = realtime.batched('probe-fallback', 'qr:lead', 50); // defines the window's Redis commands
+    const appendToWindow = jest.spyOn(redis as unknown as { appendToWindow: () => Promise<number> }, 'appendToWindow');
+    try {
+      appendToWindow.mockRejectedValue(new Error('Connection is closed.'));
+      add({ id: 'a', campaignId: 'c', codeId: 'k', created: true });
+      add({ id: 'b', campaignId: 'c', codeId: 'k', created: true });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(published).toEqual([{ items: [expect.objectContaining({ id: 'a' }), expect.objectContaining({ id: 'b' })] }]);
+    } finally {
+      publish.mockRestore();
+      appendToWindow.mockRestore();
+    }
+  });
+});

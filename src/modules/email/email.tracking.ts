@@ -202,9 +202,10 @@ export async function unsubscribe(deps: AppDeps, recipientId: string, proof: Uns
     const textId = await ensureConsentText(tx, UNSUBSCRIBE_TEXT, null);
     const now = new Date();
     const contacts = await tx.execute<{ id: string; whatsapp: boolean }[]>(
-      `update contacts set email_opted_out_at = ?, updated_at = ? where lower(email) = ? and email_opted_out_at is null
+      // Contacts' emails are stored lower-cased (capture normalises them), so the email index serves this.
+      `update contacts set email_opted_out_at = ?, updated_at = ? where email = ? and email_opted_out_at is null
        returning id, (whatsapp_opt_in and whatsapp_opted_out_at is null) as whatsapp`,
-      [now, now, recipient.email],
+      [now, now, recipient.email.toLowerCase()],
     );
     const ipHash = hashIp(deps.secrets.ipHashKey, proof.ip);
     const userAgent = `${proof.method}; ${proof.userAgent ?? ''}`.slice(0, 300);
