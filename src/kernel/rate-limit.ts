@@ -55,7 +55,13 @@ export class RateLimits {
   constructor(
     private readonly redis: Redis | undefined,
     private readonly prefix: string,
-  ) {}
+  ) {
+    // Every RateLimiterRedis (re)defines its Lua command on the client. ioredis 6.0.0 crashes the
+    // process when a command is defined after an auto-pipeline it then joins was created
+    // (redis/ioredis#1931), so the command is defined now, before any traffic; limiters made later
+    // only redefine it with the same script, which pipelines already know.
+    if (redis) new RateLimiterRedis({ storeClient: redis, points: 1, duration: 1 });
+  }
 
   /** The limiter called `name`, made on first use; later calls get the same one. */
   named(name: string, settings: LimitSettings): Limiter {

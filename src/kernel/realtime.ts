@@ -120,6 +120,12 @@ export class Realtime {
         });
     });
     this.io.on('connection', (socket) => this.onConnection(socket));
+    if (options.redis) {
+      // Defined before any traffic: ioredis 6.0.0 crashes the process when a command is defined
+      // after an auto-pipeline it then joins was created (redis/ioredis#1931). EVALSHA-cached.
+      options.redis.commands.defineCommand('appendToWindow', { numberOfKeys: 2, lua: APPEND_TO_WINDOW });
+      options.redis.commands.defineCommand('takeWindow', { numberOfKeys: 2, lua: TAKE_WINDOW });
+    }
   }
 
   /** Adds socket commands (from module manifests, once their dependencies exist). */
@@ -189,11 +195,6 @@ export class Realtime {
    */
   private sharedWindow<T>(listKey: string, send: (items: T[]) => void, fallback: (item: T) => void, windowMs: number): (item: T) => void {
     const redis = this.options.redis!.commands as Redis & WindowCommands;
-    if (!redis.appendToWindow) {
-      // Sent once as EVALSHA-cached scripts (ioredis loads them on first use).
-      redis.defineCommand('appendToWindow', { numberOfKeys: 2, lua: APPEND_TO_WINDOW });
-      redis.defineCommand('takeWindow', { numberOfKeys: 2, lua: TAKE_WINDOW });
-    }
     const openKey = `${listKey}:open`;
     // The lease outlives the window tenfold: only a process that died (or stalled that long) loses it.
     const leaseMs = String(windowMs * 10);
