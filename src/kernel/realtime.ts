@@ -197,7 +197,7 @@ export class Realtime {
     const redis = this.options.redis!.commands as Redis & WindowCommands;
     const openKey = `${listKey}:open`;
     // The lease outlives the window tenfold: only a process that died (or stalled that long) loses it.
-    const leaseMs = String(windowMs * 10);
+    const leaseMs = windowMs * 10;
     let timer: NodeJS.Timeout | undefined;
     // When another process holds the window: should it die before flushing, its lease expires and
     // this process re-opens the window (an empty append) to send what was left in it.
@@ -216,12 +216,12 @@ export class Realtime {
       const items = queued;
       queued = [];
       return redis
-        .appendToWindow(listKey, openKey, leaseMs, JSON.stringify(items))
+        .appendToWindow(listKey, openKey, String(leaseMs), JSON.stringify(items))
         .then(
           (opened) => {
             // A timer still pending (this process opened the previous window too) takes this one with it.
             if (opened === 1) timer ??= setTimeout(() => void flushLogged(), windowMs);
-            else watchdog ??= setTimeout(reopen, Number(leaseMs) + windowMs).unref();
+            else watchdog ??= setTimeout(reopen, leaseMs + windowMs).unref();
           },
           (error: unknown) => {
             this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window unavailable; sending from this process');
