@@ -50,11 +50,26 @@ describe('platform middleware', () => {
     expect(madeUp.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('sends security headers', async () => {
-    const response = await app.http.get('/api/test');
-    expect(response.headers['x-content-type-options']).toBe('nosniff');
+  it('sends the API set of security headers on JSON answers, errors included', async () => {
+    for (const response of [await app.http.get('/api/test'), await app.http.get('/api/no-such-thing')]) {
+      expect(response.headers['content-type']).toMatch(/json/);
+      expect(response.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['strict-transport-security']).toContain('max-age=');
+      expect(response.headers['referrer-policy']).toBe('no-referrer');
+      expect(response.headers['x-frame-options']).toBeUndefined();
+      expect(response.headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
+  it('sends the page set on HTML pages', async () => {
+    const response = await app.http.get('/api/docs').expect(200);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.headers['content-security-policy']).toContain("default-src 'self'");
-    expect(response.headers['x-powered-by']).toBeUndefined();
+    expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(response.headers['x-frame-options']).toBe('DENY');
+    expect(response.headers['cross-origin-opener-policy']).toBe('same-origin');
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
   });
 
   it('forbids caching of answers to signed-in callers', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { setSecurityHeaders } from './security-headers';
+import { setApiHeaders, setPageHeadersIfHtml } from './security-headers';
 
 const acceptableRequestId = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -14,7 +14,7 @@ function routeOf(ctx: Context): string {
 /**
  * The outermost layer, one function on purpose (every layer costs on every request):
  * - request id: a caller's X-Request-Id is reused when it looks like one, so traces join up;
- * - security headers, set before anything can fail;
+ * - security headers: the API set before anything can fail, the page set on HTML answers;
  * - one access-log line per request, with the route pattern rather than the URL and never the
  *   query string or body, so searches by name or phone do not end up in the logs.
  */
@@ -25,10 +25,11 @@ export function requestFrame(logger: Logger) {
     const requestId = acceptableRequestId.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
     ctx.res.setHeader('X-Request-Id', requestId);
-    setSecurityHeaders(ctx.res);
+    setApiHeaders(ctx.res);
     try {
       await next();
     } finally {
+      setPageHeadersIfHtml(ctx.res);
       logger[ctx.status >= 500 ? 'error' : 'info']({
         requestId,
         method: ctx.method,
