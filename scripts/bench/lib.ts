@@ -178,12 +178,23 @@ export interface ComandoServerOptions {
   env?: Record<string, string>;
 }
 
-/** Comando in its production configuration (`node dist/src/main.js`) on a bench database and Redis. */
+/**
+ * The node options of the `start` script in package.json (`node <options> dist/src/main.js`), so
+ * a benchmark runs Comando exactly as production starts it.
+ */
+export function productionNodeArgs(): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const words = manifest.scripts.start?.trim().split(/\s+/) ?? [];
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/main.js') throw new Error(`unexpected start script: ${manifest.scripts.start}`);
+  return words.slice(1, -1);
+}
+
+/** Comando in its production configuration (`npm start`'s node options) on a bench database and Redis. */
 export function comandoServer(options: ComandoServerOptions): ServerOptions {
   return {
     name: options.name,
     script: 'dist/src/main.js',
-    ...(options.nodeArgs?.length ? { nodeArgs: options.nodeArgs } : {}),
+    nodeArgs: [...productionNodeArgs(), ...(options.nodeArgs ?? [])],
     readyPath: '/readyz',
     readyTimeoutMs: 60_000, // migrations run at start
     env: {
