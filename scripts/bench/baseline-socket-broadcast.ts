@@ -8,7 +8,6 @@
  * processes: the one started with WINDOW_OWNER=1 batches and broadcasts; the other forwards each
  * report to it (`serverSideEmit`, through the same adapter).
  */
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { createAdapter } from '@socket.io/redis-streams-adapter';
 import { Redis } from 'ioredis';
@@ -46,7 +45,7 @@ async function main(): Promise<void> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const { voterId, stationId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { voterId: string; stationId: string };
-      const item = ['voter', randomUUID(), stationId, voterId];
+      const item = ['voter', stationId, voterId];
       if (owner) add(item);
       else io.serverSideEmit('report', item);
       res.writeHead(201, { 'content-type': 'application/json' }).end('{"accepted":1}');

@@ -87,7 +87,7 @@ async function listen(job: ListenerJob): Promise<void> {
           const now = sharedNow();
           let ours = false;
           for (const item of message.items) {
-            const seq = seqByVoter.get(item[3] as string);
+            const seq = seqByVoter.get(item[2] as string);
             // Reports of the full-speed phase reach the still-connected clients too: not this run's.
             if (seq === undefined || seq >= job.totalReports) continue;
             ours = true;

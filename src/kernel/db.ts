@@ -53,7 +53,7 @@ export async function migrate(orm: MikroORM): Promise<string[]> {
 }
 
 interface PgClient {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 interface KnexPool {
@@ -79,8 +79,17 @@ export class PreparedStatement<Row> {
   }
 
   async run(orm: MikroORM, values: unknown[]): Promise<Row[]> {
-    const pool = (orm.em.getConnection().getKnex() as unknown as { client: KnexPool }).client;
+    const pool = poolOf(orm);
     const connection = await pool.acquireConnection();
+    try {
+      return await this.runOn(orm, connection, values);
+    } finally {
+      await pool.releaseConnection(connection);
+    }
+  }
+
+  /** On a connection already held (inside `inTransaction`). */
+  async runOn(orm: MikroORM, connection: PgClient, values: unknown[]): Promise<Row[]> {
     try {
       const result = await connection.query({ name: this.name, text: this.text, values });
       return result.rows as Row[];
@@ -88,8 +97,33 @@ export class PreparedStatement<Row> {
       // The same exception classes as the ORM's (UniqueConstraintViolationException, ...),
       // so callers and the problem middleware handle both paths alike.
       throw orm.em.getDriver().convertException(error as Error);
-    } finally {
-      await pool.releaseConnection(connection);
     }
+  }
+}
+
+const poolOf = (orm: MikroORM) => (orm.em.getConnection().getKnex() as unknown as { client: KnexPool }).client;
+
+export type RunInTransaction = <Row>(statement: PreparedStatement<Row>, values: unknown[]) => Promise<Row[]>;
+
+/**
+ * Prepared statements in one transaction on one connection: for a hot path whose second statement
+ * must see what the first locked (a lock taken in the same statement would not: its snapshot is
+ * older than the lock). Commits when `work` resolves, rolls back when it throws.
+ */
+export async function inTransaction<T>(orm: MikroORM, work: (run: RunInTransaction) => Promise<T>): Promise<T> {
+  const pool = poolOf(orm);
+  const connection = await pool.acquireConnection();
+  try {
+    await connection.query({ text: 'begin' });
+    try {
+      const result = await work((statement, values) => statement.runOn(orm, connection, values));
+      await connection.query({ text: 'commit' });
+      return result;
+    } catch (error) {
+      await connection.query({ text: 'rollback' }).catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await pool.releaseConnection(connection);
   }
 }

@@ -30,7 +30,7 @@ it('delivers gotv:turnout and gotv:station from one instance to a socket on the 
     screen.on('gotv:station', (message: { status: string }) => stations.push(message));
     await other.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar: 77 }).expect(201);
     await other.http.patch(`/api/gotv/polling-stations/${station}`).set(manager.auth).send({ status: 'open' }).expect(200);
-    await waitFor(() => (turnout.some((message) => message.items.some((item) => item[0] === 'count' && item[2] === station && item[3] === 77)) ? true : undefined));
+    await waitFor(() => (turnout.some((message) => message.items.some((item) => item[0] === 'count' && item[1] === station && item[3] === 77)) ? true : undefined));
     await waitFor(() => (stations.some((message) => message.status === 'open') ? true : undefined));
   } finally {
     screen.close();
@@ -50,13 +50,13 @@ it('merges reports accepted by both instances within a window into one message p
       other.http.post('/api/gotv/turnout').set(manager.auth).send({ reports: [count(200 + i)] }),
     ]).flat();
     await Promise.all(posts);
-    const ours = (message: { items: unknown[][] }) => message.items.filter((item) => item[2] === station && Number(item[3]) >= 100 && Number(item[3]) < 300);
+    const ours = (message: { items: unknown[][] }) => message.items.filter((item) => item[1] === station && Number(item[3]) >= 100 && Number(item[3]) < 300);
     await waitFor(() => (messages.flatMap(ours).length === 20 ? true : undefined));
     // One window holds items from both instances: with a window per process, no message would.
     const mixed = messages.filter((message) => ours(message).some((item) => Number(item[3]) < 200) && ours(message).some((item) => Number(item[3]) >= 200));
     expect(mixed.length).toBeGreaterThan(0);
     // Each report exactly once, whichever instance took it.
-    expect(new Set(messages.flatMap(ours).map((item) => item[1])).size).toBe(20);
+    expect(new Set(messages.flatMap(ours).map((item) => item[2])).size).toBe(20);
   } finally {
     screen.close();
   }
@@ -71,13 +71,13 @@ it('sends what a process that died with the window open left in it, once its lea
     // A window opened by a process that is gone: one item in it, its lease still running.
     const { redis, config } = app.runtime.deps;
     const listKey = `${config.redisKeyPrefix}:window:gotv:gotv:turnout`;
-    const orphan = ['count', randomUUID(), station, 500, false];
+    const orphan = ['count', station, randomUUID(), 500, false];
     await redis!.rpush(listKey, JSON.stringify([orphan]));
     await redis!.set(`${listKey}:open`, '1', 'PX', 300);
     const report = await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar: 501 }).expect(201);
     expect(report.body.accepted).toBe(1);
     await waitFor(() => (items.some((item) => item[3] === 501) ? true : undefined), 5000);
-    expect(items.filter((item) => item[1] === orphan[1])).toEqual([orphan]);
+    expect(items.filter((item) => item[2] === orphan[2])).toEqual([orphan]);
     expect(await redis!.llen(listKey)).toBe(0);
   } finally {
     screen.close();

@@ -50,10 +50,13 @@ describe('POST /api/gotv/turnout', () => {
 
   it('two phones racing with the same voter make one vote', async () => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => post(member, voted(voters[2]!))));
-    const accepted = answers.reduce((sum, response) => sum + response.body.accepted, 0);
-    expect(accepted).toBe(1);
+    const total = (field: 'accepted' | 'duplicates') => answers.reduce((sum, response) => sum + (response.body[field] as number), 0);
+    expect([total('accepted'), total('duplicates')]).toEqual([1, 4]);
     const [voter] = await sql<{ status: string }>('select status from gotv_voters where id = ?', [voters[2]]);
     expect(voter!.status).toBe('voted');
+    // A duplicate leaves no report behind: the day's report counts stay true.
+    const [reports] = await sql<{ n: number }>("select count(*)::int as n from gotv_turnout_reports where voter_id = ?", [voters[2]]);
+    expect(reports!.n).toBe(1);
   });
 
   it('reports a voter by document number too', async () => {
@@ -70,6 +73,59 @@ describe('POST /api/gotv/turnout', () => {
       { voters_so_far: 300, flagged: false },
       { voters_so_far: 250, flagged: true },
     ]);
+  });
+
+  it('flags a count against every higher earlier count, whatever order they arrive in', async () => {
+    const witnessed = (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'WITNESSED', name: 'Testigos', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id as string;
+    const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+    const count = (votersSoFar: number, minutesAgo: number) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: witnessed, votersSoFar, reportedAt: at(minutesAgo) });
+    // Back-dated: a witness's 900 at 50 minutes ago reaches us after another's 880 at 40 minutes ago.
+    await post(manager, count(880, 40)).expect(201);
+    await post(manager, count(900, 50)).expect(201);
+    // And two phones at once: 950 at 35 minutes ago and 940 at 34 minutes ago, sent together.
+    await Promise.all([post(manager, count(950, 35)).expect(201), post(manager, count(940, 34)).expect(201)]);
+    const rows = await sql<{ voters_so_far: number; flagged: boolean }>(
+      "select voters_so_far, flagged from gotv_turnout_reports where station_id = ? order by reported_at",
+      [witnessed],
+    );
+    expect(rows).toEqual([
+      { voters_so_far: 900, flagged: false },
+      { voters_so_far: 880, flagged: true },
+      { voters_so_far: 950, flagged: false },
+      { voters_so_far: 940, flagged: true },
+    ]);
+  });
+
+  it('records a report a little ahead of our clock (phone drift) at our time', async () => {
+    const aheadBy = 60_000;
+    const before = Date.now();
+    const response = await post(manager, { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 301, reportedAt: new Date(before + aheadBy).toISOString() }).expect(201);
+    expect(response.body.accepted).toBe(1);
+    const [row] = await sql<{ reported_at: Date }>("select reported_at from gotv_turnout_reports where station_id = ? and voters_so_far = 301", [theirs]);
+    expect(new Date(row!.reported_at).getTime()).toBeLessThan(before + aheadBy);
+    expect(new Date(row!.reported_at).getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('rejects malformed items of a batch by index and records the rest', async () => {
+    const good = { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 310 };
+    const response = await post(manager, {
+      reports: [
+        { kind: 'count', clientReportId: 'not-a-uuid', pollingStationId: theirs, votersSoFar: 1 },
+        good,
+        { kind: 'guess', clientReportId: randomUUID() },
+        { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: -5 },
+        'not even an object',
+      ],
+    }).expect(201);
+    expect(response.body.accepted).toBe(1);
+    expect(response.body.rejected).toEqual([0, 2, 3, 4].map((index) => ({ index, code: 'validation_failed', message: expect.any(String) })));
+    expect(response.body.rejected[0].message).toMatch(/clientReportId/);
+    const rows = await sql<{ voters_so_far: number }>('select voters_so_far from gotv_turnout_reports where station_id = ? and voters_so_far in (1, 310, -5)', [theirs]);
+    expect(rows).toEqual([{ voters_so_far: 310 }]);
+    // Every item malformed: nothing to record, the standard problem with each item's reason.
+    const none = await post(manager, { reports: [{ kind: 'voter', clientReportId: randomUUID() }] });
+    expectProblem(none, 400, 'reports_rejected');
+    expect(none.body.errors).toEqual([{ path: 'reports.0', message: expect.stringMatching(/^validation_failed: /) }]);
   });
 
   it('lets a brigade member report only for its stations and voters, item by item', async () => {
@@ -129,25 +185,25 @@ describe('POST /api/gotv/turnout', () => {
     const socket = await connectSocket(app.url, viewer.token);
     try {
       await subscribe(socket, ['gotv']);
-      type Item = [kind: string, reportId: string, stationId: string, ...rest: unknown[]];
+      type Item = [kind: string, stationId: string, ...rest: unknown[]];
       const messages: { items: Item[] }[] = [];
       socket.on('gotv:turnout', (message: { items: Item[] }) => messages.push(message));
       const batch = Array.from({ length: 20 }, (_, i) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: ours, votersSoFar: 200 + i }));
       await post(manager, { reports: batch }).expect(201);
       // Earlier tests' reports may share the first window; ours are the counts 200–219.
-      const mine = () => messages.flatMap((message) => message.items).filter(([kind, , stationId, votersSoFar]) => kind === 'count' && stationId === ours && Number(votersSoFar) >= 200);
+      const mine = () => messages.flatMap((message) => message.items).filter(([kind, stationId, , votersSoFar]) => kind === 'count' && stationId === ours && Number(votersSoFar) >= 200);
       await waitFor(() => (mine().length === 20 ? true : undefined));
-      // [kind, reportId, stationId, votersSoFar, flagged], in the order they were accepted.
+      // [kind, stationId, reportId, votersSoFar, flagged], in the order they were accepted.
       const uuid = expect.stringMatching(/^[0-9a-f-]{36}$/);
-      expect(mine()).toEqual(batch.map((report) => ['count', uuid, ours, report.votersSoFar, false]));
-      const reportIds = new Set(mine().map(([, reportId]) => reportId));
+      expect(mine()).toEqual(batch.map((report) => ['count', ours, uuid, report.votersSoFar, false]));
+      const reportIds = new Set(mine().map(([, , reportId]) => reportId));
       expect(reportIds.size).toBe(20);
-      // A voter report: [kind, reportId, stationId, voterId].
+      // A voter report: [kind, stationId, voterId].
       const newcomer = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Votante nuevo', documentId: '10000099', pollingStationId: ours }).expect(201)).body.id as string;
       await post(manager, voted(newcomer)).expect(201);
       const items = () => messages.flatMap((message) => message.items);
-      await waitFor(() => (items().some((item) => item[0] === 'voter' && item[3] === newcomer) ? true : undefined));
-      expect(items().filter((item) => item[3] === newcomer)).toEqual([['voter', uuid, ours, newcomer]]);
+      await waitFor(() => (items().some((item) => item[0] === 'voter' && item[2] === newcomer) ? true : undefined));
+      expect(items().filter((item) => item[2] === newcomer)).toEqual([['voter', ours, newcomer]]);
       expect(messages.length).toBeLessThan(5);
       expect(JSON.stringify(messages)).not.toMatch(/Votante/);
     } finally {
@@ -167,6 +223,9 @@ describe('gotv:report over the socket', () => {
       const forbidden = await phone.timeout(5000).emitWithAck('gotv:report', { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 1 });
       expect(forbidden).toEqual({ ok: true, result: { accepted: 0, duplicates: 0, rejected: [{ index: 0, code: 'forbidden', message: expect.any(String) }] } });
       expect(await phone.timeout(5000).emitWithAck('gotv:report', { kind: 'count' })).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
+      // A batch: its malformed items are rejected by index, the others recorded.
+      const mixed = await phone.timeout(5000).emitWithAck('gotv:report', { reports: [{ kind: 'count', clientReportId: randomUUID(), pollingStationId: ours, votersSoFar: -1 }, { ...report, clientReportId: randomUUID(), votersSoFar: 641 }] });
+      expect(mixed).toEqual({ ok: true, result: { accepted: 1, duplicates: 0, rejected: [{ index: 0, code: 'validation_failed', message: expect.any(String) }] } });
       expect(await screen.timeout(5000).emitWithAck('gotv:report', report)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
     } finally {
       phone.close();

@@ -90,7 +90,8 @@ export function zodIssuesToFieldErrors(error: z.ZodError, prefix?: string): Fiel
   }));
 }
 
-function parsePart<S extends Schema | undefined>(schema: S, value: unknown, part: string): Infer<S> {
+/** Validates one part of a request (`params`, `query`, `body`) or throws the standard 400; for handlers that parse their own body. */
+export function parsePart<S extends Schema | undefined>(schema: S, value: unknown, part: string): Infer<S> {
   if (!schema) return undefined as Infer<S>;
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new ValidationError(zodIssuesToFieldErrors(parsed.error, part));

@@ -24,13 +24,16 @@ export type ProjectionSummary = Omit<Projection, 'stations'>;
 
 /**
  * An accepted report in `gotv:turnout`: ids and numbers only, as a tuple whose first element says
- * which kind it is. Every war-room screen parses every item (2,000 screens × hundreds of reports a
- * second on election day), and tuples cost about half of what objects with repeated key names cost
- * to send and parse; `docs/api.md` documents the positions.
+ * which kind it is and whose second is the station (what a map needs first). Every war-room screen
+ * parses every item (2,000 screens × hundreds of reports a second on election day), so items carry
+ * nothing a screen cannot use: tuples cost about half of what objects with repeated key names cost
+ * to send and parse, and a voter item has no report id because the voter is the fact's identity
+ * (only a voter's first report is accepted, so a voter appears in at most one item, ever).
+ * `docs/api.md` documents the positions.
  */
 export type TurnoutItem =
-  | [kind: 'voter', reportId: string, stationId: string, voterId: string]
-  | [kind: 'count', reportId: string, stationId: string, votersSoFar: number, flagged: boolean];
+  | [kind: 'voter', stationId: string, voterId: string]
+  | [kind: 'count', stationId: string, reportId: string, votersSoFar: number, flagged: boolean];
 
 declare module '../../kernel/realtime' {
   interface RealtimeEvents {

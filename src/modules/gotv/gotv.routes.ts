@@ -1,4 +1,4 @@
-import { ApiRouter } from '../../kernel/http/router';
+import { ApiRouter, parsePart } from '../../kernel/http/router';
 import { pageSchema } from '../../kernel/pagination';
 import { presentStation } from './gotv.presenter';
 import {
@@ -9,6 +9,7 @@ import {
   incidentView,
   turnoutAnswer,
   turnoutBody,
+  turnoutEnvelope,
   assignVotersBody,
   brigadeIdParams,
   brigadeView,
@@ -179,12 +180,13 @@ export const gotvRouter = new ApiRouter('gotv')
         "for the brigade's stations and voters. 201 if anything was accepted, 200 if all were duplicates, 400/403 if every item was rejected.",
       access: ['manager', 'brigade'],
       body: turnoutBody,
+      // Items of a batch are checked one by one (a malformed one is rejected by index, the rest recorded).
+      handlerParsesBody: true,
       status: 201,
       response: turnoutAnswer,
     },
     async ({ ctx, input, actor }) => {
-      const reports = 'reports' in input.body ? input.body.reports : [input.body];
-      const answer = await recordTurnout(ctx.deps, actor, reports);
+      const answer = await recordTurnout(ctx.deps, actor, parsePart(turnoutEnvelope, input.body, 'body'));
       if (answer.accepted === 0 && answer.duplicates === 0) {
         const forbidden = answer.rejected.every((item) => item.code === 'forbidden');
         throw new AppError(

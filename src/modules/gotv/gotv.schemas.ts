@@ -177,8 +177,30 @@ const countReport = z.object({
 export const turnoutReport = z.discriminatedUnion('kind', [voterReport, countReport]);
 export type TurnoutReportInput = z.infer<typeof turnoutReport>;
 
-/** One report, or `{ reports: [...] }` with up to 500 (a phone's queue after a dead zone). */
-export const turnoutBody = z.union([turnoutReport, z.object({ reports: z.array(turnoutReport).min(1).max(500) })]);
+export const MAX_REPORTS_PER_BATCH = 500;
+
+/** One report, or `{ reports: [...] }` with up to 500 (a phone's queue after a dead zone). Documents the route. */
+export const turnoutBody = z.union([turnoutReport, z.object({ reports: z.array(turnoutReport).min(1).max(MAX_REPORTS_PER_BATCH) })]);
+
+/** A batch item as checked on its own: a report, or why it is not one. */
+export type TurnoutItemInput = { valid: true; report: TurnoutReportInput } | { valid: false; message: string };
+
+function checkItem(item: unknown): TurnoutItemInput {
+  const parsed = turnoutReport.safeParse(item);
+  if (parsed.success) return { valid: true, report: parsed.data };
+  return { valid: false, message: parsed.error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ') };
+}
+
+/**
+ * What the route and the socket command parse: the envelope as a whole (a single report, or 1–500
+ * items), then each item of a batch on its own, so that one malformed item in a phone's queue is
+ * rejected by index while the rest are recorded (a whole-batch 400 would make the phone resend
+ * the queue forever).
+ */
+export const turnoutEnvelope = z.union([
+  z.object({ reports: z.array(z.unknown()).min(1).max(MAX_REPORTS_PER_BATCH) }).transform((body) => body.reports.map(checkItem)),
+  turnoutReport.transform((report): TurnoutItemInput[] => [{ valid: true, report }]),
+]);
 
 export const turnoutAnswer = z
   .object({

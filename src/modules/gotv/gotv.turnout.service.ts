@@ -1,10 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { PreparedStatement } from '../../kernel/db';
+import { inTransaction, PreparedStatement } from '../../kernel/db';
 import type { AppDeps } from '../../kernel/context';
 import type { Actor } from '../../kernel/auth/roles';
 import { newId } from '../../kernel/ids';
 import { GOTV_ROOM, type ProjectionSummary, type TurnoutItem } from './gotv.events';
-import type { TurnoutReportInput } from './gotv.schemas';
+import type { TurnoutItemInput, TurnoutReportInput } from './gotv.schemas';
 import { coversStation, coversVoter, scopeOf, type Scope } from './gotv.scope';
 import { projection } from './gotv.live';
 import { ConflictError } from '../../kernel/errors';
@@ -29,19 +29,23 @@ const voterByDocument = new PreparedStatement<VoterRow>(
   'select id, polling_station_id as station_id, brigade_id from gotv_voters where document_id = ?',
 );
 // One statement: the report is recorded once per clientReportId, and only the first report for a
-// voter marks them voted (two phones racing meet at the row lock).
-const insertVoterReport = new PreparedStatement<{ report_id: string | null; voter_id: string | null }>(
+// voter is recorded and marks them voted. Two phones racing meet at the voter's row lock; the one
+// that waited re-reads the row, finds the voter voted, and writes nothing (a duplicate leaves no row).
+const insertVoterReport = new PreparedStatement<{ report_id: string | null }>(
   'gotv_insert_voter_report',
-  `with r as (
+  `with target as (
+     select id from gotv_voters where id = ?::uuid and status <> 'voted' for update
+   ),
+   r as (
      insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged)
-     values (?::uuid, ?::uuid, 'voter', ?::uuid, ?::uuid, null, ?::timestamptz, now(), ?::uuid, false)
+     select ?::uuid, ?::uuid, 'voter', ?::uuid, target.id, null, ?::timestamptz, now(), ?::uuid, false from target
      on conflict (client_report_id) do nothing returning id
    ),
-   v as (
+   marked as (
      update gotv_voters set status = 'voted', voted_at = ?::timestamptz, updated_at = now()
-     where id = ?::uuid and status <> 'voted' and exists (select 1 from r) returning id
+     where id = ?::uuid and exists (select 1 from r)
    )
-   select (select id from r) as report_id, (select id from v) as voter_id`,
+   select (select id from r) as report_id`,
 );
 
 interface VoterRow {
@@ -56,17 +60,20 @@ async function recordVoterReport(orm: MikroORM, actor: Actor, scope: Scope, repo
   if (!coversVoter(scope, voter)) {
     return reject('forbidden', "This voter is not one of your brigade's.");
   }
-  const [row] = await insertVoterReport.run(orm, [newId(), report.clientReportId, voter.station_id, voter.id, at, actor.id, at, voter.id]);
-  if (!row?.report_id || !row.voter_id) return { kind: 'duplicate' };
-  return { kind: 'accepted', event: ['voter', row.report_id, voter.station_id, voter.id] };
+  const [row] = await insertVoterReport.run(orm, [voter.id, newId(), report.clientReportId, voter.station_id, at, actor.id, at, voter.id]);
+  if (!row?.report_id) return { kind: 'duplicate' };
+  return { kind: 'accepted', event: ['voter', voter.station_id, voter.id] };
 }
 
-const stationForCount = new PreparedStatement<{ id: string; registered_voters: number }>(
-  'gotv_station_for_count',
-  'select id, registered_voters from gotv_polling_stations where id = ?',
+// Locks the station's row (no key update: voter reports' foreign-key checks on it still pass), so
+// that counts for one station are recorded one after the other and each is flagged against every
+// count committed before it, whichever witness's phone got there first.
+const lockStationForCount = new PreparedStatement<{ id: string; registered_voters: number }>(
+  'gotv_lock_station_for_count',
+  'select id, registered_voters from gotv_polling_stations where id = ? for no key update',
 );
-// Counts are monotone in time: one lower than the station's highest count at or before this
-// report's time is stored and flagged, and never lowers the station's figure.
+// Counts are monotone in time: one lower than a count of the station at or before its time is
+// stored and flagged, and never lowers the station's figure.
 const insertCountReport = new PreparedStatement<{ id: string; flagged: boolean }>(
   'gotv_insert_count_report',
   `with previous as (
@@ -78,16 +85,28 @@ const insertCountReport = new PreparedStatement<{ id: string; flagged: boolean }
    on conflict (client_report_id) do nothing returning id, flagged`,
 );
 
-async function recordCountReport(orm: MikroORM, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'count' }>, at: Date): Promise<Outcome> {
-  const [station] = await stationForCount.run(orm, [report.pollingStationId]);
-  if (!station) return reject('unknown_station', 'No polling station has this id.');
-  if (!coversStation(scope, station.id)) return reject('forbidden', "This station is not one of your brigade's.");
-  if (report.votersSoFar > station.registered_voters) {
-    return reject('count_above_registered', `The station has ${station.registered_voters} registered voters.`);
-  }
-  const [row] = await insertCountReport.run(orm, [station.id, at, newId(), report.clientReportId, station.id, report.votersSoFar, at, actor.id, report.votersSoFar]);
-  if (!row) return { kind: 'duplicate' };
-  return { kind: 'accepted', event: ['count', row.id, station.id, report.votersSoFar, row.flagged] };
+// A back-dated count can arrive after later, lower ones: those are flagged now, so that a report's
+// flag is the same whatever order the witnesses' phones delivered them in.
+const flagLowerLaterCounts = new PreparedStatement<never>(
+  'gotv_flag_lower_later_counts',
+  `update gotv_turnout_reports set flagged = true
+   where station_id = ?::uuid and kind = 'count' and reported_at >= ?::timestamptz and voters_so_far < ?::int and not flagged`,
+);
+
+function recordCountReport(orm: MikroORM, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'count' }>, at: Date): Promise<Outcome> {
+  // A brigade's station is checked before anything is locked: a refused report holds no lock.
+  if (!scope.all && !coversStation(scope, report.pollingStationId)) return Promise.resolve(reject('forbidden', "This station is not one of your brigade's."));
+  return inTransaction(orm, async (run) => {
+    const [station] = await run(lockStationForCount, [report.pollingStationId]);
+    if (!station) return reject('unknown_station', 'No polling station has this id.');
+    if (report.votersSoFar > station.registered_voters) {
+      return reject('count_above_registered', `The station has ${station.registered_voters} registered voters.`);
+    }
+    const [row] = await run(insertCountReport, [station.id, at, newId(), report.clientReportId, station.id, report.votersSoFar, at, actor.id, report.votersSoFar]);
+    if (!row) return { kind: 'duplicate' };
+    await run(flagLowerLaterCounts, [station.id, at, report.votersSoFar]);
+    return { kind: 'accepted', event: ['count', station.id, row.id, report.votersSoFar, row.flagged] };
+  });
 }
 
 /** The projection summary to push, or nothing before the election date is set. */
@@ -102,23 +121,18 @@ async function projectionOrNothing(deps: AppDeps): Promise<ProjectionSummary | u
 }
 
 /**
- * Applies a batch item by item: each accepted item is committed on its own, a rejected one writes
- * nothing, and a resent one is a duplicate. Accepted reports reach the war room batched per 100 ms.
+ * Applies a batch item by item: each accepted item is committed on its own, a rejected one (not a
+ * valid report, refused, or dated in the future) writes nothing, and a resent one is a duplicate.
+ * Accepted reports reach the war room batched per 100 ms.
  */
-export async function recordTurnout(deps: AppDeps, actor: Actor, reports: TurnoutReportInput[]): Promise<TurnoutAnswer> {
+export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutItemInput[]): Promise<TurnoutAnswer> {
   const scope = await scopeOf(deps, actor);
   const answer: TurnoutAnswer = { accepted: 0, duplicates: 0, rejected: [] };
   const seen = new Set<string>();
   const publish = deps.realtime.batched(GOTV_ROOM, 'gotv:turnout');
   const pushProjection = deps.realtime.coalesced(GOTV_ROOM, 'gotv:projection', () => projectionOrNothing(deps));
-  for (const [index, report] of reports.entries()) {
-    const when = report.kind === 'voter' ? report.votedAt : report.reportedAt;
-    const at = when ? new Date(when) : new Date();
-    let outcome: Outcome;
-    if (seen.has(report.clientReportId)) outcome = reject('duplicate_in_batch', 'This clientReportId appears earlier in the same batch.');
-    else if (at.getTime() > Date.now() + CLOCK_SKEW_MS) outcome = reject('future_time', 'The report is dated in the future.');
-    else outcome = report.kind === 'voter' ? await recordVoterReport(deps.orm, actor, scope, report, at) : await recordCountReport(deps.orm, actor, scope, report, at);
-    seen.add(report.clientReportId);
+  for (const [index, item] of items.entries()) {
+    const outcome = item.valid ? await recordOne(deps.orm, actor, scope, item.report, seen) : reject('validation_failed', item.message);
     if (outcome.kind === 'accepted') {
       answer.accepted++;
       publish(outcome.event);
@@ -127,4 +141,16 @@ export async function recordTurnout(deps: AppDeps, actor: Actor, reports: Turnou
     else answer.rejected.push({ index, code: outcome.code, message: outcome.message });
   }
   return answer;
+}
+
+async function recordOne(orm: MikroORM, actor: Actor, scope: Scope, report: TurnoutReportInput, seen: Set<string>): Promise<Outcome> {
+  if (seen.has(report.clientReportId)) return reject('duplicate_in_batch', 'This clientReportId appears earlier in the same batch.');
+  seen.add(report.clientReportId);
+  const when = report.kind === 'voter' ? report.votedAt : report.reportedAt;
+  const now = Date.now();
+  const stated = when ? Date.parse(when) : now;
+  if (stated > now + CLOCK_SKEW_MS) return reject('future_time', 'The report is dated in the future.');
+  // A time a little ahead of ours is the phone's clock drifting: recorded as now.
+  const at = new Date(Math.min(stated, now));
+  return report.kind === 'voter' ? recordVoterReport(orm, actor, scope, report, at) : recordCountReport(orm, actor, scope, report, at);
 }

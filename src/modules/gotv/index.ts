@@ -2,7 +2,7 @@ import type { ModuleManifest } from '../../kernel/module';
 import { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, TurnoutReportSchema, VoterSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema } from './gotv.entities';
 import { GOTV_ROOM } from './gotv.events';
 import { gotvRouter } from './gotv.routes';
-import { turnoutBody } from './gotv.schemas';
+import { turnoutEnvelope } from './gotv.schemas';
 import { recordTurnout } from './gotv.turnout.service';
 
 /** Get-out-the-vote: election-day stations, (next) voters, brigades, turnout, map and projection. */
@@ -15,8 +15,8 @@ export const gotvModule: ModuleManifest = {
       // The same reports as POST /api/gotv/turnout, for phones that keep a socket open.
       event: 'gotv:report',
       roles: ['manager', 'brigade'],
-      schema: turnoutBody,
-      handle: (body, actor) => recordTurnout(deps, actor, 'reports' in body ? body.reports : [body]),
+      schema: turnoutEnvelope,
+      handle: (items, actor) => recordTurnout(deps, actor, items),
     },
   ],
   rooms: [
