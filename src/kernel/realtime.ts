@@ -90,7 +90,8 @@ export class Realtime {
   readonly io: Server;
   private readonly flushers = new Set<() => void | Promise<void>>();
   private readonly batchers = new Map<string, (item: unknown) => void>();
-  private readonly coalescers = new Map<string, () => void>();
+  private readonly throttles = new Map<string, () => void>();
+  private closed = false;
   private readonly commands: SocketCommand[] = [];
 
   constructor(private readonly options: RealtimeOptions) {
@@ -254,23 +255,33 @@ export class Realtime {
 
   /**
    * For aggregates recomputed on change (a projection, dashboard totals): `trigger()` as often as
-   * you like; `compute` runs at most once per `intervalMs` and its result, unless undefined, is
-   * published. With Redis the limit holds across all processes: a process takes a gate key before
-   * computing and renews it for `intervalMs` after pushing; one that finds it taken tries again
-   * when it expires, so a trigger is never lost, only deferred. The same room and event get the same trigger.
+   * you like; `compute` runs at most once per `intervalMs` across all processes (see `throttled`)
+   * and its result, unless undefined, is published. The same room and event get the same trigger.
    */
   coalesced<K extends keyof RealtimeEvents>(room: string, event: K, compute: () => Promise<RealtimeEvents[K] | undefined>, intervalMs = 1000): () => void {
-    const key = `${room}\u0000${String(event)}`;
-    const existing = this.coalescers.get(key);
+    return this.throttled(`${room}:${String(event)}`, async () => {
+      const payload = await compute();
+      if (payload !== undefined && !this.closed) this.publish(room, event, payload);
+    }, intervalMs);
+  }
+
+  /**
+   * Work that follows changes but need not follow each one (pushing what changed in the last
+   * second): `trigger()` as often as you like; `task` runs at most once per `intervalMs`. With Redis
+   * the limit holds across all processes: a process takes a gate key before running and renews it
+   * for `intervalMs` once done; one that finds it taken tries again when it expires, so a trigger is
+   * never lost, only deferred. The same key gets the same trigger.
+   */
+  throttled(key: string, task: () => Promise<void>, intervalMs = 1000): () => void {
+    const existing = this.throttles.get(key);
     if (existing) return existing;
-    const gateKey = this.options.redis ? `${this.options.redis.prefix}:coalesce:${room}:${String(event)}` : undefined;
+    const gateKey = this.options.redis ? `${this.options.redis.prefix}:coalesce:${key}` : undefined;
     let timer: NodeJS.Timeout | undefined;
     let lastRun = 0;
-    let closed = false;
     const schedule = (delayMs: number) => {
-      if (!closed) timer = setTimeout(() => void run(), Math.max(0, delayMs));
+      if (!this.closed) timer = setTimeout(() => void run(), Math.max(0, delayMs));
     };
-    /** ms until this process may compute: 0 if it holds the gate now, else until the gate expires. */
+    /** ms until this process may run: 0 if it holds the gate now, else until the gate expires. */
     const waitForGate = async (): Promise<number> => {
       if (!gateKey || !this.options.redis) return 0;
       const commands = this.options.redis.commands;
@@ -283,30 +294,28 @@ export class Realtime {
       try {
         const wait = await waitForGate().catch((error: unknown) => {
           // Redis unreachable: fall back to the per-process limit rather than stop pushing.
-          this.options.logger.warn({ event, errorName: (error as Error).name }, 'coalescing gate unavailable');
+          this.options.logger.warn({ key, errorName: (error as Error).name }, 'throttle gate unavailable');
           return 0;
         });
         if (wait > 0) return schedule(wait);
         timer = undefined;
-        const payload = await compute();
-        if (payload !== undefined && !closed) this.publish(room, event, payload);
-        // The interval counts from the push, not from the start of the computation, so pushes
-        // from two processes whose computations took different times are still an interval apart.
+        await task();
+        // The interval counts from the end of the task, not its start, so runs in two processes
+        // whose tasks took different times are still an interval apart.
         lastRun = Date.now();
         if (gateKey && this.options.redis) await this.options.redis.commands.set(gateKey, String(process.pid), 'PX', intervalMs);
       } catch (error) {
         timer = undefined;
-        this.options.logger.warn({ event, errorName: (error as Error).name }, 'coalesced push failed');
+        this.options.logger.warn({ key, errorName: (error as Error).name }, 'throttled task failed');
       }
     };
     const trigger = () => {
       if (!timer) schedule(lastRun + intervalMs - Date.now());
     };
     this.flushers.add(() => {
-      closed = true;
       if (timer) clearTimeout(timer);
     });
-    this.coalescers.set(key, trigger);
+    this.throttles.set(key, trigger);
     return trigger;
   }
 
@@ -316,6 +325,7 @@ export class Realtime {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.flushers].map((flush) => flush()));
     await new Promise<void>((resolve) => {
       this.io.close(() => resolve());

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { projection } from '../../src/modules/gotv/gotv.live';
+import { projectionClock } from '../../src/modules/gotv/gotv.pushes';
 
 let app: TestApp;
 let admin: TestUser;
@@ -138,6 +140,75 @@ describe('gotv:projection pushes', () => {
       expect(last.byTerritory).toHaveLength(rest.byTerritory.length);
     } finally {
       socket.close();
+    }
+  });
+});
+
+describe('gotv:station figures', () => {
+  it("pushes a station's new figures to its room after reports, as the live map gives them", async () => {
+    const socket = await connectSocket(app.url, viewer.token);
+    try {
+      await subscribe(socket, [`gotv:station:${stationB}`]);
+      const pushes: Record<string, unknown>[] = [];
+      socket.on('gotv:station', (event: Record<string, unknown>) => pushes.push(event));
+      for (let i = 0; i < 10; i++) {
+        await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 700 + i }).expect(201);
+      }
+      const last = await waitFor(() => pushes.find((event) => event.lastCount === 709), 4000);
+      // Throttled: ten reports, a push or two (at most one a second).
+      expect(pushes.length).toBeLessThanOrEqual(3);
+      const map = (await app.http.get('/api/gotv/live-map').set(viewer.auth).expect(200)).body as { features: { geometry: { coordinates: number[] }; properties: Record<string, unknown> }[] };
+      const feature = map.features.find((candidate) => candidate.properties.id === stationB)!;
+      expect(last).toEqual({ ...feature.properties, lng: feature.geometry.coordinates[0], lat: feature.geometry.coordinates[1] });
+      expect(last).toMatchObject({ id: stationB, lastCount: 709, stationTurnoutPct: 70.9 });
+    } finally {
+      socket.close();
+    }
+  });
+
+  it("tells a station's room about voters who voted there, and not other stations' rooms", async () => {
+    const socket = await connectSocket(app.url, viewer.token);
+    try {
+      await subscribe(socket, [`gotv:station:${stationA}`]);
+      const pushes: { id: string; confirmedVoted: number; confirmedVoters: number }[] = [];
+      socket.on('gotv:station', (event: { id: string; confirmedVoted: number; confirmedVoters: number }) => pushes.push(event));
+      const voter = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Votante A', documentId: '30000099', pollingStationId: stationA }).expect(201)).body.id as string;
+      await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId: randomUUID(), voterId: voter }).expect(201);
+      const pushed = await waitFor(() => pushes.find((event) => event.confirmedVoters === 5), 4000);
+      expect(pushed).toMatchObject({ id: stationA, confirmedVoted: 4, confirmedVoters: 5, level: 'high' });
+      await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 720 }).expect(201);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(pushes.every((event) => event.id === stationA)).toBe(true);
+    } finally {
+      socket.close();
+    }
+  });
+});
+
+describe('the projection follows the clock', () => {
+  it('pushes an open day without reports, and once more when the day closes, in agreement with REST', async () => {
+    await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today(), opensAt: '00:00', closesAt: '23:59' }).expect(200);
+    const socket = await connectSocket(app.url, viewer.token);
+    // A fast clock: ticks every 100 ms, an open day pushed every 300 ms (production: 15 s and a minute).
+    const clock = projectionClock(app.runtime.deps, 100, 300);
+    try {
+      await subscribe(socket, ['gotv']);
+      type Push = { generatedAt: string; phase: string; elapsedFraction: number; overall: Record<string, number> };
+      const pushes: Push[] = [];
+      socket.on('gotv:projection', (push: Push) => pushes.push(push));
+      const open = await waitFor(() => pushes.find((push) => push.phase === 'open'), 4000);
+      // What REST computes for the same instant is what was pushed.
+      const { stations: _stations, ...atThatInstant } = await projection(app.runtime.deps.orm.em.fork(), 'America/Bogota', {}, new Date(open.generatedAt));
+      expect(JSON.parse(JSON.stringify(atThatInstant))).toEqual(open);
+      // The day ends (here: the date moves to yesterday) and the screens hear it without a report.
+      const yesterday = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date(Date.now() - 86_400_000));
+      await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: yesterday }).expect(200);
+      const closed = await waitFor(() => pushes.find((push) => push.phase === 'closed'), 4000);
+      expect(closed.elapsedFraction).toBe(1);
+    } finally {
+      await clock.stop();
+      socket.close();
+      await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200);
     }
   });
 });

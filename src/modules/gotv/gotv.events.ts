@@ -1,19 +1,16 @@
-import type { StationStatus } from './gotv.entities';
+import type { z } from 'zod';
+import type { stationProperties } from './gotv.live';
 import type { Projection } from './gotv.projection';
 
 /** The war room sees every station; a brigade follows the stations it works. */
 export const GOTV_ROOM = 'gotv';
 export const stationRoom = (id: string) => `gotv:station:${id}`;
 
-/** A station's public numbers changed (status, registered voters, ...). No personal data. */
-export interface StationEvent {
-  id: string;
-  code: string;
-  status: StationStatus;
-  registeredVoters: number;
-  lat: number;
-  lng: number;
-}
+/**
+ * A station's public figures (status, confirmed voters and how many voted, last count, ...): the
+ * properties of its point on `GET /api/gotv/live-map`, plus the point. No personal data.
+ */
+export type StationEvent = z.input<typeof stationProperties> & { lat: number; lng: number };
 
 /**
  * What `gotv:projection` pushes: the projection without its per-station list. Every war-room

@@ -4,8 +4,8 @@ import type { Actor } from '../../kernel/auth/roles';
 import { ForbiddenError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import { IncidentSchema, PollingStationSchema } from './gotv.entities';
-import { GOTV_ROOM, stationRoom } from './gotv.events';
-import { stationEvent } from './gotv.presenter';
+import { GOTV_ROOM } from './gotv.events';
+import { publishStations } from './gotv.pushes';
 import { coversStation, scopeOf } from './gotv.scope';
 import type { CreateIncidentInput } from './gotv.schemas';
 
@@ -30,8 +30,7 @@ export async function reportIncident(em: EntityManager, deps: AppDeps, actor: Ac
   await em.flush();
   const event = { id: incident.id, stationId: station.id, type: incident.type, severity: incident.severity, createdAt: incident.createdAt.toISOString() };
   deps.realtime.publish(GOTV_ROOM, 'gotv:incident', event);
-  deps.realtime.publish(GOTV_ROOM, 'gotv:station', stationEvent(station));
-  deps.realtime.publish(stationRoom(station.id), 'gotv:station', stationEvent(station));
+  await publishStations(deps, [station.id], true);
   return {
     id: incident.id,
     pollingStationId: station.id,

@@ -5,6 +5,7 @@ import { instantAt } from './gotv.curve';
 import { project, stationFigure, type StationInput } from './gotv.projection';
 import { electionDay } from './gotv.settings';
 import { STATION_STATUSES } from './gotv.entities';
+import type { StationEvent } from './gotv.events';
 
 interface StationRow {
   id: string;
@@ -24,6 +25,8 @@ export interface StationFilter {
   territoryId?: string | undefined;
   /** [minLng, minLat, maxLng, maxLat] */
   bbox?: [number, number, number, number] | undefined;
+  /** Only these stations (a push for the stations whose numbers just changed). */
+  ids?: string[] | undefined;
 }
 
 /**
@@ -33,6 +36,13 @@ export interface StationFilter {
 async function stationRows(em: EntityManager, filter: StationFilter): Promise<StationRow[]> {
   const clauses: string[] = [];
   const params: unknown[] = [];
+  // Knex expands an array parameter into a list: `array[?]` makes it a PostgreSQL array again.
+  const onlyVoters = filter.ids ? 'where polling_station_id = any(array[?]::uuid[])' : '';
+  if (filter.ids) params.push(filter.ids);
+  if (filter.ids) {
+    clauses.push('s.id = any(array[?]::uuid[])');
+    params.push(filter.ids);
+  }
   if (filter.territoryId) {
     clauses.push(`s.territory_id in (${TERRITORY_AND_DESCENDANTS})`);
     params.push([filter.territoryId]);
@@ -47,20 +57,23 @@ async function stationRows(em: EntityManager, filter: StationFilter): Promise<St
             (select max(r.received_at) from gotv_turnout_reports r where r.station_id = s.id) as last_report_at
      from gotv_polling_stations s
      left join (select polling_station_id, count(*) as total, count(*) filter (where status = 'voted') as voted
-                from gotv_voters group by polling_station_id) v on v.polling_station_id = s.id
+                from gotv_voters ${onlyVoters} group by polling_station_id) v on v.polling_station_id = s.id
      ${clauses.length ? `where ${clauses.join(' and ')}` : ''}
      order by s.name, s.id`,
     params,
   );
 }
 
-/** Count reports since the start of the election day's eve (the engine keeps the day's own). */
-async function countsByStation(em: EntityManager, since: Date): Promise<Map<string, { votersSoFar: number; reportedAt: Date }[]>> {
+type CountsByStation = Map<string, { votersSoFar: number; reportedAt: Date }[]>;
+
+/** Count reports since `since` (the engine keeps the figures at `now`), of some stations or all. */
+async function countsByStation(em: EntityManager, since: Date, ids?: string[]): Promise<CountsByStation> {
   const rows = await em.execute<{ station_id: string; voters_so_far: number; reported_at: Date }[]>(
-    "select station_id, voters_so_far, reported_at from gotv_turnout_reports where kind = 'count' and reported_at >= ? order by reported_at",
-    [since],
+    `select station_id, voters_so_far, reported_at from gotv_turnout_reports
+     where kind = 'count' and reported_at >= ? ${ids ? 'and station_id = any(array[?]::uuid[])' : ''} order by reported_at`,
+    ids ? [since, ids] : [since],
   );
-  const byStation = new Map<string, { votersSoFar: number; reportedAt: Date }[]>();
+  const byStation: CountsByStation = new Map();
   for (const row of rows) {
     const list = byStation.get(row.station_id) ?? [];
     list.push({ votersSoFar: row.voters_so_far, reportedAt: new Date(row.reported_at) });
@@ -107,7 +120,7 @@ export const liveMapQuery = z.object({
     .optional(),
 });
 
-const stationProperties = z.object({
+export const stationProperties = z.object({
   id: z.uuid(),
   code: z.string(),
   name: z.string(),
@@ -135,32 +148,50 @@ export const liveMapView = z
   })
   .meta({ id: 'GotvLiveMap' });
 
+/** How far back the map looks for a station's counts: today's, wherever the day started, not a past rehearsal's. */
+const COUNTS_LOOKBACK_MS = 36 * 3600_000;
+
+/** One station's figures, as the map shows them and `gotv:station` pushes them. */
+function stationFigures(station: StationRow, counts: CountsByStation, since: Date, now: Date): z.input<typeof stationProperties> {
+  const lastCount = stationFigure(counts.get(station.id) ?? [], since.getTime(), now.getTime()).votersSoFar;
+  return {
+    id: station.id,
+    code: station.code,
+    name: station.name,
+    status: station.status,
+    registeredVoters: station.registered_voters,
+    confirmedVoters: station.confirmed_voters,
+    confirmedVoted: station.confirmed_voted,
+    confirmedTurnoutPct: percent(station.confirmed_voted, station.confirmed_voters),
+    lastCount,
+    stationTurnoutPct: percent(lastCount, station.registered_voters),
+    lastReportAt: station.last_report_at ? new Date(station.last_report_at).toISOString() : null,
+    level: level(station.confirmed_voters, station.confirmed_voted),
+  };
+}
+
+async function stationsWithCounts(em: EntityManager, filter: StationFilter, now: Date) {
+  const since = new Date(now.getTime() - COUNTS_LOOKBACK_MS);
+  const [stations, counts] = await Promise.all([stationRows(em, filter), countsByStation(em, since, filter.ids)]);
+  return stations.map((station) => ({ station, figures: stationFigures(station, counts, since, now) }));
+}
+
 /** GeoJSON for the war-room map: one point per station with its numbers and colour band. */
 export async function liveMap(em: EntityManager, filter: StationFilter, now = new Date()): Promise<z.input<typeof liveMapView>> {
-  const since = new Date(now.getTime() - 36 * 3600_000);
-  const [stations, counts] = await Promise.all([stationRows(em, filter), countsByStation(em, since)]);
+  const stations = await stationsWithCounts(em, filter, now);
   return {
     type: 'FeatureCollection',
-    features: stations.map((station) => {
-      const lastCount = stationFigure(counts.get(station.id) ?? [], since.getTime(), now.getTime()).votersSoFar;
-      return {
-        type: 'Feature' as const,
-        geometry: { type: 'Point' as const, coordinates: [Number(station.lng), Number(station.lat)] as [number, number] },
-        properties: {
-          id: station.id,
-          code: station.code,
-          name: station.name,
-          status: station.status,
-          registeredVoters: station.registered_voters,
-          confirmedVoters: station.confirmed_voters,
-          confirmedVoted: station.confirmed_voted,
-          confirmedTurnoutPct: percent(station.confirmed_voted, station.confirmed_voters),
-          lastCount,
-          stationTurnoutPct: percent(lastCount, station.registered_voters),
-          lastReportAt: station.last_report_at ? new Date(station.last_report_at).toISOString() : null,
-          level: level(station.confirmed_voters, station.confirmed_voted),
-        },
-      };
-    }),
+    features: stations.map(({ station, figures }) => ({
+      type: 'Feature' as const,
+      geometry: { type: 'Point' as const, coordinates: [Number(station.lng), Number(station.lat)] as [number, number] },
+      properties: figures,
+    })),
   };
+}
+
+/** `gotv:station` for these stations: the map's figures and the point (the same numbers as `GET /api/gotv/live-map`). */
+export async function stationEvents(em: EntityManager, ids: string[], now = new Date()): Promise<StationEvent[]> {
+  if (!ids.length) return [];
+  const stations = await stationsWithCounts(em, { ids }, now);
+  return stations.map(({ station, figures }) => ({ ...figures, lat: Number(station.lat), lng: Number(station.lng) }));
 }

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type { PollingStation, Voter } from './gotv.entities';
-import type { StationEvent } from './gotv.events';
 import type { stationView, voterView } from './gotv.schemas';
 
 export function presentStation(station: PollingStation): z.input<typeof stationView> {
@@ -17,17 +16,6 @@ export function presentStation(station: PollingStation): z.input<typeof stationV
     status: station.status,
     createdAt: station.createdAt.toISOString(),
     updatedAt: station.updatedAt.toISOString(),
-  };
-}
-
-export function stationEvent(station: PollingStation): StationEvent {
-  return {
-    id: station.id,
-    code: station.code,
-    status: station.status,
-    registeredVoters: station.registeredVoters,
-    lat: Number(station.lat),
-    lng: Number(station.lng),
   };
 }
 

@@ -194,6 +194,14 @@ interface Working {
   confirmed: Estimate | null;
 }
 
+/** Where election day stands at `now`: polls not yet open (or an earlier day), open, or closed (or a later day). */
+export function phaseAt(now: Date, timeZone: string, electionDate: string, curve: TurnoutCurve): Phase {
+  const clock = localClock(now, timeZone);
+  const day = daysBetween(electionDate, clock.date);
+  if (day < 0 || (day === 0 && clock.minutes < curve.opensAt)) return 'before_open';
+  return day > 0 || clock.minutes >= curve.closesAt ? 'closed' : 'open';
+}
+
 export function project(input: ProjectionInput): Projection {
   const { now, timeZone, electionDate, curve } = input;
   const T = PROJECTION_TUNING;
@@ -209,10 +217,8 @@ export function project(input: ProjectionInput): Projection {
     return days < 0 ? 0 : days > 0 ? 1 : fractionAt(curve, clock.minutes);
   };
 
-  const nowClock = localClock(now, timeZone);
-  const day = daysBetween(electionDate, nowClock.date);
-  const phase: Phase = day < 0 || (day === 0 && nowClock.minutes < curve.opensAt) ? 'before_open' : day > 0 || nowClock.minutes >= curve.closesAt ? 'closed' : 'open';
-  const elapsed = phase === 'before_open' ? 0 : phase === 'closed' ? 1 : fractionAt(curve, nowClock.minutes);
+  const phase = phaseAt(now, timeZone, electionDate, curve);
+  const elapsed = phase === 'before_open' ? 0 : phase === 'closed' ? 1 : fractionAt(curve, localClock(now, timeZone).minutes);
 
   // Pass 1: each station's figure; stations with a usable count project themselves and lend their rate.
   const overallDonors = emptyDonors();

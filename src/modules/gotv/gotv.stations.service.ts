@@ -7,8 +7,8 @@ import { findPage } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
 import { assertTerritoriesExist } from '../territories';
 import { PollingStationSchema, type PollingStation } from './gotv.entities';
-import { GOTV_ROOM, stationRoom } from './gotv.events';
-import { presentStation, stationEvent } from './gotv.presenter';
+import { presentStation } from './gotv.presenter';
+import { publishStations } from './gotv.pushes';
 import type { CreateStationInput, ListStationsInput, UpdateStationInput } from './gotv.schemas';
 
 function duplicateCode(error: unknown, code: string | undefined): never {
@@ -16,13 +16,6 @@ function duplicateCode(error: unknown, code: string | undefined): never {
     throw new ConflictError(`A polling station with code ${code} already exists.`, 'station_code_taken');
   }
   throw error;
-}
-
-/** Station changes reach the war room and the station's own room after they are committed. */
-function publishStation(deps: AppDeps, station: PollingStation): void {
-  const event = stationEvent(station);
-  deps.realtime.publish(GOTV_ROOM, 'gotv:station', event);
-  deps.realtime.publish(stationRoom(station.id), 'gotv:station', event);
 }
 
 export async function createStation(em: EntityManager, deps: AppDeps, input: CreateStationInput) {
@@ -44,7 +37,7 @@ export async function createStation(em: EntityManager, deps: AppDeps, input: Cre
   } catch (error) {
     duplicateCode(error, input.code);
   }
-  publishStation(deps, station);
+  await publishStations(deps, [station.id], true);
   return presentStation(station);
 }
 
@@ -60,7 +53,7 @@ export async function updateStation(em: EntityManager, deps: AppDeps, id: string
   const { territoryId, ...fields } = input;
   em.assign(station, { ...fields, ...(territoryId !== undefined ? { territory: territoryId } : {}) });
   await em.flush();
-  publishStation(deps, station);
+  await publishStations(deps, [station.id], true);
   return presentStation(station);
 }
 

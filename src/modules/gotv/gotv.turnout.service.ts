@@ -3,11 +3,10 @@ import { inTransaction, PreparedStatement } from '../../kernel/db';
 import type { AppDeps } from '../../kernel/context';
 import type { Actor } from '../../kernel/auth/roles';
 import { newId } from '../../kernel/ids';
-import { GOTV_ROOM, type ProjectionSummary, type TurnoutItem } from './gotv.events';
+import { GOTV_ROOM, type TurnoutItem } from './gotv.events';
 import type { TurnoutItemInput, TurnoutReportInput } from './gotv.schemas';
 import { coversStation, coversVoter, scopeOf, type Scope } from './gotv.scope';
-import { projection } from './gotv.live';
-import { ConflictError } from '../../kernel/errors';
+import { projectionChanged, stationFiguresChanged } from './gotv.pushes';
 
 /** Phones' clocks drift: a report up to two minutes ahead of ours is taken as "now". */
 const CLOCK_SKEW_MS = 2 * 60_000;
@@ -109,17 +108,6 @@ function recordCountReport(orm: MikroORM, actor: Actor, scope: Scope, report: Ex
   });
 }
 
-/** The projection summary to push, or nothing before the election date is set. */
-async function projectionOrNothing(deps: AppDeps): Promise<ProjectionSummary | undefined> {
-  try {
-    const { stations: _perStation, ...summary } = await projection(deps.orm.em.fork(), deps.config.timeZone);
-    return summary;
-  } catch (error) {
-    if (error instanceof ConflictError) return undefined;
-    throw error;
-  }
-}
-
 /**
  * Applies a batch item by item: each accepted item is committed on its own, a rejected one (not a
  * valid report, refused, or dated in the future) writes nothing, and a resent one is a duplicate.
@@ -130,13 +118,15 @@ export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutI
   const answer: TurnoutAnswer = { accepted: 0, duplicates: 0, rejected: [] };
   const seen = new Set<string>();
   const publish = deps.realtime.batched(GOTV_ROOM, 'gotv:turnout');
-  const pushProjection = deps.realtime.coalesced(GOTV_ROOM, 'gotv:projection', () => projectionOrNothing(deps));
+  const pushProjection = projectionChanged(deps);
+  const figuresChanged = stationFiguresChanged(deps);
   for (const [index, item] of items.entries()) {
     const outcome = item.valid ? await recordOne(deps.orm, actor, scope, item.report, seen) : reject('validation_failed', item.message);
     if (outcome.kind === 'accepted') {
       answer.accepted++;
       publish(outcome.event);
       pushProjection();
+      figuresChanged(outcome.event[1]);
     } else if (outcome.kind === 'duplicate') answer.duplicates++;
     else answer.rejected.push({ index, code: outcome.code, message: outcome.message });
   }
