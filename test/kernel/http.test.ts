@@ -100,6 +100,16 @@ describe('errors are problem+json, never 500', () => {
     expectProblem(response, 400, 'malformed_body');
   });
 
+  it('a NUL character anywhere in the input gives 400 naming where, and writes nothing', async () => {
+    const inBody = await app.http.post('/api/territories').set(admin.auth).send({ name: 'Bo\u0000sa', type: 'zone' });
+    expect(expectProblem(inBody, 400, 'validation_failed').errors).toEqual([{ path: 'body.name', message: expect.stringMatching(/NUL/) }]);
+    const nested = await app.http.post('/api/gotv/turnout').set(admin.auth).send({ reports: [{ kind: 'voter', clientReportId: 'x', documentId: '1\u0000' }] });
+    expect(expectProblem(nested, 400).errors).toEqual([{ path: 'body.reports.0.documentId', message: expect.stringMatching(/NUL/) }]);
+    expectProblem(await app.http.get('/api/territories?q=a%00b').set(admin.auth), 400, 'validation_failed');
+    const list = await app.http.get('/api/territories').set(admin.auth).expect(200);
+    expect(list.body.data).toHaveLength(0);
+  });
+
   it('a body in the wrong media type gives 415', async () => {
     const response = await app.http.post('/api/territories').set(admin.auth).set('Content-Type', 'text/plain').send('name=Bosa');
     expectProblem(response, 415, 'unsupported_media_type');

@@ -98,6 +98,27 @@ export function parsePart<S extends Schema | undefined>(schema: S, value: unknow
   return parsed.data as Infer<S>;
 }
 
+/**
+ * Where a request's input holds a NUL character (`\u0000`), if anywhere: PostgreSQL text cannot
+ * store one, so it would fail deep in a write. Checked for every route before its schemas.
+ */
+function nulCharacterAt(value: unknown, path: string, depth = 0): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (depth > 32 || value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = key.includes('\u0000') ? `${path}.${key}` : nulCharacterAt(item, `${path}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function refuseNulCharacters(parts: Record<string, unknown>): void {
+  for (const [part, value] of Object.entries(parts)) {
+    const path = nulCharacterAt(value, part);
+    if (path) throw new ValidationError([{ path, message: 'contains a NUL character (\\u0000), which text cannot hold' }]);
+  }
+}
+
 function hasBody(ctx: Context): boolean {
   const length = ctx.get('Content-Length');
   return Boolean(ctx.get('Transfer-Encoding')) || (length !== '' && length !== '0');
@@ -158,6 +179,7 @@ export class ApiRouter {
     const middleware = async (ctx: Context): Promise<void> => {
       const actor = spec.access === 'public' ? undefined : await authorise(ctx, spec.access);
       if (spec.body && hasBody(ctx) && !ctx.is(bodyTypes)) throw new UnsupportedMediaTypeError(bodyTypes);
+      refuseNulCharacters({ params: ctx.params, query: ctx.query, body: spec.rawBody ? undefined : ctx.request.body });
       const input = {
         params: spec.params ? parsePart(spec.params, ctx.params, 'params') : undefined,
         query: spec.query ? parsePart(spec.query, ctx.query, 'query') : undefined,
