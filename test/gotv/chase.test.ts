@@ -21,7 +21,7 @@ beforeAll(async () => {
     (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: code, lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id as string;
   const ours = await station('OURS');
   const theirs = await station('THEIRS');
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < 5; i++) {
     voters.push((await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: `V${i}`, documentId: `4000000${i}`, pollingStationId: ours }).expect(201)).body.id);
   }
   foreign = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Ajeno', documentId: '50000001', pollingStationId: theirs }).expect(201)).body.id;
@@ -31,6 +31,8 @@ afterAll(() => app.close());
 
 const claim = (user: TestUser, voterId: string) => app.http.post(`/api/gotv/voters/${voterId}/claim`).set(user.auth);
 const contact = (user: TestUser, voterId: string, outcome: string) => app.http.post(`/api/gotv/voters/${voterId}/contacts`).set(user.auth).send({ outcome });
+const contactsOf = async (voterId: string) =>
+  (await app.runtime.deps.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from gotv_voter_contacts where voter_id = ?', [voterId]))[0]!.n;
 
 describe('chasing pending voters', () => {
   it('gives a voter to exactly one of two people claiming at once', async () => {
@@ -50,6 +52,28 @@ describe('chasing pending voters', () => {
     const noAnswer = await contact(memberB, voters[1]!, 'no_answer').expect(201);
     expect(noAnswer.body.voterStatus).toBe('contacted');
     expect((await contact(memberB, voters[1]!, 'on_the_way').expect(201)).body.voterStatus).toBe('on_the_way');
+  });
+
+  it("refuses a brigade member's outcome on a voter a colleague has claimed, and keeps the colleague's claim", async () => {
+    const voterId = voters[4]!;
+    await claim(memberA, voterId).expect(200);
+    expectProblem(await contact(memberB, voterId, 'reached'), 409, 'voter_claimed');
+    expectProblem(await contact(memberB, voterId, 'no_answer'), 409, 'voter_claimed');
+    const held = (await app.http.get(`/api/gotv/voters/${voterId}`).set(manager.auth).expect(200)).body;
+    expect(held).toMatchObject({ claimedBy: memberA.id, status: 'pending' });
+    expect(await contactsOf(voterId)).toBe(0);
+    expectProblem(await claim(memberB, voterId), 409, 'voter_claimed');
+
+    // A manager may log an outcome on anyone's voter; it releases the claim.
+    expect((await contact(manager, voterId, 'no_answer').expect(201)).body.voterStatus).toBe('pending');
+    expect((await app.http.get(`/api/gotv/voters/${voterId}`).set(manager.auth).expect(200)).body.claimedBy).toBeNull();
+
+    // The claimer's own outcome releases their claim; an unclaimed voter takes anyone's outcome.
+    await claim(memberB, voterId).expect(200);
+    expect((await contact(memberB, voterId, 'reached').expect(201)).body.voterStatus).toBe('contacted');
+    expect((await app.http.get(`/api/gotv/voters/${voterId}`).set(manager.auth).expect(200)).body.claimedBy).toBeNull();
+    await contact(memberA, voterId, 'on_the_way').expect(201);
+    expect(await contactsOf(voterId)).toBe(3);
   });
 
   it('never moves a voted voter back, and a voted voter cannot be claimed', async () => {
@@ -99,5 +123,40 @@ describe('chasing pending voters', () => {
     await app.http.delete(`/api/gotv/voters/${voters[0]}/claim`).set(manager.auth).expect(204); // nothing to release
     expectProblem(await app.http.delete(`/api/gotv/voters/${foreign}/claim`).set(memberA.auth), 403);
     expectProblem(await app.http.delete('/api/gotv/voters/01960000-0000-7000-8000-000000000000/claim').set(manager.auth), 404);
+  });
+});
+
+describe('claim expiry', () => {
+  // Its own app, so that a 1-second GOTV_CLAIM_TTL cannot expire the claims of the tests above.
+  let shortApp: TestApp;
+  let chaser: TestUser;
+  let colleague: TestUser;
+  let voterId: string;
+
+  beforeAll(async () => {
+    shortApp = await startTestApp({ GOTV_CLAIM_TTL: '1' });
+    const admin = await registerAdmin(shortApp);
+    const boss = await createUser(shortApp, admin, 'manager');
+    chaser = await createUser(shortApp, admin, 'brigade');
+    colleague = await createUser(shortApp, admin, 'brigade');
+    const station = (await shortApp.http.post('/api/gotv/polling-stations').set(boss.auth).send({ code: 'S', name: 'S', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id;
+    voterId = (await shortApp.http.post('/api/gotv/voters').set(boss.auth).send({ name: 'Corto', documentId: '60000001', pollingStationId: station }).expect(201)).body.id;
+    await shortApp.http.post('/api/gotv/brigades').set(boss.auth).send({ name: 'B', memberIds: [chaser.id, colleague.id], stationIds: [station] }).expect(201);
+  });
+  afterAll(() => shortApp.close());
+
+  it('puts a claimed voter back on the call list once GOTV_CLAIM_TTL has passed', async () => {
+    const callList = async (user: TestUser) =>
+      ((await shortApp.http.get('/api/gotv/voters?status=pending&claim=free').set(user.auth).expect(200)).body.data as { id: string }[]).map((voter) => voter.id);
+    const claimed = await shortApp.http.post(`/api/gotv/voters/${voterId}/claim`).set(chaser.auth).expect(200);
+    const until = Date.parse(claimed.body.claimedUntil);
+    expect(until - Date.now()).toBeLessThanOrEqual(1000);
+    expect(await callList(colleague)).not.toContain(voterId);
+    expectProblem(await shortApp.http.post(`/api/gotv/voters/${voterId}/claim`).set(colleague.auth), 409, 'voter_claimed');
+
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now()) + 100));
+    expect(await callList(colleague)).toContain(voterId);
+    expect((await shortApp.http.get(`/api/gotv/voters/${voterId}`).set(colleague.auth).expect(200)).body.claimedBy).toBeNull();
+    await shortApp.http.post(`/api/gotv/voters/${voterId}/claim`).set(colleague.auth).expect(200);
   });
 });

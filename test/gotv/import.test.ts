@@ -16,6 +16,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const upload = (csv: string, user = manager) => app.http.post('/api/gotv/voters/import').set(user.auth).set('Content-Type', 'text/csv').send(csv);
+const header = 'name,documentId,phone,pollingStationCode,tableNumber,priority';
 const count = async () => (await app.runtime.deps.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from gotv_voters'))[0]!.n;
 
 describe('voter CSV import', () => {
@@ -45,6 +46,39 @@ describe('voter CSV import', () => {
     const rows = Array.from({ length: 10_000 }, (_, i) => `Votante ${i},${70_000_000 + i},,P-01,,`);
     const answer = await upload(['name,documentId,phone,pollingStationCode,tableNumber,priority', ...rows].join('\n')).expect(200);
     expect(answer.body).toMatchObject({ imported: 10_000, rejectedCount: 0, batches: 5 });
+  });
+
+  it('refuses a file of more than 100,000 data rows with 413 and writes none of it', async () => {
+    const before = await count();
+    const rows = Array.from({ length: 100_001 }, (_, i) => `V ${i},${80_000_000 + i},,P-01,,`);
+    // Every row is valid: the first 100,000 would fit, but the file is refused as a whole.
+    const problem = expectProblem(await upload([header, ...rows].join('\n')), 413, 'too_many_rows');
+    expect(problem.detail).toContain('100,000');
+    expect(problem.maxRows).toBe(100_000);
+    expect(await count()).toBe(before);
+  }, 20_000);
+
+  it('refuses CSV it cannot parse with 400 and writes nothing', async () => {
+    const before = await count();
+    const csv = [header, 'Valeria Ríos,91000001,,P-01,,', 'Walter Soto,91000002,,P-01,,', '"Quote Abierta,91000003,,P-01,,'].join('\n');
+    expectProblem(await upload(csv), 400, 'malformed_csv');
+    expectProblem(await upload([header, `${'x'.repeat(20_000)},91000004,,P-01,,`].join('\n')), 400, 'malformed_csv');
+    expect(await count()).toBe(before);
+  });
+
+  it('rejects a name with a NUL character by its line and imports the rest of its batch', async () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => `${i === 2500 ? 'Mala\u0000Fila' : `Fila ${i}`},${92_000_000 + i},,P-01,,`);
+    const answer = await upload([header, ...rows].join('\n')).expect(200);
+    expect(answer.body).toMatchObject({ imported: 2999, rejectedCount: 1, batches: 2 });
+    expect(answer.body.rejected[0]).toMatchObject({ line: 2502, message: expect.stringContaining('NUL') });
+  });
+
+  it('stores names that begin with = + - @ as given (no voter CSV export exists to neutralise them in)', async () => {
+    const names = ['=HYPERLINK("x")', '+Pedro Mora', '-Lina Vega', '@Rafa Toro'];
+    const csv = [header, ...names.map((name, i) => `"${name.replace(/"/g, '""')}",${987_654_300 + i},,P-01,,`)].join('\n');
+    expect((await upload(csv).expect(200)).body).toMatchObject({ imported: 4, rejectedCount: 0 });
+    const stored = await app.http.get('/api/gotv/voters?q=98765430&limit=10').set(manager.auth).expect(200);
+    expect(stored.body.data.map((voter: { name: string }) => voter.name).sort()).toEqual([...names].sort());
   });
 
   it('wants CSV from a manager', async () => {

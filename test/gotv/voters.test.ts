@@ -8,14 +8,15 @@ let stationA: string;
 let stationB: string;
 let kennedy: string;
 
+const station = (code: string, territoryId?: string) =>
+  app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: `Puesto ${code}`, lat: 4.6, lng: -74.1, tables: 10, registeredVoters: 4000, territoryId });
+
 beforeAll(async () => {
   app = await startTestApp();
   const admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   brigade = await createUser(app, admin, 'brigade');
   kennedy = (await app.http.post('/api/territories').set(manager.auth).send({ name: 'Kennedy', type: 'commune' }).expect(201)).body.id;
-  const station = (code: string, territoryId?: string) =>
-    app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: `Puesto ${code}`, lat: 4.6, lng: -74.1, tables: 10, registeredVoters: 4000, territoryId });
   stationA = (await station('A', kennedy).expect(201)).body.id;
   stationB = (await station('B').expect(201)).body.id;
 });
@@ -48,6 +49,26 @@ describe('confirmed voters', () => {
     expect(atB.body.data).toHaveLength(1);
     const byDocument = await app.http.get('/api/gotv/voters?q=1020').set(manager.auth).expect(200);
     expect(byDocument.body.data.map((row: { name: string }) => row.name)).toEqual(['Luis Gómez']);
+  });
+
+  it('includes the territories inside the one asked for when filtering by territory', async () => {
+    const territory = async (name: string, type: string, parentId?: string) =>
+      (await app.http.post('/api/territories').set(manager.auth).send({ name, type, parentId }).expect(201)).body.id as string;
+    const city = await territory('Soacha', 'municipality');
+    const commune = await territory('Comuna 1', 'commune', city);
+    const barrio = await territory('La Despensa', 'neighbourhood', commune);
+    const inCommune = (await station('C', commune).expect(201)).body.id;
+    const inBarrio = (await station('D', barrio).expect(201)).body.id;
+    await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ name: 'Marta Comuna', documentId: '3000000001', pollingStationId: inCommune, tableNumber: 1 })).expect(201);
+    await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ name: 'Nico Barrio', documentId: '3000000002', pollingStationId: inBarrio, tableNumber: 1 })).expect(201);
+    const names = async (query: string) =>
+      (await app.http.get(`/api/gotv/voters?${query}`).set(manager.auth).expect(200)).body.data.map((row: { name: string }) => row.name);
+    expect(await names(`territoryId=${city}`)).toEqual(['Marta Comuna', 'Nico Barrio']);
+    expect(await names(`territoryId=${commune}`)).toEqual(['Marta Comuna', 'Nico Barrio']);
+    expect(await names(`territoryId=${barrio}`)).toEqual(['Nico Barrio']);
+    expect(await names(`territoryId=${kennedy}`)).toEqual(['Rosa Pérez']);
+    expect(await names(`territoryId=${city}&pollingStationId=${inBarrio}`)).toEqual(['Nico Barrio']);
+    expect(await names('territoryId=01960000-0000-7000-8000-000000000000')).toEqual([]);
   });
 
   it.each([

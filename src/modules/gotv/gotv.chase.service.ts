@@ -60,23 +60,34 @@ export async function releaseClaim(em: EntityManager, deps: AppDeps, actor: Acto
 /** What an outcome does to the voter's status; the others leave it as it is. */
 const statusAfter: Partial<Record<ContactOutcome, VoterStatus>> = { reached: 'contacted', on_the_way: 'on_the_way' };
 
-/** Logs a contact attempt, moves the voter along (never back from voted) and releases the claim. */
+/**
+ * Logs a contact attempt, moves the voter along (never back from voted) and releases the claim.
+ * While a colleague holds an unexpired claim on the voter, a brigade member may not log an
+ * outcome (409 `voter_claimed`, nothing written): that would both talk over the colleague and
+ * take their claim away. Managers and admins may, and their outcome releases the claim.
+ * The claim is checked in the same statement that writes, so a claim taken a moment earlier counts.
+ */
 export async function logContact(em: EntityManager, deps: AppDeps, actor: Actor, voterId: string, outcome: ContactOutcome, note: string | undefined) {
   const voter = await voterInScope(em, deps, actor, voterId);
   const id = newId();
   const next = statusAfter[outcome];
+  const overrides = actor.role === 'manager' || actor.role === 'admin';
   const [row] = await em.execute<{ status: VoterStatus; created_at: Date }[]>(
-    `with c as (
-       insert into gotv_voter_contacts (id, voter_id, user_id, outcome, note, created_at) values (?, ?, ?, ?, ?, now()) returning created_at
-     ),
-     v as (
+    `with v as (
        update gotv_voters set
          status = case when status = 'voted' or ?::text is null then status else ?::text end,
          claimed_by_id = null, claimed_until = null, updated_at = now()
-       where id = ? returning status
+       where id = ?
+         and (?::boolean or claimed_by_id is null or claimed_until is null or claimed_until <= now() or claimed_by_id = ?)
+       returning id, status
+     ),
+     c as (
+       insert into gotv_voter_contacts (id, voter_id, user_id, outcome, note, created_at)
+       select ?, v.id, ?, ?, ?, now() from v returning created_at
      )
      select v.status, c.created_at from v, c`,
-    [id, voter.id, actor.id, outcome, note ?? null, next ?? null, next ?? null, voter.id],
+    [next ?? null, next ?? null, voter.id, overrides, actor.id, id, actor.id, outcome, note ?? null],
   );
-  return { id, voterId: voter.id, outcome, voterStatus: row!.status, createdAt: new Date(row!.created_at).toISOString() };
+  if (!row) throw new ConflictError('Someone else is contacting this voter; wait until they release it or their claim expires.', 'voter_claimed');
+  return { id, voterId: voter.id, outcome, voterStatus: row.status, createdAt: new Date(row.created_at).toISOString() };
 }

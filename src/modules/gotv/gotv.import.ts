@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { PreparedStatement } from '../../kernel/db';
+import { AppError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import { normalisePhone } from '../audience';
 import { VOTER_PRIORITIES } from './gotv.entities';
@@ -14,7 +15,8 @@ const MAX_REPORTED_ERRORS = 1000;
 export const importColumns = ['name', 'documentId', 'phone', 'pollingStationCode', 'tableNumber', 'priority'] as const;
 
 const row = z.object({
-  name: z.string().trim().min(2).max(160),
+  // Stored as given (a name may begin with = + - @); PostgreSQL text cannot hold a NUL character.
+  name: z.string().trim().min(2).max(160).refine((value) => !value.includes('\u0000'), 'contains a NUL character'),
   documentId: z
     .string()
     .trim()
@@ -58,21 +60,52 @@ const insertBatch = new PreparedStatement<{ document_id: string }>(
    returning document_id`,
 );
 
-interface ValidRow {
-  line: number;
-  name: string;
-  documentId: string;
-  phone: string | null;
-  stationId: string;
-  tableNumber: number | null;
-  priority: string;
+/** The valid rows read so far, one array per column (the shape `insertBatch` binds). */
+class Columns {
+  readonly names: string[] = [];
+  readonly documentIds: string[] = [];
+  readonly phones: (string | null)[] = [];
+  readonly stationIds: string[] = [];
+  readonly tableNumbers: (number | null)[] = [];
+  readonly priorities: string[] = [];
+
+  get length(): number {
+    return this.names.length;
+  }
+
+  slice(from: number, to: number): unknown[] {
+    return [
+      this.names.slice(from, to).map(() => newId()),
+      this.names.slice(from, to),
+      this.documentIds.slice(from, to),
+      this.phones.slice(from, to),
+      this.stationIds.slice(from, to),
+      this.tableNumbers.slice(from, to),
+      this.priorities.slice(from, to),
+    ];
+  }
+}
+
+function tooManyRows(): AppError {
+  return new AppError(
+    413,
+    'too_many_rows',
+    'Too many rows',
+    `The import takes at most ${IMPORT_MAX_ROWS.toLocaleString('en')} data rows and this file has more; nothing was imported. Split the file and send each part.`,
+    undefined,
+    { maxRows: IMPORT_MAX_ROWS },
+  );
 }
 
 /**
- * Streams a voter CSV (header row with `importColumns`; up to 100k rows): each row is validated,
- * rows with errors are reported by line and skipped, and the valid ones are written a batch of
- * 2,000 at a time, each batch in one statement (all of it or none of it). Documents already
- * registered are skipped and counted, so a re-run of the same file imports nothing twice.
+ * Imports a voter CSV (header row with `importColumns`; up to 100k data rows), in two steps.
+ * Reading: the body is parsed as it streams in and each row validated; rows with errors are
+ * reported by line and skipped, valid rows are kept (a compact column store, at most 100k rows).
+ * A problem with the file itself — more than 100k data rows (413 `too_many_rows`) or CSV that
+ * cannot be parsed (400 `malformed_csv`) — refuses the whole file before anything is written.
+ * Writing: the valid rows go in 2,000 at a time, each batch in one statement (all of it or none
+ * of it; the earlier batches stay if a later one fails). Documents already registered are
+ * skipped and counted, so a re-run of the same file imports nothing twice.
  */
 export async function importVoters(orm: MikroORM, csv: Readable): Promise<ImportAnswer> {
   const answer: ImportAnswer = { imported: 0, duplicates: 0, rejected: [], rejectedCount: 0, batches: 0 };
@@ -85,68 +118,61 @@ export async function importVoters(orm: MikroORM, csv: Readable): Promise<Import
     stations.set(station.code, { id: station.id, tables: station.tables });
   }
   const seen = new Set<string>();
-  let batch: ValidRow[] = [];
-  const flush = async () => {
-    if (!batch.length) return;
-    const inserted = await insertBatch.run(orm, [
-      batch.map(() => newId()),
-      batch.map((item) => item.name),
-      batch.map((item) => item.documentId),
-      batch.map((item) => item.phone),
-      batch.map((item) => item.stationId),
-      batch.map((item) => item.tableNumber),
-      batch.map((item) => item.priority),
-    ]);
-    answer.imported += inserted.length;
-    answer.duplicates += batch.length - inserted.length;
-    answer.batches++;
-    batch = [];
-  };
+  const valid = new Columns();
 
   const parser = csv.pipe(parse({ columns: true, skip_empty_lines: true, trim: true, bom: true, relax_column_count: true, max_record_size: 10_000 }));
   let line = 1;
-  for await (const record of parser as AsyncIterable<Record<string, string>>) {
-    line++;
-    if (line - 1 > IMPORT_MAX_ROWS) {
-      reject(line, `the import takes at most ${IMPORT_MAX_ROWS} rows; the rest was not read`);
-      csv.destroy();
-      break;
+  try {
+    for await (const record of parser as AsyncIterable<Record<string, string>>) {
+      line++;
+      if (line - 1 > IMPORT_MAX_ROWS) throw tooManyRows();
+      const parsed = row.safeParse(record);
+      if (!parsed.success) {
+        reject(line, parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+        continue;
+      }
+      const station = stations.get(parsed.data.pollingStationCode);
+      if (!station) {
+        reject(line, `pollingStationCode: no station has code ${parsed.data.pollingStationCode}`);
+        continue;
+      }
+      if (parsed.data.tableNumber && parsed.data.tableNumber > station.tables) {
+        reject(line, `tableNumber: the station has ${station.tables} tables`);
+        continue;
+      }
+      const phone = parsed.data.phone ? normalisePhone(parsed.data.phone) : undefined;
+      if (parsed.data.phone && !phone) {
+        reject(line, 'phone: not a valid phone number');
+        continue;
+      }
+      if (seen.has(parsed.data.documentId)) {
+        reject(line, 'documentId: repeated earlier in this file');
+        continue;
+      }
+      seen.add(parsed.data.documentId);
+      valid.names.push(parsed.data.name);
+      valid.documentIds.push(parsed.data.documentId);
+      valid.phones.push(phone ?? null);
+      valid.stationIds.push(station.id);
+      valid.tableNumbers.push(parsed.data.tableNumber ?? null);
+      valid.priorities.push(parsed.data.priority);
     }
-    const parsed = row.safeParse(record);
-    if (!parsed.success) {
-      reject(line, parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
-      continue;
+  } catch (error) {
+    // Let the client finish sending (and read the answer) instead of resetting its connection.
+    csv.unpipe();
+    csv.resume();
+    if (error instanceof CsvError) {
+      throw new AppError(400, 'malformed_csv', 'Malformed CSV', `The CSV could not be read (${error.message}); nothing was imported.`);
     }
-    const station = stations.get(parsed.data.pollingStationCode);
-    if (!station) {
-      reject(line, `pollingStationCode: no station has code ${parsed.data.pollingStationCode}`);
-      continue;
-    }
-    if (parsed.data.tableNumber && parsed.data.tableNumber > station.tables) {
-      reject(line, `tableNumber: the station has ${station.tables} tables`);
-      continue;
-    }
-    const phone = parsed.data.phone ? normalisePhone(parsed.data.phone) : undefined;
-    if (parsed.data.phone && !phone) {
-      reject(line, 'phone: not a valid phone number');
-      continue;
-    }
-    if (seen.has(parsed.data.documentId)) {
-      reject(line, 'documentId: repeated earlier in this file');
-      continue;
-    }
-    seen.add(parsed.data.documentId);
-    batch.push({
-      line,
-      name: parsed.data.name,
-      documentId: parsed.data.documentId,
-      phone: phone ?? null,
-      stationId: station.id,
-      tableNumber: parsed.data.tableNumber ?? null,
-      priority: parsed.data.priority,
-    });
-    if (batch.length >= BATCH_SIZE) await flush();
+    throw error;
   }
-  await flush();
+
+  for (let from = 0; from < valid.length; from += BATCH_SIZE) {
+    const inserted = await insertBatch.run(orm, valid.slice(from, from + BATCH_SIZE));
+    const size = Math.min(BATCH_SIZE, valid.length - from);
+    answer.imported += inserted.length;
+    answer.duplicates += size - inserted.length;
+    answer.batches++;
+  }
   return answer;
 }

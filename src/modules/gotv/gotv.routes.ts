@@ -215,7 +215,7 @@ export const gotvRouter = new ApiRouter('gotv')
       body: settingsBody,
       response: settingsView,
     },
-    async ({ input, em }) => putSettings(em, input.body),
+    async ({ ctx, input, em }) => putSettings(ctx.deps, em, input.body),
   )
   .get(
     '/api/gotv/live-map',
@@ -226,7 +226,7 @@ export const gotvRouter = new ApiRouter('gotv')
       query: liveMapQuery,
       response: liveMapView,
     },
-    async ({ input, em }) => liveMap(em, input.query),
+    async ({ ctx, input, em }) => liveMap(em, ctx.deps.config.timeZone, input.query),
   )
   .get(
     '/api/gotv/projection',
@@ -279,13 +279,15 @@ export const gotvRouter = new ApiRouter('gotv')
     '/api/gotv/voters/:id/contacts',
     {
       summary: 'Log how contacting a voter went',
-      description: '`reached` → contacted, `on_the_way` → on the way; others keep the status. Releases the claim.',
+      description:
+        '`reached` → contacted, `on_the_way` → on the way; others keep the status. Releases the claim. ' +
+        "A brigade member cannot log on a voter a colleague has claimed (409 `voter_claimed`); a manager can, and releases the colleague's claim.",
       access: ['manager', 'brigade'],
       params: voterIdParams,
       body: contactOutcomeBody,
       status: 201,
       response: contactOutcomeView,
-      errors: { 404: 'No such voter' },
+      errors: { 404: 'No such voter', 409: 'A colleague holds the claim (`voter_claimed`)' },
     },
     async ({ ctx, input, actor, em }) => logContact(em, ctx.deps, actor, input.params.id, input.body.outcome, input.body.note),
   )
@@ -305,13 +307,14 @@ export const gotvRouter = new ApiRouter('gotv')
       summary: 'Import confirmed voters from CSV (up to 100,000 rows, streamed)',
       description:
         `Send \`text/csv\` with a header row: ${importColumns.join(', ')} (phone, tableNumber and priority may be empty). ` +
-        'Rows with errors are reported by line and skipped; valid rows are written 2,000 at a time, each batch in one statement. ' +
-        'Document numbers already registered are skipped and counted as duplicates.',
+        'Rows with errors are reported by line and skipped; the whole file is read before anything is written, then valid rows ' +
+        'are written 2,000 at a time, each batch in one statement. Document numbers already registered are skipped and counted as duplicates.',
       access: ['manager'],
       body: z.string().describe('CSV text'),
       bodyTypes: ['csv'],
       handlerParsesBody: true,
       response: importAnswer,
+      errors: { 400: 'CSV that cannot be parsed (`malformed_csv`); nothing imported', 413: 'More than 100,000 data rows (`too_many_rows`); nothing imported' },
     },
     async ({ ctx }) => importVoters(ctx.deps.orm, ctx.req),
   );

@@ -7,6 +7,7 @@ import { newId } from '../../kernel/ids';
 import { findPage } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
 import { ContactSchema, normalisePhone } from '../audience';
+import { TERRITORY_AND_DESCENDANTS } from '../territories';
 import { PollingStationSchema, VoterSchema, type Voter } from './gotv.entities';
 import { presentVoter } from './gotv.presenter';
 import type { CreateVoterInput, ListVotersInput } from './gotv.schemas';
@@ -58,6 +59,7 @@ export async function getVoter(em: EntityManager, id: string): Promise<Voter> {
 /**
  * `status=pending` is the call list brigades work from; a brigade member sees only the voters of
  * their stations and brigades, and `claim=free` hides the ones a colleague is calling right now.
+ * `territoryId` includes the stations of the territories inside it, as the live map does.
  */
 export async function listVoters(em: EntityManager, deps: AppDeps, actor: Actor, query: ListVotersInput) {
   const where: Record<string, unknown>[] = [];
@@ -66,7 +68,7 @@ export async function listVoters(em: EntityManager, deps: AppDeps, actor: Actor,
     where.push({ $or: [{ pollingStation: { $in: idsOrNone(scope.stations) } }, { brigade: { $in: idsOrNone(scope.brigades) } }] });
   }
   if (query.pollingStationId) where.push({ pollingStation: query.pollingStationId });
-  if (query.territoryId) where.push({ pollingStation: { territory: query.territoryId } });
+  if (query.territoryId) where.push({ pollingStation: { territory: { $in: idsOrNone(await territoryAndDescendants(em, query.territoryId)) } } });
   if (query.brigadeId) where.push({ brigade: query.brigadeId });
   if (query.status) where.push({ status: query.status });
   if (query.priority) where.push({ priority: query.priority });
@@ -77,6 +79,12 @@ export async function listVoters(em: EntityManager, deps: AppDeps, actor: Actor,
     where.push({ $or: [{ name: { $ilike: containsPattern(query.q) } }, ...(digits.length >= 4 ? [{ documentId: { $like: `${digits}%` } }] : [])] });
   }
   return findPage(em, VoterSchema, where.length ? { $and: where } : {}, query, { name: 'asc', id: 'asc' }, presentVoter);
+}
+
+/** The territory and every territory inside it (a comuna with its barrios), as the live map counts them. */
+async function territoryAndDescendants(em: EntityManager, territoryId: string): Promise<Set<string>> {
+  const rows = await em.execute<{ id: string }[]>(TERRITORY_AND_DESCENDANTS, [[territoryId]]);
+  return new Set(rows.map((row) => row.id));
 }
 
 /** `$in` with an empty list would be invalid SQL in some drivers; the nil UUID matches nothing. */
