@@ -12,6 +12,7 @@ import { Migration20261122041336_GotvVoters } from './Migration20261122041336_Go
 import { Migration20261122041152_GotvPollingStations } from './Migration20261122041152_GotvPollingStations';
 import { Migration20261122025204_QrCampaignsAndAudience } from './Migration20261122025204_QrCampaignsAndAudience';
 import { Migration20261122022408_Initial } from './Migration20261122022408_Initial';
+import { Migration20261123151500_GotvRehearsalReports } from './Migration20261123151500_GotvRehearsalReports';
 
 /** Every migration, in order. `npm run migration:create` adds to this list; landed ones are never edited. */
 export const migrationsList: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122052516_EmailMarketing', class: Migration20261122052516_EmailMarketing },
   { name: 'Migration20261122054517_GotvReportsByStationReceived', class: Migration20261122054517_GotvReportsByStationReceived },
   { name: 'Migration20261123090335_ConsentTextsAppendOnly', class: Migration20261123090335_ConsentTextsAppendOnly },
+  { name: 'Migration20261123151500_GotvRehearsalReports', class: Migration20261123151500_GotvRehearsalReports },
 ];

@@ -16,6 +16,18 @@ let foreignVoter: string;
 const sql = <T>(query: string, params: unknown[] = []) => app.runtime.deps.orm.em.fork().execute<T[]>(query, params);
 const post = (user: TestUser, body: unknown) => app.http.post('/api/gotv/turnout').set(user.auth).send(body as object);
 const voted = (voterId: string) => ({ kind: 'voter', clientReportId: randomUUID(), voterId });
+const bogotaDate = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date(ms));
+
+/**
+ * A time `minutesAgo` (≤ 60) before now, always on today's local date (counts are compared within a
+ * day): in the first hour after Bogotá's midnight the same order is kept in seconds after midnight.
+ */
+function earlierToday(minutesAgo: number): string {
+  const now = Date.now();
+  if (bogotaDate(now - 60 * 60_000) === bogotaDate(now)) return new Date(now - minutesAgo * 60_000).toISOString();
+  const midnight = Date.parse(`${bogotaDate(now)}T05:00:00Z`); // Bogotá is UTC-5 all year
+  return new Date(midnight + (60 - minutesAgo) * 1000).toISOString();
+}
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -65,9 +77,8 @@ describe('POST /api/gotv/turnout', () => {
   });
 
   it('keeps a lower later count as a flagged fact without lowering the station', async () => {
-    const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
-    await post(manager, { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 300, reportedAt: at(30) }).expect(201);
-    await post(manager, { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 250, reportedAt: at(10) }).expect(201);
+    await post(manager, { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 300, reportedAt: earlierToday(30) }).expect(201);
+    await post(manager, { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 250, reportedAt: earlierToday(10) }).expect(201);
     const rows = await sql<{ voters_so_far: number; flagged: boolean }>("select voters_so_far, flagged from gotv_turnout_reports where station_id = ? and kind = 'count' order by reported_at", [theirs]);
     expect(rows).toEqual([
       { voters_so_far: 300, flagged: false },
@@ -77,8 +88,7 @@ describe('POST /api/gotv/turnout', () => {
 
   it('flags a count against every higher earlier count, whatever order they arrive in', async () => {
     const witnessed = (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'WITNESSED', name: 'Testigos', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id as string;
-    const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
-    const count = (votersSoFar: number, minutesAgo: number) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: witnessed, votersSoFar, reportedAt: at(minutesAgo) });
+    const count = (votersSoFar: number, minutesAgo: number) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: witnessed, votersSoFar, reportedAt: earlierToday(minutesAgo) });
     // Back-dated: a witness's 900 at 50 minutes ago reaches us after another's 880 at 40 minutes ago.
     await post(manager, count(880, 40)).expect(201);
     await post(manager, count(900, 50)).expect(201);
@@ -94,6 +104,38 @@ describe('POST /api/gotv/turnout', () => {
       { voters_so_far: 950, flagged: false },
       { voters_so_far: 940, flagged: true },
     ]);
+  });
+
+  it("keeps a rehearsal's reports (before the election date) without marking anyone voted", async () => {
+    const rehearsed = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Ensayo', documentId: '10000077', pollingStationId: ours }).expect(201)).body.id as string;
+    const tomorrow = bogotaDate(Date.now() + 86_400_000);
+    await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: tomorrow }).expect(200);
+    const socket = await connectSocket(app.url, viewer.token);
+    try {
+      await subscribe(socket, ['gotv']);
+      const items: unknown[][] = [];
+      socket.on('gotv:turnout', (message: { items: unknown[][] }) => items.push(...message.items));
+      const practice = voted(rehearsed);
+      expect((await post(member, practice).expect(201)).body).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+      expect((await post(member, practice).expect(200)).body.duplicates).toBe(1);
+      // Brigades may practise the same voter again; the call list stays whole.
+      expect((await post(member, voted(rehearsed)).expect(201)).body.accepted).toBe(1);
+      const [voter] = await sql<{ status: string; voted_at: Date | null }>('select status, voted_at from gotv_voters where id = ?', [rehearsed]);
+      expect(voter).toEqual({ status: 'pending', voted_at: null });
+      const rows = await sql<{ rehearsal: boolean }>('select rehearsal from gotv_turnout_reports where voter_id = ?', [rehearsed]);
+      expect(rows).toEqual([{ rehearsal: true }, { rehearsal: true }]);
+      // The war room practises too: the items say they are a rehearsal's.
+      await waitFor(() => (items.filter((item) => item[2] === rehearsed).length === 2 ? true : undefined));
+      expect(items.filter((item) => item[2] === rehearsed)).toEqual([['voter', ours, rehearsed, true], ['voter', ours, rehearsed, true]]);
+      // Election day: the same voter's report counts.
+      await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: bogotaDate(Date.now()) }).expect(200);
+      expect((await post(member, voted(rehearsed)).expect(201)).body.accepted).toBe(1);
+      const [after] = await sql<{ status: string }>('select status from gotv_voters where id = ?', [rehearsed]);
+      expect(after!.status).toBe('voted');
+      await waitFor(() => (items.some((item) => item[2] === rehearsed && item.length === 3) ? true : undefined));
+    } finally {
+      socket.close();
+    }
   });
 
   it('records a report a little ahead of our clock (phone drift) at our time', async () => {

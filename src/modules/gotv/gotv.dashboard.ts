@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConflictError } from '../../kernel/errors';
 import { STATION_STATUSES } from './gotv.entities';
 import { percent, projection } from './gotv.live';
+import { getSettings, liveDayStart } from './gotv.settings';
 
 const progress = { assigned: z.number().int(), voted: z.number().int(), pending: z.number().int() };
 
@@ -24,14 +25,16 @@ export const dashboardView = z
 
 /** The war room's one-screen summary, each block one aggregate query. Hours are in the campaign's time zone. */
 export async function gotvDashboard(em: EntityManager, timeZone: string): Promise<z.input<typeof dashboardView>> {
+  // The hourly curve is the live day's: today's, or election day's once it has passed.
+  const dayStart = liveDayStart(new Date(), timeZone, (await getSettings(em)).electionDate);
   const [statuses, voters, hourly, byTerritory, byBrigade, mostPending] = await Promise.all([
     em.execute<{ status: (typeof STATION_STATUSES)[number]; n: number }[]>('select status, count(*)::int as n from gotv_polling_stations group by status'),
     em.execute<{ confirmed: number; voted: number }[]>("select count(*)::int as confirmed, count(*) filter (where status = 'voted')::int as voted from gotv_voters"),
     em.execute<{ hour: number; voter_reports: number; count_reports: number }[]>(
       `select extract(hour from reported_at at time zone ?)::int as hour,
               count(*) filter (where kind = 'voter')::int as voter_reports, count(*) filter (where kind = 'count')::int as count_reports
-       from gotv_turnout_reports where reported_at > now() - interval '24 hours' group by 1 order by 1`,
-      [timeZone],
+       from gotv_turnout_reports where reported_at >= ? and reported_at < ?::timestamptz + interval '1 day' group by 1 order by 1`,
+      [timeZone, dayStart, dayStart],
     ),
     em.execute<{ territory_id: string | null; name: string | null; assigned: number; voted: number }[]>(
       `select s.territory_id, t.name, count(v.id)::int as assigned, count(v.id) filter (where v.status = 'voted')::int as voted

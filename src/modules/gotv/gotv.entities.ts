@@ -125,6 +125,8 @@ export const TurnoutReportSchema = defineEntity({
     reportedBy: () => p.manyToOne(UserSchema).deleteRule('restrict'),
     /** A count lower than the station's figure at that time: kept as a fact, not applied. */
     flagged: p.boolean().default(false),
+    /** Made before the election date: brigades practising. Kept, but it never marks a voter voted. */
+    rehearsal: p.boolean().default(false),
   }),
 });
 

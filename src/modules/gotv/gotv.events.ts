@@ -25,12 +25,13 @@ export type ProjectionSummary = Omit<Projection, 'stations'>;
  * parses every item (2,000 screens × hundreds of reports a second on election day), so items carry
  * nothing a screen cannot use: tuples cost about half of what objects with repeated key names cost
  * to send and parse, and a voter item has no report id because the voter is the fact's identity
- * (only a voter's first report is accepted, so a voter appears in at most one item, ever).
+ * (only a voter's first report is accepted, so a voter appears in at most one item outside
+ * rehearsals). A trailing `true` marks a rehearsal's report (made before the election date).
  * `docs/api.md` documents the positions.
  */
 export type TurnoutItem =
-  | [kind: 'voter', stationId: string, voterId: string]
-  | [kind: 'count', stationId: string, reportId: string, votersSoFar: number, flagged: boolean];
+  | [kind: 'voter', stationId: string, voterId: string, rehearsal?: true]
+  | [kind: 'count', stationId: string, reportId: string, votersSoFar: number, flagged: boolean, rehearsal?: true];
 
 declare module '../../kernel/realtime' {
   interface RealtimeEvents {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { TERRITORY_AND_DESCENDANTS } from '../territories';
 import { instantAt } from './gotv.curve';
 import { project, stationFigure, type StationInput } from './gotv.projection';
-import { electionDay } from './gotv.settings';
+import { electionDay, getSettings, liveDayStart } from './gotv.settings';
 import { STATION_STATUSES } from './gotv.entities';
 import type { StationEvent } from './gotv.events';
 
@@ -148,9 +148,6 @@ export const liveMapView = z
   })
   .meta({ id: 'GotvLiveMap' });
 
-/** How far back the map looks for a station's counts: today's, wherever the day started, not a past rehearsal's. */
-const COUNTS_LOOKBACK_MS = 36 * 3600_000;
-
 /** One station's figures, as the map shows them and `gotv:station` pushes them. */
 function stationFigures(station: StationRow, counts: CountsByStation, since: Date, now: Date): z.input<typeof stationProperties> {
   const lastCount = stationFigure(counts.get(station.id) ?? [], since.getTime(), now.getTime()).votersSoFar;
@@ -170,15 +167,17 @@ function stationFigures(station: StationRow, counts: CountsByStation, since: Dat
   };
 }
 
-async function stationsWithCounts(em: EntityManager, filter: StationFilter, now: Date) {
-  const since = new Date(now.getTime() - COUNTS_LOOKBACK_MS);
+/** Stations and their figures; counts from the live day's start (today's, or election day's once it has passed). */
+async function stationsWithCounts(em: EntityManager, timeZone: string, filter: StationFilter, now: Date) {
+  const { electionDate } = await getSettings(em);
+  const since = liveDayStart(now, timeZone, electionDate);
   const [stations, counts] = await Promise.all([stationRows(em, filter), countsByStation(em, since, filter.ids)]);
   return stations.map((station) => ({ station, figures: stationFigures(station, counts, since, now) }));
 }
 
 /** GeoJSON for the war-room map: one point per station with its numbers and colour band. */
-export async function liveMap(em: EntityManager, filter: StationFilter, now = new Date()): Promise<z.input<typeof liveMapView>> {
-  const stations = await stationsWithCounts(em, filter, now);
+export async function liveMap(em: EntityManager, timeZone: string, filter: StationFilter, now = new Date()): Promise<z.input<typeof liveMapView>> {
+  const stations = await stationsWithCounts(em, timeZone, filter, now);
   return {
     type: 'FeatureCollection',
     features: stations.map(({ station, figures }) => ({
@@ -190,8 +189,8 @@ export async function liveMap(em: EntityManager, filter: StationFilter, now = ne
 }
 
 /** `gotv:station` for these stations: the map's figures and the point (the same numbers as `GET /api/gotv/live-map`). */
-export async function stationEvents(em: EntityManager, ids: string[], now = new Date()): Promise<StationEvent[]> {
+export async function stationEvents(em: EntityManager, timeZone: string, ids: string[], now = new Date()): Promise<StationEvent[]> {
   if (!ids.length) return [];
-  const stations = await stationsWithCounts(em, { ids }, now);
+  const stations = await stationsWithCounts(em, timeZone, { ids }, now);
   return stations.map(({ station, figures }) => ({ ...figures, lat: Number(station.lat), lng: Number(station.lng) }));
 }

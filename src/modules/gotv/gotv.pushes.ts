@@ -15,7 +15,7 @@ import { electionDay } from './gotv.settings';
  */
 export async function publishStations(deps: AppDeps, ids: string[], warRoom: boolean): Promise<void> {
   try {
-    for (const event of await stationEvents(deps.orm.em.fork(), ids)) {
+    for (const event of await stationEvents(deps.orm.em.fork(), deps.config.timeZone, ids)) {
       if (warRoom) deps.realtime.publish(GOTV_ROOM, 'gotv:station', event);
       deps.realtime.publish(stationRoom(event.id), 'gotv:station', event);
     }

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
+import type { AppDeps } from '../../kernel/context';
 import { ConflictError } from '../../kernel/errors';
-import { buildCurve, curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, type TurnoutCurve } from './gotv.curve';
+import { buildCurve, curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, instantAt, localClock, type TurnoutCurve } from './gotv.curve';
 import { GotvSettingsSchema } from './gotv.entities';
 
 export const settingsBody = z
@@ -31,7 +32,34 @@ export async function getSettings(em: EntityManager): Promise<z.input<typeof set
   };
 }
 
-export async function putSettings(em: EntityManager, input: SettingsInput) {
+type SettingsDeps = Pick<AppDeps, 'caches' | 'orm'>;
+
+/** The election date, read on every voter report: cached, and dropped in every process when the settings change. */
+const electionDates = (deps: SettingsDeps) =>
+  deps.caches.named<string | null>('gotv-election-date', async () => (await getSettings(deps.orm.em.fork())).electionDate, 30_000);
+
+export const electionDateOf = (deps: SettingsDeps): Promise<string | null> => electionDates(deps).get('current');
+
+/**
+ * A report made on a local date before the election date is a rehearsal (brigades practising the
+ * day with the real call lists). Without an election date nothing is: the campaign has not said
+ * which day is real.
+ */
+export function isRehearsal(at: Date, timeZone: string, electionDate: string | null): boolean {
+  return electionDate !== null && localClock(at, timeZone).date < electionDate;
+}
+
+/**
+ * Where the live figures (a station's last count, the hourly curve) start: today's local midnight,
+ * so that a rehearsal's counts are gone on election morning; once election day has passed, its
+ * midnight, so that the day's results stay on the map.
+ */
+export function liveDayStart(now: Date, timeZone: string, electionDate: string | null): Date {
+  const today = localClock(now, timeZone).date;
+  return instantAt(electionDate !== null && electionDate < today ? electionDate : today, 0, timeZone);
+}
+
+export async function putSettings(deps: SettingsDeps, em: EntityManager, input: SettingsInput) {
   await em.upsert(GotvSettingsSchema, {
     id: SINGLE_ROW,
     electionDate: input.electionDate,
@@ -40,6 +68,7 @@ export async function putSettings(em: EntityManager, input: SettingsInput) {
     turnoutCurve: input.turnoutCurve ?? null,
     updatedAt: new Date(),
   });
+  await electionDates(deps).invalidate('current');
   return getSettings(em);
 }
 

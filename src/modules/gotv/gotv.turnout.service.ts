@@ -7,6 +7,8 @@ import { GOTV_ROOM, type TurnoutItem } from './gotv.events';
 import type { TurnoutItemInput, TurnoutReportInput } from './gotv.schemas';
 import { coversStation, coversVoter, scopeOf, type Scope } from './gotv.scope';
 import { projectionChanged, stationFiguresChanged } from './gotv.pushes';
+import { instantAt, localClock } from './gotv.curve';
+import { electionDateOf, isRehearsal } from './gotv.settings';
 
 /** Phones' clocks drift: a report up to two minutes ahead of ours is taken as "now". */
 const CLOCK_SKEW_MS = 2 * 60_000;
@@ -47,19 +49,41 @@ const insertVoterReport = new PreparedStatement<{ report_id: string | null }>(
    select (select id from r) as report_id`,
 );
 
+// A rehearsal's voter report is kept as a fact and changes no voter: on election day the call
+// lists are whole again. Resent, it is a duplicate by its clientReportId.
+const insertRehearsalVoterReport = new PreparedStatement<{ id: string }>(
+  'gotv_insert_rehearsal_voter_report',
+  `insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged, rehearsal)
+   values (?::uuid, ?::uuid, 'voter', ?::uuid, ?::uuid, null, ?::timestamptz, now(), ?::uuid, false, true)
+   on conflict (client_report_id) do nothing returning id`,
+);
+
 interface VoterRow {
   id: string;
   station_id: string;
   brigade_id: string | null;
 }
 
-async function recordVoterReport(orm: MikroORM, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'voter' }>, at: Date): Promise<Outcome> {
+/** When and in what kind of day a report was made. */
+interface ReportTime {
+  at: Date;
+  /** The local midnights around `at`: counts are cumulative within one day. */
+  dayStart: Date;
+  dayEnd: Date;
+  rehearsal: boolean;
+}
+
+async function recordVoterReport(orm: MikroORM, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'voter' }>, time: ReportTime): Promise<Outcome> {
   const [voter] = report.voterId ? await voterById.run(orm, [report.voterId]) : await voterByDocument.run(orm, [report.documentId]);
   if (!voter) return reject('unknown_voter', 'No confirmed voter matches this report.');
   if (!coversVoter(scope, voter)) {
     return reject('forbidden', "This voter is not one of your brigade's.");
   }
-  const [row] = await insertVoterReport.run(orm, [voter.id, newId(), report.clientReportId, voter.station_id, at, actor.id, at, voter.id]);
+  if (time.rehearsal) {
+    const [row] = await insertRehearsalVoterReport.run(orm, [newId(), report.clientReportId, voter.station_id, voter.id, time.at, actor.id]);
+    return row ? { kind: 'accepted', event: ['voter', voter.station_id, voter.id, true] } : { kind: 'duplicate' };
+  }
+  const [row] = await insertVoterReport.run(orm, [voter.id, newId(), report.clientReportId, voter.station_id, time.at, actor.id, time.at, voter.id]);
   if (!row?.report_id) return { kind: 'duplicate' };
   return { kind: 'accepted', event: ['voter', voter.station_id, voter.id] };
 }
@@ -71,28 +95,29 @@ const lockStationForCount = new PreparedStatement<{ id: string; registered_voter
   'gotv_lock_station_for_count',
   'select id, registered_voters from gotv_polling_stations where id = ? for no key update',
 );
-// Counts are monotone in time: one lower than a count of the station at or before its time is
-// stored and flagged, and never lowers the station's figure.
+// Counts are cumulative within a day: one lower than a count of the station earlier that day (or at
+// the same time) is stored and flagged, and never lowers the station's figure.
 const insertCountReport = new PreparedStatement<{ id: string; flagged: boolean }>(
   'gotv_insert_count_report',
   `with previous as (
      select coalesce(max(voters_so_far), 0) as highest from gotv_turnout_reports
-     where station_id = ?::uuid and kind = 'count' and reported_at <= ?::timestamptz
+     where station_id = ?::uuid and kind = 'count' and reported_at >= ?::timestamptz and reported_at <= ?::timestamptz
    )
-   insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged)
-   select ?::uuid, ?::uuid, 'count', ?::uuid, null, ?::int, ?::timestamptz, now(), ?::uuid, ?::int < previous.highest from previous
+   insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged, rehearsal)
+   select ?::uuid, ?::uuid, 'count', ?::uuid, null, ?::int, ?::timestamptz, now(), ?::uuid, ?::int < previous.highest, ?::boolean from previous
    on conflict (client_report_id) do nothing returning id, flagged`,
 );
 
-// A back-dated count can arrive after later, lower ones: those are flagged now, so that a report's
-// flag is the same whatever order the witnesses' phones delivered them in.
+// A back-dated count can arrive after later, lower ones of its day: those are flagged now, so that
+// a report's flag is the same whatever order the witnesses' phones delivered them in.
 const flagLowerLaterCounts = new PreparedStatement<never>(
   'gotv_flag_lower_later_counts',
   `update gotv_turnout_reports set flagged = true
-   where station_id = ?::uuid and kind = 'count' and reported_at >= ?::timestamptz and voters_so_far < ?::int and not flagged`,
+   where station_id = ?::uuid and kind = 'count' and reported_at >= ?::timestamptz and reported_at < ?::timestamptz
+     and voters_so_far < ?::int and not flagged`,
 );
 
-function recordCountReport(orm: MikroORM, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'count' }>, at: Date): Promise<Outcome> {
+function recordCountReport(orm: MikroORM, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'count' }>, time: ReportTime): Promise<Outcome> {
   // A brigade's station is checked before anything is locked: a refused report holds no lock.
   if (!scope.all && !coversStation(scope, report.pollingStationId)) return Promise.resolve(reject('forbidden', "This station is not one of your brigade's."));
   return inTransaction(orm, async (run) => {
@@ -101,10 +126,13 @@ function recordCountReport(orm: MikroORM, actor: Actor, scope: Scope, report: Ex
     if (report.votersSoFar > station.registered_voters) {
       return reject('count_above_registered', `The station has ${station.registered_voters} registered voters.`);
     }
-    const [row] = await run(insertCountReport, [station.id, at, newId(), report.clientReportId, station.id, report.votersSoFar, at, actor.id, report.votersSoFar]);
+    const { at, dayStart, dayEnd, rehearsal } = time;
+    const [row] = await run(insertCountReport, [station.id, dayStart, at, newId(), report.clientReportId, station.id, report.votersSoFar, at, actor.id, report.votersSoFar, rehearsal]);
     if (!row) return { kind: 'duplicate' };
-    await run(flagLowerLaterCounts, [station.id, at, report.votersSoFar]);
-    return { kind: 'accepted', event: ['count', station.id, row.id, report.votersSoFar, row.flagged] };
+    await run(flagLowerLaterCounts, [station.id, at, dayEnd, report.votersSoFar]);
+    const event: TurnoutItem = ['count', station.id, row.id, report.votersSoFar, row.flagged];
+    if (rehearsal) event.push(true);
+    return { kind: 'accepted', event };
   });
 }
 
@@ -114,14 +142,19 @@ function recordCountReport(orm: MikroORM, actor: Actor, scope: Scope, report: Ex
  * Accepted reports reach the war room batched per 100 ms.
  */
 export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutItemInput[]): Promise<TurnoutAnswer> {
-  const scope = await scopeOf(deps, actor);
+  const [scope, electionDate] = await Promise.all([scopeOf(deps, actor), electionDateOf(deps)]);
   const answer: TurnoutAnswer = { accepted: 0, duplicates: 0, rejected: [] };
   const seen = new Set<string>();
   const publish = deps.realtime.batched(GOTV_ROOM, 'gotv:turnout');
   const pushProjection = projectionChanged(deps);
   const figuresChanged = stationFiguresChanged(deps);
+  const timeOf = (at: Date): ReportTime => {
+    const { date } = localClock(at, deps.config.timeZone);
+    const dayStart = instantAt(date, 0, deps.config.timeZone);
+    return { at, dayStart, dayEnd: instantAt(date, 24 * 60, deps.config.timeZone), rehearsal: isRehearsal(at, deps.config.timeZone, electionDate) };
+  };
   for (const [index, item] of items.entries()) {
-    const outcome = item.valid ? await recordOne(deps.orm, actor, scope, item.report, seen) : reject('validation_failed', item.message);
+    const outcome = item.valid ? await recordOne(deps.orm, actor, scope, item.report, seen, timeOf) : reject('validation_failed', item.message);
     if (outcome.kind === 'accepted') {
       answer.accepted++;
       publish(outcome.event);
@@ -133,7 +166,7 @@ export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutI
   return answer;
 }
 
-async function recordOne(orm: MikroORM, actor: Actor, scope: Scope, report: TurnoutReportInput, seen: Set<string>): Promise<Outcome> {
+async function recordOne(orm: MikroORM, actor: Actor, scope: Scope, report: TurnoutReportInput, seen: Set<string>, timeOf: (at: Date) => ReportTime): Promise<Outcome> {
   if (seen.has(report.clientReportId)) return reject('duplicate_in_batch', 'This clientReportId appears earlier in the same batch.');
   seen.add(report.clientReportId);
   const when = report.kind === 'voter' ? report.votedAt : report.reportedAt;
@@ -141,6 +174,6 @@ async function recordOne(orm: MikroORM, actor: Actor, scope: Scope, report: Turn
   const stated = when ? Date.parse(when) : now;
   if (stated > now + CLOCK_SKEW_MS) return reject('future_time', 'The report is dated in the future.');
   // A time a little ahead of ours is the phone's clock drifting: recorded as now.
-  const at = new Date(Math.min(stated, now));
-  return report.kind === 'voter' ? recordVoterReport(orm, actor, scope, report, at) : recordCountReport(orm, actor, scope, report, at);
+  const time = timeOf(new Date(Math.min(stated, now)));
+  return report.kind === 'voter' ? recordVoterReport(orm, actor, scope, report, time) : recordCountReport(orm, actor, scope, report, time);
 }
