@@ -142,6 +142,18 @@ export class Realtime {
     this.io.to(room).emit(event as string, payload);
   }
 
+  /** To this process's sockets in `room` only: for work every process does for its own sockets. */
+  publishLocal<K extends keyof RealtimeEvents>(room: string, event: K, payload: RealtimeEvents[K]): void {
+    this.io.local.to(room).emit(event as string, payload);
+  }
+
+  /** The rooms starting with `prefix` that sockets connected to this process are in. */
+  localRooms(prefix: string): string[] {
+    const rooms: string[] = [];
+    for (const [room, members] of this.io.of('/').adapter.rooms) if (members.size && room.startsWith(prefix)) rooms.push(room);
+    return rooms;
+  }
+
   /**
    * For events that come in bursts (a lead per capture, a report per voter): items added within
    * `windowMs` go out as one message `{ items: [...] }`, so the messages a socket receives per

@@ -23,14 +23,16 @@ afterAll(() => app.close());
 it('delivers gotv:turnout and gotv:station from one instance to a socket on the other', async () => {
   const screen = await connectSocket(app.url, viewer.token);
   try {
-    await subscribe(screen, ['gotv']);
+    await subscribe(screen, ['gotv', `gotv:station:${station}`]);
     const turnout: { items: unknown[][] }[] = [];
-    const stations: { status: string }[] = [];
+    const stations: { status: string; lastCount: number }[] = [];
     screen.on('gotv:turnout', (message: { items: unknown[][] }) => turnout.push(message));
-    screen.on('gotv:station', (message: { status: string }) => stations.push(message));
+    screen.on('gotv:station', (message: { status: string; lastCount: number }) => stations.push(message));
     await other.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar: 77 }).expect(201);
-    await other.http.patch(`/api/gotv/polling-stations/${station}`).set(manager.auth).send({ status: 'open' }).expect(200);
     await waitFor(() => (turnout.some((message) => message.items.some((item) => item[0] === 'count' && item[1] === station && item[3] === 77)) ? true : undefined));
+    // The station's new figures too, found by this instance's watch of the stations its sockets follow.
+    await waitFor(() => (stations.some((message) => message.lastCount === 77) ? true : undefined), 4000);
+    await other.http.patch(`/api/gotv/polling-stations/${station}`).set(manager.auth).send({ status: 'open' }).expect(200);
     await waitFor(() => (stations.some((message) => message.status === 'open') ? true : undefined));
   } finally {
     screen.close();

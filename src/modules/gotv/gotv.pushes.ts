@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError } from '../../kernel/errors';
 import type { BackgroundTask } from '../../kernel/module';
@@ -24,28 +25,67 @@ export async function publishStations(deps: AppDeps, ids: string[], warRoom: boo
   }
 }
 
-/** Stations whose figures changed since this process last pushed them, per app. */
-const changedStations = new WeakMap<AppDeps, Set<string>>();
+// Which stations got reports since `since`, among these: the index on (station_id, received_at)
+// answers it without touching the voters.
+const stationsReportedSince = (em: EntityManager, ids: string[], since: Date) =>
+  em.execute<{ station_id: string }[]>(
+    'select distinct station_id from gotv_turnout_reports where station_id = any(array[?]::uuid[]) and received_at > ?',
+    [ids, since],
+  );
+
+/** How often each process looks for new figures of the stations its sockets follow. */
+const WATCH_TICK_MS = 1000;
+/** A report's `received_at` is its transaction's start: look back a little for late commits. */
+const COMMIT_LAG_MS = 2000;
 
 /**
- * After accepted reports: the stations' new figures reach their rooms (brigades following a
- * station, a war-room panel open on it) at most once a second across all processes, one query for
- * every station that changed meanwhile. The war room's map follows `gotv:turnout` instead, which
- * carries every report: one push per station per second would be hundreds of messages a second
- * to every screen.
+ * Reports change a station's figures: each process pushes them to its own sockets following the
+ * station (`gotv:station:<id>`: a brigade phone, a war-room panel open on one station), at most
+ * once a second, and only figures that changed since its last push. The process asks which of
+ * the stations its sockets follow got reports since it last looked (one indexed query), and
+ * computes those stations' figures, and a newly followed station's, in one query; a process
+ * nobody follows a station on does nothing. The war room's map follows `gotv:turnout` instead, which carries every report: a
+ * push per station per second would be hundreds of messages a second to every screen.
  */
-export function stationFiguresChanged(deps: AppDeps): (stationId: string) => void {
-  let pending = changedStations.get(deps);
-  if (!pending) changedStations.set(deps, (pending = new Set()));
-  const stations = pending;
-  const push = deps.realtime.throttled('gotv:station-figures', async () => {
-    const ids = [...stations];
-    stations.clear();
-    await publishStations(deps, ids, false);
-  });
-  return (stationId) => {
-    stations.add(stationId);
-    push();
+function stationWatch(deps: AppDeps, tickMs: number): BackgroundTask {
+  const prefix = stationRoom('');
+  const lastPushed = new Map<string, string>();
+  let lookedAt = new Date(0);
+  const tick = async () => {
+    const watched = deps.realtime.localRooms(prefix).map((room) => room.slice(prefix.length));
+    for (const id of lastPushed.keys()) if (!watched.includes(id)) lastPushed.delete(id);
+    if (!watched.length) return;
+    const em = deps.orm.em.fork();
+    const started = new Date();
+    const reported = await stationsReportedSince(em, watched, new Date(lookedAt.getTime() - COMMIT_LAG_MS));
+    lookedAt = started;
+    // Stations just followed get their figures once, reports or not.
+    const ids = new Set([...reported.map((row) => row.station_id), ...watched.filter((id) => !lastPushed.has(id))]);
+    if (!ids.size) return;
+    for (const event of await stationEvents(em, deps.config.timeZone, [...ids])) {
+      const figures = JSON.stringify(event);
+      if (lastPushed.get(event.id) === figures) continue;
+      lastPushed.set(event.id, figures);
+      deps.realtime.publishLocal(stationRoom(event.id), 'gotv:station', event);
+    }
+  };
+  return every(deps, 'gotv.station-watch', tickMs, tick);
+}
+
+/** `work` every `tickMs`, never two at once, failures logged; stopped at shutdown. */
+function every(deps: AppDeps, task: string, tickMs: number, work: () => Promise<void>): BackgroundTask {
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    running ??= work()
+      .catch((error: unknown) => deps.logger.warn({ task, errorName: (error as Error).name }, 'gotv background task failed'))
+      .finally(() => (running = undefined));
+  }, tickMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
   };
 }
 
@@ -79,8 +119,7 @@ export function projectionClock(deps: AppDeps, tickMs = CLOCK_TICK_MS, refreshMs
   const push = projectionChanged(deps);
   let lastPhase: Phase | undefined;
   let lastPush = 0;
-  let running: Promise<void> | undefined;
-  const tick = async () => {
+  return every(deps, 'gotv.projection-clock', tickMs, async () => {
     let phase: Phase;
     try {
       const { electionDate, curve } = await electionDay(deps.orm.em.fork());
@@ -95,17 +134,11 @@ export function projectionClock(deps: AppDeps, tickMs = CLOCK_TICK_MS, refreshMs
       lastPush = Date.now();
       push();
     }
-  };
-  const timer = setInterval(() => {
-    running ??= tick()
-      .catch((error: unknown) => deps.logger.warn({ task: 'gotv.projection-clock', errorName: (error as Error).name }, 'projection clock failed'))
-      .finally(() => (running = undefined));
-  }, tickMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  });
+}
+
+/** What every process runs beside its requests: the projection's clock and the station watch. */
+export function gotvBackground(deps: AppDeps, options: { clockTickMs?: number; openRefreshMs?: number; watchTickMs?: number } = {}): BackgroundTask {
+  const tasks = [projectionClock(deps, options.clockTickMs, options.openRefreshMs), stationWatch(deps, options.watchTickMs ?? WATCH_TICK_MS)];
+  return { stop: async () => void (await Promise.all(tasks.map((task) => task.stop()))) };
 }

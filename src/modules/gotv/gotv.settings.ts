@@ -41,15 +41,6 @@ const electionDates = (deps: SettingsDeps) =>
 export const electionDateOf = (deps: SettingsDeps): Promise<string | null> => electionDates(deps).get('current');
 
 /**
- * A report made on a local date before the election date is a rehearsal (brigades practising the
- * day with the real call lists). Without an election date nothing is: the campaign has not said
- * which day is real.
- */
-export function isRehearsal(at: Date, timeZone: string, electionDate: string | null): boolean {
-  return electionDate !== null && localClock(at, timeZone).date < electionDate;
-}
-
-/**
  * Where the live figures (a station's last count, the hourly curve) start: today's local midnight,
  * so that a rehearsal's counts are gone on election morning; once election day has passed, its
  * midnight, so that the day's results stay on the map.

@@ -6,9 +6,9 @@ import { newId } from '../../kernel/ids';
 import { GOTV_ROOM, type TurnoutItem } from './gotv.events';
 import type { TurnoutItemInput, TurnoutReportInput } from './gotv.schemas';
 import { coversStation, coversVoter, scopeOf, type Scope } from './gotv.scope';
-import { projectionChanged, stationFiguresChanged } from './gotv.pushes';
+import { projectionChanged } from './gotv.pushes';
 import { instantAt, localClock } from './gotv.curve';
-import { electionDateOf, isRehearsal } from './gotv.settings';
+import { electionDateOf } from './gotv.settings';
 
 /** Phones' clocks drift: a report up to two minutes ahead of ours is taken as "now". */
 const CLOCK_SKEW_MS = 2 * 60_000;
@@ -147,11 +147,11 @@ export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutI
   const seen = new Set<string>();
   const publish = deps.realtime.batched(GOTV_ROOM, 'gotv:turnout');
   const pushProjection = projectionChanged(deps);
-  const figuresChanged = stationFiguresChanged(deps);
+  // A report made on a local date before the election date is a rehearsal (brigades practising
+  // with the real call lists); without an election date none is: no day has been named the real one.
   const timeOf = (at: Date): ReportTime => {
-    const { date } = localClock(at, deps.config.timeZone);
-    const dayStart = instantAt(date, 0, deps.config.timeZone);
-    return { at, dayStart, dayEnd: instantAt(date, 24 * 60, deps.config.timeZone), rehearsal: isRehearsal(at, deps.config.timeZone, electionDate) };
+    const { date, start, end } = localDayOf(at, deps.config.timeZone);
+    return { at, dayStart: start, dayEnd: end, rehearsal: electionDate !== null && date < electionDate };
   };
   for (const [index, item] of items.entries()) {
     const outcome = item.valid ? await recordOne(deps.orm, actor, scope, item.report, seen, timeOf) : reject('validation_failed', item.message);
@@ -159,11 +159,21 @@ export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutI
       answer.accepted++;
       publish(outcome.event);
       pushProjection();
-      figuresChanged(outcome.event[1]);
     } else if (outcome.kind === 'duplicate') answer.duplicates++;
     else answer.rejected.push({ index, code: outcome.code, message: outcome.message });
   }
   return answer;
+}
+
+/** The last local day looked up: nearly every report of a day falls in it, and time-zone arithmetic is not free. */
+let lastDay: { timeZone: string; date: string; start: Date; end: Date } | undefined;
+
+function localDayOf(at: Date, timeZone: string): { date: string; start: Date; end: Date } {
+  const known = lastDay;
+  if (known && known.timeZone === timeZone && at >= known.start && at < known.end) return known;
+  const { date } = localClock(at, timeZone);
+  lastDay = { timeZone, date, start: instantAt(date, 0, timeZone), end: instantAt(date, 24 * 60, timeZone) };
+  return lastDay;
 }
 
 async function recordOne(orm: MikroORM, actor: Actor, scope: Scope, report: TurnoutReportInput, seen: Set<string>, timeOf: (at: Date) => ReportTime): Promise<Outcome> {

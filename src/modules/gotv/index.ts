@@ -4,7 +4,7 @@ import { GOTV_ROOM } from './gotv.events';
 import { gotvRouter } from './gotv.routes';
 import { turnoutEnvelope } from './gotv.schemas';
 import { recordTurnout } from './gotv.turnout.service';
-import { projectionClock } from './gotv.pushes';
+import { gotvBackground } from './gotv.pushes';
 
 /** Get-out-the-vote: election-day stations, (next) voters, brigades, turnout, map and projection. */
 export const gotvModule: ModuleManifest = {
@@ -20,8 +20,8 @@ export const gotvModule: ModuleManifest = {
       handle: (items, actor) => recordTurnout(deps, actor, items),
     },
   ],
-  // The projection follows the clock as well as the reports (opening, closing, a quiet hour).
-  onWorkersStarted: async (deps) => projectionClock(deps),
+  // The projection follows the clock as well as the reports; stations' figures reach their rooms.
+  onWorkersStarted: async (deps) => gotvBackground(deps),
   rooms: [
     { pattern: new RegExp(`^${GOTV_ROOM}$`), roles: ['manager', 'viewer'], description: 'War room: every station and report' },
     { pattern: /^gotv:station:[0-9a-f-]{36}$/, roles: ['manager', 'viewer', 'brigade'], description: "One station's numbers" },
