@@ -64,7 +64,12 @@ export interface ListenerJob {
   counters: SharedArrayBuffer;
 }
 
-export type ListenerCommand = { type: 'close' };
+/**
+ * `close`: disconnect and report. `stop-recording`: the measured run is over; the clients keep
+ * reading (and socket.io-client keeps parsing) every message, but the delivery bookkeeping stops,
+ * so that it does not take CPU from the server during the route measurement that follows.
+ */
+export type ListenerCommand = { type: 'close' } | { type: 'stop-recording' };
 export type ListenerEvent = { type: 'ready' } | { type: 'error'; message: string } | { type: 'closed'; projectionPushes: number[][] };
 
 async function listen(job: ListenerJob): Promise<void> {
@@ -75,6 +80,7 @@ async function listen(job: ListenerJob): Promise<void> {
   // The first client on each server also records gotv:projection pushes (when each was computed).
   const projectionPushes: number[][] = job.urls.map(() => []);
   const sockets: Socket[] = [];
+  let recording = true;
   for (let start = 0; start < job.clients; start += 100) {
     const batch = Array.from({ length: Math.min(100, job.clients - start) }, (_, offset) => {
       const local = start + offset;
@@ -84,6 +90,7 @@ async function listen(job: ListenerJob): Promise<void> {
       return new Promise<Socket>((resolve, reject) => {
         const socket = io(url, { path: '/socket.io', transports: ['websocket'], forceNew: true, reconnection: false, ...(job.token ? { auth: { token: job.token } } : {}) });
         socket.on('gotv:turnout', (message: { items: unknown[][] }) => {
+          if (!recording) return;
           const now = sharedNow();
           let ours = false;
           for (const item of message.items) {
@@ -112,6 +119,7 @@ async function listen(job: ListenerJob): Promise<void> {
     if (!answers.every((answer) => answer.ok)) throw new Error('a client could not join gotv');
   }
   parentPort!.on('message', (command: ListenerCommand) => {
+    if (command.type === 'stop-recording') recording = false;
     if (command.type !== 'close') return;
     for (const socket of sockets) socket.close();
     parentPort!.postMessage({ type: 'closed', projectionPushes } satisfies ListenerEvent);

@@ -352,6 +352,7 @@ async function comandoPhase(): Promise<ComandoResults> {
       next += result.used;
       return result;
     };
+    for (const thread of listeners.threads) thread.worker.postMessage({ type: 'stop-recording' } satisfies ListenerCommand);
     log(`  POST /api/gotv/turnout at full speed on one process (load from its own process), ${CLIENTS} clients listening …`);
     const withListeners = await fullSpeed();
     await stopListeners(listeners);
@@ -455,7 +456,9 @@ the 100 ms batching window (one window shared by both processes). The baseline, 
 the same clients and rates: two bare Socket.IO processes on the same adapter that put each posted report
 into one shared 100 ms window (the second forwards its reports to the first with \`serverSideEmit\`) and
 broadcast it as items shaped like Comando's — the same messages per second and bytes per message, with no
-authentication, validation or database.
+authentication, validation or database. During the route measurements the clients stay connected and
+socket.io-client keeps parsing every message, but the harness's delivery bookkeeping (matching each
+item to its report) stops: it is measuring apparatus, and it would take CPU from the server it measures.
 
 ${table}
 

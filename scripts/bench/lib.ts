@@ -158,10 +158,15 @@ export async function withServer<T>(options: ServerOptions, fn: (server: Running
   }
 }
 
-/** `BENCH_CPU_PROF=<dir>`: node options that profile a Comando process into <dir> (such runs are not written to the doc). */
+/**
+ * Diagnostic node options for a Comando process (such runs are not written to the doc):
+ * `BENCH_CPU_PROF=<dir>` profiles it into <dir>; `BENCH_NODE_ARGS="--trace-gc ..."` adds any
+ * others (their output goes to the server's log in the bench log folder).
+ */
 export function cpuProfileArgs(): string[] {
   const dir = process.env.BENCH_CPU_PROF;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+  const extra = process.env.BENCH_NODE_ARGS?.trim();
+  return [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : []), ...(extra ? extra.split(/\s+/) : [])];
 }
 
 export interface ComandoServerOptions {

@@ -2,7 +2,9 @@ import type { EntitySchema } from '@mikro-orm/core';
 import type { ApiRouter } from './http/router';
 import type { JobDefinition } from './jobs';
 import type { RoomRule, SocketCommand } from './realtime';
+import type { Logger } from 'pino';
 import type { AppDeps } from './context';
+import { safeErrorFields } from './http/problem';
 
 /** What a module contributes to the process; src/modules/index.ts lists them all. */
 export interface ModuleManifest {
@@ -28,4 +30,30 @@ export interface ModuleManifest {
 
 export interface BackgroundTask {
   stop(): Promise<void>;
+}
+
+/**
+ * Background work on a fixed beat, for `onWorkersStarted`: `work` runs every `intervalMs`, never
+ * two at once (a slow run skips beats rather than piling up), and a failure is logged and the beat
+ * goes on. `stop()` ends the beat and waits for a run in progress.
+ */
+export function repeatEvery(logger: Logger, task: string, intervalMs: number, work: () => Promise<void>): BackgroundTask {
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const timer = setInterval(() => {
+    if (stopped || running) return;
+    running = work()
+      .catch((error: unknown) => logger.warn({ task, ...safeErrorFields(error) }, 'background task failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError } from '../../kernel/errors';
-import type { BackgroundTask } from '../../kernel/module';
+import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import { GOTV_ROOM, stationRoom, type ProjectionSummary } from './gotv.events';
 import { projection, stationEvents } from './gotv.live';
 import { phaseAt, type Phase } from './gotv.projection';
@@ -44,23 +44,25 @@ const COMMIT_LAG_MS = 2000;
  * once a second, and only figures that changed since its last push. The process asks which of
  * the stations its sockets follow got reports since it last looked (one indexed query), and
  * computes those stations' figures, and a newly followed station's, in one query; a process
- * nobody follows a station on does nothing. The war room's map follows `gotv:turnout` instead, which carries every report: a
- * push per station per second would be hundreds of messages a second to every screen.
+ * nobody follows a station on does nothing. The war room's map follows `gotv:turnout` instead,
+ * which carries every report: a push per station per second would be hundreds of messages a
+ * second to every screen.
  */
 function stationWatch(deps: AppDeps, tickMs: number): BackgroundTask {
   const prefix = stationRoom('');
   const lastPushed = new Map<string, string>();
   let lookedAt = new Date(0);
   const tick = async () => {
-    const watched = deps.realtime.localRooms(prefix).map((room) => room.slice(prefix.length));
-    for (const id of lastPushed.keys()) if (!watched.includes(id)) lastPushed.delete(id);
-    if (!watched.length) return;
+    const watched = new Set(deps.realtime.localRooms(prefix).map((room) => room.slice(prefix.length)));
+    for (const id of lastPushed.keys()) if (!watched.has(id)) lastPushed.delete(id);
+    if (!watched.size) return;
     const em = deps.orm.em.fork();
     const started = new Date();
-    const reported = await stationsReportedSince(em, watched, new Date(lookedAt.getTime() - COMMIT_LAG_MS));
+    const reported = await stationsReportedSince(em, [...watched], new Date(lookedAt.getTime() - COMMIT_LAG_MS));
     lookedAt = started;
     // Stations just followed get their figures once, reports or not.
-    const ids = new Set([...reported.map((row) => row.station_id), ...watched.filter((id) => !lastPushed.has(id))]);
+    const ids = new Set(reported.map((row) => row.station_id));
+    for (const id of watched) if (!lastPushed.has(id)) ids.add(id);
     if (!ids.size) return;
     for (const event of await stationEvents(em, deps.config.timeZone, [...ids])) {
       const figures = JSON.stringify(event);
@@ -69,24 +71,7 @@ function stationWatch(deps: AppDeps, tickMs: number): BackgroundTask {
       deps.realtime.publishLocal(stationRoom(event.id), 'gotv:station', event);
     }
   };
-  return every(deps, 'gotv.station-watch', tickMs, tick);
-}
-
-/** `work` every `tickMs`, never two at once, failures logged; stopped at shutdown. */
-function every(deps: AppDeps, task: string, tickMs: number, work: () => Promise<void>): BackgroundTask {
-  let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    running ??= work()
-      .catch((error: unknown) => deps.logger.warn({ task, errorName: (error as Error).name }, 'gotv background task failed'))
-      .finally(() => (running = undefined));
-  }, tickMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return repeatEvery(deps.logger, 'gotv.station-watch', tickMs, tick);
 }
 
 /** The projection summary to push, or nothing before the election date is set. */
@@ -119,7 +104,7 @@ export function projectionClock(deps: AppDeps, tickMs = CLOCK_TICK_MS, refreshMs
   const push = projectionChanged(deps);
   let lastPhase: Phase | undefined;
   let lastPush = 0;
-  return every(deps, 'gotv.projection-clock', tickMs, async () => {
+  return repeatEvery(deps.logger, 'gotv.projection-clock', tickMs, async () => {
     let phase: Phase;
     try {
       const { electionDate, curve } = await electionDay(deps.orm.em.fork());

@@ -1,6 +1,5 @@
 import type { AppDeps } from '../../kernel/context';
-import { safeErrorFields } from '../../kernel/http/problem';
-import type { BackgroundTask } from '../../kernel/module';
+import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import { startDueCampaigns } from './whatsapp.campaigns';
 import { whatsapp } from './whatsapp.context';
 import { requestDispatch } from './whatsapp.jobs';
@@ -14,30 +13,17 @@ const TICK_MS = 1000;
  * closed as failed ("unconfirmed"); they are never sent again automatically.
  */
 export function whatsappBackground(deps: AppDeps): BackgroundTask {
-  let stopped = false;
   let ticks = 0;
-  let running: Promise<void> | undefined;
-  const tick = async () => {
+  const beat = repeatEvery(deps.logger, 'whatsapp.tick', TICK_MS, async () => {
     await startDueCampaigns(deps);
     const runtime = whatsapp(deps);
     // A busy sender finds new work itself; asking again would only queue jobs behind it.
     if (!runtime.sender.busy && (await runtime.sender.hasDueWork())) await requestDispatch(deps, 'tick');
     if (ticks++ % 3600 === 0) await expireInDoubt(deps);
-  };
-  const timer = setInterval(() => {
-    if (stopped || running) return;
-    running = tick()
-      .catch((error: unknown) => deps.logger.warn({ task: 'whatsapp.tick', ...safeErrorFields(error) }, 'whatsapp tick failed'))
-      .finally(() => {
-        running = undefined;
-      });
-  }, TICK_MS);
-  timer.unref();
+  });
   return {
     async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
+      await beat.stop();
       const runtime = whatsapp(deps);
       await runtime.sender.stop();
       runtime.close();
