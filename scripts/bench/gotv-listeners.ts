@@ -11,6 +11,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { io, type Socket } from 'socket.io-client';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 /** Milliseconds on the clock shared by the load process's threads. */
 export const sharedNow = (): number => performance.timeOrigin + performance.now();
@@ -62,6 +65,9 @@ export interface ListenerJob {
   histogram: SharedArrayBuffer;
   /** Int32: [messages carrying this run's reports, duplicate deliveries]. */
   counters: SharedArrayBuffer;
+  /** Float64 per second of sending (seq / rate): the latest delivery of that second's reports, in ms. */
+  slowestBySecond: SharedArrayBuffer;
+  reportRate: number;
 }
 
 /**
@@ -76,11 +82,27 @@ async function listen(job: ListenerJob): Promise<void> {
   const sentAt = new Float64Array(job.sentAt);
   const histogram = new Histogram(job.histogram);
   const counters = new Int32Array(job.counters);
+  const slowestBySecond = new Float64Array(job.slowestBySecond);
   const seqByVoter = new Map(job.voterIds.map((id, seq) => [id, seq]));
   // The first client on each server also records gotv:projection pushes (when each was computed).
   const projectionPushes: number[][] = job.urls.map(() => []);
   const sockets: Socket[] = [];
   let recording = true;
+  // BENCH_GOTV_TRACE: the first client on each server notes each message's arrival and the send
+  // times of its oldest and newest report, written to the bench log folder when the run closes.
+  const traced = Boolean(process.env.BENCH_GOTV_TRACE);
+  const traces: number[][][] = job.urls.map(() => []);
+  const traceMessage = (client: number, now: number, items: unknown[][]) => {
+    let oldest = Infinity;
+    let newest = 0;
+    for (const item of items) {
+      const seq = seqByVoter.get(item[2] as string);
+      if (seq === undefined || seq >= job.totalReports) continue;
+      oldest = Math.min(oldest, sentAt[seq]!);
+      newest = Math.max(newest, sentAt[seq]!);
+    }
+    traces[client]!.push([now, oldest, newest, items.length]);
+  };
   for (let start = 0; start < job.clients; start += 100) {
     const batch = Array.from({ length: Math.min(100, job.clients - start) }, (_, offset) => {
       const local = start + offset;
@@ -100,9 +122,13 @@ async function listen(job: ListenerJob): Promise<void> {
             ours = true;
             if (seen[seq]) counters[1]!++;
             seen[seq] = 1;
-            if (seq >= job.measuredFrom) histogram.record(now - sentAt[seq]!);
+            const latency = now - sentAt[seq]!;
+            if (seq >= job.measuredFrom) histogram.record(latency);
+            const second = Math.floor(seq / job.reportRate);
+            if (latency > slowestBySecond[second]!) slowestBySecond[second] = latency;
           }
           if (ours) counters[0]!++;
+          if (traced && global < job.urls.length && ours) traceMessage(global, now, message.items);
         });
         if (global < job.urls.length) {
           socket.on('gotv:projection', (push: { generatedAt: string }) => projectionPushes[global]!.push(Date.parse(push.generatedAt)));
@@ -122,6 +148,7 @@ async function listen(job: ListenerJob): Promise<void> {
     if (command.type === 'stop-recording') recording = false;
     if (command.type !== 'close') return;
     for (const socket of sockets) socket.close();
+    if (traced) writeFileSync(path.join(os.tmpdir(), 'comando-bench', `trace-${job.token ? 'comando' : 'bare'}.json`), JSON.stringify(traces));
     parentPort!.postMessage({ type: 'closed', projectionPushes } satisfies ListenerEvent);
   });
   parentPort!.postMessage({ type: 'ready' } satisfies ListenerEvent);

@@ -12,6 +12,11 @@
  * Socket.IO processes on the same Redis streams adapter broadcasting each 100 ms window of reports
  * as items of the same shape and size (`baseline-socket-broadcast.ts`). Last, `POST /api/gotv/turnout` at full speed (autocannon) on
  * one process with the 2,000 clients listening, then with nobody listening.
+ *
+ * Diagnostics (such runs are not written to the doc unless the size is the benchmark's):
+ * BENCH_GOTV_TRACE=1 prints, per second of sending, the slowest answer and the slowest delivery,
+ * and writes the first client's messages (arrival, oldest and newest report sent) to the bench
+ * log folder; BENCH_NODE_ARGS / BENCH_CPU_PROF pass node options to the first Comando process.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -50,7 +55,14 @@ const BASELINE_PREFIX = 'bench-gotv-bare';
 const CLIENTS = Number(process.env.BENCH_GOTV_CLIENTS ?? 2000);
 const REPORT_RATE = Number(process.env.BENCH_GOTV_RATE ?? 200);
 const DURATION = Number(process.env.BENCH_GOTV_SECONDS ?? 60);
-const WARMUP = 5;
+/**
+ * Seconds of reports before the measured part, for both targets. A cold process (JIT, statements
+ * prepared on each pooled connection, the first touch of a table just imported) answers slowly
+ * for a few seconds, and the backlog it leaves at the listener thread, which runs near its
+ * capacity, takes several more to drain: with 5 s the first measured seconds were still draining
+ * it. Election day's peak never meets a cold server.
+ */
+const WARMUP = Number(process.env.BENCH_GOTV_WARMUP ?? 15);
 const STATIONS = 300;
 const VOTERS = 150_000;
 const BRIGADE_PHONES = 10;
@@ -61,7 +73,7 @@ const BRIGADE_PHONES = 10;
  * they took more, starved both app processes, and Comando's HTTP p99 rose to 744 ms.
  */
 const LISTENER_THREADS = Number(process.env.BENCH_GOTV_LISTENER_THREADS ?? 1);
-const full = CLIENTS === 2000 && REPORT_RATE === 200 && DURATION === 60 && LISTENER_THREADS === 1 && !cpuProfileArgs().length;
+const full = CLIENTS === 2000 && REPORT_RATE === 200 && DURATION === 60 && WARMUP === 15 && LISTENER_THREADS === 1 && !cpuProfileArgs().length;
 const goals = { p99Ms: 250, p99VsBaseline: 1.5, routeRatio: 0.4 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -85,6 +97,9 @@ interface Run {
   messages: number;
   duplicates: number;
   projectionPushes: number[][];
+  /** Per second of sending: the slowest delivery (all listener threads write it) and the slowest answer. */
+  slowestBySecond: Float64Array;
+  slowestAnswerBySecond: Float64Array;
 }
 
 function newRun(): Run {
@@ -102,6 +117,8 @@ function newRun(): Run {
     messages: 0,
     duplicates: 0,
     projectionPushes: [],
+    slowestBySecond: new Float64Array(new SharedArrayBuffer((WARMUP + DURATION) * 8)),
+    slowestAnswerBySecond: new Float64Array(WARMUP + DURATION),
   };
 }
 
@@ -151,6 +168,8 @@ async function startListeners(urls: string[], token: string | undefined, run: Ru
       received: new SharedArrayBuffer(clients * run.totalReports),
       histogram: new SharedArrayBuffer(HISTOGRAM_BUCKETS * 4),
       counters: new SharedArrayBuffer(8),
+      slowestBySecond: run.slowestBySecond.buffer as SharedArrayBuffer,
+      reportRate: REPORT_RATE,
     };
     const worker = new Worker(path.join(__dirname, 'gotv-listeners.js'), { workerData: job });
     threads.push({
@@ -212,7 +231,10 @@ async function drive(run: Run, send: (seq: number) => Promise<boolean>): Promise
       run.sentAt[mine] = sharedNow();
       const promise = send(mine)
         .then((accepted) => {
-          run.httpLatency.record(sharedNow() - run.sentAt[mine]!);
+          const answeredIn = sharedNow() - run.sentAt[mine]!;
+          run.httpLatency.record(answeredIn);
+          const second = Math.floor(mine / REPORT_RATE);
+          run.slowestAnswerBySecond[second] = Math.max(run.slowestAnswerBySecond[second]!, answeredIn);
           if (accepted) run.accepted[mine] = 1;
         })
         .catch((error: unknown) => {
@@ -495,6 +517,11 @@ async function main(): Promise<void> {
     await cleanUp();
   }
   const { markdown, pass } = report(baseline, comando, machine);
+  if (process.env.BENCH_GOTV_TRACE) {
+    // Per second of sending: the slowest answer and the slowest delivery (ms), to find where a tail comes from.
+    const seconds = (run: Run) => Array.from(run.slowestBySecond, (slowest, s) => `${s}:${run.slowestAnswerBySecond[s]!.toFixed(0)}/${slowest.toFixed(0)}`).join(' ');
+    process.stdout.write(`\nslowest answer/delivery per second, baseline:\n${seconds(baseline)}\nComando:\n${seconds(comando.live)}\n`);
+  }
   process.stdout.write(`\n${markdown}\n`);
   if (full) writeDocSection('gotv', markdown);
   process.stdout.write(`\n${full ? 'Written to docs/benchmarks.md' : 'Not the benchmark size: not written'}. Overall: ${pass ? 'PASS' : 'FAIL'}\n`);
