@@ -13,8 +13,9 @@ type ScopeDeps = Pick<AppDeps, 'caches' | 'orm'>;
 const EVERYTHING: Scope = { all: true, stations: new Set(), brigades: new Set() };
 
 /**
- * A brigade member's scope, read on every report of election day: cached per user for 30 s and
- * dropped in every process when a brigade's members or stations change (`forgetScopes`).
+ * A brigade member's scope, read on election day's count reports, call lists and contacts: cached
+ * per user for 30 s and dropped in every process when a brigade's members or stations change
+ * (`forgetScopes`). Voter reports check the same rule inside their statement (gotv.turnout.service.ts).
  */
 function scopes(deps: ScopeDeps) {
   return deps.caches.named<Scope>(

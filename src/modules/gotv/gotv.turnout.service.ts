@@ -5,7 +5,7 @@ import type { Actor } from '../../kernel/auth/roles';
 import { newId } from '../../kernel/ids';
 import { GOTV_ROOM, type TurnoutItem } from './gotv.events';
 import type { TurnoutItemInput, TurnoutReportInput } from './gotv.schemas';
-import { coversStation, coversVoter, scopeOf, type Scope } from './gotv.scope';
+import { coversStation, scopeOf, type Scope } from './gotv.scope';
 import { projectionChanged } from './gotv.pushes';
 import { instantAt, localClock } from './gotv.curve';
 import { electionDateOf } from './gotv.settings';
@@ -23,47 +23,6 @@ type Outcome = { kind: 'accepted'; event: TurnoutItem } | { kind: 'duplicate' } 
 
 const reject = (code: string, message: string): Outcome => ({ kind: 'rejected', code, message });
 
-// Election day's hottest statements: prepared once per connection (no ORM query building per report).
-const voterById = new PreparedStatement<VoterRow>('gotv_voter_by_id', 'select id, polling_station_id as station_id, brigade_id from gotv_voters where id = ?');
-const voterByDocument = new PreparedStatement<VoterRow>(
-  'gotv_voter_by_document',
-  'select id, polling_station_id as station_id, brigade_id from gotv_voters where document_id = ?',
-);
-// One statement: the report is recorded once per clientReportId, and only the first report for a
-// voter is recorded and marks them voted. Two phones racing meet at the voter's row lock; the one
-// that waited re-reads the row, finds the voter voted, and writes nothing (a duplicate leaves no row).
-const insertVoterReport = new PreparedStatement<{ report_id: string | null }>(
-  'gotv_insert_voter_report',
-  `with target as (
-     select id from gotv_voters where id = ?::uuid and status <> 'voted' for update
-   ),
-   r as (
-     insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged)
-     select ?::uuid, ?::uuid, 'voter', ?::uuid, target.id, null, ?::timestamptz, now(), ?::uuid, false from target
-     on conflict (client_report_id) do nothing returning id
-   ),
-   marked as (
-     update gotv_voters set status = 'voted', voted_at = ?::timestamptz, updated_at = now()
-     where id = ?::uuid and exists (select 1 from r)
-   )
-   select (select id from r) as report_id`,
-);
-
-// A rehearsal's voter report is kept as a fact and changes no voter: on election day the call
-// lists are whole again. Resent, it is a duplicate by its clientReportId.
-const insertRehearsalVoterReport = new PreparedStatement<{ id: string }>(
-  'gotv_insert_rehearsal_voter_report',
-  `insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged, rehearsal)
-   values (?::uuid, ?::uuid, 'voter', ?::uuid, ?::uuid, null, ?::timestamptz, now(), ?::uuid, false, true)
-   on conflict (client_report_id) do nothing returning id`,
-);
-
-interface VoterRow {
-  id: string;
-  station_id: string;
-  brigade_id: string | null;
-}
-
 /** When and in what kind of day a report was made. */
 interface ReportTime {
   at: Date;
@@ -73,19 +32,63 @@ interface ReportTime {
   rehearsal: boolean;
 }
 
-async function recordVoterReport(orm: MikroORM, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'voter' }>, time: ReportTime): Promise<Outcome> {
-  const [voter] = report.voterId ? await voterById.run(orm, [report.voterId]) : await voterByDocument.run(orm, [report.documentId]);
-  if (!voter) return reject('unknown_voter', 'No confirmed voter matches this report.');
-  if (!coversVoter(scope, voter)) {
-    return reject('forbidden', "This voter is not one of your brigade's.");
-  }
-  if (time.rehearsal) {
-    const [row] = await insertRehearsalVoterReport.run(orm, [newId(), report.clientReportId, voter.station_id, voter.id, time.at, actor.id]);
-    return row ? { kind: 'accepted', event: ['voter', voter.station_id, voter.id, true] } : { kind: 'duplicate' };
-  }
-  const [row] = await insertVoterReport.run(orm, [voter.id, newId(), report.clientReportId, voter.station_id, time.at, actor.id, time.at, voter.id]);
-  if (!row?.report_id) return { kind: 'duplicate' };
-  return { kind: 'accepted', event: ['voter', voter.station_id, voter.id] };
+/**
+ * Election day's hottest statement: a voter report in one round trip (on a busy server each round
+ * trip is one more wait for the CPU). It finds the voter (by id or by document), checks a brigade
+ * member's scope (the voter's station is one of their brigades', or the voter is assigned to one
+ * of their brigades: what gotv.scope.ts decides for the other routes), and records the report.
+ * Out of rehearsal only the voter's first report is recorded, and it marks them voted: two phones
+ * racing meet at the voter's row lock, and the one that waited re-reads the row, finds the voter
+ * voted and writes nothing (a duplicate leaves no row). A rehearsal's report is recorded (once per
+ * clientReportId) and changes no voter. Prepared once per pooled connection.
+ */
+const voterReportSql = (findVoter: string) => `
+  with voter as (
+    select id, polling_station_id as station_id, brigade_id from gotv_voters where ${findVoter}
+  ),
+  allowed as (
+    select v.id, v.station_id from voter v
+    where ?::boolean or exists (
+      select 1 from gotv_brigade_members m
+      where m.user_id = ?::uuid and (m.brigade_id = v.brigade_id
+        or exists (select 1 from gotv_brigade_stations s where s.brigade_id = m.brigade_id and s.station_id = v.station_id)))
+  ),
+  target as (
+    select g.id from gotv_voters g
+    where not ?::boolean and g.id = (select id from allowed) and g.status <> 'voted' for update
+  ),
+  r as (
+    insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged, rehearsal)
+    select ?::uuid, ?::uuid, 'voter', a.station_id, a.id, null, ?::timestamptz, now(), ?::uuid, false, ?::boolean
+    from allowed a where ?::boolean or exists (select 1 from target)
+    on conflict (client_report_id) do nothing returning id
+  ),
+  marked as (
+    update gotv_voters set status = 'voted', voted_at = ?::timestamptz, updated_at = now()
+    where id = (select id from target) and exists (select 1 from r)
+  )
+  select (select id from voter) as voter_id, (select station_id from voter) as station_id,
+         (select id from allowed) as allowed_id, (select id from r) as report_id`;
+
+interface VoterReportRow {
+  voter_id: string | null;
+  station_id: string | null;
+  allowed_id: string | null;
+  report_id: string | null;
+}
+
+const voterReportById = new PreparedStatement<VoterReportRow>('gotv_voter_report_by_id', voterReportSql('id = ?::uuid'));
+const voterReportByDocument = new PreparedStatement<VoterReportRow>('gotv_voter_report_by_document', voterReportSql('document_id = ?'));
+
+async function recordVoterReport(orm: MikroORM, actor: Actor, report: Extract<TurnoutReportInput, { kind: 'voter' }>, time: ReportTime): Promise<Outcome> {
+  const { at, rehearsal } = time;
+  const statement = report.voterId ? voterReportById : voterReportByDocument;
+  const everyVoter = actor.role !== 'brigade';
+  const [row] = await statement.run(orm, [report.voterId ?? report.documentId, everyVoter, actor.id, rehearsal, newId(), report.clientReportId, at, actor.id, rehearsal, rehearsal, at]);
+  if (!row?.voter_id || !row.station_id) return reject('unknown_voter', 'No confirmed voter matches this report.');
+  if (!row.allowed_id) return reject('forbidden', "This voter is not one of your brigade's.");
+  if (!row.report_id) return { kind: 'duplicate' };
+  return { kind: 'accepted', event: rehearsal ? ['voter', row.station_id, row.voter_id, true] : ['voter', row.station_id, row.voter_id] };
 }
 
 // Locks the station's row (no key update: voter reports' foreign-key checks on it still pass), so
@@ -142,7 +145,9 @@ function recordCountReport(orm: MikroORM, actor: Actor, scope: Scope, report: Ex
  * Accepted reports reach the war room batched per 100 ms.
  */
 export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutItemInput[]): Promise<TurnoutAnswer> {
-  const [scope, electionDate] = await Promise.all([scopeOf(deps, actor), electionDateOf(deps)]);
+  const electionDate = await electionDateOf(deps);
+  // Counts check a brigade's stations here (cached); voter reports check scope in their statement.
+  const scopeFor = () => scopeOf(deps, actor);
   const answer: TurnoutAnswer = { accepted: 0, duplicates: 0, rejected: [] };
   const seen = new Set<string>();
   const publish = deps.realtime.batched(GOTV_ROOM, 'gotv:turnout');
@@ -154,7 +159,7 @@ export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutI
     return { at, dayStart: start, dayEnd: end, rehearsal: electionDate !== null && date < electionDate };
   };
   for (const [index, item] of items.entries()) {
-    const outcome = item.valid ? await recordOne(deps.orm, actor, scope, item.report, seen, timeOf) : reject('validation_failed', item.message);
+    const outcome = item.valid ? await recordOne(deps.orm, actor, scopeFor, item.report, seen, timeOf) : reject('validation_failed', item.message);
     if (outcome.kind === 'accepted') {
       answer.accepted++;
       publish(outcome.event);
@@ -176,7 +181,14 @@ function localDayOf(at: Date, timeZone: string): { date: string; start: Date; en
   return lastDay;
 }
 
-async function recordOne(orm: MikroORM, actor: Actor, scope: Scope, report: TurnoutReportInput, seen: Set<string>, timeOf: (at: Date) => ReportTime): Promise<Outcome> {
+async function recordOne(
+  orm: MikroORM,
+  actor: Actor,
+  scopeFor: () => Promise<Scope>,
+  report: TurnoutReportInput,
+  seen: Set<string>,
+  timeOf: (at: Date) => ReportTime,
+): Promise<Outcome> {
   if (seen.has(report.clientReportId)) return reject('duplicate_in_batch', 'This clientReportId appears earlier in the same batch.');
   seen.add(report.clientReportId);
   const when = report.kind === 'voter' ? report.votedAt : report.reportedAt;
@@ -185,5 +197,5 @@ async function recordOne(orm: MikroORM, actor: Actor, scope: Scope, report: Turn
   if (stated > now + CLOCK_SKEW_MS) return reject('future_time', 'The report is dated in the future.');
   // A time a little ahead of ours is the phone's clock drifting: recorded as now.
   const time = timeOf(new Date(Math.min(stated, now)));
-  return report.kind === 'voter' ? recordVoterReport(orm, actor, scope, report, time) : recordCountReport(orm, actor, scope, report, time);
+  return report.kind === 'voter' ? recordVoterReport(orm, actor, report, time) : recordCountReport(orm, actor, await scopeFor(), report, time);
 }
