@@ -69,61 +69,6 @@ const TAKE_WINDOW = `local items = redis.call('lrange', KEYS[1], 0, -1)
 redis.call('del', KEYS[1], KEYS[2])
 return items`;
 
-/** Sockets a broadcast writes to before the event loop gets a turn (see `sliceBroadcasts`). */
-const BROADCAST_SLICE = 100;
-
-interface SliceableAdapter {
-  apply(opts: unknown, callback: (socket: unknown) => void): void;
-  _encode(packet: { id?: number }, packetOpts: unknown): unknown;
-}
-
-/**
- * A broadcast to a room writes to every member socket of this process in one synchronous loop:
- * for 1,000 war-room screens that is ~30 ms in which no report, database answer or timer of this
- * process is handled, ten times a second. Here the writes go in slices of BROADCAST_SLICE sockets,
- * the event loop turning between slices, through one queue per namespace so that every socket
- * still gets the broadcasts in their order. The first slice is written at once.
- *
- * socket.io-adapter (2.5) broadcasts as `_encode(packet)` then `apply(opts, write)`, and the Redis
- * adapter's local delivery goes through the same two methods, so the hook is there: a broadcast's
- * `apply` collects its sockets at once (who is in the room now) and queues the writes. Broadcasts
- * that expect acknowledgements (`packet.id` set: they count their clients right after `apply`),
- * and every other use of `apply` (fetching, joining, disconnecting sockets), stay synchronous.
- */
-function sliceBroadcasts(adapter: unknown): void {
-  const target = adapter as SliceableAdapter;
-  const encode = target._encode.bind(target);
-  const apply = target.apply.bind(target);
-  const slices: (() => void)[] = [];
-  let draining = false;
-  let nextApplyIsBroadcast = false;
-  const drain = () => {
-    slices.shift()?.();
-    if (slices.length) setImmediate(drain);
-    else draining = false;
-  };
-  target._encode = (packet, packetOpts) => {
-    nextApplyIsBroadcast = packet.id === undefined;
-    return encode(packet, packetOpts);
-  };
-  target.apply = (opts, write) => {
-    if (!nextApplyIsBroadcast) return apply(opts, write);
-    nextApplyIsBroadcast = false;
-    const sockets: unknown[] = [];
-    apply(opts, (socket) => sockets.push(socket));
-    for (let from = 0; from < sockets.length; from += BROADCAST_SLICE) {
-      const slice = sockets.slice(from, from + BROADCAST_SLICE);
-      slices.push(() => {
-        for (const socket of slice) write(socket);
-      });
-    }
-    if (!draining && slices.length) {
-      draining = true;
-      drain();
-    }
-  };
-}
-
 export interface RealtimeOptions {
   auth: Authenticator;
   logger: Logger;
@@ -166,7 +111,6 @@ export class Realtime {
           })
         : undefined,
     });
-    sliceBroadcasts(this.io.of('/').adapter);
     this.io.use((socket, next) => {
       this.authenticate(socket)
         .then(() => next())
@@ -273,11 +217,16 @@ export class Realtime {
     let watchdog: NodeJS.Timeout | undefined;
     let queued: T[] = [];
     let appending: Promise<void> | undefined;
+    let openedAt = 0;
     const flush = async () => {
       timer = undefined;
+      const due = performance.now();
       const batches = await redis.takeWindow(listKey, openKey);
+      const taken = performance.now();
       const items = batches.flatMap((batch) => JSON.parse(batch) as T[]);
       if (items.length) send(items);
+      // How late windows close and how long taking one takes: where a delivery tail starts.
+      this.options.logger.debug({ listKey, items: items.length, openMs: Math.round(due - openedAt), takeMs: Math.round(taken - due), sendMs: Math.round(performance.now() - taken) }, 'window flushed');
     };
     const flushLogged = () =>
       flush().catch((error: unknown) => this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window flush failed'));
@@ -289,7 +238,10 @@ export class Realtime {
         .then(
           (opened) => {
             // A timer still pending (this process opened the previous window too) takes this one with it.
-            if (opened === 1) timer ??= setTimeout(() => void flushLogged(), windowMs);
+            if (opened === 1 && !timer) {
+              openedAt = performance.now();
+              timer = setTimeout(() => void flushLogged(), windowMs);
+            }
             else watchdog ??= setTimeout(reopen, leaseMs + windowMs).unref();
           },
           (error: unknown) => {
