@@ -108,4 +108,11 @@ describe('webhook', () => {
     const rows = await t.app.runtime.deps.orm.em.fork().execute<{ name: string; whatsapp_opt_in: boolean }[]>(`select name, whatsapp_opt_in from contacts where phone = '+573009999999'`);
     expect(rows).toEqual([{ name: 'Luz', whatsapp_opt_in: false }]);
   });
+
+  it('stores a message whose text or sender name holds a NUL character, without it', async () => {
+    await post(t.fake.inboundPayload('573009999998', { type: 'text', text: { body: 'Ho\u0000la' } }, 'Ma\u0000ría')).expect(200);
+    const em = t.app.runtime.deps.orm.em.fork();
+    expect(await em.execute(`select name from contacts where phone = '+573009999998'`)).toEqual([{ name: 'María' }]);
+    expect(await em.execute(`select m.body from wa_messages m join contacts c on c.id = m.contact_id where c.phone = '+573009999998'`)).toEqual([{ body: 'Hola' }]);
+  });
 });

@@ -27,17 +27,23 @@ const statusItem = z.object({
 });
 type StatusItem = z.infer<typeof statusItem>;
 
+/**
+ * Text a citizen typed, as stored: without NUL characters, which PostgreSQL text cannot hold (the
+ * API refuses them with a 400; a webhook must not, or the provider would retry the delivery forever).
+ */
+const typedText = (max: number) => z.string().max(max).transform((value) => value.replace(/\u0000/g, ''));
+
 const inboundItem = z.object({
   from: z.string().regex(/^\d{6,16}$/),
   id: z.string().min(1).max(128),
   timestamp: z.string().regex(/^\d{1,12}$/),
   type: z.string().max(40),
-  text: z.object({ body: z.string().max(4096) }).optional(),
-  button: z.object({ payload: z.string().max(256).optional(), text: z.string().max(256).optional() }).optional(),
+  text: z.object({ body: typedText(4096) }).optional(),
+  button: z.object({ payload: typedText(256).optional(), text: typedText(256).optional() }).optional(),
   interactive: z
     .object({
-      button_reply: z.object({ id: z.string().max(256), title: z.string().max(256) }).optional(),
-      list_reply: z.object({ id: z.string().max(256), title: z.string().max(256) }).optional(),
+      button_reply: z.object({ id: z.string().max(256), title: typedText(256) }).optional(),
+      list_reply: z.object({ id: z.string().max(256), title: typedText(256) }).optional(),
     })
     .optional(),
   context: z.object({ id: z.string().max(128).optional() }).optional(),
@@ -46,7 +52,7 @@ type InboundItem = z.infer<typeof inboundItem>;
 
 const messagesValue = z.object({
   messaging_product: z.literal('whatsapp'),
-  contacts: z.array(z.object({ wa_id: z.string().max(32), profile: z.object({ name: z.string().max(200) }).optional() })).optional(),
+  contacts: z.array(z.object({ wa_id: z.string().max(32), profile: z.object({ name: typedText(200) }).optional() })).optional(),
   statuses: z.array(statusItem).optional(),
   messages: z.array(inboundItem).optional(),
 });
