@@ -253,13 +253,11 @@ export class Realtime {
           appending = queued.length ? append() : undefined;
         });
     };
-    let closed = false;
     const reopen = () => {
       watchdog = undefined;
-      if (!closed) appending ??= append();
+      if (!this.closed) appending ??= append();
     };
     this.flushers.add(async () => {
-      closed = true;
       if (watchdog) clearTimeout(watchdog);
       while (appending) await appending;
       if (timer) {

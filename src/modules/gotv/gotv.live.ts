@@ -38,10 +38,10 @@ async function stationRows(em: EntityManager, filter: StationFilter): Promise<St
   const params: unknown[] = [];
   // Knex expands an array parameter into a list: `array[?]` makes it a PostgreSQL array again.
   const onlyVoters = filter.ids ? 'where polling_station_id = any(array[?]::uuid[])' : '';
-  if (filter.ids) params.push(filter.ids);
   if (filter.ids) {
+    // Once for the voters' totals (in the join, before the where clause), once for the stations.
+    params.push(filter.ids, filter.ids);
     clauses.push('s.id = any(array[?]::uuid[])');
-    params.push(filter.ids);
   }
   if (filter.territoryId) {
     clauses.push(`s.territory_id in (${TERRITORY_AND_DESCENDANTS})`);
