@@ -30,18 +30,16 @@ export interface StationFilter {
 }
 
 /**
- * Every station with its confirmed-voter totals and latest report time, in one grouped query;
- * a territory filter includes the territories inside it.
+ * Every station with its confirmed-voter tallies (kept by triggers: see StationTallySchema) and
+ * latest report time, in one query; a territory filter includes the territories inside it.
  */
 async function stationRows(em: EntityManager, filter: StationFilter): Promise<StationRow[]> {
   const clauses: string[] = [];
   const params: unknown[] = [];
-  // Knex expands an array parameter into a list: `array[?]` makes it a PostgreSQL array again.
-  const onlyVoters = filter.ids ? 'where polling_station_id = any(array[?]::uuid[])' : '';
   if (filter.ids) {
-    // Once for the voters' totals (in the join, before the where clause), once for the stations.
-    params.push(filter.ids, filter.ids);
+    // Knex expands an array parameter into a list: `array[?]` makes it a PostgreSQL array again.
     clauses.push('s.id = any(array[?]::uuid[])');
+    params.push(filter.ids);
   }
   if (filter.territoryId) {
     clauses.push(`s.territory_id in (${TERRITORY_AND_DESCENDANTS})`);
@@ -53,11 +51,9 @@ async function stationRows(em: EntityManager, filter: StationFilter): Promise<St
   }
   return em.execute<StationRow[]>(
     `select s.id, s.code, s.name, s.status, s.territory_id, s.lat, s.lng, s.registered_voters,
-            coalesce(v.total, 0)::int as confirmed_voters, coalesce(v.voted, 0)::int as confirmed_voted,
+            coalesce(t.confirmed_voters, 0) as confirmed_voters, coalesce(t.confirmed_voted, 0) as confirmed_voted,
             (select max(r.received_at) from gotv_turnout_reports r where r.station_id = s.id) as last_report_at
-     from gotv_polling_stations s
-     left join (select polling_station_id, count(*) as total, count(*) filter (where status = 'voted') as voted
-                from gotv_voters ${onlyVoters} group by polling_station_id) v on v.polling_station_id = s.id
+     from gotv_polling_stations s left join gotv_station_tallies t on t.station_id = s.id
      ${clauses.length ? `where ${clauses.join(' and ')}` : ''}
      order by s.name, s.id`,
     params,

@@ -1,5 +1,5 @@
 import type { ModuleManifest } from '../../kernel/module';
-import { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, TurnoutReportSchema, VoterSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema } from './gotv.entities';
+import { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, TurnoutReportSchema, VoterSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema, StationTallySchema } from './gotv.entities';
 import { GOTV_ROOM } from './gotv.events';
 import { gotvRouter } from './gotv.routes';
 import { turnoutEnvelope } from './gotv.schemas';
@@ -9,7 +9,7 @@ import { gotvBackground } from './gotv.pushes';
 /** Get-out-the-vote: election-day stations, (next) voters, brigades, turnout, map and projection. */
 export const gotvModule: ModuleManifest = {
   name: 'gotv',
-  entities: [PollingStationSchema, VoterSchema, BrigadeSchema, BrigadeMemberSchema, BrigadeStationSchema, TurnoutReportSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema],
+  entities: [PollingStationSchema, VoterSchema, BrigadeSchema, BrigadeMemberSchema, BrigadeStationSchema, TurnoutReportSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema, StationTallySchema],
   routers: [gotvRouter],
   socketCommands: (deps) => [
     {
