@@ -110,7 +110,6 @@ export class Runtime {
       auth,
       logger,
       corsOrigins: config.corsOrigins,
-      rooms: modules.flatMap((module) => module.rooms ?? []),
       redis: redis ? { client: redisClients[2]!, commands: redis, prefix: config.redisKeyPrefix } : undefined,
     });
     const deps: AppDeps = {
@@ -126,6 +125,7 @@ export class Runtime {
       rateLimits: new RateLimits(redis, config.redisKeyPrefix),
     };
     realtime.addCommands(modules.flatMap((module) => module.socketCommands?.(deps) ?? []));
+    realtime.addRooms(modules.flatMap((module) => module.rooms?.(deps) ?? []));
     const background: BackgroundTask[] = [];
     if (options.workers !== false) {
       await jobs.start(deps);

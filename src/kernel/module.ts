@@ -15,7 +15,8 @@ export interface ModuleManifest {
   routers?: ApiRouter[];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   jobs?: JobDefinition<any>[];
-  rooms?: RoomRule[];
+  /** The rooms its sockets may join, and who may; built once the process's dependencies exist. */
+  rooms?: (deps: AppDeps) => RoomRule[];
   /** Requests clients may send over their socket; built once the process's dependencies exist. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   socketCommands?: (deps: AppDeps) => SocketCommand<any>[];

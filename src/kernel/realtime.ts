@@ -35,6 +35,11 @@ export interface RoomRule {
   pattern: RegExp;
   roles: Role[];
   description: string;
+  /**
+   * A further check of this user for this room, after the role's (a brigade member follows only
+   * their own stations): the same rule the module's routes apply. A check that fails says no.
+   */
+  admits?: (actor: Actor, room: string) => Promise<boolean>;
 }
 
 export interface SubscribeAck {
@@ -73,7 +78,6 @@ export interface RealtimeOptions {
   auth: Authenticator;
   logger: Logger;
   corsOrigins: string[];
-  rooms: RoomRule[];
   /**
    * With Redis, events reach sockets connected to any process (Redis streams adapter, on `client`,
    * which it blocks on); `commands` is a connection for short commands (the coalescing gate).
@@ -93,6 +97,7 @@ export class Realtime {
   private readonly throttles = new Map<string, () => void>();
   private closed = false;
   private readonly commands: SocketCommand[] = [];
+  private readonly rooms: RoomRule[] = [];
 
   constructor(private readonly options: RealtimeOptions) {
     this.io = new Server({
@@ -129,9 +134,13 @@ export class Realtime {
     }
   }
 
-  /** Adds socket commands (from module manifests, once their dependencies exist). */
+  /** Adds socket commands and room rules (from module manifests, once their dependencies exist). */
   addCommands(commands: SocketCommand[]): void {
     this.commands.push(...commands);
+  }
+
+  addRooms(rules: RoomRule[]): void {
+    this.rooms.push(...rules);
   }
 
   attach(server: HttpServer): void {
@@ -360,8 +369,9 @@ export class Realtime {
     const { actor } = socket.data as SocketData;
     void socket.join(userRoom(actor.id));
     socket.on('subscribe', (input: unknown, ack: unknown) => {
-      const answer = this.subscribe(socket, actor, input);
-      if (typeof ack === 'function') ack(answer);
+      void this.subscribe(socket, actor, input).then((answer) => {
+        if (typeof ack === 'function') ack(answer);
+      });
     });
     for (const command of this.commands) {
       socket.on(command.event, (input: unknown, ack: unknown) => {
@@ -397,7 +407,7 @@ export class Realtime {
     }
   }
 
-  private subscribe(socket: Socket, actor: Actor, input: unknown): SubscribeAck {
+  private async subscribe(socket: Socket, actor: Actor, input: unknown): Promise<SubscribeAck> {
     const parsed = subscribeSchema.safeParse(input);
     if (!parsed.success) {
       return {
@@ -409,14 +419,24 @@ export class Realtime {
     }
     const answer: SubscribeAck = { ok: true, joined: [], denied: [] };
     for (const room of new Set(parsed.data.rooms)) {
-      const rule = this.options.rooms.find((candidate) => candidate.pattern.test(room));
+      const rule = this.rooms.find((candidate) => candidate.pattern.test(room));
       if (!rule) answer.denied.push({ room, code: 'unknown_room' });
-      else if (!roleAllowed(actor.role, rule.roles)) answer.denied.push({ room, code: 'forbidden' });
+      else if (!roleAllowed(actor.role, rule.roles) || !(await this.admitted(rule, actor, room))) answer.denied.push({ room, code: 'forbidden' });
       else {
         void socket.join(room);
         answer.joined.push(room);
       }
     }
     return answer;
+  }
+
+  private async admitted(rule: RoomRule, actor: Actor, room: string): Promise<boolean> {
+    if (!rule.admits) return true;
+    try {
+      return await rule.admits(actor, room);
+    } catch (error) {
+      this.options.logger.warn({ room, errorName: (error as Error).name }, 'room check failed; not admitted');
+      return false;
+    }
   }
 }

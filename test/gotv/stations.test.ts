@@ -51,11 +51,19 @@ describe('polling stations', () => {
 
   it('pushes gotv:station to the war room and the station room when a station opens', async () => {
     const created = await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station()).expect(201);
+    const notTheirs = await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station()).expect(201);
+    await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada Sede B', memberIds: [brigade.id], stationIds: [created.body.id] }).expect(201);
     const warRoom = await connectSocket(app.url, viewer.token);
     const brigadeSocket = await connectSocket(app.url, brigade.token);
     try {
-      expect((await subscribe(warRoom, ['gotv'])).joined).toEqual(['gotv']);
-      expect((await subscribe(brigadeSocket, ['gotv', `gotv:station:${created.body.id}`])).denied).toEqual([{ room: 'gotv', code: 'forbidden' }]);
+      expect((await subscribe(warRoom, ['gotv', `gotv:station:${notTheirs.body.id}`])).joined).toEqual(['gotv', `gotv:station:${notTheirs.body.id}`]);
+      // A brigade member follows their brigades' stations only, as on the REST routes.
+      const brigadeAck = await subscribe(brigadeSocket, ['gotv', `gotv:station:${created.body.id}`, `gotv:station:${notTheirs.body.id}`]);
+      expect(brigadeAck.joined).toEqual([`gotv:station:${created.body.id}`]);
+      expect(brigadeAck.denied).toEqual([
+        { room: 'gotv', code: 'forbidden' },
+        { room: `gotv:station:${notTheirs.body.id}`, code: 'forbidden' },
+      ]);
       const seenByWarRoom = nextEvent<{ id: string; status: string }>(warRoom, 'gotv:station');
       const seenByBrigade = nextEvent<{ id: string; status: string }>(brigadeSocket, 'gotv:station');
       await app.http.patch(`/api/gotv/polling-stations/${created.body.id}`).set(manager.auth).send({ status: 'open' }).expect(200);

@@ -6,7 +6,7 @@ import { connectSocket, nextEvent, subscribe } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 
 /** A room only managers may join, to prove the per-room role check. */
-const staffOnly = { name: 'probe', entities: [], rooms: [{ pattern: /^staff-only$/, roles: ['manager' as const], description: 'probe' }] };
+const staffOnly = { name: 'probe', entities: [], rooms: () => [{ pattern: /^staff-only$/, roles: ['manager' as const], description: 'probe' }] };
 
 let app: TestApp;
 let other: Awaited<ReturnType<TestApp['sibling']>>;

@@ -47,7 +47,6 @@ it('a shared window appended to while other commands are being pipelined deliver
     auth: {} as never,
     logger: pino({ level: 'silent' }),
     corsOrigins: [],
-    rooms: [],
     redis: { client, commands, prefix },
   });
   realtime.attach(createServer());

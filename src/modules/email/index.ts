@@ -11,7 +11,7 @@ export const emailModule: ModuleManifest = {
   entities: [EmailTemplateSchema, EmailCampaignSchema, EmailVariantSchema, EmailRecipientSchema, EmailEventSchema, EmailSuppressionSchema],
   routers: [emailRouter, trackingRouter],
   jobs: emailJobs,
-  rooms: [{ pattern: new RegExp(`^${EMAIL_ROOM}$`), roles: ['manager', 'viewer'], description: 'Email campaigns: sending progress and state changes' }],
+  rooms: () => [{ pattern: new RegExp(`^${EMAIL_ROOM}$`), roles: ['manager', 'viewer'], description: 'Email campaigns: sending progress and state changes' }],
   onWorkersStarted: resumeUnfinished,
 };
 

@@ -1,6 +1,7 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, TurnoutReportSchema, VoterSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema, StationTallySchema } from './gotv.entities';
-import { GOTV_ROOM } from './gotv.events';
+import { GOTV_ROOM, stationRoom } from './gotv.events';
+import { coversStation, scopeOf } from './gotv.scope';
 import { gotvRouter } from './gotv.routes';
 import { turnoutEnvelope } from './gotv.schemas';
 import { recordTurnout } from './gotv.turnout.service';
@@ -22,8 +23,13 @@ export const gotvModule: ModuleManifest = {
   ],
   // The projection follows the clock as well as the reports; stations' figures reach their rooms.
   onWorkersStarted: async (deps) => gotvBackground(deps),
-  rooms: [
+  rooms: (deps) => [
     { pattern: new RegExp(`^${GOTV_ROOM}$`), roles: ['manager', 'viewer'], description: 'War room: every station and report' },
-    { pattern: /^gotv:station:[0-9a-f-]{36}$/, roles: ['manager', 'viewer', 'brigade'], description: "One station's numbers" },
+    {
+      pattern: /^gotv:station:[0-9a-f-]{36}$/,
+      roles: ['manager', 'viewer', 'brigade'],
+      description: "One station's numbers (a brigade member: only their brigades' stations)",
+      admits: async (actor, room) => coversStation(await scopeOf(deps, actor), room.slice(stationRoom('').length)),
+    },
   ],
 };

@@ -9,5 +9,5 @@ export const qrModule: ModuleManifest = {
   name: 'qr',
   entities: [QrCampaignSchema, QrCodeSchema, QrScanSchema, QrLeadSchema],
   routers: [qrRouter, landingRouter],
-  rooms: [{ pattern: new RegExp(`^${DASHBOARD_ROOM}$`), roles: ['manager', 'viewer'], description: 'War-room dashboard: live leads and totals' }],
+  rooms: () => [{ pattern: new RegExp(`^${DASHBOARD_ROOM}$`), roles: ['manager', 'viewer'], description: 'War-room dashboard: live leads and totals' }],
 };

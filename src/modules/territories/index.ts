@@ -7,7 +7,7 @@ export const territoriesModule: ModuleManifest = {
   name: 'territories',
   entities: [TerritorySchema],
   routers: [territoriesRouter],
-  rooms: [{ pattern: new RegExp(`^${TERRITORIES_ROOM}$`), roles: ['manager', 'viewer', 'brigade', 'volunteer'], description: 'New territories, for live maps' }],
+  rooms: () => [{ pattern: new RegExp(`^${TERRITORIES_ROOM}$`), roles: ['manager', 'viewer', 'brigade', 'volunteer'], description: 'New territories, for live maps' }],
 };
 
 export { TerritorySchema, type Territory } from './territories.entities';

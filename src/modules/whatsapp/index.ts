@@ -14,7 +14,7 @@ export const whatsappModule: ModuleManifest = {
   entities: whatsappEntities,
   routers: [whatsappRouter],
   jobs: [dispatchJob],
-  rooms: [{ pattern: new RegExp(`^${WHATSAPP_ROOM}$`), roles: ['manager', 'viewer'], description: 'WhatsApp campaigns progress and conversations' }],
+  rooms: () => [{ pattern: new RegExp(`^${WHATSAPP_ROOM}$`), roles: ['manager', 'viewer'], description: 'WhatsApp campaigns progress and conversations' }],
   onWorkersStarted: async (deps) => whatsappBackground(deps),
 };
 
