@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 
 let app: TestApp;
 let manager: TestUser;
@@ -93,5 +94,69 @@ describe('confirmed voters', () => {
     expectProblem(await app.http.post('/api/gotv/voters').set(brigade.auth).send(voter()), 403);
     expectProblem(await app.http.get('/api/gotv/voters/xyz').set(manager.auth), 400);
     expectProblem(await app.http.get('/api/gotv/voters/01960000-0000-7000-8000-000000000000').set(manager.auth), 404);
+  });
+});
+
+describe('correcting a voter', () => {
+  const fresh = async (documentId: string, overrides: Record<string, unknown> = {}) =>
+    (await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ name: 'Para Corregir', documentId, ...overrides })).expect(201)).body as { id: string };
+  const patch = (id: string, body: unknown, user = manager) => app.http.patch(`/api/gotv/voters/${id}`).set(user.auth).send(body as object);
+  const mapFigures = async () => {
+    const map = await app.http.get('/api/gotv/live-map').set(manager.auth).expect(200);
+    const of = (id: string) => map.body.features.find((item: { properties: { id: string } }) => item.properties.id === id).properties;
+    return { a: of(stationA).confirmedVoters as number, b: of(stationB).confirmedVoters as number };
+  };
+
+  it('corrects the phone, table and priority, and removes the phone with null', async () => {
+    const { id } = await fresh('7100000001');
+    const corrected = await patch(id, { phone: '(311) 555-0199', tableNumber: 7, priority: 'high', name: ' Para  Corregida ' }).expect(200);
+    expect(corrected.body).toMatchObject({ phone: '+573115550199', tableNumber: 7, priority: 'high', pollingStationId: stationA, status: 'pending' });
+    const cleared = await patch(id, { phone: null, tableNumber: null }).expect(200);
+    expect(cleared.body).toMatchObject({ phone: null, tableNumber: null, priority: 'high' });
+    expect((await app.http.get(`/api/gotv/voters/${id}`).set(manager.auth).expect(200)).body).toMatchObject({ phone: null, tableNumber: null });
+  });
+
+  it('moves a voter to another station in both stations\' figures, and tells both stations\' rooms', async () => {
+    const { id } = await fresh('7100000002');
+    const before = await mapFigures();
+    const watcher = await connectSocket(app.url, manager.token);
+    try {
+      const seen: { id: string; confirmedVoters: number }[] = [];
+      watcher.on('gotv:station', (event: { id: string; confirmedVoters: number }) => seen.push(event));
+      await subscribe(watcher, [`gotv:station:${stationB}`]);
+      // A socket that starts following a station gets its figures once; then the move is pushed.
+      await waitFor(() => seen.find((event) => event.id === stationB && event.confirmedVoters === before.b));
+      expect((await patch(id, { pollingStationId: stationB }).expect(200)).body).toMatchObject({ pollingStationId: stationB });
+      expect(await waitFor(() => seen.find((event) => event.id === stationB && event.confirmedVoters === before.b + 1))).toBeDefined();
+    } finally {
+      watcher.close();
+    }
+    expect(await mapFigures()).toEqual({ a: before.a - 1, b: before.b + 1 });
+  });
+
+  it.each([
+    [{}, 'body'],
+    [{ pollingStationId: '01960000-0000-7000-8000-000000000000' }, 'body.pollingStationId'],
+    [{ tableNumber: 11 }, 'body.tableNumber'],
+    [{ phone: '123' }, 'body.phone'],
+    [{ documentId: 'abc' }, 'body.documentId'],
+    [{ priority: 'urgent' }, 'body.priority'],
+    [{ contactId: '01960000-0000-7000-8000-000000000000' }, 'body.contactId'],
+  ])('rejects %j with 400 and changes nothing', async (body, path) => {
+    const { id } = await fresh(`72${Math.floor(Math.random() * 1e8)}`);
+    const before = (await app.http.get(`/api/gotv/voters/${id}`).set(manager.auth).expect(200)).body;
+    const problem = expectProblem(await patch(id, body), 400);
+    expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+    expect((await app.http.get(`/api/gotv/voters/${id}`).set(manager.auth).expect(200)).body).toEqual(before);
+  });
+
+  it('refuses a document number already registered (409), an unknown voter (404), and anyone but a manager (403)', async () => {
+    const { id } = await fresh('7100000003');
+    expectProblem(await patch(id, { documentId: '52.123.456' }), 409, 'voter_document_taken');
+    expect((await app.http.get(`/api/gotv/voters/${id}`).set(manager.auth).expect(200)).body.documentId).toBe('7100000003');
+    expectProblem(await patch('01960000-0000-7000-8000-000000000000', { priority: 'low' }), 404);
+    expectProblem(await patch('xyz', { priority: 'low' }), 400);
+    expectProblem(await patch(id, { priority: 'low' }, brigade), 403);
+    expectProblem(await app.http.patch(`/api/gotv/voters/${id}`).send({ priority: 'low' }), 401);
   });
 });

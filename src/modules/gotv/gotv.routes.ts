@@ -10,6 +10,7 @@ import {
   turnoutAnswer,
   turnoutBody,
   turnoutEnvelope,
+  updateVoterBody,
   assignVotersBody,
   brigadeIdParams,
   brigadeView,
@@ -114,6 +115,21 @@ export const gotvRouter = new ApiRouter('gotv')
     '/api/gotv/voters/:id',
     { summary: 'One confirmed voter', access: ['manager', 'brigade'], params: voterIdParams, response: voterView, errors: { 404: 'No such voter' } },
     async ({ ctx, input, actor, em }) => voters.getVoterFor(em, ctx.deps, actor, input.params.id),
+  )
+  .patch(
+    '/api/gotv/voters/:id',
+    {
+      summary: 'Correct a confirmed voter',
+      description:
+        'Any of name, document number, phone (`null` removes it), station, table (`null` removes it), contact and priority. ' +
+        'A move to another station moves the voter in both stations’ figures; whether they voted stays as it is.',
+      access: ['manager'],
+      params: voterIdParams,
+      body: updateVoterBody,
+      response: voterView,
+      errors: { 404: 'No such voter', 409: 'The document number is already registered' },
+    },
+    async ({ ctx, input, em }) => voters.updateVoter(em, ctx.deps, input.params.id, input.body),
   )
   .post(
     '/api/gotv/brigades',

@@ -78,6 +78,19 @@ export const createVoterBody = z.object({
   priority: z.enum(VOTER_PRIORITIES).default('normal'),
 });
 
+export const updateVoterBody = z
+  .object({
+    name: z.string().trim().min(2).max(160).optional(),
+    documentId: documentId.optional(),
+    /** `null` (or empty) removes it. */
+    phone: z.string().trim().max(30).nullable().optional(),
+    pollingStationId: z.uuid().optional(),
+    tableNumber: z.number().int().min(1).max(1000).nullable().optional(),
+    contactId: z.uuid().nullable().optional(),
+    priority: z.enum(VOTER_PRIORITIES).optional(),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), 'Give at least one field to change.');
+
 export const listVotersQuery = z.object({
   ...pageQueryShape,
   pollingStationId: z.uuid().optional(),
@@ -114,6 +127,7 @@ export const voterView = z
 
 export type CreateVoterInput = z.infer<typeof createVoterBody>;
 export type ListVotersInput = z.infer<typeof listVotersQuery>;
+export type UpdateVoterInput = z.infer<typeof updateVoterBody>;
 
 const idList = (max: number) => z.array(z.uuid()).max(max).default([]);
 

@@ -10,35 +10,40 @@ import { ContactSchema, normalisePhone } from '../audience';
 import { TERRITORY_AND_DESCENDANTS } from '../territories';
 import { PollingStationSchema, VoterSchema, type Voter } from './gotv.entities';
 import { presentVoter } from './gotv.presenter';
-import type { CreateVoterInput, ListVotersInput } from './gotv.schemas';
+import type { CreateVoterInput, ListVotersInput, UpdateVoterInput } from './gotv.schemas';
+import { projectionChanged, publishStations } from './gotv.pushes';
 import { coversVoter, scopeOf } from './gotv.scope';
 
-export async function createVoter(em: EntityManager, input: CreateVoterInput) {
-  const station = await em.findOne(PollingStationSchema, { id: input.pollingStationId }, { fields: ['id', 'tables'] });
-  if (!station) throw invalidField('body.pollingStationId', 'No polling station has this id.');
-  if (input.tableNumber !== undefined && input.tableNumber > station.tables) {
-    throw invalidField('body.tableNumber', `The station has ${station.tables} tables.`);
+/**
+ * The checks a voter's fields need beyond their shape, for a new voter and a correction alike:
+ * the station exists and has the table, the contact exists, the phone is a phone. Only the fields
+ * given are checked; `station` is where the table is looked up when only the table changes.
+ */
+async function checkedVoterFields(
+  em: EntityManager,
+  input: { pollingStationId?: string | undefined; tableNumber?: number | null | undefined; contactId?: string | null | undefined; phone?: string | null | undefined },
+  currentStationId?: string,
+): Promise<{ phone?: string | null }> {
+  const stationId = input.pollingStationId ?? currentStationId;
+  if (stationId && (input.pollingStationId || input.tableNumber)) {
+    const station = await em.findOne(PollingStationSchema, { id: stationId }, { fields: ['id', 'tables'] });
+    if (!station) throw invalidField('body.pollingStationId', 'No polling station has this id.');
+    if (input.tableNumber && input.tableNumber > station.tables) {
+      throw invalidField('body.tableNumber', `The station has ${station.tables} tables.`);
+    }
   }
   if (input.contactId && !(await em.count(ContactSchema, { id: input.contactId }))) {
     throw invalidField('body.contactId', 'No contact has this id.');
   }
-  let phone: string | null = null;
-  if (input.phone) {
-    phone = normalisePhone(input.phone) ?? null;
-    if (!phone) throw invalidField('body.phone', 'not a valid phone number');
-  }
-  const voter = em.create(VoterSchema, {
-    id: newId(),
-    name: input.name,
-    documentId: input.documentId,
-    phone,
-    pollingStation: station.id,
-    tableNumber: input.tableNumber ?? null,
-    contact: input.contactId ?? null,
-    priority: input.priority,
-    status: 'pending',
-    votedAt: null,
-  });
+  if (input.phone === undefined) return {};
+  if (input.phone === null || input.phone === '') return { phone: null };
+  const phone = normalisePhone(input.phone);
+  if (!phone) throw invalidField('body.phone', 'not a valid phone number');
+  return { phone };
+}
+
+/** Writes the entity; a document number already registered is a 409. */
+async function flushVoter(em: EntityManager): Promise<void> {
   try {
     await em.flush();
   } catch (error) {
@@ -46,6 +51,47 @@ export async function createVoter(em: EntityManager, input: CreateVoterInput) {
       throw new ConflictError('A voter with this document number is already registered.', 'voter_document_taken');
     }
     throw error;
+  }
+}
+
+export async function createVoter(em: EntityManager, input: CreateVoterInput) {
+  const { phone } = await checkedVoterFields(em, input);
+  const voter = em.create(VoterSchema, {
+    id: newId(),
+    name: input.name,
+    documentId: input.documentId,
+    phone: phone ?? null,
+    pollingStation: input.pollingStationId,
+    tableNumber: input.tableNumber ?? null,
+    contact: input.contactId ?? null,
+    priority: input.priority,
+    status: 'pending',
+    votedAt: null,
+  });
+  await flushVoter(em);
+  return presentVoter(voter);
+}
+
+/**
+ * A manager's correction (an imported list with the wrong station or a mistyped phone). Moving a
+ * voter to another station moves them in both stations' figures (the tallies follow), and both
+ * stations' rooms are told; whether they voted, and their reports, stay as they are.
+ */
+export async function updateVoter(em: EntityManager, deps: AppDeps, id: string, input: UpdateVoterInput) {
+  const voter = await getVoter(em, id);
+  const previousStation = voter.pollingStation.id;
+  const { phone } = await checkedVoterFields(em, input, previousStation);
+  const { pollingStationId, contactId, phone: _typed, ...fields } = input;
+  em.assign(voter, {
+    ...fields,
+    ...(phone !== undefined ? { phone } : {}),
+    ...(pollingStationId !== undefined ? { pollingStation: pollingStationId } : {}),
+    ...(contactId !== undefined ? { contact: contactId } : {}),
+  });
+  await flushVoter(em);
+  if (voter.pollingStation.id !== previousStation) {
+    await publishStations(deps, [previousStation, voter.pollingStation.id], false);
+    projectionChanged(deps)();
   }
   return presentVoter(voter);
 }
