@@ -134,11 +134,12 @@ export class Realtime {
     }
   }
 
-  /** Adds socket commands and room rules (from module manifests, once their dependencies exist). */
+  /** Adds socket commands (from module manifests, once their dependencies exist). */
   addCommands(commands: SocketCommand[]): void {
     this.commands.push(...commands);
   }
 
+  /** Adds the rules of the rooms sockets may join (from module manifests, as commands are). */
   addRooms(rules: RoomRule[]): void {
     this.rooms.push(...rules);
   }

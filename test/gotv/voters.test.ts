@@ -111,6 +111,11 @@ describe('correcting a voter', () => {
     const { id } = await fresh('7100000001');
     const corrected = await patch(id, { phone: '(311) 555-0199', tableNumber: 7, priority: 'high', name: ' Para  Corregida ' }).expect(200);
     expect(corrected.body).toMatchObject({ phone: '+573115550199', tableNumber: 7, priority: 'high', pollingStationId: stationA, status: 'pending' });
+    // A move to a station with fewer tables than the voter's table needs the new table too.
+    const small = (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'SMALL', name: 'Puesto pequeño', lat: 4.6, lng: -74.1, tables: 2, registeredVoters: 500 }).expect(201)).body.id;
+    const problem = expectProblem(await patch(id, { pollingStationId: small }), 400);
+    expect(problem.errors).toEqual([expect.objectContaining({ path: 'body.pollingStationId', message: expect.stringContaining('table 7') })]);
+    expect((await patch(id, { pollingStationId: small, tableNumber: 2 }).expect(200)).body).toMatchObject({ pollingStationId: small, tableNumber: 2 });
     const cleared = await patch(id, { phone: null, tableNumber: null }).expect(200);
     expect(cleared.body).toMatchObject({ phone: null, tableNumber: null, priority: 'high' });
     expect((await app.http.get(`/api/gotv/voters/${id}`).set(manager.auth).expect(200)).body).toMatchObject({ phone: null, tableNumber: null });

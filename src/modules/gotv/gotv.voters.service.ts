@@ -17,19 +17,21 @@ import { coversVoter, scopeOf } from './gotv.scope';
 /**
  * The checks a voter's fields need beyond their shape, for a new voter and a correction alike:
  * the station exists and has the table, the contact exists, the phone is a phone. Only the fields
- * given are checked; `station` is where the table is looked up when only the table changes.
+ * given are checked, against what a corrected voter already has (`current`): a new table at their
+ * station, their table at a new station.
  */
 async function checkedVoterFields(
   em: EntityManager,
   input: { pollingStationId?: string | undefined; tableNumber?: number | null | undefined; contactId?: string | null | undefined; phone?: string | null | undefined },
-  currentStationId?: string,
+  current?: { stationId: string; tableNumber: number | null },
 ): Promise<{ phone?: string | null }> {
-  const stationId = input.pollingStationId ?? currentStationId;
-  if (stationId && (input.pollingStationId || input.tableNumber)) {
-    const station = await em.findOne(PollingStationSchema, { id: stationId }, { fields: ['id', 'tables'] });
+  if (input.pollingStationId || input.tableNumber) {
+    const station = await em.findOne(PollingStationSchema, { id: input.pollingStationId ?? current!.stationId }, { fields: ['id', 'tables'] });
     if (!station) throw invalidField('body.pollingStationId', 'No polling station has this id.');
-    if (input.tableNumber && input.tableNumber > station.tables) {
-      throw invalidField('body.tableNumber', `The station has ${station.tables} tables.`);
+    const table = input.tableNumber === undefined ? current?.tableNumber : input.tableNumber;
+    if (table && table > station.tables) {
+      const path = input.tableNumber ? 'body.tableNumber' : 'body.pollingStationId';
+      throw invalidField(path, `The station has ${station.tables} tables${input.tableNumber ? '' : `; the voter is at table ${table}: send the new table too`}.`);
     }
   }
   if (input.contactId && !(await em.count(ContactSchema, { id: input.contactId }))) {
@@ -80,7 +82,7 @@ export async function createVoter(em: EntityManager, input: CreateVoterInput) {
 export async function updateVoter(em: EntityManager, deps: AppDeps, id: string, input: UpdateVoterInput) {
   const voter = await getVoter(em, id);
   const previousStation = voter.pollingStation.id;
-  const { phone } = await checkedVoterFields(em, input, previousStation);
+  const { phone } = await checkedVoterFields(em, input, { stationId: previousStation, tableNumber: voter.tableNumber ?? null });
   const { pollingStationId, contactId, phone: _typed, ...fields } = input;
   em.assign(voter, {
     ...fields,
