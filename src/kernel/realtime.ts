@@ -347,6 +347,23 @@ export class Realtime {
     return trigger;
   }
 
+  /**
+   * After what a user may follow changed (a brigade member moved to another brigade): their
+   * sockets, in every process, leave the rooms the rules would not admit them to now. A socket
+   * that cannot be reached is left as it is, and the failure logged.
+   */
+  async recheckRooms(userId: string): Promise<void> {
+    try {
+      for (const socket of await this.io.in(userRoom(userId)).fetchSockets()) {
+        const { actor } = socket.data as SocketData;
+        // Rooms no rule names (its own id, its user's room) were joined by the server: they stay.
+        for (const room of socket.rooms) if ((await this.verdict(actor, room)) === 'forbidden') socket.leave(room);
+      }
+    } catch (error) {
+      this.options.logger.warn({ errorName: (error as Error).name }, 'room recheck failed');
+    }
+  }
+
   /** Ends every socket of a user, in every process: their tokens were just ended. */
   disconnectUser(userId: string): void {
     this.io.in(userRoom(userId)).disconnectSockets(true);
@@ -420,9 +437,8 @@ export class Realtime {
     }
     const answer: SubscribeAck = { ok: true, joined: [], denied: [] };
     for (const room of new Set(parsed.data.rooms)) {
-      const rule = this.rooms.find((candidate) => candidate.pattern.test(room));
-      if (!rule) answer.denied.push({ room, code: 'unknown_room' });
-      else if (!roleAllowed(actor.role, rule.roles) || !(await this.admitted(rule, actor, room))) answer.denied.push({ room, code: 'forbidden' });
+      const verdict = await this.verdict(actor, room);
+      if (verdict !== 'admitted') answer.denied.push({ room, code: verdict });
       else {
         void socket.join(room);
         answer.joined.push(room);
@@ -431,13 +447,17 @@ export class Realtime {
     return answer;
   }
 
-  private async admitted(rule: RoomRule, actor: Actor, room: string): Promise<boolean> {
-    if (!rule.admits) return true;
+  /** Whether this user may be in this room now: the rule's roles, then its own check if any. */
+  private async verdict(actor: Actor, room: string): Promise<'admitted' | 'unknown_room' | 'forbidden'> {
+    const rule = this.rooms.find((candidate) => candidate.pattern.test(room));
+    if (!rule) return 'unknown_room';
+    if (!roleAllowed(actor.role, rule.roles)) return 'forbidden';
+    if (!rule.admits) return 'admitted';
     try {
-      return await rule.admits(actor, room);
+      return (await rule.admits(actor, room)) ? 'admitted' : 'forbidden';
     } catch (error) {
       this.options.logger.warn({ room, errorName: (error as Error).name }, 'room check failed; not admitted');
-      return false;
+      return 'forbidden';
     }
   }
 }

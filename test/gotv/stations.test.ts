@@ -44,6 +44,32 @@ describe('polling stations', () => {
     await app.http.get(`/api/gotv/polling-stations/${created.body.id}`).set(viewer.auth).expect(200);
   });
 
+  it("takes a brigade member out of a station's room once their brigade no longer covers it", async () => {
+    const covered = await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station()).expect(201);
+    const brigadeId = (
+      await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada que se va', memberIds: [brigade.id], stationIds: [covered.body.id] }).expect(201)
+    ).body.id;
+    const room = `gotv:station:${covered.body.id}`;
+    const warRoom = await connectSocket(app.url, viewer.token);
+    const brigadeSocket = await connectSocket(app.url, brigade.token);
+    try {
+      expect((await subscribe(warRoom, [room])).joined).toEqual([room]);
+      expect((await subscribe(brigadeSocket, [room])).joined).toEqual([room]);
+      await app.http.patch(`/api/gotv/brigades/${brigadeId}`).set(manager.auth).send({ stationIds: [] }).expect(200);
+      const heardByBrigade: unknown[] = [];
+      brigadeSocket.on('gotv:station', (event: unknown) => heardByBrigade.push(event));
+      const seenByWarRoom = nextEvent<{ id: string; status: string }>(warRoom, 'gotv:station');
+      await app.http.patch(`/api/gotv/polling-stations/${covered.body.id}`).set(manager.auth).send({ status: 'incident' }).expect(200);
+      expect(await seenByWarRoom).toMatchObject({ id: covered.body.id, status: 'incident' });
+      // One emit reaches every socket of a room at once; a little grace for the brigade's to arrive were it there.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(heardByBrigade).toEqual([]);
+    } finally {
+      warRoom.close();
+      brigadeSocket.close();
+    }
+  });
+
   it('refuses a duplicate code with 409', async () => {
     await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station({ code: 'DUP-1' })).expect(201);
     expectProblem(await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station({ code: 'DUP-1' })), 409, 'station_code_taken');

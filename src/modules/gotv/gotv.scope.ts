@@ -39,10 +39,15 @@ export async function scopeOf(deps: ScopeDeps, actor: Actor): Promise<Scope> {
   return scopes(deps).get(actor.id);
 }
 
-/** After a brigade's members or stations changed: these users' scopes are read afresh everywhere. */
-export async function forgetScopes(deps: ScopeDeps, userIds: Iterable<string>): Promise<void> {
+/**
+ * After a brigade's members or stations changed: these users' scopes are read afresh everywhere,
+ * and their sockets leave the station rooms they no longer cover.
+ */
+export async function forgetScopes(deps: ScopeDeps & Pick<AppDeps, 'realtime'>, userIds: Iterable<string>): Promise<void> {
   const cache = scopes(deps);
-  await Promise.all([...new Set(userIds)].map((userId) => cache.invalidate(userId)));
+  const users = [...new Set(userIds)];
+  await Promise.all(users.map((userId) => cache.invalidate(userId)));
+  await Promise.all(users.map((userId) => deps.realtime.recheckRooms(userId)));
 }
 
 export function coversStation(scope: Scope, stationId: string): boolean {
