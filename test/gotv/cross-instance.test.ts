@@ -6,6 +6,7 @@ import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 /** Two app instances sharing PostgreSQL and Redis: a war-room screen on one sees reports made on the other. */
 let app: TestApp;
 let other: Awaited<ReturnType<TestApp['sibling']>>;
+let admin: TestUser;
 let manager: TestUser;
 let viewer: TestUser;
 let station: string;
@@ -13,7 +14,7 @@ let station: string;
 beforeAll(async () => {
   app = await startTestApp();
   other = await app.sibling();
-  const admin = await registerAdmin(app);
+  admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   viewer = await createUser(app, admin, 'viewer');
   station = (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'X1', name: 'X1', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id;
@@ -35,6 +36,31 @@ it('delivers gotv:turnout and gotv:station from one instance to a socket on the 
     await other.http.patch(`/api/gotv/polling-stations/${station}`).set(manager.auth).send({ status: 'open' }).expect(200);
     await waitFor(() => (stations.some((message) => message.status === 'open') ? true : undefined));
   } finally {
+    screen.close();
+  }
+});
+
+it("takes a brigade member's socket on the other instance out of a station's room their brigade stopped covering", async () => {
+  const member = await createUser(app, admin, 'brigade');
+  const brigadeId = (await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada X1', memberIds: [member.id], stationIds: [station] }).expect(201)).body.id;
+  const room = `gotv:station:${station}`;
+  const phone = await connectSocket(other.url, member.token);
+  const screen = await connectSocket(other.url, viewer.token);
+  try {
+    expect((await subscribe(phone, [room])).joined).toEqual([room]);
+    await subscribe(screen, [room]);
+    const heardByPhone: { status: string }[] = [];
+    const heardByScreen: { status: string }[] = [];
+    phone.on('gotv:station', (message: { status: string }) => heardByPhone.push(message));
+    screen.on('gotv:station', (message: { status: string }) => heardByScreen.push(message));
+    // The change is made through the first instance; the socket lives on the second.
+    await app.http.patch(`/api/gotv/brigades/${brigadeId}`).set(manager.auth).send({ stationIds: [] }).expect(200);
+    await app.http.patch(`/api/gotv/polling-stations/${station}`).set(manager.auth).send({ status: 'incident' }).expect(200);
+    await waitFor(() => (heardByScreen.some((message) => message.status === 'incident') ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(heardByPhone.filter((message) => message.status === 'incident')).toEqual([]);
+  } finally {
+    phone.close();
     screen.close();
   }
 });
