@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261123180839_GotvReportsOutliveVoters } from './Migration20261123180839_GotvReportsOutliveVoters';
 import { Migration20261123172439_GotvStationTallies } from './Migration20261123172439_GotvStationTallies';
 import { Migration20261123090335_ConsentTextsAppendOnly } from './Migration20261123090335_ConsentTextsAppendOnly';
 import { Migration20261122054517_GotvReportsByStationReceived } from './Migration20261122054517_GotvReportsByStationReceived';
@@ -32,4 +33,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123090335_ConsentTextsAppendOnly', class: Migration20261123090335_ConsentTextsAppendOnly },
   { name: 'Migration20261123151500_GotvRehearsalReports', class: Migration20261123151500_GotvRehearsalReports },
   { name: 'Migration20261123172439_GotvStationTallies', class: Migration20261123172439_GotvStationTallies },
+  { name: 'Migration20261123180839_GotvReportsOutliveVoters', class: Migration20261123180839_GotvReportsOutliveVoters },
 ];

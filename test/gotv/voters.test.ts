@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
@@ -163,5 +164,42 @@ describe('correcting a voter', () => {
     expectProblem(await patch('xyz', { priority: 'low' }), 400);
     expectProblem(await patch(id, { priority: 'low' }, brigade), 403);
     expectProblem(await app.http.patch(`/api/gotv/voters/${id}`).send({ priority: 'low' }), 401);
+  });
+});
+
+describe('removing a voter', () => {
+  const sql = <T extends object>(query: string, params: unknown[]) => app.runtime.deps.orm.em.fork().execute<T[]>(query, params);
+  const figuresAtA = async () => {
+    const map = await app.http.get('/api/gotv/live-map').set(manager.auth).expect(200);
+    const { confirmedVoters, confirmedVoted } = map.body.features.find((item: { properties: { id: string } }) => item.properties.id === stationA).properties;
+    return { confirmedVoters, confirmedVoted };
+  };
+  const hourlyVoterReports = async () =>
+    (await app.http.get('/api/gotv/dashboard').set(manager.auth).expect(200)).body.hourly.reduce((sum: number, hour: { voterReports: number }) => sum + hour.voterReports, 0);
+
+  it('removes the person and their contact log, keeps their turnout report as a fact without them, and updates the figures', async () => {
+    const { id } = (await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ name: 'Se Retira', documentId: '7300000001' })).expect(201)).body;
+    await app.http.post(`/api/gotv/voters/${id}/contacts`).set(manager.auth).send({ outcome: 'reached', note: 'Pidió no ser contactada más' }).expect(201);
+    const clientReportId = randomUUID();
+    await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId, voterId: id }).expect(201);
+    const before = await figuresAtA();
+    const reportsBefore = await hourlyVoterReports();
+
+    await app.http.delete(`/api/gotv/voters/${id}`).set(manager.auth).expect(204);
+
+    expectProblem(await app.http.get(`/api/gotv/voters/${id}`).set(manager.auth), 404);
+    expect(await figuresAtA()).toEqual({ confirmedVoters: before.confirmedVoters - 1, confirmedVoted: before.confirmedVoted - 1 });
+    expect(await sql('select 1 from gotv_voter_contacts where voter_id = ?', [id])).toEqual([]);
+    expect(await sql('select station_id, voter_id from gotv_turnout_reports where client_report_id = ?', [clientReportId])).toEqual([{ station_id: stationA, voter_id: null }]);
+    expect(await hourlyVoterReports()).toBe(reportsBefore);
+    expectProblem(await app.http.delete(`/api/gotv/voters/${id}`).set(manager.auth), 404);
+  });
+
+  it('is for managers only, and answers bad ids', async () => {
+    const { id } = (await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ name: 'Se Queda', documentId: '7300000002' })).expect(201)).body;
+    expectProblem(await app.http.delete(`/api/gotv/voters/${id}`).set(brigade.auth), 403);
+    expectProblem(await app.http.delete(`/api/gotv/voters/${id}`), 401);
+    expectProblem(await app.http.delete('/api/gotv/voters/xyz').set(manager.auth), 400);
+    await app.http.get(`/api/gotv/voters/${id}`).set(manager.auth).expect(200);
   });
 });

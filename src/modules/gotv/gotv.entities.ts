@@ -132,7 +132,8 @@ export const TurnoutReportSchema = defineEntity({
     clientReportId: p.uuid().unique(),
     kind: p.enum([...REPORT_KINDS]),
     station: () => p.manyToOne(PollingStationSchema).deleteRule('cascade'),
-    voter: () => p.manyToOne(VoterSchema).nullable().deleteRule('cascade'),
+    /** Null once the voter was deleted (a correction, or their request): the fact stays, the person goes. */
+    voter: () => p.manyToOne(VoterSchema).nullable().deleteRule('set null'),
     votersSoFar: p.integer().nullable(),
     /** When it happened, by the reporter's clock (never in the future). */
     reportedAt: p.datetime(),

@@ -131,6 +131,19 @@ export const gotvRouter = new ApiRouter('gotv')
     },
     async ({ ctx, input, em }) => voters.updateVoter(em, ctx.deps, input.params.id, input.body),
   )
+  .delete(
+    '/api/gotv/voters/:id',
+    {
+      summary: 'Remove a confirmed voter',
+      description:
+        'For a voter registered by mistake or a citizen who asked to be removed. Their contact log goes with them; their turnout reports stay, without them, as facts of the day.',
+      access: ['manager'],
+      params: voterIdParams,
+      status: 204,
+      errors: { 404: 'No such voter' },
+    },
+    async ({ ctx, input, em }) => voters.deleteVoter(em, ctx.deps, input.params.id),
+  )
   .post(
     '/api/gotv/brigades',
     {

@@ -98,6 +98,19 @@ export async function updateVoter(em: EntityManager, deps: AppDeps, id: string, 
   return presentVoter(voter);
 }
 
+/**
+ * Removes a confirmed voter: one registered by mistake, or a citizen who asked to be removed
+ * (habeas data). Their contact log (its notes may hold personal data) goes with them; their
+ * turnout reports stay as facts of the day without the person (station and time only), so the
+ * hourly curve does not change, while the station's confirmed figures drop them.
+ */
+export async function deleteVoter(em: EntityManager, deps: AppDeps, id: string): Promise<void> {
+  const [row] = await em.execute<{ station_id: string }[]>('delete from gotv_voters where id = ? returning polling_station_id as station_id', [id]);
+  if (!row) throw new NotFoundError('No voter has this id.');
+  await publishStations(deps, [row.station_id], false);
+  projectionChanged(deps)();
+}
+
 export async function getVoter(em: EntityManager, id: string): Promise<Voter> {
   const voter = await em.findOne(VoterSchema, { id });
   if (!voter) throw new NotFoundError('No voter has this id.');
