@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
-import type { Actor } from '../../kernel/auth/roles';
+import { roleAllowed, type Actor } from '../../kernel/auth/roles';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import type { ContactOutcome, VoterStatus } from './gotv.entities';
@@ -14,6 +14,9 @@ interface VoterRow {
   claimed_by_id: string | null;
   claimed_until: Date | null;
 }
+
+/** Managers (and admins) may release anyone's claim and log over it; brigade members only their own. */
+const overridesClaims = (actor: Actor) => roleAllowed(actor.role, ['manager']);
 
 /** The voter, if the caller may chase them (managers: any; brigade: their stations or voters). */
 async function voterInScope(em: EntityManager, deps: AppDeps, actor: Actor, voterId: string): Promise<VoterRow> {
@@ -51,7 +54,7 @@ export async function releaseClaim(em: EntityManager, deps: AppDeps, actor: Acto
   const voter = await voterInScope(em, deps, actor, voterId);
   const active = voter.claimed_by_id !== null && voter.claimed_until !== null && new Date(voter.claimed_until).getTime() > Date.now();
   if (!active) return;
-  if (voter.claimed_by_id !== actor.id && actor.role !== 'manager' && actor.role !== 'admin') {
+  if (voter.claimed_by_id !== actor.id && !overridesClaims(actor)) {
     throw new ForbiddenError('Someone else is contacting this voter; only they or a manager can release the claim.');
   }
   await em.execute('update gotv_voters set claimed_by_id = null, claimed_until = null, updated_at = now() where id = ? and claimed_by_id = ?', [voter.id, voter.claimed_by_id]);
@@ -71,7 +74,6 @@ export async function logContact(em: EntityManager, deps: AppDeps, actor: Actor,
   const voter = await voterInScope(em, deps, actor, voterId);
   const id = newId();
   const next = statusAfter[outcome];
-  const overrides = actor.role === 'manager' || actor.role === 'admin';
   const [row] = await em.execute<{ status: VoterStatus; created_at: Date }[]>(
     `with v as (
        update gotv_voters set
@@ -86,7 +88,7 @@ export async function logContact(em: EntityManager, deps: AppDeps, actor: Actor,
        select ?, v.id, ?, ?, ?, now() from v returning created_at
      )
      select v.status, c.created_at from v, c`,
-    [next ?? null, next ?? null, voter.id, overrides, actor.id, id, actor.id, outcome, note ?? null],
+    [next ?? null, next ?? null, voter.id, overridesClaims(actor), actor.id, id, actor.id, outcome, note ?? null],
   );
   if (!row) throw new ConflictError('Someone else is contacting this voter; wait until they release it or their claim expires.', 'voter_claimed');
   return { id, voterId: voter.id, outcome, voterStatus: row.status, createdAt: new Date(row.created_at).toISOString() };

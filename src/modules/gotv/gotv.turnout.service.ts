@@ -120,9 +120,9 @@ const flagLowerLaterCounts = new PreparedStatement<never>(
      and voters_so_far < ?::int and not flagged`,
 );
 
-function recordCountReport(orm: MikroORM, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'count' }>, time: ReportTime): Promise<Outcome> {
+async function recordCountReport(orm: MikroORM, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'count' }>, time: ReportTime): Promise<Outcome> {
   // A brigade's station is checked before anything is locked: a refused report holds no lock.
-  if (!scope.all && !coversStation(scope, report.pollingStationId)) return Promise.resolve(reject('forbidden', "This station is not one of your brigade's."));
+  if (!coversStation(scope, report.pollingStationId)) return reject('forbidden', "This station is not one of your brigade's.");
   return inTransaction(orm, async (run) => {
     const [station] = await run(lockStationForCount, [report.pollingStationId]);
     if (!station) return reject('unknown_station', 'No polling station has this id.');
