@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { TERRITORY_AND_DESCENDANTS } from '../territories';
 import { instantAt } from './gotv.curve';
 import { project, stationFigure, type StationInput } from './gotv.projection';
-import { electionDay, getSettings, liveDayStart } from './gotv.settings';
+import { electionDay, liveDayStart } from './gotv.settings';
 import { STATION_STATUSES } from './gotv.entities';
 import type { StationEvent } from './gotv.events';
 
@@ -164,16 +164,15 @@ function stationFigures(station: StationRow, counts: CountsByStation, since: Dat
 }
 
 /** Stations and their figures; counts from the live day's start (today's, or election day's once it has passed). */
-async function stationsWithCounts(em: EntityManager, timeZone: string, filter: StationFilter, now: Date) {
-  const { electionDate } = await getSettings(em);
+async function stationsWithCounts(em: EntityManager, timeZone: string, electionDate: string | null, filter: StationFilter, now: Date) {
   const since = liveDayStart(now, timeZone, electionDate);
   const [stations, counts] = await Promise.all([stationRows(em, filter), countsByStation(em, since, filter.ids)]);
   return stations.map((station) => ({ station, figures: stationFigures(station, counts, since, now) }));
 }
 
 /** GeoJSON for the war-room map: one point per station with its numbers and colour band. */
-export async function liveMap(em: EntityManager, timeZone: string, filter: StationFilter, now = new Date()): Promise<z.input<typeof liveMapView>> {
-  const stations = await stationsWithCounts(em, timeZone, filter, now);
+export async function liveMap(em: EntityManager, timeZone: string, electionDate: string | null, filter: StationFilter, now = new Date()): Promise<z.input<typeof liveMapView>> {
+  const stations = await stationsWithCounts(em, timeZone, electionDate, filter, now);
   return {
     type: 'FeatureCollection',
     features: stations.map(({ station, figures }) => ({
@@ -185,8 +184,8 @@ export async function liveMap(em: EntityManager, timeZone: string, filter: Stati
 }
 
 /** `gotv:station` for these stations: the map's figures and the point (the same numbers as `GET /api/gotv/live-map`). */
-export async function stationEvents(em: EntityManager, timeZone: string, ids: string[], now = new Date()): Promise<StationEvent[]> {
+export async function stationEvents(em: EntityManager, timeZone: string, electionDate: string | null, ids: string[], now = new Date()): Promise<StationEvent[]> {
   if (!ids.length) return [];
-  const stations = await stationsWithCounts(em, timeZone, { ids }, now);
+  const stations = await stationsWithCounts(em, timeZone, electionDate, { ids }, now);
   return stations.map(({ station, figures }) => ({ ...figures, lat: Number(station.lat), lng: Number(station.lng) }));
 }

@@ -5,7 +5,7 @@ import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import { GOTV_ROOM, stationRoom, type ProjectionSummary } from './gotv.events';
 import { projection, stationEvents } from './gotv.live';
 import { phaseAt, type Phase } from './gotv.projection';
-import { electionDay } from './gotv.settings';
+import { electionDateOf, electionDay } from './gotv.settings';
 
 // What GOTV pushes besides the turnout items themselves (gotv.turnout.service.ts batches those).
 
@@ -16,7 +16,7 @@ import { electionDay } from './gotv.settings';
  */
 export async function publishStations(deps: AppDeps, ids: string[], warRoom: boolean): Promise<void> {
   try {
-    for (const event of await stationEvents(deps.orm.em.fork(), deps.config.timeZone, ids)) {
+    for (const event of await stationEvents(deps.orm.em.fork(), deps.config.timeZone, await electionDateOf(deps), ids)) {
       if (warRoom) deps.realtime.publish(GOTV_ROOM, 'gotv:station', event);
       deps.realtime.publish(stationRoom(event.id), 'gotv:station', event);
     }
@@ -64,7 +64,7 @@ function stationWatch(deps: AppDeps, tickMs: number): BackgroundTask {
     const ids = new Set(reported.map((row) => row.station_id));
     for (const id of watched) if (!lastPushed.has(id)) ids.add(id);
     if (!ids.size) return;
-    for (const event of await stationEvents(em, deps.config.timeZone, [...ids])) {
+    for (const event of await stationEvents(em, deps.config.timeZone, await electionDateOf(deps), [...ids])) {
       const figures = JSON.stringify(event);
       if (lastPushed.get(event.id) === figures) continue;
       lastPushed.set(event.id, figures);

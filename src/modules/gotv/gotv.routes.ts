@@ -36,7 +36,7 @@ import { dashboardView, gotvDashboard } from './gotv.dashboard';
 import { importAnswer, importColumns, importVoters } from './gotv.import';
 import { liveMap, liveMapQuery, liveMapView, projection } from './gotv.live';
 import { projectionView } from './gotv.projection';
-import { getSettings, putSettings, settingsBody, settingsView } from './gotv.settings';
+import { electionDateOf, getSettings, putSettings, settingsBody, settingsView } from './gotv.settings';
 import { AppError } from '../../kernel/errors';
 import { z } from 'zod';
 
@@ -255,7 +255,7 @@ export const gotvRouter = new ApiRouter('gotv')
       query: liveMapQuery,
       response: liveMapView,
     },
-    async ({ ctx, input, em }) => liveMap(em, ctx.deps.config.timeZone, input.query),
+    async ({ ctx, input, em }) => liveMap(em, ctx.deps.config.timeZone, await electionDateOf(ctx.deps), input.query),
   )
   .get(
     '/api/gotv/projection',
