@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { MikroORM } from '@mikro-orm/postgresql';
+import type { Migrator } from '@mikro-orm/migrations';
 import { ormOptions } from '../src/kernel/db';
 import { allEntities } from '../src/modules';
 
@@ -29,9 +30,9 @@ async function run(): Promise<void> {
   const url = new URL(adminUrl);
   url.pathname = `/${scratch}`;
   const orm = await MikroORM.init(ormOptions({ clientUrl: url.toString(), entities: allEntities }));
-  const migrator = orm.getMigrator();
+  const migrator = orm.migrator as Migrator;
   await migrator.up();
-  const result = await migrator.createMigration('src/migrations', false, false, name);
+  const result = await migrator.create('src/migrations', false, false, name);
   await orm.close();
   if (!result.fileName) {
     process.stdout.write('No changes: the entities match the migrations.\n');

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
 import { createApp, type CreatedApp } from './app';
 import type { Config } from './config';
@@ -77,7 +76,7 @@ export class Runtime {
       databaseUrl = embedded.url;
       logger.info({ dataDir: config.dataDir }, 'no DATABASE_URL: using the embedded PostgreSQL');
     }
-    const orm: MikroORM = await createOrm({ clientUrl: databaseUrl, poolMax: config.databasePoolMax, entities: modules.flatMap((module) => module.entities) });
+    const { orm, db } = await createOrm({ clientUrl: databaseUrl, poolMax: config.databasePoolMax, entities: modules.flatMap((module) => module.entities) });
     if (options.migrate !== false) {
       const applied = await migrate(orm);
       if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
@@ -116,6 +115,7 @@ export class Runtime {
       config,
       logger,
       orm,
+      db,
       redis,
       caches,
       secrets: { ipHashKey: createHmac('sha256', jwtSecret).update('comando:ip-hash').digest() },

@@ -8,12 +8,15 @@ import type { Actor } from './auth/roles';
 import type { Jobs } from './jobs';
 import type { RateLimits } from './rate-limit';
 import type { Realtime } from './realtime';
+import type { Database } from './sql';
 
 /** Everything a module may use; built once per process by main.ts (or a test) and shared. */
 export interface AppDeps {
   config: Config;
   logger: Logger;
   orm: MikroORM;
+  /** Statements written with `sql` or built with `tables<…>()`, on the ORM's pool. */
+  db: Database;
   /** Present in the production configuration only. */
   redis: Redis | undefined;
   /** Named read-through caches, invalidated across processes. */

@@ -52,7 +52,8 @@ export async function findPage<T extends object, Out>(
 ): Promise<Page<Out>> {
   if (page.cursor) assertCursorShape(page.cursor, Object.keys(orderBy).length);
   try {
-    const result = await em.findByCursor(entity, where, {
+    const result = await em.findByCursor(entity, {
+      where: where as FilterQuery<NoInfer<T>>,
       first: page.limit,
       after: page.cursor,
       orderBy,

@@ -13,7 +13,7 @@ export default async function globalSetup(): Promise<void> {
     await client.query(`drop database if exists "${templateName}" with (force)`);
     await client.query(`create database "${templateName}"`);
   });
-  const orm = await createOrm({ clientUrl: templateUrl, entities: allEntities, poolMax: 1 });
+  const { orm } = await createOrm({ clientUrl: templateUrl, entities: allEntities, poolMax: 1 });
   await migrate(orm);
   await orm.close(true);
 }

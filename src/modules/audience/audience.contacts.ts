@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { newId } from '../../kernel/ids';
+import { sql, type Sql } from '../../kernel/sql';
 
 /** E.164 (`+573001234567`) or undefined when the number is not a valid one. */
 export function normalisePhone(raw: string, defaultRegion: CountryCode = 'CO'): string | undefined {
@@ -47,28 +48,35 @@ export interface ConsentProof {
   userAgent: string | null;
 }
 
-export interface CteParts {
-  /** Constant SQL text (so a statement built from it can be prepared once), `?` placeholders. */
-  sql: string;
-  params: (person: CapturedPerson, now: Date) => unknown[];
+/** Where a person arrived from (a QR campaign, a WhatsApp conversation…), kept once per source. */
+export interface Origin {
+  kind: string;
+  refId: string;
 }
 
 /**
- * CTEs `contact` (upsert by identity, returning id) and `origin`, to open a single statement
- * that records a person arriving from somewhere. The caller adds its own CTEs (a lead, say)
- * and then `CONSENT_CTE`. One statement is one round trip and atomic, and concurrent
- * submissions of the same person meet at the unique identity key instead of creating twins.
+ * A statement that records a person arriving from somewhere and what the caller does with them,
+ * in one round trip: the CTE `contact` upserts them by identity (returning `id`), `origin` notes
+ * where they came from, the caller's own CTEs (`then.ctes`, which read `contact`) follow, and
+ * `consent` keeps the proof of what they agreed to. The caller's `then.select` ends it. One
+ * statement is atomic, and concurrent submissions of the same person meet at the unique identity
+ * key instead of creating twins.
  *
  * On a repeat: fields given replace old ones, interests accumulate, and a channel opt-in given
  * now re-opens that channel (an unticked box is not an opt-out; opting out is explicit).
  * Every row is stamped with the statement's `now()`: one clock (the database's) for the contact,
- * its origin and the consent proof, and no timestamps to serialise and parse per capture.
- * Parameters: `contactUpsertParams(person, origin)`.
+ * its origin and the consent proof.
  */
-export const CONTACT_UPSERT_CTES = `contact as (
+export function arrivingContact<Row>(
+  arrival: { person: CapturedPerson; origin: Origin; proof: ConsentProof },
+  then: { ctes: Sql<unknown>; select: Sql<Row> },
+): Sql<Row> {
+  const { person, origin, proof } = arrival;
+  return sql<Row>`with contact as (
       insert into contacts as k (id, identity_key, name, phone, email, document_id, territory_id, neighbourhood, interests,
         whatsapp_opt_in, email_opt_in, created_at, updated_at)
-      values (?, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?, now(), now())
+      values (${newId()}, ${identityKey(person)}, ${person.name}, ${person.phone}, ${person.email}, ${person.documentId}, ${person.territoryId},
+        ${person.neighbourhood}, ${person.interests}::text[], ${person.whatsappOptIn}, ${person.emailOptIn}, now(), now())
       on conflict (identity_key) do update set
         name = excluded.name,
         phone = coalesce(excluded.phone, k.phone),
@@ -86,33 +94,13 @@ export const CONTACT_UPSERT_CTES = `contact as (
     ),
     origin as (
       insert into contact_origins (contact_id, kind, ref_id, first_seen_at)
-      select id, ?, ?, now() from contact on conflict do nothing
-    )`;
-
-export function contactUpsertParams(person: CapturedPerson, origin: { kind: string; refId: string }): unknown[] {
-  return [
-    newId(),
-    identityKey(person),
-    person.name,
-    person.phone,
-    person.email,
-    person.documentId,
-    person.territoryId,
-    person.neighbourhood,
-    person.interests,
-    person.whatsappOptIn,
-    person.emailOptIn,
-    origin.kind,
-    origin.refId,
-  ];
-}
-
-/** The CTE recording consent for the `contact` of `CONTACT_UPSERT_CTES`, in the same statement. */
-export const CONSENT_CTE = `consent as (
+      select id, ${origin.kind}, ${origin.refId}, now() from contact on conflict do nothing
+    ),
+    ${then.ctes},
+    consent as (
       insert into consents (id, contact_id, text_id, source, source_ref, whatsapp_opt_in, email_opt_in, ip_hash, user_agent, given_at)
-      select ?, id, ?, ?, ?, ?, ?, ?, ?, now() from contact
-    )`;
-
-export function consentParams(person: CapturedPerson, proof: ConsentProof): unknown[] {
-  return [newId(), proof.textId, proof.source, proof.sourceRef, person.whatsappOptIn, person.emailOptIn, proof.ipHash, proof.userAgent];
+      select ${newId()}, id, ${proof.textId}, ${proof.source}, ${proof.sourceRef}, ${person.whatsappOptIn}, ${person.emailOptIn},
+        ${proof.ipHash}, ${proof.userAgent}, now() from contact
+    )
+    ${then.select}`;
 }

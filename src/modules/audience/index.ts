@@ -13,10 +13,8 @@ export {
   normalisePhone,
   identityKey,
   ensureConsentText,
-  CONTACT_UPSERT_CTES,
-  contactUpsertParams,
-  CONSENT_CTE,
-  consentParams,
+  arrivingContact,
   type CapturedPerson,
   type ConsentProof,
+  type Origin,
 } from './audience.contacts';

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
-import { PreparedStatement } from '../../kernel/db';
 import { newId } from '../../kernel/ids';
 import { EMAIL_ROOM } from './email.events';
+import { recordSendOutcomes, suppressBounced, type SendOutcome as RecipientOutcome } from './email.repository';
 import { decideJob, sendJob } from './email.jobs';
 import { trackingTokens } from './email.tracking';
 import { renderBody, renderSubject, splitName, type RenderContext } from './email.templates';
@@ -40,26 +40,6 @@ interface CampaignPlan {
   replyTo: string | null;
   variants: Map<string, VariantPlan>;
 }
-
-const recordResults = new PreparedStatement<never>(
-  'email_record_results',
-  `update email_recipients r set
-     status = u.status,
-     sent_at = case when u.status = 'sent' then now() else r.sent_at end,
-     message_id = coalesce(u.message_id, r.message_id),
-     last_error = u.error,
-     next_attempt_at = u.next_at,
-     claimed_at = null
-   from unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::timestamptz[]) as u(id, status, message_id, error, next_at)
-   where r.id = u.id and r.status in ('sending', 'unknown')`,
-);
-
-const suppressBounced = new PreparedStatement<never>(
-  'email_suppress_bounced',
-  `insert into email_suppressions (email, reason, campaign_id, detail, created_at)
-   select r.email, 'bounce', r.campaign_id, r.last_error, now() from email_recipients r where r.id = any(?::bigint[])
-   on conflict (email) do nothing`,
-);
 
 async function loadPlan(em: EntityManager, campaignId: string): Promise<CampaignPlan | undefined> {
   const rows = await em.execute<
@@ -137,13 +117,7 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
   await Promise.all(lanes);
 }
 
-interface Result {
-  id: string;
-  status: string;
-  messageId: string | null;
-  error: string | null;
-  nextAt: string | null;
-}
+type Result = RecipientOutcome;
 
 function resultFor(deps: AppDeps, row: ClaimedRow, outcome: SendOutcome, messageId: string): Result {
   const { maxAttempts, retryBaseSeconds } = deps.config.email;
@@ -171,15 +145,9 @@ async function sendChunk(deps: AppDeps, mailer: Mailer, plan: CampaignPlan, rows
     const message = buildMessage(deps, plan, row);
     results.push(resultFor(deps, row, await mailer.send(message), message.messageId));
   });
-  await recordResults.run(deps.orm, [
-    results.map((result) => result.id),
-    results.map((result) => result.status),
-    results.map((result) => result.messageId),
-    results.map((result) => result.error),
-    results.map((result) => result.nextAt),
-  ]);
+  await recordSendOutcomes(deps.db, results);
   const bounced = results.filter((result) => result.status === 'bounced').map((result) => result.id);
-  if (bounced.length) await suppressBounced.run(deps.orm, [bounced]);
+  if (bounced.length) await suppressBounced(deps.db, bounced);
   const count = (status: string) => results.filter((result) => result.status === status).length;
   deps.realtime.publish(EMAIL_ROOM, 'email:progress', {
     campaignId: plan.id,

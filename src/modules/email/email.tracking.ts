@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isbot } from 'isbot';
 import type { AppDeps } from '../../kernel/context';
-import { PreparedStatement } from '../../kernel/db';
+import { clickTarget, insertTrackingEvents } from './email.repository';
 import { safeErrorFields } from '../../kernel/http/problem';
 import { newId } from '../../kernel/ids';
 import { hashIp } from '../../kernel/privacy';
@@ -48,16 +48,6 @@ interface PendingEvent {
   /** Set by callers that wait for the write. */
   done?: () => void;
 }
-
-const insertEvents = new PreparedStatement<never>(
-  'email_insert_events',
-  `insert into email_events (campaign_id, variant_id, recipient_id, kind, link_index, machine, at)
-   select r.campaign_id, r.variant_id, r.id, e.kind, e.link_index,
-          e.machine or (e.kind = 'open' and r.sent_at is not null and now() < r.sent_at + make_interval(secs => ?)),
-          now()
-   from unnest(?::bigint[], ?::text[], ?::int[], ?::bool[]) as e(recipient_id, kind, link_index, machine)
-   join email_recipients r on r.id = e.recipient_id`,
-);
 
 /**
  * Batched writes for tracking events. Events queue in memory and go to PostgreSQL as one
@@ -133,13 +123,7 @@ class EventWriter {
       while (this.queue.length) {
         const batch = this.queue.splice(0, BATCH_SIZE);
         try {
-          await insertEvents.run(this.deps.orm, [
-            this.deps.config.email.machineOpenSeconds,
-            batch.map((event) => event.recipientId),
-            batch.map((event) => event.kind),
-            batch.map((event) => event.linkIndex),
-            batch.map((event) => event.machine),
-          ]);
+          await insertTrackingEvents(this.deps.db, batch, this.deps.config.email.machineOpenSeconds);
           for (const event of batch) event.done?.();
         } catch (error) {
           // Counted as lost rather than failing a redirect or showing a broken image.
@@ -163,17 +147,9 @@ export function eventWriter(deps: AppDeps): EventWriter {
   return writer;
 }
 
-const clickTarget = new PreparedStatement<{ url: string | null }>(
-  'email_click_target',
-  `select t.links->>(?::int) as url from email_recipients r
-   join email_variants v on v.id = r.variant_id join email_templates t on t.id = v.template_id
-   where r.id = ?`,
-);
-
 /** The URL the recipient's message had at that position, or undefined. */
 export async function clickTargetUrl(deps: AppDeps, recipientId: string, linkIndex: number): Promise<string | undefined> {
-  const [row] = await clickTarget.run(deps.orm, [linkIndex, recipientId]);
-  return row?.url ?? undefined;
+  return clickTarget(deps.db, recipientId, linkIndex);
 }
 
 /** What a withdrawal of consent says it is, stored once like every consent text. */

@@ -1,12 +1,11 @@
 import type { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { PreparedStatement } from '../../kernel/db';
+import type { AppDeps } from '../../kernel/context';
 import { AppError } from '../../kernel/errors';
-import { newId } from '../../kernel/ids';
 import { normalisePhone } from '../audience';
 import { VOTER_PRIORITIES } from './gotv.entities';
+import { insertVoterBatch, type VoterBatch } from './gotv.repository';
 
 export const IMPORT_MAX_ROWS = 100_000;
 const BATCH_SIZE = 2000;
@@ -49,19 +48,8 @@ export const importAnswer = z
   .meta({ id: 'VoterImportAnswer' });
 export type ImportAnswer = z.infer<typeof importAnswer>;
 
-/** One statement per batch: atomic, and PostgreSQL expands the arrays itself (no row-by-row ORM inserts). */
-const insertBatch = new PreparedStatement<{ document_id: string }>(
-  'gotv_voters_import',
-  `insert into gotv_voters (id, name, document_id, phone, polling_station_id, table_number, priority, status, created_at, updated_at)
-   select id, name, document_id, phone, station_id, table_number, priority, 'pending', now(), now()
-   from unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::uuid[], ?::int[], ?::text[])
-     as t(id, name, document_id, phone, station_id, table_number, priority)
-   on conflict (document_id) do nothing
-   returning document_id`,
-);
-
-/** The valid rows read so far, one array per column (the shape `insertBatch` binds). */
-class Columns {
+/** The valid rows read so far, one array per column (the shape a batch insert binds). */
+class Columns implements VoterBatch {
   readonly names: string[] = [];
   readonly documentIds: string[] = [];
   readonly phones: (string | null)[] = [];
@@ -73,16 +61,15 @@ class Columns {
     return this.names.length;
   }
 
-  slice(from: number, to: number): unknown[] {
-    return [
-      this.names.slice(from, to).map(() => newId()),
-      this.names.slice(from, to),
-      this.documentIds.slice(from, to),
-      this.phones.slice(from, to),
-      this.stationIds.slice(from, to),
-      this.tableNumbers.slice(from, to),
-      this.priorities.slice(from, to),
-    ];
+  slice(from: number, to: number): VoterBatch {
+    return {
+      names: this.names.slice(from, to),
+      documentIds: this.documentIds.slice(from, to),
+      phones: this.phones.slice(from, to),
+      stationIds: this.stationIds.slice(from, to),
+      tableNumbers: this.tableNumbers.slice(from, to),
+      priorities: this.priorities.slice(from, to),
+    };
   }
 }
 
@@ -107,14 +94,14 @@ function tooManyRows(): AppError {
  * of it; the earlier batches stay if a later one fails). Documents already registered are
  * skipped and counted, so a re-run of the same file imports nothing twice.
  */
-export async function importVoters(orm: MikroORM, csv: Readable): Promise<ImportAnswer> {
+export async function importVoters(deps: Pick<AppDeps, 'orm' | 'db'>, csv: Readable): Promise<ImportAnswer> {
   const answer: ImportAnswer = { imported: 0, duplicates: 0, rejected: [], rejectedCount: 0, batches: 0 };
   const reject = (line: number, message: string) => {
     answer.rejectedCount++;
     if (answer.rejected.length < MAX_REPORTED_ERRORS) answer.rejected.push({ line, message });
   };
   const stations = new Map<string, { id: string; tables: number }>();
-  for (const station of await orm.em.fork().execute<{ code: string; id: string; tables: number }[]>('select code, id, tables from gotv_polling_stations')) {
+  for (const station of await deps.orm.em.fork().execute<{ code: string; id: string; tables: number }[]>('select code, id, tables from gotv_polling_stations')) {
     stations.set(station.code, { id: station.id, tables: station.tables });
   }
   const seen = new Set<string>();
@@ -168,7 +155,7 @@ export async function importVoters(orm: MikroORM, csv: Readable): Promise<Import
   }
 
   for (let from = 0; from < valid.length; from += BATCH_SIZE) {
-    const inserted = await insertBatch.run(orm, valid.slice(from, from + BATCH_SIZE));
+    const inserted = await insertVoterBatch(deps.db, valid.slice(from, from + BATCH_SIZE));
     const size = Math.min(BATCH_SIZE, valid.length - from);
     answer.imported += inserted.length;
     answer.duplicates += size - inserted.length;

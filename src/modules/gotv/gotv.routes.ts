@@ -345,5 +345,5 @@ export const gotvRouter = new ApiRouter('gotv')
       response: importAnswer,
       errors: { 400: 'CSV that cannot be parsed (`malformed_csv`); nothing imported', 413: 'More than 100,000 data rows (`too_many_rows`); nothing imported' },
     },
-    async ({ ctx }) => importVoters(ctx.deps.orm, ctx.req),
+    async ({ ctx }) => importVoters(ctx.deps, ctx.req),
   );

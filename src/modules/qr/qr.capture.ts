@@ -5,8 +5,8 @@ import { AppError, ConflictError, NotFoundError, ValidationError, type FieldErro
 import { newId } from '../../kernel/ids';
 import { zodIssuesToFieldErrors } from '../../kernel/http/router';
 import { hashIp } from '../../kernel/privacy';
-import { CONSENT_CTE, CONTACT_UPSERT_CTES, consentParams, contactUpsertParams, normalisePhone, type CapturedPerson } from '../audience';
-import { PreparedStatement } from '../../kernel/db';
+import { arrivingContact, normalisePhone, type CapturedPerson } from '../audience';
+import { sql } from '../../kernel/sql';
 import { campaignContexts, codeContexts, type CampaignContext, type CodeContext } from './qr.context';
 import { CODE_PATTERN } from './qr.codes';
 import { isOpen } from './qr.policy';
@@ -150,33 +150,6 @@ function captureLimits(deps: AppDeps) {
   };
 }
 
-/**
- * The whole capture as one statement: contact upsert, its origin, the lead upsert and the
- * consent proof. One round trip, atomic, and prepared once per connection. The unique keys
- * (contact identity; campaign + contact) make a resubmission, or two racing ones, update one
- * lead instead of creating two.
- */
-const captureStatement = new PreparedStatement<{ id: string; created: boolean }>(
-  'qr_capture_lead',
-  `with ${CONTACT_UPSERT_CTES},
-    lead as (
-      insert into qr_leads as l (id, campaign_id, code_id, contact_id, territory_id, neighbourhood, interests,
-        whatsapp_opt_in, email_opt_in, submissions, created_at, updated_at)
-      select ?, ?, ?, contact.id, ?, ?, ?::text[], ?, ?, 1, now(), now() from contact
-      on conflict (campaign_id, contact_id) do update set
-        territory_id = coalesce(excluded.territory_id, l.territory_id),
-        neighbourhood = coalesce(excluded.neighbourhood, l.neighbourhood),
-        interests = excluded.interests,
-        whatsapp_opt_in = l.whatsapp_opt_in or excluded.whatsapp_opt_in,
-        email_opt_in = l.email_opt_in or excluded.email_opt_in,
-        submissions = l.submissions + 1,
-        updated_at = excluded.updated_at
-      returning id, (xmax = 0) as created
-    ),
-    ${CONSENT_CTE}
-    select id, created from lead`,
-);
-
 export async function captureLead(deps: AppDeps, input: CaptureInput, meta: CaptureMeta): Promise<CaptureResult> {
   const limits = captureLimits(deps);
   // Counted now, awaited with the per-person limit below: one Redis round trip for both.
@@ -197,21 +170,33 @@ export async function captureLead(deps: AppDeps, input: CaptureInput, meta: Capt
     ipHash: hashIp(deps.secrets.ipHashKey, meta.ip),
     userAgent: meta.userAgent?.slice(0, 300) ?? null,
   };
-  const params = [
-    ...contactUpsertParams(person, { kind: 'qr_campaign', refId: campaign.id }),
-    newId(),
-    campaign.id,
-    code.codeId,
-    person.territoryId,
-    person.neighbourhood,
-    person.interests,
-    person.whatsappOptIn,
-    person.emailOptIn,
-    ...consentParams(person, proof),
-  ];
+  // The whole capture is one statement: the contact, where they came from, the lead and the
+  // consent proof, atomic and in one round trip. The unique keys (contact identity; campaign +
+  // contact) make a resubmission, or two racing ones, update one lead instead of creating two.
+  const statement = arrivingContact(
+    { person, origin: { kind: 'qr_campaign', refId: campaign.id }, proof },
+    {
+      ctes: sql`lead as (
+        insert into qr_leads as l (id, campaign_id, code_id, contact_id, territory_id, neighbourhood, interests,
+          whatsapp_opt_in, email_opt_in, submissions, created_at, updated_at)
+        select ${newId()}, ${campaign.id}, ${code.codeId}, contact.id, ${person.territoryId}, ${person.neighbourhood}, ${person.interests}::text[],
+          ${person.whatsappOptIn}, ${person.emailOptIn}, 1, now(), now() from contact
+        on conflict (campaign_id, contact_id) do update set
+          territory_id = coalesce(excluded.territory_id, l.territory_id),
+          neighbourhood = coalesce(excluded.neighbourhood, l.neighbourhood),
+          interests = excluded.interests,
+          whatsapp_opt_in = l.whatsapp_opt_in or excluded.whatsapp_opt_in,
+          email_opt_in = l.email_opt_in or excluded.email_opt_in,
+          submissions = l.submissions + 1,
+          updated_at = excluded.updated_at
+        returning id, (xmax = 0) as created
+      )`,
+      select: sql<{ id: string; created: boolean }>`select id, created from lead`,
+    },
+  ).prepared('qr_capture_lead');
   let rows: { id: string; created: boolean }[];
   try {
-    rows = await captureStatement.run(deps.orm, params);
+    rows = await deps.db.rows(statement);
   } catch (error) {
     if (error instanceof ForeignKeyConstraintViolationException) {
       throw new ValidationError([{ path: 'body.territoryId', message: 'Elige un barrio de la lista.' }], 'Algunos datos no son válidos.');

@@ -19,7 +19,7 @@ export const TerritorySchema = defineEntity({
     parent: () => t.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     centroidLat: t.double().nullable(),
     centroidLng: t.double().nullable(),
-    geometry: t.json<Geometry>().nullable().lazy(true, false),
+    geometry: t.json<Geometry>().nullable().lazy(),
     population: t.integer().nullable(),
     registeredVoters: t.integer().nullable(),
     createdAt: t.datetime().onCreate(() => new Date()),

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
-import { PreparedStatement } from '../../kernel/db';
+import { insertTerritory } from './territories.repository';
 import { findPage } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
 import { centroidOf } from './geometry';
@@ -27,13 +27,6 @@ async function checkParent(em: EntityManager, input: CreateTerritoryInput): Prom
     );
   }
 }
-
-/** Prepared once per connection: building the INSERT through the query builder cost more CPU than running it. */
-const insertTerritory = new PreparedStatement(
-  'territories_insert',
-  `insert into territories (id, name, type, code, parent_id, centroid_lat, centroid_lng, geometry, population, registered_voters, created_at, updated_at)
-   values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)`,
-);
 
 /**
  * One insert and, with a parent, one indexed look-up: the write path stays at two round trips
@@ -59,10 +52,18 @@ export async function createTerritory(em: EntityManager, deps: AppDeps, input: C
     updatedAt: now,
   };
   try {
-    await insertTerritory.run(deps.orm, [
-      row.id, row.name, row.type, row.code, row.parent, row.centroidLat, row.centroidLng,
-      row.geometry === null ? null : JSON.stringify(row.geometry), row.population, row.registeredVoters, now, now,
-    ]);
+    await insertTerritory(deps.db, {
+      id: row.id,
+      name: row.name,
+      type: row.type,
+      code: row.code,
+      parentId: row.parent,
+      centroid: centroid ?? null,
+      geometry: row.geometry,
+      population: row.population,
+      registeredVoters: row.registeredVoters,
+      at: now,
+    });
   } catch (error) {
     if (error instanceof UniqueConstraintViolationException) {
       throw new ConflictError(`A ${input.type} with code ${input.code} already exists.`, 'territory_code_taken');

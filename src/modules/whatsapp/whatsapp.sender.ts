@@ -1,102 +1,13 @@
 import type { AppDeps } from '../../kernel/context';
-import { PreparedStatement } from '../../kernel/db';
 import { safeErrorFields } from '../../kernel/http/problem';
 import type { WhatsAppRuntime } from './whatsapp.context';
-import { pgPool, PlannedEachTime } from './whatsapp.sql';
-import type { MessageKind } from './whatsapp.entities';
+import { claimMessages, finishCampaigns, hasDueMessages, markOrphansInDoubt, settleMessages, withSendLock, type ClaimedRow, type Settlement } from './whatsapp.repository';
 import type { OutboundMessage, SendResult } from './providers/provider';
 import { tierUsage } from './whatsapp.stats';
 import { TokenBucket } from './whatsapp.rate';
 
-interface ClaimedRow {
-  id: string;
-  campaign_id: string | null;
-  conversation_id: string | null;
-  phone: string;
-  kind: MessageKind;
-  body: string | null;
-  params: string[] | null;
-  template_id: string | null;
-  status: 'sending' | 'skipped';
-  attempts: number;
-}
-
-/**
- * Claims the next messages to send, at most `limit`, and marks them `sending` in the same
- * statement, so that at any moment only the messages actually in flight are `sending` (after a
- * crash, exactly those are in doubt). Consent is read here, at send time: a contact who opted out
- * since the campaign was written is `skipped`. A contact messaged within the pair interval waits.
- */
-const claimSql = new PreparedStatement<ClaimedRow>(
-  'wa_claim',
-  `with picked as (
-     select m.id from wa_messages m
-     where m.status = 'queued' and m.next_attempt_at <= now()
-       and (?::boolean or m.kind <> 'template')
-       and (m.campaign_id is null or exists (select 1 from wa_campaigns k where k.id = m.campaign_id and k.status = 'sending'))
-       and not exists (select 1 from wa_messages o where o.contact_id = m.contact_id and o.direction = 'out'
-                       and o.accepted_at > now() - ?::int * interval '1 second')
-     order by m.priority, m.id
-     limit ?
-     for update of m skip locked
-   ), decided as (
-     select m.id, (c.whatsapp_opted_out_at is not null or (m.kind = 'template' and not c.whatsapp_opt_in)) as refused
-     from picked join wa_messages m on m.id = picked.id join contacts c on c.id = m.contact_id
-   )
-   update wa_messages m set
-     status = case when d.refused then 'skipped' else 'sending' end,
-     status_rank = case when d.refused then 9 else 1 end,
-     error_title = case when d.refused then 'no WhatsApp consent at send time' else m.error_title end,
-     claimed_at = now(),
-     attempts = m.attempts + case when d.refused then 0 else 1 end
-   from decided d where m.id = d.id
-   returning m.id, m.campaign_id, m.conversation_id, m.phone, m.kind, m.body, m.params, m.template_id, m.status, m.attempts`,
-);
-
-/**
- * Settles a round in one statement. `accepted` only fills in what a faster webhook may not have
- * (the wamid, the acceptance time) and never lowers a status; the other outcomes apply only to a
- * message still `sending`.
- */
-const settleSql = new PlannedEachTime<{ id: string; campaign_id: string | null; conversation_id: string | null; status: string }>(
-  `update wa_messages m set
-     status = case when v.status = 'accepted' then (case when m.status_rank < 2 then 'accepted' else m.status end) else v.status end,
-     status_rank = case when v.status = 'accepted' then greatest(m.status_rank, 2) else v.rank end,
-     wamid = coalesce(m.wamid, v.wamid),
-     accepted_at = case when v.status = 'accepted' then coalesce(m.accepted_at, now()) else m.accepted_at end,
-     failed_at = case when v.status = 'failed' then now() else m.failed_at end,
-     error_code = case when v.status = 'accepted' then m.error_code else v.error_code end,
-     error_title = case when v.status = 'accepted' then m.error_title else v.error_title end,
-     next_attempt_at = coalesce(v.next_at, m.next_attempt_at)
-   from unnest(?::uuid[], ?::text[], ?::smallint[], ?::text[], ?::int[], ?::text[], ?::timestamptz[])
-     as v(id, status, rank, wamid, error_code, error_title, next_at)
-   where m.id = v.id and (m.status = 'sending' or (v.status = 'accepted' and m.status_rank >= 1 and m.status_rank < 9))
-   returning m.id, m.campaign_id, m.conversation_id, m.status`,
-);
-
-/** A process that held the send lock and died left these `sending`: nobody can know whether they went out. */
-const orphansSql = new PreparedStatement<{ id: string }>('wa_orphans', `update wa_messages set status = 'in_doubt' where status = 'sending' returning id`);
-
-const finishSql = new PreparedStatement<{ id: string }>(
-  'wa_finish',
-  `update wa_campaigns k set status = 'completed', completed_at = now(), notice = null
-   where k.status = 'sending' and not exists (select 1 from wa_messages m where m.campaign_id = k.id and m.status in ('queued', 'sending'))
-   returning k.id`,
-);
-
-const dueSql = new PreparedStatement<{ due: boolean }>(
-  'wa_due',
-  `select exists (
-     select 1 from wa_messages m where m.status = 'queued' and m.next_attempt_at <= now()
-       and (m.campaign_id is null or exists (select 1 from wa_campaigns k where k.id = m.campaign_id and k.status = 'sending'))
-   ) as due`,
-);
-
 /** Claim-send-settle loops run side by side by the sender. */
 const LANES = 4;
-
-/** Only one process sends at a time (the rate limit is per phone number); the lock dies with its session. */
-const SEND_LOCK_KEY = 0x5741_5345; // "WASE"
 
 function backoffMs(result: Extract<SendResult, { outcome: 'retry' }>, attempt: number): number {
   const jitter = 0.8 + Math.random() * 0.4;
@@ -152,34 +63,16 @@ export class Sender {
   }
 
   async hasDueWork(): Promise<boolean> {
-    const [row] = await dueSql.run(this.deps.orm, []);
-    return Boolean(row?.due);
+    return hasDueMessages(this.deps.db);
   }
 
   private async run(): Promise<void> {
     while (this.wanted && !this.stopped) {
       this.wanted = false;
-      const locked = await this.withSendLock(() => this.sendRounds());
+      const locked = await withSendLock(this.deps.db, () => this.sendRounds());
       // Another process is sending; it looks for work again after it lets go of the lock.
       if (!locked) return;
       if (!this.stopped && (await this.hasDueWork())) this.wanted = true;
-    }
-  }
-
-  private async withSendLock(work: () => Promise<void>): Promise<boolean> {
-    const pool = pgPool(this.deps.orm);
-    const connection = await pool.acquireConnection();
-    try {
-      const { rows } = await connection.query('select pg_try_advisory_lock($1) as locked', [SEND_LOCK_KEY]);
-      if (!(rows[0] as { locked?: boolean } | undefined)?.locked) return false;
-      try {
-        await work();
-      } finally {
-        await connection.query('select pg_advisory_unlock($1)', [SEND_LOCK_KEY]);
-      }
-      return true;
-    } finally {
-      await pool.releaseConnection(connection);
     }
   }
 
@@ -188,8 +81,8 @@ export class Sender {
    * others' sends; together they never have more than `sendConcurrency` messages in flight.
    */
   private async sendRounds(): Promise<void> {
-    const orphans = await orphansSql.run(this.deps.orm, []);
-    if (orphans.length) this.deps.logger.warn({ inDoubt: orphans.length }, 'whatsapp messages left in flight by a stopped process are in doubt');
+    const orphans = await markOrphansInDoubt(this.deps.db);
+    if (orphans) this.deps.logger.warn({ inDoubt: orphans }, 'whatsapp messages left in flight by a stopped process are in doubt');
     this.tierLeft = undefined;
     const concurrency = this.deps.config.whatsapp.sendConcurrency;
     const lanes = Math.min(LANES, concurrency);
@@ -202,7 +95,7 @@ export class Sender {
           const reserved = await this.reserveTier(laneSize);
           const templatesAllowed = reserved === null || reserved > 0;
           const limit = reserved === null || reserved === 0 ? laneSize : reserved;
-          const claimed = await claimSql.run(this.deps.orm, [templatesAllowed, this.deps.config.whatsapp.pairIntervalSeconds, limit]);
+          const claimed = await claimMessages(this.deps.db, { templatesAllowed, pairIntervalSeconds: this.deps.config.whatsapp.pairIntervalSeconds, limit });
           // Claimed rows are `sending` now, which the tier count reads from the table.
           this.tierHeld -= reserved ?? 0;
           if (!templatesAllowed) await this.noteTierWait();
@@ -240,7 +133,7 @@ export class Sender {
     );
     const { maxAttempts } = this.deps.config.whatsapp;
     const now = Date.now();
-    const settle = results.map(({ row, result }) => {
+    const settle = results.map(({ row, result }): Settlement => {
       switch (result.outcome) {
         case 'accepted':
           return { id: row.id, status: 'accepted', rank: 2, wamid: result.wamid, code: null, title: null, next: null };
@@ -255,17 +148,7 @@ export class Sender {
         }
       }
     });
-    const changed = settle.length
-      ? await settleSql.run(this.deps.orm, [
-          settle.map((item) => item.id),
-          settle.map((item) => item.status),
-          settle.map((item) => item.rank),
-          settle.map((item) => item.wamid),
-          settle.map((item) => item.code),
-          settle.map((item) => item.title),
-          settle.map((item) => item.next),
-        ])
-      : [];
+    const changed = await settleMessages(this.deps.db, settle);
     const skipped = claimed.filter((row) => row.status === 'skipped');
     this.runtime.statusChanged([
       ...changed.map((row) => ({ id: row.id, campaignId: row.campaign_id, conversationId: row.conversation_id, status: row.status })),
@@ -318,8 +201,8 @@ export class Sender {
   }
 
   private async finishCampaigns(): Promise<void> {
-    const finished = await finishSql.run(this.deps.orm, []);
-    if (finished.length) this.runtime.statusChanged(finished.map((row) => ({ id: row.id, campaignId: row.id, conversationId: null, status: 'completed' })));
+    const finished = await finishCampaigns(this.deps.db);
+    if (finished.length) this.runtime.statusChanged(finished.map((id) => ({ id, campaignId: id, conversationId: null, status: 'completed' })));
   }
 }
 

@@ -5,7 +5,7 @@ import type { AppDeps } from '../../kernel/context';
 import { newId } from '../../kernel/ids';
 import { normalisePhone } from '../audience';
 import { whatsapp } from './whatsapp.context';
-import { PlannedEachTime } from './whatsapp.sql';
+import { applyStatuses as applyStatusUpdates } from './whatsapp.repository';
 import { STATUS_RANK, type MessageKind, type TemplateStatus } from './whatsapp.entities';
 import { WHATSAPP_ROOM } from './whatsapp.events';
 
@@ -125,34 +125,6 @@ export async function handleWebhookPayload(deps: AppDeps, payload: unknown): Pro
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/**
- * One statement for a whole delivery: each status finds its message by our id (the opaque
- * callback data) or by wamid, and replaces the current status only when it ranks higher.
- * Applying the same webhook twice therefore changes nothing.
- */
-const applyStatusesSql = new PlannedEachTime<{ id: string; campaign_id: string | null; conversation_id: string | null; status: string }>(
-  `with v as (
-     select * from unnest(?::uuid[], ?::text[], ?::text[], ?::smallint[], ?::timestamptz[], ?::int[], ?::text[])
-       as v(id, wamid, status, rank, at, error_code, error_title)
-   ), t as (
-     select coalesce(v.id, (select w.id from wa_messages w where w.wamid = v.wamid)) as target, v.* from v
-   )
-   update wa_messages m set
-     status = t.status,
-     status_rank = t.rank,
-     wamid = coalesce(m.wamid, t.wamid),
-     accepted_at = coalesce(m.accepted_at, t.at),
-     sent_at = case when t.status <> 'failed' then coalesce(m.sent_at, t.at) else m.sent_at end,
-     delivered_at = case when t.rank >= 5 then coalesce(m.delivered_at, t.at) else m.delivered_at end,
-     read_at = case when t.rank = 6 then coalesce(m.read_at, t.at) else m.read_at end,
-     failed_at = case when t.status = 'failed' then t.at else m.failed_at end,
-     error_code = case when t.status = 'failed' then t.error_code else m.error_code end,
-     error_title = case when t.status = 'failed' then t.error_title else m.error_title end
-   from t
-   where m.id = t.target and m.direction = 'out' and m.status_rank < t.rank and (m.wamid is null or m.wamid = t.wamid)
-   returning m.id, m.campaign_id, m.conversation_id, m.status`,
-);
-
 async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number> {
   // Several statuses of one message in one delivery: keep the highest, as the update would.
   const best = new Map<string, StatusItem>();
@@ -162,15 +134,18 @@ async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number
     if (!current || STATUS_RANK[item.status] > STATUS_RANK[current.status]) best.set(key, item);
   }
   const list = [...best.values()];
-  const rows = await applyStatusesSql.run(deps.orm, [
-    list.map((item) => (item.biz_opaque_callback_data && UUID.test(item.biz_opaque_callback_data) ? item.biz_opaque_callback_data : null)),
-    list.map((item) => item.id),
-    list.map((item) => item.status),
-    list.map((item) => STATUS_RANK[item.status]),
-    list.map((item) => new Date(Number(item.timestamp) * 1000)),
-    list.map((item) => item.errors?.[0]?.code ?? null),
-    list.map((item) => (item.errors?.[0] ? (item.errors[0].title ?? item.errors[0].message ?? 'failed').slice(0, 200) : null)),
-  ]);
+  const rows = await applyStatusUpdates(
+    deps.db,
+    list.map((item) => ({
+      id: item.biz_opaque_callback_data && UUID.test(item.biz_opaque_callback_data) ? item.biz_opaque_callback_data : null,
+      wamid: item.id,
+      status: item.status,
+      rank: STATUS_RANK[item.status],
+      at: new Date(Number(item.timestamp) * 1000),
+      errorCode: item.errors?.[0]?.code ?? null,
+      errorTitle: item.errors?.[0] ? (item.errors[0].title ?? item.errors[0].message ?? 'failed').slice(0, 200) : null,
+    })),
+  );
   if (rows.length) whatsapp(deps).statusChanged(rows.map((row) => ({ id: row.id, campaignId: row.campaign_id, conversationId: row.conversation_id, status: row.status })));
   return rows.length;
 }
