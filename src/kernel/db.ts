@@ -29,6 +29,14 @@ export function ormOptions(settings: OrmSettings, onPoolCreated?: (pool: Pool) =
     forceUtcTimezone: true,
     metadataCache: { enabled: false },
     discovery: { warnWhenNoEntities: false },
+    schemaGenerator: {
+      // Foreign keys as round 1 created them (MikroORM 6's default), so the upgrade changes no constraint.
+      defaultUpdateRule: 'cascade',
+      // Triggers and functions are written by hand in migrations (station tallies, append-only
+      // consent texts); the schema diff must neither drop nor re-create them.
+      ignoreTriggers: true,
+      ignoreRoutines: true,
+    },
     migrations: {
       tableName: 'mikro_orm_migrations',
       pathTs: 'src/migrations',

@@ -1,4 +1,4 @@
-import { countSegment, segmentBatches, type Channel, type Segment } from '../../src/modules/audience';
+import { countSegment, segmentBatches, withdrawConsent, type Channel, type Segment } from '../../src/modules/audience';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { campaignBody, createCampaign, generateCodes, lead } from '../helpers/qr';
 import { createUser, registerAdmin } from '../helpers/users';
@@ -14,12 +14,12 @@ let suba: string;
 let campaignA: string;
 let campaignB: string;
 
-const em = () => app.runtime.deps.orm.em.fork();
-const count = (segment: Segment, channel: Channel) => countSegment(em(), segment, channel);
+const db = () => app.runtime.deps.db;
+const count = (segment: Segment, channel: Channel) => countSegment(db(), segment, channel);
 
 async function names(segment: Segment, channel: Channel, batchSize = 1000): Promise<string[]> {
   const out: string[] = [];
-  for await (const batch of segmentBatches(em(), segment, channel, batchSize)) out.push(...batch.map((member) => member.name));
+  for await (const batch of segmentBatches(db(), segment, channel, batchSize)) out.push(...batch.map((member) => member.name));
   return out.sort();
 }
 
@@ -45,7 +45,7 @@ beforeAll(async () => {
   await capture(codeB!.code, { name: 'Dani', phone: undefined, email: 'dani@example.org', interests: ['empleo'], whatsappOptIn: true, emailOptIn: false });
   await capture(codeB!.code, { name: 'Eva', phone: '3001000005', email: undefined, interests: ['salud'], territoryId: kennedy, whatsappOptIn: true });
   // Eva later sends "BAJA": opted out of WhatsApp.
-  await em().execute("update contacts set whatsapp_opted_out_at = now() where phone = '+573001000005'");
+  await withdrawConsent(db(), { phone: '+573001000005' }, 'whatsapp', { source: 'staff', sourceRef: null, evidence: 'test' });
 });
 afterAll(() => app.close());
 

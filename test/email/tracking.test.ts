@@ -150,6 +150,15 @@ describe('unsubscribe', () => {
     expect(later.audienceSize).toBe(4);
   });
 
+  it('keeps the unsubscribe as a withdrawal of consent: action, how it came and the other channel as it stood', async () => {
+    const [withdrawal] = await sql<Record<string, unknown>>(
+      app,
+      `select k.action, k.evidence, k.whatsapp_opt_in, k.email_opt_in, k.given_at is not null as dated from consents k join contacts c on c.id = k.contact_id
+       where c.email = 'track1@example.org'`,
+    );
+    expect(withdrawal).toEqual({ action: 'withdrawn', evidence: 'one-click unsubscribe (List-Unsubscribe-Post)', whatsapp_opt_in: false, email_opt_in: false, dated: true });
+  });
+
   it('answers 404 to forged unsubscribe tokens, changing nothing', async () => {
     const path = unsubscribeOf('track2@example.org');
     const edited = `${path.slice(0, -2)}${path.endsWith('AA') ? 'BB' : 'AA'}`;

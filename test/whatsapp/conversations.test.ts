@@ -1,3 +1,4 @@
+import { sql } from '../../src/kernel/sql';
 import { expectProblem, createUser } from '../helpers/users';
 import { connectSocket, subscribe } from '../helpers/sockets';
 import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, waitUntil, type WhatsAppTest } from './setup';
@@ -90,5 +91,20 @@ describe('conversations', () => {
   it('does not write to a contact who opted out', async () => {
     const conversation = await conversationOf(1, 'STOP');
     expectProblem(await t.app.http.post(`/api/whatsapp/conversations/${conversation.id}/messages`).set(t.manager.auth).send({ text: 'Lamentamos verte partir' }), 409, 'opted_out');
+  });
+
+  it('records a STOP as a withdrawal of consent, with the person\'s words and the message as proof, once', async () => {
+    t.fake.postWebhook(t.fake.inboundPayload(phoneDigits(3), { type: 'text', text: { body: 'Baja' } }));
+    await t.fake.webhooksDrained();
+    // A second STOP finds the contact already opted out: no second record.
+    t.fake.postWebhook(t.fake.inboundPayload(phoneDigits(3), { type: 'text', text: { body: 'STOP' } }));
+    await t.fake.webhooksDrained();
+    const rows = await t.app.runtime.deps.db.rows(
+      sql<Record<string, unknown>>`select k.action, k.source, k.evidence, k.whatsapp_opt_in, t.text, m.body as message
+        from consents k join contacts c on c.id = k.contact_id join consent_texts t on t.id = k.text_id
+        left join wa_messages m on m.id = k.source_ref
+        where c.phone = ${'+' + phoneDigits(3)} and k.action = 'withdrawn'`,
+    );
+    expect(rows).toEqual([{ action: 'withdrawn', source: 'whatsapp_stop', evidence: 'Baja', whatsapp_opt_in: false, text: expect.stringContaining('WhatsApp'), message: 'Baja' }]);
   });
 });

@@ -66,9 +66,13 @@ export const ConsentTextSchema = defineEntity({
   }),
 });
 
+export const CONSENT_ACTIONS = ['given', 'withdrawn'] as const;
+export type ConsentAction = (typeof CONSENT_ACTIONS)[number];
+
 /**
- * Proof of consent (Ley 1581 de 2012, art. 9; Decreto 1377 de 2013, art. 7): who, when, to which
- * text, for which channels, from where. Append-only: one row per submission.
+ * Proof of consent (Ley 1581 de 2012, art. 9; Decreto 1377 de 2013, art. 7) and of its withdrawal,
+ * which must be as provable: who, when, to which text, for which channels, from where, and for a
+ * withdrawal what the person did or wrote. Append-only: one row per submission or withdrawal.
  */
 export const ConsentSchema = defineEntity({
   name: 'Consent',
@@ -83,13 +87,16 @@ export const ConsentSchema = defineEntity({
      * exists. The key's check share-locked the one text row every capture of a campaign uses.
      */
     text: () => p.manyToOne(ConsentTextSchema).createForeignKeyConstraint(false),
-    /** e.g. `qr` with the code's id; `import`; `whatsapp` for a re-opt-in by message. */
+    action: p.enum([...CONSENT_ACTIONS]).default('given'),
+    /** e.g. `qr` with the code's id; `whatsapp_stop` with the message's; `email_unsubscribe` with the campaign's; `staff` with the user's. */
     source: p.string().length(40),
     sourceRef: p.uuid().nullable(),
     whatsappOptIn: p.boolean(),
     emailOptIn: p.boolean(),
     ipHash: p.string().length(64).nullable(),
     userAgent: p.string().length(300).nullable(),
+    /** A withdrawal's own words or act: the message the person sent ("BAJA"), the link they used, a staff note. */
+    evidence: p.string().length(500).nullable(),
     givenAt: p.datetime(),
   }),
 });

@@ -1,20 +1,27 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
 
-/** People the campaign may reach, their consent, and the segments that select them. */
+/**
+ * People the campaign may reach, their consent, and the segments that select them. Audience owns
+ * contacts, their origins, consent texts and consent records: the functions below are the only
+ * way other modules change them, and `audienceContacts()` the only way they read them in SQL.
+ */
 export const audienceModule: ModuleManifest = {
   name: 'audience',
   entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema],
 };
 
 export { ContactSchema, type Contact } from './audience.entities';
-export { segmentSchema, countSegment, segmentBatches, segmentMembersSql, CHANNELS, type Channel, type Segment, type SegmentMember } from './audience.segments';
+export { segmentSchema, countSegment, segmentBatches, CHANNELS, type Channel, type Segment, type SegmentMember } from './audience.segments';
+export { normalisePhone, identityKey, type CapturedPerson, type ConsentProof, type Origin } from './audience.contacts';
 export {
-  normalisePhone,
-  identityKey,
-  ensureConsentText,
   arrivingContact,
-  type CapturedPerson,
-  type ConsentProof,
-  type Origin,
-} from './audience.contacts';
+  audienceContacts,
+  contactExists,
+  countOptedOut,
+  ensureConsentText,
+  ensureContactByPhone,
+  segmentMembers,
+  type ContactSelector,
+} from './audience.repository';
+export { withdrawConsent, WITHDRAWAL_TEXTS, type WithdrawalProof, type WithdrawalSource } from './audience.service';

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../kernel/context';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from '../../kernel/errors';
 import { findPage, type PageRequest } from '../../kernel/pagination';
 import { countReachable, writeSendList } from './email.audience';
+import { campaignExists, markSending, setAudienceSize } from './email.repository';
 import { EmailCampaignSchema, EmailTemplateSchema, EmailVariantSchema, type EmailCampaign } from './email.entities';
 import { EMAIL_ROOM } from './email.events';
 import { sendJob, startJob } from './email.jobs';
@@ -43,7 +44,7 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, input: Cr
     errors.push(...checkVariables(variant.subject, `body.variants.${index}.subject`).errors);
   });
   if (errors.length) throw new ValidationError(errors);
-  const audienceSize = await countReachable(em, input.segment);
+  const audienceSize = await countReachable(deps.db, input.segment);
   if (audienceSize === 0) {
     throw new ValidationError(
       [{ path: 'body.segment', message: 'The segment reaches nobody with email opt-in (unsubscribed and bounced addresses excluded).' }],
@@ -77,24 +78,15 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, input: Cr
  * list written set-based, in one transaction. A second `send` finds the state changed: 409.
  */
 export async function startCampaign(deps: AppDeps, campaignId: string, from: readonly ('draft' | 'scheduled')[] = ['draft', 'scheduled']) {
-  const em = deps.orm.em.fork() as EntityManager;
-  const result = await em.transactional(async (tx) => {
-    const rows = await tx.execute<{ segment: EmailCampaign['segment']; ab_test: EmailCampaign['abTest']; variants: number }[]>(
-      `update email_campaigns c set status = 'sending', started_at = now(), updated_at = now(),
-         ab_phase = case when c.ab_test is null then 'none' else 'testing' end
-       where c.id = ? and c.status = any(?::text[])
-       returning c.segment, c.ab_test, (select count(*)::int from email_variants v where v.campaign_id = c.id) as variants`,
-      [campaignId, `{${from.join(',')}}`],
-    );
-    const started = rows[0];
+  const result = await deps.db.transaction(async (tx) => {
+    const started = await markSending(tx, campaignId, from);
     if (!started) {
-      const exists = await tx.execute('select status from email_campaigns where id = ?', [campaignId]);
-      if (!exists.length) throw new NotFoundError('No such email campaign.');
+      if (!(await campaignExists(tx, campaignId))) throw new NotFoundError('No such email campaign.');
       throw new ConflictError('This campaign has already been sent or is being sent.', 'already_sent');
     }
     const recipients = await writeSendList(tx, campaignId, started.segment, started.variants, started.ab_test?.testPercent ?? 0);
     if (recipients === 0) throw new ConflictError('The segment reaches nobody any more (opt-outs or bounces since the campaign was created).', 'empty_audience');
-    await tx.execute('update email_campaigns set audience_size = ? where id = ?', [recipients, campaignId]);
+    await setAudienceSize(tx, campaignId, recipients);
     return { recipients, abPhase: started.ab_test ? ('testing' as const) : ('none' as const) };
   });
   await deps.jobs.enqueue(sendJob, { campaignId });

@@ -1,4 +1,6 @@
 import { sql, type Queries } from '../../kernel/sql';
+import { audienceContacts } from '../audience';
+import type { EmailCampaign } from './email.entities';
 
 /** What became of one recipient's message. */
 export interface SendOutcome {
@@ -69,4 +71,73 @@ export async function clickTarget(db: Queries, recipientId: string, linkIndex: n
       where r.id = ${recipientId}`.prepared('email_click_target'),
   );
   return row?.url ?? undefined;
+}
+
+export interface RecipientRow {
+  id: string;
+  campaign_id: string;
+  variant_id: string | null;
+  email: string;
+}
+
+/** The recipient, locked for the rest of the transaction. */
+export function lockRecipient(q: Queries, recipientId: string): Promise<RecipientRow | undefined> {
+  return q.first(sql<RecipientRow>`select id, campaign_id, variant_id, email from email_recipients where id = ${recipientId} for update`);
+}
+
+/** A recipient's unsubscribe counts once in the campaign's statistics, however often the link is used. */
+export async function recordUnsubscribeEvent(q: Queries, recipient: RecipientRow): Promise<void> {
+  await q.write(sql`
+    insert into email_events (campaign_id, variant_id, recipient_id, kind, machine, at)
+    select ${recipient.campaign_id}, ${recipient.variant_id}, ${recipient.id}, 'unsubscribe', false, now()
+    where not exists (select 1 from email_events where recipient_id = ${recipient.id} and kind = 'unsubscribe')`);
+}
+
+export interface StartedCampaign {
+  segment: EmailCampaign['segment'];
+  ab_test: EmailCampaign['abTest'];
+  variants: number;
+}
+
+/** The campaign turns `sending` from one of `from`; nothing comes back otherwise. */
+export function markSending(q: Queries, campaignId: string, from: readonly string[]): Promise<StartedCampaign | undefined> {
+  return q.first(sql<StartedCampaign>`
+    update email_campaigns c set status = 'sending', started_at = now(), updated_at = now(),
+      ab_phase = case when c.ab_test is null then 'none' else 'testing' end
+    where c.id = ${campaignId} and c.status = any(${[...from]}::text[])
+    returning c.segment, c.ab_test, (select count(*)::int from email_variants v where v.campaign_id = c.id) as variants`);
+}
+
+export async function campaignExists(q: Queries, campaignId: string): Promise<boolean> {
+  return (await q.first(sql`select 1 from email_campaigns where id = ${campaignId}`)) !== undefined;
+}
+
+export async function setAudienceSize(q: Queries, campaignId: string, size: number): Promise<void> {
+  await q.write(sql`update email_campaigns set audience_size = ${size} where id = ${campaignId}`);
+}
+
+export interface ClaimedRow {
+  id: string;
+  email: string;
+  variant_id: string;
+  attempts: number;
+  name: string;
+  /** Unsubscribed since the list was written, or the address bounced: skipped, not sent. */
+  blocked: boolean;
+}
+
+/** Claims up to `size` due recipients of a campaign (queued → sending), skipping rows another worker holds. */
+export function claimRecipients(q: Queries, campaignId: string, size: number): Promise<ClaimedRow[]> {
+  return q.rows(sql<ClaimedRow>`
+    with claimed as (
+      update email_recipients r set status = 'sending', claimed_at = now(), attempts = r.attempts + 1
+      where r.id in (
+        select id from email_recipients
+        where campaign_id = ${campaignId} and status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())
+        order by id limit ${size} for update skip locked)
+      returning r.id, r.contact_id, r.email, r.variant_id, r.attempts
+    )
+    select c.id::text as id, c.email, c.variant_id, c.attempts, k.name,
+           (k.email_opted_out_at is not null or exists (select 1 from email_suppressions s where s.email = c.email)) as blocked
+    from claimed c join ${audienceContacts()} k on k.id = c.contact_id order by c.id`);
 }

@@ -128,5 +128,5 @@ export const emailRouter = new ApiRouter('email-marketing')
   .get(
     '/api/email-marketing/dashboard',
     { summary: 'Email dashboard: recent campaigns, 30-day totals, audience', access: ['manager', 'viewer'], response: dashboardView },
-    async ({ em }) => emailDashboard(em),
+    async ({ ctx, em }) => emailDashboard(em, ctx.deps.db),
   );

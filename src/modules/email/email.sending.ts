@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { newId } from '../../kernel/ids';
 import { EMAIL_ROOM } from './email.events';
-import { recordSendOutcomes, suppressBounced, type SendOutcome as RecipientOutcome } from './email.repository';
+import { claimRecipients, recordSendOutcomes, suppressBounced, type ClaimedRow, type SendOutcome as RecipientOutcome } from './email.repository';
 import { decideJob, sendJob } from './email.jobs';
 import { trackingTokens } from './email.tracking';
 import { renderBody, renderSubject, splitName, type RenderContext } from './email.templates';
@@ -15,15 +15,6 @@ import { createMailer, type Mailer, type SendOutcome } from './providers/mailer'
  * gets a message twice, and at most EMAIL_SEND_CHUNK messages per crashed worker have an
  * unknown outcome.
  */
-
-interface ClaimedRow {
-  id: string;
-  email: string;
-  variant_id: string;
-  attempts: number;
-  name: string;
-  blocked: boolean;
-}
 
 interface VariantPlan {
   subject: string;
@@ -60,23 +51,6 @@ async function loadPlan(em: EntityManager, campaignId: string): Promise<Campaign
     replyTo: first.reply_to,
     variants: new Map(rows.map((row) => [row.variant_id, { subject: row.subject, sendHtml: row.send_html, sendText: row.send_text, links: row.links.length }])),
   };
-}
-
-async function claim(em: EntityManager, campaignId: string, size: number): Promise<ClaimedRow[]> {
-  return em.execute<ClaimedRow[]>(
-    `with claimed as (
-       update email_recipients r set status = 'sending', claimed_at = now(), attempts = r.attempts + 1
-       where r.id in (
-         select id from email_recipients
-         where campaign_id = ? and status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())
-         order by id limit ? for update skip locked)
-       returning r.id, r.contact_id, r.email, r.variant_id, r.attempts
-     )
-     select c.id::text as id, c.email, c.variant_id, c.attempts, k.name,
-            (k.email_opted_out_at is not null or exists (select 1 from email_suppressions s where s.email = c.email)) as blocked
-     from claimed c join contacts k on k.id = c.contact_id order by c.id`,
-    [campaignId, size],
-  );
 }
 
 function buildMessage(deps: AppDeps, plan: CampaignPlan, row: ClaimedRow) {
@@ -182,7 +156,7 @@ export async function runSending(deps: AppDeps, campaignId: string): Promise<voi
   let sent = 0;
   try {
     for (;;) {
-      const rows = await claim(em, campaignId, deps.config.email.sendChunk);
+      const rows = await claimRecipients(deps.db, campaignId, deps.config.email.sendChunk);
       if (rows.length === 0) break;
       await sendChunk(deps, mailer, plan, rows);
       sent += rows.length;

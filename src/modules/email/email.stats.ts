@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { countReachable } from './email.audience';
+import { countOptedOut } from '../audience';
+import type { Queries } from '../../kernel/sql';
 import type { AbDecision } from './email.entities';
 import { loadCampaign } from './email.campaigns.service';
 
@@ -105,7 +107,7 @@ export async function campaignStats(em: EntityManager, campaignId: string) {
   };
 }
 
-export async function emailDashboard(em: EntityManager) {
+export async function emailDashboard(em: EntityManager, db: Queries) {
   const since = new Date(Date.now() - 30 * 86_400_000);
   const [campaigns, [totals], [events], [audience], size, newContacts] = await Promise.all([
     em.execute<{ id: string; name: string; status: string; ab_phase: string; created_at: Date; sent: number; bounced: number; opens: number; clicks: number; unsubscribes: number }[]>(
@@ -134,13 +136,11 @@ export async function emailDashboard(em: EntityManager) {
        from email_events where at >= ?`,
       [since, since],
     ),
-    em.execute<{ unsubscribed: number; suppressed: number }[]>(
-      `select (select count(*)::int from contacts where email_opted_out_at >= ?) as unsubscribed,
-              (select count(*)::int from email_suppressions) as suppressed`,
-      [since],
+    Promise.all([countOptedOut(db, 'email', since), em.execute<{ suppressed: number }[]>('select count(*)::int as suppressed from email_suppressions')]).then(
+      ([unsubscribed, [suppressed]]) => [{ unsubscribed, suppressed: suppressed?.suppressed ?? 0 }],
     ),
-    countReachable(em, {}),
-    countReachable(em, { createdFrom: since.toISOString() }),
+    countReachable(db, {}),
+    countReachable(db, { createdFrom: since.toISOString() }),
   ]);
   const sent = totals?.sent ?? 0;
   return {

@@ -2,11 +2,11 @@ import { createHmac } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isbot } from 'isbot';
 import type { AppDeps } from '../../kernel/context';
-import { clickTarget, insertTrackingEvents } from './email.repository';
+import { clickTarget, insertTrackingEvents, lockRecipient, recordUnsubscribeEvent } from './email.repository';
 import { safeErrorFields } from '../../kernel/http/problem';
 import { newId } from '../../kernel/ids';
 import { hashIp } from '../../kernel/privacy';
-import { ensureConsentText } from '../audience';
+import { withdrawConsent } from '../audience';
 import type { EventKind } from './email.entities';
 import { TrackingTokens } from './email.tracking-tokens';
 
@@ -152,9 +152,6 @@ export async function clickTargetUrl(deps: AppDeps, recipientId: string, linkInd
   return clickTarget(deps.db, recipientId, linkIndex);
 }
 
-/** What a withdrawal of consent says it is, stored once like every consent text. */
-export const UNSUBSCRIBE_TEXT = 'Solicitud de baja: la persona pidió no recibir más correos de la campaña (enlace de cancelación de suscripción, RFC 8058).';
-
 export interface UnsubscribeProof {
   ip: string;
   userAgent: string | undefined;
@@ -162,41 +159,23 @@ export interface UnsubscribeProof {
 }
 
 /**
- * Opt-out through the audience records: every contact holding the address is marked opted out
- * of email, and a consent record (email_opt_in false) keeps the proof — when, from which
- * campaign, a keyed hash of the IP, the user agent. Counted once per recipient.
+ * Opt-out through the audience module: every contact holding the address is opted out of email,
+ * with a withdrawal record as proof (when, from which campaign, a keyed hash of the IP, the user
+ * agent, which link), and the recipient's unsubscribe is counted once.
  * Returns false when the recipient does not exist.
  */
 export async function unsubscribe(deps: AppDeps, recipientId: string, proof: UnsubscribeProof): Promise<boolean> {
-  const em = deps.orm.em.fork() as EntityManager;
-  return em.transactional(async (tx) => {
-    const [recipient] = await tx.execute<{ id: string; campaign_id: string; variant_id: string | null; email: string }[]>(
-      'select id, campaign_id, variant_id, email from email_recipients where id = ? for update',
-      [recipientId],
-    );
+  return deps.db.transaction(async (tx) => {
+    const recipient = await lockRecipient(tx, recipientId);
     if (!recipient) return false;
-    const textId = await ensureConsentText(tx, UNSUBSCRIBE_TEXT, null);
-    const now = new Date();
-    const contacts = await tx.execute<{ id: string; whatsapp: boolean }[]>(
-      // Contacts' emails are stored lower-cased (capture normalises them), so the email index serves this.
-      `update contacts set email_opted_out_at = ?, updated_at = ? where email = ? and email_opted_out_at is null
-       returning id, (whatsapp_opt_in and whatsapp_opted_out_at is null) as whatsapp`,
-      [now, now, recipient.email.toLowerCase()],
-    );
-    const ipHash = hashIp(deps.secrets.ipHashKey, proof.ip);
-    const userAgent = `${proof.method}; ${proof.userAgent ?? ''}`.slice(0, 300);
-    for (const contact of contacts) {
-      await tx.execute(
-        `insert into consents (id, contact_id, text_id, source, source_ref, whatsapp_opt_in, email_opt_in, ip_hash, user_agent, given_at)
-         values (?, ?, ?, 'email_unsubscribe', ?, ?, false, ?, ?, ?)`,
-        [newId(), contact.id, textId, recipient.campaign_id, contact.whatsapp, ipHash, userAgent, now],
-      );
-    }
-    await tx.execute(
-      `insert into email_events (campaign_id, variant_id, recipient_id, kind, machine, at)
-       select ?, ?, ?, 'unsubscribe', false, ? where not exists (select 1 from email_events where recipient_id = ? and kind = 'unsubscribe')`,
-      [recipient.campaign_id, recipient.variant_id, recipient.id, now, recipient.id],
-    );
+    await withdrawConsent(tx, { email: recipient.email }, 'email', {
+      source: 'email_unsubscribe',
+      sourceRef: recipient.campaign_id,
+      evidence: proof.method === 'one-click' ? 'one-click unsubscribe (List-Unsubscribe-Post)' : 'unsubscribe page',
+      ipHash: hashIp(deps.secrets.ipHashKey, proof.ip),
+      userAgent: `${proof.method}; ${proof.userAgent ?? ''}`.slice(0, 300),
+    });
+    await recordUnsubscribeEvent(tx, recipient);
     return true;
   });
 }

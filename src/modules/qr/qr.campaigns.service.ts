@@ -27,10 +27,10 @@ function toLanding(input: LandingInput, campaignName: string): LandingConfig {
 
 const toDate = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : new Date(value));
 
-export async function createCampaign(em: EntityManager, input: CreateCampaignInput) {
+export async function createCampaign(em: EntityManager, deps: AppDeps, input: CreateCampaignInput) {
   await assertTerritoriesExist(em, [input.territoryId], () => 'body.territoryId');
   const landing = toLanding(input.landing, input.name);
-  const consentTextId = await ensureConsentText(em, landing.consentText, landing.privacyPolicyUrl);
+  const consentTextId = await ensureConsentText(deps.db, landing.consentText, landing.privacyPolicyUrl);
   const campaign = em.create(QrCampaignSchema, {
     id: newId(),
     name: input.name,
@@ -74,7 +74,7 @@ export async function updateCampaign(em: EntityManager, deps: AppDeps, id: strin
   }
   if (input.landing) {
     campaign.landing = toLanding(input.landing, campaign.name);
-    campaign.consentTextId = await ensureConsentText(em, campaign.landing.consentText, campaign.landing.privacyPolicyUrl);
+    campaign.consentTextId = await ensureConsentText(deps.db, campaign.landing.consentText, campaign.landing.privacyPolicyUrl);
   }
   await em.flush();
   await campaignContexts(deps).invalidate(campaign.id);

@@ -37,7 +37,7 @@ export const qrRouter = new ApiRouter('poster-qr')
       status: 201,
       response: campaignView,
     },
-    async ({ input, em }) => campaigns.createCampaign(em, input.body),
+    async ({ ctx, input, em }) => campaigns.createCampaign(em, ctx.deps, input.body),
   )
   .get(
     '/api/poster-qr/campaigns',

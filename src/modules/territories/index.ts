@@ -1,14 +1,16 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { TerritorySchema } from './territories.entities';
 import { TERRITORIES_ROOM } from './territories.events';
+import { territoriesPolicy } from './territories.policy';
 import { territoriesRouter } from './territories.routes';
 
 export const territoriesModule: ModuleManifest = {
   name: 'territories',
   entities: [TerritorySchema],
   routers: [territoriesRouter],
-  rooms: () => [{ pattern: new RegExp(`^${TERRITORIES_ROOM}$`), roles: ['manager', 'viewer', 'brigade', 'volunteer'], description: 'New territories, for live maps' }],
+  rooms: () => [{ pattern: new RegExp(`^${TERRITORIES_ROOM}$`), roles: territoriesPolicy.roles('follow'), description: 'New territories, for live maps' }],
 };
 
 export { TerritorySchema, type Territory } from './territories.entities';
 export { assertTerritoriesExist, TERRITORY_AND_DESCENDANTS } from './territories.service';
+export { territoryAndDescendants } from './territories.repository';

@@ -4,7 +4,8 @@ import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError, ValidationError } from '../../kernel/errors';
 import { findPage, type PageRequest } from '../../kernel/pagination';
 import { UserSchema } from '../auth';
-import { countSegment, segmentMembersSql, type Segment } from '../audience';
+import { countSegment, segmentMembers, type Segment } from '../audience';
+import { campaignStatus, queueCampaignMessages, startCampaign, templateStatus } from './whatsapp.repository';
 import { requestDispatch } from './whatsapp.jobs';
 import { WaCampaignSchema, WaTemplateSchema, type ContactField, type StoredSegment, type VariableSource, type WaCampaign, type WaCampaignStatus } from './whatsapp.entities';
 import { presentCampaign } from './whatsapp.presenter';
@@ -29,13 +30,13 @@ async function approvedTemplate(em: EntityManager, templateId: string, path: str
   return template;
 }
 
-export async function createCampaign(em: EntityManager, actor: Actor, input: CreateCampaignInput) {
+export async function createCampaign(em: EntityManager, deps: AppDeps, actor: Actor, input: CreateCampaignInput) {
   const template = await approvedTemplate(em, input.templateId, 'body.templateId');
   if (input.variables.length !== template.placeholders) {
     throw invalidField('body.variables', `The template has ${template.placeholders} placeholder(s); give exactly one variable for each.`);
   }
   const segment = input.segment as StoredSegment & { all?: true };
-  const audienceSize = await countSegment(em, audienceSegment(segment), 'whatsapp');
+  const audienceSize = await countSegment(deps.db, audienceSegment(segment), 'whatsapp');
   if (audienceSize === 0) throw new ValidationError([{ path: 'body.segment', message: 'Nobody in this segment can be reached on WhatsApp (opted in, not opted out).' }], 'The segment is empty.', 'empty_audience');
   const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
   if (scheduledAt && scheduledAt.getTime() <= Date.now()) throw invalidField('body.scheduledAt', 'must be in the future');
@@ -68,23 +69,6 @@ export async function listCampaigns(em: EntityManager, query: PageRequest & { st
 }
 
 /** The SQL expression of one placeholder's value for contact `c` (territory name from `t`). */
-function variableSql(source: VariableSource, params: unknown[]): string {
-  if ('literal' in source) {
-    params.push(source.literal);
-    return '?::text';
-  }
-  switch (source.field) {
-    case 'firstName':
-      return `split_part(c.name, ' ', 1)`;
-    case 'name':
-      return 'c.name';
-    case 'neighbourhood':
-      return `coalesce(c.neighbourhood, '')`;
-    case 'territory':
-      return `coalesce(t.name, '')`;
-  }
-}
-
 /**
  * Starts sending: in one transaction the campaign turns `sending` (only from draft or scheduled,
  * so a second call is a conflict) and one `queued` row per recipient is written by a single
@@ -92,37 +76,17 @@ function variableSql(source: VariableSource, params: unknown[]): string {
  * take it from there.
  */
 export async function sendCampaign(em: EntityManager, deps: AppDeps, id: string) {
-  const result = await em.transactional(async (tx) => {
-    const [started] = await tx.execute<{ id: string; template_id: string; variables: VariableSource[]; segment: StoredSegment }[]>(
-      `update wa_campaigns set status = 'sending', started_at = now(), notice = null where id = ? and status in ('draft', 'scheduled')
-       returning id, template_id, variables, segment`,
-      [id],
-    );
+  const result = await deps.db.transaction(async (tx) => {
+    const started = await startCampaign(tx, id);
     if (!started) {
-      const existing = await tx.findOne(WaCampaignSchema, { id }, { fields: ['status'] });
+      const existing = await campaignStatus(tx, id);
       if (!existing) throw new NotFoundError('No WhatsApp campaign has this id.');
       throw new ConflictError(`The campaign is ${existing.status}; it can be sent only once.`, 'already_sent');
     }
-    await approvedTemplate(tx, started.template_id, 'templateId');
-    const members = segmentMembersSql(audienceSegment(started.segment), 'whatsapp');
-    const valueParams: unknown[] = [];
-    const values = started.variables.map((source) => variableSql(source, valueParams));
-    const paramsSql = values.length ? `jsonb_build_array(${values.join(', ')})` : `'[]'::jsonb`;
-    // UUIDv7 in SQL (PostgreSQL 15 has no uuidv7()): 48-bit millisecond time over a random v4, version bits set to 7.
-    const inserted = await tx.execute<{ n: number }[]>(
-      `with rows as (
-         insert into wa_messages (id, campaign_id, contact_id, phone, direction, kind, template_id, params, status, status_rank, priority, attempts, next_attempt_at, created_at)
-         select encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid,
-           ?, c.id, c.phone, 'out', 'template', ?, ${paramsSql}, 'queued', 0, 1, 0, now(), now()
-         from (${members.sql}) m join contacts c on c.id = m.id left join territories t on t.id = c.territory_id
-         order by c.id
-         on conflict do nothing
-         returning 1
-       ) select count(*)::int as n from rows`,
-      [id, started.template_id, ...valueParams, ...members.params],
-    );
-    const queued = inserted[0]?.n ?? 0;
-    await tx.execute('update wa_campaigns set queued_count = ? where id = ?', [queued, id]);
+    const template = await templateStatus(tx, started.template_id);
+    if (!template) throw invalidField('templateId', 'No template has this id.', 'unknown_template');
+    if (template.status !== 'APPROVED') throw new ConflictError(`The template is ${template.status}; only approved templates can be sent.`, 'template_not_approved');
+    const queued = await queueCampaignMessages(tx, started, segmentMembers(audienceSegment(started.segment), 'whatsapp'));
     return { queued };
   });
   const usage = await tierUsage(em, deps.config.whatsapp);

@@ -1,5 +1,7 @@
-import { sql, type Database, type Queries } from '../../kernel/sql';
-import type { MessageKind } from './whatsapp.entities';
+import { newId } from '../../kernel/ids';
+import { sql, type Database, type Queries, type Sql } from '../../kernel/sql';
+import { audienceContacts } from '../audience';
+import type { MessageKind, StoredSegment, VariableSource } from './whatsapp.entities';
 
 export interface ClaimedRow {
   id: string;
@@ -43,7 +45,7 @@ export function claimMessages(db: Queries, options: { templatesAllowed: boolean;
         for update of m skip locked
       ), decided as (
         select m.id, (c.whatsapp_opted_out_at is not null or (m.kind = 'template' and not c.whatsapp_opt_in)) as refused
-        from picked join wa_messages m on m.id = picked.id join contacts c on c.id = m.contact_id
+        from picked join wa_messages m on m.id = picked.id join ${audienceContacts()} c on c.id = m.contact_id
       )
       update wa_messages m set
         status = case when d.refused then 'skipped' else 'sending' end,
@@ -178,3 +180,128 @@ export function applyStatuses(db: Queries, list: StatusUpdate[]): Promise<Change
     where m.id = t.target and m.direction = 'out' and m.status_rank < t.rank and (m.wamid is null or m.wamid = t.wamid)
     returning m.id, m.campaign_id, m.conversation_id, m.status`);
 }
+
+/** The contact's one conversation, opened when they first write. */
+export async function ensureConversation(q: Queries, contactId: string, at: Date): Promise<string> {
+  const row = await q.first(sql<{ id: string }>`
+    insert into wa_conversations (id, contact_id, status, unread_count, last_message_at, created_at) values (${newId()}, ${contactId}, 'open', 0, ${at}, now())
+    on conflict (contact_id) do update set contact_id = excluded.contact_id returning id`);
+  return row!.id;
+}
+
+export interface InboundMessage {
+  id: string;
+  conversationId: string;
+  contactId: string;
+  phone: string;
+  kind: MessageKind;
+  text: string | null;
+  wamid: string;
+  at: Date;
+}
+
+/** Stores an inbound message once per wamid: false when a repeated webhook brought it again. */
+export async function insertInboundMessage(q: Queries, message: InboundMessage): Promise<boolean> {
+  const { count } = await q.write(sql`
+    insert into wa_messages (id, conversation_id, contact_id, phone, direction, kind, body, status, status_rank, priority, wamid, attempts, next_attempt_at, accepted_at, created_at)
+    values (${message.id}, ${message.conversationId}, ${message.contactId}, ${message.phone}, 'in', ${message.kind}, ${message.text}, 'received', 9, 0,
+      ${message.wamid}, 0, ${message.at}, ${message.at}, ${message.at})
+    on conflict (wamid) do nothing`);
+  return count > 0;
+}
+
+export interface ConversationRow {
+  id: string;
+  unread_count: number;
+  assigned_to_id: string | null;
+  status: string;
+  last_message_at: Date;
+}
+
+/** A new inbound message reopens the conversation and counts as unread; the latest message by time stays the last. */
+export async function noteInbound(q: Queries, conversationId: string, messageId: string, at: Date): Promise<ConversationRow> {
+  const row = await q.first(sql<ConversationRow>`
+    update wa_conversations set unread_count = unread_count + 1, status = 'open',
+      last_inbound_at = greatest(coalesce(last_inbound_at, ${at}), ${at}),
+      last_message_at = greatest(last_message_at, ${at}),
+      last_message_id = case when last_message_at <= ${at} then ${messageId}::uuid else last_message_id end
+    where id = ${conversationId} returning id, unread_count, assigned_to_id, status, last_message_at`);
+  return row!;
+}
+
+/**
+ * Marks the campaign message an inbound message answers: the one it quotes, else the contact's
+ * latest campaign message within three days. Returns that message's campaign.
+ */
+export async function markReplied(q: Queries, contactId: string, quotedWamid: string | undefined, at: Date): Promise<string | null> {
+  const row = await q.first(sql<{ campaign_id: string }>`
+    update wa_messages set replied_at = ${at} where id = (
+      select id from wa_messages where contact_id = ${contactId} and direction = 'out' and campaign_id is not null and replied_at is null
+        and accepted_at > ${at}::timestamptz - interval '72 hours'
+      order by (wamid = ${quotedWamid ?? ''}) desc nulls last, id desc limit 1
+    ) returning campaign_id`);
+  return row?.campaign_id ?? null;
+}
+
+export interface StartedCampaign {
+  id: string;
+  template_id: string;
+  variables: VariableSource[];
+  segment: StoredSegment;
+}
+
+/** A draft or scheduled campaign turns `sending`; nothing comes back for any other status. */
+export function startCampaign(q: Queries, id: string): Promise<StartedCampaign | undefined> {
+  return q.first(sql<StartedCampaign>`
+    update wa_campaigns set status = 'sending', started_at = now(), notice = null where id = ${id} and status in ('draft', 'scheduled')
+    returning id, template_id, variables, segment`);
+}
+
+export function campaignStatus(q: Queries, id: string): Promise<{ status: string } | undefined> {
+  return q.first(sql<{ status: string }>`select status from wa_campaigns where id = ${id}`);
+}
+
+export function templateStatus(q: Queries, id: string): Promise<{ status: string } | undefined> {
+  return q.first(sql<{ status: string }>`select status from wa_templates where id = ${id}`);
+}
+
+/** The SQL value of a template variable for the recipient `c` (with territory `t`). */
+function variableValue(source: VariableSource): Sql<never> {
+  if ('literal' in source) return sql`${source.literal}::text`;
+  switch (source.field) {
+    case 'firstName':
+      return sql`split_part(c.name, ' ', 1)`;
+    case 'name':
+      return sql`c.name`;
+    case 'neighbourhood':
+      return sql`coalesce(c.neighbourhood, '')`;
+    case 'territory':
+      return sql`coalesce(t.name, '')`;
+  }
+}
+
+/**
+ * Writes one `queued` template message per member, with the template's variables filled in from
+ * each contact, in a single INSERT ... SELECT; returns how many were queued.
+ */
+export async function queueCampaignMessages(q: Queries, campaign: StartedCampaign, members: Sql<unknown>): Promise<number> {
+  const values = campaign.variables.map(variableValue);
+  const params = values.length ? sql`jsonb_build_array(${sql.join(values)})` : sql`'[]'::jsonb`;
+  const row = await q.first(sql<{ n: number }>`
+    with rows as (
+      insert into wa_messages (id, campaign_id, contact_id, phone, direction, kind, template_id, params, status, status_rank, priority, attempts, next_attempt_at, created_at)
+      select ${UUID_V7}, ${campaign.id}, c.id, c.phone, 'out', 'template', ${campaign.template_id}, ${params}, 'queued', 0, 1, 0, now(), now()
+      from (${members}) m join ${audienceContacts()} c on c.id = m.id left join territories t on t.id = c.territory_id
+      order by c.id
+      on conflict do nothing
+      returning 1
+    ) select count(*)::int as n from rows`);
+  const queued = row?.n ?? 0;
+  await q.write(sql`update wa_campaigns set queued_count = ${queued} where id = ${campaign.id}`);
+  return queued;
+}
+
+/** UUIDv7 in SQL (PostgreSQL 15 has no uuidv7()): 48-bit millisecond time over a random v4, version bits set to 7. */
+const UUID_V7 = sql.raw(
+  `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`,
+);

@@ -63,7 +63,7 @@ export const whatsappRouter = new ApiRouter('whatsapp')
       response: campaignView,
       errors: { 409: 'The template is not approved' },
     },
-    async ({ input, em, actor }) => campaigns.createCampaign(em, actor, input.body),
+    async ({ ctx, input, em, actor }) => campaigns.createCampaign(em, ctx.deps, actor, input.body),
   )
   .get(
     '/api/whatsapp/campaigns',
@@ -194,5 +194,5 @@ export const whatsappRouter = new ApiRouter('whatsapp')
   .get(
     '/api/whatsapp/dashboard',
     { summary: 'WhatsApp totals and rates, per campaign, conversations, opt-outs, last 24 hours, messaging tier', access: readers, response: dashboardView },
-    async ({ ctx, em }) => dashboard(em, ctx.deps.config.whatsapp),
+    async ({ ctx, em }) => dashboard(em, ctx.deps.db, ctx.deps.config.whatsapp),
   );

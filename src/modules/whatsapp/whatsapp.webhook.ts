@@ -1,11 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { newId } from '../../kernel/ids';
-import { normalisePhone } from '../audience';
+import { ensureContactByPhone, normalisePhone, withdrawConsent } from '../audience';
+import type { Queries } from '../../kernel/sql';
 import { whatsapp } from './whatsapp.context';
-import { applyStatuses as applyStatusUpdates } from './whatsapp.repository';
+import { applyStatuses as applyStatusUpdates, ensureConversation, insertInboundMessage, markReplied, noteInbound } from './whatsapp.repository';
 import { STATUS_RANK, type MessageKind, type TemplateStatus } from './whatsapp.entities';
 import { WHATSAPP_ROOM } from './whatsapp.events';
 
@@ -215,8 +215,7 @@ async function recordInbound(deps: AppDeps, message: InboundItem, profileName: s
   const { kind, text } = inboundContent(message);
   const optOut = isOptOut(text ?? message.button?.payload);
   const at = new Date(Number(message.timestamp) * 1000);
-  const em = deps.orm.em.fork();
-  const result = await em.transactional(async (tx) => recordInboundRows(tx, { phone, profileName, message, kind, text, at, optOut }));
+  const result = await deps.db.transaction((tx) => recordInboundRows(tx, { phone, profileName, message, kind, text, at, optOut }));
   if (!result) return false;
   const rt = whatsapp(deps);
   deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:message', {
@@ -244,58 +243,42 @@ interface InboundRows {
   optOut: boolean;
 }
 
-async function recordInboundRows(tx: EntityManager, input: InboundRows) {
-  const [contact] = await tx.execute<{ id: string }[]>(
-    `insert into contacts (id, identity_key, name, phone, interests, whatsapp_opt_in, email_opt_in, created_at, updated_at)
-     values (?, ?, ?, ?, '{}', false, false, now(), now())
-     on conflict (identity_key) do update set identity_key = excluded.identity_key returning id`,
-    [newId(), `tel:${input.phone}`, (input.profileName ?? 'WhatsApp').slice(0, 160) || 'WhatsApp', input.phone],
-  );
-  const contactId = contact!.id;
-  const [conversation] = await tx.execute<{ id: string }[]>(
-    `insert into wa_conversations (id, contact_id, status, unread_count, last_message_at, created_at) values (?, ?, 'open', 0, ?, now())
-     on conflict (contact_id) do update set contact_id = excluded.contact_id returning id`,
-    [newId(), contactId, input.at],
-  );
-  const conversationId = conversation!.id;
+async function recordInboundRows(tx: Queries, input: InboundRows) {
+  const contactId = await ensureContactByPhone(tx, input.phone, (input.profileName ?? 'WhatsApp').slice(0, 160) || 'WhatsApp');
+  const conversationId = await ensureConversation(tx, contactId, input.at);
   const messageId = newId();
-  const inserted = await tx.execute<{ id: string }[]>(
-    `insert into wa_messages (id, conversation_id, contact_id, phone, direction, kind, body, status, status_rank, priority, wamid, attempts, next_attempt_at, accepted_at, created_at)
-     values (?, ?, ?, ?, 'in', ?, ?, 'received', 9, 0, ?, 0, ?, ?, ?) on conflict (wamid) do nothing returning id`,
-    [messageId, conversationId, contactId, input.phone, input.kind, input.text, input.message.id, input.at, input.at, input.at],
-  );
-  if (inserted.length === 0) return undefined;
-  const [updated] = await tx.execute<{ id: string; unread_count: number; assigned_to_id: string | null; status: string; last_message_at: Date }[]>(
-    `update wa_conversations set unread_count = unread_count + 1, status = 'open',
-       last_inbound_at = greatest(coalesce(last_inbound_at, ?), ?),
-       last_message_at = greatest(last_message_at, ?),
-       last_message_id = case when last_message_at <= ? then ? else last_message_id end
-     where id = ? returning id, unread_count, assigned_to_id, status, last_message_at`,
-    [input.at, input.at, input.at, input.at, messageId, conversationId],
-  );
+  const stored = await insertInboundMessage(tx, {
+    id: messageId,
+    conversationId,
+    contactId,
+    phone: input.phone,
+    kind: input.kind,
+    text: input.text,
+    wamid: input.message.id,
+    at: input.at,
+  });
+  if (!stored) return undefined;
+  const updated = await noteInbound(tx, conversationId, messageId, input.at);
   if (input.optOut) {
-    await tx.execute(`update contacts set whatsapp_opted_out_at = coalesce(whatsapp_opted_out_at, ?), updated_at = now() where id = ?`, [input.at, contactId]);
+    await withdrawConsent(tx, { contactId }, 'whatsapp', {
+      source: 'whatsapp_stop',
+      sourceRef: messageId,
+      evidence: input.text ?? input.message.button?.payload ?? '',
+      at: input.at,
+    });
   }
-  // The campaign message this answers: the one quoted, else the latest within three days.
-  const replied = await tx.execute<{ campaign_id: string }[]>(
-    `update wa_messages set replied_at = ? where id = (
-       select id from wa_messages where contact_id = ? and direction = 'out' and campaign_id is not null and replied_at is null
-         and accepted_at > ?::timestamptz - interval '72 hours'
-       order by (wamid = ?) desc nulls last, id desc limit 1
-     ) returning campaign_id`,
-    [input.at, contactId, input.at, input.message.context?.id ?? ''],
-  );
+  const repliedCampaignId = await markReplied(tx, contactId, input.message.context?.id, input.at);
   return {
     messageId,
     contactId,
-    repliedCampaignId: replied[0]?.campaign_id ?? null,
+    repliedCampaignId,
     conversation: {
-      id: updated!.id,
+      id: updated.id,
       contactId,
-      unreadCount: updated!.unread_count,
-      assignedToId: updated!.assigned_to_id,
-      status: updated!.status,
-      lastMessageAt: new Date(updated!.last_message_at).toISOString(),
+      unreadCount: updated.unread_count,
+      assignedToId: updated.assigned_to_id,
+      status: updated.status,
+      lastMessageAt: new Date(updated.last_message_at).toISOString(),
     },
   };
 }

@@ -1,0 +1,233 @@
+import { createHash } from 'node:crypto';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { newId } from '../../kernel/ids';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { territoryAndDescendants } from '../territories';
+import { identityKey, type CapturedPerson, type ConsentProof, type Origin } from './audience.contacts';
+import type { ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
+import type { Channel, Segment } from './audience.segments';
+
+/** The tables this module owns: nothing else writes them. */
+type AudienceTables = InferKyselyDB<typeof ContactSchema | typeof ContactOriginSchema | typeof ConsentTextSchema | typeof ConsentSchema>;
+const db = tables<AudienceTables>();
+
+/**
+ * People as other modules may read them in their own statements: a read-only projection of the
+ * contacts, each channel's reachability decided here (opted in and not opted out since), so no
+ * other module names the table or re-states the consent rule. Use as
+ * `join ${audienceContacts()} c on c.id = m.contact_id`; PostgreSQL inlines it.
+ */
+export function audienceContacts(): Sql<never> {
+  return sql`(select id, name, phone, email, territory_id, neighbourhood, interests, created_at,
+      whatsapp_opt_in, whatsapp_opted_out_at, phone is not null and whatsapp_opt_in and whatsapp_opted_out_at is null as whatsapp_reachable,
+      email_opt_in, email_opted_out_at, email is not null and email_opt_in and email_opted_out_at is null as email_reachable
+    from contacts)`;
+}
+
+/**
+ * A statement that records a person arriving from somewhere and what the caller does with them,
+ * in one round trip: the CTE `contact` upserts them by identity (returning `id`), `origin` notes
+ * where they came from, the caller's own CTEs (`then.ctes`, which read `contact`) follow, and
+ * `consent` keeps the proof of what they agreed to. The caller's `then.select` ends it. One
+ * statement is atomic, and concurrent submissions of the same person meet at the unique identity
+ * key instead of creating twins.
+ *
+ * On a repeat: fields given replace old ones, interests accumulate, and a channel opt-in given
+ * now re-opens that channel (an unticked box is not an opt-out; opting out is explicit).
+ * Every row is stamped with the statement's `now()`: one clock (the database's) for the contact,
+ * its origin and the consent proof.
+ */
+export function arrivingContact<Row>(
+  arrival: { person: CapturedPerson; origin: Origin; proof: ConsentProof },
+  then: { ctes: Sql<unknown>; select: Sql<Row> },
+): Sql<Row> {
+  const { person, origin, proof } = arrival;
+  return sql<Row>`with contact as (
+      insert into contacts as k (id, identity_key, name, phone, email, document_id, territory_id, neighbourhood, interests,
+        whatsapp_opt_in, email_opt_in, created_at, updated_at)
+      values (${newId()}, ${identityKey(person)}, ${person.name}, ${person.phone}, ${person.email}, ${person.documentId}, ${person.territoryId},
+        ${person.neighbourhood}, ${person.interests}::text[], ${person.whatsappOptIn}, ${person.emailOptIn}, now(), now())
+      on conflict (identity_key) do update set
+        name = excluded.name,
+        phone = coalesce(excluded.phone, k.phone),
+        email = coalesce(excluded.email, k.email),
+        document_id = coalesce(excluded.document_id, k.document_id),
+        territory_id = coalesce(excluded.territory_id, k.territory_id),
+        neighbourhood = coalesce(excluded.neighbourhood, k.neighbourhood),
+        interests = array(select distinct unnest(k.interests || excluded.interests)),
+        whatsapp_opt_in = k.whatsapp_opt_in or excluded.whatsapp_opt_in,
+        whatsapp_opted_out_at = case when excluded.whatsapp_opt_in then null else k.whatsapp_opted_out_at end,
+        email_opt_in = k.email_opt_in or excluded.email_opt_in,
+        email_opted_out_at = case when excluded.email_opt_in then null else k.email_opted_out_at end,
+        updated_at = excluded.updated_at
+      returning id
+    ),
+    origin as (
+      insert into contact_origins (contact_id, kind, ref_id, first_seen_at)
+      select id, ${origin.kind}, ${origin.refId}, now() from contact on conflict do nothing
+    ),
+    ${then.ctes},
+    consent as (
+      insert into consents (id, contact_id, text_id, action, source, source_ref, whatsapp_opt_in, email_opt_in, ip_hash, user_agent, given_at)
+      select ${newId()}, id, ${proof.textId}, 'given', ${proof.source}, ${proof.sourceRef}, ${person.whatsappOptIn}, ${person.emailOptIn},
+        ${proof.ipHash}, ${proof.userAgent}, now() from contact
+    )
+    ${then.select}`;
+}
+
+/** Stores a consent (or withdrawal) text once, by content, and returns its id. */
+export async function ensureConsentText(q: Queries, text: string, privacyPolicyUrl: string | null): Promise<string> {
+  const sha256 = createHash('sha256').update(`${text}\n${privacyPolicyUrl ?? ''}`).digest('hex');
+  const row = await q.first(
+    db
+      .insertInto('consent_texts')
+      .values({ id: newId(), sha256, text, privacy_policy_url: privacyPolicyUrl, created_at: new Date() })
+      // A no-op update so the existing row's id comes back (texts are append-only; an unchanged row passes).
+      .onConflict((conflict) => conflict.column('sha256').doUpdateSet((row) => ({ sha256: row.ref('excluded.sha256') })))
+      .returning('id'),
+  );
+  return row!.id;
+}
+
+/**
+ * The contact holding this phone, created without any consent when new (a person who writes to
+ * the campaign first). An existing contact is left as it is.
+ */
+export async function ensureContactByPhone(q: Queries, phone: string, name: string): Promise<string> {
+  const now = new Date();
+  const row = await q.first(
+    db
+      .insertInto('contacts')
+      .values({
+        id: newId(),
+        identity_key: identityKey({ phone }),
+        name,
+        phone,
+        interests: [],
+        whatsapp_opt_in: false,
+        email_opt_in: false,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((conflict) => conflict.column('identity_key').doUpdateSet((row) => ({ identity_key: row.ref('excluded.identity_key') })))
+      .returning('id'),
+  );
+  return row!.id;
+}
+
+export async function contactExists(q: Queries, id: string): Promise<boolean> {
+  return (await q.first(db.selectFrom('contacts').select('id').where('id', '=', id))) !== undefined;
+}
+
+/** Which contacts a withdrawal applies to: one by id, or everyone holding a phone or an email. */
+export type ContactSelector = { contactId: string } | { phone: string } | { email: string };
+
+/**
+ * Marks the selected contacts opted out of `channel` (those not already opted out) and returns
+ * them, with whether each can still be reached on the other channel.
+ */
+export async function optOut(q: Queries, selector: ContactSelector, channel: Channel, at: Date) {
+  let update = db.updateTable('contacts').set(channel === 'whatsapp' ? { whatsapp_opted_out_at: at, updated_at: at } : { email_opted_out_at: at, updated_at: at });
+  update =
+    'contactId' in selector
+      ? update.where('id', '=', selector.contactId)
+      : 'phone' in selector
+        ? update.where('phone', '=', selector.phone)
+        : // Contacts' emails are stored lower-cased (capture normalises them), so the email index serves this.
+          update.where('email', '=', selector.email.toLowerCase());
+  update = update.where(channel === 'whatsapp' ? 'whatsapp_opted_out_at' : 'email_opted_out_at', 'is', null);
+  return q.rows(
+    update.returning((row) => [
+      'id',
+      row.and([row('whatsapp_opt_in', '=', true), row('whatsapp_opted_out_at', 'is', null)]).as('whatsapp'),
+      row.and([row('email_opt_in', '=', true), row('email_opted_out_at', 'is', null)]).as('email'),
+    ]),
+  );
+}
+
+export interface ConsentRecord {
+  contactId: string;
+  textId: string;
+  action: 'given' | 'withdrawn';
+  source: string;
+  sourceRef: string | null;
+  whatsappOptIn: boolean;
+  emailOptIn: boolean;
+  ipHash: string | null;
+  userAgent: string | null;
+  evidence: string | null;
+  at: Date;
+}
+
+export async function insertConsentRecords(q: Queries, records: ConsentRecord[]): Promise<void> {
+  if (!records.length) return;
+  await q.write(
+    db.insertInto('consents').values(
+      records.map((record) => ({
+        id: newId(),
+        contact_id: record.contactId,
+        text_id: record.textId,
+        action: record.action,
+        source: record.source,
+        source_ref: record.sourceRef,
+        whatsapp_opt_in: record.whatsappOptIn,
+        email_opt_in: record.emailOptIn,
+        ip_hash: record.ipHash,
+        user_agent: record.userAgent,
+        evidence: record.evidence,
+        given_at: record.at,
+      })),
+    ),
+  );
+}
+
+/** The WHERE clause of a segment over `contacts c`: consent on the channel, then every condition given. */
+function segmentWhere(segment: Segment, channel: Channel): Sql<never> {
+  const clauses: Sql<never>[] = [channel === 'whatsapp' ? sql`c.whatsapp_reachable` : sql`c.email_reachable`];
+  if (segment.interestsAny) clauses.push(sql`c.interests && ${segment.interestsAny}::text[]`);
+  if (segment.interestsAll) clauses.push(sql`c.interests @> ${segment.interestsAll}::text[]`);
+  if (segment.territoryIds) clauses.push(sql`c.territory_id in (${territoryAndDescendants(segment.territoryIds)})`);
+  if (segment.qrCampaignIds) {
+    clauses.push(sql`exists (select 1 from contact_origins o where o.contact_id = c.id and o.kind = 'qr_campaign' and o.ref_id = any(${segment.qrCampaignIds}::uuid[]))`);
+  }
+  if (segment.createdFrom) clauses.push(sql`c.created_at >= ${new Date(segment.createdFrom)}`);
+  if (segment.createdTo) clauses.push(sql`c.created_at <= ${new Date(segment.createdTo)}`);
+  return sql.join(clauses, ' and ');
+}
+
+export interface SegmentMember {
+  id: string;
+  name: string;
+  phone: string | null;
+  email: string | null;
+}
+
+/**
+ * The segment's members on a channel (consent and opt-outs applied) as a subquery. Email has no
+ * identity constraint (two contacts may share an inbox), so each address counts once: the oldest
+ * contact holding it represents it.
+ */
+export function segmentMembers(segment: Segment, channel: Channel): Sql<SegmentMember> {
+  const where = segmentWhere(segment, channel);
+  if (channel === 'whatsapp') return sql<SegmentMember>`select c.id, c.name, c.phone, c.email from ${audienceContacts()} c where ${where}`;
+  return sql<SegmentMember>`select distinct on (lower(c.email)) c.id, c.name, c.phone, c.email from ${audienceContacts()} c where ${where}
+    order by lower(c.email), c.id`;
+}
+
+export async function countSegmentMembers(q: Queries, segment: Segment, channel: Channel): Promise<number> {
+  const row = await q.first(sql<{ n: number }>`select count(*)::int as n from (${segmentMembers(segment, channel)}) m`);
+  return row?.n ?? 0;
+}
+
+export function segmentMembersAfter(q: Queries, segment: Segment, channel: Channel, after: string, limit: number): Promise<SegmentMember[]> {
+  return q.rows(sql<SegmentMember>`select * from (${segmentMembers(segment, channel)}) m where m.id > ${after} order by m.id limit ${limit}`);
+}
+
+/** How many contacts have opted out of a channel (since a time, when given). */
+export async function countOptedOut(q: Queries, channel: Channel, since?: Date): Promise<number> {
+  const column = channel === 'whatsapp' ? 'whatsapp_opted_out_at' : 'email_opted_out_at';
+  let query = db.selectFrom('contacts').select((row) => row.fn.countAll<number>().as('n')).where(column, 'is not', null);
+  if (since) query = query.where(column, '>=', since);
+  const row = await q.first(query);
+  return Number(row?.n ?? 0);
+}
