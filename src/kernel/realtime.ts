@@ -33,7 +33,7 @@ export interface SocketCommand<T = unknown> {
 /** Which roles may join the rooms whose names match `pattern`; declared by module manifests. */
 export interface RoomRule {
   pattern: RegExp;
-  roles: Role[];
+  roles: readonly Role[];
   description: string;
   /**
    * A further check of this user for this room, after the role's (a brigade member follows only

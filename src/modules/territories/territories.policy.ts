@@ -1,4 +1,13 @@
+import { definePolicy } from '../../kernel/policy';
 import type { TerritoryType } from './territories.entities';
+
+/** Who may do what with territories: every signed-in role reads the map; managers shape it. */
+export const territoriesPolicy = definePolicy({
+  read: { roles: [] },
+  create: { roles: ['manager'] },
+  /** The live room of new territories, for maps. */
+  follow: { roles: ['manager', 'viewer', 'brigade', 'volunteer'] },
+});
 
 /**
  * Which types a territory's parent may have: departamento → municipio → comuna/localidad →

@@ -1,5 +1,6 @@
 import { ApiRouter } from '../../kernel/http/router';
 import { pageSchema } from '../../kernel/pagination';
+import { territoriesPolicy } from './territories.policy';
 import { presentTerritoryDetail } from './territories.presenter';
 import {
   createTerritoryBody,
@@ -16,7 +17,7 @@ export const territoriesRouter = new ApiRouter('territories')
     {
       summary: 'List territories',
       description: 'Filter by `type`, `parentId` or a name fragment `q`; sorted by name.',
-      access: [],
+      access: territoriesPolicy.roles('read'),
       query: listTerritoriesQuery,
       response: pageSchema(territoryView),
     },
@@ -29,7 +30,7 @@ export const territoriesRouter = new ApiRouter('territories')
       description:
         'Levels nest departamento → municipio → comuna → barrio; zones group any level. ' +
         'Without a centroid, one is computed from the geometry.',
-      access: ['manager'],
+      access: territoriesPolicy.roles('create'),
       body: createTerritoryBody,
       status: 201,
       response: territoryDetailView,
@@ -41,7 +42,7 @@ export const territoriesRouter = new ApiRouter('territories')
     '/api/territories/:id',
     {
       summary: 'One territory, with its geometry',
-      access: [],
+      access: territoriesPolicy.roles('read'),
       params: territoryIdParams,
       response: territoryDetailView,
       errors: { 404: 'No such territory' },
