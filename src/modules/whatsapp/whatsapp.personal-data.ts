@@ -10,8 +10,9 @@ const db = tables<WhatsAppTables>();
  * A person's conversation and every message to or from them. Erasure keeps each message's row,
  * direction, kind, status and times (campaign counters, the dashboard and the messaging tier's
  * count of unique contacts read them) and drops what was personal: the phone it went to or came
- * from, the text and the template's values (which hold their name). A message still waiting to
- * go is skipped, since there is no longer anyone to send it to.
+ * from, the text, the template's values (which hold their name) and the provider's message id
+ * (Meta's encodes the phone number). A message still waiting to go is skipped, since there is no
+ * longer anyone to send it to.
  */
 export const whatsappPersonalData: PersonalDataHolder = {
   async export(q, personId) {
@@ -48,7 +49,7 @@ export const whatsappPersonalData: PersonalDataHolder = {
           'm.error_title',
         ])
         .where('m.contact_id', '=', personId)
-        .orderBy('m.created_at')
+        // Ids are time-ordered by this server's clock; an inbound message's time is the provider's.
         .orderBy('m.id'),
     );
     return {
@@ -95,7 +96,7 @@ export const whatsappPersonalData: PersonalDataHolder = {
         .where('status', '=', 'queued'),
     );
     // The column cannot be null: an empty phone is no one's.
-    const messages = await q.write(db.updateTable('wa_messages').set({ phone: '', body: null, params: null }).where('contact_id', '=', personId));
+    const messages = await q.write(db.updateTable('wa_messages').set({ phone: '', body: null, params: null, wamid: null }).where('contact_id', '=', personId));
     return { messages: messages.count, unsentSkipped: unsent.count };
   },
 };
