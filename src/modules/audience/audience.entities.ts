@@ -78,7 +78,8 @@ export type ConsentAction = (typeof CONSENT_ACTIONS)[number];
 /**
  * Proof of consent (Ley 1581 de 2012, art. 9; Decreto 1377 de 2013, art. 7) and of its withdrawal,
  * which must be as provable: who, when, to which text, for which channels, from where, and for a
- * withdrawal what the person did or wrote. Append-only: one row per submission or withdrawal.
+ * withdrawal what the person did or wrote. Append-only: one row per submission or withdrawal; only
+ * the person's erasure touches a row, clearing what could identify them (IP hash, browser, evidence).
  */
 export const ConsentSchema = defineEntity({
   name: 'Consent',
