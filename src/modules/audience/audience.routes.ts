@@ -11,7 +11,7 @@ export const audienceRouter = new ApiRouter('audience')
   .get(
     '/api/audience/contacts/:id/export',
     {
-      summary: "Everything held about one person, as a file for them",
+      summary: 'Everything held about one person, as a file for them',
       description:
         'The contact, where they came from, every consent and withdrawal with the exact text agreed to, and each module’s section ' +
         '(QR leads, WhatsApp conversation and messages, email send lists, events and bounces, GOTV voter records). ' +
