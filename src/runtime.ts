@@ -19,7 +19,7 @@ import { RateLimits } from './kernel/rate-limit';
 import { Realtime } from './kernel/realtime';
 import { createRedis } from './kernel/redis';
 import { modules as allModules } from './modules';
-import type { BackgroundTask, ModuleManifest } from './kernel/module';
+import { personalDataSections, type BackgroundTask, type ModuleManifest } from './kernel/module';
 import { principalLoader } from './modules/auth';
 
 /** The embedded default keeps its signing secret beside its data, so tokens survive restarts. */
@@ -123,6 +123,7 @@ export class Runtime {
       realtime,
       jobs,
       rateLimits: new RateLimits(redis, config.redisKeyPrefix),
+      personalData: personalDataSections(modules),
     };
     realtime.addCommands(modules.flatMap((module) => module.socketCommands?.(deps) ?? []));
     realtime.addRooms(modules.flatMap((module) => module.rooms?.(deps) ?? []));

@@ -6,6 +6,7 @@ import type { Authenticator } from './auth/authenticate';
 import type { Caches } from './cache';
 import type { Actor } from './auth/roles';
 import type { Jobs } from './jobs';
+import type { PersonalDataSection } from './module';
 import type { RateLimits } from './rate-limit';
 import type { Realtime } from './realtime';
 import type { Database } from './sql';
@@ -27,6 +28,8 @@ export interface AppDeps {
   realtime: Realtime;
   jobs: Jobs;
   rateLimits: RateLimits;
+  /** Every module's part of what the process holds about a person (the manifests' `personalData`). */
+  personalData: readonly PersonalDataSection[];
 }
 
 declare module 'koa' {

@@ -5,6 +5,7 @@ import type { RoomRule, SocketCommand } from './realtime';
 import type { Logger } from 'pino';
 import type { AppDeps } from './context';
 import { safeErrorFields } from './http/problem';
+import type { Queries } from './sql';
 
 /** What a module contributes to the process; src/modules/index.ts lists them all. */
 export interface ModuleManifest {
@@ -27,6 +28,35 @@ export interface ModuleManifest {
    * stopped at shutdown, before the workers close.
    */
   onWorkersStarted?: (deps: AppDeps) => Promise<BackgroundTask | void>;
+  /** What the module holds about one person, for a data subject's request to see or erase it. */
+  personalData?: PersonalDataHolder;
+}
+
+/** A value that serialises to JSON (a date becomes its ISO string). */
+export type JsonValue = string | number | boolean | null | Date | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/**
+ * A module's part in answering a person's rights over their data (to know it, to have it
+ * suppressed): both run on the caller's transaction and touch only the module's own tables.
+ */
+export interface PersonalDataHolder {
+  /** Everything the module holds about the person, by kind (`{ leads: [...] }`). */
+  export(q: Queries, personId: string): Promise<Record<string, JsonValue>>;
+  /**
+   * Deletes or anonymises it so the module's figures stay true, and says how many rows of each
+   * kind changed. Runs while the person's own record is still whole, so it can be read.
+   */
+  erase(q: Queries, personId: string): Promise<Record<string, number>>;
+}
+
+/** A module's personal-data holder, under the module's name. */
+export interface PersonalDataSection extends PersonalDataHolder {
+  module: string;
+}
+
+/** The holders of the process's modules, in the modules' order. */
+export function personalDataSections(modules: readonly ModuleManifest[]): PersonalDataSection[] {
+  return modules.flatMap((module) => (module.personalData ? [{ module: module.name, export: module.personalData.export, erase: module.personalData.erase }] : []));
 }
 
 export interface BackgroundTask {

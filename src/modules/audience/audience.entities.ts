@@ -29,6 +29,12 @@ export const ContactSchema = defineEntity({
     whatsappOptedOutAt: p.datetime().nullable(),
     emailOptIn: p.boolean().default(false),
     emailOptedOutAt: p.datetime().nullable(),
+    /**
+     * When the person had their data suppressed (Ley 1581 de 2012, art. 8): the row stays, emptied
+     * of everything that identified them, so the consent proof and other modules' figures that
+     * point at it hold.
+     */
+    erasedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   }),
@@ -72,7 +78,8 @@ export type ConsentAction = (typeof CONSENT_ACTIONS)[number];
 /**
  * Proof of consent (Ley 1581 de 2012, art. 9; Decreto 1377 de 2013, art. 7) and of its withdrawal,
  * which must be as provable: who, when, to which text, for which channels, from where, and for a
- * withdrawal what the person did or wrote. Append-only: one row per submission or withdrawal.
+ * withdrawal what the person did or wrote. Append-only: one row per submission or withdrawal; only
+ * the person's erasure touches a row, clearing what could identify them (IP hash, browser, evidence).
  */
 export const ConsentSchema = defineEntity({
   name: 'Consent',
@@ -100,3 +107,31 @@ export const ConsentSchema = defineEntity({
     givenAt: p.datetime(),
   }),
 });
+
+export const AUDIT_ACTIONS = ['export', 'erasure', 'withdrawal'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** How many rows of each kind an audited action read or changed, by module. */
+export type AuditCounts = Record<string, Record<string, number>>;
+
+/**
+ * Who exported, erased or withdrew whose data, and when, with counts and never the data itself.
+ * Append-only: a trigger refuses every UPDATE and DELETE (migration AudienceAudit). No foreign
+ * keys: the record must outlive whatever it names.
+ */
+export const AudienceAuditSchema = defineEntity({
+  name: 'AudienceAudit',
+  tableName: 'audience_audit',
+  indexes: [{ properties: ['at'] }, { properties: ['contactId', 'at'] }],
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => newId()),
+    at: p.datetime(),
+    actorId: p.uuid(),
+    action: p.enum([...AUDIT_ACTIONS]),
+    contactId: p.uuid(),
+    /** What the action was about beyond the person (a withdrawal's channel), never personal data. */
+    detail: p.string().length(40).nullable(),
+    counts: p.json<AuditCounts>(),
+  }),
+});
+export type AudienceAudit = InferEntity<typeof AudienceAuditSchema>;

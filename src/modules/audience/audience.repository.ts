@@ -1,14 +1,25 @@
 import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { newId } from '../../kernel/ids';
+import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { territoryAndDescendants } from '../territories';
 import { identityKey, type CapturedPerson, type ConsentProof, type Origin } from './audience.contacts';
-import type { ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
+import {
+  AudienceAuditSchema,
+  type AudienceAudit,
+  type AuditAction,
+  type AuditCounts,
+  type ConsentSchema,
+  type ConsentTextSchema,
+  type ContactOriginSchema,
+  type ContactSchema,
+} from './audience.entities';
 import type { Channel, Segment } from './audience.segments';
 
 /** The tables this module owns: nothing else writes them. */
-type AudienceTables = InferKyselyDB<typeof ContactSchema | typeof ContactOriginSchema | typeof ConsentTextSchema | typeof ConsentSchema>;
+type AudienceTables = InferKyselyDB<typeof ContactSchema | typeof ContactOriginSchema | typeof ConsentTextSchema | typeof ConsentSchema | typeof AudienceAuditSchema>;
 const db = tables<AudienceTables>();
 
 /**
@@ -115,8 +126,9 @@ export async function ensureContactByPhone(q: Queries, phone: string, name: stri
   return row!.id;
 }
 
+/** Whether a contact with this id is held (a person whose data was erased is not). */
 export async function contactExists(q: Queries, id: string): Promise<boolean> {
-  return (await q.first(db.selectFrom('contacts').select('id').where('id', '=', id))) !== undefined;
+  return (await q.first(db.selectFrom('contacts').select('id').where('id', '=', id).where('erased_at', 'is', null))) !== undefined;
 }
 
 /** Which contacts a withdrawal applies to: one by id, or everyone holding a phone or an email. */
@@ -230,4 +242,154 @@ export async function countOptedOut(q: Queries, channel: Channel, since?: Date):
   if (since) query = query.where(column, '>=', since);
   const row = await q.first(query);
   return Number(row?.n ?? 0);
+}
+
+/**
+ * A held (not erased) contact, locked for the rest of the transaction so that nothing else
+ * changes the person while their data is erased or their consent withdrawn; undefined when none.
+ */
+export function lockHeldContact(q: Queries, id: string) {
+  return q.first(
+    db
+      .selectFrom('contacts')
+      .select(['id', 'whatsapp_opted_out_at', 'email_opted_out_at'])
+      .where('id', '=', id)
+      .where('erased_at', 'is', null)
+      .forUpdate(),
+  );
+}
+
+/** Everything a contact's row holds, for the person's own copy. */
+export function heldContact(q: Queries, id: string) {
+  return q.first(
+    db
+      .selectFrom('contacts')
+      .select([
+        'id',
+        'name',
+        'phone',
+        'email',
+        'document_id',
+        'territory_id',
+        'neighbourhood',
+        'interests',
+        'whatsapp_opt_in',
+        'whatsapp_opted_out_at',
+        'email_opt_in',
+        'email_opted_out_at',
+        'created_at',
+        'updated_at',
+      ])
+      .where('id', '=', id)
+      .where('erased_at', 'is', null),
+  );
+}
+
+export function originsOf(q: Queries, contactId: string) {
+  return q.rows(db.selectFrom('contact_origins').select(['kind', 'ref_id', 'first_seen_at']).where('contact_id', '=', contactId).orderBy('first_seen_at'));
+}
+
+/** Every consent and withdrawal record of a contact, with the exact text each one points at. */
+export function consentsOf(q: Queries, contactId: string) {
+  return q.rows(
+    db
+      .selectFrom('consents as c')
+      .innerJoin('consent_texts as t', 't.id', 'c.text_id')
+      .select([
+        'c.id',
+        'c.action',
+        'c.source',
+        'c.source_ref',
+        'c.whatsapp_opt_in',
+        'c.email_opt_in',
+        'c.ip_hash',
+        'c.user_agent',
+        'c.evidence',
+        'c.given_at',
+        't.id as text_id',
+        't.text',
+        't.privacy_policy_url',
+        't.sha256',
+      ])
+      .where('c.contact_id', '=', contactId)
+      .orderBy('c.given_at')
+      .orderBy('c.id'),
+  );
+}
+
+/** What an erased contact's name reads as wherever it is shown. */
+export const ERASED_NAME = '(datos suprimidos)';
+
+/**
+ * Empties a contact of everything that identified them (name, phone, email, cédula, where they
+ * live, what they said they care about) and marks it erased; the row stays with its channel
+ * consent flags so opt-out figures hold and the records pointing at it keep a referent.
+ */
+export async function eraseContact(q: Queries, contactId: string, at: Date): Promise<number> {
+  const result = await q.write(
+    db
+      .updateTable('contacts')
+      .set({
+        identity_key: `erased:${contactId}`,
+        name: ERASED_NAME,
+        phone: null,
+        email: null,
+        document_id: null,
+        territory_id: null,
+        neighbourhood: null,
+        interests: [],
+        erased_at: at,
+        updated_at: at,
+      })
+      .where('id', '=', contactId)
+      .where('erased_at', 'is', null),
+  );
+  return result.count;
+}
+
+/**
+ * Keeps a contact's consent records as proof of what was agreed and withdrawn, when, how and to
+ * which text, minus what could point back at the person: the IP's hash, the browser, their words.
+ */
+export async function anonymiseConsents(q: Queries, contactId: string): Promise<number> {
+  const result = await q.write(
+    db.updateTable('consents').set({ ip_hash: null, user_agent: null, evidence: null }).where('contact_id', '=', contactId),
+  );
+  return result.count;
+}
+
+export interface AuditEntry {
+  actorId: string;
+  action: AuditAction;
+  contactId: string;
+  detail: string | null;
+  counts: AuditCounts;
+  at: Date;
+}
+
+export async function insertAudit(q: Queries, entry: AuditEntry): Promise<void> {
+  await q.write(
+    db.insertInto('audience_audit').values({
+      id: newId(),
+      at: entry.at,
+      actor_id: entry.actorId,
+      action: entry.action,
+      contact_id: entry.contactId,
+      detail: entry.detail,
+      counts: entry.counts,
+    }),
+  );
+}
+
+export interface AuditFilter {
+  contactId?: string | undefined;
+  action?: AuditAction | undefined;
+}
+
+/** The audit, newest first, a page at a time. */
+export function auditPage<Out>(em: EntityManager, filter: AuditFilter, page: PageRequest, present: (row: AudienceAudit) => Out): Promise<Page<Out>> {
+  const where: Record<string, unknown> = {};
+  if (filter.contactId) where.contactId = filter.contactId;
+  if (filter.action) where.action = filter.action;
+  return findPage(em, AudienceAuditSchema, where, page, { at: 'desc', id: 'desc' }, present);
 }

@@ -1,5 +1,26 @@
-import type { Queries } from '../../kernel/sql';
-import { ensureConsentText, insertConsentRecords, optOut, type ContactSelector } from './audience.repository';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { z } from 'zod';
+import type { Actor } from '../../kernel/auth/roles';
+import type { AppDeps } from '../../kernel/context';
+import { NotFoundError } from '../../kernel/errors';
+import type { JsonValue } from '../../kernel/module';
+import type { Database, Queries } from '../../kernel/sql';
+import type { AudienceAudit, AuditCounts } from './audience.entities';
+import {
+  anonymiseConsents,
+  auditPage,
+  consentsOf,
+  ensureConsentText,
+  eraseContact,
+  heldContact,
+  insertAudit,
+  insertConsentRecords,
+  lockHeldContact,
+  optOut,
+  originsOf,
+  type ContactSelector,
+} from './audience.repository';
+import type { auditEntryView, erasureView, ListAuditInput, PersonExport, withdrawalView } from './audience.schemas';
 import type { Channel } from './audience.segments';
 
 /** What each way of withdrawing says it is, stored once like every consent text. */
@@ -53,4 +74,128 @@ export async function withdrawConsent(q: Queries, selector: ContactSelector, cha
     })),
   );
   return contacts.map((contact) => contact.id);
+}
+
+const NO_SUCH_CONTACT = 'No contact has this id, or their data was erased.';
+
+const iso = (at: Date | null): string | null => (at ? at.toISOString() : null);
+
+/** How many items a module's section holds of each kind: a list counts its entries, anything else one. */
+function countItems(section: Record<string, JsonValue>): Record<string, number> {
+  return Object.fromEntries(Object.entries(section).map(([kind, value]) => [kind, Array.isArray(value) ? value.length : value === null ? 0 : 1]));
+}
+
+/**
+ * Everything held about one person across every module (Ley 1581 de 2012, art. 8 a: the right to
+ * know it): the contact, where they came from, each consent and withdrawal with the exact text,
+ * and each module's section. Read in one transaction, which also records the audit entry.
+ */
+export async function exportPerson(deps: Pick<AppDeps, 'db' | 'personalData'>, actor: Actor, contactId: string): Promise<PersonExport> {
+  return deps.db.transaction(async (tx) => {
+    const contact = await heldContact(tx, contactId);
+    if (!contact) throw new NotFoundError(NO_SUCH_CONTACT);
+    const origins = await originsOf(tx, contactId);
+    const consents = await consentsOf(tx, contactId);
+    const modules: Record<string, Record<string, JsonValue>> = {};
+    for (const section of deps.personalData) modules[section.module] = await section.export(tx, contactId);
+    const at = new Date();
+    const counts: AuditCounts = { audience: { contacts: 1, origins: origins.length, consents: consents.length } };
+    for (const [module, section] of Object.entries(modules)) counts[module] = countItems(section);
+    await insertAudit(tx, { actorId: actor.id, action: 'export', contactId, detail: null, counts, at });
+    return {
+      exportedAt: at.toISOString(),
+      contact: {
+        id: contact.id,
+        name: contact.name,
+        phone: contact.phone,
+        email: contact.email,
+        documentId: contact.document_id,
+        territoryId: contact.territory_id,
+        neighbourhood: contact.neighbourhood,
+        interests: contact.interests,
+        whatsappOptIn: contact.whatsapp_opt_in,
+        whatsappOptedOutAt: iso(contact.whatsapp_opted_out_at),
+        emailOptIn: contact.email_opt_in,
+        emailOptedOutAt: iso(contact.email_opted_out_at),
+        createdAt: contact.created_at.toISOString(),
+        updatedAt: contact.updated_at.toISOString(),
+      },
+      origins: origins.map((origin) => ({ kind: origin.kind, refId: origin.ref_id, firstSeenAt: origin.first_seen_at.toISOString() })),
+      consents: consents.map((consent) => ({
+        id: consent.id,
+        action: consent.action,
+        source: consent.source,
+        sourceRef: consent.source_ref,
+        whatsappOptIn: consent.whatsapp_opt_in,
+        emailOptIn: consent.email_opt_in,
+        ipHash: consent.ip_hash,
+        userAgent: consent.user_agent,
+        evidence: consent.evidence,
+        at: consent.given_at.toISOString(),
+        text: { id: consent.text_id, sha256: consent.sha256, text: consent.text, privacyPolicyUrl: consent.privacy_policy_url },
+      })),
+      modules,
+    };
+  });
+}
+
+/**
+ * Suppresses one person's data in every module in one transaction (Ley 1581 de 2012, art. 8 e):
+ * afterwards no table holds their name, phone, email or cédula, while every campaign figure
+ * stays true, since each module keeps its rows' facts and drops only what identified them.
+ * Their consent records stay as proof, minus what pointed back at them; the contact row stays,
+ * emptied and marked erased, so the records that refer to it keep a referent.
+ */
+export async function erasePerson(deps: Pick<AppDeps, 'db' | 'personalData' | 'logger'>, actor: Actor, contactId: string): Promise<z.input<typeof erasureView>> {
+  const result = await deps.db.transaction(async (tx) => {
+    if (!(await lockHeldContact(tx, contactId))) throw new NotFoundError(NO_SUCH_CONTACT);
+    const counts: AuditCounts = {};
+    // Modules first: they may still read the person's addresses through the audience.
+    for (const section of deps.personalData) counts[section.module] = await section.erase(tx, contactId);
+    const at = new Date();
+    counts.audience = { contacts: await eraseContact(tx, contactId, at), consentsAnonymised: await anonymiseConsents(tx, contactId) };
+    await insertAudit(tx, { actorId: actor.id, action: 'erasure', contactId, detail: null, counts, at });
+    return { contactId, erasedAt: at.toISOString(), counts };
+  });
+  deps.logger.info({ contactId, actorId: actor.id, counts: result.counts }, 'personal data erased');
+  return result;
+}
+
+/**
+ * A withdrawal the person asked the campaign's staff to record: through `withdrawConsent`, with
+ * the staff member as its source and their note as the evidence. Asking again changes nothing.
+ */
+export async function recordStaffWithdrawal(
+  db: Database,
+  actor: Actor,
+  contactId: string,
+  channel: Channel,
+  note: string,
+): Promise<z.input<typeof withdrawalView>> {
+  return db.transaction(async (tx) => {
+    const contact = await lockHeldContact(tx, contactId);
+    if (!contact) throw new NotFoundError(NO_SUCH_CONTACT);
+    const at = new Date();
+    const withdrawn = await withdrawConsent(tx, { contactId }, channel, { source: 'staff', sourceRef: actor.id, evidence: note, at });
+    const earlier = channel === 'whatsapp' ? contact.whatsapp_opted_out_at : contact.email_opted_out_at;
+    await insertAudit(tx, { actorId: actor.id, action: 'withdrawal', contactId, detail: channel, counts: { audience: { consentRecords: withdrawn.length } }, at });
+    // Without a change the contact was opted out already, at `earlier`.
+    return { contactId, channel, changed: withdrawn.length > 0, optedOutAt: (withdrawn.length ? at : (earlier ?? at)).toISOString() };
+  });
+}
+
+function presentAudit(row: AudienceAudit): z.input<typeof auditEntryView> {
+  return {
+    id: row.id,
+    at: row.at.toISOString(),
+    actorId: row.actorId,
+    action: row.action,
+    contactId: row.contactId,
+    detail: row.detail ?? null,
+    counts: row.counts,
+  };
+}
+
+export function listAudit(em: EntityManager, query: ListAuditInput) {
+  return auditPage(em, { contactId: query.contactId, action: query.action }, query, presentAudit);
 }

@@ -1,14 +1,17 @@
 import type { ModuleManifest } from '../../kernel/module';
-import { ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
+import { AudienceAuditSchema, ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
+import { audienceRouter } from './audience.routes';
 
 /**
  * People the campaign may reach, their consent, and the segments that select them. Audience owns
  * contacts, their origins, consent texts and consent records: the functions below are the only
- * way other modules change them, and `audienceContacts()` the only way they read them in SQL.
+ * way other modules change them, and `audienceContacts()` the only way they read them in SQL. It
+ * answers a person's requests to see or erase their data, across every module's `personalData`.
  */
 export const audienceModule: ModuleManifest = {
   name: 'audience',
-  entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema],
+  entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema],
+  routers: [audienceRouter],
 };
 
 export { ContactSchema, type Contact } from './audience.entities';
@@ -21,6 +24,7 @@ export {
   countOptedOut,
   ensureConsentText,
   ensureContactByPhone,
+  ERASED_NAME,
   segmentMembers,
   type ContactSelector,
 } from './audience.repository';

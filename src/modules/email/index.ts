@@ -4,12 +4,14 @@ import { EMAIL_ROOM } from './email.events';
 import { emailJobs, resumeUnfinished } from './email.jobs';
 import { emailRouter } from './email.routes';
 import { trackingRouter } from './email.tracking.routes';
+import { emailPersonalData } from './email.personal-data';
 
 /** Newsletters: MJML templates, segmented campaigns with A/B tests, tracking, unsubscribe, statistics. */
 export const emailModule: ModuleManifest = {
   name: 'email',
   entities: [EmailTemplateSchema, EmailCampaignSchema, EmailVariantSchema, EmailRecipientSchema, EmailEventSchema, EmailSuppressionSchema],
   routers: [emailRouter, trackingRouter],
+  personalData: emailPersonalData,
   jobs: emailJobs,
   rooms: () => [{ pattern: new RegExp(`^${EMAIL_ROOM}$`), roles: ['manager', 'viewer'], description: 'Email campaigns: sending progress and state changes' }],
   onWorkersStarted: resumeUnfinished,

@@ -6,12 +6,14 @@ import { gotvRouter } from './gotv.routes';
 import { turnoutEnvelope } from './gotv.schemas';
 import { recordTurnout } from './gotv.turnout.service';
 import { gotvBackground } from './gotv.pushes';
+import { gotvPersonalData } from './gotv.personal-data';
 
 /** Get-out-the-vote: election-day stations, (next) voters, brigades, turnout, map and projection. */
 export const gotvModule: ModuleManifest = {
   name: 'gotv',
   entities: [PollingStationSchema, VoterSchema, BrigadeSchema, BrigadeMemberSchema, BrigadeStationSchema, TurnoutReportSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema, StationTallySchema],
   routers: [gotvRouter],
+  personalData: gotvPersonalData,
   socketCommands: (deps) => [
     {
       // The same reports as POST /api/gotv/turnout, for phones that keep a socket open.

@@ -3,11 +3,13 @@ import { QrCampaignSchema, QrCodeSchema, QrLeadSchema, QrScanSchema } from './qr
 import { DASHBOARD_ROOM } from './qr.events';
 import { landingRouter } from './landing.routes';
 import { qrRouter } from './qr.routes';
+import { qrPersonalData } from './qr.personal-data';
 
 /** Poster campaigns, scans, the public landing page and lead capture. */
 export const qrModule: ModuleManifest = {
   name: 'qr',
   entities: [QrCampaignSchema, QrCodeSchema, QrScanSchema, QrLeadSchema],
   routers: [qrRouter, landingRouter],
+  personalData: qrPersonalData,
   rooms: () => [{ pattern: new RegExp(`^${DASHBOARD_ROOM}$`), roles: ['manager', 'viewer'], description: 'War-room dashboard: live leads and totals' }],
 };

@@ -4,6 +4,7 @@ import { whatsappEntities } from './whatsapp.entities';
 import { WHATSAPP_ROOM } from './whatsapp.events';
 import { dispatchJob } from './whatsapp.jobs';
 import { whatsappRouter } from './whatsapp.routes';
+import { whatsappPersonalData } from './whatsapp.personal-data';
 
 /**
  * WhatsApp: templates, segmented campaigns sent at the provider's pace, delivery and read
@@ -13,6 +14,7 @@ export const whatsappModule: ModuleManifest = {
   name: 'whatsapp',
   entities: whatsappEntities,
   routers: [whatsappRouter],
+  personalData: whatsappPersonalData,
   jobs: [dispatchJob],
   rooms: () => [{ pattern: new RegExp(`^${WHATSAPP_ROOM}$`), roles: ['manager', 'viewer'], description: 'WhatsApp campaigns progress and conversations' }],
   onWorkersStarted: async (deps) => whatsappBackground(deps),

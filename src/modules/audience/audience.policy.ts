@@ -1,0 +1,15 @@
+import { definePolicy } from '../../kernel/policy';
+
+/**
+ * Who may act on a person's data at their request (Ley 1581 de 2012, art. 8): campaign managers
+ * answer the person; only admins read the audit of those answers.
+ */
+export const audiencePolicy = definePolicy({
+  /** Everything held about one person, as a file for them. */
+  exportPerson: { roles: ['manager'] },
+  /** Suppressing the person's data in every module. */
+  erasePerson: { roles: ['manager'] },
+  /** A withdrawal the person asked staff to record (by phone, in person, in writing). */
+  recordWithdrawal: { roles: ['manager'] },
+  readAudit: { roles: ['admin'] },
+});

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { pageQueryShape } from '../../kernel/pagination';
+import { AUDIT_ACTIONS } from './audience.entities';
+import { CHANNELS } from './audience.segments';
+
+export const contactIdParams = z.object({ id: z.uuid() });
+
+export const withdrawalBody = z.object({
+  channel: z.enum(CHANNELS),
+  /** How the person asked, in staff's words: kept as the withdrawal's evidence. */
+  note: z.string().trim().min(1).max(500),
+});
+
+export const withdrawalView = z
+  .object({
+    contactId: z.uuid(),
+    channel: z.enum(CHANNELS),
+    /** False when the person was already opted out of the channel: nothing was recorded again. */
+    changed: z.boolean(),
+    optedOutAt: z.iso.datetime(),
+  })
+  .meta({ id: 'ConsentWithdrawal' });
+
+const counts = z.record(z.string(), z.record(z.string(), z.number().int().min(0)));
+
+export const erasureView = z
+  .object({
+    contactId: z.uuid(),
+    erasedAt: z.iso.datetime(),
+    /** Rows deleted or anonymised, by module and kind. */
+    counts,
+  })
+  .meta({ id: 'PersonalDataErasure' });
+
+const time = z.iso.datetime();
+
+export const personExportView = z
+  .object({
+    exportedAt: time,
+    contact: z.object({
+      id: z.uuid(),
+      name: z.string(),
+      phone: z.string().nullable(),
+      email: z.string().nullable(),
+      documentId: z.string().nullable(),
+      territoryId: z.uuid().nullable(),
+      neighbourhood: z.string().nullable(),
+      interests: z.array(z.string()),
+      whatsappOptIn: z.boolean(),
+      whatsappOptedOutAt: time.nullable(),
+      emailOptIn: z.boolean(),
+      emailOptedOutAt: time.nullable(),
+      createdAt: time,
+      updatedAt: time,
+    }),
+    origins: z.array(z.object({ kind: z.string(), refId: z.uuid(), firstSeenAt: time })),
+    consents: z.array(
+      z.object({
+        id: z.uuid(),
+        action: z.enum(['given', 'withdrawn']),
+        source: z.string(),
+        sourceRef: z.uuid().nullable(),
+        whatsappOptIn: z.boolean(),
+        emailOptIn: z.boolean(),
+        ipHash: z.string().nullable(),
+        userAgent: z.string().nullable(),
+        evidence: z.string().nullable(),
+        at: time,
+        text: z.object({ id: z.uuid(), sha256: z.string(), text: z.string(), privacyPolicyUrl: z.string().nullable() }),
+      }),
+    ),
+    /** Each module's own section: what it holds about the person, by kind. */
+    modules: z.record(z.string(), z.record(z.string(), z.unknown())),
+  })
+  .meta({ id: 'PersonalDataExport' });
+
+export const listAuditQuery = z.object({
+  ...pageQueryShape,
+  contactId: z.uuid().optional(),
+  action: z.enum(AUDIT_ACTIONS).optional(),
+});
+
+export const auditEntryView = z
+  .object({
+    id: z.uuid(),
+    at: time,
+    actorId: z.uuid(),
+    action: z.enum(AUDIT_ACTIONS),
+    contactId: z.uuid(),
+    detail: z.string().nullable(),
+    counts,
+  })
+  .meta({ id: 'AudienceAuditEntry' });
+
+export type ListAuditInput = z.infer<typeof listAuditQuery>;
+export type PersonExport = z.input<typeof personExportView>;

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { PersonalDataHolder } from '../../kernel/module';
+import { sql, tables, type Queries } from '../../kernel/sql';
+import { audienceContacts } from '../audience';
+import type { EmailCampaignSchema, EmailEventSchema, EmailRecipientSchema, EmailSuppressionSchema } from './email.entities';
+
+type EmailTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailRecipientSchema | typeof EmailEventSchema | typeof EmailSuppressionSchema>;
+const db = tables<EmailTables>();
+
+/**
+ * The form a suppressed address takes once its owner's data is erased: a hash of the lower-cased
+ * address, so the address is gone but a check that hashes an address before mailing it still
+ * finds it suppressed.
+ */
+export function erasedSuppressionKey(address: string): string {
+  return `sha256:${createHash('sha256').update(address.toLowerCase()).digest('hex')}`;
+}
+
+/** Every address the person was mailed at, and the one they have now, lower-cased. */
+async function addressesOf(q: Queries, personId: string): Promise<string[]> {
+  const rows = await q.rows(sql<{ email: string }>`
+    select lower(email) as email from email_recipients where contact_id = ${personId}
+    union select lower(c.email) from ${audienceContacts()} c where c.id = ${personId} and c.email is not null`);
+  return rows.map((row) => row.email);
+}
+
+/**
+ * A person's place on campaigns' send lists, what they did with each message (opens, clicks,
+ * unsubscribes) and their addresses' bounces. Erasure keeps every recipient row with its status
+ * and every event (campaign statistics and the dashboard count them) but not the address or the
+ * SMTP error (which may quote it); a message still waiting to go is skipped; a suppressed address
+ * becomes its hash, so it stays suppressed and counted.
+ */
+export const emailPersonalData: PersonalDataHolder = {
+  async export(q, personId) {
+    const recipients = await q.rows(
+      db
+        .selectFrom('email_recipients as r')
+        .innerJoin('email_campaigns as k', 'k.id', 'r.campaign_id')
+        .select(['r.campaign_id', 'k.name as campaign_name', 'r.email', 'r.phase', 'r.status', 'r.attempts', 'r.sent_at', 'r.last_error'])
+        .where('r.contact_id', '=', personId)
+        .orderBy('r.id'),
+    );
+    const events = await q.rows(
+      db
+        .selectFrom('email_events as e')
+        .innerJoin('email_recipients as r', 'r.id', 'e.recipient_id')
+        .select(['e.campaign_id', 'e.kind', 'e.link_index', 'e.machine', 'e.at'])
+        .where('r.contact_id', '=', personId)
+        .orderBy('e.at')
+        .orderBy('e.id'),
+    );
+    const addresses = await addressesOf(q, personId);
+    const suppressions = addresses.length
+      ? await q.rows(db.selectFrom('email_suppressions').select(['email', 'reason', 'campaign_id', 'detail', 'created_at']).where('email', 'in', addresses).orderBy('created_at'))
+      : [];
+    return {
+      recipients: recipients.map((recipient) => ({
+        campaignId: recipient.campaign_id,
+        campaignName: recipient.campaign_name,
+        email: recipient.email,
+        phase: recipient.phase,
+        status: recipient.status,
+        attempts: recipient.attempts,
+        sentAt: recipient.sent_at,
+        lastError: recipient.last_error,
+      })),
+      events: events.map((event) => ({ campaignId: event.campaign_id, kind: event.kind, linkIndex: event.link_index, machine: event.machine, at: event.at })),
+      suppressions: suppressions.map((row) => ({ email: row.email, reason: row.reason, campaignId: row.campaign_id, detail: row.detail, createdAt: row.created_at })),
+    };
+  },
+
+  async erase(q, personId) {
+    const addresses = await addressesOf(q, personId);
+    const unsent = await q.write(
+      db.updateTable('email_recipients').set({ status: 'skipped' }).where('contact_id', '=', personId).where('status', 'in', ['held', 'queued']),
+    );
+    // The address must stay unique within a campaign's list: each row gets its own stand-in.
+    const recipients = await q.write(sql`update email_recipients set email = 'erased:' || id, last_error = null where contact_id = ${personId}`);
+    // A hash already present (the address was erased once before) makes the plain row a duplicate.
+    const suppressions = await q.write(sql`
+      with keys as (select * from unnest(${addresses}::text[], ${addresses.map(erasedSuppressionKey)}::text[]) as k(email, hashed)),
+      duplicates as (
+        delete from email_suppressions s using keys k
+        where s.email = k.email and exists (select 1 from email_suppressions h where h.email = k.hashed)
+        returning 1
+      )
+      update email_suppressions s set email = k.hashed, detail = null from keys k
+      where s.email = k.email and not exists (select 1 from email_suppressions h where h.email = k.hashed)`);
+    return { recipients: recipients.count, unsentSkipped: unsent.count, suppressionsHashed: suppressions.count };
+  },
+};
