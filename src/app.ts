@@ -15,7 +15,7 @@ export interface CreatedApp {
 }
 
 /**
- * The Koa app without listen(), so tests mount it as it is. Middleware order (DESIGN §1):
+ * The Koa app without listen(), so tests mount it as it is. Middleware order:
  * request frame (id, security headers, access log) → CORS → errors → body → routes.
  */
 export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp {

@@ -94,7 +94,7 @@ function comando(logLevel: 'info' | 'warn'): ServerOptions {
 }
 
 async function registerAdmin(baseUrl: string): Promise<string> {
-  // The first account of a fresh database is the admin (DESIGN §4).
+  // The first account of a fresh database is the admin.
   const response = await fetch(`${baseUrl}/api/auth/register`, {
     method: 'POST',
     headers: jsonHeaders,

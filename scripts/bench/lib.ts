@@ -311,7 +311,7 @@ export async function callJson<T>(
   return JSON.parse(text) as T;
 }
 
-/** The first account of a fresh database is the admin (DESIGN §4); returns its token. */
+/** The first account of a fresh database is the admin; returns its token. */
 export async function registerFirstAdmin(baseUrl: string): Promise<string> {
   const body = await callJson<{ token?: string }>(`${baseUrl}/api/auth/register`, {
     body: { email: 'bench-admin@example.org', password: 'bench-password-123', name: 'Bench Admin' },

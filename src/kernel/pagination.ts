@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { invalidField } from './errors';
 
-/** `?limit=&cursor=` for every list (DESIGN §3); spread into a module's query schema. */
+/** `?limit=&cursor=` for every list; spread into a module's query schema. */
 export const pageQueryShape = {
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(2048).optional(),

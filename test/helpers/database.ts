@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
-/** DESIGN §8: the suite's database; the migrated template every test file clones. */
+/** The suite's database: the migrated template every test file clones (override with DATABASE_URL). */
 export const templateUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/comando_test';
 export const testRedisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/15';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** From most to least power (DESIGN §4). */
+/** From most to least power: admin, campaign staff, election-day brigades, volunteers, read-only screens. */
 export const ROLES = ['admin', 'manager', 'brigade', 'volunteer', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 export const roleSchema = z.enum(ROLES);

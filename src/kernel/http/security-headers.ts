@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 
 /**
- * Security headers, computed once (running helmet per request cost about 13 µs, a fifth of a bare
- * Koa request). Two sets, as security-privacy.md §1.5 describes: JSON and other API answers get
+ * Security headers, computed once rather than by helmet on every request (docs/benchmarks.md has
+ * what that cost). Two sets, following OWASP's REST security guidance: JSON and other API answers get
  * the short API set, which forbids the answer from loading or framing anything; HTML pages (the
  * landing page, the poster sheet, the API reference, unsubscribe pages) get helmet's defaults with
  * the CSP tightened for pages that only load their own files.
