@@ -1,3 +1,4 @@
+import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 
@@ -23,7 +24,7 @@ const square = (lng: number, lat: number, size: number) => [
 ];
 
 async function territoryCount(): Promise<number> {
-  const rows = await app.runtime.deps.orm.em.fork().execute('select count(*)::int as n from territories');
+  const rows = await app.runtime.deps.db.rows(sql<{ n: number }>`select count(*)::int as n from territories`);
   return rows[0]!.n;
 }
 
