@@ -2,6 +2,7 @@ import jwt from 'jsonwebtoken';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/kernel/auth/tokens';
+import { sql } from '../../src/kernel/sql';
 
 let app: TestApp;
 let admin: TestUser;
@@ -13,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 async function userCount(): Promise<number> {
-  const rows = await app.runtime.deps.orm.em.fork().execute('select count(*)::int as n from users');
+  const rows = await app.runtime.deps.db.rows(sql<{ n: number }>`select count(*)::int as n from users`);
   return rows[0]!.n;
 }
 
