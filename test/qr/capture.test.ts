@@ -1,4 +1,5 @@
 import { sql, type Sql } from '../../src/kernel/sql';
+import { recordCapturedLead } from '../../src/modules/qr/qr.repository';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { campaignBody, createCampaign, generateCodes, lead } from '../helpers/qr';
 import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
@@ -197,5 +198,33 @@ describe('capture (form post, no JavaScript)', () => {
     const response = await form({ code: 'zzzzzzzzzz', name: 'X Y', phone: '3105550111', consent: 'true' });
     expect(response.status).toBe(404);
     expect(response.headers['content-type']).toMatch(/text\/html/);
+  });
+});
+
+describe('the capture statement', () => {
+  it('records the contact, its origin, the lead and the consent proof in one prepared statement', async () => {
+    const [poster] = await query(sql<{ id: string }>`select id from qr_codes where code = ${code}`);
+    const phone = '+573135550112';
+    const captured = {
+      campaignId,
+      codeId: poster!.id,
+      person: { name: 'Rosa Díaz', phone, email: null, documentId: null, territoryId: null, neighbourhood: null, interests: ['salud'], whatsappOptIn: true, emailOptIn: false },
+      proof: { textId: consentTextId, source: 'qr', sourceRef: poster!.id, ipHash: null, userAgent: null },
+    };
+    const [first, again, prepared] = await app.runtime.deps.db.session(async (connection) => [
+      await recordCapturedLead(connection, captured),
+      await recordCapturedLead(connection, { ...captured, person: { ...captured.person, interests: ['empleo'] } }),
+      await connection.rows(sql<{ name: string }>`select name from pg_prepared_statements where name = 'qr_capture_lead'`),
+    ] as const);
+    expect(first).toEqual({ id: expect.any(String), created: true });
+    expect(again).toEqual({ id: first.id, created: false });
+    expect(prepared).toEqual([{ name: 'qr_capture_lead' }]);
+    const [stored] = await query(
+      sql<{ submissions: number; interests: string[]; origins: number; consents: number }>`select l.submissions, l.interests,
+        (select count(*)::int from contact_origins o where o.contact_id = l.contact_id and o.ref_id = ${campaignId}) as origins,
+        (select count(*)::int from consents k where k.contact_id = l.contact_id) as consents
+       from qr_leads l where l.id = ${first.id}`,
+    );
+    expect(stored).toEqual({ submissions: 2, interests: ['empleo'], origins: 1, consents: 2 });
   });
 });
