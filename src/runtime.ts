@@ -99,7 +99,7 @@ export class Runtime {
     const jwtSecret = config.jwtSecret ?? embeddedJwtSecret(config.dataDir);
     const caches = new Caches(bus);
     await caches.start();
-    const principals = principalCache(caches, principalLoader(() => orm.em.fork()));
+    const principals = principalCache(caches, principalLoader(db));
     const auth = { tokens: new TokenService(jwtSecret, config.jwtTtlSeconds), principals };
     const jobDefinitions = modules.flatMap((module) => module.jobs ?? []);
     const jobs: Jobs = config.redisUrl

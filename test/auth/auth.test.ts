@@ -2,6 +2,8 @@ import jwt from 'jsonwebtoken';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/kernel/auth/tokens';
+import { sql } from '../../src/kernel/sql';
+import { principalLoader } from '../../src/modules/auth';
 
 let app: TestApp;
 let admin: TestUser;
@@ -13,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 async function userCount(): Promise<number> {
-  const rows = await app.runtime.deps.orm.em.fork().execute('select count(*)::int as n from users');
+  const rows = await app.runtime.deps.db.rows(sql<{ n: number }>`select count(*)::int as n from users`);
   return rows[0]!.n;
 }
 
@@ -186,5 +188,22 @@ describe('user management', () => {
     expectProblem(await app.http.patch('/api/users/01960000-0000-7000-8000-000000000000').set(admin.auth).send({ role: 'viewer' }), 404, 'not_found');
     expectProblem(await app.http.patch(`/api/users/${admin.id}`).set(admin.auth).send({ role: 'overlord' }), 400, 'validation_failed');
     expectProblem(await app.http.patch(`/api/users/${admin.id}`).set(admin.auth).send({}), 400, 'validation_failed');
+  });
+});
+
+describe('the principal loader', () => {
+  it('reads the same principal from deps.db (one prepared statement) and from an EntityManager', async () => {
+    const { db, orm } = app.runtime.deps;
+    const viewer = await createUser(app, admin, 'viewer');
+    const expected = { id: viewer.id, role: 'viewer', active: true, tokenVersion: 0 };
+    const fromDb = await db.session(async (connection) => {
+      const principal = await principalLoader(connection)(viewer.id);
+      const prepared = await connection.rows(sql<{ name: string }>`select name from pg_prepared_statements where name = 'auth_principal'`);
+      expect(prepared).toHaveLength(1);
+      return principal;
+    });
+    expect(fromDb).toEqual(expected);
+    expect(await principalLoader(() => orm.em.fork())(viewer.id)).toEqual(expected);
+    expect(await principalLoader(db)('01960000-0000-7000-8000-000000000000')).toBeUndefined();
   });
 });

@@ -1,3 +1,5 @@
+import { sql, type Sql } from '../../src/kernel/sql';
+import { recordCapturedLead } from '../../src/modules/qr/qr.repository';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { campaignBody, createCampaign, generateCodes, lead } from '../helpers/qr';
 import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
@@ -21,8 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-async function query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-  return app.runtime.deps.orm.em.fork().execute(sql, params);
+function query<T = Record<string, unknown>>(statement: Sql<T>): Promise<T[]> {
+  return app.runtime.deps.db.rows(statement);
 }
 
 const capture = (body: unknown) => app.http.post('/api/qr-leads/capture').send(body as object);
@@ -33,10 +35,9 @@ describe('capture (JSON)', () => {
     expect(response.status).toBe(201);
     expect(response.body).toEqual({ id: expect.any(String), campaignId, status: 'captured' });
     const [row] = await query(
-      `select l.id, l.interests, l.whatsapp_opt_in, c.name, c.phone, c.email, c.whatsapp_opt_in as contact_wa,
+      sql`select l.id, l.interests, l.whatsapp_opt_in, c.name, c.phone, c.email, c.whatsapp_opt_in as contact_wa,
               k.text_id, k.source, k.ip_hash, k.given_at, k.whatsapp_opt_in as consent_wa
-       from qr_leads l join contacts c on c.id = l.contact_id join consents k on k.contact_id = c.id where l.id = ?`,
-      [response.body.id],
+       from qr_leads l join contacts c on c.id = l.contact_id join consents k on k.contact_id = c.id where l.id = ${response.body.id}`,
     );
     expect(row).toMatchObject({ name: 'Ana María Rojas', phone: '+573005550101', email: 'luz@example.org', interests: ['salud'], whatsapp_opt_in: true, contact_wa: true, text_id: consentTextId, source: 'qr', consent_wa: true });
     expect(row!.ip_hash).toMatch(/^[0-9a-f]{32}$/);
@@ -47,12 +48,11 @@ describe('capture (JSON)', () => {
     const first = await capture(lead(code, { phone: '3015550102', interests: ['salud'] })).expect(201);
     const second = await capture(lead(code, { phone: '+573015550102', name: 'Ana M. Rojas', interests: ['empleo'] })).expect(200);
     expect(second.body.id).toBe(first.body.id);
-    const rows = await query<{ submissions: number; interests: string[]; name: string }>(
-      'select l.submissions, l.interests, c.name from qr_leads l join contacts c on c.id = l.contact_id where l.id = ?',
-      [first.body.id],
+    const rows = await query(
+      sql<{ submissions: number; interests: string[]; name: string }>`select l.submissions, l.interests, c.name from qr_leads l join contacts c on c.id = l.contact_id where l.id = ${first.body.id}`,
     );
     expect(rows).toEqual([{ submissions: 2, interests: ['empleo'], name: 'Ana M. Rojas' }]);
-    const consents = await query('select 1 from consents k join contacts c on c.id = k.contact_id where c.phone = ?', ['+573015550102']);
+    const consents = await query(sql`select 1 from consents k join contacts c on c.id = k.contact_id where c.phone = ${'+573015550102'}`);
     expect(consents).toHaveLength(2);
   });
 
@@ -60,7 +60,7 @@ describe('capture (JSON)', () => {
     const responses = await Promise.all(Array.from({ length: 5 }, () => capture(lead(code, { phone: '3025550103', email: undefined }))));
     expect(responses.map((response) => response.status).sort()).toEqual([200, 200, 200, 200, 201]);
     expect(new Set(responses.map((response) => response.body.id)).size).toBe(1);
-    const [count] = await query<{ n: number }>("select count(*)::int as n from contacts where phone = '+573025550103'");
+    const [count] = await query(sql<{ n: number }>`select count(*)::int as n from contacts where phone = '+573025550103'`);
     expect(count!.n).toBe(1);
   });
 
@@ -101,12 +101,12 @@ describe('capture (JSON)', () => {
   });
 
   it('answers a filled honeypot like a success but stores nothing', async () => {
-    const before = await query<{ n: number }>('select count(*)::int as n from qr_leads');
+    const before = await query(sql<{ n: number }>`select count(*)::int as n from qr_leads`);
     const response = await capture(lead(code, { phone: '3045550105', website: 'http://spam.example' })).expect(201);
     expect(response.body.status).toBe('captured');
-    const after = await query<{ n: number }>('select count(*)::int as n from qr_leads');
+    const after = await query(sql<{ n: number }>`select count(*)::int as n from qr_leads`);
     expect(after[0]!.n).toBe(before[0]!.n);
-    const [campaign] = await query<{ spam_blocked: number }>('select spam_blocked from qr_campaigns where id = ?', [campaignId]);
+    const [campaign] = await query(sql<{ spam_blocked: number }>`select spam_blocked from qr_campaigns where id = ${campaignId}`);
     expect(campaign!.spam_blocked).toBe(1);
   });
 
@@ -121,7 +121,7 @@ describe('capture (JSON)', () => {
 
 describe('capture: bad input gets a 4xx and stores nothing', () => {
   async function leadCount(): Promise<number> {
-    return (await query<{ n: number }>('select count(*)::int as n from qr_leads'))[0]!.n;
+    return (await query(sql<{ n: number }>`select count(*)::int as n from qr_leads`))[0]!.n;
   }
 
   it.each([
@@ -161,7 +161,7 @@ describe('capture: bad input gets a 4xx and stores nothing', () => {
   it('stores HTML in fields as plain text', async () => {
     const name = '<script>alert("x")</script> Pérez';
     const response = await capture(lead(code, { phone: '3125550108', name })).expect(201);
-    const [row] = await query<{ name: string }>('select c.name from qr_leads l join contacts c on c.id = l.contact_id where l.id = ?', [response.body.id]);
+    const [row] = await query(sql<{ name: string }>`select c.name from qr_leads l join contacts c on c.id = l.contact_id where l.id = ${response.body.id}`);
     expect(row!.name).toBe(name);
   });
 });
@@ -177,8 +177,8 @@ describe('capture (form post, no JavaScript)', () => {
     const response = await form({ code, name: 'Pedro Gómez', phone: '3105550109', interests: ['salud', 'empleo'], consent: 'true', whatsappOptIn: 'true' });
     expect(response.status).toBe(303);
     expect(response.headers.location).toBe(`/q/${code}/gracias`);
-    const [row] = await query<{ interests: string[]; whatsapp_opt_in: boolean }>(
-      "select l.interests, l.whatsapp_opt_in from qr_leads l join contacts c on c.id = l.contact_id where c.phone = '+573105550109'",
+    const [row] = await query(
+      sql<{ interests: string[]; whatsapp_opt_in: boolean }>`select l.interests, l.whatsapp_opt_in from qr_leads l join contacts c on c.id = l.contact_id where c.phone = '+573105550109'`,
     );
     expect(row).toEqual({ interests: ['salud', 'empleo'], whatsapp_opt_in: true });
     const thanks = await app.http.get(response.headers.location!).expect(200);
@@ -198,5 +198,33 @@ describe('capture (form post, no JavaScript)', () => {
     const response = await form({ code: 'zzzzzzzzzz', name: 'X Y', phone: '3105550111', consent: 'true' });
     expect(response.status).toBe(404);
     expect(response.headers['content-type']).toMatch(/text\/html/);
+  });
+});
+
+describe('the capture statement', () => {
+  it('records the contact, its origin, the lead and the consent proof in one prepared statement', async () => {
+    const [poster] = await query(sql<{ id: string }>`select id from qr_codes where code = ${code}`);
+    const phone = '+573135550112';
+    const captured = {
+      campaignId,
+      codeId: poster!.id,
+      person: { name: 'Rosa Díaz', phone, email: null, documentId: null, territoryId: null, neighbourhood: null, interests: ['salud'], whatsappOptIn: true, emailOptIn: false },
+      proof: { textId: consentTextId, source: 'qr', sourceRef: poster!.id, ipHash: null, userAgent: null },
+    };
+    const [first, again, prepared] = await app.runtime.deps.db.session(async (connection) => [
+      await recordCapturedLead(connection, captured),
+      await recordCapturedLead(connection, { ...captured, person: { ...captured.person, interests: ['empleo'] } }),
+      await connection.rows(sql<{ name: string }>`select name from pg_prepared_statements where name = 'qr_capture_lead'`),
+    ] as const);
+    expect(first).toEqual({ id: expect.any(String), created: true });
+    expect(again).toEqual({ id: first.id, created: false });
+    expect(prepared).toEqual([{ name: 'qr_capture_lead' }]);
+    const [stored] = await query(
+      sql<{ submissions: number; interests: string[]; origins: number; consents: number }>`select l.submissions, l.interests,
+        (select count(*)::int from contact_origins o where o.contact_id = l.contact_id and o.ref_id = ${campaignId}) as origins,
+        (select count(*)::int from consents k where k.contact_id = l.contact_id) as consents
+       from qr_leads l where l.id = ${first.id}`,
+    );
+    expect(stored).toEqual({ submissions: 2, interests: ['empleo'], origins: 1, consents: 2 });
   });
 });

@@ -11,6 +11,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { startTestApp, type TestApp } from '../helpers/app';
 import { campaignBody, CONSENT_TEXT, createCampaign, generateCodes } from '../helpers/qr';
 import { createUser, registerAdmin } from '../helpers/users';
+import { sql, type Sql } from '../../src/kernel/sql';
 
 /** tsconfig has no DOM lib (a server project): the in-page callbacks below declare the little they touch. */
 interface FormControl { type: string; name: string; id: string; labels: ArrayLike<unknown> | null }
@@ -57,29 +58,28 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-  return app.runtime.deps.orm.em.fork().execute(sql, params);
+function query<T = Record<string, unknown>>(statement: Sql<T>): Promise<T[]> {
+  return app.runtime.deps.db.rows(statement);
 }
 
 async function leadCount(): Promise<number> {
-  const [row] = await query<{ n: number }>('select count(*)::int as n from qr_leads where campaign_id = ?', [campaignId]);
+  const [row] = await query(sql<{ n: number }>`select count(*)::int as n from qr_leads where campaign_id = ${campaignId}`);
   return row!.n;
 }
 
 /** The lead with its contact and consent record, found by the normalised phone. */
 async function storedLead(phone: string) {
   return query(
-    `select l.interests, l.whatsapp_opt_in, l.email_opt_in, c.name, c.phone, c.email,
+    sql`select l.interests, l.whatsapp_opt_in, l.email_opt_in, c.name, c.phone, c.email,
             k.text_id, k.source, k.whatsapp_opt_in as consent_wa, k.ip_hash, k.given_at
        from qr_leads l join contacts c on c.id = l.contact_id join consents k on k.contact_id = c.id
-      where l.campaign_id = ? and c.phone = ?`,
-    [campaignId, phone],
+      where l.campaign_id = ${campaignId} and c.phone = ${phone}`,
   );
 }
 
-/** A timestamptz column (raw rows give it as text) set within the last minute. */
+/** A timestamptz column (a Date) set within the last minute. */
 function expectRecent(value: unknown): void {
-  const age = Date.now() - new Date(String(value)).getTime();
+  const age = Date.now() - (value instanceof Date ? value : new Date(String(value))).getTime();
   expect(age).toBeGreaterThanOrEqual(-5_000);
   expect(age).toBeLessThan(60_000);
 }

@@ -1,3 +1,5 @@
+import { sql } from '../../src/kernel/sql';
+import { assertTerritoriesExist, territoryAndDescendants, territoryDirectory } from '../../src/modules/territories';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 
@@ -23,7 +25,7 @@ const square = (lng: number, lat: number, size: number) => [
 ];
 
 async function territoryCount(): Promise<number> {
-  const rows = await app.runtime.deps.orm.em.fork().execute('select count(*)::int as n from territories');
+  const rows = await app.runtime.deps.db.rows(sql<{ n: number }>`select count(*)::int as n from territories`);
   return rows[0]!.n;
 }
 
@@ -147,5 +149,41 @@ describe('GET /api/territories', () => {
     expectProblem(await app.http.get('/api/territories/123').set(volunteer.auth), 400);
     expectProblem(await app.http.get('/api/territories/01960000-0000-7000-8000-000000000000').set(volunteer.auth), 404);
     expectProblem(await app.http.get('/api/territories'), 401);
+  });
+});
+
+describe('for other modules', () => {
+  let city: string;
+  let commune: string;
+  let barrio: string;
+  beforeAll(async () => {
+    city = (await create({ name: 'Cali', type: 'municipality', code: '76001' }).expect(201)).body.id;
+    commune = (await create({ name: 'Comuna 2', type: 'commune', parentId: city }).expect(201)).body.id;
+    barrio = (await create({ name: 'Granada', type: 'neighbourhood', parentId: commune }).expect(201)).body.id;
+  });
+
+  it('assertTerritoriesExist names the first unknown id, given deps.db or an EntityManager', async () => {
+    const unknown = '01960000-0000-7000-8000-000000000000';
+    const path = (index: number) => `body.items.${index}.territoryId`;
+    for (const source of [app.runtime.deps.db, app.runtime.deps.orm.em.fork()]) {
+      await expect(assertTerritoriesExist(source, [city, null, barrio], path)).resolves.toBeUndefined();
+      await expect(assertTerritoriesExist(source, [city, undefined, unknown], path)).rejects.toMatchObject({
+        status: 400,
+        errors: [{ path: 'body.items.2.territoryId', message: expect.any(String) }],
+      });
+    }
+  });
+
+  it('publishes a territory with everything inside it, and names without geometry, as fragments', async () => {
+    const rows = await app.runtime.deps.db.rows(
+      sql<{ name: string; type: string; parent_id: string | null }>`select t.name, t.type, t.parent_id from ${territoryDirectory()} t
+        where t.id in (${territoryAndDescendants([commune])}) order by t.name`,
+    );
+    expect(rows).toEqual([
+      { name: 'Comuna 2', type: 'commune', parent_id: city },
+      { name: 'Granada', type: 'neighbourhood', parent_id: commune },
+    ]);
+    const [columns] = await app.runtime.deps.db.rows(sql<Record<string, unknown>>`select * from ${territoryDirectory()} t limit 1`);
+    expect(columns).not.toHaveProperty('geometry');
   });
 });

@@ -3,6 +3,7 @@ import { ApiRouter } from './router';
 import { buildOpenApiDocument, docsInitScript, docsPage, readDocsAsset } from '../openapi';
 import type { AppDeps } from '../context';
 import { NotFoundError } from '../errors';
+import { sql } from '../sql';
 
 const statusView = z.object({ status: z.literal('ok'), service: z.literal('comando'), version: z.literal('1.0') });
 const readinessView = z.object({
@@ -33,8 +34,8 @@ async function check(run: () => Promise<unknown>): Promise<'ok' | 'failed'> {
   }
 }
 
-export async function readiness(deps: AppDeps) {
-  const database = await check(() => deps.orm.em.fork().execute('select 1'));
+export async function readiness(deps: Pick<AppDeps, 'db' | 'redis'>) {
+  const database = await check(() => deps.db.first(sql`select 1`));
   const redis: 'ok' | 'failed' | 'not_configured' = deps.redis ? await check(() => deps.redis!.ping()) : 'not_configured';
   const ready = database === 'ok' && redis !== 'failed';
   return { status: ready ? ('ready' as const) : ('not_ready' as const), checks: { database, redis } };

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { User } from './auth.entities';
+import type { UserRecord } from './auth.repository';
 import type { meView, userView } from './auth.schemas';
 
-export function presentUser(user: User): z.input<typeof userView> {
+export function presentUser(user: UserRecord): z.input<typeof userView> {
   return {
     id: user.id,
     email: user.email,
@@ -14,6 +14,6 @@ export function presentUser(user: User): z.input<typeof userView> {
   };
 }
 
-export function presentMe(user: User): z.input<typeof meView> {
+export function presentMe(user: UserRecord): z.input<typeof meView> {
   return { id: user.id, email: user.email, name: user.name, role: user.role, createdAt: user.createdAt.toISOString() };
 }

@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../../kernel/auth/principals';
 import type { ModuleManifest } from '../../kernel/module';
+import type { Queries } from '../../kernel/sql';
 import { UserSchema } from './auth.entities';
+import { loadPrincipal } from './auth.repository';
 import { authRouter } from './auth.routes';
 
 export const authModule: ModuleManifest = {
@@ -10,12 +12,13 @@ export const authModule: ModuleManifest = {
   routers: [authRouter],
 };
 
-/** How the kernel's authenticator learns a user's current role, status and token version. */
-export function principalLoader(em: () => EntityManager) {
-  return async (id: string): Promise<Principal | undefined> => {
-    const user = await em().findOne(UserSchema, { id }, { fields: ['id', 'role', 'active', 'tokenVersion'] });
-    return user ? { id: user.id, role: user.role, active: user.active, tokenVersion: user.tokenVersion } : undefined;
-  };
+/**
+ * How the kernel's authenticator learns a user's current role, status and token version: from
+ * `deps.db` (a prepared statement), or from a fresh EntityManager each time.
+ */
+export function principalLoader(source: Queries | (() => EntityManager)) {
+  return (id: string): Promise<Principal | undefined> => loadPrincipal(typeof source === 'function' ? source() : source, id);
 }
 
 export { UserSchema, type User } from './auth.entities';
+export { authPolicy } from './auth.policy';

@@ -2,6 +2,7 @@ import type { ModuleManifest } from '../../kernel/module';
 import { QrCampaignSchema, QrCodeSchema, QrLeadSchema, QrScanSchema } from './qr.entities';
 import { DASHBOARD_ROOM } from './qr.events';
 import { landingRouter } from './landing.routes';
+import { qrPolicy } from './qr.policy';
 import { qrRouter } from './qr.routes';
 import { qrPersonalData } from './qr.personal-data';
 
@@ -11,5 +12,5 @@ export const qrModule: ModuleManifest = {
   entities: [QrCampaignSchema, QrCodeSchema, QrScanSchema, QrLeadSchema],
   routers: [qrRouter, landingRouter],
   personalData: qrPersonalData,
-  rooms: () => [{ pattern: new RegExp(`^${DASHBOARD_ROOM}$`), roles: ['manager', 'viewer'], description: 'War-room dashboard: live leads and totals' }],
+  rooms: () => [{ pattern: new RegExp(`^${DASHBOARD_ROOM}$`), roles: qrPolicy.roles('followDashboard'), description: 'War-room dashboard: live leads and totals' }],
 };

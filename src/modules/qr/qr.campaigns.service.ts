@@ -3,14 +3,30 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
-import { findPage, type PageRequest } from '../../kernel/pagination';
+import type { PageRequest } from '../../kernel/pagination';
+import type { Queries } from '../../kernel/sql';
 import { ensureConsentText } from '../audience';
 import { assertTerritoriesExist } from '../territories';
 import { campaignContexts } from './qr.context';
 import { landingUrl, newPosterCode, qrPngDataUrl, qrSvg } from './qr.codes';
-import { QrCampaignSchema, QrCodeSchema, type CampaignStatus, type LandingConfig, type QrCampaign } from './qr.entities';
+import type { CampaignStatus, LandingConfig } from './qr.entities';
 import { canMoveTo } from './qr.policy';
 import { presentCampaign, presentCode } from './qr.presenter';
+import {
+  campaignCodes,
+  campaignPage,
+  codePage,
+  countCodes,
+  findCampaign,
+  findCode,
+  insertCampaign,
+  insertCodes,
+  updateCampaignRow,
+  updateCodeRow,
+  type CampaignChanges,
+  type CampaignRecord,
+  type CodeRecord,
+} from './qr.repository';
 import type { CreateCampaignInput, GenerateCodesInput, LandingInput, UpdateCampaignInput, UpdateCodeInput } from './qr.schemas';
 
 function toLanding(input: LandingInput, campaignName: string): LandingConfig {
@@ -27,56 +43,59 @@ function toLanding(input: LandingInput, campaignName: string): LandingConfig {
 
 const toDate = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : new Date(value));
 
-export async function createCampaign(em: EntityManager, deps: AppDeps, input: CreateCampaignInput) {
-  await assertTerritoriesExist(em, [input.territoryId], () => 'body.territoryId');
+export async function createCampaign(deps: Pick<AppDeps, 'db'>, input: CreateCampaignInput) {
+  await assertTerritoriesExist(deps.db, [input.territoryId], () => 'body.territoryId');
   const landing = toLanding(input.landing, input.name);
   const consentTextId = await ensureConsentText(deps.db, landing.consentText, landing.privacyPolicyUrl);
-  const campaign = em.create(QrCampaignSchema, {
+  const campaign = await insertCampaign(deps.db, {
     id: newId(),
     name: input.name,
     description: input.description ?? null,
     status: input.status,
     startsAt: toDate(input.startsAt) ?? null,
     endsAt: toDate(input.endsAt) ?? null,
-    territory: input.territoryId ?? null,
+    territoryId: input.territoryId ?? null,
     landing,
     consentTextId,
-    spamBlocked: 0,
   });
-  await em.flush();
   return presentCampaign(campaign);
 }
 
-export async function getCampaign(em: EntityManager, id: string): Promise<QrCampaign> {
-  const campaign = await em.findOne(QrCampaignSchema, { id });
+export async function getCampaign(q: Queries, id: string): Promise<CampaignRecord> {
+  const campaign = await findCampaign(q, id);
   if (!campaign) throw new NotFoundError('No QR campaign has this id.');
   return campaign;
 }
 
-export function listCampaigns(em: EntityManager, query: PageRequest & { status?: CampaignStatus }) {
-  return findPage(em, QrCampaignSchema, query.status ? { status: query.status } : {}, query, { id: 'desc' }, presentCampaign);
+export async function listCampaigns(em: EntityManager, query: PageRequest & { status?: CampaignStatus | undefined }) {
+  const page = await campaignPage(em, query.status, query);
+  return { data: page.data.map(presentCampaign), nextCursor: page.nextCursor };
 }
 
-export async function updateCampaign(em: EntityManager, deps: AppDeps, id: string, input: UpdateCampaignInput) {
-  const campaign = await getCampaign(em, id);
-  if (input.status && !canMoveTo(campaign.status, input.status)) {
-    throw new ConflictError(`A campaign that is ${campaign.status} cannot become ${input.status}.`, 'invalid_status_change');
-  }
-  if (input.name !== undefined) campaign.name = input.name;
-  if (input.description !== undefined) campaign.description = input.description;
-  if (input.status !== undefined) campaign.status = input.status;
-  const startsAt = toDate(input.startsAt);
-  const endsAt = toDate(input.endsAt);
-  if (startsAt !== undefined) campaign.startsAt = startsAt;
-  if (endsAt !== undefined) campaign.endsAt = endsAt;
-  if (campaign.startsAt && campaign.endsAt && campaign.startsAt >= campaign.endsAt) {
-    throw invalidField('body.endsAt', 'endsAt must be after startsAt');
-  }
-  if (input.landing) {
-    campaign.landing = toLanding(input.landing, campaign.name);
-    campaign.consentTextId = await ensureConsentText(deps.db, campaign.landing.consentText, campaign.landing.privacyPolicyUrl);
-  }
-  await em.flush();
+/** One change at a time per campaign (its row is locked), so a status move is checked against the status it replaces. */
+export async function updateCampaign(deps: Pick<AppDeps, 'db' | 'caches'>, id: string, input: UpdateCampaignInput) {
+  const campaign = await deps.db.transaction(async (tx) => {
+    const current = await findCampaign(tx, id, { lock: true });
+    if (!current) throw new NotFoundError('No QR campaign has this id.');
+    if (input.status && !canMoveTo(current.status, input.status)) {
+      throw new ConflictError(`A campaign that is ${current.status} cannot become ${input.status}.`, 'invalid_status_change');
+    }
+    const changes: CampaignChanges = {
+      name: input.name,
+      description: input.description,
+      status: input.status,
+      startsAt: toDate(input.startsAt),
+      endsAt: toDate(input.endsAt),
+    };
+    const startsAt = changes.startsAt !== undefined ? changes.startsAt : current.startsAt;
+    const endsAt = changes.endsAt !== undefined ? changes.endsAt : current.endsAt;
+    if (startsAt && endsAt && startsAt >= endsAt) throw invalidField('body.endsAt', 'endsAt must be after startsAt');
+    if (input.landing) {
+      changes.landing = toLanding(input.landing, input.name ?? current.name);
+      changes.consentTextId = await ensureConsentText(tx, changes.landing.consentText, changes.landing.privacyPolicyUrl);
+    }
+    return updateCampaignRow(tx, id, changes);
+  });
   await campaignContexts(deps).invalidate(campaign.id);
   return presentCampaign(campaign);
 }
@@ -86,24 +105,24 @@ export async function updateCampaign(em: EntityManager, deps: AppDeps, id: strin
  * codes; the rest are numbered after the campaign's existing codes. Images are rendered from
  * the same URL the code row encodes.
  */
-export async function generateCodes(em: EntityManager, deps: AppDeps, campaignId: string, input: GenerateCodesInput) {
-  const campaign = await getCampaign(em, campaignId);
+export async function generateCodes(deps: Pick<AppDeps, 'db' | 'config' | 'logger'>, campaignId: string, input: GenerateCodesInput) {
+  const campaign = await getCampaign(deps.db, campaignId);
   if (campaign.status === 'ended') throw new ConflictError('The campaign has ended; it takes no new codes.', 'campaign_ended');
   const placements = input.placements ?? [];
-  await assertTerritoriesExist(em, placements.map((placement) => placement.territoryId), (index) => `body.placements.${index}.territoryId`);
-  const existing = await em.count(QrCodeSchema, { campaign: campaignId });
+  await assertTerritoriesExist(deps.db, placements.map((placement) => placement.territoryId), (index) => `body.placements.${index}.territoryId`);
+  const existing = await countCodes(deps.db, campaignId);
   const now = new Date();
-  const rows = Array.from({ length: input.count }, (_, index) => {
+  const rows: CodeRecord[] = Array.from({ length: input.count }, (_, index) => {
     const placement = placements[index];
     return {
       id: newId(),
-      campaign: campaignId,
+      campaignId,
       code: newPosterCode(),
       label: placement?.label ?? `${input.labelPrefix} ${existing + index + 1}`,
       address: placement?.address ?? null,
       lat: placement?.lat ?? null,
       lng: placement?.lng ?? null,
-      territory: placement?.territoryId ?? null,
+      territoryId: placement?.territoryId ?? null,
       placedAt: placement?.placedAt ? new Date(placement.placedAt) : null,
       authorisedSite: placement?.authorisedSite ?? false,
       removalDeadline: placement?.removalDeadline ? new Date(placement.removalDeadline) : null,
@@ -113,7 +132,7 @@ export async function generateCodes(em: EntityManager, deps: AppDeps, campaignId
   });
   for (let attempt = 1; ; attempt++) {
     try {
-      await em.insertMany(QrCodeSchema, rows);
+      await insertCodes(deps.db, rows);
       break;
     } catch (error) {
       // A collision among 8·10^14 codes is all but impossible; if one happens, draw again.
@@ -133,33 +152,33 @@ export async function generateCodes(em: EntityManager, deps: AppDeps, campaignId
   return { codes };
 }
 
-export async function listCodes(em: EntityManager, deps: AppDeps, campaignId: string, query: PageRequest & { overdue?: boolean }) {
-  await getCampaign(em, campaignId);
-  const where: Record<string, unknown> = { campaign: campaignId };
-  // Overdue: past its removal deadline and not yet reported as taken down.
-  if (query.overdue === true) Object.assign(where, { removalDeadline: { $lt: new Date() }, removedAt: null });
-  return findPage(em, QrCodeSchema, where, query, { createdAt: 'asc', id: 'asc' }, (code) => presentCode(code, deps.config.publicBaseUrl));
+export async function listCodes(em: EntityManager, deps: Pick<AppDeps, 'db' | 'config'>, campaignId: string, query: PageRequest & { overdue?: boolean | undefined }) {
+  await getCampaign(deps.db, campaignId);
+  const page = await codePage(em, campaignId, query, query);
+  return { data: page.data.map((code) => presentCode(code, deps.config.publicBaseUrl)), nextCursor: page.nextCursor };
 }
 
-export async function updateCode(em: EntityManager, deps: AppDeps, id: string, input: UpdateCodeInput) {
-  const code = await em.findOne(QrCodeSchema, { id });
-  if (!code) throw new NotFoundError('No poster code has this id.');
-  if (input.territoryId) await assertTerritoriesExist(em, [input.territoryId], () => 'body.territoryId');
-  const { territoryId, placedAt, removalDeadline, removedAt, ...plain } = input;
-  em.assign(code, {
-    ...plain,
-    ...(territoryId !== undefined ? { territory: territoryId } : {}),
-    ...(placedAt !== undefined ? { placedAt: toDate(placedAt) } : {}),
-    ...(removalDeadline !== undefined ? { removalDeadline: toDate(removalDeadline) } : {}),
-    ...(removedAt !== undefined ? { removedAt: toDate(removedAt) } : {}),
+export async function updateCode(deps: Pick<AppDeps, 'db' | 'config'>, id: string, input: UpdateCodeInput) {
+  if (!(await findCode(deps.db, id))) throw new NotFoundError('No poster code has this id.');
+  if (input.territoryId) await assertTerritoriesExist(deps.db, [input.territoryId], () => 'body.territoryId');
+  const code = await updateCodeRow(deps.db, id, {
+    label: input.label,
+    address: input.address,
+    lat: input.lat,
+    lng: input.lng,
+    territoryId: input.territoryId,
+    placedAt: toDate(input.placedAt),
+    authorisedSite: input.authorisedSite,
+    removalDeadline: toDate(input.removalDeadline),
+    removedAt: toDate(input.removedAt),
   });
-  await em.flush();
+  if (!code) throw new NotFoundError('No poster code has this id.');
   return presentCode(code, deps.config.publicBaseUrl);
 }
 
 /** Every code of a campaign, in print order, for the printable sheet. */
-export async function codesForSheet(em: EntityManager, campaignId: string) {
-  const campaign = await getCampaign(em, campaignId);
-  const codes = await em.find(QrCodeSchema, { campaign: campaignId }, { orderBy: { createdAt: 'asc', id: 'asc' }, limit: 5000 });
+export async function codesForSheet(q: Queries, campaignId: string) {
+  const campaign = await getCampaign(q, campaignId);
+  const codes = await campaignCodes(q, campaignId, 5000);
   return { campaign, codes };
 }

@@ -5,12 +5,12 @@ import { AppError, ConflictError, NotFoundError, ValidationError, type FieldErro
 import { newId } from '../../kernel/ids';
 import { zodIssuesToFieldErrors } from '../../kernel/http/router';
 import { hashIp } from '../../kernel/privacy';
-import { arrivingContact, normalisePhone, type CapturedPerson } from '../audience';
-import { sql } from '../../kernel/sql';
+import { normalisePhone, type CapturedPerson } from '../audience';
 import { campaignContexts, codeContexts, type CampaignContext, type CodeContext } from './qr.context';
 import { CODE_PATTERN } from './qr.codes';
 import { isOpen } from './qr.policy';
 import { DASHBOARD_ROOM } from './qr.events';
+import { countSpam, recordCapturedLead } from './qr.repository';
 
 const optionalText = (max: number) =>
   z
@@ -132,7 +132,7 @@ function personFrom(input: CaptureInput, campaign: CampaignContext): CapturedPer
   };
 }
 
-export async function resolveOpenCode(deps: AppDeps, code: string): Promise<{ code: CodeContext; campaign: CampaignContext }> {
+export async function resolveOpenCode(deps: Pick<AppDeps, 'db' | 'caches'>, code: string): Promise<{ code: CodeContext; campaign: CampaignContext }> {
   const context = await codeContexts(deps).get(code);
   const campaign = context && (await campaignContexts(deps).get(context.campaignId));
   if (!context || !campaign) throw new NotFoundError('Este código no corresponde a ningún afiche.');
@@ -142,7 +142,7 @@ export async function resolveOpenCode(deps: AppDeps, code: string): Promise<{ co
 
 const TOO_MANY = 'Recibimos demasiados envíos seguidos. Espera unos minutos y vuelve a intentarlo.';
 
-function captureLimits(deps: AppDeps) {
+function captureLimits(deps: Pick<AppDeps, 'config' | 'rateLimits'>) {
   const { perIp, perPerson, windowSeconds } = deps.config.captureLimits;
   return {
     byIp: deps.rateLimits.named('capture-ip', { points: perIp, windowSeconds }),
@@ -150,7 +150,10 @@ function captureLimits(deps: AppDeps) {
   };
 }
 
-export async function captureLead(deps: AppDeps, input: CaptureInput, meta: CaptureMeta): Promise<CaptureResult> {
+/** What a capture uses: the database, caches, limits, the IP-hash key and the dashboard. */
+export type CaptureDeps = Pick<AppDeps, 'db' | 'caches' | 'config' | 'rateLimits' | 'secrets' | 'realtime'>;
+
+export async function captureLead(deps: CaptureDeps, input: CaptureInput, meta: CaptureMeta): Promise<CaptureResult> {
   const limits = captureLimits(deps);
   // Counted now, awaited with the per-person limit below: one Redis round trip for both.
   const ipLimit = limits.byIp.consume(meta.ip, TOO_MANY);
@@ -170,50 +173,23 @@ export async function captureLead(deps: AppDeps, input: CaptureInput, meta: Capt
     ipHash: hashIp(deps.secrets.ipHashKey, meta.ip),
     userAgent: meta.userAgent?.slice(0, 300) ?? null,
   };
-  // The whole capture is one statement: the contact, where they came from, the lead and the
-  // consent proof, atomic and in one round trip. The unique keys (contact identity; campaign +
-  // contact) make a resubmission, or two racing ones, update one lead instead of creating two.
-  const statement = arrivingContact(
-    { person, origin: { kind: 'qr_campaign', refId: campaign.id }, proof },
-    {
-      ctes: sql`lead as (
-        insert into qr_leads as l (id, campaign_id, code_id, contact_id, territory_id, neighbourhood, interests,
-          whatsapp_opt_in, email_opt_in, submissions, created_at, updated_at)
-        select ${newId()}, ${campaign.id}, ${code.codeId}, contact.id, ${person.territoryId}, ${person.neighbourhood}, ${person.interests}::text[],
-          ${person.whatsappOptIn}, ${person.emailOptIn}, 1, now(), now() from contact
-        on conflict (campaign_id, contact_id) do update set
-          territory_id = coalesce(excluded.territory_id, l.territory_id),
-          neighbourhood = coalesce(excluded.neighbourhood, l.neighbourhood),
-          interests = excluded.interests,
-          whatsapp_opt_in = l.whatsapp_opt_in or excluded.whatsapp_opt_in,
-          email_opt_in = l.email_opt_in or excluded.email_opt_in,
-          submissions = l.submissions + 1,
-          updated_at = excluded.updated_at
-        returning id, (xmax = 0) as created
-      )`,
-      select: sql<{ id: string; created: boolean }>`select id, created from lead`,
-    },
-  ).prepared('qr_capture_lead');
-  let rows: { id: string; created: boolean }[];
+  let lead: { id: string; created: boolean };
   try {
-    rows = await deps.db.rows(statement);
+    lead = await recordCapturedLead(deps.db, { campaignId: campaign.id, codeId: code.codeId, person, proof });
   } catch (error) {
     if (error instanceof ForeignKeyConstraintViolationException) {
       throw new ValidationError([{ path: 'body.territoryId', message: 'Elige un barrio de la lista.' }], 'Algunos datos no son válidos.');
     }
     throw error;
   }
-  const lead = rows[0]!;
   deps.realtime.batched(DASHBOARD_ROOM, 'qr:lead')({ id: lead.id, campaignId: campaign.id, codeId: code.codeId, created: lead.created });
   return { id: lead.id, campaignId: campaign.id, created: lead.created };
 }
 
 /** A honeypot hit looks accepted to the bot, stores nothing personal, and is counted. */
-async function recordSpam(deps: AppDeps, code: string): Promise<CaptureResult> {
+async function recordSpam(deps: Pick<AppDeps, 'db' | 'caches'>, code: string): Promise<CaptureResult> {
   const context = CODE_PATTERN.test(code) ? await codeContexts(deps).get(code) : null;
-  if (context) {
-    await deps.orm.em.fork().execute('update qr_campaigns set spam_blocked = spam_blocked + 1 where id = ?', [context.campaignId]);
-  }
+  if (context) await countSpam(deps.db, context.campaignId);
   return { id: newId(), campaignId: context?.campaignId ?? newId(), created: true };
 }
 

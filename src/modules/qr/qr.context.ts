@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../kernel/context';
 import type { SharedCache } from '../../kernel/cache';
-import { TERRITORY_AND_DESCENDANTS } from '../territories';
-import { QrCampaignSchema, QrCodeSchema, type CampaignStatus, type LandingConfig } from './qr.entities';
+import type { CampaignStatus, LandingConfig } from './qr.entities';
+import { findCampaign, findCodeByPrintedCode, neighbourhoodsInside } from './qr.repository';
 
 /** What the hot public paths (scan, capture) need to know about a poster code. */
 export interface CodeContext {
@@ -22,39 +22,31 @@ export interface CampaignContext {
 }
 
 /** Codes never move between campaigns, so they are cached long; campaigns are invalidated on change. */
-export function codeContexts(deps: AppDeps): SharedCache<CodeContext | null> {
+export function codeContexts(deps: Pick<AppDeps, 'db' | 'caches'>): SharedCache<CodeContext | null> {
   return deps.caches.named<CodeContext | null>(
     'qr-code',
     async (code) => {
-      const row = await deps.orm.em.fork().findOne(QrCodeSchema, { code }, { fields: ['id', 'code', 'campaign'] });
-      return row ? { codeId: row.id, code: row.code, campaignId: row.campaign.id } : null;
+      const row = await findCodeByPrintedCode(deps.db, code);
+      return row ? { codeId: row.id, code: row.code, campaignId: row.campaignId } : null;
     },
     5 * 60_000,
   );
 }
 
-export function campaignContexts(deps: AppDeps): SharedCache<CampaignContext | null> {
+export function campaignContexts(deps: Pick<AppDeps, 'db' | 'caches'>): SharedCache<CampaignContext | null> {
   return deps.caches.named<CampaignContext | null>(
     'qr-campaign',
     async (id) => {
-      const em = deps.orm.em.fork();
-      const campaign = await em.findOne(QrCampaignSchema, { id });
+      const campaign = await findCampaign(deps.db, id);
       if (!campaign) return null;
-      const neighbourhoods = campaign.territory
-        ? await em.execute<{ id: string; name: string }[]>(
-            `select t.id, t.name from territories t
-             where t.type = 'neighbourhood' and t.id in (${TERRITORY_AND_DESCENDANTS}) order by t.name limit 500`,
-            [[campaign.territory.id]],
-          )
-        : [];
       return {
         id: campaign.id,
         status: campaign.status,
-        startsAt: campaign.startsAt ?? null,
-        endsAt: campaign.endsAt ?? null,
+        startsAt: campaign.startsAt,
+        endsAt: campaign.endsAt,
         landing: campaign.landing,
         consentTextId: campaign.consentTextId,
-        neighbourhoods,
+        neighbourhoods: campaign.territoryId ? await neighbourhoodsInside(deps.db, campaign.territoryId, 500) : [],
       };
     },
     30_000,

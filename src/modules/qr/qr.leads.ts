@@ -2,9 +2,8 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { findPage, pageQueryShape } from '../../kernel/pagination';
-import { containsPattern } from '../../kernel/search';
-import { QrLeadSchema, type QrLead } from './qr.entities';
+import { pageQueryShape } from '../../kernel/pagination';
+import { leadBatch, leadPage, type LeadFilter, type LeadRecord } from './qr.repository';
 
 export const listLeadsQuery = z
   .object({
@@ -40,15 +39,14 @@ export const leadView = z
   })
   .meta({ id: 'QrLead' });
 
-export function presentLead(lead: QrLead): z.input<typeof leadView> {
-  const { contact } = lead;
+export function presentLead(lead: LeadRecord): z.input<typeof leadView> {
   return {
     id: lead.id,
-    campaignId: lead.campaign.id,
-    codeId: lead.code.id,
-    contact: { id: contact.id, name: contact.name, phone: contact.phone ?? null, email: contact.email ?? null, documentId: contact.documentId ?? null },
-    territoryId: lead.territory ? lead.territory.id : null,
-    neighbourhood: lead.neighbourhood ?? null,
+    campaignId: lead.campaignId,
+    codeId: lead.codeId,
+    contact: lead.contact,
+    territoryId: lead.territoryId,
+    neighbourhood: lead.neighbourhood,
     interests: lead.interests,
     whatsappOptIn: lead.whatsappOptIn,
     emailOptIn: lead.emailOptIn,
@@ -58,34 +56,23 @@ export function presentLead(lead: QrLead): z.input<typeof leadView> {
   };
 }
 
-function leadFilter(query: ListLeadsInput): Record<string, unknown> {
-  const where: Record<string, unknown> = {};
-  if (query.campaignId) where.campaign = query.campaignId;
-  if (query.codeId) where.code = query.codeId;
-  if (query.territoryId) where.territory = query.territoryId;
-  if (query.interest) where.interests = { $contains: [query.interest] };
-  if (query.optIn === 'whatsapp') where.whatsappOptIn = true;
-  if (query.optIn === 'email') where.emailOptIn = true;
-  if (query.from || query.to) {
-    where.createdAt = { ...(query.from ? { $gte: new Date(query.from) } : {}), ...(query.to ? { $lte: new Date(query.to) } : {}) };
-  }
-  if (query.q) {
-    const pattern = containsPattern(query.q);
-    const digits = query.q.replace(/\D/g, '');
-    where.contact = {
-      $or: [
-        { name: { $ilike: pattern } },
-        { email: { $ilike: pattern } },
-        ...(digits.length >= 3 ? [{ phone: { $like: containsPattern(digits) } }] : []),
-      ],
-    };
-  }
-  return where;
+function leadFilter(query: ListLeadsInput): LeadFilter {
+  return {
+    campaignId: query.campaignId,
+    codeId: query.codeId,
+    territoryId: query.territoryId,
+    interest: query.interest,
+    q: query.q,
+    from: query.from ? new Date(query.from) : undefined,
+    to: query.to ? new Date(query.to) : undefined,
+    optIn: query.optIn,
+  };
 }
 
 /** Newest first: ids are UUID v7, so id order is creation order. */
-export function listLeads(em: EntityManager, query: ListLeadsInput) {
-  return findPage(em, QrLeadSchema, leadFilter(query), query, { id: 'desc' }, presentLead, { populate: ['contact'] });
+export async function listLeads(em: EntityManager, query: ListLeadsInput) {
+  const page = await leadPage(em, leadFilter(query), query);
+  return { data: page.data.map(presentLead), nextCursor: page.nextCursor };
 }
 
 /**
@@ -102,16 +89,12 @@ const CSV_COLUMNS = ['id', 'createdAt', 'campaignId', 'codeId', 'name', 'phone',
 
 /** Streams the filtered leads as CSV, a thousand rows at a time (never the whole list in memory). */
 export function leadsCsv(em: EntityManager, query: ListLeadsInput): Readable {
-  const where = leadFilter(query);
+  const filter = leadFilter(query);
   async function* rows() {
     yield CSV_COLUMNS;
     let before: string | undefined;
     for (;;) {
-      const batch = await em.fork().find(QrLeadSchema, before ? { $and: [where, { id: { $lt: before } }] } : where, {
-        orderBy: { id: 'desc' },
-        limit: 1000,
-        populate: ['contact'],
-      });
+      const batch = await leadBatch(em, filter, before, 1000);
       for (const lead of batch) {
         const view = presentLead(lead);
         yield [

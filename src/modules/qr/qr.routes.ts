@@ -6,6 +6,7 @@ import * as campaigns from './qr.campaigns.service';
 import { landingUrl, qrPng, qrSvg } from './qr.codes';
 import { codeContexts } from './qr.context';
 import { leadView, leadsCsv, listLeads, listLeadsQuery } from './qr.leads';
+import { qrPolicy } from './qr.policy';
 import { presentCampaign } from './qr.presenter';
 import {
   campaignIdParams,
@@ -32,56 +33,56 @@ export const qrRouter = new ApiRouter('poster-qr')
     {
       summary: 'Create a QR poster campaign',
       description: 'Starts as `draft` unless `status: "active"` is sent; a draft takes no submissions.',
-      access: ['manager'],
+      access: qrPolicy.roles('manage'),
       body: createCampaignBody,
       status: 201,
       response: campaignView,
     },
-    async ({ ctx, input, em }) => campaigns.createCampaign(em, ctx.deps, input.body),
+    async ({ ctx, input }) => campaigns.createCampaign(ctx.deps, input.body),
   )
   .get(
     '/api/poster-qr/campaigns',
-    { summary: 'List QR campaigns, newest first', access: ['manager', 'viewer'], query: listCampaignsQuery, response: pageSchema(campaignView) },
+    { summary: 'List QR campaigns, newest first', access: qrPolicy.roles('read'), query: listCampaignsQuery, response: pageSchema(campaignView) },
     async ({ input, em }) => campaigns.listCampaigns(em, input.query),
   )
   .get(
     '/api/poster-qr/campaigns/:id',
-    { summary: 'One QR campaign', access: ['manager', 'viewer'], params: campaignIdParams, response: campaignView, errors: noCampaign },
-    async ({ input, em }) => presentCampaign(await campaigns.getCampaign(em, input.params.id)),
+    { summary: 'One QR campaign', access: qrPolicy.roles('read'), params: campaignIdParams, response: campaignView, errors: noCampaign },
+    async ({ ctx, input }) => presentCampaign(await campaigns.getCampaign(ctx.deps.db, input.params.id)),
   )
   .patch(
     '/api/poster-qr/campaigns/:id',
     {
       summary: 'Change a QR campaign (status, dates, landing page)',
       description: 'Status moves draft → active ⇄ paused → ended; ended is final. A new consent text is kept as a new version.',
-      access: ['manager'],
+      access: qrPolicy.roles('manage'),
       params: campaignIdParams,
       body: updateCampaignBody,
       response: campaignView,
       errors: { ...noCampaign, 409: 'The status change is not allowed' },
     },
-    async ({ ctx, input, em }) => campaigns.updateCampaign(em, ctx.deps, input.params.id, input.body),
+    async ({ ctx, input }) => campaigns.updateCampaign(ctx.deps, input.params.id, input.body),
   )
   .post(
     '/api/poster-qr/campaigns/:id/generate-codes',
     {
       summary: 'Mint poster codes with their QR images',
       description: '`svg` is SVG markup, `png` a data URL; both encode `url` (PUBLIC_BASE_URL/q/<code>) with error correction Q.',
-      access: ['manager'],
+      access: qrPolicy.roles('manage'),
       params: campaignIdParams,
       body: generateCodesBody,
       status: 201,
       response: generateCodesResponse,
       errors: { ...noCampaign, 409: 'The campaign has ended' },
     },
-    async ({ ctx, input, em }) => campaigns.generateCodes(em, ctx.deps, input.params.id, input.body),
+    async ({ ctx, input }) => campaigns.generateCodes(ctx.deps, input.params.id, input.body),
   )
   .get(
     '/api/poster-qr/campaigns/:id/codes',
     {
       summary: "A campaign's poster codes and placements",
       description: '`overdue=true` lists posters past their removal deadline that are not marked removed.',
-      access: ['manager', 'viewer'],
+      access: qrPolicy.roles('read'),
       params: campaignIdParams,
       query: listCodesQuery,
       response: pageSchema(codeView),
@@ -93,13 +94,13 @@ export const qrRouter = new ApiRouter('poster-qr')
     '/api/poster-qr/codes/:id',
     {
       summary: "Update a poster's placement (site, authorisation, removal)",
-      access: ['manager'],
+      access: qrPolicy.roles('manage'),
       params: codeIdParams,
       body: updateCodeBody,
       response: codeView,
       errors: { 404: 'No such code' },
     },
-    async ({ ctx, input, em }) => campaigns.updateCode(em, ctx.deps, input.params.id, input.body),
+    async ({ ctx, input }) => campaigns.updateCode(ctx.deps, input.params.id, input.body),
   )
   .get(
     '/api/poster-qr/codes/:code.:format',
@@ -127,13 +128,13 @@ export const qrRouter = new ApiRouter('poster-qr')
     '/api/poster-qr/campaigns/:id/sheet',
     {
       summary: 'Printable sheet of all poster codes of a campaign (HTML, label under each code)',
-      access: ['manager'],
+      access: qrPolicy.roles('manage'),
       params: campaignIdParams,
       produces: { 'text/html': 'A4 print layout' },
       errors: noCampaign,
     },
-    async ({ ctx, input, em }) => {
-      const { campaign, codes } = await campaigns.codesForSheet(em, input.params.id);
+    async ({ ctx, input }) => {
+      const { campaign, codes } = await campaigns.codesForSheet(ctx.deps.db, input.params.id);
       ctx.type = 'html';
       ctx.body = await renderSheet(campaign, codes, ctx.deps.config.publicBaseUrl);
       return undefined;
@@ -144,7 +145,7 @@ export const qrRouter = new ApiRouter('poster-qr')
     {
       summary: 'Captured leads, newest first',
       description: 'Filters combine. `format=csv` streams the same selection as CSV (UTF-8 with BOM, formula-safe cells).',
-      access: ['manager'],
+      access: qrPolicy.roles('readLeads'),
       query: listLeadsQuery,
       response: pageSchema(leadView),
       produces: { 'text/csv': 'CSV export when format=csv' },
@@ -163,10 +164,10 @@ export const qrRouter = new ApiRouter('poster-qr')
     '/api/qr-leads/campaign/:id/analysis',
     {
       summary: "A QR campaign's scans, leads and conversion, by code, day, hour, interest and territory",
-      access: ['manager', 'viewer'],
+      access: qrPolicy.roles('read'),
       params: campaignIdParams,
       response: analysisView,
       errors: noCampaign,
     },
-    async ({ ctx, input, em }) => analyseCampaign(em, input.params.id, ctx.deps.config.timeZone),
+    async ({ ctx, input }) => analyseCampaign(ctx.deps.db, input.params.id, ctx.deps.config.timeZone),
   );

@@ -1,8 +1,8 @@
 import { isbot } from 'isbot';
 import type { AppDeps } from '../../kernel/context';
-import { newId } from '../../kernel/ids';
 import { hashIp } from '../../kernel/privacy';
 import type { CodeContext } from './qr.context';
+import { insertScan } from './qr.repository';
 
 export interface ScanMeta {
   ip: string;
@@ -15,15 +15,19 @@ export interface ScanMeta {
  * bot flag so link-preview crawlers do not inflate the figures. Only the referrer's origin is
  * kept: a full URL may carry someone's query string.
  */
-export async function recordScan(deps: AppDeps, code: CodeContext, meta: ScanMeta): Promise<void> {
+export async function recordScan(deps: Pick<AppDeps, 'db' | 'secrets'>, code: CodeContext, meta: ScanMeta): Promise<void> {
   let referrer: string | null = null;
   try {
     referrer = meta.referrer ? new URL(meta.referrer).origin.slice(0, 300) : null;
   } catch {
     referrer = null;
   }
-  await deps.orm.em.fork().execute(
-    'insert into qr_scans (id, campaign_id, code_id, scanned_at, is_bot, ip_hash, referrer) values (?, ?, ?, ?, ?, ?, ?)',
-    [newId(), code.campaignId, code.codeId, new Date(), isbot(meta.userAgent ?? ''), hashIp(deps.secrets.ipHashKey, meta.ip), referrer],
-  );
+  await insertScan(deps.db, {
+    campaignId: code.campaignId,
+    codeId: code.codeId,
+    at: new Date(),
+    isBot: isbot(meta.userAgent ?? ''),
+    ipHash: hashIp(deps.secrets.ipHashKey, meta.ip),
+    referrer,
+  });
 }

@@ -1,9 +1,9 @@
 import { escapeHtml } from '../../../landing/templates';
 import { landingUrl, qrSvg } from './qr.codes';
-import type { QrCampaign, QrCode } from './qr.entities';
+import type { CampaignRecord, CodeRecord } from './qr.repository';
 
 /** A printable page of every poster code of a campaign, its label and URL under each. */
-export async function renderSheet(campaign: QrCampaign, codes: QrCode[], publicBaseUrl: string): Promise<string> {
+export async function renderSheet(campaign: Pick<CampaignRecord, 'name'>, codes: Pick<CodeRecord, 'code' | 'label'>[], publicBaseUrl: string): Promise<string> {
   const cells: string[] = [];
   for (const code of codes) {
     const url = landingUrl(publicBaseUrl, code.code);

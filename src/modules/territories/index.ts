@@ -12,5 +12,5 @@ export const territoriesModule: ModuleManifest = {
 };
 
 export { TerritorySchema, type Territory } from './territories.entities';
-export { assertTerritoriesExist, TERRITORY_AND_DESCENDANTS } from './territories.service';
-export { territoryAndDescendants } from './territories.repository';
+export { assertTerritoriesExist } from './territories.service';
+export { territoryAndDescendants, territoryDirectory, TERRITORY_AND_DESCENDANTS } from './territories.repository';

@@ -1,22 +1,22 @@
 import type { z } from 'zod';
-import type { Territory } from './territories.entities';
+import type { TerritoryRecord } from './territories.repository';
 import type { territoryDetailView, territoryView } from './territories.schemas';
 
-export function presentTerritory(territory: Territory): z.input<typeof territoryView> {
-  const hasCentroid = territory.centroidLat !== null && territory.centroidLat !== undefined && territory.centroidLng !== null && territory.centroidLng !== undefined;
+export function presentTerritory(territory: TerritoryRecord): z.input<typeof territoryView> {
+  const { centroidLat: lat, centroidLng: lng } = territory;
   return {
     id: territory.id,
     name: territory.name,
     type: territory.type,
-    code: territory.code ?? null,
-    parentId: territory.parent ? territory.parent.id : null,
-    centroid: hasCentroid ? { lat: Number(territory.centroidLat), lng: Number(territory.centroidLng) } : null,
-    population: territory.population ?? null,
-    registeredVoters: territory.registeredVoters ?? null,
+    code: territory.code,
+    parentId: territory.parentId,
+    centroid: lat !== null && lng !== null ? { lat, lng } : null,
+    population: territory.population,
+    registeredVoters: territory.registeredVoters,
     createdAt: territory.createdAt.toISOString(),
   };
 }
 
-export function presentTerritoryDetail(territory: Territory): z.input<typeof territoryDetailView> {
+export function presentTerritoryDetail(territory: TerritoryRecord): z.input<typeof territoryDetailView> {
   return { ...presentTerritory(territory), geometry: territory.geometry ?? null };
 }

@@ -1,11 +1,29 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { containsPattern } from '../../kernel/search';
 import { prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import type { Geometry } from './geometry';
-import type { TerritorySchema, TerritoryType } from './territories.entities';
+import { TerritorySchema, type Territory, type TerritoryType } from './territories.entities';
 
 /** The tables this module owns, as the typed query builder sees them. */
 type TerritoryTables = InferKyselyDB<typeof TerritorySchema>;
 const db = tables<TerritoryTables>();
+
+/** A territory as the module hands it around; `geometry` only when it was asked for. */
+export interface TerritoryRecord {
+  id: string;
+  name: string;
+  type: TerritoryType;
+  code: string | null;
+  parentId: string | null;
+  centroidLat: number | null;
+  centroidLng: number | null;
+  population: number | null;
+  registeredVoters: number | null;
+  createdAt: Date;
+  geometry?: Geometry | null;
+}
 
 export interface NewTerritory {
   id: string;
@@ -49,6 +67,75 @@ export async function typesOf(q: Queries, ids: readonly string[]): Promise<Map<s
   return new Map(rows.map((row) => [row.id, row.type]));
 }
 
+/** Double columns are typed as string or number (the driver may give either). */
+const numberOrNull = (value: string | number | null | undefined): number | null => (value === null || value === undefined ? null : Number(value));
+
+/** One territory with its geometry, or undefined. */
+export async function findTerritory(q: Queries, id: string): Promise<TerritoryRecord | undefined> {
+  const row = await q.first(
+    db
+      .selectFrom('territories')
+      .select(['id', 'name', 'type', 'code', 'parent_id', 'centroid_lat', 'centroid_lng', 'population', 'registered_voters', 'created_at', 'geometry'])
+      .where('id', '=', id),
+  );
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    code: row.code,
+    parentId: row.parent_id,
+    centroidLat: numberOrNull(row.centroid_lat),
+    centroidLng: numberOrNull(row.centroid_lng),
+    population: row.population,
+    registeredVoters: row.registered_voters,
+    createdAt: row.created_at,
+    geometry: row.geometry,
+  };
+}
+
+function recordOf(territory: Territory): TerritoryRecord {
+  return {
+    id: territory.id,
+    name: territory.name,
+    type: territory.type,
+    code: territory.code ?? null,
+    parentId: territory.parent ? territory.parent.id : null,
+    centroidLat: numberOrNull(territory.centroidLat),
+    centroidLng: numberOrNull(territory.centroidLng),
+    population: territory.population ?? null,
+    registeredVoters: territory.registeredVoters ?? null,
+    createdAt: territory.createdAt,
+  };
+}
+
+export interface TerritoryFilter {
+  type?: TerritoryType | undefined;
+  parentId?: string | undefined;
+  /** A name fragment, `%` and `_` taken literally. */
+  q?: string | undefined;
+}
+
+/** A page of territories sorted by name, without geometry (keyset pagination through the ORM's cursors). */
+export function territoryPage(em: EntityManager, filter: TerritoryFilter, page: PageRequest): Promise<Page<TerritoryRecord>> {
+  const where: Record<string, unknown> = {};
+  if (filter.type) where.type = filter.type;
+  if (filter.parentId) where.parent = filter.parentId;
+  if (filter.q) where.name = { $ilike: containsPattern(filter.q) };
+  return findPage(em, TerritorySchema, where, page, { name: 'asc', id: 'asc' }, recordOf);
+}
+
+/** Which of `ids` are territories: with the request's EntityManager or any `Queries`. */
+export async function existingTerritoryIds(source: EntityManager | Queries, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  if ('rows' in source) {
+    const rows = await source.rows(db.selectFrom('territories').select('id').where('id', 'in', ids));
+    return new Set(rows.map((row) => row.id));
+  }
+  const found = await source.find(TerritorySchema, { id: { $in: [...ids] } }, { fields: ['id'] });
+  return new Set(found.map((territory) => territory.id));
+}
+
 /**
  * "These territories and everything inside them" (a comuna with its barrios), as a subquery
  * for other modules' statements: `x.territory_id in (${territoryAndDescendants(ids)})`.
@@ -59,3 +146,21 @@ export function territoryAndDescendants(ids: readonly string[]): Sql<{ id: strin
       union select t.id from territories t join inside on t.parent_id = inside.id
     ) select id from inside`;
 }
+
+/**
+ * Territories as other modules may read them inside their own statements: names and places in
+ * the hierarchy, never geometry. Use as `join ${territoryDirectory()} t on t.id = x.territory_id`;
+ * PostgreSQL inlines it.
+ */
+export function territoryDirectory(): Sql<never> {
+  return sql`(select id, name, type, code, parent_id from territories)`;
+}
+
+/**
+ * @deprecated use `territoryAndDescendants(ids)`. The same subquery as SQL text with one
+ * positional parameter (an array of ids bound as `array[?]`), for callers not yet converted.
+ */
+export const TERRITORY_AND_DESCENDANTS = `with recursive inside(id) as (
+    select id from territories where id = any(array[?]::uuid[])
+    union select t.id from territories t join inside on t.parent_id = inside.id
+  ) select id from inside`;

@@ -36,7 +36,7 @@ export const territoriesRouter = new ApiRouter('territories')
       response: territoryDetailView,
       errors: { 409: 'The code is already used by a territory of this type' },
     },
-    async ({ ctx, input, em }) => service.createTerritory(em, ctx.deps, input.body),
+    async ({ ctx, input }) => service.createTerritory(ctx.deps, input.body),
   )
   .get(
     '/api/territories/:id',
@@ -47,5 +47,5 @@ export const territoriesRouter = new ApiRouter('territories')
       response: territoryDetailView,
       errors: { 404: 'No such territory' },
     },
-    async ({ input, em }) => presentTerritoryDetail(await service.getTerritory(em, input.params.id)),
+    async ({ ctx, input }) => presentTerritoryDetail(await service.getTerritory(ctx.deps.db, input.params.id)),
   );

@@ -1,0 +1,198 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Principal } from '../../kernel/auth/principals';
+import type { Role } from '../../kernel/auth/roles';
+import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { containsPattern } from '../../kernel/search';
+import { prepared, sql, tables, type Queries } from '../../kernel/sql';
+import { UserSchema, type User } from './auth.entities';
+
+/** The tables this module owns, as the typed query builder sees them. */
+type AuthTables = InferKyselyDB<typeof UserSchema>;
+const db = tables<AuthTables>();
+
+/** A user as the module hands it around: never the password hash. */
+export interface UserRecord {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  active: boolean;
+  tokenVersion: number;
+  lastLoginAt: Date | null;
+  createdAt: Date;
+}
+
+const userColumns = ['id', 'email', 'name', 'role', 'active', 'token_version', 'last_login_at', 'created_at'] as const;
+
+interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  active: boolean;
+  token_version: number;
+  last_login_at: Date | null;
+  created_at: Date;
+}
+
+function recordOf(row: UserRow): UserRecord {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    active: row.active,
+    tokenVersion: row.token_version,
+    lastLoginAt: row.last_login_at,
+    createdAt: row.created_at,
+  };
+}
+
+/**
+ * Serialises, inside a transaction, the few writes that decide who is admin: the first
+ * registration and the last-admin check. Released at commit or rollback.
+ */
+export async function lockAdmins(tx: Queries): Promise<void> {
+  await tx.first(sql`select pg_advisory_xact_lock(hashtext('comando:users:admins'))`);
+}
+
+export async function emailTaken(q: Queries, email: string): Promise<boolean> {
+  return (await q.first(db.selectFrom('users').select('id').where('email', '=', email))) !== undefined;
+}
+
+export async function anyUser(q: Queries): Promise<boolean> {
+  return (await q.first(db.selectFrom('users').select('id').limit(1))) !== undefined;
+}
+
+export interface NewUser {
+  id: string;
+  email: string;
+  name: string;
+  passwordHash: string;
+  role: Role;
+}
+
+export async function insertUser(q: Queries, user: NewUser): Promise<UserRecord> {
+  const now = new Date();
+  const row = await q.first(
+    db
+      .insertInto('users')
+      .values({
+        id: user.id,
+        email: user.email,
+        name: user.name,
+        password_hash: user.passwordHash,
+        role: user.role,
+        active: true,
+        token_version: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning(userColumns),
+  );
+  return recordOf(row!);
+}
+
+export async function findUser(q: Queries, id: string): Promise<UserRecord | undefined> {
+  const row = await q.first(db.selectFrom('users').select(userColumns).where('id', '=', id));
+  return row && recordOf(row);
+}
+
+/** The user with this (normalised) email and the hash their password is checked against. */
+export async function findCredentials(q: Queries, email: string): Promise<(UserRecord & { passwordHash: string }) | undefined> {
+  const row = await q.first(db.selectFrom('users').select([...userColumns, 'password_hash']).where('email', '=', email));
+  return row && { ...recordOf(row), passwordHash: row.password_hash };
+}
+
+/** The user's row, locked until the transaction ends: changes to one user run one after the other. */
+export async function findUserForUpdate(tx: Queries, id: string): Promise<UserRecord | undefined> {
+  const row = await tx.first(db.selectFrom('users').select(userColumns).where('id', '=', id).forUpdate());
+  return row && recordOf(row);
+}
+
+export async function countActiveAdmins(q: Queries): Promise<number> {
+  const row = await q.first(
+    db.selectFrom('users').select((row) => row.fn.countAll<string>().as('n')).where('role', '=', 'admin').where('active', '=', true),
+  );
+  return Number(row?.n ?? 0);
+}
+
+export async function recordLogin(q: Queries, id: string, at: Date): Promise<UserRecord> {
+  const row = await q.first(db.updateTable('users').set({ last_login_at: at, updated_at: at }).where('id', '=', id).returning(userColumns));
+  return recordOf(row!);
+}
+
+export interface UserChanges {
+  role?: Role | undefined;
+  active?: boolean | undefined;
+  name?: string | undefined;
+  /** Ends every token the user holds. */
+  endTokens: boolean;
+}
+
+export async function updateUserRow(tx: Queries, id: string, changes: UserChanges): Promise<UserRecord> {
+  const row = await tx.first(
+    db
+      .updateTable('users')
+      .set((update) => ({
+        updated_at: new Date(),
+        ...(changes.role !== undefined ? { role: changes.role } : {}),
+        ...(changes.active !== undefined ? { active: changes.active } : {}),
+        ...(changes.name !== undefined ? { name: changes.name } : {}),
+        ...(changes.endTokens ? { token_version: update('token_version', '+', 1) } : {}),
+      }))
+      .where('id', '=', id)
+      .returning(userColumns),
+  );
+  return recordOf(row!);
+}
+
+/** Ends every token the user holds: the token version they carry no longer matches. */
+export async function bumpTokenVersion(q: Queries, id: string): Promise<void> {
+  await q.write(db.updateTable('users').set((update) => ({ token_version: update('token_version', '+', 1) })).where('id', '=', id));
+}
+
+export interface UserFilter {
+  role?: Role | undefined;
+  active?: boolean | undefined;
+  /** A fragment of the email or name, `%` and `_` taken literally. */
+  q?: string | undefined;
+}
+
+/** A page of users by name (keyset pagination through the ORM's cursors). */
+export function userPage(em: EntityManager, filter: UserFilter, page: PageRequest): Promise<Page<UserRecord>> {
+  const where: Record<string, unknown> = {};
+  if (filter.role) where.role = filter.role;
+  if (filter.active !== undefined) where.active = filter.active;
+  if (filter.q) {
+    const pattern = containsPattern(filter.q);
+    where.$or = [{ email: { $ilike: pattern } }, { name: { $ilike: pattern } }];
+  }
+  return findPage(em, UserSchema, where, page, { name: 'asc', id: 'asc' }, (user: User) => ({
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    active: user.active,
+    tokenVersion: user.tokenVersion,
+    lastLoginAt: user.lastLoginAt ?? null,
+    createdAt: user.createdAt,
+  }));
+}
+
+/**
+ * What authentication checks about a user (role, status, token version), read on every cache
+ * miss of an authenticated request: prepared once per connection. With an EntityManager, the
+ * ORM reads the same columns.
+ */
+export async function loadPrincipal(source: Queries | EntityManager, id: string): Promise<Principal | undefined> {
+  if ('rows' in source) {
+    const row = await source.first(
+      prepared('auth_principal', db.selectFrom('users').select(['id', 'role', 'active', 'token_version']).where('id', '=', id)),
+    );
+    return row && { id: row.id, role: row.role, active: row.active, tokenVersion: row.token_version };
+  }
+  const user = await source.findOne(UserSchema, { id }, { fields: ['id', 'role', 'active', 'tokenVersion'] });
+  return user ? { id: user.id, role: user.role, active: user.active, tokenVersion: user.tokenVersion } : undefined;
+}

@@ -1,0 +1,576 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { newId } from '../../kernel/ids';
+import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { containsPattern } from '../../kernel/search';
+import { prepared, sql, tables, type Queries } from '../../kernel/sql';
+import { arrivingContact, type CapturedPerson, type ConsentProof } from '../audience';
+import { territoryAndDescendants, territoryDirectory } from '../territories';
+import {
+  QrCampaignSchema,
+  QrCodeSchema,
+  QrLeadSchema,
+  type CampaignStatus,
+  type LandingConfig,
+  type QrCampaign,
+  type QrCode,
+  type QrLead,
+  type QrScanSchema,
+} from './qr.entities';
+
+/** The tables this module owns, as the typed query builder sees them. */
+type QrTables = InferKyselyDB<typeof QrCampaignSchema | typeof QrCodeSchema | typeof QrScanSchema | typeof QrLeadSchema>;
+const db = tables<QrTables>();
+
+/** Double columns are typed as string or number (the driver may give either). */
+const numberOrNull = (value: string | number | null | undefined): number | null => (value === null || value === undefined ? null : Number(value));
+
+// ---------------------------------------------------------------------------------------------
+// Campaigns
+
+export interface CampaignRecord {
+  id: string;
+  name: string;
+  description: string | null;
+  status: CampaignStatus;
+  startsAt: Date | null;
+  endsAt: Date | null;
+  territoryId: string | null;
+  landing: LandingConfig;
+  consentTextId: string;
+  spamBlocked: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const campaignColumns = [
+  'id',
+  'name',
+  'description',
+  'status',
+  'starts_at',
+  'ends_at',
+  'territory_id',
+  'landing',
+  'consent_text_id',
+  'spam_blocked',
+  'created_at',
+  'updated_at',
+] as const;
+
+interface CampaignRow {
+  id: string;
+  name: string;
+  description: string | null;
+  status: CampaignStatus;
+  starts_at: Date | null;
+  ends_at: Date | null;
+  territory_id: string | null;
+  landing: LandingConfig;
+  consent_text_id: string;
+  spam_blocked: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function campaignOf(row: CampaignRow): CampaignRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    startsAt: row.starts_at,
+    endsAt: row.ends_at,
+    territoryId: row.territory_id,
+    landing: row.landing,
+    consentTextId: row.consent_text_id,
+    spamBlocked: row.spam_blocked,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function campaignOfEntity(campaign: QrCampaign): CampaignRecord {
+  return {
+    id: campaign.id,
+    name: campaign.name,
+    description: campaign.description ?? null,
+    status: campaign.status,
+    startsAt: campaign.startsAt ?? null,
+    endsAt: campaign.endsAt ?? null,
+    territoryId: campaign.territory ? campaign.territory.id : null,
+    landing: campaign.landing,
+    consentTextId: campaign.consentTextId,
+    spamBlocked: campaign.spamBlocked,
+    createdAt: campaign.createdAt,
+    updatedAt: campaign.updatedAt,
+  };
+}
+
+export type NewCampaign = Omit<CampaignRecord, 'spamBlocked' | 'createdAt' | 'updatedAt'>;
+
+export async function insertCampaign(q: Queries, campaign: NewCampaign): Promise<CampaignRecord> {
+  const now = new Date();
+  const row = await q.first(
+    db
+      .insertInto('qr_campaigns')
+      .values({
+        id: campaign.id,
+        name: campaign.name,
+        description: campaign.description,
+        status: campaign.status,
+        starts_at: campaign.startsAt,
+        ends_at: campaign.endsAt,
+        territory_id: campaign.territoryId,
+        landing: campaign.landing,
+        consent_text_id: campaign.consentTextId,
+        spam_blocked: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning(campaignColumns),
+  );
+  return campaignOf(row!);
+}
+
+/** One campaign; `lock` holds its row until the transaction ends, so changes apply one after the other. */
+export async function findCampaign(q: Queries, id: string, options: { lock?: boolean } = {}): Promise<CampaignRecord | undefined> {
+  const query = db.selectFrom('qr_campaigns').select(campaignColumns).where('id', '=', id);
+  const row = await q.first(options.lock ? query.forUpdate() : query);
+  return row && campaignOf(row);
+}
+
+/** Campaigns newest first (ids are UUID v7), through the ORM's keyset cursors. */
+export function campaignPage(em: EntityManager, status: CampaignStatus | undefined, page: PageRequest): Promise<Page<CampaignRecord>> {
+  return findPage(em, QrCampaignSchema, status ? { status } : {}, page, { id: 'desc' }, campaignOfEntity);
+}
+
+export type CampaignChanges = Partial<Pick<CampaignRecord, 'name' | 'description' | 'status' | 'startsAt' | 'endsAt' | 'landing' | 'consentTextId'>>;
+
+export async function updateCampaignRow(q: Queries, id: string, changes: CampaignChanges): Promise<CampaignRecord> {
+  const row = await q.first(
+    db
+      .updateTable('qr_campaigns')
+      .set({
+        updated_at: new Date(),
+        ...(changes.name !== undefined ? { name: changes.name } : {}),
+        ...(changes.description !== undefined ? { description: changes.description } : {}),
+        ...(changes.status !== undefined ? { status: changes.status } : {}),
+        ...(changes.startsAt !== undefined ? { starts_at: changes.startsAt } : {}),
+        ...(changes.endsAt !== undefined ? { ends_at: changes.endsAt } : {}),
+        ...(changes.landing !== undefined ? { landing: changes.landing } : {}),
+        ...(changes.consentTextId !== undefined ? { consent_text_id: changes.consentTextId } : {}),
+      })
+      .where('id', '=', id)
+      .returning(campaignColumns),
+  );
+  return campaignOf(row!);
+}
+
+/** A honeypot hit: counted on the campaign, nothing else stored. */
+export async function countSpam(q: Queries, campaignId: string): Promise<void> {
+  await q.write(db.updateTable('qr_campaigns').set((row) => ({ spam_blocked: row('spam_blocked', '+', 1) })).where('id', '=', campaignId));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Poster codes
+
+export interface CodeRecord {
+  id: string;
+  campaignId: string;
+  code: string;
+  label: string;
+  address: string | null;
+  lat: number | null;
+  lng: number | null;
+  territoryId: string | null;
+  placedAt: Date | null;
+  authorisedSite: boolean;
+  removalDeadline: Date | null;
+  removedAt: Date | null;
+  createdAt: Date;
+}
+
+const codeColumns = [
+  'id',
+  'campaign_id',
+  'code',
+  'label',
+  'address',
+  'lat',
+  'lng',
+  'territory_id',
+  'placed_at',
+  'authorised_site',
+  'removal_deadline',
+  'removed_at',
+  'created_at',
+] as const;
+
+interface CodeRow {
+  id: string;
+  campaign_id: string;
+  code: string;
+  label: string;
+  address: string | null;
+  lat: string | number | null;
+  lng: string | number | null;
+  territory_id: string | null;
+  placed_at: Date | null;
+  authorised_site: boolean;
+  removal_deadline: Date | null;
+  removed_at: Date | null;
+  created_at: Date;
+}
+
+function codeOf(row: CodeRow): CodeRecord {
+  return {
+    id: row.id,
+    campaignId: row.campaign_id,
+    code: row.code,
+    label: row.label,
+    address: row.address,
+    lat: numberOrNull(row.lat),
+    lng: numberOrNull(row.lng),
+    territoryId: row.territory_id,
+    placedAt: row.placed_at,
+    authorisedSite: row.authorised_site,
+    removalDeadline: row.removal_deadline,
+    removedAt: row.removed_at,
+    createdAt: row.created_at,
+  };
+}
+
+function codeOfEntity(code: QrCode): CodeRecord {
+  return {
+    id: code.id,
+    campaignId: code.campaign.id,
+    code: code.code,
+    label: code.label,
+    address: code.address ?? null,
+    lat: numberOrNull(code.lat),
+    lng: numberOrNull(code.lng),
+    territoryId: code.territory ? code.territory.id : null,
+    placedAt: code.placedAt ?? null,
+    authorisedSite: code.authorisedSite,
+    removalDeadline: code.removalDeadline ?? null,
+    removedAt: code.removedAt ?? null,
+    createdAt: code.createdAt,
+  };
+}
+
+export async function countCodes(q: Queries, campaignId: string): Promise<number> {
+  const row = await q.first(db.selectFrom('qr_codes').select((row) => row.fn.countAll<string>().as('n')).where('campaign_id', '=', campaignId));
+  return Number(row?.n ?? 0);
+}
+
+/** Many codes in one insert: all of them or none (a code collision fails the whole batch). */
+export async function insertCodes(q: Queries, codes: readonly CodeRecord[]): Promise<void> {
+  if (!codes.length) return;
+  await q.write(
+    db.insertInto('qr_codes').values(
+      codes.map((code) => ({
+        id: code.id,
+        campaign_id: code.campaignId,
+        code: code.code,
+        label: code.label,
+        address: code.address,
+        lat: code.lat,
+        lng: code.lng,
+        territory_id: code.territoryId,
+        placed_at: code.placedAt,
+        authorised_site: code.authorisedSite,
+        removal_deadline: code.removalDeadline,
+        removed_at: code.removedAt,
+        created_at: code.createdAt,
+      })),
+    ),
+  );
+}
+
+/**
+ * A campaign's codes in print order, through the ORM's keyset cursors. Overdue: past its removal
+ * deadline and not yet reported as taken down.
+ */
+export function codePage(em: EntityManager, campaignId: string, filter: { overdue?: boolean | undefined }, page: PageRequest): Promise<Page<CodeRecord>> {
+  const where: Record<string, unknown> = { campaign: campaignId };
+  if (filter.overdue === true) Object.assign(where, { removalDeadline: { $lt: new Date() }, removedAt: null });
+  return findPage(em, QrCodeSchema, where, page, { createdAt: 'asc', id: 'asc' }, codeOfEntity);
+}
+
+export async function findCode(q: Queries, id: string): Promise<CodeRecord | undefined> {
+  const row = await q.first(db.selectFrom('qr_codes').select(codeColumns).where('id', '=', id));
+  return row && codeOf(row);
+}
+
+export type CodeChanges = Partial<
+  Pick<CodeRecord, 'label' | 'address' | 'lat' | 'lng' | 'territoryId' | 'placedAt' | 'authorisedSite' | 'removalDeadline' | 'removedAt'>
+>;
+
+/** Changes the fields given; undefined when there is no such code. */
+export async function updateCodeRow(q: Queries, id: string, changes: CodeChanges): Promise<CodeRecord | undefined> {
+  const set = {
+    ...(changes.label !== undefined ? { label: changes.label } : {}),
+    ...(changes.address !== undefined ? { address: changes.address } : {}),
+    ...(changes.lat !== undefined ? { lat: changes.lat } : {}),
+    ...(changes.lng !== undefined ? { lng: changes.lng } : {}),
+    ...(changes.territoryId !== undefined ? { territory_id: changes.territoryId } : {}),
+    ...(changes.placedAt !== undefined ? { placed_at: changes.placedAt } : {}),
+    ...(changes.authorisedSite !== undefined ? { authorised_site: changes.authorisedSite } : {}),
+    ...(changes.removalDeadline !== undefined ? { removal_deadline: changes.removalDeadline } : {}),
+    ...(changes.removedAt !== undefined ? { removed_at: changes.removedAt } : {}),
+  };
+  // Codes have no updated_at: with nothing to change, the row is only read.
+  const row = Object.keys(set).length
+    ? await q.first(db.updateTable('qr_codes').set(set).where('id', '=', id).returning(codeColumns))
+    : await q.first(db.selectFrom('qr_codes').select(codeColumns).where('id', '=', id));
+  return row && codeOf(row);
+}
+
+/** Every code of a campaign in print order, up to `limit`. */
+export async function campaignCodes(q: Queries, campaignId: string, limit: number): Promise<CodeRecord[]> {
+  const rows = await q.rows(
+    db.selectFrom('qr_codes').select(codeColumns).where('campaign_id', '=', campaignId).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit),
+  );
+  return rows.map(codeOf);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The public paths: code look-up, scans, capture
+
+/** A poster code's id and campaign, by the code printed on it: on every scan (cached). */
+export async function findCodeByPrintedCode(q: Queries, code: string): Promise<{ id: string; code: string; campaignId: string } | undefined> {
+  const row = await q.first(prepared('qr_code_by_printed_code', db.selectFrom('qr_codes').select(['id', 'code', 'campaign_id']).where('code', '=', code)));
+  return row && { id: row.id, code: row.code, campaignId: row.campaign_id };
+}
+
+/** Barrios inside a territory, by name, offered as choices on a landing page. */
+export function neighbourhoodsInside(q: Queries, territoryId: string, limit: number): Promise<{ id: string; name: string }[]> {
+  return q.rows(
+    sql<{ id: string; name: string }>`select t.id, t.name from ${territoryDirectory()} t
+      where t.type = 'neighbourhood' and t.id in (${territoryAndDescendants([territoryId])}) order by t.name limit ${limit}`,
+  );
+}
+
+export interface NewScan {
+  campaignId: string;
+  codeId: string;
+  at: Date;
+  isBot: boolean;
+  ipHash: string | null;
+  referrer: string | null;
+}
+
+/** One row per scan, prepared once per connection: it runs on every poster scan. */
+export async function insertScan(q: Queries, scan: NewScan): Promise<void> {
+  const insert = db.insertInto('qr_scans').values({
+    id: newId(),
+    campaign_id: scan.campaignId,
+    code_id: scan.codeId,
+    scanned_at: scan.at,
+    is_bot: scan.isBot,
+    ip_hash: scan.ipHash,
+    referrer: scan.referrer,
+  });
+  await q.write(prepared('qr_scan_insert', insert));
+}
+
+export interface CapturedLead {
+  campaignId: string;
+  codeId: string;
+  person: CapturedPerson;
+  proof: ConsentProof;
+}
+
+/**
+ * The lead this capture adds to or updates: one per campaign and contact. A repeat submission
+ * keeps the first poster, takes the newest interests, keeps opt-ins once given, and counts.
+ */
+function leadCte(lead: CapturedLead) {
+  const { person } = lead;
+  return sql`lead as (
+      insert into qr_leads as l (id, campaign_id, code_id, contact_id, territory_id, neighbourhood, interests,
+        whatsapp_opt_in, email_opt_in, submissions, created_at, updated_at)
+      select ${newId()}, ${lead.campaignId}, ${lead.codeId}, contact.id, ${person.territoryId}, ${person.neighbourhood}, ${person.interests}::text[],
+        ${person.whatsappOptIn}, ${person.emailOptIn}, 1, now(), now() from contact
+      on conflict (campaign_id, contact_id) do update set
+        territory_id = coalesce(excluded.territory_id, l.territory_id),
+        neighbourhood = coalesce(excluded.neighbourhood, l.neighbourhood),
+        interests = excluded.interests,
+        whatsapp_opt_in = l.whatsapp_opt_in or excluded.whatsapp_opt_in,
+        email_opt_in = l.email_opt_in or excluded.email_opt_in,
+        submissions = l.submissions + 1,
+        updated_at = excluded.updated_at
+      returning id, (xmax = 0) as created
+    )`;
+}
+
+/**
+ * The whole capture as one prepared statement: the contact, where they came from, the lead and
+ * the consent proof, atomic and in one round trip. The unique keys (contact identity; campaign +
+ * contact) make a resubmission, or two racing ones, update one lead instead of creating two.
+ * `created` is false when the lead existed.
+ */
+export async function recordCapturedLead(q: Queries, lead: CapturedLead): Promise<{ id: string; created: boolean }> {
+  const statement = arrivingContact(
+    { person: lead.person, origin: { kind: 'qr_campaign', refId: lead.campaignId }, proof: lead.proof },
+    { ctes: leadCte(lead), select: sql<{ id: string; created: boolean }>`select id, created from lead` },
+  ).prepared('qr_capture_lead');
+  return (await q.first(statement))!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leads: lists and exports (with the person, through the ORM's relation to the contact)
+
+export interface LeadRecord {
+  id: string;
+  campaignId: string;
+  codeId: string;
+  contact: { id: string; name: string; phone: string | null; email: string | null; documentId: string | null };
+  territoryId: string | null;
+  neighbourhood: string | null;
+  interests: string[];
+  whatsappOptIn: boolean;
+  emailOptIn: boolean;
+  submissions: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+function leadOfEntity(lead: QrLead): LeadRecord {
+  const { contact } = lead;
+  return {
+    id: lead.id,
+    campaignId: lead.campaign.id,
+    codeId: lead.code.id,
+    contact: { id: contact.id, name: contact.name, phone: contact.phone ?? null, email: contact.email ?? null, documentId: contact.documentId ?? null },
+    territoryId: lead.territory ? lead.territory.id : null,
+    neighbourhood: lead.neighbourhood ?? null,
+    interests: lead.interests,
+    whatsappOptIn: lead.whatsappOptIn,
+    emailOptIn: lead.emailOptIn,
+    submissions: lead.submissions,
+    createdAt: lead.createdAt,
+    updatedAt: lead.updatedAt,
+  };
+}
+
+export interface LeadFilter {
+  campaignId?: string | undefined;
+  codeId?: string | undefined;
+  territoryId?: string | undefined;
+  interest?: string | undefined;
+  /** A fragment of the person's name or email, or at least three digits of their phone. */
+  q?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  optIn?: 'whatsapp' | 'email' | undefined;
+}
+
+function leadWhere(filter: LeadFilter): Record<string, unknown> {
+  const where: Record<string, unknown> = {};
+  if (filter.campaignId) where.campaign = filter.campaignId;
+  if (filter.codeId) where.code = filter.codeId;
+  if (filter.territoryId) where.territory = filter.territoryId;
+  if (filter.interest) where.interests = { $contains: [filter.interest] };
+  if (filter.optIn === 'whatsapp') where.whatsappOptIn = true;
+  if (filter.optIn === 'email') where.emailOptIn = true;
+  if (filter.from || filter.to) where.createdAt = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lte: filter.to } : {}) };
+  if (filter.q) {
+    const pattern = containsPattern(filter.q);
+    const digits = filter.q.replace(/\D/g, '');
+    where.contact = {
+      $or: [
+        { name: { $ilike: pattern } },
+        { email: { $ilike: pattern } },
+        ...(digits.length >= 3 ? [{ phone: { $like: containsPattern(digits) } }] : []),
+      ],
+    };
+  }
+  return where;
+}
+
+/** Newest first: ids are UUID v7, so id order is creation order. */
+export function leadPage(em: EntityManager, filter: LeadFilter, page: PageRequest): Promise<Page<LeadRecord>> {
+  return findPage(em, QrLeadSchema, leadWhere(filter), page, { id: 'desc' }, leadOfEntity, { populate: ['contact'] });
+}
+
+/** Up to `limit` leads older than `before` (all, without it), newest first; each batch on a fresh EntityManager. */
+export async function leadBatch(em: EntityManager, filter: LeadFilter, before: string | undefined, limit: number): Promise<LeadRecord[]> {
+  const where = leadWhere(filter);
+  const batch = await em.fork().find(QrLeadSchema, before ? { $and: [where, { id: { $lt: before } }] } : where, {
+    orderBy: { id: 'desc' },
+    limit,
+    populate: ['contact'],
+  });
+  return batch.map(leadOfEntity);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Analysis: indexed aggregates in PostgreSQL, no lead loaded into memory
+
+export interface CampaignFigures {
+  scans: { scans: number; unique_scans: number; bot_scans: number };
+  leads: { leads: number; whatsapp: number; email: number; merged: number };
+  byCode: { code_id: string; code: string; label: string; scans: number; unique_scans: number; leads: number }[];
+  byDay: { date: string; scans: number; leads: number }[];
+  byHour: { hour: number; scans: number; leads: number }[];
+  byInterest: { interest: string; leads: number }[];
+  byTerritory: { territory_id: string | null; name: string | null; leads: number }[];
+}
+
+/**
+ * A campaign's scans and leads, seven aggregates run side by side. Scans count people, not
+ * crawlers: bot scans are reported apart. Days and hours are in `timeZone`.
+ */
+export async function campaignFigures(q: Queries, id: string, timeZone: string): Promise<CampaignFigures> {
+  const [scans, leads, byCode, byDay, byHour, byInterest, byTerritory] = await Promise.all([
+    q.first(
+      sql<CampaignFigures['scans']>`select count(*) filter (where not is_bot)::int as scans,
+          count(distinct ip_hash) filter (where not is_bot)::int as unique_scans,
+          count(*) filter (where is_bot)::int as bot_scans
+        from qr_scans where campaign_id = ${id}`,
+    ),
+    q.first(
+      sql<CampaignFigures['leads']>`select count(*)::int as leads,
+          count(*) filter (where whatsapp_opt_in)::int as whatsapp,
+          count(*) filter (where email_opt_in)::int as email,
+          coalesce(sum(submissions - 1), 0)::int as merged
+        from qr_leads where campaign_id = ${id}`,
+    ),
+    q.rows(
+      sql<CampaignFigures['byCode'][number]>`select c.id as code_id, c.code, c.label,
+          coalesce(s.scans, 0)::int as scans, coalesce(s.unique_scans, 0)::int as unique_scans, coalesce(l.leads, 0)::int as leads
+        from qr_codes c
+        left join (select code_id, count(*) as scans, count(distinct ip_hash) as unique_scans
+                   from qr_scans where campaign_id = ${id} and not is_bot group by code_id) s on s.code_id = c.id
+        left join (select code_id, count(*) as leads from qr_leads where campaign_id = ${id} group by code_id) l on l.code_id = c.id
+        where c.campaign_id = ${id}
+        order by leads desc, scans desc, c.created_at`,
+    ),
+    q.rows(
+      sql<CampaignFigures['byDay'][number]>`select to_char(day, 'YYYY-MM-DD') as date, sum(scans)::int as scans, sum(leads)::int as leads from (
+          select (scanned_at at time zone ${timeZone}::text)::date as day, 1 as scans, 0 as leads from qr_scans where campaign_id = ${id} and not is_bot
+          union all
+          select (created_at at time zone ${timeZone}::text)::date, 0, 1 from qr_leads where campaign_id = ${id}
+        ) events group by day order by day`,
+    ),
+    q.rows(
+      sql<CampaignFigures['byHour'][number]>`select hour::int, sum(scans)::int as scans, sum(leads)::int as leads from (
+          select extract(hour from scanned_at at time zone ${timeZone}::text) as hour, 1 as scans, 0 as leads from qr_scans where campaign_id = ${id} and not is_bot
+          union all
+          select extract(hour from created_at at time zone ${timeZone}::text), 0, 1 from qr_leads where campaign_id = ${id}
+        ) events group by hour order by hour`,
+    ),
+    q.rows(
+      sql<CampaignFigures['byInterest'][number]>`select interest, count(*)::int as leads from qr_leads, unnest(interests) as interest
+        where campaign_id = ${id} group by interest order by leads desc, interest`,
+    ),
+    q.rows(
+      sql<CampaignFigures['byTerritory'][number]>`select l.territory_id, t.name, count(*)::int as leads
+        from qr_leads l left join ${territoryDirectory()} t on t.id = l.territory_id
+        where l.campaign_id = ${id} group by l.territory_id, t.name order by leads desc, t.name`,
+    ),
+  ]);
+  return { scans: scans!, leads: leads!, byCode, byDay, byHour, byInterest, byTerritory };
+}
