@@ -1,5 +1,5 @@
 /**
- * The public landing page in a real headless Chromium (DESIGN.md §8): playwright-core driving
+ * The public landing page in a real headless Chromium: playwright-core driving
  * Debian's /usr/bin/chromium against a listening test app. Covers the page at 320 px, the consent
  * error next to its checkbox, a full submission (with and without JavaScript) ending on the
  * thank-you page with the lead and its consent record in the database, the 50 KB transfer budget
