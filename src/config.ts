@@ -106,6 +106,8 @@ const envSchema = z
     WHATSAPP_PAIR_INTERVAL: duration.default(6),
     WHATSAPP_MAX_ATTEMPTS: positiveInt.max(20).default(8),
     WHATSAPP_IN_DOUBT_EXPIRY: duration.default(72 * 3600),
+    // Consecutive provider errors that pause a campaign (0: never), so a broken account does not burn a list.
+    WHATSAPP_PAUSE_AFTER_ERRORS: z.coerce.number().int().min(0).max(10_000).default(20),
     // Email marketing
     SMTP_URL: z
       .string()
@@ -196,6 +198,8 @@ export interface WhatsAppConfig {
   pairIntervalSeconds: number;
   maxAttempts: number;
   inDoubtExpirySeconds: number;
+  /** Consecutive provider errors that pause a campaign; 0 never pauses. */
+  pauseAfterErrors: number;
 }
 
 // Email marketing
@@ -283,6 +287,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       pairIntervalSeconds: env.WHATSAPP_PAIR_INTERVAL,
       maxAttempts: env.WHATSAPP_MAX_ATTEMPTS,
       inDoubtExpirySeconds: env.WHATSAPP_IN_DOUBT_EXPIRY,
+      pauseAfterErrors: env.WHATSAPP_PAUSE_AFTER_ERRORS,
     },
     email: {
       smtpUrl: env.SMTP_URL,
