@@ -412,10 +412,20 @@ export class OutboundEngine<M extends OutboundMessage, Detail = unknown> {
         if (claimed.messages.length === 0 && claimed.skipped === 0) break;
         progressed = true;
         this.countQuota(claimed.messages);
-        if (claimed.messages.length && adapter.prepare) await adapter.prepare(claimed.messages);
+        if (claimed.messages.length && adapter.prepare) {
+          try {
+            await adapter.prepare(claimed.messages);
+          } catch (error) {
+            // Nothing of them was sent: back to the queue rather than left to be in doubt.
+            await Promise.all(claimed.messages.map((message) => this.settler.add({ message, kind: 'released' })));
+            throw error;
+          }
+        }
         for (const message of claimed.messages) {
           slots.take();
-          void this.launch(message).finally(() => slots.release());
+          void this.launch(message)
+            .catch((error: unknown) => this.deps.logger.error({ channel: adapter.channel, messageId: message.id, ...safeErrorFields(error) }, 'outbound send failed unexpectedly'))
+            .finally(() => slots.release());
         }
         if (Date.now() - housekept > HOUSEKEEPING_MS) {
           housekept = Date.now();

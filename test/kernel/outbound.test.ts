@@ -401,6 +401,22 @@ describe('the outbound engine', () => {
     expect(channel.counts()).toEqual({ sent: 7, queued: 2 });
   });
 
+  it('gives back a claimed batch whose preparation failed: nothing of it was sent', async () => {
+    const channel = new MemoryChannel(settings(), sent);
+    channel.add(3);
+    (channel as MemoryChannel & { prepare: () => Promise<void> }).prepare = async () => {
+      throw new Error('database went away');
+    };
+    const { engine } = engineFor(channel);
+    await expect(engine.drain()).rejects.toThrow('database went away');
+    expect(channel.sends).toEqual([]);
+    expect([...channel.rows.values()].map((row) => [row.status, row.attempts])).toEqual([
+      ['queued', 0],
+      ['queued', 0],
+      ['queued', 0],
+    ]);
+  });
+
   it('does nothing while another process holds the channel, and drains once it can', async () => {
     const channel = new MemoryChannel(settings(), sent);
     channel.add(2);
