@@ -106,6 +106,8 @@ const envSchema = z
     WHATSAPP_PAIR_INTERVAL: duration.default(6),
     WHATSAPP_MAX_ATTEMPTS: positiveInt.max(20).default(8),
     WHATSAPP_IN_DOUBT_EXPIRY: duration.default(72 * 3600),
+    // Consecutive provider errors that pause a campaign (0: never), so a broken account does not burn a list.
+    WHATSAPP_PAUSE_AFTER_ERRORS: z.coerce.number().int().min(0).max(10_000).default(20),
     // Email marketing
     SMTP_URL: z
       .string()
@@ -114,10 +116,10 @@ const envSchema = z
       .optional(),
     SMTP_MAX_CONNECTIONS: positiveInt.default(5),
     EMAIL_RATE_PER_SECOND: positiveInt.default(100),
-    EMAIL_SEND_CHUNK: z.coerce.number().int().min(1).max(1000).default(50),
     EMAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
     EMAIL_RETRY_BASE: duration.default(60),
     EMAIL_CLAIM_TIMEOUT: duration.default(10 * 60),
+    EMAIL_PAUSE_AFTER_ERRORS: z.coerce.number().int().min(0).max(10_000).default(20),
     EMAIL_MACHINE_OPEN_SECONDS: z.coerce.number().int().min(0).max(600).default(10),
     EMAIL_TRACKING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     EMAIL_UNSUBSCRIBE_MAILTO: z.string().email().optional(),
@@ -196,6 +198,8 @@ export interface WhatsAppConfig {
   pairIntervalSeconds: number;
   maxAttempts: number;
   inDoubtExpirySeconds: number;
+  /** Consecutive provider errors that pause a campaign; 0 never pauses. */
+  pauseAfterErrors: number;
 }
 
 // Email marketing
@@ -203,13 +207,15 @@ export interface EmailConfig {
   /** Absent → each message is written as an .eml file under outboxDir. */
   smtpUrl: string | undefined;
   outboxDir: string;
+  /** Pooled SMTP connections per process: also the most messages in flight, so the most in doubt after a crash. */
   maxConnections: number;
   ratePerSecond: number;
-  /** Recipients a worker claims at once: also the most that can be in flight when it crashes. */
-  sendChunk: number;
   maxAttempts: number;
   retryBaseSeconds: number;
+  /** A recipient claimed longer ago than this, still `sending`, was left by a process that died: it is in doubt. */
   claimTimeoutSeconds: number;
+  /** Consecutive provider errors that pause a campaign; 0 never pauses. */
+  pauseAfterErrors: number;
   machineOpenSeconds: number;
   trackingSecret: string | undefined;
   unsubscribeMailto: string | undefined;
@@ -283,16 +289,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       pairIntervalSeconds: env.WHATSAPP_PAIR_INTERVAL,
       maxAttempts: env.WHATSAPP_MAX_ATTEMPTS,
       inDoubtExpirySeconds: env.WHATSAPP_IN_DOUBT_EXPIRY,
+      pauseAfterErrors: env.WHATSAPP_PAUSE_AFTER_ERRORS,
     },
     email: {
       smtpUrl: env.SMTP_URL,
       outboxDir: path.join(path.resolve(env.DATA_DIR), 'outbox'),
       maxConnections: env.SMTP_MAX_CONNECTIONS,
       ratePerSecond: env.EMAIL_RATE_PER_SECOND,
-      sendChunk: env.EMAIL_SEND_CHUNK,
       maxAttempts: env.EMAIL_MAX_ATTEMPTS,
       retryBaseSeconds: env.EMAIL_RETRY_BASE,
       claimTimeoutSeconds: env.EMAIL_CLAIM_TIMEOUT,
+      pauseAfterErrors: env.EMAIL_PAUSE_AFTER_ERRORS,
       machineOpenSeconds: env.EMAIL_MACHINE_OPEN_SECONDS,
       trackingSecret: env.EMAIL_TRACKING_SECRET,
       unsubscribeMailto: env.EMAIL_UNSUBSCRIBE_MAILTO,

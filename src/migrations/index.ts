@@ -1,5 +1,6 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261123224445_AudienceErasureAndAudit } from './Migration20261123224445_AudienceErasureAndAudit';
+import { Migration20261123225130_OutboundInDoubtAndPause } from './Migration20261123225130_OutboundInDoubtAndPause';
 import { Migration20261123214423_ConsentWithdrawals } from './Migration20261123214423_ConsentWithdrawals';
 import { Migration20261123180839_GotvReportsOutliveVoters } from './Migration20261123180839_GotvReportsOutliveVoters';
 import { Migration20261123172439_GotvStationTallies } from './Migration20261123172439_GotvStationTallies';
@@ -38,4 +39,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123180839_GotvReportsOutliveVoters', class: Migration20261123180839_GotvReportsOutliveVoters },
   { name: 'Migration20261123214423_ConsentWithdrawals', class: Migration20261123214423_ConsentWithdrawals },
   { name: 'Migration20261123224445_AudienceErasureAndAudit', class: Migration20261123224445_AudienceErasureAndAudit },
+  { name: 'Migration20261123225130_OutboundInDoubtAndPause', class: Migration20261123225130_OutboundInDoubtAndPause },
 ];

@@ -48,6 +48,8 @@ export class FakeSmtp {
   accepted = 0;
   /** RCPT TO answers with an error, by address. */
   readonly rejectedAttempts = new Map<string, number>();
+  /** While set, every RCPT TO is answered with this code, whoever it is for (relaying denied, say). */
+  rejectEveryone: { code: number; message: string } | undefined;
   private readonly rejections = new Map<string, Rejection>();
   private readonly server: SMTPServer;
   private readonly waiters: { count: number; resolve: () => void }[] = [];
@@ -61,7 +63,7 @@ export class FakeSmtp {
       size: 10 * 1024 * 1024,
       onRcptTo: (address: SMTPServerAddress, _session: SMTPServerSession, callback: (error?: Error) => void) => {
         const email = address.address.toLowerCase();
-        const rejection = this.rejections.get(email);
+        const rejection = this.rejectEveryone ? { ...this.rejectEveryone, times: 1 } : this.rejections.get(email);
         if (rejection && rejection.times > 0) {
           rejection.times--;
           this.rejectedAttempts.set(email, (this.rejectedAttempts.get(email) ?? 0) + 1);

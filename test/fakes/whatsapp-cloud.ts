@@ -57,6 +57,8 @@ export class FakeWhatsAppCloud {
   readonly rejected: { status: number; code: number }[] = [];
   /** Recipient (digits) → permanent error code answered synchronously. */
   readonly failFor = new Map<string, { code: number; message: string }>();
+  /** While set, every send answers this error, whoever it is to (an account-level problem). */
+  failEverySend: { code: number; message: string } | undefined;
   /** Template creations answer this error while set (e.g. 100 invalid parameter). */
   rejectTemplatesWith: { code: number; message: string } | undefined;
   /** The next n sends answer this retryable error. */
@@ -208,7 +210,7 @@ export class FakeWhatsAppCloud {
         return this.answer(response, 429, graphError(130429, 'Rate limit hit'));
       }
     }
-    const failure = this.failFor.get(to);
+    const failure = this.failEverySend ?? this.failFor.get(to);
     if (failure) {
       this.rejected.push({ status: 400, code: failure.code });
       return this.answer(response, 400, graphError(failure.code, failure.message));

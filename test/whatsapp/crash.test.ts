@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { TEST_JWT_SECRET } from '../helpers/app';
 import { createTestDatabase, testRedisUrl, type TestDatabase } from '../helpers/database';
 import { FakeWhatsAppCloud } from '../fakes/whatsapp-cloud';
-import { CLOUD, seedContactsSql, waitUntil } from './setup';
+import { CLOUD, waitUntil } from './setup';
 import { Client } from 'pg';
 
 /**
@@ -104,8 +104,12 @@ it('after a SIGKILL mid-campaign and a restart: nobody with a recorded outcome g
   const register = await http.post('/api/auth/register').send({ email: 'admin@example.org', password: 'a long enough password', name: 'Admin' }).expect(201);
   const auth = { Authorization: `Bearer ${register.body.token}` };
   // Contacts arrive through the audience table (one statement), as the QR module would have left them.
-  const seed = seedContactsSql({ count: RECIPIENTS, interests: ['crash'] });
-  await runSql(seed.sql, seed.params);
+  await runSql(
+    `insert into contacts (id, identity_key, name, phone, interests, whatsapp_opt_in, email_opt_in, created_at, updated_at)
+     select gen_random_uuid(), 'tel:+57300' || lpad(n::text, 7, '0'), 'Persona ' || n, '+57300' || lpad(n::text, 7, '0'), '{crash}', true, false, now(), now()
+     from generate_series(1, $1::int) n`,
+    [RECIPIENTS],
+  );
   const template = await http.post('/api/whatsapp/templates').set(auth).send({ name: 'recordatorio', language: 'es', category: 'MARKETING', body: 'Hola {{1}}', examples: ['Ana'] }).expect(201);
   await waitUntil(async () => (await http.get('/api/whatsapp/templates').set(auth)).body.data[0]?.status === 'APPROVED', 10_000, 'approval');
   const campaign = await http.post('/api/whatsapp/campaigns').set(auth).send({ name: 'Crash', templateId: template.body.id, variables: ['contact.firstName'], segment: { interestsAny: ['crash'] } }).expect(201);
@@ -147,12 +151,11 @@ it('after a SIGKILL mid-campaign and a restart: nobody with a recorded outcome g
   await new Promise((resolve) => running.child.once('exit', resolve));
 });
 
-async function runSql(sql: string, params: unknown[]): Promise<unknown> {
+async function runSql(text: string, params: unknown[]): Promise<unknown> {
   const client = new Client({ connectionString: db.url });
   await client.connect();
   try {
-    let index = 0;
-    return (await client.query(sql.replace(/\?/g, () => `$${++index}`), params)).rows;
+    return (await client.query(text, params)).rows;
   } finally {
     await client.end();
   }

@@ -1,4 +1,6 @@
+import { sql } from '../../src/kernel/sql';
 import { expireInDoubt } from '../../src/modules/whatsapp/whatsapp.background';
+import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, waitUntil, type WhatsAppTest } from './setup';
 
 /** The send pipeline against a provider that pushes back: rate limits, permanent errors, tier, timeouts. */
@@ -61,7 +63,7 @@ describe('sending', () => {
     expect(t.fake.duplicates()).toEqual([]);
     // Permanent errors were tried once each.
     expect(t.fake.rejected.filter((r) => r.code === 131030 || r.code === 100)).toHaveLength(2);
-    const failed = await t.app.runtime.deps.orm.em.fork().execute<{ error_code: number }[]>(`select error_code from wa_messages where campaign_id = ? and status = 'failed' order by error_code`, [id]);
+    const failed = await t.app.runtime.deps.db.rows(sql<{ error_code: number }>`select error_code from wa_messages where campaign_id = ${id} and status = 'failed' order by error_code`);
     expect(failed).toEqual([{ error_code: 100 }, { error_code: 131030 }]);
     // The pair-limited recipients waited (4^n s) and then got their one message.
     expect(t.fake.rejected.filter((r) => r.code === 80007)).toHaveLength(3);
@@ -107,9 +109,40 @@ describe('sending', () => {
     await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
     await waitUntil(async () => (await statusCounts(t.app, id)).in_doubt === 1, 10_000, 'in doubt');
     expect(await expireInDoubt(t.app.runtime.deps)).toBe(0);
-    await t.app.runtime.deps.orm.em.fork().execute(`update wa_messages set claimed_at = now() - interval '2 hours' where campaign_id = ?`, [id]);
+    await t.app.runtime.deps.db.write(sql`update wa_messages set claimed_at = now() - interval '2 hours' where campaign_id = ${id}`);
     expect(await expireInDoubt(t.app.runtime.deps)).toBe(1);
-    const [row] = await t.app.runtime.deps.orm.em.fork().execute<{ status: string; error_title: string; attempts: number }[]>('select status, error_title, attempts from wa_messages where campaign_id = ?', [id]);
+    const row = await t.app.runtime.deps.db.first(sql<{ status: string; error_title: string; attempts: number }>`select status, error_title, attempts from wa_messages where campaign_id = ${id}`);
     expect(row).toMatchObject({ status: 'failed', error_title: expect.stringMatching(/^unconfirmed/), attempts: 1 });
   }, 30_000);
+
+  it('pauses a campaign after consecutive provider errors, tells the war room why, and sends the rest once staff resume it', async () => {
+    t = await startWhatsAppTest({ WHATSAPP_SEND_CONCURRENCY: '1', WHATSAPP_PAUSE_AFTER_ERRORS: '3' }, { statuses: [] });
+    await seedContacts(t.app, { count: 10, interests: ['cuenta'] });
+    const id = await campaign(t, { interestsAny: ['cuenta'] });
+    const socket = await connectSocket(t.app.url, t.manager.token);
+    const events: { name: string; payload: Record<string, unknown> }[] = [];
+    socket.onAny((name: string, payload: Record<string, unknown>) => events.push({ name, payload }));
+    try {
+      expect(await subscribe(socket, ['whatsapp'])).toMatchObject({ joined: ['whatsapp'] });
+      t.fake.failEverySend = { code: 131031, message: 'Business account locked' };
+      await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
+      const paused = await waitFor(() => events.find((event) => event.name === 'outbound:paused'), 15_000);
+      expect(paused.payload).toEqual({ channel: 'whatsapp', campaignId: id, consecutiveErrors: 3, notice: expect.stringMatching(/^Paused: 3 sends in a row failed \(last: .*Business account locked\)/) });
+      const view = await done(t, id);
+      expect(view).toMatchObject({ status: 'paused', notice: paused.payload.notice, progress: { failed: 3, queued: 7 } });
+      // Nothing more goes out while it is paused, though the ticker looks for work every second.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(t.fake.rejected).toHaveLength(3);
+      expect(await statusCounts(t.app, id)).toEqual({ failed: 3, queued: 7 });
+
+      t.fake.failEverySend = undefined;
+      await t.app.http.post(`/api/whatsapp/campaigns/${id}/resume`).set(t.manager.auth).expect(200);
+      await waitUntil(async () => (await done(t, id)).status === 'completed', 15_000, 'completion');
+      expect(await statusCounts(t.app, id)).toEqual({ accepted: 7, failed: 3 });
+      expect((await done(t, id)).notice).toBeNull();
+      expect(t.fake.duplicates()).toEqual([]);
+    } finally {
+      socket.close();
+    }
+  }, 40_000);
 });

@@ -3,7 +3,8 @@ import { newId } from '../../kernel/ids';
 import { ContactSchema, type Segment } from '../audience';
 
 export const TEMPLATE_SOURCES = ['mjml', 'html'] as const;
-export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'sent'] as const;
+/** `paused`: the sender stopped it after consecutive provider errors; staff resume it. */
+export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'sent'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 export const AB_PHASES = ['none', 'testing', 'waiting', 'winner_sent'] as const;
 export type AbPhase = (typeof AB_PHASES)[number];
@@ -11,11 +12,11 @@ export const AB_METRICS = ['open', 'click'] as const;
 export type AbMetric = (typeof AB_METRICS)[number];
 
 /**
- * Where a recipient stands. `held`: the A/B remainder, waiting for the winner. `sending`: claimed
- * by a worker. `unknown`: claimed by a worker that died before recording the SMTP answer; it may
+ * Where a recipient stands. `held`: the A/B remainder, waiting for the winner. `sending`: in
+ * flight. `in_doubt`: in flight in a process that died before recording the SMTP answer; it may
  * or may not have gone out, so it is never sent again (no duplicates).
  */
-export const RECIPIENT_STATUSES = ['held', 'queued', 'sending', 'sent', 'bounced', 'failed', 'unknown', 'skipped'] as const;
+export const RECIPIENT_STATUSES = ['held', 'queued', 'sending', 'sent', 'bounced', 'failed', 'in_doubt', 'skipped'] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 export const RECIPIENT_PHASES = ['main', 'test', 'rest'] as const;
 export const EVENT_KINDS = ['open', 'click', 'unsubscribe'] as const;
@@ -84,6 +85,8 @@ export const EmailCampaignSchema = defineEntity({
     scheduledAt: p.datetime().nullable(),
     startedAt: p.datetime().nullable(),
     finishedAt: p.datetime().nullable(),
+    /** Why sending stopped (paused after provider errors), shown to staff; null while it flows. */
+    notice: p.string().length(300).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   }),
@@ -117,6 +120,10 @@ export const EmailRecipientSchema = defineEntity({
   indexes: [
     { properties: ['campaign', 'status', 'nextAttemptAt'] },
     { properties: ['contact'] },
+    // The sender's claim walks the queued rows in order, past those already sent.
+    { name: 'email_recipients_queue', expression: `create index "email_recipients_queue" on "email_recipients" ("id") where "status" = 'queued'` },
+    // Rows left in flight by a process that died are found by their claim time.
+    { name: 'email_recipients_in_flight', expression: `create index "email_recipients_in_flight" on "email_recipients" ("claimed_at") where "status" = 'sending'` },
   ],
   properties: (p) => ({
     id: p.bigint().primary().autoincrement(),

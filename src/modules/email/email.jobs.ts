@@ -1,21 +1,26 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { defineJob } from '../../kernel/jobs';
+import type { BackgroundTask } from '../../kernel/module';
 import { decideWinner } from './email.ab';
 import { startCampaign } from './email.campaigns.service';
-import { releaseStaleClaims, runSending } from './email.sending';
+import { emailSender, stopEmailSender } from './email.outbound';
+import { campaignStatus, releaseStaleClaims, unfinishedCampaigns } from './email.outbound.repository';
 
 const campaignPayload = z.object({ campaignId: z.uuid() });
 
-/** Sends every ready recipient of a campaign; safe to run twice or side by side (SKIP LOCKED claims). */
+/**
+ * "There are recipients to send to" (the campaign named is only where the news came from): the
+ * process's sender drains every due recipient of every sending campaign. Safe to run twice or
+ * side by side, in one process or several (claims skip each other's rows).
+ */
 export const sendJob = defineJob({
   name: 'email.send',
   schema: campaignPayload,
   attempts: 5,
   backoffMs: 2000,
   concurrency: 2,
-  handler: async ({ campaignId }, { deps }) => runSending(deps, campaignId),
+  handler: async (_data, { deps }) => emailSender(deps).drain(),
 });
 
 /** Decides the A/B winner once waitMinutes are over; a second run finds nothing to do. */
@@ -38,7 +43,7 @@ export const startJob = defineJob({
   schema: campaignPayload,
   attempts: 3,
   handler: async ({ campaignId }, { deps }) => {
-    const [row] = await (deps.orm.em.fork() as EntityManager).execute<{ status: string }[]>('select status from email_campaigns where id = ?', [campaignId]);
+    const row = await campaignStatus(deps.db, campaignId);
     if (row?.status === 'scheduled') await startCampaign(deps, campaignId, ['scheduled']);
   },
 });
@@ -46,15 +51,13 @@ export const startJob = defineJob({
 /**
  * At worker start: whatever the database says is unfinished gets its job again — jobs lost with
  * an in-memory queue or a crash, a winner decision whose delay passed while nobody was running.
+ * Paused campaigns wait for staff. The sender it leaves running is stopped at shutdown.
  */
-export async function resumeUnfinished(deps: AppDeps): Promise<void> {
-  const em = deps.orm.em.fork() as EntityManager;
+export async function resumeUnfinished(deps: AppDeps): Promise<BackgroundTask> {
   if (!deps.config.email.smtpUrl) deps.logger.info({ outboxDir: deps.config.email.outboxDir }, 'no SMTP_URL: email campaigns are written as .eml files to the outbox');
-  const stale = await releaseStaleClaims(em, deps.config.email.claimTimeoutSeconds);
-  if (stale) deps.logger.warn({ recipients: stale }, 'email recipients claimed by a stopped worker marked unknown (not resent)');
-  const campaigns = await em.execute<{ id: string; status: string; ab_phase: string; ab_decide_at: Date | null; scheduled_at: Date | null }[]>(
-    `select id, status, ab_phase, ab_decide_at, scheduled_at from email_campaigns where status in ('sending', 'scheduled')`,
-  );
+  const stale = await releaseStaleClaims(deps.db, deps.config.email.claimTimeoutSeconds);
+  if (stale) deps.logger.warn({ recipients: stale }, 'email recipients claimed by a stopped process are in doubt (not resent)');
+  const campaigns = await unfinishedCampaigns(deps.db);
   for (const campaign of campaigns) {
     const campaignId = campaign.id;
     if (campaign.status === 'scheduled') {
@@ -68,6 +71,7 @@ export async function resumeUnfinished(deps: AppDeps): Promise<void> {
     }
   }
   if (campaigns.length) deps.logger.info({ campaigns: campaigns.length }, 'email campaigns resumed');
+  return { stop: () => stopEmailSender(deps) };
 }
 
 export const emailJobs = [sendJob, decideJob, startJob];

@@ -37,6 +37,7 @@ export function presentCampaign(campaign: EmailCampaign, variants: EmailVariant[
     scheduledAt: iso(campaign.scheduledAt),
     startedAt: iso(campaign.startedAt),
     finishedAt: iso(campaign.finishedAt),
+    notice: campaign.notice ?? null,
     createdAt: campaign.createdAt.toISOString(),
   };
 }

@@ -1,42 +1,5 @@
 import { sql, type Queries } from '../../kernel/sql';
-import { audienceContacts } from '../audience';
 import type { EmailCampaign } from './email.entities';
-
-/** What became of one recipient's message. */
-export interface SendOutcome {
-  id: string;
-  status: string;
-  messageId: string | null;
-  error: string | null;
-  /** ISO time of the next attempt, for a retry. */
-  nextAt: string | null;
-}
-
-/** Records a round's outcomes in one statement; only recipients still in flight (or unknown) change. */
-export async function recordSendOutcomes(db: Queries, results: SendOutcome[]): Promise<void> {
-  await db.write(
-    sql`update email_recipients r set
-          status = u.status,
-          sent_at = case when u.status = 'sent' then now() else r.sent_at end,
-          message_id = coalesce(u.message_id, r.message_id),
-          last_error = u.error,
-          next_attempt_at = u.next_at,
-          claimed_at = null
-        from unnest(${results.map((result) => result.id)}::bigint[], ${results.map((result) => result.status)}::text[],
-                    ${results.map((result) => result.messageId)}::text[], ${results.map((result) => result.error)}::text[],
-                    ${results.map((result) => result.nextAt)}::timestamptz[]) as u(id, status, message_id, error, next_at)
-        where r.id = u.id and r.status in ('sending', 'unknown')`.prepared('email_record_results'),
-  );
-}
-
-/** Addresses that bounced hard are never mailed again, by any campaign. */
-export async function suppressBounced(db: Queries, recipientIds: string[]): Promise<void> {
-  await db.write(
-    sql`insert into email_suppressions (email, reason, campaign_id, detail, created_at)
-        select r.email, 'bounce', r.campaign_id, r.last_error, now() from email_recipients r where r.id = any(${recipientIds}::bigint[])
-        on conflict (email) do nothing`.prepared('email_suppress_bounced'),
-  );
-}
 
 export interface TrackingEvent {
   recipientId: string;
@@ -114,30 +77,4 @@ export async function campaignExists(q: Queries, campaignId: string): Promise<bo
 
 export async function setAudienceSize(q: Queries, campaignId: string, size: number): Promise<void> {
   await q.write(sql`update email_campaigns set audience_size = ${size} where id = ${campaignId}`);
-}
-
-export interface ClaimedRow {
-  id: string;
-  email: string;
-  variant_id: string;
-  attempts: number;
-  name: string;
-  /** Unsubscribed since the list was written, or the address bounced: skipped, not sent. */
-  blocked: boolean;
-}
-
-/** Claims up to `size` due recipients of a campaign (queued → sending), skipping rows another worker holds. */
-export function claimRecipients(q: Queries, campaignId: string, size: number): Promise<ClaimedRow[]> {
-  return q.rows(sql<ClaimedRow>`
-    with claimed as (
-      update email_recipients r set status = 'sending', claimed_at = now(), attempts = r.attempts + 1
-      where r.id in (
-        select id from email_recipients
-        where campaign_id = ${campaignId} and status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())
-        order by id limit ${size} for update skip locked)
-      returning r.id, r.contact_id, r.email, r.variant_id, r.attempts
-    )
-    select c.id::text as id, c.email, c.variant_id, c.attempts, k.name,
-           (k.email_opted_out_at is not null or exists (select 1 from email_suppressions s where s.email = c.email)) as blocked
-    from claimed c join ${audienceContacts()} k on k.id = c.contact_id order by c.id`);
 }

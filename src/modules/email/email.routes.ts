@@ -3,6 +3,7 @@ import { ConflictError } from '../../kernel/errors';
 import { pageSchema } from '../../kernel/pagination';
 import { decideWinner } from './email.ab';
 import * as campaigns from './email.campaigns.service';
+import { resumeCampaign } from './email.outbound';
 import { presentTemplate } from './email.presenter';
 import {
   campaignView,
@@ -95,6 +96,19 @@ export const emailRouter = new ApiRouter('email-marketing')
       errors: { ...noCampaign, 409: 'Already sent, or the audience is empty now' },
     },
     async ({ ctx, input }) => campaigns.startCampaign(ctx.deps, input.params.id),
+  )
+  .post(
+    '/api/email-marketing/campaigns/:id/resume',
+    {
+      summary: 'Resume a campaign the sender paused',
+      description:
+        'After EMAIL_PAUSE_AFTER_ERRORS consecutive provider errors the sender pauses a campaign (status `paused`, `notice` says why, `outbound:paused` in the email room) and sends nothing more of it. Once the cause is fixed, this sends the rest from where it stopped. Only a paused campaign can be resumed (409 otherwise).',
+      access: ['manager'],
+      params: idParams,
+      response: campaignView,
+      errors: { ...noCampaign, 409: 'The campaign is not paused' },
+    },
+    async ({ ctx, input, em }) => resumeCampaign(ctx.deps, em, input.params.id),
   )
   .post(
     '/api/email-marketing/campaigns/:id/decide-winner',

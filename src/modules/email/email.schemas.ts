@@ -90,6 +90,8 @@ export const campaignView = z
     scheduledAt: z.string().nullable(),
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),
+    /** Why sending stopped (paused after provider errors); null while it flows. */
+    notice: z.string().nullable(),
     createdAt: z.string(),
   })
   .meta({ id: 'EmailCampaign' });

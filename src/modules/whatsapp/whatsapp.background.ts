@@ -3,6 +3,7 @@ import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import { startDueCampaigns } from './whatsapp.campaigns';
 import { whatsapp } from './whatsapp.context';
 import { requestDispatch } from './whatsapp.jobs';
+import { expireInDoubt as expireMessagesInDoubt } from './whatsapp.outbound.repository';
 
 const TICK_MS = 1000;
 
@@ -31,12 +32,7 @@ export function whatsappBackground(deps: AppDeps): BackgroundTask {
   };
 }
 
-export async function expireInDoubt(deps: AppDeps): Promise<number> {
-  const rows = await deps.orm.em.fork().execute<{ id: string }[]>(
-    `update wa_messages set status = 'failed', status_rank = 4, failed_at = now(),
-       error_title = 'unconfirmed: no status from the provider; not resent (the recipient may have it)'
-     where status = 'in_doubt' and claimed_at < now() - ?::int * interval '1 second' returning id`,
-    [deps.config.whatsapp.inDoubtExpirySeconds],
-  );
-  return rows.length;
+/** In-doubt messages without a status after WHATSAPP_IN_DOUBT_EXPIRY are closed as failed; returns how many. */
+export function expireInDoubt(deps: Pick<AppDeps, 'db' | 'config'>): Promise<number> {
+  return expireMessagesInDoubt(deps.db, deps.config.whatsapp.inDoubtExpirySeconds);
 }

@@ -3,7 +3,8 @@ import { CloudApiProvider } from './providers/cloud-api';
 import type { WhatsAppProvider } from './providers/provider';
 import { SimulatorProvider } from './providers/simulator';
 import { WHATSAPP_ROOM, type StatusEvent } from './whatsapp.events';
-import { Sender } from './whatsapp.sender';
+import { campaignStatuses } from './whatsapp.outbound.repository';
+import { createSender, type Sender } from './whatsapp.sender';
 import { campaignCounters } from './whatsapp.stats';
 import { handleWebhookPayload } from './whatsapp.webhook';
 
@@ -28,7 +29,7 @@ export class WhatsAppRuntime {
       config.provider === 'cloud'
         ? new CloudApiProvider(config)
         : new SimulatorProvider((payload) => handleWebhookPayload(deps, payload).then(() => undefined), deps.logger);
-    this.sender = new Sender(deps, this);
+    this.sender = createSender(deps, this.provider, (changes) => this.statusChanged(changes));
     // One push a second at most, carrying each campaign that changed once (with fresh counters).
     this.pushStatus = deps.realtime.coalesced(WHATSAPP_ROOM, 'whatsapp:status', () => this.statusPayload(), 1000);
   }
@@ -48,9 +49,8 @@ export class WhatsAppRuntime {
     this.dirtyCampaigns.clear();
     this.pendingMessages = [];
     if (ids.length === 0 && messages.length === 0) return undefined;
-    const em = this.deps.orm.em.fork();
-    const counters = await campaignCounters(em, ids);
-    const statuses = ids.length ? await em.execute<{ id: string; status: string }[]>('select id, status from wa_campaigns where id in (?)', [ids]) : [];
+    const counters = await campaignCounters(this.deps.orm.em.fork(), ids);
+    const statuses = await campaignStatuses(this.deps.db, ids);
     return {
       campaigns: statuses.map((row) => ({ campaignId: row.id, status: row.status, progress: counters.get(row.id)! })),
       messages,

@@ -1,20 +1,7 @@
 import { newId } from '../../kernel/ids';
-import { sql, type Database, type Queries, type Sql } from '../../kernel/sql';
+import { sql, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
 import type { MessageKind, StoredSegment, VariableSource } from './whatsapp.entities';
-
-export interface ClaimedRow {
-  id: string;
-  campaign_id: string | null;
-  conversation_id: string | null;
-  phone: string;
-  kind: MessageKind;
-  body: string | null;
-  params: string[] | null;
-  template_id: string | null;
-  status: 'sending' | 'skipped';
-  attempts: number;
-}
 
 /** A message whose status changed, for the war room and the campaign's counters. */
 export interface ChangedRow {
@@ -22,121 +9,6 @@ export interface ChangedRow {
   campaign_id: string | null;
   conversation_id: string | null;
   status: string;
-}
-
-/**
- * Claims the next messages to send, at most `limit`, and marks them `sending` in the same
- * statement, so that at any moment only the messages actually in flight are `sending` (after a
- * crash, exactly those are in doubt). Consent is read here, at send time: a contact who opted out
- * since the campaign was written is `skipped`. A contact messaged within the pair interval waits.
- */
-export function claimMessages(db: Queries, options: { templatesAllowed: boolean; pairIntervalSeconds: number; limit: number }) {
-  return db.rows(
-    sql<ClaimedRow>`
-      with picked as (
-        select m.id from wa_messages m
-        where m.status = 'queued' and m.next_attempt_at <= now()
-          and (${options.templatesAllowed}::boolean or m.kind <> 'template')
-          and (m.campaign_id is null or exists (select 1 from wa_campaigns k where k.id = m.campaign_id and k.status = 'sending'))
-          and not exists (select 1 from wa_messages o where o.contact_id = m.contact_id and o.direction = 'out'
-                          and o.accepted_at > now() - ${options.pairIntervalSeconds}::int * interval '1 second')
-        order by m.priority, m.id
-        limit ${options.limit}
-        for update of m skip locked
-      ), decided as (
-        select m.id, (c.whatsapp_opted_out_at is not null or (m.kind = 'template' and not c.whatsapp_opt_in)) as refused
-        from picked join wa_messages m on m.id = picked.id join ${audienceContacts()} c on c.id = m.contact_id
-      )
-      update wa_messages m set
-        status = case when d.refused then 'skipped' else 'sending' end,
-        status_rank = case when d.refused then 9 else 1 end,
-        error_title = case when d.refused then 'no WhatsApp consent at send time' else m.error_title end,
-        claimed_at = now(),
-        attempts = m.attempts + case when d.refused then 0 else 1 end
-      from decided d where m.id = d.id
-      returning m.id, m.campaign_id, m.conversation_id, m.phone, m.kind, m.body, m.params, m.template_id, m.status, m.attempts`.prepared('wa_claim'),
-  );
-}
-
-export interface Settlement {
-  id: string;
-  status: string;
-  rank: number;
-  wamid: string | null;
-  code: number | null;
-  title: string | null;
-  next: Date | null;
-}
-
-/**
- * Settles a round in one statement. `accepted` only fills in what a faster webhook may not have
- * (the wamid, the acceptance time) and never lowers a status; the other outcomes apply only to a
- * message still `sending`. Planned with its values each time: a generic plan over the arrays may
- * pick a sequential scan where a handful of ids wants the primary key.
- */
-export function settleMessages(db: Queries, settle: Settlement[]): Promise<ChangedRow[]> {
-  if (!settle.length) return Promise.resolve([]);
-  return db.rows(sql<ChangedRow>`
-    update wa_messages m set
-      status = case when v.status = 'accepted' then (case when m.status_rank < 2 then 'accepted' else m.status end) else v.status end,
-      status_rank = case when v.status = 'accepted' then greatest(m.status_rank, 2) else v.rank end,
-      wamid = coalesce(m.wamid, v.wamid),
-      accepted_at = case when v.status = 'accepted' then coalesce(m.accepted_at, now()) else m.accepted_at end,
-      failed_at = case when v.status = 'failed' then now() else m.failed_at end,
-      error_code = case when v.status = 'accepted' then m.error_code else v.error_code end,
-      error_title = case when v.status = 'accepted' then m.error_title else v.error_title end,
-      next_attempt_at = coalesce(v.next_at, m.next_attempt_at)
-    from unnest(${settle.map((item) => item.id)}::uuid[], ${settle.map((item) => item.status)}::text[], ${settle.map((item) => item.rank)}::smallint[],
-                ${settle.map((item) => item.wamid)}::text[], ${settle.map((item) => item.code)}::int[], ${settle.map((item) => item.title)}::text[],
-                ${settle.map((item) => item.next)}::timestamptz[])
-      as v(id, status, rank, wamid, error_code, error_title, next_at)
-    where m.id = v.id and (m.status = 'sending' or (v.status = 'accepted' and m.status_rank >= 1 and m.status_rank < 9))
-    returning m.id, m.campaign_id, m.conversation_id, m.status`);
-}
-
-/** A process that held the send lock and died left these `sending`: nobody can know whether they went out. */
-export async function markOrphansInDoubt(db: Queries): Promise<number> {
-  return (await db.write(sql`update wa_messages set status = 'in_doubt' where status = 'sending'`.prepared('wa_orphans'))).count;
-}
-
-/** Campaigns with nothing left queued or in flight are completed; returns their ids. */
-export async function finishCampaigns(db: Queries): Promise<string[]> {
-  const rows = await db.rows(
-    sql<{ id: string }>`
-      update wa_campaigns k set status = 'completed', completed_at = now(), notice = null
-      where k.status = 'sending' and not exists (select 1 from wa_messages m where m.campaign_id = k.id and m.status in ('queued', 'sending'))
-      returning k.id`.prepared('wa_finish'),
-  );
-  return rows.map((row) => row.id);
-}
-
-/** Whether any message is due now (of a sending campaign, or a conversation's reply). */
-export async function hasDueMessages(db: Queries): Promise<boolean> {
-  const row = await db.first(
-    sql<{ due: boolean }>`
-      select exists (
-        select 1 from wa_messages m where m.status = 'queued' and m.next_attempt_at <= now()
-          and (m.campaign_id is null or exists (select 1 from wa_campaigns k where k.id = m.campaign_id and k.status = 'sending'))
-      ) as due`.prepared('wa_due'),
-  );
-  return Boolean(row?.due);
-}
-
-/** Only one process sends at a time (the rate limit is per phone number); the lock dies with its session. */
-const SEND_LOCK_KEY = 0x5741_5345; // "WASE"
-
-/** Runs `work` while holding the send lock on one connection; false (and no work) when another process holds it. */
-export function withSendLock(db: Database, work: () => Promise<void>): Promise<boolean> {
-  return db.session(async (connection) => {
-    const row = await connection.first(sql<{ locked: boolean }>`select pg_try_advisory_lock(${SEND_LOCK_KEY}) as locked`);
-    if (!row?.locked) return false;
-    try {
-      await work();
-    } finally {
-      await connection.write(sql`select pg_advisory_unlock(${SEND_LOCK_KEY})`);
-    }
-    return true;
-  });
 }
 
 export interface StatusUpdate {

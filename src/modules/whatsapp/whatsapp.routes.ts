@@ -95,7 +95,15 @@ export const whatsappRouter = new ApiRouter('whatsapp')
   )
   .post(
     '/api/whatsapp/campaigns/:id/resume',
-    { summary: 'Resume a paused campaign', access: staff, params: campaignIdParams, response: campaignView, errors: { ...noCampaign, 409: 'Not paused' } },
+    {
+      summary: 'Resume a paused campaign',
+      description:
+        'Paused by staff, or by the sender after WHATSAPP_PAUSE_AFTER_ERRORS consecutive provider errors (`notice` says why, `outbound:paused` in the whatsapp room): sending goes on from where it stopped and the pause notice goes.',
+      access: staff,
+      params: campaignIdParams,
+      response: campaignView,
+      errors: { ...noCampaign, 409: 'Not paused' },
+    },
     async ({ ctx, input, em }) => campaigns.resumeCampaign(em, ctx.deps, input.params.id),
   )
   .post(

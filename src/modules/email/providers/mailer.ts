@@ -4,7 +4,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { EmailConfig } from '../../../config';
 
 /**
- * The SMTP side: one pooled nodemailer transport per sending job (SMTP_URL), or, with no
+ * The SMTP side: one pooled nodemailer transport per drain of the sender (SMTP_URL), or, with no
  * SMTP_URL, the embedded default that writes each message as an .eml file under the outbox.
  */
 export interface OutgoingMessage {
@@ -79,13 +79,12 @@ function mailOptions(message: OutgoingMessage, mailto: string | undefined) {
 export function createMailer(config: EmailConfig): Mailer {
   const dkim = config.dkim ? { ...config.dkim, headerFieldNames: DKIM_SIGNED_HEADERS } : undefined;
   if (!config.smtpUrl) return new OutboxMailer(config.outboxDir, config.unsubscribeMailto, dkim);
+  // The outbound engine paces sends and keeps at most maxConnections in flight: the pool needs no limit of its own.
   const transport = nodemailer.createTransport({
     url: config.smtpUrl,
     pool: true,
     maxConnections: config.maxConnections,
     maxMessages: 500,
-    rateDelta: 1000,
-    rateLimit: config.ratePerSecond,
     dkim,
   } as never);
   return new SmtpMailer(transport, config.unsubscribeMailto);

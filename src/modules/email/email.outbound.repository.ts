@@ -1,0 +1,231 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sql, tables, type Queries } from '../../kernel/sql';
+import { audienceContacts } from '../audience';
+import type { AbPhase, EmailCampaignSchema, EmailRecipientSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
+
+/** The tables the sender reads and writes, as the typed query builder sees them. */
+type SenderTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailRecipientSchema | typeof EmailVariantSchema | typeof EmailTemplateSchema>;
+const db = tables<SenderTables>();
+
+export interface ClaimedRow {
+  id: string;
+  campaign_id: string;
+  email: string;
+  variant_id: string;
+  attempts: number;
+  name: string;
+  status: 'sending' | 'skipped';
+}
+
+/**
+ * Claims up to `limit` due recipients of sending campaigns and marks them `sending` in the same
+ * statement (rows another process holds are skipped, not waited for), so only messages in flight
+ * are ever `sending`. Consent is read here, at send time: a recipient who unsubscribed, or whose
+ * address bounced, since the list was written is `skipped` without an attempt.
+ */
+export function claimRecipients(q: Queries, limit: number): Promise<ClaimedRow[]> {
+  return q.rows(
+    sql<ClaimedRow>`
+      with picked as (
+        select r.id from email_recipients r
+        where r.status = 'queued' and (r.next_attempt_at is null or r.next_attempt_at <= now())
+          and exists (select 1 from email_campaigns c where c.id = r.campaign_id and c.status = 'sending')
+        order by r.id
+        limit ${limit}
+        for update of r skip locked
+      ), decided as (
+        select r.id, k.name,
+               (r.variant_id is null or k.email_opted_out_at is not null or exists (select 1 from email_suppressions s where s.email = r.email)) as blocked
+        from picked p join email_recipients r on r.id = p.id join ${audienceContacts()} k on k.id = r.contact_id
+      )
+      update email_recipients r set
+        status = case when d.blocked then 'skipped' else 'sending' end,
+        claimed_at = now(),
+        attempts = r.attempts + case when d.blocked then 0 else 1 end
+      from decided d where r.id = d.id
+      returning r.id::text as id, r.campaign_id, r.email, r.variant_id, r.attempts, d.name, r.status`.prepared('email_outbound_claim'),
+  );
+}
+
+export interface RecipientSettlement {
+  id: string;
+  status: 'sent' | 'bounced' | 'failed' | 'queued' | 'in_doubt';
+  messageId: string | null;
+  error: string | null;
+  nextAt: Date | null;
+  /** Claimed but never handed to the SMTP server: the claim's attempt does not count. */
+  released: boolean;
+}
+
+/** How many recipients of a campaign a settle moved to a status. */
+export interface SettledCount {
+  campaign_id: string;
+  status: string;
+  released: boolean;
+  n: number;
+}
+
+/**
+ * Writes the outcomes answered since the last settle, in one statement; addresses that bounced
+ * go into the suppressions in the same statement, so no campaign mails them again. Only rows
+ * still in flight change, or rows in doubt that a late definite answer resolves. Planned with
+ * its values each time: a generic plan over the arrays may scan the table.
+ */
+export function settleRecipients(q: Queries, items: RecipientSettlement[]): Promise<SettledCount[]> {
+  if (!items.length) return Promise.resolve([]);
+  return q.rows(sql<SettledCount>`
+    with v as (
+      select * from unnest(${items.map((item) => item.id)}::bigint[], ${items.map((item) => item.status)}::text[],
+                           ${items.map((item) => item.messageId)}::text[], ${items.map((item) => item.error)}::text[],
+                           ${items.map((item) => item.nextAt)}::timestamptz[], ${items.map((item) => item.released)}::boolean[])
+        as v(id, status, message_id, error, next_at, released)
+    ), u as (
+      update email_recipients r set
+        status = v.status,
+        sent_at = case when v.status = 'sent' then now() else r.sent_at end,
+        message_id = coalesce(v.message_id, r.message_id),
+        last_error = case when v.released then r.last_error else v.error end,
+        next_attempt_at = case when v.released then r.next_attempt_at else v.next_at end,
+        claimed_at = case when v.status = 'in_doubt' then r.claimed_at else null end,
+        attempts = r.attempts - case when v.released then 1 else 0 end
+      from v
+      where r.id = v.id and (r.status = 'sending' or (r.status = 'in_doubt' and v.status in ('sent', 'bounced', 'failed')))
+      returning r.campaign_id, r.email, r.status, r.last_error, v.released
+    ), suppressed as (
+      insert into email_suppressions (email, reason, campaign_id, detail, created_at)
+      select email, 'bounce', campaign_id, last_error, now() from u where status = 'bounced'
+      on conflict (email) do nothing
+    )
+    select campaign_id, status, released, count(*)::int as n from u group by campaign_id, status, released`);
+}
+
+/** Recipients in flight for longer than the claim timeout were left by a process that died: in doubt, never resent. */
+export async function releaseStaleClaims(q: Queries, claimTimeoutSeconds: number): Promise<number> {
+  const { count } = await q.write(
+    sql`update email_recipients set status = 'in_doubt', last_error = 'the sender stopped before recording the SMTP answer'
+        where status = 'sending' and claimed_at < now() - make_interval(secs => ${claimTimeoutSeconds})`.prepared('email_outbound_stale'),
+  );
+  return count;
+}
+
+/** Whether any recipient of a sending campaign is due now. */
+export async function hasDueRecipients(q: Queries): Promise<boolean> {
+  const row = await q.first(
+    sql<{ due: boolean }>`
+      select exists (
+        select 1 from email_recipients r where r.status = 'queued' and (r.next_attempt_at is null or r.next_attempt_at <= now())
+          and exists (select 1 from email_campaigns c where c.id = r.campaign_id and c.status = 'sending')
+      ) as due`.prepared('email_outbound_due'),
+  );
+  return Boolean(row?.due);
+}
+
+export interface PlanRow {
+  id: string;
+  name: string;
+  from_name: string;
+  from_email: string;
+  reply_to: string | null;
+  variant_id: string;
+  subject: string;
+  send_html: string;
+  send_text: string;
+  links: string[];
+}
+
+/** What the campaigns' messages are made of: sender, and each variant's subject and template. */
+export function campaignPlans(q: Queries, campaignIds: readonly string[]): Promise<PlanRow[]> {
+  if (!campaignIds.length) return Promise.resolve([]);
+  return q.rows(
+    db
+      .selectFrom('email_campaigns as c')
+      .innerJoin('email_variants as v', 'v.campaign_id', 'c.id')
+      .innerJoin('email_templates as t', 't.id', 'v.template_id')
+      .select(['c.id', 'c.name', 'c.from_name', 'c.from_email', 'c.reply_to', 'v.id as variant_id', 'v.subject', 't.send_html', 't.send_text', 't.links'])
+      .where('c.id', 'in', campaignIds),
+  );
+}
+
+export interface CampaignState {
+  ab_phase: AbPhase;
+  /** The winning variant's name, once there is one. */
+  winner: string | null;
+}
+
+/** A sending campaign is paused with a notice saying why; nothing comes back when it was not sending. */
+export function pauseCampaign(q: Queries, campaignId: string, notice: string): Promise<CampaignState | undefined> {
+  return q.first(sql<CampaignState>`
+    update email_campaigns c set status = 'paused', notice = ${notice}, updated_at = now()
+    where c.id = ${campaignId} and c.status = 'sending'
+    returning c.ab_phase, (select v.name from email_variants v where v.id = c.winner_variant_id) as winner`);
+}
+
+/** A paused campaign sends again and its notice goes; nothing comes back when it was not paused. */
+export function resumeCampaign(q: Queries, campaignId: string): Promise<CampaignState | undefined> {
+  return q.first(sql<CampaignState>`
+    update email_campaigns c set status = 'sending', notice = null, updated_at = now()
+    where c.id = ${campaignId} and c.status = 'paused'
+    returning c.ab_phase, (select v.name from email_variants v where v.id = c.winner_variant_id) as winner`);
+}
+
+export function campaignStatus(q: Queries, campaignId: string): Promise<{ status: string } | undefined> {
+  return q.first(db.selectFrom('email_campaigns').select('status').where('id', '=', campaignId));
+}
+
+export interface SendingCampaign {
+  id: string;
+  /** The earliest retry not due yet. */
+  next_retry: Date | null;
+  /** Recipients queued or in flight. */
+  open: number;
+  /** The oldest claim still in flight (here or in another process). */
+  oldest_claim: Date | null;
+}
+
+/** Every sending campaign with what it still has to send. */
+export function sendingCampaigns(q: Queries): Promise<SendingCampaign[]> {
+  return q.rows(
+    sql<SendingCampaign>`
+      select c.id,
+             min(r.next_attempt_at) filter (where r.status = 'queued' and r.next_attempt_at > now()) as next_retry,
+             count(r.id)::int as open,
+             min(r.claimed_at) filter (where r.status = 'sending') as oldest_claim
+      from email_campaigns c left join email_recipients r on r.campaign_id = c.id and r.status in ('queued', 'sending')
+      where c.status = 'sending'
+      group by c.id`.prepared('email_outbound_sending'),
+  );
+}
+
+/** The A/B test phase ends once nothing of it is queued or in flight: the decision is due after waitMinutes. */
+export function endTestPhase(q: Queries, campaignId: string): Promise<{ ab_decide_at: Date } | undefined> {
+  return q.first(sql<{ ab_decide_at: Date }>`
+    update email_campaigns set ab_phase = 'waiting', updated_at = now(),
+      ab_decide_at = now() + make_interval(mins => (ab_test->>'waitMinutes')::int)
+    where id = ${campaignId} and status = 'sending' and ab_phase = 'testing'
+      and not exists (select 1 from email_recipients where campaign_id = ${campaignId} and status in ('queued', 'sending'))
+    returning ab_decide_at`);
+}
+
+/** The campaign is sent once nothing is queued, in flight or held for a winner. */
+export function finishCampaign(q: Queries, campaignId: string): Promise<{ ab_phase: 'none' | 'winner_sent'; winner: string | null } | undefined> {
+  return q.first(sql<{ ab_phase: 'none' | 'winner_sent'; winner: string | null }>`
+    update email_campaigns c set status = 'sent', finished_at = now(), updated_at = now()
+    where c.id = ${campaignId} and c.status = 'sending' and c.ab_phase in ('none', 'winner_sent')
+      and not exists (select 1 from email_recipients where campaign_id = ${campaignId} and status in ('queued', 'sending', 'held'))
+    returning c.ab_phase, (select v.name from email_variants v where v.id = c.winner_variant_id) as winner`);
+}
+
+export interface UnfinishedCampaign {
+  id: string;
+  status: 'sending' | 'scheduled';
+  ab_phase: AbPhase;
+  ab_decide_at: Date | null;
+  scheduled_at: Date | null;
+}
+
+/** Campaigns whose work a job should be doing: started and not sent, or scheduled. */
+export function unfinishedCampaigns(q: Queries): Promise<UnfinishedCampaign[]> {
+  return q.rows(
+    sql<UnfinishedCampaign>`select id, status, ab_phase, ab_decide_at, scheduled_at from email_campaigns where status in ('sending', 'scheduled')`,
+  );
+}
