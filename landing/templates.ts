@@ -89,11 +89,7 @@ export function renderClosed(view: { title: string; message: string }): string {
 }
 
 export function renderNotFound(): string {
-  return messagePage(
-    'Código no encontrado',
-    'Este código QR no existe o ya no está disponible. Revisa que hayas escaneado el afiche correcto.',
-    'closed',
-  );
+  return messagePage('Código no encontrado', 'Este código QR no existe o ya no está disponible. Revisa que hayas escaneado el afiche correcto.', 'closed');
 }
 
 /** Too many attempts (429), generic error. */
@@ -138,9 +134,7 @@ function territorySelect(ctx: Ctx, mode: FieldMode): string {
   if (mode === 'hidden') return '';
   const required = mode === 'required';
   const selected = ctx.view.values?.territoryId;
-  const options = ctx.view.territories
-    .map((t) => `<option value="${escapeHtml(t.id)}"${t.id === selected ? ' selected' : ''}>${escapeHtml(t.name)}</option>`)
-    .join('');
+  const options = ctx.view.territories.map((t) => `<option value="${escapeHtml(t.id)}"${t.id === selected ? ' selected' : ''}>${escapeHtml(t.name)}</option>`).join('');
   return `<div class="field" data-field="territoryId">
 <label for="f-territoryId">Barrio${required ? REQ : ''}</label>
 ${errorText(ctx, 'territoryId')}<select class="ctl" id="f-territoryId" name="territoryId"${required ? ' required aria-required="true"' : ''}${errorAttrs(ctx, 'territoryId')}>
@@ -156,7 +150,8 @@ function interestsFieldset(ctx: Ctx): string {
   const invalid = ctx.errors.has('interests') ? ' aria-invalid="true"' : '';
   const boxes = interests
     .map(
-      (o, i) => `<div class="check"><input type="checkbox" id="f-interests-${i}" name="interests" value="${escapeHtml(o.value)}"${ticked.has(o.value) ? ' checked' : ''}${invalid}><label for="f-interests-${i}">${escapeHtml(o.label)}</label></div>`,
+      (o, i) =>
+        `<div class="check"><input type="checkbox" id="f-interests-${i}" name="interests" value="${escapeHtml(o.value)}"${ticked.has(o.value) ? ' checked' : ''}${invalid}><label for="f-interests-${i}">${escapeHtml(o.label)}</label></div>`,
     )
     .join('\n');
   // The group (not each box) is described by the error, so it is announced once on entering it.

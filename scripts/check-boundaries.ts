@@ -342,5 +342,7 @@ if (require.main === module) {
   }
   const shrunk = Object.entries(allowance).some(([key, count]) => (allowanceOf(violations)[key] ?? 0) < count);
   const debt = violations.length ? ` ${violations.length} allowed violation(s) remain in files still being converted.` : '';
-  process.stdout.write(`Data boundaries: nothing beyond the allowance.${debt}${shrunk ? ` Some files have fewer than allowed: run \`npm run check:boundaries -- --record\` to lower ${ALLOWANCE_FILE}.` : ''}\n`);
+  process.stdout.write(
+    `Data boundaries: nothing beyond the allowance.${debt}${shrunk ? ` Some files have fewer than allowed: run \`npm run check:boundaries -- --record\` to lower ${ALLOWANCE_FILE}.` : ''}\n`,
+  );
 }

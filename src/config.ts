@@ -16,16 +16,14 @@ export function parseDurationSeconds(value: string): number | undefined {
   return Number(match[1]) * durationUnits[match[2] ?? 's']!;
 }
 
-const duration = z
-  .string()
-  .transform((value, ctx) => {
-    const seconds = parseDurationSeconds(value);
-    if (seconds === undefined || seconds <= 0) {
-      ctx.addIssue({ code: 'custom', message: 'expected a duration such as 900, 15m, 12h or 7d' });
-      return z.NEVER;
-    }
-    return seconds;
-  });
+const duration = z.string().transform((value, ctx) => {
+  const seconds = parseDurationSeconds(value);
+  if (seconds === undefined || seconds <= 0) {
+    ctx.addIssue({ code: 'custom', message: 'expected a duration such as 900, 15m, 12h or 7d' });
+    return z.NEVER;
+  }
+  return seconds;
+});
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -48,9 +46,7 @@ const timeZone = z.string().refine((value) => {
   }
 }, 'expected an IANA time zone such as America/Bogota');
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+const booleanFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes');
 
 const envSchema = z
   .object({
@@ -70,14 +66,22 @@ const envSchema = z
     CORS_ORIGINS: z
       .string()
       .default('')
-      .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+      .transform((value) =>
+        value
+          .split(',')
+          .map((origin) => origin.trim())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.string().url('each origin must be a URL such as https://app.example.org'))),
     TIMEZONE: timeZone.default('America/Bogota'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DATA_DIR: z.string().min(1).default('./data'),
     EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
     TRUST_PROXY: booleanFlag.default(false),
-    BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'expected a size such as 512kb or 1mb').default('1mb'),
+    BODY_LIMIT: z
+      .string()
+      .regex(/^\d+(kb|mb)$/i, 'expected a size such as 512kb or 1mb')
+      .default('1mb'),
     LOGIN_MAX_FAILURES_PER_EMAIL: positiveInt.default(5),
     LOGIN_MAX_FAILURES_PER_IP: positiveInt.default(50),
     LOGIN_FAILURE_WINDOW: duration.default(15 * 60),
@@ -93,10 +97,19 @@ const envSchema = z
     // WhatsApp (Cloud API). Without an access token the simulator provider stands in.
     WHATSAPP_PROVIDER: z.enum(['cloud', 'simulator']).optional(),
     WHATSAPP_API_BASE_URL: z.string().url().default('https://graph.facebook.com'),
-    WHATSAPP_API_VERSION: z.string().regex(/^v\d+\.\d+$/, 'expected a Graph API version such as v23.0').default('v23.0'),
+    WHATSAPP_API_VERSION: z
+      .string()
+      .regex(/^v\d+\.\d+$/, 'expected a Graph API version such as v23.0')
+      .default('v23.0'),
     WHATSAPP_ACCESS_TOKEN: z.string().min(10).optional(),
-    WHATSAPP_PHONE_NUMBER_ID: z.string().regex(/^\d{5,20}$/, 'expected the numeric phone-number id').optional(),
-    WHATSAPP_WABA_ID: z.string().regex(/^\d{5,20}$/, 'expected the numeric WhatsApp Business Account id').optional(),
+    WHATSAPP_PHONE_NUMBER_ID: z
+      .string()
+      .regex(/^\d{5,20}$/, 'expected the numeric phone-number id')
+      .optional(),
+    WHATSAPP_WABA_ID: z
+      .string()
+      .regex(/^\d{5,20}$/, 'expected the numeric WhatsApp Business Account id')
+      .optional(),
     WHATSAPP_APP_SECRET: z.string().min(16).optional(),
     WHATSAPP_VERIFY_TOKEN: z.string().min(8).optional(),
     WHATSAPP_RATE_PER_SECOND: positiveInt.max(1000).default(80),
@@ -136,8 +149,7 @@ const envSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['JWT_SECRET'],
-        message:
-          'is required when DATABASE_URL is set (the production configuration); every process must share it',
+        message: 'is required when DATABASE_URL is set (the production configuration); every process must share it',
       });
     }
     if ((env.WHATSAPP_PROVIDER ?? (env.WHATSAPP_ACCESS_TOKEN ? 'cloud' : 'simulator')) === 'cloud') {
@@ -241,9 +253,7 @@ function withoutEmpty(source: NodeJS.ProcessEnv): Record<string, string> {
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(withoutEmpty(source));
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`));
   }
   const env = parsed.data;
   return {

@@ -137,18 +137,14 @@ async function runAll(): Promise<Results> {
   });
 
   log('bare node:http, GET /api/test …');
-  const http = await withServer(baseline('baseline-http', 'baseline-http.js', '/api/test'), (s) =>
-    measure({ url: `${s.url}/api/test`, serverPid: s.pid }),
-  );
+  const http = await withServer(baseline('baseline-http', 'baseline-http.js', '/api/test'), (s) => measure({ url: `${s.url}/api/test`, serverPid: s.pid }));
   log('bare Koa, GET /api/test …');
-  const koa = await withServer(baseline('baseline-koa', 'baseline-koa.js', '/api/test'), (s) =>
-    measure({ url: `${s.url}/api/test`, serverPid: s.pid }),
-  );
+  const koa = await withServer(baseline('baseline-koa', 'baseline-koa.js', '/api/test'), (s) => measure({ url: `${s.url}/api/test`, serverPid: s.pid }));
   log('bare Koa + pg insert, POST /api/territories …');
-  const pg = await withServer(
-    baseline('baseline-pg-insert', 'baseline-pg-insert.js', '/healthz', { DATABASE_URL }),
-    async (s) => ({ m: await measure(postTerritory(s, undefined)), rows: await countRows('bench_territories') }),
-  );
+  const pg = await withServer(baseline('baseline-pg-insert', 'baseline-pg-insert.js', '/healthz', { DATABASE_URL }), async (s) => ({
+    m: await measure(postTerritory(s, undefined)),
+    rows: await countRows('bench_territories'),
+  }));
 
   log('Comando (LOG_LEVEL=info), GET /api/test and POST /api/territories …');
   let token = '';
@@ -202,8 +198,7 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
     m.serverCpuUsPerRequest === undefined ? '–' : `${fixed(m.serverCpuUsPerRequest, 0)} µs (${fixed(m.serverCpuPercent ?? 0, 0)}%)`,
   ];
   const vsKoa = (m: Measurement) => `${fixed(m.requestsPerSecond / r.koa.requestsPerSecond)} × bare Koa`;
-  const vsPg = (m: Measurement) =>
-    `${fixed(m.requestsPerSecond / r.pgInsert.requestsPerSecond)} × req/s, ${fixed(m.p99Ms / r.pgInsert.p99Ms, 1)} × p99 of pg insert`;
+  const vsPg = (m: Measurement) => `${fixed(m.requestsPerSecond / r.pgInsert.requestsPerSecond)} × req/s, ${fixed(m.p99Ms / r.pgInsert.p99Ms, 1)} × p99 of pg insert`;
   const table = markdownTable(
     ['Target', 'req/s', 'p99 (ms)', 'errors / non-2xx', 'Ratio to baseline', 'Server CPU/request (% of a core)'],
     [

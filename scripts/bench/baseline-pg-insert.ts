@@ -41,10 +41,12 @@ async function main(): Promise<void> {
       return;
     }
     const now = new Date();
-    const { rows } = await pool.query(
-      'insert into bench_territories (id, name, type, created_at, updated_at) values ($1, $2, $3, $4, $4) returning *',
-      [uuidv7(), body.name, body.type, now],
-    );
+    const { rows } = await pool.query('insert into bench_territories (id, name, type, created_at, updated_at) values ($1, $2, $3, $4, $4) returning *', [
+      uuidv7(),
+      body.name,
+      body.type,
+      now,
+    ]);
     ctx.status = 201;
     ctx.body = rows[0];
   });

@@ -54,10 +54,14 @@ async function main(): Promise<void> {
       ctx.body = { title: 'invalid body' };
       return;
     }
-    const { rows } = await pool.query<{ id: string }>(
-      'insert into bench_leads (id, name, phone, email, interests, created_at) values ($1, $2, $3, $4, $5, $6) returning id',
-      [uuidv7(), body.name, body.phone ?? null, body.email ?? null, interests, new Date()],
-    );
+    const { rows } = await pool.query<{ id: string }>('insert into bench_leads (id, name, phone, email, interests, created_at) values ($1, $2, $3, $4, $5, $6) returning id', [
+      uuidv7(),
+      body.name,
+      body.phone ?? null,
+      body.email ?? null,
+      interests,
+      new Date(),
+    ]);
     ctx.status = 201;
     ctx.body = { id: rows[0]?.id, status: 'captured' };
   });

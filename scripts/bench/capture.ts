@@ -201,14 +201,29 @@ function statusText(m: Measurement): string {
 }
 
 function report(r: Results, machine: string): { markdown: string; pass: boolean } {
-  const cpu = (m: Measurement) =>
-    m.serverCpuUsPerRequest === undefined ? '–' : `${fixed(m.serverCpuUsPerRequest, 0)} µs (${fixed(m.serverCpuPercent ?? 0, 0)}%)`;
+  const cpu = (m: Measurement) => (m.serverCpuUsPerRequest === undefined ? '–' : `${fixed(m.serverCpuUsPerRequest, 0)} µs (${fixed(m.serverCpuPercent ?? 0, 0)}%)`);
   const ratio = r.capture.requestsPerSecond / r.baseline.requestsPerSecond;
   const table = markdownTable(
     ['Target', 'req/s', 'p50 (ms)', 'p99 (ms)', 'errors / non-2xx', 'Ratio to baseline', 'Server CPU/request (% of a core)'],
     [
-      ['bare Koa + koa-body + pg lead insert — POST /api/leads', fixed(r.baseline.requestsPerSecond, 0), String(r.baseline.p50Ms), String(r.baseline.p99Ms), `${r.baseline.errors} / ${r.baseline.non2xx}`, 'baseline', cpu(r.baseline)],
-      ['**Comando — POST /api/qr-leads/capture**', fixed(r.capture.requestsPerSecond, 0), String(r.capture.p50Ms), String(r.capture.p99Ms), `${r.capture.errors} / ${r.capture.non2xx}`, `${fixed(ratio)} × req/s`, cpu(r.capture)],
+      [
+        'bare Koa + koa-body + pg lead insert — POST /api/leads',
+        fixed(r.baseline.requestsPerSecond, 0),
+        String(r.baseline.p50Ms),
+        String(r.baseline.p99Ms),
+        `${r.baseline.errors} / ${r.baseline.non2xx}`,
+        'baseline',
+        cpu(r.baseline),
+      ],
+      [
+        '**Comando — POST /api/qr-leads/capture**',
+        fixed(r.capture.requestsPerSecond, 0),
+        String(r.capture.p50Ms),
+        String(r.capture.p99Ms),
+        `${r.capture.errors} / ${r.capture.non2xx}`,
+        `${fixed(ratio)} × req/s`,
+        cpu(r.capture),
+      ],
     ],
   );
 
@@ -230,7 +245,12 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
   };
   const cpuTable = markdownTable(
     ['CPU µs per request', 'server process', 'PostgreSQL', 'Redis', 'load generator', 'other programs', `whole machine, ${os.cpus().length} cores`],
-    ([['bare pg lead insert', r.baseline], ['Comando capture', r.capture]] as const).map(([name, m]) => [
+    (
+      [
+        ['bare pg lead insert', r.baseline],
+        ['Comando capture', r.capture],
+      ] as const
+    ).map(([name, m]) => [
       name,
       m.serverCpuUsPerRequest === undefined ? '–' : fixed(m.serverCpuUsPerRequest, 0),
       us(m, 'PostgreSQL'),
@@ -245,8 +265,20 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
   const rowsTable = markdownTable(
     ['Table', 'Rows', '2xx answers (warm-up + run)', 'In flight at stop', 'Check'],
     [
-      ...rowChecks.map(({ table, ok }) => [`\`${table}\``, String(r.captureRows[table] ?? 0), String(r.capture.total2xx), String(r.capture.inFlightAtStop), ok ? 'OK' : 'MISMATCH']),
-      ['`bench_leads` (baseline)', String(r.baselineRows), String(r.baseline.total2xx), String(r.baseline.inFlightAtStop), rowCheck(r.baselineRows, r.baseline).ok ? 'OK' : 'MISMATCH'],
+      ...rowChecks.map(({ table, ok }) => [
+        `\`${table}\``,
+        String(r.captureRows[table] ?? 0),
+        String(r.capture.total2xx),
+        String(r.capture.inFlightAtStop),
+        ok ? 'OK' : 'MISMATCH',
+      ]),
+      [
+        '`bench_leads` (baseline)',
+        String(r.baselineRows),
+        String(r.baseline.total2xx),
+        String(r.baseline.inFlightAtStop),
+        rowCheck(r.baselineRows, r.baseline).ok ? 'OK' : 'MISMATCH',
+      ],
     ],
   );
 
@@ -258,21 +290,14 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
     ['Capture req/s vs bare pg lead insert', `≥ ${goals.ratio}`, fixed(ratio), ratio >= goals.ratio],
     ['Capture p99 latency', `≤ ${goals.p99Ms} ms`, `${r.capture.p99Ms} ms`, r.capture.p99Ms <= goals.p99Ms],
     ['No errors or non-2xx answers (capture and baseline)', '0', `${r.capture.errors + r.capture.non2xx + r.baseline.errors + r.baseline.non2xx}`, clean],
-    [
-      `Rows in ${LEAD_TABLES.map((t) => `\`${t}\``).join(', ')} = accepted requests (all 201, new leads)`,
-      'match',
-      rowsOk ? 'match' : 'mismatch',
-      rowsOk,
-    ],
+    [`Rows in ${LEAD_TABLES.map((t) => `\`${t}\``).join(', ')} = accepted requests (all 201, new leads)`, 'match', rowsOk ? 'match' : 'mismatch', rowsOk],
   ];
   const goalTable = markdownTable(
     ['Goal', 'Target', 'Measured', 'Result'],
     verdicts.map(([goal, target, measured, ok]) => [goal, target, measured, ok ? 'PASS' : 'FAIL']),
   );
   const cpuFactor =
-    r.capture.serverCpuUsPerRequest && r.baseline.serverCpuUsPerRequest
-      ? `${fixed(r.capture.serverCpuUsPerRequest / r.baseline.serverCpuUsPerRequest, 1)}×`
-      : 'n/a';
+    r.capture.serverCpuUsPerRequest && r.baseline.serverCpuUsPerRequest ? `${fixed(r.capture.serverCpuUsPerRequest / r.baseline.serverCpuUsPerRequest, 1)}×` : 'n/a';
 
   const markdown = `## Lead capture (issue 3)
 

@@ -131,7 +131,11 @@ async function adminToken(baseUrl: string, first: boolean): Promise<string> {
 async function sendCampaign(baseUrl: string, pid: number, smtp: FakeSmtp, first: boolean): Promise<SendResult> {
   const token = await adminToken(baseUrl, first);
   const acceptedBefore = smtp.accepted;
-  const template = await callJson<{ id: string }>(`${baseUrl}/api/email-marketing/templates`, { token, expect: 201, body: { name: 'Boletín', subject: 'Hola {{contact.firstName}}', mjml: MJML } });
+  const template = await callJson<{ id: string }>(`${baseUrl}/api/email-marketing/templates`, {
+    token,
+    expect: 201,
+    body: { name: 'Boletín', subject: 'Hola {{contact.firstName}}', mjml: MJML },
+  });
   const campaign = await callJson<{ id: string; audienceSize: number }>(`${baseUrl}/api/email-marketing/campaigns`, {
     token,
     expect: 201,
@@ -244,8 +248,23 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
   const growth = growthOf(cappedQuarters);
   const cpu = (m: Measurement) => (m.serverCpuUsPerRequest === undefined ? '–' : `${fixed(m.serverCpuUsPerRequest)} µs`);
   const sendTable = markdownTable(
-    ['Server', 'Recipients', 'Time to send (s)', 'Messages/s (rendered + accepted by SMTP)', 'Accepted by SMTP', '`sent` rows', 'RSS idle (MiB)', 'Peak RSS per quarter of the send (MiB)', 'Peak RSS, whole life (MiB)'],
-    ([['production defaults', r.send, quarters], [`\`${CAPPED_HEAP}\``, r.cappedSend, cappedQuarters]] as const).map(([name, send, q]) => [
+    [
+      'Server',
+      'Recipients',
+      'Time to send (s)',
+      'Messages/s (rendered + accepted by SMTP)',
+      'Accepted by SMTP',
+      '`sent` rows',
+      'RSS idle (MiB)',
+      'Peak RSS per quarter of the send (MiB)',
+      'Peak RSS, whole life (MiB)',
+    ],
+    (
+      [
+        ['production defaults', r.send, quarters],
+        [`\`${CAPPED_HEAP}\``, r.cappedSend, cappedQuarters],
+      ] as const
+    ).map(([name, send, q]) => [
       name,
       String(RECIPIENTS),
       fixed(send.seconds, 1),
@@ -260,19 +279,53 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
   const pixelTable = markdownTable(
     ['Target', 'req/s', 'p50 (ms)', 'p99 (ms)', 'errors / non-2xx', 'Ratio', 'Server CPU/request'],
     [
-      ['GET /api/test (baseline, same server)', fixed(r.apiTest.requestsPerSecond), String(r.apiTest.p50Ms), String(r.apiTest.p99Ms), `${r.apiTest.errors} / ${r.apiTest.non2xx}`, 'baseline', cpu(r.apiTest)],
-      ['**GET /e/o/:token (open pixel)**', fixed(r.pixel.requestsPerSecond), String(r.pixel.p50Ms), String(r.pixel.p99Ms), `${r.pixel.errors} / ${r.pixel.non2xx}`, `${fixed(ratio, 2)} ×`, cpu(r.pixel)],
+      [
+        'GET /api/test (baseline, same server)',
+        fixed(r.apiTest.requestsPerSecond),
+        String(r.apiTest.p50Ms),
+        String(r.apiTest.p99Ms),
+        `${r.apiTest.errors} / ${r.apiTest.non2xx}`,
+        'baseline',
+        cpu(r.apiTest),
+      ],
+      [
+        '**GET /e/o/:token (open pixel)**',
+        fixed(r.pixel.requestsPerSecond),
+        String(r.pixel.p50Ms),
+        String(r.pixel.p99Ms),
+        `${r.pixel.errors} / ${r.pixel.non2xx}`,
+        `${fixed(ratio, 2)} ×`,
+        cpu(r.pixel),
+      ],
     ],
   );
   const extra = r.openRows - r.pixel.total2xx;
   const rowsOk = extra >= 0 && extra <= r.pixel.inFlightAtStop;
   const verdicts: Array<[string, string, string, boolean]> = [
-    ['Every recipient accepted by SMTP and recorded `sent` (both runs)', `${RECIPIENTS}`, `${r.send.accepted} / ${r.send.sentRows}; ${r.cappedSend.accepted} / ${r.cappedSend.sentRows}`, [r.send, r.cappedSend].every((send) => send.accepted === RECIPIENTS && send.sentRows === RECIPIENTS)],
-    [`Memory flat while sending with ${CAPPED_HEAP} (peak RSS, last quarter − first quarter)`, `≤ ${goals.memoryGrowthMiB} MiB`, `${fixed(growth)} MiB`, Number.isFinite(growth) && growth <= goals.memoryGrowthMiB],
+    [
+      'Every recipient accepted by SMTP and recorded `sent` (both runs)',
+      `${RECIPIENTS}`,
+      `${r.send.accepted} / ${r.send.sentRows}; ${r.cappedSend.accepted} / ${r.cappedSend.sentRows}`,
+      [r.send, r.cappedSend].every((send) => send.accepted === RECIPIENTS && send.sentRows === RECIPIENTS),
+    ],
+    [
+      `Memory flat while sending with ${CAPPED_HEAP} (peak RSS, last quarter − first quarter)`,
+      `≤ ${goals.memoryGrowthMiB} MiB`,
+      `${fixed(growth)} MiB`,
+      Number.isFinite(growth) && growth <= goals.memoryGrowthMiB,
+    ],
     ['Pixel req/s vs GET /api/test', `≥ ${goals.pixelRatio}`, fixed(ratio, 2), ratio >= goals.pixelRatio],
-    ['Pixel: no errors, every 200 an `email_events` row', '0 / match', `${r.pixel.errors + r.pixel.non2xx} / ${rowsOk ? 'match' : `mismatch (${r.openRows} rows, ${r.pixel.total2xx} 200s)`}`, r.pixel.errors + r.pixel.non2xx === 0 && rowsOk],
+    [
+      'Pixel: no errors, every 200 an `email_events` row',
+      '0 / match',
+      `${r.pixel.errors + r.pixel.non2xx} / ${rowsOk ? 'match' : `mismatch (${r.openRows} rows, ${r.pixel.total2xx} 200s)`}`,
+      r.pixel.errors + r.pixel.non2xx === 0 && rowsOk,
+    ],
   ];
-  const goalTable = markdownTable(['Goal', 'Target', 'Measured', 'Result'], verdicts.map(([goal, target, measured, ok]) => [goal, target, measured, ok ? 'PASS' : 'FAIL']));
+  const goalTable = markdownTable(
+    ['Goal', 'Target', 'Measured', 'Result'],
+    verdicts.map(([goal, target, measured, ok]) => [goal, target, measured, ok ? 'PASS' : 'FAIL']),
+  );
   const markdown = `## Email marketing (issue 6)
 
 Command: \`BENCH_REDIS_URL=redis://127.0.0.1:6379/13 npm run bench:email\` (\`scripts/bench/email.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.

@@ -97,7 +97,13 @@ function psqlCopy(file: string): number {
   const started = process.hrtime.bigint();
   const result = spawnSync(
     'psql',
-    [db.url, '-v', 'ON_ERROR_STOP=1', '-qc', `\\copy gotv_voters (id, name, document_id, phone, polling_station_id, table_number, priority, status, created_at, updated_at) from '${file}' with (format csv)`],
+    [
+      db.url,
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-qc',
+      `\\copy gotv_voters (id, name, document_id, phone, polling_station_id, table_number, priority, status, created_at, updated_at) from '${file}' with (format csv)`,
+    ],
     { encoding: 'utf8' },
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -117,35 +123,32 @@ async function run(): Promise<{ copy: Round[]; comando: Round[]; answer: unknown
   const copy: Round[] = [];
   const comando: Round[] = [];
   let answer: unknown;
-  await withServer(
-    comandoServer({ name: 'comando-gotv-import', databaseUrl: db.url, redisKeyPrefix: REDIS_KEY_PREFIX }),
-    async (server) => {
-      const token = await registerFirstAdmin(server.url);
-      const stationIds = await createStations(server.url, token, STATIONS);
-      const copyFile = path.join(logDir, 'gotv-import-copy.csv');
-      writeFileSync(copyFile, copyCsv(rows, stationIds));
-      log(`${ROWS} rows, ${(Buffer.byteLength(csv) / 1e6).toFixed(1)} MB CSV; ${ROUNDS} rounds each`);
-      for (let round = 0; round < ROUNDS; round++) {
-        await emptyVoters();
-        const seconds = psqlCopy(copyFile);
-        copy.push({ seconds, rows: await countVoters() });
-        log(`  psql \\copy   round ${round + 1}: ${seconds.toFixed(2)} s`);
+  await withServer(comandoServer({ name: 'comando-gotv-import', databaseUrl: db.url, redisKeyPrefix: REDIS_KEY_PREFIX }), async (server) => {
+    const token = await registerFirstAdmin(server.url);
+    const stationIds = await createStations(server.url, token, STATIONS);
+    const copyFile = path.join(logDir, 'gotv-import-copy.csv');
+    writeFileSync(copyFile, copyCsv(rows, stationIds));
+    log(`${ROWS} rows, ${(Buffer.byteLength(csv) / 1e6).toFixed(1)} MB CSV; ${ROUNDS} rounds each`);
+    for (let round = 0; round < ROUNDS; round++) {
+      await emptyVoters();
+      const seconds = psqlCopy(copyFile);
+      copy.push({ seconds, rows: await countVoters() });
+      log(`  psql \\copy   round ${round + 1}: ${seconds.toFixed(2)} s`);
 
-        await emptyVoters();
-        const started = process.hrtime.bigint();
-        const response = await fetch(`${server.url}/api/gotv/voters/import`, {
-          method: 'POST',
-          headers: { 'content-type': 'text/csv', authorization: `Bearer ${token}` },
-          body: csv,
-        });
-        answer = await response.json();
-        const took = Number(process.hrtime.bigint() - started) / 1e9;
-        if (response.status !== 200) throw new Error(`import answered ${response.status}: ${JSON.stringify(answer).slice(0, 400)}`);
-        comando.push({ seconds: took, rows: await countVoters() });
-        log(`  Comando import round ${round + 1}: ${took.toFixed(2)} s`);
-      }
-    },
-  );
+      await emptyVoters();
+      const started = process.hrtime.bigint();
+      const response = await fetch(`${server.url}/api/gotv/voters/import`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/csv', authorization: `Bearer ${token}` },
+        body: csv,
+      });
+      answer = await response.json();
+      const took = Number(process.hrtime.bigint() - started) / 1e9;
+      if (response.status !== 200) throw new Error(`import answered ${response.status}: ${JSON.stringify(answer).slice(0, 400)}`);
+      comando.push({ seconds: took, rows: await countVoters() });
+      log(`  Comando import round ${round + 1}: ${took.toFixed(2)} s`);
+    }
+  });
   return { copy, comando, answer };
 }
 
@@ -162,14 +165,22 @@ function report(r: { copy: Round[]; comando: Round[]; answer: unknown }, machine
     best(rounds).toFixed(2),
     Math.round(rate(best(rounds))).toLocaleString('en-US'),
   ];
-  const table = markdownTable(['Target', 'Seconds per round', 'Best (s)', 'Rows/s (best)'], [
-    line('psql `\\copy` of the final rows (baseline)', r.copy),
-    line('**Comando `POST /api/gotv/voters/import`**', r.comando),
-  ]);
-  const goals = markdownTable(['Goal', 'Target', 'Measured', 'Result'], [
-    ['Import rows/s vs `\\copy`', `≥ ${goal}`, ratio.toFixed(2), ratio >= goal ? 'PASS' : 'FAIL'],
-    [`Every round leaves exactly ${ROWS} voters; the answer reports ${ROWS} imported, none rejected`, 'exact', rowsOk && answerOk ? 'exact' : 'mismatch', rowsOk && answerOk ? 'PASS' : 'FAIL'],
-  ]);
+  const table = markdownTable(
+    ['Target', 'Seconds per round', 'Best (s)', 'Rows/s (best)'],
+    [line('psql `\\copy` of the final rows (baseline)', r.copy), line('**Comando `POST /api/gotv/voters/import`**', r.comando)],
+  );
+  const goals = markdownTable(
+    ['Goal', 'Target', 'Measured', 'Result'],
+    [
+      ['Import rows/s vs `\\copy`', `≥ ${goal}`, ratio.toFixed(2), ratio >= goal ? 'PASS' : 'FAIL'],
+      [
+        `Every round leaves exactly ${ROWS} voters; the answer reports ${ROWS} imported, none rejected`,
+        'exact',
+        rowsOk && answerOk ? 'exact' : 'mismatch',
+        rowsOk && answerOk ? 'PASS' : 'FAIL',
+      ],
+    ],
+  );
   const markdown = `## GOTV voter import (issue 4)
 
 Command: \`npm run bench:gotv-import\` (\`scripts/bench/gotv-import.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.

@@ -209,11 +209,15 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 64, scheduling: 'lif
 
 function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const request = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -282,7 +286,11 @@ async function setUp(url: string): Promise<Setup> {
   for (let part = 0; part < VOTERS / 75_000; part++) {
     const lines = ['name,documentId,phone,pollingStationCode,tableNumber,priority'];
     for (let i = part * 75_000; i < (part + 1) * 75_000; i++) lines.push(`Votante ${i},${20_000_000 + i},,${stationCode(i % STATIONS)},${1 + (i % 10)},normal`);
-    const response = await fetch(`${url}/api/gotv/voters/import`, { method: 'POST', headers: { 'content-type': 'text/csv', authorization: `Bearer ${adminToken}` }, body: `${lines.join('\n')}\n` });
+    const response = await fetch(`${url}/api/gotv/voters/import`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv', authorization: `Bearer ${adminToken}` },
+      body: `${lines.join('\n')}\n`,
+    });
     const answer = (await response.json()) as { imported: number };
     if (answer.imported !== 75_000) throw new Error(`voter import: ${JSON.stringify(answer).slice(0, 300)}`);
   }
@@ -314,7 +322,12 @@ async function baselinePhase(): Promise<Run> {
     // UUIDs like Comando's voter and station ids, so that both runs carry the same bytes.
     const voterIds = Array.from({ length: run.totalReports }, () => randomUUID());
     const stationIds = Array.from({ length: STATIONS }, () => randomUUID());
-    const listeners = await startListeners(servers.map((server) => server.url), undefined, run, voterIds);
+    const listeners = await startListeners(
+      servers.map((server) => server.url),
+      undefined,
+      run,
+      voterIds,
+    );
     log(`  ${CLIENTS} clients connected (${listeners.threads.length} listener threads); ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
     await drive(run, async (seq) => {
       const body = JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: voterIds[seq], stationId: stationIds[seq % STATIONS] });
@@ -440,7 +453,12 @@ function report(baseline: Run, comando: ComandoResults, machine: string): { mark
   const ratio = comando.withListeners.requestsPerSecond / comando.withoutListeners.requestsPerSecond;
   const routeTable = markdownTable(
     ['POST /api/gotv/turnout, one process, autocannon', 'req/s', 'p50 (ms)', 'p99 (ms)', 'errors / non-2xx', 'Server CPU/request'],
-    ([['nobody listening', comando.withoutListeners], [`${CLIENTS} clients listening (${(CLIENTS / 2).toLocaleString('en-US')} on this process)`, comando.withListeners]] as const).map(([name, m]) => [
+    (
+      [
+        ['nobody listening', comando.withoutListeners],
+        [`${CLIENTS} clients listening (${(CLIENTS / 2).toLocaleString('en-US')} on this process)`, comando.withListeners],
+      ] as const
+    ).map(([name, m]) => [
       name,
       m.requestsPerSecond.toFixed(0),
       String(m.p50Ms),
@@ -457,10 +475,18 @@ function report(baseline: Run, comando: ComandoResults, machine: string): { mark
     ['p99 vs bare Socket.IO p99', `≤ ${goals.p99VsBaseline}×`, `${(p99 / baseP99).toFixed(2)}×`, p99 <= goals.p99VsBaseline * baseP99],
     [`Every report accepted (${live.totalReports})`, 'all', `${cd.accepted}, ${live.sendErrors} send errors`, allAccepted],
     ['Lost reports (every client sees every accepted report id)', '0', String(cd.lost), cd.lost === 0],
-    ['gotv:projection pushes, both processes together (closest two `generatedAt` ≥ 950 ms apart)', '≤ 1/s', `${comando.projection.count} pushes, ${comando.projection.perSecond.toFixed(2)}/s, closest two ${comando.projection.minGapMs} ms apart`, comando.projection.minGapMs >= 950],
+    [
+      'gotv:projection pushes, both processes together (closest two `generatedAt` ≥ 950 ms apart)',
+      '≤ 1/s',
+      `${comando.projection.count} pushes, ${comando.projection.perSecond.toFixed(2)}/s, closest two ${comando.projection.minGapMs} ms apart`,
+      comando.projection.minGapMs >= 950,
+    ],
     ['Report route with live push vs nobody listening', `≥ ${goals.routeRatio}`, ratio.toFixed(2), ratio >= goals.routeRatio],
   ];
-  const goalTable = markdownTable(['Goal', 'Target', 'Measured', 'Result'], verdicts.map(([g, t, m, ok]) => [g, t, m, ok ? 'PASS' : 'FAIL']));
+  const goalTable = markdownTable(
+    ['Goal', 'Target', 'Measured', 'Result'],
+    verdicts.map(([g, t, m, ok]) => [g, t, m, ok ? 'PASS' : 'FAIL']),
+  );
   const markdown = `## GOTV in real time (issue 4)
 
 Command: \`npm run bench:gotv\` (\`scripts/bench/gotv.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.

@@ -143,7 +143,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await waitUntilReady(child, url + options.readyPath, options.readyTimeoutMs ?? 30_000);
   } catch (error) {
     await stop();
-    throw new Error(`${options.name} ${(error as Error).message}; log ${logFile}:\n${tail(logFile)}`);
+    throw new Error(`${options.name} ${(error as Error).message}; log ${logFile}:\n${tail(logFile)}`, { cause: error });
   }
   return { name: options.name, url, pid: child.pid ?? 0, logFile, stop };
 }
@@ -290,10 +290,7 @@ export async function deleteRedisKeys(url: string, prefix: string): Promise<numb
 }
 
 /** A JSON call to a server under test; throws unless it answers the expected status. */
-export async function callJson<T>(
-  url: string,
-  options: { method?: 'GET' | 'POST' | 'PATCH'; body?: unknown; token?: string; expect?: number } = {},
-): Promise<T> {
+export async function callJson<T>(url: string, options: { method?: 'GET' | 'POST' | 'PATCH'; body?: unknown; token?: string; expect?: number } = {}): Promise<T> {
   const method = options.method ?? (options.body === undefined ? 'GET' : 'POST');
   const response = await fetch(url, {
     method,
@@ -422,11 +419,7 @@ export function commandCpuSeconds(comm: string): number | undefined {
 export function machineCpuSeconds(): number | undefined {
   try {
     // cpu  user nice system idle iowait irq softirq steal …
-    const [user, nice, system, , , irq, softirq, steal] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
-      .trim()
-      .split(/\s+/)
-      .slice(1)
-      .map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
     const ticks = [user, nice, system, irq, softirq, steal].reduce<number>((sum, value) => sum + (value ?? 0), 0);
     return Number.isFinite(ticks) ? ticks / 100 : undefined;
   } catch {
@@ -502,9 +495,7 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
     total2xx: warmup['2xx'] + result['2xx'],
     inFlightAtStop: inFlight(warmup) + inFlight(result),
     statusCounts,
-    ...(cpu === undefined || answered === 0
-      ? {}
-      : { serverCpuUsPerRequest: (cpu * 1e6) / answered, serverCpuPercent: (cpu * 100) / result.duration }),
+    ...(cpu === undefined || answered === 0 ? {} : { serverCpuUsPerRequest: (cpu * 1e6) / answered, serverCpuPercent: (cpu * 100) / result.duration }),
     ...(otherProbes.length ? { otherCpuUsPerRequest } : {}),
   };
 }
@@ -529,15 +520,10 @@ export function writeDocSection(id: string, content: string, file = benchmarksDo
   const start = `<!-- bench:${id}:start -->`;
   const end = `<!-- bench:${id}:end -->`;
   const block = `${start}\n${content.trim()}\n${end}`;
-  const current = existsSync(file)
-    ? readFileSync(file, 'utf8')
-    : '# Benchmarks\n\nProduced by the scripts in `scripts/bench/`; each section is rewritten by its own run.\n';
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n\nProduced by the scripts in `scripts/bench/`; each section is rewritten by its own run.\n';
   const from = current.indexOf(start);
   const to = current.indexOf(end);
-  const next =
-    from >= 0 && to > from
-      ? current.slice(0, from) + block + current.slice(to + end.length)
-      : `${current.trimEnd()}\n\n${block}\n`;
+  const next = from >= 0 && to > from ? current.slice(0, from) + block + current.slice(to + end.length) : `${current.trimEnd()}\n\n${block}\n`;
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, next);
 }
@@ -545,6 +531,9 @@ export function writeDocSection(id: string, content: string, file = benchmarksDo
 export function machineNote(): string {
   const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
   // The load average shows whether something else (a test run) was competing for the cores.
-  const load = os.loadavg().map((value) => value.toFixed(2)).join(' / ');
+  const load = os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' / ');
   return `${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}; load average 1/5/15 min at start ${load}`;
 }

@@ -15,7 +15,21 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import { FakeWhatsAppCloud } from '../../test/fakes/whatsapp-cloud';
-import { benchDatabase, benchRedisUrl, comandoServer, cpuProfileArgs, callJson, deleteRedisKeys, machineNote, markdownTable, onInterrupt, registerFirstAdmin, withPg, withServer, writeDocSection } from './lib';
+import {
+  benchDatabase,
+  benchRedisUrl,
+  comandoServer,
+  cpuProfileArgs,
+  callJson,
+  deleteRedisKeys,
+  machineNote,
+  markdownTable,
+  onInterrupt,
+  registerFirstAdmin,
+  withPg,
+  withServer,
+  writeDocSection,
+} from './lib';
 
 const db = benchDatabase('comando_bench_whatsapp');
 const REDIS_KEY_PREFIX = 'bench-whatsapp';
@@ -114,9 +128,21 @@ async function main(): Promise<void> {
           [RECIPIENTS],
         ),
       );
-      const template = await callJson<{ id: string }>(`${server.url}/api/whatsapp/templates`, { token, expect: 201, body: { name: 'bench_aviso', language: 'es', category: 'MARKETING', body: 'Hola {{1}}, te esperamos.', examples: ['Ana'] } });
-      await until(async () => (await callJson<{ data: { status: string }[] }>(`${server.url}/api/whatsapp/templates`, { token })).data[0]?.status === 'APPROVED', 10_000, 'approval');
-      const campaign = await callJson<{ id: string; audienceSize: number }>(`${server.url}/api/whatsapp/campaigns`, { token, expect: 201, body: { name: 'Bench', templateId: template.id, variables: ['contact.firstName'], segment: { interestsAny: ['bench'] } } });
+      const template = await callJson<{ id: string }>(`${server.url}/api/whatsapp/templates`, {
+        token,
+        expect: 201,
+        body: { name: 'bench_aviso', language: 'es', category: 'MARKETING', body: 'Hola {{1}}, te esperamos.', examples: ['Ana'] },
+      });
+      await until(
+        async () => (await callJson<{ data: { status: string }[] }>(`${server.url}/api/whatsapp/templates`, { token })).data[0]?.status === 'APPROVED',
+        10_000,
+        'approval',
+      );
+      const campaign = await callJson<{ id: string; audienceSize: number }>(`${server.url}/api/whatsapp/campaigns`, {
+        token,
+        expect: 201,
+        body: { name: 'Bench', templateId: template.id, variables: ['contact.firstName'], segment: { interestsAny: ['bench'] } },
+      });
       if (campaign.audienceSize !== RECIPIENTS) throw new Error(`audience ${campaign.audienceSize}, expected ${RECIPIENTS}`);
 
       // 1. send → every queued row written (the 202 comes after the transaction commits).
@@ -148,11 +174,7 @@ async function main(): Promise<void> {
       const wholeSeconds = (times.at(-1)! - times[0]!) / 1000;
       const duplicates = fake.duplicates().length;
       const throttled = fake.rejected.filter((rejection) => rejection.code === 130429).length;
-      await until(
-        async () => (await callJson<{ status: string }>(`${server.url}/api/whatsapp/campaigns/${campaign.id}`, { token })).status === 'completed',
-        30_000,
-        'completion',
-      );
+      await until(async () => (await callJson<{ status: string }>(`${server.url}/api/whatsapp/campaigns/${campaign.id}`, { token })).status === 'completed', 30_000, 'completion');
 
       // 3. webhook ingestion: one signed POST per status, as Meta sends them.
       const bodies = fake.accepted.map((send) => JSON.stringify(fake.statusPayload(send, 'delivered')));
@@ -174,11 +196,35 @@ async function main(): Promise<void> {
       const webhookRate = bodies.length / ingest.seconds;
       const baselineWebhookRate = bodies.length / baseline.seconds;
       const rows = [
-        [`send → ${RECIPIENTS.toLocaleString('en')} queued rows written`, `${(queueSeconds * 1000).toFixed(0)} ms`, `${(baselineQueueSeconds * 1000).toFixed(0)} ms (bare INSERT … SELECT, same table shape)`, (baselineQueueSeconds / queueSeconds).toFixed(2), '—'],
-        ['all sent (first to last acceptance)', `${wholeSeconds.toFixed(1)} s`, `${(RECIPIENTS / RATE).toFixed(1)} s at exactly the limit`, (RECIPIENTS / RATE / wholeSeconds).toFixed(3), '—'],
-        ['sustained send rate (5th–95th percentile)', `${sendRate.toFixed(0)} msg/s`, `${RATE} msg/s (configured limit)`, (sendRate / RATE).toFixed(3), `≥ ${goals.sendRateRatio} ${sendRate / RATE >= goals.sendRateRatio ? '✓' : '✗'}`],
+        [
+          `send → ${RECIPIENTS.toLocaleString('en')} queued rows written`,
+          `${(queueSeconds * 1000).toFixed(0)} ms`,
+          `${(baselineQueueSeconds * 1000).toFixed(0)} ms (bare INSERT … SELECT, same table shape)`,
+          (baselineQueueSeconds / queueSeconds).toFixed(2),
+          '—',
+        ],
+        [
+          'all sent (first to last acceptance)',
+          `${wholeSeconds.toFixed(1)} s`,
+          `${(RECIPIENTS / RATE).toFixed(1)} s at exactly the limit`,
+          (RECIPIENTS / RATE / wholeSeconds).toFixed(3),
+          '—',
+        ],
+        [
+          'sustained send rate (5th–95th percentile)',
+          `${sendRate.toFixed(0)} msg/s`,
+          `${RATE} msg/s (configured limit)`,
+          (sendRate / RATE).toFixed(3),
+          `≥ ${goals.sendRateRatio} ${sendRate / RATE >= goals.sendRateRatio ? '✓' : '✗'}`,
+        ],
         ['duplicates / 130429 answers', `${duplicates} / ${throttled}`, '0 / 0', '—', duplicates === 0 ? '0 duplicates ✓' : '✗'],
-        [`webhook ingestion (${bodies.length.toLocaleString('en')} signed POSTs)`, `${webhookRate.toFixed(0)} /s`, `${baselineWebhookRate.toFixed(0)} /s (node:http + HMAC + 1 UPDATE)`, (webhookRate / baselineWebhookRate).toFixed(2), `≥ ${goals.webhooksPerSecond}/s ${webhookRate >= goals.webhooksPerSecond ? '✓' : '✗'}`],
+        [
+          `webhook ingestion (${bodies.length.toLocaleString('en')} signed POSTs)`,
+          `${webhookRate.toFixed(0)} /s`,
+          `${baselineWebhookRate.toFixed(0)} /s (node:http + HMAC + 1 UPDATE)`,
+          (webhookRate / baselineWebhookRate).toFixed(2),
+          `≥ ${goals.webhooksPerSecond}/s ${webhookRate >= goals.webhooksPerSecond ? '✓' : '✗'}`,
+        ],
         ['dashboard exact afterwards', exact ? 'yes' : `no: ${JSON.stringify(dashboard.totals)}`, '—', '—', exact ? '✓' : '✗'],
       ];
       const table = markdownTable(['measure', 'Comando', 'baseline', 'ratio', 'goal'], rows);

@@ -69,18 +69,16 @@ export class ConflictError extends AppError {
 }
 
 export class RateLimitedError extends AppError {
-  constructor(readonly retryAfterSeconds: number, detail = 'Too many requests; try again later.') {
+  constructor(
+    readonly retryAfterSeconds: number,
+    detail = 'Too many requests; try again later.',
+  ) {
     super(429, 'rate_limited', 'Too many requests', detail, undefined, { retryAfter: retryAfterSeconds });
   }
 }
 
 export class UnsupportedMediaTypeError extends AppError {
   constructor(accepted: string[]) {
-    super(
-      415,
-      'unsupported_media_type',
-      'Unsupported media type',
-      `Send the body as ${accepted.join(' or ')}.`,
-    );
+    super(415, 'unsupported_media_type', 'Unsupported media type', `Send the body as ${accepted.join(' or ')}.`);
   }
 }

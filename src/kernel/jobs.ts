@@ -167,7 +167,10 @@ export class MemoryJobs implements Jobs {
   private closed = false;
   private outstanding = 0;
 
-  constructor(definitions: AnyJob[], private readonly logger: Logger) {
+  constructor(
+    definitions: AnyJob[],
+    private readonly logger: Logger,
+  ) {
     for (const definition of definitions) this.definitions.set(definition.name, definition);
   }
 

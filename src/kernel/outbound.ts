@@ -217,10 +217,13 @@ export class TokenBucket {
   }
 
   private wake(ms: number): void {
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.pump();
-    }, Math.max(1, ms));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.pump();
+      },
+      Math.max(1, ms),
+    );
   }
 }
 

@@ -68,9 +68,7 @@ export class RateLimits {
     const existing = this.limiters.get(name);
     if (existing) return existing;
     const options = { keyPrefix: `${this.prefix}:rl:${name}`, points: settings.points, duration: settings.windowSeconds };
-    const limiter = this.redis
-      ? new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(options) })
-      : new RateLimiterMemory(options);
+    const limiter = this.redis ? new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(options) }) : new RateLimiterMemory(options);
     const created = new Limiter(limiter, settings.points);
     this.limiters.set(name, created);
     return created;

@@ -236,10 +236,12 @@ export class Realtime {
       const items = batches.flatMap((batch) => JSON.parse(batch) as T[]);
       if (items.length) send(items);
       // How late windows close and how long taking one takes: where a delivery tail starts.
-      this.options.logger.debug({ listKey, items: items.length, openMs: Math.round(due - openedAt), takeMs: Math.round(taken - due), sendMs: Math.round(performance.now() - taken) }, 'window flushed');
+      this.options.logger.debug(
+        { listKey, items: items.length, openMs: Math.round(due - openedAt), takeMs: Math.round(taken - due), sendMs: Math.round(performance.now() - taken) },
+        'window flushed',
+      );
     };
-    const flushLogged = () =>
-      flush().catch((error: unknown) => this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window flush failed'));
+    const flushLogged = () => flush().catch((error: unknown) => this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window flush failed'));
     const append = (): Promise<void> => {
       const items = queued;
       queued = [];
@@ -251,8 +253,7 @@ export class Realtime {
             if (opened === 1 && !timer) {
               openedAt = performance.now();
               timer = setTimeout(() => void flushLogged(), windowMs);
-            }
-            else watchdog ??= setTimeout(reopen, leaseMs + windowMs).unref();
+            } else watchdog ??= setTimeout(reopen, leaseMs + windowMs).unref();
           },
           (error: unknown) => {
             this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window unavailable; sending from this process');
@@ -287,10 +288,14 @@ export class Realtime {
    * and its result, unless undefined, is published. The same room and event get the same trigger.
    */
   coalesced<K extends keyof RealtimeEvents>(room: string, event: K, compute: () => Promise<RealtimeEvents[K] | undefined>, intervalMs = 1000): () => void {
-    return this.throttled(`${room}:${String(event)}`, async () => {
-      const payload = await compute();
-      if (payload !== undefined && !this.closed) this.publish(room, event, payload);
-    }, intervalMs);
+    return this.throttled(
+      `${room}:${String(event)}`,
+      async () => {
+        const payload = await compute();
+        if (payload !== undefined && !this.closed) this.publish(room, event, payload);
+      },
+      intervalMs,
+    );
   }
 
   /**
@@ -372,9 +377,7 @@ export class Realtime {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.flushers].map((flush) => flush()));
-    await new Promise<void>((resolve) => {
-      this.io.close(() => resolve());
-    });
+    await this.io.close();
   }
 
   private async authenticate(socket: Socket): Promise<void> {
@@ -411,7 +414,11 @@ export class Realtime {
     if (!parsed.success) {
       return {
         ok: false,
-        error: { code: 'validation_failed', message: 'The request is not valid.', errors: parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })) },
+        error: {
+          code: 'validation_failed',
+          message: 'The request is not valid.',
+          errors: parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+        },
       };
     }
     try {

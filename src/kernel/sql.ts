@@ -1,13 +1,5 @@
 import { types as defaultTypes, type Pool, type PoolClient, type QueryConfig } from 'pg';
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type Compilable,
-  type CompiledQuery,
-} from 'kysely';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type Compilable, type CompiledQuery } from 'kysely';
 
 /**
  * A SQL statement written with the `sql` tag: its text with numbered placeholders, its values in

@@ -11,4 +11,3 @@ import { emailModule } from './email';
 export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule, gotvModule, whatsappModule, emailModule];
 
 export const allEntities = modules.flatMap((module) => module.entities);
-

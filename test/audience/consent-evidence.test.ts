@@ -19,7 +19,10 @@ beforeAll(async () => {
   manager = await createUser(app, admin, 'manager');
   const campaign = await createCampaign(app, manager);
   const [code] = await generateCodes(app, manager, campaign.id, { count: 1 });
-  await app.http.post('/api/qr-leads/capture').send(lead(code!.code, { phone: '3001234567' })).expect(201);
+  await app.http
+    .post('/api/qr-leads/capture')
+    .send(lead(code!.code, { phone: '3001234567' }))
+    .expect(201);
   const [consent] = await db().rows(sql<{ text_id: string }>`select text_id from consents`);
   textId = consent!.text_id;
 });

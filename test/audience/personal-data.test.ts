@@ -115,12 +115,24 @@ beforeAll(async () => {
   await eventWriter(t.app.runtime.deps).flush();
 
   // A confirmed voter linked to the person, called (the caller's note names them) and voted.
-  const station = await http().post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'HAB-1', name: 'Colegio Habeas', lat: 4.6, lng: -74.1, tables: 8, registeredVoters: 3000 }).expect(201);
+  const station = await http()
+    .post('/api/gotv/polling-stations')
+    .set(manager.auth)
+    .send({ code: 'HAB-1', name: 'Colegio Habeas', lat: 4.6, lng: -74.1, tables: 8, registeredVoters: 3000 })
+    .expect(201);
   const voter = (person: typeof OTHER, linked: string) =>
-    http().post('/api/gotv/voters').set(manager.auth).send({ name: person.name, documentId: person.cedula, phone: person.phoneLocal, pollingStationId: station.body.id, tableNumber: 2, contactId: linked }).expect(201);
+    http()
+      .post('/api/gotv/voters')
+      .set(manager.auth)
+      .send({ name: person.name, documentId: person.cedula, phone: person.phoneLocal, pollingStationId: station.body.id, tableNumber: 2, contactId: linked })
+      .expect(201);
   voterId = (await voter(PERSON, contactId)).body.id;
   await voter(OTHER, otherContactId);
-  await http().post(`/api/gotv/voters/${voterId}/contacts`).set(manager.auth).send({ outcome: 'reached', note: `${PERSON.name} pide transporte al ${PERSON.phoneLocal}` }).expect(201);
+  await http()
+    .post(`/api/gotv/voters/${voterId}/contacts`)
+    .set(manager.auth)
+    .send({ outcome: 'reached', note: `${PERSON.name} pide transporte al ${PERSON.phoneLocal}` })
+    .expect(201);
   await http().post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId: randomUUID(), voterId }).expect(201);
 }, 60_000);
 
@@ -180,7 +192,11 @@ describe('the export', () => {
       ['withdrawn', 'staff'],
     ]);
     expect(data.consents[0].text.text).toContain('Ley 1581 de 2012');
-    expect(data.consents[1]).toMatchObject({ sourceRef: manager.id, evidence: 'Llamó a la sede y pidió no recibir más mensajes', text: { text: expect.stringContaining('Baja registrada') } });
+    expect(data.consents[1]).toMatchObject({
+      sourceRef: manager.id,
+      evidence: 'Llamó a la sede y pidió no recibir más mensajes',
+      text: { text: expect.stringContaining('Baja registrada') },
+    });
 
     const { qr, whatsapp, email, gotv } = data.modules;
     expect(qr.leads).toEqual([expect.objectContaining({ campaignId: qrCampaignId, neighbourhood: 'Villa Zenobia', whatsappOptIn: true, emailOptIn: true, submissions: 1 })]);
@@ -328,7 +344,13 @@ describe('the erasure', () => {
 
   it('still answers the lists that showed the person, showing no one', async () => {
     const leads = (await http().get(`/api/qr-leads?campaignId=${qrCampaignId}`).set(manager.auth).expect(200)).body.data;
-    expect(leads.find((row: { contact: { id: string } }) => row.contact.id === contactId).contact).toEqual({ id: contactId, name: '(datos suprimidos)', phone: null, email: null, documentId: null });
+    expect(leads.find((row: { contact: { id: string } }) => row.contact.id === contactId).contact).toEqual({
+      id: contactId,
+      name: '(datos suprimidos)',
+      phone: null,
+      email: null,
+      documentId: null,
+    });
     const conversations = (await http().get('/api/whatsapp/conversations').set(manager.auth).expect(200)).body.data;
     expect(conversations).toHaveLength(1);
     expect(conversations[0].contact).toMatchObject({ id: contactId, name: '(datos suprimidos)', phone: null });
@@ -348,7 +370,10 @@ describe('the erasure', () => {
 
   it('lets the same phone arrive again as a new person', async () => {
     const [code] = await generateCodes(t.app, manager, qrCampaignId, { count: 1 });
-    await http().post('/api/qr-leads/capture').send(lead(code!.code, { name: 'Nueva Persona', phone: PERSON.phoneLocal, email: undefined })).expect(201);
+    await http()
+      .post('/api/qr-leads/capture')
+      .send(lead(code!.code, { name: 'Nueva Persona', phone: PERSON.phoneLocal, email: undefined }))
+      .expect(201);
     const rows = await db().rows(sql<{ id: string }>`select id from contacts where phone = ${PERSON.phone}`);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.id).not.toBe(contactId);

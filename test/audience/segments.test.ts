@@ -38,8 +38,20 @@ beforeAll(async () => {
   campaignB = (await createCampaign(app, manager, { landing: { ...landing, fields } })).id;
   const [codeA] = await generateCodes(app, manager, campaignA, { count: 1 });
   const [codeB] = await generateCodes(app, manager, campaignB, { count: 1 });
-  const capture = (code: string, body: Record<string, unknown>) => app.http.post('/api/qr-leads/capture').send(lead(code, body)).expect((response) => expect(response.status).toBeLessThan(300));
-  await capture(codeA!.code, { name: 'Ana', phone: '3001000001', email: 'ana@example.org', interests: ['salud', 'empleo'], territoryId: timiza, whatsappOptIn: true, emailOptIn: true });
+  const capture = (code: string, body: Record<string, unknown>) =>
+    app.http
+      .post('/api/qr-leads/capture')
+      .send(lead(code, body))
+      .expect((response) => expect(response.status).toBeLessThan(300));
+  await capture(codeA!.code, {
+    name: 'Ana',
+    phone: '3001000001',
+    email: 'ana@example.org',
+    interests: ['salud', 'empleo'],
+    territoryId: timiza,
+    whatsappOptIn: true,
+    emailOptIn: true,
+  });
   await capture(codeA!.code, { name: 'Beto', phone: '3001000002', email: 'shared@example.org', interests: ['salud'], territoryId: suba, whatsappOptIn: true, emailOptIn: true });
   await capture(codeB!.code, { name: 'Caro', phone: '3001000003', email: 'SHARED@example.org', interests: ['seguridad'], whatsappOptIn: false, emailOptIn: true });
   await capture(codeB!.code, { name: 'Dani', phone: undefined, email: 'dani@example.org', interests: ['empleo'], whatsappOptIn: true, emailOptIn: false });

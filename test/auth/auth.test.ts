@@ -37,9 +37,7 @@ describe('register', () => {
   });
 
   it('refuses a duplicate email whatever its case, with 409', async () => {
-    const response = await app.http
-      .post('/api/auth/register')
-      .send({ email: 'LUZ.GOMEZ@example.org', password: 'another long password', name: 'Other' });
+    const response = await app.http.post('/api/auth/register').send({ email: 'LUZ.GOMEZ@example.org', password: 'another long password', name: 'Other' });
     expectProblem(response, 409, 'email_taken');
   });
 
@@ -87,7 +85,10 @@ describe('login and me', () => {
   it('rate-limits repeated failures for one email with 429 and Retry-After', async () => {
     const victim = await createUser(app, admin, 'viewer');
     for (let i = 0; i < 3; i++) {
-      await app.http.post('/api/auth/login').send({ email: victim.email, password: 'guess number ' + i }).expect(401);
+      await app.http
+        .post('/api/auth/login')
+        .send({ email: victim.email, password: 'guess number ' + i })
+        .expect(401);
     }
     const blocked = await app.http.post('/api/auth/login').send({ email: victim.email, password: victim.password });
     expectProblem(blocked, 429, 'rate_limited');
@@ -130,7 +131,7 @@ describe('tokens', () => {
     expectProblem(response, 401, 'unauthorized');
   });
 
-  it('ends all of the caller\'s tokens on logout', async () => {
+  it("ends all of the caller's tokens on logout", async () => {
     const viewer = await createUser(app, admin, 'viewer');
     const second = await app.http.post('/api/auth/login').send({ email: viewer.email, password: viewer.password }).expect(200);
     await app.http.post('/api/auth/logout').set(viewer.auth).expect(204);
@@ -162,7 +163,7 @@ describe('user management', () => {
     expectProblem(await app.http.get('/api/users?limit=500').set(admin.auth), 400, 'validation_failed');
   });
 
-  it('changing a role ends the user\'s tokens at once, and the new role applies after login', async () => {
+  it("changing a role ends the user's tokens at once, and the new role applies after login", async () => {
     const user = await createUser(app, admin, 'volunteer');
     await app.http.get('/api/auth/me').set(user.auth).expect(200);
     const patched = await app.http.patch(`/api/users/${user.id}`).set(admin.auth).send({ role: 'manager' }).expect(200);

@@ -120,8 +120,16 @@ describe('an A/B campaign end to end', () => {
     expect(new Set(smtp.messages.map((message) => message.to[0])).size).toBe(200);
     expect(bySubject('B:')).toHaveLength(150);
     const stats = (await app.http.get(`/api/email-marketing/campaigns/${campaign.id}/stats`).set(viewer.auth).expect(200)).body;
-    expect(stats).toMatchObject({ status: 'sent', sent: 200, audienceSize: 200, abTest: { phase: 'winner_sent', winner: 'B', metric: 'click', reason: 'significant', decidedAt: expect.any(String) } });
-    expect(stats.variants.map((row: { name: string; recipients: number }) => [row.name, row.recipients])).toEqual([['A', 50], ['B', 150]]);
+    expect(stats).toMatchObject({
+      status: 'sent',
+      sent: 200,
+      audienceSize: 200,
+      abTest: { phase: 'winner_sent', winner: 'B', metric: 'click', reason: 'significant', decidedAt: expect.any(String) },
+    });
+    expect(stats.variants.map((row: { name: string; recipients: number }) => [row.name, row.recipients])).toEqual([
+      ['A', 50],
+      ['B', 150],
+    ]);
   });
 
   it('keeps a variant that drives people to unsubscribe from winning, even with more clicks', async () => {
@@ -147,7 +155,10 @@ describe('an A/B campaign end to end', () => {
     const b = sent.filter((message) => message.parsed!.subject === 'Guardia B');
     expect([a.length, b.length]).toEqual([30, 30]);
     const click = (message: (typeof sent)[number]) =>
-      app.http.get(pathOf(linksIn(message.parsed!.html as string).find((href) => href.includes('/e/c/'))!)).set('User-Agent', 'Mozilla/5.0 (Android 14; Mobile) Firefox/125.0').expect(302);
+      app.http
+        .get(pathOf(linksIn(message.parsed!.html as string).find((href) => href.includes('/e/c/'))!))
+        .set('User-Agent', 'Mozilla/5.0 (Android 14; Mobile) Firefox/125.0')
+        .expect(302);
     for (const message of b.slice(0, 12)) await click(message);
     for (const message of a.slice(0, 6)) await click(message);
     for (const message of b.slice(12, 20)) {

@@ -22,8 +22,11 @@ beforeAll(async () => {
   await seedContacts(app, { prefix: 'noconsent', count: 2, interests: ['salud'], emailOptIn: false });
   await seedContacts(app, { prefix: 'gone', count: 2, interests: ['salud'], optedOut: true });
   // A later contact sharing news1's inbox (upper case): one message, not two; the older contact stands for the address.
-  await sql(app, `insert into contacts (id, identity_key, name, phone, email, interests, email_opt_in, created_at, updated_at)
-                  values ('ffffffff-ffff-7fff-bfff-ffffffffffff', 'tel:+573001112233', 'Gemela Uno', '+573001112233', 'NEWS1@example.org', '{salud}', true, now(), now())`);
+  await sql(
+    app,
+    `insert into contacts (id, identity_key, name, phone, email, interests, email_opt_in, created_at, updated_at)
+                  values ('ffffffff-ffff-7fff-bfff-ffffffffffff', 'tel:+573001112233', 'Gemela Uno', '+573001112233', 'NEWS1@example.org', '{salud}', true, now(), now())`,
+  );
 });
 afterAll(async () => {
   await app.close();
@@ -43,7 +46,13 @@ describe('creating campaigns', () => {
   });
 
   it('rejects bad input with problems', async () => {
-    const ab = (abTest: object, variants = [{ name: 'A', subject: 's', templateId }, { name: 'B', subject: 't', templateId }]) => campaignBody(templateId, { variants, abTest });
+    const ab = (
+      abTest: object,
+      variants = [
+        { name: 'A', subject: 's', templateId },
+        { name: 'B', subject: 't', templateId },
+      ],
+    ) => campaignBody(templateId, { variants, abTest });
     expectProblem(await post(campaignBody(templateId, { fromEmail: 'no-es-un-correo' })), 400, 'validation_failed');
     expectProblem(await post(campaignBody(templateId, { replyTo: 'x@' })), 400, 'validation_failed');
     expectProblem(await post(ab({ testPercent: 0, metric: 'click', waitMinutes: 60 })), 400, 'validation_failed');
@@ -55,7 +64,16 @@ describe('creating campaigns', () => {
     expectProblem(await post(campaignBody(templateId, { variants: [] })), 400, 'validation_failed');
     const five = Array.from({ length: 5 }, (_, index) => ({ name: `V${index}`, subject: 's', templateId }));
     expectProblem(await post(ab({ testPercent: 20, waitMinutes: 60 }, five)), 400, 'validation_failed');
-    expectProblem(await post(ab({ testPercent: 20, waitMinutes: 60 }, [{ name: 'A', subject: 's', templateId }, { name: 'a', subject: 's', templateId }])), 400, 'validation_failed');
+    expectProblem(
+      await post(
+        ab({ testPercent: 20, waitMinutes: 60 }, [
+          { name: 'A', subject: 's', templateId },
+          { name: 'a', subject: 's', templateId },
+        ]),
+      ),
+      400,
+      'validation_failed',
+    );
     const empty = expectProblem(await post(campaignBody(templateId, { segment: { interestsAny: ['nadie-tiene-esto'] } })), 400, 'empty_audience');
     expect(empty.errors).toEqual([{ path: 'body.segment', message: expect.stringContaining('reaches nobody') }]);
     expectProblem(await post(campaignBody(templateId, { segment: { territoryIds: ['x'] } })), 400, 'validation_failed');

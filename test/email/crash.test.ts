@@ -148,7 +148,9 @@ describe('a crash between the A/B test and the winner', () => {
       }),
     );
     await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
-    await waitUntil(async () => (await app.runtime.deps.db.first(sql<{ ab_phase: string }>`select ab_phase from email_campaigns where id = ${campaign.id}`))?.ab_phase === 'waiting');
+    await waitUntil(
+      async () => (await app.runtime.deps.db.first(sql<{ ab_phase: string }>`select ab_phase from email_campaigns where id = ${campaign.id}`))?.ab_phase === 'waiting',
+    );
     expect(smtp.accepted).toBe(40);
 
     // The process goes away while the test waits; by the time one comes back, the wait is over.

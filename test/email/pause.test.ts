@@ -29,7 +29,9 @@ describe('a campaign whose sends keep failing', () => {
   });
 
   const counts = async (campaignId: string) => {
-    const rows = await app.runtime.deps.db.rows(sql<{ status: string; n: number }>`select status, count(*)::int as n from email_recipients where campaign_id = ${campaignId} group by status`);
+    const rows = await app.runtime.deps.db.rows(
+      sql<{ status: string; n: number }>`select status, count(*)::int as n from email_recipients where campaign_id = ${campaignId} group by status`,
+    );
     return Object.fromEntries(rows.map((row) => [row.status, row.n]));
   };
 
@@ -43,7 +45,12 @@ describe('a campaign whose sends keep failing', () => {
       smtp.rejectEveryone = { code: 554, message: '5.7.1 Relay access denied' };
       await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
       const paused = await waitFor(() => events.find((event) => event.name === 'outbound:paused'), 15_000);
-      expect(paused.payload).toEqual({ channel: 'email', campaignId: campaign.id, consecutiveErrors: 3, notice: expect.stringMatching(/^Paused: 3 sends in a row failed \(last: 554 5\.7\.1 Relay access denied\)/) });
+      expect(paused.payload).toEqual({
+        channel: 'email',
+        campaignId: campaign.id,
+        consecutiveErrors: 3,
+        notice: expect.stringMatching(/^Paused: 3 sends in a row failed \(last: 554 5\.7\.1 Relay access denied\)/),
+      });
       await waitFor(() => events.find((event) => event.name === 'email:campaign' && event.payload.status === 'paused'));
       const view = await app.http.get(`/api/email-marketing/campaigns/${campaign.id}`).set(viewer.auth).expect(200);
       expect(view.body).toMatchObject({ status: 'paused', notice: paused.payload.notice });

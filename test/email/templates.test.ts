@@ -38,12 +38,15 @@ describe('email templates', () => {
   });
 
   it('accepts plain HTML too', async () => {
-    const response = await post({ name: 'HTML', subject: 'Noticias', html: '<html><body><p>Hola {{contact.name}}</p><a href="https://ejemplo.co">Sitio</a></body></html>' }).expect(201);
+    const response = await post({ name: 'HTML', subject: 'Noticias', html: '<html><body><p>Hola {{contact.name}}</p><a href="https://ejemplo.co">Sitio</a></body></html>' }).expect(
+      201,
+    );
     expect(response.body).toMatchObject({ sourceKind: 'html', links: ['https://ejemplo.co'], variables: ['contact.name'] });
   });
 
   it('reports MJML errors one by one with their line', async () => {
-    const bad = '<mjml>\n<mj-body>\n<mj-section>\n<mj-column>\n<mj-text color="blue" bogus="1">Hola</mj-text>\n<mj-image src="x.png" width="abc" />\n</mj-column>\n</mj-section>\n</mj-body>\n</mjml>';
+    const bad =
+      '<mjml>\n<mj-body>\n<mj-section>\n<mj-column>\n<mj-text color="blue" bogus="1">Hola</mj-text>\n<mj-image src="x.png" width="abc" />\n</mj-column>\n</mj-section>\n</mj-body>\n</mjml>';
     const body = expectProblem(await post({ name: 'Mal', subject: 'x', mjml: bad }), 400, 'invalid_mjml');
     const errors = body.errors as { path: string; message: string }[];
     expect(errors.length).toBeGreaterThanOrEqual(2);
@@ -56,7 +59,10 @@ describe('email templates', () => {
   it('rejects unknown variables, raw output and partials instead of sending them blank', async () => {
     const unknown = expectProblem(await post({ name: 'x', subject: 'Hola {{contact.nombre}}', mjml: MJML.replace('{{campaign.name}}', '{{candidate}}') }), 400, 'invalid_template');
     const messages = (unknown.errors as { path: string; message: string }[]).map((error) => `${error.path} ${error.message}`);
-    expect(messages).toEqual([expect.stringContaining('body.subject line 1: unknown variable {{contact.nombre}}'), expect.stringContaining('body.mjml line 6: unknown variable {{candidate}}')]);
+    expect(messages).toEqual([
+      expect.stringContaining('body.subject line 1: unknown variable {{contact.nombre}}'),
+      expect.stringContaining('body.mjml line 6: unknown variable {{candidate}}'),
+    ]);
     expectProblem(await post({ name: 'x', subject: 's', html: '<p>{{{contact.name}}}</p>' }), 400, 'invalid_template');
     expectProblem(await post({ name: 'x', subject: 's', html: '<p>{{> footer}}</p>' }), 400, 'invalid_template');
     expectProblem(await post({ name: 'x', subject: 's', html: '<p>{{#contact.name}}unclosed</p>' }), 400, 'invalid_template');

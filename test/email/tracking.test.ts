@@ -21,7 +21,10 @@ function message(address: string): ReceivedMessage {
   return found[0]!;
 }
 const pixelOf = (address: string) => pathOf(/<img src="([^"]+\/e\/o\/[^"]+)"/.exec(message(address).parsed!.html as string)![1]!);
-const clicksOf = (address: string) => linksIn(message(address).parsed!.html as string).filter((link) => link.includes('/e/c/')).map(pathOf);
+const clicksOf = (address: string) =>
+  linksIn(message(address).parsed!.html as string)
+    .filter((link) => link.includes('/e/c/'))
+    .map(pathOf);
 const unsubscribeOf = (address: string) => pathOf(/<(https:[^>]+)>/.exec(message(address).header('List-Unsubscribe')[0]!)![1]!);
 // The pixel answers before its row is written: flush the writer before counting.
 const flush = () => eventWriter(app.runtime.deps).flush();
@@ -126,12 +129,7 @@ describe('unsubscribe', () => {
   });
 
   it('unsubscribes with the RFC 8058 one-click POST, answering 200 (no redirect), with proof in the consent records', async () => {
-    const response = await app.http
-      .post(unsubscribeOf('track1@example.org'))
-      .set('User-Agent', 'Gmail one-click')
-      .type('form')
-      .send('List-Unsubscribe=One-Click')
-      .expect(200);
+    const response = await app.http.post(unsubscribeOf('track1@example.org')).set('User-Agent', 'Gmail one-click').type('form').send('List-Unsubscribe=One-Click').expect(200);
     expect(response.text).toContain('cancelamos tu suscripción');
     const [contact] = await sql<{ email_opted_out_at: Date | null }>(app, "select email_opted_out_at from contacts where email = 'track1@example.org'");
     expect(contact!.email_opted_out_at).not.toBeNull();
@@ -140,7 +138,16 @@ describe('unsubscribe', () => {
       `select k.source, k.source_ref, k.email_opt_in, k.ip_hash, k.user_agent, t.text from consents k join contacts c on c.id = k.contact_id
        join consent_texts t on t.id = k.text_id where c.email = 'track1@example.org'`,
     );
-    expect(proofs).toEqual([{ source: 'email_unsubscribe', source_ref: campaignId, email_opt_in: false, ip_hash: expect.stringMatching(/^[0-9a-f]{32}$/), user_agent: 'one-click; Gmail one-click', text: expect.stringContaining('baja') }]);
+    expect(proofs).toEqual([
+      {
+        source: 'email_unsubscribe',
+        source_ref: campaignId,
+        email_opt_in: false,
+        ip_hash: expect.stringMatching(/^[0-9a-f]{32}$/),
+        user_agent: 'one-click; Gmail one-click',
+        text: expect.stringContaining('baja'),
+      },
+    ]);
     // The form on the page (a second time) changes nothing more.
     await app.http.post(unsubscribeOf('track1@example.org')).type('form').send('').expect(200);
     const body = await stats();
@@ -179,7 +186,9 @@ describe('stats and dashboard', () => {
 
   it('give the campaign shape of the issue and the dashboard headline numbers', async () => {
     const body = await stats();
-    expect(Object.keys(body).sort()).toEqual(['abTest', 'audienceSize', 'bounced', 'campaignId', 'clicks', 'failed', 'links', 'opens', 'sent', 'status', 'timeline', 'unsubscribed', 'variants'].sort());
+    expect(Object.keys(body).sort()).toEqual(
+      ['abTest', 'audienceSize', 'bounced', 'campaignId', 'clicks', 'failed', 'links', 'opens', 'sent', 'status', 'timeline', 'unsubscribed', 'variants'].sort(),
+    );
     expect(body.abTest).toEqual({ phase: 'none', winner: null, decidedAt: null, metric: null, reason: null });
     const dashboard = await app.http.get('/api/email-marketing/dashboard').set(viewer.auth).expect(200);
     expect(dashboard.body.last30Days).toMatchObject({ sent: 5, uniqueOpens: 4, uniqueClicks: 2, unsubscribes: 1, bounces: 0, openRate: 0.8, clickRate: 0.4 });

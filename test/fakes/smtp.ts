@@ -78,7 +78,11 @@ export class FakeSmtp {
         stream.on('error', (error: Error) => callback(error));
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
-          const answer = () => void this.receive(Buffer.concat(chunks), session).then(() => callback(), (error: Error) => callback(error));
+          const answer = () =>
+            void this.receive(Buffer.concat(chunks), session).then(
+              () => callback(),
+              (error: Error) => callback(error),
+            );
           if (this.options.delayMs) setTimeout(answer, this.options.delayMs);
           else answer();
         });

@@ -44,7 +44,15 @@ export interface AcceptedSend {
 type Payload = Record<string, unknown>;
 
 function graphError(code: number, message: string) {
-  return { error: { message: `(#${code}) ${message}`, type: 'OAuthException', code, error_data: { messaging_product: 'whatsapp', details: message }, fbtrace_id: randomBytes(8).toString('hex') } };
+  return {
+    error: {
+      message: `(#${code}) ${message}`,
+      type: 'OAuthException',
+      code,
+      error_data: { messaging_product: 'whatsapp', details: message },
+      fbtrace_id: randomBytes(8).toString('hex'),
+    },
+  };
 }
 
 export function signBody(appSecret: string, body: string): string {
@@ -115,7 +123,16 @@ export class FakeWhatsAppCloud {
     return this.envelope('messages', {
       messaging_product: 'whatsapp',
       metadata: { display_phone_number: '15550783881', phone_number_id: this.options.phoneNumberId },
-      statuses: [{ id: send.wamid, status, timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: send.to, ...(send.opaque ? { biz_opaque_callback_data: send.opaque } : {}), ...(errors ? { errors } : {}) }],
+      statuses: [
+        {
+          id: send.wamid,
+          status,
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          recipient_id: send.to,
+          ...(send.opaque ? { biz_opaque_callback_data: send.opaque } : {}),
+          ...(errors ? { errors } : {}),
+        },
+      ],
     });
   }
 
@@ -177,7 +194,8 @@ export class FakeWhatsAppCloud {
     if (body.messaging_product !== 'whatsapp') return this.invalid(response, 'messaging_product');
     const to = body.to;
     if (typeof to !== 'string' || !/^\d{8,15}$/.test(to)) return this.invalid(response, 'to');
-    if (body.biz_opaque_callback_data !== undefined && (typeof body.biz_opaque_callback_data !== 'string' || body.biz_opaque_callback_data.length > 512)) return this.invalid(response, 'biz_opaque_callback_data');
+    if (body.biz_opaque_callback_data !== undefined && (typeof body.biz_opaque_callback_data !== 'string' || body.biz_opaque_callback_data.length > 512))
+      return this.invalid(response, 'biz_opaque_callback_data');
     let content: Pick<AcceptedSend, 'type' | 'template' | 'text'>;
     if (body.type === 'text') {
       const text = body.text as { body?: unknown } | undefined;
@@ -235,7 +253,19 @@ export class FakeWhatsAppCloud {
     this.templates.push({ ...body, id });
     this.answer(response, 200, { id, status: 'PENDING', category: body.category });
     if (this.options.approveTemplatesAfterMs !== undefined) {
-      setTimeout(() => this.postWebhook(this.envelope('message_template_status_update', { event: 'APPROVED', message_template_id: Number(id), message_template_name: body.name, message_template_language: body.language, reason: 'NONE' })), this.options.approveTemplatesAfterMs);
+      setTimeout(
+        () =>
+          this.postWebhook(
+            this.envelope('message_template_status_update', {
+              event: 'APPROVED',
+              message_template_id: Number(id),
+              message_template_name: body.name,
+              message_template_language: body.language,
+              reason: 'NONE',
+            }),
+          ),
+        this.options.approveTemplatesAfterMs,
+      );
     }
   }
 
@@ -256,7 +286,11 @@ export class FakeWhatsAppCloud {
       const url = this.webhookUrl;
       if (url) {
         try {
-          const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signBody(this.options.appSecret, body) }, body });
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signBody(this.options.appSecret, body) },
+            body,
+          });
           await response.arrayBuffer();
           if (response.ok) {
             this.webhooksDelivered++;

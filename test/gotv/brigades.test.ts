@@ -16,7 +16,9 @@ beforeAll(async () => {
   manager = await createUser(app, admin, 'manager');
   viewer = await createUser(app, admin, 'viewer');
   member = await createUser(app, admin, 'brigade');
-  station = (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'S1', name: 'Puesto 1', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 2000 }).expect(201)).body.id;
+  station = (
+    await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'S1', name: 'Puesto 1', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 2000 }).expect(201)
+  ).body.id;
   voterId = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Rosa Pérez', documentId: '52123456', pollingStationId: station }).expect(201)).body.id;
 });
 afterAll(() => app.close());
@@ -29,7 +31,11 @@ describe('brigades', () => {
       .send({ name: 'Brigada Kennedy', leaderId: manager.id, memberIds: [member.id], stationIds: [station] })
       .expect(201);
     expect(created.body).toMatchObject({ name: 'Brigada Kennedy', leaderId: manager.id, memberIds: [member.id], stationIds: [station], voters: 0 });
-    const assigned = await app.http.post(`/api/gotv/brigades/${created.body.id}/voters`).set(manager.auth).send({ voterIds: [voterId] }).expect(200);
+    const assigned = await app.http
+      .post(`/api/gotv/brigades/${created.body.id}/voters`)
+      .set(manager.auth)
+      .send({ voterIds: [voterId] })
+      .expect(200);
     expect(assigned.body.voters).toBe(1);
     const list = await app.http.get('/api/gotv/brigades').set(viewer.auth).expect(200);
     expect(list.body.data.map((brigade: { name: string }) => brigade.name)).toEqual(['Brigada Kennedy']);
@@ -50,23 +56,51 @@ describe('brigades', () => {
   it('guards access and ids', async () => {
     expectProblem(await app.http.post('/api/gotv/brigades').set(member.auth).send({ name: 'X' }), 403);
     expectProblem(await app.http.get('/api/gotv/brigades'), 401);
-    expectProblem(await app.http.post('/api/gotv/brigades/01960000-0000-7000-8000-000000000000/voters').set(manager.auth).send({ voterIds: [voterId] }), 404);
+    expectProblem(
+      await app.http
+        .post('/api/gotv/brigades/01960000-0000-7000-8000-000000000000/voters')
+        .set(manager.auth)
+        .send({ voterIds: [voterId] }),
+      404,
+    );
     const brigades = await app.http.get('/api/gotv/brigades').set(manager.auth).expect(200);
-    expectProblem(await app.http.post(`/api/gotv/brigades/${brigades.body.data[0].id}/voters`).set(manager.auth).send({ voterIds: ['01960000-0000-7000-8000-000000000000'] }), 400);
+    expectProblem(
+      await app.http
+        .post(`/api/gotv/brigades/${brigades.body.data[0].id}/voters`)
+        .set(manager.auth)
+        .send({ voterIds: ['01960000-0000-7000-8000-000000000000'] }),
+      400,
+    );
     expectProblem(await app.http.post(`/api/gotv/brigades/${brigades.body.data[0].id}/voters`).set(manager.auth).send({ voterIds: [] }), 400);
   });
 
   it('reads one brigade and changes it (name, leader, whole member and station lists)', async () => {
     const other = await createUser(app, admin, 'brigade');
-    const second = (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'S2', name: 'Puesto 2', lat: 4.61, lng: -74.11, tables: 3, registeredVoters: 900 }).expect(201)).body.id;
-    const created = (await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada Suba', leaderId: manager.id, memberIds: [member.id], stationIds: [station] }).expect(201)).body;
+    const second = (
+      await app.http
+        .post('/api/gotv/polling-stations')
+        .set(manager.auth)
+        .send({ code: 'S2', name: 'Puesto 2', lat: 4.61, lng: -74.11, tables: 3, registeredVoters: 900 })
+        .expect(201)
+    ).body.id;
+    const created = (
+      await app.http
+        .post('/api/gotv/brigades')
+        .set(manager.auth)
+        .send({ name: 'Brigada Suba', leaderId: manager.id, memberIds: [member.id], stationIds: [station] })
+        .expect(201)
+    ).body;
     expect((await app.http.get(`/api/gotv/brigades/${created.id}`).set(member.auth).expect(200)).body).toEqual(created);
     expectProblem(await app.http.get(`/api/gotv/brigades/${created.id}`).set(other.auth), 403);
 
     const countAtSecond = (user: TestUser, n: number) =>
       app.http.post('/api/gotv/turnout').set(user.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: second, votersSoFar: n });
     expectProblem(await countAtSecond(other, 10), 403); // and its (empty) scope is now cached
-    const changed = await app.http.patch(`/api/gotv/brigades/${created.id}`).set(manager.auth).send({ name: 'Brigada Suba Norte', leaderId: null, memberIds: [other.id], stationIds: [second] }).expect(200);
+    const changed = await app.http
+      .patch(`/api/gotv/brigades/${created.id}`)
+      .set(manager.auth)
+      .send({ name: 'Brigada Suba Norte', leaderId: null, memberIds: [other.id], stationIds: [second] })
+      .expect(200);
     expect(changed.body).toMatchObject({ id: created.id, name: 'Brigada Suba Norte', leaderId: null, memberIds: [other.id], stationIds: [second] });
     expect((await app.http.get(`/api/gotv/brigades/${created.id}`).set(viewer.auth).expect(200)).body).toEqual(changed.body);
     // The change reaches the members' scopes at once, not when a cache expires.
@@ -77,10 +111,28 @@ describe('brigades', () => {
   });
 
   it('rejects bad changes without writing any of them', async () => {
-    const id = (await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada Bosa', memberIds: [member.id] }).expect(201)).body.id;
+    const id = (
+      await app.http
+        .post('/api/gotv/brigades')
+        .set(manager.auth)
+        .send({ name: 'Brigada Bosa', memberIds: [member.id] })
+        .expect(201)
+    ).body.id;
     const before = (await app.http.get(`/api/gotv/brigades/${id}`).set(manager.auth).expect(200)).body;
-    expectProblem(await app.http.patch(`/api/gotv/brigades/${id}`).set(manager.auth).send({ name: 'Otra', memberIds: [viewer.id] }), 400);
-    expectProblem(await app.http.patch(`/api/gotv/brigades/${id}`).set(manager.auth).send({ stationIds: ['01960000-0000-7000-8000-000000000000'] }), 400);
+    expectProblem(
+      await app.http
+        .patch(`/api/gotv/brigades/${id}`)
+        .set(manager.auth)
+        .send({ name: 'Otra', memberIds: [viewer.id] }),
+      400,
+    );
+    expectProblem(
+      await app.http
+        .patch(`/api/gotv/brigades/${id}`)
+        .set(manager.auth)
+        .send({ stationIds: ['01960000-0000-7000-8000-000000000000'] }),
+      400,
+    );
     expectProblem(await app.http.patch(`/api/gotv/brigades/${id}`).set(manager.auth).send({ name: 'Brigada Kennedy', memberIds: [] }), 409, 'brigade_name_taken');
     expectProblem(await app.http.patch(`/api/gotv/brigades/${id}`).set(manager.auth).send({}), 400);
     expectProblem(await app.http.patch(`/api/gotv/brigades/${id}`).set(member.auth).send({ name: 'X' }), 403);

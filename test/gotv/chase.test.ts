@@ -18,14 +18,27 @@ beforeAll(async () => {
   memberB = await createUser(app, admin, 'brigade');
   outsider = await createUser(app, admin, 'brigade');
   const station = async (code: string) =>
-    (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: code, lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id as string;
+    (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: code, lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body
+      .id as string;
   const ours = await station('OURS');
   const theirs = await station('THEIRS');
   for (let i = 0; i < 5; i++) {
-    voters.push((await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: `V${i}`, documentId: `4000000${i}`, pollingStationId: ours }).expect(201)).body.id);
+    voters.push(
+      (
+        await app.http
+          .post('/api/gotv/voters')
+          .set(manager.auth)
+          .send({ name: `V${i}`, documentId: `4000000${i}`, pollingStationId: ours })
+          .expect(201)
+      ).body.id,
+    );
   }
   foreign = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Ajeno', documentId: '50000001', pollingStationId: theirs }).expect(201)).body.id;
-  await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'B', memberIds: [memberA.id, memberB.id], stationIds: [ours] }).expect(201);
+  await app.http
+    .post('/api/gotv/brigades')
+    .set(manager.auth)
+    .send({ name: 'B', memberIds: [memberA.id, memberB.id], stationIds: [ours] })
+    .expect(201);
 });
 afterAll(() => app.close());
 
@@ -93,7 +106,7 @@ describe('chasing pending voters', () => {
 
   it('gives brigade members their call list: only their voters, and free ones apart from their own claims', async () => {
     const listed = async (user: TestUser, query: string) =>
-      ((await app.http.get(`/api/gotv/voters?${query}`).set(user.auth).expect(200)).body.data as { id: string; claimedBy: string | null }[]);
+      (await app.http.get(`/api/gotv/voters?${query}`).set(user.auth).expect(200)).body.data as { id: string; claimedBy: string | null }[];
     await claim(memberA, voters[3]!).expect(200);
     const mine = await listed(memberA, 'claim=mine');
     expect(mine.map((voter) => voter.id)).toContain(voters[3]);
@@ -109,7 +122,9 @@ describe('chasing pending voters', () => {
   });
 
   it('releases a claim: the claimer or a manager, nobody else', async () => {
-    await claim(memberA, voters[0]!).expect(200).catch(async () => undefined);
+    await claim(memberA, voters[0]!)
+      .expect(200)
+      .catch(async () => undefined);
     const holder = (await app.http.get(`/api/gotv/voters/${voters[0]}`).set(manager.auth).expect(200)).body.claimedBy as string | null;
     if (holder !== memberA.id) {
       await app.http.delete(`/api/gotv/voters/${voters[0]}/claim`).set(manager.auth).expect(204);
@@ -139,9 +154,15 @@ describe('claim expiry', () => {
     const boss = await createUser(shortApp, admin, 'manager');
     chaser = await createUser(shortApp, admin, 'brigade');
     colleague = await createUser(shortApp, admin, 'brigade');
-    const station = (await shortApp.http.post('/api/gotv/polling-stations').set(boss.auth).send({ code: 'S', name: 'S', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id;
+    const station = (
+      await shortApp.http.post('/api/gotv/polling-stations').set(boss.auth).send({ code: 'S', name: 'S', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)
+    ).body.id;
     voterId = (await shortApp.http.post('/api/gotv/voters').set(boss.auth).send({ name: 'Corto', documentId: '60000001', pollingStationId: station }).expect(201)).body.id;
-    await shortApp.http.post('/api/gotv/brigades').set(boss.auth).send({ name: 'B', memberIds: [chaser.id, colleague.id], stationIds: [station] }).expect(201);
+    await shortApp.http
+      .post('/api/gotv/brigades')
+      .set(boss.auth)
+      .send({ name: 'B', memberIds: [chaser.id, colleague.id], stationIds: [station] })
+      .expect(201);
   });
   afterAll(() => shortApp.close());
 

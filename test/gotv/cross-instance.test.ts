@@ -17,7 +17,9 @@ beforeAll(async () => {
   admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   viewer = await createUser(app, admin, 'viewer');
-  station = (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'X1', name: 'X1', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id;
+  station = (
+    await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'X1', name: 'X1', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)
+  ).body.id;
 });
 afterAll(() => app.close());
 
@@ -42,7 +44,13 @@ it('delivers gotv:turnout and gotv:station from one instance to a socket on the 
 
 it("takes a brigade member's socket on the other instance out of a station's room their brigade stopped covering", async () => {
   const member = await createUser(app, admin, 'brigade');
-  const brigadeId = (await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada X1', memberIds: [member.id], stationIds: [station] }).expect(201)).body.id;
+  const brigadeId = (
+    await app.http
+      .post('/api/gotv/brigades')
+      .set(manager.auth)
+      .send({ name: 'Brigada X1', memberIds: [member.id], stationIds: [station] })
+      .expect(201)
+  ).body.id;
   const room = `gotv:station:${station}`;
   const phone = await connectSocket(other.url, member.token);
   const screen = await connectSocket(other.url, viewer.token);
@@ -74,8 +82,14 @@ it('merges reports accepted by both instances within a window into one message p
     // Counts 100 + i through this instance, 200 + i through the other, all sent at once.
     const count = (votersSoFar: number) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar });
     const posts = Array.from({ length: 10 }, (_, i) => [
-      app.http.post('/api/gotv/turnout').set(manager.auth).send({ reports: [count(100 + i)] }),
-      other.http.post('/api/gotv/turnout').set(manager.auth).send({ reports: [count(200 + i)] }),
+      app.http
+        .post('/api/gotv/turnout')
+        .set(manager.auth)
+        .send({ reports: [count(100 + i)] }),
+      other.http
+        .post('/api/gotv/turnout')
+        .set(manager.auth)
+        .send({ reports: [count(200 + i)] }),
     ]).flat();
     await Promise.all(posts);
     const ours = (message: { items: unknown[][] }) => message.items.filter((item) => item[1] === station && Number(item[3]) >= 100 && Number(item[3]) < 300);
@@ -102,7 +116,11 @@ it('sends what a process that died with the window open left in it, once its lea
     const orphan = ['count', station, randomUUID(), 500, false];
     await redis!.rpush(listKey, JSON.stringify([orphan]));
     await redis!.set(`${listKey}:open`, '1', 'PX', 300);
-    const report = await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar: 501 }).expect(201);
+    const report = await app.http
+      .post('/api/gotv/turnout')
+      .set(manager.auth)
+      .send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar: 501 })
+      .expect(201);
     expect(report.body.accepted).toBe(1);
     await waitFor(() => (items.some((item) => item[3] === 501) ? true : undefined), 5000);
     expect(items.filter((item) => item[2] === orphan[2])).toEqual([orphan]);

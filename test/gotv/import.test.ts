@@ -10,7 +10,11 @@ beforeAll(async () => {
   const admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   brigade = await createUser(app, admin, 'brigade');
-  await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'P-01', name: 'Puesto 1', lat: 4.6, lng: -74.1, tables: 10, registeredVoters: 9000 }).expect(201);
+  await app.http
+    .post('/api/gotv/polling-stations')
+    .set(manager.auth)
+    .send({ code: 'P-01', name: 'Puesto 1', lat: 4.6, lng: -74.1, tables: 10, registeredVoters: 9000 })
+    .expect(201);
   await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'P-02', name: 'Puesto 2', lat: 4.6, lng: -74.1, tables: 3, registeredVoters: 900 }).expect(201);
 });
 afterAll(() => app.close());

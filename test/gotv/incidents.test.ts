@@ -16,10 +16,20 @@ beforeAll(async () => {
   viewer = await createUser(app, admin, 'viewer');
   member = await createUser(app, admin, 'brigade');
   const station = async (code: string) =>
-    (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: code, lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000, status: 'open' }).expect(201)).body.id as string;
+    (
+      await app.http
+        .post('/api/gotv/polling-stations')
+        .set(manager.auth)
+        .send({ code, name: code, lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000, status: 'open' })
+        .expect(201)
+    ).body.id as string;
   covered = await station('COVERED');
   other = await station('OTHER');
-  await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'B1', memberIds: [member.id], stationIds: [covered] }).expect(201);
+  await app.http
+    .post('/api/gotv/brigades')
+    .set(manager.auth)
+    .send({ name: 'B1', memberIds: [member.id], stationIds: [covered] })
+    .expect(201);
 });
 afterAll(() => app.close());
 

@@ -22,12 +22,26 @@ beforeAll(async () => {
   viewer = await createUser(app, admin, 'viewer');
   kennedy = (await app.http.post('/api/territories').set(manager.auth).send({ name: 'Kennedy', type: 'commune' }).expect(201)).body.id;
   const station = async (code: string, lng: number, territoryId?: string) =>
-    (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: `Puesto ${code}`, lat: 4.6, lng, tables: 5, registeredVoters: 1000, territoryId }).expect(201)).body.id as string;
+    (
+      await app.http
+        .post('/api/gotv/polling-stations')
+        .set(manager.auth)
+        .send({ code, name: `Puesto ${code}`, lat: 4.6, lng, tables: 5, registeredVoters: 1000, territoryId })
+        .expect(201)
+    ).body.id as string;
   stationA = await station('A', -74.15, kennedy);
   stationB = await station('B', -74.05);
   const voterIds: string[] = [];
   for (let i = 0; i < 4; i++) {
-    voterIds.push((await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: `V${i}`, documentId: `3000000${i}`, pollingStationId: stationA }).expect(201)).body.id);
+    voterIds.push(
+      (
+        await app.http
+          .post('/api/gotv/voters')
+          .set(manager.auth)
+          .send({ name: `V${i}`, documentId: `3000000${i}`, pollingStationId: stationA })
+          .expect(201)
+      ).body.id,
+    );
   }
   await app.http
     .post('/api/gotv/turnout')
@@ -56,7 +70,17 @@ describe('GOTV settings', () => {
     [{ electionDate: '2026-13-01' }],
     [{ electionDate: '2026-11-22', opensAt: '25:00' }],
     [{ electionDate: '2026-11-22', opensAt: '16:00', closesAt: '08:00' }],
-    [{ electionDate: '2026-11-22', turnoutCurve: [{ time: '08:00', fraction: 0 }, { time: '12:00', fraction: 0.7 }, { time: '14:00', fraction: 0.5 }, { time: '16:00', fraction: 1 }] }],
+    [
+      {
+        electionDate: '2026-11-22',
+        turnoutCurve: [
+          { time: '08:00', fraction: 0 },
+          { time: '12:00', fraction: 0.7 },
+          { time: '14:00', fraction: 0.5 },
+          { time: '16:00', fraction: 1 },
+        ],
+      },
+    ],
   ])('rejects %j', async (body) => {
     expectProblem(await app.http.put('/api/gotv/settings').set(manager.auth).send(body), 400);
   });
@@ -72,7 +96,15 @@ describe('live map and projection', () => {
     expect(map.body.type).toBe('FeatureCollection');
     const a = map.body.features.find((feature: { properties: { id: string } }) => feature.properties.id === stationA);
     expect(a.geometry).toEqual({ type: 'Point', coordinates: [-74.15, 4.6] });
-    expect(a.properties).toMatchObject({ confirmedVoters: 4, confirmedVoted: 3, confirmedTurnoutPct: 75, lastCount: 410, stationTurnoutPct: 41, level: 'high', registeredVoters: 1000 });
+    expect(a.properties).toMatchObject({
+      confirmedVoters: 4,
+      confirmedVoted: 3,
+      confirmedTurnoutPct: 75,
+      lastCount: 410,
+      stationTurnoutPct: 41,
+      level: 'high',
+      registeredVoters: 1000,
+    });
     expect(a.properties.lastReportAt).toEqual(expect.any(String));
   });
 
@@ -123,7 +155,11 @@ describe('gotv:projection pushes', () => {
       socket.on('gotv:projection', (projection: { overall: { registeredVoters: number } }) => pushes.push(projection));
       const started = Date.now();
       for (let i = 0; i < 10; i++) {
-        await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 100 + i }).expect(201);
+        await app.http
+          .post('/api/gotv/turnout')
+          .set(manager.auth)
+          .send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 100 + i })
+          .expect(201);
       }
       await waitFor(() => (pushes.length > 0 ? true : undefined), 3000);
       await new Promise((resolve) => setTimeout(resolve, 1200));
@@ -152,12 +188,18 @@ describe('gotv:station figures', () => {
       const pushes: Record<string, unknown>[] = [];
       socket.on('gotv:station', (event: Record<string, unknown>) => pushes.push(event));
       for (let i = 0; i < 10; i++) {
-        await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 700 + i }).expect(201);
+        await app.http
+          .post('/api/gotv/turnout')
+          .set(manager.auth)
+          .send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 700 + i })
+          .expect(201);
       }
       const last = await waitFor(() => pushes.find((event) => event.lastCount === 709), 4000);
       // Throttled: ten reports, a push or two (at most one a second).
       expect(pushes.length).toBeLessThanOrEqual(3);
-      const map = (await app.http.get('/api/gotv/live-map').set(viewer.auth).expect(200)).body as { features: { geometry: { coordinates: number[] }; properties: Record<string, unknown> }[] };
+      const map = (await app.http.get('/api/gotv/live-map').set(viewer.auth).expect(200)).body as {
+        features: { geometry: { coordinates: number[] }; properties: Record<string, unknown> }[];
+      };
       const feature = map.features.find((candidate) => candidate.properties.id === stationB)!;
       expect(last).toEqual({ ...feature.properties, lng: feature.geometry.coordinates[0], lat: feature.geometry.coordinates[1] });
       expect(last).toMatchObject({ id: stationB, lastCount: 709, stationTurnoutPct: 70.9 });
@@ -172,7 +214,8 @@ describe('gotv:station figures', () => {
       await subscribe(socket, [`gotv:station:${stationA}`]);
       const pushes: { id: string; confirmedVoted: number; confirmedVoters: number }[] = [];
       socket.on('gotv:station', (event: { id: string; confirmedVoted: number; confirmedVoters: number }) => pushes.push(event));
-      const voter = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Votante A', documentId: '30000099', pollingStationId: stationA }).expect(201)).body.id as string;
+      const voter = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Votante A', documentId: '30000099', pollingStationId: stationA }).expect(201)).body
+        .id as string;
       await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId: randomUUID(), voterId: voter }).expect(201);
       const pushed = await waitFor(() => pushes.find((event) => event.confirmedVoters === 5), 4000);
       expect(pushed).toMatchObject({ id: stationA, confirmedVoted: 4, confirmedVoters: 5, level: 'high' });

@@ -1,13 +1,4 @@
-import {
-  buildCurve,
-  DEFAULT_CURVE,
-  fractionAt,
-  instantAt,
-  InvalidCurveError,
-  localClock,
-  minutesOfDay,
-  parseTimeOfDay,
-} from '../../src/modules/gotv/gotv.curve';
+import { buildCurve, DEFAULT_CURVE, fractionAt, instantAt, InvalidCurveError, localClock, minutesOfDay, parseTimeOfDay } from '../../src/modules/gotv/gotv.curve';
 import { project, projectionView, stationFigure, type StationInput } from '../../src/modules/gotv/gotv.projection';
 import { at, ELECTION_DATE, syntheticDay, TIME_ZONE } from './synthetic';
 
@@ -31,18 +22,79 @@ describe('turnout curve', () => {
     const longer = buildCurve({ opensAt: '07:00', closesAt: '17:00' });
     expect(fractionAt(longer, h('12:00'))).toBeCloseTo(0.46);
     expect(fractionAt(longer, h('17:00'))).toBe(1);
-    const custom = buildCurve({ turnoutCurve: [{ time: '08:00', fraction: 0 }, { time: '12:00', fraction: 0.6 }, { time: '16:00', fraction: 1 }] });
+    const custom = buildCurve({
+      turnoutCurve: [
+        { time: '08:00', fraction: 0 },
+        { time: '12:00', fraction: 0.6 },
+        { time: '16:00', fraction: 1 },
+      ],
+    });
     expect(fractionAt(custom, h('10:00'))).toBeCloseTo(0.3);
   });
 
   it.each([
-    ['a decreasing fraction', [{ time: '08:00', fraction: 0 }, { time: '12:00', fraction: 0.6 }, { time: '13:00', fraction: 0.5 }, { time: '16:00', fraction: 1 }], /must not decrease/],
-    ['not starting at 0', [{ time: '08:00', fraction: 0.1 }, { time: '16:00', fraction: 1 }], /start at opensAt/],
-    ['not starting at opening', [{ time: '09:00', fraction: 0 }, { time: '16:00', fraction: 1 }], /start at opensAt/],
-    ['not ending at 1', [{ time: '08:00', fraction: 0 }, { time: '16:00', fraction: 0.9 }], /end at closesAt/],
-    ['times out of order', [{ time: '08:00', fraction: 0 }, { time: '12:00', fraction: 0.4 }, { time: '11:00', fraction: 0.5 }, { time: '16:00', fraction: 1 }], /strictly increasing/],
-    ['a fraction above 1', [{ time: '08:00', fraction: 0 }, { time: '12:00', fraction: 1.2 }, { time: '16:00', fraction: 1 }], /1/],
-    ['an impossible time', [{ time: '08:00', fraction: 0 }, { time: '25:00', fraction: 0.5 }, { time: '16:00', fraction: 1 }], /HH:MM/],
+    [
+      'a decreasing fraction',
+      [
+        { time: '08:00', fraction: 0 },
+        { time: '12:00', fraction: 0.6 },
+        { time: '13:00', fraction: 0.5 },
+        { time: '16:00', fraction: 1 },
+      ],
+      /must not decrease/,
+    ],
+    [
+      'not starting at 0',
+      [
+        { time: '08:00', fraction: 0.1 },
+        { time: '16:00', fraction: 1 },
+      ],
+      /start at opensAt/,
+    ],
+    [
+      'not starting at opening',
+      [
+        { time: '09:00', fraction: 0 },
+        { time: '16:00', fraction: 1 },
+      ],
+      /start at opensAt/,
+    ],
+    [
+      'not ending at 1',
+      [
+        { time: '08:00', fraction: 0 },
+        { time: '16:00', fraction: 0.9 },
+      ],
+      /end at closesAt/,
+    ],
+    [
+      'times out of order',
+      [
+        { time: '08:00', fraction: 0 },
+        { time: '12:00', fraction: 0.4 },
+        { time: '11:00', fraction: 0.5 },
+        { time: '16:00', fraction: 1 },
+      ],
+      /strictly increasing/,
+    ],
+    [
+      'a fraction above 1',
+      [
+        { time: '08:00', fraction: 0 },
+        { time: '12:00', fraction: 1.2 },
+        { time: '16:00', fraction: 1 },
+      ],
+      /1/,
+    ],
+    [
+      'an impossible time',
+      [
+        { time: '08:00', fraction: 0 },
+        { time: '25:00', fraction: 0.5 },
+        { time: '16:00', fraction: 1 },
+      ],
+      /HH:MM/,
+    ],
   ])('rejects a curve with %s', (_name, turnoutCurve, message) => {
     expect(() => buildCurve({ turnoutCurve })).toThrow(InvalidCurveError);
     expect(() => buildCurve({ turnoutCurve })).toThrow(message);

@@ -37,7 +37,11 @@ async function stationCount(): Promise<number> {
 
 describe('polling stations', () => {
   it('registers a station, lists and reads it', async () => {
-    const created = await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station({ code: 'KEN-01' })).expect(201);
+    const created = await app.http
+      .post('/api/gotv/polling-stations')
+      .set(manager.auth)
+      .send(station({ code: 'KEN-01' }))
+      .expect(201);
     expect(created.body).toMatchObject({ code: 'KEN-01', status: 'pending', tables: 24, registeredVoters: 9600, territoryId: kennedy, lat: 4.627 });
     const list = await app.http.get(`/api/gotv/polling-stations?territoryId=${kennedy}&q=ken-01`).set(brigade.auth).expect(200);
     expect(list.body.data.map((row: { id: string }) => row.id)).toEqual([created.body.id]);
@@ -47,7 +51,11 @@ describe('polling stations', () => {
   it("takes a brigade member out of a station's room once their brigade no longer covers it", async () => {
     const covered = await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station()).expect(201);
     const brigadeId = (
-      await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada que se va', memberIds: [brigade.id], stationIds: [covered.body.id] }).expect(201)
+      await app.http
+        .post('/api/gotv/brigades')
+        .set(manager.auth)
+        .send({ name: 'Brigada que se va', memberIds: [brigade.id], stationIds: [covered.body.id] })
+        .expect(201)
     ).body.id;
     const room = `gotv:station:${covered.body.id}`;
     const warRoom = await connectSocket(app.url, viewer.token);
@@ -71,14 +79,29 @@ describe('polling stations', () => {
   });
 
   it('refuses a duplicate code with 409', async () => {
-    await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station({ code: 'DUP-1' })).expect(201);
-    expectProblem(await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station({ code: 'DUP-1' })), 409, 'station_code_taken');
+    await app.http
+      .post('/api/gotv/polling-stations')
+      .set(manager.auth)
+      .send(station({ code: 'DUP-1' }))
+      .expect(201);
+    expectProblem(
+      await app.http
+        .post('/api/gotv/polling-stations')
+        .set(manager.auth)
+        .send(station({ code: 'DUP-1' })),
+      409,
+      'station_code_taken',
+    );
   });
 
   it('pushes gotv:station to the war room and the station room when a station opens', async () => {
     const created = await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station()).expect(201);
     const notTheirs = await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station()).expect(201);
-    await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada Sede B', memberIds: [brigade.id], stationIds: [created.body.id] }).expect(201);
+    await app.http
+      .post('/api/gotv/brigades')
+      .set(manager.auth)
+      .send({ name: 'Brigada Sede B', memberIds: [brigade.id], stationIds: [created.body.id] })
+      .expect(201);
     const warRoom = await connectSocket(app.url, viewer.token);
     const brigadeSocket = await connectSocket(app.url, brigade.token);
     try {

@@ -17,7 +17,9 @@ const sql = <T extends object>(query: string, params: unknown[] = []) => app.run
 type Tally = { station_id: string; confirmed_voters: number; confirmed_voted: number };
 
 async function expectTalliesToMatchVoters(): Promise<Map<string, Tally>> {
-  const kept = await sql<Tally>('select station_id, confirmed_voters, confirmed_voted from gotv_station_tallies where confirmed_voters <> 0 or confirmed_voted <> 0 order by station_id');
+  const kept = await sql<Tally>(
+    'select station_id, confirmed_voters, confirmed_voted from gotv_station_tallies where confirmed_voters <> 0 or confirmed_voted <> 0 order by station_id',
+  );
   const recount = await sql<Tally>(
     `select polling_station_id as station_id, count(*)::int as confirmed_voters, (count(*) filter (where status = 'voted'))::int as confirmed_voted
      from gotv_voters group by polling_station_id order by polling_station_id`,
@@ -39,7 +41,13 @@ beforeAll(async () => {
   const admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   const station = async (code: string) =>
-    (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: `Puesto ${code}`, lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id as string;
+    (
+      await app.http
+        .post('/api/gotv/polling-stations')
+        .set(manager.auth)
+        .send({ code, name: `Puesto ${code}`, lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 })
+        .expect(201)
+    ).body.id as string;
   stationA = await station('T-A');
   stationB = await station('T-B');
   stationC = await station('T-C');
@@ -54,7 +62,11 @@ describe('station tallies', () => {
 
   it('count voters created one by one and imported in batches, and not the rows an import skipped', async () => {
     for (const documentId of ['40000001', '40000002']) {
-      await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: `V ${documentId}`, documentId, pollingStationId: stationA }).expect(201);
+      await app.http
+        .post('/api/gotv/voters')
+        .set(manager.auth)
+        .send({ name: `V ${documentId}`, documentId, pollingStationId: stationA })
+        .expect(201);
     }
     const rows = Array.from({ length: 2_500 }, (_, i) => `Votante ${i},${41_000_000 + i},,${i % 2 ? 'T-A' : 'T-B'},,`);
     // A document already registered is skipped by the import: it must not be counted twice.
@@ -73,7 +85,11 @@ describe('station tallies', () => {
     const racing = Array.from({ length: 5 }, () => app.http.post('/api/gotv/turnout').set(manager.auth).send(voterReport(first!.id)));
     const answers = await Promise.all(racing);
     expect(answers.filter((answer) => answer.body.accepted === 1)).toHaveLength(1);
-    await app.http.post('/api/gotv/turnout').set(manager.auth).send({ reports: [voterReport(second!.id), voterReport(second!.id)] }).expect(201);
+    await app.http
+      .post('/api/gotv/turnout')
+      .set(manager.auth)
+      .send({ reports: [voterReport(second!.id), voterReport(second!.id)] })
+      .expect(201);
     // A contact outcome moves a voter along without voting: the tallies do not move.
     const pending = (await sql<{ id: string }>("select id from gotv_voters where polling_station_id = ? and status = 'pending' limit 1", [stationB]))[0]!;
     await app.http.post(`/api/gotv/voters/${pending.id}/contacts`).set(manager.auth).send({ outcome: 'on_the_way' }).expect(201);

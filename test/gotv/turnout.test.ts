@@ -14,7 +14,11 @@ const voters: string[] = [];
 let foreignVoter: string;
 
 const sql = <T>(query: string, params: unknown[] = []) => app.runtime.deps.orm.em.fork().execute<T[]>(query, params);
-const post = (user: TestUser, body: unknown) => app.http.post('/api/gotv/turnout').set(user.auth).send(body as object);
+const post = (user: TestUser, body: unknown) =>
+  app.http
+    .post('/api/gotv/turnout')
+    .set(user.auth)
+    .send(body as object);
 const voted = (voterId: string) => ({ kind: 'voter', clientReportId: randomUUID(), voterId });
 const bogotaDate = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date(ms));
 
@@ -37,14 +41,27 @@ beforeAll(async () => {
   member = await createUser(app, admin, 'brigade');
   outsider = await createUser(app, admin, 'brigade');
   const station = async (code: string) =>
-    (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: code, lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id as string;
+    (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: code, lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body
+      .id as string;
   ours = await station('OURS');
   theirs = await station('THEIRS');
   for (let i = 0; i < 6; i++) {
-    voters.push((await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: `Votante ${i}`, documentId: `1000000${i}`, pollingStationId: ours }).expect(201)).body.id);
+    voters.push(
+      (
+        await app.http
+          .post('/api/gotv/voters')
+          .set(manager.auth)
+          .send({ name: `Votante ${i}`, documentId: `1000000${i}`, pollingStationId: ours })
+          .expect(201)
+      ).body.id,
+    );
   }
   foreignVoter = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Ajeno', documentId: '20000001', pollingStationId: theirs }).expect(201)).body.id;
-  await app.http.post('/api/gotv/brigades').set(manager.auth).send({ name: 'Brigada 1', memberIds: [member.id], stationIds: [ours] }).expect(201);
+  await app.http
+    .post('/api/gotv/brigades')
+    .set(manager.auth)
+    .send({ name: 'Brigada 1', memberIds: [member.id], stationIds: [ours] })
+    .expect(201);
 });
 afterAll(() => app.close());
 
@@ -67,7 +84,7 @@ describe('POST /api/gotv/turnout', () => {
     const [voter] = await sql<{ status: string }>('select status from gotv_voters where id = ?', [voters[2]]);
     expect(voter!.status).toBe('voted');
     // A duplicate leaves no report behind: the day's report counts stay true.
-    const [reports] = await sql<{ n: number }>("select count(*)::int as n from gotv_turnout_reports where voter_id = ?", [voters[2]]);
+    const [reports] = await sql<{ n: number }>('select count(*)::int as n from gotv_turnout_reports where voter_id = ?', [voters[2]]);
     expect(reports!.n).toBe(1);
   });
 
@@ -79,7 +96,10 @@ describe('POST /api/gotv/turnout', () => {
   it('keeps a lower later count as a flagged fact without lowering the station', async () => {
     await post(manager, { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 300, reportedAt: earlierToday(30) }).expect(201);
     await post(manager, { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 250, reportedAt: earlierToday(10) }).expect(201);
-    const rows = await sql<{ voters_so_far: number; flagged: boolean }>("select voters_so_far, flagged from gotv_turnout_reports where station_id = ? and kind = 'count' order by reported_at", [theirs]);
+    const rows = await sql<{ voters_so_far: number; flagged: boolean }>(
+      "select voters_so_far, flagged from gotv_turnout_reports where station_id = ? and kind = 'count' order by reported_at",
+      [theirs],
+    );
     expect(rows).toEqual([
       { voters_so_far: 300, flagged: false },
       { voters_so_far: 250, flagged: true },
@@ -87,17 +107,28 @@ describe('POST /api/gotv/turnout', () => {
   });
 
   it('flags a count against every higher earlier count, whatever order they arrive in', async () => {
-    const witnessed = (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'WITNESSED', name: 'Testigos', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 }).expect(201)).body.id as string;
-    const count = (votersSoFar: number, minutesAgo: number) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: witnessed, votersSoFar, reportedAt: earlierToday(minutesAgo) });
+    const witnessed = (
+      await app.http
+        .post('/api/gotv/polling-stations')
+        .set(manager.auth)
+        .send({ code: 'WITNESSED', name: 'Testigos', lat: 4.6, lng: -74.1, tables: 5, registeredVoters: 1000 })
+        .expect(201)
+    ).body.id as string;
+    const count = (votersSoFar: number, minutesAgo: number) => ({
+      kind: 'count',
+      clientReportId: randomUUID(),
+      pollingStationId: witnessed,
+      votersSoFar,
+      reportedAt: earlierToday(minutesAgo),
+    });
     // Back-dated: a witness's 900 at 50 minutes ago reaches us after another's 880 at 40 minutes ago.
     await post(manager, count(880, 40)).expect(201);
     await post(manager, count(900, 50)).expect(201);
     // And two phones at once: 950 at 35 minutes ago and 940 at 34 minutes ago, sent together.
     await Promise.all([post(manager, count(950, 35)).expect(201), post(manager, count(940, 34)).expect(201)]);
-    const rows = await sql<{ voters_so_far: number; flagged: boolean }>(
-      "select voters_so_far, flagged from gotv_turnout_reports where station_id = ? order by reported_at",
-      [witnessed],
-    );
+    const rows = await sql<{ voters_so_far: number; flagged: boolean }>('select voters_so_far, flagged from gotv_turnout_reports where station_id = ? order by reported_at', [
+      witnessed,
+    ]);
     expect(rows).toEqual([
       { voters_so_far: 900, flagged: false },
       { voters_so_far: 880, flagged: true },
@@ -107,7 +138,8 @@ describe('POST /api/gotv/turnout', () => {
   });
 
   it("keeps a rehearsal's reports (before the election date) without marking anyone voted", async () => {
-    const rehearsed = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Ensayo', documentId: '10000077', pollingStationId: ours }).expect(201)).body.id as string;
+    const rehearsed = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Ensayo', documentId: '10000077', pollingStationId: ours }).expect(201)).body
+      .id as string;
     const tomorrow = bogotaDate(Date.now() + 86_400_000);
     await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: tomorrow }).expect(200);
     const socket = await connectSocket(app.url, viewer.token);
@@ -126,9 +158,16 @@ describe('POST /api/gotv/turnout', () => {
       expect(rows).toEqual([{ rehearsal: true }, { rehearsal: true }]);
       // The war room practises too: the items say they are a rehearsal's.
       await waitFor(() => (items.filter((item) => item[2] === rehearsed).length === 2 ? true : undefined));
-      expect(items.filter((item) => item[2] === rehearsed)).toEqual([['voter', ours, rehearsed, true], ['voter', ours, rehearsed, true]]);
+      expect(items.filter((item) => item[2] === rehearsed)).toEqual([
+        ['voter', ours, rehearsed, true],
+        ['voter', ours, rehearsed, true],
+      ]);
       // Election day: the same voter's report counts.
-      await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: bogotaDate(Date.now()) }).expect(200);
+      await app.http
+        .put('/api/gotv/settings')
+        .set(manager.auth)
+        .send({ electionDate: bogotaDate(Date.now()) })
+        .expect(200);
       expect((await post(member, voted(rehearsed)).expect(201)).body.accepted).toBe(1);
       const [after] = await sql<{ status: string }>('select status from gotv_voters where id = ?', [rehearsed]);
       expect(after!.status).toBe('voted');
@@ -141,9 +180,15 @@ describe('POST /api/gotv/turnout', () => {
   it('records a report a little ahead of our clock (phone drift) at our time', async () => {
     const aheadBy = 60_000;
     const before = Date.now();
-    const response = await post(manager, { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 301, reportedAt: new Date(before + aheadBy).toISOString() }).expect(201);
+    const response = await post(manager, {
+      kind: 'count',
+      clientReportId: randomUUID(),
+      pollingStationId: theirs,
+      votersSoFar: 301,
+      reportedAt: new Date(before + aheadBy).toISOString(),
+    }).expect(201);
     expect(response.body.accepted).toBe(1);
-    const [row] = await sql<{ reported_at: Date }>("select reported_at from gotv_turnout_reports where station_id = ? and voters_so_far = 301", [theirs]);
+    const [row] = await sql<{ reported_at: Date }>('select reported_at from gotv_turnout_reports where station_id = ? and voters_so_far = 301', [theirs]);
     expect(new Date(row!.reported_at).getTime()).toBeLessThan(before + aheadBy);
     expect(new Date(row!.reported_at).getTime()).toBeLessThanOrEqual(Date.now());
   });
@@ -171,7 +216,9 @@ describe('POST /api/gotv/turnout', () => {
   });
 
   it('lets a brigade member report only for its stations and voters, item by item', async () => {
-    const response = await post(member, { reports: [voted(voters[4]!), voted(foreignVoter), { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 5 }] }).expect(201);
+    const response = await post(member, {
+      reports: [voted(voters[4]!), voted(foreignVoter), { kind: 'count', clientReportId: randomUUID(), pollingStationId: theirs, votersSoFar: 5 }],
+    }).expect(201);
     expect(response.body).toEqual({
       accepted: 1,
       duplicates: 0,
@@ -233,7 +280,8 @@ describe('POST /api/gotv/turnout', () => {
       const batch = Array.from({ length: 20 }, (_, i) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: ours, votersSoFar: 200 + i }));
       await post(manager, { reports: batch }).expect(201);
       // Earlier tests' reports may share the first window; ours are the counts 200–219.
-      const mine = () => messages.flatMap((message) => message.items).filter(([kind, stationId, , votersSoFar]) => kind === 'count' && stationId === ours && Number(votersSoFar) >= 200);
+      const mine = () =>
+        messages.flatMap((message) => message.items).filter(([kind, stationId, , votersSoFar]) => kind === 'count' && stationId === ours && Number(votersSoFar) >= 200);
       await waitFor(() => (mine().length === 20 ? true : undefined));
       // [kind, stationId, reportId, votersSoFar, flagged], in the order they were accepted.
       const uuid = expect.stringMatching(/^[0-9a-f-]{36}$/);
@@ -241,7 +289,8 @@ describe('POST /api/gotv/turnout', () => {
       const reportIds = new Set(mine().map(([, , reportId]) => reportId));
       expect(reportIds.size).toBe(20);
       // A voter report: [kind, stationId, voterId].
-      const newcomer = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Votante nuevo', documentId: '10000099', pollingStationId: ours }).expect(201)).body.id as string;
+      const newcomer = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Votante nuevo', documentId: '10000099', pollingStationId: ours }).expect(201)).body
+        .id as string;
       await post(manager, voted(newcomer)).expect(201);
       const items = () => messages.flatMap((message) => message.items);
       await waitFor(() => (items().some((item) => item[0] === 'voter' && item[2] === newcomer) ? true : undefined));
@@ -266,7 +315,12 @@ describe('gotv:report over the socket', () => {
       expect(forbidden).toEqual({ ok: true, result: { accepted: 0, duplicates: 0, rejected: [{ index: 0, code: 'forbidden', message: expect.any(String) }] } });
       expect(await phone.timeout(5000).emitWithAck('gotv:report', { kind: 'count' })).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
       // A batch: its malformed items are rejected by index, the others recorded.
-      const mixed = await phone.timeout(5000).emitWithAck('gotv:report', { reports: [{ kind: 'count', clientReportId: randomUUID(), pollingStationId: ours, votersSoFar: -1 }, { ...report, clientReportId: randomUUID(), votersSoFar: 641 }] });
+      const mixed = await phone.timeout(5000).emitWithAck('gotv:report', {
+        reports: [
+          { kind: 'count', clientReportId: randomUUID(), pollingStationId: ours, votersSoFar: -1 },
+          { ...report, clientReportId: randomUUID(), votersSoFar: 641 },
+        ],
+      });
       expect(mixed).toEqual({ ok: true, result: { accepted: 1, duplicates: 0, rejected: [{ index: 0, code: 'validation_failed', message: expect.any(String) }] } });
       expect(await screen.timeout(5000).emitWithAck('gotv:report', report)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
     } finally {

@@ -11,7 +11,10 @@ let stationB: string;
 let kennedy: string;
 
 const station = (code: string, territoryId?: string) =>
-  app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code, name: `Puesto ${code}`, lat: 4.6, lng: -74.1, tables: 10, registeredVoters: 4000, territoryId });
+  app.http
+    .post('/api/gotv/polling-stations')
+    .set(manager.auth)
+    .send({ code, name: `Puesto ${code}`, lat: 4.6, lng: -74.1, tables: 10, registeredVoters: 4000, territoryId });
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -24,7 +27,14 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const voter = (overrides: Record<string, unknown> = {}) => ({ name: 'Rosa Pérez', documentId: '52.123.456', phone: '310 555 0101', pollingStationId: stationA, tableNumber: 3, ...overrides });
+const voter = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Rosa Pérez',
+  documentId: '52.123.456',
+  phone: '310 555 0101',
+  pollingStationId: stationA,
+  tableNumber: 3,
+  ...overrides,
+});
 
 async function voterCount(): Promise<number> {
   return (await app.runtime.deps.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from gotv_voters'))[0]!.n;
@@ -38,11 +48,22 @@ describe('confirmed voters', () => {
   });
 
   it('refuses a second voter with the same document with 409', async () => {
-    expectProblem(await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ documentId: '52123456', name: 'Otra' })), 409, 'voter_document_taken');
+    expectProblem(
+      await app.http
+        .post('/api/gotv/voters')
+        .set(manager.auth)
+        .send(voter({ documentId: '52123456', name: 'Otra' })),
+      409,
+      'voter_document_taken',
+    );
   });
 
   it('filters the call list by station, territory, status and search', async () => {
-    await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ name: 'Luis Gómez', documentId: '1020304050', pollingStationId: stationB, tableNumber: undefined, priority: 'high' })).expect(201);
+    await app.http
+      .post('/api/gotv/voters')
+      .set(manager.auth)
+      .send(voter({ name: 'Luis Gómez', documentId: '1020304050', pollingStationId: stationB, tableNumber: undefined, priority: 'high' }))
+      .expect(201);
     const pending = await app.http.get('/api/gotv/voters?status=pending').set(manager.auth).expect(200);
     expect(pending.body.data.map((row: { name: string }) => row.name)).toEqual(['Luis Gómez', 'Rosa Pérez']);
     const inKennedy = await app.http.get(`/api/gotv/voters?territoryId=${kennedy}`).set(manager.auth).expect(200);
@@ -61,10 +82,17 @@ describe('confirmed voters', () => {
     const barrio = await territory('La Despensa', 'neighbourhood', commune);
     const inCommune = (await station('C', commune).expect(201)).body.id;
     const inBarrio = (await station('D', barrio).expect(201)).body.id;
-    await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ name: 'Marta Comuna', documentId: '3000000001', pollingStationId: inCommune, tableNumber: 1 })).expect(201);
-    await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ name: 'Nico Barrio', documentId: '3000000002', pollingStationId: inBarrio, tableNumber: 1 })).expect(201);
-    const names = async (query: string) =>
-      (await app.http.get(`/api/gotv/voters?${query}`).set(manager.auth).expect(200)).body.data.map((row: { name: string }) => row.name);
+    await app.http
+      .post('/api/gotv/voters')
+      .set(manager.auth)
+      .send(voter({ name: 'Marta Comuna', documentId: '3000000001', pollingStationId: inCommune, tableNumber: 1 }))
+      .expect(201);
+    await app.http
+      .post('/api/gotv/voters')
+      .set(manager.auth)
+      .send(voter({ name: 'Nico Barrio', documentId: '3000000002', pollingStationId: inBarrio, tableNumber: 1 }))
+      .expect(201);
+    const names = async (query: string) => (await app.http.get(`/api/gotv/voters?${query}`).set(manager.auth).expect(200)).body.data.map((row: { name: string }) => row.name);
     expect(await names(`territoryId=${city}`)).toEqual(['Marta Comuna', 'Nico Barrio']);
     expect(await names(`territoryId=${commune}`)).toEqual(['Marta Comuna', 'Nico Barrio']);
     expect(await names(`territoryId=${barrio}`)).toEqual(['Nico Barrio']);
@@ -83,7 +111,13 @@ describe('confirmed voters', () => {
     [{ contactId: '01960000-0000-7000-8000-000000000000' }, 'body.contactId'],
   ])('rejects %j with 400 and writes nothing', async (overrides, path) => {
     const before = await voterCount();
-    const problem = expectProblem(await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ documentId: '9988776655', ...overrides })), 400);
+    const problem = expectProblem(
+      await app.http
+        .post('/api/gotv/voters')
+        .set(manager.auth)
+        .send(voter({ documentId: '9988776655', ...overrides })),
+      400,
+    );
     expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
     expect(await voterCount()).toBe(before);
   });
@@ -100,8 +134,18 @@ describe('confirmed voters', () => {
 
 describe('correcting a voter', () => {
   const fresh = async (documentId: string, overrides: Record<string, unknown> = {}) =>
-    (await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ name: 'Para Corregir', documentId, ...overrides })).expect(201)).body as { id: string };
-  const patch = (id: string, body: unknown, user = manager) => app.http.patch(`/api/gotv/voters/${id}`).set(user.auth).send(body as object);
+    (
+      await app.http
+        .post('/api/gotv/voters')
+        .set(manager.auth)
+        .send(voter({ name: 'Para Corregir', documentId, ...overrides }))
+        .expect(201)
+    ).body as { id: string };
+  const patch = (id: string, body: unknown, user = manager) =>
+    app.http
+      .patch(`/api/gotv/voters/${id}`)
+      .set(user.auth)
+      .send(body as object);
   const mapFigures = async () => {
     const map = await app.http.get('/api/gotv/live-map').set(manager.auth).expect(200);
     const of = (id: string) => map.body.features.find((item: { properties: { id: string } }) => item.properties.id === id).properties;
@@ -113,7 +157,13 @@ describe('correcting a voter', () => {
     const corrected = await patch(id, { phone: '(311) 555-0199', tableNumber: 7, priority: 'high', name: ' Para  Corregida ' }).expect(200);
     expect(corrected.body).toMatchObject({ phone: '+573115550199', tableNumber: 7, priority: 'high', pollingStationId: stationA, status: 'pending' });
     // A move to a station with fewer tables than the voter's table needs the new table too.
-    const small = (await app.http.post('/api/gotv/polling-stations').set(manager.auth).send({ code: 'SMALL', name: 'Puesto pequeño', lat: 4.6, lng: -74.1, tables: 2, registeredVoters: 500 }).expect(201)).body.id;
+    const small = (
+      await app.http
+        .post('/api/gotv/polling-stations')
+        .set(manager.auth)
+        .send({ code: 'SMALL', name: 'Puesto pequeño', lat: 4.6, lng: -74.1, tables: 2, registeredVoters: 500 })
+        .expect(201)
+    ).body.id;
     const problem = expectProblem(await patch(id, { pollingStationId: small }), 400);
     expect(problem.errors).toEqual([expect.objectContaining({ path: 'body.pollingStationId', message: expect.stringContaining('table 7') })]);
     expect((await patch(id, { pollingStationId: small, tableNumber: 2 }).expect(200)).body).toMatchObject({ pollingStationId: small, tableNumber: 2 });
@@ -122,7 +172,7 @@ describe('correcting a voter', () => {
     expect((await app.http.get(`/api/gotv/voters/${id}`).set(manager.auth).expect(200)).body).toMatchObject({ phone: null, tableNumber: null });
   });
 
-  it('moves a voter to another station in both stations\' figures, and tells both stations\' rooms', async () => {
+  it("moves a voter to another station in both stations' figures, and tells both stations' rooms", async () => {
     const { id } = await fresh('7100000002');
     const before = await mapFigures();
     const watcher = await connectSocket(app.url, manager.token);
@@ -178,7 +228,13 @@ describe('removing a voter', () => {
     (await app.http.get('/api/gotv/dashboard').set(manager.auth).expect(200)).body.hourly.reduce((sum: number, hour: { voterReports: number }) => sum + hour.voterReports, 0);
 
   it('removes the person and their contact log, keeps their turnout report as a fact without them, and updates the figures', async () => {
-    const { id } = (await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ name: 'Se Retira', documentId: '7300000001' })).expect(201)).body;
+    const { id } = (
+      await app.http
+        .post('/api/gotv/voters')
+        .set(manager.auth)
+        .send(voter({ name: 'Se Retira', documentId: '7300000001' }))
+        .expect(201)
+    ).body;
     await app.http.post(`/api/gotv/voters/${id}/contacts`).set(manager.auth).send({ outcome: 'reached', note: 'Pidió no ser contactada más' }).expect(201);
     const clientReportId = randomUUID();
     await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId, voterId: id }).expect(201);
@@ -196,7 +252,13 @@ describe('removing a voter', () => {
   });
 
   it('is for managers only, and answers bad ids', async () => {
-    const { id } = (await app.http.post('/api/gotv/voters').set(manager.auth).send(voter({ name: 'Se Queda', documentId: '7300000002' })).expect(201)).body;
+    const { id } = (
+      await app.http
+        .post('/api/gotv/voters')
+        .set(manager.auth)
+        .send(voter({ name: 'Se Queda', documentId: '7300000002' }))
+        .expect(201)
+    ).body;
     expectProblem(await app.http.delete(`/api/gotv/voters/${id}`).set(brigade.auth), 403);
     expectProblem(await app.http.delete(`/api/gotv/voters/${id}`), 401);
     expectProblem(await app.http.delete('/api/gotv/voters/xyz').set(manager.auth), 400);

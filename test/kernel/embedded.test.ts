@@ -63,7 +63,10 @@ it('starts on the embedded PostgreSQL, serves the API, drains in-flight requests
   await http.get('/api/test').expect(200, { status: 'ok', service: 'comando', version: '1.0' });
   await http.get('/readyz').expect(200, { status: 'ready', checks: { database: 'ok', redis: 'not_configured' } });
   const credentials = { email: 'first@example.org', password: 'a long enough password' };
-  const registered = await http.post('/api/auth/register').send({ ...credentials, name: 'First' }).expect(201);
+  const registered = await http
+    .post('/api/auth/register')
+    .send({ ...credentials, name: 'First' })
+    .expect(201);
   expect(registered.body.user.role).toBe('admin');
   const auth = { Authorization: `Bearer ${registered.body.token}` };
   await http.post('/api/territories').set(auth).send({ name: 'Bosa', type: 'commune' }).expect(201);

@@ -103,7 +103,10 @@ describe('errors are problem+json, never 500', () => {
   it('a NUL character anywhere in the input gives 400 naming where, and writes nothing', async () => {
     const inBody = await app.http.post('/api/territories').set(admin.auth).send({ name: 'Bo\u0000sa', type: 'zone' });
     expect(expectProblem(inBody, 400, 'validation_failed').errors).toEqual([{ path: 'body.name', message: expect.stringMatching(/NUL/) }]);
-    const nested = await app.http.post('/api/gotv/turnout').set(admin.auth).send({ reports: [{ kind: 'voter', clientReportId: 'x', documentId: '1\u0000' }] });
+    const nested = await app.http
+      .post('/api/gotv/turnout')
+      .set(admin.auth)
+      .send({ reports: [{ kind: 'voter', clientReportId: 'x', documentId: '1\u0000' }] });
     expect(expectProblem(nested, 400).errors).toEqual([{ path: 'body.reports.0.documentId', message: expect.stringMatching(/NUL/) }]);
     expectProblem(await app.http.get('/api/territories?q=a%00b').set(admin.auth), 400, 'validation_failed');
     const list = await app.http.get('/api/territories').set(admin.auth).expect(200);
@@ -147,11 +150,7 @@ describe('errors are problem+json, never 500', () => {
   });
 
   it('a handler whose answer breaks its response schema fails loudly outside production', async () => {
-    const probe = new ApiRouter('probe').get(
-      '/api/probe/drift',
-      { summary: 'Drifts', access: 'public', response: z.object({ id: z.uuid() }) },
-      async () => ({ id: 'not-a-uuid' }),
-    );
+    const probe = new ApiRouter('probe').get('/api/probe/drift', { summary: 'Drifts', access: 'public', response: z.object({ id: z.uuid() }) }, async () => ({ id: 'not-a-uuid' }));
     const withProbe = createApp(app.runtime.deps, [{ name: 'probe', entities: [], routers: [probe] }]);
     expectProblem(await request(withProbe.app.callback()).get('/api/probe/drift'), 500, 'response_contract');
   });

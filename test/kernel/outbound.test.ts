@@ -249,7 +249,10 @@ describe('the outbound engine', () => {
   });
 
   it('retries with backoff and jitter, and fails a message after the maximum of attempts', async () => {
-    const channel = new MemoryChannel(settings({ maxAttempts: 2, backoff: { baseMs: 10_000, maxMs: 60_000, jitter: 0.2 } }), async () => ({ kind: 'retry', reason: '451 try later' }));
+    const channel = new MemoryChannel(settings({ maxAttempts: 2, backoff: { baseMs: 10_000, maxMs: 60_000, jitter: 0.2 } }), async () => ({
+      kind: 'retry',
+      reason: '451 try later',
+    }));
     const [id] = channel.add(1);
     const { engine } = engineFor(channel);
     const before = Date.now();
@@ -309,7 +312,9 @@ describe('the outbound engine', () => {
     expect(channel.sends.filter((send) => send.id <= 'm0010')).toHaveLength(3);
     expect([...channel.rows.values()].filter((row) => row.campaignId === 'c1' && row.status === 'queued')).toHaveLength(7);
     expect(channel.pauses).toEqual([{ campaignId: 'c1', notice: expect.stringMatching(/^Paused: 3 sends in a row failed \(last: 550 relay denied\)/) }]);
-    expect(events).toEqual([{ room: 'memory-room', event: 'outbound:paused', payload: { channel: 'memory', campaignId: 'c1', consecutiveErrors: 3, notice: channel.pauses[0]!.notice } }]);
+    expect(events).toEqual([
+      { room: 'memory-room', event: 'outbound:paused', payload: { channel: 'memory', campaignId: 'c1', consecutiveErrors: 3, notice: channel.pauses[0]!.notice } },
+    ]);
     // Staff resume it: it sends again from where it stopped.
     channel.campaigns.set('c1', 'sending');
     await engine.drain();

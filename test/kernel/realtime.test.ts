@@ -173,4 +173,3 @@ describe('batched events', () => {
     }
   });
 });
-

@@ -40,7 +40,11 @@ describe('QR campaigns', () => {
       },
       consentTextId: expect.any(String),
     });
-    const again = await app.http.post('/api/poster-qr/campaigns').set(manager.auth).send(campaignBody({ name: 'Otra' })).expect(201);
+    const again = await app.http
+      .post('/api/poster-qr/campaigns')
+      .set(manager.auth)
+      .send(campaignBody({ name: 'Otra' }))
+      .expect(201);
     expect(again.body.consentTextId).toBe(response.body.consentTextId);
   });
 
@@ -146,10 +150,7 @@ describe('poster codes', () => {
     const ended = await createCampaign(app, manager);
     await app.http.patch(`/api/poster-qr/campaigns/${ended.id}`).set(manager.auth).send({ status: 'ended' }).expect(200);
     expectProblem(await app.http.post(`/api/poster-qr/campaigns/${ended.id}/generate-codes`).set(manager.auth).send({ count: 1 }), 409, 'campaign_ended');
-    expectProblem(
-      await app.http.post('/api/poster-qr/campaigns/01960000-0000-7000-8000-000000000000/generate-codes').set(manager.auth).send({ count: 1 }),
-      404,
-    );
+    expectProblem(await app.http.post('/api/poster-qr/campaigns/01960000-0000-7000-8000-000000000000/generate-codes').set(manager.auth).send({ count: 1 }), 404);
     expectProblem(await app.http.post('/api/poster-qr/campaigns/nope/generate-codes').set(manager.auth).send({ count: 1 }), 400);
   });
 });

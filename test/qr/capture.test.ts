@@ -39,7 +39,17 @@ describe('capture (JSON)', () => {
               k.text_id, k.source, k.ip_hash, k.given_at, k.whatsapp_opt_in as consent_wa
        from qr_leads l join contacts c on c.id = l.contact_id join consents k on k.contact_id = c.id where l.id = ${response.body.id}`,
     );
-    expect(row).toMatchObject({ name: 'Ana María Rojas', phone: '+573005550101', email: 'luz@example.org', interests: ['salud'], whatsapp_opt_in: true, contact_wa: true, text_id: consentTextId, source: 'qr', consent_wa: true });
+    expect(row).toMatchObject({
+      name: 'Ana María Rojas',
+      phone: '+573005550101',
+      email: 'luz@example.org',
+      interests: ['salud'],
+      whatsapp_opt_in: true,
+      contact_wa: true,
+      text_id: consentTextId,
+      source: 'qr',
+      consent_wa: true,
+    });
     expect(row!.ip_hash).toMatch(/^[0-9a-f]{32}$/);
     expect(JSON.stringify(row)).not.toContain('127.0.0.1');
   });
@@ -49,7 +59,11 @@ describe('capture (JSON)', () => {
     const second = await capture(lead(code, { phone: '+573015550102', name: 'Ana M. Rojas', interests: ['empleo'] })).expect(200);
     expect(second.body.id).toBe(first.body.id);
     const rows = await query(
-      sql<{ submissions: number; interests: string[]; name: string }>`select l.submissions, l.interests, c.name from qr_leads l join contacts c on c.id = l.contact_id where l.id = ${first.body.id}`,
+      sql<{
+        submissions: number;
+        interests: string[];
+        name: string;
+      }>`select l.submissions, l.interests, c.name from qr_leads l join contacts c on c.id = l.contact_id where l.id = ${first.body.id}`,
     );
     expect(rows).toEqual([{ submissions: 2, interests: ['empleo'], name: 'Ana M. Rojas' }]);
     const consents = await query(sql`select 1 from consents k join contacts c on c.id = k.contact_id where c.phone = ${'+573015550102'}`);
@@ -93,7 +107,13 @@ describe('capture (JSON)', () => {
       const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => capture(lead(code, { phone: `31655501${String(i).padStart(2, '0')}` })).expect(201)));
       const burstIds = new Set(burst.map((response) => response.body.id as string));
       const carrying = () => messages.filter((message) => message.items.some((item) => burstIds.has((item as { id: string }).id)));
-      await waitFor(() => (carrying().flatMap((message) => message.items).filter((item) => burstIds.has((item as { id: string }).id)).length === 20 ? true : undefined));
+      await waitFor(() =>
+        carrying()
+          .flatMap((message) => message.items)
+          .filter((item) => burstIds.has((item as { id: string }).id)).length === 20
+          ? true
+          : undefined,
+      );
       expect(carrying().length).toBeLessThan(10);
     } finally {
       socket.close();
@@ -178,7 +198,10 @@ describe('capture (form post, no JavaScript)', () => {
     expect(response.status).toBe(303);
     expect(response.headers.location).toBe(`/q/${code}/gracias`);
     const [row] = await query(
-      sql<{ interests: string[]; whatsapp_opt_in: boolean }>`select l.interests, l.whatsapp_opt_in from qr_leads l join contacts c on c.id = l.contact_id where c.phone = '+573105550109'`,
+      sql<{
+        interests: string[];
+        whatsapp_opt_in: boolean;
+      }>`select l.interests, l.whatsapp_opt_in from qr_leads l join contacts c on c.id = l.contact_id where c.phone = '+573105550109'`,
     );
     expect(row).toEqual({ interests: ['salud', 'empleo'], whatsapp_opt_in: true });
     const thanks = await app.http.get(response.headers.location!).expect(200);
@@ -211,11 +234,14 @@ describe('the capture statement', () => {
       person: { name: 'Rosa Díaz', phone, email: null, documentId: null, territoryId: null, neighbourhood: null, interests: ['salud'], whatsappOptIn: true, emailOptIn: false },
       proof: { textId: consentTextId, source: 'qr', sourceRef: poster!.id, ipHash: null, userAgent: null },
     };
-    const [first, again, prepared] = await app.runtime.deps.db.session(async (connection) => [
-      await recordCapturedLead(connection, captured),
-      await recordCapturedLead(connection, { ...captured, person: { ...captured.person, interests: ['empleo'] } }),
-      await connection.rows(sql<{ name: string }>`select name from pg_prepared_statements where name = 'qr_capture_lead'`),
-    ] as const);
+    const [first, again, prepared] = await app.runtime.deps.db.session(
+      async (connection) =>
+        [
+          await recordCapturedLead(connection, captured),
+          await recordCapturedLead(connection, { ...captured, person: { ...captured.person, interests: ['empleo'] } }),
+          await connection.rows(sql<{ name: string }>`select name from pg_prepared_statements where name = 'qr_capture_lead'`),
+        ] as const,
+    );
     expect(first).toEqual({ id: expect.any(String), created: true });
     expect(again).toEqual({ id: first.id, created: false });
     expect(prepared).toEqual([{ name: 'qr_capture_lead' }]);

@@ -14,7 +14,12 @@ import { createUser, registerAdmin } from '../helpers/users';
 import { sql, type Sql } from '../../src/kernel/sql';
 
 /** tsconfig has no DOM lib (a server project): the in-page callbacks below declare the little they touch. */
-interface FormControl { type: string; name: string; id: string; labels: ArrayLike<unknown> | null }
+interface FormControl {
+  type: string;
+  name: string;
+  id: string;
+  labels: ArrayLike<unknown> | null;
+}
 declare const document: {
   documentElement: { scrollWidth: number };
   activeElement: { id: string } | null;

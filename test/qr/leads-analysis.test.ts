@@ -12,8 +12,7 @@ let barrio: string;
 /** Taken right after seeding, before other tests add scans. */
 let analysis: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const capture = (body: object, userAgent = 'Mozilla/5.0 (Linux; Android 12) Chrome/120 Mobile') =>
-  app.http.post('/api/qr-leads/capture').set('User-Agent', userAgent).send(body);
+const capture = (body: object, userAgent = 'Mozilla/5.0 (Linux; Android 12) Chrome/120 Mobile') => app.http.post('/api/qr-leads/capture').set('User-Agent', userAgent).send(body);
 const scan = (code: string, userAgent: string, ip: string) => app.http.get(`/q/${code}`).set('User-Agent', userAgent).set('X-Forwarded-For', ip);
 
 beforeAll(async () => {
@@ -31,7 +30,9 @@ beforeAll(async () => {
   await scan(codes[0]!.code, phone, '10.0.0.2').expect(200);
   await scan(codes[1]!.code, phone, '10.0.0.3').expect(200);
   await scan(codes[1]!.code, 'WhatsApp/2.23.20.0 facebookexternalhit/1.1', '10.0.0.4').expect(200);
-  await capture(lead(codes[0]!.code, { name: 'Luz Díaz', phone: '3001110001', email: 'luz@example.org', interests: ['salud', 'empleo'], territoryId: barrio, emailOptIn: true })).expect(201);
+  await capture(
+    lead(codes[0]!.code, { name: 'Luz Díaz', phone: '3001110001', email: 'luz@example.org', interests: ['salud', 'empleo'], territoryId: barrio, emailOptIn: true }),
+  ).expect(201);
   await capture(lead(codes[0]!.code, { name: '=HYPERLINK("http://evil")', phone: '3001110002', email: undefined, interests: ['salud'] })).expect(201);
   await capture(lead(codes[1]!.code, { name: 'Jorge Ruiz', phone: '3001110003', interests: [], whatsappOptIn: false })).expect(201);
   await capture(lead(codes[1]!.code, { name: 'Jorge Ruiz', phone: '3001110003', interests: ['seguridad'], whatsappOptIn: false })).expect(200);
@@ -92,7 +93,10 @@ describe('GET /api/qr-leads', () => {
     expect(byCode.body.data).toHaveLength(1);
     const byTerritory = await app.http.get(`/api/qr-leads?territoryId=${barrio}`).set(manager.auth).expect(200);
     expect(byTerritory.body.data).toHaveLength(1);
-    const future = await app.http.get(`/api/qr-leads?from=${encodeURIComponent(new Date(Date.now() + 3600_000).toISOString())}`).set(manager.auth).expect(200);
+    const future = await app.http
+      .get(`/api/qr-leads?from=${encodeURIComponent(new Date(Date.now() + 3600_000).toISOString())}`)
+      .set(manager.auth)
+      .expect(200);
     expect(future.body.data).toHaveLength(0);
   });
 
@@ -107,7 +111,10 @@ describe('GET /api/qr-leads', () => {
     const csv = await app.http.get(`/api/qr-leads?campaignId=${campaignId}&format=csv`).set(manager.auth).expect(200);
     expect(csv.headers['content-type']).toMatch(/text\/csv/);
     expect(csv.headers['content-disposition']).toMatch(/attachment/);
-    const lines = csv.text.replace(/^\uFEFF/, '').trim().split('\n');
+    const lines = csv.text
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\n');
     expect(lines[0]).toBe('id,createdAt,campaignId,codeId,name,phone,email,documentId,territoryId,neighbourhood,interests,whatsappOptIn,emailOptIn,submissions');
     expect(lines).toHaveLength(4);
     expect(csv.text).toContain(`"'=HYPERLINK(""http://evil"")"`);

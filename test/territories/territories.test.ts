@@ -78,12 +78,50 @@ describe('POST /api/territories', () => {
   });
 
   it.each([
-    ['an open ring', { type: 'Polygon', coordinates: [[[-74, 4], [-74.1, 4], [-74.1, 4.1], [-74, 4.1]]] }],
+    [
+      'an open ring',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [-74, 4],
+            [-74.1, 4],
+            [-74.1, 4.1],
+            [-74, 4.1],
+          ],
+        ],
+      },
+    ],
     ['latitude out of range', { type: 'Polygon', coordinates: [square(-74, 89.99, 1)] }],
     ['longitude out of range', { type: 'Polygon', coordinates: [square(179.5, 4, 1)] }],
-    ['too few positions', { type: 'Polygon', coordinates: [[[-74, 4], [-74.1, 4], [-74, 4]]] }],
+    [
+      'too few positions',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [-74, 4],
+            [-74.1, 4],
+            [-74, 4],
+          ],
+        ],
+      },
+    ],
     ['an unknown geometry type', { type: 'Point', coordinates: [-74, 4] }],
-    ['strings for numbers', { type: 'Polygon', coordinates: [[['-74', '4'], [-74.1, 4], [-74.1, 4.1], ['-74', '4']]] }],
+    [
+      'strings for numbers',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            ['-74', '4'],
+            [-74.1, 4],
+            [-74.1, 4.1],
+            ['-74', '4'],
+          ],
+        ],
+      },
+    ],
   ])('rejects a geometry with %s and writes nothing', async (_name, geometry) => {
     const before = await territoryCount();
     const problem = expectProblem(await create({ name: 'Malo', type: 'zone', geometry }), 400, 'validation_failed');
@@ -133,7 +171,10 @@ describe('GET /api/territories', () => {
   it('searches names with q, taking % and _ literally', async () => {
     const found = await app.http.get('/api/territories?q=poblado').set(volunteer.auth).expect(200);
     expect(found.body.data.map((territory: { name: string }) => territory.name)).toEqual(['El Poblado']);
-    const literal = await app.http.get(`/api/territories?q=${encodeURIComponent('%_')}`).set(volunteer.auth).expect(200);
+    const literal = await app.http
+      .get(`/api/territories?q=${encodeURIComponent('%_')}`)
+      .set(volunteer.auth)
+      .expect(200);
     expect(literal.body.data.map((territory: { name: string }) => territory.name)).toEqual(['50%_off']);
   });
 

@@ -14,7 +14,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const create = (body: Record<string, unknown>) => t.app.http.post('/api/whatsapp/campaigns').set(t.manager.auth).send({ name: 'Salud', templateId, variables: ['contact.firstName', { literal: 'sábado 10:00' }], segment: { interestsAny: ['salud'] }, ...body });
+const create = (body: Record<string, unknown>) =>
+  t.app.http
+    .post('/api/whatsapp/campaigns')
+    .set(t.manager.auth)
+    .send({ name: 'Salud', templateId, variables: ['contact.firstName', { literal: 'sábado 10:00' }], segment: { interestsAny: ['salud'] }, ...body });
 
 describe('campaigns', () => {
   it('counts the audience (opted in, not opted out) and sends each recipient exactly one template with its variables', async () => {
@@ -67,7 +71,11 @@ describe('campaigns', () => {
   it('starts a scheduled campaign by itself when its time comes', async () => {
     const created = await create({ name: 'Programada', segment: { interestsAny: ['empleo'] }, scheduledAt: new Date(Date.now() + 1500).toISOString() }).expect(201);
     expect(created.body.status).toBe('scheduled');
-    await waitUntil(async () => (await t.app.http.get(`/api/whatsapp/campaigns/${created.body.id}`).set(t.manager.auth)).body.status === 'completed', 15_000, 'the scheduled campaign to run');
+    await waitUntil(
+      async () => (await t.app.http.get(`/api/whatsapp/campaigns/${created.body.id}`).set(t.manager.auth)).body.status === 'completed',
+      15_000,
+      'the scheduled campaign to run',
+    );
     expect((await statusCounts(t.app, created.body.id)).queued).toBeUndefined();
     expectProblem(await create({ scheduledAt: new Date(Date.now() - 60_000).toISOString() }), 400);
   });

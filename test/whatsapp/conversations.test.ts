@@ -15,7 +15,11 @@ afterAll(() => t.close());
 async function conversationOf(n: number, text = 'Hola') {
   t.fake.postWebhook(t.fake.inboundPayload(phoneDigits(n), { type: 'text', text: { body: text } }));
   await t.fake.webhooksDrained();
-  const list = await t.app.http.get('/api/whatsapp/conversations').set(t.manager.auth).query({ q: phoneDigits(n).slice(2) }).expect(200);
+  const list = await t.app.http
+    .get('/api/whatsapp/conversations')
+    .set(t.manager.auth)
+    .query({ q: phoneDigits(n).slice(2) })
+    .expect(200);
   return list.body.data[0] as { id: string; unreadCount: number; windowOpen: boolean };
 }
 
@@ -30,12 +34,20 @@ describe('conversations', () => {
     try {
       const conversation = await conversationOf(1, '¿Hay reunión hoy?');
       expect(conversation).toMatchObject({ unreadCount: 1, windowOpen: true });
-      const reply = await t.app.http.post(`/api/whatsapp/conversations/${conversation.id}/messages`).set(t.manager.auth).send({ text: 'Sí, a las 6 pm en el salón comunal.' }).expect(202);
+      const reply = await t.app.http
+        .post(`/api/whatsapp/conversations/${conversation.id}/messages`)
+        .set(t.manager.auth)
+        .send({ text: 'Sí, a las 6 pm en el salón comunal.' })
+        .expect(202);
       expect(reply.body).toMatchObject({ direction: 'out', kind: 'text', status: 'queued', text: 'Sí, a las 6 pm en el salón comunal.', sentById: t.manager.id });
       await waitUntil(async () => t.fake.sendsTo(phoneDigits(1)).length === 1, 10_000, 'the reply to go out');
       expect(t.fake.sendsTo(phoneDigits(1))[0]).toMatchObject({ type: 'text', text: 'Sí, a las 6 pm en el salón comunal.', opaque: reply.body.id });
       await waitUntil(async () => events.some((event) => event.direction === 'in') && events.some((event) => event.direction === 'out'), 5000, 'message events');
-      await waitUntil(async () => statuses.some((event) => event.messages.some((message) => message.id === reply.body.id && message.status === 'read')), 8000, 'the read status push');
+      await waitUntil(
+        async () => statuses.some((event) => event.messages.some((message) => message.id === reply.body.id && message.status === 'read')),
+        8000,
+        'the read status push',
+      );
       const thread = await t.app.http.get(`/api/whatsapp/conversations/${conversation.id}/messages`).set(t.manager.auth).expect(200);
       expect(thread.body.data.map((message: { direction: string; status: string }) => [message.direction, message.status])).toEqual([
         ['out', 'read'],
@@ -53,7 +65,11 @@ describe('conversations', () => {
     expectProblem(closed, 409, 'window_closed');
     const view = await t.app.http.get(`/api/whatsapp/conversations/${conversation.id}`).set(t.manager.auth).expect(200);
     expect(view.body.windowOpen).toBe(false);
-    const template = await t.app.http.post(`/api/whatsapp/conversations/${conversation.id}/messages`).set(t.manager.auth).send({ templateId, variables: ['Persona'] }).expect(202);
+    const template = await t.app.http
+      .post(`/api/whatsapp/conversations/${conversation.id}/messages`)
+      .set(t.manager.auth)
+      .send({ templateId, variables: ['Persona'] })
+      .expect(202);
     expect(template.body).toMatchObject({ kind: 'template', text: 'Hola Persona, seguimos en contacto.' });
     await waitUntil(async () => t.fake.sendsTo(phoneDigits(2)).length === 1, 10_000, 'the template to go out');
     expectProblem(await t.app.http.post(`/api/whatsapp/conversations/${conversation.id}/messages`).set(t.manager.auth).send({ templateId, variables: [] }), 400);
@@ -66,7 +82,9 @@ describe('conversations', () => {
     expect((await t.app.http.get('/api/whatsapp/conversations?unread=true').set(t.manager.auth).expect(200)).body.data.map((c: { id: string }) => c.id)).toContain(conversation.id);
     const read = await t.app.http.post(`/api/whatsapp/conversations/${conversation.id}/read`).set(t.manager.auth).expect(200);
     expect(read.body.unreadCount).toBe(0);
-    expect((await t.app.http.get('/api/whatsapp/conversations?unread=true').set(t.manager.auth).expect(200)).body.data.map((c: { id: string }) => c.id)).not.toContain(conversation.id);
+    expect((await t.app.http.get('/api/whatsapp/conversations?unread=true').set(t.manager.auth).expect(200)).body.data.map((c: { id: string }) => c.id)).not.toContain(
+      conversation.id,
+    );
     const assigned = await t.app.http.patch(`/api/whatsapp/conversations/${conversation.id}`).set(t.manager.auth).send({ assignedToId: t.manager.id }).expect(200);
     expect(assigned.body.assignedToId).toBe(t.manager.id);
     expect((await t.app.http.get(`/api/whatsapp/conversations?assignedToId=${t.manager.id}`).set(t.manager.auth).expect(200)).body.data).toHaveLength(1);
@@ -93,7 +111,7 @@ describe('conversations', () => {
     expectProblem(await t.app.http.post(`/api/whatsapp/conversations/${conversation.id}/messages`).set(t.manager.auth).send({ text: 'Lamentamos verte partir' }), 409, 'opted_out');
   });
 
-  it('records a STOP as a withdrawal of consent, with the person\'s words and the message as proof, once', async () => {
+  it("records a STOP as a withdrawal of consent, with the person's words and the message as proof, once", async () => {
     t.fake.postWebhook(t.fake.inboundPayload(phoneDigits(3), { type: 'text', text: { body: 'Baja' } }));
     await t.fake.webhooksDrained();
     // A second STOP finds the contact already opted out: no second record.

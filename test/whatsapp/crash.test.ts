@@ -110,9 +110,17 @@ it('after a SIGKILL mid-campaign and a restart: nobody with a recorded outcome g
      from generate_series(1, $1::int) n`,
     [RECIPIENTS],
   );
-  const template = await http.post('/api/whatsapp/templates').set(auth).send({ name: 'recordatorio', language: 'es', category: 'MARKETING', body: 'Hola {{1}}', examples: ['Ana'] }).expect(201);
+  const template = await http
+    .post('/api/whatsapp/templates')
+    .set(auth)
+    .send({ name: 'recordatorio', language: 'es', category: 'MARKETING', body: 'Hola {{1}}', examples: ['Ana'] })
+    .expect(201);
   await waitUntil(async () => (await http.get('/api/whatsapp/templates').set(auth)).body.data[0]?.status === 'APPROVED', 10_000, 'approval');
-  const campaign = await http.post('/api/whatsapp/campaigns').set(auth).send({ name: 'Crash', templateId: template.body.id, variables: ['contact.firstName'], segment: { interestsAny: ['crash'] } }).expect(201);
+  const campaign = await http
+    .post('/api/whatsapp/campaigns')
+    .set(auth)
+    .send({ name: 'Crash', templateId: template.body.id, variables: ['contact.firstName'], segment: { interestsAny: ['crash'] } })
+    .expect(201);
   expect(campaign.body.audienceSize).toBe(RECIPIENTS);
   const sent = await http.post(`/api/whatsapp/campaigns/${campaign.body.id}/send`).set(auth).expect(202);
   expect(sent.body.queued).toBe(RECIPIENTS);

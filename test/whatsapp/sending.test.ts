@@ -6,7 +6,11 @@ import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, statusC
 /** The send pipeline against a provider that pushes back: rate limits, permanent errors, tier, timeouts. */
 async function campaign(t: WhatsAppTest, segment: Record<string, unknown>) {
   const template = await approvedTemplate(t, { body: 'Hola {{1}}', examples: ['Ana'] });
-  const created = await t.app.http.post('/api/whatsapp/campaigns').set(t.manager.auth).send({ name: 'Envío', templateId: template.id, variables: ['contact.firstName'], segment }).expect(201);
+  const created = await t.app.http
+    .post('/api/whatsapp/campaigns')
+    .set(t.manager.auth)
+    .send({ name: 'Envío', templateId: template.id, variables: ['contact.firstName'], segment })
+    .expect(201);
   return created.body.id as string;
 }
 
@@ -31,7 +35,7 @@ describe('sending', () => {
     for (const start of times) expect(times.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(55);
   });
 
-  it('sends from one process at a time when several run, so the rate is the number\'s, not per process', async () => {
+  it("sends from one process at a time when several run, so the rate is the number's, not per process", async () => {
     t = await startWhatsAppTest({ WHATSAPP_RATE_PER_SECOND: '100', WHATSAPP_SEND_CONCURRENCY: '10' }, { statuses: [] });
     await t.app.sibling();
     await seedContacts(t.app, { count: 200, interests: ['dos'] });
@@ -63,7 +67,9 @@ describe('sending', () => {
     expect(t.fake.duplicates()).toEqual([]);
     // Permanent errors were tried once each.
     expect(t.fake.rejected.filter((r) => r.code === 131030 || r.code === 100)).toHaveLength(2);
-    const failed = await t.app.runtime.deps.db.rows(sql<{ error_code: number }>`select error_code from wa_messages where campaign_id = ${id} and status = 'failed' order by error_code`);
+    const failed = await t.app.runtime.deps.db.rows(
+      sql<{ error_code: number }>`select error_code from wa_messages where campaign_id = ${id} and status = 'failed' order by error_code`,
+    );
     expect(failed).toEqual([{ error_code: 100 }, { error_code: 131030 }]);
     // The pair-limited recipients waited (4^n s) and then got their one message.
     expect(t.fake.rejected.filter((r) => r.code === 80007)).toHaveLength(3);
@@ -111,7 +117,9 @@ describe('sending', () => {
     expect(await expireInDoubt(t.app.runtime.deps)).toBe(0);
     await t.app.runtime.deps.db.write(sql`update wa_messages set claimed_at = now() - interval '2 hours' where campaign_id = ${id}`);
     expect(await expireInDoubt(t.app.runtime.deps)).toBe(1);
-    const row = await t.app.runtime.deps.db.first(sql<{ status: string; error_title: string; attempts: number }>`select status, error_title, attempts from wa_messages where campaign_id = ${id}`);
+    const row = await t.app.runtime.deps.db.first(
+      sql<{ status: string; error_title: string; attempts: number }>`select status, error_title, attempts from wa_messages where campaign_id = ${id}`,
+    );
     expect(row).toMatchObject({ status: 'failed', error_title: expect.stringMatching(/^unconfirmed/), attempts: 1 });
   }, 30_000);
 
@@ -127,7 +135,12 @@ describe('sending', () => {
       t.fake.failEverySend = { code: 131031, message: 'Business account locked' };
       await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
       const paused = await waitFor(() => events.find((event) => event.name === 'outbound:paused'), 15_000);
-      expect(paused.payload).toEqual({ channel: 'whatsapp', campaignId: id, consecutiveErrors: 3, notice: expect.stringMatching(/^Paused: 3 sends in a row failed \(last: .*Business account locked\)/) });
+      expect(paused.payload).toEqual({
+        channel: 'whatsapp',
+        campaignId: id,
+        consecutiveErrors: 3,
+        notice: expect.stringMatching(/^Paused: 3 sends in a row failed \(last: .*Business account locked\)/),
+      });
       const view = await done(t, id);
       expect(view).toMatchObject({ status: 'paused', notice: paused.payload.notice, progress: { failed: 3, queued: 7 } });
       // Nothing more goes out while it is paused, though the ticker looks for work every second.

@@ -2,7 +2,13 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeWhatsAppCloud, type FakeCloudOptions } from '../fakes/whatsapp-cloud';
 
-export const CLOUD = { token: 'test-cloud-token-0123456789', appSecret: 'test-app-secret-0123456789', phoneNumberId: '106540352242922', wabaId: '102290129340398', verifyToken: 'verify-token-123' };
+export const CLOUD = {
+  token: 'test-cloud-token-0123456789',
+  appSecret: 'test-app-secret-0123456789',
+  phoneNumberId: '106540352242922',
+  wabaId: '102290129340398',
+  verifyToken: 'verify-token-123',
+};
 
 export interface WhatsAppTest {
   app: TestApp;
@@ -75,7 +81,14 @@ export async function approvedTemplate(t: WhatsAppTest, body: Record<string, unk
   const created = await t.app.http
     .post('/api/whatsapp/templates')
     .set(t.manager.auth)
-    .send({ name: `aviso_${Math.random().toString(36).slice(2, 8)}`, language: 'es', category: 'MARKETING', body: 'Hola {{1}}, te esperamos el {{2}}.', examples: ['Ana', 'sábado'], ...body })
+    .send({
+      name: `aviso_${Math.random().toString(36).slice(2, 8)}`,
+      language: 'es',
+      category: 'MARKETING',
+      body: 'Hola {{1}}, te esperamos el {{2}}.',
+      examples: ['Ana', 'sábado'],
+      ...body,
+    })
     .expect(201);
   await waitUntil(async () => {
     const rows = await t.app.runtime.deps.orm.em.fork().execute<{ status: string }[]>('select status from wa_templates where id = ?', [created.body.id]);
@@ -93,6 +106,8 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_00
 }
 
 export async function statusCounts(app: TestApp, campaignId: string): Promise<Record<string, number>> {
-  const rows = await app.runtime.deps.orm.em.fork().execute<{ status: string; n: number }[]>('select status, count(*)::int as n from wa_messages where campaign_id = ? group by status', [campaignId]);
+  const rows = await app.runtime.deps.orm.em
+    .fork()
+    .execute<{ status: string; n: number }[]>('select status, count(*)::int as n from wa_messages where campaign_id = ? group by status', [campaignId]);
   return Object.fromEntries(rows.map((row) => [row.status, row.n]));
 }

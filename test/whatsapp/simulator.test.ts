@@ -16,16 +16,28 @@ afterAll(() => app.close());
 
 it('runs the whole loop in the embedded default: template approval, sends, delivered statuses', async () => {
   expect(app.runtime.deps.config.whatsapp.provider).toBe('simulator');
-  const template = await app.http.post('/api/whatsapp/templates').set(manager.auth).send({ name: 'demo', language: 'es', category: 'MARKETING', body: 'Hola {{1}}', examples: ['Ana'] }).expect(201);
+  const template = await app.http
+    .post('/api/whatsapp/templates')
+    .set(manager.auth)
+    .send({ name: 'demo', language: 'es', category: 'MARKETING', body: 'Hola {{1}}', examples: ['Ana'] })
+    .expect(201);
   expect(template.body.status).toBe('PENDING');
   await waitUntil(async () => (await app.http.get('/api/whatsapp/templates').set(manager.auth)).body.data[0].status === 'APPROVED', 10_000, 'simulated approval');
   await seedContacts(app, { count: 30, interests: ['demo'] });
-  const campaign = await app.http.post('/api/whatsapp/campaigns').set(manager.auth).send({ name: 'Demo', templateId: template.body.id, variables: ['contact.firstName'], segment: { interestsAny: ['demo'] } }).expect(201);
+  const campaign = await app.http
+    .post('/api/whatsapp/campaigns')
+    .set(manager.auth)
+    .send({ name: 'Demo', templateId: template.body.id, variables: ['contact.firstName'], segment: { interestsAny: ['demo'] } })
+    .expect(201);
   await app.http.post(`/api/whatsapp/campaigns/${campaign.body.id}/send`).set(manager.auth).expect(202);
-  await waitUntil(async () => {
-    const counts = await statusCounts(app, campaign.body.id);
-    return (counts.delivered ?? 0) + (counts.read ?? 0) + (counts.failed ?? 0) === 30;
-  }, 15_000, 'simulated deliveries');
+  await waitUntil(
+    async () => {
+      const counts = await statusCounts(app, campaign.body.id);
+      return (counts.delivered ?? 0) + (counts.read ?? 0) + (counts.failed ?? 0) === 30;
+    },
+    15_000,
+    'simulated deliveries',
+  );
   const view = await app.http.get(`/api/whatsapp/campaigns/${campaign.body.id}`).set(manager.auth).expect(200);
   expect(view.body).toMatchObject({ status: 'completed', progress: { sent: 30 } });
   expect(view.body.progress.delivered).toBeGreaterThan(20);

@@ -9,7 +9,13 @@ beforeAll(async () => {
   t = await startWhatsAppTest({}, { statuses: [] });
   const template = await approvedTemplate(t);
   await seedContacts(t.app, { count: 3, interests: ['salud'] });
-  campaignId = (await t.app.http.post('/api/whatsapp/campaigns').set(t.manager.auth).send({ name: 'Hooks', templateId: template.id, variables: ['contact.firstName', 'el sábado'], segment: { interestsAny: ['salud'] } }).expect(201)).body.id;
+  campaignId = (
+    await t.app.http
+      .post('/api/whatsapp/campaigns')
+      .set(t.manager.auth)
+      .send({ name: 'Hooks', templateId: template.id, variables: ['contact.firstName', 'el sábado'], segment: { interestsAny: ['salud'] } })
+      .expect(201)
+  ).body.id;
   await t.app.http.post(`/api/whatsapp/campaigns/${campaignId}/send`).set(t.manager.auth).expect(202);
   await waitUntil(async () => (await statusCounts(t.app, campaignId)).accepted === 3, 10_000, 'acceptance');
 });
@@ -24,10 +30,12 @@ const post = (payload: unknown, signature?: string | null) => {
 
 async function messageOf(n: number) {
   const send = t.fake.sendsTo(phoneDigits(n))[0]!;
-  const rows = await t.app.runtime.deps.orm.em.fork().execute<{ status: string; delivered_at: Date | null; read_at: Date | null; error_code: number | null; error_title: string | null }[]>(
-    'select status, delivered_at, read_at, error_code, error_title from wa_messages where id = ?',
-    [send.opaque],
-  );
+  const rows = await t.app.runtime.deps.orm.em
+    .fork()
+    .execute<{ status: string; delivered_at: Date | null; read_at: Date | null; error_code: number | null; error_title: string | null }[]>(
+      'select status, delivered_at, read_at, error_code, error_title from wa_messages where id = ?',
+      [send.opaque],
+    );
   return { send, row: rows[0]! };
 }
 
@@ -80,7 +88,12 @@ describe('webhook', () => {
   });
 
   it('acknowledges JSON of an unknown shape with 200 and ignores it', async () => {
-    for (const payload of [{ hello: 'world' }, { object: 'page', entry: [] }, t.fake.envelope('account_update', { event: 'X' }), t.fake.envelope('messages', { messaging_product: 'whatsapp', statuses: [{ id: 1 }] })]) {
+    for (const payload of [
+      { hello: 'world' },
+      { object: 'page', entry: [] },
+      t.fake.envelope('account_update', { event: 'X' }),
+      t.fake.envelope('messages', { messaging_product: 'whatsapp', statuses: [{ id: 1 }] }),
+    ]) {
       const response = await post(payload).expect(200);
       expect(response.body).toMatchObject({ received: true, applied: 0, ignored: 1 });
     }
@@ -94,7 +107,12 @@ describe('webhook', () => {
     expect((await post(inbound).expect(200)).body.inbound).toBe(0);
     const list = await t.app.http.get('/api/whatsapp/conversations').set(t.manager.auth).expect(200);
     expect(list.body.data).toHaveLength(1);
-    expect(list.body.data[0]).toMatchObject({ unreadCount: 1, windowOpen: true, lastMessage: { direction: 'in', text: 'Hola, ¿dónde es?' }, contact: { phone: '+573000000001', optedOut: false } });
+    expect(list.body.data[0]).toMatchObject({
+      unreadCount: 1,
+      windowOpen: true,
+      lastMessage: { direction: 'in', text: 'Hola, ¿dónde es?' },
+      contact: { phone: '+573000000001', optedOut: false },
+    });
     const campaign = await t.app.http.get(`/api/whatsapp/campaigns/${campaignId}`).set(t.manager.auth).expect(200);
     expect(campaign.body.progress.replied).toBe(1);
 
@@ -105,7 +123,9 @@ describe('webhook', () => {
 
   it('creates a contact without consent for an unknown number that writes first', async () => {
     await post(t.fake.inboundPayload('573009999999', { type: 'text', text: { body: 'Buenas' } }, 'Luz')).expect(200);
-    const rows = await t.app.runtime.deps.orm.em.fork().execute<{ name: string; whatsapp_opt_in: boolean }[]>(`select name, whatsapp_opt_in from contacts where phone = '+573009999999'`);
+    const rows = await t.app.runtime.deps.orm.em
+      .fork()
+      .execute<{ name: string; whatsapp_opt_in: boolean }[]>(`select name, whatsapp_opt_in from contacts where phone = '+573009999999'`);
     expect(rows).toEqual([{ name: 'Luz', whatsapp_opt_in: false }]);
   });
 

@@ -107,10 +107,7 @@ export function problemMiddleware(logger: Logger) {
         sendProblem(ctx, new NotFoundError(`No API route matches ${ctx.method} ${ctx.path}.`));
       }
     } catch (error) {
-      const known =
-        error instanceof AppError
-          ? error
-          : (fromHttpError(error as HttpLikeError) ?? fromDatabaseError(error));
+      const known = error instanceof AppError ? error : (fromHttpError(error as HttpLikeError) ?? fromDatabaseError(error));
       if (known) {
         sendProblem(ctx, known);
         return;

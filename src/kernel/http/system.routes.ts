@@ -45,11 +45,11 @@ export async function readiness(deps: Pick<AppDeps, 'db' | 'redis'>) {
 export function systemRouter(allRoutes: () => ApiRouter['routes']): ApiRouter {
   let document: object | undefined;
   return new ApiRouter('system')
-    .get(
-      '/api/test',
-      { summary: 'Check that the API works', access: 'public', response: statusView },
-      async () => ({ status: 'ok' as const, service: 'comando' as const, version: '1.0' as const }),
-    )
+    .get('/api/test', { summary: 'Check that the API works', access: 'public', response: statusView }, async () => ({
+      status: 'ok' as const,
+      service: 'comando' as const,
+      version: '1.0' as const,
+    }))
     .get('/healthz', { summary: 'Liveness: the process is up', access: 'public', response: z.object({ status: z.literal('ok') }) }, async () => ({
       status: 'ok' as const,
     }))

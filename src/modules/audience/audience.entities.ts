@@ -11,12 +11,12 @@ import { TerritorySchema } from '../territories';
 export const ContactSchema = defineEntity({
   name: 'Contact',
   tableName: 'contacts',
-  indexes: [
-    { properties: ['createdAt'] },
-    { name: 'contacts_interests_gin', expression: 'create index "contacts_interests_gin" on "contacts" using gin ("interests")' },
-  ],
+  indexes: [{ properties: ['createdAt'] }, { name: 'contacts_interests_gin', expression: 'create index "contacts_interests_gin" on "contacts" using gin ("interests")' }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     identityKey: p.string().length(270).unique(),
     name: p.string().length(160),
     phone: p.string().length(20).nullable().index(),
@@ -36,7 +36,10 @@ export const ContactSchema = defineEntity({
      */
     erasedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type Contact = InferEntity<typeof ContactSchema>;
@@ -64,7 +67,10 @@ export const ConsentTextSchema = defineEntity({
   name: 'ConsentText',
   tableName: 'consent_texts',
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     sha256: p.string().length(64).unique(),
     text: p.text(),
     privacyPolicyUrl: p.string().length(500).nullable(),
@@ -86,7 +92,10 @@ export const ConsentSchema = defineEntity({
   tableName: 'consents',
   indexes: [{ properties: ['contact', 'givenAt'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
     /**
      * No foreign key: consent texts are append-only (nothing can change or remove one, see
@@ -124,7 +133,10 @@ export const AudienceAuditSchema = defineEntity({
   tableName: 'audience_audit',
   indexes: [{ properties: ['at'] }, { properties: ['contactId', 'at'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     at: p.datetime(),
     actorId: p.uuid(),
     action: p.enum([...AUDIT_ACTIONS]),

@@ -48,10 +48,7 @@ export function audienceContacts(): Sql<never> {
  * Every row is stamped with the statement's `now()`: one clock (the database's) for the contact,
  * its origin and the consent proof.
  */
-export function arrivingContact<Row>(
-  arrival: { person: CapturedPerson; origin: Origin; proof: ConsentProof },
-  then: { ctes: Sql<unknown>; select: Sql<Row> },
-): Sql<Row> {
+export function arrivingContact<Row>(arrival: { person: CapturedPerson; origin: Origin; proof: ConsentProof }, then: { ctes: Sql<unknown>; select: Sql<Row> }): Sql<Row> {
   const { person, origin, proof } = arrival;
   return sql<Row>`with contact as (
       insert into contacts as k (id, identity_key, name, phone, email, document_id, territory_id, neighbourhood, interests,
@@ -88,7 +85,9 @@ export function arrivingContact<Row>(
 
 /** Stores a consent (or withdrawal) text once, by content, and returns its id. */
 export async function ensureConsentText(q: Queries, text: string, privacyPolicyUrl: string | null): Promise<string> {
-  const sha256 = createHash('sha256').update(`${text}\n${privacyPolicyUrl ?? ''}`).digest('hex');
+  const sha256 = createHash('sha256')
+    .update(`${text}\n${privacyPolicyUrl ?? ''}`)
+    .digest('hex');
   const row = await q.first(
     db
       .insertInto('consent_texts')
@@ -238,7 +237,10 @@ export function segmentMembersAfter(q: Queries, segment: Segment, channel: Chann
 /** How many contacts have opted out of a channel (since a time, when given). */
 export async function countOptedOut(q: Queries, channel: Channel, since?: Date): Promise<number> {
   const column = channel === 'whatsapp' ? 'whatsapp_opted_out_at' : 'email_opted_out_at';
-  let query = db.selectFrom('contacts').select((row) => row.fn.countAll<number>().as('n')).where(column, 'is not', null);
+  let query = db
+    .selectFrom('contacts')
+    .select((row) => row.fn.countAll<number>().as('n'))
+    .where(column, 'is not', null);
   if (since) query = query.where(column, '>=', since);
   const row = await q.first(query);
   return Number(row?.n ?? 0);
@@ -249,14 +251,7 @@ export async function countOptedOut(q: Queries, channel: Channel, since?: Date):
  * changes the person while their data is erased or their consent withdrawn; undefined when none.
  */
 export function lockHeldContact(q: Queries, id: string) {
-  return q.first(
-    db
-      .selectFrom('contacts')
-      .select(['id', 'whatsapp_opted_out_at', 'email_opted_out_at'])
-      .where('id', '=', id)
-      .where('erased_at', 'is', null)
-      .forUpdate(),
-  );
+  return q.first(db.selectFrom('contacts').select(['id', 'whatsapp_opted_out_at', 'email_opted_out_at']).where('id', '=', id).where('erased_at', 'is', null).forUpdate());
 }
 
 /** Everything a contact's row holds, for the person's own copy. */
@@ -352,9 +347,7 @@ export async function eraseContact(q: Queries, contactId: string, at: Date): Pro
  * which text, minus what could point back at the person: the IP's hash, the browser, their words.
  */
 export async function anonymiseConsents(q: Queries, contactId: string): Promise<number> {
-  const result = await q.write(
-    db.updateTable('consents').set({ ip_hash: null, user_agent: null, evidence: null }).where('contact_id', '=', contactId),
-  );
+  const result = await q.write(db.updateTable('consents').set({ ip_hash: null, user_agent: null, evidence: null }).where('contact_id', '=', contactId));
   return result.count;
 }
 

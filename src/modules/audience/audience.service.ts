@@ -25,8 +25,7 @@ import type { Channel } from './audience.segments';
 
 /** What each way of withdrawing says it is, stored once like every consent text. */
 export const WITHDRAWAL_TEXTS = {
-  whatsapp_stop:
-    'Solicitud de baja por WhatsApp: la persona respondió con una palabra de baja (BAJA, STOP…) y no recibirá más mensajes de WhatsApp de la campaña.',
+  whatsapp_stop: 'Solicitud de baja por WhatsApp: la persona respondió con una palabra de baja (BAJA, STOP…) y no recibirá más mensajes de WhatsApp de la campaña.',
   email_unsubscribe: 'Solicitud de baja: la persona pidió no recibir más correos de la campaña (enlace de cancelación de suscripción, RFC 8058).',
   staff: 'Baja registrada por el equipo de la campaña a pedido de la persona (Ley 1581 de 2012, art. 8: derecho a revocar la autorización).',
 } as const;
@@ -165,13 +164,7 @@ export async function erasePerson(deps: Pick<AppDeps, 'db' | 'personalData' | 'l
  * A withdrawal the person asked the campaign's staff to record: through `withdrawConsent`, with
  * the staff member as its source and their note as the evidence. Asking again changes nothing.
  */
-export async function recordStaffWithdrawal(
-  db: Database,
-  actor: Actor,
-  contactId: string,
-  channel: Channel,
-  note: string,
-): Promise<z.input<typeof withdrawalView>> {
+export async function recordStaffWithdrawal(db: Database, actor: Actor, contactId: string, channel: Channel, note: string): Promise<z.input<typeof withdrawalView>> {
   return db.transaction(async (tx) => {
     const contact = await lockHeldContact(tx, contactId);
     if (!contact) throw new NotFoundError(NO_SUCH_CONTACT);

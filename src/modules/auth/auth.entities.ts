@@ -6,7 +6,10 @@ export const UserSchema = defineEntity({
   name: 'User',
   tableName: 'users',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     /** Normalised (trimmed, lower case); unique. */
     email: p.string().length(254).unique(),
     name: p.string().length(120),
@@ -17,7 +20,10 @@ export const UserSchema = defineEntity({
     tokenVersion: p.integer().default(0),
     lastLoginAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

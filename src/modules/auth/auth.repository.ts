@@ -101,7 +101,12 @@ export async function findUser(q: Queries, id: string): Promise<UserRecord | und
 
 /** The user with this (normalised) email and the hash their password is checked against. */
 export async function findCredentials(q: Queries, email: string): Promise<(UserRecord & { passwordHash: string }) | undefined> {
-  const row = await q.first(db.selectFrom('users').select([...userColumns, 'password_hash']).where('email', '=', email));
+  const row = await q.first(
+    db
+      .selectFrom('users')
+      .select([...userColumns, 'password_hash'])
+      .where('email', '=', email),
+  );
   return row && { ...recordOf(row), passwordHash: row.password_hash };
 }
 
@@ -113,7 +118,11 @@ export async function findUserForUpdate(tx: Queries, id: string): Promise<UserRe
 
 export async function countActiveAdmins(q: Queries): Promise<number> {
   const row = await q.first(
-    db.selectFrom('users').select((row) => row.fn.countAll<string>().as('n')).where('role', '=', 'admin').where('active', '=', true),
+    db
+      .selectFrom('users')
+      .select((row) => row.fn.countAll<string>().as('n'))
+      .where('role', '=', 'admin')
+      .where('active', '=', true),
   );
   return Number(row?.n ?? 0);
 }
@@ -150,7 +159,12 @@ export async function updateUserRow(tx: Queries, id: string, changes: UserChange
 
 /** Ends every token the user holds: the token version they carry no longer matches. */
 export async function bumpTokenVersion(q: Queries, id: string): Promise<void> {
-  await q.write(db.updateTable('users').set((update) => ({ token_version: update('token_version', '+', 1) })).where('id', '=', id));
+  await q.write(
+    db
+      .updateTable('users')
+      .set((update) => ({ token_version: update('token_version', '+', 1) }))
+      .where('id', '=', id),
+  );
 }
 
 export interface UserFilter {
@@ -188,9 +202,7 @@ export function userPage(em: EntityManager, filter: UserFilter, page: PageReques
  */
 export async function loadPrincipal(source: Queries | EntityManager, id: string): Promise<Principal | undefined> {
   if ('rows' in source) {
-    const row = await source.first(
-      prepared('auth_principal', db.selectFrom('users').select(['id', 'role', 'active', 'token_version']).where('id', '=', id)),
-    );
+    const row = await source.first(prepared('auth_principal', db.selectFrom('users').select(['id', 'role', 'active', 'token_version']).where('id', '=', id)));
     return row && { id: row.id, role: row.role, active: row.active, tokenVersion: row.token_version };
   }
   const user = await source.findOne(UserSchema, { id }, { fields: ['id', 'role', 'active', 'tokenVersion'] });

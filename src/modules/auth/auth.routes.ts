@@ -1,15 +1,5 @@
 import { ApiRouter } from '../../kernel/http/router';
-import {
-  listUsersQuery,
-  loginBody,
-  loginResponse,
-  meView,
-  registerBody,
-  registerResponse,
-  updateUserBody,
-  userIdParams,
-  userView,
-} from './auth.schemas';
+import { listUsersQuery, loginBody, loginResponse, meView, registerBody, registerResponse, updateUserBody, userIdParams, userView } from './auth.schemas';
 import { pageSchema } from '../../kernel/pagination';
 import { authPolicy } from './auth.policy';
 import { presentMe, presentUser } from './auth.presenter';
@@ -21,8 +11,7 @@ export const authRouter = new ApiRouter('auth')
     {
       summary: 'Register a user',
       description:
-        'The first account ever registered becomes admin; later self-registrations are volunteers. ' +
-        'A `role` in the body is honoured only when an admin makes the call.',
+        'The first account ever registered becomes admin; later self-registrations are volunteers. ' + 'A `role` in the body is honoured only when an admin makes the call.',
       access: 'optional',
       body: registerBody,
       status: 201,
@@ -48,23 +37,15 @@ export const authRouter = new ApiRouter('auth')
       return { token: issued.token, tokenType: 'Bearer' as const, expiresIn: issued.expiresIn, user: presentUser(user) };
     },
   )
-  .post(
-    '/api/auth/logout',
-    { summary: 'End every token of the caller (all devices, sockets included)', access: authPolicy.roles('self'), status: 204 },
-    async ({ ctx, actor }) => {
-      await service.logout(ctx.deps, actor);
-      return undefined;
-    },
+  .post('/api/auth/logout', { summary: 'End every token of the caller (all devices, sockets included)', access: authPolicy.roles('self'), status: 204 }, async ({ ctx, actor }) => {
+    await service.logout(ctx.deps, actor);
+    return undefined;
+  })
+  .get('/api/auth/me', { summary: 'The current user', access: authPolicy.roles('self'), response: meView }, async ({ ctx, actor }) =>
+    presentMe(await service.getUser(ctx.deps.db, actor.id)),
   )
-  .get(
-    '/api/auth/me',
-    { summary: 'The current user', access: authPolicy.roles('self'), response: meView },
-    async ({ ctx, actor }) => presentMe(await service.getUser(ctx.deps.db, actor.id)),
-  )
-  .get(
-    '/api/users',
-    { summary: 'List users (admin)', access: authPolicy.roles('manageUsers'), query: listUsersQuery, response: pageSchema(userView) },
-    async ({ input, em }) => service.listUsers(em, input.query),
+  .get('/api/users', { summary: 'List users (admin)', access: authPolicy.roles('manageUsers'), query: listUsersQuery, response: pageSchema(userView) }, async ({ input, em }) =>
+    service.listUsers(em, input.query),
   )
   .patch(
     '/api/users/:id',

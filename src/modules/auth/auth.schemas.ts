@@ -2,12 +2,7 @@ import { z } from 'zod';
 import { roleSchema } from '../../kernel/auth/roles';
 import { pageQueryShape } from '../../kernel/pagination';
 
-const email = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(254)
-  .pipe(z.email('must be an email address'));
+const email = z.string().trim().toLowerCase().max(254).pipe(z.email('must be an email address'));
 
 /** Long passphrases welcome; bcrypt-style 72-byte truncation does not apply to argon2. */
 const password = z.string().min(10, 'must be at least 10 characters').max(256);
@@ -53,7 +48,10 @@ export const userIdParams = z.object({ id: z.uuid() });
 export const listUsersQuery = z.object({
   ...pageQueryShape,
   role: roleSchema.optional(),
-  active: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  active: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional(),
   q: z.string().trim().min(1).max(100).optional(),
 });
 

@@ -34,12 +34,7 @@ function loginLimiters(deps: Pick<AppDeps, 'config' | 'rateLimits'>) {
   };
 }
 
-export async function register(
-  deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth' | 'logger'>,
-  caller: Actor | undefined,
-  input: RegisterInput,
-  ip: string,
-) {
+export async function register(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth' | 'logger'>, caller: Actor | undefined, input: RegisterInput, ip: string) {
   // Admins creating staff accounts are not held to the per-address limit on self-registration.
   const grantsRole = caller !== undefined && authPolicy.allows(caller, 'grantRole');
   if (!grantsRole) {

@@ -115,10 +115,7 @@ export async function decideWinner(deps: AppDeps, campaignId: string, options: {
        where id = ? and ab_phase = 'waiting'`,
       [winnerId, JSON.stringify(decision), campaignId],
     );
-    await tx.execute(
-      `update email_recipients r set variant_id = ?, status = 'queued' where r.campaign_id = ? and r.status = 'held'`,
-      [winnerId, campaignId],
-    );
+    await tx.execute(`update email_recipients r set variant_id = ?, status = 'queued' where r.campaign_id = ? and r.status = 'held'`, [winnerId, campaignId]);
     return { decided: true, winner: results.find((item) => item.id === winnerId)!.name, decision };
   });
   if (result.decided) {

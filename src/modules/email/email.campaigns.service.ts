@@ -30,7 +30,12 @@ export async function listCampaigns(em: EntityManager, page: PageRequest) {
   const result = await findPage(em, EmailCampaignSchema, {}, page, { createdAt: 'desc', id: 'desc' }, (campaign) => campaign);
   const variants = result.data.length ? await em.find(EmailVariantSchema, { campaign: { $in: result.data.map((campaign) => campaign.id) } }) : [];
   return {
-    data: result.data.map((campaign) => presentCampaign(campaign, variants.filter((variant) => variant.campaign.id === campaign.id))),
+    data: result.data.map((campaign) =>
+      presentCampaign(
+        campaign,
+        variants.filter((variant) => variant.campaign.id === campaign.id),
+      ),
+    ),
     nextCursor: result.nextCursor,
   };
 }

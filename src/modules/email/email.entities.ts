@@ -46,7 +46,10 @@ export const EmailTemplateSchema = defineEntity({
   tableName: 'email_templates',
   indexes: [{ properties: ['createdAt'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     name: p.string().length(160),
     subject: p.string().length(300),
     sourceKind: p.enum([...TEMPLATE_SOURCES]),
@@ -67,7 +70,10 @@ export const EmailCampaignSchema = defineEntity({
   tableName: 'email_campaigns',
   indexes: [{ properties: ['createdAt'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     name: p.string().length(160),
     fromName: p.string().length(120),
     fromEmail: p.string().length(254),
@@ -88,7 +94,10 @@ export const EmailCampaignSchema = defineEntity({
     /** Why sending stopped (paused after provider errors), shown to staff; null while it flows. */
     notice: p.string().length(300).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type EmailCampaign = InferEntity<typeof EmailCampaignSchema>;
@@ -98,7 +107,10 @@ export const EmailVariantSchema = defineEntity({
   tableName: 'email_variants',
   uniques: [{ properties: ['campaign', 'position'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     campaign: () => p.manyToOne(EmailCampaignSchema).deleteRule('cascade'),
     position: p.smallint(),
     name: p.string().length(40),

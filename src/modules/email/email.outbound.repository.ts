@@ -225,7 +225,5 @@ export interface UnfinishedCampaign {
 
 /** Campaigns whose work a job should be doing: started and not sent, or scheduled. */
 export function unfinishedCampaigns(q: Queries): Promise<UnfinishedCampaign[]> {
-  return q.rows(
-    sql<UnfinishedCampaign>`select id, status, ab_phase, ab_decide_at, scheduled_at from email_campaigns where status in ('sending', 'scheduled')`,
-  );
+  return q.rows(sql<UnfinishedCampaign>`select id, status, ab_phase, ab_decide_at, scheduled_at from email_campaigns where status in ('sending', 'scheduled')`);
 }

@@ -2,7 +2,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailConfig } from '../../config';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, NotFoundError } from '../../kernel/errors';
-import { OutboundEngine, type ChannelSettings, type Claimed, type ClaimRequest, type OutboundAdapter, type OutboundMessage, type Outcome, type Settlement } from '../../kernel/outbound';
+import {
+  OutboundEngine,
+  type ChannelSettings,
+  type Claimed,
+  type ClaimRequest,
+  type OutboundAdapter,
+  type OutboundMessage,
+  type Outcome,
+  type Settlement,
+} from '../../kernel/outbound';
 import { getCampaign } from './email.campaigns.service';
 import { EMAIL_ROOM, type EmailProgressEvent } from './email.events';
 import { decideJob, sendJob } from './email.jobs';

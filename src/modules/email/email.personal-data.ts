@@ -73,9 +73,7 @@ export const emailPersonalData: PersonalDataHolder = {
 
   async erase(q, personId) {
     const addresses = await addressesOf(q, personId);
-    const unsent = await q.write(
-      db.updateTable('email_recipients').set({ status: 'skipped' }).where('contact_id', '=', personId).where('status', 'in', ['held', 'queued']),
-    );
+    const unsent = await q.write(db.updateTable('email_recipients').set({ status: 'skipped' }).where('contact_id', '=', personId).where('status', 'in', ['held', 'queued']));
     // The address must stay unique within a campaign's list: each row gets its own stand-in.
     const recipients = await q.write(sql`update email_recipients set email = 'erased:' || id, last_error = null where contact_id = ${personId}`);
     // A hash already present (the address was erased once before) makes the plain row a duplicate.

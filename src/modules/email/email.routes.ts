@@ -66,7 +66,8 @@ export const emailRouter = new ApiRouter('email-marketing')
     '/api/email-marketing/campaigns',
     {
       summary: 'Create an email campaign',
-      description: '`audienceSize` counts distinct addresses in the segment with email opt-in, not unsubscribed, not bounced. A segment that reaches nobody is a 400 (`empty_audience`).',
+      description:
+        '`audienceSize` counts distinct addresses in the segment with email opt-in, not unsubscribed, not bounced. A segment that reaches nobody is a 400 (`empty_audience`).',
       access: ['manager'],
       body: createCampaignBody,
       status: 201,

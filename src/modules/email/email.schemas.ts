@@ -47,7 +47,12 @@ const variantInput = z.object({
 export const createCampaignBody = z
   .object({
     name: z.string().trim().min(1).max(160),
-    fromName: z.string().trim().min(1).max(120).regex(/^[^\r\n<>"]+$/, 'no line breaks, quotes or angle brackets'),
+    fromName: z
+      .string()
+      .trim()
+      .min(1)
+      .max(120)
+      .regex(/^[^\r\n<>"]+$/, 'no line breaks, quotes or angle brackets'),
     fromEmail: email,
     replyTo: email.optional(),
     segment: segmentSchema,

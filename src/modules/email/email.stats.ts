@@ -110,7 +110,9 @@ export async function campaignStats(em: EntityManager, campaignId: string) {
 export async function emailDashboard(em: EntityManager, db: Queries) {
   const since = new Date(Date.now() - 30 * 86_400_000);
   const [campaigns, [totals], [events], [audience], size, newContacts] = await Promise.all([
-    em.execute<{ id: string; name: string; status: string; ab_phase: string; created_at: Date; sent: number; bounced: number; opens: number; clicks: number; unsubscribes: number }[]>(
+    em.execute<
+      { id: string; name: string; status: string; ab_phase: string; created_at: Date; sent: number; bounced: number; opens: number; clicks: number; unsubscribes: number }[]
+    >(
       `select c.id, c.name, c.status, c.ab_phase, c.created_at,
               coalesce(r.sent, 0)::int as sent, coalesce(r.bounced, 0)::int as bounced,
               coalesce(e.opens, 0)::int as opens, coalesce(e.clicks, 0)::int as clicks, coalesce(e.unsubscribes, 0)::int as unsubscribes

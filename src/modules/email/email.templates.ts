@@ -86,7 +86,11 @@ async function compileMjml(source: string): Promise<string> {
 const ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(.*?)\2/gis;
 
 function decodeEntities(value: string): string {
-  return value.replace(/&amp;/g, '&').replace(/&#x2F;/gi, '/').replace(/&#x3D;/gi, '=').replace(/&quot;/g, '"');
+  return value
+    .replace(/&amp;/g, '&')
+    .replace(/&#x2F;/gi, '/')
+    .replace(/&#x3D;/gi, '=')
+    .replace(/&quot;/g, '"');
 }
 
 /**
@@ -162,7 +166,9 @@ export async function compileTemplate(input: { subject: string; mjml?: string | 
 const plain = { escape: (value: string) => value };
 
 export function renderSubject(subject: string, context: RenderContext): string {
-  return Mustache.render(subject, context, {}, plain).replace(/[\r\n]+/g, ' ').trim();
+  return Mustache.render(subject, context, {}, plain)
+    .replace(/[\r\n]+/g, ' ')
+    .trim();
 }
 
 /** HTML: variables escaped. Text: the same values, not escaped (it is not HTML). */

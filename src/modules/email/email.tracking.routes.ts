@@ -38,7 +38,13 @@ async function unknownToken(ctx: Context, page: string): Promise<undefined> {
 export const trackingRouter = new ApiRouter('email-tracking')
   .get(
     '/e/o/:token',
-    { summary: 'Open pixel (1×1 GIF, never cached)', access: 'public', params: tokenParams, produces: { 'image/gif': '1×1 transparent GIF' }, errors: { 404: 'Unknown token', 429: 'Too many unknown tokens from this client' } },
+    {
+      summary: 'Open pixel (1×1 GIF, never cached)',
+      access: 'public',
+      params: tokenParams,
+      produces: { 'image/gif': '1×1 transparent GIF' },
+      errors: { 404: 'Unknown token', 429: 'Too many unknown tokens from this client' },
+    },
     async ({ ctx, input }) => {
       const payload = trackingTokens(ctx.deps).verify('open', input.params.token);
       if (!payload) return unknownToken(ctx, 'Not found');
@@ -57,7 +63,13 @@ export const trackingRouter = new ApiRouter('email-tracking')
   )
   .get(
     '/e/c/:token',
-    { summary: 'Click redirect (302 to a link that was in the message)', access: 'public', params: tokenParams, produces: { 'text/plain': 'redirect' }, errors: { 404: 'Unknown token or link', 429: 'Too many unknown tokens from this client' } },
+    {
+      summary: 'Click redirect (302 to a link that was in the message)',
+      access: 'public',
+      params: tokenParams,
+      produces: { 'text/plain': 'redirect' },
+      errors: { 404: 'Unknown token or link', 429: 'Too many unknown tokens from this client' },
+    },
     async ({ ctx, input }) => {
       const payload = trackingTokens(ctx.deps).verify('click', input.params.token);
       const url = payload && (await clickTargetUrl(ctx.deps, payload.recipientId.toString(), payload.linkIndex));
@@ -72,7 +84,13 @@ export const trackingRouter = new ApiRouter('email-tracking')
   )
   .get(
     '/e/u/:token',
-    { summary: 'Unsubscribe confirmation page (GET never unsubscribes: link scanners fetch URLs)', access: 'public', params: tokenParams, produces: { 'text/html': 'Spanish confirmation page' }, errors: { 404: 'Unknown token', 429: 'Too many unknown tokens from this client' } },
+    {
+      summary: 'Unsubscribe confirmation page (GET never unsubscribes: link scanners fetch URLs)',
+      access: 'public',
+      params: tokenParams,
+      produces: { 'text/html': 'Spanish confirmation page' },
+      errors: { 404: 'Unknown token', 429: 'Too many unknown tokens from this client' },
+    },
     async ({ ctx, input }) => {
       if (!trackingTokens(ctx.deps).verify('unsubscribe', input.params.token)) return unknownToken(ctx, renderUnsubscribeNotFound());
       return html(ctx, 200, renderUnsubscribePage(`/e/u/${input.params.token}`));

@@ -1,10 +1,8 @@
 import { createHmac } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { isbot } from 'isbot';
 import type { AppDeps } from '../../kernel/context';
 import { clickTarget, insertTrackingEvents, lockRecipient, recordUnsubscribeEvent } from './email.repository';
 import { safeErrorFields } from '../../kernel/http/problem';
-import { newId } from '../../kernel/ids';
 import { hashIp } from '../../kernel/privacy';
 import { withdrawConsent } from '../audience';
 import type { EventKind } from './email.entities';

@@ -83,10 +83,9 @@ export async function describeBrigades(em: EntityManager, ids?: string[]) {
   const [members, stations, voters] = await Promise.all([
     em.find(BrigadeMemberSchema, { brigade: { $in: brigadeIds } }),
     em.find(BrigadeStationSchema, { brigade: { $in: brigadeIds } }),
-    em.execute<{ brigade_id: string; n: number }[]>(
-      'select brigade_id, count(*)::int as n from gotv_voters where brigade_id = any(array[?]::uuid[]) group by brigade_id',
-      [brigadeIds.length ? brigadeIds : ['00000000-0000-0000-0000-000000000000']],
-    ),
+    em.execute<{ brigade_id: string; n: number }[]>('select brigade_id, count(*)::int as n from gotv_voters where brigade_id = any(array[?]::uuid[]) group by brigade_id', [
+      brigadeIds.length ? brigadeIds : ['00000000-0000-0000-0000-000000000000'],
+    ]),
   ]);
   const voterCounts = new Map(voters.map((row) => [row.brigade_id, row.n]));
   return brigades.map((brigade) => ({

@@ -20,10 +20,9 @@ const overridesClaims = (actor: Actor) => roleAllowed(actor.role, ['manager']);
 
 /** The voter, if the caller may chase them (managers: any; brigade: their stations or voters). */
 async function voterInScope(em: EntityManager, deps: AppDeps, actor: Actor, voterId: string): Promise<VoterRow> {
-  const [voter] = await em.execute<VoterRow[]>(
-    'select id, status, polling_station_id as station_id, brigade_id, claimed_by_id, claimed_until from gotv_voters where id = ?',
-    [voterId],
-  );
+  const [voter] = await em.execute<VoterRow[]>('select id, status, polling_station_id as station_id, brigade_id, claimed_by_id, claimed_until from gotv_voters where id = ?', [
+    voterId,
+  ]);
   if (!voter) throw new NotFoundError('No voter has this id.');
   const scope = await scopeOf(deps, actor);
   if (!coversVoter(scope, voter)) {

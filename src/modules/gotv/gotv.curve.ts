@@ -54,7 +54,10 @@ export function formatTimeOfDay(minutes: number): string {
 }
 
 const curvePointSchema = z.object({ time: timeOfDaySchema, fraction: z.number().min(0).max(1) });
-export const curvePointsSchema = z.array(curvePointSchema).min(2).max(24 * 4 + 1);
+export const curvePointsSchema = z
+  .array(curvePointSchema)
+  .min(2)
+  .max(24 * 4 + 1);
 export type CurvePointsInput = z.infer<typeof curvePointsSchema>;
 
 /** Everything wrong with a custom curve, as `{ index, message }` (index null: about the hours). */

@@ -13,7 +13,10 @@ export const PollingStationSchema = defineEntity({
   tableName: 'gotv_polling_stations',
   indexes: [{ properties: ['territory', 'name'] }, { properties: ['name'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     /** The registrar's code (or the campaign's own); unique. */
     code: p.string().length(40).unique(),
     name: p.string().length(200),
@@ -26,7 +29,10 @@ export const PollingStationSchema = defineEntity({
     registeredVoters: p.integer(),
     status: p.enum([...STATION_STATUSES]).default('pending'),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type PollingStation = InferEntity<typeof PollingStationSchema>;
@@ -42,7 +48,10 @@ export const VoterSchema = defineEntity({
   tableName: 'gotv_voters',
   indexes: [{ properties: ['pollingStation', 'status'] }, { properties: ['status', 'name'] }, { properties: ['name'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     name: p.string().length(160),
     /** Cédula, digits only. */
     documentId: p.string().length(20).unique(),
@@ -60,7 +69,10 @@ export const VoterSchema = defineEntity({
     claimedBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     claimedUntil: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type Voter = InferEntity<typeof VoterSchema>;
@@ -85,7 +97,10 @@ export const BrigadeSchema = defineEntity({
   name: 'Brigade',
   tableName: 'gotv_brigades',
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     name: p.string().length(120).unique(),
     leader: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     createdAt: p.datetime().onCreate(() => new Date()),
@@ -128,7 +143,10 @@ export const TurnoutReportSchema = defineEntity({
   tableName: 'gotv_turnout_reports',
   indexes: [{ properties: ['station', 'kind', 'reportedAt'] }, { properties: ['station', 'receivedAt'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     clientReportId: p.uuid().unique(),
     kind: p.enum([...REPORT_KINDS]),
     station: () => p.manyToOne(PollingStationSchema).deleteRule('cascade'),
@@ -156,7 +174,10 @@ export const GotvSettingsSchema = defineEntity({
     opensAt: p.string().length(5),
     closesAt: p.string().length(5),
     turnoutCurve: p.json<{ time: string; fraction: number }[]>().nullable(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 
@@ -169,7 +190,10 @@ export const IncidentSchema = defineEntity({
   tableName: 'gotv_incidents',
   indexes: [{ properties: ['station', 'createdAt'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     station: () => p.manyToOne(PollingStationSchema).deleteRule('cascade'),
     type: p.enum([...INCIDENT_TYPES]),
     severity: p.enum([...INCIDENT_SEVERITIES]),
@@ -188,7 +212,10 @@ export const VoterContactSchema = defineEntity({
   tableName: 'gotv_voter_contacts',
   indexes: [{ properties: ['voter', 'createdAt'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     voter: () => p.manyToOne(VoterSchema).deleteRule('cascade'),
     user: () => p.manyToOne(UserSchema).deleteRule('restrict'),
     outcome: p.enum([...CONTACT_OUTCOMES]),

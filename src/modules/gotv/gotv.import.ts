@@ -15,13 +15,23 @@ export const importColumns = ['name', 'documentId', 'phone', 'pollingStationCode
 
 const row = z.object({
   // Stored as given (a name may begin with = + - @); PostgreSQL text cannot hold a NUL character.
-  name: z.string().trim().min(2).max(160).refine((value) => !value.includes('\u0000'), 'contains a NUL character'),
+  name: z
+    .string()
+    .trim()
+    .min(2)
+    .max(160)
+    .refine((value) => !value.includes('\u0000'), 'contains a NUL character'),
   documentId: z
     .string()
     .trim()
     .transform((value) => value.replace(/[.\s-]/g, ''))
     .pipe(z.string().regex(/^\d{5,12}$/, 'a cédula has 5 to 12 digits')),
-  phone: z.string().trim().max(30).optional().transform((value) => value || undefined),
+  phone: z
+    .string()
+    .trim()
+    .max(30)
+    .optional()
+    .transform((value) => value || undefined),
   pollingStationCode: z.string().trim().min(1).max(40),
   tableNumber: z
     .string()

@@ -254,7 +254,13 @@ export function project(input: ProjectionInput): Projection {
     if (elapsed >= T.minFraction) {
       const remaining = 1 - elapsed;
       const projected = clamp(station.confirmedVoted / elapsed, station.confirmedVoted, station.confirmedVoters);
-      w.confirmed = { projected, shared: T.sharedTiming * remaining * projected, ownSq: (T.ownTiming * remaining * projected) ** 2, floor: station.confirmedVoted, cap: station.confirmedVoters };
+      w.confirmed = {
+        projected,
+        shared: T.sharedTiming * remaining * projected,
+        ownSq: (T.ownTiming * remaining * projected) ** 2,
+        floor: station.confirmedVoted,
+        cap: station.confirmedVoters,
+      };
     }
     return w;
   });
@@ -320,7 +326,17 @@ interface Aggregate {
 }
 
 function newAggregate(): Aggregate {
-  return { stations: 0, reportingStations: 0, registeredVoters: 0, reportedRegistered: 0, confirmedVoters: 0, confirmedVoted: 0, votersSoFar: 0, turnout: emptySum(), confirmed: emptySum() };
+  return {
+    stations: 0,
+    reportingStations: 0,
+    registeredVoters: 0,
+    reportedRegistered: 0,
+    confirmedVoters: 0,
+    confirmedVoted: 0,
+    votersSoFar: 0,
+    turnout: emptySum(),
+    confirmed: emptySum(),
+  };
 }
 
 /** A projection of a sum exists only if every station in it has one. */

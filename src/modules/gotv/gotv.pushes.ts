@@ -28,10 +28,7 @@ export async function publishStations(deps: AppDeps, ids: string[], warRoom: boo
 // Which stations got reports since `since`, among these: the index on (station_id, received_at)
 // answers it without touching the voters.
 const stationsReportedSince = (em: EntityManager, ids: string[], since: Date) =>
-  em.execute<{ station_id: string }[]>(
-    'select distinct station_id from gotv_turnout_reports where station_id = any(array[?]::uuid[]) and received_at > ?',
-    [ids, since],
-  );
+  em.execute<{ station_id: string }[]>('select distinct station_id from gotv_turnout_reports where station_id = any(array[?]::uuid[]) and received_at > ?', [ids, since]);
 
 /** How often each process looks for new figures of the stations its sockets follow. */
 const WATCH_TICK_MS = 1000;

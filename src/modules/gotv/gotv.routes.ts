@@ -148,7 +148,7 @@ export const gotvRouter = new ApiRouter('gotv')
     '/api/gotv/brigades',
     {
       summary: 'Create a brigade with its members and stations',
-      description: 'Members must be active users with the `brigade` role; they may report turnout only for these stations and the brigade\'s voters.',
+      description: "Members must be active users with the `brigade` role; they may report turnout only for these stations and the brigade's voters.",
       access: ['manager'],
       body: createBrigadeBody,
       status: 201,
@@ -230,10 +230,8 @@ export const gotvRouter = new ApiRouter('gotv')
       return answer;
     },
   )
-  .get(
-    '/api/gotv/settings',
-    { summary: 'Election-day settings (date, opening hours, turnout curve)', access: ['manager', 'viewer'], response: settingsView },
-    async ({ em }) => getSettings(em),
+  .get('/api/gotv/settings', { summary: 'Election-day settings (date, opening hours, turnout curve)', access: ['manager', 'viewer'], response: settingsView }, async ({ em }) =>
+    getSettings(em),
   )
   .put(
     '/api/gotv/settings',
@@ -324,7 +322,8 @@ export const gotvRouter = new ApiRouter('gotv')
     '/api/gotv/dashboard',
     {
       summary: 'Election-day dashboard',
-      description: 'Stations by status, confirmed voters voted/pending, reports per hour, progress per territory and brigade, the stations with most pending voters, and the projection summary.',
+      description:
+        'Stations by status, confirmed voters voted/pending, reports per hour, progress per territory and brigade, the stations with most pending voters, and the projection summary.',
       access: ['manager', 'viewer'],
       response: dashboardView,
     },

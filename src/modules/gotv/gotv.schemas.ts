@@ -250,9 +250,7 @@ export const contactOutcomeBody = z.object({
   note: z.string().trim().max(500).optional(),
 });
 
-export const claimView = z
-  .object({ voterId: z.uuid(), claimedBy: z.uuid(), claimedUntil: z.iso.datetime() })
-  .meta({ id: 'VoterClaim' });
+export const claimView = z.object({ voterId: z.uuid(), claimedBy: z.uuid(), claimedUntil: z.iso.datetime() }).meta({ id: 'VoterClaim' });
 
 export const contactOutcomeView = z
   .object({ id: z.uuid(), voterId: z.uuid(), outcome: z.enum(CONTACT_OUTCOMES), voterStatus: z.enum(VOTER_STATUSES), createdAt: z.iso.datetime() })

@@ -5,16 +5,17 @@ import { ConflictError } from '../../kernel/errors';
 import { buildCurve, curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, instantAt, localClock, type TurnoutCurve } from './gotv.curve';
 import { GotvSettingsSchema } from './gotv.entities';
 
-export const settingsBody = z
-  .object({ electionDate: z.iso.date() })
-  .and(curveSettingsSchema);
+export const settingsBody = z.object({ electionDate: z.iso.date() }).and(curveSettingsSchema);
 
 export const settingsView = z
   .object({
     electionDate: z.iso.date().nullable(),
     opensAt: z.string(),
     closesAt: z.string(),
-    turnoutCurve: z.array(z.object({ time: z.string(), fraction: z.number() })).nullable().describe('null: the documented default curve'),
+    turnoutCurve: z
+      .array(z.object({ time: z.string(), fraction: z.number() }))
+      .nullable()
+      .describe('null: the documented default curve'),
   })
   .meta({ id: 'GotvSettings' });
 
@@ -35,8 +36,7 @@ export async function getSettings(em: EntityManager): Promise<z.input<typeof set
 type SettingsDeps = Pick<AppDeps, 'caches' | 'orm'>;
 
 /** The election date, read on every voter report: cached, and dropped in every process when the settings change. */
-const electionDates = (deps: SettingsDeps) =>
-  deps.caches.named<string | null>('gotv-election-date', async () => (await getSettings(deps.orm.em.fork())).electionDate, 30_000);
+const electionDates = (deps: SettingsDeps) => deps.caches.named<string | null>('gotv-election-date', async () => (await getSettings(deps.orm.em.fork())).electionDate, 30_000);
 
 export const electionDateOf = (deps: SettingsDeps): Promise<string | null> => electionDates(deps).get('current');
 

@@ -1,5 +1,16 @@
 import type { ModuleManifest } from '../../kernel/module';
-import { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, TurnoutReportSchema, VoterSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema, StationTallySchema } from './gotv.entities';
+import {
+  BrigadeMemberSchema,
+  BrigadeSchema,
+  BrigadeStationSchema,
+  PollingStationSchema,
+  TurnoutReportSchema,
+  VoterSchema,
+  GotvSettingsSchema,
+  IncidentSchema,
+  VoterContactSchema,
+  StationTallySchema,
+} from './gotv.entities';
 import { GOTV_ROOM, stationRoom } from './gotv.events';
 import { coversStation, scopeOf } from './gotv.scope';
 import { gotvRouter } from './gotv.routes';
@@ -11,7 +22,18 @@ import { gotvPersonalData } from './gotv.personal-data';
 /** Get-out-the-vote: election-day stations, (next) voters, brigades, turnout, map and projection. */
 export const gotvModule: ModuleManifest = {
   name: 'gotv',
-  entities: [PollingStationSchema, VoterSchema, BrigadeSchema, BrigadeMemberSchema, BrigadeStationSchema, TurnoutReportSchema, GotvSettingsSchema, IncidentSchema, VoterContactSchema, StationTallySchema],
+  entities: [
+    PollingStationSchema,
+    VoterSchema,
+    BrigadeSchema,
+    BrigadeMemberSchema,
+    BrigadeStationSchema,
+    TurnoutReportSchema,
+    GotvSettingsSchema,
+    IncidentSchema,
+    VoterContactSchema,
+    StationTallySchema,
+  ],
   routers: [gotvRouter],
   personalData: gotvPersonalData,
   socketCommands: (deps) => [

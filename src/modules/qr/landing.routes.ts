@@ -103,11 +103,15 @@ export const landingRouter = new ApiRouter('landing')
       const code = input.params.code.toLowerCase();
       const found = await lookup(ctx, code);
       if (!found) return html(ctx, 404, renderNotFound());
-      await recordScan(ctx.deps, { code, codeId: found.codeId, campaignId: found.campaignId }, {
-        ip: ctx.ip,
-        userAgent: ctx.get('User-Agent') || undefined,
-        referrer: ctx.get('Referer') || undefined,
-      });
+      await recordScan(
+        ctx.deps,
+        { code, codeId: found.codeId, campaignId: found.campaignId },
+        {
+          ip: ctx.ip,
+          userAgent: ctx.get('User-Agent') || undefined,
+          referrer: ctx.get('Referer') || undefined,
+        },
+      );
       if (!isOpen(found.campaign)) return html(ctx, 410, renderClosed({ title: found.campaign.landing.title, message: closedMessage }));
       return html(ctx, 200, renderLanding(landingView(code, found.campaign)));
     },

@@ -109,7 +109,11 @@ export async function generateCodes(deps: Pick<AppDeps, 'db' | 'config' | 'logge
   const campaign = await getCampaign(deps.db, campaignId);
   if (campaign.status === 'ended') throw new ConflictError('The campaign has ended; it takes no new codes.', 'campaign_ended');
   const placements = input.placements ?? [];
-  await assertTerritoriesExist(deps.db, placements.map((placement) => placement.territoryId), (index) => `body.placements.${index}.territoryId`);
+  await assertTerritoriesExist(
+    deps.db,
+    placements.map((placement) => placement.territoryId),
+    (index) => `body.placements.${index}.territoryId`,
+  );
   const existing = await countCodes(deps.db, campaignId);
   const now = new Date();
   const rows: CodeRecord[] = Array.from({ length: input.count }, (_, index) => {

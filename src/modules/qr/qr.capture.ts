@@ -38,8 +38,16 @@ export const captureBody = z.object({
   /** Cédula: digits only; dots and spaces as people type them are removed. */
   documentId: optionalText(20)
     .transform((value) => value?.replace(/[.\s-]/g, ''))
-    .pipe(z.string().regex(/^\d{5,12}$/, 'La cédula tiene de 5 a 12 dígitos.').optional()),
-  territoryId: z.uuid().optional().or(z.literal('').transform(() => undefined)),
+    .pipe(
+      z
+        .string()
+        .regex(/^\d{5,12}$/, 'La cédula tiene de 5 a 12 dígitos.')
+        .optional(),
+    ),
+  territoryId: z
+    .uuid()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   neighbourhood: optionalText(120),
   interests: z.array(z.string().trim().toLowerCase().max(60)).max(30).default([]),
   consent: z.literal(true, { error: 'Para enviar tus datos debes autorizar su tratamiento.' }),

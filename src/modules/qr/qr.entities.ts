@@ -25,7 +25,10 @@ export const QrCampaignSchema = defineEntity({
   name: 'QrCampaign',
   tableName: 'qr_campaigns',
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     name: p.string().length(160),
     description: p.text().nullable(),
     status: p.enum([...CAMPAIGN_STATUSES]).default('draft'),
@@ -38,7 +41,10 @@ export const QrCampaignSchema = defineEntity({
     /** Honeypot hits: counted, never stored as leads. */
     spamBlocked: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type QrCampaign = InferEntity<typeof QrCampaignSchema>;
@@ -53,7 +59,10 @@ export const QrCodeSchema = defineEntity({
   tableName: 'qr_codes',
   indexes: [{ properties: ['campaign', 'createdAt'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     campaign: () => p.manyToOne(QrCampaignSchema).deleteRule('cascade'),
     code: p.string().length(16).unique(),
     label: p.string().length(160),
@@ -76,7 +85,10 @@ export const QrScanSchema = defineEntity({
   tableName: 'qr_scans',
   indexes: [{ properties: ['campaign', 'scannedAt'] }, { properties: ['code', 'scannedAt'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     campaign: () => p.manyToOne(QrCampaignSchema).deleteRule('cascade'),
     code: () => p.manyToOne(QrCodeSchema).deleteRule('cascade'),
     scannedAt: p.datetime(),
@@ -101,7 +113,10 @@ export const QrLeadSchema = defineEntity({
     { name: 'qr_leads_interests_gin', expression: 'create index "qr_leads_interests_gin" on "qr_leads" using gin ("interests")' },
   ],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     /**
      * Always the code's campaign (capture takes both from the code). No foreign key of its own:
      * the code's key already ties the lead to an existing campaign (a campaign deleted takes its

@@ -85,7 +85,22 @@ export function safeCell(value: string | number | boolean | null): string {
   return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
 
-const CSV_COLUMNS = ['id', 'createdAt', 'campaignId', 'codeId', 'name', 'phone', 'email', 'documentId', 'territoryId', 'neighbourhood', 'interests', 'whatsappOptIn', 'emailOptIn', 'submissions'];
+const CSV_COLUMNS = [
+  'id',
+  'createdAt',
+  'campaignId',
+  'codeId',
+  'name',
+  'phone',
+  'email',
+  'documentId',
+  'territoryId',
+  'neighbourhood',
+  'interests',
+  'whatsappOptIn',
+  'emailOptIn',
+  'submissions',
+];
 
 /** Streams the filtered leads as CSV, a thousand rows at a time (never the whole list in memory). */
 export function leadsCsv(em: EntityManager, query: ListLeadsInput): Readable {
@@ -98,8 +113,20 @@ export function leadsCsv(em: EntityManager, query: ListLeadsInput): Readable {
       for (const lead of batch) {
         const view = presentLead(lead);
         yield [
-          view.id, view.createdAt, view.campaignId, view.codeId, view.contact.name, view.contact.phone, view.contact.email,
-          view.contact.documentId, view.territoryId, view.neighbourhood, view.interests.join(';'), view.whatsappOptIn, view.emailOptIn, view.submissions,
+          view.id,
+          view.createdAt,
+          view.campaignId,
+          view.codeId,
+          view.contact.name,
+          view.contact.phone,
+          view.contact.email,
+          view.contact.documentId,
+          view.territoryId,
+          view.neighbourhood,
+          view.interests.join(';'),
+          view.whatsappOptIn,
+          view.emailOptIn,
+          view.submissions,
         ].map(safeCell);
       }
       if (batch.length < 1000) return;

@@ -6,17 +6,7 @@ import { containsPattern } from '../../kernel/search';
 import { prepared, sql, tables, type Queries } from '../../kernel/sql';
 import { arrivingContact, type CapturedPerson, type ConsentProof } from '../audience';
 import { territoryAndDescendants, territoryDirectory } from '../territories';
-import {
-  QrCampaignSchema,
-  QrCodeSchema,
-  QrLeadSchema,
-  type CampaignStatus,
-  type LandingConfig,
-  type QrCampaign,
-  type QrCode,
-  type QrLead,
-  type QrScanSchema,
-} from './qr.entities';
+import { QrCampaignSchema, QrCodeSchema, QrLeadSchema, type CampaignStatus, type LandingConfig, type QrCampaign, type QrCode, type QrLead, type QrScanSchema } from './qr.entities';
 
 /** The tables this module owns, as the typed query builder sees them. */
 type QrTables = InferKyselyDB<typeof QrCampaignSchema | typeof QrCodeSchema | typeof QrScanSchema | typeof QrLeadSchema>;
@@ -169,7 +159,12 @@ export async function updateCampaignRow(q: Queries, id: string, changes: Campaig
 
 /** A honeypot hit: counted on the campaign, nothing else stored. */
 export async function countSpam(q: Queries, campaignId: string): Promise<void> {
-  await q.write(db.updateTable('qr_campaigns').set((row) => ({ spam_blocked: row('spam_blocked', '+', 1) })).where('id', '=', campaignId));
+  await q.write(
+    db
+      .updateTable('qr_campaigns')
+      .set((row) => ({ spam_blocked: row('spam_blocked', '+', 1) }))
+      .where('id', '=', campaignId),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -260,7 +255,12 @@ function codeOfEntity(code: QrCode): CodeRecord {
 }
 
 export async function countCodes(q: Queries, campaignId: string): Promise<number> {
-  const row = await q.first(db.selectFrom('qr_codes').select((row) => row.fn.countAll<string>().as('n')).where('campaign_id', '=', campaignId));
+  const row = await q.first(
+    db
+      .selectFrom('qr_codes')
+      .select((row) => row.fn.countAll<string>().as('n'))
+      .where('campaign_id', '=', campaignId),
+  );
   return Number(row?.n ?? 0);
 }
 
@@ -303,9 +303,7 @@ export async function findCode(q: Queries, id: string): Promise<CodeRecord | und
   return row && codeOf(row);
 }
 
-export type CodeChanges = Partial<
-  Pick<CodeRecord, 'label' | 'address' | 'lat' | 'lng' | 'territoryId' | 'placedAt' | 'authorisedSite' | 'removalDeadline' | 'removedAt'>
->;
+export type CodeChanges = Partial<Pick<CodeRecord, 'label' | 'address' | 'lat' | 'lng' | 'territoryId' | 'placedAt' | 'authorisedSite' | 'removalDeadline' | 'removedAt'>>;
 
 /** Changes the fields given; undefined when there is no such code. */
 export async function updateCodeRow(q: Queries, id: string, changes: CodeChanges): Promise<CodeRecord | undefined> {
@@ -329,9 +327,7 @@ export async function updateCodeRow(q: Queries, id: string, changes: CodeChanges
 
 /** Every code of a campaign in print order, up to `limit`. */
 export async function campaignCodes(q: Queries, campaignId: string, limit: number): Promise<CodeRecord[]> {
-  const rows = await q.rows(
-    db.selectFrom('qr_codes').select(codeColumns).where('campaign_id', '=', campaignId).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit),
-  );
+  const rows = await q.rows(db.selectFrom('qr_codes').select(codeColumns).where('campaign_id', '=', campaignId).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit));
   return rows.map(codeOf);
 }
 
@@ -480,11 +476,7 @@ function leadWhere(filter: LeadFilter): Record<string, unknown> {
     const pattern = containsPattern(filter.q);
     const digits = filter.q.replace(/\D/g, '');
     where.contact = {
-      $or: [
-        { name: { $ilike: pattern } },
-        { email: { $ilike: pattern } },
-        ...(digits.length >= 3 ? [{ phone: { $like: containsPattern(digits) } }] : []),
-      ],
+      $or: [{ name: { $ilike: pattern } }, { email: { $ilike: pattern } }, ...(digits.length >= 3 ? [{ phone: { $like: containsPattern(digits) } }] : [])],
     };
   }
   return where;

@@ -16,7 +16,7 @@ export interface ScanMeta {
  * kept: a full URL may carry someone's query string.
  */
 export async function recordScan(deps: Pick<AppDeps, 'db' | 'secrets'>, code: CodeContext, meta: ScanMeta): Promise<void> {
-  let referrer: string | null = null;
+  let referrer: string | null;
   try {
     referrer = meta.referrer ? new URL(meta.referrer).origin.slice(0, 300) : null;
   } catch {

@@ -159,7 +159,10 @@ export const generateCodesResponse = z.object({ codes: z.array(generatedCodeView
 
 export const listCodesQuery = z.object({
   ...pageQueryShape,
-  overdue: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  overdue: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional(),
 });
 
 export const updateCodeBody = z

@@ -11,7 +11,10 @@ export const TerritorySchema = defineEntity({
   uniques: [{ properties: ['type', 'code'], name: 'territories_type_code_unique' }],
   indexes: [{ properties: ['parent', 'name'] }, { properties: ['type', 'name'] }],
   properties: (t) => ({
-    id: t.uuid().primary().onCreate(() => newId()),
+    id: t
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     name: t.string().length(160),
     type: t.enum([...TERRITORY_TYPES]),
     /** An official code (DANE) or the campaign's own; unique per type when present. */
@@ -23,7 +26,10 @@ export const TerritorySchema = defineEntity({
     population: t.integer().nullable(),
     registeredVoters: t.integer().nullable(),
     createdAt: t.datetime().onCreate(() => new Date()),
-    updatedAt: t.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: t
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 

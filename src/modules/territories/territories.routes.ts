@@ -2,13 +2,7 @@ import { ApiRouter } from '../../kernel/http/router';
 import { pageSchema } from '../../kernel/pagination';
 import { territoriesPolicy } from './territories.policy';
 import { presentTerritoryDetail } from './territories.presenter';
-import {
-  createTerritoryBody,
-  listTerritoriesQuery,
-  territoryDetailView,
-  territoryIdParams,
-  territoryView,
-} from './territories.schemas';
+import { createTerritoryBody, listTerritoriesQuery, territoryDetailView, territoryIdParams, territoryView } from './territories.schemas';
 import * as service from './territories.service';
 
 export const territoriesRouter = new ApiRouter('territories')
@@ -27,9 +21,7 @@ export const territoriesRouter = new ApiRouter('territories')
     '/api/territories',
     {
       summary: 'Create a territory',
-      description:
-        'Levels nest departamento → municipio → comuna → barrio; zones group any level. ' +
-        'Without a centroid, one is computed from the geometry.',
+      description: 'Levels nest departamento → municipio → comuna → barrio; zones group any level. ' + 'Without a centroid, one is computed from the geometry.',
       access: territoriesPolicy.roles('create'),
       body: createTerritoryBody,
       status: 201,

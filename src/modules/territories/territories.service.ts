@@ -19,9 +19,7 @@ async function checkParent(q: Queries, input: CreateTerritoryInput): Promise<voi
     const allowed = allowedParentTypes(input.type);
     throw invalidField(
       'body.parentId',
-      allowed.length
-        ? `A ${input.type} can only be inside a ${allowed.join(' or ')}, not a ${parentType}.`
-        : `A ${input.type} cannot be inside another territory.`,
+      allowed.length ? `A ${input.type} can only be inside a ${allowed.join(' or ')}, not a ${parentType}.` : `A ${input.type} cannot be inside another territory.`,
     );
   }
 }
@@ -91,11 +89,7 @@ export async function getTerritory(q: Queries, id: string): Promise<TerritoryRec
  * naming the first unknown id's field, in one query for all of them. Takes the request's
  * EntityManager or any `Queries` (`deps.db`, a transaction).
  */
-export async function assertTerritoriesExist(
-  source: EntityManager | Queries,
-  ids: (string | undefined | null)[],
-  path: (index: number) => string,
-): Promise<void> {
+export async function assertTerritoriesExist(source: EntityManager | Queries, ids: (string | undefined | null)[], path: (index: number) => string): Promise<void> {
   const wanted = [...new Set(ids.filter((id): id is string => Boolean(id)))];
   if (!wanted.length) return;
   const found = await existingTerritoryIds(source, wanted);

@@ -37,7 +37,12 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, actor: Ac
   }
   const segment = input.segment as StoredSegment & { all?: true };
   const audienceSize = await countSegment(deps.db, audienceSegment(segment), 'whatsapp');
-  if (audienceSize === 0) throw new ValidationError([{ path: 'body.segment', message: 'Nobody in this segment can be reached on WhatsApp (opted in, not opted out).' }], 'The segment is empty.', 'empty_audience');
+  if (audienceSize === 0)
+    throw new ValidationError(
+      [{ path: 'body.segment', message: 'Nobody in this segment can be reached on WhatsApp (opted in, not opted out).' }],
+      'The segment is empty.',
+      'empty_audience',
+    );
   const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
   if (scheduledAt && scheduledAt.getTime() <= Date.now()) throw invalidField('body.scheduledAt', 'must be in the future');
   const campaign = em.create(WaCampaignSchema, {
@@ -64,7 +69,10 @@ export async function getCampaign(em: EntityManager, id: string) {
 
 export async function listCampaigns(em: EntityManager, query: PageRequest & { status?: WaCampaignStatus | undefined }) {
   const page = await findPage(em, WaCampaignSchema, query.status ? { status: query.status } : {}, query, { createdAt: 'desc', id: 'desc' }, (row: WaCampaign) => row);
-  const counters = await campaignCounters(em, page.data.map((row) => row.id));
+  const counters = await campaignCounters(
+    em,
+    page.data.map((row) => row.id),
+  );
   return { data: page.data.map((row) => presentCampaign(row, counters.get(row.id)!)), nextCursor: page.nextCursor };
 }
 

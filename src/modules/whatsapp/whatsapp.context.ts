@@ -26,9 +26,7 @@ export class WhatsAppRuntime {
   constructor(private readonly deps: AppDeps) {
     const config = deps.config.whatsapp;
     this.provider =
-      config.provider === 'cloud'
-        ? new CloudApiProvider(config)
-        : new SimulatorProvider((payload) => handleWebhookPayload(deps, payload).then(() => undefined), deps.logger);
+      config.provider === 'cloud' ? new CloudApiProvider(config) : new SimulatorProvider((payload) => handleWebhookPayload(deps, payload).then(() => undefined), deps.logger);
     this.sender = createSender(deps, this.provider, (changes) => this.statusChanged(changes));
     // One push a second at most, carrying each campaign that changed once (with fresh counters).
     this.pushStatus = deps.realtime.coalesced(WHATSAPP_ROOM, 'whatsapp:status', () => this.statusPayload(), 1000);

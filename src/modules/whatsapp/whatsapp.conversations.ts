@@ -113,7 +113,8 @@ export async function reply(em: EntityManager, deps: AppDeps, actor: Actor, id: 
     const template = await em.findOne(WaTemplateSchema, { id: input.templateId });
     if (!template) throw invalidField('body.templateId', 'No template has this id.', 'unknown_template');
     if (template.status !== 'APPROVED') throw new ConflictError(`The template is ${template.status}; only approved templates can be sent.`, 'template_not_approved');
-    if (input.variables.length !== template.placeholders) throw invalidField('body.variables', `The template has ${template.placeholders} placeholder(s); give exactly one variable for each.`);
+    if (input.variables.length !== template.placeholders)
+      throw invalidField('body.variables', `The template has ${template.placeholders} placeholder(s); give exactly one variable for each.`);
     if (!contact.whatsappOptIn && !windowOpen) throw new ConflictError('This contact has not opted in to WhatsApp messages.', 'no_consent');
     message = em.create(WaMessageSchema, baseMessage(em, conversation, actor, now, { kind: 'template', body: null, template, params: input.variables }));
   }
@@ -161,7 +162,12 @@ export async function markRead(em: EntityManager, deps: AppDeps, id: string) {
 }
 
 /** Assign to a staff member (manager or admin), or unassign with null; open or close. */
-export async function updateConversation(em: EntityManager, deps: AppDeps, id: string, input: { assignedToId?: string | null | undefined; status?: ConversationStatus | undefined }) {
+export async function updateConversation(
+  em: EntityManager,
+  deps: AppDeps,
+  id: string,
+  input: { assignedToId?: string | null | undefined; status?: ConversationStatus | undefined },
+) {
   const conversation = await findConversation(em, id);
   if (input.assignedToId !== undefined) {
     if (input.assignedToId === null) conversation.assignedTo = null;

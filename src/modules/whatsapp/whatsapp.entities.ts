@@ -23,7 +23,10 @@ export const WaTemplateSchema = defineEntity({
   tableName: 'wa_templates',
   uniques: [{ properties: ['name', 'language'], name: 'wa_templates_name_language_unique' }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     name: p.string().length(512),
     language: p.string().length(15),
     category: p.enum([...TEMPLATE_CATEGORIES]),
@@ -38,7 +41,10 @@ export const WaTemplateSchema = defineEntity({
     rejectionReason: p.string().length(200).nullable(),
     createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type WaTemplate = InferEntity<typeof WaTemplateSchema>;
@@ -66,7 +72,10 @@ export const WaCampaignSchema = defineEntity({
   tableName: 'wa_campaigns',
   indexes: [{ properties: ['status', 'scheduledAt'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     name: p.string().length(160),
     template: () => p.manyToOne(WaTemplateSchema).deleteRule('restrict'),
     variables: p.json<VariableSource[]>(),
@@ -96,7 +105,10 @@ export const WaConversationSchema = defineEntity({
   tableName: 'wa_conversations',
   indexes: [{ properties: ['lastMessageAt', 'id'] }],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     contact: () => p.manyToOne(ContactSchema).unique().deleteRule('cascade'),
     status: p.enum([...CONVERSATION_STATUSES]).default('open'),
     assignedTo: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
@@ -154,7 +166,10 @@ export const WaMessageSchema = defineEntity({
     { properties: ['createdAt'] },
   ],
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     campaign: () => p.manyToOne(WaCampaignSchema).nullable().deleteRule('cascade'),
     conversation: () => p.manyToOne(WaConversationSchema).nullable().deleteRule('cascade'),
     contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),

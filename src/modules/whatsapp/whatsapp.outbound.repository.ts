@@ -123,13 +123,7 @@ export const PAUSE_NOTICE_PREFIX = 'Paused:';
 
 /** Resumed campaigns drop the notice that said why they were paused. */
 export async function clearPauseNotices(q: Queries): Promise<void> {
-  await q.write(
-    db
-      .updateTable('wa_campaigns')
-      .set({ notice: null })
-      .where('status', 'in', ['sending', 'scheduled'])
-      .where('notice', 'like', `${PAUSE_NOTICE_PREFIX}%`),
-  );
+  await q.write(db.updateTable('wa_campaigns').set({ notice: null }).where('status', 'in', ['sending', 'scheduled']).where('notice', 'like', `${PAUSE_NOTICE_PREFIX}%`));
 }
 
 /** A sending campaign is paused with a notice saying why; false when it was not sending. */

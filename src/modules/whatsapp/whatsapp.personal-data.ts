@@ -17,10 +17,7 @@ const db = tables<WhatsAppTables>();
 export const whatsappPersonalData: PersonalDataHolder = {
   async export(q, personId) {
     const conversation = await q.first(
-      db
-        .selectFrom('wa_conversations')
-        .select(['id', 'status', 'unread_count', 'last_inbound_at', 'last_message_at', 'created_at'])
-        .where('contact_id', '=', personId),
+      db.selectFrom('wa_conversations').select(['id', 'status', 'unread_count', 'last_inbound_at', 'last_message_at', 'created_at']).where('contact_id', '=', personId),
     );
     const messages = await q.rows(
       db
@@ -89,11 +86,7 @@ export const whatsappPersonalData: PersonalDataHolder = {
 
   async erase(q, personId) {
     const unsent = await q.write(
-      db
-        .updateTable('wa_messages')
-        .set({ status: 'skipped', status_rank: STATUS_RANK.skipped })
-        .where('contact_id', '=', personId)
-        .where('status', '=', 'queued'),
+      db.updateTable('wa_messages').set({ status: 'skipped', status_rank: STATUS_RANK.skipped }).where('contact_id', '=', personId).where('status', '=', 'queued'),
     );
     // The column cannot be null: an empty phone is no one's.
     const messages = await q.write(db.updateTable('wa_messages').set({ phone: '', body: null, params: null, wamid: null }).where('contact_id', '=', personId));

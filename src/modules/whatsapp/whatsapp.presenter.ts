@@ -15,7 +15,12 @@ export function presentTemplate(template: WaTemplate): z.input<typeof templateVi
     body: template.body,
     header: template.header ?? null,
     footer: template.footer ?? null,
-    buttons: template.buttons.map((button) => ({ type: button.type, text: button.text, ...(button.url ? { url: button.url } : {}), ...(button.phoneNumber ? { phoneNumber: button.phoneNumber } : {}) })),
+    buttons: template.buttons.map((button) => ({
+      type: button.type,
+      text: button.text,
+      ...(button.url ? { url: button.url } : {}),
+      ...(button.phoneNumber ? { phoneNumber: button.phoneNumber } : {}),
+    })),
     examples: template.examples,
     placeholders: template.placeholders,
     status: template.status,

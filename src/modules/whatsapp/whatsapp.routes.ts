@@ -37,7 +37,7 @@ export const whatsappRouter = new ApiRouter('whatsapp')
     '/api/whatsapp/templates',
     {
       summary: 'Create a message template (registered with the provider)',
-      description: '`status` is the provider\'s (PENDING until Meta reviews it); the template-status webhook updates it. Placeholders `{{1}}..{{n}}`, no gaps, one example each.',
+      description: "`status` is the provider's (PENDING until Meta reviews it); the template-status webhook updates it. Placeholders `{{1}}..{{n}}`, no gaps, one example each.",
       access: staff,
       body: createTemplateBody,
       status: 201,
@@ -90,7 +90,13 @@ export const whatsappRouter = new ApiRouter('whatsapp')
   )
   .post(
     '/api/whatsapp/campaigns/:id/pause',
-    { summary: 'Pause sending (messages in flight finish)', access: staff, params: campaignIdParams, response: campaignView, errors: { ...noCampaign, 409: 'Not sending or scheduled' } },
+    {
+      summary: 'Pause sending (messages in flight finish)',
+      access: staff,
+      params: campaignIdParams,
+      response: campaignView,
+      errors: { ...noCampaign, 409: 'Not sending or scheduled' },
+    },
     async ({ input, em }) => campaigns.pauseCampaign(em, input.params.id),
   )
   .post(
@@ -108,7 +114,13 @@ export const whatsappRouter = new ApiRouter('whatsapp')
   )
   .post(
     '/api/whatsapp/campaigns/:id/cancel',
-    { summary: 'Cancel a campaign: queued messages are not sent', access: staff, params: campaignIdParams, response: campaignView, errors: { ...noCampaign, 409: 'Already completed or cancelled' } },
+    {
+      summary: 'Cancel a campaign: queued messages are not sent',
+      access: staff,
+      params: campaignIdParams,
+      response: campaignView,
+      errors: { ...noCampaign, 409: 'Already completed or cancelled' },
+    },
     async ({ input, em }) => campaigns.cancelCampaign(em, input.params.id),
   )
   .get(
@@ -172,12 +184,26 @@ export const whatsappRouter = new ApiRouter('whatsapp')
   )
   .patch(
     '/api/whatsapp/conversations/:id',
-    { summary: 'Assign a conversation to a staff member (or null), open or close it', access: staff, params: conversationIdParams, body: updateConversationBody, response: conversationView, errors: noConversation },
+    {
+      summary: 'Assign a conversation to a staff member (or null), open or close it',
+      access: staff,
+      params: conversationIdParams,
+      body: updateConversationBody,
+      response: conversationView,
+      errors: noConversation,
+    },
     async ({ ctx, input, em }) => conversations.updateConversation(em, ctx.deps, input.params.id, input.body),
   )
   .get(
     '/api/whatsapp/conversations/:id/messages',
-    { summary: "The contact's messages, newest first", access: staff, params: conversationIdParams, query: listMessagesQuery, response: pageSchema(messageView), errors: noConversation },
+    {
+      summary: "The contact's messages, newest first",
+      access: staff,
+      params: conversationIdParams,
+      query: listMessagesQuery,
+      response: pageSchema(messageView),
+      errors: noConversation,
+    },
     async ({ input, em }) => conversations.listMessages(em, input.params.id, input.query),
   )
   .post(

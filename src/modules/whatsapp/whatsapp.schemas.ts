@@ -23,18 +23,41 @@ export function checkPlaceholders(text: string): number | string {
 
 const buttonSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('QUICK_REPLY'), text: z.string().trim().min(1).max(25) }),
-  z.object({ type: z.literal('URL'), text: z.string().trim().min(1).max(25), url: z.url().max(2000).refine((url) => url.startsWith('https://'), 'must be an https:// URL') }),
+  z.object({
+    type: z.literal('URL'),
+    text: z.string().trim().min(1).max(25),
+    url: z
+      .url()
+      .max(2000)
+      .refine((url) => url.startsWith('https://'), 'must be an https:// URL'),
+  }),
   z.object({ type: z.literal('PHONE_NUMBER'), text: z.string().trim().min(1).max(25), phoneNumber: z.string().regex(/^\+\d{7,15}$/, 'E.164, like +573001234567') }),
 ]);
 
 export const createTemplateBody = z
   .object({
-    name: z.string().min(1).max(512).regex(/^[a-z][a-z0-9_]*$/, 'lowercase letters, digits and underscores, starting with a letter'),
+    name: z
+      .string()
+      .min(1)
+      .max(512)
+      .regex(/^[a-z][a-z0-9_]*$/, 'lowercase letters, digits and underscores, starting with a letter'),
     language: z.string().regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'a language code such as es or es_CO'),
     category: z.enum(TEMPLATE_CATEGORIES),
     body: z.string().trim().min(1).max(1024),
-    header: z.string().trim().min(1).max(60).refine((text) => !text.includes('{{'), 'no placeholders in the header').optional(),
-    footer: z.string().trim().min(1).max(60).refine((text) => !text.includes('{{'), 'no placeholders in the footer').optional(),
+    header: z
+      .string()
+      .trim()
+      .min(1)
+      .max(60)
+      .refine((text) => !text.includes('{{'), 'no placeholders in the header')
+      .optional(),
+    footer: z
+      .string()
+      .trim()
+      .min(1)
+      .max(60)
+      .refine((text) => !text.includes('{{'), 'no placeholders in the footer')
+      .optional(),
     buttons: z.array(buttonSchema).max(10).default([]),
     /** One example value per placeholder, in order (Meta reviews templates with them). */
     examples: z.array(z.string().trim().min(1).max(200)).max(100).default([]),

@@ -16,7 +16,16 @@ export async function createTemplate(em: EntityManager, deps: AppDeps, actor: Ac
   const existing = await em.count(WaTemplateSchema, { name: input.name, language: input.language });
   if (existing) throw new ConflictError(`A template named ${input.name} in ${input.language} exists already.`, 'template_exists');
   const placeholders = checkPlaceholders(input.body) as number;
-  const draft = { name: input.name, language: input.language, category: input.category, body: input.body, header: input.header ?? null, footer: input.footer ?? null, buttons: input.buttons, examples: input.examples };
+  const draft = {
+    name: input.name,
+    language: input.language,
+    category: input.category,
+    body: input.body,
+    header: input.header ?? null,
+    footer: input.footer ?? null,
+    buttons: input.buttons,
+    examples: input.examples,
+  };
   // Kept before the provider hears of it, so a review webhook that beats the provider's answer finds it (by name and language).
   const template = em.create(WaTemplateSchema, { ...draft, placeholders, status: 'PENDING', providerTemplateId: null, createdBy: em.getReference(UserSchema, actor.id) });
   try {
@@ -34,10 +43,11 @@ export async function createTemplate(em: EntityManager, deps: AppDeps, actor: Ac
     if (error instanceof ProviderError) throw new AppError(502, 'provider_error', 'WhatsApp provider error', `The provider refused the template: ${error.message}`);
     throw new AppError(502, 'provider_unreachable', 'WhatsApp provider unreachable', 'The WhatsApp provider could not be reached; try again.');
   }
-  await em.execute(
-    `update wa_templates set provider_template_id = ?, status = case when status = 'PENDING' then ? else status end, updated_at = now() where id = ?`,
-    [created.providerTemplateId, created.status, template.id],
-  );
+  await em.execute(`update wa_templates set provider_template_id = ?, status = case when status = 'PENDING' then ? else status end, updated_at = now() where id = ?`, [
+    created.providerTemplateId,
+    created.status,
+    template.id,
+  ]);
   await em.refresh(template);
   return presentTemplate(template);
 }

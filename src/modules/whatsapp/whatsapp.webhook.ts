@@ -31,7 +31,12 @@ type StatusItem = z.infer<typeof statusItem>;
  * Text a citizen typed, as stored: without NUL characters, which PostgreSQL text cannot hold (the
  * API refuses them with a 400; a webhook must not, or the provider would retry the delivery forever).
  */
-const typedText = (max: number) => z.string().max(max).transform((value) => value.replace(/\u0000/g, ''));
+const typedText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    // eslint-disable-next-line no-control-regex -- NUL is exactly what PostgreSQL text cannot hold.
+    .transform((value) => value.replace(/\u0000/g, ''));
 
 const inboundItem = z.object({
   from: z.string().regex(/^\d{6,16}$/),
@@ -78,7 +83,15 @@ export interface WebhookOutcome {
   ignored: number;
 }
 
-const TEMPLATE_EVENTS: Record<string, TemplateStatus> = { APPROVED: 'APPROVED', REJECTED: 'REJECTED', PAUSED: 'PAUSED', DISABLED: 'DISABLED', PENDING: 'PENDING', REINSTATED: 'APPROVED', UNPAUSED: 'APPROVED' };
+const TEMPLATE_EVENTS: Record<string, TemplateStatus> = {
+  APPROVED: 'APPROVED',
+  REJECTED: 'REJECTED',
+  PAUSED: 'PAUSED',
+  DISABLED: 'DISABLED',
+  PENDING: 'PENDING',
+  REINSTATED: 'APPROVED',
+  UNPAUSED: 'APPROVED',
+};
 
 /**
  * The one path every webhook takes, from the HTTP route (after its signature check) and from the
@@ -161,7 +174,14 @@ async function applyTemplateEvent(deps: AppDeps, value: z.infer<typeof templateV
   const rows = await em.execute<{ id: string }[]>(
     `update wa_templates set status = ?, rejection_reason = ?, provider_template_id = coalesce(provider_template_id, ?), updated_at = now()
      where provider_template_id = ? or (provider_template_id is null and name = ? and language = ?) returning id`,
-    [status, status === 'REJECTED' ? (value.reason ?? 'NONE').slice(0, 200) : null, value.message_template_id, value.message_template_id, value.message_template_name ?? '', value.message_template_language ?? ''],
+    [
+      status,
+      status === 'REJECTED' ? (value.reason ?? 'NONE').slice(0, 200) : null,
+      value.message_template_id,
+      value.message_template_id,
+      value.message_template_name ?? '',
+      value.message_template_language ?? '',
+    ],
   );
   return rows.length > 0;
 }

@@ -36,8 +36,7 @@ export interface Mailer {
 }
 
 /** RFC 8058 wants the one-click header covered by the DKIM signature; nodemailer's default list lacks it. */
-export const DKIM_SIGNED_HEADERS =
-  'from:sender:reply-to:subject:date:message-id:to:cc:mime-version:content-type:content-transfer-encoding:list-unsubscribe:list-unsubscribe-post';
+export const DKIM_SIGNED_HEADERS = 'from:sender:reply-to:subject:date:message-id:to:cc:mime-version:content-type:content-transfer-encoding:list-unsubscribe:list-unsubscribe-post';
 
 interface SmtpError {
   code?: string;

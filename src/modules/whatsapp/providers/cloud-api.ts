@@ -48,9 +48,7 @@ export class CloudApiProvider implements WhatsAppProvider {
             template: {
               name: message.content.name,
               language: { code: message.content.language, policy: 'deterministic' },
-              components: message.content.params.length
-                ? [{ type: 'body', parameters: message.content.params.map((text) => ({ type: 'text', text })) }]
-                : [],
+              components: message.content.params.length ? [{ type: 'body', parameters: message.content.params.map((text) => ({ type: 'text', text })) }] : [],
             },
           }),
     };

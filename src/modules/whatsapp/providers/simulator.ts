@@ -38,9 +38,7 @@ export class SimulatorProvider implements WhatsAppProvider {
     });
     this.later(randomInt(200, 800), () => this.messages({ statuses: [status('sent')] }));
     if (randomInt(100) < 3) {
-      this.later(randomInt(900, 2000), () =>
-        this.messages({ statuses: [status('failed', [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable' }])] }),
-      );
+      this.later(randomInt(900, 2000), () => this.messages({ statuses: [status('failed', [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable' }])] }));
       return { outcome: 'accepted', wamid };
     }
     this.later(randomInt(900, 3000), () => this.messages({ statuses: [status('delivered')] }));
@@ -52,7 +50,16 @@ export class SimulatorProvider implements WhatsAppProvider {
         this.later(readAfter + randomInt(2000, 15_000), () =>
           this.messages({
             contacts: [{ profile: { name: 'Simulado' }, wa_id: to }],
-            messages: [{ from: to, id: `wamid.SIM${randomBytes(12).toString('hex')}`, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text }, context: { from: PHONE_NUMBER_ID, id: wamid } }],
+            messages: [
+              {
+                from: to,
+                id: `wamid.SIM${randomBytes(12).toString('hex')}`,
+                timestamp: String(Math.floor(Date.now() / 1000)),
+                type: 'text',
+                text: { body: text },
+                context: { from: PHONE_NUMBER_ID, id: wamid },
+              },
+            ],
           }),
         );
       }
@@ -63,13 +70,15 @@ export class SimulatorProvider implements WhatsAppProvider {
   async createTemplate(draft: TemplateDraft): Promise<CreatedTemplate> {
     const providerTemplateId = String(randomInt(10 ** 12, 10 ** 13));
     this.later(2000, () =>
-      this.deliver(this.envelope('message_template_status_update', {
-        event: 'APPROVED',
-        message_template_id: providerTemplateId,
-        message_template_name: draft.name,
-        message_template_language: draft.language,
-        reason: 'NONE',
-      })),
+      this.deliver(
+        this.envelope('message_template_status_update', {
+          event: 'APPROVED',
+          message_template_id: providerTemplateId,
+          message_template_name: draft.name,
+          message_template_language: draft.language,
+          reason: 'NONE',
+        }),
+      ),
     );
     return { providerTemplateId, status: 'PENDING' };
   }
@@ -81,7 +90,9 @@ export class SimulatorProvider implements WhatsAppProvider {
   }
 
   private messages(value: Record<string, unknown>): Promise<void> {
-    return this.deliver(this.envelope('messages', { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550000000', phone_number_id: PHONE_NUMBER_ID }, ...value }));
+    return this.deliver(
+      this.envelope('messages', { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550000000', phone_number_id: PHONE_NUMBER_ID }, ...value }),
+    );
   }
 
   private envelope(field: string, value: unknown) {
