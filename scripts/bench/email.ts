@@ -68,7 +68,6 @@ function comando(smtpUrl: string, extraNodeArgs: string[] = []): ServerOptions {
       SMTP_URL: smtpUrl,
       SMTP_MAX_CONNECTIONS: '5',
       EMAIL_RATE_PER_SECOND: '100000',
-      EMAIL_SEND_CHUNK: '200',
       EMAIL_TRACKING_SECRET: TRACKING_SECRET,
     },
   });
@@ -337,7 +336,7 @@ SQL, email opt-in) through its BullMQ worker to a real SMTP server (\`smtp-serve
 the load-generator process, counting messages without parsing them). Each message is rendered for its recipient
 (MJML template compiled once; subject and body variables; 3 tracked links, open pixel and unsubscribe link with
 signed tokens; text part; List-Unsubscribe + List-Unsubscribe-Post) and handed to nodemailer's pooled transport
-(\`SMTP_MAX_CONNECTIONS=5\`, \`EMAIL_SEND_CHUNK=200\`, rate limit off). Time runs from \`POST …/send\` (which writes
+(\`SMTP_MAX_CONNECTIONS=5\`: five messages in flight through the outbound engine, rate limit off). Time runs from \`POST …/send\` (which writes
 the ${RECIPIENTS}-row send list in one INSERT … SELECT) until the SMTP server has accepted the last message. RSS of the
 server process is sampled every 250 ms; "per quarter" is the highest sample while the first, second, third and
 last 25 % of the messages were accepted — flat means the process does not grow with the number sent. With
