@@ -96,7 +96,7 @@ export const gotvRouter = new ApiRouter('gotv')
       response: voterView,
       errors: { 409: 'The document number is already registered' },
     },
-    async ({ input, em }) => voters.createVoter(em, input.body),
+    async ({ ctx, input, em }) => voters.createVoter(em, ctx.deps.db, input.body),
   )
   .get(
     '/api/gotv/voters',

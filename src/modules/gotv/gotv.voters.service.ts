@@ -6,7 +6,8 @@ import { ConflictError, ForbiddenError, NotFoundError, invalidField } from '../.
 import { newId } from '../../kernel/ids';
 import { findPage } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
-import { ContactSchema, normalisePhone } from '../audience';
+import { contactExists, normalisePhone } from '../audience';
+import type { Queries } from '../../kernel/sql';
 import { TERRITORY_AND_DESCENDANTS } from '../territories';
 import { PollingStationSchema, VoterSchema, type Voter } from './gotv.entities';
 import { presentVoter } from './gotv.presenter';
@@ -22,6 +23,7 @@ import { coversVoter, scopeOf } from './gotv.scope';
  */
 async function checkedVoterFields(
   em: EntityManager,
+  db: Queries,
   input: { pollingStationId?: string | undefined; tableNumber?: number | null | undefined; contactId?: string | null | undefined; phone?: string | null | undefined },
   current?: { stationId: string; tableNumber: number | null },
 ): Promise<{ phone?: string | null }> {
@@ -34,7 +36,7 @@ async function checkedVoterFields(
       throw invalidField(path, `The station has ${station.tables} tables${input.tableNumber ? '' : `; the voter is at table ${table}: send the new table too`}.`);
     }
   }
-  if (input.contactId && !(await em.count(ContactSchema, { id: input.contactId }))) {
+  if (input.contactId && !(await contactExists(db, input.contactId))) {
     throw invalidField('body.contactId', 'No contact has this id.');
   }
   if (input.phone === undefined) return {};
@@ -56,8 +58,8 @@ async function flushVoter(em: EntityManager): Promise<void> {
   }
 }
 
-export async function createVoter(em: EntityManager, input: CreateVoterInput) {
-  const { phone } = await checkedVoterFields(em, input);
+export async function createVoter(em: EntityManager, db: Queries, input: CreateVoterInput) {
+  const { phone } = await checkedVoterFields(em, db, input);
   const voter = em.create(VoterSchema, {
     id: newId(),
     name: input.name,
@@ -82,7 +84,7 @@ export async function createVoter(em: EntityManager, input: CreateVoterInput) {
 export async function updateVoter(em: EntityManager, deps: AppDeps, id: string, input: UpdateVoterInput) {
   const voter = await getVoter(em, id);
   const previousStation = voter.pollingStation.id;
-  const { phone } = await checkedVoterFields(em, input, { stationId: previousStation, tableNumber: voter.tableNumber ?? null });
+  const { phone } = await checkedVoterFields(em, deps.db, input, { stationId: previousStation, tableNumber: voter.tableNumber ?? null });
   const { pollingStationId, contactId, phone: _typed, ...fields } = input;
   em.assign(voter, {
     ...fields,
