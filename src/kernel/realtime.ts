@@ -25,7 +25,7 @@ type BatchItem<K extends keyof RealtimeEvents> = RealtimeEvents[K] extends { ite
  */
 export interface SocketCommand<T = unknown> {
   event: string;
-  roles: Role[];
+  roles: readonly Role[];
   schema: z.ZodType<T>;
   handle: (input: T, actor: Actor) => Promise<unknown>;
 }

@@ -110,6 +110,33 @@ describe('brigades', () => {
     expect(renamed.body).toMatchObject({ memberIds: [other.id], stationIds: [second] });
   });
 
+  it('keeps the members and stations a new whole list repeats', async () => {
+    const other = await createUser(app, admin, 'brigade');
+    const id = (
+      await app.http
+        .post('/api/gotv/brigades')
+        .set(manager.auth)
+        .send({ name: 'Brigada Usme', memberIds: [member.id], stationIds: [station] })
+        .expect(201)
+    ).body.id;
+    const sorted = (ids: string[]) => [...ids].sort();
+    const same = await app.http
+      .patch(`/api/gotv/brigades/${id}`)
+      .set(manager.auth)
+      .send({ memberIds: [member.id], stationIds: [station] })
+      .expect(200);
+    expect(same.body).toMatchObject({ memberIds: [member.id], stationIds: [station] });
+    const grown = await app.http
+      .patch(`/api/gotv/brigades/${id}`)
+      .set(manager.auth)
+      .send({ memberIds: [member.id, other.id] })
+      .expect(200);
+    expect(sorted(grown.body.memberIds)).toEqual(sorted([member.id, other.id]));
+    // Both members still read their brigade: nobody was dropped on the way.
+    await app.http.get(`/api/gotv/brigades/${id}`).set(member.auth).expect(200);
+    await app.http.get(`/api/gotv/brigades/${id}`).set(other.auth).expect(200);
+  });
+
   it('rejects bad changes without writing any of them', async () => {
     const id = (
       await app.http

@@ -127,6 +127,19 @@ export async function countActiveAdmins(q: Queries): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/** How many of these ids name active users (of this role, when given): other modules check people they are handed. */
+export async function countActiveUsers(q: Queries, ids: readonly string[], role?: Role): Promise<number> {
+  if (!ids.length) return 0;
+  let query = db
+    .selectFrom('users')
+    .select((row) => row.fn.countAll<string>().as('n'))
+    .where('id', 'in', [...new Set(ids)])
+    .where('active', '=', true);
+  if (role) query = query.where('role', '=', role);
+  const row = await q.first(query);
+  return Number(row?.n ?? 0);
+}
+
 export async function recordLogin(q: Queries, id: string, at: Date): Promise<UserRecord> {
   const row = await q.first(db.updateTable('users').set({ last_login_at: at, updated_at: at }).where('id', '=', id).returning(userColumns));
   return recordOf(row!);

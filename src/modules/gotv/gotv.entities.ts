@@ -41,6 +41,7 @@ export const VOTER_STATUSES = ['pending', 'contacted', 'on_the_way', 'voted'] as
 export type VoterStatus = (typeof VOTER_STATUSES)[number];
 
 export const VOTER_PRIORITIES = ['low', 'normal', 'high'] as const;
+export type VoterPriority = (typeof VOTER_PRIORITIES)[number];
 
 /** A confirmed supporter the campaign will get to the polls; the document number is unique. */
 export const VoterSchema = defineEntity({
@@ -183,6 +184,8 @@ export const GotvSettingsSchema = defineEntity({
 
 export const INCIDENT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 export const INCIDENT_TYPES = ['violence', 'vote_buying', 'material_missing', 'station_closed', 'witness_denied', 'other'] as const;
+export type IncidentSeverity = (typeof INCIDENT_SEVERITIES)[number];
+export type IncidentType = (typeof INCIDENT_TYPES)[number];
 
 /** Something wrong at a station on election day; it turns the station red on the map. */
 export const IncidentSchema = defineEntity({
@@ -202,6 +205,8 @@ export const IncidentSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   }),
 });
+
+export type Incident = InferEntity<typeof IncidentSchema>;
 
 export const CONTACT_OUTCOMES = ['reached', 'no_answer', 'wrong_number', 'refused', 'on_the_way'] as const;
 export type ContactOutcome = (typeof CONTACT_OUTCOMES)[number];

@@ -6,6 +6,7 @@ import { AppError } from '../../kernel/errors';
 import { normalisePhone } from '../audience';
 import { VOTER_PRIORITIES } from './gotv.entities';
 import { insertVoterBatch, type VoterBatch } from './gotv.repository';
+import { stationsByCode } from './gotv.stations.repository';
 
 export const IMPORT_MAX_ROWS = 100_000;
 const BATCH_SIZE = 2000;
@@ -104,14 +105,14 @@ function tooManyRows(): AppError {
  * of it; the earlier batches stay if a later one fails). Documents already registered are
  * skipped and counted, so a re-run of the same file imports nothing twice.
  */
-export async function importVoters(deps: Pick<AppDeps, 'orm' | 'db'>, csv: Readable): Promise<ImportAnswer> {
+export async function importVoters(deps: Pick<AppDeps, 'db'>, csv: Readable): Promise<ImportAnswer> {
   const answer: ImportAnswer = { imported: 0, duplicates: 0, rejected: [], rejectedCount: 0, batches: 0 };
   const reject = (line: number, message: string) => {
     answer.rejectedCount++;
     if (answer.rejected.length < MAX_REPORTED_ERRORS) answer.rejected.push({ line, message });
   };
   const stations = new Map<string, { id: string; tables: number }>();
-  for (const station of await deps.orm.em.fork().execute<{ code: string; id: string; tables: number }[]>('select code, id, tables from gotv_polling_stations')) {
+  for (const station of await stationsByCode(deps.db)) {
     stations.set(station.code, { id: station.id, tables: station.tables });
   }
   const seen = new Set<string>();

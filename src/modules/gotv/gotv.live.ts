@@ -1,76 +1,20 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { TERRITORY_AND_DESCENDANTS } from '../territories';
+import type { Queries } from '../../kernel/sql';
 import { instantAt } from './gotv.curve';
-import { project, stationFigure, type StationInput } from './gotv.projection';
-import { electionDay, liveDayStart } from './gotv.settings';
 import { STATION_STATUSES } from './gotv.entities';
 import type { StationEvent } from './gotv.events';
+import { countReportsSince, stationRows, type StationFilter, type StationRow } from './gotv.live.repository';
+import { project, stationFigure, type StationInput } from './gotv.projection';
+import { electionDay, liveDayStart } from './gotv.settings';
 
-interface StationRow {
-  id: string;
-  code: string;
-  name: string;
-  status: (typeof STATION_STATUSES)[number];
-  territory_id: string | null;
-  lat: number;
-  lng: number;
-  registered_voters: number;
-  confirmed_voters: number;
-  confirmed_voted: number;
-  last_report_at: Date | null;
-}
-
-export interface StationFilter {
-  territoryId?: string | undefined;
-  /** [minLng, minLat, maxLng, maxLat] */
-  bbox?: [number, number, number, number] | undefined;
-  /** Only these stations (a push for the stations whose numbers just changed). */
-  ids?: string[] | undefined;
-}
-
-/**
- * Every station with its confirmed-voter tallies (kept by triggers: see StationTallySchema) and
- * latest report time, in one query; a territory filter includes the territories inside it.
- */
-async function stationRows(em: EntityManager, filter: StationFilter): Promise<StationRow[]> {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  if (filter.ids) {
-    // Knex expands an array parameter into a list: `array[?]` makes it a PostgreSQL array again.
-    clauses.push('s.id = any(array[?]::uuid[])');
-    params.push(filter.ids);
-  }
-  if (filter.territoryId) {
-    clauses.push(`s.territory_id in (${TERRITORY_AND_DESCENDANTS})`);
-    params.push([filter.territoryId]);
-  }
-  if (filter.bbox) {
-    clauses.push('s.lng between ? and ? and s.lat between ? and ?');
-    params.push(filter.bbox[0], filter.bbox[2], filter.bbox[1], filter.bbox[3]);
-  }
-  return em.execute<StationRow[]>(
-    `select s.id, s.code, s.name, s.status, s.territory_id, s.lat, s.lng, s.registered_voters,
-            coalesce(t.confirmed_voters, 0) as confirmed_voters, coalesce(t.confirmed_voted, 0) as confirmed_voted,
-            (select max(r.received_at) from gotv_turnout_reports r where r.station_id = s.id) as last_report_at
-     from gotv_polling_stations s left join gotv_station_tallies t on t.station_id = s.id
-     ${clauses.length ? `where ${clauses.join(' and ')}` : ''}
-     order by s.name, s.id`,
-    params,
-  );
-}
+export type { StationFilter } from './gotv.live.repository';
 
 type CountsByStation = Map<string, { votersSoFar: number; reportedAt: Date }[]>;
 
-/** Count reports since `since` (the engine keeps the figures at `now`), of some stations or all. */
-async function countsByStation(em: EntityManager, since: Date, ids?: string[]): Promise<CountsByStation> {
-  const rows = await em.execute<{ station_id: string; voters_so_far: number; reported_at: Date }[]>(
-    `select station_id, voters_so_far, reported_at from gotv_turnout_reports
-     where kind = 'count' and reported_at >= ? ${ids ? 'and station_id = any(array[?]::uuid[])' : ''} order by reported_at`,
-    ids ? [since, ids] : [since],
-  );
+/** Count reports since `since` (the engine keeps the figures at `now`), of some stations or all, by station. */
+async function countsByStation(q: Queries, since: Date, ids?: string[]): Promise<CountsByStation> {
   const byStation: CountsByStation = new Map();
-  for (const row of rows) {
+  for (const row of await countReportsSince(q, since, ids)) {
     const list = byStation.get(row.station_id) ?? [];
     list.push({ votersSoFar: row.voters_so_far, reportedAt: new Date(row.reported_at) });
     byStation.set(row.station_id, list);
@@ -78,10 +22,10 @@ async function countsByStation(em: EntityManager, since: Date, ids?: string[]): 
   return byStation;
 }
 
-export async function projection(em: EntityManager, timeZone: string, filter: StationFilter = {}, now = new Date()) {
-  const { electionDate, curve } = await electionDay(em);
+export async function projection(q: Queries, timeZone: string, filter: StationFilter = {}, now = new Date()) {
+  const { electionDate, curve } = await electionDay(q);
   const dayStart = instantAt(electionDate, 0, timeZone);
-  const [stations, counts] = await Promise.all([stationRows(em, filter), countsByStation(em, dayStart)]);
+  const [stations, counts] = await Promise.all([stationRows(q, filter), countsByStation(q, dayStart)]);
   const input: StationInput[] = stations.map((station) => ({
     id: station.id,
     territoryId: station.territory_id,
@@ -164,15 +108,15 @@ function stationFigures(station: StationRow, counts: CountsByStation, since: Dat
 }
 
 /** Stations and their figures; counts from the live day's start (today's, or election day's once it has passed). */
-async function stationsWithCounts(em: EntityManager, timeZone: string, electionDate: string | null, filter: StationFilter, now: Date) {
+async function stationsWithCounts(q: Queries, timeZone: string, electionDate: string | null, filter: StationFilter, now: Date) {
   const since = liveDayStart(now, timeZone, electionDate);
-  const [stations, counts] = await Promise.all([stationRows(em, filter), countsByStation(em, since, filter.ids)]);
+  const [stations, counts] = await Promise.all([stationRows(q, filter), countsByStation(q, since, filter.ids)]);
   return stations.map((station) => ({ station, figures: stationFigures(station, counts, since, now) }));
 }
 
 /** GeoJSON for the war-room map: one point per station with its numbers and colour band. */
-export async function liveMap(em: EntityManager, timeZone: string, electionDate: string | null, filter: StationFilter, now = new Date()): Promise<z.input<typeof liveMapView>> {
-  const stations = await stationsWithCounts(em, timeZone, electionDate, filter, now);
+export async function liveMap(q: Queries, timeZone: string, electionDate: string | null, filter: StationFilter, now = new Date()): Promise<z.input<typeof liveMapView>> {
+  const stations = await stationsWithCounts(q, timeZone, electionDate, filter, now);
   return {
     type: 'FeatureCollection',
     features: stations.map(({ station, figures }) => ({
@@ -184,8 +128,8 @@ export async function liveMap(em: EntityManager, timeZone: string, electionDate:
 }
 
 /** `gotv:station` for these stations: the map's figures and the point (the same numbers as `GET /api/gotv/live-map`). */
-export async function stationEvents(em: EntityManager, timeZone: string, electionDate: string | null, ids: string[], now = new Date()): Promise<StationEvent[]> {
+export async function stationEvents(q: Queries, timeZone: string, electionDate: string | null, ids: string[], now = new Date()): Promise<StationEvent[]> {
   if (!ids.length) return [];
-  const stations = await stationsWithCounts(em, timeZone, electionDate, { ids }, now);
+  const stations = await stationsWithCounts(q, timeZone, electionDate, { ids }, now);
   return stations.map(({ station, figures }) => ({ ...figures, lat: Number(station.lat), lng: Number(station.lng) }));
 }

@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError } from '../../kernel/errors';
 import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import { GOTV_ROOM, stationRoom, type ProjectionSummary } from './gotv.events';
 import { projection, stationEvents } from './gotv.live';
+import { stationsReportedSince } from './gotv.live.repository';
 import { phaseAt, type Phase } from './gotv.projection';
 import { electionDateOf, electionDay } from './gotv.settings';
 
@@ -16,7 +16,7 @@ import { electionDateOf, electionDay } from './gotv.settings';
  */
 export async function publishStations(deps: AppDeps, ids: string[], warRoom: boolean): Promise<void> {
   try {
-    for (const event of await stationEvents(deps.orm.em.fork(), deps.config.timeZone, await electionDateOf(deps), ids)) {
+    for (const event of await stationEvents(deps.db, deps.config.timeZone, await electionDateOf(deps), ids)) {
       if (warRoom) deps.realtime.publish(GOTV_ROOM, 'gotv:station', event);
       deps.realtime.publish(stationRoom(event.id), 'gotv:station', event);
     }
@@ -24,11 +24,6 @@ export async function publishStations(deps: AppDeps, ids: string[], warRoom: boo
     deps.logger.warn({ errorName: (error as Error).name, stations: ids.length }, 'gotv:station push failed');
   }
 }
-
-// Which stations got reports since `since`, among these: the index on (station_id, received_at)
-// answers it without touching the voters.
-const stationsReportedSince = (em: EntityManager, ids: string[], since: Date) =>
-  em.execute<{ station_id: string }[]>('select distinct station_id from gotv_turnout_reports where station_id = any(array[?]::uuid[]) and received_at > ?', [ids, since]);
 
 /** How often each process looks for new figures of the stations its sockets follow. */
 const WATCH_TICK_MS = 1000;
@@ -53,15 +48,14 @@ function stationWatch(deps: AppDeps, tickMs: number): BackgroundTask {
     const watched = new Set(deps.realtime.localRooms(prefix).map((room) => room.slice(prefix.length)));
     for (const id of lastPushed.keys()) if (!watched.has(id)) lastPushed.delete(id);
     if (!watched.size) return;
-    const em = deps.orm.em.fork();
     const started = new Date();
-    const reported = await stationsReportedSince(em, [...watched], new Date(lookedAt.getTime() - COMMIT_LAG_MS));
+    const reported = await stationsReportedSince(deps.db, [...watched], new Date(lookedAt.getTime() - COMMIT_LAG_MS));
     lookedAt = started;
     // Stations just followed get their figures once, reports or not.
-    const ids = new Set(reported.map((row) => row.station_id));
+    const ids = new Set(reported);
     for (const id of watched) if (!lastPushed.has(id)) ids.add(id);
     if (!ids.size) return;
-    for (const event of await stationEvents(em, deps.config.timeZone, await electionDateOf(deps), [...ids])) {
+    for (const event of await stationEvents(deps.db, deps.config.timeZone, await electionDateOf(deps), [...ids])) {
       const figures = JSON.stringify(event);
       if (lastPushed.get(event.id) === figures) continue;
       lastPushed.set(event.id, figures);
@@ -74,7 +68,7 @@ function stationWatch(deps: AppDeps, tickMs: number): BackgroundTask {
 /** The projection summary to push, or nothing before the election date is set. */
 async function projectionSummary(deps: AppDeps): Promise<ProjectionSummary | undefined> {
   try {
-    const { stations: _perStation, ...summary } = await projection(deps.orm.em.fork(), deps.config.timeZone);
+    const { stations: _perStation, ...summary } = await projection(deps.db, deps.config.timeZone);
     return summary;
   } catch (error) {
     if (error instanceof ConflictError) return undefined;
@@ -104,7 +98,7 @@ export function projectionClock(deps: AppDeps, tickMs = CLOCK_TICK_MS, refreshMs
   return repeatEvery(deps.logger, 'gotv.projection-clock', tickMs, async () => {
     let phase: Phase;
     try {
-      const { electionDate, curve } = await electionDay(deps.orm.em.fork());
+      const { electionDate, curve } = await electionDay(deps.db);
       phase = phaseAt(new Date(), deps.config.timeZone, electionDate, curve);
     } catch (error) {
       if (error instanceof ConflictError) return; // no election date yet

@@ -1,5 +1,6 @@
 import { sql, type Queries } from '../../kernel/sql';
 import { newId } from '../../kernel/ids';
+import { brigadeCoversVoterSql } from './gotv.policy';
 
 /** When a report was made, and the local day it falls in: counts are cumulative within one day. */
 export interface ReportDay {
@@ -30,7 +31,7 @@ export interface VoterReportRow {
  * Election day's hottest statement: a voter report in one round trip (on a busy server each round
  * trip is one more wait for the CPU). It finds the voter (by id or by document), checks a brigade
  * member's scope (the voter's station is one of their brigades', or the voter is assigned to one
- * of their brigades: gotv.policy.ts states the same rule), and records the report. Out of rehearsal
+ * of their brigades: the rule in gotv.policy.ts), and records the report. Out of rehearsal
  * only the voter's first report is recorded, and it marks them voted: two phones racing meet at the
  * voter's row lock, and the one that waited re-reads the row, finds the voter voted and writes
  * nothing (a duplicate leaves no row). A rehearsal's report is recorded (once per clientReportId)
@@ -46,10 +47,7 @@ export function recordVoterReport(db: Queries, report: VoterReport): Promise<Vot
     ),
     allowed as (
       select v.id, v.station_id from voter v
-      where ${report.everyVoter}::boolean or exists (
-        select 1 from gotv_brigade_members m
-        where m.user_id = ${report.reportedById}::uuid and (m.brigade_id = v.brigade_id
-          or exists (select 1 from gotv_brigade_stations s where s.brigade_id = m.brigade_id and s.station_id = v.station_id)))
+      where ${report.everyVoter}::boolean or ${brigadeCoversVoterSql(report.reportedById, { stationId: sql`v.station_id`, brigadeId: sql`v.brigade_id` })}
     ),
     target as (
       select g.id from gotv_voters g

@@ -29,6 +29,7 @@ import {
 import * as stations from './gotv.stations.service';
 import * as voters from './gotv.voters.service';
 import * as brigades from './gotv.brigades.service';
+import { gotvPolicy } from './gotv.policy';
 import { recordTurnout } from './gotv.turnout.service';
 import { reportIncident } from './gotv.incidents.service';
 import { claimVoter, logContact, releaseClaim } from './gotv.chase.service';
@@ -48,7 +49,7 @@ export const gotvRouter = new ApiRouter('gotv')
     '/api/gotv/polling-stations',
     {
       summary: 'Register a polling station (puesto de votación)',
-      access: ['manager'],
+      access: gotvPolicy.roles('manageStations'),
       body: createStationBody,
       status: 201,
       response: stationView,
@@ -61,7 +62,7 @@ export const gotvRouter = new ApiRouter('gotv')
     {
       summary: 'List polling stations',
       description: 'Filter by `territoryId`, `status` or a name/code fragment `q`; sorted by name.',
-      access: ['manager', 'viewer', 'brigade'],
+      access: gotvPolicy.roles('readStations'),
       query: listStationsQuery,
       response: pageSchema(stationView),
     },
@@ -69,7 +70,7 @@ export const gotvRouter = new ApiRouter('gotv')
   )
   .get(
     '/api/gotv/polling-stations/:id',
-    { summary: 'One polling station', access: ['manager', 'viewer', 'brigade'], params: stationIdParams, response: stationView, errors: noStation },
+    { summary: 'One polling station', access: gotvPolicy.roles('readStations'), params: stationIdParams, response: stationView, errors: noStation },
     async ({ input, em }) => presentStation(await stations.getStation(em, input.params.id)),
   )
   .patch(
@@ -77,7 +78,7 @@ export const gotvRouter = new ApiRouter('gotv')
     {
       summary: 'Change a polling station (status, numbers, place)',
       description: 'Publishes `gotv:station` to the `gotv` room and to `gotv:station:<id>`.',
-      access: ['manager'],
+      access: gotvPolicy.roles('manageStations'),
       params: stationIdParams,
       body: updateStationBody,
       response: stationView,
@@ -90,7 +91,7 @@ export const gotvRouter = new ApiRouter('gotv')
     {
       summary: 'Register a confirmed voter',
       description: 'The document number (cédula) is unique; the phone is normalised to E.164.',
-      access: ['manager'],
+      access: gotvPolicy.roles('manageVoters'),
       body: createVoterBody,
       status: 201,
       response: voterView,
@@ -105,7 +106,7 @@ export const gotvRouter = new ApiRouter('gotv')
       description:
         'Filters `pollingStationId`, `territoryId`, `brigadeId`, `status`, `priority`, `claim` (`mine` or `free`), `q` (name, or the start of the document number). ' +
         '`status=pending&claim=free` is the call list. Brigade members see only the voters of their stations and brigades.',
-      access: ['manager', 'brigade'],
+      access: gotvPolicy.roles('readVoters'),
       query: listVotersQuery,
       response: pageSchema(voterView),
     },
@@ -113,7 +114,7 @@ export const gotvRouter = new ApiRouter('gotv')
   )
   .get(
     '/api/gotv/voters/:id',
-    { summary: 'One confirmed voter', access: ['manager', 'brigade'], params: voterIdParams, response: voterView, errors: { 404: 'No such voter' } },
+    { summary: 'One confirmed voter', access: gotvPolicy.roles('readVoters'), params: voterIdParams, response: voterView, errors: { 404: 'No such voter' } },
     async ({ ctx, input, actor, em }) => voters.getVoterFor(em, ctx.deps, actor, input.params.id),
   )
   .patch(
@@ -123,7 +124,7 @@ export const gotvRouter = new ApiRouter('gotv')
       description:
         'Any of name, document number, phone (`null` removes it), station, table (`null` removes it), contact and priority. ' +
         'A move to another station moves the voter in both stations’ figures; whether they voted stays as it is.',
-      access: ['manager'],
+      access: gotvPolicy.roles('manageVoters'),
       params: voterIdParams,
       body: updateVoterBody,
       response: voterView,
@@ -137,67 +138,67 @@ export const gotvRouter = new ApiRouter('gotv')
       summary: 'Remove a confirmed voter',
       description:
         'For a voter registered by mistake or a citizen who asked to be removed. Their contact log goes with them; their turnout reports stay, without them, as facts of the day.',
-      access: ['manager'],
+      access: gotvPolicy.roles('manageVoters'),
       params: voterIdParams,
       status: 204,
       errors: { 404: 'No such voter' },
     },
-    async ({ ctx, input, em }) => voters.deleteVoter(em, ctx.deps, input.params.id),
+    async ({ ctx, input }) => voters.deleteVoter(ctx.deps, input.params.id),
   )
   .post(
     '/api/gotv/brigades',
     {
       summary: 'Create a brigade with its members and stations',
       description: "Members must be active users with the `brigade` role; they may report turnout only for these stations and the brigade's voters.",
-      access: ['manager'],
+      access: gotvPolicy.roles('manageBrigades'),
       body: createBrigadeBody,
       status: 201,
       response: brigadeView,
       errors: { 409: 'The name is taken' },
     },
-    async ({ ctx, input, em }) => brigades.createBrigade(em, ctx.deps, input.body),
+    async ({ ctx, input }) => brigades.createBrigade(ctx.deps, input.body),
   )
   .get(
     '/api/gotv/brigades',
-    { summary: 'List brigades with members, stations and voter counts', access: ['manager', 'viewer'], response: z.object({ data: z.array(brigadeView) }) },
-    async ({ em }) => ({ data: await brigades.describeBrigades(em) }),
+    { summary: 'List brigades with members, stations and voter counts', access: gotvPolicy.roles('listBrigades'), response: z.object({ data: z.array(brigadeView) }) },
+    async ({ ctx }) => ({ data: await brigades.listBrigades(ctx.deps.db) }),
   )
   .get(
     '/api/gotv/brigades/:id',
     {
       summary: 'One brigade',
       description: 'Brigade members may read their own brigades.',
-      access: ['manager', 'viewer', 'brigade'],
+      access: gotvPolicy.roles('readBrigade'),
       params: brigadeIdParams,
       response: brigadeView,
       errors: { 404: 'No such brigade' },
     },
-    async ({ input, actor, em }) => brigades.getBrigade(em, actor, input.params.id),
+    async ({ ctx, input, actor }) => brigades.getBrigade(ctx.deps.db, actor, input.params.id),
   )
   .patch(
     '/api/gotv/brigades/:id',
     {
       summary: 'Change a brigade',
       description: 'Rename, change the leader (`null` removes it), or replace the member or station list (a list given is the new whole list).',
-      access: ['manager'],
+      access: gotvPolicy.roles('manageBrigades'),
       params: brigadeIdParams,
       body: updateBrigadeBody,
       response: brigadeView,
       errors: { 404: 'No such brigade', 409: 'The name is taken' },
     },
-    async ({ ctx, input, em }) => brigades.updateBrigade(em, ctx.deps, input.params.id, input.body),
+    async ({ ctx, input }) => brigades.updateBrigade(ctx.deps, input.params.id, input.body),
   )
   .post(
     '/api/gotv/brigades/:id/voters',
     {
       summary: 'Assign confirmed voters to a brigade',
-      access: ['manager'],
+      access: gotvPolicy.roles('manageBrigades'),
       params: brigadeIdParams,
       body: assignVotersBody,
       response: brigadeView,
       errors: { 404: 'No such brigade' },
     },
-    async ({ input, em }) => brigades.assignVoters(em, input.params.id, input.body.voterIds),
+    async ({ ctx, input }) => brigades.assignVoters(ctx.deps.db, input.params.id, input.body.voterIds),
   )
   .post(
     '/api/gotv/turnout',
@@ -207,7 +208,7 @@ export const gotvRouter = new ApiRouter('gotv')
         'Voter reports (`kind: "voter"`, by voterId or documentId) and count reports (`kind: "count"`: votersSoFar at a station). ' +
         'A resent clientReportId, or a second report for a voter who already voted, is a duplicate. A brigade member may report only ' +
         "for the brigade's stations and voters. 201 if anything was accepted, 200 if all were duplicates, 400/403 if every item was rejected.",
-      access: ['manager', 'brigade'],
+      access: gotvPolicy.roles('reportAt'),
       body: turnoutBody,
       // Items of a batch are checked one by one (a malformed one is rejected by index, the rest recorded).
       handlerParsesBody: true,
@@ -230,49 +231,51 @@ export const gotvRouter = new ApiRouter('gotv')
       return answer;
     },
   )
-  .get('/api/gotv/settings', { summary: 'Election-day settings (date, opening hours, turnout curve)', access: ['manager', 'viewer'], response: settingsView }, async ({ em }) =>
-    getSettings(em),
+  .get(
+    '/api/gotv/settings',
+    { summary: 'Election-day settings (date, opening hours, turnout curve)', access: gotvPolicy.roles('readSettings'), response: settingsView },
+    async ({ ctx }) => getSettings(ctx.deps.db),
   )
   .put(
     '/api/gotv/settings',
     {
       summary: 'Set the election day',
       description: 'Times are HH:MM in TIMEZONE (default 08:00–16:00). `turnoutCurve` replaces the documented default with the campaign’s own history.',
-      access: ['manager'],
+      access: gotvPolicy.roles('manageSettings'),
       body: settingsBody,
       response: settingsView,
     },
-    async ({ ctx, input, em }) => putSettings(ctx.deps, em, input.body),
+    async ({ ctx, input }) => putSettings(ctx.deps, input.body),
   )
   .get(
     '/api/gotv/live-map',
     {
       summary: 'Real-time map of polling stations (GeoJSON FeatureCollection)',
       description: '`territoryId` (with everything inside it) and `bbox=minLng,minLat,maxLng,maxLat` narrow it.',
-      access: ['manager', 'viewer'],
+      access: gotvPolicy.roles('watch'),
       query: liveMapQuery,
       response: liveMapView,
     },
-    async ({ ctx, input, em }) => liveMap(em, ctx.deps.config.timeZone, await electionDateOf(ctx.deps), input.query),
+    async ({ ctx, input }) => liveMap(ctx.deps.db, ctx.deps.config.timeZone, await electionDateOf(ctx.deps), input.query),
   )
   .get(
     '/api/gotv/projection',
     {
       summary: 'Automatic projection of the day’s final turnout, overall, per station and per territory',
       description: 'Method and formulas: docs/gotv-projection.md.',
-      access: ['manager', 'viewer'],
+      access: gotvPolicy.roles('watch'),
       query: liveMapQuery.pick({ territoryId: true }),
       response: projectionView,
       errors: { 409: 'The election date is not set' },
     },
-    async ({ ctx, input, em }) => projection(em, ctx.deps.config.timeZone, input.query),
+    async ({ ctx, input }) => projection(ctx.deps.db, ctx.deps.config.timeZone, input.query),
   )
   .post(
     '/api/gotv/incidents',
     {
       summary: 'Report an incident at a polling station',
       description: 'Sets the station to `incident` and pushes `gotv:incident` and `gotv:station` to the war room.',
-      access: ['manager', 'brigade'],
+      access: gotvPolicy.roles('reportAt'),
       body: createIncidentBody,
       status: 201,
       response: incidentView,
@@ -283,24 +286,24 @@ export const gotvRouter = new ApiRouter('gotv')
     '/api/gotv/voters/:id/claim',
     {
       summary: 'Claim a voter from the call list (expires after GOTV_CLAIM_TTL)',
-      access: ['manager', 'brigade'],
+      access: gotvPolicy.roles('chase'),
       params: voterIdParams,
       response: claimView,
       errors: { 404: 'No such voter', 409: 'Already voted, or claimed by someone else' },
     },
-    async ({ ctx, input, actor, em }) => claimVoter(em, ctx.deps, actor, input.params.id),
+    async ({ ctx, input, actor }) => claimVoter(ctx.deps, actor, input.params.id),
   )
   .delete(
     '/api/gotv/voters/:id/claim',
     {
       summary: 'Give a claimed voter back to the call list',
       description: 'The person who claimed the voter, or a manager, may release it; releasing an unclaimed voter does nothing.',
-      access: ['manager', 'brigade'],
+      access: gotvPolicy.roles('chase'),
       params: voterIdParams,
       status: 204,
       errors: { 404: 'No such voter' },
     },
-    async ({ ctx, input, actor, em }) => releaseClaim(em, ctx.deps, actor, input.params.id),
+    async ({ ctx, input, actor }) => releaseClaim(ctx.deps, actor, input.params.id),
   )
   .post(
     '/api/gotv/voters/:id/contacts',
@@ -309,14 +312,14 @@ export const gotvRouter = new ApiRouter('gotv')
       description:
         '`reached` → contacted, `on_the_way` → on the way; others keep the status. Releases the claim. ' +
         "A brigade member cannot log on a voter a colleague has claimed (409 `voter_claimed`); a manager can, and releases the colleague's claim.",
-      access: ['manager', 'brigade'],
+      access: gotvPolicy.roles('chase'),
       params: voterIdParams,
       body: contactOutcomeBody,
       status: 201,
       response: contactOutcomeView,
       errors: { 404: 'No such voter', 409: 'A colleague holds the claim (`voter_claimed`)' },
     },
-    async ({ ctx, input, actor, em }) => logContact(em, ctx.deps, actor, input.params.id, input.body.outcome, input.body.note),
+    async ({ ctx, input, actor }) => logContact(ctx.deps, actor, input.params.id, input.body.outcome, input.body.note),
   )
   .get(
     '/api/gotv/dashboard',
@@ -324,10 +327,10 @@ export const gotvRouter = new ApiRouter('gotv')
       summary: 'Election-day dashboard',
       description:
         'Stations by status, confirmed voters voted/pending, reports per hour, progress per territory and brigade, the stations with most pending voters, and the projection summary.',
-      access: ['manager', 'viewer'],
+      access: gotvPolicy.roles('watch'),
       response: dashboardView,
     },
-    async ({ ctx, em }) => gotvDashboard(em, ctx.deps.config.timeZone),
+    async ({ ctx }) => gotvDashboard(ctx.deps.db, ctx.deps.config.timeZone),
   )
   .post(
     '/api/gotv/voters/import',
@@ -337,7 +340,7 @@ export const gotvRouter = new ApiRouter('gotv')
         `Send \`text/csv\` with a header row: ${importColumns.join(', ')} (phone, tableNumber and priority may be empty). ` +
         'Rows with errors are reported by line and skipped; the whole file is read before anything is written, then valid rows ' +
         'are written 2,000 at a time, each batch in one statement. Document numbers already registered are skipped and counted as duplicates.',
-      access: ['manager'],
+      access: gotvPolicy.roles('manageVoters'),
       body: z.string().describe('CSV text'),
       bodyTypes: ['csv'],
       handlerParsesBody: true,

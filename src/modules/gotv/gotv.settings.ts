@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError } from '../../kernel/errors';
+import type { Queries } from '../../kernel/sql';
 import { buildCurve, curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, instantAt, localClock, type TurnoutCurve } from './gotv.curve';
-import { GotvSettingsSchema } from './gotv.entities';
+import { findSettings, saveSettings } from './gotv.stations.repository';
 
 export const settingsBody = z.object({ electionDate: z.iso.date() }).and(curveSettingsSchema);
 
@@ -21,10 +21,8 @@ export const settingsView = z
 
 export type SettingsInput = z.infer<typeof settingsBody>;
 
-const SINGLE_ROW = 1;
-
-export async function getSettings(em: EntityManager): Promise<z.input<typeof settingsView>> {
-  const row = await em.findOne(GotvSettingsSchema, { id: SINGLE_ROW });
+export async function getSettings(q: Queries): Promise<z.input<typeof settingsView>> {
+  const row = await findSettings(q);
   return {
     electionDate: row?.electionDate ?? null,
     opensAt: row?.opensAt ?? DEFAULT_OPENS_AT,
@@ -33,10 +31,10 @@ export async function getSettings(em: EntityManager): Promise<z.input<typeof set
   };
 }
 
-type SettingsDeps = Pick<AppDeps, 'caches' | 'orm'>;
+type SettingsDeps = Pick<AppDeps, 'caches' | 'db'>;
 
 /** The election date, read on every voter report: cached, and dropped in every process when the settings change. */
-const electionDates = (deps: SettingsDeps) => deps.caches.named<string | null>('gotv-election-date', async () => (await getSettings(deps.orm.em.fork())).electionDate, 30_000);
+const electionDates = (deps: SettingsDeps) => deps.caches.named<string | null>('gotv-election-date', async () => (await getSettings(deps.db)).electionDate, 30_000);
 
 export const electionDateOf = (deps: SettingsDeps): Promise<string | null> => electionDates(deps).get('current');
 
@@ -50,22 +48,15 @@ export function liveDayStart(now: Date, timeZone: string, electionDate: string |
   return instantAt(electionDate !== null && electionDate < today ? electionDate : today, 0, timeZone);
 }
 
-export async function putSettings(deps: SettingsDeps, em: EntityManager, input: SettingsInput) {
-  await em.upsert(GotvSettingsSchema, {
-    id: SINGLE_ROW,
-    electionDate: input.electionDate,
-    opensAt: input.opensAt,
-    closesAt: input.closesAt,
-    turnoutCurve: input.turnoutCurve ?? null,
-    updatedAt: new Date(),
-  });
+export async function putSettings(deps: SettingsDeps, input: SettingsInput) {
+  await saveSettings(deps.db, { electionDate: input.electionDate, opensAt: input.opensAt, closesAt: input.closesAt, turnoutCurve: input.turnoutCurve ?? null });
   await electionDates(deps).invalidate('current');
-  return getSettings(em);
+  return getSettings(deps.db);
 }
 
 /** The election date and curve the projection needs; 409 until a manager has set the date. */
-export async function electionDay(em: EntityManager): Promise<{ electionDate: string; curve: TurnoutCurve }> {
-  const settings = await getSettings(em);
+export async function electionDay(q: Queries): Promise<{ electionDate: string; curve: TurnoutCurve }> {
+  const settings = await getSettings(q);
   if (!settings.electionDate) {
     throw new ConflictError('Set the election date first (PUT /api/gotv/settings).', 'election_date_not_set');
   }

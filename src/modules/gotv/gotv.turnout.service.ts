@@ -3,7 +3,8 @@ import type { AppDeps } from '../../kernel/context';
 import type { Actor } from '../../kernel/auth/roles';
 import { GOTV_ROOM, type TurnoutItem } from './gotv.events';
 import type { TurnoutItemInput, TurnoutReportInput } from './gotv.schemas';
-import { coversStation, scopeOf, type Scope } from './gotv.scope';
+import { coversEverything, gotvPolicy, type BrigadeScope } from './gotv.policy';
+import { scopeOf } from './gotv.scope';
 import { projectionChanged } from './gotv.pushes';
 import { instantAt, localClock } from './gotv.curve';
 import { electionDateOf } from './gotv.settings';
@@ -27,7 +28,7 @@ async function recordVoter(db: Queries, actor: Actor, report: Extract<TurnoutRep
     voter: report.voterId ? { id: report.voterId } : { documentId: report.documentId! },
     clientReportId: report.clientReportId,
     reportedById: actor.id,
-    everyVoter: actor.role !== 'brigade',
+    everyVoter: coversEverything(actor),
     time,
   });
   if (!row?.voter_id || !row.station_id) return reject('unknown_voter', 'No confirmed voter matches this report.');
@@ -36,9 +37,9 @@ async function recordVoter(db: Queries, actor: Actor, report: Extract<TurnoutRep
   return { kind: 'accepted', event: time.rehearsal ? ['voter', row.station_id, row.voter_id, true] : ['voter', row.station_id, row.voter_id] };
 }
 
-async function recordCount(db: Database, actor: Actor, scope: Scope, report: Extract<TurnoutReportInput, { kind: 'count' }>, time: ReportDay): Promise<Outcome> {
+async function recordCount(db: Database, actor: Actor, scope: BrigadeScope, report: Extract<TurnoutReportInput, { kind: 'count' }>, time: ReportDay): Promise<Outcome> {
   // A brigade's station is checked before anything is locked: a refused report holds no lock.
-  if (!coversStation(scope, report.pollingStationId)) return reject('forbidden', "This station is not one of your brigade's.");
+  if (!gotvPolicy.allows(actor, 'reportAt', { scope, stationId: report.pollingStationId })) return reject('forbidden', "This station is not one of your brigade's.");
   return db.transaction(async (tx) => {
     const station = await lockStationForCount(tx, report.pollingStationId);
     if (!station) return reject('unknown_station', 'No polling station has this id.');
@@ -104,7 +105,7 @@ function localDayOf(at: Date, timeZone: string): { date: string; start: Date; en
 async function recordOne(
   db: Database,
   actor: Actor,
-  scopeFor: () => Promise<Scope>,
+  scopeFor: () => Promise<BrigadeScope>,
   report: TurnoutReportInput,
   seen: Set<string>,
   timeOf: (at: Date) => ReportDay,

@@ -12,7 +12,8 @@ import {
   StationTallySchema,
 } from './gotv.entities';
 import { GOTV_ROOM, stationRoom } from './gotv.events';
-import { coversStation, scopeOf } from './gotv.scope';
+import { gotvPolicy } from './gotv.policy';
+import { scopeOf } from './gotv.scope';
 import { gotvRouter } from './gotv.routes';
 import { turnoutEnvelope } from './gotv.schemas';
 import { recordTurnout } from './gotv.turnout.service';
@@ -40,7 +41,7 @@ export const gotvModule: ModuleManifest = {
     {
       // The same reports as POST /api/gotv/turnout, for phones that keep a socket open.
       event: 'gotv:report',
-      roles: ['manager', 'brigade'],
+      roles: gotvPolicy.roles('reportAt'),
       schema: turnoutEnvelope,
       handle: (items, actor) => recordTurnout(deps, actor, items),
     },
@@ -48,12 +49,12 @@ export const gotvModule: ModuleManifest = {
   // The projection follows the clock as well as the reports; stations' figures reach their rooms.
   onWorkersStarted: async (deps) => gotvBackground(deps),
   rooms: (deps) => [
-    { pattern: new RegExp(`^${GOTV_ROOM}$`), roles: ['manager', 'viewer'], description: 'War room: every station and report' },
+    { pattern: new RegExp(`^${GOTV_ROOM}$`), roles: gotvPolicy.roles('followWarRoom'), description: 'War room: every station and report' },
     {
       pattern: /^gotv:station:[0-9a-f-]{36}$/,
-      roles: ['manager', 'viewer', 'brigade'],
+      roles: gotvPolicy.roles('followStation'),
       description: "One station's numbers (a brigade member: only their brigades' stations)",
-      admits: async (actor, room) => coversStation(await scopeOf(deps, actor), room.slice(stationRoom('').length)),
+      admits: async (actor, room) => gotvPolicy.allows(actor, 'followStation', { scope: await scopeOf(deps, actor), stationId: room.slice(stationRoom('').length) }),
     },
   ],
 };

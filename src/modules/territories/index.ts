@@ -13,4 +13,4 @@ export const territoriesModule: ModuleManifest = {
 
 export { TerritorySchema, type Territory } from './territories.entities';
 export { assertTerritoriesExist } from './territories.service';
-export { territoryAndDescendants, territoryDirectory, TERRITORY_AND_DESCENDANTS } from './territories.repository';
+export { territoryAndDescendants, territoryDirectory } from './territories.repository';

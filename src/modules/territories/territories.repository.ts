@@ -155,12 +155,3 @@ export function territoryAndDescendants(ids: readonly string[]): Sql<{ id: strin
 export function territoryDirectory(): Sql<never> {
   return sql`(select id, name, type, code, parent_id from territories)`;
 }
-
-/**
- * @deprecated use `territoryAndDescendants(ids)`. The same subquery as SQL text with one
- * positional parameter (an array of ids bound as `array[?]`), for callers not yet converted.
- */
-export const TERRITORY_AND_DESCENDANTS = `with recursive inside(id) as (
-    select id from territories where id = any(array[?]::uuid[])
-    union select t.id from territories t join inside on t.parent_id = inside.id
-  ) select id from inside`;

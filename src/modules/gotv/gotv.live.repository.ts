@@ -1,0 +1,120 @@
+import { sql, type Queries, type Sql } from '../../kernel/sql';
+import { territoryAndDescendants, territoryDirectory } from '../territories';
+import type { StationStatus } from './gotv.entities';
+
+// The war room's reads: every station's figures for the map and the projection, and the
+// dashboard's aggregates. Confirmed-voter figures come from the tallies triggers keep (see
+// StationTallySchema), so none of these counts the voters table on a busy day.
+
+export interface StationRow {
+  id: string;
+  code: string;
+  name: string;
+  status: StationStatus;
+  territory_id: string | null;
+  lat: number;
+  lng: number;
+  registered_voters: number;
+  confirmed_voters: number;
+  confirmed_voted: number;
+  last_report_at: Date | null;
+}
+
+export interface StationFilter {
+  territoryId?: string | undefined;
+  /** [minLng, minLat, maxLng, maxLat] */
+  bbox?: [number, number, number, number] | undefined;
+  /** Only these stations (a push for the stations whose numbers just changed). */
+  ids?: string[] | undefined;
+}
+
+/** Every station (or those the filter keeps; a territory includes the territories inside it) with its tallies and latest report time. */
+export function stationRows(q: Queries, filter: StationFilter): Promise<StationRow[]> {
+  const clauses: Sql<never>[] = [];
+  if (filter.ids) clauses.push(sql`s.id = any(${filter.ids}::uuid[])`);
+  if (filter.territoryId) clauses.push(sql`s.territory_id in (${territoryAndDescendants([filter.territoryId])})`);
+  if (filter.bbox) {
+    const [minLng, minLat, maxLng, maxLat] = filter.bbox;
+    clauses.push(sql`s.lng between ${minLng} and ${maxLng} and s.lat between ${minLat} and ${maxLat}`);
+  }
+  const where = clauses.length ? sql`where ${sql.join(clauses, ' and ')}` : sql``;
+  return q.rows(
+    sql<StationRow>`
+      select s.id, s.code, s.name, s.status, s.territory_id, s.lat, s.lng, s.registered_voters,
+             coalesce(t.confirmed_voters, 0) as confirmed_voters, coalesce(t.confirmed_voted, 0) as confirmed_voted,
+             (select max(r.received_at) from gotv_turnout_reports r where r.station_id = s.id) as last_report_at
+      from gotv_polling_stations s left join gotv_station_tallies t on t.station_id = s.id
+      ${where}
+      order by s.name, s.id`,
+  );
+}
+
+export interface CountRow {
+  station_id: string;
+  voters_so_far: number;
+  reported_at: Date;
+}
+
+/** Count reports since `since`, of these stations or all, oldest first. */
+export function countReportsSince(q: Queries, since: Date, ids?: readonly string[]): Promise<CountRow[]> {
+  const only = ids ? sql`and station_id = any(${ids}::uuid[])` : sql``;
+  return q.rows(
+    sql<CountRow>`
+      select station_id, voters_so_far, reported_at from gotv_turnout_reports
+      where kind = 'count' and reported_at >= ${since}::timestamptz ${only} order by reported_at`,
+  );
+}
+
+/** Which of these stations got reports received after `since`: the (station_id, received_at) index answers it. */
+export async function stationsReportedSince(q: Queries, ids: readonly string[], since: Date): Promise<string[]> {
+  const rows = await q.rows(
+    sql<{ station_id: string }>`
+      select distinct station_id from gotv_turnout_reports where station_id = any(${ids}::uuid[]) and received_at > ${since}::timestamptz`,
+  );
+  return rows.map((row) => row.station_id);
+}
+
+export interface DashboardRows {
+  statuses: { status: StationStatus; n: number }[];
+  voters: { confirmed: number; voted: number };
+  hourly: { hour: number; voter_reports: number; count_reports: number }[];
+  byTerritory: { territory_id: string | null; name: string | null; assigned: number; voted: number }[];
+  byBrigade: { brigade_id: string | null; name: string | null; assigned: number; voted: number }[];
+  mostPending: { station_id: string; code: string; name: string; pending: number }[];
+}
+
+/** The dashboard's blocks, each one aggregate statement, run side by side; hours in `timeZone`, of the day starting at `dayStart`. */
+export async function dashboardRows(q: Queries, timeZone: string, dayStart: Date): Promise<DashboardRows> {
+  const [statuses, voters, hourly, byTerritory, byBrigade, mostPending] = await Promise.all([
+    q.rows(sql<DashboardRows['statuses'][number]>`select status, count(*)::int as n from gotv_polling_stations group by status`),
+    q.first(
+      sql<DashboardRows['voters']>`
+        select coalesce(sum(confirmed_voters), 0)::int as confirmed, coalesce(sum(confirmed_voted), 0)::int as voted from gotv_station_tallies`,
+    ),
+    q.rows(
+      sql<DashboardRows['hourly'][number]>`
+        select extract(hour from reported_at at time zone ${timeZone})::int as hour,
+               count(*) filter (where kind = 'voter')::int as voter_reports, count(*) filter (where kind = 'count')::int as count_reports
+        from gotv_turnout_reports where reported_at >= ${dayStart}::timestamptz and reported_at < ${dayStart}::timestamptz + interval '1 day'
+        group by 1 order by 1`,
+    ),
+    q.rows(
+      sql<DashboardRows['byTerritory'][number]>`
+        select s.territory_id, t.name, sum(c.confirmed_voters)::int as assigned, sum(c.confirmed_voted)::int as voted
+        from gotv_station_tallies c join gotv_polling_stations s on s.id = c.station_id left join ${territoryDirectory()} t on t.id = s.territory_id
+        where c.confirmed_voters > 0 group by s.territory_id, t.name order by assigned desc`,
+    ),
+    q.rows(
+      sql<DashboardRows['byBrigade'][number]>`
+        select v.brigade_id, b.name, count(v.id)::int as assigned, count(v.id) filter (where v.status = 'voted')::int as voted
+        from gotv_voters v left join gotv_brigades b on b.id = v.brigade_id group by v.brigade_id, b.name order by assigned desc`,
+    ),
+    q.rows(
+      sql<DashboardRows['mostPending'][number]>`
+        select s.id as station_id, s.code, s.name, c.confirmed_voters - c.confirmed_voted as pending
+        from gotv_station_tallies c join gotv_polling_stations s on s.id = c.station_id
+        where c.confirmed_voters > c.confirmed_voted order by pending desc, s.name limit 10`,
+    ),
+  ]);
+  return { statuses, voters: voters ?? { confirmed: 0, voted: 0 }, hourly, byTerritory, byBrigade, mostPending };
+}
