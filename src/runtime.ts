@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
@@ -118,7 +118,7 @@ export class Runtime {
       db,
       redis,
       caches,
-      secrets: { ipHashKey: createHmac('sha256', jwtSecret).update('comando:ip-hash').digest() },
+      secrets: { ipHashKey: createSecretKey(createHmac('sha256', jwtSecret).update('comando:ip-hash').digest()) },
       auth,
       realtime,
       jobs,

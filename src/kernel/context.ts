@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -23,7 +24,8 @@ export interface AppDeps {
   /** Named read-through caches, invalidated across processes. */
   caches: Caches;
   /** Keys derived from the signing secret for other purposes (never the secret itself). */
-  secrets: { ipHashKey: Buffer };
+  /** Prepared keys: Node 24 re-imports a Buffer key on every HMAC or cipher, several times slower. */
+  secrets: { ipHashKey: KeyObject };
   auth: Authenticator;
   realtime: Realtime;
   jobs: Jobs;

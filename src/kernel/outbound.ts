@@ -128,6 +128,12 @@ export interface OutboundAdapter<M extends OutboundMessage, Detail = unknown> {
   send(message: M): Promise<Outcome<Detail>>;
   /** Writes outcomes (several at most as they came in), only on rows still `sending` (or in doubt, for a late answer). */
   settle(settlements: Settlement<M, Detail>[]): Promise<void>;
+  /**
+   * `settle`, and in the same statement a claim of up to `request.limit` rows for the slots those
+   * outcomes free: a slot then waits one round trip between two sends, not two, and the rows
+   * marked `sending` never outnumber the slots. Optional; without it the engine claims apart.
+   */
+  settleAndClaim?(settlements: Settlement<M, Detail>[], request: ClaimRequest): Promise<Claimed<M>>;
   /** Pauses a sending campaign with this notice for staff; false when it was not sending. */
   pause(campaignId: string, notice: string): Promise<boolean>;
   quota?: Quota<M>;
@@ -273,7 +279,7 @@ const HOUSEKEEPING_MS = 2000;
  */
 class Settler<M extends OutboundMessage, Detail> {
   private pending: { item: Settlement<M, Detail>; written: () => void }[] = [];
-  private running: Promise<void> | undefined;
+  private running = false;
 
   constructor(
     private readonly write: (items: Settlement<M, Detail>[]) => Promise<void>,
@@ -284,17 +290,21 @@ class Settler<M extends OutboundMessage, Detail> {
   add(item: Settlement<M, Detail>): Promise<void> {
     return new Promise((written) => {
       this.pending.push({ item, written });
-      this.running ??= this.run().finally(() => {
-        this.running = undefined;
-      });
+      if (!this.running) void this.run();
     });
   }
 
+  /** Writes until nothing is pending; `running` drops in the same step that finds the list empty, so no item added meanwhile is left behind. */
   private async run(): Promise<void> {
-    while (this.pending.length) {
-      const batch = this.pending.splice(0, SETTLE_BATCH);
-      await this.writeWithRetries(batch.map((entry) => entry.item));
-      for (const entry of batch) entry.written();
+    this.running = true;
+    try {
+      while (this.pending.length) {
+        const batch = this.pending.splice(0, SETTLE_BATCH);
+        await this.writeWithRetries(batch.map((entry) => entry.item));
+        for (const entry of batch) entry.written();
+      }
+    } finally {
+      this.running = false;
     }
   }
 
@@ -321,6 +331,15 @@ export interface OutboundDeps {
   realtime: Pick<Realtime, 'publish'>;
 }
 
+/** One drain's slots and bookkeeping, shared by its claim loop and the writes that refill it. */
+interface DrainState {
+  slots: Slots;
+  housekeptAt: number;
+  progressed: boolean;
+  /** A refill found nothing due: writes stop claiming until the loop finds work again. */
+  queueEmpty: boolean;
+}
+
 /** A claimed message waiting for its turn; aborted when its campaign is paused meanwhile. */
 interface Waiting<M> {
   message: M;
@@ -338,6 +357,8 @@ export class OutboundEngine<M extends OutboundMessage, Detail = unknown> {
   private readonly errorRuns = new Map<string, number>();
   private readonly waiting = new Set<Waiting<M>>();
   private quotaLeft: { value: number | null; until: number; toldExhausted: boolean } | undefined;
+  /** The drain under way, which outcomes' writes refill; undefined between drains. */
+  private drainState: DrainState | undefined;
   private active: Promise<void> | undefined;
   private wanted = false;
   private stopped = false;
@@ -348,7 +369,7 @@ export class OutboundEngine<M extends OutboundMessage, Detail = unknown> {
   ) {
     const { ratePerSecond, burst } = adapter.settings;
     if (ratePerSecond !== null) this.bucket = new TokenBucket(ratePerSecond, Math.max(1, burst ?? 1));
-    this.settler = new Settler((items) => adapter.settle(items), deps.logger, adapter.channel);
+    this.settler = new Settler((items) => this.write(items), deps.logger, adapter.channel);
   }
 
   drain(): Promise<void> {
@@ -400,10 +421,10 @@ export class OutboundEngine<M extends OutboundMessage, Detail = unknown> {
     if (orphans) this.deps.logger.warn({ channel: adapter.channel, inDoubt: orphans }, 'messages left in flight by a stopped process are in doubt');
     this.quotaLeft = undefined;
     const slots = new Slots(adapter.settings.concurrency);
+    const drain: DrainState = { slots, housekeptAt: Date.now(), progressed: false, queueEmpty: false };
+    this.drainState = drain;
     // Claims of a few rows at a time keep the database's share small at high rates.
     const batch = Math.max(1, Math.ceil(slots.size / 4));
-    let housekept = Date.now();
-    let progressed = false;
     try {
       while (!this.stopped) {
         await slots.room(batch);
@@ -413,33 +434,74 @@ export class OutboundEngine<M extends OutboundMessage, Detail = unknown> {
         const claimed = await adapter.claim({ limit, quota });
         if (quota === 0) await this.tellQuotaExhausted();
         if (claimed.messages.length === 0 && claimed.skipped === 0) break;
-        progressed = true;
-        this.countQuota(claimed.messages);
-        if (claimed.messages.length && adapter.prepare) {
-          try {
-            await adapter.prepare(claimed.messages);
-          } catch (error) {
-            // Nothing of them was sent: back to the queue rather than left to be in doubt.
-            await Promise.all(claimed.messages.map((message) => this.settler.add({ message, kind: 'released' })));
-            throw error;
-          }
-        }
-        for (const message of claimed.messages) {
-          slots.take();
-          void this.launch(message)
-            .catch((error: unknown) => this.deps.logger.error({ channel: adapter.channel, messageId: message.id, ...safeErrorFields(error) }, 'outbound send failed unexpectedly'))
-            .finally(() => slots.release());
-        }
-        if (Date.now() - housekept > HOUSEKEEPING_MS) {
-          housekept = Date.now();
-          await adapter.housekeeping?.(false);
-        }
+        drain.queueEmpty = false;
+        await this.start(drain, claimed);
+        await this.housekeepEvery(drain);
       }
     } finally {
       await slots.empty();
+      this.drainState = undefined;
     }
     await adapter.housekeeping?.(true);
-    return progressed;
+    return drain.progressed;
+  }
+
+  /**
+   * Sends claimed messages, each in a slot of its own (prepared first; given back if that fails).
+   * From inside a write, the give-back is not waited for: it is written by the writer that is waiting on this call.
+   */
+  private async start(drain: DrainState, claimed: Claimed<M>, insideWrite = false): Promise<void> {
+    const { adapter } = this;
+    drain.progressed = true;
+    this.countQuota(claimed.messages);
+    if (claimed.messages.length && adapter.prepare) {
+      try {
+        await adapter.prepare(claimed.messages);
+      } catch (error) {
+        // Nothing of them was sent: back to the queue rather than left to be in doubt.
+        const released = Promise.all(claimed.messages.map((message) => this.settler.add({ message, kind: 'released' })));
+        if (!insideWrite) await released;
+        throw error;
+      }
+    }
+    for (const message of claimed.messages) {
+      drain.slots.take();
+      void this.launch(message)
+        .catch((error: unknown) => this.deps.logger.error({ channel: adapter.channel, messageId: message.id, ...safeErrorFields(error) }, 'outbound send failed unexpectedly'))
+        .finally(() => drain.slots.release());
+    }
+  }
+
+  private async housekeepEvery(drain: DrainState): Promise<void> {
+    if (Date.now() - drain.housekeptAt <= HOUSEKEEPING_MS) return;
+    drain.housekeptAt = Date.now();
+    await this.adapter.housekeeping?.(false);
+  }
+
+  /**
+   * Writes outcomes. During a drain, with an adapter that can, the same statement claims as many
+   * rows as the outcomes free slots, and they start at once: the new rows take their slots before
+   * the settled ones give theirs back, so slots never outnumber the rows in flight.
+   */
+  private async write(items: Settlement<M, Detail>[]): Promise<void> {
+    const drain = this.drainState;
+    if (!drain || !this.adapter.settleAndClaim || this.stopped || drain.queueEmpty) return this.adapter.settle(items);
+    const quota = await this.reserveQuota(items.length);
+    const limit = quota === null || quota === 0 ? items.length : quota;
+    const claimed = await this.adapter.settleAndClaim(items, { limit, quota });
+    if (quota === 0) await this.tellQuotaExhausted();
+    // Nothing more to claim for now: the drain's own loop claims again once slots are free, and ends when it finds nothing.
+    if (claimed.messages.length === 0 && claimed.skipped === 0) drain.queueEmpty = true;
+    if (this.stopped) {
+      for (const message of claimed.messages) void this.settler.add({ message, kind: 'released' });
+      return;
+    }
+    try {
+      await this.start(drain, claimed, true);
+    } catch (error) {
+      this.deps.logger.error({ channel: this.adapter.channel, messages: claimed.messages.length, ...safeErrorFields(error) }, 'outbound batch could not be prepared');
+    }
+    await this.housekeepEvery(drain);
   }
 
   /** Waits for its turn, sends, and returns once the outcome is written. Never throws. */
@@ -462,8 +524,10 @@ export class OutboundEngine<M extends OutboundMessage, Detail = unknown> {
     }
     const settlement = this.settlementOf(message, outcome);
     if (settlement.kind === 'failed' || settlement.kind === 'retry') this.giveBackQuota(message);
-    await this.settler.add(settlement);
+    // Before the outcome is written: that write may claim the next messages, and a campaign this
+    // answer pauses must not be among them.
     await this.countErrors(message, outcome);
+    await this.settler.add(settlement);
   }
 
   private settlementOf(message: M, outcome: Outcome<Detail>): Settlement<M, Detail> {

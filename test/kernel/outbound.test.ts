@@ -151,6 +151,31 @@ class MemoryChannel implements OutboundAdapter<Message, string> {
   }
 }
 
+/** The same channel with the combined statement: the settle and the claim as one step over the rows. */
+class RefillingChannel extends MemoryChannel {
+  mostSending = 0;
+  refills = 0;
+
+  private noteSending(): void {
+    this.mostSending = Math.max(this.mostSending, [...this.rows.values()].filter((row) => row.status === 'sending').length);
+  }
+
+  override async claim(request: ClaimRequest): Promise<Claimed<Message>> {
+    const claimed = await super.claim(request);
+    this.noteSending();
+    return claimed;
+  }
+
+  async settleAndClaim(settlements: Settlement<Message, string>[], request: ClaimRequest): Promise<Claimed<Message>> {
+    this.refills++;
+    await super.settle(settlements);
+    const claimed = await super.claim(request);
+    this.claims.pop(); // counted as a refill, not a claim of its own
+    this.noteSending();
+    return claimed;
+  }
+}
+
 const settings = (overrides: Partial<ChannelSettings> = {}): ChannelSettings => ({
   concurrency: 4,
   ratePerSecond: null,
@@ -246,6 +271,23 @@ describe('the outbound engine', () => {
     expect(channel.counts()).toEqual({ sent: 60 });
     expect(most).toBeLessThanOrEqual(5);
     for (const claim of channel.claims) expect(claim.limit).toBeLessThanOrEqual(5);
+  });
+
+  it('with settleAndClaim, claims the next messages in the statement that writes the outcomes, never over the slots', async () => {
+    const channel = new RefillingChannel(settings({ concurrency: 5 }), async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * 3));
+      return { kind: 'sent', detail: 'ok' };
+    });
+    channel.add(200);
+    const { engine } = engineFor(channel);
+    await engine.drain();
+    expect(channel.counts()).toEqual({ sent: 200 });
+    expect(new Set(channel.sends.map((send) => send.id)).size).toBe(200);
+    // Rows marked `sending` never outnumbered the slots, whichever statement marked them.
+    expect(channel.mostSending).toBeLessThanOrEqual(5);
+    // Most messages came in with the outcome of the one before them, not from a claim of their own.
+    expect(channel.refills).toBeGreaterThan(channel.claims.length);
+    expect(channel.claims.length + channel.refills).toBeLessThan(200);
   });
 
   it('retries with backoff and jitter, and fails a message after the maximum of attempts', async () => {

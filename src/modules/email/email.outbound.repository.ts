@@ -1,5 +1,5 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import { sql, tables, type Queries } from '../../kernel/sql';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
 import type { AbPhase, EmailCampaignSchema, EmailRecipientSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
 
@@ -17,34 +17,40 @@ export interface ClaimedRow {
   status: 'sending' | 'skipped';
 }
 
+// The claim and the settle are CTE fragments: run alone, or both in one statement when a slot's
+// outcome is written and its next message claimed in the same round trip (`settleAndClaim`).
+
 /**
- * Claims up to `limit` due recipients of sending campaigns and marks them `sending` in the same
- * statement (rows another process holds are skipped, not waited for), so only messages in flight
- * are ever `sending`. Consent is read here, at send time: a recipient who unsubscribed, or whose
- * address bounced, since the list was written is `skipped` without an attempt.
+ * Claims up to `limit` due recipients of sending campaigns and marks them `sending` (rows another
+ * process holds are skipped, not waited for), so only messages in flight are ever `sending`.
+ * Consent is read here, at send time: a recipient who unsubscribed, or whose address bounced,
+ * since the list was written is `skipped` without an attempt. Defines the CTE `claimed`.
  */
-export function claimRecipients(q: Queries, limit: number): Promise<ClaimedRow[]> {
-  return q.rows(
-    sql<ClaimedRow>`
-      with picked as (
-        select r.id from email_recipients r
-        where r.status = 'queued' and (r.next_attempt_at is null or r.next_attempt_at <= now())
-          and exists (select 1 from email_campaigns c where c.id = r.campaign_id and c.status = 'sending')
-        order by r.id
-        limit ${limit}
-        for update of r skip locked
-      ), decided as (
-        select r.id, k.name,
-               (r.variant_id is null or k.email_opted_out_at is not null or exists (select 1 from email_suppressions s where s.email = r.email)) as blocked
-        from picked p join email_recipients r on r.id = p.id join ${audienceContacts()} k on k.id = r.contact_id
-      )
+function claimCte(limit: number): Sql<never> {
+  return sql`
+    picked as (
+      select r.id from email_recipients r
+      where r.status = 'queued' and (r.next_attempt_at is null or r.next_attempt_at <= now())
+        and exists (select 1 from email_campaigns c where c.id = r.campaign_id and c.status = 'sending')
+      order by r.id
+      limit ${limit}
+      for update of r skip locked
+    ), decided as (
+      select r.id, k.name,
+             (r.variant_id is null or k.email_opted_out_at is not null or exists (select 1 from email_suppressions s where s.email = r.email)) as blocked
+      from picked p join email_recipients r on r.id = p.id join ${audienceContacts()} k on k.id = r.contact_id
+    ), claimed as (
       update email_recipients r set
         status = case when d.blocked then 'skipped' else 'sending' end,
         claimed_at = now(),
         attempts = r.attempts + case when d.blocked then 0 else 1 end
       from decided d where r.id = d.id
-      returning r.id::text as id, r.campaign_id, r.email, r.variant_id, r.attempts, d.name, r.status`.prepared('email_outbound_claim'),
-  );
+      returning r.id::text as id, r.campaign_id, r.email, r.variant_id, r.attempts, d.name, r.status
+    )`;
+}
+
+export function claimRecipients(q: Queries, limit: number): Promise<ClaimedRow[]> {
+  return q.rows(sql<ClaimedRow>`with ${claimCte(limit)} select * from claimed`.prepared('email_outbound_claim'));
 }
 
 export interface RecipientSettlement {
@@ -66,15 +72,13 @@ export interface SettledCount {
 }
 
 /**
- * Writes the outcomes answered since the last settle, in one statement; addresses that bounced
- * go into the suppressions in the same statement, so no campaign mails them again. Only rows
- * still in flight change, or rows in doubt that a late definite answer resolves. Planned with
- * its values each time: a generic plan over the arrays may scan the table.
+ * Writes the outcomes answered since the last settle; addresses that bounced go into the
+ * suppressions in the same statement, so no campaign mails them again. Only rows still in flight
+ * change, or rows in doubt that a late definite answer resolves. Defines the CTE `settled`.
  */
-export function settleRecipients(q: Queries, items: RecipientSettlement[]): Promise<SettledCount[]> {
-  if (!items.length) return Promise.resolve([]);
-  return q.rows(sql<SettledCount>`
-    with v as (
+function settleCte(items: readonly RecipientSettlement[]): Sql<never> {
+  return sql`
+    v as (
       select * from unnest(${items.map((item) => item.id)}::bigint[], ${items.map((item) => item.status)}::text[],
                            ${items.map((item) => item.messageId)}::text[], ${items.map((item) => item.error)}::text[],
                            ${items.map((item) => item.nextAt)}::timestamptz[], ${items.map((item) => item.released)}::boolean[])
@@ -95,8 +99,25 @@ export function settleRecipients(q: Queries, items: RecipientSettlement[]): Prom
       insert into email_suppressions (email, reason, campaign_id, detail, created_at)
       select email, 'bounce', campaign_id, last_error, now() from u where status = 'bounced'
       on conflict (email) do nothing
-    )
-    select campaign_id, status, released, count(*)::int as n from u group by campaign_id, status, released`);
+    ), settled as (
+      select campaign_id, status, released, count(*)::int as n from u group by campaign_id, status, released
+    )`;
+}
+
+/** Planned with its values each time: a generic plan over the arrays may scan the table. */
+export function settleRecipients(q: Queries, items: RecipientSettlement[]): Promise<SettledCount[]> {
+  if (!items.length) return Promise.resolve([]);
+  return q.rows(sql<SettledCount>`with ${settleCte(items)} select * from settled`);
+}
+
+/** Both in one statement: the outcomes written and the rows claimed for the slots they free. */
+export async function settleAndClaimRecipients(q: Queries, items: RecipientSettlement[], limit: number): Promise<{ settled: SettledCount[]; claimed: ClaimedRow[] }> {
+  const row = await q.first(
+    sql<{ settled: SettledCount[]; claimed: ClaimedRow[] }>`
+      with ${settleCte(items)}, ${claimCte(limit)}
+      select (select coalesce(json_agg(s), '[]') from settled s) as settled, (select coalesce(json_agg(c), '[]') from claimed c) as claimed`,
+  );
+  return row ?? { settled: [], claimed: [] };
 }
 
 /** Recipients in flight for longer than the claim timeout were left by a process that died: in doubt, never resent. */

@@ -26,7 +26,9 @@ import {
   releaseStaleClaims,
   resumeCampaign as resumePaused,
   sendingCampaigns,
+  settleAndClaimRecipients,
   settleRecipients,
+  type ClaimedRow,
   type RecipientSettlement,
   type SettledCount,
 } from './email.outbound.repository';
@@ -120,7 +122,10 @@ export class EmailChannel implements OutboundAdapter<EmailOutbound, EmailDetail>
   }
 
   async claim(request: ClaimRequest): Promise<Claimed<EmailOutbound>> {
-    const rows = await claimRecipients(this.deps.db, request.limit);
+    return this.claimedFrom(await claimRecipients(this.deps.db, request.limit));
+  }
+
+  private claimedFrom(rows: ClaimedRow[]): Claimed<EmailOutbound> {
     const messages: EmailOutbound[] = [];
     let skipped = 0;
     for (const row of rows) {
@@ -148,7 +153,17 @@ export class EmailChannel implements OutboundAdapter<EmailOutbound, EmailDetail>
   }
 
   async settle(items: Settlement<EmailOutbound, EmailDetail>[]): Promise<void> {
-    for (const row of await settleRecipients(this.deps.db, items.map(rowOf))) this.tally(row);
+    this.settled(await settleRecipients(this.deps.db, items.map(rowOf)));
+  }
+
+  async settleAndClaim(items: Settlement<EmailOutbound, EmailDetail>[], request: ClaimRequest): Promise<Claimed<EmailOutbound>> {
+    const { settled, claimed } = await settleAndClaimRecipients(this.deps.db, items.map(rowOf), request.limit);
+    this.settled(settled);
+    return this.claimedFrom(claimed);
+  }
+
+  private settled(rows: SettledCount[]): void {
+    for (const row of rows) this.tally(row);
     if (Date.now() - this.pushedAt >= PROGRESS_MS) this.pushProgress();
   }
 

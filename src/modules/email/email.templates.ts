@@ -1,4 +1,3 @@
-import mjml2html from 'mjml';
 import Mustache from 'mustache';
 import { convert } from 'html-to-text';
 import type { FieldError } from '../../kernel/errors';
@@ -71,7 +70,10 @@ interface MjmlError {
 
 async function compileMjml(source: string): Promise<string> {
   try {
-    // mjml 5 returns a Promise (its bundled types still describe the synchronous 4.x result).
+    // Loaded on first use: it is a sixth of an idle process's heap, and only saving a template
+    // compiles (sending uses the HTML stored then). mjml 5 returns a Promise (its bundled types
+    // still describe the synchronous 4.x result).
+    const { default: mjml2html } = await import('mjml');
     const result = await (mjml2html as unknown as (input: string, options: object) => Promise<{ html: string }>)(source, { validationLevel: 'strict', keepComments: false });
     return result.html;
   } catch (error) {
