@@ -1,3 +1,4 @@
+import { sql } from '../../src/kernel/sql';
 import { expectProblem } from '../helpers/users';
 import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, waitUntil, type WhatsAppTest } from './setup';
 
@@ -48,24 +49,24 @@ describe('campaigns', () => {
 
   it('re-checks consent at send time: a contact who opted out after the campaign was written gets nothing', async () => {
     const created = await create({ segment: { interestsAny: ['empleo'] } }).expect(201);
-    const em = t.app.runtime.deps.orm.em.fork();
+    const db = t.app.runtime.deps.db;
     // A draft can only be paused once it is sending or scheduled.
     await t.app.http.post(`/api/whatsapp/campaigns/${created.body.id}/pause`).set(t.manager.auth).expect(409);
     // The send list as `send` writes it, but paused before the workers reach it; then one person opts out.
     const before = t.fake.accepted.length;
-    await em.execute(`update wa_campaigns set status = 'paused', started_at = now() where id = ?`, [created.body.id]);
-    await em.execute(
-      `insert into wa_messages (id, campaign_id, contact_id, phone, direction, kind, template_id, params, status, status_rank, priority, attempts, next_attempt_at, created_at)
-       select gen_random_uuid(), ?, c.id, c.phone, 'out', 'template', ?, '["x","y"]', 'queued', 0, 1, 0, now(), now() from contacts c where 'empleo' = any(c.interests)`,
-      [created.body.id, templateId],
+    await db.write(sql`update wa_campaigns set status = 'paused', started_at = now() where id = ${created.body.id}::uuid`);
+    await db.write(
+      sql`insert into wa_messages (id, campaign_id, contact_id, phone, direction, kind, template_id, params, status, status_rank, priority, attempts, next_attempt_at, created_at)
+          select gen_random_uuid(), ${created.body.id}::uuid, c.id, c.phone, 'out', 'template', ${templateId}::uuid, '["x","y"]', 'queued', 0, 1, 0, now(), now()
+          from contacts c where 'empleo' = any(c.interests)`,
     );
-    await em.execute(`update contacts set whatsapp_opted_out_at = now() where phone = '+573000000101'`);
+    await db.write(sql`update contacts set whatsapp_opted_out_at = now() where phone = '+573000000101'`);
     await t.app.http.post(`/api/whatsapp/campaigns/${created.body.id}/resume`).set(t.manager.auth).expect(200);
     await waitUntil(async () => (await t.app.http.get(`/api/whatsapp/campaigns/${created.body.id}`).set(t.manager.auth)).body.status === 'completed', 10_000, 'completion');
     expect(await statusCounts(t.app, created.body.id)).toMatchObject({ skipped: 1 });
     expect(t.fake.sendsTo(phoneDigits(101))).toHaveLength(0);
     expect(t.fake.accepted.length - before).toBe(9);
-    await em.execute(`update contacts set whatsapp_opted_out_at = null where phone = '+573000000101'`);
+    await db.write(sql`update contacts set whatsapp_opted_out_at = null where phone = '+573000000101'`);
   });
 
   it('starts a scheduled campaign by itself when its time comes', async () => {

@@ -60,7 +60,7 @@ describe('conversations', () => {
 
   it('refuses free text outside the window (409 window_closed) and sends an approved template instead', async () => {
     const conversation = await conversationOf(2);
-    await t.app.runtime.deps.orm.em.fork().execute(`update wa_conversations set last_inbound_at = now() - interval '25 hours' where id = ?`, [conversation.id]);
+    await t.app.runtime.deps.db.write(sql`update wa_conversations set last_inbound_at = now() - interval '25 hours' where id = ${conversation.id}::uuid`);
     const closed = await t.app.http.post(`/api/whatsapp/conversations/${conversation.id}/messages`).set(t.manager.auth).send({ text: '¿Sigues ahí?' });
     expectProblem(closed, 409, 'window_closed');
     const view = await t.app.http.get(`/api/whatsapp/conversations/${conversation.id}`).set(t.manager.auth).expect(200);

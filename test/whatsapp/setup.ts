@@ -1,3 +1,4 @@
+import { sql, type Sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeWhatsAppCloud, type FakeCloudOptions } from '../fakes/whatsapp-cloud';
@@ -58,20 +59,16 @@ export interface SeedOptions {
 }
 
 /** Contacts straight into the audience table (one statement): `+57300<7 digits>`, named "Persona <n>". */
-export function seedContactsSql(options: SeedOptions): { sql: string; params: unknown[] } {
+export function seedContactsSql(options: SeedOptions): Sql<never> {
   const offset = options.offset ?? 0;
-  return {
-    sql: `insert into contacts (id, identity_key, name, phone, interests, territory_id, whatsapp_opt_in, email_opt_in, created_at, updated_at)
-     select gen_random_uuid(), 'tel:+57300' || lpad((n + ?::int)::text, 7, '0'), 'Persona ' || (n + ?::int), '+57300' || lpad((n + ?::int)::text, 7, '0'),
-            ?::text[], ?::uuid, ?::boolean, false, now(), now()
-     from generate_series(1, ?::int) n`,
-    params: [offset, offset, offset, `{${(options.interests ?? []).join(',')}}`, options.territoryId ?? null, options.optIn ?? true, options.count],
-  };
+  return sql`insert into contacts (id, identity_key, name, phone, interests, territory_id, whatsapp_opt_in, email_opt_in, created_at, updated_at)
+    select gen_random_uuid(), 'tel:+57300' || lpad((n + ${offset}::int)::text, 7, '0'), 'Persona ' || (n + ${offset}::int), '+57300' || lpad((n + ${offset}::int)::text, 7, '0'),
+           ${options.interests ?? []}::text[], ${options.territoryId ?? null}::uuid, ${options.optIn ?? true}::boolean, false, now(), now()
+    from generate_series(1, ${options.count}::int) n`;
 }
 
 export async function seedContacts(app: TestApp, options: SeedOptions): Promise<void> {
-  const { sql, params } = seedContactsSql(options);
-  await app.runtime.deps.orm.em.fork().execute(sql, params);
+  await app.runtime.deps.db.write(seedContactsSql(options));
 }
 
 export const phoneDigits = (n: number) => `57300${String(n).padStart(7, '0')}`;
@@ -91,8 +88,8 @@ export async function approvedTemplate(t: WhatsAppTest, body: Record<string, unk
     })
     .expect(201);
   await waitUntil(async () => {
-    const rows = await t.app.runtime.deps.orm.em.fork().execute<{ status: string }[]>('select status from wa_templates where id = ?', [created.body.id]);
-    return rows[0]?.status === 'APPROVED';
+    const row = await t.app.runtime.deps.db.first(sql<{ status: string }>`select status from wa_templates where id = ${created.body.id}::uuid`);
+    return row?.status === 'APPROVED';
   });
   return created.body;
 }
@@ -106,8 +103,8 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_00
 }
 
 export async function statusCounts(app: TestApp, campaignId: string): Promise<Record<string, number>> {
-  const rows = await app.runtime.deps.orm.em
-    .fork()
-    .execute<{ status: string; n: number }[]>('select status, count(*)::int as n from wa_messages where campaign_id = ? group by status', [campaignId]);
+  const rows = await app.runtime.deps.db.rows(
+    sql<{ status: string; n: number }>`select status, count(*)::int as n from wa_messages where campaign_id = ${campaignId}::uuid group by status`,
+  );
   return Object.fromEntries(rows.map((row) => [row.status, row.n]));
 }

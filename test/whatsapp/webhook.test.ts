@@ -1,3 +1,4 @@
+import { sql } from '../../src/kernel/sql';
 import { expectProblem } from '../helpers/users';
 import { signBody } from '../fakes/whatsapp-cloud';
 import { approvedTemplate, CLOUD, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, waitUntil, type WhatsAppTest } from './setup';
@@ -30,13 +31,11 @@ const post = (payload: unknown, signature?: string | null) => {
 
 async function messageOf(n: number) {
   const send = t.fake.sendsTo(phoneDigits(n))[0]!;
-  const rows = await t.app.runtime.deps.orm.em
-    .fork()
-    .execute<{ status: string; delivered_at: Date | null; read_at: Date | null; error_code: number | null; error_title: string | null }[]>(
-      'select status, delivered_at, read_at, error_code, error_title from wa_messages where id = ?',
-      [send.opaque],
-    );
-  return { send, row: rows[0]! };
+  const row = await t.app.runtime.deps.db.first(
+    sql<{ status: string; delivered_at: Date | null; read_at: Date | null; error_code: number | null; error_title: string | null }>`
+      select status, delivered_at, read_at, error_code, error_title from wa_messages where id = ${send.opaque}::uuid`,
+  );
+  return { send, row: row! };
 }
 
 describe('webhook', () => {
@@ -123,16 +122,26 @@ describe('webhook', () => {
 
   it('creates a contact without consent for an unknown number that writes first', async () => {
     await post(t.fake.inboundPayload('573009999999', { type: 'text', text: { body: 'Buenas' } }, 'Luz')).expect(200);
-    const rows = await t.app.runtime.deps.orm.em
-      .fork()
-      .execute<{ name: string; whatsapp_opt_in: boolean }[]>(`select name, whatsapp_opt_in from contacts where phone = '+573009999999'`);
+    const rows = await t.app.runtime.deps.db.rows(sql<{ name: string; whatsapp_opt_in: boolean }>`select name, whatsapp_opt_in from contacts where phone = '+573009999999'`);
     expect(rows).toEqual([{ name: 'Luz', whatsapp_opt_in: false }]);
   });
 
   it('stores a message whose text or sender name holds a NUL character, without it', async () => {
     await post(t.fake.inboundPayload('573009999998', { type: 'text', text: { body: 'Ho\u0000la' } }, 'Ma\u0000ría')).expect(200);
-    const em = t.app.runtime.deps.orm.em.fork();
-    expect(await em.execute(`select name from contacts where phone = '+573009999998'`)).toEqual([{ name: 'María' }]);
-    expect(await em.execute(`select m.body from wa_messages m join contacts c on c.id = m.contact_id where c.phone = '+573009999998'`)).toEqual([{ body: 'Hola' }]);
+    const db = t.app.runtime.deps.db;
+    expect(await db.rows(sql`select name from contacts where phone = '+573009999998'`)).toEqual([{ name: 'María' }]);
+    expect(await db.rows(sql`select m.body from wa_messages m join contacts c on c.id = m.contact_id where c.phone = '+573009999998'`)).toEqual([{ body: 'Hola' }]);
+  });
+
+  it('writes no provider id back onto a message whose person was erased, when a late status comes', async () => {
+    const { send } = await messageOf(3);
+    const { contact_id: contactId } = (await t.app.runtime.deps.db.first(sql<{ contact_id: string }>`select contact_id from wa_messages where id = ${send.opaque}::uuid`))!;
+    await t.app.http.delete(`/api/audience/contacts/${contactId}`).set(t.manager.auth).expect(200);
+    await post(t.fake.statusPayload(send, 'delivered')).expect(200);
+    const row = await t.app.runtime.deps.db.first(
+      sql<{ status: string; wamid: string | null; phone: string }>`select status, wamid, phone from wa_messages where id = ${send.opaque}::uuid`,
+    );
+    // The figures move on (delivered counts), the number behind the provider id does not come back.
+    expect(row).toEqual({ status: 'delivered', wamid: null, phone: '' });
   });
 });

@@ -2,6 +2,7 @@ import type { ModuleManifest } from '../../kernel/module';
 import { whatsappBackground } from './whatsapp.background';
 import { whatsappEntities } from './whatsapp.entities';
 import { WHATSAPP_ROOM } from './whatsapp.events';
+import { whatsappPolicy } from './whatsapp.policy';
 import { dispatchJob } from './whatsapp.jobs';
 import { whatsappRouter } from './whatsapp.routes';
 import { whatsappPersonalData } from './whatsapp.personal-data';
@@ -16,7 +17,7 @@ export const whatsappModule: ModuleManifest = {
   routers: [whatsappRouter],
   personalData: whatsappPersonalData,
   jobs: [dispatchJob],
-  rooms: () => [{ pattern: new RegExp(`^${WHATSAPP_ROOM}$`), roles: ['manager', 'viewer'], description: 'WhatsApp campaigns progress and conversations' }],
+  rooms: () => [{ pattern: new RegExp(`^${WHATSAPP_ROOM}$`), roles: whatsappPolicy.roles('follow'), description: 'WhatsApp campaigns progress and conversations' }],
   onWorkersStarted: async (deps) => whatsappBackground(deps),
 };
 

@@ -3,14 +3,16 @@ import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError, ValidationError } from '../../kernel/errors';
 import { findPage, type PageRequest } from '../../kernel/pagination';
+import type { Database, Queries } from '../../kernel/sql';
 import { UserSchema } from '../auth';
 import { countSegment, segmentMembers, type Segment } from '../audience';
 import { campaignStatus, queueCampaignMessages, startCampaign, templateStatus } from './whatsapp.repository';
+import { campaignState, cancelQueuedMessages, dueScheduledCampaigns, moveCampaign, pauseScheduled, setCampaignNotice } from './whatsapp.campaigns.repository';
 import { requestDispatch } from './whatsapp.jobs';
 import { WaCampaignSchema, WaTemplateSchema, type ContactField, type StoredSegment, type VariableSource, type WaCampaign, type WaCampaignStatus } from './whatsapp.entities';
 import { presentCampaign } from './whatsapp.presenter';
 import type { CreateCampaignInput } from './whatsapp.schemas';
-import { tierNotice } from './whatsapp.sender';
+import { tierNotice } from './whatsapp.outbound';
 import { campaignCounters, tierUsage } from './whatsapp.stats';
 
 function toSource(variable: CreateCampaignInput['variables'][number]): VariableSource {
@@ -58,32 +60,31 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, actor: Ac
     createdBy: em.getReference(UserSchema, actor.id),
   });
   await em.flush();
-  return presentCampaign(campaign, (await campaignCounters(em, [campaign.id])).get(campaign.id)!);
+  return presentCampaign(campaign, (await campaignCounters(deps.db, [campaign.id])).get(campaign.id)!);
 }
 
-export async function getCampaign(em: EntityManager, id: string) {
+export async function getCampaign(em: EntityManager, q: Queries, id: string) {
   const campaign = await em.findOne(WaCampaignSchema, { id });
   if (!campaign) throw new NotFoundError('No WhatsApp campaign has this id.');
-  return presentCampaign(campaign, (await campaignCounters(em, [id])).get(id)!);
+  return presentCampaign(campaign, (await campaignCounters(q, [id])).get(id)!);
 }
 
-export async function listCampaigns(em: EntityManager, query: PageRequest & { status?: WaCampaignStatus | undefined }) {
+export async function listCampaigns(em: EntityManager, q: Queries, query: PageRequest & { status?: WaCampaignStatus | undefined }) {
   const page = await findPage(em, WaCampaignSchema, query.status ? { status: query.status } : {}, query, { createdAt: 'desc', id: 'desc' }, (row: WaCampaign) => row);
   const counters = await campaignCounters(
-    em,
+    q,
     page.data.map((row) => row.id),
   );
   return { data: page.data.map((row) => presentCampaign(row, counters.get(row.id)!)), nextCursor: page.nextCursor };
 }
 
-/** The SQL expression of one placeholder's value for contact `c` (territory name from `t`). */
 /**
  * Starts sending: in one transaction the campaign turns `sending` (only from draft or scheduled,
  * so a second call is a conflict) and one `queued` row per recipient is written by a single
  * INSERT ... SELECT over the segment, consent and opt-outs applied, one row per phone. Workers
  * take it from there.
  */
-export async function sendCampaign(em: EntityManager, deps: AppDeps, id: string) {
+export async function sendCampaign(deps: AppDeps, id: string) {
   const result = await deps.db.transaction(async (tx) => {
     const started = await startCampaign(tx, id);
     if (!started) {
@@ -97,63 +98,57 @@ export async function sendCampaign(em: EntityManager, deps: AppDeps, id: string)
     const queued = await queueCampaignMessages(tx, started, segmentMembers(audienceSegment(started.segment), 'whatsapp'));
     return { queued };
   });
-  const usage = await tierUsage(em, deps.config.whatsapp);
+  const usage = await tierUsage(deps.db, deps.config.whatsapp);
   let notice: string | null = null;
   if (usage.remaining !== null && usage.remaining < result.queued) {
     notice = `${tierNotice(usage.limit)} ${usage.remaining} of ${result.queued} can go out now.`;
-    await em.execute('update wa_campaigns set notice = ? where id = ?', [notice.slice(0, 300), id]);
+    await setCampaignNotice(deps.db, id, notice.slice(0, 300));
   }
   await requestDispatch(deps, 'campaign');
   return { campaignId: id, status: 'sending' as const, queued: result.queued, notice };
 }
 
-async function transition(em: EntityManager, id: string, from: WaCampaignStatus[], to: WaCampaignStatus): Promise<void> {
-  const rows = await em.execute<{ id: string }[]>(`update wa_campaigns set status = ? where id = ? and status in (?) returning id`, [to, id, from]);
-  if (rows.length) return;
-  const existing = await em.findOne(WaCampaignSchema, { id }, { fields: ['status'] });
+async function transition(q: Queries, id: string, from: WaCampaignStatus[], to: WaCampaignStatus): Promise<void> {
+  if (await moveCampaign(q, id, from, to)) return;
+  const existing = await campaignState(q, id);
   if (!existing) throw new NotFoundError('No WhatsApp campaign has this id.');
   throw new ConflictError(`A ${existing.status} campaign cannot become ${to}.`, 'invalid_transition');
 }
 
 /** Stops claiming new messages; those already in flight finish. */
-export async function pauseCampaign(em: EntityManager, id: string) {
-  await transition(em, id, ['sending', 'scheduled'], 'paused');
-  return getCampaign(em, id);
+export async function pauseCampaign(em: EntityManager, q: Queries, id: string) {
+  await transition(q, id, ['sending', 'scheduled'], 'paused');
+  return getCampaign(em, q, id);
 }
 
 export async function resumeCampaign(em: EntityManager, deps: AppDeps, id: string) {
-  const rows = await em.execute<{ started_at: Date | null }[]>('select started_at from wa_campaigns where id = ?', [id]);
+  const state = await campaignState(deps.db, id);
   // A campaign paused before its first send goes back to waiting for its time (or a send).
-  await transition(em, id, ['paused'], rows[0]?.started_at ? 'sending' : 'scheduled');
+  await transition(deps.db, id, ['paused'], state?.started_at ? 'sending' : 'scheduled');
   await requestDispatch(deps, 'campaign');
-  return getCampaign(em, id);
+  return getCampaign(em, deps.db, id);
 }
 
 /** Nothing more goes out: queued messages are cancelled in the same transaction. */
-export async function cancelCampaign(em: EntityManager, id: string) {
-  await em.transactional(async (tx) => {
+export async function cancelCampaign(em: EntityManager, db: Database, id: string) {
+  await db.transaction(async (tx) => {
     await transition(tx, id, ['draft', 'scheduled', 'sending', 'paused'], 'cancelled');
-    await tx.execute(`update wa_messages set status = 'cancelled', status_rank = 9 where campaign_id = ? and status = 'queued'`, [id]);
-    await tx.execute(`update wa_campaigns set completed_at = now(), notice = null where id = ?`, [id]);
+    await cancelQueuedMessages(tx, id);
   });
-  return getCampaign(em, id);
+  return getCampaign(em, db, id);
 }
 
 /** Scheduled campaigns whose time has come start by themselves. */
 export async function startDueCampaigns(deps: AppDeps): Promise<number> {
-  const em = deps.orm.em.fork();
-  const due = await em.execute<{ id: string }[]>(`select id from wa_campaigns where status = 'scheduled' and scheduled_at <= now() order by scheduled_at limit 10`);
   let started = 0;
-  for (const { id } of due) {
+  for (const id of await dueScheduledCampaigns(deps.db, 10)) {
     try {
-      await sendCampaign(deps.orm.em.fork(), deps, id);
+      await sendCampaign(deps, id);
       started++;
     } catch (error) {
       // Raced with a manual send, or the template lost its approval: leave it for staff to see.
       deps.logger.warn({ campaignId: id, code: (error as { code?: string }).code }, 'scheduled whatsapp campaign did not start');
-      if ((error as { code?: string }).code === 'template_not_approved') {
-        await em.execute(`update wa_campaigns set status = 'paused', notice = 'Paused: its template is no longer approved.' where id = ? and status = 'scheduled'`, [id]);
-      }
+      if ((error as { code?: string }).code === 'template_not_approved') await pauseScheduled(deps.db, id, 'Paused: its template is no longer approved.');
     }
   }
   return started;

@@ -47,7 +47,7 @@ export class WhatsAppRuntime {
     this.dirtyCampaigns.clear();
     this.pendingMessages = [];
     if (ids.length === 0 && messages.length === 0) return undefined;
-    const counters = await campaignCounters(this.deps.orm.em.fork(), ids);
+    const counters = await campaignCounters(this.deps.db, ids);
     const statuses = await campaignStatuses(this.deps.db, ids);
     return {
       campaigns: statuses.map((row) => ({ campaignId: row.id, status: row.status, progress: counters.get(row.id)! })),

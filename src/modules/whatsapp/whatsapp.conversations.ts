@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { Actor } from '../../kernel/auth/roles';
+import { mayBeAssignedConversations } from './whatsapp.policy';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
 import { findPage, type PageRequest } from '../../kernel/pagination';
@@ -173,7 +174,7 @@ export async function updateConversation(
     if (input.assignedToId === null) conversation.assignedTo = null;
     else {
       const user = await em.findOne(UserSchema, { id: input.assignedToId }, { fields: ['id', 'role', 'active'] });
-      if (!user || !user.active || !['manager', 'admin'].includes(user.role)) throw invalidField('body.assignedToId', 'Assign to an active manager or admin.');
+      if (!user || !user.active || !mayBeAssignedConversations(user.role)) throw invalidField('body.assignedToId', 'Assign to an active manager or admin.');
       conversation.assignedTo = em.getReference(UserSchema, user.id);
     }
   }

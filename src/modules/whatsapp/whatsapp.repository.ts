@@ -40,7 +40,8 @@ export function applyStatuses(db: Queries, list: StatusUpdate[]): Promise<Change
     update wa_messages m set
       status = t.status,
       status_rank = t.rank,
-      wamid = coalesce(m.wamid, t.wamid),
+      -- An erased message (its phone emptied) keeps no provider id: Meta's encodes the number.
+      wamid = case when m.phone = '' then null else coalesce(m.wamid, t.wamid) end,
       accepted_at = coalesce(m.accepted_at, t.at),
       sent_at = case when t.status <> 'failed' then coalesce(m.sent_at, t.at) else m.sent_at end,
       delivered_at = case when t.rank >= 5 then coalesce(m.delivered_at, t.at) else m.delivered_at end,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import * as campaigns from './whatsapp.campaigns';
 import * as conversations from './whatsapp.conversations';
 import { dashboard } from './whatsapp.dashboard';
+import { whatsappPolicy } from './whatsapp.policy';
 import { createTemplate, listTemplates } from './whatsapp.templates';
 import { handleWebhookPayload, signatureValid } from './whatsapp.webhook';
 import {
@@ -29,8 +30,6 @@ import {
 
 const noCampaign = { 404: 'No such campaign' };
 const noConversation = { 404: 'No such conversation' };
-const staff = ['manager'] as const;
-const readers = ['manager', 'viewer'] as const;
 
 export const whatsappRouter = new ApiRouter('whatsapp')
   .post(
@@ -38,7 +37,7 @@ export const whatsappRouter = new ApiRouter('whatsapp')
     {
       summary: 'Create a message template (registered with the provider)',
       description: "`status` is the provider's (PENDING until Meta reviews it); the template-status webhook updates it. Placeholders `{{1}}..{{n}}`, no gaps, one example each.",
-      access: staff,
+      access: whatsappPolicy.roles('manageTemplates'),
       body: createTemplateBody,
       status: 201,
       response: templateView,
@@ -48,7 +47,7 @@ export const whatsappRouter = new ApiRouter('whatsapp')
   )
   .get(
     '/api/whatsapp/templates',
-    { summary: 'Message templates, newest first', access: readers, query: listTemplatesQuery, response: pageSchema(templateView) },
+    { summary: 'Message templates, newest first', access: whatsappPolicy.roles('readTemplates'), query: listTemplatesQuery, response: pageSchema(templateView) },
     async ({ input, em }) => listTemplates(em, input.query),
   )
   .post(
@@ -57,7 +56,7 @@ export const whatsappRouter = new ApiRouter('whatsapp')
       summary: 'Create a WhatsApp campaign: an approved template, one variable per placeholder, a segment',
       description:
         'Variables are `contact.firstName`, `contact.name`, `contact.neighbourhood`, `contact.territory` or literal text (`{ "literal": "..." }` for text that starts with `contact.`). `audienceSize` counts contacts who opted in to WhatsApp and did not opt out, one per phone.',
-      access: staff,
+      access: whatsappPolicy.roles('manageCampaigns'),
       body: createCampaignBody,
       status: 201,
       response: campaignView,
@@ -67,37 +66,37 @@ export const whatsappRouter = new ApiRouter('whatsapp')
   )
   .get(
     '/api/whatsapp/campaigns',
-    { summary: 'WhatsApp campaigns with progress, newest first', access: readers, query: listCampaignsQuery, response: pageSchema(campaignView) },
-    async ({ input, em }) => campaigns.listCampaigns(em, input.query),
+    { summary: 'WhatsApp campaigns with progress, newest first', access: whatsappPolicy.roles('readCampaigns'), query: listCampaignsQuery, response: pageSchema(campaignView) },
+    async ({ ctx, input, em }) => campaigns.listCampaigns(em, ctx.deps.db, input.query),
   )
   .get(
     '/api/whatsapp/campaigns/:id',
-    { summary: 'One campaign with its progress counters', access: readers, params: campaignIdParams, response: campaignView, errors: noCampaign },
-    async ({ input, em }) => campaigns.getCampaign(em, input.params.id),
+    { summary: 'One campaign with its progress counters', access: whatsappPolicy.roles('readCampaigns'), params: campaignIdParams, response: campaignView, errors: noCampaign },
+    async ({ ctx, input, em }) => campaigns.getCampaign(em, ctx.deps.db, input.params.id),
   )
   .post(
     '/api/whatsapp/campaigns/:id/send',
     {
       summary: 'Send a campaign: one queued message per recipient, sent by the workers at the configured rate',
       description: 'Only once (409 after). `notice` says when the messaging tier cannot reach everyone within the rolling 24 hours: the rest waits.',
-      access: staff,
+      access: whatsappPolicy.roles('manageCampaigns'),
       params: campaignIdParams,
       status: 202,
       response: sendResponse,
       errors: { ...noCampaign, 409: 'Already sent, cancelled, or the template is not approved' },
     },
-    async ({ ctx, input, em }) => campaigns.sendCampaign(em, ctx.deps, input.params.id),
+    async ({ ctx, input }) => campaigns.sendCampaign(ctx.deps, input.params.id),
   )
   .post(
     '/api/whatsapp/campaigns/:id/pause',
     {
       summary: 'Pause sending (messages in flight finish)',
-      access: staff,
+      access: whatsappPolicy.roles('manageCampaigns'),
       params: campaignIdParams,
       response: campaignView,
       errors: { ...noCampaign, 409: 'Not sending or scheduled' },
     },
-    async ({ input, em }) => campaigns.pauseCampaign(em, input.params.id),
+    async ({ ctx, input, em }) => campaigns.pauseCampaign(em, ctx.deps.db, input.params.id),
   )
   .post(
     '/api/whatsapp/campaigns/:id/resume',
@@ -105,7 +104,7 @@ export const whatsappRouter = new ApiRouter('whatsapp')
       summary: 'Resume a paused campaign',
       description:
         'Paused by staff, or by the sender after WHATSAPP_PAUSE_AFTER_ERRORS consecutive provider errors (`notice` says why, `outbound:paused` in the whatsapp room): sending goes on from where it stopped and the pause notice goes.',
-      access: staff,
+      access: whatsappPolicy.roles('manageCampaigns'),
       params: campaignIdParams,
       response: campaignView,
       errors: { ...noCampaign, 409: 'Not paused' },
@@ -116,12 +115,12 @@ export const whatsappRouter = new ApiRouter('whatsapp')
     '/api/whatsapp/campaigns/:id/cancel',
     {
       summary: 'Cancel a campaign: queued messages are not sent',
-      access: staff,
+      access: whatsappPolicy.roles('manageCampaigns'),
       params: campaignIdParams,
       response: campaignView,
       errors: { ...noCampaign, 409: 'Already completed or cancelled' },
     },
-    async ({ input, em }) => campaigns.cancelCampaign(em, input.params.id),
+    async ({ ctx, input, em }) => campaigns.cancelCampaign(em, ctx.deps.db, input.params.id),
   )
   .get(
     '/api/whatsapp/webhook',
@@ -171,7 +170,7 @@ export const whatsappRouter = new ApiRouter('whatsapp')
     {
       summary: 'Conversations, newest activity first',
       description: 'With contact, last message, unread count and whether the 24-hour window is open (and until when).',
-      access: staff,
+      access: whatsappPolicy.roles('converse'),
       query: listConversationsQuery,
       response: pageSchema(conversationView),
     },
@@ -179,14 +178,14 @@ export const whatsappRouter = new ApiRouter('whatsapp')
   )
   .get(
     '/api/whatsapp/conversations/:id',
-    { summary: 'One conversation', access: staff, params: conversationIdParams, response: conversationView, errors: noConversation },
+    { summary: 'One conversation', access: whatsappPolicy.roles('converse'), params: conversationIdParams, response: conversationView, errors: noConversation },
     async ({ input, em }) => conversations.getConversation(em, input.params.id),
   )
   .patch(
     '/api/whatsapp/conversations/:id',
     {
       summary: 'Assign a conversation to a staff member (or null), open or close it',
-      access: staff,
+      access: whatsappPolicy.roles('converse'),
       params: conversationIdParams,
       body: updateConversationBody,
       response: conversationView,
@@ -198,7 +197,7 @@ export const whatsappRouter = new ApiRouter('whatsapp')
     '/api/whatsapp/conversations/:id/messages',
     {
       summary: "The contact's messages, newest first",
-      access: staff,
+      access: whatsappPolicy.roles('converse'),
       params: conversationIdParams,
       query: listMessagesQuery,
       response: pageSchema(messageView),
@@ -211,7 +210,7 @@ export const whatsappRouter = new ApiRouter('whatsapp')
     {
       summary: 'Reply: `{ text }` inside the 24-hour window, `{ templateId, variables }` outside it',
       description: 'Queued ahead of campaign messages and sent by the workers; the answer is the queued message.',
-      access: staff,
+      access: whatsappPolicy.roles('converse'),
       params: conversationIdParams,
       body: replyBody,
       status: 202,
@@ -222,11 +221,15 @@ export const whatsappRouter = new ApiRouter('whatsapp')
   )
   .post(
     '/api/whatsapp/conversations/:id/read',
-    { summary: 'Mark a conversation read', access: staff, params: conversationIdParams, response: conversationView, errors: noConversation },
+    { summary: 'Mark a conversation read', access: whatsappPolicy.roles('converse'), params: conversationIdParams, response: conversationView, errors: noConversation },
     async ({ ctx, input, em }) => conversations.markRead(em, ctx.deps, input.params.id),
   )
   .get(
     '/api/whatsapp/dashboard',
-    { summary: 'WhatsApp totals and rates, per campaign, conversations, opt-outs, last 24 hours, messaging tier', access: readers, response: dashboardView },
-    async ({ ctx, em }) => dashboard(em, ctx.deps.db, ctx.deps.config.whatsapp),
+    {
+      summary: 'WhatsApp totals and rates, per campaign, conversations, opt-outs, last 24 hours, messaging tier',
+      access: whatsappPolicy.roles('readDashboard'),
+      response: dashboardView,
+    },
+    async ({ ctx }) => dashboard(ctx.deps.db, ctx.deps.config.whatsapp),
   );

@@ -4,8 +4,6 @@ import type { WhatsAppProvider } from './providers/provider';
 import type { StatusChange } from './whatsapp.context';
 import { WhatsAppChannel, type WaDetail, type WaOutbound } from './whatsapp.outbound';
 
-export { tierNotice } from './whatsapp.outbound';
-
 /**
  * The send loop of this process: the kernel's outbound engine driving the WhatsApp channel.
  * PostgreSQL holds the send list; a `whatsapp.dispatch` job only says "there is work", and

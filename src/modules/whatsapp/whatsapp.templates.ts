@@ -8,6 +8,7 @@ import { UserSchema } from '../auth';
 import { whatsapp } from './whatsapp.context';
 import { WaTemplateSchema, type TemplateStatus } from './whatsapp.entities';
 import { presentTemplate } from './whatsapp.presenter';
+import { recordProviderTemplate } from './whatsapp.campaigns.repository';
 import { checkPlaceholders, type CreateTemplateInput } from './whatsapp.schemas';
 import { ProviderError } from './providers/provider';
 
@@ -43,11 +44,7 @@ export async function createTemplate(em: EntityManager, deps: AppDeps, actor: Ac
     if (error instanceof ProviderError) throw new AppError(502, 'provider_error', 'WhatsApp provider error', `The provider refused the template: ${error.message}`);
     throw new AppError(502, 'provider_unreachable', 'WhatsApp provider unreachable', 'The WhatsApp provider could not be reached; try again.');
   }
-  await em.execute(`update wa_templates set provider_template_id = ?, status = case when status = 'PENDING' then ? else status end, updated_at = now() where id = ?`, [
-    created.providerTemplateId,
-    created.status,
-    template.id,
-  ]);
+  await recordProviderTemplate(deps.db, template.id, created.providerTemplateId, created.status);
   await em.refresh(template);
   return presentTemplate(template);
 }

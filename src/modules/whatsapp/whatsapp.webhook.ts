@@ -1,18 +1,23 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { newId } from '../../kernel/ids';
 import { ensureContactByPhone, normalisePhone, withdrawConsent } from '../audience';
 import type { Queries } from '../../kernel/sql';
 import { whatsapp } from './whatsapp.context';
+import { applyTemplateReview } from './whatsapp.campaigns.repository';
 import { applyStatuses as applyStatusUpdates, ensureConversation, insertInboundMessage, markReplied, noteInbound } from './whatsapp.repository';
 import { STATUS_RANK, type MessageKind, type TemplateStatus } from './whatsapp.entities';
 import { WHATSAPP_ROOM } from './whatsapp.events';
 
+// The app secret as a key object, made once: Node 24 imports a string or Buffer key again on every HMAC.
+let preparedSecret: { secret: string; key: KeyObject } | undefined;
+
 /** `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(app secret, raw body)>`, compared in constant time. */
 export function signatureValid(appSecret: string | undefined, rawBody: string | undefined, header: string | undefined): boolean {
   if (!appSecret || rawBody === undefined || !header?.startsWith('sha256=')) return false;
-  const expected = createHmac('sha256', appSecret).update(rawBody, 'utf8').digest();
+  if (preparedSecret?.secret !== appSecret) preparedSecret = { secret: appSecret, key: createSecretKey(Buffer.from(appSecret, 'utf8')) };
+  const expected = createHmac('sha256', preparedSecret.key).update(rawBody, 'utf8').digest();
   const given = Buffer.from(header.slice(7), 'hex');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
@@ -170,20 +175,13 @@ async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number
 async function applyTemplateEvent(deps: AppDeps, value: z.infer<typeof templateValue>): Promise<boolean> {
   const status = TEMPLATE_EVENTS[value.event];
   if (!status) return false;
-  const em = deps.orm.em.fork();
-  const rows = await em.execute<{ id: string }[]>(
-    `update wa_templates set status = ?, rejection_reason = ?, provider_template_id = coalesce(provider_template_id, ?), updated_at = now()
-     where provider_template_id = ? or (provider_template_id is null and name = ? and language = ?) returning id`,
-    [
-      status,
-      status === 'REJECTED' ? (value.reason ?? 'NONE').slice(0, 200) : null,
-      value.message_template_id,
-      value.message_template_id,
-      value.message_template_name ?? '',
-      value.message_template_language ?? '',
-    ],
-  );
-  return rows.length > 0;
+  return applyTemplateReview(deps.db, {
+    status,
+    reason: status === 'REJECTED' ? (value.reason ?? 'NONE').slice(0, 200) : null,
+    providerTemplateId: value.message_template_id,
+    name: value.message_template_name ?? '',
+    language: value.message_template_language ?? '',
+  });
 }
 
 /** Replies that withdraw WhatsApp consent (accents and case ignored). */

@@ -1,0 +1,22 @@
+import type { Role } from '../../kernel/auth/roles';
+import { roleAllowed } from '../../kernel/auth/roles';
+import { definePolicy } from '../../kernel/policy';
+
+/**
+ * Who may do what with WhatsApp: managers write templates, run campaigns and hold the
+ * conversations (people's own words and numbers); viewers follow the figures.
+ */
+export const whatsappPolicy = definePolicy({
+  manageTemplates: { roles: ['manager'] },
+  readTemplates: { roles: ['manager', 'viewer'] },
+  manageCampaigns: { roles: ['manager'] },
+  readCampaigns: { roles: ['manager', 'viewer'] },
+  /** Reading and answering conversations, assigning them. */
+  converse: { roles: ['manager'] },
+  readDashboard: { roles: ['manager', 'viewer'] },
+  /** The live room: campaign progress and conversation events. */
+  follow: { roles: ['manager', 'viewer'] },
+});
+
+/** A conversation is assigned only to someone who may hold conversations. */
+export const mayBeAssignedConversations = (role: Role): boolean => roleAllowed(role, whatsappPolicy.roles('converse'));

@@ -1,0 +1,18 @@
+import { ROLES, roleAllowed } from '../../src/kernel/auth/roles';
+import { mayBeAssignedConversations, whatsappPolicy } from '../../src/modules/whatsapp/whatsapp.policy';
+
+const allowed = (action: Parameters<typeof whatsappPolicy.roles>[0]) => ROLES.filter((role) => roleAllowed(role, whatsappPolicy.roles(action)));
+
+describe('whatsappPolicy', () => {
+  it('lets managers send and converse, and viewers follow the figures', () => {
+    expect(allowed('manageCampaigns')).toEqual(['admin', 'manager']);
+    expect(allowed('manageTemplates')).toEqual(['admin', 'manager']);
+    expect(allowed('readCampaigns')).toEqual(['admin', 'manager', 'viewer']);
+    expect(allowed('readDashboard')).toEqual(['admin', 'manager', 'viewer']);
+  });
+
+  it('keeps conversations, people’s own words, to managers, and assigns them only to those who may hold them', () => {
+    expect(allowed('converse')).toEqual(['admin', 'manager']);
+    expect(ROLES.filter(mayBeAssignedConversations)).toEqual(['admin', 'manager']);
+  });
+});
