@@ -4,7 +4,7 @@ import { testRedisUrl } from '../helpers/database';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeSmtp } from '../fakes/smtp';
 import { chooseWinner, twoProportionZ, type VariantResult } from '../../src/modules/email/email.ab';
-import { campaignBody, createCampaign, createTemplate, emailEnv, linksIn, pathOf, seedContacts, sql, waitForCampaign } from './helpers';
+import { campaignBody, createCampaign, createTemplate, emailEnv, linksIn, pathOf, seedContacts, query, sql, waitForCampaign } from './helpers';
 
 const variant = (name: string, delivered: number, hits: number, unsubscribes = 0): VariantResult => ({ id: `id-${name}`, name, delivered, hits, unsubscribes });
 
@@ -85,7 +85,7 @@ describe('an A/B campaign end to end', () => {
     const bySubject = (prefix: string) => smtp.messages.filter((message) => message.parsed!.subject!.startsWith(prefix));
     expect(bySubject('A:')).toHaveLength(50);
     expect(bySubject('B:')).toHaveLength(50);
-    const held = await sql(app, "select count(*)::int as n from email_recipients where campaign_id = ? and status = 'held' and variant_id is null", [campaign.id]);
+    const held = await query(app, sql`select count(*)::int as n from email_recipients where campaign_id = ${campaign.id} and status = 'held' and variant_id is null`);
     expect(held).toEqual([{ n: 100 }]);
 
     // The decision waits for waitMinutes in the job queue; nobody sleeps for it here.
@@ -167,7 +167,7 @@ describe('an A/B campaign end to end', () => {
     }
     const decided = await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/decide-winner`).set(manager.auth).expect(200);
     expect(decided.body.winner).toBe('A');
-    const [row] = await sql<{ decision: { reason: string; excluded: string[] } }>(app, 'select decision from email_campaigns where id = ?', [campaign.id]);
+    const [row] = await query(app, sql<{ decision: { reason: string; excluded: string[] } }>`select decision from email_campaigns where id = ${campaign.id}`);
     expect(row!.decision).toMatchObject({ reason: 'guardrail', excluded: ['B'] });
     await waitForCampaign(app, campaign.id, (state) => state.status === 'sent');
     // The 60 held recipients get A; the 8 who unsubscribed were in the test share, so all 60 go out.

@@ -2,7 +2,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeSmtp } from '../fakes/smtp';
 import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
-import { PUBLIC_BASE, campaignBody, createCampaign, createTemplate, emailEnv, linksIn, seedContacts, sql, waitForCampaign } from './helpers';
+import { PUBLIC_BASE, campaignBody, createCampaign, createTemplate, emailEnv, linksIn, seedContacts, query, sql, waitForCampaign } from './helpers';
 
 let smtp: FakeSmtp;
 let app: TestApp;
@@ -22,9 +22,9 @@ beforeAll(async () => {
   await seedContacts(app, { prefix: 'noconsent', count: 2, interests: ['salud'], emailOptIn: false });
   await seedContacts(app, { prefix: 'gone', count: 2, interests: ['salud'], optedOut: true });
   // A later contact sharing news1's inbox (upper case): one message, not two; the older contact stands for the address.
-  await sql(
+  await query(
     app,
-    `insert into contacts (id, identity_key, name, phone, email, interests, email_opt_in, created_at, updated_at)
+    sql`insert into contacts (id, identity_key, name, phone, email, interests, email_opt_in, created_at, updated_at)
                   values ('ffffffff-ffff-7fff-bfff-ffffffffffff', 'tel:+573001112233', 'Gemela Uno', '+573001112233', 'NEWS1@example.org', '{salud}', true, now(), now())`,
   );
 });
@@ -125,7 +125,7 @@ describe('sending', () => {
       expect(message.raw).not.toMatch(/\{\{/);
     }
     expect(ids.size).toBe(6);
-    const rows = await sql<{ status: string; n: number }>(app, 'select status, count(*)::int as n from email_recipients where campaign_id = ? group by status', [campaign.id]);
+    const rows = await query(app, sql<{ status: string; n: number }>`select status, count(*)::int as n from email_recipients where campaign_id = ${campaign.id} group by status`);
     expect(rows).toEqual([{ status: 'sent', n: 6 }]);
     const again = expectProblem(await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth), 409, 'already_sent');
     expect(again.detail).toMatch(/already/);
@@ -147,10 +147,14 @@ describe('sending', () => {
     expect(campaign.audienceSize).toBe(4);
     await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
     await waitForCampaign(app, campaign.id, (row) => row.status === 'sent');
-    const rows = await sql<{ email: string; status: string; attempts: number; last_error: string | null }>(
+    const rows = await query(
       app,
-      'select email, status, attempts, last_error from email_recipients where campaign_id = ? order by email',
-      [campaign.id],
+      sql<{
+        email: string;
+        status: string;
+        attempts: number;
+        last_error: string | null;
+      }>`select email, status, attempts, last_error from email_recipients where campaign_id = ${campaign.id} order by email`,
     );
     expect(rows).toEqual([
       { email: 'bounce1@example.org', status: 'bounced', attempts: 1, last_error: expect.stringContaining('550') },
@@ -161,7 +165,7 @@ describe('sending', () => {
     expect(rows[0]!.last_error).not.toContain('bounce1');
     expect(smtp.rejectedAttempts.get('bounce2@example.org')).toBe(1);
     expect(smtp.to('bounce2@example.org')).toHaveLength(1);
-    expect(await sql(app, "select reason from email_suppressions where email = 'bounce1@example.org'")).toEqual([{ reason: 'bounce' }]);
+    expect(await query(app, sql`select reason from email_suppressions where email = 'bounce1@example.org'`)).toEqual([{ reason: 'bounce' }]);
     const later = await createCampaign(app, manager, campaignBody(templateId, { segment: { interestsAny: ['rebote'] } }));
     expect(later.audienceSize).toBe(3);
     const stats = await app.http.get(`/api/email-marketing/campaigns/${campaign.id}/stats`).set(viewer.auth).expect(200);
@@ -174,13 +178,13 @@ describe('sending', () => {
     const campaign = await createCampaign(app, manager, campaignBody(templateId, { segment: { interestsAny: ['lleno'] } }));
     await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
     await waitForCampaign(app, campaign.id, (row) => row.status === 'sent', 20_000);
-    const rows = await sql(app, 'select email, status, attempts from email_recipients where campaign_id = ? order by email', [campaign.id]);
+    const rows = await query(app, sql`select email, status, attempts from email_recipients where campaign_id = ${campaign.id} order by email`);
     expect(rows).toEqual([
       { email: 'full1@example.org', status: 'failed', attempts: 3 },
       { email: 'full2@example.org', status: 'sent', attempts: 1 },
     ]);
     expect(smtp.rejectedAttempts.get('full1@example.org')).toBe(3);
-    expect(await sql(app, "select 1 from email_suppressions where email = 'full1@example.org'")).toEqual([]);
+    expect(await query(app, sql`select 1 from email_suppressions where email = 'full1@example.org'`)).toEqual([]);
     const stats = await app.http.get(`/api/email-marketing/campaigns/${campaign.id}/stats`).set(viewer.auth).expect(200);
     expect(stats.body).toMatchObject({ sent: 1, failed: 1, bounced: 0 });
   });

@@ -1,3 +1,4 @@
+import { sql, type Sql } from '../../src/kernel/sql';
 import type { TestApp } from '../helpers/app';
 import type { TestUser } from '../helpers/users';
 
@@ -17,8 +18,11 @@ export function emailEnv(smtpUrl: string, extra: Record<string, string> = {}): R
   };
 }
 
-export async function sql<T = Record<string, unknown>>(app: TestApp, text: string, params: unknown[] = []): Promise<T[]> {
-  return app.runtime.deps.orm.em.fork().execute(text, params);
+export { sql } from '../../src/kernel/sql';
+
+/** Reads or writes the app's tables directly, for what the API does not show. */
+export function query<T>(app: TestApp, statement: Sql<T>): Promise<T[]> {
+  return app.runtime.deps.db.rows(statement);
 }
 
 export interface SeedOptions {
@@ -31,13 +35,12 @@ export interface SeedOptions {
 
 /** Contacts written straight into the audience tables (the capture path is tested elsewhere). */
 export async function seedContacts(app: TestApp, options: SeedOptions): Promise<void> {
-  await sql(
+  await query(
     app,
-    `insert into contacts (id, identity_key, name, email, interests, whatsapp_opt_in, email_opt_in, email_opted_out_at, created_at, updated_at)
-     select gen_random_uuid(), 'mail:' || ? || g || '@example.org', 'Persona' || g || ' Apellido', ? || g || '@example.org',
-            ?::text[], false, ?, ?, now(), now()
-     from generate_series(1, ?) g`,
-    [options.prefix, options.prefix, `{${(options.interests ?? []).join(',')}}`, options.emailOptIn ?? true, options.optedOut ? new Date() : null, options.count],
+    sql`insert into contacts (id, identity_key, name, email, interests, whatsapp_opt_in, email_opt_in, email_opted_out_at, created_at, updated_at)
+     select gen_random_uuid(), 'mail:' || ${options.prefix} || g || '@example.org', 'Persona' || g || ' Apellido', ${options.prefix} || g || '@example.org',
+            ${options.interests ?? []}::text[], false, ${options.emailOptIn ?? true}::boolean, ${options.optedOut ? new Date() : null}::timestamptz, now(), now()
+     from generate_series(1, ${options.count}::int) g`,
   );
 }
 
@@ -85,7 +88,7 @@ export async function createCampaign(app: TestApp, manager: TestUser, body: Reco
 export async function waitForCampaign(app: TestApp, campaignId: string, check: (row: { status: string; ab_phase: string }) => boolean, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await sql<{ status: string; ab_phase: string }>(app, 'select status, ab_phase from email_campaigns where id = ?', [campaignId]);
+    const [row] = await query(app, sql<{ status: string; ab_phase: string }>`select status, ab_phase from email_campaigns where id = ${campaignId}`);
     if (row && check(row)) return row;
     if (Date.now() > deadline) throw new Error(`campaign still ${JSON.stringify(row)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
-import { MJML, createTemplate, seedContacts, sql } from './helpers';
+import { MJML, createTemplate, seedContacts, query, sql } from './helpers';
 
 let app: TestApp;
 let manager: TestUser;
@@ -92,12 +92,15 @@ describe('email templates', () => {
     expect(sample.body.html).toContain('href="https://ejemplo.co/agenda"');
     expect(sample.body.text).toContain('Hola Ana,');
     await seedContacts(app, { prefix: 'preview', count: 1 });
-    const [contact] = await sql<{ id: string }>(app, "update contacts set name = '<b>Luz</b> & Co' where email = 'preview1@example.org' returning id");
+    const [contact] = await query(app, sql<{ id: string }>`update contacts set name = '<b>Luz</b> & Co' where email = 'preview1@example.org' returning id`);
     const real = await app.http.get(`/api/email-marketing/templates/${template.id}/preview`).query({ contactId: contact!.id }).set(manager.auth).expect(200);
     expect(real.body.sample).toBe(false);
     expect(real.body.subject).toBe('Hola <b>Luz</b>');
     expect(real.body.html).toContain('Hola &lt;b&gt;Luz&lt;&#x2F;b&gt;,');
     expect(real.body.text).toContain('Hola <b>Luz</b>,');
+    // A viewer sees the sample, never a real person's name and address (the leads list's rule).
+    const refused = expectProblem(await app.http.get(`/api/email-marketing/templates/${template.id}/preview`).query({ contactId: contact!.id }).set(viewer.auth), 403, 'forbidden');
+    expect(JSON.stringify(refused)).not.toContain('Luz');
     expectProblem(await app.http.get(`/api/email-marketing/templates/${template.id}/preview`).query({ contactId: 'x' }).set(manager.auth), 400);
     expectProblem(await app.http.get(`/api/email-marketing/templates/${template.id}/preview`).query({ contactId: '0190f2a4-7b8c-7def-8123-456789abcdef' }).set(manager.auth), 404);
   });

@@ -3,7 +3,7 @@ import { createUser, expectProblem, registerAdmin, type TestUser } from '../help
 import { FakeSmtp, type ReceivedMessage } from '../fakes/smtp';
 import { TrackingTokens } from '../../src/modules/email/email.tracking-tokens';
 import { eventWriter } from '../../src/modules/email/email.tracking';
-import { TRACKING_SECRET, campaignBody, createCampaign, createTemplate, emailEnv, linksIn, pathOf, seedContacts, sql, waitForCampaign } from './helpers';
+import { TRACKING_SECRET, campaignBody, createCampaign, createTemplate, emailEnv, linksIn, pathOf, seedContacts, query, sql, waitForCampaign } from './helpers';
 
 let smtp: FakeSmtp;
 let app: TestApp;
@@ -29,7 +29,7 @@ const unsubscribeOf = (address: string) => pathOf(/<(https:[^>]+)>/.exec(message
 // The pixel answers before its row is written: flush the writer before counting.
 const flush = () => eventWriter(app.runtime.deps).flush();
 const stats = async () => (await flush(), await app.http.get(`/api/email-marketing/campaigns/${campaignId}/stats`).set(viewer.auth).expect(200)).body;
-const eventCount = async () => (await flush(), await sql<{ n: number }>(app, 'select count(*)::int as n from email_events'))[0]!.n;
+const eventCount = async () => (await flush(), await query(app, sql<{ n: number }>`select count(*)::int as n from email_events`))[0]!.n;
 
 beforeAll(async () => {
   smtp = await new FakeSmtp().start();
@@ -107,7 +107,7 @@ describe('click redirect', () => {
 
   it('never redirects to a link that was not in the message, nor with forged tokens', async () => {
     const before = await eventCount();
-    const [recipient] = await sql<{ id: string }>(app, "select id from email_recipients where email = 'track4@example.org'");
+    const [recipient] = await query(app, sql<{ id: string }>`select id from email_recipients where email = 'track4@example.org'`);
     expect((await app.http.get(`/e/c/${tokens.sign('click', BigInt(recipient!.id), 7)}`)).status).toBe(404);
     const link = clicksOf('track4@example.org')[0]!;
     expect((await app.http.get(`${link.slice(0, -1)}`)).status).toBe(404);
@@ -125,17 +125,17 @@ describe('unsubscribe', () => {
     expect(page.text).toContain('¿Quieres dejar de recibir nuestros correos?');
     expect(page.text).toContain(`action="${unsubscribeOf('track1@example.org')}"`);
     expect((await stats()).unsubscribed).toBe(0);
-    expect(await sql(app, "select email_opted_out_at from contacts where email = 'track1@example.org'")).toEqual([{ email_opted_out_at: null }]);
+    expect(await query(app, sql`select email_opted_out_at from contacts where email = 'track1@example.org'`)).toEqual([{ email_opted_out_at: null }]);
   });
 
   it('unsubscribes with the RFC 8058 one-click POST, answering 200 (no redirect), with proof in the consent records', async () => {
     const response = await app.http.post(unsubscribeOf('track1@example.org')).set('User-Agent', 'Gmail one-click').type('form').send('List-Unsubscribe=One-Click').expect(200);
     expect(response.text).toContain('cancelamos tu suscripción');
-    const [contact] = await sql<{ email_opted_out_at: Date | null }>(app, "select email_opted_out_at from contacts where email = 'track1@example.org'");
+    const [contact] = await query(app, sql<{ email_opted_out_at: Date | null }>`select email_opted_out_at from contacts where email = 'track1@example.org'`);
     expect(contact!.email_opted_out_at).not.toBeNull();
-    const proofs = await sql<Record<string, unknown>>(
+    const proofs = await query(
       app,
-      `select k.source, k.source_ref, k.email_opt_in, k.ip_hash, k.user_agent, t.text from consents k join contacts c on c.id = k.contact_id
+      sql<Record<string, unknown>>`select k.source, k.source_ref, k.email_opt_in, k.ip_hash, k.user_agent, t.text from consents k join contacts c on c.id = k.contact_id
        join consent_texts t on t.id = k.text_id where c.email = 'track1@example.org'`,
     );
     expect(proofs).toEqual([
@@ -152,15 +152,17 @@ describe('unsubscribe', () => {
     await app.http.post(unsubscribeOf('track1@example.org')).type('form').send('').expect(200);
     const body = await stats();
     expect(body.unsubscribed).toBe(1);
-    expect(await sql(app, "select 1 from consents k join contacts c on c.id = k.contact_id where c.email = 'track1@example.org'")).toHaveLength(1);
+    expect(await query(app, sql`select 1 from consents k join contacts c on c.id = k.contact_id where c.email = 'track1@example.org'`)).toHaveLength(1);
     const later = await createCampaign(app, manager, campaignBody(templateId));
     expect(later.audienceSize).toBe(4);
   });
 
   it('keeps the unsubscribe as a withdrawal of consent: action, how it came and the other channel as it stood', async () => {
-    const [withdrawal] = await sql<Record<string, unknown>>(
+    const [withdrawal] = await query(
       app,
-      `select k.action, k.evidence, k.whatsapp_opt_in, k.email_opt_in, k.given_at is not null as dated from consents k join contacts c on c.id = k.contact_id
+      sql<
+        Record<string, unknown>
+      >`select k.action, k.evidence, k.whatsapp_opt_in, k.email_opt_in, k.given_at is not null as dated from consents k join contacts c on c.id = k.contact_id
        where c.email = 'track1@example.org'`,
     );
     expect(withdrawal).toEqual({ action: 'withdrawn', evidence: 'one-click unsubscribe (List-Unsubscribe-Post)', whatsapp_opt_in: false, email_opt_in: false, dated: true });

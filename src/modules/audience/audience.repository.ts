@@ -130,6 +130,11 @@ export async function contactExists(q: Queries, id: string): Promise<boolean> {
   return (await q.first(db.selectFrom('contacts').select('id').where('id', '=', id).where('erased_at', 'is', null))) !== undefined;
 }
 
+/** A contact's name and email, for showing a message as they would get it; nothing for an erased or unknown id. */
+export function contactGreeting(q: Queries, id: string): Promise<{ name: string; email: string | null } | undefined> {
+  return q.first(db.selectFrom('contacts').select(['name', 'email']).where('id', '=', id).where('erased_at', 'is', null));
+}
+
 /** Which contacts a withdrawal applies to: one by id, or everyone holding a phone or an email. */
 export type ContactSelector = { contactId: string } | { phone: string } | { email: string };
 

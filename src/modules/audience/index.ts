@@ -21,6 +21,7 @@ export {
   arrivingContact,
   audienceContacts,
   contactExists,
+  contactGreeting,
   countOptedOut,
   ensureConsentText,
   ensureContactByPhone,

@@ -1,6 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
-import type { AbDecision, AbMetric } from './email.entities';
+import type { AbDecision } from './email.entities';
+import { abVariantResults, lockAbCampaign, recordAbWinner } from './email.stats.repository';
 import { EMAIL_ROOM } from './email.events';
 import { sendJob } from './email.jobs';
 
@@ -76,20 +76,6 @@ export function chooseWinner(results: VariantResult[]): { winnerId: string; deci
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
 
-async function variantResults(em: EntityManager, campaignId: string, metric: AbMetric): Promise<VariantResult[]> {
-  return em.execute<VariantResult[]>(
-    `select v.id, v.name,
-       (select count(*)::int from email_recipients r where r.variant_id = v.id and r.phase = 'test' and r.status = 'sent') as delivered,
-       (select count(distinct e.recipient_id)::int from email_events e join email_recipients r on r.id = e.recipient_id
-          where e.variant_id = v.id and r.phase = 'test' and not e.machine
-            and (e.kind = 'click' or (?::text = 'open' and e.kind = 'open'))) as hits,
-       (select count(distinct e.recipient_id)::int from email_events e join email_recipients r on r.id = e.recipient_id
-          where e.variant_id = v.id and r.phase = 'test' and e.kind = 'unsubscribe') as unsubscribes
-     from email_variants v where v.campaign_id = ? order by v.position`,
-    [metric, campaignId],
-  );
-}
-
 export type DecideResult = { decided: true; winner: string; decision: AbDecision } | { decided: false; reason: 'not_waiting' | 'not_due'; dueAt?: Date };
 
 /**
@@ -99,23 +85,14 @@ export type DecideResult = { decided: true; winner: string; decision: AbDecision
  * `now`: decide before waitMinutes is over (the manager ends the test early).
  */
 export async function decideWinner(deps: AppDeps, campaignId: string, options: { now?: boolean } = {}): Promise<DecideResult> {
-  const em = deps.orm.em.fork() as EntityManager;
-  const result = await em.transactional(async (tx): Promise<DecideResult> => {
-    const [campaign] = await tx.execute<{ ab_phase: string; ab_decide_at: Date | null; metric: AbMetric }[]>(
-      `select ab_phase, ab_decide_at, coalesce(ab_test->>'metric', 'click') as metric from email_campaigns where id = ? for update`,
-      [campaignId],
-    );
+  const result = await deps.db.transaction(async (tx): Promise<DecideResult> => {
+    const campaign = await lockAbCampaign(tx, campaignId);
     if (!campaign || campaign.ab_phase !== 'waiting') return { decided: false, reason: 'not_waiting' };
     const dueAt = campaign.ab_decide_at ? new Date(campaign.ab_decide_at) : new Date();
     if (!options.now && dueAt.getTime() > Date.now()) return { decided: false, reason: 'not_due', dueAt };
-    const results = await variantResults(tx, campaignId, campaign.metric);
+    const results = await abVariantResults(tx, campaignId, campaign.metric);
     const { winnerId, decision } = chooseWinner(results);
-    await tx.execute(
-      `update email_campaigns set ab_phase = 'winner_sent', winner_variant_id = ?, decided_at = now(), decision = ?::jsonb, updated_at = now()
-       where id = ? and ab_phase = 'waiting'`,
-      [winnerId, JSON.stringify(decision), campaignId],
-    );
-    await tx.execute(`update email_recipients r set variant_id = ?, status = 'queued' where r.campaign_id = ? and r.status = 'held'`, [winnerId, campaignId]);
+    await recordAbWinner(tx, campaignId, winnerId, decision);
     return { decided: true, winner: results.find((item) => item.id === winnerId)!.name, decision };
   });
   if (result.decided) {

@@ -1,13 +1,15 @@
 import { sql, type Queries, type Sql } from '../../kernel/sql';
 import { segmentMembers, type Segment } from '../audience';
+import { suppressed } from './email.personal-data';
 
 /**
  * Who an email campaign reaches: the audience module's segment on the email channel (opt-in,
- * not unsubscribed, one contact per address) minus addresses that hard-bounced before.
+ * not unsubscribed, one contact per address) minus addresses that hard-bounced before (kept
+ * hashed once their owner's data was erased).
  */
 export function reachable(segment: Segment): Sql<{ id: string; name: string; email: string }> {
   return sql`select m.id, m.name, lower(m.email) as email from (${segmentMembers(segment, 'email')}) m
-             where not exists (select 1 from email_suppressions s where s.email = lower(m.email))`;
+             where not ${suppressed(sql`m.email`)}`;
 }
 
 export async function countReachable(q: Queries, segment: Segment): Promise<number> {

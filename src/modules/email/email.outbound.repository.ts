@@ -1,6 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
+import { suppressed } from './email.personal-data';
 import type { AbPhase, EmailCampaignSchema, EmailRecipientSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
 
 /** The tables the sender reads and writes, as the typed query builder sees them. */
@@ -37,7 +38,7 @@ function claimCte(limit: number): Sql<never> {
       for update of r skip locked
     ), decided as (
       select r.id, k.name,
-             (r.variant_id is null or k.email_opted_out_at is not null or exists (select 1 from email_suppressions s where s.email = r.email)) as blocked
+             (r.variant_id is null or k.email_opted_out_at is not null or ${suppressed(sql`r.email`)}) as blocked
       from picked p join email_recipients r on r.id = p.id join ${audienceContacts()} k on k.id = r.contact_id
     ), claimed as (
       update email_recipients r set

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { PersonalDataHolder } from '../../kernel/module';
-import { sql, tables, type Queries } from '../../kernel/sql';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
 import type { EmailCampaignSchema, EmailEventSchema, EmailRecipientSchema, EmailSuppressionSchema } from './email.entities';
 
@@ -15,6 +15,16 @@ const db = tables<EmailTables>();
  */
 export function erasedSuppressionKey(address: string): string {
   return `sha256:${createHash('sha256').update(address.toLowerCase()).digest('hex')}`;
+}
+
+/** `erasedSuppressionKey` of an address column or value, inside a statement. */
+function erasedSuppressionKeySql(address: Sql<unknown>): Sql<never> {
+  return sql`'sha256:' || encode(sha256(convert_to(lower(${address}), 'UTF8')), 'hex')`;
+}
+
+/** Whether an address is suppressed, in the clear or (its owner erased) by its hash. */
+export function suppressed(address: Sql<unknown>): Sql<never> {
+  return sql`exists (select 1 from email_suppressions s where s.email in (lower(${address}), ${erasedSuppressionKeySql(address)}))`;
 }
 
 /** Every address the person was mailed at, and the one they have now, lower-cased. */

@@ -20,6 +20,7 @@ import {
   templateView,
 } from './email.schemas';
 import { campaignStats, emailDashboard } from './email.stats';
+import { emailPolicy } from './email.policy';
 import * as templates from './email.templates.service';
 
 const noTemplate = { 404: 'No such template' };
@@ -33,7 +34,7 @@ export const emailRouter = new ApiRouter('email-marketing')
       summary: 'Create an email template (MJML or HTML)',
       description:
         'MJML is compiled at validation level strict; errors come back one per line. Variables: `{{contact.firstName}}`, `{{contact.lastName}}`, `{{contact.name}}`, `{{contact.email}}`, `{{campaign.name}}`, `{{unsubscribeUrl}}` — escaped; unknown ones are a 400. Every http(s) link is click-tracked; an unsubscribe link is added when the template has none.',
-      access: ['manager'],
+      access: emailPolicy.roles('manageTemplates'),
       body: createTemplateBody,
       status: 201,
       response: templateView,
@@ -42,25 +43,28 @@ export const emailRouter = new ApiRouter('email-marketing')
   )
   .get(
     '/api/email-marketing/templates',
-    { summary: 'Email templates, newest first', access: ['manager', 'viewer'], query: listQuery, response: pageSchema(templateSummary) },
+    { summary: 'Email templates, newest first', access: emailPolicy.roles('readTemplates'), query: listQuery, response: pageSchema(templateSummary) },
     async ({ input, em }) => templates.listTemplates(em, input.query),
   )
   .get(
     '/api/email-marketing/templates/:id',
-    { summary: 'One email template with its source, HTML and text', access: ['manager', 'viewer'], params: idParams, response: templateView, errors: noTemplate },
+    { summary: 'One email template with its source, HTML and text', access: emailPolicy.roles('readTemplates'), params: idParams, response: templateView, errors: noTemplate },
     async ({ input, em }) => presentTemplate(await templates.getTemplate(em, input.params.id)),
   )
   .get(
     '/api/email-marketing/templates/:id/preview',
     {
       summary: 'Render a template for a sample contact (or a real one with contactId)',
-      access: ['manager', 'viewer'],
+      access: emailPolicy.roles('readTemplates'),
       params: idParams,
       query: previewQuery,
       response: previewView,
-      errors: { 404: 'No such template or contact' },
+      errors: { 403: 'A real contact (contactId) asked for by someone who may not see people', 404: 'No such template or contact' },
     },
-    async ({ input, em }) => templates.previewTemplate(em, input.params.id, input.query.contactId),
+    async ({ ctx, input, actor, em }) => {
+      if (input.query.contactId) emailPolicy.authorize(actor, 'previewAsContact');
+      return templates.previewTemplate(em, ctx.deps.db, input.params.id, input.query.contactId);
+    },
   )
   .post(
     '/api/email-marketing/campaigns',
@@ -68,7 +72,7 @@ export const emailRouter = new ApiRouter('email-marketing')
       summary: 'Create an email campaign',
       description:
         '`audienceSize` counts distinct addresses in the segment with email opt-in, not unsubscribed, not bounced. A segment that reaches nobody is a 400 (`empty_audience`).',
-      access: ['manager'],
+      access: emailPolicy.roles('manageCampaigns'),
       body: createCampaignBody,
       status: 201,
       response: campaignView,
@@ -77,12 +81,12 @@ export const emailRouter = new ApiRouter('email-marketing')
   )
   .get(
     '/api/email-marketing/campaigns',
-    { summary: 'Email campaigns, newest first', access: ['manager', 'viewer'], query: listQuery, response: pageSchema(campaignView) },
+    { summary: 'Email campaigns, newest first', access: emailPolicy.roles('readCampaigns'), query: listQuery, response: pageSchema(campaignView) },
     async ({ input, em }) => campaigns.listCampaigns(em, input.query),
   )
   .get(
     '/api/email-marketing/campaigns/:id',
-    { summary: 'One email campaign', access: ['manager', 'viewer'], params: idParams, response: campaignView, errors: noCampaign },
+    { summary: 'One email campaign', access: emailPolicy.roles('readCampaigns'), params: idParams, response: campaignView, errors: noCampaign },
     async ({ input, em }) => campaigns.getCampaign(em, input.params.id),
   )
   .post(
@@ -90,7 +94,7 @@ export const emailRouter = new ApiRouter('email-marketing')
     {
       summary: 'Send a campaign now',
       description: 'Writes the send list and queues the work (202). With an A/B test only the test share goes now; the winner follows after waitMinutes. A second send is a 409.',
-      access: ['manager'],
+      access: emailPolicy.roles('manageCampaigns'),
       params: idParams,
       status: 202,
       response: sendAccepted,
@@ -104,7 +108,7 @@ export const emailRouter = new ApiRouter('email-marketing')
       summary: 'Resume a campaign the sender paused',
       description:
         'After EMAIL_PAUSE_AFTER_ERRORS consecutive provider errors the sender pauses a campaign (status `paused`, `notice` says why, `outbound:paused` in the email room) and sends nothing more of it. Once the cause is fixed, this sends the rest from where it stopped. Only a paused campaign can be resumed (409 otherwise).',
-      access: ['manager'],
+      access: emailPolicy.roles('manageCampaigns'),
       params: idParams,
       response: campaignView,
       errors: { ...noCampaign, 409: 'The campaign is not paused' },
@@ -116,7 +120,7 @@ export const emailRouter = new ApiRouter('email-marketing')
     {
       summary: 'End the A/B wait now and send the winner',
       description: 'The same rule as the automatic decision after waitMinutes; runs once (409 if the test is not waiting for a decision).',
-      access: ['manager'],
+      access: emailPolicy.roles('manageCampaigns'),
       params: idParams,
       response: campaignView,
       errors: { ...noCampaign, 409: 'No A/B test waiting for a decision' },
@@ -133,15 +137,15 @@ export const emailRouter = new ApiRouter('email-marketing')
     {
       summary: 'Statistics of an email campaign',
       description: 'Rates are over delivered messages. Opens exclude machine opens (reported as `opens.machine`) and include recipients who clicked.',
-      access: ['manager', 'viewer'],
+      access: emailPolicy.roles('readCampaigns'),
       params: idParams,
       response: statsView,
       errors: noCampaign,
     },
-    async ({ input, em }) => campaignStats(em, input.params.id),
+    async ({ ctx, input, em }) => campaignStats(em, ctx.deps.db, input.params.id),
   )
   .get(
     '/api/email-marketing/dashboard',
-    { summary: 'Email dashboard: recent campaigns, 30-day totals, audience', access: ['manager', 'viewer'], response: dashboardView },
-    async ({ ctx, em }) => emailDashboard(em, ctx.deps.db),
+    { summary: 'Email dashboard: recent campaigns, 30-day totals, audience', access: emailPolicy.roles('readCampaigns'), response: dashboardView },
+    async ({ ctx }) => emailDashboard(ctx.deps.db),
   );

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../../kernel/errors';
 import { findPage, type PageRequest } from '../../kernel/pagination';
-import { ContactSchema } from '../audience';
+import type { Queries } from '../../kernel/sql';
+import { contactGreeting } from '../audience';
 import { EmailTemplateSchema, type EmailTemplate } from './email.entities';
 import { presentTemplate, presentTemplateSummary } from './email.presenter';
 import { compileTemplate, renderBody, renderSubject, splitName, type RenderContext } from './email.templates';
@@ -35,11 +36,11 @@ const SAMPLE = { name: 'Ana María Rojas', email: 'ana.rojas@example.org' };
  * The template as a recipient would see it, for a real contact or a sample one. Links show as
  * they were written (not tracked) so a preview never counts as a click.
  */
-export async function previewTemplate(em: EntityManager, id: string, contactId: string | undefined) {
+export async function previewTemplate(em: EntityManager, db: Queries, id: string, contactId: string | undefined) {
   const template = await getTemplate(em, id);
   let person = SAMPLE;
   if (contactId) {
-    const contact = await em.findOne(ContactSchema, { id: contactId });
+    const contact = await contactGreeting(db, contactId);
     if (!contact) throw new NotFoundError('No such contact.');
     person = { name: contact.name, email: contact.email ?? '' };
   }

@@ -1,4 +1,5 @@
 import type { ModuleManifest } from '../../kernel/module';
+import { emailPolicy } from './email.policy';
 import { EmailCampaignSchema, EmailEventSchema, EmailRecipientSchema, EmailSuppressionSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
 import { EMAIL_ROOM } from './email.events';
 import { emailJobs, resumeUnfinished } from './email.jobs';
@@ -13,7 +14,7 @@ export const emailModule: ModuleManifest = {
   routers: [emailRouter, trackingRouter],
   personalData: emailPersonalData,
   jobs: emailJobs,
-  rooms: () => [{ pattern: new RegExp(`^${EMAIL_ROOM}$`), roles: ['manager', 'viewer'], description: 'Email campaigns: sending progress and state changes' }],
+  rooms: () => [{ pattern: new RegExp(`^${EMAIL_ROOM}$`), roles: emailPolicy.roles('follow'), description: 'Email campaigns: sending progress and state changes' }],
   onWorkersStarted: resumeUnfinished,
 };
 

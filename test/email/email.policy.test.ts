@@ -1,0 +1,19 @@
+import { ROLES, roleAllowed } from '../../src/kernel/auth/roles';
+import { emailPolicy } from '../../src/modules/email/email.policy';
+
+const allowed = (action: Parameters<typeof emailPolicy.roles>[0]) => ROLES.filter((role) => roleAllowed(role, emailPolicy.roles(action)));
+
+describe('emailPolicy', () => {
+  it('lets managers write and send, and viewers follow the figures and read templates', () => {
+    expect(allowed('manageTemplates')).toEqual(['admin', 'manager']);
+    expect(allowed('manageCampaigns')).toEqual(['admin', 'manager']);
+    expect(allowed('readTemplates')).toEqual(['admin', 'manager', 'viewer']);
+    expect(allowed('readCampaigns')).toEqual(['admin', 'manager', 'viewer']);
+    expect(allowed('follow')).toEqual(['admin', 'manager', 'viewer']);
+  });
+
+  it('shows a real person in a preview only to those who may see people', () => {
+    expect(allowed('previewAsContact')).toEqual(['admin', 'manager']);
+    expect(() => emailPolicy.authorize({ id: 'u1', role: 'viewer' }, 'previewAsContact')).toThrow(/only managers/);
+  });
+});
