@@ -1,48 +1,36 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from '../../kernel/errors';
-import { findPage, type PageRequest } from '../../kernel/pagination';
+import type { PageRequest } from '../../kernel/pagination';
 import { countReachable, writeSendList } from './email.audience';
 import { campaignExists, markSending, setAudienceSize } from './email.repository';
-import { EmailCampaignSchema, EmailTemplateSchema, EmailVariantSchema, type EmailCampaign } from './email.entities';
+import * as repository from './email.campaigns.repository';
+import type { EmailCampaign } from './email.entities';
 import { EMAIL_ROOM } from './email.events';
 import { sendJob, startJob } from './email.jobs';
 import { presentCampaign } from './email.presenter';
 import type { CreateCampaignInput } from './email.schemas';
 import { checkVariables } from './email.templates';
 
-async function variantsOf(em: EntityManager, campaignId: string) {
-  return em.find(EmailVariantSchema, { campaign: campaignId }, { orderBy: { position: 'asc' } });
-}
-
 export async function loadCampaign(em: EntityManager, id: string): Promise<EmailCampaign> {
-  const campaign = await em.findOne(EmailCampaignSchema, { id });
+  const campaign = await repository.findCampaign(em, id);
   if (!campaign) throw new NotFoundError('No such email campaign.');
   return campaign;
 }
 
 export async function getCampaign(em: EntityManager, id: string) {
   const campaign = await loadCampaign(em, id);
-  return presentCampaign(campaign, await variantsOf(em, id));
+  return presentCampaign(campaign, await repository.variantsOf(em, id));
 }
 
 export async function listCampaigns(em: EntityManager, page: PageRequest) {
-  const result = await findPage(em, EmailCampaignSchema, {}, page, { createdAt: 'desc', id: 'desc' }, (campaign) => campaign);
-  const variants = result.data.length ? await em.find(EmailVariantSchema, { campaign: { $in: result.data.map((campaign) => campaign.id) } }) : [];
-  return {
-    data: result.data.map((campaign) =>
-      presentCampaign(
-        campaign,
-        variants.filter((variant) => variant.campaign.id === campaign.id),
-      ),
-    ),
-    nextCursor: result.nextCursor,
-  };
+  const result = await repository.campaignPage(em, page);
+  return { data: result.data.map(({ campaign, variants }) => presentCampaign(campaign, variants)), nextCursor: result.nextCursor };
 }
 
 export async function createCampaign(em: EntityManager, deps: AppDeps, input: CreateCampaignInput) {
   const templateIds = [...new Set(input.variants.map((variant) => variant.templateId))];
-  const templates = await em.find(EmailTemplateSchema, { id: { $in: templateIds } });
+  const templates = await repository.templatesById(em, templateIds);
   const errors: FieldError[] = [];
   input.variants.forEach((variant, index) => {
     if (!templates.some((template) => template.id === variant.templateId)) errors.push({ path: `body.variants.${index}.templateId`, message: 'No such template' });
@@ -57,21 +45,21 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, input: Cr
       'empty_audience',
     );
   }
-  const campaign = em.create(EmailCampaignSchema, {
-    name: input.name,
-    fromName: input.fromName,
-    fromEmail: input.fromEmail,
-    replyTo: input.replyTo ?? null,
-    segment: input.segment,
-    status: input.scheduledAt ? 'scheduled' : 'draft',
-    audienceSize,
-    abTest: input.abTest ?? null,
-    scheduledAt: input.scheduledAt ? new Date(input.scheduledAt) : null,
-  });
-  const variants = input.variants.map((variant, position) =>
-    em.create(EmailVariantSchema, { campaign, position, name: variant.name, subject: variant.subject, template: em.getReference(EmailTemplateSchema, variant.templateId) }),
+  const { campaign, variants } = await repository.insertCampaign(
+    em,
+    {
+      name: input.name,
+      fromName: input.fromName,
+      fromEmail: input.fromEmail,
+      replyTo: input.replyTo ?? null,
+      segment: input.segment,
+      status: input.scheduledAt ? 'scheduled' : 'draft',
+      audienceSize,
+      abTest: input.abTest ?? null,
+      scheduledAt: input.scheduledAt ? new Date(input.scheduledAt) : null,
+    },
+    input.variants,
   );
-  await em.flush();
   if (campaign.scheduledAt) {
     await deps.jobs.enqueue(startJob, { campaignId: campaign.id }, { jobId: `email-start-${campaign.id}`, delayMs: Math.max(0, campaign.scheduledAt.getTime() - Date.now()) });
   }

@@ -1,33 +1,33 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../../kernel/errors';
-import { findPage, type PageRequest } from '../../kernel/pagination';
+import type { PageRequest } from '../../kernel/pagination';
 import type { Queries } from '../../kernel/sql';
 import { contactGreeting } from '../audience';
-import { EmailTemplateSchema, type EmailTemplate } from './email.entities';
+import { findTemplate, insertTemplate, templatePage } from './email.campaigns.repository';
+import type { EmailTemplate } from './email.entities';
 import { presentTemplate, presentTemplateSummary } from './email.presenter';
 import { compileTemplate, renderBody, renderSubject, splitName, type RenderContext } from './email.templates';
 
 export async function createTemplate(em: EntityManager, input: { name: string; subject: string; mjml?: string | undefined; html?: string | undefined }) {
   const compiled = await compileTemplate(input);
-  const template = em.create(EmailTemplateSchema, {
+  const template = await insertTemplate(em, {
     name: input.name,
     subject: input.subject,
     sourceKind: input.mjml !== undefined ? 'mjml' : 'html',
     source: input.mjml ?? input.html!,
     ...compiled,
   });
-  await em.flush();
   return presentTemplate(template);
 }
 
 export async function getTemplate(em: EntityManager, id: string): Promise<EmailTemplate> {
-  const template = await em.findOne(EmailTemplateSchema, { id });
+  const template = await findTemplate(em, id);
   if (!template) throw new NotFoundError('No such email template.');
   return template;
 }
 
 export function listTemplates(em: EntityManager, page: PageRequest) {
-  return findPage(em, EmailTemplateSchema, {}, page, { createdAt: 'desc', id: 'desc' }, presentTemplateSummary);
+  return templatePage(em, page, presentTemplateSummary);
 }
 
 const SAMPLE = { name: 'Ana María Rojas', email: 'ana.rojas@example.org' };

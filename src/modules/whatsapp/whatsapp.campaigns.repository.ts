@@ -1,9 +1,13 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { sql, type Queries, type Sql } from '../../kernel/sql';
-import type { TemplateStatus, WaCampaignStatus } from './whatsapp.entities';
+import { UserSchema } from '../auth';
+import { WaCampaignSchema, type WaCampaign, type WaTemplate } from './whatsapp.entities';
+import type { WaCampaignStatus } from './whatsapp.entities';
 import type { Counters } from './whatsapp.schemas';
 
-// Campaigns' state and figures, and the templates' review outcomes. Counters are counted from the
-// message rows each time (never a drifting copy).
+// Campaigns' state and figures. Counters are counted from the message rows each time (never a
+// drifting copy).
 
 /**
  * "sent" counts every message the provider took (accepted or later, failures after acceptance
@@ -109,33 +113,20 @@ export async function pauseScheduled(q: Queries, id: string, notice: string): Pr
   await q.write(sql`update wa_campaigns set status = 'paused', notice = ${notice} where id = ${id}::uuid and status = 'scheduled'`);
 }
 
-/** The provider's answer to a new template; a review that came first by webhook keeps its status. */
-export async function recordProviderTemplate(q: Queries, id: string, providerTemplateId: string, status: TemplateStatus): Promise<void> {
-  await q.write(
-    sql`update wa_templates set provider_template_id = ${providerTemplateId},
-          status = case when status = 'PENDING' then ${status} else status end, updated_at = now()
-        where id = ${id}::uuid`,
-  );
+export type NewCampaign = Pick<WaCampaign, 'name' | 'variables' | 'segment' | 'status' | 'scheduledAt' | 'audienceSize'> & { template: WaTemplate; createdById: string };
+
+/** A new campaign through the unit of work. */
+export async function insertCampaign(em: EntityManager, campaign: NewCampaign): Promise<WaCampaign> {
+  const { createdById, ...fields } = campaign;
+  const entity = em.create(WaCampaignSchema, { ...fields, queuedCount: 0, notice: null, createdBy: em.getReference(UserSchema, createdById) });
+  await em.flush();
+  return entity;
 }
 
-export interface TemplateReview {
-  status: TemplateStatus;
-  reason: string | null;
-  providerTemplateId: string;
-  name: string;
-  language: string;
+export function findCampaign(em: EntityManager, id: string): Promise<WaCampaign | null> {
+  return em.findOne(WaCampaignSchema, { id });
 }
 
-/**
- * A review outcome by webhook, on the template with this provider id or, before the provider's
- * answer to the create call is recorded, the one with this name and language. Whether one matched.
- */
-export async function applyTemplateReview(q: Queries, review: TemplateReview): Promise<boolean> {
-  const { count } = await q.write(
-    sql`update wa_templates set status = ${review.status}, rejection_reason = ${review.reason},
-          provider_template_id = coalesce(provider_template_id, ${review.providerTemplateId}), updated_at = now()
-        where provider_template_id = ${review.providerTemplateId}
-           or (provider_template_id is null and name = ${review.name} and language = ${review.language})`,
-  );
-  return count > 0;
+export function campaignPage(em: EntityManager, status: WaCampaignStatus | undefined, page: PageRequest): Promise<Page<WaCampaign>> {
+  return findPage(em, WaCampaignSchema, status ? { status } : {}, page, { createdAt: 'desc', id: 'desc' }, (row: WaCampaign) => row);
 }

@@ -2,14 +2,24 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError, ValidationError } from '../../kernel/errors';
-import { findPage, type PageRequest } from '../../kernel/pagination';
+import type { PageRequest } from '../../kernel/pagination';
 import type { Database, Queries } from '../../kernel/sql';
-import { UserSchema } from '../auth';
 import { countSegment, segmentMembers, type Segment } from '../audience';
 import { campaignStatus, queueCampaignMessages, startCampaign, templateStatus } from './whatsapp.repository';
-import { campaignState, cancelQueuedMessages, dueScheduledCampaigns, moveCampaign, pauseScheduled, setCampaignNotice } from './whatsapp.campaigns.repository';
+import {
+  campaignPage,
+  campaignState,
+  cancelQueuedMessages,
+  dueScheduledCampaigns,
+  findCampaign,
+  insertCampaign,
+  moveCampaign,
+  pauseScheduled,
+  setCampaignNotice,
+} from './whatsapp.campaigns.repository';
+import { findTemplate } from './whatsapp.templates.repository';
 import { requestDispatch } from './whatsapp.jobs';
-import { WaCampaignSchema, WaTemplateSchema, type ContactField, type StoredSegment, type VariableSource, type WaCampaign, type WaCampaignStatus } from './whatsapp.entities';
+import type { ContactField, StoredSegment, VariableSource, WaCampaignStatus } from './whatsapp.entities';
 import { presentCampaign } from './whatsapp.presenter';
 import type { CreateCampaignInput } from './whatsapp.schemas';
 import { tierNotice } from './whatsapp.outbound';
@@ -26,7 +36,7 @@ function audienceSegment(segment: StoredSegment & { all?: true | undefined }): S
 }
 
 async function approvedTemplate(em: EntityManager, templateId: string, path: string) {
-  const template = await em.findOne(WaTemplateSchema, { id: templateId });
+  const template = await findTemplate(em, templateId);
   if (!template) throw invalidField(path, 'No template has this id.', 'unknown_template');
   if (template.status !== 'APPROVED') throw new ConflictError(`The template is ${template.status}; only approved templates can be sent.`, 'template_not_approved');
   return template;
@@ -47,7 +57,7 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, actor: Ac
     );
   const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
   if (scheduledAt && scheduledAt.getTime() <= Date.now()) throw invalidField('body.scheduledAt', 'must be in the future');
-  const campaign = em.create(WaCampaignSchema, {
+  const campaign = await insertCampaign(em, {
     name: input.name,
     template,
     variables: input.variables.map(toSource),
@@ -55,22 +65,19 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, actor: Ac
     status: scheduledAt ? 'scheduled' : 'draft',
     scheduledAt,
     audienceSize,
-    queuedCount: 0,
-    notice: null,
-    createdBy: em.getReference(UserSchema, actor.id),
+    createdById: actor.id,
   });
-  await em.flush();
   return presentCampaign(campaign, (await campaignCounters(deps.db, [campaign.id])).get(campaign.id)!);
 }
 
 export async function getCampaign(em: EntityManager, q: Queries, id: string) {
-  const campaign = await em.findOne(WaCampaignSchema, { id });
+  const campaign = await findCampaign(em, id);
   if (!campaign) throw new NotFoundError('No WhatsApp campaign has this id.');
   return presentCampaign(campaign, (await campaignCounters(q, [id])).get(id)!);
 }
 
 export async function listCampaigns(em: EntityManager, q: Queries, query: PageRequest & { status?: WaCampaignStatus | undefined }) {
-  const page = await findPage(em, WaCampaignSchema, query.status ? { status: query.status } : {}, query, { createdAt: 'desc', id: 'desc' }, (row: WaCampaign) => row);
+  const page = await campaignPage(em, query.status, { cursor: query.cursor, limit: query.limit });
   const counters = await campaignCounters(
     q,
     page.data.map((row) => row.id),

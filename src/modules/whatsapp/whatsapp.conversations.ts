@@ -1,12 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FilterQuery } from '@mikro-orm/core';
 import type { Actor } from '../../kernel/auth/roles';
-import { mayBeAssignedConversations } from './whatsapp.policy';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
-import { findPage, type PageRequest } from '../../kernel/pagination';
-import { UserSchema } from '../auth';
-import { WaConversationSchema, WaMessageSchema, WaTemplateSchema, STATUS_RANK, type ConversationStatus, type WaConversation, type WaMessage } from './whatsapp.entities';
+import type { PageRequest } from '../../kernel/pagination';
+import { findUser } from '../auth';
+import * as repository from './whatsapp.conversations.repository';
+import { findTemplate } from './whatsapp.templates.repository';
+import type { ConversationStatus, WaConversation, WaMessage } from './whatsapp.entities';
+import { mayBeAssignedConversations } from './whatsapp.policy';
 import { WHATSAPP_ROOM, type ConversationEvent } from './whatsapp.events';
 import { requestDispatch } from './whatsapp.jobs';
 import { presentMessage, type ConversationOut } from './whatsapp.presenter';
@@ -21,16 +22,14 @@ interface ListQuery extends PageRequest {
   q?: string | undefined;
 }
 
-async function templateBodies(em: EntityManager, messages: WaMessage[]): Promise<Map<string, string>> {
+function templateBodies(em: EntityManager, messages: WaMessage[]): Promise<Map<string, string>> {
   const ids = [...new Set(messages.map((message) => (message.template ? message.template.id : null)).filter((id): id is string => Boolean(id)))];
-  if (!ids.length) return new Map();
-  const rows = await em.find(WaTemplateSchema, { id: { $in: ids } }, { fields: ['id', 'body'] });
-  return new Map(rows.map((row) => [row.id, row.body]));
+  return repository.templateBodies(em, ids);
 }
 
 async function presentConversations(em: EntityManager, conversations: WaConversation[]): Promise<ConversationOut[]> {
   const lastIds = conversations.map((conversation) => conversation.lastMessageId).filter((id): id is string => Boolean(id));
-  const messages = lastIds.length ? await em.find(WaMessageSchema, { id: { $in: lastIds } }) : [];
+  const messages = await repository.messagesById(em, lastIds);
   const bodies = await templateBodies(em, messages);
   const byId = new Map(messages.map((message) => [message.id, message]));
   const now = Date.now();
@@ -53,20 +52,13 @@ async function presentConversations(em: EntityManager, conversations: WaConversa
 }
 
 export async function listConversations(em: EntityManager, query: ListQuery) {
-  const where: FilterQuery<WaConversation> = {};
-  if (query.status) where.status = query.status;
-  if (query.unread !== undefined) where.unreadCount = query.unread ? { $gt: 0 } : 0;
-  if (query.assignedToId) where.assignedTo = query.assignedToId;
-  if (query.q) {
-    const like = `%${query.q.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-    where.contact = { $or: [{ name: { $ilike: like } }, { phone: { $like: like } }] };
-  }
-  const page = await findPage(em, WaConversationSchema, where, query, { lastMessageAt: 'desc', id: 'desc' }, (row: WaConversation) => row, { populate: ['contact'] });
+  const { cursor, limit, status, unread, assignedToId, q } = query;
+  const page = await repository.conversationPage(em, { status, unread, assignedToId, search: q }, { cursor, limit });
   return { data: await presentConversations(em, page.data), nextCursor: page.nextCursor };
 }
 
 async function findConversation(em: EntityManager, id: string): Promise<WaConversation> {
-  const conversation = await em.findOne(WaConversationSchema, { id }, { populate: ['contact'] });
+  const conversation = await repository.findConversation(em, id);
   if (!conversation) throw new NotFoundError('No conversation has this id.');
   return conversation;
 }
@@ -78,7 +70,7 @@ export async function getConversation(em: EntityManager, id: string): Promise<Co
 /** The contact's whole thread (campaign messages included), newest first. */
 export async function listMessages(em: EntityManager, id: string, page: PageRequest) {
   const conversation = await findConversation(em, id);
-  const result = await findPage(em, WaMessageSchema, { contact: conversation.contact.id }, page, { id: 'desc' }, (row: WaMessage) => row);
+  const result = await repository.messagePage(em, conversation.contact.id, page);
   const bodies = await templateBodies(em, result.data);
   return { data: result.data.map((message) => presentMessage(message, message.template ? bodies.get(message.template.id) : undefined)), nextCursor: result.nextCursor };
 }
@@ -106,22 +98,20 @@ export async function reply(em: EntityManager, deps: AppDeps, actor: Actor, id: 
   if (!contact.phone) throw new ConflictError('This contact has no phone number.', 'no_phone');
   const windowOpen = conversation.lastInboundAt !== null && conversation.lastInboundAt !== undefined && new Date(conversation.lastInboundAt).getTime() + WINDOW_MS > Date.now();
   const now = new Date();
-  let message: WaMessage;
+  let content: repository.NewReply['content'];
   if ('text' in input) {
     if (!windowOpen) throw new ConflictError('The 24-hour window is closed: the contact has not written in the last 24 hours. Send an approved template instead.', 'window_closed');
-    message = em.create(WaMessageSchema, baseMessage(em, conversation, actor, now, { kind: 'text', body: input.text, template: null, params: null }));
+    content = { kind: 'text', body: input.text, template: null, params: null };
   } else {
-    const template = await em.findOne(WaTemplateSchema, { id: input.templateId });
+    const template = await findTemplate(em, input.templateId);
     if (!template) throw invalidField('body.templateId', 'No template has this id.', 'unknown_template');
     if (template.status !== 'APPROVED') throw new ConflictError(`The template is ${template.status}; only approved templates can be sent.`, 'template_not_approved');
     if (input.variables.length !== template.placeholders)
       throw invalidField('body.variables', `The template has ${template.placeholders} placeholder(s); give exactly one variable for each.`);
     if (!contact.whatsappOptIn && !windowOpen) throw new ConflictError('This contact has not opted in to WhatsApp messages.', 'no_consent');
-    message = em.create(WaMessageSchema, baseMessage(em, conversation, actor, now, { kind: 'template', body: null, template, params: input.variables }));
+    content = { kind: 'template', body: null, template, params: input.variables };
   }
-  conversation.lastMessageAt = now;
-  conversation.lastMessageId = message.id;
-  await em.flush();
+  const message = await repository.queueReply(em, { conversation, sentById: actor.id, at: now, content });
   await requestDispatch(deps, 'reply');
   const view = presentMessage(message, message.template ? (await templateBodies(em, [message])).get(message.template.id) : undefined);
   deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:message', {
@@ -137,27 +127,9 @@ export async function reply(em: EntityManager, deps: AppDeps, actor: Actor, id: 
   return view;
 }
 
-function baseMessage(em: EntityManager, conversation: WaConversation, actor: Actor, now: Date, content: Pick<WaMessage, 'kind' | 'body' | 'template' | 'params'>) {
-  return {
-    ...content,
-    conversation,
-    contact: conversation.contact,
-    phone: conversation.contact.phone!,
-    direction: 'out' as const,
-    status: 'queued',
-    statusRank: STATUS_RANK.queued,
-    priority: 0,
-    attempts: 0,
-    nextAttemptAt: now,
-    sentBy: em.getReference(UserSchema, actor.id),
-    createdAt: now,
-  };
-}
-
 export async function markRead(em: EntityManager, deps: AppDeps, id: string) {
   const conversation = await findConversation(em, id);
-  conversation.unreadCount = 0;
-  await em.flush();
+  await repository.saveConversation(em, conversation, { unreadCount: 0 });
   deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:conversation', conversationEvent(conversation));
   return getConversation(em, id);
 }
@@ -170,16 +142,14 @@ export async function updateConversation(
   input: { assignedToId?: string | null | undefined; status?: ConversationStatus | undefined },
 ) {
   const conversation = await findConversation(em, id);
-  if (input.assignedToId !== undefined) {
-    if (input.assignedToId === null) conversation.assignedTo = null;
-    else {
-      const user = await em.findOne(UserSchema, { id: input.assignedToId }, { fields: ['id', 'role', 'active'] });
-      if (!user || !user.active || !mayBeAssignedConversations(user.role)) throw invalidField('body.assignedToId', 'Assign to an active manager or admin.');
-      conversation.assignedTo = em.getReference(UserSchema, user.id);
-    }
+  if (input.assignedToId) {
+    const user = await findUser(deps.db, input.assignedToId);
+    if (!user || !user.active || !mayBeAssignedConversations(user.role)) throw invalidField('body.assignedToId', 'Assign to an active manager or admin.');
   }
-  if (input.status) conversation.status = input.status;
-  await em.flush();
+  await repository.saveConversation(em, conversation, {
+    ...(input.assignedToId !== undefined ? { assignedToId: input.assignedToId } : {}),
+    ...(input.status ? { status: input.status } : {}),
+  });
   deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:conversation', conversationEvent(conversation));
   return getConversation(em, id);
 }

@@ -3,19 +3,18 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { AppError, ConflictError } from '../../kernel/errors';
-import { findPage, type PageRequest } from '../../kernel/pagination';
-import { UserSchema } from '../auth';
+import type { PageRequest } from '../../kernel/pagination';
 import { whatsapp } from './whatsapp.context';
-import { WaTemplateSchema, type TemplateStatus } from './whatsapp.entities';
+import type { TemplateStatus } from './whatsapp.entities';
 import { presentTemplate } from './whatsapp.presenter';
-import { recordProviderTemplate } from './whatsapp.campaigns.repository';
+import * as repository from './whatsapp.templates.repository';
 import { checkPlaceholders, type CreateTemplateInput } from './whatsapp.schemas';
 import { ProviderError } from './providers/provider';
 
 /** Registers the template with the provider, then keeps it with the status the provider gave. */
 export async function createTemplate(em: EntityManager, deps: AppDeps, actor: Actor, input: CreateTemplateInput) {
-  const existing = await em.count(WaTemplateSchema, { name: input.name, language: input.language });
-  if (existing) throw new ConflictError(`A template named ${input.name} in ${input.language} exists already.`, 'template_exists');
+  if (await repository.templateNamed(em, input.name, input.language))
+    throw new ConflictError(`A template named ${input.name} in ${input.language} exists already.`, 'template_exists');
   const placeholders = checkPlaceholders(input.body) as number;
   const draft = {
     name: input.name,
@@ -28,9 +27,9 @@ export async function createTemplate(em: EntityManager, deps: AppDeps, actor: Ac
     examples: input.examples,
   };
   // Kept before the provider hears of it, so a review webhook that beats the provider's answer finds it (by name and language).
-  const template = em.create(WaTemplateSchema, { ...draft, placeholders, status: 'PENDING', providerTemplateId: null, createdBy: em.getReference(UserSchema, actor.id) });
+  let template;
   try {
-    await em.flush();
+    template = await repository.insertTemplate(em, { ...draft, placeholders }, actor.id);
   } catch (error) {
     if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`A template named ${input.name} in ${input.language} exists already.`, 'template_exists');
     throw error;
@@ -39,16 +38,16 @@ export async function createTemplate(em: EntityManager, deps: AppDeps, actor: Ac
   try {
     created = await whatsapp(deps).provider.createTemplate(draft);
   } catch (error) {
-    em.remove(template);
-    await em.flush();
+    await repository.removeTemplate(em, template);
     if (error instanceof ProviderError) throw new AppError(502, 'provider_error', 'WhatsApp provider error', `The provider refused the template: ${error.message}`);
     throw new AppError(502, 'provider_unreachable', 'WhatsApp provider unreachable', 'The WhatsApp provider could not be reached; try again.');
   }
-  await recordProviderTemplate(deps.db, template.id, created.providerTemplateId, created.status);
-  await em.refresh(template);
+  await repository.recordProviderTemplate(deps.db, template.id, created.providerTemplateId, created.status);
+  await repository.reloadTemplate(em, template);
   return presentTemplate(template);
 }
 
 export function listTemplates(em: EntityManager, query: PageRequest & { status?: TemplateStatus | undefined }) {
-  return findPage(em, WaTemplateSchema, query.status ? { status: query.status } : {}, query, { createdAt: 'desc', id: 'desc' }, presentTemplate);
+  const { cursor, limit, status } = query;
+  return repository.templatePage(em, status, { cursor, limit }, presentTemplate);
 }

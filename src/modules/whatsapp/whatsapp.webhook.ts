@@ -5,7 +5,7 @@ import { newId } from '../../kernel/ids';
 import { ensureContactByPhone, normalisePhone, withdrawConsent } from '../audience';
 import type { Queries } from '../../kernel/sql';
 import { whatsapp } from './whatsapp.context';
-import { applyTemplateReview } from './whatsapp.campaigns.repository';
+import { applyTemplateReview } from './whatsapp.templates.repository';
 import { applyStatuses as applyStatusUpdates, ensureConversation, insertInboundMessage, markReplied, noteInbound } from './whatsapp.repository';
 import { STATUS_RANK, type MessageKind, type TemplateStatus } from './whatsapp.entities';
 import { WHATSAPP_ROOM } from './whatsapp.events';
