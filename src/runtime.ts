@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
+import { ProcessLocal } from './kernel/process-local';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
@@ -124,6 +125,7 @@ export class Runtime {
       jobs,
       rateLimits: new RateLimits(redis, config.redisKeyPrefix),
       personalData: personalDataSections(modules),
+      local: new ProcessLocal(logger),
     };
     realtime.addCommands(modules.flatMap((module) => module.socketCommands?.(deps) ?? []));
     realtime.addRooms(modules.flatMap((module) => module.rooms?.(deps) ?? []));
@@ -171,6 +173,7 @@ export class Runtime {
     await serverClosed;
     await Promise.all(this.closers.background.map((task) => task.stop()));
     await jobs.close();
+    await this.deps.local.closeAll();
     await orm.close();
     await Promise.all(this.closers.redisClients.map((client) => client.quit().catch(() => client.disconnect())));
     if (this.closers.embedded) await this.closers.embedded.stop();

@@ -8,6 +8,7 @@ import type { Caches } from './cache';
 import type { Actor } from './auth/roles';
 import type { Jobs } from './jobs';
 import type { PersonalDataSection } from './module';
+import type { ProcessLocal } from './process-local';
 import type { RateLimits } from './rate-limit';
 import type { Realtime } from './realtime';
 import type { Database } from './sql';
@@ -23,8 +24,10 @@ export interface AppDeps {
   redis: Redis | undefined;
   /** Named read-through caches, invalidated across processes. */
   caches: Caches;
-  /** Keys derived from the signing secret for other purposes (never the secret itself). */
-  /** Prepared keys: Node 24 re-imports a Buffer key on every HMAC or cipher, several times slower. */
+  /**
+   * Keys derived from the signing secret for other purposes (never the secret itself), prepared
+   * as key objects: Node 24 re-imports a Buffer key on every HMAC or cipher, several times slower.
+   */
   secrets: { ipHashKey: KeyObject };
   auth: Authenticator;
   realtime: Realtime;
@@ -32,6 +35,8 @@ export interface AppDeps {
   rateLimits: RateLimits;
   /** Every module's part of what the process holds about a person (the manifests' `personalData`). */
   personalData: readonly PersonalDataSection[];
+  /** Modules' per-process state (`processLocal`), closed at shutdown. */
+  local: ProcessLocal;
 }
 
 declare module 'koa' {

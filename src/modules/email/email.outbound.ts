@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailConfig } from '../../config';
 import type { AppDeps } from '../../kernel/context';
+import { processLocal } from '../../kernel/process-local';
 import { ConflictError, NotFoundError } from '../../kernel/errors';
 import {
   OutboundEngine,
@@ -245,30 +246,24 @@ export class EmailChannel implements OutboundAdapter<EmailOutbound, EmailDetail>
   }
 }
 
-interface EmailSender {
-  engine: OutboundEngine<EmailOutbound, EmailDetail>;
-  channel: EmailChannel;
-}
+/** This process's email sender: the engine and its channel (whose SMTP pool is closed with it). */
+const sender = processLocal('email.sender', (deps: AppDeps) => {
+  const channel = new EmailChannel(deps);
+  const engine = new OutboundEngine(channel, deps);
+  return {
+    engine,
+    async close() {
+      await engine.stop();
+      channel.close();
+    },
+  };
+});
 
-const senders = new WeakMap<AppDeps, EmailSender>();
+export const emailSender = (deps: AppDeps): OutboundEngine<EmailOutbound, EmailDetail> => sender(deps).engine;
 
-/** This process's email sender (made on first use). */
-export function emailSender(deps: AppDeps): OutboundEngine<EmailOutbound, EmailDetail> {
-  let sender = senders.get(deps);
-  if (!sender) {
-    const channel = new EmailChannel(deps);
-    sender = { engine: new OutboundEngine(channel, deps), channel };
-    senders.set(deps, sender);
-  }
-  return sender.engine;
-}
-
-/** At shutdown: recipients waiting for their turn go back to the queue, those in flight finish. */
+/** At shutdown, before the job workers close: recipients waiting for their turn go back to the queue, those in flight finish. */
 export async function stopEmailSender(deps: AppDeps): Promise<void> {
-  const sender = senders.get(deps);
-  if (!sender) return;
-  await sender.engine.stop();
-  sender.channel.close();
+  await sender.ifMade(deps)?.close();
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { isbot } from 'isbot';
 import type { AppDeps } from '../../kernel/context';
+import { processLocal } from '../../kernel/process-local';
 import { clickTarget, insertTrackingEvents, lockRecipient, recordUnsubscribeEvent } from './email.repository';
 import { safeErrorFields } from '../../kernel/http/problem';
 import { hashIp } from '../../kernel/privacy';
@@ -9,15 +10,10 @@ import type { EventKind } from './email.entities';
 import { TrackingTokens } from './email.tracking-tokens';
 
 /** One token signer per process, keyed from EMAIL_TRACKING_SECRET or derived from the signing secret. */
-const signers = new WeakMap<AppDeps, TrackingTokens>();
-export function trackingTokens(deps: AppDeps): TrackingTokens {
-  let signer = signers.get(deps);
-  if (!signer) {
-    signer = new TrackingTokens(deps.config.email.trackingSecret ?? createHmac('sha256', deps.secrets.ipHashKey).update('comando:email-tracking').digest());
-    signers.set(deps, signer);
-  }
-  return signer;
-}
+export const trackingTokens = processLocal(
+  'email.tracking-tokens',
+  (deps: AppDeps) => new TrackingTokens(deps.config.email.trackingSecret ?? createHmac('sha256', deps.secrets.ipHashKey).update('comando:email-tracking').digest()),
+);
 
 /**
  * Machine opens: privacy proxies and scanners fetching the pixel without a person reading.
@@ -93,6 +89,11 @@ class EventWriter {
     return event ? new Promise((resolve) => (event.done = resolve)) : Promise.resolve();
   }
 
+  /** At shutdown: nothing the pixel answered for is left unwritten. */
+  close(): Promise<void> {
+    return this.flush();
+  }
+
   /** Writes everything queued now; resolves when it is committed. */
   async flush(): Promise<void> {
     const pending = this.queue.map(
@@ -135,15 +136,8 @@ class EventWriter {
   }
 }
 
-const writers = new WeakMap<AppDeps, EventWriter>();
-export function eventWriter(deps: AppDeps): EventWriter {
-  let writer = writers.get(deps);
-  if (!writer) {
-    writer = new EventWriter(deps);
-    writers.set(deps, writer);
-  }
-  return writer;
-}
+/** The process's batched writer of opens and clicks; what it still holds at shutdown is written then. */
+export const eventWriter = processLocal('email.event-writer', (deps: AppDeps) => new EventWriter(deps));
 
 /** The URL the recipient's message had at that position, or undefined. */
 export async function clickTargetUrl(deps: AppDeps, recipientId: string, linkIndex: number): Promise<string | undefined> {

@@ -25,9 +25,8 @@ export function whatsappBackground(deps: AppDeps): BackgroundTask {
   return {
     async stop() {
       await beat.stop();
-      const runtime = whatsapp(deps);
-      await runtime.sender.stop();
-      runtime.close();
+      // Before the job workers close, so a drain in progress ends now rather than with its list.
+      await whatsapp.ifMade(deps)?.close();
     },
   };
 }

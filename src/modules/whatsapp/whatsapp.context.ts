@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../kernel/context';
+import { processLocal } from '../../kernel/process-local';
 import { CloudApiProvider } from './providers/cloud-api';
 import type { WhatsAppProvider } from './providers/provider';
 import { SimulatorProvider } from './providers/simulator';
@@ -55,19 +56,12 @@ export class WhatsAppRuntime {
     };
   }
 
-  close(): void {
+  /** Stops sending (messages waiting for their turn go back to the queue) and lets go of the provider. */
+  async close(): Promise<void> {
+    await this.sender.stop();
     this.provider.close?.();
   }
 }
 
-const runtimes = new WeakMap<AppDeps, WhatsAppRuntime>();
-
-/** The module's state for this process (made on first use). */
-export function whatsapp(deps: AppDeps): WhatsAppRuntime {
-  let runtime = runtimes.get(deps);
-  if (!runtime) {
-    runtime = new WhatsAppRuntime(deps);
-    runtimes.set(deps, runtime);
-  }
-  return runtime;
-}
+/** The module's state for this process (made on first use, closed at shutdown). */
+export const whatsapp = processLocal('whatsapp.runtime', (deps: AppDeps) => new WhatsAppRuntime(deps));
