@@ -1,7 +1,7 @@
-import { ROLES, roleAllowed } from '../../src/kernel/auth/roles';
+import { allowedRoles } from '../helpers/policy';
 import { emailPolicy } from '../../src/modules/email/email.policy';
 
-const allowed = (action: Parameters<typeof emailPolicy.roles>[0]) => ROLES.filter((role) => roleAllowed(role, emailPolicy.roles(action)));
+const allowed = (action: Parameters<typeof emailPolicy.roles>[0]) => allowedRoles(emailPolicy, action);
 
 describe('emailPolicy', () => {
   it('lets managers write and send, and viewers follow the figures and read templates', () => {

@@ -1,4 +1,5 @@
-import { ROLES, roleAllowed, type Actor } from '../../src/kernel/auth/roles';
+import { allowedRoles } from '../helpers/policy';
+import { type Actor } from '../../src/kernel/auth/roles';
 import { sql } from '../../src/kernel/sql';
 import { brigadeCoversVoterSql, coversVoter, gotvPolicy, EVERYTHING } from '../../src/modules/gotv/gotv.policy';
 import { scopeOf } from '../../src/modules/gotv/gotv.scope';
@@ -6,7 +7,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 
 const actor = (role: Actor['role'], id = 'u1'): Actor => ({ id, role });
-const allowed = (action: Parameters<typeof gotvPolicy.roles>[0]) => ROLES.filter((role) => roleAllowed(role, gotvPolicy.roles(action)));
+const allowed = (action: Parameters<typeof gotvPolicy.roles>[0]) => allowedRoles(gotvPolicy, action);
 
 describe('gotvPolicy', () => {
   it('lets managers set up the day, viewers watch and brigade members report and chase', () => {

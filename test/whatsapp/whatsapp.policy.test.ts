@@ -1,7 +1,8 @@
-import { ROLES, roleAllowed } from '../../src/kernel/auth/roles';
+import { allowedRoles } from '../helpers/policy';
+import { ROLES } from '../../src/kernel/auth/roles';
 import { mayBeAssignedConversations, whatsappPolicy } from '../../src/modules/whatsapp/whatsapp.policy';
 
-const allowed = (action: Parameters<typeof whatsappPolicy.roles>[0]) => ROLES.filter((role) => roleAllowed(role, whatsappPolicy.roles(action)));
+const allowed = (action: Parameters<typeof whatsappPolicy.roles>[0]) => allowedRoles(whatsappPolicy, action);
 
 describe('whatsappPolicy', () => {
   it('lets managers send and converse, and viewers follow the figures', () => {
