@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import cors from '@koa/cors';
 import type { AppDeps } from './kernel/context';
+import { AppError } from './kernel/errors';
 import { problemMiddleware } from './kernel/http/problem';
 import { requestFrame } from './kernel/http/middleware';
 import type { ApiRouter, RouteDefinition } from './kernel/http/router';
@@ -69,6 +70,25 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
     return rawBodyPaths.has(ctx.path) ? parseKeepingRaw(ctx, next) : parseBody(ctx, next);
   });
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  app.use(methodNotAllowed(router.allowedMethods()));
   return { app, routes };
+}
+
+/**
+ * A method the resource does not take is a 405 problem with the `Allow` header (RFC 9110), whether
+ * the router knows the method or not (TRACE, PROPFIND, QUERY…: its own 501 would render as a 500).
+ */
+function methodNotAllowed<State, Context>(allowedMethods: Koa.Middleware<State, Context>): Koa.Middleware<State, Context> {
+  return async (ctx, next) => {
+    await allowedMethods(ctx, next);
+    if (ctx.status !== 405 && ctx.status !== 501) return;
+    const allow = ctx.response.get('Allow');
+    if (!allow) {
+      // Nothing answers at this path in any method: it is not there.
+      ctx.remove('Allow');
+      ctx.status = 404;
+      return;
+    }
+    throw new AppError(405, 'method_not_allowed', 'Method not allowed', `${ctx.method} is not allowed here; this resource takes ${allow}.`);
+  };
 }

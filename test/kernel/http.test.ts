@@ -1,3 +1,4 @@
+import http from 'node:http';
 import request from 'supertest';
 import { z } from 'zod';
 import Koa from 'koa';
@@ -91,8 +92,30 @@ describe('errors are problem+json, never 500', () => {
     expectProblem(await app.http.post('/api/no/such/thing').send({}), 404, 'not_found');
   });
 
-  it('a known path with the wrong method gives 405', async () => {
-    expectProblem(await app.http.delete('/api/test'), 405, 'method_not_allowed');
+  it('a known path with the wrong method gives 405 with the methods it takes', async () => {
+    const response = await app.http.delete('/api/test');
+    expectProblem(response, 405, 'method_not_allowed');
+    expect(response.headers.allow).toBe('HEAD, GET');
+  });
+
+  it('methods the router does not know (TRACE, PROPFIND, SEARCH, QUERY) are 405s, not 500s, and a path nothing serves is a 404', async () => {
+    for (const [method, path, allow] of [
+      ['TRACE', '/api/test', 'HEAD, GET'],
+      ['PROPFIND', '/api/test', 'HEAD, GET'],
+      ['SEARCH', '/api/territories', 'HEAD, GET, POST'],
+      ['TRACE', '/q/ABC123', 'HEAD, GET'],
+    ] as const) {
+      const response = await rawRequest(method, path);
+      expect({ method, path, status: response.status, allow: response.allow, code: (JSON.parse(response.body) as { code: string }).code }).toEqual({
+        method,
+        path,
+        status: 405,
+        allow,
+        code: 'method_not_allowed',
+      });
+    }
+    const nowhere = await rawRequest('QUERY', '/api/no-such-thing');
+    expect({ status: nowhere.status, allow: nowhere.allow }).toEqual({ status: 404, allow: undefined });
   });
 
   it('malformed JSON gives 400', async () => {
@@ -175,3 +198,17 @@ describe('requireRole, the guard any Koa route can use', () => {
     await call().set(admin.auth).expect(200);
   });
 });
+
+/** A request in any method Node's parser accepts (fetch and supertest refuse TRACE and friends). */
+function rawRequest(method: string, path: string): Promise<{ status: number; allow: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(app.url + path, { method, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
