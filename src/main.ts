@@ -1,9 +1,12 @@
+import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './kernel/logger';
 import { Runtime } from './runtime';
 
 /** Start: config → database (+ migrations) → Redis → app → HTTP server → sockets → workers. */
 async function main(): Promise<void> {
+  // A `.env` in the working folder fills in what the environment does not set (it never overrides).
+  if (existsSync('.env')) process.loadEnvFile('.env');
   let config;
   try {
     config = loadConfig();

@@ -12,6 +12,8 @@ describe('config', () => {
       jwtTtlSeconds: 12 * 3600,
       corsOrigins: [],
       bodyLimit: '1mb',
+      // Production behaviour unless said otherwise: no answer turns into a 500 for drifting from its schema.
+      env: 'production',
     });
     expect(config.dataDir).toMatch(/\/data$/);
   });

@@ -227,8 +227,9 @@ async function authorise(ctx: Context, access: Exclude<RouteAccess, 'public'>): 
 }
 
 /**
- * Outside production every JSON answer is checked against the route's response schema, so a
- * presenter that drifts from the documented contract fails its tests instead of its clients.
+ * Outside production (`NODE_ENV=test` in the suite, `development` with `npm run dev`) every JSON
+ * answer is checked against the route's response schema, so a presenter that drifts from the
+ * documented contract fails its tests instead of its clients.
  */
 function checkResponse(ctx: Context, schema: ZodType | undefined, result: unknown): unknown {
   if (!schema || ctx.deps.config.env === 'production') return result;
