@@ -64,10 +64,17 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
   // Routes whose signature covers the exact bytes (webhooks) also keep them as ctx.request.rawBody.
   const parseKeepingRaw = koaBody({ ...bodyOptions, includeUnparsed: true });
   const rawBodyPaths = new Set(routes.filter((route) => route.spec.rawBody).map((route) => route.path));
+  // Import routes take larger bodies than the rest; each gets a parser with its own limit.
+  const largeBodyParsers = new Map(
+    routes
+      .filter((route) => route.spec.bodyLimit)
+      .map((route) => [route.path, koaBody({ ...bodyOptions, jsonLimit: route.spec.bodyLimit, formLimit: route.spec.bodyLimit, textLimit: route.spec.bodyLimit })]),
+  );
   // GET, HEAD and OPTIONS carry no body: skip the parser's work for them.
   app.use((ctx, next) => {
     if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS') return next();
-    return rawBodyPaths.has(ctx.path) ? parseKeepingRaw(ctx, next) : parseBody(ctx, next);
+    if (rawBodyPaths.has(ctx.path)) return parseKeepingRaw(ctx, next);
+    return (largeBodyParsers.get(ctx.path) ?? parseBody)(ctx, next);
   });
   app.use(router.routes());
   app.use(methodNotAllowed(router.allowedMethods()));

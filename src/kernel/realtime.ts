@@ -148,8 +148,9 @@ export class Realtime {
     this.io.attach(server);
   }
 
-  publish<K extends keyof RealtimeEvents>(room: string, event: K, payload: RealtimeEvents[K]): void {
-    this.io.to(room).emit(event as string, payload);
+  /** To every socket in `room`; with several rooms, a socket in more than one gets the event once. */
+  publish<K extends keyof RealtimeEvents>(room: string | readonly string[], event: K, payload: RealtimeEvents[K]): void {
+    this.io.to(room as string | string[]).emit(event as string, payload);
   }
 
   /** To this process's sockets in `room` only: for work every process does for its own sockets. */

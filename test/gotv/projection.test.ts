@@ -1,4 +1,5 @@
-import { buildCurve, DEFAULT_CURVE, fractionAt, instantAt, InvalidCurveError, localClock, minutesOfDay, parseTimeOfDay } from '../../src/modules/gotv/gotv.curve';
+import { instantAt, localClock, minutesOfDay } from '../../src/kernel/calendar';
+import { buildCurve, DEFAULT_CURVE, fractionAt, InvalidCurveError, parseTimeOfDay } from '../../src/modules/gotv/gotv.curve';
 import { project, projectionView, stationFigure, type StationInput } from '../../src/modules/gotv/gotv.projection';
 import { at, ELECTION_DATE, syntheticDay, TIME_ZONE } from './synthetic';
 

@@ -1,4 +1,5 @@
-import { DEFAULT_CURVE, fractionAt, instantAt, type TurnoutCurve } from '../../src/modules/gotv/gotv.curve';
+import { instantAt } from '../../src/kernel/calendar';
+import { DEFAULT_CURVE, fractionAt, type TurnoutCurve } from '../../src/modules/gotv/gotv.curve';
 import type { CountReport, StationInput } from '../../src/modules/gotv/gotv.projection';
 
 /**

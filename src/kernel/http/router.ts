@@ -26,6 +26,8 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   body?: B;
   /** Media types the body may come in; JSON unless said otherwise. */
   bodyTypes?: BodyType[];
+  /** A larger parsed-body limit than the service's `BODY_LIMIT` (`20mb`), for imports; only for paths without parameters. */
+  bodyLimit?: string;
   /**
    * The handler validates the body itself (with `body`, which still documents the route), for
    * routes that must answer a bad form post with an HTML page rather than a problem.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Queries } from '../../kernel/sql';
-import { instantAt } from './gotv.curve';
+import { instantAt } from '../../kernel/calendar';
 import { STATION_STATUSES } from './gotv.entities';
 import type { StationEvent } from './gotv.events';
 import { countReportsSince, stationRows, type StationFilter, type StationRow } from './gotv.live.repository';

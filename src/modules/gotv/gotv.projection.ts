@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { daysBetween, fractionAt, instantAt, localClock, type TurnoutCurve } from './gotv.curve';
+import { daysBetween, instantAt, localClock } from '../../kernel/calendar';
+import { fractionAt, type TurnoutCurve } from './gotv.curve';
 
 /**
  * The election-day projection: what the day will end at, from what has been reported so far.

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError } from '../../kernel/errors';
 import type { Queries } from '../../kernel/sql';
-import { buildCurve, curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, instantAt, localClock, type TurnoutCurve } from './gotv.curve';
+import { instantAt, localClock } from '../../kernel/calendar';
+import { buildCurve, curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, type TurnoutCurve } from './gotv.curve';
 import { findSettings, saveSettings } from './gotv.stations.repository';
 
 export const settingsBody = z.object({ electionDate: z.iso.date() }).and(curveSettingsSchema);

@@ -6,7 +6,7 @@ import type { TurnoutItemInput, TurnoutReportInput } from './gotv.schemas';
 import { coversEverything, gotvPolicy, type BrigadeScope } from './gotv.policy';
 import { scopeOf } from './gotv.scope';
 import { projectionChanged } from './gotv.pushes';
-import { instantAt, localClock } from './gotv.curve';
+import { instantAt, localClock } from '../../kernel/calendar';
 import { electionDateOf } from './gotv.settings';
 import { lockStationForCount, recordCountReport, recordVoterReport, type ReportDay } from './gotv.repository';
 
