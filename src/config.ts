@@ -141,11 +141,41 @@ const envSchema = z
     EMAIL_DKIM_DOMAIN: z.string().min(1).optional(),
     EMAIL_DKIM_SELECTOR: z.string().min(1).optional(),
     EMAIL_DKIM_PRIVATE_KEY: z.string().min(1).optional(),
+    // Social monitoring: a platform without its credentials is shown as not configured, never faked.
+    SOCIAL_YOUTUBE_API_KEY: z.string().min(10).optional(),
+    SOCIAL_YOUTUBE_BASE_URL: z.string().url().default('https://www.googleapis.com/youtube/v3'),
+    SOCIAL_YOUTUBE_DAILY_UNITS: positiveInt.default(10_000),
+    SOCIAL_X_BEARER_TOKEN: z.string().min(10).optional(),
+    SOCIAL_X_BASE_URL: z.string().url().default('https://api.x.com/2'),
+    SOCIAL_X_MONTHLY_READS: positiveInt.default(3_000_000),
+    SOCIAL_GRAPH_BASE_URL: z.string().url().default('https://graph.facebook.com'),
+    SOCIAL_GRAPH_API_VERSION: z
+      .string()
+      .regex(/^v\d+\.\d+$/, 'expected a Graph API version such as v23.0')
+      .default('v23.0'),
+    SOCIAL_FACEBOOK_ACCESS_TOKEN: z.string().min(10).optional(),
+    SOCIAL_INSTAGRAM_ACCESS_TOKEN: z.string().min(10).optional(),
+    SOCIAL_INSTAGRAM_BUSINESS_ID: z
+      .string()
+      .regex(/^\d{5,25}$/, "expected the numeric id of the campaign's own Instagram professional account")
+      .optional(),
+    SOCIAL_FETCH_TIMEOUT: duration.default(20),
+    // How often each worker process looks for profiles due a fetch.
+    SOCIAL_SWEEP_INTERVAL: duration.default(15),
+    // How far back each fetch re-reads posts: engagement keeps growing for days after publication.
+    SOCIAL_REFRESH_WINDOW: duration.default(7 * 86400),
   })
   .superRefine((env, ctx) => {
     const dkim = [env.EMAIL_DKIM_DOMAIN, env.EMAIL_DKIM_SELECTOR, env.EMAIL_DKIM_PRIVATE_KEY];
     if (dkim.some(Boolean) && !dkim.every(Boolean)) {
       ctx.addIssue({ code: 'custom', path: ['EMAIL_DKIM_PRIVATE_KEY'], message: 'DKIM needs EMAIL_DKIM_DOMAIN, EMAIL_DKIM_SELECTOR and EMAIL_DKIM_PRIVATE_KEY together' });
+    }
+    if (env.SOCIAL_INSTAGRAM_ACCESS_TOKEN && !env.SOCIAL_INSTAGRAM_BUSINESS_ID) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SOCIAL_INSTAGRAM_BUSINESS_ID'],
+        message: 'is required with SOCIAL_INSTAGRAM_ACCESS_TOKEN (Business Discovery reads through your own account)',
+      });
     }
     if (env.DATABASE_URL && !env.JWT_SECRET) {
       ctx.addIssue({
@@ -191,6 +221,7 @@ export interface Config {
   shutdownTimeoutSeconds: number;
   whatsapp: WhatsAppConfig;
   email: EmailConfig;
+  social: SocialConfig;
 }
 
 // WhatsApp
@@ -234,6 +265,17 @@ export interface EmailConfig {
   trackingSecret: string | undefined;
   unsubscribeMailto: string | undefined;
   dkim: { domainName: string; keySelector: string; privateKey: string } | undefined;
+}
+
+// Social monitoring
+export interface SocialConfig {
+  youtube: { baseUrl: string; apiKey: string | undefined; dailyUnits: number };
+  x: { baseUrl: string; bearerToken: string | undefined; monthlyReads: number };
+  /** Facebook Pages and Instagram Business Discovery share the Graph API. */
+  graph: { baseUrl: string; apiVersion: string; facebookToken: string | undefined; instagramToken: string | undefined; instagramBusinessId: string | undefined };
+  fetchTimeoutSeconds: number;
+  refreshWindowSeconds: number;
+  sweepIntervalSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -319,6 +361,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         env.EMAIL_DKIM_DOMAIN && env.EMAIL_DKIM_SELECTOR && env.EMAIL_DKIM_PRIVATE_KEY
           ? { domainName: env.EMAIL_DKIM_DOMAIN, keySelector: env.EMAIL_DKIM_SELECTOR, privateKey: env.EMAIL_DKIM_PRIVATE_KEY.replace(/\\n/g, '\n') }
           : undefined,
+    },
+    social: {
+      youtube: { baseUrl: env.SOCIAL_YOUTUBE_BASE_URL.replace(/\/+$/, ''), apiKey: env.SOCIAL_YOUTUBE_API_KEY, dailyUnits: env.SOCIAL_YOUTUBE_DAILY_UNITS },
+      x: { baseUrl: env.SOCIAL_X_BASE_URL.replace(/\/+$/, ''), bearerToken: env.SOCIAL_X_BEARER_TOKEN, monthlyReads: env.SOCIAL_X_MONTHLY_READS },
+      graph: {
+        baseUrl: env.SOCIAL_GRAPH_BASE_URL.replace(/\/+$/, ''),
+        apiVersion: env.SOCIAL_GRAPH_API_VERSION,
+        facebookToken: env.SOCIAL_FACEBOOK_ACCESS_TOKEN,
+        instagramToken: env.SOCIAL_INSTAGRAM_ACCESS_TOKEN,
+        instagramBusinessId: env.SOCIAL_INSTAGRAM_BUSINESS_ID,
+      },
+      fetchTimeoutSeconds: env.SOCIAL_FETCH_TIMEOUT,
+      refreshWindowSeconds: env.SOCIAL_REFRESH_WINDOW,
+      sweepIntervalSeconds: env.SOCIAL_SWEEP_INTERVAL,
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261124045254_SocialMonitoring } from './Migration20261124045254_SocialMonitoring';
 import { Migration20261123224445_AudienceErasureAndAudit } from './Migration20261123224445_AudienceErasureAndAudit';
 import { Migration20261123225130_OutboundInDoubtAndPause } from './Migration20261123225130_OutboundInDoubtAndPause';
 import { Migration20261123214423_ConsentWithdrawals } from './Migration20261123214423_ConsentWithdrawals';
@@ -40,4 +41,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123214423_ConsentWithdrawals', class: Migration20261123214423_ConsentWithdrawals },
   { name: 'Migration20261123224445_AudienceErasureAndAudit', class: Migration20261123224445_AudienceErasureAndAudit },
   { name: 'Migration20261123225130_OutboundInDoubtAndPause', class: Migration20261123225130_OutboundInDoubtAndPause },
+  { name: 'Migration20261124045254_SocialMonitoring', class: Migration20261124045254_SocialMonitoring },
 ];

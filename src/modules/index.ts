@@ -6,8 +6,9 @@ import { qrModule } from './qr';
 import { gotvModule } from './gotv';
 import { whatsappModule } from './whatsapp';
 import { emailModule } from './email';
+import { socialModule } from './social';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
-export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule, gotvModule, whatsappModule, emailModule];
+export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule, gotvModule, whatsappModule, emailModule, socialModule];
 
 export const allEntities = modules.flatMap((module) => module.entities);

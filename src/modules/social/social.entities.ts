@@ -1,0 +1,239 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { FullTextType } from '@mikro-orm/postgresql';
+import { newId } from '../../kernel/ids';
+import { UserSchema } from '../auth';
+import { TerritorySchema } from '../territories';
+import { PLATFORMS } from './connectors/connector';
+
+export { PLATFORMS, type Platform } from './connectors/connector';
+
+/** A candidate the campaign watches; ours is tracked the same way so comparisons have a "we". */
+export const CompetitorSchema = defineEntity({
+  name: 'SocialCompetitor',
+  tableName: 'social_competitors',
+  indexes: [{ properties: ['name', 'id'] }],
+  uniques: [
+    { name: 'social_competitors_name_unique', expression: 'create unique index social_competitors_name_unique on social_competitors (lower(name))' },
+    // One "we": comparisons mark a single competitor as ours.
+    { name: 'social_competitors_one_own', expression: 'create unique index social_competitors_one_own on social_competitors (is_own) where is_own' },
+  ],
+  properties: (p) => ({
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
+    name: p.string().length(160),
+    party: p.string().length(160).nullable(),
+    /** `#rrggbb`, for the war room's charts. */
+    colour: p.string().length(7).nullable(),
+    photoUrl: p.string().length(2048).nullable(),
+    notes: p.text().nullable(),
+    isOwn: p.boolean().default(false),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    active: p.boolean().default(true),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  }),
+});
+export type Competitor = InferEntity<typeof CompetitorSchema>;
+
+export const PROFILE_SOURCES = ['api', 'import'] as const;
+export type ProfileSource = (typeof PROFILE_SOURCES)[number];
+
+/**
+ * One competitor on one platform. The poller's list is this table: `nextFetchAt` says when it is
+ * due, `pausedReason` stops it until staff act, and the last error is kept for the dashboard.
+ */
+export const ProfileSchema = defineEntity({
+  name: 'SocialProfile',
+  tableName: 'social_profiles',
+  uniques: [{ properties: ['platform', 'handle'], name: 'social_profiles_platform_handle_unique' }],
+  indexes: [
+    { properties: ['competitor'] },
+    { name: 'social_profiles_due', expression: 'create index social_profiles_due on social_profiles (next_fetch_at) where paused_reason is null and next_fetch_at is not null' },
+  ],
+  properties: (p) => ({
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
+    competitor: () => p.manyToOne(CompetitorSchema).deleteRule('cascade'),
+    platform: p.enum([...PLATFORMS]),
+    /** Normalised: lower case, without `@` or the platform's URL. */
+    handle: p.string().length(100),
+    platformId: p.string().length(64).nullable(),
+    url: p.string().length(2048).nullable(),
+    source: p.enum([...PROFILE_SOURCES]),
+    displayName: p.string().length(200).nullable(),
+    followers: p.bigint('number').nullable(),
+    lastFetchedAt: p.datetime().nullable(),
+    lastError: p.string().length(500).nullable(),
+    consecutiveFailures: p.integer().default(0),
+    /** Set when fetching cannot go on without a person (an expired token, an unknown handle). */
+    pausedReason: p.string().length(500).nullable(),
+    /** When the poller should read it next; null for import-only profiles. */
+    nextFetchAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type Profile = InferEntity<typeof ProfileSchema>;
+
+export const SENTIMENT_LABELS = ['positive', 'neutral', 'negative'] as const;
+export type SentimentLabel = (typeof SENTIMENT_LABELS)[number];
+
+/**
+ * A competitor's post with its latest engagement; the history of that engagement is in the
+ * snapshots. `search` is the Spanish full-text vector PostgreSQL keeps from the text.
+ */
+export const PostSchema = defineEntity({
+  name: 'SocialPost',
+  tableName: 'social_posts',
+  uniques: [{ properties: ['platform', 'platformPostId'], name: 'social_posts_platform_post_unique' }],
+  indexes: [
+    { properties: ['competitor', 'publishedAt'] },
+    { properties: ['publishedAt', 'id'] },
+    { properties: ['engagement', 'id'] },
+    { properties: ['search'], type: 'fulltext' },
+  ],
+  properties: (p) => ({
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
+    platform: p.enum([...PLATFORMS]),
+    platformPostId: p.string().length(100),
+    competitor: () => p.manyToOne(CompetitorSchema).deleteRule('cascade'),
+    profile: () => p.manyToOne(ProfileSchema).nullable().deleteRule('set null'),
+    publishedAt: p.datetime(),
+    text: p.text(),
+    url: p.string().length(2048).nullable(),
+    mediaType: p.string().length(30).nullable(),
+    likes: p.bigint('number').nullable(),
+    comments: p.bigint('number').nullable(),
+    shares: p.bigint('number').nullable(),
+    views: p.bigint('number').nullable(),
+    /** likes + comments + shares of the latest snapshot. */
+    engagement: p.bigint('number').default(0),
+    /** engagement ÷ the profile's followers × 100 at the latest snapshot; null when followers are unknown. */
+    engagementRate: p.double().nullable(),
+    sentimentScore: p.double(),
+    sentimentLabel: p.enum([...SENTIMENT_LABELS]),
+    hashtags: p.array().default([]),
+    mentions: p.array().default([]),
+    keywords: p.array().default([]),
+    /** The text names our candidate (name or handle): the posts the negative-sentiment rule watches. */
+    mentionsUs: p.boolean().default(false),
+    search: p.type(new FullTextType('spanish')).generated("(to_tsvector('spanish', text)) stored").lazy().hidden().nullable(),
+    firstSeenAt: p.datetime().onCreate(() => new Date()),
+    lastSnapshotAt: p.datetime(),
+  }),
+});
+export type Post = InferEntity<typeof PostSchema>;
+
+/** Engagement of one post as one fetch or import saw it: the series that shows a post taking off. */
+export const PostSnapshotSchema = defineEntity({
+  name: 'SocialPostSnapshot',
+  tableName: 'social_post_snapshots',
+  properties: (p) => ({
+    post: () => p.manyToOne(PostSchema).primary().deleteRule('cascade'),
+    capturedAt: p.datetime().primary(),
+    likes: p.bigint('number').nullable(),
+    comments: p.bigint('number').nullable(),
+    shares: p.bigint('number').nullable(),
+    views: p.bigint('number').nullable(),
+    engagement: p.bigint('number'),
+  }),
+});
+export type PostSnapshot = InferEntity<typeof PostSnapshotSchema>;
+
+/** Followers of one profile at one fetch, for growth curves and surge alerts. */
+export const FollowerSnapshotSchema = defineEntity({
+  name: 'SocialFollowerSnapshot',
+  tableName: 'social_follower_snapshots',
+  properties: (p) => ({
+    profile: () => p.manyToOne(ProfileSchema).primary().deleteRule('cascade'),
+    capturedAt: p.datetime().primary(),
+    followers: p.bigint('number'),
+  }),
+});
+export type FollowerSnapshot = InferEntity<typeof FollowerSnapshotSchema>;
+
+export const ALERT_KINDS = ['new_post', 'keyword', 'engagement_spike', 'follower_change', 'negative_sentiment'] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+export const SEVERITIES = ['info', 'warning', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** A rule's settings, by kind (validated by the rule schemas; docs/social-monitoring.md gives each formula). */
+export type AlertRuleParams = Record<string, unknown>;
+
+/** What makes an alert; managers edit them, the defaults are written on first start. */
+export const AlertRuleSchema = defineEntity({
+  name: 'SocialAlertRule',
+  tableName: 'social_alert_rules',
+  properties: (p) => ({
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
+    kind: p.enum([...ALERT_KINDS]),
+    name: p.string().length(160),
+    enabled: p.boolean().default(true),
+    severity: p.enum([...SEVERITIES]),
+    params: p.json<AlertRuleParams>(),
+    /** Only this competitor's posts and profiles; null: every competitor the rule applies to. */
+    competitor: () => p.manyToOne(CompetitorSchema).nullable().deleteRule('cascade'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  }),
+});
+export type AlertRule = InferEntity<typeof AlertRuleSchema>;
+
+export const ALERT_STATES = ['new', 'seen', 'dismissed'] as const;
+export type AlertState = (typeof ALERT_STATES)[number];
+
+/** One alert; `dedupeKey` makes "exactly once" the database's promise, whichever process evaluates. */
+export const AlertSchema = defineEntity({
+  name: 'SocialAlert',
+  tableName: 'social_alerts',
+  indexes: [{ properties: ['createdAt', 'id'] }, { properties: ['state', 'createdAt'] }],
+  properties: (p) => ({
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
+    rule: () => p.manyToOne(AlertRuleSchema).nullable().deleteRule('set null'),
+    kind: p.enum([...ALERT_KINDS]),
+    dedupeKey: p.string().length(200).unique(),
+    competitor: () => p.manyToOne(CompetitorSchema).nullable().deleteRule('cascade'),
+    profile: () => p.manyToOne(ProfileSchema).nullable().deleteRule('set null'),
+    post: () => p.manyToOne(PostSchema).nullable().deleteRule('set null'),
+    severity: p.enum([...SEVERITIES]),
+    title: p.string().length(300),
+    details: p.json<Record<string, unknown>>(),
+    state: p.enum([...ALERT_STATES]).default('new'),
+    seenBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    seenAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type Alert = InferEntity<typeof AlertSchema>;
+
+/** Calls or units spent per platform and quota period (YouTube's Pacific day, X's month). */
+export const QuotaUsageSchema = defineEntity({
+  name: 'SocialQuotaUsage',
+  tableName: 'social_quota_usage',
+  properties: (p) => ({
+    platform: p.enum([...PLATFORMS]).primary(),
+    periodStart: p.datetime().primary(),
+    used: p.bigint('number').default(0),
+  }),
+});
+export type QuotaUsage = InferEntity<typeof QuotaUsageSchema>;
+
+export const socialEntities = [CompetitorSchema, ProfileSchema, PostSchema, PostSnapshotSchema, FollowerSnapshotSchema, AlertRuleSchema, AlertSchema, QuotaUsageSchema];

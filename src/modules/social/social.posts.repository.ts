@@ -1,0 +1,235 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { newId } from '../../kernel/ids';
+import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { sql, tables, type Queries } from '../../kernel/sql';
+import { PostSchema, PostSnapshotSchema, type Platform, type Post, type SentimentLabel } from './social.entities';
+import { numberOrNull } from './social.repository';
+
+type PostTables = InferKyselyDB<typeof PostSchema | typeof PostSnapshotSchema>;
+const db = tables<PostTables>();
+
+/** A post's state as of one capture, enriched, ready to write. */
+export interface PostState {
+  platform: Platform;
+  postId: string;
+  competitorId: string;
+  profileId: string | null;
+  publishedAt: Date;
+  text: string;
+  url: string | null;
+  mediaType: string | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  views: number | null;
+  engagement: number;
+  engagementRate: number | null;
+  sentimentScore: number;
+  sentimentLabel: SentimentLabel;
+  hashtags: string[];
+  mentions: string[];
+  keywords: string[];
+  mentionsUs: boolean;
+  capturedAt: Date;
+}
+
+export interface SnapshotRow {
+  key: string;
+  capturedAt: Date;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  views: number | null;
+  engagement: number;
+}
+
+export interface UpsertedPost {
+  id: string;
+  key: string;
+  inserted: boolean;
+}
+
+export const postKey = (platform: string, postId: string) => `${platform}\u0000${postId}`;
+
+/**
+ * Writes each post's latest state in one statement: new posts are inserted, known ones take the
+ * counts and text of this capture only when it is not older than the one they hold, so an old
+ * export imported late never rolls a post back. One row per post (the caller groups duplicates).
+ */
+export async function upsertPosts(q: Queries, posts: readonly PostState[]): Promise<UpsertedPost[]> {
+  if (!posts.length) return [];
+  const column = <T>(pick: (post: PostState) => T) => posts.map(pick);
+  const rows = await q.rows<{ id: string; platform: string; platform_post_id: string; inserted: boolean }>(sql`
+    insert into social_posts as p (id, platform, platform_post_id, competitor_id, profile_id, published_at, text, url, media_type,
+      likes, comments, shares, views, engagement, engagement_rate, sentiment_score, sentiment_label, hashtags, mentions, keywords,
+      mentions_us, first_seen_at, last_snapshot_at)
+    select x.id, x.platform, x.post_id, x.competitor_id, x.profile_id, x.published_at, x.text, x.url, x.media_type,
+      x.likes, x.comments, x.shares, x.views, x.engagement, x.engagement_rate, x.sentiment_score, x.sentiment_label,
+      string_to_array(x.hashtags, ' '), string_to_array(x.mentions, ' '), string_to_array(x.keywords, chr(31)), x.mentions_us, now(), x.captured_at
+    from unnest(${column(() => newId())}::uuid[], ${column((post) => post.platform)}::text[], ${column((post) => post.postId)}::text[],
+      ${column((post) => post.competitorId)}::uuid[], ${column((post) => post.profileId)}::uuid[], ${column((post) => post.publishedAt)}::timestamptz[],
+      ${column((post) => post.text)}::text[], ${column((post) => post.url)}::text[], ${column((post) => post.mediaType)}::text[],
+      ${column((post) => post.likes)}::bigint[], ${column((post) => post.comments)}::bigint[], ${column((post) => post.shares)}::bigint[],
+      ${column((post) => post.views)}::bigint[], ${column((post) => post.engagement)}::bigint[], ${column((post) => post.engagementRate)}::float8[],
+      ${column((post) => post.sentimentScore)}::float8[], ${column((post) => post.sentimentLabel)}::text[], ${column((post) => post.hashtags.join(' '))}::text[],
+      ${column((post) => post.mentions.join(' '))}::text[], ${column((post) => post.keywords.join('\u001f'))}::text[], ${column((post) => post.mentionsUs)}::bool[],
+      ${column((post) => post.capturedAt)}::timestamptz[])
+      as x(id, platform, post_id, competitor_id, profile_id, published_at, text, url, media_type, likes, comments, shares, views, engagement,
+        engagement_rate, sentiment_score, sentiment_label, hashtags, mentions, keywords, mentions_us, captured_at)
+    on conflict (platform, platform_post_id) do update set
+      text = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.text else p.text end,
+      url = coalesce(case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.url end, p.url),
+      media_type = coalesce(case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.media_type end, p.media_type),
+      likes = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.likes else p.likes end,
+      comments = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.comments else p.comments end,
+      shares = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.shares else p.shares end,
+      views = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.views else p.views end,
+      engagement = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.engagement else p.engagement end,
+      engagement_rate = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.engagement_rate else p.engagement_rate end,
+      sentiment_score = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.sentiment_score else p.sentiment_score end,
+      sentiment_label = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.sentiment_label else p.sentiment_label end,
+      hashtags = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.hashtags else p.hashtags end,
+      mentions = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.mentions else p.mentions end,
+      keywords = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.keywords else p.keywords end,
+      mentions_us = case when excluded.last_snapshot_at >= p.last_snapshot_at then excluded.mentions_us else p.mentions_us end,
+      profile_id = coalesce(p.profile_id, excluded.profile_id),
+      last_snapshot_at = greatest(p.last_snapshot_at, excluded.last_snapshot_at)
+    returning id, platform, platform_post_id, (xmax = 0) as inserted`);
+  return rows.map((row) => ({ id: row.id, key: postKey(row.platform, row.platform_post_id), inserted: row.inserted }));
+}
+
+/**
+ * Engagement snapshots, one per post and capture time. A snapshot whose counts equal the one just
+ * before it adds nothing to the series and is skipped, so importing the same file twice (or a
+ * poll that finds nothing new) writes nothing. Returns how many were written.
+ */
+export async function insertSnapshots(q: Queries, postIds: ReadonlyMap<string, string>, snapshots: readonly SnapshotRow[]): Promise<number> {
+  const rows = snapshots.filter((snapshot) => postIds.has(snapshot.key));
+  if (!rows.length) return 0;
+  const column = <T>(pick: (row: SnapshotRow) => T) => rows.map(pick);
+  const result = await q.write(sql`
+    insert into social_post_snapshots (post_id, captured_at, likes, comments, shares, views, engagement)
+    select x.post_id, x.captured_at, x.likes, x.comments, x.shares, x.views, x.engagement
+    from unnest(${column((row) => postIds.get(row.key)!)}::uuid[], ${column((row) => row.capturedAt)}::timestamptz[], ${column((row) => row.likes)}::bigint[],
+      ${column((row) => row.comments)}::bigint[], ${column((row) => row.shares)}::bigint[], ${column((row) => row.views)}::bigint[], ${column((row) => row.engagement)}::bigint[])
+      as x(post_id, captured_at, likes, comments, shares, views, engagement)
+    where not exists (
+      select 1 from (select s.likes, s.comments, s.shares, s.views from social_post_snapshots s
+        where s.post_id = x.post_id and s.captured_at < x.captured_at order by s.captured_at desc limit 1) previous
+      where previous.likes is not distinct from x.likes and previous.comments is not distinct from x.comments
+        and previous.shares is not distinct from x.shares and previous.views is not distinct from x.views)
+    on conflict (post_id, captured_at) do nothing`);
+  return result.count;
+}
+
+/** Followers of profiles at capture times; a profile's own count follows its newest capture. */
+export async function recordFollowers(q: Queries, observations: readonly { profileId: string; capturedAt: Date; followers: number }[]): Promise<void> {
+  if (!observations.length) return;
+  const profileIds = observations.map((row) => row.profileId);
+  const times = observations.map((row) => row.capturedAt);
+  const counts = observations.map((row) => row.followers);
+  await q.write(sql`
+    with input as (select * from unnest(${profileIds}::uuid[], ${times}::timestamptz[], ${counts}::bigint[]) as x(profile_id, captured_at, followers)),
+    written as (
+      insert into social_follower_snapshots (profile_id, captured_at, followers) select profile_id, captured_at, followers from input
+      on conflict (profile_id, captured_at) do update set followers = excluded.followers)
+    update social_profiles p set followers = newest.followers
+    from (select distinct on (profile_id) profile_id, captured_at, followers from input order by profile_id, captured_at desc) newest
+    where p.id = newest.profile_id
+      and not exists (select 1 from social_follower_snapshots s where s.profile_id = p.id and s.captured_at > newest.captured_at)`);
+}
+
+export interface PostRecord {
+  id: string;
+  platform: Platform;
+  platformPostId: string;
+  competitorId: string;
+  profileId: string | null;
+  publishedAt: Date;
+  text: string;
+  url: string | null;
+  mediaType: string | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  views: number | null;
+  engagement: number;
+  engagementRate: number | null;
+  sentimentScore: number;
+  sentimentLabel: SentimentLabel;
+  hashtags: string[];
+  mentions: string[];
+  keywords: string[];
+  lastSnapshotAt: Date;
+}
+
+function postOfEntity(post: Post): PostRecord {
+  return {
+    id: post.id,
+    platform: post.platform,
+    platformPostId: post.platformPostId,
+    competitorId: post.competitor.id,
+    profileId: post.profile ? post.profile.id : null,
+    publishedAt: post.publishedAt,
+    text: post.text,
+    url: post.url ?? null,
+    mediaType: post.mediaType ?? null,
+    likes: numberOrNull(post.likes),
+    comments: numberOrNull(post.comments),
+    shares: numberOrNull(post.shares),
+    views: numberOrNull(post.views),
+    engagement: Number(post.engagement),
+    engagementRate: numberOrNull(post.engagementRate),
+    sentimentScore: Number(post.sentimentScore),
+    sentimentLabel: post.sentimentLabel,
+    hashtags: post.hashtags,
+    mentions: post.mentions,
+    keywords: post.keywords,
+    lastSnapshotAt: post.lastSnapshotAt,
+  };
+}
+
+export interface PostFilter {
+  competitorId?: string | undefined;
+  platform?: Platform | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  q?: string | undefined;
+  sentiment?: SentimentLabel | undefined;
+  minEngagement?: number | undefined;
+  sort: 'recent' | 'engagement';
+}
+
+/** A page of posts, newest or most engaging first (keyset pagination; `q` through the Spanish full-text index). */
+export function postPage(em: EntityManager, filter: PostFilter, page: PageRequest): Promise<Page<PostRecord>> {
+  const where: Record<string, unknown> = {};
+  if (filter.competitorId) where.competitor = filter.competitorId;
+  if (filter.platform) where.platform = filter.platform;
+  if (filter.from || filter.to) where.publishedAt = { ...(filter.from && { $gte: filter.from }), ...(filter.to && { $lt: filter.to }) };
+  if (filter.q) where.search = { $fulltext: filter.q };
+  if (filter.sentiment) where.sentimentLabel = filter.sentiment;
+  if (filter.minEngagement !== undefined) where.engagement = { $gte: filter.minEngagement };
+  const order = filter.sort === 'engagement' ? ({ engagement: 'desc', id: 'desc' } as const) : ({ publishedAt: 'desc', id: 'desc' } as const);
+  return findPage(em, PostSchema, where, page, order, postOfEntity);
+}
+
+export async function findPost(em: EntityManager, id: string): Promise<PostRecord | undefined> {
+  const post = await em.findOne(PostSchema, { id });
+  return post ? postOfEntity(post) : undefined;
+}
+
+export async function snapshotsOf(q: Queries, postId: string): Promise<SnapshotRow[]> {
+  const rows = await q.rows(
+    db.selectFrom('social_post_snapshots').select(['captured_at', 'likes', 'comments', 'shares', 'views', 'engagement']).where('post_id', '=', postId).orderBy('captured_at'),
+  );
+  return rows.map((row) => ({
+    key: postId,
+    capturedAt: row.captured_at,
+    likes: numberOrNull(row.likes),
+    comments: numberOrNull(row.comments),
+    shares: numberOrNull(row.shares),
+    views: numberOrNull(row.views),
+    engagement: Number(row.engagement),
+  }));
+}

@@ -1,0 +1,104 @@
+import { sql, type Queries } from '../../kernel/sql';
+import type { Platform } from './social.entities';
+
+const platformFilter = (column: string, platform: Platform | undefined) => (platform ? sql`and ${sql.raw(column)} = ${platform}` : sql``);
+
+export interface PostBucket {
+  competitorId: string;
+  bucket: string;
+  posts: number;
+  engagement: number;
+  meanRate: number | null;
+  positive: number;
+  negative: number;
+}
+
+/**
+ * Posts per competitor and local day or week of publication, with their latest engagement: what
+ * every comparison metric but followers is computed from. Reads posts, never snapshots.
+ */
+export async function postBuckets(q: Queries, range: { from: Date; to: Date }, interval: 'day' | 'week', timeZone: string, platform?: Platform): Promise<PostBucket[]> {
+  return q.rows<PostBucket>(sql`
+    select p.competitor_id as "competitorId", to_char(date_trunc(${interval}, p.published_at at time zone ${timeZone}), 'YYYY-MM-DD') as bucket,
+      count(*)::int as posts, sum(p.engagement)::float8 as engagement, avg(p.engagement_rate) as "meanRate",
+      count(*) filter (where p.sentiment_label = 'positive')::int as positive, count(*) filter (where p.sentiment_label = 'negative')::int as negative
+    from social_posts p
+    where p.published_at >= ${range.from}::timestamptz and p.published_at < ${range.to}::timestamptz ${platformFilter('p.platform', platform)}
+    group by 1, 2`);
+}
+
+/** Followers per competitor at the end of each bucket: each profile's latest count by then, summed over its profiles. */
+export async function followerBuckets(
+  q: Queries,
+  range: { from: Date; to: Date },
+  interval: 'day' | 'week',
+  timeZone: string,
+  platform?: Platform,
+): Promise<{ competitorId: string; bucket: string; followers: number }[]> {
+  return q.rows(sql`
+    with buckets as (
+      select local_start from generate_series(date_trunc(${interval}, ${range.from}::timestamptz at time zone ${timeZone}),
+        date_trunc(${interval}, (${range.to}::timestamptz - interval '1 microsecond') at time zone ${timeZone}), ('1 ' || ${interval})::interval) as local_start)
+    select pr.competitor_id as "competitorId", to_char(b.local_start, 'YYYY-MM-DD') as bucket, sum(s.followers)::float8 as followers
+    from buckets b
+    cross join social_profiles pr
+    cross join lateral (select followers from social_follower_snapshots s
+      where s.profile_id = pr.id and s.captured_at < least((b.local_start + ('1 ' || ${interval})::interval) at time zone ${timeZone}, ${range.to}::timestamptz)
+      order by s.captured_at desc limit 1) s
+    where true ${platformFilter('pr.platform', platform)}
+    group by 1, 2`);
+}
+
+export interface WindowFigures {
+  competitorId: string;
+  posts: number;
+  engagement: number;
+  meanRate: number | null;
+  positive: number;
+  neutral: number;
+  negative: number;
+}
+
+/** Posts, engagement and sentiment per competitor for posts published since `since`. */
+export async function windowFigures(q: Queries, since: Date): Promise<WindowFigures[]> {
+  return q.rows<WindowFigures>(sql`
+    select p.competitor_id as "competitorId", count(*)::int as posts, coalesce(sum(p.engagement), 0)::float8 as engagement, avg(p.engagement_rate) as "meanRate",
+      count(*) filter (where p.sentiment_label = 'positive')::int as positive, count(*) filter (where p.sentiment_label = 'neutral')::int as neutral,
+      count(*) filter (where p.sentiment_label = 'negative')::int as negative
+    from social_posts p where p.published_at >= ${since}::timestamptz
+    group by 1`);
+}
+
+export interface FollowerGrowth {
+  profileId: string;
+  competitorId: string;
+  platform: Platform;
+  followers: number | null;
+  followers7dAgo: number | null;
+  followers30dAgo: number | null;
+}
+
+/** Each profile's follower count now and as last known 7 and 30 days ago. */
+export async function followerGrowth(q: Queries, now: Date): Promise<FollowerGrowth[]> {
+  return q.rows<FollowerGrowth>(sql`
+    select p.id as "profileId", p.competitor_id as "competitorId", p.platform, p.followers::float8 as followers,
+      (select s.followers::float8 from social_follower_snapshots s where s.profile_id = p.id and s.captured_at <= ${now}::timestamptz - interval '7 days'
+        order by s.captured_at desc limit 1) as "followers7dAgo",
+      (select s.followers::float8 from social_follower_snapshots s where s.profile_id = p.id and s.captured_at <= ${now}::timestamptz - interval '30 days'
+        order by s.captured_at desc limit 1) as "followers30dAgo"
+    from social_profiles p`);
+}
+
+export async function newAlertCount(q: Queries): Promise<number> {
+  const row = await q.first<{ count: number }>(sql`select count(*)::int as count from social_alerts where state = 'new'`);
+  return row?.count ?? 0;
+}
+
+export async function quotaUsage(q: Queries, periods: readonly { platform: Platform; start: Date }[]): Promise<Map<Platform, number>> {
+  if (!periods.length) return new Map();
+  const rows = await q.rows<{ platform: Platform; used: string }>(sql`
+    select u.platform, u.used from social_quota_usage u
+    join unnest(${periods.map((period) => period.platform)}::text[], ${periods.map((period) => period.start)}::timestamptz[]) as x(platform, start)
+      on x.platform = u.platform and x.start = u.period_start`);
+  return new Map(rows.map((row) => [row.platform, Number(row.used)]));
+}
