@@ -1,0 +1,51 @@
+import { SOCIAL_FAKE_CREDENTIALS, startSocialFake, type SocialFake } from '../fakes/social-apis';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+
+let app: TestApp;
+let fake: SocialFake;
+let manager: TestUser;
+
+beforeAll(async () => {
+  fake = await startSocialFake();
+  // Workers on: the sweeper finds due profiles every second and the jobs fetch them.
+  app = await startTestApp({ SOCIAL_X_BASE_URL: `${fake.url}/x/2`, SOCIAL_X_BEARER_TOKEN: SOCIAL_FAKE_CREDENTIALS.xBearerToken, SOCIAL_SWEEP_INTERVAL: '1' });
+  const admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+});
+afterAll(async () => {
+  await app.close();
+  await fake.close();
+});
+
+async function eventually<T>(read: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('nothing arrived in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+it('polls a new profile on its own: the sweep claims it once and a job fetches it', async () => {
+  const user = fake.x.addUser({ id: '7001', username: 'sola', name: 'Sola', followers: 321 });
+  fake.x.addPost(user.id, { id: '7001001', text: 'Primera publicación', createdAt: new Date(Date.now() - 600_000), likes: 4 });
+  const created = await app.http
+    .post('/api/social-monitoring/competitors')
+    .set(manager.auth)
+    .send({ name: 'Sola', profiles: [{ platform: 'x', handle: 'sola' }] })
+    .expect(201);
+  const posts = await eventually(async () => {
+    const response = await app.http.get(`/api/social-monitoring/posts?competitorId=${created.body.id}`).set(manager.auth).expect(200);
+    return response.body.data.length ? response.body.data : undefined;
+  });
+  expect(posts).toEqual([expect.objectContaining({ platformPostId: '7001001', likes: 4, engagementRate: expect.closeTo((4 / 321) * 100, 5) })]);
+  const profile = (await app.http.get(`/api/social-monitoring/competitors/${created.body.id}`).set(manager.auth)).body.profiles[0];
+  expect(profile).toMatchObject({ status: 'ok', followers: 321 });
+  // Next fetch after the platform's interval, not at the next sweep.
+  expect(Date.parse(profile.nextFetchAt) - Date.now()).toBeGreaterThan(10 * 60_000);
+  const lookups = fake.log.filter((entry) => entry.path.includes('/users/by/username/sola')).length;
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  expect(fake.log.filter((entry) => entry.path.includes('/users/by/username/sola')).length).toBe(lookups);
+});
