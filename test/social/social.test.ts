@@ -2,6 +2,7 @@ import { sql } from '../../src/kernel/sql';
 import { fetchProfile, quotaPeriod, sweepDueProfiles } from '../../src/modules/social/social.poller';
 import { SOCIAL_FAKE_CREDENTIALS, startSocialFake, type SocialFake } from '../fakes/social-apis';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { io } from 'socket.io-client';
 import { connectSocket, nextEvent, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 
@@ -295,6 +296,38 @@ describe('alerts', () => {
     await app.http.delete(`${base}/alert-rules/${rule.body.id}`).set(manager.auth).expect(204);
   });
 
+  it('raises a follower surge once per profile and day, from the followers imports state', async () => {
+    const surging = await competitor({ name: 'Seguidores', profiles: [{ platform: 'tiktok', handle: 'seguidores' }] });
+    const row = (postId: string, followers: number, capturedAt: string) => ({ platform: 'tiktok', handle: 'seguidores', postId, publishedAt: hoursAgo(40), followers, capturedAt });
+    await importPosts([row('f-1', 10_000, hoursAgo(30))]).expect(200);
+    await importPosts([row('f-1', 10_200, hoursAgo(2))]).expect(200);
+    const quiet = await app.http.get(`${base}/alerts?kind=follower_change&competitorId=${surging.id}`).set(viewer.auth).expect(200);
+    expect(quiet.body.data).toHaveLength(0);
+    await importPosts([row('f-1', 11_000, hoursAgo(1))]).expect(200);
+    await importPosts([row('f-1', 11_100, hoursAgo(0.5))]).expect(200);
+    const alerts = await app.http.get(`${base}/alerts?kind=follower_change&competitorId=${surging.id}`).set(viewer.auth).expect(200);
+    expect(alerts.body.data).toHaveLength(1);
+    expect(alerts.body.data[0].details).toMatchObject({ direction: 'surge', percent: 10, followers: 11_000, referenceFollowers: 10_000 });
+  });
+
+  it('raises one alert when the conversation about us turns negative', async () => {
+    // Our candidate is the one registered in 'keeps one "we"' above.
+    const own = (await app.http.get(`${base}/competitors?limit=200`).set(viewer.auth)).body.data.find((row: { isOwn: boolean }) => row.isOwn);
+    expect(own).toBeDefined();
+    const critic = await competitor({ name: 'Crítico', profiles: [{ platform: 'tiktok', handle: 'critico' }] });
+    const texts = ['horrible', 'pésima y mentirosa', 'terrible gestión', 'un fracaso total', 'qué vergüenza, malísima', 'buen día'];
+    await importPosts(
+      texts.map((text, index) => ({ platform: 'tiktok', handle: 'critico', postId: `neg-${index}`, publishedAt: hoursAgo(1 + index / 10), text: `${own.name}: ${text}` })),
+    ).expect(200);
+    await importPosts([{ platform: 'tiktok', handle: 'critico', postId: 'neg-late', publishedAt: hoursAgo(0.2), text: `${own.name}, terrible` }]).expect(200);
+    const alerts = await app.http.get(`${base}/alerts?kind=negative_sentiment`).set(viewer.auth).expect(200);
+    expect(alerts.body.data).toHaveLength(1);
+    expect(alerts.body.data[0]).toMatchObject({ severity: 'critical', competitorId: null });
+    expect(alerts.body.data[0].details.posts).toBeGreaterThanOrEqual(5);
+    const mentions = await app.http.get(`${base}/alerts?kind=keyword&competitorId=${critic.id}`).set(viewer.auth).expect(200);
+    expect(mentions.body.data.length).toBeGreaterThanOrEqual(6);
+  });
+
   it('lets screens mark alerts seen or dismissed and filter by state', async () => {
     const [alert] = await alertsOf('new_post');
     expect(alert).toBeDefined();
@@ -499,7 +532,8 @@ describe('connectors and the poller', () => {
 describe('live alerts across instances', () => {
   it('delivers social:alert to a screen connected to another process', async () => {
     const sibling = await app.sibling();
-    const socket = await connectSocket(sibling.url, viewer.token);
+    const socket = io(sibling.url, { transports: ['websocket'], auth: { token: viewer.token }, reconnectionDelay: 50, forceNew: true });
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     try {
       expect((await subscribe(socket, ['social'])).joined).toEqual(['social']);
       const denied = await connectSocket(sibling.url, volunteer.token);
@@ -509,6 +543,16 @@ describe('live alerts across instances', () => {
       const arriving = nextEvent<{ kind: string; title: string }>(socket, 'social:alert');
       await importPosts([{ platform: 'tiktok', handle: 'en_vivo', postId: 'live-1', publishedAt: hoursAgo(0.1), text: 'Anuncio' }]).expect(200);
       expect(await arriving).toMatchObject({ kind: 'new_post', title: expect.stringContaining('En Vivo') });
+      // A screen whose network drops for a moment gets what it missed when it reconnects.
+      const missed: string[] = [];
+      socket.on('social:alert', (event: { title: string }) => missed.push(event.title));
+      const reconnected = new Promise<void>((resolve) => socket.io.once('reconnect', () => resolve()));
+      socket.io.engine.close();
+      await importPosts([{ platform: 'tiktok', handle: 'en_vivo', postId: 'live-2', publishedAt: hoursAgo(0.05), text: 'Durante el corte' }]).expect(200);
+      await reconnected;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(socket.recovered).toBe(true);
+      expect(missed).toEqual([expect.stringContaining('En Vivo')]);
     } finally {
       socket.close();
     }
