@@ -308,6 +308,12 @@ describe('alerts', () => {
     const alerts = await app.http.get(`${base}/alerts?kind=follower_change&competitorId=${surging.id}`).set(viewer.auth).expect(200);
     expect(alerts.body.data).toHaveLength(1);
     expect(alerts.body.data[0].details).toMatchObject({ direction: 'surge', percent: 10, followers: 11_000, referenceFollowers: 10_000 });
+    // Growth on the dashboard: against the newest count at least 7 days old.
+    await importPosts([{ platform: 'tiktok', handle: 'seguidores', postId: 'f-old', publishedAt: hoursAgo(24 * 9), followers: 9_000, capturedAt: hoursAgo(24 * 8) }]).expect(200);
+    const dashboard = await app.http.get(`${base}/dashboard?days=30`).set(viewer.auth).expect(200);
+    const figures = dashboard.body.competitors.find((item: { id: string }) => item.id === surging.id);
+    expect(figures.followers).toEqual([{ platform: 'tiktok', followers: 11_100, growth7d: { absolute: 2_100, percent: 23.33 }, growth30d: null }]);
+    expectProblem(await app.http.get(`${base}/dashboard?days=365`).set(viewer.auth), 400);
   });
 
   it('raises one alert when the conversation about us turns negative', async () => {

@@ -16,8 +16,12 @@ type Deps = Pick<AppDeps, 'db' | 'config' | 'local'>;
 
 const round = (value: number | null, digits = 2) => (value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits);
 
-function growthOf(now: number | null, before: number | null) {
-  if (now === null || before === null) return null;
+/** Growth over the profiles that have a count both now and then (a profile added since does not count as growth). */
+function growthOf(rows: readonly { followers: number | null; before: number | null }[]) {
+  const comparable = rows.filter((row) => row.followers !== null && row.before !== null);
+  if (!comparable.length) return null;
+  const now = comparable.reduce((sum, row) => sum + row.followers!, 0);
+  const before = comparable.reduce((sum, row) => sum + row.before!, 0);
   return { absolute: now - before, percent: before > 0 ? round(((now - before) / before) * 100) : null };
 }
 
@@ -53,8 +57,8 @@ export async function socialDashboard(deps: Deps, em: EntityManager, days: numbe
           {
             platform,
             followers: current,
-            growth7d: growthOf(current, sumKnown(rows.map((row) => (row.followers7dAgo === null ? null : row.followers7dAgo)))),
-            growth30d: growthOf(current, sumKnown(rows.map((row) => row.followers30dAgo))),
+            growth7d: growthOf(rows.map((row) => ({ followers: row.followers, before: row.followers7dAgo }))),
+            growth30d: growthOf(rows.map((row) => ({ followers: row.followers, before: row.followers30dAgo }))),
           },
         ];
       });
