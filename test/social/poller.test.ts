@@ -41,7 +41,11 @@ it('polls a new profile on its own: the sweep claims it once and a job fetches i
     return response.body.data.length ? response.body.data : undefined;
   });
   expect(posts).toEqual([expect.objectContaining({ platformPostId: '7001001', likes: 4, engagementRate: expect.closeTo((4 / 321) * 100, 5) })]);
-  const profile = (await app.http.get(`/api/social-monitoring/competitors/${created.body.id}`).set(manager.auth)).body.profiles[0];
+  // The fetch records its success on the profile just after writing the posts.
+  const profile = await eventually(async () => {
+    const found = (await app.http.get(`/api/social-monitoring/competitors/${created.body.id}`).set(manager.auth)).body.profiles[0];
+    return found.status === 'ok' ? found : undefined;
+  });
   expect(profile).toMatchObject({ status: 'ok', followers: 321 });
   // Next fetch after the platform's interval, not at the next sweep.
   expect(Date.parse(profile.nextFetchAt) - Date.now()).toBeGreaterThan(10 * 60_000);
