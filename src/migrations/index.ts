@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261124051706_Popularity } from './Migration20261124051706_Popularity';
 import { Migration20261124045254_SocialMonitoring } from './Migration20261124045254_SocialMonitoring';
 import { Migration20261123224445_AudienceErasureAndAudit } from './Migration20261123224445_AudienceErasureAndAudit';
 import { Migration20261123225130_OutboundInDoubtAndPause } from './Migration20261123225130_OutboundInDoubtAndPause';
@@ -42,4 +43,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123224445_AudienceErasureAndAudit', class: Migration20261123224445_AudienceErasureAndAudit },
   { name: 'Migration20261123225130_OutboundInDoubtAndPause', class: Migration20261123225130_OutboundInDoubtAndPause },
   { name: 'Migration20261124045254_SocialMonitoring', class: Migration20261124045254_SocialMonitoring },
+  { name: 'Migration20261124051706_Popularity', class: Migration20261124051706_Popularity },
 ];

@@ -7,8 +7,9 @@ import { gotvModule } from './gotv';
 import { whatsappModule } from './whatsapp';
 import { emailModule } from './email';
 import { socialModule } from './social';
+import { popularityModule } from './popularity';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
-export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule, gotvModule, whatsappModule, emailModule, socialModule];
+export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule, gotvModule, whatsappModule, emailModule, socialModule, popularityModule];
 
 export const allEntities = modules.flatMap((module) => module.entities);

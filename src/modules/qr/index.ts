@@ -14,3 +14,4 @@ export const qrModule: ModuleManifest = {
   personalData: qrPersonalData,
   rooms: () => [{ pattern: new RegExp(`^${DASHBOARD_ROOM}$`), roles: qrPolicy.roles('followDashboard'), description: 'War-room dashboard: live leads and totals' }],
 };
+export { leadsCapturedBetween } from './qr.repository';

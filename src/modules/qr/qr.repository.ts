@@ -566,3 +566,9 @@ export async function campaignFigures(q: Queries, id: string, timeZone: string):
   ]);
   return { scans: scans!, leads: leads!, byCode, byDay, byHour, byInterest, byTerritory };
 }
+
+/** Leads captured in [since, until), for other modules' daily figures (popularity's `leads` metric). */
+export async function leadsCapturedBetween(q: Queries, since: Date, until: Date): Promise<number> {
+  const row = await q.first<{ count: number }>(sql`select count(*)::int as count from qr_leads where created_at >= ${since}::timestamptz and created_at < ${until}::timestamptz`);
+  return row?.count ?? 0;
+}

@@ -15,3 +15,8 @@ export const socialModule: ModuleManifest = {
   ],
   onWorkersStarted: async (deps) => startPolling(deps),
 };
+
+// What other modules may use: the competitors (ours included) and the figures popularity records.
+export { CompetitorSchema, type Competitor } from './social.entities';
+export { allCompetitors, existingCompetitorIds, type CompetitorRecord } from './social.repository';
+export { alertCountsSince, socialFiguresBetween, type DailySocialFigures } from './social.stats.repository';

@@ -102,3 +102,44 @@ export async function quotaUsage(q: Queries, periods: readonly { platform: Platf
       on x.platform = u.platform and x.start = u.period_start`);
   return new Map(rows.map((row) => [row.platform, Number(row.used)]));
 }
+
+export interface DailySocialFigures {
+  competitorId: string;
+  /** Sum of each profile's newest follower count captured before `until`. */
+  followers: number | null;
+  posts: number;
+  engagement: number;
+  meanRate: number | null;
+  positive: number;
+  negative: number;
+}
+
+/**
+ * What other modules may read of the social figures, per competitor: followers as of `until` and the
+ * posts published in [since, until). The popularity module records them daily as metrics.
+ */
+export async function socialFiguresBetween(q: Queries, since: Date, until: Date): Promise<DailySocialFigures[]> {
+  return q.rows<DailySocialFigures>(sql`
+    select c.id as "competitorId",
+      (select sum(s.followers)::float8 from social_profiles p
+        cross join lateral (select followers from social_follower_snapshots f where f.profile_id = p.id and f.captured_at < ${until}::timestamptz
+          order by f.captured_at desc limit 1) s
+        where p.competitor_id = c.id) as followers,
+      coalesce(w.posts, 0)::int as posts, coalesce(w.engagement, 0)::float8 as engagement, w.mean_rate as "meanRate",
+      coalesce(w.positive, 0)::int as positive, coalesce(w.negative, 0)::int as negative
+    from social_competitors c
+    left join lateral (
+      select count(*) as posts, sum(engagement) as engagement, avg(engagement_rate) as mean_rate,
+        count(*) filter (where sentiment_label = 'positive') as positive, count(*) filter (where sentiment_label = 'negative') as negative
+      from social_posts p where p.competitor_id = c.id and p.published_at >= ${since}::timestamptz and p.published_at < ${until}::timestamptz
+    ) w on true
+    where c.active`);
+}
+
+/** Alerts raised since `since`, by kind and competitor: evidence for other modules' assessments. */
+export async function alertCountsSince(q: Queries, since: Date): Promise<{ kind: string; competitorId: string | null; count: number; latestId: string }[]> {
+  return q.rows(sql`
+    select kind, competitor_id as "competitorId", count(*)::int as count, (array_agg(id order by created_at desc))[1] as "latestId"
+    from social_alerts where created_at >= ${since}::timestamptz and state <> 'dismissed'
+    group by kind, competitor_id`);
+}

@@ -22,3 +22,4 @@ export const whatsappModule: ModuleManifest = {
 };
 
 export { handleWebhookPayload, signatureValid } from './whatsapp.webhook';
+export { inboundMessagesBetween } from './whatsapp.repository';

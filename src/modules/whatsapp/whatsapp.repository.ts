@@ -178,3 +178,11 @@ export async function queueCampaignMessages(q: Queries, campaign: StartedCampaig
 const UUID_V7 = sql.raw(
   `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`,
 );
+
+/** Messages people sent the campaign in [since, until), for other modules' daily figures (popularity's `whatsapp_replies`). */
+export async function inboundMessagesBetween(q: Queries, since: Date, until: Date): Promise<number> {
+  const row = await q.first<{ count: number }>(
+    sql`select count(*)::int as count from wa_messages where direction = 'in' and created_at >= ${since}::timestamptz and created_at < ${until}::timestamptz`,
+  );
+  return row?.count ?? 0;
+}

@@ -1,0 +1,140 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { newId } from '../../kernel/ids';
+import { UserSchema } from '../auth';
+import { CompetitorSchema } from '../social';
+import { TerritorySchema } from '../territories';
+
+export const POLL_SCOPES = ['national', 'department', 'municipality', 'locality'] as const;
+export const POLL_METHODS = ['face_to_face', 'phone', 'online', 'mixed'] as const;
+export const POLL_OPTIONS = ['blank', 'undecided', 'none'] as const;
+export type PollOption = (typeof POLL_OPTIONS)[number];
+
+/** One answer of a poll: a competitor's share, or blank vote / undecided / none. */
+export interface StoredPollResult {
+  competitorId: string | null;
+  option: PollOption | null;
+  percentage: number;
+}
+
+export interface StoredComplianceProblem {
+  code: string;
+  message: string;
+}
+
+/** A published poll with its technical sheet (ficha técnica) and whether it meets Ley 2494 de 2025. */
+export const PollSchema = defineEntity({
+  name: 'PopularityPoll',
+  tableName: 'popularity_polls',
+  indexes: [{ properties: ['publishedAt', 'id'] }, { properties: ['pollster'] }],
+  properties: (p) => ({
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
+    pollster: p.string().length(160),
+    sponsor: p.string().length(160).nullable(),
+    registrationNumber: p.string().length(60).nullable(),
+    fieldworkStart: p.string().length(10),
+    fieldworkEnd: p.string().length(10),
+    publishedAt: p.string().length(10),
+    scope: p.enum([...POLL_SCOPES]),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    universe: p.text().nullable(),
+    sampleSize: p.integer(),
+    method: p.enum([...POLL_METHODS]),
+    probabilistic: p.boolean(),
+    marginOfError: p.double(),
+    confidenceLevel: p.double(),
+    question: p.text().nullable(),
+    results: p.json<StoredPollResult[]>(),
+    sourceUrl: p.string().length(2048).nullable(),
+    notes: p.text().nullable(),
+    compliant: p.boolean(),
+    problems: p.json<StoredComplianceProblem[]>(),
+    createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type Poll = InferEntity<typeof PollSchema>;
+
+/** A daily number per competitor from any source; one value per (day, competitor, metric, source). */
+export const MetricSchema = defineEntity({
+  name: 'PopularityMetric',
+  tableName: 'popularity_metrics',
+  uniques: [{ properties: ['date', 'competitor', 'metric', 'source'], name: 'popularity_metrics_key_unique' }],
+  indexes: [{ properties: ['competitor', 'metric', 'date'] }, { properties: ['date', 'id'] }],
+  properties: (p) => ({
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
+    date: p.string().length(10),
+    competitor: () => p.manyToOne(CompetitorSchema).deleteRule('cascade'),
+    metric: p.string().length(60),
+    value: p.double(),
+    source: p.string().length(60),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  }),
+});
+export type Metric = InferEntity<typeof MetricSchema>;
+
+export const SWOT_QUADRANTS = ['strength', 'weakness', 'opportunity', 'threat'] as const;
+export type SwotQuadrant = (typeof SWOT_QUADRANTS)[number];
+
+export interface SwotEvidence {
+  type: 'poll' | 'metric' | 'alert' | 'post' | 'link';
+  id: string | null;
+  label: string;
+}
+
+/** A SWOT item written by staff, or a suggestion they accepted (`suggestionKey`). */
+export const SwotItemSchema = defineEntity({
+  name: 'PopularitySwotItem',
+  tableName: 'popularity_swot_items',
+  indexes: [{ properties: ['quadrant', 'createdAt'] }],
+  properties: (p) => ({
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
+    quadrant: p.enum([...SWOT_QUADRANTS]),
+    text: p.string().length(500),
+    evidence: p.json<SwotEvidence[]>(),
+    suggestionKey: p.string().length(200).nullable().unique(),
+    author: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    active: p.boolean().default(true),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  }),
+});
+export type SwotItem = InferEntity<typeof SwotItemSchema>;
+
+/** The module's settings, one row: the composite score's weights. */
+export const PopularitySettingsSchema = defineEntity({
+  name: 'PopularitySettings',
+  tableName: 'popularity_settings',
+  properties: (p) => ({
+    id: p.smallint().primary(),
+    scoreWeights: p.json<Record<string, number>>(),
+    updatedAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+
+/** Days whose automatic metrics were recorded: the first process to insert a day records it. */
+export const DailyRunSchema = defineEntity({
+  name: 'PopularityDailyRun',
+  tableName: 'popularity_daily_runs',
+  properties: (p) => ({
+    date: p.string().length(10).primary(),
+    ranAt: p.datetime(),
+  }),
+});
+
+export const popularityEntities = [PollSchema, MetricSchema, SwotItemSchema, PopularitySettingsSchema, DailyRunSchema];
