@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261124053147_SocialDailyRollup } from './Migration20261124053147_SocialDailyRollup';
 import { Migration20261124051706_Popularity } from './Migration20261124051706_Popularity';
 import { Migration20261124045254_SocialMonitoring } from './Migration20261124045254_SocialMonitoring';
 import { Migration20261123224445_AudienceErasureAndAudit } from './Migration20261123224445_AudienceErasureAndAudit';
@@ -44,4 +45,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123225130_OutboundInDoubtAndPause', class: Migration20261123225130_OutboundInDoubtAndPause },
   { name: 'Migration20261124045254_SocialMonitoring', class: Migration20261124045254_SocialMonitoring },
   { name: 'Migration20261124051706_Popularity', class: Migration20261124051706_Popularity },
+  { name: 'Migration20261124053147_SocialDailyRollup', class: Migration20261124053147_SocialDailyRollup },
 ];

@@ -1,5 +1,7 @@
+import { instantAt, localClock } from '../../src/kernel/calendar';
 import { sql } from '../../src/kernel/sql';
 import { fetchProfile, quotaPeriod, sweepDueProfiles } from '../../src/modules/social/social.poller';
+import { ensureRollupZone } from '../../src/modules/social/social.stats.repository';
 import { SOCIAL_FAKE_CREDENTIALS, startSocialFake, type SocialFake } from '../fakes/social-apis';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { io } from 'socket.io-client';
@@ -298,13 +300,23 @@ describe('alerts', () => {
 
   it('raises a follower surge once per profile and day, from the followers imports state', async () => {
     const surging = await competitor({ name: 'Seguidores', profiles: [{ platform: 'tiktok', handle: 'seguidores' }] });
-    const row = (postId: string, followers: number, capturedAt: string) => ({ platform: 'tiktok', handle: 'seguidores', postId, publishedAt: hoursAgo(40), followers, capturedAt });
-    await importPosts([row('f-1', 10_000, hoursAgo(30))]).expect(200);
-    await importPosts([row('f-1', 10_200, hoursAgo(2))]).expect(200);
+    // Captures a minute apart just after local midnight, so they fall on one local day whenever the test runs.
+    const midnight = instantAt(localClock(new Date(), 'America/Bogota').date, 0, 'America/Bogota').getTime();
+    const at = (offsetMs: number) => new Date(midnight + offsetMs).toISOString();
+    const row = (postId: string, followers: number, capturedAt: string) => ({
+      platform: 'tiktok',
+      handle: 'seguidores',
+      postId,
+      publishedAt: at(-40 * 3_600_000),
+      followers,
+      capturedAt,
+    });
+    await importPosts([row('f-1', 10_000, at(-30 * 3_600_000))]).expect(200);
+    await importPosts([row('f-1', 10_200, at(30_000))]).expect(200);
     const quiet = await app.http.get(`${base}/alerts?kind=follower_change&competitorId=${surging.id}`).set(viewer.auth).expect(200);
     expect(quiet.body.data).toHaveLength(0);
-    await importPosts([row('f-1', 11_000, hoursAgo(1))]).expect(200);
-    await importPosts([row('f-1', 11_100, hoursAgo(0.5))]).expect(200);
+    await importPosts([row('f-1', 11_000, at(60_000))]).expect(200);
+    await importPosts([row('f-1', 11_100, at(120_000))]).expect(200);
     const alerts = await app.http.get(`${base}/alerts?kind=follower_change&competitorId=${surging.id}`).set(viewer.auth).expect(200);
     expect(alerts.body.data).toHaveLength(1);
     expect(alerts.body.data[0].details).toMatchObject({ direction: 'surge', percent: 10, followers: 11_000, referenceFollowers: 10_000 });
@@ -443,6 +455,17 @@ describe('posts list and comparison', () => {
     const totalFirstDay = engagement.body.series.reduce((sum: number, row: { values: number[] }) => sum + row.values[0]!, 0);
     expect(voice.a[0]).toBeCloseTo((200 / totalFirstDay) * 100, 1);
     expect(voice.body.series.reduce((sum: number, row: { values: (number | null)[] }) => sum + (row.values[0] ?? 0), 0)).toBeCloseTo(100, 0);
+
+    // The daily rollup the comparison reads agrees with a recount of the posts, also after a rebuild in another zone.
+    const recount = sql`select competitor_id, platform, to_char(published_at at time zone 'America/Bogota', 'YYYY-MM-DD') as day, count(*)::int as posts,
+      sum(engagement)::float8 as engagement, count(*) filter (where sentiment_label = 'negative')::int as negative from social_posts group by 1, 2, 3 order by 1, 2, 3`;
+    const rollup = sql`select competitor_id, platform, day, posts, engagement::float8 as engagement, negative from social_daily_posts where posts <> 0 order by 1, 2, 3`;
+    const db = app.runtime.deps.db;
+    expect(await db.rows(rollup)).toEqual(await db.rows(recount));
+    expect(await ensureRollupZone(db, 'Asia/Tokyo')).toBe(true);
+    expect(await ensureRollupZone(db, 'America/Bogota')).toBe(true);
+    expect(await ensureRollupZone(db, 'America/Bogota')).toBe(false);
+    expect(await db.rows(rollup)).toEqual(await db.rows(recount));
 
     expectProblem(await app.http.get(`${base}/comparison?metric=followers&interval=year`).set(viewer.auth), 400);
     expectProblem(await app.http.get(`${base}/comparison?metric=likes`).set(viewer.auth), 400);

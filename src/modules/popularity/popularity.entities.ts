@@ -121,7 +121,7 @@ export const PopularitySettingsSchema = defineEntity({
   name: 'PopularitySettings',
   tableName: 'popularity_settings',
   properties: (p) => ({
-    id: p.smallint().primary(),
+    id: p.smallint().primary().autoincrement(false),
     scoreWeights: p.json<Record<string, number>>(),
     updatedAt: p.datetime().onCreate(() => new Date()),
   }),

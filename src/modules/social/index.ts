@@ -4,6 +4,7 @@ import { SOCIAL_ROOM } from './social.events';
 import { socialPolicy } from './social.policy';
 import { fetchProfileJob, startPolling } from './social.poller';
 import { socialRouter } from './social.routes';
+import { ensureRollupZone } from './social.stats.repository';
 
 export const socialModule: ModuleManifest = {
   name: 'social',
@@ -13,7 +14,10 @@ export const socialModule: ModuleManifest = {
   rooms: () => [
     { pattern: new RegExp(`^${SOCIAL_ROOM}$`), roles: socialPolicy.roles('follow'), description: 'Social monitoring: alerts the moment they are raised, new posts in batches' },
   ],
-  onWorkersStarted: async (deps) => startPolling(deps),
+  onWorkersStarted: async (deps) => {
+    await ensureRollupZone(deps.db, deps.config.timeZone);
+    return startPolling(deps);
+  },
 };
 
 // What other modules may use: the competitors (ours included) and the figures popularity records.

@@ -236,4 +236,46 @@ export const QuotaUsageSchema = defineEntity({
 });
 export type QuotaUsage = InferEntity<typeof QuotaUsageSchema>;
 
-export const socialEntities = [CompetitorSchema, ProfileSchema, PostSchema, PostSnapshotSchema, FollowerSnapshotSchema, AlertRuleSchema, AlertSchema, QuotaUsageSchema];
+/**
+ * Posts per competitor, platform and local day (the campaign's time zone, recorded in
+ * `social_rollup_settings`), kept by triggers on `social_posts` (migration SocialDailyRollup)
+ * whatever writes the posts: comparisons over months read a few thousand rows instead of every post.
+ */
+export const DailyPostsSchema = defineEntity({
+  name: 'SocialDailyPosts',
+  tableName: 'social_daily_posts',
+  properties: (p) => ({
+    competitor: () => p.manyToOne(CompetitorSchema).primary().deleteRule('cascade'),
+    platform: p.enum([...PLATFORMS]).primary(),
+    day: p.string().length(10).primary(),
+    posts: p.integer().default(0),
+    engagement: p.bigint('number').default(0),
+    rateSum: p.double().default(0),
+    rateCount: p.integer().default(0),
+    positive: p.integer().default(0),
+    negative: p.integer().default(0),
+  }),
+});
+
+/** The time zone the daily rollup's days are in; re-built when the configured one changes. */
+export const RollupSettingsSchema = defineEntity({
+  name: 'SocialRollupSettings',
+  tableName: 'social_rollup_settings',
+  properties: (p) => ({
+    id: p.smallint().primary().autoincrement(false),
+    timeZone: p.string().length(64),
+  }),
+});
+
+export const socialEntities = [
+  CompetitorSchema,
+  ProfileSchema,
+  PostSchema,
+  PostSnapshotSchema,
+  FollowerSnapshotSchema,
+  AlertRuleSchema,
+  AlertSchema,
+  QuotaUsageSchema,
+  DailyPostsSchema,
+  RollupSettingsSchema,
+];

@@ -1,4 +1,4 @@
-import { sql, type Queries } from '../../kernel/sql';
+import { sql, type Database, type Queries } from '../../kernel/sql';
 import type { Platform } from './social.entities';
 
 const platformFilter = (column: string, platform: Platform | undefined) => (platform ? sql`and ${sql.raw(column)} = ${platform}` : sql``);
@@ -15,16 +15,39 @@ export interface PostBucket {
 
 /**
  * Posts per competitor and local day or week of publication, with their latest engagement: what
- * every comparison metric but followers is computed from. Reads posts, never snapshots.
+ * every comparison metric but followers is computed from. Reads the daily rollup the triggers keep
+ * (whole local days from `fromDay` to `toDay`), never the posts themselves.
  */
-export async function postBuckets(q: Queries, range: { from: Date; to: Date }, interval: 'day' | 'week', timeZone: string, platform?: Platform): Promise<PostBucket[]> {
+export async function postBuckets(q: Queries, days: { fromDay: string; toDay: string }, interval: 'day' | 'week', platform?: Platform): Promise<PostBucket[]> {
+  const bucket = interval === 'day' ? sql`d.day` : sql`to_char(date_trunc('week', d.day::date), 'YYYY-MM-DD')`;
   return q.rows<PostBucket>(sql`
-    select p.competitor_id as "competitorId", to_char(date_trunc(${interval}, p.published_at at time zone ${timeZone}), 'YYYY-MM-DD') as bucket,
-      count(*)::int as posts, sum(p.engagement)::float8 as engagement, avg(p.engagement_rate) as "meanRate",
-      count(*) filter (where p.sentiment_label = 'positive')::int as positive, count(*) filter (where p.sentiment_label = 'negative')::int as negative
-    from social_posts p
-    where p.published_at >= ${range.from}::timestamptz and p.published_at < ${range.to}::timestamptz ${platformFilter('p.platform', platform)}
-    group by 1, 2`);
+    select d.competitor_id as "competitorId", ${bucket} as bucket, sum(d.posts)::int as posts, sum(d.engagement)::float8 as engagement,
+      case when sum(d.rate_count) > 0 then sum(d.rate_sum) / sum(d.rate_count) end as "meanRate",
+      sum(d.positive)::int as positive, sum(d.negative)::int as negative
+    from social_daily_posts d
+    where d.day >= ${days.fromDay} and d.day <= ${days.toDay} ${platformFilter('d.platform', platform)}
+    group by 1, 2
+    having sum(d.posts) > 0`);
+}
+
+/**
+ * Makes the daily rollup's days those of `timeZone`: when the campaign's zone changed since it was
+ * built, it is rebuilt from the posts while no one writes them. True when it was rebuilt.
+ */
+export async function ensureRollupZone(db: Database, timeZone: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const current = await tx.first<{ time_zone: string }>(sql`select time_zone from social_rollup_settings where id = 1 for update`);
+    if (current?.time_zone === timeZone) return false;
+    await tx.write(sql`lock table social_posts in share mode`);
+    await tx.write(sql`insert into social_rollup_settings (id, time_zone) values (1, ${timeZone}) on conflict (id) do update set time_zone = excluded.time_zone`);
+    await tx.write(sql`delete from social_daily_posts`);
+    await tx.write(sql`
+      insert into social_daily_posts (competitor_id, platform, day, posts, engagement, rate_sum, rate_count, positive, negative)
+      select competitor_id, platform, to_char(published_at at time zone ${timeZone}, 'YYYY-MM-DD'), count(*), coalesce(sum(engagement), 0),
+        coalesce(sum(engagement_rate), 0), count(engagement_rate), count(*) filter (where sentiment_label = 'positive'), count(*) filter (where sentiment_label = 'negative')
+      from social_posts group by 1, 2, 3`);
+    return true;
+  });
 }
 
 /** Followers per competitor at the end of each bucket: each profile's latest count by then, summed over its profiles. */

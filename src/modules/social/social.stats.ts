@@ -139,7 +139,7 @@ export async function comparison(deps: Deps, query: ComparisonInput, now = new D
         buckets.map((bucket) => byKey.get(`${competitor.id}|${bucket}`) ?? null),
       );
   } else {
-    const rows = await postBuckets(deps.db, { from, to }, query.interval, timeZone, platform);
+    const rows = await postBuckets(deps.db, { fromDay: localClock(from, timeZone).date, toDay: localClock(new Date(to.getTime() - 1), timeZone).date }, query.interval, platform);
     const byKey = new Map(rows.map((row) => [`${row.competitorId}|${row.bucket}`, row]));
     const active = new Set(competitors.map((competitor) => competitor.id));
     const totals = new Map<string, number>();
