@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261124054005_SocialDailyFollowers } from './Migration20261124054005_SocialDailyFollowers';
 import { Migration20261124053147_SocialDailyRollup } from './Migration20261124053147_SocialDailyRollup';
 import { Migration20261124051706_Popularity } from './Migration20261124051706_Popularity';
 import { Migration20261124045254_SocialMonitoring } from './Migration20261124045254_SocialMonitoring';
@@ -46,4 +47,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124045254_SocialMonitoring', class: Migration20261124045254_SocialMonitoring },
   { name: 'Migration20261124051706_Popularity', class: Migration20261124051706_Popularity },
   { name: 'Migration20261124053147_SocialDailyRollup', class: Migration20261124053147_SocialDailyRollup },
+  { name: 'Migration20261124054005_SocialDailyFollowers', class: Migration20261124054005_SocialDailyFollowers },
 ];

@@ -466,6 +466,11 @@ describe('posts list and comparison', () => {
     expect(await ensureRollupZone(db, 'America/Bogota')).toBe(true);
     expect(await ensureRollupZone(db, 'America/Bogota')).toBe(false);
     expect(await db.rows(rollup)).toEqual(await db.rows(recount));
+    const lastOfDay = sql`select distinct on (profile_id, day) profile_id, day, followers::float8 as followers
+      from (select profile_id, to_char(captured_at at time zone 'America/Bogota', 'YYYY-MM-DD') as day, captured_at, followers from social_follower_snapshots) x
+      order by profile_id, day, captured_at desc`;
+    const dailyFollowers = sql`select profile_id, day, followers::float8 as followers from social_daily_followers order by profile_id, day`;
+    expect(await db.rows(dailyFollowers)).toEqual(await db.rows(lastOfDay));
 
     expectProblem(await app.http.get(`${base}/comparison?metric=followers&interval=year`).set(viewer.auth), 400);
     expectProblem(await app.http.get(`${base}/comparison?metric=likes`).set(viewer.auth), 400);

@@ -97,6 +97,11 @@ export const PostSchema = defineEntity({
     { properties: ['publishedAt', 'id'] },
     { properties: ['engagement', 'id'] },
     { properties: ['search'], type: 'fulltext' },
+    // The engagement-spike rule reads an author's recent posts on one platform with their latest counts.
+    {
+      name: 'social_posts_baseline',
+      expression: 'create index social_posts_baseline on social_posts (competitor_id, platform, published_at) include (engagement, engagement_rate)',
+    },
   ],
   properties: (p) => ({
     id: p
@@ -257,6 +262,18 @@ export const DailyPostsSchema = defineEntity({
   }),
 });
 
+/** Each profile's last follower count of each local day: what follower comparisons carry forward. */
+export const DailyFollowersSchema = defineEntity({
+  name: 'SocialDailyFollowers',
+  tableName: 'social_daily_followers',
+  properties: (p) => ({
+    profile: () => p.manyToOne(ProfileSchema).primary().deleteRule('cascade'),
+    day: p.string().length(10).primary(),
+    capturedAt: p.datetime(),
+    followers: p.bigint('number'),
+  }),
+});
+
 /** The time zone the daily rollup's days are in; re-built when the configured one changes. */
 export const RollupSettingsSchema = defineEntity({
   name: 'SocialRollupSettings',
@@ -277,5 +294,6 @@ export const socialEntities = [
   AlertSchema,
   QuotaUsageSchema,
   DailyPostsSchema,
+  DailyFollowersSchema,
   RollupSettingsSchema,
 ];

@@ -142,7 +142,7 @@ export async function ingestPosts(
     if (post.profileId && post.followers !== null)
       followers.set(`${post.profileId}\u0000${post.capturedAt.toISOString()}`, { profileId: post.profileId, capturedAt: post.capturedAt, followers: post.followers });
   }
-  await recordFollowers(deps.db, [...followers.values()]);
+  await recordFollowers(deps.db, [...followers.values()], deps.config.timeZone);
 
   const createdSet = new Set(created);
   const liveSince = now.getTime() - LIVE_POST_HOURS * 3_600_000;

@@ -123,8 +123,12 @@ export async function insertSnapshots(q: Queries, postIds: ReadonlyMap<string, s
   return result.count;
 }
 
-/** Followers of profiles at capture times; a profile's own count follows its newest capture. */
-export async function recordFollowers(q: Queries, observations: readonly { profileId: string; capturedAt: Date; followers: number }[]): Promise<void> {
+/**
+ * Followers of profiles at capture times; a profile's own count follows its newest capture, and each
+ * local day (in `timeZone`) keeps its last count for comparisons. Every write keeps the newest by
+ * capture time, so writers in any order agree.
+ */
+export async function recordFollowers(q: Queries, observations: readonly { profileId: string; capturedAt: Date; followers: number }[], timeZone: string): Promise<void> {
   if (!observations.length) return;
   const profileIds = observations.map((row) => row.profileId);
   const times = observations.map((row) => row.capturedAt);
@@ -133,7 +137,14 @@ export async function recordFollowers(q: Queries, observations: readonly { profi
     with input as (select * from unnest(${profileIds}::uuid[], ${times}::timestamptz[], ${counts}::bigint[]) as x(profile_id, captured_at, followers)),
     written as (
       insert into social_follower_snapshots (profile_id, captured_at, followers) select profile_id, captured_at, followers from input
-      on conflict (profile_id, captured_at) do update set followers = excluded.followers)
+      on conflict (profile_id, captured_at) do update set followers = excluded.followers),
+    daily as (
+      insert into social_daily_followers as d (profile_id, day, captured_at, followers)
+      select distinct on (profile_id, day) profile_id, day, captured_at, followers
+      from (select profile_id, to_char(captured_at at time zone ${timeZone}, 'YYYY-MM-DD') as day, captured_at, followers from input) x
+      order by profile_id, day, captured_at desc
+      on conflict (profile_id, day) do update set captured_at = excluded.captured_at, followers = excluded.followers
+        where excluded.captured_at >= d.captured_at)
     update social_profiles p set followers = newest.followers
     from (select distinct on (profile_id) profile_id, captured_at, followers from input order by profile_id, captured_at desc) newest
     where p.id = newest.profile_id

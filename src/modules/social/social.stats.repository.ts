@@ -40,7 +40,14 @@ export async function ensureRollupZone(db: Database, timeZone: string): Promise<
     if (current?.time_zone === timeZone) return false;
     await tx.write(sql`lock table social_posts in share mode`);
     await tx.write(sql`insert into social_rollup_settings (id, time_zone) values (1, ${timeZone}) on conflict (id) do update set time_zone = excluded.time_zone`);
+    await tx.write(sql`lock table social_follower_snapshots in share mode`);
     await tx.write(sql`delete from social_daily_posts`);
+    await tx.write(sql`delete from social_daily_followers`);
+    await tx.write(sql`
+      insert into social_daily_followers (profile_id, day, captured_at, followers)
+      select distinct on (profile_id, day) profile_id, day, captured_at, followers
+      from (select profile_id, to_char(captured_at at time zone ${timeZone}, 'YYYY-MM-DD') as day, captured_at, followers from social_follower_snapshots) x
+      order by profile_id, day, captured_at desc`);
     await tx.write(sql`
       insert into social_daily_posts (competitor_id, platform, day, posts, engagement, rate_sum, rate_count, positive, negative)
       select competitor_id, platform, to_char(published_at at time zone ${timeZone}, 'YYYY-MM-DD'), count(*), coalesce(sum(engagement), 0),
@@ -50,26 +57,25 @@ export async function ensureRollupZone(db: Database, timeZone: string): Promise<
   });
 }
 
-/** Followers per competitor at the end of each bucket: each profile's latest count by then, summed over its profiles. */
-export async function followerBuckets(
+/**
+ * Each profile's last follower count per local day from `fromDay` to `toDay`, plus its last count
+ * before `fromDay` (to carry into the first buckets): the caller carries counts forward.
+ */
+export async function dailyFollowers(
   q: Queries,
-  range: { from: Date; to: Date },
-  interval: 'day' | 'week',
-  timeZone: string,
+  days: { fromDay: string; toDay: string },
   platform?: Platform,
-): Promise<{ competitorId: string; bucket: string; followers: number }[]> {
+): Promise<{ profileId: string; competitorId: string; day: string; followers: number }[]> {
   return q.rows(sql`
-    with buckets as (
-      select local_start from generate_series(date_trunc(${interval}, ${range.from}::timestamptz at time zone ${timeZone}),
-        date_trunc(${interval}, (${range.to}::timestamptz - interval '1 microsecond') at time zone ${timeZone}), ('1 ' || ${interval})::interval) as local_start)
-    select pr.competitor_id as "competitorId", to_char(b.local_start, 'YYYY-MM-DD') as bucket, sum(s.followers)::float8 as followers
-    from buckets b
-    cross join social_profiles pr
-    cross join lateral (select followers from social_follower_snapshots s
-      where s.profile_id = pr.id and s.captured_at < least((b.local_start + ('1 ' || ${interval})::interval) at time zone ${timeZone}, ${range.to}::timestamptz)
-      order by s.captured_at desc limit 1) s
-    where true ${platformFilter('pr.platform', platform)}
-    group by 1, 2`);
+    select p.id as "profileId", p.competitor_id as "competitorId", d.day, d.followers::float8 as followers
+    from social_profiles p
+    join social_daily_followers d on d.profile_id = p.id and d.day >= ${days.fromDay} and d.day <= ${days.toDay}
+    where true ${platformFilter('p.platform', platform)}
+    union all
+    select p.id, p.competitor_id, before.day, before.followers::float8
+    from social_profiles p
+    cross join lateral (select day, followers from social_daily_followers d where d.profile_id = p.id and d.day < ${days.fromDay} order by day desc limit 1) before
+    where true ${platformFilter('p.platform', platform)}`);
 }
 
 export interface WindowFigures {

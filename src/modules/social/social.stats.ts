@@ -10,7 +10,7 @@ import { presentAlert, presentProfile } from './social.presenter';
 import { allCompetitors, profilesOf } from './social.repository';
 import type { ComparisonInput, ComparisonMetric, comparisonView, dashboardView } from './social.schemas';
 import { rangeOf } from './social.service';
-import { followerBuckets, followerGrowth, newAlertCount, postBuckets, quotaUsage, windowFigures, type PostBucket } from './social.stats.repository';
+import { dailyFollowers, followerGrowth, newAlertCount, postBuckets, quotaUsage, windowFigures, type PostBucket } from './social.stats.repository';
 
 type Deps = Pick<AppDeps, 'db' | 'config' | 'local'>;
 
@@ -116,6 +116,33 @@ function postValue(metric: Exclude<ComparisonMetric, 'followers'>, bucket: PostB
   }
 }
 
+const addDays = (day: string, count: number) => new Date(Date.parse(`${day}T12:00:00Z`) + count * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * A competitor's followers at the end of each bucket: each profile's last daily count on or before
+ * the bucket's last day (carried forward), summed over the profiles that have one; null before any.
+ */
+function followersByBucket(
+  rows: readonly { profileId: string; day: string; followers: number }[],
+  buckets: readonly string[],
+  interval: 'day' | 'week',
+  lastDay: string,
+): (number | null)[] {
+  const byProfile = new Map<string, { day: string; followers: number }[]>();
+  for (const row of rows) byProfile.set(row.profileId, [...(byProfile.get(row.profileId) ?? []), row]);
+  for (const series of byProfile.values()) series.sort((a, b) => (a.day < b.day ? -1 : 1));
+  return buckets.map((bucket) => {
+    const end = interval === 'day' ? bucket : addDays(bucket, 6) < lastDay ? addDays(bucket, 6) : lastDay;
+    let total: number | null = null;
+    for (const series of byProfile.values()) {
+      let value: number | undefined;
+      for (const point of series) if (point.day <= end) value = point.followers;
+      if (value !== undefined) total = (total ?? 0) + value;
+    }
+    return total;
+  });
+}
+
 /** The longest range one comparison covers: two years of days is already 730 points per competitor. */
 const MAX_RANGE_DAYS = 731;
 
@@ -130,16 +157,21 @@ export async function comparison(deps: Deps, query: ComparisonInput, now = new D
   const buckets = bucketStarts(from, to, query.interval, timeZone);
   const competitors = await allCompetitors(deps.db, { activeOnly: true });
   const values = new Map<string, (number | null)[]>();
+  const days = { fromDay: localClock(from, timeZone).date, toDay: localClock(new Date(to.getTime() - 1), timeZone).date };
   if (query.metric === 'followers') {
-    const rows = await followerBuckets(deps.db, { from, to }, query.interval, timeZone, platform);
-    const byKey = new Map(rows.map((row) => [`${row.competitorId}|${row.bucket}`, row.followers]));
+    const rows = await dailyFollowers(deps.db, days, platform);
     for (const competitor of competitors)
       values.set(
         competitor.id,
-        buckets.map((bucket) => byKey.get(`${competitor.id}|${bucket}`) ?? null),
+        followersByBucket(
+          rows.filter((row) => row.competitorId === competitor.id),
+          buckets,
+          query.interval,
+          days.toDay,
+        ),
       );
   } else {
-    const rows = await postBuckets(deps.db, { fromDay: localClock(from, timeZone).date, toDay: localClock(new Date(to.getTime() - 1), timeZone).date }, query.interval, platform);
+    const rows = await postBuckets(deps.db, days, query.interval, platform);
     const byKey = new Map(rows.map((row) => [`${row.competitorId}|${row.bucket}`, row]));
     const active = new Set(competitors.map((competitor) => competitor.id));
     const totals = new Map<string, number>();
