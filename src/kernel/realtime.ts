@@ -4,8 +4,9 @@ import { createAdapter } from '@socket.io/redis-streams-adapter';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { AppError } from './errors';
-import { authenticateToken, type Authenticator } from './auth/authenticate';
+import { AppError, UnauthorizedError } from './errors';
+import { sessionActor, type Authenticator } from './auth/authenticate';
+import type { TokenClaims } from './auth/tokens';
 import { roleAllowed, type Actor, type Role } from './auth/roles';
 
 /**
@@ -55,9 +56,12 @@ const subscribeSchema = z.object({
 
 interface SocketData {
   actor: Actor;
+  /** The handshake's verified claims: the session is checked again before each request the socket makes. */
+  claims: TokenClaims;
 }
 
-const userRoom = (userId: string) => `user:${userId}`;
+const USER_ROOM_PREFIX = 'user:';
+const userRoom = (userId: string) => `${USER_ROOM_PREFIX}${userId}`;
 
 /** Appends a batch (a JSON array) to a shared window; 1 when this call opened the window (its caller flushes it). */
 const APPEND_TO_WINDOW = `redis.call('rpush', KEYS[1], ARGV[2])
@@ -383,28 +387,53 @@ export class Realtime {
 
   private async authenticate(socket: Socket): Promise<void> {
     const token: unknown = socket.handshake.auth?.token;
-    const actor = await authenticateToken(this.options.auth, typeof token === 'string' ? token : undefined);
-    (socket.data as SocketData).actor = actor;
+    if (typeof token !== 'string' || !token) throw new UnauthorizedError();
+    // Verified once here; later requests re-check the session (expiry, token version) from the claims.
+    const claims = this.options.auth.tokens.verify(token);
+    if (!claims) throw new UnauthorizedError('The token is invalid or has expired.');
+    Object.assign(socket.data as SocketData, { actor: await sessionActor(this.options.auth, claims), claims });
+  }
+
+  /**
+   * The socket's session as it stands now: a token ended since the handshake (logout, a role
+   * change, deactivation) ends the socket here too, even if the message that should have cut it
+   * was lost. The principal cache makes this check free of queries in the common case.
+   */
+  private async stillValid(socket: Socket): Promise<Actor | undefined> {
+    const data = socket.data as SocketData;
+    try {
+      data.actor = await sessionActor(this.options.auth, data.claims);
+      return data.actor;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Answers a request once the session is checked: with `handle`'s answer, or the refusal and then the end of the socket. */
+  private answer<T>(socket: Socket, ack: unknown, refusal: T, handle: (actor: Actor) => Promise<T>): void {
+    void this.stillValid(socket).then(async (actor) => {
+      const answer = actor ? await handle(actor) : refusal;
+      if (typeof ack === 'function') ack(answer);
+      if (!actor) setImmediate(() => socket.disconnect(true));
+    });
   }
 
   private onConnection(socket: Socket): void {
     const { actor } = socket.data as SocketData;
+    // The server's own handle on the user's sockets (to end them at logout): clients cannot leave it.
     void socket.join(userRoom(actor.id));
+    const ended = { ok: false, error: { code: 'unauthorized', message: 'The session has ended; log in again.' } };
     socket.on('subscribe', (input: unknown, ack: unknown) => {
-      void this.subscribe(socket, actor, input).then((answer) => {
-        if (typeof ack === 'function') ack(answer);
-      });
+      this.answer<SubscribeAck | typeof ended>(socket, ack, ended, (current) => this.subscribe(socket, current, input));
     });
     for (const command of this.commands) {
       socket.on(command.event, (input: unknown, ack: unknown) => {
-        void this.run(command, actor, input).then((answer) => {
-          if (typeof ack === 'function') ack(answer);
-        });
+        this.answer<unknown>(socket, ack, ended, (current) => this.run(command, current, input));
       });
     }
     socket.on('unsubscribe', (input: unknown, ack: unknown) => {
       const parsed = subscribeSchema.safeParse(input);
-      if (parsed.success) for (const room of parsed.data.rooms) void socket.leave(room);
+      if (parsed.success) for (const room of parsed.data.rooms) if (!room.startsWith(USER_ROOM_PREFIX)) void socket.leave(room);
       if (typeof ack === 'function') ack({ ok: parsed.success });
     });
   }

@@ -103,6 +103,30 @@ describe('ending tokens ends sockets', () => {
     await Promise.all([closedHere, closedThere]);
     await expect(connectSocket(other.url, user.token)).rejects.toMatchObject({ message: 'unauthorized' });
   });
+
+  it('keeps a socket that asked to leave its own user room within reach of a logout', async () => {
+    const user = await createUser(app, admin, 'manager');
+    const socket = await connect(other.url, user.token);
+    expect(await socket.timeout(5000).emitWithAck('unsubscribe', { rooms: [`user:${user.id}`] })).toEqual({ ok: true });
+    expect((await subscribe(socket, [`user:${viewer.id}`])).denied).toEqual([{ room: `user:${viewer.id}`, code: 'unknown_room' }]);
+    const closed = nextEvent(socket, 'disconnect');
+    await app.http.post('/api/auth/logout').set(user.auth).expect(204);
+    await closed;
+  });
+
+  it('checks the session again before each request a socket makes', async () => {
+    const user = await createUser(app, admin, 'manager');
+    const socket = await connect(app.url, user.token);
+    expect((await subscribe(socket, ['staff-only'])).joined).toEqual(['staff-only']);
+    // The role changes while the message that would cut the socket is lost: the next request finds out.
+    app.runtime.deps.realtime.io.local.in(`user:${user.id}`).socketsLeave(`user:${user.id}`);
+    other.runtime.deps.realtime.io.local.in(`user:${user.id}`).socketsLeave(`user:${user.id}`);
+    await app.http.patch(`/api/users/${user.id}`).set(admin.auth).send({ role: 'viewer' }).expect(200);
+    const closed = nextEvent(socket, 'disconnect');
+    const answer = await socket.timeout(5000).emitWithAck('subscribe', { rooms: ['staff-only'] });
+    expect(answer).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    await closed;
+  });
 });
 
 describe('connection-state recovery', () => {

@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import { ForbiddenError, UnauthorizedError } from '../errors';
 import type { PrincipalCache } from './principals';
 import { roleAllowed, type Actor, type Role } from './roles';
-import type { TokenService } from './tokens';
+import type { TokenClaims, TokenService } from './tokens';
 
 export interface Authenticator {
   tokens: TokenService;
@@ -17,6 +17,15 @@ export async function authenticateToken(auth: Authenticator, token: string | und
   if (!token) throw new UnauthorizedError();
   const claims = auth.tokens.verify(token);
   if (!claims) throw new UnauthorizedError('The token is invalid or has expired.');
+  return sessionActor(auth, claims);
+}
+
+/**
+ * The actor behind claims whose signature was already verified (a socket's handshake): the token
+ * must not have expired since, and the user must still be active with the same token version.
+ */
+export async function sessionActor(auth: Authenticator, claims: TokenClaims): Promise<Actor> {
+  if (claims.exp * 1000 <= Date.now()) throw new UnauthorizedError('The token is invalid or has expired.');
   const principal = await auth.principals.get(claims.sub);
   if (!principal || !principal.active || principal.tokenVersion !== claims.ver) {
     throw new UnauthorizedError('The token is no longer valid; log in again.');
