@@ -1,4 +1,5 @@
 import { sql } from '../../src/kernel/sql';
+import { applyPendingStatuses } from '../../src/modules/whatsapp/whatsapp.webhook';
 import { expectProblem } from '../helpers/users';
 import { signBody } from '../fakes/whatsapp-cloud';
 import { approvedTemplate, CLOUD, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, waitUntil, type WhatsAppTest } from './setup';
@@ -9,7 +10,7 @@ beforeAll(async () => {
   // No automatic statuses: each test posts the ones it needs.
   t = await startWhatsAppTest({}, { statuses: [] });
   const template = await approvedTemplate(t);
-  await seedContacts(t.app, { count: 3, interests: ['salud'] });
+  await seedContacts(t.app, { count: 5, interests: ['salud'] });
   campaignId = (
     await t.app.http
       .post('/api/whatsapp/campaigns')
@@ -18,7 +19,7 @@ beforeAll(async () => {
       .expect(201)
   ).body.id;
   await t.app.http.post(`/api/whatsapp/campaigns/${campaignId}/send`).set(t.manager.auth).expect(202);
-  await waitUntil(async () => (await statusCounts(t.app, campaignId)).accepted === 3, 10_000, 'acceptance');
+  await waitUntil(async () => (await statusCounts(t.app, campaignId)).accepted === 5, 10_000, 'acceptance');
 });
 afterAll(() => t.close());
 
@@ -84,6 +85,30 @@ describe('webhook', () => {
     const { send } = await messageOf(3);
     await post(t.fake.statusPayload({ ...send, opaque: undefined }, 'delivered')).expect(200);
     expect((await messageOf(3)).row.status).toBe('delivered');
+  });
+
+  it('resolves statuses that reach one message by its id and by its wamid to the furthest', async () => {
+    const { send } = await messageOf(4);
+    const delivered = t.fake.statusPayload(send, 'delivered') as { entry: { changes: { value: { statuses: unknown[] } }[] }[] };
+    const read = t.fake.statusPayload({ ...send, opaque: undefined }, 'read') as typeof delivered;
+    delivered.entry[0]!.changes[0]!.value.statuses.push(...read.entry[0]!.changes[0]!.value.statuses);
+    await post(delivered).expect(200);
+    expect((await messageOf(4)).row.status).toBe('read');
+  });
+
+  it('keeps a status that arrives before the message wamid is stored, and applies it when the wamid appears', async () => {
+    const { send } = await messageOf(5);
+    const db = t.app.runtime.deps.db;
+    // As if Meta's webhook beat our send's HTTP answer (and omitted the callback data).
+    await db.write(sql`update wa_messages set wamid = null where id = ${send.opaque}::uuid`);
+    const early = await post(t.fake.statusPayload({ ...send, opaque: undefined }, 'delivered')).expect(200);
+    expect(early.body.applied).toBe(0);
+    expect((await messageOf(5)).row.status).toBe('accepted');
+    await db.write(sql`update wa_messages set wamid = ${send.wamid} where id = ${send.opaque}::uuid`);
+    // The worker's tick does the same once a second; whichever runs first applies it, once.
+    await applyPendingStatuses(t.app.runtime.deps);
+    expect((await messageOf(5)).row.status).toBe('delivered');
+    expect(await db.first(sql<{ n: number }>`select count(*)::int as n from wa_pending_statuses`)).toEqual({ n: 0 });
   });
 
   it('acknowledges JSON of an unknown shape with 200 and ignores it', async () => {

@@ -4,12 +4,14 @@ import { startDueCampaigns } from './whatsapp.campaigns';
 import { whatsapp } from './whatsapp.context';
 import { requestDispatch } from './whatsapp.jobs';
 import { expireInDoubt as expireMessagesInDoubt } from './whatsapp.outbound.repository';
+import { applyPendingStatuses } from './whatsapp.webhook';
 
 const TICK_MS = 1000;
 
 /**
- * Once a second: start scheduled campaigns that are due, and ask for a dispatch when messages are
- * due (retries whose backoff ended, campaigns resumed, work left by a process that stopped).
+ * Once a second: start scheduled campaigns that are due, ask for a dispatch when messages are
+ * due (retries whose backoff ended, campaigns resumed, work left by a process that stopped), and
+ * apply statuses that arrived before their message's wamid was stored.
  * Once an hour: in-doubt messages that never got a status within WHATSAPP_IN_DOUBT_EXPIRY are
  * closed as failed ("unconfirmed"); they are never sent again automatically.
  */
@@ -20,6 +22,7 @@ export function whatsappBackground(deps: AppDeps): BackgroundTask {
     const runtime = whatsapp(deps);
     // A busy sender finds new work itself; asking again would only queue jobs behind it.
     if (!runtime.sender.busy && (await runtime.sender.hasDueWork())) await requestDispatch(deps, 'tick');
+    await applyPendingStatuses(deps);
     if (ticks++ % 3600 === 0) await expireInDoubt(deps);
   });
   return {

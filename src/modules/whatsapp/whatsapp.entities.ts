@@ -201,4 +201,24 @@ export const WaMessageSchema = defineEntity({
 });
 export type WaMessage = InferEntity<typeof WaMessageSchema>;
 
-export const whatsappEntities = [WaTemplateSchema, WaCampaignSchema, WaConversationSchema, WaMessageSchema];
+/**
+ * A status whose message could not be found yet: Meta may deliver it before our send's HTTP answer
+ * stored the wamid (and without our id when it omits the callback data). Kept a day and applied as
+ * soon as the wamid appears.
+ */
+export const WaPendingStatusSchema = defineEntity({
+  name: 'WaPendingStatus',
+  tableName: 'wa_pending_statuses',
+  indexes: [{ properties: ['receivedAt'] }],
+  properties: (p) => ({
+    wamid: p.string().length(128).primary(),
+    status: p.string().length(20).primary(),
+    rank: p.smallint(),
+    at: p.datetime(),
+    errorCode: p.integer().nullable(),
+    errorTitle: p.string().length(200).nullable(),
+    receivedAt: p.datetime(),
+  }),
+});
+
+export const whatsappEntities = [WaTemplateSchema, WaCampaignSchema, WaConversationSchema, WaMessageSchema, WaPendingStatusSchema];

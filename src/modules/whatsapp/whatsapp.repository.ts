@@ -24,8 +24,11 @@ export interface StatusUpdate {
 
 /**
  * One statement for a whole webhook delivery: each status finds its message by our id (the opaque
- * callback data) or by wamid, and replaces the current status only when it ranks higher. Applying
- * the same webhook twice therefore changes nothing. Planned with its values each time.
+ * callback data) or by wamid; statuses that reach one message by either key are resolved to the
+ * furthest before anything is written; the furthest replaces the current status only when it ranks
+ * higher. A status whose message cannot be found yet (Meta answered the webhook before our send's
+ * HTTP answer stored the wamid) is parked in `wa_pending_statuses` for `applyPendingStatuses`.
+ * Applying the same webhook twice changes nothing. Planned with its values each time.
  */
 export function applyStatuses(db: Queries, list: StatusUpdate[]): Promise<ChangedRow[]> {
   return db.rows(sql<ChangedRow>`
@@ -34,8 +37,14 @@ export function applyStatuses(db: Queries, list: StatusUpdate[]): Promise<Change
                            ${list.map((item) => item.rank)}::smallint[], ${list.map((item) => item.at)}::timestamptz[],
                            ${list.map((item) => item.errorCode)}::int[], ${list.map((item) => item.errorTitle)}::text[])
         as v(id, wamid, status, rank, at, error_code, error_title)
+    ), found as (
+      select coalesce((select w.id from wa_messages w where w.id = v.id), (select w.id from wa_messages w where w.wamid = v.wamid)) as target, v.* from v
+    ), parked as (
+      insert into wa_pending_statuses (wamid, status, rank, at, error_code, error_title, received_at)
+      select wamid, status, rank, at, error_code, error_title, now() from found where target is null
+      on conflict (wamid, status) do nothing
     ), t as (
-      select coalesce(v.id, (select w.id from wa_messages w where w.wamid = v.wamid)) as target, v.* from v
+      select distinct on (target) * from found where target is not null order by target, rank desc, at desc
     )
     update wa_messages m set
       status = t.status,
@@ -52,6 +61,21 @@ export function applyStatuses(db: Queries, list: StatusUpdate[]): Promise<Change
     from t
     where m.id = t.target and m.direction = 'out' and m.status_rank < t.rank and (m.wamid is null or m.wamid = t.wamid)
     returning m.id, m.campaign_id, m.conversation_id, m.status`);
+}
+
+/** How long a status waits for its message to appear before it is dropped. */
+const PENDING_STATUS_HOURS = 24;
+
+/**
+ * Statuses parked before their message's wamid was stored, for the messages that have it now;
+ * taken out of the park (the caller applies them), and those older than a day dropped.
+ */
+export async function takePendingStatuses(q: Queries): Promise<StatusUpdate[]> {
+  await q.write(sql`delete from wa_pending_statuses where received_at < now() - make_interval(hours => ${PENDING_STATUS_HOURS}::int)`);
+  const rows = await q.rows<{ wamid: string; status: string; rank: number; at: Date; error_code: number | null; error_title: string | null }>(sql`
+    delete from wa_pending_statuses p using wa_messages m where m.wamid = p.wamid
+    returning p.wamid, p.status, p.rank, p.at, p.error_code, p.error_title`);
+  return rows.map((row) => ({ id: null, wamid: row.wamid, status: row.status, rank: row.rank, at: row.at, errorCode: row.error_code, errorTitle: row.error_title }));
 }
 
 /** The contact's one conversation, opened when they first write. */

@@ -6,7 +6,7 @@ import { ensureContactByPhone, normalisePhone, withdrawConsent } from '../audien
 import type { Queries } from '../../kernel/sql';
 import { whatsapp } from './whatsapp.context';
 import { applyTemplateReview } from './whatsapp.templates.repository';
-import { applyStatuses as applyStatusUpdates, ensureConversation, insertInboundMessage, markReplied, noteInbound } from './whatsapp.repository';
+import { applyStatuses as applyStatusUpdates, ensureConversation, insertInboundMessage, markReplied, noteInbound, takePendingStatuses } from './whatsapp.repository';
 import { STATUS_RANK, type MessageKind, type TemplateStatus } from './whatsapp.entities';
 import { WHATSAPP_ROOM } from './whatsapp.events';
 
@@ -164,6 +164,15 @@ async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number
       errorTitle: item.errors?.[0] ? (item.errors[0].title ?? item.errors[0].message ?? 'failed').slice(0, 200) : null,
     })),
   );
+  if (rows.length) whatsapp(deps).statusChanged(rows.map((row) => ({ id: row.id, campaignId: row.campaign_id, conversationId: row.conversation_id, status: row.status })));
+  return rows.length;
+}
+
+/** Applies the statuses that arrived before their message's wamid was stored, now that it is; how many changed a message. */
+export async function applyPendingStatuses(deps: AppDeps): Promise<number> {
+  const pending = await takePendingStatuses(deps.db);
+  if (!pending.length) return 0;
+  const rows = await applyStatusUpdates(deps.db, pending);
   if (rows.length) whatsapp(deps).statusChanged(rows.map((row) => ({ id: row.id, campaignId: row.campaign_id, conversationId: row.conversation_id, status: row.status })));
   return rows.length;
 }
