@@ -58,6 +58,8 @@ const envSchema = z
     DATABASE_URL: postgresUrl.optional(),
     DATABASE_POOL_MAX: positiveInt.default(10),
     REDIS_URL: redisUrl.optional(),
+    // How long a request may wait on Redis before the in-process fallback answers instead (ms).
+    REDIS_COMMAND_TIMEOUT: z.coerce.number().int().min(50).max(60_000).default(500),
     REDIS_KEY_PREFIX: z
       .string()
       .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
@@ -203,6 +205,8 @@ export interface Config {
   /** Absent → in-memory Socket.IO adapter, in-process jobs, in-memory rate limits. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
+  /** Milliseconds a Redis command may take before it fails (and the caller falls back). */
+  redisCommandTimeoutMs: number;
   /** Absent only in the embedded default, which generates one under dataDir. */
   jwtSecret: string | undefined;
   jwtTtlSeconds: number;
@@ -308,6 +312,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     databasePoolMax: env.DATABASE_POOL_MAX,
     redisUrl: env.REDIS_URL,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
+    redisCommandTimeoutMs: env.REDIS_COMMAND_TIMEOUT,
     jwtSecret: env.JWT_SECRET,
     jwtTtlSeconds: env.JWT_TTL,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),

@@ -18,7 +18,7 @@ import { Caches, type CacheBus } from './kernel/cache';
 import { TokenService } from './kernel/auth/tokens';
 import { RateLimits } from './kernel/rate-limit';
 import { Realtime } from './kernel/realtime';
-import { createRedis } from './kernel/redis';
+import { createRedis, failFastWhenDown, reportOutages } from './kernel/redis';
 import { modules as allModules } from './modules';
 import { personalDataSections, type BackgroundTask, type ModuleManifest } from './kernel/module';
 import { principalLoader } from './modules/auth';
@@ -87,11 +87,14 @@ export class Runtime {
     let redis: Redis | undefined;
     let bus: CacheBus | undefined;
     if (config.redisUrl) {
-      redis = createRedis(config.redisUrl);
+      redis = createRedis(config.redisUrl, config.redisCommandTimeoutMs);
       const subscriber = redis.duplicate();
-      const adapterClient = redis.duplicate();
+      // Blocking stream reads (the Socket.IO adapter) outlast any command timeout.
+      const adapterClient = redis.duplicate({ commandTimeout: undefined });
       redisClients.push(redis, subscriber, adapterClient);
       await Promise.all(redisClients.map((client) => client.connect()));
+      failFastWhenDown(redis);
+      ['commands', 'subscriber', 'socket adapter'].forEach((name, index) => reportOutages(redisClients[index]!, name, logger));
       bus = { publisher: redis, subscriber, prefix: config.redisKeyPrefix };
     } else {
       logger.info('no REDIS_URL: in-memory socket adapter, in-process jobs and rate limits');

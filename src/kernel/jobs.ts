@@ -50,6 +50,10 @@ export interface Jobs {
 }
 
 const DEFAULTS = { attempts: 5, backoffMs: 1000, concurrency: 1 };
+const ERROR_LOG_INTERVAL_MS = 30_000;
+/** How long closing waits for running jobs before it forces the workers down. */
+const CLOSE_GRACE_MS = 10_000;
+const FORCE_CLOSE_MS = 2_000;
 
 function definitionFor(definitions: Map<string, AnyJob>, name: string): AnyJob {
   const definition = definitions.get(name);
@@ -84,9 +88,20 @@ export class BullJobs implements Jobs {
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new Queue(name, { connection: this.connection, prefix: `${this.prefix}:jobs` });
+      queue.on('error', (error) => this.logOnce(`queue:${name}`, () => this.logger.warn({ job: name, ...safeErrorFields(error) }, 'job queue error')));
       this.queues.set(name, queue);
     }
     return queue;
+  }
+
+  private readonly lastLogged = new Map<string, number>();
+
+  /** During an outage every connection errors on each reconnection attempt: one line per source per half minute says enough. */
+  private logOnce(source: string, log: () => void): void {
+    const now = Date.now();
+    if (now - (this.lastLogged.get(source) ?? 0) < ERROR_LOG_INTERVAL_MS) return;
+    this.lastLogged.set(source, now);
+    log();
   }
 
   async enqueue<T>(job: JobDefinition<T>, data: T, options: EnqueueOptions = {}): Promise<void> {
@@ -119,7 +134,7 @@ export class BullJobs implements Jobs {
       worker.on('failed', (job, error) => {
         this.logger.warn({ job: definition.name, jobId: job?.id, attempt: job?.attemptsMade, ...safeErrorFields(error) }, 'job failed');
       });
-      worker.on('error', (error) => this.logger.error({ job: definition.name, ...safeErrorFields(error) }, 'job worker error'));
+      worker.on('error', (error) => this.logOnce(`worker:${definition.name}`, () => this.logger.warn({ job: definition.name, ...safeErrorFields(error) }, 'job worker error')));
       this.workers.push(worker);
     }
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
@@ -140,9 +155,37 @@ export class BullJobs implements Jobs {
   }
 
   async close(): Promise<void> {
-    // Worker.close waits for the jobs it is running to finish.
-    await Promise.all(this.workers.map((worker) => worker.close()));
-    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+    // Worker.close waits for the jobs it is running to finish; a worker whose blocking connection
+    // never came back from a Redis restart would wait forever, so after a while it is forced.
+    const graceful = Promise.all(this.workers.map((worker) => worker.close()));
+    if (!(await settlesWithin(graceful, CLOSE_GRACE_MS))) {
+      this.logger.warn({ workers: this.workers.length }, 'job workers did not stop in time; closing their connections');
+      await settlesWithin(Promise.all(this.workers.map((worker) => worker.close(true))), FORCE_CLOSE_MS);
+      await settlesWithin(Promise.all(this.workers.map((worker) => worker.disconnect())), FORCE_CLOSE_MS);
+    }
+    const queues = Promise.all([...this.queues.values()].map((queue) => queue.close()));
+    if (!(await settlesWithin(queues, FORCE_CLOSE_MS))) {
+      await settlesWithin(Promise.all([...this.queues.values()].map((queue) => queue.disconnect())), FORCE_CLOSE_MS);
+    }
+  }
+}
+
+/** Whether `work` settles within `ms` (it keeps running either way). */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => true as const,
+        () => true as const,
+      ),
+      timedOut,
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
