@@ -4,7 +4,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import type { ZodObject } from 'zod';
 import { z } from 'zod';
 import { PROBLEM_CONTENT_TYPE } from './http/problem';
-import type { RouteDefinition } from './http/router';
+import { bodyMediaTypes, type BodyType, type RouteDefinition } from './http/router';
 
 const problemSchema = z
   .object({
@@ -45,13 +45,10 @@ function errorResponses(route: RouteDefinition): RouteConfig['responses'] {
 
 function successResponse(route: RouteDefinition): RouteConfig['responses'][string] {
   const { spec } = route;
-  if (spec.response) return { description: 'Success', content: { 'application/json': { schema: spec.response } } };
-  if (spec.produces) {
-    return {
-      description: Object.values(spec.produces).join('; '),
-      content: Object.fromEntries(Object.keys(spec.produces).map((type) => [type, { schema: { type: 'string' } }])),
-    };
-  }
+  // A route may answer JSON and, on request, files (a report as CSV): both are documented.
+  const files = Object.fromEntries(Object.keys(spec.produces ?? {}).map((type) => [type, { schema: { type: 'string' as const } }]));
+  if (spec.response) return { description: 'Success', content: { 'application/json': { schema: spec.response }, ...files } };
+  if (spec.produces) return { description: Object.values(spec.produces).join('; '), content: files };
   return { description: 'Success, no content' };
 }
 
@@ -74,9 +71,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], serverUrl: strin
         body: spec.body
           ? {
               required: true,
-              content: Object.fromEntries(
-                bodyTypes.map((type: string) => [{ form: 'application/x-www-form-urlencoded', csv: 'text/csv' }[type] ?? 'application/json', { schema: spec.body }]),
-              ),
+              content: Object.fromEntries(bodyTypes.map((type: BodyType) => [bodyMediaTypes[type], { schema: spec.body }])),
             }
           : undefined,
       },

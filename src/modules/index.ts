@@ -8,8 +8,20 @@ import { whatsappModule } from './whatsapp';
 import { emailModule } from './email';
 import { socialModule } from './social';
 import { popularityModule } from './popularity';
+import { financeModule } from './finance';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
-export const modules: ModuleManifest[] = [authModule, territoriesModule, audienceModule, qrModule, gotvModule, whatsappModule, emailModule, socialModule, popularityModule];
+export const modules: ModuleManifest[] = [
+  authModule,
+  territoriesModule,
+  audienceModule,
+  qrModule,
+  gotvModule,
+  whatsappModule,
+  emailModule,
+  socialModule,
+  popularityModule,
+  financeModule,
+];
 
 export const allEntities = modules.flatMap((module) => module.entities);

@@ -23,7 +23,7 @@ describe('definePolicy', () => {
   });
 
   it('admits every signed-in role for an empty list', () => {
-    for (const role of ['admin', 'manager', 'brigade', 'volunteer', 'viewer'] as const) expect(policy.allows(actor(role), 'read')).toBe(true);
+    for (const role of ['admin', 'manager', 'treasurer', 'brigade', 'volunteer', 'viewer'] as const) expect(policy.allows(actor(role), 'read')).toBe(true);
   });
 
   it('applies the object-level check after the role', () => {

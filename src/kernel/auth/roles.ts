@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** From most to least power: admin, campaign staff, election-day brigades, volunteers, read-only screens. */
-export const ROLES = ['admin', 'manager', 'brigade', 'volunteer', 'viewer'] as const;
+/** From most to least power: admin, campaign staff, the campaign's treasurer, election-day brigades, volunteers, read-only screens. */
+export const ROLES = ['admin', 'manager', 'treasurer', 'brigade', 'volunteer', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 export const roleSchema = z.enum(ROLES);
 

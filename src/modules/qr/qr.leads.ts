@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/pagination';
+import { safeCell } from '../../kernel/spreadsheet';
 import { leadBatch, leadPage, type LeadFilter, type LeadRecord } from './qr.repository';
 
 export const listLeadsQuery = z
@@ -73,16 +74,6 @@ function leadFilter(query: ListLeadsInput): LeadFilter {
 export async function listLeads(em: EntityManager, query: ListLeadsInput) {
   const page = await leadPage(em, leadFilter(query), query);
   return { data: page.data.map(presentLead), nextCursor: page.nextCursor };
-}
-
-/**
- * A spreadsheet cell that starts with = + - @ (or a tab/CR) can run as a formula when the CSV
- * is opened in Excel or Sheets (OWASP "CSV injection"): such cells get a leading apostrophe.
- */
-export function safeCell(value: string | number | boolean | null): string {
-  if (value === null) return '';
-  const text = String(value);
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
 
 const CSV_COLUMNS = [

@@ -6,7 +6,7 @@ export const territoriesPolicy = definePolicy({
   read: { roles: [] },
   create: { roles: ['manager'] },
   /** The live room of new territories, for maps. */
-  follow: { roles: ['manager', 'viewer', 'brigade', 'volunteer'] },
+  follow: { roles: ['manager', 'treasurer', 'viewer', 'brigade', 'volunteer'] },
 });
 
 /**

@@ -1,0 +1,10 @@
+import type { ModuleManifest } from '../../kernel/module';
+import { financeEntities } from './finance.entities';
+import { financeRouter } from './finance.routes';
+
+/** Campaign finance: the ledger, the spending cap and donor limit, receipts, the audit and the Cuentas Claras report (docs/finance.md). */
+export const financeModule: ModuleManifest = {
+  name: 'finance',
+  entities: financeEntities,
+  routers: [financeRouter],
+};
