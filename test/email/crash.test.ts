@@ -11,6 +11,9 @@ import { Runtime } from '../../src/runtime';
 import { decideWinner } from '../../src/modules/email';
 import { campaignBody, createCampaign, createTemplate, emailEnv, seedContacts } from './helpers';
 
+// Its own waits allow 40 s for a killed worker's successor on a busy machine: the test's budget must cover them.
+jest.setTimeout(120_000);
+
 /** Reads the database with a client of its own: the runtimes come and go in these tests. */
 async function query<T>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
   const client = new Client({ connectionString: url });
