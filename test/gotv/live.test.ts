@@ -60,7 +60,13 @@ afterAll(() => app.close());
 
 describe('GOTV settings', () => {
   it('defaults to 08:00–16:00 with no date, and saves a valid day', async () => {
-    expect((await app.http.get('/api/gotv/settings').set(viewer.auth).expect(200)).body).toEqual({ electionDate: null, opensAt: '08:00', closesAt: '16:00', turnoutCurve: null });
+    expect((await app.http.get('/api/gotv/settings').set(viewer.auth).expect(200)).body).toEqual({
+      electionDate: null,
+      opensAt: '08:00',
+      closesAt: '16:00',
+      turnoutCurve: null,
+      curveHistory: [],
+    });
     expectProblem(await app.http.get('/api/gotv/projection').set(viewer.auth), 409, 'election_date_not_set');
     const saved = await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200);
     expect(saved.body).toMatchObject({ electionDate: today(), opensAt: '08:00', closesAt: '16:00' });
@@ -253,5 +259,114 @@ describe('the projection follows the clock', () => {
       socket.close();
       await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200);
     }
+  });
+});
+
+describe('the learned curve, its explanation and its history', () => {
+  const yesterday = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date(Date.now() - 86_400_000));
+  /** An instant yesterday at local HH:MM (Bogotá is UTC−5 all year). */
+  const yesterdayAt = (time: string) => new Date(`${yesterday()}T${time}:00-05:00`).toISOString();
+
+  it('explains the projection: the curve with its band, the nominal coverage and the reporting delay, overall and per territory', async () => {
+    const body = (await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200)).body;
+    expect(body).toMatchObject({ method: 'learned-curve/v2', coverage: 0.9, curveSource: 'default', warnings: expect.any(Array) });
+    // Three supporters' reports are too few to tell the delay.
+    expect(body.lagMinutes).toBeNull();
+    expect(body.curve.points.map((p: { time: string }) => p.time)).toEqual(['08:00', '09:00', '10:00', '11:00', '12:00', '13:00', '14:00', '15:00', '16:00']);
+    for (const point of body.curve.points) expect(point.low <= point.fraction && point.fraction <= point.high).toBe(true);
+    for (const territory of body.byTerritory) expect(territory).toMatchObject({ coverage: 0.9, lagMinutes: null, curve: { points: expect.any(Array) } });
+    // A territory's projection reports its stations only; the curve is learned from every station's counts.
+    const kennedyOnly = (await app.http.get(`/api/gotv/projection?territoryId=${kennedy}`).set(viewer.auth).expect(200)).body;
+    expect(kennedyOnly.stations.map((s: { id: string }) => s.id)).toEqual([stationA]);
+    expect(kennedyOnly.overall.registeredVoters).toBe(1000);
+  });
+
+  it('keeps past days’ curves in the settings: kept when a PUT leaves them out, cleared with [], checked like any curve', async () => {
+    const curveHistory = [
+      {
+        label: '2022 presidencial',
+        electionDate: '2022-05-29',
+        turnoutCurve: [
+          { time: '08:00', fraction: 0 },
+          { time: '12:00', fraction: 0.5 },
+          { time: '16:00', fraction: 1 },
+        ],
+      },
+    ];
+    const saved = await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today(), curveHistory }).expect(200);
+    expect(saved.body).toMatchObject({ turnoutCurve: null, curveHistory });
+    await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200);
+    expect((await app.http.get('/api/gotv/settings').set(viewer.auth).expect(200)).body.curveHistory).toEqual(curveHistory);
+    // With no configured curve, the history's mean is the prior.
+    const projected = (await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200)).body;
+    expect(projected.curveSource).toBe('history');
+    expect(projected.curve.points.find((p: { time: string }) => p.time === '12:00').prior).toBe(0.5);
+    const broken = [
+      {
+        label: 'roto',
+        turnoutCurve: [
+          { time: '08:00', fraction: 0 },
+          { time: '12:00', fraction: 0.7 },
+          { time: '14:00', fraction: 0.5 },
+          { time: '16:00', fraction: 1 },
+        ],
+      },
+    ];
+    expectProblem(await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today(), curveHistory: broken }), 400);
+    await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today(), curveHistory: [] }).expect(200);
+    expect((await app.http.get('/api/gotv/settings').set(viewer.auth).expect(200)).body.curveHistory).toEqual([]);
+  });
+
+  it('derives a past day’s curve from the counts kept for it, ready to store as history', async () => {
+    // Yesterday at two stations: one along the default curve, one later; both read after closing.
+    const days = [
+      {
+        station: stationA,
+        counts: [
+          ['09:00', 48],
+          ['10:00', 114],
+          ['12:00', 276],
+          ['14:00', 426],
+          ['16:10', 600],
+        ],
+      },
+      {
+        station: stationB,
+        counts: [
+          ['09:00', 20],
+          ['11:00', 90],
+          ['13:00', 200],
+          ['15:00', 330],
+          ['16:10', 500],
+        ],
+      },
+    ] as const;
+    for (const { station, counts } of days) {
+      await app.http
+        .post('/api/gotv/turnout')
+        .set(manager.auth)
+        .send({
+          reports: counts.map(([time, votersSoFar]) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar, reportedAt: yesterdayAt(time) })),
+        })
+        .expect(201);
+    }
+    const derived = (await app.http.get(`/api/gotv/day-curve?date=${yesterday()}`).set(viewer.auth).expect(200)).body;
+    expect(derived).toMatchObject({ date: yesterday(), countedStations: 2, closedStations: 2 });
+    const fractions = derived.turnoutCurve.map((p: { fraction: number }) => p.fraction);
+    expect(fractions[0]).toBe(0);
+    expect(fractions[fractions.length - 1]).toBe(1);
+    for (let i = 1; i < fractions.length; i++) expect(fractions[i]).toBeGreaterThanOrEqual(fractions[i - 1]);
+    // By noon the two stations had 276/600 and ≈ 145/500 of their day: together about 38 %.
+    const noon = derived.turnoutCurve.find((p: { time: string }) => p.time === '12:00').fraction;
+    expect(noon).toBeGreaterThan(0.3);
+    expect(noon).toBeLessThan(0.46);
+    await app.http
+      .put('/api/gotv/settings')
+      .set(manager.auth)
+      .send({ electionDate: today(), curveHistory: [{ label: 'ayer', electionDate: yesterday(), turnoutCurve: derived.turnoutCurve }] })
+      .expect(200);
+    expectProblem(await app.http.get('/api/gotv/day-curve?date=ayer').set(viewer.auth), 400);
+    expectProblem(await app.http.get(`/api/gotv/day-curve?date=${yesterday()}`).set((await createUser(app, admin, 'brigade')).auth), 403);
+    await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today(), curveHistory: [] }).expect(200);
   });
 });

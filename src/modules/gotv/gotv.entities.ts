@@ -165,6 +165,9 @@ export const TurnoutReportSchema = defineEntity({
   }),
 });
 
+export type CurvePointJson = { time: string; fraction: number };
+export type StoredTurnoutCurve = CurvePointJson[] | { curve: CurvePointJson[] | null; history: unknown[] };
+
 /** Election-day settings: one row (id 1), in TIMEZONE. */
 export const GotvSettingsSchema = defineEntity({
   name: 'GotvSettings',
@@ -174,7 +177,11 @@ export const GotvSettingsSchema = defineEntity({
     electionDate: p.string().length(10),
     opensAt: p.string().length(5),
     closesAt: p.string().length(5),
-    turnoutCurve: p.json<{ time: string; fraction: number }[]>().nullable(),
+    /**
+     * The configured curve, as `[{ time, fraction }]`; with a curve history, as
+     * `{ curve: [...] | null, history: [...] }` (gotv.stations.repository.ts reads both).
+     */
+    turnoutCurve: p.json<StoredTurnoutCurve>().nullable(),
     updatedAt: p
       .datetime()
       .onCreate(() => new Date())

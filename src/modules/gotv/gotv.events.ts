@@ -14,8 +14,9 @@ export type StationEvent = z.input<typeof stationProperties> & { lat: number; ln
 
 /**
  * What `gotv:projection` pushes: the projection without its per-station list. Every war-room
- * screen gets it every second, so it stays a few kilobytes (per-station figures: 300 stations
- * were ≈ 100 KB a push); screens read the stations from `GET /api/gotv/projection`.
+ * screen gets it every second, so it stays a few kilobytes: about 2 KB plus 1 KB per territory,
+ * most of it the hourly curve with its band (per-station figures: 300 stations were ≈ 100 KB a
+ * push); screens read the stations from `GET /api/gotv/projection`.
  */
 export type ProjectionSummary = Omit<Projection, 'stations'>;
 

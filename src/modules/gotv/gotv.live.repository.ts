@@ -55,13 +55,39 @@ export interface CountRow {
   reported_at: Date;
 }
 
-/** Count reports since `since`, of these stations or all, oldest first. */
-export function countReportsSince(q: Queries, since: Date, ids?: readonly string[]): Promise<CountRow[]> {
+/** Count reports since `since` (and before `until`), of these stations or all, oldest first. */
+export function countReportsSince(q: Queries, since: Date, ids?: readonly string[], until?: Date): Promise<CountRow[]> {
   const only = ids ? sql`and station_id = any(${ids}::uuid[])` : sql``;
+  const before = until ? sql`and reported_at < ${until}::timestamptz` : sql``;
   return q.rows(
     sql<CountRow>`
       select station_id, voters_so_far, reported_at from gotv_turnout_reports
-      where kind = 'count' and reported_at >= ${since}::timestamptz ${only} order by reported_at`,
+      where kind = 'count' and reported_at >= ${since}::timestamptz ${before} ${only} order by reported_at`,
+  );
+}
+
+export interface VoterLagRow {
+  territory_id: string | null;
+  lag_minutes: number;
+  /** The vote's minute (votedAt truncated), from which its age at any `now` follows. */
+  voted_minute: Date;
+  n: number;
+}
+
+/**
+ * Election-day voter reports voted since `since` and received by `now`, counted by territory, whole
+ * minutes between the vote and the report's arrival, and the vote's minute: the delay histogram the
+ * projection's reporting-lag estimate reads (a few thousand rows at most, however many reports).
+ */
+export function voterLagRows(q: Queries, since: Date, now: Date): Promise<VoterLagRow[]> {
+  return q.rows(
+    sql<VoterLagRow>`
+      select s.territory_id, floor(extract(epoch from (r.received_at - r.reported_at)) / 60)::int as lag_minutes,
+             date_trunc('minute', r.reported_at) as voted_minute, count(*)::int as n
+      from gotv_turnout_reports r join gotv_polling_stations s on s.id = r.station_id
+      where r.kind = 'voter' and not r.rehearsal and r.reported_at >= ${since}::timestamptz
+        and r.reported_at <= ${now}::timestamptz and r.received_at <= ${now}::timestamptz
+      group by 1, 2, 3`,
   );
 }
 

@@ -3,18 +3,35 @@ import type { Queries } from '../../kernel/sql';
 import { instantAt } from '../../kernel/calendar';
 import { STATION_STATUSES } from './gotv.entities';
 import type { StationEvent } from './gotv.events';
-import { countReportsSince, stationRows, type StationFilter, type StationRow } from './gotv.live.repository';
-import { project, stationFigure, type StationInput } from './gotv.projection';
+import { DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT } from './gotv.curve';
+import { dayPrior } from './gotv.curve-history';
+import type { DayFit } from './gotv.curve-model';
+import { LAG_MODEL } from './gotv.lag';
+import { countReportsSince, stationRows, voterLagRows, type StationFilter, type StationRow, type VoterLagRow } from './gotv.live.repository';
+import {
+  curvePoints,
+  curveView,
+  fitPrepared,
+  fittedCurves,
+  prepareDay,
+  project,
+  stationFigure,
+  type PreparedDay,
+  type ProjectionInput,
+  type StationInput,
+  type VoterLagCount,
+} from './gotv.projection';
 import { electionDay, liveDayStart } from './gotv.settings';
+import { findSettings } from './gotv.stations.repository';
 
 export type { StationFilter } from './gotv.live.repository';
 
 type CountsByStation = Map<string, { votersSoFar: number; reportedAt: Date }[]>;
 
-/** Count reports since `since` (the engine keeps the figures at `now`), of some stations or all, by station. */
-async function countsByStation(q: Queries, since: Date, ids?: string[]): Promise<CountsByStation> {
+/** Count reports since `since` (and before `until`), of some stations or all, by station. */
+async function countsByStation(q: Queries, since: Date, ids?: string[], until?: Date): Promise<CountsByStation> {
   const byStation: CountsByStation = new Map();
-  for (const row of await countReportsSince(q, since, ids)) {
+  for (const row of await countReportsSince(q, since, ids, until)) {
     const list = byStation.get(row.station_id) ?? [];
     list.push({ votersSoFar: row.voters_so_far, reportedAt: new Date(row.reported_at) });
     byStation.set(row.station_id, list);
@@ -22,11 +39,8 @@ async function countsByStation(q: Queries, since: Date, ids?: string[]): Promise
   return byStation;
 }
 
-export async function projection(q: Queries, timeZone: string, filter: StationFilter = {}, now = new Date()) {
-  const { electionDate, curve } = await electionDay(q);
-  const dayStart = instantAt(electionDate, 0, timeZone);
-  const [stations, counts] = await Promise.all([stationRows(q, filter), countsByStation(q, dayStart)]);
-  const input: StationInput[] = stations.map((station) => ({
+function stationInputs(stations: StationRow[], counts: CountsByStation): StationInput[] {
+  return stations.map((station) => ({
     id: station.id,
     territoryId: station.territory_id,
     registeredVoters: station.registered_voters,
@@ -34,7 +48,132 @@ export async function projection(q: Queries, timeZone: string, filter: StationFi
     confirmedVoted: station.confirmed_voted,
     counts: counts.get(station.id) ?? [],
   }));
-  return project({ now, timeZone, electionDate, curve, stations: input });
+}
+
+/** A fit is refreshed at most this often per process while the counts keep changing (the push is ≤ 1/s anyway). */
+const FIT_REFRESH_MS = 1000;
+/** The delay histogram changes slowly: read at most this often per process. */
+const LAG_REFRESH_MS = 15_000;
+
+/**
+ * The day's fit, kept per process: reused while the counts it was made from are the same, and,
+ * for the live projection, for up to a second after they change (the stations and the prior being
+ * the same), so that a burst of requests during a burst of reports costs one fit a second. A
+ * projection for a given instant (`now` passed) always uses a fit of exactly its counts.
+ */
+let fitCache: { key: string; priorKey: string; stationIds: string; fit: DayFit; at: number } | undefined;
+let lagCache: { since: number; rows: VoterLagRow[]; at: number } | undefined;
+
+function cachedFit(stationIds: string, live: boolean): (prepared: PreparedDay) => DayFit {
+  return (prepared) => {
+    const cached = fitCache;
+    const now = Date.now();
+    if (cached?.key === prepared.key) return cached.fit;
+    // Only newer counts may wait: the same stations and the same prior (hours, curve, spread).
+    if (live && cached && cached.stationIds === stationIds && cached.priorKey === prepared.priorKey && now - cached.at < FIT_REFRESH_MS) return cached.fit;
+    const fit = fitPrepared(prepared);
+    fitCache = { key: prepared.key, priorKey: prepared.priorKey, stationIds, fit, at: now };
+    return fit;
+  };
+}
+
+/** Recent voter reports' delays, as the projection reads them at `now` (cached for the live projection). */
+async function voterLags(q: Queries, dayStart: Date, now: Date, live: boolean): Promise<VoterLagCount[]> {
+  const since = new Date(Math.max(dayStart.getTime(), now.getTime() - LAG_MODEL.windowMinutes * 60_000));
+  let rows: VoterLagRow[];
+  const cached = lagCache;
+  if (live && cached && Date.now() - cached.at < LAG_REFRESH_MS && cached.since <= since.getTime()) rows = cached.rows;
+  else {
+    rows = await voterLagRows(q, since, now);
+    if (live) lagCache = { since: since.getTime(), rows, at: Date.now() };
+  }
+  return rows
+    .filter((row) => new Date(row.voted_minute).getTime() >= since.getTime())
+    .map((row) => ({
+      territoryId: row.territory_id,
+      lagMinutes: row.lag_minutes,
+      ageMinutes: Math.floor((now.getTime() - new Date(row.voted_minute).getTime()) / 60_000),
+      count: row.n,
+    }));
+}
+
+/**
+ * The projection of the election day at `now` (default: the live one). Every station's counts
+ * inform the learned curve; a filter (a territory with what is inside it, a bounding box) narrows
+ * which stations and sums are reported.
+ */
+export async function projection(q: Queries, timeZone: string, filter: StationFilter = {}, now?: Date) {
+  const at = now ?? new Date();
+  const live = now === undefined;
+  const day = await electionDay(q);
+  const dayStart = instantAt(day.electionDate, 0, timeZone);
+  const filtered = filter.territoryId !== undefined || filter.bbox !== undefined || filter.ids !== undefined;
+  const [stations, counts, only, lags] = await Promise.all([
+    stationRows(q, {}),
+    countsByStation(q, dayStart),
+    filtered ? stationRows(q, filter).then((rows) => new Set(rows.map((row) => row.id))) : Promise.resolve(undefined),
+    voterLags(q, dayStart, at, live),
+  ]);
+  const input: ProjectionInput = {
+    now: at,
+    timeZone,
+    electionDate: day.electionDate,
+    curve: day.curve,
+    curveSource: day.source,
+    spread: day.spread,
+    warnings: day.warnings,
+    stations: stationInputs(stations, counts),
+    voterLags: lags,
+    ...(only ? { only } : {}),
+  };
+  return project(input, { fit: cachedFit(stations.map((station) => station.id).join(','), live) });
+}
+
+/** Prior spread for deriving a past day's curve: loose, so that the day's own counts decide. */
+const PAST_DAY_SPREAD = { tiltSd: 3, wiggleSd: 0.5, wiggleHourCorrelation: 0.5, territoryTiltSd: 1 };
+
+export const dayCurveQuery = z.object({ date: z.iso.date() });
+
+export const dayCurveView = z
+  .object({
+    date: z.iso.date(),
+    countedStations: z.number().int().describe('stations with usable counts that day'),
+    closedStations: z.number().int().describe('stations with a count read after closing (their final): the curve’s end rests on these'),
+    turnoutCurve: z.array(z.object({ time: z.string(), fraction: z.number() })).describe('hourly, ready for `turnoutCurve` or `curveHistory` in PUT /api/gotv/settings'),
+    curve: curveView,
+  })
+  .meta({ id: 'GotvDayCurve' });
+
+/**
+ * A past day's curve, learned from its count reports kept in the database (a previous election, or
+ * a rehearsal), on today's configured hours, with a loose prior so that the day's own counts
+ * decide: what a campaign can store as curve history.
+ */
+export async function dayCurve(q: Queries, timeZone: string, date: string): Promise<z.input<typeof dayCurveView>> {
+  const settings = await findSettings(q);
+  const prior = dayPrior(settings ?? { opensAt: DEFAULT_OPENS_AT, closesAt: DEFAULT_CLOSES_AT, turnoutCurve: null, curveHistory: [] });
+  const from = instantAt(date, 0, timeZone);
+  const until = instantAt(date, 24 * 60, timeZone);
+  const [stations, counts] = await Promise.all([stationRows(q, {}), countsByStation(q, from, undefined, until)]);
+  const input: ProjectionInput = { now: until, timeZone, electionDate: date, curve: prior.curve, spread: PAST_DAY_SPREAD, stations: stationInputs(stations, counts) };
+  const prepared = prepareDay(input);
+  const fit = fitPrepared(prepared);
+  const curves = fittedCurves(fit);
+  const points = curvePoints(fit, prior.curve, curves.day, -1);
+  // Rounded fractions must still rise from 0 to 1 to be accepted back as a curve.
+  let floor = 0;
+  const turnoutCurve = points.map((point, i) => {
+    const fraction = i === 0 ? 0 : i === points.length - 1 ? 1 : Math.max(floor, point.fraction);
+    floor = fraction;
+    return { time: point.time, fraction };
+  });
+  return {
+    date,
+    countedStations: fit.countedStations,
+    closedStations: fit.stations.filter((station) => station.closed).length,
+    turnoutCurve,
+    curve: { scope: 'day', countedStations: fit.countedStations, points },
+  };
 }
 
 /** `part` as a percentage of `whole`, one decimal; 0 when there is no whole. */

@@ -1,35 +1,46 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { daysBetween, instantAt, localClock } from '../../kernel/calendar';
-import { fractionAt, type TurnoutCurve } from './gotv.curve';
+import { formatTimeOfDay, fractionAt, type TurnoutCurve } from './gotv.curve';
+import {
+  curveGrid,
+  curveShares,
+  DEFAULT_CURVE_SPREAD,
+  fitDay,
+  fractionGradient,
+  fractionOf,
+  parameterVariance,
+  weightedShareGradient,
+  type CurveGrid,
+  type CurveShares,
+  type CurveSpread,
+  type DayFit,
+  type FitStation,
+} from './gotv.curve-model';
+import type { CurveSource } from './gotv.curve-history';
+import { estimateLag, LAG_MODEL, reportedWithin, type LagCount, type LagDistribution } from './gotv.lag';
 
 /**
  * The election-day projection: what the day will end at, from what has been reported so far.
- * Pure and deterministic (same input → same output), one pass over stations and their reports.
+ * Pure and deterministic (same input → same output). The curve the counts are scaled by is learned
+ * from the day's own counts (gotv.curve-model.ts), with the configured curve as its prior.
  * Method and formulas: docs/gotv-projection.md — keep the two in step.
  */
-export const PROJECTION_METHOD = 'curve-scaled-counts/v1';
+export const PROJECTION_METHOD = 'learned-curve/v2';
 
-/**
- * Modelling constants. The timing terms are relative half-widths per unit of day still to come
- * (1 − f); they were set against synthetic days (test/gotv) and should be re-checked against a
- * campaign's real history together with its curve.
- */
 export const PROJECTION_TUNING = {
-  /** Below this curve fraction a count says too little about the final figure to scale it. */
+  /** Nominal coverage of every interval. */
+  coverage: 0.9,
+  /**
+   * A count read while the prior curve is below this fraction (the first half hour) says more about
+   * the station's timing than about its turnout: it is not used. The confirmed-supporter
+   * projection also waits until this share of their votes is expected to be reported.
+   */
   minFraction: 0.05,
-  /** The whole day running early or late against the curve: shared by every station. */
-  sharedTiming: 0.15,
-  /** One station running early or late, and reading noise: independent between stations. */
-  ownTiming: 0.5,
-  /** Fewer reporting stations than this in a territory: borrow the overall rate instead. */
-  minDonors: 3,
-  /** Floor for the spread of turnout rates between stations (absolute rate, e.g. 0.05 = 5 points). */
-  rateSpreadFloor: 0.05,
-  /** Spread assumed when there are too few reporting stations to measure one. */
-  fewDonorsSpread: 0.2,
-  /** Half-width of a borrowed station's band in rate spreads. */
-  spreadZ: 2,
 } as const;
+
+/** Two-sided normal quantile for the nominal coverage (0.9 → 1.645). */
+const Z = 1.6448536269514722;
 
 export interface CountReport {
   votersSoFar: number;
@@ -41,8 +52,14 @@ export interface StationInput {
   territoryId: string | null;
   registeredVoters: number;
   confirmedVoters: number;
+  /** Confirmed supporters whose vote has been reported so far. */
   confirmedVoted: number;
   counts: readonly CountReport[];
+}
+
+/** Recent voter reports of a territory, by whole minutes of delay (arrival − votedAt) and of age (now − votedAt). */
+export interface VoterLagCount extends LagCount {
+  territoryId: string | null;
 }
 
 export interface ProjectionInput {
@@ -50,8 +67,18 @@ export interface ProjectionInput {
   timeZone: string;
   /** 'YYYY-MM-DD' in `timeZone`. */
   electionDate: string;
+  /** The prior curve: the configured one, or the default. */
   curve: TurnoutCurve;
+  curveSource?: CurveSource;
+  /** How far a day may stray from the prior curve (from curve history, else the default). */
+  spread?: CurveSpread;
   stations: readonly StationInput[];
+  /** Voter-report delays, for the confirmed-supporter projection; none: no delay correction. */
+  voterLags?: readonly VoterLagCount[];
+  /** Notes from reading the settings (an unusable stored curve, …), passed through. */
+  warnings?: readonly string[];
+  /** Report only these stations (and their sums); every station still informs the curve. */
+  only?: ReadonlySet<string>;
 }
 
 export type Phase = 'before_open' | 'open' | 'closed';
@@ -70,6 +97,29 @@ const figuresShape = {
   projectedTurnoutLow: z.number().int().nullable(),
   projectedTurnoutHigh: z.number().int().nullable(),
 };
+
+export const curveView = z
+  .object({
+    scope: z.enum(['day', 'territory']).describe('territory: this territory’s own curve (enough counts); day: the day’s pooled curve'),
+    countedStations: z.number().int().describe('stations whose counts inform this curve'),
+    points: z.array(
+      z.object({
+        time: z.string().describe('HH:MM local'),
+        fraction: z.number().min(0).max(1).describe('estimated share of the final turnout cast by this time'),
+        low: z.number().min(0).max(1),
+        high: z.number().min(0).max(1),
+        prior: z.number().min(0).max(1).describe('the configured (prior) curve at this time'),
+      }),
+    ),
+  })
+  .meta({ id: 'GotvTurnoutCurve' });
+
+const explanationShape = {
+  coverage: z.number().min(0).max(1).describe('nominal probability that each interval holds the final figure'),
+  lagMinutes: z.number().nullable().describe('median minutes between a supporter’s vote and its report (null: too few reports to tell)'),
+  curve: curveView,
+};
+
 const aggregateShape = {
   ...figuresShape,
   stations: z.number().int(),
@@ -82,7 +132,10 @@ export const projectionView = z
     generatedAt: z.iso.datetime(),
     method: z.string(),
     phase: z.enum(['before_open', 'open', 'closed']),
-    elapsedFraction: z.number().min(0).max(1).describe('curve fraction at generatedAt: expected share of the final turnout already cast'),
+    elapsedFraction: z.number().min(0).max(1).describe('learned curve at generatedAt: estimated share of the final turnout already cast'),
+    curveSource: z.enum(['default', 'configured', 'history']).describe('where the prior curve comes from'),
+    warnings: z.array(z.string()).describe('inputs set aside and why (counts going down, above registered voters, outside opening hours, …)'),
+    ...explanationShape,
     overall: z.object(aggregateShape),
     stations: z.array(
       z.object({
@@ -93,53 +146,14 @@ export const projectionView = z
         ...figuresShape,
       }),
     ),
-    byTerritory: z.array(z.object({ territoryId: z.string().nullable(), ...aggregateShape })),
+    byTerritory: z.array(z.object({ territoryId: z.string().nullable(), ...aggregateShape, ...explanationShape })),
   })
   .meta({ id: 'GotvProjection' });
 
 export type Projection = z.infer<typeof projectionView>;
 export type StationProjection = Projection['stations'][number];
 export type AggregateProjection = Projection['overall'];
-
-/**
- * One projected quantity with its uncertainty split in two: `shared` errors move every station
- * the same way (the day's timing) and add up linearly; `own` errors are independent between
- * stations and add up in quadrature (`ownSq` holds the sum of squares).
- */
-interface Estimate {
-  projected: number;
-  shared: number;
-  ownSq: number;
-  floor: number;
-  cap: number;
-}
-
-const emptySum = (): Estimate => ({ projected: 0, shared: 0, ownSq: 0, floor: 0, cap: 0 });
-
-function add(sum: Estimate, e: Estimate): void {
-  sum.projected += e.projected;
-  sum.shared += e.shared;
-  sum.ownSq += e.ownSq;
-  sum.floor += e.floor;
-  sum.cap += e.cap;
-}
-
-/** Integer figures from an estimate, clamped to [reported so far, maximum possible]. */
-function bounds(e: Estimate | null): { projected: number | null; low: number | null; high: number | null } {
-  if (!e) return { projected: null, low: null, high: null };
-  const cap = Math.max(e.cap, e.floor);
-  const projected = Math.min(cap, Math.max(e.floor, Math.round(e.projected)));
-  const half = e.shared + Math.sqrt(e.ownSq);
-  return {
-    projected,
-    low: Math.min(projected, Math.max(e.floor, Math.floor(e.projected - half))),
-    high: Math.max(projected, Math.min(cap, Math.ceil(e.projected + half))),
-  };
-}
-
-function clamp(value: number, floor: number, cap: number): number {
-  return Math.min(Math.max(cap, floor), Math.max(floor, value));
-}
+export type CurveView = z.infer<typeof curveView>;
 
 /**
  * The station's count figure at `now` under the monotone rule (the highest count reported at or
@@ -160,41 +174,6 @@ export function stationFigure(counts: readonly CountReport[], from: number, now:
   return { votersSoFar, at };
 }
 
-/** Running totals of the stations that lend their turnout rate to stations without counts. */
-interface Donors {
-  n: number;
-  registered: number;
-  projected: number;
-  /** Σ registered · rate², for the registered-weighted spread of rates. */
-  rateSq: number;
-  /** Σ projected · (1 − f), for the donors' average timing uncertainty. */
-  remaining: number;
-}
-
-const emptyDonors = (): Donors => ({ n: 0, registered: 0, projected: 0, rateSq: 0, remaining: 0 });
-
-function borrowFrom(donors: Donors): { rate: number; spread: number; meanError: number; remaining: number } {
-  const rate = donors.projected / donors.registered;
-  const measured = Math.sqrt(Math.max(0, donors.rateSq / donors.registered - rate * rate));
-  const spread = donors.n < PROJECTION_TUNING.minDonors ? PROJECTION_TUNING.fewDonorsSpread : Math.max(PROJECTION_TUNING.rateSpreadFloor, measured);
-  return {
-    rate,
-    spread,
-    meanError: (PROJECTION_TUNING.spreadZ * spread) / Math.sqrt(donors.n),
-    remaining: donors.projected > 0 ? donors.remaining / donors.projected : 0,
-  };
-}
-
-interface Working {
-  input: StationInput;
-  votersSoFar: number;
-  at: Date | null;
-  fraction: number;
-  basis: Basis;
-  turnout: Estimate | null;
-  confirmed: Estimate | null;
-}
-
 /** Where election day stands at `now`: polls not yet open (or an earlier day), open, or closed (or a later day). */
 export function phaseAt(now: Date, timeZone: string, electionDate: string, curve: TurnoutCurve): Phase {
   const clock = localClock(now, timeZone);
@@ -203,115 +182,212 @@ export function phaseAt(now: Date, timeZone: string, electionDate: string, curve
   return day > 0 || clock.minutes >= curve.closesAt ? 'closed' : 'open';
 }
 
-export function project(input: ProjectionInput): Projection {
+/** Counts the model set aside, by reason. */
+interface SetAside {
+  decreasing: number;
+  aboveRegistered: number;
+  beforeOpening: number;
+}
+
+/** What the curve fit sees, prepared from the input; `key` identifies it for caching. */
+export interface PreparedDay {
+  grid: CurveGrid;
+  spread: CurveSpread;
+  stations: FitStation[];
+  figures: { votersSoFar: number; at: Date | null }[];
+  setAside: SetAside;
+  /** The prior (hours, curve, spread) the fit is made with. */
+  priorKey: string;
+  /** The prior and every count the fit sees. */
+  key: string;
+}
+
+/**
+ * Minutes since the election day's local midnight. On a day without a change of offset (every
+ * day in Colombia) this is plain arithmetic; otherwise the wall clock is read for each instant.
+ */
+function minuteReader(electionDate: string, timeZone: string): (at: Date) => number {
+  const start = instantAt(electionDate, 0, timeZone).getTime();
+  const end = instantAt(electionDate, 24 * 60, timeZone).getTime();
+  if (end - start === 24 * 3_600_000) return (at) => (at.getTime() - start) / 60_000;
+  return (at) => {
+    const clock = localClock(at, timeZone);
+    return daysBetween(electionDate, clock.date) * 24 * 60 + clock.minutes;
+  };
+}
+
+/**
+ * Each station's usable count series (election day, at or before `now`), and its figure. Set aside,
+ * with the reason counted: a count lower than an earlier one (the monotone rule), a count above the
+ * station's registered voters, a count read before opening. Not used, without a warning: zero
+ * counts and counts in the first half hour (they carry no information about the day's scale).
+ */
+export function prepareDay(input: ProjectionInput): PreparedDay {
   const { now, timeZone, electionDate, curve } = input;
-  const T = PROJECTION_TUNING;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(electionDate) || Number.isNaN(Date.parse(electionDate))) throw new RangeError(`invalid electionDate "${electionDate}"`);
+  const grid = curveGrid(curve);
+  const spread = input.spread ?? DEFAULT_CURVE_SPREAD;
   // Reports from before election day are rehearsals: they never count.
   const dayStart = instantAt(electionDate, 0, timeZone).getTime();
   const nowMs = now.getTime();
-
-  /** Minutes since the election day's local midnight (a later day reads past closing). */
-  const fractionOf = (date: Date) => {
-    const clock = localClock(date, timeZone);
-    const days = daysBetween(electionDate, clock.date);
-    return days < 0 ? 0 : days > 0 ? 1 : fractionAt(curve, clock.minutes);
-  };
-
-  const phase = phaseAt(now, timeZone, electionDate, curve);
-  const elapsed = phase === 'before_open' ? 0 : phase === 'closed' ? 1 : fractionAt(curve, localClock(now, timeZone).minutes);
-
-  // Pass 1: each station's figure; stations with a usable count project themselves and lend their rate.
-  const overallDonors = emptyDonors();
-  const territoryDonors = new Map<string, Donors>();
-  const working: Working[] = input.stations.map((station) => {
-    const { votersSoFar, at } = stationFigure(station.counts, dayStart, nowMs);
-    const fraction = at ? fractionOf(at) : 0;
-    const w: Working = { input: station, votersSoFar, at, fraction, basis: 'none', turnout: null, confirmed: null };
-    if (phase === 'before_open') return w;
-
-    const registered = station.registeredVoters;
-    if (at && fraction >= T.minFraction) {
-      const projected = clamp(votersSoFar / fraction, votersSoFar, registered);
-      const remaining = 1 - fraction;
-      w.basis = 'count';
-      w.turnout = { projected, shared: T.sharedTiming * remaining * projected, ownSq: (T.ownTiming * remaining * projected) ** 2, floor: votersSoFar, cap: registered };
-      if (registered > 0) {
-        const donorSets = [overallDonors];
-        if (station.territoryId !== null) {
-          let donors = territoryDonors.get(station.territoryId);
-          if (!donors) territoryDonors.set(station.territoryId, (donors = emptyDonors()));
-          donorSets.push(donors);
-        }
-        for (const donors of donorSets) {
-          donors.n += 1;
-          donors.registered += registered;
-          donors.projected += projected;
-          donors.rateSq += (projected * projected) / registered;
-          donors.remaining += projected * remaining;
-        }
+  const minuteOf = minuteReader(electionDate, timeZone);
+  const setAside: SetAside = { decreasing: 0, aboveRegistered: 0, beforeOpening: 0 };
+  const priorKey = `${curve.opensAt}|${curve.closesAt}|${curve.points.map((p) => `${p.minute}:${p.fraction}`).join(',')}|${JSON.stringify(spread)}`;
+  const hash = createHash('sha1');
+  hash.update(priorKey);
+  const figures: PreparedDay['figures'] = [];
+  const stations: FitStation[] = input.stations.map((station) => {
+    const figure = stationFigure(station.counts, dayStart, nowMs);
+    figures.push(figure);
+    const usable = station.counts
+      .filter((report) => report.reportedAt.getTime() >= dayStart && report.reportedAt.getTime() <= nowMs)
+      .sort((a, b) => a.reportedAt.getTime() - b.reportedAt.getTime() || b.votersSoFar - a.votersSoFar);
+    const reports: { minute: number; votersSoFar: number }[] = [];
+    let highest = 0;
+    for (const report of usable) {
+      const value = report.votersSoFar;
+      if (value < highest) {
+        setAside.decreasing += 1;
+        continue;
       }
+      if (value > station.registeredVoters) {
+        setAside.aboveRegistered += 1;
+        continue;
+      }
+      highest = value;
+      const minute = Math.min(minuteOf(report.reportedAt), curve.closesAt);
+      if (minute < curve.opensAt) {
+        if (value > 0) setAside.beforeOpening += 1;
+        continue;
+      }
+      if (value === 0 || (minute < curve.closesAt && fractionAt(curve, minute) < PROJECTION_TUNING.minFraction)) continue;
+      reports.push({ minute, votersSoFar: value });
     }
-    if (elapsed >= T.minFraction) {
-      const remaining = 1 - elapsed;
-      const projected = clamp(station.confirmedVoted / elapsed, station.confirmedVoted, station.confirmedVoters);
-      w.confirmed = {
-        projected,
-        shared: T.sharedTiming * remaining * projected,
-        ownSq: (T.ownTiming * remaining * projected) ** 2,
-        floor: station.confirmedVoted,
-        cap: station.confirmedVoters,
-      };
-    }
-    return w;
+    const group = station.territoryId ?? '';
+    hash.update(`|${group}:${station.registeredVoters}:${figure.votersSoFar}:${reports.map((r) => `${r.minute.toFixed(3)}=${r.votersSoFar}`).join(',')}`);
+    return { group, registeredVoters: station.registeredVoters, reports, floor: figure.votersSoFar, cap: Math.max(station.registeredVoters, figure.votersSoFar) };
   });
+  return { grid, spread, stations, figures, setAside, priorKey, key: hash.digest('base64') };
+}
 
-  // Pass 2: stations without a usable count borrow a rate (their territory's, else the overall one).
-  const overall = overallDonors.n > 0 ? borrowFrom(overallDonors) : null;
-  const territoryRates = new Map<string, ReturnType<typeof borrowFrom>>();
-  for (const [id, donors] of territoryDonors) if (donors.n >= T.minDonors) territoryRates.set(id, borrowFrom(donors));
-  for (const w of working) {
-    if (phase === 'before_open' || w.basis === 'count') continue;
-    const local = w.input.territoryId === null ? undefined : territoryRates.get(w.input.territoryId);
-    const source = local ?? overall;
-    if (!source) continue;
-    const registered = w.input.registeredVoters;
-    const projected = clamp(source.rate * registered, w.votersSoFar, registered);
-    w.basis = local ? 'territory' : 'overall';
-    w.turnout = {
-      projected,
-      // The borrowed mean (and the donors' timing) is wrong the same way for every borrower.
-      shared: source.meanError * registered + T.sharedTiming * source.remaining * projected,
-      ownSq: (T.spreadZ * source.spread * registered) ** 2,
-      floor: w.votersSoFar,
-      cap: registered,
-    };
-  }
+/** The fit of a prepared day (what the live layer caches). */
+export const fitPrepared = (prepared: PreparedDay): DayFit => fitDay(prepared.grid, prepared.stations, prepared.spread);
 
-  // Pass 3: figures per station, per territory and overall.
-  const overallSum = newAggregate();
-  const territorySums = new Map<string | null, Aggregate>();
-  const stations: StationProjection[] = working.map((w) => {
-    const s = w.input;
-    let territory = territorySums.get(s.territoryId);
-    if (!territory) territorySums.set(s.territoryId, (territory = newAggregate()));
-    for (const aggregate of [overallSum, territory]) accumulate(aggregate, w);
-    return { id: s.id, territoryId: s.territoryId, basis: w.basis, lastCountAt: w.at?.toISOString() ?? null, ...figures(s, w.votersSoFar, w.turnout, w.confirmed) };
-  });
+/**
+ * One projected quantity: its value, the gradient of the value on the fit's parameters (errors
+ * shared by every station through the curve and the overall rate), the territories' rate loadings
+ * (shared within a territory) and the variance independent between stations.
+ */
+interface Quantity {
+  projected: number;
+  gradient: Float64Array;
+  territory: Map<string, number>;
+  independent: number;
+  floor: number;
+  cap: number;
+}
 
-  const byTerritory = [...territorySums.entries()]
-    .sort(([a], [b]) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1))
-    .map(([territoryId, aggregate]) => ({ territoryId, ...aggregateFigures(aggregate) }));
+function emptyQuantity(size: number): Quantity {
+  return { projected: 0, gradient: new Float64Array(size), territory: new Map(), independent: 0, floor: 0, cap: 0 };
+}
 
+function addQuantity(sum: Quantity, q: Quantity): void {
+  sum.projected += q.projected;
+  for (let i = 0; i < q.gradient.length; i++) sum.gradient[i]! += q.gradient[i]!;
+  for (const [key, loading] of q.territory) sum.territory.set(key, (sum.territory.get(key) ?? 0) + loading);
+  sum.independent += q.independent;
+  sum.floor += q.floor;
+  sum.cap += q.cap;
+}
+
+/**
+ * Integer figures with the nominal-coverage interval: log-normal around the projection, with the
+ * variance of the three kinds of error, clamped to [reported so far, the most possible].
+ */
+function bounds(fit: DayFit, q: Quantity | null): { projected: number | null; low: number | null; high: number | null } {
+  if (!q) return { projected: null, low: null, high: null };
+  const cap = Math.max(q.cap, q.floor);
+  const projected = Math.min(cap, Math.max(q.floor, Math.round(q.projected)));
+  if (!(q.projected > 0)) return { projected, low: projected, high: projected };
+  let variance = parameterVariance(fit, q.gradient) + q.independent;
+  for (const [key, loading] of q.territory) variance += (fit.groups.get(key)?.effectVariance ?? 0) * loading * loading;
+  const sd = Math.sqrt(Math.max(0, variance)) / q.projected;
+  const centre = q.projected * Math.exp((-sd * sd) / 2);
+  const low = Number.isFinite(sd) ? centre * Math.exp(-Z * sd) : q.floor;
+  const high = Number.isFinite(sd) ? centre * Math.exp(Z * sd) : cap;
+  // A width below a millionth of a voter is rounding, not uncertainty.
   return {
-    generatedAt: now.toISOString(),
-    method: PROJECTION_METHOD,
-    phase,
-    elapsedFraction: Math.round(elapsed * 10_000) / 10_000,
-    overall: aggregateFigures(overallSum),
-    stations,
-    byTerritory,
+    projected,
+    low: Math.min(projected, Math.max(q.floor, Math.floor(low + 1e-6))),
+    high: Math.max(projected, Math.min(cap, Math.ceil(high - 1e-6))),
   };
+}
+
+/** The curves the fit describes: the day's, and each territory's own where it has one. */
+export interface Curves {
+  day: CurveShares;
+  byTilt: Map<number, CurveShares>;
+  of(territory: string): { curve: CurveShares; tiltIndex: number };
+}
+
+export function fittedCurves(fit: DayFit): Curves {
+  const day = curveShares(fit.grid, fit.parameters);
+  const byTilt = new Map<number, CurveShares>([[-1, day]]);
+  for (const group of fit.groups.values()) if (group.tiltIndex >= 0) byTilt.set(group.tiltIndex, curveShares(fit.grid, fit.parameters, group.tiltIndex));
+  return {
+    day,
+    byTilt,
+    of(territory) {
+      const tiltIndex = fit.groups.get(territory)?.tiltIndex ?? -1;
+      return { curve: byTilt.get(tiltIndex)!, tiltIndex };
+    },
+  };
+}
+
+/** Hourly points of a curve with its band (logit-normal from the fit's posterior) and the prior. */
+export function curvePoints(fit: DayFit, prior: TurnoutCurve, curve: CurveShares, tiltIndex: number): CurveView['points'] {
+  const { opensAt, closesAt } = fit.grid;
+  const times = [opensAt];
+  for (let hour = Math.floor(opensAt / 60) + 1; hour * 60 < closesAt; hour++) times.push(hour * 60);
+  times.push(closesAt);
+  const round = (value: number) => Math.round(value * 10_000) / 10_000;
+  return times.map((minute) => {
+    const fraction = fractionOf(fit.grid, curve, minute);
+    let low = fraction;
+    let high = fraction;
+    if (fraction > 0 && fraction < 1) {
+      const sd = Math.sqrt(parameterVariance(fit, fractionGradient(fit.grid, curve, fit.parameters.length, tiltIndex, minute)));
+      const logit = Math.log(fraction / (1 - fraction));
+      const spread = (Z * sd) / (fraction * (1 - fraction));
+      low = 1 / (1 + Math.exp(-(logit - spread)));
+      high = 1 / (1 + Math.exp(-(logit + spread)));
+    }
+    return { time: formatTimeOfDay(minute), fraction: round(fraction), low: round(low), high: round(high), prior: round(fractionAt(prior, minute)) };
+  });
+}
+
+/**
+ * For each bin, the mean probability that a vote cast in it (up to `nowMinute`) has been reported
+ * by now: Σ_b share_b · weight_b is the share of the day's supporter votes reported so far.
+ */
+function reportedWeights(grid: CurveGrid, lag: LagDistribution | null, nowMinute: number): Float64Array {
+  const weights = new Float64Array(grid.bins);
+  for (let b = 0; b < grid.bins; b++) {
+    const start = grid.opensAt + b * grid.width;
+    const end = Math.min(start + grid.width, nowMinute);
+    if (end <= start) continue;
+    if (!lag) {
+      weights[b] = (end - start) / grid.width;
+      continue;
+    }
+    // Minute-wide slices (midpoint rule) are finer than any delay the estimate resolves.
+    const slices = Math.max(1, Math.ceil(end - start));
+    const step = (end - start) / slices;
+    let sum = 0;
+    for (let i = 0; i < slices; i++) sum += reportedWithin(lag, nowMinute - (start + (i + 0.5) * step));
+    weights[b] = (sum * step) / grid.width;
+  }
+  return weights;
 }
 
 interface Aggregate {
@@ -322,11 +398,11 @@ interface Aggregate {
   confirmedVoters: number;
   confirmedVoted: number;
   votersSoFar: number;
-  turnout: Estimate | null;
-  confirmed: Estimate | null;
+  turnout: Quantity | null;
+  confirmed: Quantity | null;
 }
 
-function newAggregate(): Aggregate {
+function newAggregate(size: number): Aggregate {
   return {
     stations: 0,
     reportingStations: 0,
@@ -335,41 +411,41 @@ function newAggregate(): Aggregate {
     confirmedVoters: 0,
     confirmedVoted: 0,
     votersSoFar: 0,
-    turnout: emptySum(),
-    confirmed: emptySum(),
+    turnout: emptyQuantity(size),
+    confirmed: emptyQuantity(size),
   };
 }
 
 /** A projection of a sum exists only if every station in it has one. */
-function accumulate(aggregate: Aggregate, w: Working): void {
-  const s = w.input;
+function accumulate(aggregate: Aggregate, s: StationInput, votersSoFar: number, basis: Basis, turnout: Quantity | null, confirmed: Quantity | null): void {
   aggregate.stations += 1;
   aggregate.registeredVoters += s.registeredVoters;
   aggregate.confirmedVoters += s.confirmedVoters;
   aggregate.confirmedVoted += s.confirmedVoted;
-  aggregate.votersSoFar += w.votersSoFar;
-  if (w.basis === 'count') {
+  aggregate.votersSoFar += votersSoFar;
+  if (basis === 'count') {
     aggregate.reportingStations += 1;
     aggregate.reportedRegistered += s.registeredVoters;
   }
   if (aggregate.turnout) {
-    if (w.turnout) add(aggregate.turnout, w.turnout);
+    if (turnout) addQuantity(aggregate.turnout, turnout);
     else aggregate.turnout = null;
   }
   if (aggregate.confirmed) {
-    if (w.confirmed) add(aggregate.confirmed, w.confirmed);
+    if (confirmed) addQuantity(aggregate.confirmed, confirmed);
     else aggregate.confirmed = null;
   }
 }
 
 function figures(
+  fit: DayFit,
   counts: { confirmedVoters: number; confirmedVoted: number; registeredVoters: number },
   votersSoFar: number,
-  turnout: Estimate | null,
-  confirmed: Estimate | null,
+  turnout: Quantity | null,
+  confirmed: Quantity | null,
 ): Omit<StationProjection, 'id' | 'territoryId' | 'basis' | 'lastCountAt'> {
-  const c = bounds(confirmed);
-  const t = bounds(turnout);
+  const c = bounds(fit, confirmed);
+  const t = bounds(fit, turnout);
   return {
     confirmedVoters: counts.confirmedVoters,
     confirmedVoted: counts.confirmedVoted,
@@ -384,12 +460,170 @@ function figures(
   };
 }
 
-function aggregateFigures(a: Aggregate): AggregateProjection {
+function aggregateFigures(fit: DayFit, a: Aggregate): AggregateProjection {
   const empty = a.stations === 0;
   return {
-    ...figures(a, a.votersSoFar, empty ? null : a.turnout, empty ? null : a.confirmed),
+    ...figures(fit, a, a.votersSoFar, empty ? null : a.turnout, empty ? null : a.confirmed),
     stations: a.stations,
     reportingStations: a.reportingStations,
     reportedShare: a.registeredVoters > 0 ? Math.round((a.reportedRegistered / a.registeredVoters) * 10_000) / 10_000 : 0,
+  };
+}
+
+function warningsOf(input: ProjectionInput, setAside: SetAside, fit: DayFit, phase: Phase): string[] {
+  const warnings = [...(input.warnings ?? [])];
+  if (setAside.decreasing) warnings.push(`${setAside.decreasing} count(s) lower than an earlier count of the same station were set aside`);
+  if (setAside.aboveRegistered) warnings.push(`${setAside.aboveRegistered} count(s) above the station's registered voters were set aside`);
+  if (setAside.beforeOpening) warnings.push(`${setAside.beforeOpening} count(s) read before opening were set aside`);
+  if (phase !== 'before_open' && !fit.informed) warnings.push('no usable count yet: turnout is not projected and the curve is the prior');
+  return warnings;
+}
+
+export interface ProjectOptions {
+  /** Supplies the fit for a prepared day (a cache); by default the day is fitted here. */
+  fit?: (prepared: PreparedDay) => DayFit;
+}
+
+export function project(input: ProjectionInput, options: ProjectOptions = {}): Projection {
+  const { now, timeZone, electionDate, curve } = input;
+  const prepared = prepareDay(input);
+  const phase = phaseAt(now, timeZone, electionDate, curve);
+  // Before opening nothing is fitted: every projection is null and the curve is the prior.
+  const fit =
+    phase === 'before_open'
+      ? fitDay(
+          prepared.grid,
+          prepared.stations.map((station) => ({ ...station, reports: [] })),
+          prepared.spread,
+        )
+      : (options.fit ?? fitPrepared)(prepared);
+  const size = fit.parameters.length;
+  const curves = fittedCurves(fit);
+  const clock = localClock(now, timeZone);
+  const day = daysBetween(electionDate, clock.date);
+  const nowMinute = day < 0 ? 0 : day > 0 ? 24 * 60 * day + clock.minutes : clock.minutes;
+  const elapsed = phase === 'before_open' ? 0 : phase === 'closed' ? 1 : fractionOf(fit.grid, curves.day, nowMinute);
+
+  // Delays of voter reports: overall, and per territory where there are enough of them.
+  const lagRows = new Map<string, LagCount[]>();
+  for (const row of input.voterLags ?? []) {
+    const key = row.territoryId ?? '';
+    for (const k of [key, '*']) {
+      const list = lagRows.get(k) ?? [];
+      list.push(row);
+      lagRows.set(k, list);
+    }
+  }
+  const overallLag = phase === 'before_open' ? null : estimateLag(lagRows.get('*') ?? []);
+  const territoryLags = new Map<string, LagDistribution | null>();
+  const lagOf = (territory: string): LagDistribution | null => {
+    if (phase === 'before_open') return null;
+    let lag = territoryLags.get(territory);
+    if (lag === undefined) {
+      const rows = lagRows.get(territory) ?? [];
+      const own = rows.reduce((sum, row) => sum + row.count, 0) >= LAG_MODEL.minTerritoryReports ? estimateLag(rows) : null;
+      territoryLags.set(territory, (lag = own ?? overallLag));
+    }
+    return lag;
+  };
+
+  // Share of a territory's supporter votes reported by now, with its gradient on the fit's parameters.
+  const reportedShares = new Map<string, { share: number; gradient: Float64Array }>();
+  const reportedShareOf = (territory: string) => {
+    let value = reportedShares.get(territory);
+    if (!value) {
+      const { curve: shares, tiltIndex } = curves.of(territory);
+      const weights = reportedWeights(fit.grid, lagOf(territory), nowMinute);
+      let share = 0;
+      for (let b = 0; b < fit.grid.bins; b++) share += shares.shares[b]! * weights[b]!;
+      // Every vote of the day reported (closed, delays over): exactly 1, not 1 less rounding.
+      if (share > 1 - 1e-9) share = 1;
+      value = { share, gradient: weightedShareGradient(fit.grid, shares, size, tiltIndex, weights) };
+      reportedShares.set(territory, value);
+    }
+    return value;
+  };
+
+  const overallSum = newAggregate(size);
+  const territorySums = new Map<string | null, Aggregate>();
+  const stations: StationProjection[] = [];
+  input.stations.forEach((s, index) => {
+    if (input.only && !input.only.has(s.id)) return;
+    const figure = prepared.figures[index]!;
+    const final = fit.stations[index]!;
+    const territory = s.territoryId ?? '';
+    const basis: Basis = phase === 'before_open' ? 'none' : final.basis;
+    const turnout: Quantity | null =
+      basis === 'none'
+        ? null
+        : {
+            projected: final.projected,
+            gradient: final.gradient,
+            territory: new Map([[territory, final.territoryLoading]]),
+            independent: final.ownVariance,
+            floor: figure.votersSoFar,
+            cap: Math.max(s.registeredVoters, figure.votersSoFar),
+          };
+    let confirmed: Quantity | null = null;
+    if (phase !== 'before_open') {
+      const { share, gradient } = reportedShareOf(territory);
+      if (share >= PROJECTION_TUNING.minFraction) {
+        const raw = s.confirmedVoted / share;
+        const cap = Math.max(s.confirmedVoters, s.confirmedVoted);
+        const capped = raw >= cap;
+        confirmed = {
+          projected: Math.min(cap, Math.max(s.confirmedVoted, raw)),
+          gradient: capped ? new Float64Array(size) : gradient.map((g) => (-s.confirmedVoted / (share * share)) * g),
+          territory: new Map(),
+          // Which of the supporters who will vote have voted and been reported by now is binomial.
+          independent: capped ? 0 : (raw * (1 - Math.min(1, share))) / share,
+          floor: s.confirmedVoted,
+          cap,
+        };
+      }
+    }
+    let territorySum = territorySums.get(s.territoryId);
+    if (!territorySum) territorySums.set(s.territoryId, (territorySum = newAggregate(size)));
+    for (const aggregate of [overallSum, territorySum]) accumulate(aggregate, s, figure.votersSoFar, basis, turnout, confirmed);
+    stations.push({
+      id: s.id,
+      territoryId: s.territoryId,
+      basis,
+      lastCountAt: figure.at?.toISOString() ?? null,
+      ...figures(fit, s, figure.votersSoFar, turnout, confirmed),
+    });
+  });
+
+  const lagMinutes = (lag: LagDistribution | null) => (lag ? Math.round(lag.medianMinutes * 10) / 10 : null);
+  const explanation = (territory: string | null) => {
+    const key = territory ?? '';
+    const { curve: shares, tiltIndex } = territory === '*' ? { curve: curves.day, tiltIndex: -1 } : curves.of(key);
+    const group = fit.groups.get(key);
+    return {
+      coverage: PROJECTION_TUNING.coverage,
+      lagMinutes: lagMinutes(territory === '*' ? overallLag : lagOf(key)),
+      curve: {
+        scope: tiltIndex >= 0 ? ('territory' as const) : ('day' as const),
+        countedStations: territory === '*' || tiltIndex < 0 ? fit.countedStations : (group?.counted ?? 0),
+        points: curvePoints(fit, curve, shares, tiltIndex),
+      },
+    };
+  };
+
+  const byTerritory = [...territorySums.entries()]
+    .sort(([a], [b]) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1))
+    .map(([territoryId, aggregate]) => ({ territoryId, ...aggregateFigures(fit, aggregate), ...explanation(territoryId) }));
+
+  return {
+    generatedAt: now.toISOString(),
+    method: PROJECTION_METHOD,
+    phase,
+    elapsedFraction: Math.round(elapsed * 10_000) / 10_000,
+    curveSource: input.curveSource ?? 'configured',
+    warnings: warningsOf(input, prepared.setAside, fit, phase),
+    ...explanation('*'),
+    overall: aggregateFigures(fit, overallSum),
+    stations,
+    byTerritory,
   };
 }

@@ -35,7 +35,7 @@ import { reportIncident } from './gotv.incidents.service';
 import { claimVoter, logContact, releaseClaim } from './gotv.chase.service';
 import { dashboardView, gotvDashboard } from './gotv.dashboard';
 import { importAnswer, importColumns, importVoters } from './gotv.import';
-import { liveMap, liveMapQuery, liveMapView, projection } from './gotv.live';
+import { dayCurve, dayCurveQuery, dayCurveView, liveMap, liveMapQuery, liveMapView, projection } from './gotv.live';
 import { projectionView } from './gotv.projection';
 import { electionDateOf, getSettings, putSettings, settingsBody, settingsView } from './gotv.settings';
 import { AppError } from '../../kernel/errors';
@@ -240,12 +240,27 @@ export const gotvRouter = new ApiRouter('gotv')
     '/api/gotv/settings',
     {
       summary: 'Set the election day',
-      description: 'Times are HH:MM in TIMEZONE (default 08:00–16:00). `turnoutCurve` replaces the documented default with the campaign’s own history.',
+      description:
+        'Times are HH:MM in TIMEZONE (default 08:00–16:00). `turnoutCurve` replaces the documented default with the campaign’s own history; ' +
+        '`curveHistory` keeps past days’ curves (GET /api/gotv/day-curve derives one from a past day’s counts): the prior’s mean when there is no `turnoutCurve`, and its spread.',
       access: gotvPolicy.roles('manageSettings'),
       body: settingsBody,
       response: settingsView,
     },
     async ({ ctx, input }) => putSettings(ctx.deps, input.body),
+  )
+  .get(
+    '/api/gotv/day-curve',
+    {
+      summary: 'A past day’s turnout curve, learned from its count reports',
+      description:
+        'The cumulative share of that day’s final turnout by hour, from the count reports kept for that local date (a previous election, a rehearsal), ' +
+        'on the configured hours. Store it as `curveHistory` (or `turnoutCurve`) with PUT /api/gotv/settings. Method: docs/gotv-projection.md.',
+      access: gotvPolicy.roles('readSettings'),
+      query: dayCurveQuery,
+      response: dayCurveView,
+    },
+    async ({ ctx, input }) => dayCurve(ctx.deps.db, ctx.deps.config.timeZone, input.query.date),
   )
   .get(
     '/api/gotv/live-map',
@@ -262,7 +277,9 @@ export const gotvRouter = new ApiRouter('gotv')
     '/api/gotv/projection',
     {
       summary: 'Automatic projection of the day’s final turnout, overall, per station and per territory',
-      description: 'Method and formulas: docs/gotv-projection.md.',
+      description:
+        'The turnout curve is learned from the day’s counts (`curve`, with its band), intervals have nominal `coverage`, and the confirmed-supporter ' +
+        'projection is corrected for the reporting delay (`lagMinutes`). Method, formulas and accuracy: docs/gotv-projection.md.',
       access: gotvPolicy.roles('watch'),
       query: liveMapQuery.pick({ territoryId: true }),
       response: projectionView,

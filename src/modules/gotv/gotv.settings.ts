@@ -3,10 +3,20 @@ import type { AppDeps } from '../../kernel/context';
 import { ConflictError } from '../../kernel/errors';
 import type { Queries } from '../../kernel/sql';
 import { instantAt, localClock } from '../../kernel/calendar';
-import { buildCurve, curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, type TurnoutCurve } from './gotv.curve';
+import { curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT } from './gotv.curve';
+import { curveHistorySchema, dayPrior, historyCurveSchema, type DayPrior, type HistoryCurve } from './gotv.curve-history';
 import { findSettings, saveSettings } from './gotv.stations.repository';
 
-export const settingsBody = z.object({ electionDate: z.iso.date() }).and(curveSettingsSchema);
+export const settingsBody = z
+  .object({
+    electionDate: z.iso.date(),
+    curveHistory: curveHistorySchema
+      .optional()
+      .describe(
+        'past election days’ curves (at most 20): their mean is the prior when there is no `turnoutCurve`, their differences its spread; omitted: kept as stored, []: cleared',
+      ),
+  })
+  .and(curveSettingsSchema);
 
 export const settingsView = z
   .object({
@@ -16,7 +26,8 @@ export const settingsView = z
     turnoutCurve: z
       .array(z.object({ time: z.string(), fraction: z.number() }))
       .nullable()
-      .describe('null: the documented default curve'),
+      .describe('null: the documented default curve (or the mean of the curve history)'),
+    curveHistory: z.array(z.object({ label: z.string(), electionDate: z.string().optional(), turnoutCurve: z.array(z.object({ time: z.string(), fraction: z.number() })) })),
   })
   .meta({ id: 'GotvSettings' });
 
@@ -29,6 +40,11 @@ export async function getSettings(q: Queries): Promise<z.input<typeof settingsVi
     opensAt: row?.opensAt ?? DEFAULT_OPENS_AT,
     closesAt: row?.closesAt ?? DEFAULT_CLOSES_AT,
     turnoutCurve: row?.turnoutCurve ?? null,
+    // A stored entry that no longer validates is left out here; the projection says so in its warnings.
+    curveHistory: (row?.curveHistory ?? []).flatMap((entry): HistoryCurve[] => {
+      const parsed = historyCurveSchema.safeParse(entry);
+      return parsed.success ? [parsed.data] : [];
+    }),
   };
 }
 
@@ -50,17 +66,27 @@ export function liveDayStart(now: Date, timeZone: string, electionDate: string |
 }
 
 export async function putSettings(deps: SettingsDeps, input: SettingsInput) {
-  await saveSettings(deps.db, { electionDate: input.electionDate, opensAt: input.opensAt, closesAt: input.closesAt, turnoutCurve: input.turnoutCurve ?? null });
+  // A curve history is kept unless the body says otherwise: changing the date must not lose it.
+  const curveHistory = input.curveHistory ?? (await findSettings(deps.db))?.curveHistory ?? [];
+  await saveSettings(deps.db, {
+    electionDate: input.electionDate,
+    opensAt: input.opensAt,
+    closesAt: input.closesAt,
+    turnoutCurve: input.turnoutCurve ?? null,
+    curveHistory,
+  });
   await electionDates(deps).invalidate('current');
   return getSettings(deps.db);
 }
 
-/** The election date and curve the projection needs; 409 until a manager has set the date. */
-export async function electionDay(q: Queries): Promise<{ electionDate: string; curve: TurnoutCurve }> {
-  const settings = await getSettings(q);
-  if (!settings.electionDate) {
+/**
+ * The election date and the prior the projection needs (curve, its source and spread, and any
+ * stored curve set aside); 409 until a manager has set the date.
+ */
+export async function electionDay(q: Queries): Promise<{ electionDate: string } & DayPrior> {
+  const settings = await findSettings(q);
+  if (!settings?.electionDate) {
     throw new ConflictError('Set the election date first (PUT /api/gotv/settings).', 'election_date_not_set');
   }
-  const curve = buildCurve({ opensAt: settings.opensAt, closesAt: settings.closesAt, ...(settings.turnoutCurve ? { turnoutCurve: settings.turnoutCurve } : {}) });
-  return { electionDate: settings.electionDate, curve };
+  return { electionDate: settings.electionDate, ...dayPrior(settings) };
 }

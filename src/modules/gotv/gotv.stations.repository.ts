@@ -5,6 +5,8 @@ import { containsPattern } from '../../kernel/search';
 import { sql, tables, type Queries } from '../../kernel/sql';
 import {
   GotvSettingsSchema,
+  type CurvePointJson,
+  type StoredTurnoutCurve,
   IncidentSchema,
   PollingStationSchema,
   type Incident,
@@ -92,16 +94,29 @@ export interface SettingsRecord {
   electionDate: string;
   opensAt: string;
   closesAt: string;
-  turnoutCurve: { time: string; fraction: number }[] | null;
+  turnoutCurve: CurvePointJson[] | null;
+  /** Past days' curves as stored (validated where they are used: gotv.curve-history.ts). */
+  curveHistory: unknown[];
+}
+
+/**
+ * The curve column holds the configured curve as an array, or, once a curve history is kept,
+ * `{ curve, history }`: the same jsonb column, so no table changes.
+ */
+function readStoredCurve(stored: StoredTurnoutCurve | null): Pick<SettingsRecord, 'turnoutCurve' | 'curveHistory'> {
+  if (stored === null) return { turnoutCurve: null, curveHistory: [] };
+  if (Array.isArray(stored)) return { turnoutCurve: stored, curveHistory: [] };
+  return { turnoutCurve: stored.curve ?? null, curveHistory: Array.isArray(stored.history) ? stored.history : [] };
 }
 
 export async function findSettings(q: Queries): Promise<SettingsRecord | undefined> {
   const row = await q.first(db.selectFrom('gotv_settings').select(['election_date', 'opens_at', 'closes_at', 'turnout_curve']).where('id', '=', SINGLE_ROW));
-  return row && { electionDate: row.election_date, opensAt: row.opens_at, closesAt: row.closes_at, turnoutCurve: row.turnout_curve };
+  return row && { electionDate: row.election_date, opensAt: row.opens_at, closesAt: row.closes_at, ...readStoredCurve(row.turnout_curve) };
 }
 
 export async function saveSettings(q: Queries, settings: SettingsRecord): Promise<void> {
-  const curve = settings.turnoutCurve === null ? null : JSON.stringify(settings.turnoutCurve);
+  const stored: StoredTurnoutCurve | null = settings.curveHistory.length ? { curve: settings.turnoutCurve, history: settings.curveHistory } : settings.turnoutCurve;
+  const curve = stored === null ? null : JSON.stringify(stored);
   await q.write(
     sql`insert into gotv_settings (id, election_date, opens_at, closes_at, turnout_curve, updated_at)
         values (${SINGLE_ROW}, ${settings.electionDate}, ${settings.opensAt}, ${settings.closesAt}, ${curve}::jsonb, now())

@@ -1,0 +1,138 @@
+/**
+ * The projection's accuracy table (docs/gotv-projection.md): for every family of synthetic days
+ * (test/gotv/families.ts), the share of days whose true final lies inside the interval (coverage,
+ * nominal 0.9), the mean absolute error and the mean interval width, at each checkpoint, for the
+ * turnout, the confirmed supporters and each territory's turnout; and the time project() takes.
+ *
+ *   npm run accuracy:projection -- [--days 200] [--families default,late-surge] [--stations 300]
+ *                                  [--spread tiltSd,wiggleSd,wiggleHourCorrelation,territoryTiltSd] [--json]
+ *
+ * `--json` prints the measures instead of the table (test/gotv/projection-accuracy.test.ts reads them).
+ */
+import { performance } from 'node:perf_hooks';
+import { parseTimeOfDay } from '../src/modules/gotv/gotv.curve';
+import { DEFAULT_CURVE_SPREAD, type CurveSpread } from '../src/modules/gotv/gotv.curve-model';
+import { project } from '../src/modules/gotv/gotv.projection';
+import { CHECKPOINTS, FAMILIES, familyDay, type Family } from '../test/gotv/families';
+import { at, ELECTION_DATE, TIME_ZONE } from '../test/gotv/synthetic';
+
+function argument(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+const days = Number(argument('days') ?? 200);
+const stationCount = Number(argument('stations') ?? 300);
+const asJson = process.argv.includes('--json');
+const families = (argument('families')?.split(',') ?? [...FAMILIES]) as Family[];
+for (const family of families) if (!FAMILIES.includes(family)) throw new Error(`unknown family ${family}; known: ${FAMILIES.join(', ')}`);
+const [tiltSd, wiggleSd, wiggleHourCorrelation, territoryTiltSd] = (argument('spread')?.split(',') ?? []).map(Number);
+const spread: CurveSpread = {
+  tiltSd: tiltSd ?? DEFAULT_CURVE_SPREAD.tiltSd,
+  wiggleSd: wiggleSd ?? DEFAULT_CURVE_SPREAD.wiggleSd,
+  wiggleHourCorrelation: wiggleHourCorrelation ?? DEFAULT_CURVE_SPREAD.wiggleHourCorrelation,
+  territoryTiltSd: territoryTiltSd ?? DEFAULT_CURVE_SPREAD.territoryTiltSd,
+};
+
+/** One kind of interval at one checkpoint, over the days: coverage, mean absolute error and mean width (shares of the truth). */
+export interface Measure {
+  n: number;
+  coverage: number;
+  meanAbsoluteError: number;
+  meanWidth: number;
+}
+
+export interface FamilyAccuracy {
+  family: Family;
+  checkpoints: { time: string; turnout: Measure; confirmed: Measure; territories: Measure }[];
+  /** Share of days whose turnout interval narrowed at every checkpoint. */
+  narrowingDays: number;
+}
+
+class Tally {
+  private n = 0;
+  private covered = 0;
+  private error = 0;
+  private width = 0;
+
+  record(truth: number, projected: number | null, low: number | null, high: number | null): void {
+    if (projected === null || low === null || high === null || truth <= 0) return;
+    this.n += 1;
+    if (low <= truth && truth <= high) this.covered += 1;
+    this.error += Math.abs(projected - truth) / truth;
+    this.width += (high - low) / truth;
+  }
+
+  measure(): Measure {
+    const n = Math.max(1, this.n);
+    return { n: this.n, coverage: this.covered / n, meanAbsoluteError: this.error / n, meanWidth: this.width / n };
+  }
+}
+
+const fitTimes: number[] = [];
+
+function measureFamily(family: Family): FamilyAccuracy {
+  const turnout = CHECKPOINTS.map(() => new Tally());
+  const confirmed = CHECKPOINTS.map(() => new Tally());
+  const territories = CHECKPOINTS.map(() => new Tally());
+  let narrowing = 0;
+  for (let seed = 1; seed <= days; seed++) {
+    const day = familyDay(family, seed, { stations: stationCount });
+    const widths: number[] = [];
+    CHECKPOINTS.forEach((time, i) => {
+      const minute = parseTimeOfDay(time);
+      const { stations, voterLags } = day.inputsAt(minute);
+      const started = performance.now();
+      const result = project({ now: at(minute), timeZone: TIME_ZONE, electionDate: ELECTION_DATE, curve: day.curve, spread, stations, voterLags });
+      fitTimes.push(performance.now() - started);
+      const o = result.overall;
+      turnout[i]!.record(day.finalTurnout, o.projectedTurnout, o.projectedTurnoutLow, o.projectedTurnoutHigh);
+      confirmed[i]!.record(day.finalConfirmedVoted, o.projectedConfirmedVoted, o.low, o.high);
+      for (const t of result.byTerritory) {
+        const truth = day.territoryFinals.get(t.territoryId ?? '');
+        if (truth) territories[i]!.record(truth.turnout, t.projectedTurnout, t.projectedTurnoutLow, t.projectedTurnoutHigh);
+      }
+      widths.push((o.projectedTurnoutHigh ?? 0) - (o.projectedTurnoutLow ?? 0));
+    });
+    if (widths.every((w, i) => i === 0 || w < widths[i - 1]!)) narrowing += 1;
+  }
+  return {
+    family,
+    checkpoints: CHECKPOINTS.map((time, i) => ({ time, turnout: turnout[i]!.measure(), confirmed: confirmed[i]!.measure(), territories: territories[i]!.measure() })),
+    narrowingDays: narrowing / days,
+  };
+}
+
+const results: FamilyAccuracy[] = [];
+for (const family of families) {
+  results.push(measureFamily(family));
+  if (!asJson) process.stderr.write(`${family} done\n`);
+}
+
+if (asJson) {
+  console.log(JSON.stringify(results));
+} else {
+  const pct = (value: number) => (100 * value).toFixed(1);
+  const sorted = [...fitTimes].sort((a, b) => a - b);
+  const quantile = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
+  console.log(`Curve spread ${JSON.stringify(spread)}.`);
+  console.log(`${days} days per family, ${stationCount} stations; nominal coverage 0.90. Errors and widths in % of the true final.\n`);
+  console.log('| family | time | turnout coverage | MAE % | width % | confirmed coverage | MAE % | width % | territory coverage | territory MAE % | days narrowing 10→15 % |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const { family, checkpoints, narrowingDays } of results) {
+    checkpoints.forEach(({ time, turnout: t, confirmed: c, territories: k }, i) => {
+      const cells = [
+        t.coverage.toFixed(2),
+        pct(t.meanAbsoluteError),
+        pct(t.meanWidth),
+        c.coverage.toFixed(2),
+        pct(c.meanAbsoluteError),
+        pct(c.meanWidth),
+        k.coverage.toFixed(2),
+        pct(k.meanAbsoluteError),
+      ];
+      console.log(`| ${i === 0 ? family : ''} | ${time} | ${cells.join(' | ')} | ${i === 0 ? pct(narrowingDays) : ''} |`);
+    });
+  }
+  console.log(`\nproject() for ${stationCount} stations (fit included): median ${quantile(0.5)} ms, p95 ${quantile(0.95)} ms, max ${quantile(1)} ms.`);
+}

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { buildCurve, curveProblems, curvePointsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, fractionAt, InvalidCurveError, parseTimeOfDay, type TurnoutCurve } from './gotv.curve';
+import { CURVE_MODEL, curveGrid, DEFAULT_CURVE_SPREAD, type CurveSpread } from './gotv.curve-model';
+
+/**
+ * Past election days' curves, kept in the GOTV settings, and the prior they make for today: the
+ * configured curve (else their mean) as the prior's mean, and how much they differ from one
+ * another as its spread. docs/gotv-projection.md ("Curve history").
+ */
+
+export const MAX_HISTORY_CURVES = 20;
+
+export const historyCurveSchema = z
+  .object({
+    label: z.string().trim().min(1).max(80),
+    electionDate: z.iso.date().optional(),
+    /** From that day's opening (fraction 0) to its closing (fraction 1). */
+    turnoutCurve: curvePointsSchema,
+  })
+  .superRefine((entry, ctx) => {
+    const points = entry.turnoutCurve;
+    if (!points.every((p) => /^([01]\d|2[0-3]):([0-5]\d)$/.test(p.time))) return;
+    for (const { index, message } of curveProblems(points[0]!.time, points[points.length - 1]!.time, points)) {
+      ctx.addIssue({ code: 'custom', message, path: index === null ? ['turnoutCurve'] : ['turnoutCurve', index] });
+    }
+  });
+export const curveHistorySchema = z.array(historyCurveSchema).max(MAX_HISTORY_CURVES);
+export type HistoryCurve = z.infer<typeof historyCurveSchema>;
+
+export type CurveSource = 'default' | 'configured' | 'history';
+
+/** A history curve as a function of the share of its day gone by (0 at its opening, 1 at its closing). */
+function relativeCurve(entry: HistoryCurve): (share: number) => number {
+  const points = entry.turnoutCurve.map((p) => ({ minute: parseTimeOfDay(p.time), fraction: p.fraction }));
+  const opensAt = points[0]!.minute;
+  const closesAt = points[points.length - 1]!.minute;
+  const curve: TurnoutCurve = { opensAt, closesAt, points };
+  return (share) => fractionAt(curve, opensAt + share * (closesAt - opensAt));
+}
+
+export interface DayPrior {
+  curve: TurnoutCurve;
+  source: CurveSource;
+  spread: CurveSpread;
+  /** Curves the settings hold that could not be used, and why. */
+  warnings: string[];
+}
+
+/** Pseudo-days of the default spread every history estimate is blended with. */
+const SPREAD_PSEUDO_DAYS = 3;
+
+/**
+ * How far days stray from the prior, from three or more past curves: each curve's log share per
+ * bin against the prior's, its tilt by least squares, and the rest as wiggle. A new day strays from
+ * the mean of n days by √((n+1)/n) times what they stray among themselves; the estimate is blended
+ * with the default spread as if that were 3 more days, so a short history cannot make it tiny.
+ */
+export function spreadFromHistory(prior: TurnoutCurve, curves: ((share: number) => number)[]): CurveSpread {
+  if (curves.length < 3) return DEFAULT_CURVE_SPREAD;
+  const grid = curveGrid(prior);
+  const length = prior.closesAt - prior.opensAt;
+  let tiltSquares = 0;
+  let wiggleSquares = 0;
+  let sxx = 0;
+  for (let b = 0; b < grid.bins; b++) sxx += grid.position[b]! ** 2;
+  for (const curve of curves) {
+    const deviation = new Float64Array(grid.bins);
+    let mean = 0;
+    for (let b = 0; b < grid.bins; b++) {
+      const share = Math.max(CURVE_MODEL.flowFloor / grid.bins, curve(((b + 1) * grid.width) / length) - curve((b * grid.width) / length));
+      deviation[b] = Math.log(share) - grid.priorLogShare[b]!;
+      mean += deviation[b]! / grid.bins;
+    }
+    let sxy = 0;
+    for (let b = 0; b < grid.bins; b++) sxy += grid.position[b]! * (deviation[b]! - mean);
+    const tilt = sxy / sxx;
+    tiltSquares += tilt * tilt;
+    for (let b = 0; b < grid.bins; b++) wiggleSquares += (deviation[b]! - mean - tilt * grid.position[b]!) ** 2 / grid.bins;
+  }
+  const n = curves.length;
+  const inflate = (n + 1) / n;
+  const blend = (estimate: number, fallback: number) => Math.sqrt((n * inflate * estimate + SPREAD_PSEUDO_DAYS * fallback ** 2) / (n + SPREAD_PSEUDO_DAYS));
+  return {
+    ...DEFAULT_CURVE_SPREAD,
+    tiltSd: blend(tiltSquares / n, DEFAULT_CURVE_SPREAD.tiltSd),
+    wiggleSd: blend(wiggleSquares / n, DEFAULT_CURVE_SPREAD.wiggleSd),
+  };
+}
+
+/**
+ * Today's prior. The configured curve when there is one; else the mean of the history's curves,
+ * stretched onto today's hours; else the default. A stored curve that is no longer valid (settings
+ * written before a rule existed, or edited by hand) is set aside with a warning instead of failing
+ * the projection: the default shape is used on the configured hours (or 08:00–16:00).
+ */
+export function dayPrior(settings: { opensAt: string; closesAt: string; turnoutCurve: { time: string; fraction: number }[] | null; curveHistory: unknown[] }): DayPrior {
+  const warnings: string[] = [];
+  const history: HistoryCurve[] = [];
+  settings.curveHistory.forEach((entry, index) => {
+    const parsed = historyCurveSchema.safeParse(entry);
+    if (parsed.success) history.push(parsed.data);
+    else warnings.push(`history curve ${index + 1} set aside: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+  });
+  const relative = history.map(relativeCurve);
+
+  let curve: TurnoutCurve;
+  let source: CurveSource;
+  try {
+    if (settings.turnoutCurve) {
+      curve = buildCurve({ opensAt: settings.opensAt, closesAt: settings.closesAt, turnoutCurve: settings.turnoutCurve });
+      source = 'configured';
+    } else {
+      const hours = buildCurve({ opensAt: settings.opensAt, closesAt: settings.closesAt });
+      curve = relative.length ? meanCurve(hours.opensAt, hours.closesAt, relative) : hours;
+      source = relative.length ? 'history' : 'default';
+    }
+  } catch (error) {
+    if (!(error instanceof InvalidCurveError)) throw error;
+    warnings.push(`stored turnout curve set aside (${error.problems.join('; ')}): the default curve is used`);
+    try {
+      curve = buildCurve({ opensAt: settings.opensAt, closesAt: settings.closesAt });
+    } catch {
+      curve = buildCurve({ opensAt: DEFAULT_OPENS_AT, closesAt: DEFAULT_CLOSES_AT });
+    }
+    source = 'default';
+  }
+  return { curve, source, spread: spreadFromHistory(curve, relative), warnings };
+}
+
+/** The pointwise mean of the history's curves on today's hours, every half hour. */
+function meanCurve(opensAt: number, closesAt: number, curves: ((share: number) => number)[]): TurnoutCurve {
+  const steps = Math.max(2, Math.round((closesAt - opensAt) / 30));
+  const points = [];
+  for (let i = 0; i <= steps; i++) {
+    const share = i / steps;
+    const fraction = i === 0 ? 0 : i === steps ? 1 : curves.reduce((sum, curve) => sum + curve(share), 0) / curves.length;
+    points.push({ minute: opensAt + share * (closesAt - opensAt), fraction });
+  }
+  return { opensAt, closesAt, points };
+}

@@ -1,0 +1,700 @@
+import { fractionAt, type TurnoutCurve } from './gotv.curve';
+import { cholesky, choleskySolve, inverseQuadraticForm, SymmetricMatrix } from './gotv.linalg';
+
+/**
+ * The day's own turnout curve, learned from the stations' count reports, with the configured curve
+ * as the prior. Pure numerics: no dates, no database. Model, formulas and the reasons behind the
+ * constants: docs/gotv-projection.md ("The learned curve").
+ *
+ * The day is cut into bins (30 minutes); each bin's share of the day is the prior's times
+ * exp(tilt · x + wiggle), renormalised, where x runs from −½ at opening to ½ at closing, the tilt is the whole
+ * day running early (< 0) or late (> 0), and the wiggle is a mean-reverting AR(1) deviation per
+ * bin (a lunchtime dip, a burst). Territories with enough counts add their own tilt. A count is
+ * log(count / registered) = μ + territory effect + station effect + log F(t) + noise, where the two
+ * effects are random (integrated out exactly) and μ, the overall log turnout rate, is free.
+ */
+
+export interface CurveSpread {
+  /** Prior sd of the day's tilt (log flow at closing minus at opening, against the prior's). */
+  tiltSd: number;
+  /** Stationary sd of the local deviation of one bin's log flow. */
+  wiggleSd: number;
+  /** Correlation of the local deviations of bins an hour apart. */
+  wiggleHourCorrelation: number;
+  /** Prior sd of a territory's tilt on top of the day's. */
+  territoryTiltSd: number;
+}
+
+export const DEFAULT_CURVE_SPREAD: CurveSpread = { tiltSd: 0.8, wiggleSd: 0.1, wiggleHourCorrelation: 0.5, territoryTiltSd: 0.4 };
+
+export const CURVE_MODEL = {
+  binMinutes: 30,
+  /** A prior bin with less than this share of an even day's flow is raised to it: no bin is impossible. */
+  flowFloor: 0.1,
+  /** Log sd of a station's turnout rate around its territory's (a starting value; the fit re-estimates it). */
+  stationRateSd: 0.12,
+  /** Floor for the re-estimated station spread. */
+  stationRateSdFloor: 0.04,
+  /** Log sd of a territory's turnout rate around the overall one. */
+  territoryRateSd: 0.2,
+  /** Relative error of a witness's reading of the sign-in sheet. */
+  readingSd: 0.03,
+  /** Relative error of a count read after closing (the station's final figure). */
+  closingReadingSd: 0.005,
+  /** Sd of a station running early or late against its territory's curve, in minutes. */
+  stationTimingMinutes: 15,
+  /** Counted stations a territory needs to get its own tilt. */
+  territoryCurveStations: 8,
+  /** At most this many territory tilts (the territories with most counted stations). */
+  maxTerritoryCurves: 60,
+  maxIterations: 25,
+} as const;
+
+/** The bins of the day and the prior's log share of each. */
+export interface CurveGrid {
+  opensAt: number;
+  closesAt: number;
+  bins: number;
+  /** Minutes per bin. */
+  width: number;
+  priorLogShare: Float64Array;
+  /** x of each bin's middle: −½ … ½ over the day. */
+  position: Float64Array;
+}
+
+export function curveGrid(curve: TurnoutCurve): CurveGrid {
+  const { opensAt, closesAt } = curve;
+  const bins = Math.max(4, Math.round((closesAt - opensAt) / CURVE_MODEL.binMinutes));
+  const width = (closesAt - opensAt) / bins;
+  const shares = new Float64Array(bins);
+  let total = 0;
+  for (let b = 0; b < bins; b++) {
+    const share = fractionAt(curve, opensAt + (b + 1) * width) - fractionAt(curve, opensAt + b * width);
+    shares[b] = Math.max(share, CURVE_MODEL.flowFloor / bins);
+    total += shares[b]!;
+  }
+  const priorLogShare = new Float64Array(bins);
+  const position = new Float64Array(bins);
+  for (let b = 0; b < bins; b++) {
+    priorLogShare[b] = Math.log(shares[b]! / total);
+    position[b] = (b + 0.5) / bins - 0.5;
+  }
+  return { opensAt, closesAt, bins, width, priorLogShare, position };
+}
+
+/** One curve's bin shares (summing to 1) and cumulative shares at the bins' starts. */
+export interface CurveShares {
+  shares: Float64Array;
+  cumulative: Float64Array;
+}
+
+/** Where a time falls: its bin and how much of that bin has gone by (0–1). */
+function binOf(grid: CurveGrid, minute: number): { bin: number; part: number } {
+  if (minute <= grid.opensAt) return { bin: 0, part: 0 };
+  if (minute >= grid.closesAt) return { bin: grid.bins - 1, part: 1 };
+  const position = (minute - grid.opensAt) / grid.width;
+  const bin = Math.min(grid.bins - 1, Math.floor(position));
+  return { bin, part: position - bin };
+}
+
+export function fractionOf(grid: CurveGrid, curve: CurveShares, minute: number): number {
+  if (minute <= grid.opensAt) return 0;
+  if (minute >= grid.closesAt) return 1;
+  const { bin, part } = binOf(grid, minute);
+  return Math.min(1, curve.cumulative[bin]! + curve.shares[bin]! * part);
+}
+
+/**
+ * A station's count series. `minute` is minutes since the election day's local midnight; a report
+ * at or after closing is the station's final figure. The caller has already dropped what the model
+ * must not see (counts going down, above registered, outside the day, zero).
+ */
+export interface FitStation {
+  /** The territory whose turnout rate (and, with enough data, tilt) the station shares; '' for none. */
+  group: string;
+  registeredVoters: number;
+  reports: readonly { minute: number; votersSoFar: number }[];
+  /** The station's figure: its projection is never below it. */
+  floor: number;
+  /** The most it can end at. */
+  cap: number;
+}
+
+export type StationBasis = 'count' | 'territory' | 'overall' | 'none';
+
+/** A station's projected final turnout and what its uncertainty is made of. */
+export interface StationFinal {
+  basis: StationBasis;
+  projected: number;
+  /** ∂projected/∂parameters: the shared (curve and overall rate) part of its error. */
+  gradient: Float64Array;
+  /** Variance independent of every other station's (its own rate given its counts). */
+  ownVariance: number;
+  /** Coefficient of its territory's rate error (shared with the territory's stations). */
+  territoryLoading: number;
+  /** A count read after closing: the final figure, no uncertainty. */
+  closed: boolean;
+}
+
+interface WorkingReport {
+  station: number;
+  minute: number;
+  bin: number;
+  part: number;
+  y: number;
+  closing: boolean;
+  weight: number;
+}
+
+interface GroupState {
+  key: string;
+  /** Index of the territory's own tilt among the parameters, or −1 (the day's curve). */
+  tiltIndex: number;
+  stations: number[];
+  counted: number;
+  /** Posterior variance of the territory's log-rate effect, at the fitted parameters. */
+  effectVariance: number;
+}
+
+const MU = 0;
+const TILT = 1;
+const FIRST_BIN = 2;
+
+export interface DayFit {
+  grid: CurveGrid;
+  /** Parameters: μ, the day's tilt, one wiggle per bin, one tilt per territory curve. */
+  parameters: Float64Array;
+  /** Cholesky factor of the posterior precision (Laplace approximation). */
+  factor: Float64Array;
+  /** Whether any count informs the fit (otherwise the curve is the prior and nothing is projected). */
+  informed: boolean;
+  spread: CurveSpread;
+  stationRateSd: number;
+  stations: StationFinal[];
+  /** Per territory key: its tilt index (−1: the day's curve), counted stations, rate effect variance. */
+  groups: Map<string, { tiltIndex: number; counted: number; effectVariance: number }>;
+  countedStations: number;
+  iterations: number;
+}
+
+export function parameterCount(grid: CurveGrid, territoryCurves: number): number {
+  return FIRST_BIN + grid.bins + territoryCurves;
+}
+
+/** The bin shares of the curve the parameters describe, for the day (tiltIndex −1) or a territory. */
+export function curveShares(grid: CurveGrid, parameters: ArrayLike<number>, tiltIndex = -1): CurveShares {
+  const tilt = parameters[TILT]! + (tiltIndex >= 0 ? parameters[tiltIndex]! : 0);
+  const shares = new Float64Array(grid.bins);
+  let top = -Infinity;
+  for (let b = 0; b < grid.bins; b++) {
+    shares[b] = grid.priorLogShare[b]! + tilt * grid.position[b]! + parameters[FIRST_BIN + b]!;
+    top = Math.max(top, shares[b]!);
+  }
+  let total = 0;
+  for (let b = 0; b < grid.bins; b++) total += shares[b] = Math.exp(shares[b]! - top);
+  const cumulative = new Float64Array(grid.bins + 1);
+  for (let b = 0; b < grid.bins; b++) {
+    shares[b]! /= total;
+    cumulative[b + 1] = cumulative[b]! + shares[b]!;
+  }
+  return { shares, cumulative };
+}
+
+/**
+ * ∂F(minute)/∂parameters for a curve, analytically: ∂F/∂η_c = p_c (covered_c − F), where η_c is
+ * bin c's log flow and covered_c the part of bin c before `minute`.
+ */
+export function fractionGradient(grid: CurveGrid, curve: CurveShares, size: number, tiltIndex: number, minute: number): Float64Array {
+  const gradient = new Float64Array(size);
+  if (minute <= grid.opensAt || minute >= grid.closesAt) return gradient;
+  const { bin, part } = binOf(grid, minute);
+  const f = fractionOf(grid, curve, minute);
+  let tilt = 0;
+  for (let c = 0; c < grid.bins; c++) {
+    const covered = c < bin ? 1 : c === bin ? part : 0;
+    const d = curve.shares[c]! * (covered - f);
+    gradient[FIRST_BIN + c] = d;
+    tilt += d * grid.position[c]!;
+  }
+  gradient[TILT] = tilt;
+  if (tiltIndex >= 0) gradient[tiltIndex] = tilt;
+  return gradient;
+}
+
+/** ∂(Σ_c p_c w_c)/∂parameters for bin weights w (the share of the day's voters a weighting picks). */
+export function weightedShareGradient(grid: CurveGrid, curve: CurveShares, size: number, tiltIndex: number, weights: ArrayLike<number>): Float64Array {
+  let mean = 0;
+  for (let c = 0; c < grid.bins; c++) mean += curve.shares[c]! * weights[c]!;
+  const gradient = new Float64Array(size);
+  let tilt = 0;
+  for (let c = 0; c < grid.bins; c++) {
+    const d = curve.shares[c]! * (weights[c]! - mean);
+    gradient[FIRST_BIN + c] = d;
+    tilt += d * grid.position[c]!;
+  }
+  gradient[TILT] = tilt;
+  if (tiltIndex >= 0) gradient[tiltIndex] = tilt;
+  return gradient;
+}
+
+/** AR(1) coefficient between neighbouring bins. */
+function binCorrelation(grid: CurveGrid, spread: CurveSpread): number {
+  return spread.wiggleHourCorrelation ** (grid.width / 60);
+}
+
+/**
+ * The prior's precision (inverse covariance) over the parameters; μ is left free. The wiggles
+ * follow an AR(1): z_0 ~ N(0, s²), z_b − ρ z_{b−1} ~ N(0, s²(1 − ρ²)), a tridiagonal precision.
+ */
+function priorPrecision(grid: CurveGrid, spread: CurveSpread, size: number): SymmetricMatrix {
+  const precision = new SymmetricMatrix(size);
+  precision.add(MU, MU, 1e-8);
+  precision.add(TILT, TILT, 1 / spread.tiltSd ** 2);
+  const rho = binCorrelation(grid, spread);
+  const scale = 1 / (spread.wiggleSd ** 2 * (1 - rho * rho));
+  for (let b = 0; b < grid.bins; b++) {
+    const i = FIRST_BIN + b;
+    const edge = b === 0 || b === grid.bins - 1;
+    precision.add(i, i, scale * (edge ? 1 : 1 + rho * rho));
+    if (b === 0) continue;
+    precision.add(i, i - 1, -scale * rho);
+    precision.add(i - 1, i, -scale * rho);
+  }
+  for (let i = FIRST_BIN + grid.bins; i < size; i++) precision.add(i, i, 1 / spread.territoryTiltSd ** 2);
+  return precision;
+}
+
+/** An optimum: the parameters and the Cholesky factor of the posterior precision there. */
+interface Optimum {
+  parameters: Float64Array;
+  factor: Float64Array;
+  iterations: number;
+}
+
+/**
+ * The counts and their grouping, and the numerics over them: the objective and its Gauss–Newton
+ * derivatives, the optimiser and the stations' projected finals.
+ */
+class DayModel {
+  readonly reports: WorkingReport[] = [];
+  readonly stationReports: number[][];
+  readonly stationGroup: GroupState[] = [];
+  readonly groups: GroupState[];
+  readonly curveGroups: GroupState[];
+  readonly closed = new Set<number>();
+  readonly size: number;
+  readonly countedStations: number;
+  stationRateVariance: number = CURVE_MODEL.stationRateSd ** 2;
+  readonly territoryRateVariance = CURVE_MODEL.territoryRateSd ** 2;
+  private readonly local: number;
+  private readonly jacobian: Float64Array;
+
+  constructor(
+    readonly grid: CurveGrid,
+    readonly input: readonly FitStation[],
+  ) {
+    const byKey = new Map<string, GroupState>();
+    this.stationReports = input.map(() => []);
+    input.forEach((station, index) => {
+      let group = byKey.get(station.group);
+      if (!group) byKey.set(station.group, (group = { key: station.group, tiltIndex: -1, stations: [], counted: 0, effectVariance: this.territoryRateVariance }));
+      group.stations.push(index);
+      this.stationGroup.push(group);
+      if (station.registeredVoters <= 0) return;
+      for (const report of station.reports) {
+        if (!(report.votersSoFar > 0) || report.minute <= grid.opensAt) continue;
+        const closing = report.minute >= grid.closesAt;
+        if (closing) this.closed.add(index);
+        const { bin, part } = binOf(grid, report.minute);
+        this.stationReports[index]!.push(this.reports.length);
+        this.reports.push({ station: index, minute: report.minute, bin, part, y: Math.log(report.votersSoFar / station.registeredVoters), closing, weight: 0 });
+      }
+      if (this.stationReports[index]!.length > 0) group.counted += 1;
+    });
+    this.groups = [...byKey.values()];
+    this.curveGroups = this.groups
+      .filter((group) => group.counted >= CURVE_MODEL.territoryCurveStations)
+      .sort((a, b) => b.counted - a.counted || (a.key < b.key ? -1 : 1))
+      .slice(0, CURVE_MODEL.maxTerritoryCurves);
+    this.curveGroups.forEach((group, i) => (group.tiltIndex = FIRST_BIN + grid.bins + i));
+    this.size = parameterCount(grid, this.curveGroups.length);
+    this.countedStations = this.groups.reduce((sum, group) => sum + group.counted, 0);
+    this.local = FIRST_BIN + grid.bins;
+    this.jacobian = new Float64Array(this.local);
+  }
+
+  /** A starting point: the prior curve, and μ the mean log rate it implies. */
+  start(): Float64Array {
+    const parameters = new Float64Array(this.size);
+    const prior = curveShares(this.grid, parameters);
+    let sum = 0;
+    for (const report of this.reports) sum += report.y - Math.log(Math.max(1e-6, fractionOf(this.grid, prior, report.minute)));
+    parameters[MU] = this.reports.length ? sum / this.reports.length : 0;
+    return parameters;
+  }
+
+  curvesAt(theta: ArrayLike<number>): Map<number, CurveShares> {
+    const byTilt = new Map<number, CurveShares>();
+    byTilt.set(-1, curveShares(this.grid, theta));
+    for (const group of this.curveGroups) byTilt.set(group.tiltIndex, curveShares(this.grid, theta, group.tiltIndex));
+    return byTilt;
+  }
+
+  /** Each count's weight: reading noise plus the station's own timing, through the slope of log F at its time. */
+  reweight(theta: ArrayLike<number>): void {
+    const curves = this.curvesAt(theta);
+    for (const report of this.reports) {
+      if (report.closing) {
+        report.weight = 1 / CURVE_MODEL.closingReadingSd ** 2;
+        continue;
+      }
+      const curve = curves.get(this.stationGroup[report.station]!.tiltIndex)!;
+      const f = Math.max(1e-9, curve.cumulative[report.bin]! + curve.shares[report.bin]! * report.part);
+      const slope = curve.shares[report.bin]! / this.grid.width / f;
+      report.weight = 1 / (CURVE_MODEL.readingSd ** 2 + (CURVE_MODEL.stationTimingMinutes * slope) ** 2);
+    }
+  }
+
+  /** Residual y − μ − log F of report i at `theta`; fills the Jacobian of μ + log F when asked. */
+  private residual(theta: ArrayLike<number>, curves: Map<number, CurveShares>, i: number, withJacobian: boolean): number {
+    const report = this.reports[i]!;
+    const curve = curves.get(this.stationGroup[report.station]!.tiltIndex)!;
+    const f = report.closing ? 1 : Math.max(1e-12, curve.cumulative[report.bin]! + curve.shares[report.bin]! * report.part);
+    if (withJacobian) {
+      const jacobian = this.jacobian;
+      jacobian.fill(0);
+      jacobian[MU] = 1;
+      if (!report.closing) {
+        let tilt = 0;
+        for (let c = 0; c < this.grid.bins; c++) {
+          const covered = c < report.bin ? 1 : c === report.bin ? report.part : 0;
+          const d = (curve.shares[c]! * covered) / f - curve.shares[c]!;
+          jacobian[FIRST_BIN + c] = d;
+          tilt += d * this.grid.position[c]!;
+        }
+        jacobian[TILT] = tilt;
+      }
+    }
+    return report.y - theta[MU]! - Math.log(f);
+  }
+
+  /**
+   * The negative log posterior (up to constants) and, when asked, its Gauss–Newton Hessian and the
+   * right-hand side Jᵀ C⁻¹ r − P θ, where C = D + τ² per-station blocks + κ² per-territory blocks.
+   * Everything is accumulated per territory in the local coordinates (μ, tilt, wiggles), then
+   * scattered: a territory with its own curve sends its tilt row to its own tilt too.
+   */
+  evaluate(theta: Float64Array, prior: SymmetricMatrix, withDerivatives: boolean): { objective: number; hessian?: SymmetricMatrix; rhs: Float64Array } {
+    const L = this.local;
+    const curves = this.curvesAt(theta);
+    const hessian = withDerivatives ? prior.copy() : undefined;
+    const rhs = new Float64Array(this.size);
+    const tau2 = this.stationRateVariance;
+    let objective = 0;
+    const local = new Float64Array(L * L);
+    const localRhs = new Float64Array(L);
+    const stationVector = new Float64Array(L);
+    const groupVector = new Float64Array(L);
+    const jacobian = this.jacobian;
+    for (const group of this.groups) {
+      if (group.counted === 0) continue;
+      if (withDerivatives) {
+        local.fill(0);
+        localRhs.fill(0);
+        groupVector.fill(0);
+      }
+      let groupPrecision = 0;
+      let groupResidual = 0;
+      for (const s of group.stations) {
+        const list = this.stationReports[s]!;
+        if (!list.length) continue;
+        let weightSum = 0;
+        let residualSum = 0;
+        if (withDerivatives) stationVector.fill(0);
+        for (const i of list) {
+          const r = this.residual(theta, curves, i, withDerivatives);
+          const w = this.reports[i]!.weight;
+          weightSum += w;
+          residualSum += w * r;
+          objective += w * r * r;
+          if (!withDerivatives) continue;
+          for (let a = 0; a < L; a++) {
+            const wa = w * jacobian[a]!;
+            if (wa === 0) continue;
+            stationVector[a]! += wa;
+            localRhs[a]! += wa * r;
+            const row = a * L;
+            for (let b = a; b < L; b++) local[row + b]! += wa * jacobian[b]!;
+          }
+        }
+        const shrink = 1 / (1 + tau2 * weightSum);
+        objective -= tau2 * shrink * residualSum * residualSum;
+        groupPrecision += weightSum * shrink;
+        groupResidual += residualSum * shrink;
+        if (!withDerivatives) continue;
+        const c = tau2 * shrink;
+        for (let a = 0; a < L; a++) {
+          const va = stationVector[a]!;
+          if (va === 0) continue;
+          localRhs[a]! -= c * residualSum * va;
+          groupVector[a]! += shrink * va;
+          const row = a * L;
+          for (let b = a; b < L; b++) local[row + b]! -= c * va * stationVector[b]!;
+        }
+      }
+      const c = this.territoryRateVariance / (1 + this.territoryRateVariance * groupPrecision);
+      objective -= c * groupResidual * groupResidual;
+      if (!hessian) continue;
+      for (let a = 0; a < L; a++) {
+        const ga = groupVector[a]!;
+        localRhs[a]! -= c * groupResidual * ga;
+        const row = a * L;
+        for (let b = a; b < L; b++) local[row + b]! -= c * ga * groupVector[b]!;
+      }
+      // Local indices are the global ones; a territory with its own curve also sends the tilt's row to its tilt.
+      const own = group.tiltIndex;
+      for (let a = 0; a < L; a++) {
+        rhs[a]! += localRhs[a]!;
+        for (let b = a; b < L; b++) {
+          const value = local[a * L + b]!;
+          hessian.add(a, b, value);
+          if (a !== b) hessian.add(b, a, value);
+        }
+      }
+      if (own >= 0) {
+        rhs[own]! += localRhs[TILT]!;
+        for (let b = 0; b < L; b++) {
+          const value = b < TILT ? local[b * L + TILT]! : local[TILT * L + b]!;
+          hessian.add(own, b, value);
+          hessian.add(b, own, value);
+        }
+        hessian.add(own, own, local[TILT * L + TILT]!);
+      }
+    }
+    let penalty = 0;
+    for (let i = 0; i < this.size; i++) {
+      let row = 0;
+      for (let j = 0; j < this.size; j++) row += prior.get(i, j) * theta[j]!;
+      penalty += theta[i]! * row;
+      rhs[i]! -= row;
+    }
+    return { objective: 0.5 * (objective + penalty), ...(hessian ? { hessian } : {}), rhs };
+  }
+
+  /**
+   * Gauss–Newton with step halving, the counts' weights refreshed at every step; after two steps
+   * (the curve roughly in place) the stations' rate spread is re-estimated once from their residuals.
+   */
+  optimise(spread: CurveSpread, start: Float64Array): Optimum {
+    const prior = priorPrecision(this.grid, spread, this.size);
+    const parameters = new Float64Array(start);
+    let iterations = 0;
+    let factor: Float64Array;
+    for (let moved = Infinity; ;) {
+      // The weights follow the parameters (iteratively reweighted), so the objective of one step is not the next one's.
+      this.reweight(parameters);
+      const current = this.evaluate(parameters, prior, true);
+      factor = cholesky(current.hessian!);
+      const objective = current.objective;
+      if (iterations >= CURVE_MODEL.maxIterations || moved < 1e-3) break;
+      const step = choleskySolve(factor, current.rhs);
+      const trial = new Float64Array(this.size);
+      let scale = 1;
+      for (let halving = 0; halving < 12; halving++, scale /= 2) {
+        for (let i = 0; i < this.size; i++) trial[i] = parameters[i]! + scale * step[i]!;
+        if (this.evaluate(trial, prior, false).objective <= objective + 1e-9) break;
+      }
+      iterations += 1;
+      moved = 0;
+      for (let i = 0; i < this.size; i++) moved = Math.max(moved, Math.abs(trial[i]! - parameters[i]!));
+      parameters.set(trial);
+      if (iterations === 2) {
+        const estimate = this.stationSpread(parameters);
+        if (estimate !== undefined) this.stationRateVariance = estimate;
+        moved = Infinity;
+      }
+    }
+    return { parameters, factor, iterations };
+  }
+
+  /** Method-of-moments spread of station rates: precise stations' residual scatter minus their noise. */
+  stationSpread(theta: Float64Array): number | undefined {
+    const curves = this.curvesAt(theta);
+    let sum = 0;
+    let n = 0;
+    for (const group of this.groups) {
+      const means: { mean: number; noise: number }[] = [];
+      for (const s of group.stations) {
+        let weightSum = 0;
+        let residualSum = 0;
+        for (const i of this.stationReports[s]!) {
+          const w = this.reports[i]!.weight;
+          weightSum += w;
+          residualSum += w * this.residual(theta, curves, i, false);
+        }
+        // Only stations whose counts pin their rate to well under the spread being measured.
+        if (weightSum >= 1 / 0.08 ** 2) means.push({ mean: residualSum / weightSum, noise: 1 / weightSum });
+      }
+      if (means.length < 3) continue;
+      const centre = means.reduce((total, m) => total + m.mean, 0) / means.length;
+      const correction = means.length / (means.length - 1);
+      for (const { mean, noise } of means) {
+        sum += correction * (mean - centre) ** 2 - noise;
+        n += 1;
+      }
+    }
+    if (n < 10) return undefined;
+    // Shrunk towards the starting value as if it were 10 stations' worth of evidence.
+    const measured = Math.max(CURVE_MODEL.stationRateSdFloor ** 2, sum / n);
+    return (measured * n + CURVE_MODEL.stationRateSd ** 2 * 10) / (n + 10);
+  }
+
+  /**
+   * ∂(projected final)/∂parameters for every station, analytically: with P = R exp(μ + m + v/2)
+   * and m the station's posterior log-rate effect, a linear function of its territory's and its
+   * own weighted residuals, ∂P = P (∂μ + ∂m) and ∂r = −J. Zero where the final is clamped (to the
+   * station's figure or its registered voters) or read after closing.
+   */
+  stationGradients(theta: ArrayLike<number>, projected: Float64Array): Float64Array[] {
+    const L = this.local;
+    const curves = this.curvesAt(theta);
+    const tau2 = this.stationRateVariance;
+    const gradients = this.input.map(() => new Float64Array(this.size));
+    const jacobian = this.jacobian;
+    for (const group of this.groups) {
+      const stationVectors = group.stations.map(() => new Float64Array(L));
+      const groupVector = new Float64Array(L);
+      const shrinks = new Float64Array(group.stations.length);
+      let groupPrecision = 0;
+      group.stations.forEach((s, k) => {
+        let weightSum = 0;
+        const vector = stationVectors[k]!;
+        for (const i of this.stationReports[s]!) {
+          this.residual(theta, curves, i, true);
+          const w = this.reports[i]!.weight;
+          weightSum += w;
+          for (let a = 0; a < L; a++) vector[a]! += w * jacobian[a]!;
+        }
+        shrinks[k] = 1 / (1 + tau2 * weightSum);
+        groupPrecision += weightSum * shrinks[k]!;
+        for (let a = 0; a < L; a++) groupVector[a]! += shrinks[k]! * vector[a]!;
+      });
+      const c = this.territoryRateVariance / (1 + this.territoryRateVariance * groupPrecision);
+      group.stations.forEach((s, k) => {
+        const station = this.input[s]!;
+        const value = projected[s]!;
+        if (this.closed.has(s) || value <= station.floor || value >= Math.max(station.cap, station.floor)) return;
+        const gradient = gradients[s]!;
+        for (let a = 0; a < L; a++) gradient[a] = -value * shrinks[k]! * (c * groupVector[a]! + tau2 * stationVectors[k]![a]!);
+        gradient[MU]! += value;
+        if (group.tiltIndex >= 0) gradient[group.tiltIndex] = gradient[TILT]!;
+      });
+    }
+    return gradients;
+  }
+
+  /**
+   * Every station's projected final at `theta`, and (withDetail) the parts of its variance that are
+   * not the parameters': its territory's rate effect and its own rate given its counts.
+   */
+  stationFinals(theta: ArrayLike<number>, withDetail: boolean): { projected: Float64Array; own: Float64Array; loading: Float64Array } {
+    const curves = this.curvesAt(theta);
+    const n = this.input.length;
+    const projected = new Float64Array(n);
+    const own = new Float64Array(n);
+    const loading = new Float64Array(n);
+    const tau2 = this.stationRateVariance;
+    for (const group of this.groups) {
+      let groupPrecision = 0;
+      let groupResidual = 0;
+      const weightSums = new Float64Array(group.stations.length);
+      const residualSums = new Float64Array(group.stations.length);
+      group.stations.forEach((s, k) => {
+        for (const i of this.stationReports[s]!) {
+          const w = this.reports[i]!.weight;
+          weightSums[k]! += w;
+          residualSums[k]! += w * this.residual(theta, curves, i, false);
+        }
+        const shrink = 1 / (1 + tau2 * weightSums[k]!);
+        groupPrecision += weightSums[k]! * shrink;
+        groupResidual += residualSums[k]! * shrink;
+      });
+      const effectVariance = this.territoryRateVariance / (1 + this.territoryRateVariance * groupPrecision);
+      const effect = effectVariance * groupResidual;
+      if (withDetail) group.effectVariance = effectVariance;
+      group.stations.forEach((s, k) => {
+        const station = this.input[s]!;
+        const shrink = 1 / (1 + tau2 * weightSums[k]!);
+        // The station's log-rate effect given its counts and its territory's (posterior mean and variance).
+        const mean = shrink * (effect + tau2 * residualSums[k]!);
+        const variance = effectVariance * shrink * shrink + tau2 * shrink;
+        const cap = Math.max(station.cap, station.floor);
+        const value = this.closed.has(s) ? station.floor : station.registeredVoters * Math.exp(theta[MU]! + mean + variance / 2);
+        projected[s] = Math.min(cap, Math.max(station.floor, value));
+        if (withDetail && !this.closed.has(s)) {
+          own[s] = projected[s]! ** 2 * tau2 * shrink;
+          loading[s] = projected[s]! * shrink;
+        }
+      });
+    }
+    return { projected, own, loading };
+  }
+}
+
+/**
+ * Fits the day. Gauss–Newton on the parameters with the station and territory effects integrated
+ * out (nested compound symmetry, so every sum is per station and per territory), reweighting each
+ * count by how much a station running early or late moves log F at its time; the stations' rate
+ * spread is then re-estimated from their residuals and the fit polished. The parameters'
+ * uncertainty is the Laplace approximation (the Gauss–Newton Hessian at the optimum); each
+ * station's gradient on them is taken numerically.
+ */
+export function fitDay(grid: CurveGrid, input: readonly FitStation[], spread: CurveSpread = DEFAULT_CURVE_SPREAD): DayFit {
+  const model = new DayModel(grid, input);
+  const informed = model.reports.length > 0;
+  let best: Optimum;
+  if (!informed) {
+    best = { parameters: new Float64Array(model.size), factor: cholesky(priorPrecision(grid, spread, model.size)), iterations: 0 };
+  } else {
+    best = model.optimise(spread, model.start());
+    model.reweight(best.parameters);
+  }
+
+  const parameters = best.parameters;
+  const size = model.size;
+  const base = model.stationFinals(parameters, true);
+  const gradients = informed ? model.stationGradients(parameters, base.projected) : input.map(() => new Float64Array(size));
+
+  const stations: StationFinal[] = input.map((station, s) => {
+    const group = model.stationGroup[s]!;
+    const counted = model.stationReports[s]!.length > 0;
+    // A station without registered voters still has an answer: its figure (zero), not a gap in every sum.
+    const basis: StationBasis = !informed ? 'none' : counted ? 'count' : group.counted > 0 ? 'territory' : 'overall';
+    return {
+      basis,
+      projected: basis === 'none' ? station.floor : base.projected[s]!,
+      gradient: gradients[s]!,
+      ownVariance: base.own[s]!,
+      territoryLoading: base.loading[s]!,
+      closed: model.closed.has(s),
+    };
+  });
+
+  return {
+    grid,
+    parameters,
+    factor: best.factor,
+    informed,
+    spread,
+    stationRateSd: Math.sqrt(model.stationRateVariance),
+    stations,
+    groups: new Map(model.groups.map((group) => [group.key, { tiltIndex: group.tiltIndex, counted: group.counted, effectVariance: group.effectVariance }])),
+    countedStations: model.countedStations,
+    iterations: best.iterations,
+  };
+}
+
+/** Variance of a linear function of the parameters with this gradient, under the fit's posterior. */
+export function parameterVariance(fit: DayFit, gradient: ArrayLike<number>): number {
+  return inverseQuadraticForm(fit.factor, gradient);
+}

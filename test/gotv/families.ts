@@ -1,0 +1,230 @@
+import { DEFAULT_CURVE, fractionAt, type TurnoutCurve } from '../../src/modules/gotv/gotv.curve';
+import type { CountReport, StationInput, VoterLagCount } from '../../src/modules/gotv/gotv.projection';
+import { at, mulberry32, TERRITORY_RATES } from './synthetic';
+
+/**
+ * Families of synthetic election days for the projection's accuracy (test/gotv/projection-accuracy.test.ts,
+ * scripts/accuracy-projection.ts). The campaign's configured curve is always the default one; the
+ * day's true curve departs from it by the family's shape plus a random day-to-day variation, and
+ * every station runs early or late on its own. What each family stresses: docs/gotv-projection.md.
+ */
+export const FAMILIES = [
+  'default',
+  'early-surge',
+  'late-surge',
+  'flat',
+  'lunch-dip',
+  'territory-curves',
+  'silent-stations',
+  'counts-stop-at-noon',
+  'delayed-voter-reports',
+  'issue-15',
+] as const;
+export type Family = (typeof FAMILIES)[number];
+
+export const CHECKPOINTS = ['10:00', '11:00', '12:00', '13:00', '14:00', '15:00'] as const;
+
+/** The shares by 10:00, 12:00, 14:00 and 15:00 reported in issue 15 (a flat day with a surge after 14:00). */
+const ISSUE_15_POINTS = [
+  { minute: 480, fraction: 0 },
+  { minute: 600, fraction: 0.1 },
+  { minute: 720, fraction: 0.26 },
+  { minute: 840, fraction: 0.4 },
+  { minute: 900, fraction: 0.67 },
+  { minute: 960, fraction: 1 },
+];
+
+/** Day-to-day variation every family gets: a tilt, three smooth waves, the whole day shifted. */
+export const DAY_VARIATION = { tiltSd: 0.25, waveSd: 0.06, shiftMinutes: 12, stationShiftSd: 15, readingSd: 0.03 } as const;
+
+function normal(random: () => number): number {
+  const u = Math.max(random(), 1e-12);
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+}
+
+interface Station {
+  id: string;
+  territoryId: string;
+  registeredVoters: number;
+  finalVoters: number;
+  confirmedVoters: number;
+  /** Each voting supporter's vote time and report delay (minutes). */
+  votes: { at: number; lag: number }[];
+  counts: { minute: number; votersSoFar: number }[];
+  closingCount: CountReport;
+}
+
+export interface FamilyDay {
+  family: Family;
+  seed: number;
+  /** The configured (prior) curve. */
+  curve: TurnoutCurve;
+  finalTurnout: number;
+  finalConfirmedVoted: number;
+  territoryFinals: Map<string, { turnout: number; confirmed: number }>;
+  /** The day's true cumulative curve for a territory (before station timing), at a local minute. */
+  trueFraction(territoryId: string, minute: number): number;
+  /** What the database would hold at local minute `now`. */
+  inputsAt(now: number, options?: { closingCounts?: boolean }): { stations: StationInput[]; voterLags: VoterLagCount[] };
+}
+
+export interface FamilyOptions {
+  stations?: number;
+}
+
+export function familyDay(family: Family, seed: number, options: FamilyOptions = {}): FamilyDay {
+  const stationCount = options.stations ?? 300;
+  // Each family draws from its own stream, so one family's days do not depend on another's.
+  const random = mulberry32(seed * 7919 + FAMILIES.indexOf(family) * 104_729);
+  const curve = DEFAULT_CURVE;
+  const { opensAt, closesAt } = curve;
+  const length = closesAt - opensAt;
+  const V = DAY_VARIATION;
+
+  // The day's shape: the family's departure from the prior plus this day's own variation.
+  const dayTilt = V.tiltSd * normal(random);
+  const waves = [1, 2, 3].map((k) => ({ k, amplitude: V.waveSd * normal(random), phase: 2 * Math.PI * random() }));
+  const dayShift = (random() * 2 - 1) * V.shiftMinutes;
+  const territoryTilts = [-1, -0.5, 0, 0.5, 1];
+  const baseFraction = (minute: number) => (family === 'issue-15' ? fractionAt({ opensAt, closesAt, points: ISSUE_15_POINTS }, minute) : fractionAt(curve, minute));
+  const departure = (territory: number, minute: number): number => {
+    const u = (minute - opensAt) / length;
+    let value = dayTilt * (u - 0.5);
+    for (const { k, amplitude, phase } of waves) value += amplitude * Math.sin(k * Math.PI * u + phase);
+    if (family === 'early-surge') value += -1.2 * (u - 0.5);
+    if (family === 'late-surge') value += 1.2 * (u - 0.5);
+    if (family === 'lunch-dip') value += -0.7 * Math.exp(-0.5 * ((minute - 13 * 60) / 40) ** 2);
+    if (family === 'territory-curves') value += territoryTilts[territory]! * (u - 0.5);
+    return value;
+  };
+  /** Cumulative share per minute of the day, one curve per territory. */
+  const cumulative = TERRITORY_RATES.map((_, territory) => {
+    const density = new Float64Array(length);
+    for (let m = 0; m < length; m++) {
+      const minute = opensAt + m;
+      const prior = Math.max(1e-6, baseFraction(minute + 1) - baseFraction(minute));
+      const flat = 1 / length;
+      density[m] = (family === 'flat' ? flat : prior) * Math.exp(departure(territory, minute + 0.5));
+    }
+    const sums = new Float64Array(length + 1);
+    for (let m = 0; m < length; m++) sums[m + 1] = sums[m]! + density[m]!;
+    for (let m = 0; m <= length; m++) sums[m]! /= sums[length]!;
+    return sums;
+  });
+  const fractionIn = (territory: number, minute: number) => {
+    const x = Math.min(length, Math.max(0, minute - opensAt));
+    const m = Math.min(length - 1, Math.floor(x));
+    const sums = cumulative[territory]!;
+    return sums[m]! + (sums[m + 1]! - sums[m]!) * (x - m);
+  };
+  const inverseIn = (territory: number, share: number) => {
+    const sums = cumulative[territory]!;
+    let lo = 0;
+    let hi = length;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (sums[mid]! < share) lo = mid;
+      else hi = mid;
+    }
+    const step = sums[hi]! - sums[lo]!;
+    return opensAt + lo + (step > 0 ? (share - sums[lo]!) / step : 0);
+  };
+
+  const reportingShare = family === 'silent-stations' ? 0.4 : 0.75;
+  const stations: Station[] = [];
+  for (let i = 0; i < stationCount; i++) {
+    const territory = i % TERRITORY_RATES.length;
+    const registeredVoters = 600 + Math.floor(random() * 3000);
+    const rate = Math.min(0.95, Math.max(0.1, TERRITORY_RATES[territory]! + 0.05 * normal(random)));
+    const finalVoters = Math.round(registeredVoters * rate);
+    const shift = dayShift + V.stationShiftSd * normal(random);
+    const bend = (t: number) => Math.sin(Math.PI * Math.min(1, Math.max(0, (t - opensAt) / length)));
+    // The station's clock runs `shift` minutes late at midday, on time at opening and closing.
+    const truth = (t: number) => fractionIn(territory, t - shift * bend(t));
+
+    const counts: Station['counts'] = [];
+    if (random() < reportingShare) {
+      const reports = 1 + Math.floor(random() * 4);
+      for (let r = 0; r < reports; r++) {
+        const t = opensAt + 20 + random() * (length - 20);
+        const read = Math.round(finalVoters * truth(t) * (1 + V.readingSd * normal(random)));
+        if (family === 'counts-stop-at-noon' && t > 12 * 60) continue;
+        counts.push({ minute: t, votersSoFar: Math.min(finalVoters, Math.max(0, read)) });
+      }
+    }
+
+    const confirmedVoters = Math.round(registeredVoters * (0.02 + random() * 0.06));
+    const votes: Station['votes'] = [];
+    for (let v = 0; v < confirmedVoters; v++) {
+      if (random() >= 0.8) continue;
+      const base = inverseIn(territory, random());
+      let t = base; // solve t − shift·bend(t) = base by fixed point (a contraction here)
+      for (let k = 0; k < 8; k++) t = base + shift * bend(t);
+      const lag = family === 'delayed-voter-reports' ? 60 * random() : -5 * Math.log(Math.max(1e-12, random()));
+      votes.push({ at: t, lag });
+    }
+
+    stations.push({
+      id: `s${i}`,
+      territoryId: `t${territory}`,
+      registeredVoters,
+      finalVoters,
+      confirmedVoters,
+      votes,
+      counts,
+      closingCount: { votersSoFar: finalVoters, reportedAt: at(closesAt + 10) },
+    });
+  }
+
+  const territoryFinals = new Map<string, { turnout: number; confirmed: number }>();
+  for (const s of stations) {
+    const sum = territoryFinals.get(s.territoryId) ?? { turnout: 0, confirmed: 0 };
+    sum.turnout += s.finalVoters;
+    sum.confirmed += s.votes.length;
+    territoryFinals.set(s.territoryId, sum);
+  }
+  const instants = new Map<number, Date>();
+  const instant = (minute: number) => {
+    let date = instants.get(minute);
+    if (!date) instants.set(minute, (date = at(minute)));
+    return date;
+  };
+
+  return {
+    family,
+    seed,
+    curve,
+    finalTurnout: stations.reduce((sum, s) => sum + s.finalVoters, 0),
+    finalConfirmedVoted: stations.reduce((sum, s) => sum + s.votes.length, 0),
+    territoryFinals,
+    trueFraction: (territoryId, minute) => fractionIn(Number(territoryId.slice(1)), minute),
+    inputsAt(now, options = {}) {
+      const lags = new Map<string, VoterLagCount>();
+      const inputs = stations.map((s) => {
+        let confirmedVoted = 0;
+        for (const vote of s.votes) {
+          if (vote.at + vote.lag > now) continue;
+          confirmedVoted += 1;
+          if (vote.at < now - 180) continue;
+          const lagMinutes = Math.floor(vote.lag);
+          const ageMinutes = Math.floor(now - vote.at);
+          const key = `${s.territoryId}|${lagMinutes}|${ageMinutes}`;
+          const row = lags.get(key);
+          if (row) row.count += 1;
+          else lags.set(key, { territoryId: s.territoryId, lagMinutes, ageMinutes, count: 1 });
+        }
+        const counts: CountReport[] = s.counts.filter((c) => c.minute <= now).map((c) => ({ votersSoFar: c.votersSoFar, reportedAt: instant(c.minute) }));
+        if (options.closingCounts) counts.push(s.closingCount);
+        return {
+          id: s.id,
+          territoryId: s.territoryId,
+          registeredVoters: s.registeredVoters,
+          confirmedVoters: s.confirmedVoters,
+          confirmedVoted,
+          counts,
+        };
+      });
+      return { stations: inputs, voterLags: [...lags.values()] };
+    },
+  };
+}

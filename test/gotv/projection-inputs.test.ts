@@ -1,0 +1,267 @@
+import { buildCurve, DEFAULT_CURVE, fractionAt, parseTimeOfDay } from '../../src/modules/gotv/gotv.curve';
+import { dayPrior, spreadFromHistory } from '../../src/modules/gotv/gotv.curve-history';
+import { DEFAULT_CURVE_SPREAD } from '../../src/modules/gotv/gotv.curve-model';
+import { estimateLag, reportedWithin, type LagCount } from '../../src/modules/gotv/gotv.lag';
+import { fitPrepared, prepareDay, project, projectionView, type ProjectionInput, type StationInput } from '../../src/modules/gotv/gotv.projection';
+import { familyDay } from './families';
+import { at, ELECTION_DATE, mulberry32, syntheticDay, TIME_ZONE } from './synthetic';
+
+// What the projection answers to inputs it cannot use as they are: every answer is defined (a
+// documented fallback, or the input set aside with the reason in `warnings`), never NaN or a throw.
+
+const h = parseTimeOfDay;
+
+const projectAt = (minutes: number, stations: StationInput[], extra: Partial<ProjectionInput> = {}) =>
+  project({ now: at(minutes), timeZone: TIME_ZONE, electionDate: ELECTION_DATE, curve: DEFAULT_CURVE, stations, ...extra });
+
+/** Every number in the answer is finite, and the answer is what the API schema accepts. */
+function expectWellFormed(result: ReturnType<typeof project>): void {
+  expect(projectionView.safeParse(result).success).toBe(true);
+  JSON.stringify(result, (_key, value: unknown) => {
+    if (typeof value === 'number') expect(Number.isFinite(value)).toBe(true);
+    return value;
+  });
+}
+
+const station = (id: string, counts: { votersSoFar: number; at: string }[], extra: Partial<StationInput> = {}): StationInput => ({
+  id,
+  territoryId: 't',
+  registeredVoters: 1000,
+  confirmedVoters: 10,
+  confirmedVoted: 0,
+  counts: counts.map((c) => ({ votersSoFar: c.votersSoFar, reportedAt: at(h(c.at)) })),
+  ...extra,
+});
+
+describe('inputs the projection sets aside or falls back on', () => {
+  const day = syntheticDay(11);
+  const others = () => day.inputsAt(h('13:00')).slice(0, 60);
+
+  it('a count above the station’s registered voters is set aside with a warning; the figure still shows it and caps the station', () => {
+    const odd = station('odd', [
+      { votersSoFar: 300, at: '11:00' },
+      { votersSoFar: 1200, at: '12:00' },
+    ]);
+    const result = projectAt(h('13:00'), [...others(), odd]);
+    expectWellFormed(result);
+    expect(result.warnings).toContain("1 count(s) above the station's registered voters were set aside");
+    const s = result.stations.find((x) => x.id === 'odd')!;
+    expect(s).toMatchObject({ votersSoFar: 1200, projectedTurnout: 1200, projectedTurnoutLow: 1200, projectedTurnoutHigh: 1200 });
+  });
+
+  it('a count read before opening is set aside; a count read after closing is the station’s final figure', () => {
+    const early = station('early', [{ votersSoFar: 40, at: '07:30' }]);
+    const closed = station('closed', [
+      { votersSoFar: 200, at: '10:00' },
+      { votersSoFar: 640, at: '16:20' },
+    ]);
+    const result = projectAt(h('16:30'), [...others(), early, closed]);
+    expectWellFormed(result);
+    expect(result.warnings).toContain('1 count(s) read before opening were set aside');
+    expect(result.stations.find((x) => x.id === 'early')).toMatchObject({ votersSoFar: 40, basis: 'territory' });
+    expect(result.stations.find((x) => x.id === 'closed')).toMatchObject({ projectedTurnout: 640, projectedTurnoutLow: 640, projectedTurnoutHigh: 640 });
+  });
+
+  it('every count from one station: the others borrow its rate with a wide band', () => {
+    const stations = day.inputsAt(h('14:00')).map((s, i) => (i === 0 ? s : { ...s, counts: [] }));
+    stations[0] = {
+      ...stations[0]!,
+      counts: [
+        { votersSoFar: 400, reportedAt: at(h('11:00')) },
+        { votersSoFar: 700, reportedAt: at(h('13:30')) },
+      ],
+    };
+    const result = projectAt(h('14:00'), stations);
+    expectWellFormed(result);
+    expect(result.overall.reportingStations).toBe(1);
+    const borrowed = result.stations.filter((s) => s.basis !== 'count');
+    expect(borrowed.length).toBe(stations.length - 1);
+    // One station says little about the others' rates: the band is wide.
+    const { projectedTurnout, projectedTurnoutLow, projectedTurnoutHigh } = result.overall;
+    expect((projectedTurnoutHigh! - projectedTurnoutLow!) / projectedTurnout!).toBeGreaterThan(0.5);
+  });
+
+  it('no count at all: no turnout projection, the prior curve with its band, a warning; supporters are still projected', () => {
+    const stations = day.inputsAt(h('13:00')).map((s) => ({ ...s, counts: [] }));
+    const result = projectAt(h('13:00'), stations);
+    expectWellFormed(result);
+    expect(result.overall).toMatchObject({ projectedTurnout: null, projectedTurnoutLow: null, projectedTurnoutHigh: null, reportingStations: 0 });
+    expect(result.stations.every((s) => s.basis === 'none' && s.projectedTurnout === null)).toBe(true);
+    expect(result.warnings).toContain('no usable count yet: turnout is not projected and the curve is the prior');
+    expect(result.curve.points.map((p) => p.fraction)).toEqual(result.curve.points.map((p) => p.prior));
+    expect(result.overall.projectedConfirmedVoted).toBeGreaterThan(result.overall.confirmedVoted);
+  });
+
+  it('a station with no registered voters, or counts of zero, projects to its figure without NaN', () => {
+    const empty = station('empty', [{ votersSoFar: 0, at: '11:00' }], { registeredVoters: 0, confirmedVoters: 0 });
+    const zeros = station('zeros', [{ votersSoFar: 0, at: '09:00' }]);
+    const result = projectAt(h('13:00'), [...others(), empty, zeros]);
+    expectWellFormed(result);
+    expect(result.stations.find((x) => x.id === 'empty')).toMatchObject({ projectedTurnout: 0, projectedTurnoutHigh: 0 });
+    expect(result.overall.projectedTurnout).toBeGreaterThan(0);
+    expect(result.stations.find((x) => x.id === 'zeros')!.projectedTurnout).toBeGreaterThan(0);
+  });
+
+  it('a stored curve that is not monotone or does not end at 1 falls back to the default shape with a warning', () => {
+    for (const turnoutCurve of [
+      [
+        { time: '08:00', fraction: 0 },
+        { time: '12:00', fraction: 0.7 },
+        { time: '13:00', fraction: 0.5 },
+        { time: '16:00', fraction: 1 },
+      ],
+      [
+        { time: '08:00', fraction: 0 },
+        { time: '16:00', fraction: 0.9 },
+      ],
+    ]) {
+      const prior = dayPrior({ opensAt: '08:00', closesAt: '16:00', turnoutCurve, curveHistory: [] });
+      expect(prior.source).toBe('default');
+      expect(prior.curve).toEqual(DEFAULT_CURVE);
+      expect(prior.warnings).toHaveLength(1);
+      expect(prior.warnings[0]).toMatch(/stored turnout curve set aside/);
+    }
+    // Hours that are themselves unusable: the default day.
+    expect(dayPrior({ opensAt: '16:00', closesAt: '08:00', turnoutCurve: null, curveHistory: [] }).curve).toEqual(DEFAULT_CURVE);
+  });
+
+  it('reports only the stations asked for, with the curve learned from all of them', () => {
+    const stations = day.inputsAt(h('13:00'));
+    const only = new Set(stations.filter((s) => s.territoryId === 't2').map((s) => s.id));
+    const all = projectAt(h('13:00'), stations);
+    const some = projectAt(h('13:00'), stations, { only });
+    expectWellFormed(some);
+    expect(some.stations.map((s) => s.id)).toEqual([...only]);
+    expect(some.byTerritory.map((t) => t.territoryId)).toEqual(['t2']);
+    expect(some.curve).toEqual(all.curve);
+    expect(some.overall.projectedTurnout).toBe(all.byTerritory.find((t) => t.territoryId === 't2')!.projectedTurnout);
+  });
+
+  it('a fit passed in (a cache) gives what a fresh fit gives', () => {
+    const input: ProjectionInput = { now: at(h('12:00')), timeZone: TIME_ZONE, electionDate: ELECTION_DATE, curve: DEFAULT_CURVE, stations: day.inputsAt(h('12:00')) };
+    const fit = fitPrepared(prepareDay(input));
+    expect(project(input, { fit: () => fit })).toEqual(project(input));
+    // The cache key follows the counts the fit is made from.
+    expect(prepareDay(input).key).toBe(prepareDay(input).key);
+    expect(prepareDay({ ...input, now: at(h('13:00')), stations: day.inputsAt(h('13:00')) }).key).not.toBe(prepareDay(input).key);
+  });
+});
+
+describe('reporting lag', () => {
+  /** Votes over the last three hours, each reported 0–60 minutes later (uniform), seen at `now`. */
+  function delays(seed: number): LagCount[] {
+    const random = mulberry32(seed);
+    const rows: LagCount[] = [];
+    for (let i = 0; i < 4000; i++) {
+      const age = random() * 180;
+      const lag = random() * 60;
+      if (lag <= age) rows.push({ lagMinutes: Math.floor(lag), ageMinutes: Math.floor(age), count: 1 });
+    }
+    return rows;
+  }
+
+  it('estimates the delay despite recent votes’ long delays not having arrived yet', () => {
+    const rows = delays(4);
+    const lag = estimateLag(rows)!;
+    expect(lag.medianMinutes).toBeGreaterThan(27);
+    expect(lag.medianMinutes).toBeLessThan(33);
+    expect(reportedWithin(lag, 15)).toBeCloseTo(0.25, 1);
+    expect(reportedWithin(lag, 90)).toBe(1);
+    // The plain median of the delays seen is biased short: the correction is what fixes it.
+    const seen = rows.map((r) => r.lagMinutes).sort((a, b) => a - b);
+    expect(seen[seen.length >> 1]!).toBeLessThan(27);
+  });
+
+  it('needs enough reports, and says so with null', () => {
+    expect(estimateLag(delays(4).slice(0, 20))).toBeNull();
+    expect(reportedWithin(null, 5)).toBe(1);
+  });
+
+  it('corrects the confirmed-supporter projection for votes cast but not yet reported, and exposes the delay', () => {
+    let coveredCorrected = 0;
+    let coveredUncorrected = 0;
+    const errors: number[] = [];
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const day = familyDay('delayed-voter-reports', seed, { stations: 200 });
+      const { stations, voterLags } = day.inputsAt(h('15:00'));
+      const corrected = projectAt(h('15:00'), stations, { voterLags });
+      const uncorrected = projectAt(h('15:00'), stations);
+      expect(corrected.lagMinutes).toBeGreaterThan(25);
+      expect(corrected.lagMinutes).toBeLessThan(35);
+      expect(uncorrected.lagMinutes).toBeNull();
+      expect(corrected.byTerritory.every((t) => t.lagMinutes !== null)).toBe(true);
+      const truth = day.finalConfirmedVoted;
+      const covers = (r: typeof corrected) => r.overall.low! <= truth && truth <= r.overall.high!;
+      if (covers(corrected)) coveredCorrected += 1;
+      if (covers(uncorrected)) coveredUncorrected += 1;
+      errors.push(Math.abs(corrected.overall.projectedConfirmedVoted! / truth - 1));
+    }
+    // Without the correction the half hour of votes still in transit is missed every time.
+    expect(coveredUncorrected).toBe(0);
+    expect(coveredCorrected).toBeGreaterThanOrEqual(4);
+    expect(errors.reduce((sum, e) => sum + e, 0) / errors.length).toBeLessThan(0.03);
+  });
+});
+
+describe('curve history', () => {
+  const late = [
+    { time: '08:00', fraction: 0 },
+    { time: '10:00', fraction: 0.12 },
+    { time: '12:00', fraction: 0.33 },
+    { time: '14:00', fraction: 0.6 },
+    { time: '16:00', fraction: 1 },
+  ];
+  const early = [
+    { time: '07:00', fraction: 0 },
+    { time: '10:00', fraction: 0.4 },
+    { time: '13:00', fraction: 0.75 },
+    { time: '17:00', fraction: 1 },
+  ];
+
+  it('without a configured curve, the history’s mean (on today’s hours) is the prior', () => {
+    const prior = dayPrior({ opensAt: '08:00', closesAt: '16:00', turnoutCurve: null, curveHistory: [{ label: '2022', turnoutCurve: late }] });
+    expect(prior.source).toBe('history');
+    expect(fractionAt(prior.curve, h('12:00'))).toBeCloseTo(0.33, 5);
+    // A curve kept on other hours is stretched: halfway through its day is halfway through today.
+    const stretched = dayPrior({ opensAt: '08:00', closesAt: '16:00', turnoutCurve: null, curveHistory: [{ label: 'other hours', turnoutCurve: early }] });
+    expect(fractionAt(stretched.curve, h('12:00'))).toBeCloseTo(
+      fractionAt({ opensAt: 420, closesAt: 1020, points: early.map((p) => ({ minute: h(p.time), fraction: p.fraction })) }, 720),
+      2,
+    );
+  });
+
+  it('a configured curve stays the prior’s mean; the history sets its spread once there are three days', () => {
+    const configured = buildCurve({}).points.map((p) => ({ time: `${String(Math.floor(p.minute / 60)).padStart(2, '0')}:00`, fraction: p.fraction }));
+    const two = dayPrior({
+      opensAt: '08:00',
+      closesAt: '16:00',
+      turnoutCurve: configured,
+      curveHistory: [
+        { label: 'a', turnoutCurve: late },
+        { label: 'b', turnoutCurve: early },
+      ],
+    });
+    expect(two.source).toBe('configured');
+    expect(two.spread).toEqual(DEFAULT_CURVE_SPREAD);
+    // Three days just like the prior: calmer than the default, but never below what the blend allows.
+    const calm = spreadFromHistory(
+      DEFAULT_CURVE,
+      [0, 1, 2].map(() => (share: number) => fractionAt(DEFAULT_CURVE, 480 + share * 480)),
+    );
+    expect(calm.tiltSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.tiltSd / Math.SQRT2, 5);
+    expect(calm.wiggleSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.wiggleSd / Math.SQRT2, 5);
+    // Days as different as an early and a late one: a wider tilt than the default.
+    const relative = (points: typeof late) => {
+      const curve = { opensAt: h(points[0]!.time), closesAt: h(points[points.length - 1]!.time), points: points.map((p) => ({ minute: h(p.time), fraction: p.fraction })) };
+      return (share: number) => fractionAt(curve, curve.opensAt + share * (curve.closesAt - curve.opensAt));
+    };
+    const wild = spreadFromHistory(DEFAULT_CURVE, [relative(late), relative(early), relative(late), relative(early)]);
+    expect(wild.tiltSd).toBeGreaterThan(DEFAULT_CURVE_SPREAD.tiltSd);
+  });
+
+  it('a stored history curve that no longer validates is set aside with a warning', () => {
+    const prior = dayPrior({ opensAt: '08:00', closesAt: '16:00', turnoutCurve: null, curveHistory: [{ label: 'broken', turnoutCurve: [{ time: '08:00', fraction: 0.2 }] }] });
+    expect(prior.source).toBe('default');
+    expect(prior.warnings).toEqual([expect.stringMatching(/^history curve 1 set aside/)]);
+  });
+});
