@@ -1,7 +1,9 @@
+import { constants as zlibConstants } from 'node:zlib';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import cors from '@koa/cors';
+import compress from 'koa-compress';
 import type { AppDeps } from './kernel/context';
 import { AppError } from './kernel/errors';
 import { problemMiddleware } from './kernel/http/problem';
@@ -10,6 +12,9 @@ import type { ApiRouter, RouteDefinition } from './kernel/http/router';
 import { systemRouter } from './kernel/http/system.routes';
 import type { ModuleManifest } from './kernel/module';
 
+/** Text formats worth compressing; images and PDFs are compressed already. */
+const COMPRESSIBLE = /^(text\/|application\/(json|problem\+json|javascript|geo\+json)|image\/svg\+xml)/;
+
 export interface CreatedApp {
   app: Koa;
   routes: RouteDefinition[];
@@ -17,7 +22,7 @@ export interface CreatedApp {
 
 /**
  * The Koa app without listen(), so tests mount it as it is. Middleware order:
- * request frame (id, security headers, access log) → CORS → errors → body → routes.
+ * request frame (id, security headers, access log) → compression → CORS → errors → body → routes.
  */
 export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp {
   const { config } = deps;
@@ -37,6 +42,19 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
 
   const allowedOrigins = new Set(config.corsOrigins);
   app.use(requestFrame(deps.logger));
+  // Text answers above 2 KB go out compressed (the API reference is 2 MB of script). Answers that carry a
+  // token (sign-in) are left alone: a secret beside reflected input in a compressed body is what BREACH reads.
+  app.use(
+    compress({
+      threshold: 2048,
+      filter: (type) => COMPRESSIBLE.test(type),
+      br: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4 } },
+    }),
+  );
+  app.use(async (ctx, next) => {
+    if (ctx.path.startsWith('/api/auth/')) ctx.compress = false;
+    await next();
+  });
   const corsMiddleware = cors({
     origin: (ctx) => {
       const origin = ctx.get('Origin');

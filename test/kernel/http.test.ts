@@ -63,6 +63,19 @@ describe('platform middleware', () => {
     }
   });
 
+  it('compresses large text answers, not small ones or images', async () => {
+    const bundle = await app.http.get('/api/docs/assets/swagger-ui-bundle.js').set('Accept-Encoding', 'gzip').expect(200);
+    expect(bundle.headers['content-encoding']).toBe('gzip');
+    expect(bundle.text.length).toBeGreaterThan(500_000);
+    const openapi = await app.http.get('/api/openapi.json').set('Accept-Encoding', 'br').expect(200);
+    expect(openapi.headers['content-encoding']).toBe('br');
+    expect(openapi.body.openapi).toMatch(/^3\.1/);
+    const small = await app.http.get('/api/test').set('Accept-Encoding', 'gzip').expect(200);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    const png = await app.http.get('/api/docs/assets/favicon-32x32.png').set('Accept-Encoding', 'gzip').expect(200);
+    expect(png.headers['content-encoding']).toBeUndefined();
+  });
+
   it('sends the page set on HTML pages', async () => {
     const response = await app.http.get('/api/docs').expect(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
