@@ -4,7 +4,8 @@ const AS_OF = new Date('2026-03-01T00:00:00Z');
 const DAY_MS = 86_400_000;
 const Z95 = 1.959964;
 
-const options = (change: Partial<AverageOptions> = {}): AverageOptions => ({ ...DEFAULT_AVERAGE_OPTIONS, asOf: AS_OF, ...change });
+// The hand-computed cases leave opinion drift out (driftPerDay 0); its own tests below put it back.
+const options = (change: Partial<AverageOptions> = {}): AverageOptions => ({ ...DEFAULT_AVERAGE_OPTIONS, driftPerDay: 0, asOf: AS_OF, ...change });
 
 function poll(id: string, pollster: string, ageDays: number, sampleSize: number, results: Record<string, number>, compliant = true): PollInput {
   return { id, pollster, date: new Date(AS_OF.getTime() - ageDays * DAY_MS), sampleSize, compliant, results: new Map(Object.entries(results)) };
@@ -117,10 +118,19 @@ describe('poll average', () => {
     expect(averageOf(oneOld, 'x').effectivePolls).toBeCloseTo(1.5625 / 1.0625, 6);
   });
 
-  it('known limit: a band does not widen when every poll ages by the same amount', () => {
-    // A common factor on all weights cancels in SE = √Σw²(v+τ²) / Σw (see docs/popularity.md).
+  it('widens the band as every poll ages, through the opinion drift', () => {
+    // Without drift a common factor on all weights cancels in SE = √Σw²(v+τ²) / Σw; drift adds driftPerDay × age to each v.
     const later = new Date(AS_OF.getTime() + 30 * DAY_MS);
+    const drifting = { driftPerDay: DEFAULT_AVERAGE_OPTIONS.driftPerDay };
     expect(averageOf(basic, 'x', { asOf: later }).standardError).toBeCloseTo(averageOf(basic, 'x').standardError, 10);
+    expect(averageOf(basic, 'x', { asOf: later, ...drifting }).standardError).toBeGreaterThan(averageOf(basic, 'x', drifting).standardError);
+  });
+
+  it('adds driftPerDay × age to a lone poll’s variance', () => {
+    // One poll of 1,000 at 40 %, 25 days old: v = 40·60/1000 = 2.4, drift = 0.04 × 25 = 1, SE = √3.4.
+    const lone: PollInput[] = [{ id: 'p', pollster: 'A', date: new Date(AS_OF.getTime() - 25 * DAY_MS), sampleSize: 1000, compliant: true, results: new Map([['x', 40]]) }];
+    expect(averageOf(lone, 'x', { driftPerDay: 0.04 }).standardError).toBeCloseTo(Math.sqrt(3.4), 10);
+    expect(() => pollAverage(lone, options({ driftPerDay: -1 }))).toThrow(RangeError);
   });
 
   it('gives one poll just its sampling error', () => {

@@ -29,6 +29,11 @@ export interface AverageOptions {
   houseEffectMinPolls: number;
   /** Two-sided coverage of the band, as a fraction. */
   confidence: number;
+  /**
+   * Opinion moves between a poll and today: each day of a poll's age adds this much variance (pp²,
+   * a random walk), so a band built from old polls is wider than one from fresh polls.
+   */
+  driftPerDay: number;
 }
 
 export const DEFAULT_AVERAGE_OPTIONS: Omit<AverageOptions, 'asOf'> = {
@@ -37,6 +42,8 @@ export const DEFAULT_AVERAGE_OPTIONS: Omit<AverageOptions, 'asOf'> = {
   nonCompliantWeight: 0.25,
   houseEffectMinPolls: 3,
   confidence: 0.95,
+  // About one point of standard deviation after a month without polls.
+  driftPerDay: 0.04,
 };
 
 export interface PollWeight {
@@ -103,6 +110,7 @@ function validateOptions(options: AverageOptions): void {
   if (Number.isNaN(options.asOf.getTime())) throw new RangeError('asOf must be a valid date');
   if (!(options.halfLifeDays > 0 && Number.isFinite(options.halfLifeDays))) throw new RangeError(`halfLifeDays must be positive, got ${options.halfLifeDays}`);
   if (!(options.windowDays >= 0 && Number.isFinite(options.windowDays))) throw new RangeError(`windowDays must be zero or more, got ${options.windowDays}`);
+  if (!(options.driftPerDay >= 0 && Number.isFinite(options.driftPerDay))) throw new RangeError(`driftPerDay must be zero or more, got ${options.driftPerDay}`);
   if (!(options.nonCompliantWeight >= 0 && options.nonCompliantWeight <= 1)) throw new RangeError(`nonCompliantWeight must be between 0 and 1, got ${options.nonCompliantWeight}`);
   if (!(Number.isInteger(options.houseEffectMinPolls) && options.houseEffectMinPolls >= 1)) {
     throw new RangeError(`houseEffectMinPolls must be a positive integer, got ${options.houseEffectMinPolls}`);
@@ -125,6 +133,8 @@ const clamp = (value: number, min: number, max: number) => Math.min(max, Math.ma
 interface Weighed {
   poll: PollInput;
   weight: PollWeight;
+  /** The opinion drift since the poll (pp²): `driftPerDay` × its age. */
+  drift: number;
 }
 
 /** The polls that count as of `options.asOf`, each with its weight and factors. */
@@ -139,7 +149,11 @@ function weigh(polls: readonly PollInput[], options: AverageOptions): Weighed[] 
     const sampleFactor = clamp(Math.sqrt(poll.sampleSize / SAMPLE_FACTOR_REFERENCE), SAMPLE_FACTOR_MIN, SAMPLE_FACTOR_MAX);
     const recencyFactor = 0.5 ** (age / options.halfLifeDays);
     const complianceFactor = poll.compliant ? 1 : options.nonCompliantWeight;
-    weighed.push({ poll, weight: { pollId: poll.id, weight: sampleFactor * recencyFactor * complianceFactor, sampleFactor, recencyFactor, complianceFactor } });
+    weighed.push({
+      poll,
+      weight: { pollId: poll.id, weight: sampleFactor * recencyFactor * complianceFactor, sampleFactor, recencyFactor, complianceFactor },
+      drift: options.driftPerDay * age,
+    });
   }
   return weighed;
 }
@@ -199,6 +213,8 @@ interface Observation {
   value: number;
   weight: number;
   variance: number;
+  /** Opinion drift since the poll (pp²): uncertainty about today that the spread between polls does not show. */
+  drift: number;
 }
 
 interface Summary {
@@ -230,7 +246,7 @@ function summarise(observations: readonly Observation[]): Summary | null {
   }
   const tau2 = Math.max(0, spread / sumW - sampling / sumW);
   let varianceSum = 0;
-  for (const o of observations) varianceSum += o.weight * o.weight * (o.variance + tau2);
+  for (const o of observations) varianceSum += o.weight * o.weight * (o.variance + tau2 + o.drift);
   return { average, standardError: Math.sqrt(varianceSum) / sumW, effectivePolls: (sumW * sumW) / sumW2 };
 }
 
@@ -255,12 +271,12 @@ export function pollAverage(polls: readonly PollInput[], options: AverageOptions
   const averages: CompetitorAverage[] = [];
   for (const competitorId of competitorsOf(weighed)) {
     const observations: Observation[] = [];
-    for (const { poll, weight } of weighed) {
+    for (const { poll, weight, drift } of weighed) {
       const value = poll.results.get(competitorId);
       // A poll with no weight (non-compliant at weight 0) is listed in `weights` but not counted.
       if (value === undefined || weight.weight === 0) continue;
       const adjusted = value - effectOf(effects, poll.pollster, competitorId);
-      observations.push({ value: adjusted, weight: weight.weight, variance: shareVariance(adjusted, poll.sampleSize) });
+      observations.push({ value: adjusted, weight: weight.weight, variance: shareVariance(adjusted, poll.sampleSize), drift });
     }
     const summary = summarise(observations);
     if (!summary) continue;
@@ -294,13 +310,14 @@ export function leadOver(polls: readonly PollInput[], oursId: string, rivalId: s
   const weighed = weigh(polls, options);
   const effects = estimateHouseEffects(weighed, options);
   const observations: Observation[] = [];
-  for (const { poll, weight } of weighed) {
+  for (const { poll, weight, drift } of weighed) {
     const ours = poll.results.get(oursId);
     const rival = poll.results.get(rivalId);
     if (ours === undefined || rival === undefined || weight.weight === 0) continue;
     const oursAdjusted = ours - effectOf(effects, poll.pollster, oursId);
     const rivalAdjusted = rival - effectOf(effects, poll.pollster, rivalId);
-    observations.push({ value: oursAdjusted - rivalAdjusted, weight: weight.weight, variance: differenceVariance(oursAdjusted, rivalAdjusted, poll.sampleSize) });
+    // Both shares drift; a gap drifts about twice as much as one share (votes may move between the two).
+    observations.push({ value: oursAdjusted - rivalAdjusted, weight: weight.weight, variance: differenceVariance(oursAdjusted, rivalAdjusted, poll.sampleSize), drift: 2 * drift });
   }
   const summary = summarise(observations);
   if (!summary) return null;
