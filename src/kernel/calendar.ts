@@ -55,3 +55,9 @@ export function instantAt(localDate: string, minutes: number, timeZone: string):
   const second = guess - offsetAt(first);
   return new Date(second);
 }
+
+/** The local date `count` days after `localDate` (both 'YYYY-MM-DD'; negative counts go back). */
+export function addDays(localDate: string, count: number): string {
+  // Noon UTC keeps the arithmetic on the same calendar day whatever the offset.
+  return new Date(Date.parse(`${localDate}T12:00:00Z`) + count * 86_400_000).toISOString().slice(0, 10);
+}

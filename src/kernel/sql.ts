@@ -116,6 +116,9 @@ const builder = new Kysely<unknown>({
   },
 });
 
+/** A bigint, numeric or double column as a number (pg gives bigint and numeric as strings; counts stay far below 2^53). */
+export const numberOrNull = (value: string | number | null | undefined): number | null => (value === null || value === undefined ? null : Number(value));
+
 /** How many rows a write touched, and the rows it returned. */
 export interface WriteResult<Row> {
   count: number;

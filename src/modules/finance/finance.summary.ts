@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { daysBetween } from '../../kernel/calendar';
+import { addDays, daysBetween } from '../../kernel/calendar';
 import type { WARNING_CODES, summaryView } from './finance.schemas';
 
 /**
@@ -33,7 +33,7 @@ const oneDecimal = (value: number) => Math.round(value * 10) / 10;
 
 /** The first day of the rate window that ends today. */
 export function rateWindowStart(today: string): string {
-  return new Date(Date.parse(`${today}T00:00:00Z`) - (RATE_WINDOW_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
+  return addDays(today, -(RATE_WINDOW_DAYS - 1));
 }
 
 export function capSummary(figures: LedgerFigures, settings: CapSettings, today: string): CapSummary {

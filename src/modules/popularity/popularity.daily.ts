@@ -1,4 +1,4 @@
-import { instantAt, localClock } from '../../kernel/calendar';
+import { addDays, instantAt, localClock } from '../../kernel/calendar';
 import type { AppDeps } from '../../kernel/context';
 import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import { leadsCapturedBetween } from '../qr';
@@ -15,7 +15,7 @@ const round = (value: number, digits = 4) => Math.round(value * 10 ** digits) / 
 /** The local day before `now`'s, as 'YYYY-MM-DD'. */
 export function previousDay(now: Date, timeZone: string): string {
   const today = localClock(now, timeZone).date;
-  return new Date(Date.parse(`${today}T12:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+  return addDays(today, -1);
 }
 
 /**
@@ -25,8 +25,7 @@ export function previousDay(now: Date, timeZone: string): string {
  */
 export async function dailyFigures(deps: Pick<AppDeps, 'db' | 'config'>, day: string): Promise<MetricValue[]> {
   const since = instantAt(day, 0, deps.config.timeZone);
-  const next = new Date(Date.parse(`${day}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-  const until = instantAt(next, 0, deps.config.timeZone);
+  const until = instantAt(addDays(day, 1), 0, deps.config.timeZone);
   const [competitors, social, leads, replies] = await Promise.all([
     allCompetitors(deps.db, { activeOnly: true }),
     socialFiguresBetween(deps.db, since, until),

@@ -3,7 +3,7 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import { newId } from '../../kernel/ids';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
-import { prepared, sql, tables, type Queries } from '../../kernel/sql';
+import { numberOrNull, prepared, sql, tables, type Queries } from '../../kernel/sql';
 import { arrivingContact, type CapturedPerson, type ConsentProof } from '../audience';
 import { territoryAndDescendants, territoryDirectory } from '../territories';
 import { QrCampaignSchema, QrCodeSchema, QrLeadSchema, type CampaignStatus, type LandingConfig, type QrCampaign, type QrCode, type QrLead, type QrScanSchema } from './qr.entities';
@@ -11,9 +11,6 @@ import { QrCampaignSchema, QrCodeSchema, QrLeadSchema, type CampaignStatus, type
 /** The tables this module owns, as the typed query builder sees them. */
 type QrTables = InferKyselyDB<typeof QrCampaignSchema | typeof QrCodeSchema | typeof QrScanSchema | typeof QrLeadSchema>;
 const db = tables<QrTables>();
-
-/** Double columns are typed as string or number (the driver may give either). */
-const numberOrNull = (value: string | number | null | undefined): number | null => (value === null || value === undefined ? null : Number(value));
 
 // ---------------------------------------------------------------------------------------------
 // Campaigns

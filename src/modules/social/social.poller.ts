@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config';
-import { instantAt, localClock } from '../../kernel/calendar';
+import { addDays, instantAt, localClock } from '../../kernel/calendar';
 import type { AppDeps } from '../../kernel/context';
 import { defineJob } from '../../kernel/jobs';
 import { repeatEvery, type BackgroundTask } from '../../kernel/module';
@@ -40,8 +40,7 @@ export function quotaPeriod(platform: Platform, config: Config['social'], now: D
     const zone = 'America/Los_Angeles';
     const today = localClock(now, zone).date;
     const start = instantAt(today, 0, zone);
-    const tomorrow = new Date(Date.parse(`${today}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-    return { start, end: instantAt(tomorrow, 0, zone), budget: config.youtube.dailyUnits };
+    return { start, end: instantAt(addDays(today, 1), 0, zone), budget: config.youtube.dailyUnits };
   }
   if (platform === 'x') {
     const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));

@@ -2,9 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { newId } from '../../kernel/ids';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
-import { sql, tables, type Queries } from '../../kernel/sql';
+import { numberOrNull, sql, tables, type Queries } from '../../kernel/sql';
 import { PostSchema, PostSnapshotSchema, type Platform, type Post, type SentimentLabel } from './social.entities';
-import { numberOrNull } from './social.repository';
 
 type PostTables = InferKyselyDB<typeof PostSchema | typeof PostSnapshotSchema>;
 const db = tables<PostTables>();

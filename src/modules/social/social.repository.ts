@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
-import { sql, tables, type Queries } from '../../kernel/sql';
+import { numberOrNull, sql, tables, type Queries } from '../../kernel/sql';
 import {
   AlertRuleSchema,
   CompetitorSchema,
@@ -18,9 +18,6 @@ import {
 /** The tables of competitors, their profiles and the alert rules, as the typed query builder sees them. */
 type SocialTables = InferKyselyDB<typeof CompetitorSchema | typeof ProfileSchema | typeof AlertRuleSchema>;
 const db = tables<SocialTables>();
-
-/** bigint columns arrive as strings (pg's parser): counts stay far below 2^53. */
-export const numberOrNull = (value: string | number | null | undefined): number | null => (value === null || value === undefined ? null : Number(value));
 
 export interface CompetitorRecord {
   id: string;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import { localClock } from '../../kernel/calendar';
+import { addDays, localClock } from '../../kernel/calendar';
 import type { AppDeps } from '../../kernel/context';
 import { invalidField } from '../../kernel/errors';
 import { latestAlerts } from './social.alerts.repository';
@@ -115,8 +115,6 @@ function postValue(metric: Exclude<ComparisonMetric, 'followers'>, bucket: PostB
       return bucketTotal > 0 ? round(((bucket?.engagement ?? 0) / bucketTotal) * 100) : null;
   }
 }
-
-const addDays = (day: string, count: number) => new Date(Date.parse(`${day}T12:00:00Z`) + count * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * A competitor's followers at the end of each bucket: each profile's last daily count on or before

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
-import { prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { numberOrNull, prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import type { Geometry } from './geometry';
 import { TerritorySchema, type Territory, type TerritoryType } from './territories.entities';
 
@@ -66,9 +66,6 @@ export async function typesOf(q: Queries, ids: readonly string[]): Promise<Map<s
   const rows = await q.rows(db.selectFrom('territories').select(['id', 'type']).where('id', 'in', ids));
   return new Map(rows.map((row) => [row.id, row.type]));
 }
-
-/** Double columns are typed as string or number (the driver may give either). */
-const numberOrNull = (value: string | number | null | undefined): number | null => (value === null || value === undefined ? null : Number(value));
 
 /** One territory with its geometry, or undefined. */
 export async function findTerritory(q: Queries, id: string): Promise<TerritoryRecord | undefined> {
