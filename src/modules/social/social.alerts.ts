@@ -190,8 +190,13 @@ export function alertEvent(alert: AlertRecord): SocialAlertEvent {
  * alert has a key (rule, subject, window) that the database keeps unique, so re-evaluating the
  * same change — a second import, another process — never raises it twice.
  */
-export async function evaluateAfterIngest(deps: Pick<AppDeps, 'db' | 'realtime' | 'config'>, changes: Changes, now = new Date()): Promise<AlertRecord[]> {
-  const rules = await allRules(deps.db, { enabledOnly: true });
+export async function evaluateAfterIngest(
+  deps: Pick<AppDeps, 'db' | 'realtime' | 'config'>,
+  changes: Changes,
+  now = new Date(),
+  enabledRules?: readonly RuleRecord[],
+): Promise<AlertRecord[]> {
+  const rules = enabledRules ?? (await allRules(deps.db, { enabledOnly: true }));
   if (!rules.length) return [];
   const alerts: NewAlert[] = [];
   const needsPosts = rules.some((rule) => rule.kind === 'new_post' || rule.kind === 'keyword');

@@ -4,7 +4,7 @@ import { evaluateAfterIngest } from './social.alerts';
 import type { Platform } from './social.entities';
 import { SOCIAL_ROOM } from './social.events';
 import { insertSnapshots, postKey, recordFollowers, upsertPosts, type PostState, type SnapshotRow } from './social.posts.repository';
-import { allRules, ownNames } from './social.repository';
+import { allRules, ownNames, type RuleRecord } from './social.repository';
 import { analyseSentiment, extractHashtags, extractMentions, matchKeywords } from './social.text';
 
 /** One observation of a post, from a connector or an import row: the post and its counts at `capturedAt`. */
@@ -49,6 +49,8 @@ export const engagementOf = (post: Pick<ObservedPost, 'likes' | 'comments' | 'sh
 export interface TextContext {
   keywords: string[];
   ownNames: string[];
+  /** The enabled rules, read once per ingest for the keywords and then for the alerts. */
+  rules: RuleRecord[];
 }
 
 export async function textContext(q: Queries): Promise<TextContext> {
@@ -58,7 +60,7 @@ export async function textContext(q: Queries): Promise<TextContext> {
     if (rule.kind !== 'keyword') continue;
     for (const keyword of (rule.params.keywords as string[] | undefined) ?? []) keywords.add(keyword);
   }
-  return { keywords: [...keywords], ownNames: names };
+  return { keywords: [...keywords], ownNames: names, rules };
 }
 
 function enrich(post: ObservedPost, context: TextContext): PostState {
@@ -105,7 +107,7 @@ export async function ingestPosts(
 ): Promise<IngestResult> {
   const now = options.now ?? new Date();
   const result: IngestResult = { created: 0, updated: 0, snapshots: 0 };
-  const context = observed.length ? await textContext(deps.db) : { keywords: [], ownNames: [] };
+  const context = await textContext(deps.db);
   const newest = new Map<string, ObservedPost>();
   for (const post of observed) {
     const key = postKey(post.platform, post.postId);
@@ -153,6 +155,6 @@ export async function ingestPosts(
       publish({ id, competitorId: state.competitorId, platform: state.platform, publishedAt: state.publishedAt.toISOString(), url: state.url, sentiment: state.sentimentLabel });
     }
   }
-  await evaluateAfterIngest(deps, { created, touched, profileIds: [...new Set([...followers.values()].map((row) => row.profileId))] }, now);
+  await evaluateAfterIngest(deps, { created, touched, profileIds: [...new Set([...followers.values()].map((row) => row.profileId))] }, now, context.rules);
   return result;
 }
