@@ -13,8 +13,20 @@ import { roleAllowed, type Actor, type Role } from './auth/roles';
  * Event names and payload types. Each module adds its own events by augmenting this interface
  * in its `<module>.events.ts`, so that `publish` is type-checked end to end.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface RealtimeEvents {}
+export interface RealtimeEvents {
+  /**
+   * To sockets that may have missed events in `rooms` (Redis was down, or a publish to the other
+   * processes failed): reload those rooms' figures from REST. Every room a socket is in when the
+   * whole link was down; the rooms of the failed publishes otherwise.
+   */
+  resync: ResyncEvent;
+}
+
+export interface ResyncEvent {
+  rooms: string[];
+  reason: 'redis_outage' | 'publish_failed';
+  at: string;
+}
 
 type BatchedEventName = { [K in keyof RealtimeEvents]: RealtimeEvents[K] extends { items: unknown[] } ? K : never }[keyof RealtimeEvents];
 type BatchItem<K extends keyof RealtimeEvents> = RealtimeEvents[K] extends { items: (infer T)[] } ? T : never;
@@ -60,6 +72,15 @@ interface SocketData {
   claims: TokenClaims;
 }
 
+/** How a cluster adapter hands a message to Redis (`ClusterAdapter.doPublish`, the method adapters implement). */
+interface PublishingAdapter {
+  doPublish?: (message: { type: number; data?: { opts?: { rooms?: string[] } } }) => Promise<unknown>;
+}
+/** socket.io-adapter's `MessageType.BROADCAST`: an event for sockets in other processes. */
+const BROADCAST_MESSAGE = 3;
+/** How often a process that failed to publish checks whether Redis takes commands again. */
+const RESYNC_RETRY_MS = 1000;
+
 const USER_ROOM_PREFIX = 'user:';
 const userRoom = (userId: string) => `${USER_ROOM_PREFIX}${userId}`;
 
@@ -102,6 +123,11 @@ export class Realtime {
   private closed = false;
   private readonly commands: SocketCommand[] = [];
   private readonly rooms: RoomRule[] = [];
+  /** Rooms whose events failed to reach the other processes; `null` when none. */
+  private missed: Set<string> | null = null;
+  private missedEverywhere = false;
+  private linkDown = false;
+  private resyncTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: RealtimeOptions) {
     this.io = new Server({
@@ -135,7 +161,74 @@ export class Realtime {
       // after an auto-pipeline it then joins was created (redis/ioredis#1931). EVALSHA-cached.
       options.redis.commands.defineCommand('appendToWindow', { numberOfKeys: 2, lua: APPEND_TO_WINDOW });
       options.redis.commands.defineCommand('takeWindow', { numberOfKeys: 2, lua: TAKE_WINDOW });
+      this.watchCrossProcessLink(options.redis.client);
     }
+  }
+
+  /**
+   * Events published while Redis is unreachable never reach the sockets of other processes, and
+   * the adapter drops them silently. Two cases: the link itself went down (every process sees its
+   * adapter connection close: when it is back, each tells its own sockets to reload every room
+   * they follow), or one publish failed while the link stayed up (the failing process tells the
+   * rooms concerned, everywhere, once Redis answers again).
+   */
+  private watchCrossProcessLink(client: Redis): void {
+    client.on('close', () => {
+      this.linkDown = true;
+    });
+    client.on('ready', () => {
+      if (!this.linkDown) return;
+      this.linkDown = false;
+      this.resyncLocalSockets();
+    });
+    const adapter = this.io.of('/').adapter as unknown as PublishingAdapter;
+    const publish = adapter.doPublish?.bind(adapter);
+    if (!publish) return;
+    adapter.doPublish = (message) =>
+      publish(message).catch((error: unknown) => {
+        // While the link is down, its return tells every socket; a lone failure is announced by this process.
+        if (message.type === BROADCAST_MESSAGE && !this.linkDown) this.missedPublish(message.data?.opts?.rooms ?? []);
+        throw error;
+      });
+  }
+
+  /** Every socket of this process: reload every room you follow. */
+  private resyncLocalSockets(): void {
+    if (this.closed) return;
+    const at = new Date().toISOString();
+    let sockets = 0;
+    for (const socket of this.io.of('/').sockets.values()) {
+      const rooms = [...socket.rooms].filter((room) => room !== socket.id && !room.startsWith(USER_ROOM_PREFIX));
+      socket.emit('resync', { rooms, reason: 'redis_outage', at } satisfies ResyncEvent);
+      sockets += 1;
+    }
+    this.options.logger.info({ sockets }, 'sockets told to resync after a Redis outage');
+  }
+
+  private missedPublish(rooms: readonly string[]): void {
+    if (rooms.length === 0) this.missedEverywhere = true;
+    this.missed ??= new Set();
+    for (const room of rooms) this.missed.add(room);
+    this.resyncTimer ??= setTimeout(() => void this.announceMissed(), RESYNC_RETRY_MS);
+  }
+
+  /** Once Redis takes commands again, the rooms whose events were lost hear it in every process. */
+  private async announceMissed(): Promise<void> {
+    this.resyncTimer = undefined;
+    if (this.closed || !this.missed || !this.options.redis) return;
+    try {
+      await this.options.redis.commands.ping();
+    } catch {
+      this.resyncTimer = setTimeout(() => void this.announceMissed(), RESYNC_RETRY_MS);
+      return;
+    }
+    const rooms = [...this.missed];
+    const everywhere = this.missedEverywhere;
+    this.missed = null;
+    this.missedEverywhere = false;
+    const payload: ResyncEvent = { rooms: everywhere ? [] : rooms, reason: 'publish_failed', at: new Date().toISOString() };
+    if (everywhere || rooms.length === 0) this.io.emit('resync', payload);
+    else this.io.to(rooms).emit('resync', payload);
   }
 
   /** Adds socket commands (from module manifests, once their dependencies exist). */
@@ -381,6 +474,7 @@ export class Realtime {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.resyncTimer) clearTimeout(this.resyncTimer);
     await Promise.all([...this.flushers].map((flush) => flush()));
     await this.io.close();
   }

@@ -1,36 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createCampaign, generateCodes, lead } from '../helpers/qr';
 import { createUser, registerAdmin } from '../helpers/users';
-
-/** A Redis of this test's own, so that stopping it disturbs no other test. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('Ready to accept connections')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
-  });
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+import { freePort, startRedis, until } from '../helpers/redis-server';
 
 let port: number;
 let redis: ChildProcess;
