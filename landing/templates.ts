@@ -55,7 +55,8 @@ function paragraphs(text: string, cls = ''): string {
     .join('');
 }
 
-function page(title: string, body: string, withScript = false): string {
+/** A public page in Spanish with the landing stylesheet (and its script when asked). */
+export function page(title: string, body: string, withScript = false): string {
   return `<!doctype html>
 <html lang="es">
 <head>
@@ -75,7 +76,7 @@ ${body}
 `;
 }
 
-function messagePage(title: string, message: string, cls: string): string {
+export function messagePage(title: string, message: string, cls: 'ok' | 'closed' | 'problem'): string {
   return page(title, `<div class="notice ${cls}"><h1>${escapeHtml(title)}</h1>${paragraphs(message)}</div>`);
 }
 

@@ -97,6 +97,8 @@ const envSchema = z
     // How long a brigade member holds a voter from the call list before others may take them.
     GOTV_CLAIM_TTL: duration.default(20 * 60),
     REGISTER_WINDOW: duration.default(3600),
+    // A set-password link an admin hands over: short, since it stands in for the password until used.
+    PASSWORD_RESET_TTL: duration.default(30 * 60),
     SHUTDOWN_TIMEOUT: duration.default(15),
     // WhatsApp (Cloud API). Without an access token the simulator provider stands in.
     WHATSAPP_PROVIDER: z.enum(['cloud', 'simulator']).optional(),
@@ -220,6 +222,7 @@ export interface Config {
   bodyLimit: string;
   loginLimits: { perEmail: number; perIp: number; windowSeconds: number };
   registerLimits: { perIp: number; windowSeconds: number };
+  passwordResetSeconds: number;
   captureLimits: { perIp: number; perPerson: number; windowSeconds: number };
   gotvClaimSeconds: number;
   shutdownTimeoutSeconds: number;
@@ -329,6 +332,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: env.LOGIN_FAILURE_WINDOW,
     },
     registerLimits: { perIp: env.REGISTER_MAX_PER_IP, windowSeconds: env.REGISTER_WINDOW },
+    passwordResetSeconds: env.PASSWORD_RESET_TTL,
     captureLimits: { perIp: env.CAPTURE_MAX_PER_IP, perPerson: env.CAPTURE_MAX_PER_PERSON, windowSeconds: env.CAPTURE_WINDOW },
     gotvClaimSeconds: env.GOTV_CLAIM_TTL,
     shutdownTimeoutSeconds: env.SHUTDOWN_TIMEOUT,

@@ -28,3 +28,24 @@ export const UserSchema = defineEntity({
 });
 
 export type User = InferEntity<typeof UserSchema>;
+
+/**
+ * A one-time set-password link an admin issued for a user: only the token's SHA-256 is kept, so
+ * the table cannot be used to log in. Issuing a new link for the user replaces an unused one.
+ */
+export const PasswordResetSchema = defineEntity({
+  name: 'PasswordReset',
+  tableName: 'password_resets',
+  properties: {
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
+    user: () => p.manyToOne(UserSchema).deleteRule('cascade').index(),
+    tokenHash: p.string().length(64).unique(),
+    createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    expiresAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+  },
+});

@@ -5,10 +5,10 @@ import type { Role } from '../../kernel/auth/roles';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
 import { prepared, sql, tables, type Queries } from '../../kernel/sql';
-import { UserSchema, type User } from './auth.entities';
+import { PasswordResetSchema, UserSchema, type User } from './auth.entities';
 
 /** The tables this module owns, as the typed query builder sees them. */
-type AuthTables = InferKyselyDB<typeof UserSchema>;
+type AuthTables = InferKyselyDB<typeof UserSchema | typeof PasswordResetSchema>;
 const db = tables<AuthTables>();
 
 /** A user as the module hands it around: never the password hash. */
@@ -168,6 +168,64 @@ export async function updateUserRow(tx: Queries, id: string, changes: UserChange
       .returning(userColumns),
   );
   return recordOf(row!);
+}
+
+/** The hash the user's password is checked against. */
+export async function findPasswordHash(q: Queries, id: string): Promise<string | undefined> {
+  return (await q.first(db.selectFrom('users').select('password_hash').where('id', '=', id)))?.password_hash;
+}
+
+/** A new password, and every token the user held ended with the old one. */
+export async function setPassword(q: Queries, id: string, passwordHash: string): Promise<UserRecord> {
+  const row = await q.first(
+    db
+      .updateTable('users')
+      .set((update) => ({ password_hash: passwordHash, token_version: update('token_version', '+', 1), updated_at: new Date() }))
+      .where('id', '=', id)
+      .returning(userColumns),
+  );
+  return recordOf(row!);
+}
+
+export interface NewPasswordReset {
+  id: string;
+  userId: string;
+  tokenHash: string;
+  createdBy: string;
+  expiresAt: Date;
+}
+
+/** Records a set-password link for the user; a link of theirs not used yet stops working. */
+export async function replacePasswordReset(tx: Queries, reset: NewPasswordReset): Promise<void> {
+  await tx.write(db.deleteFrom('password_resets').where('user_id', '=', reset.userId).where('used_at', 'is', null));
+  await tx.write(
+    db.insertInto('password_resets').values({
+      id: reset.id,
+      user_id: reset.userId,
+      token_hash: reset.tokenHash,
+      created_by_id: reset.createdBy,
+      created_at: new Date(),
+      expires_at: reset.expiresAt,
+    }),
+  );
+}
+
+export async function passwordResetUsable(q: Queries, tokenHash: string, now: Date): Promise<boolean> {
+  const row = await q.first(db.selectFrom('password_resets').select('id').where('token_hash', '=', tokenHash).where('used_at', 'is', null).where('expires_at', '>', now));
+  return row !== undefined;
+}
+
+/**
+ * Spends a set-password link: the user it was issued for when the link exists, is unused, has not
+ * expired and its user is active. One statement, so two uses racing each other cannot both win.
+ */
+export async function consumePasswordReset(tx: Queries, tokenHash: string, now: Date): Promise<string | undefined> {
+  const row = await tx.first(sql<{ user_id: string }>`
+    update password_resets r set used_at = ${now}
+    from users u
+    where r.token_hash = ${tokenHash} and r.used_at is null and r.expires_at > ${now} and u.id = r.user_id and u.active
+    returning r.user_id`);
+  return row?.user_id;
 }
 
 /** Ends every token the user holds: the token version they carry no longer matches. */

@@ -1,9 +1,46 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { renderPasswordSet, renderResetLinkInvalid, renderSetPassword } from '../../../landing/account';
+import { renderProblem } from '../../../landing/templates';
+import { AppError } from '../../kernel/errors';
 import { ApiRouter } from '../../kernel/http/router';
-import { listUsersQuery, loginBody, loginResponse, meView, registerBody, registerResponse, updateUserBody, userIdParams, userView } from './auth.schemas';
+import {
+  changePasswordBody,
+  changePasswordResponse,
+  completeResetBody,
+  listUsersQuery,
+  loginBody,
+  loginResponse,
+  meView,
+  passwordResetView,
+  registerBody,
+  registerResponse,
+  resetToken,
+  updateUserBody,
+  userIdParams,
+  userView,
+} from './auth.schemas';
 import { pageSchema } from '../../kernel/pagination';
 import { authPolicy } from './auth.policy';
 import { presentMe, presentUser } from './auth.presenter';
 import * as service from './auth.service';
+
+const PASSWORD_SET_PATH = `${service.SET_PASSWORD_PATH}/lista`;
+
+function html(ctx: Context, status: number, body: string): undefined {
+  ctx.status = status;
+  ctx.type = 'html';
+  // The page carries a one-time token: never cached, never sent on as a referrer.
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+  return undefined;
+}
+
+/** Spanish words for the page, whatever the API's English says. */
+const PAGE_MESSAGES: Record<string, string> = {
+  newPassword: 'La clave debe tener al menos 10 caracteres.',
+  confirmPassword: 'Las dos claves no coinciden.',
+};
 
 export const authRouter = new ApiRouter('auth')
   .post(
@@ -59,4 +96,106 @@ export const authRouter = new ApiRouter('auth')
       errors: { 404: 'No such user', 409: 'Would leave no active admin' },
     },
     async ({ ctx, input, actor }) => presentUser(await service.updateUser(ctx.deps, actor, input.params.id, input.body)),
+  )
+  .post(
+    '/api/auth/password',
+    {
+      summary: 'Change your own password',
+      description: 'Needs the current password. Every token you hold ends (other devices and sockets too); the answer carries a fresh one for this device.',
+      access: authPolicy.roles('self'),
+      body: changePasswordBody,
+      response: changePasswordResponse,
+      errors: { 403: 'The current password is wrong (`wrong_password`)', 429: 'Too many wrong passwords; see Retry-After' },
+    },
+    async ({ ctx, input, actor }) => {
+      const issued = await service.changePassword(ctx.deps, actor, input.body);
+      return { token: issued.token, tokenType: 'Bearer' as const, expiresIn: issued.expiresIn };
+    },
+  )
+  .post(
+    '/api/users/:id/password-reset',
+    {
+      summary: 'Issue a one-time set-password link for a user (admin)',
+      description:
+        'For someone who forgot their password: hand them the link (Comando does not send it). It works once, within `PASSWORD_RESET_TTL` ' +
+        '(30 minutes by default); a newer link replaces an unused one; the current password keeps working until the link is used.',
+      access: authPolicy.roles('manageUsers'),
+      params: userIdParams,
+      status: 201,
+      response: passwordResetView,
+      errors: { 404: 'No such user', 409: 'The account is deactivated', 429: 'Too many links for this user in an hour' },
+    },
+    async ({ ctx, input, actor }) => {
+      const link = await service.issuePasswordReset(ctx.deps, actor, input.params.id);
+      return { url: link.url, expiresAt: link.expiresAt.toISOString() };
+    },
+  )
+  .post(
+    '/api/auth/password/reset',
+    {
+      summary: 'Set a new password with a one-time link token',
+      description: "Ends every token of the link's user. The same answer for a used, expired, replaced or unknown token.",
+      access: 'public',
+      body: completeResetBody,
+      status: 204,
+      errors: { 400: 'The link is not valid (`invalid_reset_link`) or the password too short', 429: 'Too many attempts from this address' },
+    },
+    async ({ ctx, input }) => {
+      await service.completePasswordReset(ctx.deps, input.body, ctx.ip);
+      return undefined;
+    },
+  )
+  .get(
+    service.SET_PASSWORD_PATH,
+    {
+      summary: 'The set-password page a link opens',
+      access: 'public',
+      query: z.object({ token: z.string().max(100).optional() }),
+      produces: { 'text/html': 'The form, in Spanish; works without JavaScript' },
+      errors: { 400: 'The link is malformed, used, expired or replaced (HTML page)' },
+    },
+    async ({ ctx, input }) => {
+      const token = input.query.token ?? '';
+      if (!resetToken.safeParse(token).success || !(await service.resetLinkUsable(ctx.deps.db, token))) return html(ctx, 400, renderResetLinkInvalid());
+      return html(ctx, 200, renderSetPassword({ actionUrl: service.SET_PASSWORD_PATH, token }));
+    },
+  )
+  .post(
+    service.SET_PASSWORD_PATH,
+    {
+      summary: 'The set-password form post',
+      description: 'Answered with a 303 to the confirmation page, or the form again with its errors.',
+      access: 'public',
+      body: completeResetBody,
+      bodyTypes: ['form'],
+      handlerParsesBody: true,
+      status: 303,
+      produces: { 'text/html': 'The form again with errors, or a problem page' },
+      errors: { 400: 'Invalid link or password (HTML page)', 429: 'Too many attempts (HTML page)' },
+    },
+    async ({ ctx, input }) => {
+      const raw = (typeof input.body === 'object' && input.body !== null ? input.body : {}) as Record<string, unknown>;
+      const token = typeof raw.token === 'string' ? raw.token : '';
+      const parsed = completeResetBody.safeParse(raw);
+      try {
+        if (!parsed.success) {
+          const errors = parsed.error.issues.map((issue) => ({ field: String(issue.path[0] ?? 'form'), message: PAGE_MESSAGES[String(issue.path[0])] ?? 'Revisa este dato.' }));
+          if (errors.some((error) => error.field === 'token')) return html(ctx, 400, renderResetLinkInvalid());
+          return html(ctx, 400, renderSetPassword({ actionUrl: service.SET_PASSWORD_PATH, token, errors }));
+        }
+        await service.completePasswordReset(ctx.deps, parsed.data, ctx.ip);
+        ctx.status = 303;
+        ctx.redirect(PASSWORD_SET_PATH);
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        if (error.status === 429) return html(ctx, 429, renderProblem({ title: 'Demasiados intentos', message: 'Espera unos minutos y vuelve a intentarlo.' }));
+        if (error.code === 'invalid_reset_link') return html(ctx, 400, renderResetLinkInvalid());
+        const errors = (error.errors ?? []).map((fieldError) => ({ field: fieldError.path, message: PAGE_MESSAGES[fieldError.path] ?? 'Revisa este dato.' }));
+        return html(ctx, error.status, renderSetPassword({ actionUrl: service.SET_PASSWORD_PATH, token, errors }));
+      }
+    },
+  )
+  .get(PASSWORD_SET_PATH, { summary: 'Confirmation after setting a password', access: 'public', produces: { 'text/html': 'Confirmation page' } }, async ({ ctx }) =>
+    html(ctx, 200, renderPasswordSet()),
   );

@@ -63,7 +63,35 @@ export const updateUserBody = z
   })
   .refine((body) => Object.keys(body).length > 0, 'send at least one of role, active, name');
 
+export const changePasswordBody = z
+  .object({
+    currentPassword: z.string().min(1).max(256),
+    newPassword: password,
+  })
+  .refine((body) => body.newPassword !== body.currentPassword, { path: ['newPassword'], message: 'must differ from the current password' });
+
+export const changePasswordResponse = loginResponse.omit({ user: true }).meta({ id: 'PasswordChanged' });
+
+export const passwordResetView = z
+  .object({
+    url: z.url().describe('The one-time set-password page to hand to the user (not sent by Comando)'),
+    expiresAt: z.iso.datetime(),
+  })
+  .meta({ id: 'PasswordResetLink' });
+
+/** A link's token: 32 random bytes, base64url. */
+export const resetToken = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'is not a set-password link token');
+
+export const completeResetBody = z.object({
+  token: resetToken,
+  newPassword: password,
+  /** The page's second box; the JSON API may leave it out. */
+  confirmPassword: z.string().max(256).optional(),
+});
+
 export type RegisterInput = z.infer<typeof registerBody>;
 export type LoginInput = z.infer<typeof loginBody>;
 export type UpdateUserInput = z.infer<typeof updateUserBody>;
 export type ListUsersInput = z.infer<typeof listUsersQuery>;
+export type ChangePasswordInput = z.infer<typeof changePasswordBody>;
+export type CompleteResetInput = z.infer<typeof completeResetBody>;

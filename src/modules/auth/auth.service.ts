@@ -1,6 +1,7 @@
+import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
-import { ConflictError, NotFoundError, UnauthorizedError } from '../../kernel/errors';
+import { AppError, ConflictError, invalidField, NotFoundError, UnauthorizedError } from '../../kernel/errors';
 import { decoyPasswordHash, hashPassword, verifyPassword } from '../../kernel/auth/password';
 import type { Actor, Role } from '../../kernel/auth/roles';
 import type { Queries } from '../../kernel/sql';
@@ -10,19 +11,24 @@ import { presentUser } from './auth.presenter';
 import {
   anyUser,
   bumpTokenVersion,
+  consumePasswordReset,
   countActiveAdmins,
   emailTaken,
   findCredentials,
+  findPasswordHash,
   findUser,
   findUserForUpdate,
   insertUser,
   lockAdmins,
+  passwordResetUsable,
   recordLogin,
+  replacePasswordReset,
+  setPassword,
   updateUserRow,
   userPage,
   type UserRecord,
 } from './auth.repository';
-import type { ListUsersInput, LoginInput, RegisterInput, UpdateUserInput } from './auth.schemas';
+import type { ChangePasswordInput, CompleteResetInput, ListUsersInput, LoginInput, RegisterInput, UpdateUserInput } from './auth.schemas';
 
 const WRONG_CREDENTIALS = 'The email or password is incorrect.';
 
@@ -110,5 +116,87 @@ export async function updateUser(deps: Pick<AppDeps, 'db' | 'auth' | 'realtime' 
   if (sessionsEnded) await endSessions(deps, user.id);
   else await deps.auth.principals.invalidate(user.id);
   deps.logger.info({ userId: user.id, by: actor.id, role: user.role, active: user.active }, 'user updated');
+  return user;
+}
+
+/** Where a set-password link leads: a page of this server, the token in its query (never logged: the access log keeps route patterns). */
+export const SET_PASSWORD_PATH = '/cuenta/clave';
+/** Set-password links an admin may issue for one user per hour: a leaked admin token cannot churn them. */
+const RESET_LINKS_PER_USER_HOUR = 10;
+
+function passwordLimiters(deps: Pick<AppDeps, 'config' | 'rateLimits'>) {
+  const { perEmail, perIp, windowSeconds } = deps.config.loginLimits;
+  return {
+    // Wrong current passwords per user, like failed logins per email: a stolen token cannot guess its way to the password.
+    change: deps.rateLimits.named('password-change', { points: perEmail, windowSeconds }),
+    // Link tokens tried per address: 256-bit tokens cannot be guessed, but nobody should try at scale.
+    redeem: deps.rateLimits.named('password-reset-ip', { points: perIp, windowSeconds }),
+    issue: deps.rateLimits.named('password-reset-issue', { points: RESET_LINKS_PER_USER_HOUR, windowSeconds: 3600 }),
+  };
+}
+
+const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/**
+ * The caller's own password, proven by the current one. Every token the user held ends (other
+ * devices and sockets too); the caller gets a fresh token so this device stays signed in.
+ */
+export async function changePassword(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth' | 'realtime' | 'logger'>, actor: Actor, input: ChangePasswordInput) {
+  const limiter = passwordLimiters(deps).change;
+  await limiter.check(actor.id);
+  const current = await findPasswordHash(deps.db, actor.id);
+  if (!current || !(await verifyPassword(current, input.currentPassword))) {
+    await limiter.record(actor.id);
+    throw new AppError(403, 'wrong_password', 'Wrong password', 'The current password is incorrect.');
+  }
+  await limiter.reset(actor.id);
+  const user = await setPassword(deps.db, actor.id, await hashPassword(input.newPassword));
+  await endSessions(deps, actor.id);
+  deps.logger.info({ userId: actor.id }, 'password changed');
+  return deps.auth.tokens.issue(user);
+}
+
+/**
+ * A one-time link (valid `PASSWORD_RESET_TTL`) on which the user sets a new password: for someone
+ * who forgot theirs. The admin hands it over; the current password keeps working until it is used.
+ */
+export async function issuePasswordReset(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'logger'>, actor: Actor, userId: string) {
+  authPolicy.authorize(actor, 'manageUsers');
+  await passwordLimiters(deps).issue.consume(userId, 'Too many set-password links for this user; wait an hour.');
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(Date.now() + deps.config.passwordResetSeconds * 1000);
+  await deps.db.transaction(async (tx) => {
+    const target = await findUserForUpdate(tx, userId);
+    if (!target) throw new NotFoundError('No user has this id.');
+    if (!target.active) throw new ConflictError('The account is deactivated; activate it first.', 'user_inactive');
+    await replacePasswordReset(tx, { id: newId(), userId, tokenHash: tokenHash(token), createdBy: actor.id, expiresAt });
+  });
+  deps.logger.info({ userId, by: actor.id }, 'set-password link issued');
+  const url = new URL(SET_PASSWORD_PATH, deps.config.publicBaseUrl);
+  url.searchParams.set('token', token);
+  return { url: url.toString(), expiresAt };
+}
+
+/** Whether a link can still set a password (the page says so before the user types one). */
+export async function resetLinkUsable(q: Queries, token: string): Promise<boolean> {
+  return passwordResetUsable(q, tokenHash(token), new Date());
+}
+
+/** Sets the password a link was issued for, once; the user's tokens end. */
+export async function completePasswordReset(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth' | 'realtime' | 'logger'>, input: CompleteResetInput, ip: string) {
+  if (input.confirmPassword !== undefined && input.confirmPassword !== input.newPassword) throw invalidField('confirmPassword', 'does not match the new password');
+  const limiter = passwordLimiters(deps).redeem;
+  await limiter.check(ip);
+  const passwordHash = await hashPassword(input.newPassword);
+  const user = await deps.db.transaction(async (tx) => {
+    const userId = await consumePasswordReset(tx, tokenHash(input.token), new Date());
+    return userId ? setPassword(tx, userId, passwordHash) : undefined;
+  });
+  if (!user) {
+    await limiter.record(ip);
+    throw invalidField('token', 'This link is not valid: it was already used, has expired, or a newer one replaced it.', 'invalid_reset_link');
+  }
+  await endSessions(deps, user.id);
+  deps.logger.info({ userId: user.id }, 'password set from a link');
   return user;
 }

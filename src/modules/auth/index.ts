@@ -2,13 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../../kernel/auth/principals';
 import type { ModuleManifest } from '../../kernel/module';
 import type { Queries } from '../../kernel/sql';
-import { UserSchema } from './auth.entities';
+import { PasswordResetSchema, UserSchema } from './auth.entities';
 import { loadPrincipal } from './auth.repository';
 import { authRouter } from './auth.routes';
 
 export const authModule: ModuleManifest = {
   name: 'auth',
-  entities: [UserSchema],
+  entities: [UserSchema, PasswordResetSchema],
   routers: [authRouter],
 };
 
