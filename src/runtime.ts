@@ -55,7 +55,7 @@ export class Runtime {
   private constructor(
     readonly deps: AppDeps,
     readonly created: CreatedApp,
-    private readonly closers: { redisClients: Redis[]; embedded: EmbeddedDatabase | undefined; background: BackgroundTask[] },
+    private readonly closers: { redisClients: Redis[]; adapterReaders: Redis[]; embedded: EmbeddedDatabase | undefined; background: BackgroundTask[] },
   ) {
     this.server = http.createServer(created.app.callback());
     this.server.on('request', (_request, response) => {
@@ -84,6 +84,7 @@ export class Runtime {
     }
 
     const redisClients: Redis[] = [];
+    const adapterReaders: Redis[] = [];
     let redis: Redis | undefined;
     let bus: CacheBus | undefined;
     if (config.redisUrl) {
@@ -91,6 +92,14 @@ export class Runtime {
       const subscriber = redis.duplicate();
       // Blocking stream reads (the Socket.IO adapter) outlast any command timeout.
       const adapterClient = redis.duplicate({ commandTimeout: undefined });
+      // The adapter reads its stream on connections it duplicates from this one; it drops them only
+      // after the current blocking read returns, so shutdown cuts them itself rather than wait.
+      const duplicate = adapterClient.duplicate.bind(adapterClient);
+      adapterClient.duplicate = (...args: Parameters<Redis['duplicate']>) => {
+        const reader = duplicate(...args);
+        adapterReaders.push(reader);
+        return reader;
+      };
       redisClients.push(redis, subscriber, adapterClient);
       await Promise.all(redisClients.map((client) => client.connect()));
       failFastWhenDown(redis);
@@ -140,7 +149,7 @@ export class Runtime {
         if (task) background.push(task);
       }
     }
-    return new Runtime(deps, createApp(deps, modules), { redisClients, embedded, background });
+    return new Runtime(deps, createApp(deps, modules), { redisClients, adapterReaders, embedded, background });
   }
 
   async listen(port = this.deps.config.port, host = this.deps.config.host): Promise<AddressInfo> {
@@ -173,6 +182,12 @@ export class Runtime {
     while (this.inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 25));
     this.server.closeAllConnections();
     await realtime.close();
+    for (const reader of this.closers.adapterReaders) {
+      reader.disconnect();
+      // The adapter's read loop disconnects it again when its read fails; a second ioredis
+      // disconnect of an ended stream leaves a 2 s timer that keeps the process alive.
+      reader.disconnect = () => undefined;
+    }
     await serverClosed;
     await Promise.all(this.closers.background.map((task) => task.stop()));
     await jobs.close();
