@@ -6,7 +6,12 @@ import { invalidField } from './errors';
 /** `?limit=&cursor=` for every list; spread into a module's query schema. */
 export const pageQueryShape = {
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(2048).optional(),
+  cursor: z
+    .string()
+    .max(2048)
+    .regex(/^[A-Za-z0-9_-]+$/, 'is not a cursor this list gave out')
+    .optional()
+    .describe('Opaque: the `nextCursor` of the previous page, unchanged'),
 };
 
 export interface PageRequest {

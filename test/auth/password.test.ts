@@ -149,16 +149,16 @@ describe('set-password links', () => {
     expect(page.text).toContain('Elige tu nueva clave');
 
     const mismatch = await app.http
-      .post('/cuenta/clave')
+      .post('/api/auth/password/reset')
       .type('form')
       .send({ token: link.token, newPassword: 'una clave nueva y larga', confirmPassword: 'otra cosa distinta' })
       .expect(400);
     expect(mismatch.text).toContain('Las dos claves no coinciden.');
-    const short = await app.http.post('/cuenta/clave').type('form').send({ token: link.token, newPassword: 'corta', confirmPassword: 'corta' }).expect(400);
+    const short = await app.http.post('/api/auth/password/reset').type('form').send({ token: link.token, newPassword: 'corta', confirmPassword: 'corta' }).expect(400);
     expect(short.text).toContain('al menos 10 caracteres');
 
     const done = await app.http
-      .post('/cuenta/clave')
+      .post('/api/auth/password/reset')
       .type('form')
       .send({ token: link.token, newPassword: 'una clave nueva y larga', confirmPassword: 'una clave nueva y larga' })
       .expect(303);

@@ -192,6 +192,28 @@ describe('errors are problem+json, never 500', () => {
   });
 });
 
+describe('query parameters', () => {
+  it('refuses a parameter the route does not name with 400 naming it', async () => {
+    const misspelt = await app.http
+      .get('/api/territories?limt=5&type=commune')
+      .set({ Authorization: `Bearer ${admin.token}` })
+      .expect(400);
+    expectProblem(misspelt, 400, 'validation_failed');
+    expect(misspelt.body.errors).toEqual([{ path: 'query.limt', message: 'is not a parameter of this route' }]);
+    const none = await app.http.get('/api/test?debug=1').expect(400);
+    expect(none.body.errors).toEqual([{ path: 'query.debug', message: 'is not a parameter of this route' }]);
+    await app.http
+      .get('/api/territories?limit=5')
+      .set({ Authorization: `Bearer ${admin.token}` })
+      .expect(200);
+  });
+
+  it('lets pages opened from tagged links ignore what they do not use', async () => {
+    await app.http.get('/static/landing.css?v=3&utm_source=afiche').expect(200);
+    await app.http.get('/q/zzzzzzzzzz?utm_source=afiche').expect(404);
+  });
+});
+
 describe('requireRole, the guard any Koa route can use', () => {
   it('answers 401 without a valid token, 403 for other roles, and lets the role (and admin) through', async () => {
     const guarded = new Koa();

@@ -46,6 +46,17 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   produces?: Record<string, string>;
   /** Error answers besides those implied by the spec (400 with inputs, 401/403 with access). */
   errors?: Record<number, string>;
+  /** Answers that send the client elsewhere (`Location`): a form post's 303, a click's 302. */
+  redirects?: Record<number, string>;
+  /**
+   * Query parameters the route does not name are ignored rather than refused (400): for pages
+   * opened from links that mail clients and marketing tools tag (`utm_*`), and cache-busted assets.
+   */
+  openQuery?: true;
+  /** Errors may also come as an HTML page (tracking links opened in a browser), besides problems. */
+  errorPages?: true;
+  /** The OpenAPI operationId; by default the method and the path (`getGotvPollingStationsById`). */
+  operationId?: string;
 }
 
 export interface RouteInput<P, Q, B> {
@@ -72,6 +83,7 @@ export interface RouteDefinition {
   method: HttpMethod;
   path: string;
   tag: string;
+  tagDescription: string;
   // The definition list holds routes of every input type.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   spec: RouteSpec<any, any, any, any>;
@@ -125,6 +137,19 @@ function refuseNulCharacters(parts: Record<string, unknown>): void {
   }
 }
 
+/** The query parameters a schema names, or undefined when it is not a plain object (then it judges them itself). */
+function namedQueryParameters(schema: Schema | undefined): ReadonlySet<string> | undefined {
+  if (!schema) return new Set();
+  return schema instanceof z.ZodObject ? new Set(Object.keys(schema.shape)) : undefined;
+}
+
+/** A parameter the route does not know is a mistake (a misspelt filter would silently list everything): 400 naming it. */
+function refuseUnknownQuery(ctx: Context, known: ReadonlySet<string>): void {
+  if (!ctx.querystring) return;
+  const unknown = Object.keys(ctx.query).filter((name) => !known.has(name));
+  if (unknown.length) throw new ValidationError(unknown.map((name) => ({ path: `query.${name}`, message: 'is not a parameter of this route' })));
+}
+
 function hasBody(ctx: Context): boolean {
   const length = ctx.get('Content-Length');
   return Boolean(ctx.get('Transfer-Encoding')) || (length !== '' && length !== '0');
@@ -137,7 +162,11 @@ function hasBody(ctx: Context): boolean {
 export class ApiRouter {
   readonly routes: RouteDefinition[] = [];
 
-  constructor(readonly tag: string) {}
+  /** `tag` groups the routes in the reference; `description` says what the group is for. */
+  constructor(
+    readonly tag: string,
+    readonly description = '',
+  ) {}
 
   get<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, R extends Schema | undefined = undefined>(
     path: string,
@@ -182,8 +211,10 @@ export class ApiRouter {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private add(method: HttpMethod, path: string, spec: RouteSpec<any, any, any, any>, handler: RouteHandler<any, any, any, unknown>): this {
     const bodyTypes = (spec.bodyTypes ?? ['json']).map((type) => bodyMediaTypes[type]);
+    const knownQuery = spec.openQuery ? undefined : namedQueryParameters(spec.query);
     const middleware = async (ctx: Context): Promise<void> => {
       const actor = spec.access === 'public' ? undefined : await authorise(ctx, spec.access);
+      if (knownQuery) refuseUnknownQuery(ctx, knownQuery);
       if (spec.body && hasBody(ctx) && !ctx.is(bodyTypes)) throw new UnsupportedMediaTypeError(bodyTypes);
       refuseNulCharacters({ params: ctx.params, query: ctx.query, body: spec.rawBody ? undefined : ctx.request.body });
       const input = {
@@ -198,7 +229,7 @@ export class ApiRouter {
       if (result !== undefined) ctx.body = checkResponse(ctx, spec.response, result);
       else if (ctx.body === undefined && ctx.status !== 204) ctx.status = 204;
     };
-    this.routes.push({ method, path, tag: this.tag, spec, middleware });
+    this.routes.push({ method, path, tag: this.tag, tagDescription: this.description, spec, middleware });
     return this;
   }
 }

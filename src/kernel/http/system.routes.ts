@@ -44,7 +44,7 @@ export async function readiness(deps: Pick<AppDeps, 'db' | 'redis'>) {
 /** Diagnostics and API documentation; `allRoutes` lets the OpenAPI document list every route. */
 export function systemRouter(allRoutes: () => ApiRouter['routes']): ApiRouter {
   let document: object | undefined;
-  return new ApiRouter('system')
+  return new ApiRouter('system', 'Health, readiness and this reference')
     .get('/api/test', { summary: 'Check that the API works', access: 'public', response: statusView }, async () => ({
       status: 'ok' as const,
       service: 'comando' as const,
@@ -67,8 +67,9 @@ export function systemRouter(allRoutes: () => ApiRouter['routes']): ApiRouter {
         return result;
       },
     )
-    .get('/api/openapi.json', { summary: 'This API as an OpenAPI 3.1 document', access: 'public', produces: { 'application/json': 'OpenAPI 3.1' } }, async ({ ctx }) => {
-      document ??= buildOpenApiDocument(allRoutes(), ctx.deps.config.publicBaseUrl);
+    .get('/api/openapi.json', { summary: 'This API as an OpenAPI 3.1 document', access: 'public', produces: { 'application/json': 'OpenAPI 3.1' } }, async () => {
+      const routes = allRoutes();
+      document ??= buildOpenApiDocument(routes, [...new Map(routes.map((route) => [route.tag, { name: route.tag, description: route.tagDescription }])).values()]);
       return document;
     })
     .get('/api/docs', { summary: 'Readable API reference', access: 'public', produces: { 'text/html': 'Reference page' } }, async ({ ctx }) => {

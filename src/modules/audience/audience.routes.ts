@@ -7,7 +7,7 @@ import { erasePerson, exportPerson, listAudit, recordStaffWithdrawal } from './a
 const NOT_FOUND = 'No such contact, or their data was already erased';
 
 /** A person's rights over their data (Ley 1581 de 2012, art. 8), answered by campaign staff. */
-export const audienceRouter = new ApiRouter('audience')
+export const audienceRouter = new ApiRouter('audience', 'People the campaign may reach: their consent, exports and erasure (habeas data)')
   .get(
     '/api/audience/contacts/:id/export',
     {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { renderPasswordSet, renderResetLinkInvalid, renderSetPassword } from '../../../landing/account';
 import { renderProblem } from '../../../landing/templates';
 import { AppError } from '../../kernel/errors';
-import { ApiRouter } from '../../kernel/http/router';
+import { ApiRouter, parsePart } from '../../kernel/http/router';
 import {
   changePasswordBody,
   changePasswordResponse,
@@ -26,6 +26,7 @@ import { presentMe, presentUser } from './auth.presenter';
 import * as service from './auth.service';
 
 const PASSWORD_SET_PATH = `${service.SET_PASSWORD_PATH}/lista`;
+const RESET_PATH = '/api/auth/password/reset';
 
 function html(ctx: Context, status: number, body: string): undefined {
   ctx.status = status;
@@ -42,7 +43,36 @@ const PAGE_MESSAGES: Record<string, string> = {
   confirmPassword: 'Las dos claves no coinciden.',
 };
 
-export const authRouter = new ApiRouter('auth')
+/** The page's form post: post/redirect/get on success, the form again (Spanish) on a mistake. */
+async function answerResetForm(ctx: Context, raw: Record<string, unknown>): Promise<undefined> {
+  const token = typeof raw.token === 'string' ? raw.token : '';
+  const again = (status: number, errors: { field: string; message: string }[]) => html(ctx, status, renderSetPassword({ actionUrl: RESET_PATH, token, errors }));
+  const parsed = completeResetBody.safeParse(raw);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((issue) => String(issue.path[0] ?? 'form'));
+    if (fields.includes('token')) return html(ctx, 400, renderResetLinkInvalid());
+    return again(
+      400,
+      fields.map((field) => ({ field, message: PAGE_MESSAGES[field] ?? 'Revisa este dato.' })),
+    );
+  }
+  try {
+    await service.completePasswordReset(ctx.deps, parsed.data, ctx.ip);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    if (error.status === 429) return html(ctx, 429, renderProblem({ title: 'Demasiados intentos', message: 'Espera unos minutos y vuelve a intentarlo.' }));
+    if (error.code === 'invalid_reset_link') return html(ctx, 400, renderResetLinkInvalid());
+    return again(
+      error.status,
+      (error.errors ?? []).map((fieldError) => fieldError.path.replace(/^body\./, '')).map((field) => ({ field, message: PAGE_MESSAGES[field] ?? 'Revisa este dato.' })),
+    );
+  }
+  ctx.status = 303;
+  ctx.redirect(PASSWORD_SET_PATH);
+  return undefined;
+}
+
+export const authRouter = new ApiRouter('auth', 'Accounts, sessions, passwords and roles')
   .post(
     '/api/auth/register',
     {
@@ -130,21 +160,6 @@ export const authRouter = new ApiRouter('auth')
       return { url: link.url, expiresAt: link.expiresAt.toISOString() };
     },
   )
-  .post(
-    '/api/auth/password/reset',
-    {
-      summary: 'Set a new password with a one-time link token',
-      description: "Ends every token of the link's user. The same answer for a used, expired, replaced or unknown token.",
-      access: 'public',
-      body: completeResetBody,
-      status: 204,
-      errors: { 400: 'The link is not valid (`invalid_reset_link`) or the password too short', 429: 'Too many attempts from this address' },
-    },
-    async ({ ctx, input }) => {
-      await service.completePasswordReset(ctx.deps, input.body, ctx.ip);
-      return undefined;
-    },
-  )
   .get(
     service.SET_PASSWORD_PATH,
     {
@@ -157,43 +172,31 @@ export const authRouter = new ApiRouter('auth')
     async ({ ctx, input }) => {
       const token = input.query.token ?? '';
       if (!resetToken.safeParse(token).success || !(await service.resetLinkUsable(ctx.deps.db, token))) return html(ctx, 400, renderResetLinkInvalid());
-      return html(ctx, 200, renderSetPassword({ actionUrl: service.SET_PASSWORD_PATH, token }));
+      return html(ctx, 200, renderSetPassword({ actionUrl: RESET_PATH, token }));
     },
   )
   .post(
-    service.SET_PASSWORD_PATH,
+    RESET_PATH,
     {
-      summary: 'The set-password form post',
-      description: 'Answered with a 303 to the confirmation page, or the form again with its errors.',
+      summary: 'Set a new password with a one-time link token',
+      description:
+        "JSON (→ 204), or the set-password page's plain form post (→ 303 to a confirmation page, or the form again with its errors). " +
+        "Ends every token of the link's user. The same answer for a used, expired, replaced or unknown token.",
       access: 'public',
       body: completeResetBody,
-      bodyTypes: ['form'],
+      bodyTypes: ['json', 'form'],
       handlerParsesBody: true,
-      status: 303,
-      produces: { 'text/html': 'The form again with errors, or a problem page' },
-      errors: { 400: 'Invalid link or password (HTML page)', 429: 'Too many attempts (HTML page)' },
+      status: 204,
+      redirects: { 303: 'Form post: the password is set; go to the confirmation page' },
+      errors: { 400: 'The link is not valid (`invalid_reset_link`) or the password too short', 429: 'Too many attempts from this address' },
     },
     async ({ ctx, input }) => {
       const raw = (typeof input.body === 'object' && input.body !== null ? input.body : {}) as Record<string, unknown>;
-      const token = typeof raw.token === 'string' ? raw.token : '';
-      const parsed = completeResetBody.safeParse(raw);
-      try {
-        if (!parsed.success) {
-          const errors = parsed.error.issues.map((issue) => ({ field: String(issue.path[0] ?? 'form'), message: PAGE_MESSAGES[String(issue.path[0])] ?? 'Revisa este dato.' }));
-          if (errors.some((error) => error.field === 'token')) return html(ctx, 400, renderResetLinkInvalid());
-          return html(ctx, 400, renderSetPassword({ actionUrl: service.SET_PASSWORD_PATH, token, errors }));
-        }
-        await service.completePasswordReset(ctx.deps, parsed.data, ctx.ip);
-        ctx.status = 303;
-        ctx.redirect(PASSWORD_SET_PATH);
+      if (ctx.is('urlencoded') !== 'urlencoded') {
+        await service.completePasswordReset(ctx.deps, parsePart(completeResetBody, raw, 'body'), ctx.ip);
         return undefined;
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        if (error.status === 429) return html(ctx, 429, renderProblem({ title: 'Demasiados intentos', message: 'Espera unos minutos y vuelve a intentarlo.' }));
-        if (error.code === 'invalid_reset_link') return html(ctx, 400, renderResetLinkInvalid());
-        const errors = (error.errors ?? []).map((fieldError) => ({ field: fieldError.path, message: PAGE_MESSAGES[fieldError.path] ?? 'Revisa este dato.' }));
-        return html(ctx, error.status, renderSetPassword({ actionUrl: service.SET_PASSWORD_PATH, token, errors }));
       }
+      return answerResetForm(ctx, raw);
     },
   )
   .get(PASSWORD_SET_PATH, { summary: 'Confirmation after setting a password', access: 'public', produces: { 'text/html': 'Confirmation page' } }, async ({ ctx }) =>

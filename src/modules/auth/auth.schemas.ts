@@ -1,19 +1,22 @@
 import { z } from 'zod';
 import { roleSchema } from '../../kernel/auth/roles';
+import { emailAddress } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/pagination';
 
-const email = z.string().trim().toLowerCase().max(254).pipe(z.email('must be an email address'));
+const email = emailAddress();
 
 /** Long passphrases welcome; bcrypt-style 72-byte truncation does not apply to argon2. */
 const password = z.string().min(10, 'must be at least 10 characters').max(256);
 
-export const registerBody = z.object({
-  email,
-  password,
-  name: z.string().trim().min(1).max(120),
-  /** Honoured only when an admin is the caller; ignored otherwise. */
-  role: roleSchema.optional(),
-});
+export const registerBody = z
+  .object({
+    email,
+    password,
+    name: z.string().trim().min(1).max(120),
+    /** Honoured only when an admin is the caller; ignored otherwise. */
+    role: roleSchema.optional(),
+  })
+  .meta({ examples: [{ email: 'jefa@campana.co', password: 'una clave larga de verdad', name: 'Jefa de campaña' }] });
 
 export const loginBody = z.object({
   email,

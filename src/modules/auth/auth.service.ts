@@ -184,7 +184,7 @@ export async function resetLinkUsable(q: Queries, token: string): Promise<boolea
 
 /** Sets the password a link was issued for, once; the user's tokens end. */
 export async function completePasswordReset(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth' | 'realtime' | 'logger'>, input: CompleteResetInput, ip: string) {
-  if (input.confirmPassword !== undefined && input.confirmPassword !== input.newPassword) throw invalidField('confirmPassword', 'does not match the new password');
+  if (input.confirmPassword !== undefined && input.confirmPassword !== input.newPassword) throw invalidField('body.confirmPassword', 'does not match the new password');
   const limiter = passwordLimiters(deps).redeem;
   await limiter.check(ip);
   const passwordHash = await hashPassword(input.newPassword);
@@ -194,7 +194,7 @@ export async function completePasswordReset(deps: Pick<AppDeps, 'db' | 'config' 
   });
   if (!user) {
     await limiter.record(ip);
-    throw invalidField('token', 'This link is not valid: it was already used, has expired, or a newer one replaced it.', 'invalid_reset_link');
+    throw invalidField('body.token', 'This link is not valid: it was already used, has expired, or a newer one replaced it.', 'invalid_reset_link');
   }
   await endSessions(deps, user.id);
   deps.logger.info({ userId: user.id }, 'password set from a link');

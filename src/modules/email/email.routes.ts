@@ -27,7 +27,7 @@ const noTemplate = { 404: 'No such template' };
 const noCampaign = { 404: 'No such campaign' };
 
 /** Staff side of email marketing: templates, campaigns, sending, A/B decisions, statistics. */
-export const emailRouter = new ApiRouter('email-marketing')
+export const emailRouter = new ApiRouter('email-marketing', 'Email templates, campaigns with automatic A/B tests, and their statistics')
   .post(
     '/api/email-marketing/templates',
     {

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { emailAddress } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/pagination';
 import { segmentSchema } from '../audience';
 import { AB_METRICS, AB_PHASES, CAMPAIGN_STATUSES, TEMPLATE_SOURCES } from './email.entities';
 
 const isoDate = z.iso.datetime({ offset: true });
-const email = z.string().trim().toLowerCase().max(254).pipe(z.email());
+const email = emailAddress();
 
 export const idParams = z.object({ id: z.uuid() });
 export const listQuery = z.object(pageQueryShape);
@@ -16,7 +17,8 @@ export const createTemplateBody = z
     mjml: z.string().min(1).max(500_000).optional(),
     html: z.string().min(1).max(500_000).optional(),
   })
-  .refine((body) => (body.mjml === undefined) !== (body.html === undefined), { message: 'send either mjml or html', path: ['mjml'] });
+  .refine((body) => (body.mjml === undefined) !== (body.html === undefined), { message: 'send either mjml or html', path: ['mjml'] })
+  .meta({ oneOf: [{ required: ['mjml'] }, { required: ['html'] }] });
 
 export const templateView = z
   .object({

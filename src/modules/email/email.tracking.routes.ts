@@ -35,13 +35,15 @@ async function unknownToken(ctx: Context, page: string): Promise<undefined> {
  * Public links inside messages. Tokens are checked without touching the database; a forged,
  * truncated or edited one is a 404 and counts nothing.
  */
-export const trackingRouter = new ApiRouter('email-tracking')
+export const trackingRouter = new ApiRouter('email-tracking', 'The links and pixels inside sent emails: opens, clicks, unsubscribes')
   .get(
     '/e/o/:token',
     {
       summary: 'Open pixel (1×1 GIF, never cached)',
       access: 'public',
       params: tokenParams,
+      openQuery: true,
+      errorPages: true,
       produces: { 'image/gif': '1×1 transparent GIF' },
       errors: { 404: 'Unknown token', 429: 'Too many unknown tokens from this client' },
     },
@@ -67,7 +69,10 @@ export const trackingRouter = new ApiRouter('email-tracking')
       summary: 'Click redirect (302 to a link that was in the message)',
       access: 'public',
       params: tokenParams,
-      produces: { 'text/plain': 'redirect' },
+      openQuery: true,
+      errorPages: true,
+      status: 302,
+      redirects: { 302: 'To the link that was in the message' },
       errors: { 404: 'Unknown token or link', 429: 'Too many unknown tokens from this client' },
     },
     async ({ ctx, input }) => {
@@ -88,6 +93,7 @@ export const trackingRouter = new ApiRouter('email-tracking')
       summary: 'Unsubscribe confirmation page (GET never unsubscribes: link scanners fetch URLs)',
       access: 'public',
       params: tokenParams,
+      openQuery: true,
       produces: { 'text/html': 'Spanish confirmation page' },
       errors: { 404: 'Unknown token', 429: 'Too many unknown tokens from this client' },
     },

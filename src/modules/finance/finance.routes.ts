@@ -34,7 +34,7 @@ const overrideErrors = {
   409: 'The expense would pass the spending cap (`cap_exceeded`) or the donation the donor limit (`donor_limit_exceeded`); the entry is dated in the closed period (`period_closed`)',
 };
 
-export const financeRouter = new ApiRouter('finance')
+export const financeRouter = new ApiRouter('finance', 'The campaign ledger, spending cap, donor limits, receipts and the Cuentas Claras report')
   .post(
     `${base}/entries`,
     {

@@ -44,7 +44,7 @@ import { z } from 'zod';
 const noStation = { 404: 'No such polling station' };
 
 /** Election day: polling stations (voters, brigades, turnout, live map and projection follow). */
-export const gotvRouter = new ApiRouter('gotv')
+export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations, confirmed voters, brigades, turnout reports, the live map and the projection')
   .post(
     '/api/gotv/polling-stations',
     {

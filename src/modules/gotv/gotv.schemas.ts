@@ -4,18 +4,22 @@ import { CONTACT_OUTCOMES, INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES
 
 const count = z.number().int().min(0).max(10_000_000);
 
-export const createStationBody = z.object({
-  code: z.string().trim().min(1).max(40),
-  name: z.string().trim().min(1).max(200),
-  address: z.string().trim().max(300).optional(),
-  territoryId: z.uuid().optional(),
-  /** Required: every station is a point on the live map. */
-  lat: z.number().min(-90).max(90),
-  lng: z.number().min(-180).max(180),
-  tables: z.number().int().min(1).max(1000),
-  registeredVoters: count,
-  status: z.enum(STATION_STATUSES).default('pending'),
-});
+export const createStationBody = z
+  .object({
+    code: z.string().trim().min(1).max(40),
+    name: z.string().trim().min(1).max(200),
+    address: z.string().trim().max(300).optional(),
+    territoryId: z.uuid().optional(),
+    /** Required: every station is a point on the live map. */
+    lat: z.number().min(-90).max(90),
+    lng: z.number().min(-180).max(180),
+    tables: z.number().int().min(1).max(1000),
+    registeredVoters: count,
+    status: z.enum(STATION_STATUSES).default('pending'),
+  })
+  .meta({
+    examples: [{ code: '05001-0042', name: 'I.E. San José', address: 'Cra 50 # 45-10', lat: 6.2518, lng: -75.5636, tables: 12, registeredVoters: 4200 }],
+  });
 
 /** Written out rather than `.partial()` of the create body: a default there would reset fields on every PATCH. */
 export const updateStationBody = z
@@ -194,7 +198,17 @@ export type TurnoutReportInput = z.infer<typeof turnoutReport>;
 export const MAX_REPORTS_PER_BATCH = 500;
 
 /** One report, or `{ reports: [...] }` with up to 500 (a phone's queue after a dead zone). Documents the route. */
-export const turnoutBody = z.union([turnoutReport, z.object({ reports: z.array(turnoutReport).min(1).max(MAX_REPORTS_PER_BATCH) })]);
+export const turnoutBody = z.union([turnoutReport, z.object({ reports: z.array(turnoutReport).min(1).max(MAX_REPORTS_PER_BATCH) })]).meta({
+  examples: [
+    { kind: 'voter', clientReportId: '0196d6a0-3c1e-7a51-9f00-4b1c2d3e4f50', documentId: '1020304050', votedAt: '2026-03-08T10:42:00-05:00' },
+    {
+      reports: [
+        { kind: 'count', clientReportId: '0196d6a0-3c1e-7a51-9f00-4b1c2d3e4f51', pollingStationId: '0196d69f-0000-7000-8000-000000000042', votersSoFar: 1180 },
+        { kind: 'voter', clientReportId: '0196d6a0-3c1e-7a51-9f00-4b1c2d3e4f52', voterId: '0196d69f-1111-7000-8000-000000000007' },
+      ],
+    },
+  ],
+});
 
 /** A batch item as checked on its own: a report, or why it is not one. */
 export type TurnoutItemInput = { valid: true; report: TurnoutReportInput } | { valid: false; message: string };

@@ -26,7 +26,7 @@ import { changeSwotItem, createSwotItem, removeSwotItem, swot } from './populari
 
 const base = '/api/popularity';
 
-export const popularityRouter = new ApiRouter('popularity')
+export const popularityRouter = new ApiRouter('popularity', 'Polls, the poll average, daily metrics, the composite score and SWOT')
   .post(
     `${base}/polls`,
     {

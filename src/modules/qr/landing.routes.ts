@@ -88,7 +88,7 @@ async function answerFormError(ctx: Context, body: Record<string, unknown>, erro
 }
 
 /** What citizens reach from a poster: the landing page, the capture endpoint, the thank-you page. */
-export const landingRouter = new ApiRouter('landing')
+export const landingRouter = new ApiRouter('landing', 'The public pages citizens reach from a poster')
   .get(
     '/q/:code',
     {
@@ -96,6 +96,7 @@ export const landingRouter = new ApiRouter('landing')
       description: 'Unknown code → 404 page; a campaign not taking submissions → 410 page.',
       access: 'public',
       params: landingParams,
+      openQuery: true,
       produces: { 'text/html': 'The data-capture form, in Spanish' },
       errors: { 404: 'Unknown code (HTML page)', 410: 'Campaign closed (HTML page)' },
     },
@@ -118,7 +119,14 @@ export const landingRouter = new ApiRouter('landing')
   )
   .get(
     '/q/:code/gracias',
-    { summary: 'Thank-you page after a submission', access: 'public', params: landingParams, produces: { 'text/html': 'Thank-you page' } },
+    {
+      summary: 'Thank-you page after a submission',
+      access: 'public',
+      params: landingParams,
+      openQuery: true,
+      produces: { 'text/html': 'Thank-you page' },
+      errors: { 404: 'Unknown code (HTML page)' },
+    },
     async ({ ctx, input }) => {
       const found = await lookup(ctx, input.params.code.toLowerCase());
       if (!found) return html(ctx, 404, renderNotFound());
@@ -131,6 +139,7 @@ export const landingRouter = new ApiRouter('landing')
       summary: 'Landing page stylesheet and script',
       access: 'public',
       params: z.object({ asset: z.enum(['landing.css', 'landing.js']) }),
+      openQuery: true,
       produces: { 'text/css': LANDING_CSS_PATH, 'application/javascript': LANDING_JS_PATH },
     },
     async ({ ctx, input }) => {
@@ -153,6 +162,7 @@ export const landingRouter = new ApiRouter('landing')
       bodyTypes: ['json', 'form'],
       handlerParsesBody: true,
       status: 201,
+      redirects: { 303: 'Form post: captured; go to the thank-you page' },
       response: z.object({ id: z.uuid(), campaignId: z.uuid(), status: z.literal('captured') }),
       errors: { 404: 'Unknown code', 409: 'The campaign is not taking submissions', 429: 'Too many submissions; see Retry-After' },
     },

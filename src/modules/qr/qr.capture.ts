@@ -34,7 +34,8 @@ export const captureBody = z.object({
     .max(254)
     .optional()
     .transform((value) => (value ? value.toLowerCase() : undefined))
-    .pipe(z.email('Escribe un correo como ana@ejemplo.com, sin espacios.').optional()),
+    .pipe(z.email('Escribe un correo como ana@ejemplo.com, sin espacios.').optional())
+    .meta({ format: 'email' }),
   /** Cédula: digits only; dots and spaces as people type them are removed. */
   documentId: optionalText(20)
     .transform((value) => value?.replace(/[.\s-]/g, ''))

@@ -27,7 +27,7 @@ import { renderSheet } from './qr.sheet';
 const noCampaign = { 404: 'No such campaign' };
 
 /** Staff side of poster campaigns: set-up, codes, leads and their analysis. */
-export const qrRouter = new ApiRouter('poster-qr')
+export const qrRouter = new ApiRouter('poster-qr', 'Poster QR campaigns, codes, scans and the leads they capture')
   .post(
     '/api/poster-qr/campaigns',
     {

@@ -10,7 +10,9 @@ const slug = z
   .toLowerCase()
   .min(1)
   .max(60)
-  .regex(/^[\p{L}\p{N}][\p{L}\p{N} _-]*$/u, 'letters, digits, spaces, _ and - only');
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N} _-]*$/u, 'letters, digits, spaces, _ and - only')
+  // The generator writes a regex's flags into the pattern; JSON Schema patterns are Unicode already.
+  .meta({ pattern: '^[\\p{L}\\p{N}][\\p{L}\\p{N} _-]*$' });
 
 /** An interest option: a bare word ("salud") or `{ value, label }`. */
 const interestOption = z.union([

@@ -42,7 +42,7 @@ const fetchAnswer = z.object({
 
 const base = '/api/social-monitoring';
 
-export const socialRouter = new ApiRouter('social-monitoring')
+export const socialRouter = new ApiRouter('social-monitoring', 'Competitors on social platforms: profiles, posts, alerts and comparisons')
   .get(
     `${base}/dashboard`,
     {

@@ -5,7 +5,7 @@ import { presentTerritoryDetail } from './territories.presenter';
 import { createTerritoryBody, listTerritoriesQuery, territoryDetailView, territoryIdParams, territoryView } from './territories.schemas';
 import * as service from './territories.service';
 
-export const territoriesRouter = new ApiRouter('territories')
+export const territoriesRouter = new ApiRouter('territories', 'Departments, municipalities, comunas and barrios the campaign works in')
   .get(
     '/api/territories',
     {

@@ -7,16 +7,20 @@ export const territoryType = z.enum(TERRITORY_TYPES);
 
 const count = z.number().int().min(0).max(100_000_000);
 
-export const createTerritoryBody = z.object({
-  name: z.string().trim().min(1).max(160),
-  type: territoryType,
-  code: z.string().trim().min(1).max(40).optional(),
-  parentId: z.uuid().optional(),
-  centroid: latLngSchema.optional(),
-  geometry: geometrySchema.optional(),
-  population: count.optional(),
-  registeredVoters: count.optional(),
-});
+export const createTerritoryBody = z
+  .object({
+    name: z.string().trim().min(1).max(160),
+    type: territoryType,
+    code: z.string().trim().min(1).max(40).optional(),
+    parentId: z.uuid().optional(),
+    centroid: latLngSchema.optional(),
+    geometry: geometrySchema.optional(),
+    population: count.optional(),
+    registeredVoters: count.optional(),
+  })
+  .meta({
+    examples: [{ name: 'Comuna 10 - La Candelaria', type: 'commune', code: '05001-10', centroid: { lat: 6.2476, lng: -75.5658 }, population: 84000 }],
+  });
 
 export const listTerritoriesQuery = z.object({
   ...pageQueryShape,

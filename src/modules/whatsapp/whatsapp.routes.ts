@@ -31,7 +31,7 @@ import {
 const noCampaign = { 404: 'No such campaign' };
 const noConversation = { 404: 'No such conversation' };
 
-export const whatsappRouter = new ApiRouter('whatsapp')
+export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mass campaigns and two-way conversations (Cloud API)')
   .post(
     '/api/whatsapp/templates',
     {
