@@ -1,4 +1,5 @@
 import type { Queries } from '../../kernel/sql';
+import { emailNoticeDeliveries } from '../email';
 import { whatsAppDeliveries, type MessageDelivery } from '../whatsapp';
 import type { Notice, NoticeChannel } from './notices.entities';
 import type { DeliveryStatus, NoticeView } from './notices.schemas';
@@ -21,7 +22,10 @@ const DELIVERY_OF: Record<string, DeliveryStatus> = {
 /** The channel messages behind these notices, each read through its channel's module. */
 export async function deliveriesOf(q: Queries, notices: readonly Pick<Notice, 'channel' | 'messageRef'>[]): Promise<Map<NoticeChannel, Map<string, MessageDelivery>>> {
   const refs = (channel: NoticeChannel) => notices.filter((notice) => notice.channel === channel && notice.messageRef).map((notice) => notice.messageRef!);
-  return new Map<NoticeChannel, Map<string, MessageDelivery>>([['whatsapp', await whatsAppDeliveries(q, refs('whatsapp'))]]);
+  return new Map<NoticeChannel, Map<string, MessageDelivery>>([
+    ['whatsapp', await whatsAppDeliveries(q, refs('whatsapp'))],
+    ['email', await emailNoticeDeliveries(q, refs('email'))],
+  ]);
 }
 
 export function presentDelivery(delivery: MessageDelivery | undefined): NoticeView['delivery'] {

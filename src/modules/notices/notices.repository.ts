@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { newId } from '../../kernel/ids';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
-import { tables, type Queries } from '../../kernel/sql';
+import { sql, tables, type Queries } from '../../kernel/sql';
 import { NoticeSchema, type Notice, type NoticeChannel, type NoticeStatus, type PassedOver, type UnreachableReason } from './notices.entities';
 
 type NoticeTables = InferKyselyDB<typeof NoticeSchema>;
@@ -86,12 +86,6 @@ export function noticesOf(q: Queries, contactId: string) {
 
 /** An erased person's notices keep their purpose, channel and outcome (for counts) but not the key, which callers build from ids that name them. */
 export async function forgetKeys(q: Queries, contactId: string): Promise<number> {
-  const result = await q.write(
-    db
-      .updateTable('notices')
-      .set((row) => ({ key: row.fn<string>('concat', [row.val('erased:'), row.ref('id')]) }))
-      .where('contact_id', '=', contactId)
-      .where('key', 'not like', 'erased:%'),
-  );
+  const result = await q.write(sql`update notices set key = 'erased:' || id where contact_id = ${contactId}::uuid and key not like 'erased:%'`);
   return result.count;
 }

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../kernel/context';
 import type { PageRequest } from '../../kernel/pagination';
 import type { Queries } from '../../kernel/sql';
 import { contactReach, type ContactReach } from '../audience';
+import { dispatchEmailNotices, queueEmailNotice } from '../email';
 import { dispatchWhatsAppNotices, queueWhatsAppNotice } from '../whatsapp';
 import { NOTICE_CHANNELS, type NoticeChannel, type PassedOver, type UnreachableReason } from './notices.entities';
 import { presentNotices } from './notices.presenter';
@@ -65,7 +66,8 @@ async function tryChannel(q: Queries, request: NoticeRequest, reach: ContactReac
     case 'email': {
       if (!reach.email) return { reason: 'no_address' };
       if (!reach.emailConsent) return { reason: 'no_consent' };
-      throw new Error('email notices are not available yet');
+      const content = request.email!;
+      return queueEmailNotice(q, { contactId: request.contactId, subject: content.subject, text: content.text, html: content.html });
     }
   }
 }
@@ -107,7 +109,7 @@ export async function queueNotice(q: Queries, request: NoticeRequest): Promise<N
 
 /** Call after the caller's transaction commits: wakes the channel senders (safe to call when nothing was queued). */
 export async function dispatchNotices(deps: AppDeps): Promise<void> {
-  await dispatchWhatsAppNotices(deps);
+  await Promise.all([dispatchWhatsAppNotices(deps), dispatchEmailNotices(deps)]);
 }
 
 export async function listNotices(em: EntityManager, q: Queries, query: PageRequest & NoticeFilter) {
