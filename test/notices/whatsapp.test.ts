@@ -164,6 +164,7 @@ describe('notices on WhatsApp', () => {
     const wrongCount = reminder(reachable, { channels: ['whatsapp'], whatsapp: { template: REMINDER_TEMPLATE.name, language: 'es', params: ['solo uno'] } });
     expect(await queueCommitted(t.app, wrongCount)).toMatchObject({ status: 'unreachable', reason: 'template_missing' });
     for (const id of [noConsent, withdrawn, noPhone, erased, reachable]) expect(await messagesTo(id)).toHaveLength(0);
+    expect(await rows(t.app, sql`select 1 from email_notices where contact_id = ${noConsent}::uuid`)).toHaveLength(0);
 
     const page = await t.app.http.get('/api/notices').query({ contactId: noConsent, status: 'unreachable' }).set(t.manager.auth).expect(200);
     expect(page.body.data).toEqual([

@@ -48,10 +48,11 @@ const requestSchema = z
   .refine((request) => !request.channels.includes('email') || request.email, { message: 'the email channel needs `email` content', path: ['email'] });
 
 /**
- * When every channel was passed over, the reason of the one that came nearest to sending: a
- * missing template or a suppressed address is a fault staff can fix, a missing consent is not.
+ * When every channel was passed over, the reason of the one that came nearest to sending: it had
+ * an address and consent but no template or a suppressed address, else an address without
+ * consent, else no address at all.
  */
-const REASON_WEIGHT: Record<UnreachableReason, number> = { template_missing: 4, suppressed: 3, no_address: 2, no_consent: 1, erased: 0 };
+const NEARNESS: Record<UnreachableReason, number> = { template_missing: 4, suppressed: 3, no_consent: 2, no_address: 1, erased: 0 };
 
 type ChannelAttempt = { messageId: string } | { reason: UnreachableReason };
 
@@ -102,7 +103,7 @@ export async function queueNotice(q: Queries, request: NoticeRequest): Promise<N
     }
     passedOver.push({ channel, reason: attempt.reason });
   }
-  const reason = passedOver.reduce((best, item) => (REASON_WEIGHT[item.reason] > REASON_WEIGHT[best] ? item.reason : best), passedOver[0]!.reason);
+  const reason = passedOver.reduce((best, item) => (NEARNESS[item.reason] > NEARNESS[best] ? item.reason : best), passedOver[0]!.reason);
   await recordOutcome(q, noticeId, { status: 'unreachable', channel: null, reason, messageRef: null, passedOver });
   return { status: 'unreachable', noticeId, reason };
 }
