@@ -1,13 +1,17 @@
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { defineJob } from '../../kernel/jobs';
-import type { BackgroundTask } from '../../kernel/module';
+import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import { decideWinner } from './email.ab';
 import { startCampaign } from './email.campaigns.service';
 import { emailSender, stopEmailSender } from './email.outbound';
-import { campaignStatus, releaseStaleClaims, unfinishedCampaigns } from './email.outbound.repository';
+import { campaignStatus, noticeQueue, releaseStaleClaims, unfinishedCampaigns } from './email.outbound.repository';
 
 const campaignPayload = z.object({ campaignId: z.uuid() });
+/** How often a process looks for notices nobody asked it to send. */
+const NOTICE_CHECK_MS = 5000;
+/** The campaign whose news it is, or none for notices to one person. */
+const sendPayload = z.object({ campaignId: z.uuid().optional() });
 
 /**
  * "There are recipients to send to" (the campaign named is only where the news came from): the
@@ -16,7 +20,7 @@ const campaignPayload = z.object({ campaignId: z.uuid() });
  */
 export const sendJob = defineJob({
   name: 'email.send',
-  schema: campaignPayload,
+  schema: sendPayload,
   attempts: 5,
   backoffMs: 2000,
   concurrency: 2,
@@ -51,7 +55,8 @@ export const startJob = defineJob({
 /**
  * At worker start: whatever the database says is unfinished gets its job again — jobs lost with
  * an in-memory queue or a crash, a winner decision whose delay passed while nobody was running.
- * Paused campaigns wait for staff. The sender it leaves running is stopped at shutdown.
+ * Paused campaigns wait for staff. Then, every few seconds, notices that are due with the sender
+ * idle get a send job. The sender and that check are stopped at shutdown.
  */
 export async function resumeUnfinished(deps: AppDeps): Promise<BackgroundTask> {
   if (!deps.config.email.smtpUrl) deps.logger.info({ outboxDir: deps.config.email.outboxDir }, 'no SMTP_URL: email campaigns are written as .eml files to the outbox');
@@ -71,7 +76,16 @@ export async function resumeUnfinished(deps: AppDeps): Promise<BackgroundTask> {
     }
   }
   if (campaigns.length) deps.logger.info({ campaigns: campaigns.length }, 'email campaigns resumed');
-  return { stop: () => stopEmailSender(deps) };
+  // Notices whose dispatch was lost (the caller stopped after its commit, a job lost with Redis) go out within a few seconds.
+  const ticker = repeatEvery(deps.logger, 'email.notices', NOTICE_CHECK_MS, async () => {
+    if (!emailSender(deps).busy && (await noticeQueue(deps.db)).due) await deps.jobs.enqueue(sendJob, {});
+  });
+  return {
+    async stop() {
+      await ticker.stop();
+      await stopEmailSender(deps);
+    },
+  };
 }
 
 export const emailJobs = [sendJob, decideJob, startJob];
