@@ -374,9 +374,18 @@ export class Realtime {
         await flushLogged();
       }
     });
+    // Items added in one turn of the event loop (a request's accepted reports) go in one append,
+    // so they land in one window together however slow the machine is.
+    let scheduled = false;
+    const appendQueued = () => {
+      scheduled = false;
+      appending ??= append();
+    };
     return (item: T) => {
       queued.push(item);
-      appending ??= append();
+      if (appending || scheduled) return;
+      scheduled = true;
+      queueMicrotask(appendQueued);
     };
   }
 

@@ -79,14 +79,21 @@ export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutI
     const { date, start, end } = localDayOf(at, deps.config.timeZone);
     return { at, dayStart: start, dayEnd: end, rehearsal: electionDate !== null && date < electionDate };
   };
-  for (const [index, item] of items.entries()) {
-    const outcome = item.valid ? await recordOne(deps.db, actor, scopeFor, item.report, seen, timeOf) : reject('validation_failed', item.message);
-    if (outcome.kind === 'accepted') {
-      answer.accepted++;
-      publish(outcome.event);
-      pushProjection();
-    } else if (outcome.kind === 'duplicate') answer.duplicates++;
-    else answer.rejected.push({ index, code: outcome.code, message: outcome.message });
+  const accepted: TurnoutItem[] = [];
+  try {
+    for (const [index, item] of items.entries()) {
+      const outcome = item.valid ? await recordOne(deps.db, actor, scopeFor, item.report, seen, timeOf) : reject('validation_failed', item.message);
+      if (outcome.kind === 'accepted') {
+        answer.accepted++;
+        accepted.push(outcome.event);
+      } else if (outcome.kind === 'duplicate') answer.duplicates++;
+      else answer.rejected.push({ index, code: outcome.code, message: outcome.message });
+    }
+  } finally {
+    // A request's reports go out together (one append to the shared window, so one message), each
+    // already committed, even when a later one failed; the projection is told once.
+    for (const event of accepted) publish(event);
+    if (accepted.length) pushProjection();
   }
   return answer;
 }
