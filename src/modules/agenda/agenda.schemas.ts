@@ -214,3 +214,96 @@ export const checkInListView = z.object({
 
 export const userContactBody = z.object({ contactId: z.uuid().nullable() });
 export const userContactView = z.object({ userId: z.uuid(), contactId: z.uuid().nullable() });
+
+// ───────────── logistics
+
+const resourceFields = {
+  name: z.string().trim().min(1).max(160),
+  category: z.string().trim().min(1).max(60).nullable().optional().describe('e.g. sonido, vehículos, camisetas, afiches'),
+  quantity: z.number().int().min(0).max(10_000_000),
+  unit: z.string().trim().min(1).max(30).nullable().optional(),
+  notes: z.string().trim().max(5000).nullable().optional(),
+  active: z.boolean().optional(),
+};
+export const createResourceBody = z.object(resourceFields);
+export const updateResourceBody = z
+  .object({ ...resourceFields, name: resourceFields.name.optional(), quantity: resourceFields.quantity.optional() })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), 'Send at least one field to change.');
+export type CreateResourceInput = z.infer<typeof createResourceBody>;
+export type UpdateResourceInput = z.infer<typeof updateResourceBody>;
+export const resourceParams = z.object({ resourceId: z.uuid() });
+export const listResourcesQuery = z
+  .object({
+    active: z.stringbool().optional(),
+    category: z.string().max(60).optional(),
+    from: z.iso.datetime({ offset: true }).optional().describe('Start of the window `allocated` is measured in (now by default)'),
+    to: z.iso.datetime({ offset: true }).optional().describe('End of that window (from + 30 days by default)'),
+  })
+  .refine((query) => !query.from || !query.to || Date.parse(query.to) > Date.parse(query.from), { message: 'to must be after from', path: ['to'] });
+
+export const resourceView = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  category: z.string().nullable(),
+  quantity: z.number().int(),
+  unit: z.string().nullable(),
+  notes: z.string().nullable(),
+  active: z.boolean(),
+  allocated: z.number().int().describe('The most units held at one moment of the window'),
+  available: z.number().int().describe('quantity − allocated'),
+});
+export const resourceListView = z.object({ data: z.array(resourceView), window: z.object({ from: z.string(), to: z.string() }) });
+
+export const allocationBody = z
+  .object({
+    resourceId: z.uuid(),
+    quantity: z.number().int().positive('quantity must be at least 1').max(10_000_000),
+    startsAt: instant.optional().describe('From when it is held (the event’s start by default: set it earlier for set-up)'),
+    endsAt: instant.optional().describe('Until when (the event’s end by default)'),
+    notes: z.string().trim().max(500).nullable().optional(),
+  })
+  .refine(endAfterStart, endAfterStartIssue);
+export type AllocationInput = z.infer<typeof allocationBody>;
+export const allocationView = z.object({
+  id: z.uuid(),
+  resourceId: z.uuid(),
+  resourceName: z.string(),
+  unit: z.string().nullable(),
+  eventId: z.uuid(),
+  quantity: z.number().int(),
+  startsAt: z.string(),
+  endsAt: z.string(),
+  notes: z.string().nullable(),
+  createdById: z.uuid().nullable(),
+});
+export const allocationListView = z.object({ data: z.array(allocationView) });
+
+export const createTaskBody = z.object({
+  title: z.string().trim().min(1).max(200),
+  notes: z.string().trim().max(5000).nullable().optional(),
+  assigneeId: z.uuid().nullable().optional().describe('The user who does it'),
+  dueAt: instant.nullable().optional(),
+});
+export const updateTaskBody = z
+  .object({
+    title: z.string().trim().min(1).max(200).optional(),
+    notes: z.string().trim().max(5000).nullable().optional(),
+    assigneeId: z.uuid().nullable().optional(),
+    dueAt: instant.nullable().optional(),
+    done: z.boolean().optional(),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), 'Send at least one field to change.');
+export type CreateTaskInput = z.infer<typeof createTaskBody>;
+export type UpdateTaskInput = z.infer<typeof updateTaskBody>;
+export const taskView = z.object({
+  id: z.uuid(),
+  eventId: z.uuid(),
+  title: z.string(),
+  notes: z.string().nullable(),
+  assigneeId: z.uuid().nullable(),
+  dueAt: z.string().nullable(),
+  done: z.boolean(),
+  doneAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export const taskListView = z.object({ data: z.array(taskView) });

@@ -48,7 +48,7 @@ function publishEvent(deps: Pick<AppDeps, 'realtime'>, action: 'created' | 'chan
 }
 
 /** The event as the actor may see it: a draft is someone else's business unless they organise it or manage. */
-async function visibleEvent(q: Queries, actor: Actor, id: string, lock = false): Promise<EventRecord> {
+export async function visibleEvent(q: Queries, actor: Actor, id: string, lock = false): Promise<EventRecord> {
   const event = await repository.findEvent(q, id, lock);
   if (!event || (event.status === 'draft' && !agendaPolicy.allows(actor, 'readDraft', event))) throw new NotFoundError('No event has this id.');
   return event;
