@@ -307,3 +307,8 @@ export const taskView = z.object({
   createdAt: z.string(),
 });
 export const taskListView = z.object({ data: z.array(taskView) });
+
+// ───────────── calendar feed
+
+export const feedQuery = z.object({ token: z.string().min(20).max(100).optional().describe('A personal calendar address’s secret') });
+export const feedTokenView = z.object({ token: z.string(), url: z.string().describe('The address to subscribe to') });
