@@ -1,6 +1,7 @@
 import { ApiRouter } from '../../kernel/http/router';
 import { calendarFeed, revokeFeedToken, rotateFeedToken } from './agenda.calendar';
 import { agendaPolicy } from './agenda.policy';
+import { getSettings, replaceSettings } from './agenda.reminders';
 import {
   checkInBody,
   checkInListView,
@@ -18,6 +19,8 @@ import {
   rsvpListQuery,
   rsvpListView,
   rsvpResultView,
+  settingsBody,
+  settingsView,
   shiftListView,
   shiftParams,
   shiftView,
@@ -247,4 +250,20 @@ export const agendaRouter = new ApiRouter('agenda')
       response: userContactView,
     },
     async ({ ctx, input }) => agenda.linkUserContact(ctx.deps, input.params.userId, input.body.contactId),
+  )
+  .get(`${base}/settings`, { summary: 'Reminder and cancellation message settings', access: agendaPolicy.roles('configure'), response: settingsView }, async ({ ctx }) =>
+    getSettings(ctx.deps),
+  )
+  .put(
+    `${base}/settings`,
+    {
+      summary: 'Choose the WhatsApp templates of reminders and cancellations',
+      description:
+        'Reminders go a day and two hours before an event to everyone going, on WhatsApp (this template, when set and approved, to people who consented) or else by email ' +
+        '(to people who consented); cancellations the same way. The templates take three placeholders: title, when (in the event’s zone), where.',
+      access: agendaPolicy.roles('configure'),
+      body: settingsBody,
+      response: settingsView,
+    },
+    async ({ ctx, input, actor }) => replaceSettings(ctx.deps, input.body, actor),
   );

@@ -3,6 +3,7 @@ import { agendaEntities } from './agenda.entities';
 import { AGENDA_ROOM } from './agenda.events';
 import { agendaPolicy } from './agenda.policy';
 import { logisticsRouter } from './agenda.logistics.routes';
+import { startReminders } from './agenda.reminders';
 import { agendaRouter } from './agenda.routes';
 
 /** Events, answers, shifts, check-in and logistics (docs/agenda.md). People are audience contacts, referenced by id. */
@@ -10,6 +11,7 @@ export const agendaModule: ModuleManifest = {
   name: 'agenda',
   entities: agendaEntities,
   routers: [agendaRouter, logisticsRouter],
+  onWorkersStarted: async (deps) => startReminders(deps),
   rooms: () => [
     { pattern: new RegExp(`^${AGENDA_ROOM}$`), roles: agendaPolicy.roles('follow'), description: 'The agenda: events created, changed and cancelled; check-in counts' },
   ],
