@@ -1,6 +1,7 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { agendaEntities } from './agenda.entities';
 import { AGENDA_ROOM } from './agenda.events';
+import { agendaPersonalData } from './agenda.personal-data';
 import { agendaPolicy } from './agenda.policy';
 import { logisticsRouter } from './agenda.logistics.routes';
 import { startReminders } from './agenda.reminders';
@@ -12,6 +13,7 @@ export const agendaModule: ModuleManifest = {
   entities: agendaEntities,
   routers: [agendaRouter, logisticsRouter],
   onWorkersStarted: async (deps) => startReminders(deps),
+  personalData: agendaPersonalData,
   rooms: () => [
     { pattern: new RegExp(`^${AGENDA_ROOM}$`), roles: agendaPolicy.roles('follow'), description: 'The agenda: events created, changed and cancelled; check-in counts' },
   ],
