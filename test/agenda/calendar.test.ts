@@ -71,6 +71,7 @@ describe('iCalendar feed', () => {
 
     const anonymous = await feed().expect(200);
     expect(anonymous.headers['content-type']).toMatch(/^text\/calendar/);
+    expect(anonymous.headers['cache-control']).toMatch(/no-store/);
     const open = parse(anonymous.body as string);
     const uids = open.events.map((event) => event.uid.split('@')[0]);
     expect(uids).toEqual(expect.arrayContaining([rally.id, cancelled.id]));

@@ -137,6 +137,27 @@ describe('reminders and cancellations', () => {
     await waitUntil(async () => t.fake.sendsTo(phone.slice(1)).length === 4, 20_000, 'the cancellation and the moved reminder');
   });
 
+  it('tells someone promoted from the waitlist that they have a place', async () => {
+    const first = await person({ email: `uno-${randomBytes(3).toString('hex')}@example.org`, email_: true });
+    const second = await person({ email: `dos-${randomBytes(3).toString('hex')}@example.org`, email_: true });
+    const start = new Date(Date.now() + 72 * hour);
+    const small = await t.app.http
+      .post(`${base}/events`)
+      .set(t.manager.auth)
+      .send({ title: 'Desayuno con líderes', type: 'meeting', startsAt: start.toISOString(), endsAt: new Date(start.getTime() + hour).toISOString(), capacity: 1 })
+      .expect(201);
+    await answer(small.body.id, first, 'going');
+    await answer(small.body.id, second, 'going');
+    expect((await noticesOf(small.body.id)).filter((notice) => notice.purpose === 'agenda.promoted')).toEqual([]);
+    const declined = await answer(small.body.id, first, 'declined');
+    expect(declined.body.promoted).toEqual([second]);
+    const promoted = (await noticesOf(small.body.id)).filter((notice) => notice.purpose === 'agenda.promoted');
+    expect(promoted).toEqual([expect.objectContaining({ contact_id: second, status: 'queued', channel: 'email' })]);
+    const mail = await t.app.runtime.deps.db.first<{ subject: string; text: string }>(sql`select subject, text from email_notices where contact_id = ${second}::uuid`);
+    expect(mail?.subject).toBe('Se liberó un cupo para ti: Desayuno con líderes');
+    expect(mail?.text).toContain('Cuándo:');
+  });
+
   it('keeps the settings to managers and refuses bad ones', async () => {
     const current = await t.app.http.get(`${base}/settings`).set(t.manager.auth).expect(200);
     expect(current.body).toMatchObject({ templateLanguage: 'es', remindersEnabled: true });

@@ -110,6 +110,29 @@ export async function cancellationNotices(tx: Queries, event: EventRecord, now: 
   return queued;
 }
 
+/**
+ * Tells the people just moved from the waitlist to going that they have a place (once per event
+ * and person), in the transaction that moved them. Returns how many notices were queued.
+ */
+export async function promotionNotices(tx: Queries, event: EventRecord, contactIds: readonly string[]): Promise<number> {
+  if (!contactIds.length) return 0;
+  const settings = await readSettings(tx);
+  let queued = 0;
+  for (const contactId of contactIds) {
+    const request = eventNotice(
+      settings,
+      settings.reminderTemplate,
+      { eventId: event.id, title: event.title, startsAt: event.startsAt, timeZone: event.timeZone, address: event.address },
+      contactId,
+      `agenda:promoted:${event.id}:${contactId}`,
+      'agenda.promoted',
+      'Se liberó un cupo para ti',
+    );
+    if ((await queueNotice(tx, request)).status === 'queued') queued++;
+  }
+  return queued;
+}
+
 function presentSettings(settings: AgendaSettings) {
   return {
     reminderTemplate: settings.reminderTemplate,

@@ -55,6 +55,8 @@ export const agendaRouter = new ApiRouter('agenda')
       const body = await calendarFeed(ctx.deps, maybeActor, input.query.token);
       ctx.type = 'text/calendar; charset=utf-8';
       ctx.set('Content-Disposition', 'inline; filename="agenda.ics"');
+      // A feed read with a token lists internal events: no shared cache may keep it.
+      ctx.set('Cache-Control', 'private, no-store');
       ctx.body = body;
       return undefined;
     },

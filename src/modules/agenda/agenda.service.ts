@@ -12,7 +12,7 @@ import { assertTerritoriesExist } from '../territories';
 import { dispatchNotices } from '../notices';
 import { AGENDA_ROOM } from './agenda.events';
 import { agendaPolicy, isManager, organises } from './agenda.policy';
-import { cancellationNotices } from './agenda.reminders';
+import { cancellationNotices, promotionNotices } from './agenda.reminders';
 import { eventSummary, presentCheckIn, presentEvent, presentRsvp, presentShift } from './agenda.presenter';
 import * as repository from './agenda.repository';
 import type { EventRecord, RsvpRecord } from './agenda.repository';
@@ -211,7 +211,7 @@ export async function changeEvent(deps: AppDeps, id: string, input: UpdateEventI
       const going = await repository.countGoing(tx, event.id);
       promoted = await repository.promoteWaitlisted(tx, event.id, next.capacity === null ? Number.MAX_SAFE_INTEGER : next.capacity - going, now);
     }
-    const notices = cancelling ? await cancellationNotices(tx, next, now) : 0;
+    const notices = cancelling ? await cancellationNotices(tx, next, now) : await promotionNotices(tx, next, promoted);
     return { event: next, previous: event, promoted, notices, view: await presentOne(tx, next) };
   });
   if (outcome.notices) await dispatchNotices(deps);
@@ -249,9 +249,9 @@ async function contactFor(q: Queries, actor: Actor, requested: string | undefine
  * keeps their place); leaving `going` lets the first waiting person in. The event's row is locked
  * for the whole decision, so two answers never take the last place twice.
  */
-export async function answer(deps: Deps, eventId: string, input: RsvpInput, actor: Actor): Promise<z.input<typeof rsvpResultView>> {
+export async function answer(deps: AppDeps, eventId: string, input: RsvpInput, actor: Actor): Promise<z.input<typeof rsvpResultView>> {
   const now = new Date();
-  return deps.db.transaction(async (tx) => {
+  const outcome = await deps.db.transaction(async (tx) => {
     const event = await visibleEvent(tx, actor, eventId, true);
     assertOpen(event, now, 'answers');
     const contactId = await contactFor(tx, actor, input.contactId, 'body.contactId');
@@ -269,8 +269,11 @@ export async function answer(deps: Deps, eventId: string, input: RsvpInput, acto
       promoted = await repository.promoteWaitlisted(tx, eventId, event.capacity - (await repository.countGoing(tx, eventId)), now);
     }
     const counts = (await repository.countsOf(tx, [eventId])).get(eventId)!;
-    return { ...presentRsvp(rsvp, await repository.waitlistPosition(tx, eventId, contactId)), promoted, counts };
+    const notices = await promotionNotices(tx, event, promoted);
+    return { view: { ...presentRsvp(rsvp, await repository.waitlistPosition(tx, eventId, contactId)), promoted, counts }, notices };
   });
+  if (outcome.notices) await dispatchNotices(deps);
+  return outcome.view;
 }
 
 export async function listRsvps(deps: Deps, eventId: string, status: RsvpRecord['status'] | undefined, actor: Actor) {
