@@ -124,6 +124,30 @@ describe('roles', () => {
     await t.app.http.patch(`${base}/events/${event.id}`).set(t.manager.auth).send({ organiserId: t.brigade.id }).expect(200);
   });
 
+  it('shows the planned budget to managers, treasurers and the organiser only', async () => {
+    const event = await createEvent(t, { budget: 2_500_000, organiserId: t.brigade.id });
+    expect(event.budget).toBe(2_500_000);
+    expect((await t.app.http.get(`${base}/events/${event.id}`).set(t.brigade.auth).expect(200)).body.budget).toBe(2_500_000);
+    expect((await t.app.http.get(`${base}/events/${event.id}`).set(t.volunteer.auth).expect(200)).body.budget).toBeNull();
+    expect((await t.app.http.get(`${base}/events/${event.id}`).set(t.viewer.auth).expect(200)).body.budget).toBeNull();
+    const listed = await t.app.http.get(`${base}/events`).query({ limit: 200 }).set(t.viewer.auth).expect(200);
+    expect(listed.body.data.find((row: { id: string }) => row.id === event.id).budget).toBeNull();
+  });
+
+  it('filters by territory, its descendants included', async () => {
+    const territory = (body: Record<string, unknown>) => t.app.http.post('/api/territories').set(t.admin.auth).send(body).expect(201);
+    const bogota = await territory({ name: `Bogotá ${Math.random()}`, type: 'municipality' });
+    const kennedy = await territory({ name: `Kennedy ${Math.random()}`, type: 'commune', parentId: bogota.body.id });
+    const elsewhere = await territory({ name: `Soacha ${Math.random()}`, type: 'municipality' });
+    const inKennedy = await createEvent(t, { territoryId: kennedy.body.id });
+    const inBogota = await createEvent(t, { territoryId: bogota.body.id });
+    await createEvent(t, { territoryId: elsewhere.body.id });
+    const ids = async (territoryId: string) =>
+      (await t.app.http.get(`${base}/events`).query({ territoryId, limit: 200 }).set(t.viewer.auth).expect(200)).body.data.map((event: { id: string }) => event.id);
+    expect((await ids(bogota.body.id)).sort()).toEqual([inKennedy.id, inBogota.id].sort());
+    expect(await ids(kennedy.body.id)).toEqual([inKennedy.id]);
+  });
+
   it('shows drafts only to their organiser and managers', async () => {
     const draft = await createEvent(t, { status: 'draft', title: 'Borrador secreto', organiserId: t.brigade.id });
     expectProblem(await t.app.http.get(`${base}/events/${draft.id}`).set(t.volunteer.auth), 404);

@@ -25,6 +25,8 @@ export const agendaPolicy = definePolicy({
     refusal: 'Only its organiser and managers see a draft event.',
   },
   create: { roles: ['manager'] },
+  /** The planned spend is for whoever runs the event and the money, not every reader. */
+  readBudget: { roles: [], check: (actor: Actor, event: EventSubject) => roleAllowed(actor.role, ['manager', 'treasurer']) || organises(actor, event) },
   edit: {
     roles: ['manager', 'treasurer', 'brigade', 'volunteer'],
     check: (actor: Actor, event: EventSubject) => isManager(actor) || organises(actor, event),

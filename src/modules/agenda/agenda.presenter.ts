@@ -18,7 +18,8 @@ export function localIso(instant: Date, timeZone: string): string {
   return `${clock.date}T${pad(hours)}:${pad(minutes)}:${pad(seconds)}${offset}`;
 }
 
-export function presentEvent(event: EventRecord, counts: EventCounts) {
+/** An event as an answer; `showBudget` is false for readers the planned spend is not for. */
+export function presentEvent(event: EventRecord, counts: EventCounts, showBudget: boolean) {
   return {
     id: event.id,
     title: event.title,
@@ -35,7 +36,7 @@ export function presentEvent(event: EventRecord, counts: EventCounts) {
     visibility: event.visibility,
     status: event.status,
     organiserId: event.organiserId,
-    budget: event.budget,
+    budget: showBudget ? event.budget : null,
     cancelledAt: event.cancelledAt?.toISOString() ?? null,
     cancellationReason: event.cancellationReason,
     counts,

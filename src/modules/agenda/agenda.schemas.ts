@@ -108,7 +108,7 @@ export const eventView = z.object({
   visibility: z.enum(VISIBILITIES),
   status: z.enum(EVENT_STATUSES),
   organiserId: z.uuid().nullable(),
-  budget: z.number().int().nullable(),
+  budget: z.number().int().nullable().describe('Planned spend in pesos; shown to managers, treasurers and the organiser (null for others)'),
   cancelledAt: z.string().nullable(),
   cancellationReason: z.string().nullable(),
   counts: countsView,

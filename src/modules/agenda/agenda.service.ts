@@ -56,9 +56,9 @@ export async function visibleEvent(q: Queries, actor: Actor, id: string, lock = 
   return event;
 }
 
-async function presentOne(q: Queries, event: EventRecord) {
+async function presentOne(q: Queries, event: EventRecord, actor: Actor) {
   const counts = await repository.countsOf(q, [event.id]);
-  return presentEvent(event, counts.get(event.id)!);
+  return presentEvent(event, counts.get(event.id)!, agendaPolicy.allows(actor, 'readBudget', event));
 }
 
 export async function createEvent(deps: Deps, input: CreateEventInput, actor: Actor) {
@@ -90,7 +90,7 @@ export async function createEvent(deps: Deps, input: CreateEventInput, actor: Ac
   };
   await repository.insertEvent(deps.db, event);
   publishEvent(deps, 'created', event);
-  return presentEvent(event, { going: 0, maybe: 0, declined: 0, waitlisted: 0, checkedIn: 0 });
+  return presentEvent(event, { going: 0, maybe: 0, declined: 0, waitlisted: 0, checkedIn: 0 }, true);
 }
 
 interface EventCursor {
@@ -141,13 +141,13 @@ export async function listEvents(deps: Deps, actor: Actor, query: ListEventsInpu
     page.map((event) => event.id),
   );
   return {
-    data: page.map((event) => presentEvent(event, counts.get(event.id)!)),
+    data: page.map((event) => presentEvent(event, counts.get(event.id)!, agendaPolicy.allows(actor, 'readBudget', event))),
     nextCursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]!) : null,
   };
 }
 
 export async function getEvent(deps: Deps, actor: Actor, id: string) {
-  return presentOne(deps.db, await visibleEvent(deps.db, actor, id));
+  return presentOne(deps.db, await visibleEvent(deps.db, actor, id), actor);
 }
 
 /** Refuses what a cancelled or finished event no longer takes. */
@@ -212,7 +212,7 @@ export async function changeEvent(deps: AppDeps, id: string, input: UpdateEventI
       promoted = await repository.promoteWaitlisted(tx, event.id, next.capacity === null ? Number.MAX_SAFE_INTEGER : next.capacity - going, now);
     }
     const notices = cancelling ? await cancellationNotices(tx, next, now) : await promotionNotices(tx, next, promoted);
-    return { event: next, previous: event, promoted, notices, view: await presentOne(tx, next) };
+    return { event: next, previous: event, promoted, notices, view: await presentOne(tx, next, actor) };
   });
   if (outcome.notices) await dispatchNotices(deps);
   if (outcome.event.status === 'cancelled') publishEvent(deps, 'cancelled', outcome.event);
