@@ -47,6 +47,9 @@ describe('RSVP, capacity and the waitlist', () => {
     expect(raised.body.counts).toMatchObject({ going: 3, waitlisted: 1 });
     const going = await t.app.http.get(`${base}/events/${event.id}/rsvps?status=going`).set(t.manager.auth).expect(200);
     expect(going.body.data.map((row: { contactId: string }) => row.contactId)).toContain(e!.id);
+    // No limit any more: everyone waiting goes.
+    const unlimited = await t.app.http.patch(`${base}/events/${event.id}`).set(t.manager.auth).send({ capacity: null }).expect(200);
+    expect(unlimited.body.counts).toMatchObject({ going: 4, waitlisted: 0 });
   });
 
   it('never gives the last place twice when many answer at once', async () => {

@@ -326,7 +326,7 @@ export async function promoteWaitlisted(q: Queries, eventId: string, count: numb
   if (count <= 0) return [];
   const rows = await q.rows<{ contactId: string }>(sql`
     update agenda_rsvps r set status = 'going', waitlisted_at = null, responded_at = ${at}::timestamptz
-    where r.id in (select id from agenda_rsvps where event_id = ${eventId}::uuid and status = 'waitlisted' order by waitlisted_at, id limit ${count}::int)
+    where r.id in (select id from agenda_rsvps where event_id = ${eventId}::uuid and status = 'waitlisted' order by waitlisted_at, id limit ${count}::bigint)
     returning r.contact_id as "contactId"`);
   return rows.map((row) => row.contactId);
 }
