@@ -138,6 +138,25 @@ describe('shifts', () => {
   });
 });
 
+describe('shifts under load', () => {
+  it('never fills a shift beyond its slots when many sign up at once', async () => {
+    const event = await createEvent(t);
+    const shift = await t.app.http
+      .post(`${base}/events/${event.id}/shifts`)
+      .set(t.manager.auth)
+      .send({ role: 'Volantes', startsAt: event.startsAt, endsAt: event.endsAt, slots: 2 })
+      .expect(201);
+    const people = await seedContacts(t.app, 8);
+    const answers = await Promise.all(
+      people.map((person) => t.app.http.post(`${base}/events/${event.id}/shifts/${shift.body.id}/signups`).set(t.manager.auth).send({ contactId: person.id })),
+    );
+    expect(answers.filter((response) => response.status === 200)).toHaveLength(2);
+    expect(answers.filter((response) => response.status === 409 && response.body.code === 'shift_full')).toHaveLength(6);
+    const list = await t.app.http.get(`${base}/events/${event.id}/shifts`).set(t.manager.auth).expect(200);
+    expect(list.body.data[0]).toMatchObject({ slots: 2, taken: 2 });
+  });
+});
+
 describe('check-in', () => {
   let socket: Socket | undefined;
   afterEach(() => socket?.close());

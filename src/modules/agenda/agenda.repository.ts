@@ -238,13 +238,17 @@ export async function updateShift(q: Queries, shift: ShiftRecord): Promise<void>
   await q.write(db.updateTable('agenda_shifts').set({ role: shift.role, starts_at: shift.startsAt, ends_at: shift.endsAt, slots: shift.slots }).where('id', '=', shift.id));
 }
 
-/** A shift of an event with how many signed up; `lock` serialises sign-ups to it. */
+/**
+ * A shift of an event with how many signed up; `lock` serialises sign-ups to it. The lock is taken
+ * by a statement of its own: a statement that waited for a lock still counts with the snapshot it
+ * started with, so the count must come from the next one.
+ */
 export async function findShift(q: Queries, eventId: string, shiftId: string, lock = false): Promise<ShiftWithTaken | undefined> {
-  const row = await q.first<ShiftWithTaken>(sql`
+  if (lock && !(await q.first(sql`select id from agenda_shifts where id = ${shiftId}::uuid and event_id = ${eventId}::uuid for update`))) return undefined;
+  return q.first<ShiftWithTaken>(sql`
     select s.id, s.event_id as "eventId", s.role, s.starts_at as "startsAt", s.ends_at as "endsAt", s.slots, s.created_at as "createdAt",
       (select count(*) from agenda_shift_signups u where u.shift_id = s.id)::int as taken
-    from agenda_shifts s where s.id = ${shiftId}::uuid and s.event_id = ${eventId}::uuid ${lock ? sql`for update of s` : sql``}`);
-  return row;
+    from agenda_shifts s where s.id = ${shiftId}::uuid and s.event_id = ${eventId}::uuid`);
 }
 
 export async function shiftsOf(q: Queries, eventId: string): Promise<Array<ShiftWithTaken & { contactIds: string[] }>> {
