@@ -62,7 +62,9 @@ export class Migration20261125123000_Agenda extends Migration {
     this.addSql(`alter table "agenda_events" add constraint "agenda_events_span_check" check (ends_at > starts_at);`);
     this.addSql(`alter table "agenda_events" add constraint "agenda_events_capacity_check" check (capacity is null or capacity > 0);`);
     this.addSql(`alter table "agenda_events" add constraint "agenda_events_budget_check" check (budget is null or budget >= 0);`);
-    this.addSql(`alter table "agenda_events" add constraint "agenda_events_place_check" check ((latitude is null) = (longitude is null) and (latitude is null or (latitude between -90 and 90 and longitude between -180 and 180)));`);
+    this.addSql(`alter table "agenda_events" add constraint "agenda_events_place_check" check ((latitude is null) = (longitude is null));`);
+    this.addSql(`alter table "agenda_events" add constraint "agenda_events_latitude_check" check (latitude is null or abs(latitude)::numeric <= 90);`);
+    this.addSql(`alter table "agenda_events" add constraint "agenda_events_longitude_check" check (longitude is null or abs(longitude)::numeric <= 180);`);
     this.addSql(`alter table "agenda_events" add constraint "agenda_events_type_check" check ("type" in ('rally', 'meeting', 'canvass', 'training', 'debate', 'door_to_door', 'other'));`);
     this.addSql(`alter table "agenda_events" add constraint "agenda_events_visibility_check" check ("visibility" in ('public', 'internal'));`);
     this.addSql(`alter table "agenda_events" add constraint "agenda_events_status_check" check ("status" in ('draft', 'scheduled', 'cancelled', 'done'));`);

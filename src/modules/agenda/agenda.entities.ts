@@ -27,10 +27,9 @@ export const AgendaEventSchema = defineEntity({
     { name: 'agenda_events_span_check', expression: 'ends_at > starts_at' },
     { name: 'agenda_events_capacity_check', expression: 'capacity is null or capacity > 0' },
     { name: 'agenda_events_budget_check', expression: 'budget is null or budget >= 0' },
-    {
-      name: 'agenda_events_place_check',
-      expression: '(latitude is null) = (longitude is null) and (latitude is null or (latitude between -90 and 90 and longitude between -180 and 180))',
-    },
+    { name: 'agenda_events_place_check', expression: '(latitude is null) = (longitude is null)' },
+    { name: 'agenda_events_latitude_check', expression: 'latitude is null or abs(latitude)::numeric <= 90' },
+    { name: 'agenda_events_longitude_check', expression: 'longitude is null or abs(longitude)::numeric <= 180' },
   ],
   properties: (p) => ({
     id: p
