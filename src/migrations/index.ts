@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261125123000_Agenda } from './Migration20261125123000_Agenda';
 import { Migration20261125121800_EmailNotices } from './Migration20261125121800_EmailNotices';
 import { Migration20261125121444_PasswordResets } from './Migration20261125121444_PasswordResets';
 import { Migration20261125121314_Notices } from './Migration20261125121314_Notices';
@@ -58,4 +59,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125121314_Notices', class: Migration20261125121314_Notices },
   { name: 'Migration20261125121444_PasswordResets', class: Migration20261125121444_PasswordResets },
   { name: 'Migration20261125121800_EmailNotices', class: Migration20261125121800_EmailNotices },
+  { name: 'Migration20261125123000_Agenda', class: Migration20261125123000_Agenda },
 ];

@@ -10,6 +10,7 @@ import { socialModule } from './social';
 import { popularityModule } from './popularity';
 import { financeModule } from './finance';
 import { noticesModule } from './notices';
+import { agendaModule } from './agenda';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
 export const modules: ModuleManifest[] = [
@@ -24,6 +25,7 @@ export const modules: ModuleManifest[] = [
   popularityModule,
   financeModule,
   noticesModule,
+  agendaModule,
 ];
 
 export const allEntities = modules.flatMap((module) => module.entities);

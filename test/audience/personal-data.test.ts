@@ -314,6 +314,7 @@ describe('the erasure', () => {
         whatsapp: { messages: 2, unsentSkipped: 0 },
         email: { recipients: 2, unsentSkipped: 0, notices: 0, suppressionsHashed: 1 },
         notices: { notices: 0 },
+        agenda: { upcomingRsvps: 0, upcomingShiftSignups: 0, accountLinks: 0 },
         audience: { contacts: 1, consentsAnonymised: 2 },
       },
     });
