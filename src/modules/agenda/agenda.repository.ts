@@ -1,0 +1,472 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
+import { newId } from '../../kernel/ids';
+import { numberOrNull, sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { territoryAndDescendants } from '../territories';
+import {
+  AgendaCheckInSchema,
+  AgendaEventSchema,
+  AgendaRsvpSchema,
+  AgendaShiftSchema,
+  AgendaShiftSignupSchema,
+  AgendaUserContactSchema,
+  type CheckInMethod,
+  type EventStatus,
+  type EventType,
+  type RsvpStatus,
+  type Visibility,
+} from './agenda.entities';
+
+type AgendaTables = InferKyselyDB<
+  typeof AgendaEventSchema | typeof AgendaShiftSchema | typeof AgendaRsvpSchema | typeof AgendaShiftSignupSchema | typeof AgendaCheckInSchema | typeof AgendaUserContactSchema
+>;
+const db = tables<AgendaTables>();
+
+// ───────────── events
+
+export interface EventRecord {
+  id: string;
+  title: string;
+  type: EventType;
+  description: string | null;
+  startsAt: Date;
+  endsAt: Date;
+  timeZone: string;
+  address: string | null;
+  territoryId: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  capacity: number | null;
+  visibility: Visibility;
+  status: EventStatus;
+  organiserId: string | null;
+  budget: number | null;
+  cancelledAt: Date | null;
+  cancellationReason: string | null;
+  createdById: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** How many people answered each way and how many were checked in. */
+export interface EventCounts {
+  going: number;
+  maybe: number;
+  declined: number;
+  waitlisted: number;
+  checkedIn: number;
+}
+
+const eventColumns = [
+  'id',
+  'title',
+  'type',
+  'description',
+  'starts_at',
+  'ends_at',
+  'time_zone',
+  'address',
+  'territory_id',
+  'latitude',
+  'longitude',
+  'capacity',
+  'visibility',
+  'status',
+  'organiser_id',
+  'budget',
+  'cancelled_at',
+  'cancellation_reason',
+  'created_by_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+type EventRow = Pick<Selectable<AgendaTables['agenda_events']>, (typeof eventColumns)[number]>;
+
+function eventOf(row: EventRow): EventRecord {
+  return {
+    id: row.id,
+    title: row.title,
+    type: row.type,
+    description: row.description ?? null,
+    startsAt: row.starts_at,
+    endsAt: row.ends_at,
+    timeZone: row.time_zone,
+    address: row.address ?? null,
+    territoryId: row.territory_id ?? null,
+    latitude: numberOrNull(row.latitude),
+    longitude: numberOrNull(row.longitude),
+    capacity: row.capacity ?? null,
+    visibility: row.visibility,
+    status: row.status,
+    organiserId: row.organiser_id ?? null,
+    budget: numberOrNull(row.budget as string | number | null | undefined),
+    cancelledAt: row.cancelled_at ?? null,
+    cancellationReason: row.cancellation_reason ?? null,
+    createdById: row.created_by_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function eventValues(event: EventRecord) {
+  return {
+    title: event.title,
+    type: event.type,
+    description: event.description,
+    starts_at: event.startsAt,
+    ends_at: event.endsAt,
+    time_zone: event.timeZone,
+    address: event.address,
+    territory_id: event.territoryId,
+    latitude: event.latitude,
+    longitude: event.longitude,
+    capacity: event.capacity,
+    visibility: event.visibility,
+    status: event.status,
+    organiser_id: event.organiserId,
+    budget: event.budget,
+    cancelled_at: event.cancelledAt,
+    cancellation_reason: event.cancellationReason,
+    updated_at: event.updatedAt,
+  };
+}
+
+export async function insertEvent(q: Queries, event: EventRecord): Promise<void> {
+  await q.write(db.insertInto('agenda_events').values({ id: event.id, ...eventValues(event), created_by_id: event.createdById, created_at: event.createdAt }));
+}
+
+export async function updateEvent(q: Queries, event: EventRecord): Promise<void> {
+  await q.write(db.updateTable('agenda_events').set(eventValues(event)).where('id', '=', event.id));
+}
+
+/** One event; `lock` holds its row until the transaction ends, so capacity decisions on it run one at a time. */
+export async function findEvent(q: Queries, id: string, lock = false): Promise<EventRecord | undefined> {
+  let query = db.selectFrom('agenda_events').select(eventColumns).where('id', '=', id);
+  if (lock) query = query.forUpdate();
+  const row = await q.first(query);
+  return row ? eventOf(row) : undefined;
+}
+
+export interface EventFilter {
+  from?: Date | undefined;
+  to?: Date | undefined;
+  territoryId?: string | undefined;
+  type?: EventType | undefined;
+  status?: EventStatus | undefined;
+  visibility?: Visibility | undefined;
+  upcoming?: boolean | undefined;
+  /** Drafts are listed only to their organiser and to managers: null shows every draft, a user id only theirs. */
+  draftsOf: string | null;
+}
+
+function eventConditions(filter: EventFilter, now: Date): Sql {
+  const conditions: Sql[] = [sql`true`];
+  // An event is in [from, to) when any part of it is.
+  if (filter.from) conditions.push(sql`e.ends_at > ${filter.from}::timestamptz`);
+  if (filter.to) conditions.push(sql`e.starts_at < ${filter.to}::timestamptz`);
+  if (filter.territoryId) conditions.push(sql`e.territory_id in (${territoryAndDescendants([filter.territoryId])})`);
+  if (filter.type) conditions.push(sql`e.type = ${filter.type}`);
+  if (filter.status) conditions.push(sql`e.status = ${filter.status}`);
+  if (filter.visibility) conditions.push(sql`e.visibility = ${filter.visibility}`);
+  if (filter.upcoming) conditions.push(sql`e.status = 'scheduled' and e.ends_at > ${now}::timestamptz`);
+  if (filter.draftsOf !== null) conditions.push(sql`(e.status <> 'draft' or e.organiser_id = ${filter.draftsOf}::uuid or e.created_by_id = ${filter.draftsOf}::uuid)`);
+  return sql.join(conditions, ' and ');
+}
+
+/** Soonest first; the cursor is the last row's (starts_at, id). */
+export async function eventPage(q: Queries, filter: EventFilter, page: { limit: number; after?: { startsAt: Date; id: string } | undefined }, now: Date): Promise<EventRecord[]> {
+  const after = page.after ? sql`and (e.starts_at, e.id) > (${page.after.startsAt}::timestamptz, ${page.after.id}::uuid)` : sql``;
+  const rows = await q.rows<EventRow>(sql`
+    select ${sql.raw(eventColumns.map((column) => `e.${column}`).join(', '))} from agenda_events e
+    where ${eventConditions(filter, now)} ${after}
+    order by e.starts_at, e.id limit ${page.limit}::int`);
+  return rows.map(eventOf);
+}
+
+export async function countsOf(q: Queries, eventIds: readonly string[]): Promise<Map<string, EventCounts>> {
+  const counts = new Map<string, EventCounts>(eventIds.map((id) => [id, { going: 0, maybe: 0, declined: 0, waitlisted: 0, checkedIn: 0 }]));
+  if (!eventIds.length) return counts;
+  const rows = await q.rows<{ event_id: string; going: number; maybe: number; declined: number; waitlisted: number; checked_in: number }>(sql`
+    select e.id as event_id,
+      (select count(*) filter (where r.status = 'going') from agenda_rsvps r where r.event_id = e.id)::int as going,
+      (select count(*) filter (where r.status = 'maybe') from agenda_rsvps r where r.event_id = e.id)::int as maybe,
+      (select count(*) filter (where r.status = 'declined') from agenda_rsvps r where r.event_id = e.id)::int as declined,
+      (select count(*) filter (where r.status = 'waitlisted') from agenda_rsvps r where r.event_id = e.id)::int as waitlisted,
+      (select count(*) from agenda_check_ins c where c.event_id = e.id)::int as checked_in
+    from agenda_events e where e.id = any(${eventIds}::uuid[])`);
+  for (const row of rows) counts.set(row.event_id, { going: row.going, maybe: row.maybe, declined: row.declined, waitlisted: row.waitlisted, checkedIn: row.checked_in });
+  return counts;
+}
+
+/** Events whose doors are open now (from six hours before the start to a day after the end), with their going and checked-in counts: the live check-in screen. */
+export async function liveAttendance(q: Queries, now: Date): Promise<Array<{ eventId: string; going: number; checkedIn: number; capacity: number | null }>> {
+  return q.rows(sql`
+    select e.id as "eventId", e.capacity,
+      (select count(*) from agenda_rsvps r where r.event_id = e.id and r.status = 'going')::int as going,
+      (select count(*) from agenda_check_ins c where c.event_id = e.id)::int as "checkedIn"
+    from agenda_events e
+    where e.status in ('scheduled', 'done') and e.starts_at - interval '6 hours' <= ${now}::timestamptz and e.ends_at + interval '1 day' >= ${now}::timestamptz
+    order by e.starts_at, e.id limit 100`);
+}
+
+// ───────────── shifts and sign-ups
+
+export interface ShiftRecord {
+  id: string;
+  eventId: string;
+  role: string;
+  startsAt: Date;
+  endsAt: Date;
+  slots: number;
+  createdAt: Date;
+}
+
+export interface ShiftWithTaken extends ShiftRecord {
+  taken: number;
+}
+
+export async function insertShift(q: Queries, shift: ShiftRecord): Promise<void> {
+  await q.write(
+    db
+      .insertInto('agenda_shifts')
+      .values({ id: shift.id, event_id: shift.eventId, role: shift.role, starts_at: shift.startsAt, ends_at: shift.endsAt, slots: shift.slots, created_at: shift.createdAt }),
+  );
+}
+
+export async function updateShift(q: Queries, shift: ShiftRecord): Promise<void> {
+  await q.write(db.updateTable('agenda_shifts').set({ role: shift.role, starts_at: shift.startsAt, ends_at: shift.endsAt, slots: shift.slots }).where('id', '=', shift.id));
+}
+
+/** A shift of an event with how many signed up; `lock` serialises sign-ups to it. */
+export async function findShift(q: Queries, eventId: string, shiftId: string, lock = false): Promise<ShiftWithTaken | undefined> {
+  const row = await q.first<ShiftWithTaken>(sql`
+    select s.id, s.event_id as "eventId", s.role, s.starts_at as "startsAt", s.ends_at as "endsAt", s.slots, s.created_at as "createdAt",
+      (select count(*) from agenda_shift_signups u where u.shift_id = s.id)::int as taken
+    from agenda_shifts s where s.id = ${shiftId}::uuid and s.event_id = ${eventId}::uuid ${lock ? sql`for update of s` : sql``}`);
+  return row;
+}
+
+export async function shiftsOf(q: Queries, eventId: string): Promise<Array<ShiftWithTaken & { contactIds: string[] }>> {
+  return q.rows(sql`
+    select s.id, s.event_id as "eventId", s.role, s.starts_at as "startsAt", s.ends_at as "endsAt", s.slots, s.created_at as "createdAt",
+      coalesce(array_agg(u.contact_id order by u.created_at) filter (where u.contact_id is not null), '{}') as "contactIds",
+      count(u.contact_id)::int as taken
+    from agenda_shifts s left join agenda_shift_signups u on u.shift_id = s.id
+    where s.event_id = ${eventId}::uuid group by s.id order by s.starts_at, s.id`);
+}
+
+/** Deletes a shift nobody signed up for; false when someone has (or it is gone). */
+export async function deleteEmptyShift(q: Queries, eventId: string, shiftId: string): Promise<boolean> {
+  const result = await q.write(sql`delete from agenda_shifts s where s.id = ${shiftId}::uuid and s.event_id = ${eventId}::uuid
+    and not exists (select 1 from agenda_shift_signups u where u.shift_id = s.id)`);
+  return result.count > 0;
+}
+
+/** Signs a person up; false when they already were. */
+export async function insertSignup(q: Queries, signup: { shiftId: string; eventId: string; contactId: string; recordedById: string | null; at: Date }): Promise<boolean> {
+  const result = await q.write(sql`insert into agenda_shift_signups (id, shift_id, event_id, contact_id, recorded_by_id, created_at)
+    values (${newId()}, ${signup.shiftId}, ${signup.eventId}, ${signup.contactId}, ${signup.recordedById}, ${signup.at}::timestamptz)
+    on conflict (shift_id, contact_id) do nothing`);
+  return result.count > 0;
+}
+
+export async function deleteSignup(q: Queries, shiftId: string, contactId: string): Promise<boolean> {
+  return (await q.write(db.deleteFrom('agenda_shift_signups').where('shift_id', '=', shiftId).where('contact_id', '=', contactId))).count > 0;
+}
+
+// ───────────── RSVPs
+
+export interface RsvpRecord {
+  id: string;
+  eventId: string;
+  contactId: string;
+  status: RsvpStatus;
+  waitlistedAt: Date | null;
+  respondedAt: Date;
+  recordedById: string | null;
+}
+
+const rsvpSelect = sql`r.id, r.event_id as "eventId", r.contact_id as "contactId", r.status, r.waitlisted_at as "waitlistedAt",
+  r.responded_at as "respondedAt", r.recorded_by_id as "recordedById"`;
+
+export async function findRsvp(q: Queries, eventId: string, contactId: string): Promise<RsvpRecord | undefined> {
+  return q.first<RsvpRecord>(sql`select ${rsvpSelect} from agenda_rsvps r where r.event_id = ${eventId}::uuid and r.contact_id = ${contactId}::uuid`);
+}
+
+/**
+ * Writes an answer. A place on the waitlist is stamped with the database's clock when it is taken
+ * (the event's row is locked by then, so stamps follow the order answers were decided in) and
+ * kept while the person stays on it.
+ */
+export async function saveRsvp(q: Queries, rsvp: Omit<RsvpRecord, 'waitlistedAt'>): Promise<void> {
+  await q.write(sql`insert into agenda_rsvps as r (id, event_id, contact_id, status, waitlisted_at, responded_at, recorded_by_id, created_at)
+    values (${rsvp.id}, ${rsvp.eventId}, ${rsvp.contactId}, ${rsvp.status}, case when ${rsvp.status} = 'waitlisted' then clock_timestamp() end,
+      ${rsvp.respondedAt}::timestamptz, ${rsvp.recordedById}, ${rsvp.respondedAt}::timestamptz)
+    on conflict (event_id, contact_id) do update set status = excluded.status,
+      waitlisted_at = case when excluded.status <> 'waitlisted' then null when r.status = 'waitlisted' then r.waitlisted_at else clock_timestamp() end,
+      responded_at = excluded.responded_at, recorded_by_id = excluded.recorded_by_id`);
+}
+
+/** 1 for the first on the event's waitlist; null when the person is not on it. */
+export async function waitlistPosition(q: Queries, eventId: string, contactId: string): Promise<number | null> {
+  const row = await q.first<{ position: number }>(sql`select count(*)::int as position from agenda_rsvps me join agenda_rsvps w on w.event_id = me.event_id
+    and w.status = 'waitlisted' and (w.waitlisted_at, w.id) <= (me.waitlisted_at, me.id)
+    where me.event_id = ${eventId}::uuid and me.contact_id = ${contactId}::uuid and me.status = 'waitlisted'`);
+  return row && row.position > 0 ? row.position : null;
+}
+
+export async function countGoing(q: Queries, eventId: string): Promise<number> {
+  const row = await q.first<{ going: number }>(sql`select count(*)::int as going from agenda_rsvps where event_id = ${eventId}::uuid and status = 'going'`);
+  return row?.going ?? 0;
+}
+
+/** Moves the first `count` of the waitlist (in the order they joined it) to going; who moved. */
+export async function promoteWaitlisted(q: Queries, eventId: string, count: number, at: Date): Promise<string[]> {
+  if (count <= 0) return [];
+  const rows = await q.rows<{ contactId: string }>(sql`
+    update agenda_rsvps r set status = 'going', waitlisted_at = null, responded_at = ${at}::timestamptz
+    where r.id in (select id from agenda_rsvps where event_id = ${eventId}::uuid and status = 'waitlisted' order by waitlisted_at, id limit ${count}::int)
+    returning r.contact_id as "contactId"`);
+  return rows.map((row) => row.contactId);
+}
+
+export async function rsvpsOf(q: Queries, eventId: string, status: RsvpStatus | undefined): Promise<RsvpRecord[]> {
+  return q.rows<RsvpRecord>(sql`select ${rsvpSelect} from agenda_rsvps r where r.event_id = ${eventId}::uuid ${status ? sql`and r.status = ${status}` : sql``}
+    order by case r.status when 'going' then 0 when 'waitlisted' then 1 when 'maybe' then 2 else 3 end, r.waitlisted_at nulls first, r.responded_at, r.id`);
+}
+
+// ───────────── check-ins
+
+export interface CheckInRecord {
+  id: string;
+  eventId: string;
+  contactId: string;
+  shiftId: string | null;
+  method: CheckInMethod;
+  checkedInAt: Date;
+  recordedById: string | null;
+}
+
+const checkInSelect = sql`c.id, c.event_id as "eventId", c.contact_id as "contactId", c.shift_id as "shiftId", c.method, c.checked_in_at as "checkedInAt", c.recorded_by_id as "recordedById"`;
+
+/** The check-in CTE of a statement that already holds the person as `contact` (a walk-in's arrival): nothing when they were checked in before. */
+export function checkInCte(checkIn: Omit<CheckInRecord, 'contactId'>): Sql {
+  return sql`check_in as (
+      insert into agenda_check_ins (id, event_id, contact_id, shift_id, method, checked_in_at, recorded_by_id)
+      select ${checkIn.id}::uuid, ${checkIn.eventId}::uuid, contact.id, ${checkIn.shiftId}::uuid, ${checkIn.method}, ${checkIn.checkedInAt}::timestamptz, ${checkIn.recordedById}::uuid from contact
+      on conflict (event_id, contact_id) do nothing returning id
+    )`;
+}
+
+/** Records a check-in; false when the person was already checked in to the event. */
+export async function insertCheckIn(q: Queries, checkIn: CheckInRecord): Promise<boolean> {
+  const result = await q.write(sql`insert into agenda_check_ins (id, event_id, contact_id, shift_id, method, checked_in_at, recorded_by_id)
+    values (${checkIn.id}, ${checkIn.eventId}, ${checkIn.contactId}, ${checkIn.shiftId}, ${checkIn.method}, ${checkIn.checkedInAt}::timestamptz, ${checkIn.recordedById})
+    on conflict (event_id, contact_id) do nothing`);
+  return result.count > 0;
+}
+
+export async function findCheckIn(q: Queries, eventId: string, contactId: string): Promise<CheckInRecord | undefined> {
+  return q.first<CheckInRecord>(sql`select ${checkInSelect} from agenda_check_ins c where c.event_id = ${eventId}::uuid and c.contact_id = ${contactId}::uuid`);
+}
+
+export async function checkInsOf(q: Queries, eventId: string): Promise<CheckInRecord[]> {
+  return q.rows<CheckInRecord>(sql`select ${checkInSelect} from agenda_check_ins c where c.event_id = ${eventId}::uuid order by c.checked_in_at, c.id`);
+}
+
+export async function deleteCheckIn(q: Queries, eventId: string, contactId: string): Promise<boolean> {
+  return (await q.write(db.deleteFrom('agenda_check_ins').where('event_id', '=', eventId).where('contact_id', '=', contactId))).count > 0;
+}
+
+// ───────────── a user's own contact
+
+export async function contactOfUser(q: Queries, userId: string): Promise<string | undefined> {
+  const row = await q.first(db.selectFrom('agenda_user_contacts').select('contact_id').where('user_id', '=', userId));
+  return row?.contact_id;
+}
+
+export async function setContactOfUser(q: Queries, userId: string, contactId: string | null, at: Date): Promise<void> {
+  if (contactId === null) {
+    await q.write(db.deleteFrom('agenda_user_contacts').where('user_id', '=', userId));
+    return;
+  }
+  await q.write(
+    db
+      .insertInto('agenda_user_contacts')
+      .values({ user_id: userId, contact_id: contactId, updated_at: at })
+      .onConflict((conflict) => conflict.column('user_id').doUpdateSet({ contact_id: contactId, updated_at: at })),
+  );
+}
+
+// ───────────── what other modules read
+
+export async function eventExists(q: Queries, eventId: string): Promise<boolean> {
+  return (await q.first(db.selectFrom('agenda_events').select('id').where('id', '=', eventId))) !== undefined;
+}
+
+export interface Attendance {
+  committed: number;
+  attended: number;
+  noShow: number;
+}
+
+/**
+ * Per contact, over events that have ended and were not cancelled (nor left as drafts): the events
+ * they committed to (RSVP going, or a sign-up to one of its shifts), how many of those they were
+ * checked in to, and the rest (no-shows). A check-in without a commitment (a walk-in) is not
+ * counted, so attended ÷ committed is a reliability between 0 and 1.
+ */
+export async function attendanceByContacts(q: Queries, contactIds: readonly string[], now = new Date()): Promise<Map<string, Attendance>> {
+  const result = new Map<string, Attendance>(contactIds.map((id) => [id, { committed: 0, attended: 0, noShow: 0 }]));
+  if (!contactIds.length) return result;
+  const rows = await q.rows<{ contact_id: string; committed: number; attended: number }>(sql`
+    with committed as (
+      select r.contact_id, r.event_id from agenda_rsvps r where r.contact_id = any(${contactIds}::uuid[]) and r.status = 'going'
+      union
+      select u.contact_id, u.event_id from agenda_shift_signups u where u.contact_id = any(${contactIds}::uuid[])
+    )
+    select m.contact_id, count(*)::int as committed, count(c.id)::int as attended
+    from committed m
+    join agenda_events e on e.id = m.event_id and e.status in ('scheduled', 'done') and e.ends_at <= ${now}::timestamptz
+    left join agenda_check_ins c on c.event_id = m.event_id and c.contact_id = m.contact_id
+    group by m.contact_id`);
+  for (const row of rows) result.set(row.contact_id, { committed: row.committed, attended: row.attended, noShow: row.committed - row.attended });
+  return result;
+}
+
+export interface CheckInFact {
+  id: string;
+  contactId: string;
+  eventId: string;
+  eventType: string;
+  checkedInAt: Date;
+  territoryId: string | null;
+  durationMinutes: number | null;
+}
+
+/** Check-ins at or after `since`, oldest first; the duration is the shift's when they checked in to one, else the event's. */
+export async function checkInsSince(q: Queries, since: Date, limit: number): Promise<CheckInFact[]> {
+  const rows = await q.rows<CheckInFact & { durationMinutes: string | number | null }>(sql`
+    select c.id, c.contact_id as "contactId", c.event_id as "eventId", e.type as "eventType", c.checked_in_at as "checkedInAt",
+      e.territory_id as "territoryId",
+      round(extract(epoch from coalesce(s.ends_at - s.starts_at, e.ends_at - e.starts_at)) / 60)::int as "durationMinutes"
+    from agenda_check_ins c join agenda_events e on e.id = c.event_id left join agenda_shifts s on s.id = c.shift_id
+    where c.checked_in_at >= ${since}::timestamptz
+    order by c.checked_in_at, c.id limit ${limit}::int`);
+  return rows.map((row) => ({ ...row, durationMinutes: numberOrNull(row.durationMinutes) }));
+}
+
+/** Scheduled events starting in [from, to) and how many said going to them. */
+export async function upcomingEvents(q: Queries, from: Date, to: Date): Promise<{ count: number; going: number }> {
+  const row = await q.first<{ count: number; going: number }>(sql`
+    select count(*)::int as count,
+      coalesce(sum((select count(*) from agenda_rsvps r where r.event_id = e.id and r.status = 'going')), 0)::int as going
+    from agenda_events e where e.status = 'scheduled' and e.starts_at >= ${from}::timestamptz and e.starts_at < ${to}::timestamptz`);
+  return { count: row?.count ?? 0, going: row?.going ?? 0 };
+}
+
+/** A moved event's reminders are due again, for the new time. */
+export async function resetReminders(q: Queries, eventId: string): Promise<void> {
+  await q.write(db.updateTable('agenda_rsvps').set({ day_reminder_at: null, hours_reminder_at: null }).where('event_id', '=', eventId));
+}

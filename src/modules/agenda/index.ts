@@ -1,0 +1,21 @@
+import type { ModuleManifest } from '../../kernel/module';
+import { agendaEntities } from './agenda.entities';
+import { AGENDA_ROOM } from './agenda.events';
+import { agendaPolicy } from './agenda.policy';
+import { logisticsRouter } from './agenda.logistics.routes';
+import { agendaRouter } from './agenda.routes';
+
+/** Events, answers, shifts, check-in and logistics (docs/agenda.md). People are audience contacts, referenced by id. */
+export const agendaModule: ModuleManifest = {
+  name: 'agenda',
+  entities: agendaEntities,
+  routers: [agendaRouter, logisticsRouter],
+  rooms: () => [
+    { pattern: new RegExp(`^${AGENDA_ROOM}$`), roles: agendaPolicy.roles('follow'), description: 'The agenda: events created, changed and cancelled; check-in counts' },
+  ],
+};
+
+// What other modules may use.
+export { EVENT_TYPES, type EventType } from './agenda.entities';
+export { attendanceByContacts, checkInsSince, eventExists, upcomingEvents, type Attendance, type CheckInFact } from './agenda.repository';
+export { linkUserContact } from './agenda.accounts';
