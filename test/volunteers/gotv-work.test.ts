@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from '../../src/kernel/sql';
-import { syncBrigadeWork } from '../../src/modules/volunteers/volunteers.sync';
+import { syncDerivedActivities } from '../../src/modules/volunteers/volunteers.sync';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 
@@ -62,7 +62,7 @@ describe('brigade work recorded by GOTV becomes activities', () => {
     // A brigade member with no volunteer record: their work is not anyone's activity.
     await app.http.post(`/api/gotv/voters/${voters[2]}/contacts`).set(stranger.auth).send({ outcome: 'no_answer' }).expect(201);
 
-    await syncBrigadeWork(app.runtime.deps);
+    await syncDerivedActivities(app.runtime.deps);
     const rows = await derived();
     expect(rows).toEqual([
       { source: 'gotv_contact', type: 'gotv', unit: 'calls', quantity: 1, volunteer_id: volunteerId, recorded_by_id: brigadista.id },
@@ -71,12 +71,12 @@ describe('brigade work recorded by GOTV becomes activities', () => {
     ]);
 
     // Running again, or from a watermark far back (as after a lost update), writes nothing new.
-    expect(await syncBrigadeWork(app.runtime.deps)).toBe(0);
+    expect(await syncDerivedActivities(app.runtime.deps)).toBe(0);
     await app.runtime.deps.db.write(sql`update volunteer_sync set watermark = now() - interval '1 day'`);
-    expect(await syncBrigadeWork(app.runtime.deps)).toBe(0);
+    expect(await syncDerivedActivities(app.runtime.deps)).toBe(0);
     // Two processes at once: one copies, the other finds the sync taken or nothing to do.
     await app.http.post(`/api/gotv/voters/${voters[3]}/contacts`).set(brigadista.auth).send({ outcome: 'on_the_way' }).expect(201);
-    const [first, second] = await Promise.all([syncBrigadeWork(app.runtime.deps), syncBrigadeWork(app.runtime.deps)]);
+    const [first, second] = await Promise.all([syncDerivedActivities(app.runtime.deps), syncDerivedActivities(app.runtime.deps)]);
     expect((first ?? 0) + (second ?? 0)).toBeLessThanOrEqual(1);
     expect(await derived()).toHaveLength(4);
     // The activities count in the volunteer's figures like logged ones.

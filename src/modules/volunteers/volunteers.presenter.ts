@@ -47,17 +47,18 @@ export interface Reliability {
   noShow: number;
 }
 
-export function presentRow(row: VolunteerRow, reliability: Reliability | null | undefined): z.input<typeof volunteerRowView> {
+export function presentRow(row: VolunteerRow, reliability: Reliability | undefined): z.input<typeof volunteerRowView> {
   return {
     ...presentVolunteer(row),
     active: row.activityCount > 0,
     activityCount: row.activityCount,
     lastActivityAt: row.lastActivityAt ? row.lastActivityAt.toISOString() : null,
-    reliability: reliability
-      ? { ...reliability, score: reliability.committed > 0 ? Math.round((reliability.attended / reliability.committed) * 1000) / 1000 : null }
-      : reliability === undefined
-        ? null
-        : { committed: 0, attended: 0, noShow: 0, score: null },
+    reliability: {
+      committed: reliability?.committed ?? 0,
+      attended: reliability?.attended ?? 0,
+      noShow: reliability?.noShow ?? 0,
+      score: reliability && reliability.committed > 0 ? Math.round((reliability.attended / reliability.committed) * 1000) / 1000 : null,
+    },
   };
 }
 

@@ -580,6 +580,19 @@ export async function saveWatermark(q: Queries, source: string, watermark: Date)
   );
 }
 
+/** Held volunteers of these contacts: contact id → volunteer. */
+export async function volunteersOfContacts(q: Queries, contactIds: readonly string[]): Promise<Map<string, { id: string; territoryId: string | null }>> {
+  if (!contactIds.length) return new Map();
+  const rows = await q.rows(
+    db
+      .selectFrom('volunteers')
+      .select(['id', 'contact_id', 'territory_id'])
+      .where('contact_id', 'in', [...new Set(contactIds)])
+      .where('erased_at', 'is', null),
+  );
+  return new Map(rows.map((row) => [row.contact_id, { id: row.id, territoryId: row.territory_id ?? null }]));
+}
+
 /** Volunteers linked to these users: user id → volunteer id. */
 export async function volunteersOfUsers(q: Queries, userIds: readonly string[]): Promise<Map<string, { id: string; territoryId: string | null }>> {
   if (!userIds.length) return new Map();

@@ -22,7 +22,7 @@ import {
 } from './volunteers.schemas';
 import * as volunteers from './volunteers.service';
 import { linkVoters, votersOfVolunteer } from './volunteers.voters';
-import { agendaHooks } from './volunteers.agenda';
+import { attendanceByContacts, eventExists } from '../agenda';
 
 const base = '/api/volunteers';
 const notFound = { 404: 'No such volunteer, or their data was erased' };
@@ -47,7 +47,7 @@ export const volunteersRouter = new ApiRouter('volunteers')
       errors: { 403: 'An item is outside your team (nothing written)' },
     },
     async ({ ctx, input, actor }) => {
-      const answer = await volunteers.logActivities(ctx.deps, actor, input.body, agendaHooks.eventExists);
+      const answer = await volunteers.logActivities(ctx.deps, actor, input.body, eventExists);
       if (!answer.created) ctx.status = 200;
       return answer;
     },
@@ -119,10 +119,10 @@ export const volunteersRouter = new ApiRouter('volunteers')
       if (input.query.format === 'csv') {
         ctx.type = 'text/csv; charset=utf-8';
         ctx.set('Content-Disposition', `attachment; filename="voluntarios-${new Date().toISOString().slice(0, 10)}.csv"`);
-        ctx.body = volunteers.volunteersCsv(ctx.deps, input.query, agendaHooks.reliability);
+        ctx.body = volunteers.volunteersCsv(ctx.deps, input.query, attendanceByContacts);
         return undefined;
       }
-      return volunteers.listVolunteers(ctx.deps, input.query, agendaHooks.reliability);
+      return volunteers.listVolunteers(ctx.deps, input.query, attendanceByContacts);
     },
   )
   .get(`${base}/:id`, { summary: 'One volunteer', access: volunteersPolicy.roles('read'), params: idParams, response: volunteerView, errors: notFound }, async ({ ctx, input }) =>

@@ -118,8 +118,7 @@ export const volunteerRowView = volunteerView
     lastActivityAt: isoDate.nullable().describe('Latest activity in the active window'),
     reliability: z
       .object({ committed: z.number().int(), attended: z.number().int(), noShow: z.number().int(), score: z.number().nullable() })
-      .nullable()
-      .describe('Events: attended ÷ committed (agenda); null when the agenda module is absent'),
+      .describe('Agenda events that ended: committed to (going or a shift), attended (checked in), no-shows; score = attended ÷ committed, null without commitments'),
   })
   .meta({ id: 'VolunteerRow' });
 

@@ -10,6 +10,7 @@ import { newId } from '../../kernel/ids';
 import { safeCell } from '../../kernel/spreadsheet';
 import { sql, type Queries } from '../../kernel/sql';
 import { contactExists, ensureConsentText, erasePerson, normalisePhone, registerContact } from '../audience';
+import { linkUserContact } from '../agenda';
 import { findUser } from '../auth';
 import { assertTerritoriesExist, territoryAndDescendants } from '../territories';
 import type { VolunteerStatus } from './volunteers.entities';
@@ -180,6 +181,8 @@ export async function createVolunteer(deps: Deps, input: CreateVolunteerInput, a
         now,
       );
       if (!inserted) throw existingVolunteer((await volunteerIdOfContact(tx, contactId))!);
+      // The account answers events and signs up for shifts as this person.
+      if (input.userId) await linkUserContact(tx, input.userId, contactId);
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) throw new ConflictError('This user account is already linked to another volunteer.', 'user_linked');
       throw error;
@@ -252,6 +255,10 @@ export async function changeVolunteer(deps: Deps, id: string, input: UpdateVolun
       joinedOn: input.joinedOn,
       location: await locationConsent(tx, input.locationConsent, actor, now),
     };
+    if (input.userId !== undefined && input.userId !== volunteer.userId) {
+      if (volunteer.userId) await linkUserContact(tx, volunteer.userId, null);
+      if (input.userId) await linkUserContact(tx, input.userId, volunteer.contactId);
+    }
     try {
       await writeVolunteer(tx, id, changes, now);
     } catch (error) {
@@ -281,12 +288,10 @@ function cursorOf(cursor: string | undefined): string | undefined {
   return cursor;
 }
 
-/** How each volunteer's event commitments went (the agenda's figures), by contact; undefined when unknown. */
-export type ReliabilitySource = (q: Queries, contactIds: readonly string[]) => Promise<Map<string, Reliability> | undefined>;
+/** How each volunteer's event commitments went (the agenda's figures), by contact. */
+export type ReliabilitySource = (q: Queries, contactIds: readonly string[]) => Promise<Map<string, Reliability>>;
 
-const noReliability: ReliabilitySource = async () => undefined;
-
-export async function listVolunteers(deps: Deps, query: ListVolunteersInput, reliability: ReliabilitySource = noReliability) {
+export async function listVolunteers(deps: Deps, query: ListVolunteersInput, reliability: ReliabilitySource) {
   const window = activeWindow(deps.config.volunteers.activeDays, new Date());
   const rows = await volunteerRows(deps.db, volunteerFilter(query), window, cursorOf(query.cursor), query.limit + 1);
   const page = rows.slice(0, query.limit);
@@ -295,7 +300,7 @@ export async function listVolunteers(deps: Deps, query: ListVolunteersInput, rel
     page.map((row) => row.contactId),
   );
   return {
-    data: page.map((row) => presentRow(row, figures ? (figures.get(row.contactId) ?? null) : undefined)),
+    data: page.map((row) => presentRow(row, figures.get(row.contactId))),
     nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null,
     window: { days: window.days, from: window.from.toISOString(), to: window.to.toISOString() },
   };
@@ -321,7 +326,7 @@ const CSV_COLUMNS = [
 ];
 
 /** The filtered list as CSV, a thousand rows at a time, every text cell formula-safe. */
-export function volunteersCsv(deps: Deps, query: ListVolunteersInput, reliability: ReliabilitySource = noReliability): Readable {
+export function volunteersCsv(deps: Deps, query: ListVolunteersInput, reliability: ReliabilitySource): Readable {
   const filter = volunteerFilter(query);
   const window = activeWindow(deps.config.volunteers.activeDays, new Date());
   async function* lines() {
@@ -334,7 +339,7 @@ export function volunteersCsv(deps: Deps, query: ListVolunteersInput, reliabilit
         batch.map((row) => row.contactId),
       );
       for (const row of batch) {
-        const view = presentRow(row, figures ? (figures.get(row.contactId) ?? null) : undefined);
+        const view = presentRow(row, figures.get(row.contactId));
         yield [
           view.id,
           view.name,
@@ -363,7 +368,7 @@ export function volunteersCsv(deps: Deps, query: ListVolunteersInput, reliabilit
 
 // ───────────── activities
 
-/** Whether these agenda events exist; the agenda module answers when present. */
+/** Whether an agenda event exists (the agenda module answers). */
 export type EventCheck = (q: Queries, eventId: string) => Promise<boolean>;
 
 /**
@@ -373,7 +378,7 @@ export type EventCheck = (q: Queries, eventId: string) => Promise<boolean>;
  * duplicates (a phone resending its queue) and answer with the stored id.
  * GPS points are kept only for volunteers who consented; otherwise they are dropped and said so.
  */
-export async function logActivities(deps: Deps, actor: Actor, input: ActivitiesInput, eventExists?: EventCheck): Promise<z.input<typeof activitiesAnswer>> {
+export async function logActivities(deps: Deps, actor: Actor, input: ActivitiesInput, eventExists: EventCheck): Promise<z.input<typeof activitiesAnswer>> {
   const items = input.activities;
   const volunteers = await volunteersByIds(
     deps.db,
@@ -389,10 +394,8 @@ export async function logActivities(deps: Deps, actor: Actor, input: ActivitiesI
     items.map((item) => item.territoryId),
     (index) => `body.activities.${index}.territoryId`,
   );
-  if (eventExists) {
-    for (const [index, item] of items.entries()) {
-      if (item.eventId && !(await eventExists(deps.db, item.eventId))) throw invalidField(`body.activities.${index}.eventId`, `Item ${index}: no event has this id.`);
-    }
+  for (const [index, item] of items.entries()) {
+    if (item.eventId && !(await eventExists(deps.db, item.eventId))) throw invalidField(`body.activities.${index}.eventId`, `Item ${index}: no agenda event has this id.`);
   }
   if (!coversEveryone(actor)) {
     const team = await teamIds(deps.db, teamOfUserSql(actor.id));
