@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -228,10 +229,32 @@ describe('removal is the person’s erasure', () => {
     const leader = (await create({ name: 'Jefa', email: 'jefa@example.org' }).expect(201)).body;
     const v = (await create({ name: 'Borrable', phone: '301 444 5566', email: 'borrable@example.org', leaderId: leader.id, skills: ['legal'], locationConsent: true }).expect(201))
       .body;
+    const activity = {
+      clientId: randomUUID(),
+      volunteerId: v.id,
+      type: 'canvassing',
+      occurredAt: new Date().toISOString(),
+      quantity: 12,
+      unit: 'doors',
+      notes: 'Calle 40 sur',
+      lat: 4.6,
+      lng: -74.1,
+    };
+    await app.http
+      .post(`${base}/activities`)
+      .set(manager.auth)
+      .send({ activities: [activity] })
+      .expect(201);
     const exported = await app.http.get(`/api/audience/contacts/${v.contactId}/export`).set(manager.auth).expect(200);
     expect(exported.body.modules.volunteers.volunteer).toHaveLength(1);
+    expect(exported.body.modules.volunteers.activities).toEqual([expect.objectContaining({ notes: 'Calle 40 sur', location: { lat: 4.6, lng: -74.1 }, quantity: 12 })]);
     const erased = await app.http.delete(`${base}/${v.id}`).set(manager.auth).expect(200);
-    expect(erased.body.counts.volunteers).toEqual({ volunteers: 1, activitiesCleared: 0 });
+    expect(erased.body.counts.volunteers).toEqual({ volunteers: 1, activitiesCleared: 1 });
+    // The work stays in the team's figures; where it was and what was written about it go.
+    const [kept] = await app.runtime.deps.db.rows(
+      sql<{ quantity: number; notes: string | null; lat: number | null }>`select quantity, notes, lat from volunteer_activities where client_id = ${activity.clientId}`,
+    );
+    expect(kept).toEqual({ quantity: 12, notes: null, lat: null });
     expectProblem(await app.http.get(`${base}/${v.id}`).set(manager.auth), 404);
     expectProblem(await app.http.delete(`${base}/${v.id}`).set(manager.auth), 404);
     const [row] = await app.runtime.deps.db.rows(
