@@ -1,6 +1,8 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261125123000_Agenda } from './Migration20261125123000_Agenda';
+import { Migration20261125121800_EmailNotices } from './Migration20261125121800_EmailNotices';
 import { Migration20261125121734_Volunteers } from './Migration20261125121734_Volunteers';
-import { Migration20261125121243_Agenda } from './Migration20261125121243_Agenda';
+import { Migration20261125121314_Notices } from './Migration20261125121314_Notices';
 import { Migration20261124060847_Finance } from './Migration20261124060847_Finance';
 import { Migration20261124055539_WhatsAppPendingStatuses } from './Migration20261124055539_WhatsAppPendingStatuses';
 import { Migration20261124054005_SocialDailyFollowers } from './Migration20261124054005_SocialDailyFollowers';
@@ -54,6 +56,8 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124054005_SocialDailyFollowers', class: Migration20261124054005_SocialDailyFollowers },
   { name: 'Migration20261124055539_WhatsAppPendingStatuses', class: Migration20261124055539_WhatsAppPendingStatuses },
   { name: 'Migration20261124060847_Finance', class: Migration20261124060847_Finance },
-  { name: 'Migration20261125121243_Agenda', class: Migration20261125121243_Agenda },
+  { name: 'Migration20261125121314_Notices', class: Migration20261125121314_Notices },
   { name: 'Migration20261125121734_Volunteers', class: Migration20261125121734_Volunteers },
+  { name: 'Migration20261125121800_EmailNotices', class: Migration20261125121800_EmailNotices },
+  { name: 'Migration20261125123000_Agenda', class: Migration20261125123000_Agenda },
 ];

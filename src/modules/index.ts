@@ -9,6 +9,7 @@ import { emailModule } from './email';
 import { socialModule } from './social';
 import { popularityModule } from './popularity';
 import { financeModule } from './finance';
+import { noticesModule } from './notices';
 import { agendaModule } from './agenda';
 import { volunteersModule } from './volunteers';
 
@@ -24,6 +25,7 @@ export const modules: ModuleManifest[] = [
   socialModule,
   popularityModule,
   financeModule,
+  noticesModule,
   agendaModule,
   volunteersModule,
 ];

@@ -281,3 +281,80 @@ describe('what other modules read', () => {
     expect(await upcomingEvents(db, from, to)).toEqual({ count: 2, going: 2 });
   });
 });
+
+describe('a person’s data', () => {
+  it('exports their answers, sign-ups and check-ins, and erasure keeps the past but drops what was to come', async () => {
+    const [person] = await seedContacts(t.app, 1);
+    await linkAccount(t, t.brigade, person!.id);
+    const past = await createEvent(t, { title: 'Asamblea pasada' }, 1);
+    const future = await createEvent(t, { title: 'Foro futuro' });
+    const shift = await t.app.http
+      .post(`${base}/events/${future.id}/shifts`)
+      .set(t.manager.auth)
+      .send({ role: 'Logística', startsAt: future.startsAt, endsAt: future.endsAt, slots: 3 })
+      .expect(201);
+    await rsvp(past.id, { contactId: person!.id, status: 'going' }).expect(200);
+    await t.app.http.post(`${base}/events/${past.id}/check-in`).set(t.manager.auth).send({ contactId: person!.id }).expect(200);
+    await rsvp(future.id, { contactId: person!.id, status: 'going' }).expect(200);
+    await t.app.http.post(`${base}/events/${future.id}/shifts/${shift.body.id}/signups`).set(t.brigade.auth).send({}).expect(200);
+    await moveEvent(t.app, past.id, new Date(Date.now() - 4 * hour), new Date(Date.now() - 2 * hour));
+
+    const exported = await t.app.http.get(`/api/audience/contacts/${person!.id}/export`).set(t.manager.auth).expect(200);
+    const agenda = JSON.stringify(exported.body);
+    expect(agenda).toContain('Asamblea pasada');
+    expect(agenda).toContain('Foro futuro');
+    expect(agenda).toContain('Logística');
+
+    await t.app.http
+      .delete(`/api/audience/contacts/${person!.id}`)
+      .set(t.manager.auth)
+      .expect((response) => expect([200, 204]).toContain(response.status));
+    const left = await t.app.runtime.deps.db.first<{ rsvps: number; signups: number; checkIns: number; links: number }>(sql`select
+      (select count(*) from agenda_rsvps where contact_id = ${person!.id}::uuid)::int as rsvps,
+      (select count(*) from agenda_shift_signups where contact_id = ${person!.id}::uuid)::int as signups,
+      (select count(*) from agenda_check_ins where contact_id = ${person!.id}::uuid)::int as "checkIns",
+      (select count(*) from agenda_user_contacts where contact_id = ${person!.id}::uuid)::int as links`);
+    expect(left).toEqual({ rsvps: 1, signups: 0, checkIns: 1, links: 0 });
+    expect((await attendanceByContacts(t.app.runtime.deps.db, [person!.id])).get(person!.id)).toEqual({ committed: 1, attended: 1, noShow: 0 });
+    // An erased person can no longer be answered for.
+    expectProblem(await rsvp(future.id, { contactId: person!.id, status: 'going' }), 400);
+  });
+});
+
+describe('every endpoint answers bad requests with a 4xx problem', () => {
+  it('covers unknown ids, malformed ids and missing auth', async () => {
+    const unknown = '0191e2a4-0000-7000-8000-000000000000';
+    const event = await createEvent(t);
+    const calls: Array<[string, string, number, Record<string, unknown>?]> = [
+      ['get', `${base}/events/${unknown}/shifts`, 404],
+      ['get', `${base}/events/${unknown}/rsvps`, 404],
+      ['get', `${base}/events/${unknown}/check-ins`, 404],
+      ['get', `${base}/events/${unknown}/tasks`, 404],
+      ['get', `${base}/events/${unknown}/allocations`, 404],
+      ['post', `${base}/events/${unknown}/shifts`, 404, { role: 'x', startsAt: event.startsAt, endsAt: event.endsAt, slots: 1 }],
+      ['post', `${base}/events/${unknown}/check-in`, 404, { contactId: unknown }],
+      ['post', `${base}/events/${unknown}/tasks`, 404, { title: 'x' }],
+      ['patch', `${base}/events/${event.id}/shifts/${unknown}`, 404, { slots: 2 }],
+      ['delete', `${base}/events/${event.id}/shifts/${unknown}`, 404],
+      ['delete', `${base}/events/${event.id}/check-ins/${unknown}`, 404],
+      ['delete', `${base}/events/${event.id}/tasks/${unknown}`, 404],
+      ['patch', `${base}/events/${event.id}/tasks/${unknown}`, 404, { done: true }],
+      ['delete', `${base}/events/${event.id}/allocations/${unknown}`, 404],
+      ['get', `${base}/events/x/shifts`, 400],
+      ['get', `${base}/users/x/contact`, 400],
+      ['get', `${base}/users/${unknown}/contact`, 404],
+      ['put', `${base}/users/${unknown}/contact`, 404, { contactId: null }],
+      ['put', `${base}/users/${t.volunteer.id}/contact`, 400, { contactId: unknown }],
+      ['put', `${base}/users/${t.volunteer.id}/contact`, 400, {}],
+      ['delete', `${base}/events/${event.id}/shifts/x/signups/y`, 400],
+    ];
+    for (const [method, url, status, body] of calls) {
+      const request = t.app.http[method as 'get'](url).set(t.manager.auth);
+      expectProblem(await (body ? request.send(body) : request), status);
+    }
+    for (const [method, url] of calls) expectProblem(await t.app.http[method as 'get'](url), 401);
+    expectProblem(await t.app.http.put(`${base}/users/${t.volunteer.id}/contact`).set(t.volunteer.auth).send({ contactId: null }), 403);
+    const linked = await t.app.http.get(`${base}/users/${t.volunteer.id}/contact`).set(t.manager.auth).expect(200);
+    expect(linked.body.userId).toBe(t.volunteer.id);
+  });
+});

@@ -1,10 +1,14 @@
 import { ApiRouter } from '../../kernel/http/router';
+import { calendarFeed, revokeFeedToken, rotateFeedToken } from './agenda.calendar';
 import { agendaPolicy } from './agenda.policy';
+import { getSettings, replaceSettings } from './agenda.reminders';
 import {
   checkInBody,
   checkInListView,
   checkInView,
   contactParams,
+  feedQuery,
+  feedTokenView,
   createEventBody,
   createShiftBody,
   eventPageView,
@@ -15,6 +19,8 @@ import {
   rsvpListQuery,
   rsvpListView,
   rsvpResultView,
+  settingsBody,
+  settingsView,
   shiftListView,
   shiftParams,
   shiftView,
@@ -32,6 +38,42 @@ const base = '/api/agenda';
 const notOpen = 'The event is cancelled (`event_cancelled`), a draft (`event_draft`) or over (`event_over`)';
 
 export const agendaRouter = new ApiRouter('agenda')
+  // Declared before `/events/:id` so that the feed's path is not read as an id.
+  .get(
+    `${base}/events.ics`,
+    {
+      summary: 'The agenda as an iCalendar feed',
+      description:
+        'For calendar apps. With a bearer token, or `?token=` (a personal calendar address from POST /api/agenda/feed-token, since calendar apps cannot send headers): ' +
+        'public and internal events. Without either: public events only. Drafts never; cancelled events appear as CANCELLED. Times are UTC.',
+      access: 'optional',
+      query: feedQuery,
+      produces: { 'text/calendar': 'RFC 5545 calendar' },
+      errors: { 401: 'The token in the address matches no active account' },
+    },
+    async ({ ctx, input, maybeActor }) => {
+      const body = await calendarFeed(ctx.deps, maybeActor, input.query.token);
+      ctx.type = 'text/calendar; charset=utf-8';
+      ctx.set('Content-Disposition', 'inline; filename="agenda.ics"');
+      ctx.body = body;
+      return undefined;
+    },
+  )
+  .post(
+    `${base}/feed-token`,
+    {
+      summary: 'Make (or remake) my calendar address',
+      description: 'A long random secret in a URL to paste into a calendar app; shown once. Making a new one ends the old one.',
+      access: agendaPolicy.roles('subscribe'),
+      status: 201,
+      response: feedTokenView,
+    },
+    async ({ ctx, actor }) => rotateFeedToken(ctx.deps, actor),
+  )
+  .delete(`${base}/feed-token`, { summary: 'End my calendar address', access: agendaPolicy.roles('subscribe'), status: 204 }, async ({ ctx, actor }) => {
+    await revokeFeedToken(ctx.deps, actor);
+    return undefined;
+  })
   .post(
     `${base}/events`,
     {
@@ -208,4 +250,20 @@ export const agendaRouter = new ApiRouter('agenda')
       response: userContactView,
     },
     async ({ ctx, input }) => agenda.linkUserContact(ctx.deps, input.params.userId, input.body.contactId),
+  )
+  .get(`${base}/settings`, { summary: 'Reminder and cancellation message settings', access: agendaPolicy.roles('configure'), response: settingsView }, async ({ ctx }) =>
+    getSettings(ctx.deps),
+  )
+  .put(
+    `${base}/settings`,
+    {
+      summary: 'Choose the WhatsApp templates of reminders and cancellations',
+      description:
+        'Reminders go a day and two hours before an event to everyone going, on WhatsApp (this template, when set and approved, to people who consented) or else by email ' +
+        '(to people who consented); cancellations the same way. The templates take three placeholders: title, when (in the event’s zone), where.',
+      access: agendaPolicy.roles('configure'),
+      body: settingsBody,
+      response: settingsView,
+    },
+    async ({ ctx, input, actor }) => replaceSettings(ctx.deps, input.body, actor),
   );

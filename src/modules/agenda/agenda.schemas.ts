@@ -307,3 +307,34 @@ export const taskView = z.object({
   createdAt: z.string(),
 });
 export const taskListView = z.object({ data: z.array(taskView) });
+
+// ───────────── calendar feed
+
+export const feedQuery = z.object({ token: z.string().min(20).max(100).optional().describe('A personal calendar address’s secret') });
+export const feedTokenView = z.object({ token: z.string(), url: z.string().describe('The address to subscribe to') });
+
+// ───────────── settings
+
+export const settingsBody = z.object({
+  reminderTemplate: z
+    .string()
+    .trim()
+    .min(1)
+    .max(512)
+    .nullable()
+    .describe('Approved WhatsApp template for reminders, with three placeholders: title, when, where. Null: reminders by email only'),
+  cancellationTemplate: z.string().trim().min(1).max(512).nullable().describe('The same for cancellations'),
+  templateLanguage: z
+    .string()
+    .regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'a template language such as es or es_CO')
+    .default('es'),
+  remindersEnabled: z.boolean().default(true),
+});
+export const settingsView = z.object({
+  reminderTemplate: z.string().nullable(),
+  cancellationTemplate: z.string().nullable(),
+  templateLanguage: z.string(),
+  remindersEnabled: z.boolean(),
+  updatedAt: z.string(),
+  updatedById: z.uuid().nullable(),
+});

@@ -9,8 +9,10 @@ import { sql, type Queries } from '../../kernel/sql';
 import { arrivingContact, contactExists, ensureConsentText, normalisePhone } from '../audience';
 import { findUser } from '../auth';
 import { assertTerritoriesExist } from '../territories';
+import { dispatchNotices } from '../notices';
 import { AGENDA_ROOM } from './agenda.events';
 import { agendaPolicy, isManager, organises } from './agenda.policy';
+import { cancellationNotices } from './agenda.reminders';
 import { eventSummary, presentCheckIn, presentEvent, presentRsvp, presentShift } from './agenda.presenter';
 import * as repository from './agenda.repository';
 import type { EventRecord, RsvpRecord } from './agenda.repository';
@@ -155,7 +157,7 @@ function assertOpen(event: EventRecord, now: Date, what: string): void {
   if (event.status === 'done' || event.endsAt <= now) throw new ConflictError(`This event is over: it takes no more ${what}.`, 'event_over');
 }
 
-export async function changeEvent(deps: Deps, id: string, input: UpdateEventInput, actor: Actor) {
+export async function changeEvent(deps: AppDeps, id: string, input: UpdateEventInput, actor: Actor) {
   if (input.territoryId) await assertTerritoriesExist(deps.db, [input.territoryId], () => 'body.territoryId');
   await assertOrganiser(deps.db, input.organiserId);
   const now = new Date();
@@ -209,8 +211,10 @@ export async function changeEvent(deps: Deps, id: string, input: UpdateEventInpu
       const going = await repository.countGoing(tx, event.id);
       promoted = await repository.promoteWaitlisted(tx, event.id, next.capacity === null ? Number.MAX_SAFE_INTEGER : next.capacity - going, now);
     }
-    return { event: next, previous: event, promoted, view: await presentOne(tx, next) };
+    const notices = cancelling ? await cancellationNotices(tx, next, now) : 0;
+    return { event: next, previous: event, promoted, notices, view: await presentOne(tx, next) };
   });
+  if (outcome.notices) await dispatchNotices(deps);
   if (outcome.event.status === 'cancelled') publishEvent(deps, 'cancelled', outcome.event);
   else if (outcome.previous.status === 'draft' && outcome.event.status !== 'draft') publishEvent(deps, 'created', outcome.event);
   else publishEvent(deps, 'changed', outcome.event);

@@ -1,8 +1,10 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { agendaEntities } from './agenda.entities';
 import { AGENDA_ROOM } from './agenda.events';
+import { agendaPersonalData } from './agenda.personal-data';
 import { agendaPolicy } from './agenda.policy';
 import { logisticsRouter } from './agenda.logistics.routes';
+import { startReminders } from './agenda.reminders';
 import { agendaRouter } from './agenda.routes';
 
 /** Events, answers, shifts, check-in and logistics (docs/agenda.md). People are audience contacts, referenced by id. */
@@ -10,6 +12,8 @@ export const agendaModule: ModuleManifest = {
   name: 'agenda',
   entities: agendaEntities,
   routers: [agendaRouter, logisticsRouter],
+  onWorkersStarted: async (deps) => startReminders(deps),
+  personalData: agendaPersonalData,
   rooms: () => [
     { pattern: new RegExp(`^${AGENDA_ROOM}$`), roles: agendaPolicy.roles('follow'), description: 'The agenda: events created, changed and cancelled; check-in counts' },
   ],

@@ -21,6 +21,7 @@ export {
   arrivingContact,
   audienceContacts,
   contactExists,
+  contactReach,
   contactGreeting,
   countOptedOut,
   ensureConsentText,
@@ -28,6 +29,7 @@ export {
   ERASED_NAME,
   segmentMembers,
   type ContactSelector,
+  type ContactReach,
 } from './audience.repository';
 export { registerContact, type ChannelConsent, type RegisteredPerson } from './audience.registration';
 export { erasePerson, withdrawConsent, WITHDRAWAL_TEXTS, type WithdrawalProof, type WithdrawalSource } from './audience.service';

@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261125121243_Agenda extends Migration {
+export class Migration20261125123000_Agenda extends Migration {
 
-  override name = 'Migration20261125121243_Agenda';
+  override name = 'Migration20261125123000_Agenda';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "agenda_resources" ("id" uuid not null, "name" varchar(160) not null, "category" varchar(60) null, "quantity" int not null, "unit" varchar(30) null, "notes" text null, "active" boolean not null default true, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);

@@ -1,0 +1,56 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { tables, type Queries } from '../../kernel/sql';
+import { AgendaEventSchema, AgendaFeedTokenSchema, type Visibility } from './agenda.entities';
+
+type CalendarTables = InferKyselyDB<typeof AgendaFeedTokenSchema | typeof AgendaEventSchema>;
+const db = tables<CalendarTables>();
+
+/** Gives a user a new feed token (by its hash), replacing the one they had. */
+export async function replaceFeedToken(q: Queries, userId: string, tokenHash: string, at: Date): Promise<void> {
+  await q.write(
+    db
+      .insertInto('agenda_feed_tokens')
+      .values({ user_id: userId, token_hash: tokenHash, created_at: at })
+      .onConflict((conflict) => conflict.column('user_id').doUpdateSet({ token_hash: tokenHash, created_at: at })),
+  );
+}
+
+export async function deleteFeedToken(q: Queries, userId: string): Promise<boolean> {
+  return (await q.write(db.deleteFrom('agenda_feed_tokens').where('user_id', '=', userId))).count > 0;
+}
+
+export async function feedTokenOwner(q: Queries, tokenHash: string): Promise<string | undefined> {
+  return (await q.first(db.selectFrom('agenda_feed_tokens').select('user_id').where('token_hash', '=', tokenHash)))?.user_id;
+}
+
+export interface FeedEvent {
+  id: string;
+  title: string;
+  type: string;
+  description: string | null;
+  starts_at: Date;
+  ends_at: Date;
+  address: string | null;
+  latitude: number | string | null;
+  longitude: number | string | null;
+  status: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Published events (no drafts) that end after `from` and start before `to`, cancelled ones included so calendars drop them. */
+export async function feedEvents(q: Queries, visibilities: readonly Visibility[], from: Date, to: Date, limit: number): Promise<FeedEvent[]> {
+  const rows = await q.rows(
+    db
+      .selectFrom('agenda_events')
+      .select(['id', 'title', 'type', 'description', 'starts_at', 'ends_at', 'address', 'latitude', 'longitude', 'status', 'created_at', 'updated_at'])
+      .where('status', '<>', 'draft')
+      .where('visibility', 'in', [...visibilities])
+      .where('ends_at', '>', from)
+      .where('starts_at', '<', to)
+      .orderBy('starts_at')
+      .orderBy('id')
+      .limit(limit),
+  );
+  return rows.map((row) => ({ ...row, description: row.description ?? null, address: row.address ?? null, latitude: row.latitude ?? null, longitude: row.longitude ?? null }));
+}
