@@ -105,6 +105,7 @@ describe('registering volunteers', () => {
     expect(paths(expectProblem(await create({ name: 'Mal', email: 'm@example.org', extra: 1 }), 400)).length).toBeGreaterThan(0);
     expect(paths(expectProblem(await create({ contactId: '00000000-0000-4000-8000-000000000000' }), 400))).toContain('body.contactId');
     expect(paths(expectProblem(await create({ contactId: '00000000-0000-4000-8000-000000000000', name: 'Dos cosas' }), 400))).toContain('body.name');
+    expect(paths(expectProblem(await create({ contactId: '00000000-0000-4000-8000-000000000000', whatsappOptIn: true }), 400))).toContain('body.whatsappOptIn');
     // A user account must exist, be active and have a field role, and belong to one volunteer.
     expect(paths(expectProblem(await create({ name: 'Mal', email: 'm@example.org', userId: viewer.id }), 400))).toContain('body.userId');
     expect(paths(expectProblem(await create({ name: 'Mal', email: 'm@example.org', userId: '00000000-0000-4000-8000-000000000000' }), 400))).toContain('body.userId');

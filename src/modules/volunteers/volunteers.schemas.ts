@@ -61,6 +61,11 @@ export const createVolunteerBody = z
       for (const field of ['name', 'phone', 'email', 'documentId'] as const) {
         if (body[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'send either contactId or the person’s details, not both' });
       }
+      // A known contact's channels are already the audience's record of what they agreed to.
+      for (const field of ['whatsappOptIn', 'emailOptIn'] as const) {
+        if (body[field] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [field], message: 'a contact’s channel consent is recorded where they gave it, not when promoting them' });
+      }
       return;
     }
     if (!body.name) ctx.addIssue({ code: 'custom', path: ['name'], message: 'a name is required (or a contactId)' });
