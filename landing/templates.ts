@@ -18,12 +18,15 @@ export interface LandingView {
   territories: { id: string; name: string }[];
   consentText: string;
   privacyPolicyUrl: string;
+  /** Offer the "quiero ser voluntario" box. */
+  volunteerSignup: boolean;
   /** What the citizen sent, to refill the form after an error. */
   values?: Partial<Record<'name' | 'phone' | 'email' | 'documentId' | 'neighbourhood' | 'territoryId', string>> & {
     interests?: string[];
     whatsappOptIn?: boolean;
     emailOptIn?: boolean;
     consent?: boolean;
+    volunteer?: boolean;
   };
   /** field = name|phone|email|documentId|neighbourhood|territoryId|interests|consent|form */
   errors?: { field: string; message: string }[];
@@ -165,7 +168,7 @@ ${boxes}
 </fieldset>`;
 }
 
-function checkbox(ctx: Ctx, name: 'consent' | 'whatsappOptIn' | 'emailOptIn', labelHtml: string, required: boolean): string {
+function checkbox(ctx: Ctx, name: 'consent' | 'whatsappOptIn' | 'emailOptIn' | 'volunteer', labelHtml: string, required: boolean): string {
   const checked = ctx.view.values?.[name] === true ? ' checked' : '';
   const n = escapeHtml(name);
   return `<div class="field" data-field="${n}">
@@ -206,6 +209,7 @@ export function renderLanding(view: LandingView): string {
   if (fields.documentId !== 'hidden') rendered.add('documentId');
   if (fields.neighbourhood !== 'hidden') rendered.add(neighbourhoodField);
   if (view.interests.length > 0) rendered.add('interests');
+  if (view.volunteerSignup) rendered.add('volunteer');
 
   const all = (view.errors ?? []).map((e) => ({
     field: e.field === 'neighbourhood' || e.field === 'territoryId' ? neighbourhoodField : e.field,
@@ -251,6 +255,7 @@ ${contact}
     `<div class="consent">\n${checkbox(ctx, 'consent', consentLabel, true)}\n<p class="policy">${policy}</p>\n</div>`,
     fields.phone !== 'hidden' ? checkbox(ctx, 'whatsappOptIn', 'Quiero recibir mensajes de la campaña por WhatsApp', false) : '',
     fields.email !== 'hidden' ? checkbox(ctx, 'emailOptIn', 'Quiero recibir correos de la campaña', false) : '',
+    view.volunteerSignup ? checkbox(ctx, 'volunteer', 'Quiero ser voluntario o voluntaria de la campaña (el equipo te contactará)', false) : '',
     '<div class="hp" aria-hidden="true"><label>No llenar<input name="website" tabindex="-1" autocomplete="off"></label></div>',
     '<button type="submit" class="btn">Enviar</button>',
     '</form>',

@@ -171,6 +171,10 @@ const envSchema = z
     SOCIAL_SWEEP_INTERVAL: duration.default(15),
     // How far back each fetch re-reads posts: engagement keeps growing for days after publication.
     SOCIAL_REFRESH_WINDOW: duration.default(7 * 86400),
+    // Volunteers: an active volunteer logged at least one activity in this many days (the list, the pyramid, the dashboard).
+    VOLUNTEER_ACTIVE_DAYS: positiveInt.max(366).default(14),
+    // How often one process copies brigade work recorded by GOTV into volunteers' activities.
+    VOLUNTEER_SYNC_INTERVAL: duration.default(30),
   })
   .superRefine((env, ctx) => {
     const dkim = [env.EMAIL_DKIM_DOMAIN, env.EMAIL_DKIM_SELECTOR, env.EMAIL_DKIM_PRIVATE_KEY];
@@ -232,6 +236,7 @@ export interface Config {
   whatsapp: WhatsAppConfig;
   email: EmailConfig;
   social: SocialConfig;
+  volunteers: { activeDays: number; syncIntervalSeconds: number };
 }
 
 // WhatsApp
@@ -391,5 +396,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       refreshWindowSeconds: env.SOCIAL_REFRESH_WINDOW,
       sweepIntervalSeconds: env.SOCIAL_SWEEP_INTERVAL,
     },
+    volunteers: { activeDays: env.VOLUNTEER_ACTIVE_DAYS, syncIntervalSeconds: env.VOLUNTEER_SYNC_INTERVAL },
   };
 }

@@ -11,6 +11,7 @@ import { popularityModule } from './popularity';
 import { financeModule } from './finance';
 import { noticesModule } from './notices';
 import { agendaModule } from './agenda';
+import { volunteersModule } from './volunteers';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
 export const modules: ModuleManifest[] = [
@@ -26,6 +27,7 @@ export const modules: ModuleManifest[] = [
   financeModule,
   noticesModule,
   agendaModule,
+  volunteersModule,
 ];
 
 export const allEntities = modules.flatMap((module) => module.entities);

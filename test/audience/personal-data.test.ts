@@ -77,6 +77,27 @@ beforeAll(async () => {
   contactId = ids.find((row) => row.phone === PERSON.phone)!.id;
   otherContactId = ids.find((row) => row.phone !== PERSON.phone)!.id;
 
+  // Both volunteer, the neighbour leading the person, who logs a canvass with a note naming them and where it was.
+  const promote = async (id: string, extra: Record<string, unknown>) =>
+    (
+      await http()
+        .post('/api/volunteers')
+        .set(manager.auth)
+        .send({ contactId: id, ...extra })
+        .expect(201)
+    ).body.id as string;
+  const leaderId = await promote(otherContactId, {});
+  const volunteerId = await promote(contactId, { leaderId, locationConsent: true });
+  await http()
+    .post('/api/volunteers/activities')
+    .set(manager.auth)
+    .send({
+      activities: [
+        { volunteerId, type: 'canvassing', occurredAt: new Date().toISOString(), quantity: 30, unit: 'doors', notes: `Recorrido de ${PERSON.name}`, lat: 4.63, lng: -74.15 },
+      ],
+    })
+    .expect(201);
+
   // A WhatsApp campaign greets both by name; the person answers it with their cédula.
   const template = await approvedTemplate(t);
   waCampaignId = (
@@ -240,6 +261,7 @@ async function figures() {
     liveMap: await get('/api/gotv/live-map'),
     // The projection inside follows the clock; its figures are compared through the live map and tallies.
     gotvDashboard: { ...gotvDashboard, projection: undefined },
+    volunteerActivities: (await get('/api/volunteers/activities')).totals,
     tallies: await db().rows(sql`select station_id, confirmed_voters, confirmed_voted from gotv_station_tallies order by station_id`),
   };
 }
@@ -286,6 +308,7 @@ describe('the erasure', () => {
         'email_recipients.email',
         'email_suppressions.email',
         'gotv_voters.name',
+        'volunteer_activities.notes',
         'gotv_voters.document_id',
         'gotv_voters.phone',
         'gotv_voter_contacts.note',
@@ -315,6 +338,7 @@ describe('the erasure', () => {
         email: { recipients: 2, unsentSkipped: 0, notices: 0, suppressionsHashed: 1 },
         notices: { notices: 0 },
         agenda: { upcomingRsvps: 0, upcomingShiftSignups: 0, accountLinks: 0 },
+        volunteers: { volunteers: 1, activitiesCleared: 1 },
         audience: { contacts: 1, consentsAnonymised: 2 },
       },
     });

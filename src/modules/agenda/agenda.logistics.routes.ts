@@ -23,7 +23,7 @@ import {
 const base = '/api/agenda';
 
 /** The inventory, what events hold of it, and each event's to-do list. */
-export const logisticsRouter = new ApiRouter('agenda')
+export const logisticsRouter = new ApiRouter('agenda', 'Events with RSVP, waitlist, shifts and check-in; reminders, logistics and the iCalendar feed')
   .post(
     `${base}/resources`,
     {

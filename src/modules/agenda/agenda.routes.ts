@@ -37,7 +37,7 @@ import * as agenda from './agenda.service';
 const base = '/api/agenda';
 const notOpen = 'The event is cancelled (`event_cancelled`), a draft (`event_draft`) or over (`event_over`)';
 
-export const agendaRouter = new ApiRouter('agenda')
+export const agendaRouter = new ApiRouter('agenda', 'Events with RSVP, waitlist, shifts and check-in; reminders, logistics and the iCalendar feed')
   // Declared before `/events/:id` so that the feed's path is not read as an id.
   .get(
     `${base}/events.ics`,

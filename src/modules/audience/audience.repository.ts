@@ -29,7 +29,7 @@ const db = tables<AudienceTables>();
  * `join ${audienceContacts()} c on c.id = m.contact_id`; PostgreSQL inlines it.
  */
 export function audienceContacts(): Sql<never> {
-  return sql`(select id, name, phone, email, territory_id, neighbourhood, interests, created_at,
+  return sql`(select id, name, phone, email, document_id, territory_id, neighbourhood, interests, created_at,
       whatsapp_opt_in, whatsapp_opted_out_at, phone is not null and whatsapp_opt_in and whatsapp_opted_out_at is null as whatsapp_reachable,
       email_opt_in, email_opted_out_at, email is not null and email_opt_in and email_opted_out_at is null as email_reachable
     from contacts)`;

@@ -31,4 +31,5 @@ export {
   type ContactSelector,
   type ContactReach,
 } from './audience.repository';
-export { withdrawConsent, WITHDRAWAL_TEXTS, type WithdrawalProof, type WithdrawalSource } from './audience.service';
+export { registerContact, type ChannelConsent, type RegisteredPerson } from './audience.registration';
+export { erasePerson, withdrawConsent, WITHDRAWAL_TEXTS, type WithdrawalProof, type WithdrawalSource } from './audience.service';

@@ -142,7 +142,8 @@ export type ReportKind = (typeof REPORT_KINDS)[number];
 export const TurnoutReportSchema = defineEntity({
   name: 'TurnoutReport',
   tableName: 'gotv_turnout_reports',
-  indexes: [{ properties: ['station', 'kind', 'reportedAt'] }, { properties: ['station', 'receivedAt'] }],
+  // receivedAt alone: volunteers copy brigade work in recording order (gotv.work.repository.ts).
+  indexes: [{ properties: ['station', 'kind', 'reportedAt'] }, { properties: ['station', 'receivedAt'] }, { properties: ['receivedAt'] }],
   properties: (p) => ({
     id: p
       .uuid()
@@ -222,7 +223,7 @@ export type ContactOutcome = (typeof CONTACT_OUTCOMES)[number];
 export const VoterContactSchema = defineEntity({
   name: 'VoterContact',
   tableName: 'gotv_voter_contacts',
-  indexes: [{ properties: ['voter', 'createdAt'] }],
+  indexes: [{ properties: ['voter', 'createdAt'] }, { properties: ['createdAt'] }],
   properties: (p) => ({
     id: p
       .uuid()

@@ -58,3 +58,7 @@ export const gotvModule: ModuleManifest = {
     },
   ],
 };
+
+export { VoterSchema } from './gotv.entities';
+export { electionDateOf } from './gotv.settings';
+export { brigadeWorkSince, findVoterIds, gotvVoterStatuses, type BrigadeWork } from './gotv.work.repository';

@@ -17,6 +17,7 @@ import { captureBody, captureLead, fromForm, isClientError, parseCapture } from 
 import { campaignContexts, codeContexts, type CampaignContext } from './qr.context';
 import { CODE_PATTERN } from './qr.codes';
 import { isOpen } from './qr.policy';
+import { offersVolunteerSignup } from './qr.presenter';
 import { recordScan } from './qr.scans';
 
 const CAPTURE_PATH = '/api/qr-leads/capture';
@@ -46,6 +47,7 @@ function landingView(code: string, campaign: CampaignContext, extra: Pick<Landin
     territories: campaign.neighbourhoods,
     consentText: landing.consentText,
     privacyPolicyUrl: landing.privacyPolicyUrl,
+    volunteerSignup: offersVolunteerSignup(landing),
     ...extra,
   };
 }
@@ -83,6 +85,7 @@ async function answerFormError(ctx: Context, body: Record<string, unknown>, erro
     whatsappOptIn: body.whatsappOptIn === true,
     emailOptIn: body.emailOptIn === true,
     consent: body.consent === true,
+    volunteer: body.volunteer === true,
   };
   return html(ctx, error.status, renderLanding(landingView(code, found.campaign, { values, errors })));
 }

@@ -38,6 +38,7 @@ function toLanding(input: LandingInput, campaignName: string): LandingConfig {
     consentText: input.consentText,
     privacyPolicyUrl: input.privacyPolicyUrl,
     thankYouMessage: input.thankYouMessage,
+    volunteerSignup: input.volunteerSignup,
   };
 }
 

@@ -6,9 +6,11 @@ import { newId } from '../../kernel/ids';
 import { zodIssuesToFieldErrors } from '../../kernel/http/router';
 import { hashIp } from '../../kernel/privacy';
 import { normalisePhone, type CapturedPerson } from '../audience';
+import { enrolVolunteerProspect } from '../volunteers';
 import { campaignContexts, codeContexts, type CampaignContext, type CodeContext } from './qr.context';
 import { CODE_PATTERN } from './qr.codes';
 import { isOpen } from './qr.policy';
+import { offersVolunteerSignup } from './qr.presenter';
 import { DASHBOARD_ROOM } from './qr.events';
 import { countSpam, recordCapturedLead } from './qr.repository';
 
@@ -54,13 +56,15 @@ export const captureBody = z.object({
   consent: z.literal(true, { error: 'Para enviar tus datos debes autorizar su tratamiento.' }),
   whatsappOptIn: z.boolean().default(false),
   emailOptIn: z.boolean().default(false),
+  /** "Quiero ser voluntario": the person becomes a volunteer prospect the team will call. */
+  volunteer: z.boolean().default(false),
   /** Honeypot: hidden from people, filled in by naive bots. */
   website: z.string().max(500).optional(),
 });
 
 export type CaptureInput = z.infer<typeof captureBody>;
 
-const BOOLEAN_FIELDS = ['consent', 'whatsappOptIn', 'emailOptIn'] as const;
+const BOOLEAN_FIELDS = ['consent', 'whatsappOptIn', 'emailOptIn', 'volunteer'] as const;
 
 /** A urlencoded form has only strings: "true" is a ticked box, one interest arrives as a string. */
 export function fromForm(body: Record<string, unknown>): Record<string, unknown> {
@@ -99,6 +103,8 @@ export interface CaptureResult {
   campaignId: string;
   /** False when the same person submitted again and the lead was updated. */
   created: boolean;
+  /** The volunteer record when they asked to volunteer (a prospect; an existing volunteer stays as they are). */
+  volunteerId?: string;
 }
 
 /** Applies the campaign's own rules: which fields it asks, which it requires, which interests it offers. */
@@ -182,7 +188,7 @@ export async function captureLead(deps: CaptureDeps, input: CaptureInput, meta: 
     ipHash: hashIp(deps.secrets.ipHashKey, meta.ip),
     userAgent: meta.userAgent?.slice(0, 300) ?? null,
   };
-  let lead: { id: string; created: boolean };
+  let lead: { id: string; created: boolean; contactId: string };
   try {
     lead = await recordCapturedLead(deps.db, { campaignId: campaign.id, codeId: code.codeId, person, proof });
   } catch (error) {
@@ -192,7 +198,16 @@ export async function captureLead(deps: CaptureDeps, input: CaptureInput, meta: 
     throw error;
   }
   deps.realtime.batched(DASHBOARD_ROOM, 'qr:lead')({ id: lead.id, campaignId: campaign.id, codeId: code.codeId, created: lead.created });
-  return { id: lead.id, campaignId: campaign.id, created: lead.created };
+  if (!input.volunteer || !offersVolunteerSignup(campaign.landing)) return { id: lead.id, campaignId: campaign.id, created: lead.created };
+  // After the lead: a retry of a failed enrolment re-captures the lead (an update) and enrols again (idempotent).
+  const volunteer = await enrolVolunteerProspect(deps.db, {
+    contactId: lead.contactId,
+    territoryId: person.territoryId,
+    source: 'qr',
+    sourceRef: campaign.id,
+    timeZone: deps.config.timeZone,
+  });
+  return { id: lead.id, campaignId: campaign.id, created: lead.created, volunteerId: volunteer.id };
 }
 
 /** A honeypot hit looks accepted to the bot, stores nothing personal, and is counted. */

@@ -19,6 +19,8 @@ export interface LandingConfig {
   consentText: string;
   privacyPolicyUrl: string;
   thankYouMessage: string;
+  /** Offer the "quiero ser voluntario" box; campaigns saved before it existed offer it. */
+  volunteerSignup?: boolean;
 }
 
 export const QrCampaignSchema = defineEntity({

@@ -1,7 +1,11 @@
 import type { z } from 'zod';
 import { landingUrl } from './qr.codes';
+import type { LandingConfig } from './qr.entities';
 import type { CampaignRecord, CodeRecord } from './qr.repository';
 import type { campaignView, codeView } from './qr.schemas';
+
+/** Whether the landing page offers the volunteer box (campaigns saved before the option do). */
+export const offersVolunteerSignup = (landing: Pick<LandingConfig, 'volunteerSignup'>): boolean => landing.volunteerSignup !== false;
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
 
@@ -14,7 +18,7 @@ export function presentCampaign(campaign: CampaignRecord): z.input<typeof campai
     startsAt: iso(campaign.startsAt),
     endsAt: iso(campaign.endsAt),
     territoryId: campaign.territoryId,
-    landing: campaign.landing,
+    landing: { ...campaign.landing, volunteerSignup: offersVolunteerSignup(campaign.landing) },
     consentTextId: campaign.consentTextId,
     createdAt: campaign.createdAt.toISOString(),
     updatedAt: campaign.updatedAt.toISOString(),

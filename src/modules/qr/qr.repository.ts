@@ -404,10 +404,10 @@ function leadCte(lead: CapturedLead) {
  * contact) make a resubmission, or two racing ones, update one lead instead of creating two.
  * `created` is false when the lead existed.
  */
-export async function recordCapturedLead(q: Queries, lead: CapturedLead): Promise<{ id: string; created: boolean }> {
+export async function recordCapturedLead(q: Queries, lead: CapturedLead): Promise<{ id: string; created: boolean; contactId: string }> {
   const statement = arrivingContact(
     { person: lead.person, origin: { kind: 'qr_campaign', refId: lead.campaignId }, proof: lead.proof },
-    { ctes: leadCte(lead), select: sql<{ id: string; created: boolean }>`select id, created from lead` },
+    { ctes: leadCte(lead), select: sql<{ id: string; created: boolean; contactId: string }>`select lead.id, lead.created, contact.id as "contactId" from lead, contact` },
   ).prepared('qr_capture_lead');
   return (await q.first(statement))!;
 }

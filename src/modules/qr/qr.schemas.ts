@@ -39,6 +39,7 @@ export const landingInput = z
     consentText: z.string().trim().min(20).max(5000),
     privacyPolicyUrl: z.url({ protocol: /^https?$/ }).max(500),
     thankYouMessage: z.string().trim().min(1).max(500).default('¡Gracias! Recibimos tus datos.'),
+    volunteerSignup: z.boolean().default(true).describe('Offer the "quiero ser voluntario" box: who ticks it becomes a volunteer prospect'),
   })
   .refine((landing) => landing.fields.phone !== 'hidden' || landing.fields.email !== 'hidden', {
     message: 'ask for a phone or an email (both cannot be hidden)',
@@ -83,6 +84,7 @@ const landingView = z.object({
   consentText: z.string(),
   privacyPolicyUrl: z.string(),
   thankYouMessage: z.string(),
+  volunteerSignup: z.boolean(),
 });
 
 export const campaignView = z

@@ -1,0 +1,18 @@
+import type { ModuleManifest } from '../../kernel/module';
+import { volunteersEntities } from './volunteers.entities';
+import { volunteersPersonalData } from './volunteers.personal-data';
+import { volunteersRouter } from './volunteers.routes';
+import { volunteersBackground } from './volunteers.sync';
+
+/** The campaign's team: volunteers, activities, the leader pyramid and the leaderboard (docs/volunteers.md). */
+export const volunteersModule: ModuleManifest = {
+  name: 'volunteers',
+  entities: volunteersEntities,
+  routers: [volunteersRouter],
+  personalData: volunteersPersonalData,
+  // One process at a time copies GOTV brigade work into activities (an advisory lock picks it).
+  onWorkersStarted: async (deps) => volunteersBackground(deps),
+};
+
+export { VolunteerSchema } from './volunteers.entities';
+export { activeVolunteers, enrolVolunteerProspect, volunteersByStatus } from './volunteers.service';

@@ -1,0 +1,111 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { PersonalDataHolder } from '../../kernel/module';
+import { tables } from '../../kernel/sql';
+import type { VolunteerActivitySchema, VolunteerSchema, VolunteerVoterSchema } from './volunteers.entities';
+
+type VolunteerTables = InferKyselyDB<typeof VolunteerSchema | typeof VolunteerActivitySchema | typeof VolunteerVoterSchema>;
+const db = tables<VolunteerTables>();
+
+/**
+ * A person as a volunteer: their place in the team and the work they logged. Erasure keeps the
+ * volunteer's row (anonymous, inactive, still in the pyramid, so leaders' figures stay true) and
+ * their activities' facts (type, time, quantity: the team's totals), and drops what could identify
+ * them or where they were: skills, availability, the user link, the location consent, notes and
+ * GPS points. Who they are lived in the audience contact, which the audience empties.
+ */
+export const volunteersPersonalData: PersonalDataHolder = {
+  async export(q, personId) {
+    const volunteers = await q.rows(
+      db
+        .selectFrom('volunteers')
+        .select([
+          'id',
+          'user_id',
+          'territory_id',
+          'skills',
+          'availability',
+          'status',
+          'leader_id',
+          'goal_promised_votes',
+          'goal_leads',
+          'goal_posters',
+          'joined_on',
+          'source',
+          'location_consent_at',
+          'created_at',
+        ])
+        .where('contact_id', '=', personId)
+        .where('erased_at', 'is', null),
+    );
+    const ids = volunteers.map((volunteer) => volunteer.id);
+    const activities = ids.length
+      ? await q.rows(
+          db
+            .selectFrom('volunteer_activities')
+            .select(['id', 'type', 'occurred_at', 'duration_minutes', 'quantity', 'unit', 'territory_id', 'notes', 'lat', 'lng', 'event_id', 'poster_code', 'source'])
+            .where('volunteer_id', 'in', ids)
+            .orderBy('occurred_at'),
+        )
+      : [];
+    return {
+      volunteer: volunteers.map((volunteer) => ({
+        id: volunteer.id,
+        userId: volunteer.user_id ?? null,
+        territoryId: volunteer.territory_id ?? null,
+        skills: volunteer.skills,
+        availability: volunteer.availability,
+        status: volunteer.status,
+        leaderId: volunteer.leader_id ?? null,
+        goals: { promisedVotes: volunteer.goal_promised_votes, leads: volunteer.goal_leads, posters: volunteer.goal_posters },
+        joinedOn: volunteer.joined_on,
+        source: volunteer.source,
+        locationConsentAt: volunteer.location_consent_at ?? null,
+        createdAt: volunteer.created_at,
+      })),
+      activities: activities.map((activity) => ({
+        id: activity.id,
+        type: activity.type,
+        occurredAt: activity.occurred_at,
+        durationMinutes: activity.duration_minutes ?? null,
+        quantity: activity.quantity ?? null,
+        unit: activity.unit ?? null,
+        territoryId: activity.territory_id ?? null,
+        notes: activity.notes ?? null,
+        location: activity.lat != null && activity.lng != null ? { lat: activity.lat, lng: activity.lng } : null,
+        eventId: activity.event_id ?? null,
+        posterCode: activity.poster_code ?? null,
+        source: activity.source,
+      })),
+    };
+  },
+
+  async erase(q, personId) {
+    const at = new Date();
+    const ids = db.selectFrom('volunteers').select('id').where('contact_id', '=', personId);
+    const activities = await q.write(
+      db
+        .updateTable('volunteer_activities')
+        .set({ notes: null, lat: null, lng: null })
+        .where('volunteer_id', 'in', ids)
+        .where((row) => row.or([row('notes', 'is not', null), row('lat', 'is not', null)])),
+    );
+    const volunteers = await q.write(
+      db
+        .updateTable('volunteers')
+        .set({
+          user_id: null,
+          skills: [],
+          availability: [],
+          status: 'inactive',
+          location_consent_at: null,
+          location_consent_text_id: null,
+          location_consent_by: null,
+          erased_at: at,
+          updated_at: at,
+        })
+        .where('contact_id', '=', personId)
+        .where('erased_at', 'is', null),
+    );
+    return { volunteers: volunteers.count, activitiesCleared: activities.count };
+  },
+};
