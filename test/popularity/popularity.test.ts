@@ -262,6 +262,20 @@ describe('automatic daily metrics', () => {
         ],
       })
       .expect(200);
+    // One volunteer who worked that afternoon, one who never did: the day ends with one active.
+    for (const [name, phone] of [
+      ['Voluntaria activa', '3001112233'],
+      ['Voluntario sin actividad', '3001112244'],
+    ] as const) {
+      const volunteer = await app.http.post('/api/volunteers').set(manager.auth).send({ name, phone }).expect(201);
+      if (name === 'Voluntaria activa') {
+        await app.http
+          .post('/api/volunteers/activities')
+          .set(manager.auth)
+          .send({ activities: [{ volunteerId: volunteer.body.id, type: 'canvassing', occurredAt: `${day}T19:00:00Z`, quantity: 30, unit: 'doors' }] })
+          .expect(201);
+      }
+    }
     const sibling = await app.sibling();
     const claims = await Promise.all([recordDailyMetrics(app.runtime.deps, day), recordDailyMetrics(sibling.runtime.deps, day)]);
     expect(claims.filter(Boolean)).toHaveLength(1);
@@ -275,6 +289,8 @@ describe('automatic daily metrics', () => {
     expect(value(rivalA, 'share_of_voice')).toBe(10);
     expect(value(ours, 'engagement_rate')).toBe(9);
     expect(value(ours, 'leads')).toBe(0);
+    expect(value(ours, 'volunteers')).toBe(1);
+    expect(value(rivalA, 'volunteers')).toBeUndefined();
     expect(value(rivalA, 'leads')).toBeUndefined();
     expect(new Set(rows.map((row) => `${row.competitor_id}|${row.metric}`)).size).toBe(rows.length);
   });

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../kernel/context';
 import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import { leadsCapturedBetween } from '../qr';
 import { allCompetitors, socialFiguresBetween } from '../social';
+import { activeVolunteers } from '../volunteers';
 import { inboundMessagesBetween } from '../whatsapp';
 import { claimDailyRun, releaseDailyRun, upsertMetrics, type MetricValue } from './popularity.repository';
 import { AUTOMATIC_SOURCE } from './popularity.schemas';
@@ -21,16 +22,19 @@ export function previousDay(now: Date, timeZone: string): string {
 /**
  * The figures of the modules we own for one local day, as metrics under source `comando`: per
  * competitor followers at the end of the day, engagement rate, net sentiment and share of voice of
- * the day's posts; for our own candidate, leads captured and WhatsApp messages received.
+ * the day's posts; for our own candidate, leads captured, WhatsApp messages received and the volunteers
+ * active at the end of the day.
  */
 export async function dailyFigures(deps: Pick<AppDeps, 'db' | 'config'>, day: string): Promise<MetricValue[]> {
   const since = instantAt(day, 0, deps.config.timeZone);
   const until = instantAt(addDays(day, 1), 0, deps.config.timeZone);
-  const [competitors, social, leads, replies] = await Promise.all([
+  const [competitors, social, leads, replies, volunteers] = await Promise.all([
     allCompetitors(deps.db, { activeOnly: true }),
     socialFiguresBetween(deps.db, since, until),
     leadsCapturedBetween(deps.db, since, until),
     inboundMessagesBetween(deps.db, since, until),
+    // The last instant of the day: active volunteers as the day ended.
+    activeVolunteers(deps, new Date(until.getTime() - 1)),
   ]);
   const totalEngagement = social.reduce((sum, row) => sum + row.engagement, 0);
   const values: MetricValue[] = [];
@@ -47,6 +51,7 @@ export async function dailyFigures(deps: Pick<AppDeps, 'db' | 'config'>, day: st
   if (ours) {
     add(ours.id, 'leads', leads);
     add(ours.id, 'whatsapp_replies', replies);
+    add(ours.id, 'volunteers', volunteers);
   }
   return values;
 }

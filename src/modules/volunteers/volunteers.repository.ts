@@ -605,3 +605,14 @@ export async function volunteersOfUsers(q: Queries, userIds: readonly string[]):
   );
   return new Map(rows.flatMap((row) => (row.user_id ? [[row.user_id, { id: row.id, territoryId: row.territory_id ?? null }] as const] : [])));
 }
+
+/** Volunteers active in `window` (the one definition), optionally within territories and those inside them. */
+export async function countActiveVolunteers(q: Queries, window: ActiveWindow, territoryIds?: readonly string[]): Promise<number> {
+  const within = territoryIds?.length ? sql`and v.territory_id in (${territoryAndDescendants(territoryIds)})` : sql``;
+  const row = await q.first(sql<{ n: number }>`select count(*)::int as n from volunteers v where v.erased_at is null and ${isActiveSql(sql`v.id`, window)} ${within}`);
+  return row?.n ?? 0;
+}
+
+export function countVolunteersByStatus(q: Queries): Promise<{ status: VolunteerStatus; n: number }[]> {
+  return q.rows(sql<{ status: VolunteerStatus; n: number }>`select status, count(*)::int as n from volunteers where erased_at is null group by status`);
+}

@@ -8,11 +8,11 @@ import type { AppDeps } from '../../kernel/context';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError, invalidField, type FieldError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import { safeCell } from '../../kernel/spreadsheet';
-import { sql, type Queries } from '../../kernel/sql';
+import type { Queries } from '../../kernel/sql';
 import { contactExists, ensureConsentText, erasePerson, normalisePhone, registerContact } from '../audience';
 import { linkUserContact } from '../agenda';
 import { findUser } from '../auth';
-import { assertTerritoriesExist, territoryAndDescendants } from '../territories';
+import { assertTerritoriesExist } from '../territories';
 import type { VolunteerStatus } from './volunteers.entities';
 import { coversEveryone, teamOfUserSql } from './volunteers.policy';
 import { availabilityTokens, presentActivity, presentRow, presentVolunteer, type Reliability } from './volunteers.presenter';
@@ -25,7 +25,8 @@ import {
   findVolunteer,
   insertLoggedActivities,
   insertVolunteer,
-  isActiveSql,
+  countActiveVolunteers,
+  countVolunteersByStatus,
   lockPyramid,
   teamIds,
   updateVolunteer as writeVolunteer,
@@ -492,14 +493,11 @@ export async function listActivities(deps: Deps, actor: Actor, query: ListActivi
 
 /** How many volunteers are active at `at` (the one definition), optionally within territories (and those inside them). */
 export async function activeVolunteers(deps: Deps, at: Date, territoryIds?: readonly string[]): Promise<number> {
-  const window = activeWindow(deps.config.volunteers.activeDays, at);
-  const within = territoryIds?.length ? sql`and v.territory_id in (${territoryAndDescendants(territoryIds)})` : sql``;
-  const row = await deps.db.first(sql<{ n: number }>`select count(*)::int as n from volunteers v where v.erased_at is null and ${isActiveSql(sql`v.id`, window)} ${within}`);
-  return row?.n ?? 0;
+  return countActiveVolunteers(deps.db, activeWindow(deps.config.volunteers.activeDays, at), territoryIds);
 }
 
 export async function volunteersByStatus(q: Queries): Promise<Record<VolunteerStatus, number>> {
-  const rows = await q.rows(sql<{ status: VolunteerStatus; n: number }>`select status, count(*)::int as n from volunteers where erased_at is null group by status`);
+  const rows = await countVolunteersByStatus(q);
   const counts: Record<VolunteerStatus, number> = { prospect: 0, active: 0, inactive: 0 };
   for (const row of rows) counts[row.status] = row.n;
   return counts;
