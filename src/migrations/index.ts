@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261125131057_FinanceEntryEvent } from './Migration20261125131057_FinanceEntryEvent';
 import { Migration20261125123000_Agenda } from './Migration20261125123000_Agenda';
 import { Migration20261125121800_EmailNotices } from './Migration20261125121800_EmailNotices';
 import { Migration20261125121444_PasswordResets } from './Migration20261125121444_PasswordResets';
@@ -62,4 +63,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125121734_Volunteers', class: Migration20261125121734_Volunteers },
   { name: 'Migration20261125121800_EmailNotices', class: Migration20261125121800_EmailNotices },
   { name: 'Migration20261125123000_Agenda', class: Migration20261125123000_Agenda },
+  { name: 'Migration20261125131057_FinanceEntryEvent', class: Migration20261125131057_FinanceEntryEvent },
 ];

@@ -409,6 +409,12 @@ export async function eventExists(q: Queries, eventId: string): Promise<boolean>
   return (await q.first(db.selectFrom('agenda_events').select('id').where('id', '=', eventId))) !== undefined;
 }
 
+/** What finance compares with an event's movements: its planned budget, with enough to name it. */
+export async function eventBudget(q: Queries, eventId: string): Promise<{ title: string; status: string; startsAt: Date; budget: number | null } | undefined> {
+  const row = await q.first(db.selectFrom('agenda_events').select(['title', 'status', 'starts_at', 'budget']).where('id', '=', eventId));
+  return row && { title: row.title, status: row.status, startsAt: row.starts_at, budget: numberOrNull(row.budget as string | number | null | undefined) };
+}
+
 export interface Attendance {
   committed: number;
   attended: number;

@@ -21,5 +21,6 @@ export const agendaModule: ModuleManifest = {
 
 // What other modules may use.
 export { EVENT_TYPES, type EventType } from './agenda.entities';
-export { attendanceByContacts, checkInsSince, eventExists, upcomingEvents, type Attendance, type CheckInFact } from './agenda.repository';
+export { AgendaEventSchema } from './agenda.entities';
+export { attendanceByContacts, checkInsSince, eventBudget, eventExists, upcomingEvents, type Attendance, type CheckInFact } from './agenda.repository';
 export { linkUserContact } from './agenda.accounts';

@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { newId } from '../../kernel/ids';
+import { AgendaEventSchema } from '../agenda';
 import { UserSchema } from '../auth';
 
 export const ENTRY_KINDS = ['income', 'expense'] as const;
@@ -86,6 +87,8 @@ export const FinanceEntrySchema = defineEntity({
     notes: p.text().nullable(),
     donorType: p.enum([...DONOR_TYPES]).nullable(),
     reverses: () => p.manyToOne(FinanceEntrySchema).nullable().unique().deleteRule('restrict'),
+    /** The agenda event the movement belongs to: its budget is compared with what was spent on it. */
+    event: () => p.manyToOne(AgendaEventSchema).nullable().index().deleteRule('restrict'),
     override: p.json<StoredOverride>().nullable(),
     receiptSha256: p.string().length(64).nullable(),
     receiptType: p.string().length(40).nullable(),

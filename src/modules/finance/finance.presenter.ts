@@ -20,6 +20,7 @@ export function presentEntry(entry: LedgerEntry, closedThrough: string | null): 
     donorType: entry.donorType,
     reversesId: entry.reversesId,
     reversedById: entry.reversedById,
+    eventId: entry.eventId,
     override: entry.override,
     receipt: entry.receipt && { sha256: entry.receipt.sha256, type: entry.receipt.type, size: entry.receipt.size, uploadedAt: entry.receipt.uploadedAt.toISOString() },
     periodClosed: isClosed(entry.date, closedThrough),

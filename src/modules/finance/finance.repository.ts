@@ -172,6 +172,7 @@ export interface EntryRecord {
   notes: string | null;
   donorType: DonorType | null;
   reversesId: string | null;
+  eventId: string | null;
   override: StoredOverride | null;
   receipt: ReceiptRecord | null;
   recordedById: string;
@@ -197,6 +198,7 @@ const entryColumns = [
   'e.notes',
   'e.donor_type',
   'e.reverses_id',
+  'e.event_id',
   'e.override',
   'e.receipt_sha256',
   'e.receipt_type',
@@ -227,6 +229,7 @@ function entryOf(row: EntryRow): EntryRecord {
     notes: row.notes ?? null,
     donorType: row.donor_type ?? null,
     reversesId: row.reverses_id ?? null,
+    eventId: row.event_id ?? null,
     override: row.override ?? null,
     receipt: receiptOf(row.receipt_sha256, row.receipt_type, row.receipt_size, row.receipt_uploaded_at),
     recordedById: row.recorded_by_id,
@@ -249,6 +252,7 @@ function entryOfEntity(entry: FinanceEntry): EntryRecord {
     notes: entry.notes ?? null,
     donorType: entry.donorType ?? null,
     reversesId: entry.reverses ? entry.reverses.id : null,
+    eventId: entry.event ? entry.event.id : null,
     override: entry.override ?? null,
     receipt: receiptOf(entry.receiptSha256, entry.receiptType, entry.receiptSize, entry.receiptUploadedAt),
     recordedById: entry.recordedBy.id,
@@ -271,6 +275,7 @@ export async function insertEntry(q: Queries, entry: Omit<EntryRecord, 'codeName
       notes: entry.notes,
       donor_type: entry.donorType,
       reverses_id: entry.reversesId,
+      event_id: entry.eventId,
       override: (entry.override ? JSON.stringify(entry.override) : null) as unknown as StoredOverride | null,
       recorded_by_id: entry.recordedById,
       created_at: entry.createdAt,
@@ -305,6 +310,7 @@ export async function updateEntry(q: Queries, entry: EntryRecord, at: Date): Pro
         description: entry.description,
         notes: entry.notes,
         donor_type: entry.donorType,
+        event_id: entry.eventId,
         override: (entry.override ? JSON.stringify(entry.override) : null) as unknown as StoredOverride | null,
         updated_at: at,
       })
@@ -339,6 +345,7 @@ export interface EntryFilter {
   from?: string | undefined;
   to?: string | undefined;
   idNumber?: string | undefined;
+  eventId?: string | undefined;
   q?: string | undefined;
 }
 
@@ -353,6 +360,7 @@ function entryWhere(filter: EntryFilter): Record<string, unknown> {
   if (filter.code) where.code = filter.code;
   if (filter.from || filter.to) where.date = { ...(filter.from && { $gte: filter.from }), ...(filter.to && { $lte: filter.to }) };
   if (filter.idNumber) where.counterpartyIdNumber = filter.idNumber;
+  if (filter.eventId) where.event = filter.eventId;
   if (filter.q) {
     const pattern = containsPattern(filter.q);
     where.$or = [{ counterpartyName: { $ilike: pattern } }, { description: { $ilike: pattern } }];
@@ -367,6 +375,7 @@ function entryConditions(filter: EntryFilter): Sql {
   if (filter.from) conditions.push(sql`date >= ${filter.from}`);
   if (filter.to) conditions.push(sql`date <= ${filter.to}`);
   if (filter.idNumber) conditions.push(sql`counterparty_id_number = ${filter.idNumber}`);
+  if (filter.eventId) conditions.push(sql`event_id = ${filter.eventId}`);
   if (filter.q) {
     const pattern = containsPattern(filter.q);
     conditions.push(sql`(counterparty_name ilike ${pattern} or description ilike ${pattern})`);

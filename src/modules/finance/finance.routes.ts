@@ -23,6 +23,8 @@ import {
   summaryView,
   updateCodeBody,
   updateEntryBody,
+  eventBudgetParams,
+  eventBudgetView,
 } from './finance.schemas';
 import * as entries from './finance.service';
 import * as settings from './finance.settings';
@@ -56,12 +58,24 @@ export const financeRouter = new ApiRouter('finance', 'The campaign ledger, spen
     {
       summary: 'List ledger entries',
       description:
-        'Newest day first. Filters: kind, code, from/to (days), idNumber (counterparty), q (name or description). `totals` are of every matching entry, not just the page.',
+        'Newest day first. Filters: kind, code, from/to (days), idNumber (counterparty), eventId (agenda event), q (name or description). `totals` are of every matching entry, not just the page.',
       access: financePolicy.roles('read'),
       query: listEntriesQuery,
       response: entryPageView,
     },
     async ({ ctx, em, input }) => entries.listEntries(ctx.deps, em, input.query),
+  )
+  .get(
+    `${base}/events/:eventId/budget`,
+    {
+      summary: "An agenda event's budget against its movements",
+      description: 'The planned budget set on the event, what was spent and received under it (entries with its `eventId`, reversals netted) and what is left.',
+      access: financePolicy.roles('read'),
+      params: eventBudgetParams,
+      response: eventBudgetView,
+      errors: { 404: 'No such event' },
+    },
+    async ({ ctx, input }) => entries.eventBudgetReport(ctx.deps.db, input.params.eventId),
   )
   .get(`${base}/entries/:id`, { summary: 'One ledger entry', access: financePolicy.roles('read'), params: idParams, response: entryView }, async ({ ctx, input }) =>
     entries.getEntry(ctx.deps.db, input.params.id),

@@ -70,6 +70,7 @@ export const createEntryBody = z
     description: description.optional(),
     notes: notes.optional(),
     donorType: z.enum(DONOR_TYPES).optional().describe('Income only; required under a donation code'),
+    eventId: z.uuid().optional().describe("The agenda event it belongs to (its budget is compared with the event's movements)"),
     override: override.optional(),
   })
   .strict()
@@ -87,6 +88,7 @@ export const updateEntryBody = z
     description: description.nullable().optional(),
     notes: notes.nullable().optional(),
     donorType: z.enum(DONOR_TYPES).nullable().optional(),
+    eventId: z.uuid().nullable().optional(),
     override: override.optional(),
   })
   .strict()
@@ -110,6 +112,7 @@ export const listEntriesQuery = z
     code: code.optional(),
     ...dayRange,
     idNumber: idNumber.optional().describe("The counterparty's NIT or cédula"),
+    eventId: z.uuid().optional().describe('Movements of one agenda event'),
     q: z.string().trim().min(1).max(100).optional().describe("Text in the counterparty's name or the description"),
   })
   .refine(rangeInOrder, rangeProblem);
@@ -131,6 +134,7 @@ export const entryView = z
     donorType: z.enum(DONOR_TYPES).nullable(),
     reversesId: z.uuid().nullable().describe('On a reversal: the entry it reverses'),
     reversedById: z.uuid().nullable().describe('On a reversed entry: its reversal'),
+    eventId: z.uuid().nullable().describe('The agenda event it belongs to'),
     override: z.object({ reason: z.string(), byId: z.uuid(), rules: z.array(z.enum(OVERRIDABLE_RULES)) }).nullable(),
     receipt: receiptView.nullable(),
     periodClosed: z.boolean().describe('Dated on or before the closed day: it can only be reversed'),
@@ -281,3 +285,20 @@ export const reportView = z
     totals: z.object({ income: z.number().int(), expenses: z.number().int(), balance: z.number().int() }),
   })
   .meta({ id: 'FinanceReport' });
+
+export const eventBudgetParams = z.object({ eventId: z.uuid() });
+
+export const eventBudgetView = z
+  .object({
+    eventId: z.uuid(),
+    title: z.string(),
+    status: z.string(),
+    startsAt: isoDate,
+    planned: z.number().int().nullable().describe('The budget set on the event, whole pesos (null when none was set)'),
+    spent: z.number().int().describe('Expenses recorded for the event, net of reversals'),
+    income: z.number().int().describe('Income recorded for the event (a fundraiser), net of reversals'),
+    remaining: z.number().int().nullable().describe('planned − spent; negative when over budget'),
+    usedPct: z.number().nullable().describe('spent ÷ planned × 100'),
+    entries: z.number().int(),
+  })
+  .meta({ id: 'FinanceEventBudget' });

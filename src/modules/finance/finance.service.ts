@@ -32,7 +32,8 @@ import {
   type ReceiptRecord,
   type SettingsRecord,
 } from './finance.repository';
-import type { CreateEntryInput, ListEntriesInput, ReverseEntryInput, UpdateEntryInput, entryPageView, historyView } from './finance.schemas';
+import type { CreateEntryInput, ListEntriesInput, ReverseEntryInput, UpdateEntryInput, entryPageView, eventBudgetView, historyView } from './finance.schemas';
+import { eventBudget, eventExists } from '../agenda';
 import { donorLimit } from './finance.summary';
 
 type Deps = Pick<AppDeps, 'db' | 'config'>;
@@ -147,6 +148,7 @@ function auditedFields(entry: Omit<EntryRecord, 'codeName' | 'receipt' | 'create
     notes: entry.notes,
     donorType: entry.donorType,
     reversesId: entry.reversesId,
+    eventId: entry.eventId,
     override: entry.override,
   };
 }
@@ -165,6 +167,29 @@ export function changesBetween(before: Record<string, unknown> | null, after: Re
 
 // ───────────── entries
 
+async function checkEvent(q: Queries, eventId: string): Promise<void> {
+  if (!(await eventExists(q, eventId))) throw invalidField('body.eventId', 'No agenda event has this id.', 'unknown_event');
+}
+
+/** An event's budget against the movements recorded for it (reversals net out). */
+export async function eventBudgetReport(q: Queries, eventId: string): Promise<z.input<typeof eventBudgetView>> {
+  const [event, totals] = await Promise.all([eventBudget(q, eventId), entryTotals(q, { eventId })]);
+  if (!event) throw new NotFoundError('No agenda event has this id.');
+  const planned = event.budget;
+  return {
+    eventId,
+    title: event.title,
+    status: event.status,
+    startsAt: event.startsAt.toISOString(),
+    planned,
+    spent: totals.expenses,
+    income: totals.income,
+    remaining: planned === null ? null : planned - totals.expenses,
+    usedPct: planned ? Math.round((totals.expenses / planned) * 1000) / 10 : null,
+    entries: totals.entries,
+  };
+}
+
 export async function createEntry(deps: Deps, input: CreateEntryInput, actor: Actor) {
   const now = new Date();
   const today = todayIn(deps.config.timeZone, now);
@@ -176,6 +201,7 @@ export async function createEntry(deps: Deps, input: CreateEntryInput, actor: Ac
     const donorType = input.donorType ?? null;
     checkDonor(input.kind, code, donorType, idNumber);
     checkOpen(input.date, settings);
+    if (input.eventId) await checkEvent(tx, input.eventId);
     const candidate: Candidate = { id: undefined, kind: input.kind, amount: input.amount, code, donorType, idNumber, countedBefore: 0 };
     const override = resolveOverride(await breaches(tx, settings, candidate), input.override, actor);
     const entry: LedgerEntry = {
@@ -192,6 +218,7 @@ export async function createEntry(deps: Deps, input: CreateEntryInput, actor: Ac
       donorType,
       reversesId: null,
       reversedById: null,
+      eventId: input.eventId ?? null,
       override,
       receipt: null,
       recordedById: actor.id,
@@ -256,8 +283,10 @@ export async function changeEntry(deps: Deps, id: string, input: UpdateEntryInpu
       description: input.description === undefined ? entry.description : input.description,
       notes: input.notes === undefined ? entry.notes : input.notes,
       donorType: input.donorType === undefined ? entry.donorType : input.donorType,
+      eventId: input.eventId === undefined ? entry.eventId : input.eventId,
       updatedAt: now,
     };
+    if (input.eventId) await checkEvent(tx, input.eventId);
     if (input.date) checkNotFuture(next.date, today, 'body.date');
     checkDonor(entry.kind, code, next.donorType, next.counterpartyIdNumber);
     checkOpen(next.date, settings);
