@@ -23,3 +23,4 @@ export const whatsappModule: ModuleManifest = {
 
 export { handleWebhookPayload, signatureValid } from './whatsapp.webhook';
 export { inboundMessagesBetween } from './whatsapp.repository';
+export { conversationForExport, type ConversationForExport } from './whatsapp.conversation-export';
