@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261125121319_Pqrs } from './Migration20261125121319_Pqrs';
 import { Migration20261124060847_Finance } from './Migration20261124060847_Finance';
 import { Migration20261124055539_WhatsAppPendingStatuses } from './Migration20261124055539_WhatsAppPendingStatuses';
 import { Migration20261124054005_SocialDailyFollowers } from './Migration20261124054005_SocialDailyFollowers';
@@ -52,4 +53,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124054005_SocialDailyFollowers', class: Migration20261124054005_SocialDailyFollowers },
   { name: 'Migration20261124055539_WhatsAppPendingStatuses', class: Migration20261124055539_WhatsAppPendingStatuses },
   { name: 'Migration20261124060847_Finance', class: Migration20261124060847_Finance },
+  { name: 'Migration20261125121319_Pqrs', class: Migration20261125121319_Pqrs },
 ];

@@ -9,6 +9,7 @@ import { emailModule } from './email';
 import { socialModule } from './social';
 import { popularityModule } from './popularity';
 import { financeModule } from './finance';
+import { pqrsModule } from './pqrs';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
 export const modules: ModuleManifest[] = [
@@ -22,6 +23,7 @@ export const modules: ModuleManifest[] = [
   socialModule,
   popularityModule,
   financeModule,
+  pqrsModule,
 ];
 
 export const allEntities = modules.flatMap((module) => module.entities);
