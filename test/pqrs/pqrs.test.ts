@@ -141,7 +141,7 @@ describe('public filing', () => {
     const response = await app.http.post(base).send({ type: 'otro', subject: 'x', description: 'corto', phone: '12', email: 'no-es-correo', documentId: 'abc' });
     const problem = expectProblem(response, 400, 'validation_failed');
     const paths = (problem.errors as { path: string }[]).map((error) => error.path).sort();
-    expect(paths).toEqual(['body.description', 'body.documentId', 'body.email', 'body.subject', 'body.type']);
+    expect(paths).toEqual(['body.consent', 'body.description', 'body.documentId', 'body.email', 'body.name', 'body.phone', 'body.subject', 'body.type']);
     const missing = expectProblem(await app.http.post(base).send({ type: 'queja', subject: 'Ruido', description: 'Hay ruido todas las noches en el parque.' }), 400);
     expect((missing.errors as { path: string }[]).map((error) => error.path).sort()).toEqual(['body.consent', 'body.name', 'body.phone']);
     expectProblem(await app.http.post(base).send(citizen({ consent: false })), 400, 'consent_required');

@@ -56,22 +56,34 @@ export const attachmentArea = (deps: Pick<AppDeps, 'config'>): FileArea => new F
 /** Citizens read these messages on the form: Spanish, like the page. */
 const spanish = z.locales.es().localeError;
 
-/** 400 with `consent_required` when consent is the only thing missing… and every field's problem listed at once. */
-export function parseFiling(body: unknown): FileInput {
-  const parsed = fileBody.safeParse(body, { error: spanish });
-  if (!parsed.success) throw new ValidationError(zodIssuesToFieldErrors(parsed.error, 'body'), 'Algunos datos no son válidos.');
-  const input = parsed.data;
+const rawText = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+const rawTicked = (value: unknown): boolean => value === true || value === 'true' || value === 'on';
+
+/**
+ * What a filing needs beyond each field's own shape: a named request needs the person, a way to
+ * answer them and their consent; only a denuncia may be anonymous. Read from the raw body so these
+ * problems are reported together with the fields' own, all at once.
+ */
+function filingRuleErrors(body: Record<string, unknown>): FieldError[] {
   const errors: FieldError[] = [];
-  if (input.anonymous) {
-    if (input.type !== 'denuncia') errors.push({ path: 'body.anonymous', message: 'Solo una denuncia puede presentarse de forma anónima.' });
-  } else {
-    if (!input.name || input.name.length < 2) errors.push({ path: 'body.name', message: 'Escribe tu nombre.' });
-    if (!input.phone && !input.email) errors.push({ path: 'body.phone', message: 'Déjanos un celular o un correo para enviarte la respuesta.' });
-    if (input.phone && !normalisePhone(input.phone))
-      errors.push({ path: 'body.phone', message: 'Revisa el número: debe ser un celular o teléfono válido, por ejemplo 300 123 4567.' });
-    if (!input.consent) errors.push({ path: 'body.consent', message: 'Para radicar tu solicitud debes autorizar el tratamiento de tus datos.' });
+  if (rawTicked(body.anonymous)) {
+    if (body.type !== 'denuncia') errors.push({ path: 'body.anonymous', message: 'Solo una denuncia puede presentarse de forma anónima.' });
+    return errors;
   }
-  if (errors.length) {
+  const phone = rawText(body.phone);
+  if (rawText(body.name).length < 2) errors.push({ path: 'body.name', message: 'Escribe tu nombre.' });
+  if (!phone && !rawText(body.email)) errors.push({ path: 'body.phone', message: 'Déjanos un celular o un correo para enviarte la respuesta.' });
+  else if (phone && !normalisePhone(phone)) errors.push({ path: 'body.phone', message: 'Revisa el número: debe ser un celular o teléfono válido, por ejemplo 300 123 4567.' });
+  if (!rawTicked(body.consent)) errors.push({ path: 'body.consent', message: 'Para radicar tu solicitud debes autorizar el tratamiento de tus datos.' });
+  return errors;
+}
+
+/** The filing, or a 400 listing every problem at once (`consent_required` when consent is the only one). */
+export function parseFiling(body: Record<string, unknown>): FileInput {
+  const parsed = fileBody.safeParse(body, { error: spanish });
+  const errors = parsed.success ? [] : zodIssuesToFieldErrors(parsed.error, 'body');
+  for (const error of filingRuleErrors(body)) if (!errors.some((existing) => existing.path === error.path)) errors.push(error);
+  if (errors.length || !parsed.success) {
     const consentOnly = errors.every((error) => error.path === 'body.consent');
     throw new ValidationError(
       errors,
@@ -79,7 +91,7 @@ export function parseFiling(body: unknown): FileInput {
       consentOnly ? 'consent_required' : 'validation_failed',
     );
   }
-  return input;
+  return parsed.data;
 }
 
 const TOO_MANY = 'Recibimos demasiadas solicitudes seguidas desde tu conexión. Espera unos minutos y vuelve a intentarlo.';
