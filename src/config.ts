@@ -149,6 +149,9 @@ const envSchema = z
     EMAIL_MACHINE_OPEN_SECONDS: z.coerce.number().int().min(0).max(600).default(10),
     EMAIL_TRACKING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     EMAIL_UNSUBSCRIBE_MAILTO: z.string().email().optional(),
+    // The sender of notices to one person (reminders, PQRS answers); campaigns name their own.
+    EMAIL_FROM: z.string().email().optional(),
+    EMAIL_FROM_NAME: z.string().trim().min(1).max(120).default('Comando'),
     EMAIL_DKIM_DOMAIN: z.string().min(1).optional(),
     EMAIL_DKIM_SELECTOR: z.string().min(1).optional(),
     EMAIL_DKIM_PRIVATE_KEY: z.string().min(1).optional(),
@@ -281,6 +284,8 @@ export interface EmailConfig {
   machineOpenSeconds: number;
   trackingSecret: string | undefined;
   unsubscribeMailto: string | undefined;
+  /** Who notices to one person come from (EMAIL_FROM, else notificaciones@ the public host). */
+  from: { name: string; email: string };
   dkim: { domainName: string; keySelector: string; privateKey: string } | undefined;
 }
 
@@ -377,6 +382,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       machineOpenSeconds: env.EMAIL_MACHINE_OPEN_SECONDS,
       trackingSecret: env.EMAIL_TRACKING_SECRET,
       unsubscribeMailto: env.EMAIL_UNSUBSCRIBE_MAILTO,
+      from: { name: env.EMAIL_FROM_NAME, email: env.EMAIL_FROM ?? `notificaciones@${new URL(env.PUBLIC_BASE_URL ?? 'http://localhost').hostname}` },
       dkim:
         env.EMAIL_DKIM_DOMAIN && env.EMAIL_DKIM_SELECTOR && env.EMAIL_DKIM_PRIVATE_KEY
           ? { domainName: env.EMAIL_DKIM_DOMAIN, keySelector: env.EMAIL_DKIM_SELECTOR, privateKey: env.EMAIL_DKIM_PRIVATE_KEY.replace(/\\n/g, '\n') }

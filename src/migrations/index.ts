@@ -1,5 +1,7 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261125121800_EmailNotices } from './Migration20261125121800_EmailNotices';
 import { Migration20261125121319_Pqrs } from './Migration20261125121319_Pqrs';
+import { Migration20261125121314_Notices } from './Migration20261125121314_Notices';
 import { Migration20261124060847_Finance } from './Migration20261124060847_Finance';
 import { Migration20261124055539_WhatsAppPendingStatuses } from './Migration20261124055539_WhatsAppPendingStatuses';
 import { Migration20261124054005_SocialDailyFollowers } from './Migration20261124054005_SocialDailyFollowers';
@@ -53,5 +55,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124054005_SocialDailyFollowers', class: Migration20261124054005_SocialDailyFollowers },
   { name: 'Migration20261124055539_WhatsAppPendingStatuses', class: Migration20261124055539_WhatsAppPendingStatuses },
   { name: 'Migration20261124060847_Finance', class: Migration20261124060847_Finance },
+  { name: 'Migration20261125121314_Notices', class: Migration20261125121314_Notices },
   { name: 'Migration20261125121319_Pqrs', class: Migration20261125121319_Pqrs },
+  { name: 'Migration20261125121800_EmailNotices', class: Migration20261125121800_EmailNotices },
 ];

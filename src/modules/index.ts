@@ -9,6 +9,7 @@ import { emailModule } from './email';
 import { socialModule } from './social';
 import { popularityModule } from './popularity';
 import { financeModule } from './finance';
+import { noticesModule } from './notices';
 import { pqrsModule } from './pqrs';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
@@ -23,6 +24,7 @@ export const modules: ModuleManifest[] = [
   socialModule,
   popularityModule,
   financeModule,
+  noticesModule,
   pqrsModule,
 ];
 

@@ -312,7 +312,8 @@ describe('the erasure', () => {
         qr: { leads: 1 },
         gotv: { voters: 1, notesRemoved: 1 },
         whatsapp: { messages: 2, unsentSkipped: 0 },
-        email: { recipients: 2, unsentSkipped: 0, suppressionsHashed: 1 },
+        email: { recipients: 2, unsentSkipped: 0, notices: 0, suppressionsHashed: 1 },
+        notices: { notices: 0 },
         audience: { contacts: 1, consentsAnonymised: 2 },
       },
     });

@@ -135,6 +135,30 @@ export function contactGreeting(q: Queries, id: string): Promise<{ name: string;
   return q.first(db.selectFrom('contacts').select(['name', 'email']).where('id', '=', id).where('erased_at', 'is', null));
 }
 
+/** How one contact can be reached on each channel right now: consent (given and not withdrawn) and an address are separate, so a caller can say which is missing. */
+export interface ContactReach {
+  erased: boolean;
+  phone: string | null;
+  email: string | null;
+  whatsappConsent: boolean;
+  emailConsent: boolean;
+}
+
+/** One contact's reachability, for a message to that person alone (a notice); undefined for an unknown id. */
+export async function contactReach(q: Queries, id: string): Promise<ContactReach | undefined> {
+  const row = await q.first(
+    db.selectFrom('contacts').select(['erased_at', 'phone', 'email', 'whatsapp_opt_in', 'whatsapp_opted_out_at', 'email_opt_in', 'email_opted_out_at']).where('id', '=', id),
+  );
+  if (!row) return undefined;
+  return {
+    erased: row.erased_at !== null,
+    phone: row.phone,
+    email: row.email,
+    whatsappConsent: row.whatsapp_opt_in && row.whatsapp_opted_out_at === null,
+    emailConsent: row.email_opt_in && row.email_opted_out_at === null,
+  };
+}
+
 /** Which contacts a withdrawal applies to: one by id, or everyone holding a phone or an email. */
 export type ContactSelector = { contactId: string } | { phone: string } | { email: string };
 

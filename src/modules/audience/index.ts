@@ -21,6 +21,7 @@ export {
   arrivingContact,
   audienceContacts,
   contactExists,
+  contactReach,
   contactGreeting,
   countOptedOut,
   ensureConsentText,
@@ -28,5 +29,6 @@ export {
   ERASED_NAME,
   segmentMembers,
   type ContactSelector,
+  type ContactReach,
 } from './audience.repository';
 export { withdrawConsent, WITHDRAWAL_TEXTS, type WithdrawalProof, type WithdrawalSource } from './audience.service';

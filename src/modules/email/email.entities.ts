@@ -154,6 +154,41 @@ export const EmailRecipientSchema = defineEntity({
   }),
 });
 
+export const NOTICE_MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'bounced', 'failed', 'in_doubt', 'skipped'] as const;
+export type NoticeMessageStatus = (typeof NOTICE_MESSAGE_STATUSES)[number];
+
+/**
+ * Messages to one person outside any campaign (a reminder, a PQRS answer), queued by the notices
+ * module and sent by the same engine, SMTP pool and pace as campaign recipients, ahead of them.
+ * The content is kept (it is what the person was told) until the person's data is erased. A
+ * bigint key, as recipients', so the unsubscribe link's token stays compact.
+ */
+export const EmailNoticeSchema = defineEntity({
+  name: 'EmailNotice',
+  tableName: 'email_notices',
+  indexes: [
+    { properties: ['contact'] },
+    { name: 'email_notices_queue', expression: `create index "email_notices_queue" on "email_notices" ("id") where "status" = 'queued'` },
+    { name: 'email_notices_in_flight', expression: `create index "email_notices_in_flight" on "email_notices" ("claimed_at") where "status" = 'sending'` },
+  ],
+  properties: (p) => ({
+    id: p.bigint().primary().autoincrement(),
+    contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
+    email: p.string().length(254),
+    subject: p.string().length(300),
+    text: p.text(),
+    html: p.text().nullable(),
+    status: p.enum([...NOTICE_MESSAGE_STATUSES]),
+    attempts: p.smallint().default(0),
+    nextAttemptAt: p.datetime().nullable(),
+    claimedAt: p.datetime().nullable(),
+    sentAt: p.datetime().nullable(),
+    messageId: p.string().length(200).nullable(),
+    lastError: p.string().length(200).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+
 /**
  * Opens, clicks and unsubscribes: one row each (totals); unique = distinct recipients. The hot
  * table of the pixel route: no foreign-key constraints (each would cost a lookup per row). Rows

@@ -5,9 +5,11 @@ import type { BackgroundTask } from '../../kernel/module';
 import { decideWinner } from './email.ab';
 import { startCampaign } from './email.campaigns.service';
 import { emailSender, stopEmailSender } from './email.outbound';
-import { campaignStatus, releaseStaleClaims, unfinishedCampaigns } from './email.outbound.repository';
+import { campaignStatus, noticeQueue, releaseStaleClaims, unfinishedCampaigns } from './email.outbound.repository';
 
 const campaignPayload = z.object({ campaignId: z.uuid() });
+/** The campaign whose news it is, or none for notices to one person. */
+const sendPayload = z.object({ campaignId: z.uuid().optional() });
 
 /**
  * "There are recipients to send to" (the campaign named is only where the news came from): the
@@ -16,7 +18,7 @@ const campaignPayload = z.object({ campaignId: z.uuid() });
  */
 export const sendJob = defineJob({
   name: 'email.send',
-  schema: campaignPayload,
+  schema: sendPayload,
   attempts: 5,
   backoffMs: 2000,
   concurrency: 2,
@@ -71,6 +73,11 @@ export async function resumeUnfinished(deps: AppDeps): Promise<BackgroundTask> {
     }
   }
   if (campaigns.length) deps.logger.info({ campaigns: campaigns.length }, 'email campaigns resumed');
+  const notices = await noticeQueue(deps.db);
+  if (notices.due || notices.next_retry) {
+    const delayMs = notices.due ? 0 : Math.max(0, new Date(notices.next_retry!).getTime() - Date.now());
+    await deps.jobs.enqueue(sendJob, {}, { jobId: `email-send-notices-resume-${Date.now()}`, delayMs });
+  }
   return { stop: () => stopEmailSender(deps) };
 }
 

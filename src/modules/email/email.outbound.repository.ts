@@ -8,11 +8,17 @@ import type { AbPhase, EmailCampaignSchema, EmailRecipientSchema, EmailTemplateS
 type SenderTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailRecipientSchema | typeof EmailVariantSchema | typeof EmailTemplateSchema>;
 const db = tables<SenderTables>();
 
+/** Where a claimed row lives: a campaign's send list, or the notices to one person. */
+export type EmailSource = 'campaign' | 'notice';
+
 export interface ClaimedRow {
   id: string;
-  campaign_id: string;
+  source: EmailSource;
+  /** Null for a notice. */
+  campaign_id: string | null;
   email: string;
-  variant_id: string;
+  /** Null for a notice. */
+  variant_id: string | null;
   attempts: number;
   name: string;
   status: 'sending' | 'skipped';
@@ -22,31 +28,51 @@ export interface ClaimedRow {
 // outcome is written and its next message claimed in the same round trip (`settleAndClaim`).
 
 /**
- * Claims up to `limit` due recipients of sending campaigns and marks them `sending` (rows another
- * process holds are skipped, not waited for), so only messages in flight are ever `sending`.
- * Consent is read here, at send time: a recipient who unsubscribed, or whose address bounced,
- * since the list was written is `skipped` without an attempt. Defines the CTE `claimed`.
+ * Claims up to `limit` due messages and marks them `sending` (rows another process holds are
+ * skipped, not waited for), so only messages in flight are ever `sending`: notices to one person
+ * first, then recipients of sending campaigns for the slots left. Consent is read here, at send
+ * time: a person who unsubscribed, or whose address bounced, since the row was written is
+ * `skipped` without an attempt. Defines the CTE `claimed` (both kinds).
  */
 function claimCte(limit: number): Sql<never> {
   return sql`
-    picked as (
+    notice_picked as (
+      select n.id from email_notices n
+      where n.status = 'queued' and (n.next_attempt_at is null or n.next_attempt_at <= now())
+      order by n.id
+      limit ${limit}
+      for update of n skip locked
+    ), notice_decided as (
+      select n.id, k.name, (not k.email_reachable or ${suppressed(sql`n.email`)}) as blocked
+      from notice_picked p join email_notices n on n.id = p.id join ${audienceContacts()} k on k.id = n.contact_id
+    ), notice_claimed as (
+      update email_notices n set
+        status = case when d.blocked then 'skipped' else 'sending' end,
+        claimed_at = now(),
+        attempts = n.attempts + case when d.blocked then 0 else 1 end,
+        last_error = case when d.blocked then 'no email consent at send time, or the address is suppressed' else n.last_error end
+      from notice_decided d where n.id = d.id
+      returning n.id::text as id, 'notice'::text as source, null::uuid as campaign_id, n.email, null::uuid as variant_id, n.attempts, d.name, n.status
+    ), picked as (
       select r.id from email_recipients r
       where r.status = 'queued' and (r.next_attempt_at is null or r.next_attempt_at <= now())
         and exists (select 1 from email_campaigns c where c.id = r.campaign_id and c.status = 'sending')
       order by r.id
-      limit ${limit}
+      limit greatest(0, ${limit}::int - (select count(*) from notice_picked))
       for update of r skip locked
     ), decided as (
       select r.id, k.name,
              (r.variant_id is null or k.email_opted_out_at is not null or ${suppressed(sql`r.email`)}) as blocked
       from picked p join email_recipients r on r.id = p.id join ${audienceContacts()} k on k.id = r.contact_id
-    ), claimed as (
+    ), recipient_claimed as (
       update email_recipients r set
         status = case when d.blocked then 'skipped' else 'sending' end,
         claimed_at = now(),
         attempts = r.attempts + case when d.blocked then 0 else 1 end
       from decided d where r.id = d.id
-      returning r.id::text as id, r.campaign_id, r.email, r.variant_id, r.attempts, d.name, r.status
+      returning r.id::text as id, 'campaign'::text as source, r.campaign_id, r.email, r.variant_id, r.attempts, d.name, r.status
+    ), claimed as (
+      select * from notice_claimed union all select * from recipient_claimed
     )`;
 }
 
@@ -56,6 +82,7 @@ export function claimRecipients(q: Queries, limit: number): Promise<ClaimedRow[]
 
 export interface RecipientSettlement {
   id: string;
+  source: EmailSource;
   status: 'sent' | 'bounced' | 'failed' | 'queued' | 'in_doubt';
   messageId: string | null;
   error: string | null;
@@ -73,17 +100,22 @@ export interface SettledCount {
 }
 
 /**
- * Writes the outcomes answered since the last settle; addresses that bounced go into the
- * suppressions in the same statement, so no campaign mails them again. Only rows still in flight
- * change, or rows in doubt that a late definite answer resolves. Defines the CTE `settled`.
+ * Writes the outcomes answered since the last settle, of recipients and notices; addresses that
+ * bounced go into the suppressions in the same statement, so nothing mails them again. Only rows
+ * still in flight change, or rows in doubt that a late definite answer resolves. Defines the CTE
+ * `settled` (campaign recipients only: what the progress counts).
  */
 function settleCte(items: readonly RecipientSettlement[]): Sql<never> {
+  const recipients = items.filter((item) => item.source === 'campaign');
+  const notices = items.filter((item) => item.source === 'notice');
+  const values = (list: readonly RecipientSettlement[]) => sql`
+    unnest(${list.map((item) => item.id)}::bigint[], ${list.map((item) => item.status)}::text[],
+           ${list.map((item) => item.messageId)}::text[], ${list.map((item) => item.error)}::text[],
+           ${list.map((item) => item.nextAt)}::timestamptz[], ${list.map((item) => item.released)}::boolean[])
+      as v(id, status, message_id, error, next_at, released)`;
   return sql`
     v as (
-      select * from unnest(${items.map((item) => item.id)}::bigint[], ${items.map((item) => item.status)}::text[],
-                           ${items.map((item) => item.messageId)}::text[], ${items.map((item) => item.error)}::text[],
-                           ${items.map((item) => item.nextAt)}::timestamptz[], ${items.map((item) => item.released)}::boolean[])
-        as v(id, status, message_id, error, next_at, released)
+      select * from ${values(recipients)}
     ), u as (
       update email_recipients r set
         status = v.status,
@@ -96,9 +128,25 @@ function settleCte(items: readonly RecipientSettlement[]): Sql<never> {
       from v
       where r.id = v.id and (r.status = 'sending' or (r.status = 'in_doubt' and v.status in ('sent', 'bounced', 'failed')))
       returning r.campaign_id, r.email, r.status, r.last_error, v.released
+    ), nv as (
+      select * from ${values(notices)}
+    ), nu as (
+      update email_notices n set
+        status = nv.status,
+        sent_at = case when nv.status = 'sent' then now() else n.sent_at end,
+        message_id = coalesce(nv.message_id, n.message_id),
+        last_error = case when nv.released then n.last_error else nv.error end,
+        next_attempt_at = case when nv.released then n.next_attempt_at else nv.next_at end,
+        claimed_at = case when nv.status = 'in_doubt' then n.claimed_at else null end,
+        attempts = n.attempts - case when nv.released then 1 else 0 end
+      from nv
+      where n.id = nv.id and (n.status = 'sending' or (n.status = 'in_doubt' and nv.status in ('sent', 'bounced', 'failed')))
+      returning n.email, n.status, n.last_error
     ), suppressed as (
       insert into email_suppressions (email, reason, campaign_id, detail, created_at)
-      select email, 'bounce', campaign_id, last_error, now() from u where status = 'bounced'
+      select lower(b.email), 'bounce', b.campaign_id, b.last_error, now()
+      from (select campaign_id, email, last_error from u where status = 'bounced'
+            union all select null::uuid, email, last_error from nu where status = 'bounced') b
       on conflict (email) do nothing
     ), settled as (
       select campaign_id, status, released, count(*)::int as n from u group by campaign_id, status, released
@@ -123,20 +171,29 @@ export async function settleAndClaimRecipients(q: Queries, items: RecipientSettl
 
 /** Recipients in flight for longer than the claim timeout were left by a process that died: in doubt, never resent. */
 export async function releaseStaleClaims(q: Queries, claimTimeoutSeconds: number): Promise<number> {
-  const { count } = await q.write(
-    sql`update email_recipients set status = 'in_doubt', last_error = 'the sender stopped before recording the SMTP answer'
-        where status = 'sending' and claimed_at < now() - make_interval(secs => ${claimTimeoutSeconds})`.prepared('email_outbound_stale'),
+  const row = await q.first(
+    sql<{ n: number }>`
+      with recipients as (
+        update email_recipients set status = 'in_doubt', last_error = 'the sender stopped before recording the SMTP answer'
+        where status = 'sending' and claimed_at < now() - make_interval(secs => ${claimTimeoutSeconds}) returning 1
+      ), notices as (
+        update email_notices set status = 'in_doubt', last_error = 'the sender stopped before recording the SMTP answer'
+        where status = 'sending' and claimed_at < now() - make_interval(secs => ${claimTimeoutSeconds}) returning 1
+      )
+      select (select count(*) from recipients)::int + (select count(*) from notices)::int as n`.prepared('email_outbound_stale'),
   );
-  return count;
+  return row?.n ?? 0;
 }
 
-/** Whether any recipient of a sending campaign is due now. */
+/** Whether any notice, or recipient of a sending campaign, is due now. */
 export async function hasDueRecipients(q: Queries): Promise<boolean> {
   const row = await q.first(
     sql<{ due: boolean }>`
       select exists (
         select 1 from email_recipients r where r.status = 'queued' and (r.next_attempt_at is null or r.next_attempt_at <= now())
           and exists (select 1 from email_campaigns c where c.id = r.campaign_id and c.status = 'sending')
+      ) or exists (
+        select 1 from email_notices n where n.status = 'queued' and (n.next_attempt_at is null or n.next_attempt_at <= now())
       ) as due`.prepared('email_outbound_due'),
   );
   return Boolean(row?.due);
@@ -248,4 +305,25 @@ export interface UnfinishedCampaign {
 /** Campaigns whose work a job should be doing: started and not sent, or scheduled. */
 export function unfinishedCampaigns(q: Queries): Promise<UnfinishedCampaign[]> {
   return q.rows(sql<UnfinishedCampaign>`select id, status, ab_phase, ab_decide_at, scheduled_at from email_campaigns where status in ('sending', 'scheduled')`);
+}
+
+export interface NoticeQueue {
+  /** The earliest retry not due yet. */
+  next_retry: Date | null;
+  /** The oldest claim still in flight (here or in another process). */
+  oldest_claim: Date | null;
+  /** Any notice waiting to go now. */
+  due: boolean;
+}
+
+/** What the notices still have to send, for the wake-ups of a drain's end and of a process's start. */
+export async function noticeQueue(q: Queries): Promise<NoticeQueue> {
+  const row = await q.first(
+    sql<NoticeQueue>`
+      select min(next_attempt_at) filter (where status = 'queued' and next_attempt_at > now()) as next_retry,
+             min(claimed_at) filter (where status = 'sending') as oldest_claim,
+             coalesce(bool_or(status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())), false) as due
+      from email_notices where status in ('queued', 'sending')`.prepared('email_outbound_notice_queue'),
+  );
+  return row ?? { next_retry: null, oldest_claim: null, due: false };
 }

@@ -23,6 +23,7 @@ import {
   endTestPhase,
   finishCampaign,
   hasDueRecipients,
+  noticeQueue,
   pauseCampaign,
   releaseStaleClaims,
   resumeCampaign as resumePaused,
@@ -30,18 +31,23 @@ import {
   settleAndClaimRecipients,
   settleRecipients,
   type ClaimedRow,
+  type EmailSource,
   type RecipientSettlement,
   type SettledCount,
 } from './email.outbound.repository';
-import { buildMessage, plansFrom, type CampaignPlan } from './email.sending';
+import { noticeContents, type NoticeContent } from './email.notices.repository';
+import { buildMessage, buildNoticeMessage, plansFrom, type CampaignPlan } from './email.sending';
 import { createMailer, type Mailer, type SendOutcome } from './providers/mailer';
 
-/** A claimed recipient, as the engine and the message builder need it. */
+/** A claimed campaign recipient or notice, as the engine and the message builders need it. */
 export interface EmailOutbound extends OutboundMessage {
-  campaignId: string;
+  source: EmailSource;
+  /** Null for a notice. */
+  campaignId: string | null;
   email: string;
   name: string;
-  variantId: string;
+  /** Null for a notice. */
+  variantId: string | null;
 }
 
 /** The SMTP answer beyond the outcome: the Message-ID of a sent message, whether a refusal was for the address. */
@@ -78,7 +84,7 @@ export function outcomeOf(result: SendOutcome, messageId: string): Outcome<Email
 
 function rowOf(item: Settlement<EmailOutbound, EmailDetail>): RecipientSettlement {
   const id = item.message.id;
-  const none = { messageId: null, error: null, nextAt: null, released: false };
+  const none = { source: item.message.source, messageId: null, error: null, nextAt: null, released: false };
   switch (item.kind) {
     case 'sent':
       return { ...none, id, status: 'sent', messageId: item.detail?.messageId ?? null };
@@ -96,7 +102,8 @@ function rowOf(item: Settlement<EmailOutbound, EmailDetail>): RecipientSettlemen
 const PROGRESS_MS = 1000;
 
 /**
- * The email channel for the outbound engine: recipients of every sending campaign, through one
+ * The email channel for the outbound engine: notices to one person first, then recipients of
+ * every sending campaign, through one
  * pooled SMTP transport per drain (or the outbox), progress pushed to the war room at most once
  * a second, and campaigns moved on (A/B wait, sent) when a drain ends. Several processes may
  * drain side by side: claims skip each other's rows.
@@ -106,6 +113,7 @@ export class EmailChannel implements OutboundAdapter<EmailOutbound, EmailDetail>
   readonly room = EMAIL_ROOM;
   readonly settings: ChannelSettings;
   private readonly plans = new Map<string, CampaignPlan>();
+  private readonly notices = new Map<string, NoticeContent>();
   private mailer: Mailer | undefined;
   private progress = new Map<string, EmailProgressEvent>();
   private pushedAt = 0;
@@ -131,26 +139,40 @@ export class EmailChannel implements OutboundAdapter<EmailOutbound, EmailDetail>
     let skipped = 0;
     for (const row of rows) {
       if (row.status === 'skipped') {
-        this.count(row.campaign_id, 'skipped', 1);
+        if (row.campaign_id) this.count(row.campaign_id, 'skipped', 1);
         skipped++;
       } else {
-        messages.push({ id: row.id, campaignId: row.campaign_id, attempt: row.attempts, email: row.email, name: row.name, variantId: row.variant_id });
+        messages.push({ id: row.id, source: row.source, campaignId: row.campaign_id, attempt: row.attempts, email: row.email, name: row.name, variantId: row.variant_id });
       }
     }
     return { messages, skipped };
   }
 
   async prepare(messages: EmailOutbound[]): Promise<void> {
-    const missing = [...new Set(messages.map((message) => message.campaignId).filter((id) => !this.plans.has(id)))];
+    const missing = [...new Set(messages.map((message) => message.campaignId).filter((id): id is string => id !== null && !this.plans.has(id)))];
     for (const [id, plan] of plansFrom(await campaignPlans(this.deps.db, missing))) this.plans.set(id, plan);
+    const notices = messages.filter((message) => message.source === 'notice').map((message) => message.id);
+    for (const content of await noticeContents(this.deps.db, notices)) this.notices.set(content.id, content);
   }
 
   async send(recipient: EmailOutbound): Promise<Outcome<EmailDetail>> {
-    const plan = this.plans.get(recipient.campaignId);
-    const message = plan && buildMessage(this.deps, plan, recipient);
-    if (!message) return { kind: 'failed', reason: 'its variant is not part of the campaign' };
+    const message = this.messageFor(recipient);
+    if (!message) return { kind: 'failed', reason: recipient.source === 'notice' ? 'its content could not be read' : 'its variant is not part of the campaign' };
     this.mailer ??= createMailer(this.deps.config.email);
     return outcomeOf(await this.mailer.send(message), message.messageId);
+  }
+
+  private messageFor(recipient: EmailOutbound) {
+    if (recipient.source === 'notice') {
+      const content = this.notices.get(recipient.id);
+      // Sent once: its content is not needed again in this process.
+      this.notices.delete(recipient.id);
+      return content && buildNoticeMessage(this.deps, { ...content, email: recipient.email });
+    }
+    const plan = recipient.campaignId ? this.plans.get(recipient.campaignId) : undefined;
+    return plan && recipient.variantId
+      ? buildMessage(this.deps, plan, { id: recipient.id, email: recipient.email, name: recipient.name, variantId: recipient.variantId })
+      : undefined;
   }
 
   async settle(items: Settlement<EmailOutbound, EmailDetail>[]): Promise<void> {
@@ -185,7 +207,18 @@ export class EmailChannel implements OutboundAdapter<EmailOutbound, EmailDetail>
     if (!drained) return;
     this.close();
     this.plans.clear();
+    this.notices.clear();
     for (const campaign of await sendingCampaigns(this.deps.db)) await this.advance(campaign.id, campaign);
+    await this.wakeForNotices();
+  }
+
+  /** A delayed drain for the next notice retry, or for notices another process holds, at their claim timeout. */
+  private async wakeForNotices(): Promise<void> {
+    const { deps } = this;
+    const queue = await noticeQueue(deps.db);
+    const timeout = queue.oldest_claim ? new Date(queue.oldest_claim).getTime() + deps.config.email.claimTimeoutSeconds * 1000 + 1000 : null;
+    const at = [queue.next_retry ? new Date(queue.next_retry).getTime() : null, timeout].filter((value): value is number => value !== null).sort((a, b) => a - b)[0];
+    if (at !== undefined) await deps.jobs.enqueue(sendJob, {}, { jobId: `email-send-notices-${at}`, delayMs: Math.max(0, at - Date.now()) });
   }
 
   close(): void {

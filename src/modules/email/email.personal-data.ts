@@ -3,9 +3,9 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { PersonalDataHolder } from '../../kernel/module';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
-import type { EmailCampaignSchema, EmailEventSchema, EmailRecipientSchema, EmailSuppressionSchema } from './email.entities';
+import type { EmailCampaignSchema, EmailEventSchema, EmailNoticeSchema, EmailRecipientSchema, EmailSuppressionSchema } from './email.entities';
 
-type EmailTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailRecipientSchema | typeof EmailEventSchema | typeof EmailSuppressionSchema>;
+type EmailTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailRecipientSchema | typeof EmailEventSchema | typeof EmailSuppressionSchema | typeof EmailNoticeSchema>;
 const db = tables<EmailTables>();
 
 /**
@@ -31,15 +31,18 @@ export function suppressed(address: Sql<unknown>): Sql<never> {
 async function addressesOf(q: Queries, personId: string): Promise<string[]> {
   const rows = await q.rows(sql<{ email: string }>`
     select lower(email) as email from email_recipients where contact_id = ${personId}
+    union select lower(email) from email_notices where contact_id = ${personId}
     union select lower(c.email) from ${audienceContacts()} c where c.id = ${personId} and c.email is not null`);
   return rows.map((row) => row.email);
 }
 
 /**
  * A person's place on campaigns' send lists, what they did with each message (opens, clicks,
- * unsubscribes) and their addresses' bounces. Erasure keeps every recipient row with its status
+ * unsubscribes), the notices mailed to them alone (a reminder, an answer) and their addresses'
+ * bounces. Erasure keeps every recipient row with its status
  * and every event (campaign statistics and the dashboard count them) but not the address or the
- * SMTP error (which may quote it); a message still waiting to go is skipped; a suppressed address
+ * SMTP error (which may quote it), nor a notice's subject and text; a message still waiting to go
+ * is skipped; a suppressed address
  * becomes its hash, so it stays suppressed and counted.
  */
 export const emailPersonalData: PersonalDataHolder = {
@@ -65,7 +68,26 @@ export const emailPersonalData: PersonalDataHolder = {
     const suppressions = addresses.length
       ? await q.rows(db.selectFrom('email_suppressions').select(['email', 'reason', 'campaign_id', 'detail', 'created_at']).where('email', 'in', addresses).orderBy('created_at'))
       : [];
+    const notices = await q.rows(
+      db
+        .selectFrom('email_notices')
+        .select(['id', 'email', 'subject', 'text', 'html', 'status', 'attempts', 'sent_at', 'last_error', 'created_at'])
+        .where('contact_id', '=', personId)
+        .orderBy('id'),
+    );
     return {
+      notices: notices.map((notice) => ({
+        id: String(notice.id),
+        email: notice.email,
+        subject: notice.subject,
+        text: notice.text,
+        html: notice.html,
+        status: notice.status,
+        attempts: notice.attempts,
+        sentAt: notice.sent_at,
+        lastError: notice.last_error,
+        createdAt: notice.created_at,
+      })),
       recipients: recipients.map((recipient) => ({
         campaignId: recipient.campaign_id,
         campaignName: recipient.campaign_name,
@@ -96,6 +118,15 @@ export const emailPersonalData: PersonalDataHolder = {
       )
       update email_suppressions s set email = k.hashed, detail = null from keys k
       where s.email = k.email and not exists (select 1 from email_suppressions h where h.email = k.hashed)`);
-    return { recipients: recipients.count, unsentSkipped: unsent.count, suppressionsHashed: suppressions.count };
+    const unsentNotices = await q.write(db.updateTable('email_notices').set({ status: 'skipped' }).where('contact_id', '=', personId).where('status', '=', 'queued'));
+    const notices = await q.write(
+      sql`update email_notices set email = 'erased:' || id, subject = '', text = '', html = null, last_error = null where contact_id = ${personId}::uuid`,
+    );
+    return {
+      recipients: recipients.count,
+      unsentSkipped: unsent.count + unsentNotices.count,
+      notices: notices.count,
+      suppressionsHashed: suppressions.count,
+    };
   },
 };

@@ -75,3 +75,33 @@ export function buildMessage(deps: AppDeps, plan: CampaignPlan, recipient: Recip
     campaignId: plan.id,
   };
 }
+
+/** The footer every notice carries: the person can stop email from the campaign with one click. */
+const NOTICE_FOOTER_TEXT = 'Para no recibir más correos de la campaña:';
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/**
+ * A notice to one person, as the caller wrote it (text always, HTML when given), from the
+ * configured sender, with an unsubscribe link in the List-Unsubscribe header and in a footer.
+ */
+export function buildNoticeMessage(deps: AppDeps, notice: { id: string; email: string; subject: string; text: string; html: string | null }): OutgoingMessage {
+  const unsubscribeUrl = `${deps.config.publicBaseUrl}/e/u/${trackingTokens(deps).sign('notice_unsubscribe', notice.id)}`;
+  const from = deps.config.email.from;
+  const domain = from.email.split('@')[1] ?? 'localhost';
+  const footerHtml = `<p style="font-size:12px;color:#666">${escapeHtml(NOTICE_FOOTER_TEXT)} <a href="${escapeHtml(unsubscribeUrl)}">cancelar suscripción</a></p>`;
+  return {
+    fromName: from.name,
+    fromEmail: from.email,
+    to: notice.email,
+    replyTo: null,
+    subject: notice.subject,
+    text: `${notice.text}\n\n--\n${NOTICE_FOOTER_TEXT} ${unsubscribeUrl}\n`,
+    html: notice.html === null ? null : /<\/body>/i.test(notice.html) ? notice.html.replace(/<\/body>/i, `${footerHtml}</body>`) : `${notice.html}${footerHtml}`,
+    messageId: `<${newId()}@${domain}>`,
+    unsubscribeUrl,
+    campaignId: null,
+  };
+}

@@ -9,8 +9,9 @@ import { createCipheriv, createDecipheriv, createHmac, createSecretKey, timingSa
  * enumerated: 2^96 guesses per hit). 28 bytes → 38 base64url characters. Checking one needs no
  * database read.
  */
-export type TokenKind = 'open' | 'click' | 'unsubscribe';
-const KIND_BYTE: Record<TokenKind, number> = { open: 1, click: 2, unsubscribe: 3 };
+export type TokenKind = 'open' | 'click' | 'unsubscribe' | 'notice_unsubscribe';
+/** `notice_unsubscribe` carries an email notice's id instead of a recipient's. */
+const KIND_BYTE: Record<TokenKind, number> = { open: 1, click: 2, unsubscribe: 3, notice_unsubscribe: 4 };
 const TAG_BYTES = 12;
 const TOKEN_BYTES = 16 + TAG_BYTES;
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{38}$/;

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { ApiRouter } from '../../kernel/http/router';
-import { clickTargetUrl, eventWriter, isMachineAgent, trackingTokens, unsubscribe } from './email.tracking';
+import { clickTargetUrl, eventWriter, isMachineAgent, trackingTokens, unsubscribe, unsubscribeFromNotice } from './email.tracking';
 import { renderUnsubscribeDone, renderUnsubscribeNotFound, renderUnsubscribePage } from './email.pages';
 
 /** The smallest transparent GIF (43 bytes). */
@@ -92,7 +92,8 @@ export const trackingRouter = new ApiRouter('email-tracking')
       errors: { 404: 'Unknown token', 429: 'Too many unknown tokens from this client' },
     },
     async ({ ctx, input }) => {
-      if (!trackingTokens(ctx.deps).verify('unsubscribe', input.params.token)) return unknownToken(ctx, renderUnsubscribeNotFound());
+      const tokens = trackingTokens(ctx.deps);
+      if (!tokens.verify('unsubscribe', input.params.token) && !tokens.verify('notice_unsubscribe', input.params.token)) return unknownToken(ctx, renderUnsubscribeNotFound());
       return html(ctx, 200, renderUnsubscribePage(`/e/u/${input.params.token}`));
     },
   )
@@ -107,11 +108,14 @@ export const trackingRouter = new ApiRouter('email-tracking')
       errors: { 404: 'Unknown token', 429: 'Too many unknown tokens from this client' },
     },
     async ({ ctx, input }) => {
-      const payload = trackingTokens(ctx.deps).verify('unsubscribe', input.params.token);
-      if (!payload) return unknownToken(ctx, renderUnsubscribeNotFound());
+      const tokens = trackingTokens(ctx.deps);
+      const payload = tokens.verify('unsubscribe', input.params.token);
+      const notice = payload ? undefined : tokens.verify('notice_unsubscribe', input.params.token);
+      if (!payload && !notice) return unknownToken(ctx, renderUnsubscribeNotFound());
       const body = (ctx.request.body ?? {}) as Record<string, unknown>;
       const method = body['List-Unsubscribe'] === 'One-Click' ? 'one-click' : 'page';
-      const done = await unsubscribe(ctx.deps, payload.recipientId.toString(), { ip: ctx.ip, userAgent: ctx.get('User-Agent') || undefined, method });
+      const proof = { ip: ctx.ip, userAgent: ctx.get('User-Agent') || undefined, method } as const;
+      const done = payload ? await unsubscribe(ctx.deps, payload.recipientId.toString(), proof) : await unsubscribeFromNotice(ctx.deps, notice!.recipientId.toString(), proof);
       if (!done) return html(ctx, 404, renderUnsubscribeNotFound());
       return html(ctx, 200, renderUnsubscribeDone());
     },

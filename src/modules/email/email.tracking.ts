@@ -3,6 +3,7 @@ import { isbot } from 'isbot';
 import type { AppDeps } from '../../kernel/context';
 import { processLocal } from '../../kernel/process-local';
 import { clickTarget, insertTrackingEvents, lockRecipient, recordUnsubscribeEvent } from './email.repository';
+import { lockNoticeAddress } from './email.notices.repository';
 import { safeErrorFields } from '../../kernel/http/problem';
 import { hashIp } from '../../kernel/privacy';
 import { withdrawConsent } from '../audience';
@@ -168,6 +169,25 @@ export async function unsubscribe(deps: AppDeps, recipientId: string, proof: Uns
       userAgent: `${proof.method}; ${proof.userAgent ?? ''}`.slice(0, 300),
     });
     await recordUnsubscribeEvent(tx, recipient);
+    return true;
+  });
+}
+
+/**
+ * The same opt-out from a notice's link (a reminder, an answer): every contact holding the address
+ * the notice went to stops getting email. Returns false when the notice does not exist.
+ */
+export async function unsubscribeFromNotice(deps: AppDeps, noticeId: string, proof: UnsubscribeProof): Promise<boolean> {
+  return deps.db.transaction(async (tx) => {
+    const notice = await lockNoticeAddress(tx, noticeId);
+    if (!notice || notice.email.startsWith('erased:')) return false;
+    await withdrawConsent(tx, { email: notice.email }, 'email', {
+      source: 'email_unsubscribe',
+      sourceRef: null,
+      evidence: proof.method === 'one-click' ? 'one-click unsubscribe (List-Unsubscribe-Post) of a notice' : 'unsubscribe page of a notice',
+      ipHash: hashIp(deps.secrets.ipHashKey, proof.ip),
+      userAgent: `${proof.method}; ${proof.userAgent ?? ''}`.slice(0, 300),
+    });
     return true;
   });
 }

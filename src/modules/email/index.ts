@@ -1,6 +1,6 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { emailPolicy } from './email.policy';
-import { EmailCampaignSchema, EmailEventSchema, EmailRecipientSchema, EmailSuppressionSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
+import { EmailCampaignSchema, EmailEventSchema, EmailNoticeSchema, EmailRecipientSchema, EmailSuppressionSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
 import { EMAIL_ROOM } from './email.events';
 import { emailJobs, resumeUnfinished } from './email.jobs';
 import { emailRouter } from './email.routes';
@@ -10,7 +10,7 @@ import { emailPersonalData } from './email.personal-data';
 /** Newsletters: MJML templates, segmented campaigns with A/B tests, tracking, unsubscribe, statistics. */
 export const emailModule: ModuleManifest = {
   name: 'email',
-  entities: [EmailTemplateSchema, EmailCampaignSchema, EmailVariantSchema, EmailRecipientSchema, EmailEventSchema, EmailSuppressionSchema],
+  entities: [EmailTemplateSchema, EmailCampaignSchema, EmailVariantSchema, EmailRecipientSchema, EmailEventSchema, EmailSuppressionSchema, EmailNoticeSchema],
   routers: [emailRouter, trackingRouter],
   personalData: emailPersonalData,
   jobs: emailJobs,
@@ -19,3 +19,5 @@ export const emailModule: ModuleManifest = {
 };
 
 export { decideWinner, chooseWinner, twoProportionZ } from './email.ab';
+export { queueEmailNotice, dispatchEmailNotices, emailNoticeDeliveries, type EmailNoticeResult, type EmailNoticeRefusal } from './email.notices';
+export type { NoticeDelivery as EmailNoticeDelivery } from './email.notices.repository';

@@ -181,7 +181,7 @@ export const WaMessageSchema = defineEntity({
     params: p.json<string[]>().nullable(),
     status: p.string().length(12),
     statusRank: p.smallint(),
-    /** 0: replies in a conversation go before 1: campaign messages. */
+    /** 0: replies in a conversation and notices to one person go before 1: campaign messages. */
     priority: p.smallint().default(1),
     wamid: p.string().length(128).nullable().unique(),
     attempts: p.integer().default(0),

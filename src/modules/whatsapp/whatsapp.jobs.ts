@@ -3,7 +3,7 @@ import type { AppDeps } from '../../kernel/context';
 import { defineJob } from '../../kernel/jobs';
 import { whatsapp } from './whatsapp.context';
 
-const dispatchData = z.object({ reason: z.enum(['campaign', 'reply', 'tick']) });
+const dispatchData = z.object({ reason: z.enum(['campaign', 'reply', 'notice', 'tick']) });
 type DispatchData = z.infer<typeof dispatchData>;
 
 /**

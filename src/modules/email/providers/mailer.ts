@@ -13,12 +13,13 @@ export interface OutgoingMessage {
   to: string;
   replyTo: string | null;
   subject: string;
-  html: string;
+  /** Null: a text-only message. */
+  html: string | null;
   text: string;
   messageId: string;
   unsubscribeUrl: string;
-  /** Correlates a later DSN with the campaign, without personal data. */
-  campaignId: string;
+  /** Correlates a later DSN with the campaign, without personal data; null for a notice to one person. */
+  campaignId: string | null;
 }
 
 export type SendOutcome =
@@ -67,11 +68,11 @@ function mailOptions(message: OutgoingMessage, mailto: string | undefined) {
     to: message.to,
     replyTo: message.replyTo ?? undefined,
     subject: message.subject,
-    html: message.html,
+    html: message.html ?? undefined,
     text: message.text,
     messageId: message.messageId,
     list: { unsubscribe: unsubscribe as unknown as string[] },
-    headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click', 'X-Comando-Campaign': message.campaignId },
+    headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click', ...(message.campaignId ? { 'X-Comando-Campaign': message.campaignId } : {}) },
   };
 }
 

@@ -1,0 +1,34 @@
+import type { PersonalDataHolder } from '../../kernel/module';
+import { deliveriesOf, presentDelivery } from './notices.presenter';
+import { forgetKeys, noticesOf } from './notices.repository';
+
+/**
+ * What the campaign told a person and how it went. The messages themselves (text, address) are
+ * the channels' to export and erase; erasure here keeps each row's purpose, channel and outcome
+ * (counts by purpose stay true) and drops the key, which callers build from ids of the person's
+ * own records (an event they signed up for, their request).
+ */
+export const noticesPersonalData: PersonalDataHolder = {
+  async export(q, personId) {
+    const rows = await noticesOf(q, personId);
+    const deliveries = await deliveriesOf(
+      q,
+      rows.map((row) => ({ channel: row.channel, messageRef: row.message_ref })),
+    );
+    return {
+      notices: rows.map((row) => ({
+        id: row.id,
+        purpose: row.purpose,
+        status: row.status,
+        channel: row.channel,
+        reason: row.reason,
+        delivery: row.channel && row.message_ref ? (presentDelivery(deliveries.get(row.channel)?.get(row.message_ref))?.status ?? null) : null,
+        createdAt: row.created_at,
+      })),
+    };
+  },
+
+  async erase(q, personId) {
+    return { notices: await forgetKeys(q, personId) };
+  },
+};

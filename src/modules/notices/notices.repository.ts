@@ -1,0 +1,91 @@
+import type { FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { newId } from '../../kernel/ids';
+import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { sql, tables, type Queries } from '../../kernel/sql';
+import { NoticeSchema, type Notice, type NoticeChannel, type NoticeStatus, type PassedOver, type UnreachableReason } from './notices.entities';
+
+type NoticeTables = InferKyselyDB<typeof NoticeSchema>;
+const db = tables<NoticeTables>();
+
+/**
+ * Takes the key for a new notice: the row's id, or undefined when the key is already taken. A
+ * second transaction inserting the same key waits on the unique index until the first ends, and
+ * then finds it taken (committed) or free (rolled back): a key is sent at most once.
+ */
+export async function claimKey(q: Queries, notice: { key: string; contactId: string; purpose: string }): Promise<string | undefined> {
+  const row = await q.first(
+    db
+      .insertInto('notices')
+      .values({
+        id: newId(),
+        key: notice.key,
+        contact_id: notice.contactId,
+        purpose: notice.purpose,
+        status: 'queued',
+        passed_over: '[]' as unknown as PassedOver[],
+        created_at: new Date(),
+      })
+      .onConflict((conflict) => conflict.column('key').doNothing())
+      .returning('id'),
+  );
+  return row?.id;
+}
+
+export async function noticeIdByKey(q: Queries, key: string): Promise<string | undefined> {
+  return (await q.first(db.selectFrom('notices').select('id').where('key', '=', key)))?.id;
+}
+
+export interface NoticeOutcome {
+  status: NoticeStatus;
+  channel: NoticeChannel | null;
+  reason: UnreachableReason | null;
+  messageRef: string | null;
+  passedOver: PassedOver[];
+}
+
+export async function recordOutcome(q: Queries, id: string, outcome: NoticeOutcome): Promise<void> {
+  await q.write(
+    db
+      .updateTable('notices')
+      .set({
+        status: outcome.status,
+        channel: outcome.channel,
+        reason: outcome.reason,
+        message_ref: outcome.messageRef,
+        passed_over: JSON.stringify(outcome.passedOver) as unknown as PassedOver[],
+      })
+      .where('id', '=', id),
+  );
+}
+
+export interface NoticeFilter {
+  purpose?: string | undefined;
+  contactId?: string | undefined;
+  channel?: NoticeChannel | undefined;
+  status?: NoticeStatus | undefined;
+}
+
+/** Newest first. */
+export function noticePage(em: EntityManager, filter: NoticeFilter, page: PageRequest): Promise<Page<Notice>> {
+  const where: FilterQuery<Notice> = {};
+  if (filter.purpose) where.purpose = filter.purpose;
+  if (filter.contactId) where.contact = filter.contactId;
+  if (filter.channel) where.channel = filter.channel;
+  if (filter.status) where.status = filter.status;
+  return findPage(em, NoticeSchema, where, page, { id: 'desc' }, (row: Notice) => row);
+}
+
+/** A person's notices, oldest first. */
+export function noticesOf(q: Queries, contactId: string) {
+  return q.rows(
+    db.selectFrom('notices').select(['id', 'purpose', 'channel', 'status', 'reason', 'passed_over', 'message_ref', 'created_at']).where('contact_id', '=', contactId).orderBy('id'),
+  );
+}
+
+/** An erased person's notices keep their purpose, channel and outcome (for counts) but not the key, which callers build from ids that name them. */
+export async function forgetKeys(q: Queries, contactId: string): Promise<number> {
+  const result = await q.write(sql`update notices set key = 'erased:' || id where contact_id = ${contactId}::uuid and key not like 'erased:%'`);
+  return result.count;
+}
