@@ -105,7 +105,10 @@ describe('public filing', () => {
     const origins = await rows(sql<{ kind: string }>`select kind from contact_origins where contact_id = ${stored!.contact_id}::uuid`);
     expect(origins.map((origin) => origin.kind)).toEqual(['pqrs']);
     const history = await app.http.get(`${base}/${filed.id}/history`).set(manager.auth).expect(200);
-    expect(history.body.data).toEqual([expect.objectContaining({ action: 'filed', actorId: null })]);
+    expect(history.body.data).toEqual([
+      expect.objectContaining({ action: 'filed', actorId: null }),
+      expect.objectContaining({ action: 'notice', changes: { receivedNotice: { before: null, after: expect.objectContaining({ status: 'queued', channel: 'email' }) } } }),
+    ]);
   });
 
   it('takes an anonymous denuncia with no personal data, and refuses anonymity for any other type', async () => {
@@ -229,14 +232,14 @@ describe('the desk’s work', () => {
     await app.http.patch(`${base}/${filed.id}`).set(manager.auth).send({ status: 'closed', note: 'Duplicada de otra solicitud' }).expect(200);
     expectProblem(await app.http.patch(`${base}/${filed.id}`).set(manager.auth).send({ priority: 'low' }), 409, 'request_closed');
     const history = await app.http.get(`${base}/${filed.id}/history`).set(manager.auth).expect(200);
-    expect(history.body.data.map((row: { action: string }) => row.action)).toEqual(['filed', 'update', 'update']);
-    expect(history.body.data[1]).toMatchObject({
+    expect(history.body.data.map((row: { action: string }) => row.action)).toEqual(['filed', 'notice', 'update', 'update']);
+    expect(history.body.data[2]).toMatchObject({
       actorId: manager.id,
       note: 'Urgente: barrio sin luz',
       changes: { status: { before: 'received', after: 'in_progress' }, assigneeId: { before: null, after: manager.id }, priority: { before: 'normal', after: 'high' } },
     });
     const asViewer = await app.http.get(`${base}/${filed.id}/history`).set(viewer.auth).expect(200);
-    expect(asViewer.body.data[1].note).toBeNull();
+    expect(asViewer.body.data[2].note).toBeNull();
   });
 
   it('reclassifies with the new legal term', async () => {
@@ -288,7 +291,11 @@ describe('the desk’s work', () => {
     expectProblem(await app.http.post(url).set(manager.auth).send({ newDueDate: latest, reason }), 409, 'already_extended');
     expectProblem(await app.http.patch(`${base}/${filed.id}`).set(manager.auth).send({ type: 'consulta' }), 409, 'already_extended');
     const history = await app.http.get(`${base}/${filed.id}/history`).set(manager.auth).expect(200);
-    expect(history.body.data.at(-1)).toMatchObject({ action: 'extend', note: reason, changes: { dueDate: { before: filed.dueDate, after: latest } } });
+    expect(history.body.data.filter((row: { action: string }) => row.action !== 'notice').at(-1)).toMatchObject({
+      action: 'extend',
+      note: reason,
+      changes: { dueDate: { before: filed.dueDate, after: latest } },
+    });
   });
 
   it('refuses an extension once the deadline has passed, and one to a non-business day', async () => {
@@ -386,7 +393,7 @@ describe('filters and figures', () => {
       expect(flagged.body).toMatchObject({ dueSoon: true, dueSoonFlaggedAt: expect.any(String) });
       await waitFor(() => events.find((event) => event.id === soon.id && event.action === 'due_soon'));
       const history = await app.http.get(`${base}/${soon.id}/history`).set(manager.auth).expect(200);
-      expect(history.body.data.map((row: { action: string }) => row.action)).toEqual(['filed', 'due_soon']);
+      expect(history.body.data.map((row: { action: string }) => row.action)).toEqual(['filed', 'notice', 'due_soon']);
       expect(JSON.stringify(events)).not.toMatch(/Ana Pérez|alumbrado/);
     } finally {
       socket.close();
@@ -505,6 +512,73 @@ describe('attachments', () => {
   });
 });
 
+describe('citizen notices', () => {
+  async function approveTemplate(name: string, placeholders: number) {
+    const body = Array.from({ length: placeholders }, (_, index) => `{{${index + 1}}}`).join(' ');
+    await app.runtime.deps.db.write(sql`
+      insert into wa_templates (id, name, language, category, body, buttons, examples, placeholders, status, created_at, updated_at)
+      values (gen_random_uuid(), ${name}, 'es', 'UTILITY', ${body}, '[]', '[]', ${placeholders}, 'APPROVED', now(), now())
+      on conflict (name, language) do nothing`);
+  }
+
+  const noticeRows = (contactId: string) =>
+    rows(sql<{ purpose: string; key: string }>`select purpose, key from notices where contact_id = ${contactId}::uuid order by created_at, id`);
+
+  it('sends the number on filing, the new date on an extension and the answer, each once, on the channel the citizen agreed to', async () => {
+    const filed = await file({ phone: undefined, email: 'rosa@example.org', emailOptIn: true, whatsappOptIn: false });
+    const one = await app.http.get(`${base}/${filed.id}`).set(manager.auth).expect(200);
+    expect(one.body.personal.receivedNotice).toMatchObject({ status: 'queued', channel: 'email', noticeId: expect.any(String) });
+    const contactId = one.body.personal.citizen.contactId as string;
+    const reason = 'Esperamos el concepto de la secretaría.';
+    await app.http
+      .post(`${base}/${filed.id}/extend`)
+      .set(manager.auth)
+      .send({ newDueDate: latestExtension(new Date(), 15, clock), reason })
+      .expect(200);
+    const answer = 'La secretaría programó la reparación.\nGracias por avisar.';
+    const answered = await app.http.post(`${base}/${filed.id}/answer`).set(manager.auth).send({ answer }).expect(200);
+    expect(answered.body.personal).toMatchObject({ extensionNotice: { status: 'queued', channel: 'email' }, answerNotice: { status: 'queued', channel: 'email' } });
+    expect(await noticeRows(contactId)).toEqual([
+      { purpose: 'pqrs.received', key: `pqrs:received:${filed.id}` },
+      { purpose: 'pqrs.extended', key: `pqrs:extended:${filed.id}` },
+      { purpose: 'pqrs.answered', key: `pqrs:answered:${filed.id}` },
+    ]);
+    const emails = await rows(sql<{ subject: string; text: string }>`select subject, text from email_notices where contact_id = ${contactId}::uuid order by id`);
+    expect(emails.map((email) => email.subject)).toEqual([
+      `Radicamos su solicitud ${filed.number}`,
+      `Ampliamos el plazo de su solicitud ${filed.number}`,
+      `Respuesta a su solicitud ${filed.number}`,
+    ]);
+    expect(emails[1]!.text).toContain(reason);
+    expect(emails[2]!.text).toContain(answer);
+    const listed = await app.http.get('/api/notices').set(manager.auth).query({ contactId }).expect(200);
+    expect(listed.body.data).toHaveLength(3);
+  });
+
+  it('uses the WhatsApp template once approved, says why when nothing can carry it, and sends nothing for an anonymous denuncia', async () => {
+    const unreachable = await file({ whatsappOptIn: true });
+    const before = await app.http.get(`${base}/${unreachable.id}`).set(manager.auth).expect(200);
+    expect(before.body.personal.receivedNotice).toMatchObject({ status: 'unreachable', reason: 'template_missing' });
+    await approveTemplate('pqrs_recibida', 2);
+    const filed = await file({ whatsappOptIn: true });
+    const one = await app.http.get(`${base}/${filed.id}`).set(manager.auth).expect(200);
+    expect(one.body.personal.receivedNotice).toMatchObject({ status: 'queued', channel: 'whatsapp' });
+    const [message] = await rows(
+      sql<{ params: string[] }>`select m.params from wa_messages m join notices n on n.message_ref = m.id::text where n.key = ${`pqrs:received:${filed.id}`}`,
+    );
+    expect(message!.params).toEqual([filed.number, expect.stringMatching(/^[a-zé]+, \d{1,2} de [a-z]+ de \d{4}$/)]);
+    const silent = await file({ whatsappOptIn: false });
+    const silentOne = await app.http.get(`${base}/${silent.id}`).set(manager.auth).expect(200);
+    expect(silentOne.body.personal.receivedNotice).toMatchObject({ status: 'unreachable', reason: 'no_consent' });
+    const anonymous = await app.http
+      .post(base)
+      .send({ type: 'denuncia', subject: 'Amenazas', description: 'Amenazan a los líderes de la junta comunal.', anonymous: true })
+      .expect(201);
+    const stored = await app.http.get(`${base}/${anonymous.body.id}`).set(manager.auth).expect(200);
+    expect(stored.body.personal).toMatchObject({ citizen: null, receivedNotice: null });
+  });
+});
+
 describe('a person’s data', () => {
   it('exports the citizen’s requests and erases their texts and attachments, keeping the figures', async () => {
     const filed = await file({ description: 'Mi vecino Pedro Ruiz vende votos en la tienda.' });
@@ -529,7 +603,7 @@ describe('a person’s data', () => {
     expect(after.body.personal.answer).toBe('(texto suprimido a solicitud del titular)');
     expect(JSON.stringify(after.body)).not.toMatch(/Pedro Ruiz|Ana Pérez|300555/);
     const [history] = await rows(sql<{ n: number }>`select count(*)::int as n from pqrs_history where request_id = ${filed.id}::uuid`);
-    expect(history!.n).toBe(3);
+    expect(history!.n).toBe(5); // filed, notice, attachment, answer, notice
     const later = new Date(Date.now() + 3600_000);
     expect(await sweepAttachments(app.runtime.deps, later)).toBe(1);
     const left = await rows(sql<{ id: string }>`select id from pqrs_attachments`);
@@ -550,7 +624,11 @@ describe('bad input and access on every endpoint', () => {
       ['post', `${base}/${id}/extend`, { newDueDate: today(), reason: 'Una razón suficiente.' }],
       ['post', `${base}/from-whatsapp`, { conversationId: UNKNOWN, type: 'queja', subject: 'Nada' }],
       ['get', `${base}/settings`],
-      ['put', `${base}/settings`, { consentText: 'x'.repeat(30), privacyPolicyUrl: null, receivedTemplate: null, answeredTemplate: null, templateLanguage: 'es' }],
+      [
+        'put',
+        `${base}/settings`,
+        { consentText: 'x'.repeat(30), privacyPolicyUrl: null, receivedTemplate: null, answeredTemplate: null, extendedTemplate: null, templateLanguage: 'es' },
+      ],
     ];
     for (const [method, url, body] of endpoints) {
       expectProblem(await app.http[method](url).send(body), 401);
@@ -580,6 +658,7 @@ describe('bad input and access on every endpoint', () => {
       privacyPolicyUrl: 'javascript:alert(1)',
       receivedTemplate: null,
       answeredTemplate: null,
+      extendedTemplate: null,
       templateLanguage: 'es',
     };
     expectProblem(await app.http.put(`${base}/settings`).set(manager.auth).send(settings), 400);

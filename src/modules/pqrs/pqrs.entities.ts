@@ -91,6 +91,7 @@ export const PqrsRequestSchema = defineEntity({
     conversationId: p.uuid().nullable(),
     receivedNotice: p.json<StoredNotice>().nullable(),
     answerNotice: p.json<StoredNotice>().nullable(),
+    extensionNotice: p.json<StoredNotice>().nullable(),
     /** A one-time secret (its SHA-256) letting the filer attach files for a while after filing. */
     uploadTokenHash: p.string().length(64).nullable(),
     uploadTokenExpiresAt: p.datetime().nullable(),
@@ -151,7 +152,10 @@ export const PqrsCounterSchema = defineEntity({
   }),
 });
 
-/** The desk's settings, one row: the consent text, the WhatsApp templates of the notices, the daily run's last day. */
+/**
+ * The desk's settings, one row: the consent text, the WhatsApp templates of the citizen notices
+ * (null: that notice goes by email only), the daily run's last day.
+ */
 export const PqrsSettingsSchema = defineEntity({
   name: 'PqrsSettings',
   tableName: 'pqrs_settings',
@@ -162,6 +166,7 @@ export const PqrsSettingsSchema = defineEntity({
     privacyPolicyUrl: p.string().length(500).nullable(),
     receivedTemplate: p.string().length(100).nullable(),
     answeredTemplate: p.string().length(100).nullable(),
+    extendedTemplate: p.string().length(100).nullable(),
     templateLanguage: p.string().length(10),
     /** The local day the due-soon run last did, claimed by whichever process gets there first. */
     dueSoonRunOn: p.string().length(10).nullable(),

@@ -59,6 +59,7 @@ export function presentRequest(
       attachments: personal.attachments.map(presentAttachment),
       receivedNotice: request.receivedNotice,
       answerNotice: request.answerNotice,
+      extensionNotice: request.extensionNotice,
     },
   };
 }
@@ -90,6 +91,7 @@ export function presentSettings(settings: SettingsRecord): z.input<typeof settin
     privacyPolicyUrl: settings.privacyPolicyUrl,
     receivedTemplate: settings.receivedTemplate,
     answeredTemplate: settings.answeredTemplate,
+    extendedTemplate: settings.extendedTemplate,
     templateLanguage: settings.templateLanguage,
     updatedAt: settings.updatedAt.toISOString(),
   };

@@ -70,6 +70,7 @@ export interface RequestRecord {
   conversationId: string | null;
   receivedNotice: StoredNotice | null;
   answerNotice: StoredNotice | null;
+  extensionNotice: StoredNotice | null;
   uploadTokenHash: string | null;
   uploadTokenExpiresAt: Date | null;
   citizenErasedAt: Date | null;
@@ -111,6 +112,7 @@ function requestOf(row: RequestRow): RequestRecord {
     conversationId: row.conversation_id ?? null,
     receivedNotice: row.received_notice ?? null,
     answerNotice: row.answer_notice ?? null,
+    extensionNotice: row.extension_notice ?? null,
     uploadTokenHash: row.upload_token_hash ?? null,
     uploadTokenExpiresAt: row.upload_token_expires_at ?? null,
     citizenErasedAt: row.citizen_erased_at ?? null,
@@ -151,6 +153,7 @@ function rowOf(request: RequestRecord) {
     conversation_id: request.conversationId,
     received_notice: request.receivedNotice,
     answer_notice: request.answerNotice,
+    extension_notice: request.extensionNotice,
     upload_token_hash: request.uploadTokenHash,
     upload_token_expires_at: request.uploadTokenExpiresAt,
     citizen_erased_at: request.citizenErasedAt,
@@ -370,13 +373,17 @@ export interface SettingsRecord {
   privacyPolicyUrl: string | null;
   receivedTemplate: string | null;
   answeredTemplate: string | null;
+  extendedTemplate: string | null;
   templateLanguage: string;
   updatedAt: Date;
 }
 
 export async function readSettings(q: Queries): Promise<SettingsRecord> {
   const row = await q.first(
-    db.selectFrom('pqrs_settings').select(['consent_text', 'privacy_policy_url', 'received_template', 'answered_template', 'template_language', 'updated_at']).where('id', '=', 1),
+    db
+      .selectFrom('pqrs_settings')
+      .select(['consent_text', 'privacy_policy_url', 'received_template', 'answered_template', 'extended_template', 'template_language', 'updated_at'])
+      .where('id', '=', 1),
   );
   if (!row) throw new Error('pqrs_settings has no row: the Pqrs migration inserts it');
   return {
@@ -384,6 +391,7 @@ export async function readSettings(q: Queries): Promise<SettingsRecord> {
     privacyPolicyUrl: row.privacy_policy_url ?? null,
     receivedTemplate: row.received_template ?? null,
     answeredTemplate: row.answered_template ?? null,
+    extendedTemplate: row.extended_template ?? null,
     templateLanguage: row.template_language,
     updatedAt: row.updated_at,
   };
@@ -398,6 +406,7 @@ export async function saveSettings(q: Queries, settings: Omit<SettingsRecord, 'u
         privacy_policy_url: settings.privacyPolicyUrl,
         received_template: settings.receivedTemplate,
         answered_template: settings.answeredTemplate,
+        extended_template: settings.extendedTemplate,
         template_language: settings.templateLanguage,
         updated_by_id: actorId,
         updated_at: at,

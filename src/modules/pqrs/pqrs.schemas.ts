@@ -151,6 +151,7 @@ export const settingsBody = z
       .nullable(),
     receivedTemplate: z.string().trim().min(1).max(100).nullable(),
     answeredTemplate: z.string().trim().min(1).max(100).nullable(),
+    extendedTemplate: z.string().trim().min(1).max(100).nullable(),
     templateLanguage: z
       .string()
       .trim()
@@ -201,6 +202,7 @@ export const requestView = z.object({
       attachments: z.array(attachmentView),
       receivedNotice: noticeView,
       answerNotice: noticeView,
+      extensionNotice: noticeView,
     })
     .nullable(),
 });

@@ -11,9 +11,11 @@ import { hashIp } from '../../kernel/privacy';
 import type { Queries } from '../../kernel/sql';
 import { contactExists, ensureConsentText, normalisePhone, type CapturedPerson } from '../audience';
 import { findUser } from '../auth';
+import { dispatchNotices } from '../notices';
 import { conversationForExport } from '../whatsapp';
 import { clockState, deadlineFor, endOfLocalDay, isBusinessDay, latestExtension, localDateOf, dueSoonHorizon, type ClockSettings } from './pqrs.clock';
 import { OPEN_STATUSES, type PqrsChannel, type PqrsStatus, type StoredChanges } from './pqrs.entities';
+import { queueCitizenNotice } from './pqrs.notices';
 import { pqrsPolicy, PQRS_ROOM } from './pqrs.policy';
 import { presentAttachment, presentEvent, presentHistory, presentRequest, presentSettings } from './pqrs.presenter';
 import {
@@ -40,6 +42,11 @@ import { fileBody, type AnswerInput, type ExtendInput, type FileInput, type From
 type Deps = Pick<AppDeps, 'db' | 'config' | 'realtime'>;
 
 export const clockOf = (deps: Pick<AppDeps, 'config'>): ClockSettings => ({ timeZone: deps.config.timeZone, holidayCountry: deps.config.holidayCountry });
+
+/** Hands the notices a committed change queued to their senders; should that fail, they stay queued for the senders' own sweep. */
+async function dispatchAfterCommit(deps: AppDeps): Promise<void> {
+  await dispatchNotices(deps).catch((error: unknown) => deps.logger.warn({ task: 'pqrs.notices', errorName: (error as Error).name }, 'pqrs notice dispatch failed'));
+}
 
 // ───────────── attachments: what and how much
 
@@ -148,6 +155,7 @@ async function newRequest(
     closedAt: null,
     receivedNotice: null,
     answerNotice: null,
+    extensionNotice: null,
     uploadTokenHash: uploadToken ? hashToken(uploadToken) : null,
     uploadTokenExpiresAt: uploadToken ? new Date(now.getTime() + UPLOAD_TOKEN_TTL_MS) : null,
     citizenErasedAt: null,
@@ -185,12 +193,7 @@ function territoryProblem(error: unknown): never {
  * by phone or by email: `channel`). The citizen becomes (or is found as) an audience contact with
  * the proof of their consent; an anonymous denuncia keeps nobody.
  */
-export async function fileRequest(
-  deps: Deps & Pick<AppDeps, 'rateLimits' | 'secrets'>,
-  input: FileInput,
-  meta: FilingMeta,
-  staff?: { actor: Actor; channel: PqrsChannel },
-): Promise<Filed> {
+export async function fileRequest(deps: AppDeps, input: FileInput, meta: FilingMeta, staff?: { actor: Actor; channel: PqrsChannel }): Promise<Filed> {
   if (!staff) {
     const limit = deps.rateLimits.named('pqrs-ip', { points: deps.config.pqrsLimits.perIp, windowSeconds: deps.config.pqrsLimits.windowSeconds });
     await limit.consume(meta.ip, TOO_MANY);
@@ -245,12 +248,14 @@ export async function fileRequest(
         await insertRequest(tx, created.request);
       }
       await insertHistory(tx, [filedHistory(created.request, staff?.actor.id ?? null)]);
+      created.request = await queueCitizenNotice(tx, 'received', created.request, settings, clockOf(deps), staff?.actor.id ?? null);
       return created;
     });
   } catch (error) {
     territoryProblem(error);
   }
   deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('filed', filed.request));
+  await dispatchAfterCommit(deps);
   return filed;
 }
 
@@ -275,7 +280,7 @@ export function presentFiled(deps: Pick<AppDeps, 'config'>, filed: Filed) {
  * (they wrote to the campaign; their consent is what audience already holds), and the description,
  * when staff give none, is the conversation's latest inbound texts.
  */
-export async function fileFromWhatsApp(deps: Deps, input: FromWhatsAppInput, actor: Actor) {
+export async function fileFromWhatsApp(deps: AppDeps, input: FromWhatsAppInput, actor: Actor) {
   const conversation = await conversationForExport(deps.db, input.conversationId);
   if (!conversation) throw invalidField('body.conversationId', 'No WhatsApp conversation has this id.', 'unknown_conversation');
   if (!(await contactExists(deps.db, conversation.contactId))) throw new ConflictError('This conversation’s contact had their data erased.', 'contact_erased');
@@ -311,12 +316,14 @@ export async function fileFromWhatsApp(deps: Deps, input: FromWhatsAppInput, act
       );
       await insertRequest(tx, created.request);
       await insertHistory(tx, [filedHistory(created.request, actor.id)]);
+      created.request = await queueCitizenNotice(tx, 'received', created.request, await readSettings(tx), clockOf(deps), actor.id);
       return created;
     });
   } catch (error) {
     territoryProblem(error);
   }
   deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('filed', filed.request));
+  await dispatchAfterCommit(deps);
   return presentOne(deps, filed.request, actor);
 }
 
@@ -480,7 +487,7 @@ export async function updateRequest(deps: Deps, id: string, input: UpdateInput, 
 }
 
 /** Records the answer (it stops the clock) and, with `close`, closes the request. */
-export async function answerRequest(deps: Deps, id: string, input: AnswerInput, actor: Actor) {
+export async function answerRequest(deps: AppDeps, id: string, input: AnswerInput, actor: Actor) {
   const now = new Date();
   const saved = await deps.db.transaction(async (tx) => {
     const request = await existing(tx, id, true);
@@ -501,9 +508,10 @@ export async function answerRequest(deps: Deps, id: string, input: AnswerInput, 
       answeredLate: { before: null, after: now.getTime() > request.dueAt.getTime() },
     };
     await insertHistory(tx, [{ id: newId(), requestId: id, at: now, actorId: actor.id, action: 'answer', changes, note: null }]);
-    return next;
+    return queueCitizenNotice(tx, 'answered', next, await readSettings(tx), clockOf(deps), actor.id);
   });
   deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('answered', saved));
+  await dispatchAfterCommit(deps);
   return presentOne(deps, saved, actor);
 }
 
@@ -512,7 +520,7 @@ export async function answerRequest(deps: Deps, id: string, input: AnswerInput, 
  * with the reason, to a business day after the current deadline and no later than twice the
  * original term counted from the same start.
  */
-export async function extendRequest(deps: Deps, id: string, input: ExtendInput, actor: Actor) {
+export async function extendRequest(deps: AppDeps, id: string, input: ExtendInput, actor: Actor) {
   const now = new Date();
   const clock = clockOf(deps);
   const saved = await deps.db.transaction(async (tx) => {
@@ -546,9 +554,10 @@ export async function extendRequest(deps: Deps, id: string, input: ExtendInput, 
     await insertHistory(tx, [
       { id: newId(), requestId: id, at: now, actorId: actor.id, action: 'extend', changes: { dueDate: { before: request.dueDate, after: next.dueDate } }, note: input.reason },
     ]);
-    return next;
+    return queueCitizenNotice(tx, 'extended', next, await readSettings(tx), clock, actor.id);
   });
   deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('extended', saved));
+  await dispatchAfterCommit(deps);
   return presentOne(deps, saved, actor);
 }
 
