@@ -86,6 +86,7 @@ const envSchema = z
       .refine(knownHolidayCountry, 'date-holidays has no calendar for this country')
       .default('CO'),
     PQRS_MAX_PER_IP: positiveInt.default(30),
+    PQRS_MAX_PER_PERSON: positiveInt.default(10),
     PQRS_WINDOW: duration.default(60 * 60),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DATA_DIR: z.string().min(1).default('./data'),
@@ -235,8 +236,8 @@ export interface Config {
   loginLimits: { perEmail: number; perIp: number; windowSeconds: number };
   registerLimits: { perIp: number; windowSeconds: number };
   captureLimits: { perIp: number; perPerson: number; windowSeconds: number };
-  /** Public PQRS filings per IP and window. */
-  pqrsLimits: { perIp: number; windowSeconds: number };
+  /** Public PQRS filings per IP and per phone/email, per window. */
+  pqrsLimits: { perIp: number; perPerson: number; windowSeconds: number };
   gotvClaimSeconds: number;
   shutdownTimeoutSeconds: number;
   whatsapp: WhatsAppConfig;
@@ -349,7 +350,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     registerLimits: { perIp: env.REGISTER_MAX_PER_IP, windowSeconds: env.REGISTER_WINDOW },
     captureLimits: { perIp: env.CAPTURE_MAX_PER_IP, perPerson: env.CAPTURE_MAX_PER_PERSON, windowSeconds: env.CAPTURE_WINDOW },
-    pqrsLimits: { perIp: env.PQRS_MAX_PER_IP, windowSeconds: env.PQRS_WINDOW },
+    pqrsLimits: { perIp: env.PQRS_MAX_PER_IP, perPerson: env.PQRS_MAX_PER_PERSON, windowSeconds: env.PQRS_WINDOW },
     gotvClaimSeconds: env.GOTV_CLAIM_TTL,
     shutdownTimeoutSeconds: env.SHUTDOWN_TIMEOUT,
     whatsapp: {

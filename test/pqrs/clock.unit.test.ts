@@ -5,6 +5,9 @@
 import { addBusinessDays, businessDaysBetween, holidaysOf, isBusinessDay, weekdayOf } from '../../src/kernel/business-days';
 import { clockState, deadlineFor, endOfLocalDay, latestExtension, termFor, type ClockSettings } from '../../src/modules/pqrs/pqrs.clock';
 import { detectFileType, DOCX_TYPE, isExecutable, zipEntryNames } from '../../src/kernel/file-store';
+import { loadConfig } from '../../src/config';
+import { pqrsPolicy } from '../../src/modules/pqrs/pqrs.policy';
+import { allowedRoles } from '../helpers/policy';
 
 const CO = 'CO';
 const clock: ClockSettings = { timeZone: 'America/Bogota', holidayCountry: CO };
@@ -217,5 +220,25 @@ describe('file types by their bytes', () => {
     expect(isExecutable(Buffer.from('%PDF-1.7'))).toBe(false);
     expect(detectFileType(Buffer.from('%PDF-1.7'), ['image/png'])).toBeUndefined();
     expect(detectFileType(Buffer.from('%PDF-1.7'), ['application/pdf'])).toBe('application/pdf');
+  });
+});
+
+describe('other countries and the configuration', () => {
+  it('takes any date-holidays country (a US substitute day), and refuses an unknown one at start-up', () => {
+    expect(isBusinessDay('2026-07-03', 'US')).toBe(false); // Independence Day observed on the Friday
+    expect(isBusinessDay('2026-07-03', CO)).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(40), HOLIDAY_COUNTRY: 'US-CA' }).holidayCountry).toBe('US-CA');
+    expect(loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(40) }).holidayCountry).toBe('CO');
+    expect(() => loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(40), HOLIDAY_COUNTRY: 'XX' })).toThrow(/HOLIDAY_COUNTRY/);
+    expect(() => loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(40), HOLIDAY_COUNTRY: 'colombia' })).toThrow(/HOLIDAY_COUNTRY/);
+  });
+});
+
+describe('pqrsPolicy', () => {
+  it('lets managers handle and see people, viewers only read and follow', () => {
+    expect(allowedRoles(pqrsPolicy, 'handle')).toEqual(['admin', 'manager']);
+    expect(allowedRoles(pqrsPolicy, 'readPersonal')).toEqual(['admin', 'manager']);
+    expect(allowedRoles(pqrsPolicy, 'read')).toEqual(['admin', 'manager', 'viewer']);
+    expect(allowedRoles(pqrsPolicy, 'follow')).toEqual(['admin', 'manager', 'viewer']);
   });
 });

@@ -29,7 +29,7 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'comando-pqrs-'));
-  app = await startTestApp({ DATA_DIR: dataDir, PQRS_MAX_PER_IP: '60' }, { workers: false });
+  app = await startTestApp({ DATA_DIR: dataDir, PQRS_MAX_PER_IP: '100' }, { workers: false });
   admin = await registerAdmin(app);
   [manager, viewer, volunteer] = await Promise.all([createUser(app, admin, 'manager'), createUser(app, admin, 'viewer'), createUser(app, admin, 'volunteer')]);
 });
@@ -671,9 +671,20 @@ describe('bad input and access on every endpoint', () => {
     await app.http.get(`${base}/settings`).set(manager.auth).expect(200);
   });
 
+  it('rate-limits public filings per person', async () => {
+    const same = citizen({ phone: '315 555 0101' });
+    for (let attempt = 0; attempt < 10; attempt += 1) await app.http.post(base).send(same).expect(201);
+    expectProblem(await app.http.post(base).send({ ...same, phone: '+57 315 5550101' }), 429, 'rate_limited');
+    await app.http
+      .post(base)
+      .set(manager.auth)
+      .send({ ...same, channel: 'telefono' })
+      .expect(201);
+  });
+
   it('rate-limits public filings per IP', async () => {
     let limited: Awaited<ReturnType<typeof app.http.post>> | undefined;
-    for (let attempt = 0; attempt < 70 && !limited; attempt += 1) {
+    for (let attempt = 0; attempt < 110 && !limited; attempt += 1) {
       const response = await app.http.post(base).send(citizen());
       if (response.status === 429) limited = response;
       else expect(response.status).toBe(201);

@@ -194,10 +194,6 @@ function territoryProblem(error: unknown): never {
  * the proof of their consent; an anonymous denuncia keeps nobody.
  */
 export async function fileRequest(deps: AppDeps, input: FileInput, meta: FilingMeta, staff?: { actor: Actor; channel: PqrsChannel }): Promise<Filed> {
-  if (!staff) {
-    const limit = deps.rateLimits.named('pqrs-ip', { points: deps.config.pqrsLimits.perIp, windowSeconds: deps.config.pqrsLimits.windowSeconds });
-    await limit.consume(meta.ip, TOO_MANY);
-  }
   const now = new Date();
   const person: CapturedPerson | null = input.anonymous
     ? null
@@ -212,6 +208,11 @@ export async function fileRequest(deps: AppDeps, input: FileInput, meta: FilingM
         whatsappOptIn: Boolean(input.phone) && input.whatsappOptIn,
         emailOptIn: Boolean(input.email) && input.emailOptIn,
       };
+  if (!staff) {
+    const { perIp, perPerson, windowSeconds } = deps.config.pqrsLimits;
+    await deps.rateLimits.named('pqrs-ip', { points: perIp, windowSeconds }).consume(meta.ip, TOO_MANY);
+    if (person) await deps.rateLimits.named('pqrs-person', { points: perPerson, windowSeconds }).consume(person.phone ?? person.email!, TOO_MANY);
+  }
   let filed: Filed;
   try {
     filed = await deps.db.transaction(async (tx) => {
