@@ -289,6 +289,8 @@ describe('the desk’s work', () => {
       dueAt: endOfLocalDay(latest, clock.timeZone).toISOString(),
     });
     expectProblem(await app.http.post(url).set(manager.auth).send({ newDueDate: latest, reason }), 409, 'already_extended');
+    const asViewer = await app.http.get(`${base}/${filed.id}`).set(viewer.auth).expect(200);
+    expect(asViewer.body.extension).toEqual({ at: extended.body.extension.at, reason: null, byId: manager.id });
     expectProblem(await app.http.patch(`${base}/${filed.id}`).set(manager.auth).send({ type: 'consulta' }), 409, 'already_extended');
     const history = await app.http.get(`${base}/${filed.id}/history`).set(manager.auth).expect(200);
     expect(history.body.data.filter((row: { action: string }) => row.action !== 'notice').at(-1)).toMatchObject({

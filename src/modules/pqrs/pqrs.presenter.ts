@@ -45,7 +45,8 @@ export function presentRequest(
     overdue: state.overdue,
     dueSoon: state.dueSoon,
     dueSoonFlaggedAt: iso(request.dueSoonAt),
-    extension: request.extendedAt ? { at: request.extendedAt.toISOString(), reason: request.extensionReason ?? '', byId: request.extendedById } : null,
+    // The reason is staff's free text and may name people: like history notes, only with `personal`.
+    extension: request.extendedAt ? { at: request.extendedAt.toISOString(), reason: personal ? (request.extensionReason ?? '') : null, byId: request.extendedById } : null,
     answeredAt: iso(request.answeredAt),
     answeredLate: request.answeredAt ? request.answeredAt.getTime() > request.dueAt.getTime() : null,
     closedAt: iso(request.closedAt),

@@ -186,7 +186,8 @@ export const requestView = z.object({
   overdue: z.boolean(),
   dueSoon: z.boolean(),
   dueSoonFlaggedAt: isoDate.nullable(),
-  extension: z.object({ at: isoDate, reason: z.string(), byId: z.uuid().nullable() }).nullable(),
+  /** `reason` is null for viewers (free text that may name people). */
+  extension: z.object({ at: isoDate, reason: z.string().nullable(), byId: z.uuid().nullable() }).nullable(),
   answeredAt: isoDate.nullable(),
   answeredLate: z.boolean().nullable(),
   closedAt: isoDate.nullable(),
