@@ -174,5 +174,7 @@ describe('the public page with files (multipart, no JavaScript)', () => {
     expect((await four).status).toBe(413);
     const json = await app.http.post('/api/pqrs').set('Accept', 'application/json').field('type', 'queja').attach('attachments', big, 'x.pdf');
     expect(json.status).toBe(413);
+    const nul = await post({ ...fields, subject: 'Cobro\u0000doble' }).attach('attachments', PDF, 'factura.pdf');
+    expect(nul.status).toBe(400);
   });
 });
