@@ -133,6 +133,17 @@ describe('notices by email', () => {
     expect(await emailRows(contactId)).toEqual([{ status: 'sent' }]);
   });
 
+  it('goes out even when the caller never dispatched (it stopped right after its commit)', async () => {
+    const to = address();
+    const byEmail = await person(t.app, { email: to, emailConsent: true });
+    const mobile = `+5731${String(7_000_000 + people).padStart(8, '0')}`;
+    const byWhatsApp = await person(t.app, { phone: mobile, whatsapp: true });
+    await queueCommitted(t.app, reminder(byEmail, { channels: ['email'] }));
+    await queueCommitted(t.app, reminder(byWhatsApp, { channels: ['whatsapp'] }));
+    // No dispatchNotices: each channel's own periodic check finds them.
+    await waitUntil(async () => smtp.to(to).length === 1 && t.fake.sendsTo(mobile.slice(1)).length === 1, 30_000, 'both messages');
+  }, 40_000);
+
   it('exports a person’s notices and erases what identifies them, keeping the rows', async () => {
     const to = address();
     const contactId = await person(t.app, { email: to, emailConsent: true });

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { defineJob } from '../../kernel/jobs';
-import type { BackgroundTask } from '../../kernel/module';
+import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import { decideWinner } from './email.ab';
 import { startCampaign } from './email.campaigns.service';
 import { emailSender, stopEmailSender } from './email.outbound';
 import { campaignStatus, noticeQueue, releaseStaleClaims, unfinishedCampaigns } from './email.outbound.repository';
 
 const campaignPayload = z.object({ campaignId: z.uuid() });
+/** How often a process looks for notices nobody asked it to send. */
+const NOTICE_CHECK_MS = 5000;
 /** The campaign whose news it is, or none for notices to one person. */
 const sendPayload = z.object({ campaignId: z.uuid().optional() });
 
@@ -53,7 +55,8 @@ export const startJob = defineJob({
 /**
  * At worker start: whatever the database says is unfinished gets its job again — jobs lost with
  * an in-memory queue or a crash, a winner decision whose delay passed while nobody was running.
- * Paused campaigns wait for staff. The sender it leaves running is stopped at shutdown.
+ * Paused campaigns wait for staff. Then, every few seconds, notices that are due with the sender
+ * idle get a send job. The sender and that check are stopped at shutdown.
  */
 export async function resumeUnfinished(deps: AppDeps): Promise<BackgroundTask> {
   if (!deps.config.email.smtpUrl) deps.logger.info({ outboxDir: deps.config.email.outboxDir }, 'no SMTP_URL: email campaigns are written as .eml files to the outbox');
@@ -73,12 +76,16 @@ export async function resumeUnfinished(deps: AppDeps): Promise<BackgroundTask> {
     }
   }
   if (campaigns.length) deps.logger.info({ campaigns: campaigns.length }, 'email campaigns resumed');
-  const notices = await noticeQueue(deps.db);
-  if (notices.due || notices.next_retry) {
-    const delayMs = notices.due ? 0 : Math.max(0, new Date(notices.next_retry!).getTime() - Date.now());
-    await deps.jobs.enqueue(sendJob, {}, { jobId: `email-send-notices-resume-${Date.now()}`, delayMs });
-  }
-  return { stop: () => stopEmailSender(deps) };
+  // Notices whose dispatch was lost (the caller stopped after its commit, a job lost with Redis) go out within a few seconds.
+  const ticker = repeatEvery(deps.logger, 'email.notices', NOTICE_CHECK_MS, async () => {
+    if (!emailSender(deps).busy && (await noticeQueue(deps.db)).due) await deps.jobs.enqueue(sendJob, {});
+  });
+  return {
+    async stop() {
+      await ticker.stop();
+      await stopEmailSender(deps);
+    },
+  };
 }
 
 export const emailJobs = [sendJob, decideJob, startJob];

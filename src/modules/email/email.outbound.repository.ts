@@ -316,14 +316,13 @@ export interface NoticeQueue {
   due: boolean;
 }
 
-/** What the notices still have to send, for the wake-ups of a drain's end and of a process's start. */
+/** What the notices still have to send, for the wake-ups of a drain's end, a process's start and the ticker; each part reads one partial index. */
 export async function noticeQueue(q: Queries): Promise<NoticeQueue> {
   const row = await q.first(
     sql<NoticeQueue>`
-      select min(next_attempt_at) filter (where status = 'queued' and next_attempt_at > now()) as next_retry,
-             min(claimed_at) filter (where status = 'sending') as oldest_claim,
-             coalesce(bool_or(status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())), false) as due
-      from email_notices where status in ('queued', 'sending')`.prepared('email_outbound_notice_queue'),
+      select (select min(next_attempt_at) from email_notices where status = 'queued' and next_attempt_at > now()) as next_retry,
+             (select min(claimed_at) from email_notices where status = 'sending') as oldest_claim,
+             exists (select 1 from email_notices where status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())) as due`.prepared('email_outbound_notice_queue'),
   );
   return row ?? { next_retry: null, oldest_claim: null, due: false };
 }

@@ -74,6 +74,20 @@ async function tryChannel(q: Queries, request: NoticeRequest, reach: ContactReac
 }
 
 /**
+ * The new notice's id, or the duplicate answer. A key taken and then gone before it could be read
+ * (its notice's person erased in between, which renames the key) is free again: try once more.
+ */
+async function takeKey(q: Queries, request: NoticeRequest): Promise<string | { status: 'duplicate'; noticeId: string }> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const noticeId = await claimKey(q, request);
+    if (noticeId) return noticeId;
+    const existing = await noticeIdByKey(q, request.key);
+    if (existing) return { status: 'duplicate', noticeId: existing };
+  }
+  throw new Error('queueNotice: the key keeps being taken and released');
+}
+
+/**
  * Runs in the caller's transaction: takes the key (a second caller with the same key, in any
  * process, gets `duplicate`), then queues the message on the first channel in the caller's order
  * that can carry it, or records why none could. Nothing goes out before the transaction commits;
@@ -82,13 +96,8 @@ async function tryChannel(q: Queries, request: NoticeRequest, reach: ContactReac
 export async function queueNotice(q: Queries, request: NoticeRequest): Promise<NoticeResult> {
   const parsed = requestSchema.safeParse(request);
   if (!parsed.success) throw new Error(`queueNotice: invalid request (${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')})`);
-  const noticeId = await claimKey(q, request);
-  if (!noticeId) {
-    const existing = await noticeIdByKey(q, request.key);
-    // Taken by a transaction that has since rolled back and been replaced: cannot happen under read committed, where this statement sees the committed row.
-    if (!existing) throw new Error('queueNotice: the key is taken but its notice cannot be read');
-    return { status: 'duplicate', noticeId: existing };
-  }
+  const noticeId = await takeKey(q, request);
+  if (typeof noticeId !== 'string') return noticeId;
   const reach = await contactReach(q, request.contactId);
   if (!reach || reach.erased) {
     await recordOutcome(q, noticeId, { status: 'unreachable', channel: null, reason: 'erased', messageRef: null, passedOver: [] });
