@@ -105,6 +105,10 @@ describe('the public PQRS page', () => {
         }),
       );
     expect(bot.status).toBe(200);
+    const jsonBot = await app.http
+      .post('/api/pqrs')
+      .send({ type: 'queja', subject: 'Oferta', description: 'Compre seguidores baratos aquí ya.', name: 'Bot', phone: '3105550998', consent: true, website: 'x' });
+    expect(jsonBot.status).toBe(202);
     const [after] = await app.runtime.deps.db.rows(sql<{ n: number }>`select count(*)::int as n from pqrs_requests`);
     expect(after!.n).toBe(before!.n);
   });

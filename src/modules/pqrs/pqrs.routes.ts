@@ -123,7 +123,7 @@ export const pqrsRouter = new ApiRouter('pqrs')
         'JSON, or the public form’s post, urlencoded or multipart with up to 3 `attachments` files (answered with a 303 to the "recibida" ' +
         'page, or the form again with every error). `consent` must be true ' +
         'unless the request is an anonymous denuncia (`anonymous: true`, only for `type: denuncia`); a named request needs `name` and a phone or an email. ' +
-        'Rate-limited per IP. Staff may send `channel` (presencial, telefono, email…) for what reached them another way. The answer carries ' +
+        'Rate-limited per IP and per phone or email. A filled honeypot field `website` is answered 202 and stores nothing. Staff may send `channel` (presencial, telefono, email…) for what reached them another way. The answer carries ' +
         '`uploadToken`, which lets the filer attach files for 24 hours.',
       access: 'optional',
       body: fileBody,
@@ -131,7 +131,12 @@ export const pqrsRouter = new ApiRouter('pqrs')
       handlerParsesBody: true,
       status: 201,
       response: filedView,
-      errors: { 403: '`channel` sent by someone who does not handle requests', 429: 'Too many filings from this IP; see Retry-After' },
+      errors: {
+        403: '`channel` sent by someone who does not handle requests',
+        413: 'A form file over 10 MB, or more than 3',
+        415: 'A form file that is not an accepted type, or a program',
+        429: 'Too many filings from this IP or for this person; see Retry-After',
+      },
     },
     async ({ ctx, input, maybeActor }) => {
       const isMultipart = ctx.is('multipart') === 'multipart';
@@ -155,6 +160,7 @@ export const pqrsRouter = new ApiRouter('pqrs')
           // A honeypot hit looks accepted to the bot and stores nothing.
           if (isForm) return html(ctx, 200, renderMessage('Solicitud recibida', 'Gracias.'));
           ctx.status = 202;
+          ctx.body = { status: 'received' };
           return undefined;
         }
         const filed = await desk.fileRequest(ctx.deps, parsed, meta, staff);
