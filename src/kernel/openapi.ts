@@ -41,10 +41,10 @@ function fileSchema(type: string) {
   return { type: 'string' as const, contentMediaType: type };
 }
 
-/** `get /api/gotv/polling-stations/:id` → `getGotvPollingStationsById`: stable, unique, readable in generated clients. */
+/** `get /api/gotv/polling-stations/:id` → `getGotvPollingStationsById`, `get /q/:code` → `getWebQByCode`: stable, unique, readable in generated clients. */
 export function operationIdOf(method: string, koaPath: string): string {
-  const words = koaPath
-    .replace(/^\/api\//, '/')
+  // Paths outside /api/ (pages, tracking links, probes) are marked, so `/pqrs` and `/api/pqrs` differ.
+  const words = (koaPath.startsWith('/api/') ? koaPath.slice(4) : `/web${koaPath}`)
     .split('/')
     .filter(Boolean)
     .flatMap((segment) =>
