@@ -166,6 +166,13 @@ const envSchema = z
     SOCIAL_SWEEP_INTERVAL: duration.default(15),
     // How far back each fetch re-reads posts: engagement keeps growing for days after publication.
     SOCIAL_REFRESH_WINDOW: duration.default(7 * 86400),
+    // The war room's map: a tile server of the campaign's own ({z}/{x}/{y}); without it, outlines on a plain background.
+    MAP_TILE_URL: z
+      .string()
+      .url()
+      .refine((value) => /^https?:\/\/[^/]+\/.*\{z\}.*\{x\}.*\{y\}/.test(value), 'expected an http(s) URL template with {z}, {x} and {y}')
+      .optional(),
+    MAP_TILE_ATTRIBUTION: z.string().max(300).default(''),
   })
   .superRefine((env, ctx) => {
     const dkim = [env.EMAIL_DKIM_DOMAIN, env.EMAIL_DKIM_SELECTOR, env.EMAIL_DKIM_PRIVATE_KEY];
@@ -212,6 +219,8 @@ export interface Config {
   jwtTtlSeconds: number;
   publicBaseUrl: string;
   corsOrigins: string[];
+  /** The war room's base map, when the campaign has a tile server. */
+  mapTiles: { url: string; attribution: string } | undefined;
   timeZone: string;
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
@@ -317,6 +326,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     jwtTtlSeconds: env.JWT_TTL,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     corsOrigins: env.CORS_ORIGINS,
+    mapTiles: env.MAP_TILE_URL ? { url: env.MAP_TILE_URL, attribution: env.MAP_TILE_ATTRIBUTION } : undefined,
     timeZone: env.TIMEZONE,
     logLevel: env.LOG_LEVEL,
     dataDir: path.resolve(env.DATA_DIR),
