@@ -23,6 +23,8 @@ export default defineConfig({
     rollupOptions: {
       input: {
         warRoom: web('war-room/index.html'),
+        brigada: web('brigada/index.html'),
+        sw: web('brigada/sw.ts'),
       },
       output: {
         entryFileNames: (chunk) => (chunk.name === 'sw' ? 'brigada/sw.js' : 'assets/[name]-[hash].js'),
