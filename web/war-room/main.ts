@@ -68,16 +68,39 @@ function render(): void {
     counter('c-closed', totals.closed);
     counter('c-incident', totals.incident);
     setText(byId('c-voted-pct'), totals.confirmed ? `${((totals.voted / totals.confirmed) * 100).toFixed(1)} %` : '');
-    renderPending(only);
+    pendingDue(only);
   }
-  if (state.dirty.hourly || state.dirty.projection) renderCurve();
-  state.dirty = { stations: false, totals: false, hourly: false, projection: false };
+  // A new projection is drawn at once; the hourly bars alone (every report moves them) at most every two seconds.
+  if (state.dirty.projection || (state.dirty.hourly && performance.now() - curveDrawnAt > 2000)) {
+    curveDrawnAt = performance.now();
+    renderCurve();
+    state.dirty.hourly = false;
+  } else if (state.dirty.hourly) curveTimer ??= window.setTimeout(() => ((curveTimer = undefined), requestFrame()), 2000);
+  state.dirty = { stations: false, totals: false, hourly: state.dirty.hourly, projection: false };
 }
 
 function counter(id: string, value: number): void {
   const element = byId(id);
   element.dataset.value = String(value);
   setText(element, number.format(value));
+}
+
+let curveDrawnAt = 0;
+let curveTimer: number | undefined;
+let pendingDrawnAt = 0;
+let pendingTimer: number | undefined;
+/** The table is re-sorted and rebuilt at most twice a second: under a burst, counters move, rows need not. */
+function pendingDue(only: ReadonlySet<string> | undefined): void {
+  const wait = pendingDrawnAt + 500 - performance.now();
+  if (wait <= 0) {
+    pendingDrawnAt = performance.now();
+    renderPending(only);
+  } else
+    pendingTimer ??= window.setTimeout(() => {
+      pendingTimer = undefined;
+      pendingDrawnAt = performance.now();
+      renderPending(filter?.stations);
+    }, wait);
 }
 
 function renderPending(only: ReadonlySet<string> | undefined): void {

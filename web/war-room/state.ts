@@ -45,9 +45,14 @@ export class WarRoomState {
     this.dirty = { stations: true, totals: true, hourly: true, projection: true };
   }
 
-  /** The hour now in the campaign's time zone. */
+  private hourFormat: Intl.DateTimeFormat | undefined;
+
+  /** The hour now in the campaign's time zone (the formatter is made once: making one costs more than using it). */
   private hourNow(): number {
-    return Number(new Intl.DateTimeFormat('en-GB', { hour: '2-digit', hour12: false, timeZone: this.timeZone }).format(new Date())) % 24;
+    if (this.hourFormat?.resolvedOptions().timeZone !== this.timeZone) {
+      this.hourFormat = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', hour12: false, timeZone: this.timeZone });
+    }
+    return Number(this.hourFormat.format(new Date())) % 24;
   }
 
   applyTurnout(items: TurnoutItem[]): void {
