@@ -52,8 +52,12 @@ export function drawCurve(
     svg.append(el('line', { x1: PAD.left, x2: WIDTH - PAD.right, y1: y(tick), y2: y(tick), class: 'grid' }));
     svg.append(el('text', { x: PAD.left - 6, y: y(tick) + 4, 'text-anchor': 'end', class: 'axis' }, `${tick * 100} %`));
   }
+  // A day of a few minutes (a rehearsal, the demo) has no hours to speak of: its curve's own times label it, with no bars.
+  if (end - start < 180) {
+    for (const point of points) svg.append(el('text', { x: x(minutes(point.time)), y: HEIGHT - 8, 'text-anchor': 'middle', class: 'axis' }, point.time));
+  }
   const maxReports = Math.max(1, ...[...hourly.values()].map((bucket) => bucket.voterReports + bucket.countReports));
-  for (let hour = Math.floor(start / 60); hour * 60 < end; hour++) {
+  for (let hour = Math.floor(start / 60); end - start >= 180 && hour * 60 < end; hour++) {
     const from = Math.max(start, hour * 60);
     const to = Math.min(end, hour * 60 + 60);
     const bucket = hourly.get(hour);
