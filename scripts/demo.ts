@@ -109,11 +109,20 @@ interface Session {
   role: string;
 }
 
-async function call<T>(method: string, path: string, token: string | undefined, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: T }> {
+async function call<T>(
+  method: string,
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+  contentType = 'application/json',
+  timeoutMs = 120_000,
+): Promise<{ status: number; body: T }> {
   const response = await fetch(`${BASE}${path}`, {
     method,
     headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'Content-Type': contentType } : {}) },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    // Generous (the import takes a while), but bounded: an answer that never comes must not stop the day.
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
@@ -389,6 +398,8 @@ async function main(): Promise<void> {
   log('Stations open.');
   let reports = 0;
   let incidents = 0;
+  let failures = 0;
+  const queues = new Map<Session, Record<string, unknown>[]>();
   let lastLog = 0;
   for (;;) {
     const minutes = localNow().minutes;
@@ -397,7 +408,9 @@ async function main(): Promise<void> {
     await inParallel(
       members,
       async (member) => {
-        const batch: Record<string, unknown>[] = [];
+        // What an earlier send did not get answered stays queued with its clientReportId, as on a phone.
+        const batch = queues.get(member) ?? [];
+        queues.set(member, batch);
         for (const plan of plans.filter((candidate) => candidate.member === member)) {
           for (const voter of plan.voters) {
             if (!voter.reported && voter.at <= fraction) {
@@ -412,26 +425,41 @@ async function main(): Promise<void> {
             batch.push({ kind: 'count', clientReportId: randomUUID(), pollingStationId: plan.id, votersSoFar: count });
           }
         }
-        for (let i = 0; i < batch.length; i += 500) {
-          const answer = await call<{ accepted: number }>('POST', '/api/gotv/turnout', member.token, { reports: batch.slice(i, i + 500) });
+        while (batch.length) {
+          const sending = batch.slice(0, 500);
+          const answer = await call<{ accepted: number }>('POST', '/api/gotv/turnout', member.token, { reports: sending }, 'application/json', 15_000).catch(() => undefined);
+          if (!answer || answer.status >= 500) {
+            failures++;
+            break; // resent next second: the server's idempotency makes that safe
+          }
           if (answer.status < 300) reports += answer.body.accepted;
+          batch.splice(0, sending.length);
         }
       },
       10,
     );
     if (fraction < 1 && Math.random() < 0.012 * (SPEED / 30)) {
       const plan = pick(plans);
-      await call('POST', '/api/gotv/incidents', plan.member.token, {
-        pollingStationId: plan.id,
-        type: pick(INCIDENTS),
-        severity: pick(['low', 'medium', 'high', 'critical']),
-        description: 'Reportado por la brigada desde el puesto.',
-      });
-      incidents++;
+      await call(
+        'POST',
+        '/api/gotv/incidents',
+        plan.member.token,
+        {
+          pollingStationId: plan.id,
+          type: pick(INCIDENTS),
+          severity: pick(['low', 'medium', 'high', 'critical']),
+          description: 'Reportado por la brigada desde el puesto.',
+        },
+        'application/json',
+        15_000,
+      ).then(
+        () => incidents++,
+        () => failures++,
+      );
     }
     if (Date.now() - lastLog > 10_000) {
       lastLog = Date.now();
-      log(`  ${hhmm(8 * 60 + fraction * 480)} (day time): ${reports} reports accepted, ${incidents} incidents`);
+      log(`  ${hhmm(8 * 60 + fraction * 480)} (day time): ${reports} reports accepted, ${incidents} incidents${failures ? `, ${failures} sends to retry or lost` : ''}`);
     }
     if (fraction >= 1) break;
     await new Promise((resolve) => setTimeout(resolve, 1000));
