@@ -239,6 +239,52 @@ interface StationPlan {
   voters: { id: string; at: number; reported: boolean }[];
 }
 
+/**
+ * A WhatsApp and an email campaign to the poster campaign's leads, sent: with no WhatsApp token the
+ * simulator stands in (it approves the template and its recipients answer, which the war room's
+ * feed shows); with no SMTP_URL the emails are written to the outbox folder.
+ */
+async function outreach(manager: Session, qrCampaignId: string): Promise<void> {
+  const template = await must<{ id: string }>('POST', '/api/whatsapp/templates', manager.token, {
+    name: `dia_de_elecciones_${RUN}`,
+    language: 'es_CO',
+    category: 'MARKETING',
+    body: 'Hola {{1}}, hoy elegimos. Tu voto cuenta: si necesitas saber dónde votar, responde a este mensaje.',
+    examples: ['Ana'],
+  });
+  let approved = false;
+  for (let tries = 0; tries < 20 && !approved; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const templates = await must<{ data: { id: string; status: string }[] }>('GET', '/api/whatsapp/templates?limit=200', manager.token);
+    approved = templates.data.some((candidate) => candidate.id === template.id && candidate.status === 'APPROVED');
+  }
+  if (approved) {
+    const whatsapp = await must<{ id: string; audienceSize: number }>('POST', '/api/whatsapp/campaigns', manager.token, {
+      name: `Día E: recordatorio (${RUN})`,
+      templateId: template.id,
+      variables: ['contact.firstName'],
+      segment: { qrCampaignIds: [qrCampaignId] },
+    });
+    await must('POST', `/api/whatsapp/campaigns/${whatsapp.id}/send`, manager.token);
+    log(`  a WhatsApp campaign sent to ${whatsapp.audienceSize} leads`);
+  } else log('  the WhatsApp template is still waiting for approval: no WhatsApp campaign sent');
+
+  const newsletter = await must<{ id: string }>('POST', '/api/email-marketing/templates', manager.token, {
+    name: `Día E ${RUN}`,
+    subject: 'Hoy elegimos',
+    html: '<html><body><p>Hola {{contact.firstName}}:</p><p>Hoy es el día. Busca tu puesto y ve temprano.</p><p><a href="https://example.org/puestos">Dónde voto</a></p></body></html>',
+  });
+  const email = await must<{ id: string; audienceSize: number }>('POST', '/api/email-marketing/campaigns', manager.token, {
+    name: `Día E: correo (${RUN})`,
+    fromName: 'Campaña Medellín',
+    fromEmail: 'campana@example.org',
+    segment: { qrCampaignIds: [qrCampaignId] },
+    variants: [{ name: 'A', subject: 'Hoy elegimos', templateId: newsletter.id }],
+  });
+  await must('POST', `/api/email-marketing/campaigns/${email.id}/send`, manager.token);
+  log(`  an email campaign sent to ${email.audienceSize} leads`);
+}
+
 async function main(): Promise<void> {
   if (!(SPEED >= 1 && SPEED <= 240)) throw new Error('--speed must be between 1 and 240 (30: an 8-hour day in 16 minutes).');
   const dayMinutes = Math.max(8, Math.round(480 / SPEED));
@@ -371,12 +417,15 @@ async function main(): Promise<void> {
         name: personName(),
         phone: mobile(),
         interests: [pick(['seguridad', 'empleo', 'movilidad', 'educación'])],
+        email: Math.random() < 0.6 ? `simpatizante${i + 1}-${RUN}@example.org` : undefined,
         consent: true,
         whatsappOptIn: Math.random() < 0.7,
+        emailOptIn: Math.random() < 0.8,
       }),
     4,
   );
   log('  a poster campaign with 20 posters and 150 leads');
+  await outreach(manager, campaign.id);
 
   log('\nLogins (password for all: ' + PASSWORD + '):');
   log(`  war room   ${BASE}/war-room/   ${viewer.email} (viewer) or ${manager.email} (manager)`);
