@@ -21,6 +21,7 @@ let browser: Browser;
 let page: Page;
 let manager: TestUser;
 let campaign: Campaign;
+let other: Campaign;
 let restarted: Runtime | undefined;
 const cspViolations: string[] = [];
 
@@ -32,6 +33,8 @@ beforeAll(async () => {
   const admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   campaign = await createCampaign(app, manager, 3, 5);
+  // A second comuna with one station and 4 voters, for the territory filter.
+  other = await createCampaign(app, manager, 1, 4);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
   page.on('console', (message) => {
@@ -54,6 +57,14 @@ async function waitForCounter(id: string, value: number): Promise<void> {
   await page.waitForSelector(`#${id}[data-value="${value}"]`, { timeout: 10_000 });
 }
 
+/** The pending table is redrawn at most twice a second: wait for it rather than read it at once (no eval: the CSP forbids it). */
+async function pendingRows(count: number): Promise<void> {
+  await page
+    .locator('#pending tr')
+    .nth(count - 1)
+    .waitFor({ state: 'attached', timeout: 10_000 });
+  await page.locator('#pending tr').nth(count).waitFor({ state: 'detached', timeout: 10_000 });
+}
 const loads = async () => Number(await page.getAttribute('body', 'data-loads'));
 
 async function dashboard() {
@@ -88,10 +99,10 @@ describe('war room', () => {
     await page.waitForSelector('#connection[data-state="live"]');
     const rest = await dashboard();
     expect(await counter('c-confirmed')).toBe(rest.voters.confirmed);
-    expect(rest.voters.confirmed).toBe(15);
+    expect(rest.voters.confirmed).toBe(19);
     expect(await counter('c-voted')).toBe(0);
-    expect(await counter('c-open')).toBe(3);
-    expect(await page.locator('#pending tr').count()).toBe(3);
+    expect(await counter('c-open')).toBe(4);
+    await pendingRows(4);
     // The token is in sessionStorage, never in the URL.
     expect(page.url()).toBe(`${app.url}/war-room/`);
   });
@@ -104,9 +115,22 @@ describe('war room', () => {
     const delay = Date.now() - posted;
     // It came by the socket: no reload from REST happened in between.
     expect(await loads()).toBe(before);
-    expect(await counter('c-pending')).toBe(14);
+    expect(await counter('c-pending')).toBe(18);
     expect(await page.textContent('#pending tr:first-child td:first-child')).toContain('Puesto');
     process.stdout.write(`war room: report on screen ${delay} ms after the API accepted it\n`);
+  });
+
+  it('narrows the figures to a territory and back', async () => {
+    await page.selectOption('#territory', other.territoryId);
+    await waitForCounter('c-confirmed', 4);
+    expect(await counter('c-open')).toBe(1);
+    await pendingRows(1);
+    await page.selectOption('#territory', campaign.territoryId);
+    await waitForCounter('c-confirmed', 15);
+    expect(await counter('c-voted')).toBe(1);
+    await page.selectOption('#territory', '');
+    await waitForCounter('c-confirmed', 19);
+    await pendingRows(4);
   });
 
   it('reloads from REST on the server’s resync', async () => {
