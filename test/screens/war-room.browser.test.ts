@@ -54,7 +54,7 @@ async function counter(id: string): Promise<number> {
 }
 
 async function waitForCounter(id: string, value: number): Promise<void> {
-  await page.waitForSelector(`#${id}[data-value="${value}"]`, { timeout: 10_000 });
+  await page.waitForSelector(`#${id}[data-value="${value}"]`, { timeout: 30_000 });
 }
 
 /** The pending table is redrawn at most twice a second: wait for it rather than read it at once (no eval: the CSP forbids it). */
@@ -62,8 +62,8 @@ async function pendingRows(count: number): Promise<void> {
   await page
     .locator('#pending tr')
     .nth(count - 1)
-    .waitFor({ state: 'attached', timeout: 10_000 });
-  await page.locator('#pending tr').nth(count).waitFor({ state: 'detached', timeout: 10_000 });
+    .waitFor({ state: 'attached', timeout: 30_000 });
+  await page.locator('#pending tr').nth(count).waitFor({ state: 'detached', timeout: 30_000 });
 }
 const loads = async () => Number(await page.getAttribute('body', 'data-loads'));
 
@@ -152,7 +152,7 @@ describe('war room', () => {
     for (const stationIndex of [0, 1, 1]) await other.http.post('/api/gotv/turnout').set(manager.auth).send(voterReport(stationIndex)).expect(201);
     restarted = await Runtime.create(app.config, { migrate: false });
     await restarted.listen(port, '127.0.0.1');
-    await page.waitForSelector('#connection[data-state="live"]', { timeout: 20_000 });
+    await page.waitForSelector('#connection[data-state="live"]', { timeout: 60_000 });
     const rest = await dashboard();
     expect(rest.voters.voted).toBe(4);
     await waitForCounter('c-voted', rest.voters.voted);
