@@ -77,6 +77,11 @@ export default defineConfig(
     languageOptions: { sourceType: 'commonjs' },
   },
   {
+    // The election-day screens run in the browser (the service worker in its own global scope).
+    files: ['web/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser, ...globals.serviceworker } },
+  },
+  {
     files: ['landing/**/*.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
     rules: {

@@ -9,6 +9,7 @@ import { AppError } from './kernel/errors';
 import { problemMiddleware } from './kernel/http/problem';
 import { requestFrame } from './kernel/http/middleware';
 import type { ApiRouter, RouteDefinition } from './kernel/http/router';
+import { staticApps } from './kernel/http/static-apps';
 import { systemRouter } from './kernel/http/system.routes';
 import type { ModuleManifest } from './kernel/module';
 
@@ -22,7 +23,7 @@ export interface CreatedApp {
 
 /**
  * The Koa app without listen(), so tests mount it as it is. Middleware order:
- * request frame (id, security headers, access log) → compression → CORS → errors → body → routes.
+ * request frame (id, security headers, access log) → compression → CORS → errors → screens → body → routes.
  */
 export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp {
   const { config } = deps;
@@ -67,6 +68,8 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
   // Same-origin and non-browser callers send no Origin: nothing for CORS to do.
   app.use((ctx, next) => (ctx.get('Origin') ? corsMiddleware(ctx, next) : next()));
   app.use(problemMiddleware(deps.logger));
+  // The election-day screens (web/, built into dist/web): static files, before any body parsing.
+  app.use(staticApps({ mapTiles: config.mapTiles }));
   const bodyOptions = {
     json: true,
     urlencoded: true,

@@ -185,6 +185,13 @@ const envSchema = z
     VOLUNTEER_ACTIVE_DAYS: positiveInt.max(366).default(14),
     // How often one process copies brigade work recorded by GOTV into volunteers' activities.
     VOLUNTEER_SYNC_INTERVAL: duration.default(30),
+    // The war room's map: a tile server of the campaign's own ({z}/{x}/{y}); without it, outlines on a plain background.
+    MAP_TILE_URL: z
+      .string()
+      .url()
+      .refine((value) => /^https?:\/\/[^/]+\/.*\{z\}.*\{x\}.*\{y\}/.test(value), 'expected an http(s) URL template with {z}, {x} and {y}')
+      .optional(),
+    MAP_TILE_ATTRIBUTION: z.string().max(300).default(''),
   })
   .superRefine((env, ctx) => {
     const dkim = [env.EMAIL_DKIM_DOMAIN, env.EMAIL_DKIM_SELECTOR, env.EMAIL_DKIM_PRIVATE_KEY];
@@ -231,6 +238,8 @@ export interface Config {
   jwtTtlSeconds: number;
   publicBaseUrl: string;
   corsOrigins: string[];
+  /** The war room's base map, when the campaign has a tile server. */
+  mapTiles: { url: string; attribution: string } | undefined;
   timeZone: string;
   /** The country (date-holidays code) whose public holidays are not business days. */
   holidayCountry: string;
@@ -344,6 +353,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     jwtTtlSeconds: env.JWT_TTL,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     corsOrigins: env.CORS_ORIGINS,
+    mapTiles: env.MAP_TILE_URL ? { url: env.MAP_TILE_URL, attribution: env.MAP_TILE_ATTRIBUTION } : undefined,
     timeZone: env.TIMEZONE,
     holidayCountry: env.HOLIDAY_COUNTRY,
     logLevel: env.LOG_LEVEL,

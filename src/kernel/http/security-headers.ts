@@ -15,12 +15,16 @@ const everyAnswer: [string, string][] = [
 
 const apiAnswer: [string, string][] = [...everyAnswer, ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"]];
 
+/** The page CSP; `imageOrigins` adds where a page may load images from besides itself (a map's tile server). */
+export function pageCsp(imageOrigins: readonly string[] = []): string {
+  return (
+    `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src ${["'self'", 'data:', ...imageOrigins].join(' ')}; ` +
+    "font-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
+  );
+}
+
 const pageOnly: [string, string][] = [
-  [
-    'Content-Security-Policy',
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-      "font-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'; object-src 'none'",
-  ],
+  ['Content-Security-Policy', pageCsp()],
   ['Cross-Origin-Opener-Policy', 'same-origin'],
   ['Cross-Origin-Resource-Policy', 'same-origin'],
   ['Origin-Agent-Cluster', '?1'],
@@ -34,6 +38,13 @@ function set(response: ServerResponse, headers: [string, string][]): void {
   for (const [name, value] of headers) response.setHeader(name, value);
 }
 
+/** Pages whose CSP differs from the default one (the war room with a tile server), set by their route. */
+const ownCsp = new WeakMap<ServerResponse, string>();
+
+export function usePageCsp(response: ServerResponse, csp: string): void {
+  ownCsp.set(response, csp);
+}
+
 /** Before the route runs, so every answer has them, even one a route writes itself. */
 export function setApiHeaders(response: ServerResponse): void {
   set(response, apiAnswer);
@@ -43,5 +54,8 @@ export function setApiHeaders(response: ServerResponse): void {
 export function setPageHeadersIfHtml(response: ServerResponse): void {
   if (response.headersSent) return;
   const type = response.getHeader('Content-Type');
-  if (typeof type === 'string' && type.startsWith('text/html')) set(response, pageOnly);
+  if (typeof type !== 'string' || !type.startsWith('text/html')) return;
+  set(response, pageOnly);
+  const csp = ownCsp.get(response);
+  if (csp) response.setHeader('Content-Security-Policy', csp);
 }

@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, extname, join, relative, sep } from 'node:path';
+import type { Context, Next } from 'koa';
+import { AppError } from '../errors';
+import { escapeHtml } from '../../../landing/templates';
+import { pageCsp, usePageCsp } from './security-headers';
+
+/** The election-day screens built by `npm run build` (web/, Vite): each is a page at /<name>/. */
+export const SCREENS = ['war-room', 'brigada'] as const;
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'application/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.webmanifest': 'application/manifest+json',
+  '.woff2': 'font/woff2',
+};
+
+/** Hashed names never change content: a year, immutable. Pages and the service worker: always revalidated. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const REVALIDATE = 'no-cache';
+
+interface StaticFile {
+  body: Buffer;
+  type: string;
+  cacheControl: string;
+  etag: string;
+  csp?: string;
+}
+
+export interface StaticAppsOptions {
+  /** The build's folder (dist/web); found from the repository root when not given. */
+  dir?: string;
+  mapTiles?: { url: string; attribution: string } | undefined;
+}
+
+/** dist/web of the repository this file belongs to, from src/ (tsx, jest) or dist/src/ (npm start). */
+function defaultDir(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`static-apps: no package.json above ${__dirname}`);
+    dir = parent;
+  }
+  return join(dir, 'dist', 'web');
+}
+
+function filesUnder(root: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(root)) {
+    const path = join(root, entry);
+    if (statSync(path).isDirectory()) found.push(...filesUnder(path));
+    else found.push(path);
+  }
+  return found;
+}
+
+/** The tile server's origin, for the page's CSP (`{z}`-style placeholders stand in for numbers). */
+function tileOrigin(url: string): string {
+  return new URL(url.replace(/\{[a-z]+\}/g, '0')).origin;
+}
+
+/** The war room learns its tile server from meta tags: configuration without an inline script. */
+function withTileMeta(html: string, tiles: { url: string; attribution: string }): string {
+  const meta = `<meta name="comando:map-tiles" content="${escapeHtml(tiles.url)}" />\n    <meta name="comando:map-attribution" content="${escapeHtml(tiles.attribution)}" />\n  </head>`;
+  return html.replace('</head>', meta);
+}
+
+function load(dir: string, options: StaticAppsOptions): Map<string, StaticFile> {
+  const files = new Map<string, StaticFile>();
+  for (const path of filesUnder(dir)) {
+    const name = relative(dir, path).split(sep).join('/');
+    const type = TYPES[extname(name)];
+    if (!type) continue;
+    let body = readFileSync(path);
+    let csp: string | undefined;
+    const screen = SCREENS.find((candidate) => name === `${candidate}/index.html`);
+    if (screen === 'war-room' && options.mapTiles) {
+      body = Buffer.from(withTileMeta(body.toString('utf8'), options.mapTiles));
+      csp = pageCsp([tileOrigin(options.mapTiles.url)]);
+    }
+    // A service worker runs under its own script's CSP: the API's `default-src 'none'` would stop it fetching the app.
+    if (name.endsWith('/sw.js')) csp = "default-src 'self'";
+    const file: StaticFile = {
+      body,
+      type,
+      cacheControl: name.startsWith('assets/') ? IMMUTABLE : REVALIDATE,
+      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+      ...(csp ? { csp } : {}),
+    };
+    const url = screen ? `/${screen}/` : `/${name}`;
+    files.set(url, file);
+  }
+  return files;
+}
+
+/**
+ * Serves the screens' build: `/war-room/`, `/brigada/` (index.html, never cached), their hashed
+ * scripts and styles under `/assets/` (cached a year), and the brigade app's manifest, icons and
+ * service worker. Files are read once, at start-up. Without a build, the screens' paths answer 503
+ * saying how to build them; everything else passes through.
+ */
+export function staticApps(options: StaticAppsOptions = {}) {
+  const dir = options.dir ?? defaultDir();
+  const files = existsSync(dir) ? load(dir, options) : undefined;
+  const prefixes = [...SCREENS.map((screen) => `/${screen}`), '/assets/'];
+  return async function serveScreens(ctx: Context, next: Next): Promise<void> {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !prefixes.some((prefix) => ctx.path.startsWith(prefix))) return next();
+    if (!files) throw new AppError(503, 'screens_not_built', 'Screens not built', 'The election-day screens are not built: run `npm run build`.');
+    const screen = SCREENS.find((candidate) => ctx.path === `/${candidate}`);
+    if (screen) {
+      // The page lives at /<screen>/ so that relative paths and the service worker's scope agree.
+      ctx.status = 308;
+      ctx.redirect(`/${screen}/`);
+      return;
+    }
+    const file = files.get(ctx.path);
+    if (!file) return next();
+    ctx.set('Cache-Control', file.cacheControl);
+    ctx.etag = file.etag;
+    ctx.type = file.type;
+    if (file.csp) {
+      if (file.type.startsWith('text/html')) usePageCsp(ctx.res, file.csp);
+      else ctx.set('Content-Security-Policy', file.csp);
+    }
+    ctx.status = 200;
+    if (ctx.fresh) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.body = file.body;
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * The brigade phone app in headless Chromium: its first-load weight, sign-in, 20 reports recorded
+ * with the browser context offline, the tab closed and the app reopened still offline (from the
+ * service worker's cache), then online: the server ends with exactly those 20 reports, once. Also
+ * a conflict (a voter someone else reported) shown to the member, a 500 retried, an ended session
+ * (back to sign-in, queue kept), and axe-core. Leaves a screenshot in test-artifacts/.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+import { sql } from '../../src/kernel/sql';
+import { assertBuilt, AXE_SOURCE, createCampaign, launchChromium, type AxeViolation, type Campaign } from './campaign';
+
+const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
+const PHONE = { width: 390, height: 844 };
+
+let app: TestApp;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let manager: TestUser;
+let member: TestUser;
+let campaign: Campaign;
+
+jest.setTimeout(120_000);
+
+beforeAll(async () => {
+  assertBuilt();
+  app = await startTestApp();
+  const admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+  member = await createUser(app, admin, 'brigade', 'Brigadista Uno');
+  campaign = await createCampaign(app, manager, 2, 14);
+  const brigade = await app.http
+    .post('/api/gotv/brigades')
+    .set(manager.auth)
+    .send({ name: 'Brigada Norte', memberIds: [member.id], stationIds: campaign.stations.map((station) => station.id) })
+    .expect(201);
+  await app.http
+    .post(`/api/gotv/brigades/${brigade.body.id}/voters`)
+    .set(manager.auth)
+    .send({ voterIds: [...campaign.voters.values()].flat() })
+    .expect(200);
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: PHONE });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+async function memberReports(): Promise<string[]> {
+  const rows = await app.runtime.deps.db.rows(sql<{ id: string }>`select client_report_id as id from gotv_turnout_reports where reported_by_id = ${member.id}`);
+  return rows.map((row) => row.id).sort();
+}
+
+async function outboxIds(state: string): Promise<string[]> {
+  return (await page.locator(`#outbox li[data-state="${state}"]`).evaluateAll((items) => items.map((item) => (item as unknown as { dataset: { id: string } }).dataset.id))).sort();
+}
+
+async function signIn(target: Page): Promise<void> {
+  await target.fill('#email', member.email);
+  await target.fill('#password', member.password);
+  await target.click('button[type=submit]');
+}
+
+async function axeBlocking(target: Page): Promise<AxeViolation[]> {
+  await target.evaluate(AXE_SOURCE);
+  const violations = (await target.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))",
+  )) as AxeViolation[];
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}
+
+describe('brigade app', () => {
+  it('loads in at most 150 KB compressed, then signs in and shows the call list', async () => {
+    page = await context.newPage();
+    const sizes: Promise<number>[] = [];
+    page.on('requestfinished', (request) => sizes.push(request.sizes().then((size) => size.responseBodySize + size.responseHeadersSize)));
+    await page.goto(`${app.url}/brigada/`, { waitUntil: 'load' });
+    await page.waitForSelector('#login-form');
+    const bytes = (await Promise.all(sizes)).reduce((sum, size) => sum + size, 0);
+    process.stdout.write(`brigada: first load ${bytes} bytes over the wire (${sizes.length} requests)\n`);
+    expect(bytes).toBeLessThanOrEqual(150 * 1024);
+    expect(await axeBlocking(page)).toEqual([]);
+
+    await signIn(page);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.locator('#voters li').count()).toBe(28);
+    // The service worker has the app cached before the network goes.
+    await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
+  });
+
+  it('records 20 reports offline, keeps them when the tab closes, and sends them once when online', async () => {
+    await context.setOffline(true);
+    await page.waitForSelector('#network[data-online="false"]');
+    for (let i = 0; i < 18; i++) await page.click('#voters li:first-child button.voted');
+    await page.click('[data-tab="stations"]');
+    await page.fill(`#count-${campaign.stations[0]!.id}`, '120');
+    await page.click(`[data-station="${campaign.stations[0]!.id}"] form.count button`);
+    await page.fill(`#count-${campaign.stations[1]!.id}`, '95');
+    await page.click(`[data-station="${campaign.stations[1]!.id}"] form.count button`);
+    await page.waitForSelector('#pending-count[data-value="20"]');
+    expect(await memberReports()).toEqual([]);
+
+    await page.close();
+    page = await context.newPage();
+    // Still offline: the service worker serves the app, the outbox is still on the phone.
+    await page.goto(`${app.url}/brigada/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#pending-count[data-value="20"]');
+    await page.click('[data-tab="outbox"]');
+    const queued = await outboxIds('pending');
+    expect(queued).toHaveLength(20);
+    expect(await page.locator('#voters li').count()).toBe(10);
+
+    await context.setOffline(false);
+    await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
+    expect(await outboxIds('sent')).toEqual(queued);
+    expect(await memberReports()).toEqual(queued);
+  });
+
+  it('shows a conflict when someone else reported the voter first', async () => {
+    await page.click('[data-tab="calls"]');
+    const voterId = await page.getAttribute('#voters li:first-child', 'data-voter');
+    await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId: randomUUID(), voterId }).expect(201);
+    await page.click(`#voters li[data-voter="${voterId}"] button.voted`);
+    await page.click('[data-tab="outbox"]');
+    const conflict = page.locator('#outbox li[data-state="conflict"]');
+    await conflict.waitFor({ timeout: 30_000 });
+    expect(await conflict.textContent()).toContain('Ya estaba reportado');
+    expect(await memberReports()).toHaveLength(20);
+  });
+
+  it('retries a report the server failed on (500) and sends it later', async () => {
+    let failed = 0;
+    await page.route('**/api/gotv/turnout', (route) => {
+      failed++;
+      return route.fulfill({ status: 500, contentType: 'application/problem+json', body: JSON.stringify({ status: 500, code: 'internal_error', title: 'Error', detail: 'x' }) });
+    });
+    await page.click('[data-tab="stations"]');
+    await page.fill(`#count-${campaign.stations[0]!.id}`, '150');
+    await page.click(`[data-station="${campaign.stations[0]!.id}"] form.count button`);
+    await page.click('[data-tab="outbox"]');
+    await page.waitForSelector('#pending-count[data-value="1"]');
+    while (failed === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    await page.unroute('**/api/gotv/turnout');
+    await page.click('#send-now');
+    await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
+    expect(await memberReports()).toHaveLength(21);
+  });
+
+  it('goes back to sign-in when the session has ended, keeping the queue', async () => {
+    // Ends every token of the member (as an admin deactivating them, or their logout elsewhere, would).
+    await app.http.post('/api/auth/logout').set(member.auth).expect(204);
+    await page.click('[data-tab="stations"]');
+    await page.fill(`#count-${campaign.stations[1]!.id}`, '130');
+    await page.click(`[data-station="${campaign.stations[1]!.id}"] form.count button`);
+    await page.waitForSelector('#login-form', { state: 'visible' });
+    expect(await page.textContent('#login-error')).toContain('siguen guardados');
+    expect(await memberReports()).toHaveLength(21);
+    const fresh = await app.http.post('/api/auth/login').send({ email: member.email, password: member.password }).expect(200);
+    member = { ...member, token: fresh.body.token, auth: { Authorization: `Bearer ${fresh.body.token}` } };
+    await signIn(page);
+    await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
+    expect(await memberReports()).toHaveLength(22);
+  });
+
+  it('has no serious or critical accessibility violation once signed in', async () => {
+    await page.click('[data-tab="calls"]');
+    expect(await axeBlocking(page)).toEqual([]);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'brigada.png'), fullPage: false });
+  });
+});

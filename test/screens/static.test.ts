@@ -1,0 +1,86 @@
+/**
+ * How Koa serves the screens' build (src/kernel/http/static-apps.ts): pages revalidated, hashed
+ * assets cached a year, redirects to the page's folder, ETags, the page CSP, the tile server's
+ * origin added to it only when MAP_TILE_URL is set, and nothing but GET/HEAD.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestApp, testConfig, type TestApp } from '../helpers/app';
+import { expectProblem } from '../helpers/users';
+import { assertBuilt, WEB_BUILD } from './campaign';
+
+let app: TestApp;
+let withTiles: TestApp;
+const TILES = 'https://tiles.example.org/osm/{z}/{x}/{y}.png';
+
+beforeAll(async () => {
+  assertBuilt();
+  app = await startTestApp();
+  withTiles = await startTestApp({ MAP_TILE_URL: TILES, MAP_TILE_ATTRIBUTION: '© Mapas "propios" <b>' });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await withTiles?.close();
+});
+
+const anAsset = () => `/assets/${readdirSync(join(WEB_BUILD, 'assets')).find((name) => name.endsWith('.js'))}`;
+
+describe('serving the screens', () => {
+  it('serves the war room page, revalidated, with the page CSP and no tile meta by default', async () => {
+    const page = await app.http.get('/war-room/').expect(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['cache-control']).toBe('no-cache');
+    expect(page.headers['content-security-policy']).toMatch(/^default-src 'self'; script-src 'self';/);
+    expect(page.headers['content-security-policy']).toContain("img-src 'self' data:;");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.text).not.toContain('comando:map-tiles');
+    expect(page.text).toMatch(/<script type="module" crossorigin src="\/assets\/[^"]+\.js">/);
+  });
+
+  it('redirects the bare path to the page folder', async () => {
+    const answer = await app.http.get('/war-room').expect(308);
+    expect(answer.headers.location).toBe('/war-room/');
+  });
+
+  it('caches hashed assets for a year and answers 304 to a matching ETag', async () => {
+    const asset = await app.http.get(anAsset()).expect(200);
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers['content-type']).toMatch(/^application\/javascript/);
+    // Not the page CSP: a script answer keeps the API's.
+    expect(asset.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+    await app.http.get(anAsset()).set('If-None-Match', asset.headers.etag!).expect(304);
+    const head = await app.http.head(anAsset()).expect(200);
+    expect(head.headers.etag).toBe(asset.headers.etag);
+  });
+
+  it('compresses scripts for browsers that accept it', async () => {
+    const asset = await app.http.get(anAsset()).set('Accept-Encoding', 'br, gzip').expect(200);
+    expect(asset.headers['content-encoding']).toMatch(/^(br|gzip)$/);
+  });
+
+  it('answers 404 for unknown files and a 405/404 problem for other methods', async () => {
+    await app.http.get('/assets/nothing-here.js').expect(404);
+    const post = await app.http.post('/war-room/').send({});
+    expect([404, 405]).toContain(post.status);
+  });
+
+  it('adds the tile server to the war room only when MAP_TILE_URL is set, escaped', async () => {
+    const page = await withTiles.http.get('/war-room/').expect(200);
+    expect(page.headers['content-security-policy']).toContain("img-src 'self' data: https://tiles.example.org;");
+    expect(page.text).toContain(`<meta name="comando:map-tiles" content="${TILES}" />`);
+    expect(page.text).toContain('content="© Mapas &quot;propios&quot; &lt;b&gt;"');
+    // Other pages keep the default CSP.
+    const docs = await withTiles.http.get('/api/docs').expect(200);
+    expect(docs.headers['content-security-policy']).not.toContain('tiles.example.org');
+  });
+
+  it('refuses a MAP_TILE_URL without its placeholders at start-up', () => {
+    expect(() => testConfig({ MAP_TILE_URL: 'https://tiles.example.org/map.png' })).toThrow(/MAP_TILE_URL/);
+    expect(() => testConfig({ MAP_TILE_URL: 'ftp://tiles.example.org/{z}/{x}/{y}.png' })).toThrow(/MAP_TILE_URL/);
+  });
+
+  it('the API still answers problems under /api', async () => {
+    expectProblem(await app.http.get('/api/nothing'), 404);
+  });
+});

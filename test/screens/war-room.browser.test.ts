@@ -1,0 +1,174 @@
+/**
+ * The war-room screen in headless Chromium against a listening test app: sign-in, the figures
+ * REST gives, a report posted through the API arriving over the socket, the server's `resync`,
+ * a server restart (reconnect, figures equal REST again), the CSP holding (no violations logged)
+ * and axe-core finding no serious or critical violation. Leaves a screenshot in test-artifacts/.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+import { Runtime } from '../../src/runtime';
+import { sql } from '../../src/kernel/sql';
+import { assertBuilt, AXE_SOURCE, createCampaign, launchChromium, type AxeViolation, type Campaign } from './campaign';
+
+const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
+
+let app: TestApp;
+let browser: Browser;
+let page: Page;
+let manager: TestUser;
+let campaign: Campaign;
+let other: Campaign;
+let restarted: Runtime | undefined;
+const cspViolations: string[] = [];
+
+jest.setTimeout(90_000);
+
+beforeAll(async () => {
+  assertBuilt();
+  app = await startTestApp();
+  const admin = await registerAdmin(app);
+  manager = await createUser(app, admin, 'manager');
+  campaign = await createCampaign(app, manager, 3, 5);
+  // A second comuna with one station and 4 voters, for the territory filter.
+  other = await createCampaign(app, manager, 1, 4);
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  page.on('console', (message) => {
+    if (/Content.Security.Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await restarted?.stop();
+  await app?.close();
+});
+
+/** A counter's number as the page shows it (`data-value` holds it unformatted). */
+async function counter(id: string): Promise<number> {
+  return Number(await page.getAttribute(`#${id}`, 'data-value'));
+}
+
+async function waitForCounter(id: string, value: number): Promise<void> {
+  await page.waitForSelector(`#${id}[data-value="${value}"]`, { timeout: 30_000 });
+}
+
+/** The pending table is redrawn at most twice a second: wait for it rather than read it at once (no eval: the CSP forbids it). */
+async function pendingRows(count: number): Promise<void> {
+  await page
+    .locator('#pending tr')
+    .nth(count - 1)
+    .waitFor({ state: 'attached', timeout: 30_000 });
+  await page.locator('#pending tr').nth(count).waitFor({ state: 'detached', timeout: 30_000 });
+}
+const loads = async () => Number(await page.getAttribute('body', 'data-loads'));
+
+async function dashboard() {
+  return (await app.http.get('/api/gotv/dashboard').set(manager.auth).expect(200)).body as { voters: { confirmed: number; voted: number }; stations: Record<string, number> };
+}
+
+let reportNumber = 0;
+function voterReport(stationIndex: number) {
+  const station = campaign.stations[stationIndex]!;
+  const voterId = campaign.voters.get(station.id)![reportNumber++ % 5]!;
+  return { kind: 'voter', clientReportId: randomUUID(), voterId };
+}
+
+describe('war room', () => {
+  it('is served with its own CSP and long-cached assets', async () => {
+    const response = await page.goto(`${app.url}/war-room/`);
+    expect(response!.status()).toBe(200);
+    expect(response!.headers()['content-security-policy']).toContain("script-src 'self'");
+    expect(response!.headers()['cache-control']).toBe('no-cache');
+    const html = await response!.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+  });
+
+  it('signs in and shows what REST says', async () => {
+    await page.fill('#email', manager.email);
+    await page.fill('#password', 'wrong password');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#login-error:has-text("incorrectos")');
+    await page.fill('#password', manager.password);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('body[data-loads="1"]');
+    await page.waitForSelector('#connection[data-state="live"]');
+    const rest = await dashboard();
+    expect(await counter('c-confirmed')).toBe(rest.voters.confirmed);
+    expect(rest.voters.confirmed).toBe(19);
+    expect(await counter('c-voted')).toBe(0);
+    expect(await counter('c-open')).toBe(4);
+    await pendingRows(4);
+    // The token is in sessionStorage, never in the URL.
+    expect(page.url()).toBe(`${app.url}/war-room/`);
+  });
+
+  it('shows a report posted through the API as it arrives over the socket', async () => {
+    const before = await loads();
+    const posted = Date.now();
+    await app.http.post('/api/gotv/turnout').set(manager.auth).send(voterReport(0)).expect(201);
+    await waitForCounter('c-voted', 1);
+    const delay = Date.now() - posted;
+    // It came by the socket: no reload from REST happened in between.
+    expect(await loads()).toBe(before);
+    expect(await counter('c-pending')).toBe(18);
+    expect(await page.textContent('#pending tr:first-child td:first-child')).toContain('Puesto');
+    process.stdout.write(`war room: report on screen ${delay} ms after the API accepted it\n`);
+  });
+
+  it('narrows the figures to a territory and back', async () => {
+    await page.selectOption('#territory', other.territoryId);
+    await waitForCounter('c-confirmed', 4);
+    expect(await counter('c-open')).toBe(1);
+    await pendingRows(1);
+    await page.selectOption('#territory', campaign.territoryId);
+    await waitForCounter('c-confirmed', 15);
+    expect(await counter('c-voted')).toBe(1);
+    await page.selectOption('#territory', '');
+    await waitForCounter('c-confirmed', 19);
+    await pendingRows(4);
+  });
+
+  it('reloads from REST on the server’s resync', async () => {
+    // A change the server never pushed (as if its event was lost in a Redis outage)…
+    await app.runtime.deps.db.write(sql`update gotv_polling_stations set status = 'closed' where id = ${campaign.stations[2]!.id}`);
+    expect(await counter('c-closed')).toBe(0);
+    // …then the server's resync tells screens to look again.
+    app.runtime.deps.realtime.io.emit('resync', { rooms: ['gotv'], reason: 'redis_outage', at: new Date().toISOString() });
+    await waitForCounter('c-closed', 1);
+    await page.waitForSelector('#connection:has-text("resincronizado")');
+  });
+
+  it('survives a server restart and ends with the figures REST gives', async () => {
+    const port = Number(new URL(app.url).port);
+    const other = await app.sibling();
+    await app.runtime.stop();
+    await page.waitForSelector('#connection[data-state="reconnecting"]');
+    // Reports made while this screen's server is down, through another process.
+    for (const stationIndex of [0, 1, 1]) await other.http.post('/api/gotv/turnout').set(manager.auth).send(voterReport(stationIndex)).expect(201);
+    restarted = await Runtime.create(app.config, { migrate: false });
+    await restarted.listen(port, '127.0.0.1');
+    await page.waitForSelector('#connection[data-state="live"]', { timeout: 60_000 });
+    const rest = await dashboard();
+    expect(rest.voters.voted).toBe(4);
+    await waitForCounter('c-voted', rest.voters.voted);
+    await waitForCounter('c-pending', rest.voters.confirmed - rest.voters.voted);
+    await waitForCounter('c-closed', rest.stations.closed!);
+  });
+
+  it('breaks no CSP rule and has no serious or critical accessibility violation', async () => {
+    expect(cspViolations).toEqual([]);
+    await page.evaluate(AXE_SOURCE);
+    const violations = (await page.evaluate(
+      "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))",
+    )) as AxeViolation[];
+    const blocking = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+    expect(blocking).toEqual([]);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'war-room.png') });
+  });
+});

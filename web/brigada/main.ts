@@ -1,0 +1,368 @@
+import './brigada.css';
+import { Api, ApiError, NetworkError, clock } from '../lib/api';
+import type { Brigade, Claim, ContactOutcome, Station, Voter } from '../lib/api-types';
+import { byId, h, setText } from '../lib/dom';
+import { contactOutcomes, incidentTypes, severities } from '../lib/labels';
+import { cache, isQuotaError, outbox, type OutboxItem } from './store';
+import { syncOutbox } from './sync';
+
+// The phone keeps its session across closed tabs (localStorage): the queue must go out when it is reopened.
+const api = new Api(localStorage, 'comando.brigada');
+const SYNC_EVERY_MS = 15_000;
+
+let voters: Voter[] = [];
+let stations: Station[] = [];
+let items: OutboxItem[] = [];
+let syncing: Promise<void> | undefined;
+let syncAgain = false;
+
+function notice(message: string, kind: 'error' | 'info' = 'error'): void {
+  const element = byId('notice');
+  element.hidden = !message;
+  element.dataset.kind = kind;
+  setText(element, message);
+}
+
+function online(): boolean {
+  return navigator.onLine;
+}
+
+function renderNetwork(): void {
+  const element = byId('network');
+  element.dataset.online = String(online());
+  setText(element, online() ? 'En línea' : 'Sin conexión');
+}
+
+const stateLabels: Record<OutboxItem['state'], string> = { pending: 'Pendiente', sent: 'Enviado', conflict: 'Conflicto', rejected: 'Rechazado' };
+
+function renderOutbox(): void {
+  const pending = items.filter((item) => item.state === 'pending').length;
+  setText(byId('pending-count'), String(pending));
+  byId('pending-count').dataset.value = String(pending);
+  const problems = items.filter((item) => item.state === 'conflict' || item.state === 'rejected').length;
+  setText(byId('outbox-summary'), `${pending} pendiente${pending === 1 ? '' : 's'} de enviar${problems ? ` · ${problems} con problema` : ''}. Se envían solos al haber conexión.`);
+  byId('outbox').replaceChildren(
+    ...items.map((item) =>
+      h(
+        'li',
+        { class: `item state-${item.state}`, 'data-id': item.id, 'data-state': item.state },
+        h('span', { class: 'tag' }, stateLabels[item.state]),
+        h('strong', {}, item.label),
+        h('span', { class: 'hint' }, clock(new Date(item.createdAt))),
+        item.reason ? h('span', { class: 'reason' }, item.reason) : null,
+      ),
+    ),
+  );
+}
+
+/** Voters this phone already reported as voted, sent or not: they leave the call list at once. */
+function reportedVoters(): Set<string> {
+  return new Set(items.filter((item) => item.kind === 'voter' && item.state !== 'rejected' && item.voterId).map((item) => item.voterId!));
+}
+
+function stationName(id: string): string {
+  return stations.find((station) => station.id === id)?.name ?? 'Puesto';
+}
+
+function renderVoters(): void {
+  const me = api.current?.user.id;
+  const reported = reportedVoters();
+  const rank = { high: 0, normal: 1, low: 2 } as Record<string, number>;
+  const list = voters
+    .filter((voter) => voter.status !== 'voted' && !reported.has(voter.id))
+    .sort((a, b) => (rank[a.priority] ?? 1) - (rank[b.priority] ?? 1) || a.name.localeCompare(b.name, 'es', { numeric: true }));
+  setText(byId('calls-meta'), `${list.length} por votar. Tome un votante antes de llamarlo; al terminar, anote cómo le fue.`);
+  byId('voters').replaceChildren(
+    ...list.map((voter) => {
+      const mine = voter.claimedBy === me;
+      const taken = voter.claimedBy !== null && !mine;
+      const outcome = h(
+        'select',
+        { 'aria-label': `Resultado de la llamada a ${voter.name}` },
+        ...Object.entries(contactOutcomes).map(([value, label]) => h('option', { value }, label)),
+      );
+      return h(
+        'li',
+        { class: `voter priority-${voter.priority}`, 'data-voter': voter.id },
+        h(
+          'div',
+          { class: 'who' },
+          h('strong', {}, voter.name),
+          h('span', { class: 'hint' }, `${stationName(voter.pollingStationId)}${voter.tableNumber ? ` · mesa ${voter.tableNumber}` : ''}`),
+        ),
+        h(
+          'div',
+          { class: 'status' },
+          voter.status === 'pending' ? 'Sin contactar' : voter.status === 'contacted' ? 'Contactado' : 'En camino',
+          taken ? ' · lo tiene otra persona' : mine ? ' · asignado a usted' : '',
+        ),
+        h(
+          'div',
+          { class: 'actions' },
+          voter.phone ? h('a', { class: 'button secondary', href: `tel:${voter.phone}` }, 'Llamar') : null,
+          mine
+            ? h('button', { type: 'button', class: 'secondary', onclick: () => void claim(voter, false) }, 'Soltar')
+            : h('button', { type: 'button', class: 'secondary', disabled: taken, onclick: () => void claim(voter, true) }, 'Tomar'),
+          h('button', { type: 'button', class: 'primary voted', onclick: () => void reportVoted(voter) }, 'Ya votó'),
+        ),
+        h(
+          'div',
+          { class: 'outcome' },
+          outcome,
+          h('button', { type: 'button', class: 'secondary', onclick: () => void reportContact(voter, outcome.value as ContactOutcome) }, 'Anotar'),
+        ),
+      );
+    }),
+  );
+}
+
+function renderStations(): void {
+  byId('stations').replaceChildren(
+    ...(stations.length ? stations : []).map((station) => {
+      const count = h('input', { type: 'number', min: 0, max: 10_000_000, inputmode: 'numeric', required: true, id: `count-${station.id}` });
+      const type = h('select', { id: `type-${station.id}` }, ...Object.entries(incidentTypes).map(([value, label]) => h('option', { value }, label)));
+      const severity = h('select', { id: `severity-${station.id}` }, ...Object.entries(severities).map(([value, label]) => h('option', { value }, label)));
+      const description = h('textarea', { id: `description-${station.id}`, rows: 3, minlength: 3, maxlength: 2000, required: true });
+      return h(
+        'article',
+        { class: 'card station', 'data-station': station.id },
+        h('h3', {}, `${station.name} `, h('span', { class: 'hint' }, station.code)),
+        h(
+          'form',
+          {
+            class: 'count',
+            onsubmit: (event: Event) => {
+              event.preventDefault();
+              void reportCount(station, Number(count.value)).then((saved) => {
+                if (saved) count.value = '';
+              });
+            },
+          },
+          h('label', { for: `count-${station.id}` }, '¿Cuántas personas han votado en el puesto?'),
+          count,
+          h('button', { type: 'submit', class: 'primary' }, 'Enviar conteo'),
+        ),
+        h(
+          'form',
+          {
+            class: 'incident',
+            onsubmit: (event: Event) => {
+              event.preventDefault();
+              void reportIncident(station, type.value, severity.value, description.value).then((saved) => {
+                if (saved) description.value = '';
+              });
+            },
+          },
+          h('label', { for: `type-${station.id}` }, 'Incidente'),
+          type,
+          h('label', { for: `severity-${station.id}` }, 'Gravedad'),
+          severity,
+          h('label', { for: `description-${station.id}` }, 'Qué pasó'),
+          description,
+          h('button', { type: 'submit', class: 'danger' }, 'Reportar incidente'),
+        ),
+      );
+    }),
+  );
+  if (!stations.length) byId('stations').append(h('p', { class: 'hint' }, 'Aún no tiene puestos asignados en su brigada.'));
+}
+
+async function refreshOutbox(): Promise<void> {
+  items = await outbox.all();
+  renderOutbox();
+  renderVoters();
+}
+
+/** Every report is saved on the phone first; only then is it sent. A full phone loses nothing silently. */
+async function enqueue(item: Omit<OutboxItem, 'createdAt' | 'state' | 'attempts' | 'nextAttemptAt'>): Promise<boolean> {
+  try {
+    await outbox.put({ ...item, createdAt: new Date().toISOString(), state: 'pending', attempts: 0, nextAttemptAt: 0 });
+  } catch (error) {
+    notice(isQuotaError(error) ? 'El teléfono no tiene espacio: este reporte NO se guardó. Libere espacio y repítalo.' : 'No se pudo guardar el reporte en el teléfono. Repítalo.');
+    return false;
+  }
+  notice('');
+  await refreshOutbox();
+  void sync();
+  return true;
+}
+
+function reportVoted(voter: Voter): Promise<boolean> {
+  const id = crypto.randomUUID();
+  return enqueue({
+    id,
+    kind: 'voter',
+    voterId: voter.id,
+    label: `Ya votó: ${voter.name}`,
+    body: { kind: 'voter', clientReportId: id, voterId: voter.id, votedAt: new Date().toISOString() },
+  });
+}
+
+function reportCount(station: Station, votersSoFar: number): Promise<boolean> {
+  if (!Number.isInteger(votersSoFar) || votersSoFar < 0) {
+    notice('Escriba el número de personas que han votado.');
+    return Promise.resolve(false);
+  }
+  const id = crypto.randomUUID();
+  return enqueue({
+    id,
+    kind: 'count',
+    label: `Conteo ${station.name}: ${votersSoFar}`,
+    body: { kind: 'count', clientReportId: id, pollingStationId: station.id, votersSoFar, reportedAt: new Date().toISOString() },
+  });
+}
+
+function reportContact(voter: Voter, outcome: ContactOutcome): Promise<boolean> {
+  return enqueue({ id: crypto.randomUUID(), kind: 'contact', voterId: voter.id, label: `${contactOutcomes[outcome]}: ${voter.name}`, body: { outcome } });
+}
+
+function reportIncident(station: Station, type: string, severity: string, description: string): Promise<boolean> {
+  if (description.trim().length < 3) {
+    notice('Describa el incidente en pocas palabras.');
+    return Promise.resolve(false);
+  }
+  return enqueue({
+    id: crypto.randomUUID(),
+    kind: 'incident',
+    label: `Incidente en ${station.name}: ${incidentTypes[type] ?? type}`,
+    body: { pollingStationId: station.id, type, severity, description: description.trim() },
+  });
+}
+
+/** Claims coordinate the brigade in the moment: they need the network, unlike reports. */
+async function claim(voter: Voter, take: boolean): Promise<void> {
+  if (!online()) return notice('Sin conexión: tomar o soltar un votante necesita red. Los reportes sí se guardan.');
+  try {
+    if (take) {
+      const answer = await api.post<Claim>(`/api/gotv/voters/${voter.id}/claim`);
+      voter.claimedBy = answer.claimedBy;
+    } else {
+      await api.delete(`/api/gotv/voters/${voter.id}/claim`);
+      voter.claimedBy = null;
+    }
+    notice('');
+    renderVoters();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 409) notice(`${voter.name}: ${error.problem?.detail ?? 'ya votó o lo tiene otra persona.'}`);
+    else if (!(error instanceof ApiError && error.status === 401)) notice('No se pudo: revise la conexión.');
+    void loadLists();
+  }
+}
+
+/** The call list and the member's stations: from the API when it answers, else as last seen. */
+async function loadLists(): Promise<void> {
+  try {
+    voters = (await api.all<Voter>('/api/gotv/voters')).filter((voter) => voter.status !== 'voted');
+    const brigadeIds = [...new Set(voters.map((voter) => voter.brigadeId).filter((id): id is string => id !== null))];
+    const brigades = await Promise.all(brigadeIds.map((id) => api.get<Brigade>(`/api/gotv/brigades/${id}`)));
+    const stationIds = [...new Set([...brigades.flatMap((brigade) => brigade.stationIds), ...voters.map((voter) => voter.pollingStationId)])];
+    stations = (await Promise.all(stationIds.map((id) => api.get<Station>(`/api/gotv/polling-stations/${id}`)))).sort((a, b) => a.name.localeCompare(b.name));
+    await cache.set('lists', { voters, stations, at: new Date().toISOString() }).catch(() => undefined);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return;
+    const saved = await cache.get<{ voters: Voter[]; stations: Station[]; at: string }>('lists');
+    if (saved) {
+      voters = saved.voters;
+      stations = saved.stations;
+      if (error instanceof NetworkError) notice(`Sin conexión: lista guardada a las ${clock(new Date(saved.at))}.`, 'info');
+    }
+  }
+  renderVoters();
+  renderStations();
+  document.body.dataset.ready = 'true';
+}
+
+/** One sync at a time; a request for another while one runs makes it run once more after. */
+function sync(): Promise<void> {
+  if (syncing) {
+    syncAgain = true;
+    return syncing;
+  }
+  syncing = (async () => {
+    do {
+      syncAgain = false;
+      const result = await syncOutbox(api).catch(() => 'offline' as const);
+      await refreshOutbox();
+      if (result === 'unauthorized') {
+        showLogin('Su sesión terminó. Ingrese de nuevo: los reportes pendientes siguen guardados en el teléfono.');
+        break;
+      }
+    } while (syncAgain);
+  })().finally(() => {
+    syncing = undefined;
+  });
+  return syncing;
+}
+
+function showTab(name: string): void {
+  for (const button of document.querySelectorAll<HTMLButtonElement>('[data-tab]')) button.setAttribute('aria-pressed', String(button.dataset.tab === name));
+  for (const tab of ['calls', 'stations', 'outbox']) byId(`tab-${tab}`).hidden = tab !== name;
+}
+
+let started = false;
+function start(): void {
+  byId('login').hidden = true;
+  byId('app').hidden = false;
+  setText(byId('who'), api.current?.user.name ?? '');
+  if (started) {
+    void loadLists().then(sync);
+    return;
+  }
+  started = true;
+  void refreshOutbox().then(loadLists).then(sync);
+  window.setInterval(() => void sync(), SYNC_EVERY_MS);
+}
+
+function showLogin(message = ''): void {
+  byId('app').hidden = true;
+  byId('login').hidden = false;
+  setText(byId('login-error'), message);
+}
+
+byId<HTMLFormElement>('login-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const data = new FormData(event.currentTarget as HTMLFormElement);
+  setText(byId('login-error'), '');
+  api
+    .login(String(data.get('email')), String(data.get('password')))
+    .then(start)
+    .catch((error: unknown) =>
+      setText(
+        byId('login-error'),
+        error instanceof ApiError && error.status === 401
+          ? 'Correo o contraseña incorrectos.'
+          : error instanceof NetworkError
+            ? 'Sin conexión: para ingresar se necesita red.'
+            : 'No se pudo ingresar.',
+      ),
+    );
+});
+
+for (const button of document.querySelectorAll<HTMLButtonElement>('[data-tab]')) button.addEventListener('click', () => showTab(button.dataset.tab!));
+byId('send-now').addEventListener('click', () => {
+  void outbox.all().then(async (all) => {
+    // "Send now" skips the backoff wait of what is still pending.
+    for (const item of all) if (item.state === 'pending' && item.nextAttemptAt > Date.now()) await outbox.put({ ...item, nextAttemptAt: 0 });
+    await sync();
+  });
+});
+byId('logout').addEventListener('click', () => {
+  api.logout();
+  showLogin(items.some((item) => item.state === 'pending') ? 'Sus reportes pendientes siguen guardados y se enviarán al ingresar.' : '');
+});
+window.addEventListener('online', () => {
+  renderNetwork();
+  void sync();
+  void loadLists();
+});
+window.addEventListener('offline', renderNetwork);
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') void sync();
+});
+
+api.onExpired = () => showLogin('Su sesión terminó. Ingrese de nuevo: los reportes pendientes siguen guardados en el teléfono.');
+renderNetwork();
+void outbox.prune().catch(() => undefined);
+if ('serviceWorker' in navigator) void navigator.serviceWorker.register('/brigada/sw.js', { scope: '/brigada/' }).catch(() => undefined);
+if (api.current) start();
+else showLogin();

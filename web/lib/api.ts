@@ -1,0 +1,126 @@
+import type { LoginAnswer, Problem } from './api-types';
+
+/** An answer the API refused (4xx/5xx), with its problem+json when it sent one. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Problem | undefined,
+  ) {
+    super(problem?.detail ?? `HTTP ${status}`);
+  }
+}
+
+/** The network failed or timed out: nothing reached the server, or its answer did not reach us. */
+export class NetworkError extends Error {}
+
+export interface Session {
+  token: string;
+  user: LoginAnswer['user'];
+  /** ms since the epoch when the token stops working. */
+  expiresAt: number;
+}
+
+/**
+ * The session lives in sessionStorage (or localStorage for the brigade phone, whose queue must
+ * outlive a closed tab), never in a URL. `onExpired` runs when the API says the token is no longer good.
+ */
+export class Api {
+  private session: Session | undefined;
+  onExpired: () => void = () => undefined;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly key: string,
+    private readonly timeoutMs = 15_000,
+  ) {
+    try {
+      const saved = JSON.parse(storage.getItem(key) ?? 'null') as Session | null;
+      if (saved && saved.expiresAt > Date.now()) this.session = saved;
+    } catch {
+      storage.removeItem(key);
+    }
+  }
+
+  get current(): Session | undefined {
+    return this.session;
+  }
+
+  async login(email: string, password: string): Promise<Session> {
+    const answer = await this.request<LoginAnswer>('POST', '/api/auth/login', { email, password }, false);
+    this.session = { token: answer.token, user: answer.user, expiresAt: Date.now() + answer.expiresIn * 1000 };
+    this.storage.setItem(this.key, JSON.stringify(this.session));
+    return this.session;
+  }
+
+  logout(): void {
+    this.session = undefined;
+    this.storage.removeItem(this.key);
+  }
+
+  get<T>(path: string): Promise<T> {
+    return this.request<T>('GET', path);
+  }
+
+  post<T>(path: string, body?: unknown): Promise<T> {
+    return this.request<T>('POST', path, body);
+  }
+
+  delete<T>(path: string): Promise<T> {
+    return this.request<T>('DELETE', path);
+  }
+
+  /** Every page of a keyset-paginated list (bounded: a screen never needs more than `max` items). */
+  async all<T>(path: string, max = 2000): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | null = null;
+    do {
+      const separator = path.includes('?') ? '&' : '?';
+      const page: { data: T[]; nextCursor: string | null } = await this.get(`${path}${separator}limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      items.push(...page.data);
+      cursor = page.nextCursor;
+    } while (cursor && items.length < max);
+    return items;
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown, authenticated = true): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (authenticated && this.session) headers.Authorization = `Bearer ${this.session.token}`;
+    let response: Response;
+    try {
+      response = await fetch(path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+        cache: 'no-store',
+      });
+    } catch (error) {
+      throw new NetworkError((error as Error).message);
+    }
+    if (response.status === 204) return undefined as T;
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!response.ok) {
+      const problem = parsed && typeof parsed === 'object' && 'code' in parsed ? (parsed as Problem) : undefined;
+      if (response.status === 401 && authenticated) {
+        this.logout();
+        this.onExpired();
+      }
+      throw new ApiError(response.status, problem);
+    }
+    return parsed as T;
+  }
+}
+
+/** HH:MM in the campaign's time zone when given (the dashboard says which), else the device's. */
+export function clock(date: Date = new Date(), timeZone?: string): string {
+  return date.toLocaleTimeString('es-CO', { hour: '2-digit', minute: '2-digit', hour12: false, ...(timeZone ? { timeZone } : {}) });
+}
+
+export const number = new Intl.NumberFormat('es-CO');
