@@ -1,7 +1,7 @@
 // Server-rendered pages of the public PQRS desk (GET /pqrs and the "recibida" page). Whole
 // documents from pure functions, no inline scripts (the page CSP is script-src 'self'; this form
 // needs no script at all), every interpolated value through escapeHtml; the QR landing's stylesheet.
-import { LANDING_CSS_PATH, escapeHtml } from '../../../landing/templates';
+import { escapeHtml, page } from '../../../landing/templates';
 import type { PqrsType } from './pqrs.entities';
 
 export const TYPE_LABELS: Record<PqrsType, string> = {
@@ -35,26 +35,6 @@ export interface PqrsFormView {
   values?: Partial<Record<'type' | 'subject' | 'description' | 'name' | 'phone' | 'email' | 'documentId', string>> &
     Partial<Record<'anonymous' | 'consent' | 'whatsappOptIn' | 'emailOptIn', boolean>>;
   errors?: { field: string; message: string }[];
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="es">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta name="referrer" content="strict-origin-when-cross-origin">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${escapeHtml(LANDING_CSS_PATH)}">
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
 }
 
 /** Only http(s) or same-site paths may become a link. */
