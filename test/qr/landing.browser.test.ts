@@ -214,7 +214,36 @@ describe('landing page in headless Chromium', () => {
     }
   });
 
-  it('without JavaScript: the server re-renders the form with the consent error (400), then answers a correct post with 303 to the thank-you page', async () => {
+  it("with JavaScript: an empty form gets every error at once, in the server's Spanish words, and no raw validator text", async () => {
+    const { context, page } = await mobilePage();
+    try {
+      await page.goto(landingUrl());
+      const rejected = page.waitForResponse((r) => isCapturePost(r.url(), r.request().method()));
+      await page.getByRole('button', { name: 'Enviar' }).click();
+      expect((await rejected).status()).toBe(400);
+      await expectConsentError(page);
+      expect(await page.locator('#err-name').textContent()).toBe('Escribe tu nombre.');
+      expect(await page.locator('#err-phone').textContent()).toBe('Este campo es obligatorio.');
+      const summary = await page.locator('#error-summary').textContent();
+      expect(summary).not.toMatch(/Entrada inválida|se esperaba|recibido|undefined/);
+      expect(await page.locator('#error-summary li').count()).toBe(3);
+      expect(page.url()).toBe(landingUrl());
+
+      // A bad phone is reported together with the missing consent, not in a second round.
+      await page.getByLabel('Nombre completo').fill('Ana Ruiz');
+      await page.getByLabel('Celular').fill('12');
+      const second = page.waitForResponse((r) => isCapturePost(r.url(), r.request().method()));
+      await page.getByRole('button', { name: 'Enviar' }).click();
+      expect((await second).status()).toBe(400);
+      await page.locator('#err-phone', { hasText: 'Revisa el número' }).waitFor();
+      await expectConsentError(page);
+      expect(await page.locator('#err-name').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('without JavaScript: errors come back by post/redirect/get with every error at once, a refresh resubmits nothing, then a correct post reaches the thank-you page', async () => {
     const { context, page } = await mobilePage({ javaScriptEnabled: false });
     try {
       await page.goto(landingUrl());
@@ -222,12 +251,24 @@ describe('landing page in headless Chromium', () => {
 
       await page.getByLabel('Nombre completo').fill('Jorge Iván Pérez');
       await page.getByLabel('Celular').fill('(310) 555-0177');
+      await page.getByLabel('Correo electrónico').fill('jorge en correo');
       await page.getByLabel('Salud').check();
       const rejected = page.waitForResponse((r) => isCapturePost(r.url(), r.request().method()));
       await page.getByRole('button', { name: 'Enviar' }).click();
-      expect((await rejected).status()).toBe(400);
-      await page.waitForLoadState('load');
+      expect((await rejected).status()).toBe(303);
+      await page.waitForURL(new RegExp(`/q/${code}\\?e=`));
       await expectConsentError(page);
+      expect(await page.locator('#err-email').textContent()).toContain('Escribe un correo como ana@ejemplo.com');
+      expect(page.url()).not.toMatch(/Jorge|310|correo/);
+      // A refresh shows the same page without posting again.
+      let posted = 0;
+      page.on('request', (request) => {
+        if (request.method() === 'POST') posted += 1;
+      });
+      await page.reload();
+      await expectConsentError(page);
+      expect(posted).toBe(0);
+      await page.getByLabel('Correo electrónico').fill('');
       // What the citizen typed and ticked is still there; nothing was stored.
       expect(await page.getByLabel('Nombre completo').inputValue()).toBe('Jorge Iván Pérez');
       expect(await page.getByLabel('Celular').inputValue()).toBe('(310) 555-0177');
