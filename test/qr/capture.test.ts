@@ -259,7 +259,7 @@ describe('capture (form post, no JavaScript)', () => {
     expect(json.errors![0]!.message).toBe('Escribe tu nombre.');
   });
 
-  it('shows a fresh form when the saved errors are missing, forged, expired or for another redirect', async () => {
+  it('shows a fresh form when the saved errors are missing, forged, expired or for another redirect; refuses a malformed id', async () => {
     const response = await form({ code, name: 'Lina Mora', phone: '12' });
     const cookie = cookieFrom(response)!;
     const fresh = async (path: string, cookieHeader?: string) => {
@@ -270,8 +270,9 @@ describe('capture (form post, no JavaScript)', () => {
     };
     await fresh(response.headers.location!);
     await fresh(`/q/${code}?e=${'a'.repeat(22)}`, cookie);
-    await fresh(`/q/${code}?e=${'x'.repeat(500)}`, cookie);
-    await fresh(`/q/${code}?e=a&e=b`, cookie);
+    // Not an id the page gives out: a 400, like any malformed input.
+    for (const query of [`e=${'x'.repeat(500)}`, 'e=a&e=b', 'e=%3Cscript%3E'])
+      expectProblem(await app.http.get(`/q/${code}?${query}`).set('Cookie', cookie), 400, 'validation_failed');
     const [name, value] = cookie.split('=') as [string, string];
     await fresh(response.headers.location!, `${name}=${value.slice(0, -4)}AAAA`);
     // Ten minutes on, the same cookie opens no more.

@@ -26,8 +26,11 @@ const thanksPath = (code: string) => `/q/${code}/gracias`;
 
 const landingParams = z.object({ code: z.string() });
 const landingQuery = z.object({
-  // A malformed id is treated like an expired one: the citizen gets a fresh form, not an error.
-  e: z.string().max(64).optional().catch(undefined).describe('After a failed form post: the id of the saved values and errors (kept ≤ 10 min in an encrypted cookie)'),
+  e: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{22}$/, 'is not an id this page gave out')
+    .optional()
+    .describe('After a failed form post: the id of the saved values and errors (kept ≤ 10 min in an encrypted cookie)'),
 });
 
 /** The saved form is readable only over HTTPS when the site is served that way. */
