@@ -3,14 +3,15 @@
  * Debian's /usr/bin/chromium against a listening test app. Covers the page at 320 px, the consent
  * error next to its checkbox, a full submission (with and without JavaScript) ending on the
  * thank-you page with the lead and its consent record in the database, the 50 KB transfer budget
- * and labelled inputs. Leaves a screenshot in test-artifacts/ (git-ignored).
+ * and labelled inputs, and that a page of the staff's poster-code sheet prints as ten A4 pages.
+ * Leaves a screenshot in test-artifacts/ (git-ignored).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { campaignBody, CONSENT_TEXT, createCampaign, generateCodes } from '../helpers/qr';
-import { createUser, registerAdmin } from '../helpers/users';
+import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { sql, type Sql } from '../../src/kernel/sql';
 
 /** tsconfig has no DOM lib (a server project): the in-page callbacks below declare the little they touch. */
@@ -37,6 +38,7 @@ let browser: Browser;
 let campaignId: string;
 let consentTextId: string;
 let code: string;
+let manager: TestUser;
 
 jest.setTimeout(60_000);
 
@@ -46,7 +48,7 @@ beforeAll(async () => {
   }
   app = await startTestApp();
   const admin = await registerAdmin(app);
-  const manager = await createUser(app, admin, 'manager');
+  manager = await createUser(app, admin, 'manager');
   const campaign = await createCampaign(app, manager, { landing: { ...campaignBody().landing, thankYouMessage: THANK_YOU } });
   campaignId = campaign.id;
   consentTextId = campaign.consentTextId;
@@ -292,6 +294,27 @@ describe('landing page in headless Chromium', () => {
       expect(rows[0]!.ip_hash).toMatch(/^[0-9a-f]{32}$/);
       expectRecent(rows[0]!.given_at);
       expect(await leadCount()).toBe(before + 1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('prints a page of the poster-code sheet as ten A4 pages of 24 codes, without the page links', async () => {
+    const sheetCampaign = await createCampaign(app, manager);
+    await generateCodes(app, manager, sheetCampaign.id, { count: 250 });
+    const context = await browser.newContext({ extraHTTPHeaders: manager.auth });
+    try {
+      const page = await context.newPage();
+      const response = await page.goto(`${app.url}/api/poster-qr/campaigns/${sheetCampaign.id}/sheet?page=1`);
+      expect(response?.status()).toBe(200);
+      expect(await page.locator('figure').count()).toBe(240);
+      expect(await page.locator('nav a[rel="next"]').isVisible()).toBe(true);
+      const pdf = await page.pdf({ format: 'A4', preferCSSPageSize: true });
+      expect((pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? []).length).toBe(10);
+      await page.emulateMedia({ media: 'print' });
+      expect(await page.locator('nav').isVisible()).toBe(false);
+      const qr = await page.locator('figure svg').first().boundingBox();
+      expect(qr!.width).toBeGreaterThan(110); // 33 mm at 96 px per inch ≈ 125 px: big enough to scan
     } finally {
       await context.close();
     }

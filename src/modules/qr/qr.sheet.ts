@@ -25,9 +25,17 @@ const STYLE = `
   .sheet:last-of-type { break-after: auto; }
   figure { margin: 0; text-align: center; break-inside: avoid; }
   figure svg { display: block; width: 100%; height: auto; }
-  figcaption { font-size: 9px; word-break: break-all; }
+  figcaption { font-size: 9px; overflow-wrap: anywhere; }
   @page { size: A4; margin: 10mm; }
-  @media print { body { margin: 0; } nav, .screen-only { display: none; } .sheet { gap: 4mm 4mm; } }
+  /* Paper: each sheet fills one A4 page (297 − 2 × 10 mm) in 6 rows, a 33 mm QR (0.8 mm a module) over its caption. */
+  @media print {
+    body { margin: 0; }
+    h1, nav, .screen-only { display: none; }
+    .sheet { height: 276mm; grid-template-rows: repeat(6, 1fr); gap: 3mm 4mm; overflow: hidden; }
+    figure { display: flex; flex-direction: column; align-items: center; justify-content: center; min-height: 0; }
+    figure svg { width: 33mm; height: 33mm; }
+    figcaption { font-size: 8px; }
+  }
 `;
 
 function pageLinks(view: SheetPage): string {
