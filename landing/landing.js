@@ -15,7 +15,7 @@ function data() {
     if (n == 'interests') (d[n] = d[n] || []), el.checked && d[n].push(v);
     else if (el.type == 'checkbox') d[n] = el.checked;
     else if (n == 'website') d[n] = el.value; // honeypot as is
-    else if (v) d[n] = v; // omit empty optional text
+    else d[n] = v; // empty too: the server says what is missing, in the same words as without JavaScript
   });
   return d;
 }

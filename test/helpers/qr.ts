@@ -26,7 +26,7 @@ export async function createCampaign(app: TestApp, manager: TestUser, overrides:
 
 export async function generateCodes(app: TestApp, manager: TestUser, campaignId: string, body: Record<string, unknown> = { count: 2 }) {
   const response = await app.http.post(`/api/poster-qr/campaigns/${campaignId}/generate-codes`).set(manager.auth).send(body).expect(201);
-  return response.body.codes as { id: string; code: string; url: string; label: string; svg: string; png: string }[];
+  return response.body.codes as { id: string; code: string; url: string; label: string; svgUrl: string; pngUrl: string }[];
 }
 
 export function lead(code: string, overrides: Record<string, unknown> = {}) {

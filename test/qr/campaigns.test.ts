@@ -18,10 +18,13 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-function decodePng(dataUrl: string): string | undefined {
-  const png = PNG.sync.read(Buffer.from(dataUrl.replace(/^data:image\/png;base64,/, ''), 'base64'));
+function decodePng(bytes: Buffer): string | undefined {
+  const png = PNG.sync.read(bytes);
   return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
 }
+
+/** The path of one of the server's own absolute URLs (PUBLIC_BASE_URL is not where the test app listens). */
+const pathOf = (url: string) => new URL(url).pathname;
 
 describe('QR campaigns', () => {
   it('creates a campaign with its landing configuration and a stored consent text', async () => {
@@ -89,30 +92,38 @@ describe('poster codes', () => {
     campaignId = (await createCampaign(app, manager)).id;
   });
 
-  it('generates unguessable codes whose SVG and PNG decode to the landing URL', async () => {
+  it('generates unguessable codes, linking their images (rendered on request) instead of rendering them', async () => {
     const codes = await generateCodes(app, manager, campaignId, { count: 3, labelPrefix: 'Poste' });
     expect(codes).toHaveLength(3);
     expect(new Set(codes.map((code) => code.code)).size).toBe(3);
     for (const code of codes) {
       expect(code.code).toMatch(/^[23456789abcdefghjkmnpqrstuvwxyz]{10}$/);
       expect(code.url).toBe(`https://comando.example.org/q/${code.code}`);
-      expect(code.svg).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
-      expect(decodePng(code.png)).toBe(code.url);
+      expect(Object.keys(code).sort()).toEqual(['code', 'id', 'label', 'pngUrl', 'svgUrl', 'url']);
+      expect(code.svgUrl).toBe(`https://comando.example.org/api/poster-qr/codes/${code.code}.svg`);
+      expect(code.pngUrl).toBe(`https://comando.example.org/api/poster-qr/codes/${code.code}.png`);
+      const svg = await app.http.get(pathOf(code.svgUrl)).buffer(true).expect(200);
+      expect(svg.body.toString()).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
     }
+    // The PNG is fetched and decoded in the next test: a 1024 px PNG takes seconds to encode under jest.
     expect(codes.map((code) => code.label)).toEqual(['Poste 1', 'Poste 2', 'Poste 3']);
   });
 
   it('serves stable image URLs and a printable sheet', async () => {
     const [code] = await generateCodes(app, manager, campaignId, { count: 1 });
-    const svg = await app.http.get(`/api/poster-qr/codes/${code!.code}.svg`).expect(200);
+    const svg = await app.http.get(`/api/poster-qr/codes/${code!.code}.svg`).buffer(true).expect(200);
     expect(svg.headers['content-type']).toMatch(/image\/svg\+xml/);
     const png = await app.http.get(`/api/poster-qr/codes/${code!.code}.png`).buffer(true).expect(200);
-    expect(decodePng(`data:image/png;base64,${(png.body as Buffer).toString('base64')}`)).toBe(code!.url);
+    expect(decodePng(png.body as Buffer)).toBe(code!.url);
+    // Rendered once, then served the same from the cache.
+    const again = await app.http.get(`/api/poster-qr/codes/${code!.code}.svg`).buffer(true).expect(200);
+    expect(again.body.toString()).toBe(svg.body.toString());
     expectProblem(await app.http.get('/api/poster-qr/codes/zzzzzzzzzz.svg'), 404);
     expectProblem(await app.http.get(`/api/poster-qr/codes/${code!.code}.gif`), 400);
     const sheet = await app.http.get(`/api/poster-qr/campaigns/${campaignId}/sheet`).set(manager.auth).expect(200);
     expect(sheet.text).toContain(code!.url);
     expect((sheet.text.match(/<svg/g) ?? []).length).toBeGreaterThanOrEqual(4);
+    expect(sheet.text.includes(svg.body.toString())).toBe(true); // the same rendering as the image
   });
 
   it('keeps placements and lists posters overdue for removal', async () => {
@@ -152,6 +163,68 @@ describe('poster codes', () => {
     expectProblem(await app.http.post(`/api/poster-qr/campaigns/${ended.id}/generate-codes`).set(manager.auth).send({ count: 1 }), 409, 'campaign_ended');
     expectProblem(await app.http.post('/api/poster-qr/campaigns/01960000-0000-7000-8000-000000000000/generate-codes').set(manager.auth).send({ count: 1 }), 404);
     expectProblem(await app.http.post('/api/poster-qr/campaigns/nope/generate-codes').set(manager.auth).send({ count: 1 }), 400);
+  });
+});
+
+describe('the printable sheet, a page at a time', () => {
+  let campaignId: string;
+  let codes: { code: string; url: string; label: string }[];
+  const sheet = (query = '') => app.http.get(`/api/poster-qr/campaigns/${campaignId}/sheet${query}`).set(manager.auth);
+  const figures = (html: string) => (html.match(/<figure>/g) ?? []).length;
+
+  beforeAll(async () => {
+    campaignId = (await createCampaign(app, manager)).id;
+    codes = await generateCodes(app, manager, campaignId, { count: 245, labelPrefix: 'Hoja' });
+  });
+
+  it('prints 240 codes a page, oldest first, in A4 sheets of 24, with links to the other pages', async () => {
+    const first = await sheet('?page=1').expect(200);
+    expect(first.headers['content-type']).toMatch(/text\/html/);
+    expect(figures(first.text)).toBe(240);
+    expect((first.text.match(/<svg/g) ?? []).length).toBe(240);
+    expect((first.text.match(/<section class="sheet">/g) ?? []).length).toBe(10);
+    expect(first.text).toContain('página 1 de 2');
+    expect(first.text).toContain('códigos 1–240 de 245');
+    expect(first.text).toContain('<a href="?page=2" rel="next">');
+    expect(first.text).not.toContain('rel="prev"');
+    expect(first.text).toContain(codes[0]!.url);
+    expect(first.text).toContain(codes[239]!.url);
+    expect(first.text).not.toContain(codes[240]!.url);
+    expect(/@page \{ size: A4/.test(first.text)).toBe(true);
+    expect(/@media print \{\s*body \{ margin: 0; \}\s*h1, nav, \.screen-only \{ display: none; \}/.test(first.text)).toBe(true); // page links are not printed
+
+    const second = await sheet('?page=2').expect(200);
+    expect(figures(second.text)).toBe(5);
+    expect(second.text).toContain('códigos 241–245 de 245');
+    expect(second.text).toContain('<a href="?page=1" rel="prev">');
+    expect(second.text).not.toContain('rel="next"');
+    expect(codes.slice(240).every((code) => second.text.includes(code.url))).toBe(true);
+    expect(second.text).toContain('Hoja 245');
+
+    // No page asked: the first one.
+    const plain = await sheet().expect(200);
+    expect(figures(plain.text)).toBe(240);
+    expect(plain.text).toContain(codes[0]!.url);
+  });
+
+  it('answers a page past the last with 404, and an empty campaign with one empty page', async () => {
+    expectProblem(await sheet('?page=3'), 404);
+    const empty = (await createCampaign(app, manager)).id;
+    const page = await app.http.get(`/api/poster-qr/campaigns/${empty}/sheet`).set(manager.auth).expect(200);
+    expect(figures(page.text)).toBe(0);
+    expect(page.text).toContain('página 1 de 1');
+    expectProblem(await app.http.get(`/api/poster-qr/campaigns/${empty}/sheet?page=2`).set(manager.auth), 404);
+  });
+
+  it.each(['0', '-1', 'abc', '1.5', '', '100001', '1e400', ['1', '2']])('refuses page=%j with 400', async (page) => {
+    const query = new URLSearchParams();
+    for (const value of [page].flat()) query.append('page', value);
+    const problem = expectProblem(await sheet(`?${query.toString()}`), 400, 'validation_failed') as { errors?: { path: string }[] };
+    expect(problem.errors).toEqual([expect.objectContaining({ path: 'query.page' })]);
+  });
+
+  it('refuses unknown query parameters with 400', async () => {
+    expectProblem(await sheet('?pagina=2'), 400);
   });
 });
 

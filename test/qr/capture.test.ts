@@ -1,4 +1,5 @@
 import { sql, type Sql } from '../../src/kernel/sql';
+import { loadForm, saveForm } from '../../src/modules/qr/qr.form-return';
 import { recordCapturedLead } from '../../src/modules/qr/qr.repository';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { campaignBody, createCampaign, generateCodes, lead } from '../helpers/qr';
@@ -187,6 +188,7 @@ describe('capture: bad input gets a 4xx and stores nothing', () => {
 });
 
 describe('capture (form post, no JavaScript)', () => {
+  const leadCount = async () => (await query(sql<{ n: number }>`select count(*)::int as n from qr_leads`))[0]!.n;
   const form = (fields: Record<string, string | string[]>) => {
     const body = new URLSearchParams();
     for (const [key, value] of Object.entries(fields)) for (const item of [value].flat()) body.append(key, item);
@@ -208,13 +210,85 @@ describe('capture (form post, no JavaScript)', () => {
     expect(thanks.text).toContain('Gracias');
   });
 
-  it('answers errors with the form again, the error next to the field, values kept and escaped', async () => {
-    const response = await form({ code, name: '<b>Pedro</b>', phone: '3105550110' });
-    expect(response.status).toBe(400);
-    expect(response.headers['content-type']).toMatch(/text\/html/);
-    expect(response.text).toContain('id="err-consent"');
-    expect(response.text).toContain('&lt;b&gt;Pedro&lt;/b&gt;');
-    expect(response.text).not.toContain('<b>Pedro</b>');
+  /** The cookie pair (`name=value`) a 303 set, as a browser would send it back. */
+  const cookieFrom = (response: { headers: Record<string, unknown> }) => {
+    const header = ([response.headers['set-cookie']].flat() as string[]).find((line) => line?.startsWith('qr_form='));
+    return header?.split(';')[0];
+  };
+  const scans = async () => (await query(sql<{ n: number }>`select count(*)::int as n from qr_scans s join qr_codes c on c.id = s.code_id where c.code = ${code}`))[0]!.n;
+
+  it('answers errors with a 303 back to the page (no personal data in the URL), which shows every error at once with the values kept and escaped', async () => {
+    const before = await leadCount();
+    const response = await form({ code, name: '<b>Pedro</b>', phone: '12345', email: 'pedro en correo', interests: ['salud'] });
+    expect(response.status).toBe(303);
+    const location = response.headers.location!;
+    expect(location).toMatch(new RegExp(`^/q/${code}\\?e=[A-Za-z0-9_-]{22}$`));
+    const setCookie = ([response.headers['set-cookie']].flat() as string[]).find((line) => line.startsWith('qr_form='))!;
+    expect(setCookie).toMatch(new RegExp(`; Path=/q/${code}; Max-Age=600; HttpOnly; SameSite=Lax`));
+    // Sealed: nothing the citizen typed can be read from the cookie.
+    expect(setCookie).not.toMatch(/Pedro|12345|correo/i);
+    const cookie = cookieFrom(response)!;
+
+    const scansBefore = await scans();
+    const page = await app.http.get(location).set('Cookie', cookie).expect(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.headers['cache-control']).toBe('no-store');
+    for (const field of ['phone', 'email', 'consent']) expect(page.text).toContain(`id="err-${field}"`);
+    expect(page.text).toContain('Revisa el número');
+    expect(page.text).toContain('Escribe un correo como ana@ejemplo.com');
+    expect(page.text).toContain('debes autorizar');
+    expect(page.text).not.toMatch(/Entrada inválida|se esperaba|recibido/);
+    expect(page.text).toContain('&lt;b&gt;Pedro&lt;/b&gt;');
+    expect(page.text).not.toContain('<b>Pedro</b>');
+    expect(page.text).toContain('value="12345"');
+    expect(page.text).toMatch(/value="salud" checked/);
+
+    // A refresh shows the same page and submits nothing; the return visit is not a new scan.
+    const again = await app.http.get(location).set('Cookie', cookie).expect(200);
+    expect(again.text).toContain('id="err-consent"');
+    expect(await leadCount()).toBe(before);
+    expect(await scans()).toBe(scansBefore);
+  });
+
+  it('reports a missing name, a bad phone and a missing consent in one answer, in the same words as the JSON path', async () => {
+    const response = await form({ code, name: '', phone: '12', email: '' });
+    const page = await app.http.get(response.headers.location!).set('Cookie', cookieFrom(response)!).expect(200);
+    const json = expectProblem(await capture({ code, phone: '12' }), 400, 'consent_required') as { errors?: { path: string; message: string }[] };
+    expect(json.errors!.map((error) => error.path)).toEqual(['body.name', 'body.phone', 'body.consent']);
+    for (const { message } of json.errors!) expect(page.text).toContain(message.replace(/"/g, '&quot;'));
+    expect(json.errors![0]!.message).toBe('Escribe tu nombre.');
+  });
+
+  it('shows a fresh form when the saved errors are missing, forged, expired or for another redirect; refuses a malformed id', async () => {
+    const response = await form({ code, name: 'Lina Mora', phone: '12' });
+    const cookie = cookieFrom(response)!;
+    const fresh = async (path: string, cookieHeader?: string) => {
+      const request = app.http.get(path);
+      const page = await (cookieHeader ? request.set('Cookie', cookieHeader) : request).expect(200);
+      expect(page.text).not.toContain('field-error');
+      expect(page.text).not.toContain('Lina Mora');
+    };
+    await fresh(response.headers.location!);
+    await fresh(`/q/${code}?e=${'a'.repeat(22)}`, cookie);
+    // Not an id the page gives out: a 400, like any malformed input.
+    for (const query of [`e=${'x'.repeat(500)}`, 'e=a&e=b', 'e=%3Cscript%3E'])
+      expectProblem(await app.http.get(`/q/${code}?${query}`).set('Cookie', cookie), 400, 'validation_failed');
+    const [name, value] = cookie.split('=') as [string, string];
+    await fresh(response.headers.location!, `${name}=${value.slice(0, -4)}AAAA`);
+    // Ten minutes on, the same cookie opens no more.
+    const key = app.runtime.deps.secrets.ipHashKey;
+    const saved = saveForm(key, code, { name: 'Lina Mora' }, [{ field: 'consent', message: 'x' }], 1_000_000);
+    expect(loadForm(key, saved.cookie, code, saved.id, 1_000_000 + 599_000)).toEqual({ values: { name: 'Lina Mora' }, errors: [{ field: 'consent', message: 'x' }] });
+    expect(loadForm(key, saved.cookie, code, saved.id, 1_000_000 + 600_000)).toBeUndefined();
+    expect(loadForm(key, saved.cookie, 'zzzzzzzzzz', saved.id, 1_000_000)).toBeUndefined();
+  });
+
+  it('a successful form post clears the saved errors', async () => {
+    const response = await form({ code, name: 'Pedro Gómez', phone: '3105550113', consent: 'true' });
+    expect(response.status).toBe(303);
+    expect(response.headers.location).toBe(`/q/${code}/gracias`);
+    const cleared = ([response.headers['set-cookie']].flat() as string[]).find((line) => line.startsWith('qr_form='));
+    expect(cleared).toMatch(new RegExp(`^qr_form=; Path=/q/${code}; Max-Age=0`));
   });
 
   it('answers an unknown code with the 404 page', async () => {

@@ -3,14 +3,15 @@
  * Debian's /usr/bin/chromium against a listening test app. Covers the page at 320 px, the consent
  * error next to its checkbox, a full submission (with and without JavaScript) ending on the
  * thank-you page with the lead and its consent record in the database, the 50 KB transfer budget
- * and labelled inputs. Leaves a screenshot in test-artifacts/ (git-ignored).
+ * and labelled inputs, and that a page of the staff's poster-code sheet prints as ten A4 pages.
+ * Leaves a screenshot in test-artifacts/ (git-ignored).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { campaignBody, CONSENT_TEXT, createCampaign, generateCodes } from '../helpers/qr';
-import { createUser, registerAdmin } from '../helpers/users';
+import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { sql, type Sql } from '../../src/kernel/sql';
 
 /** tsconfig has no DOM lib (a server project): the in-page callbacks below declare the little they touch. */
@@ -37,6 +38,7 @@ let browser: Browser;
 let campaignId: string;
 let consentTextId: string;
 let code: string;
+let manager: TestUser;
 
 jest.setTimeout(60_000);
 
@@ -46,7 +48,7 @@ beforeAll(async () => {
   }
   app = await startTestApp();
   const admin = await registerAdmin(app);
-  const manager = await createUser(app, admin, 'manager');
+  manager = await createUser(app, admin, 'manager');
   const campaign = await createCampaign(app, manager, { landing: { ...campaignBody().landing, thankYouMessage: THANK_YOU } });
   campaignId = campaign.id;
   consentTextId = campaign.consentTextId;
@@ -214,7 +216,36 @@ describe('landing page in headless Chromium', () => {
     }
   });
 
-  it('without JavaScript: the server re-renders the form with the consent error (400), then answers a correct post with 303 to the thank-you page', async () => {
+  it("with JavaScript: an empty form gets every error at once, in the server's Spanish words, and no raw validator text", async () => {
+    const { context, page } = await mobilePage();
+    try {
+      await page.goto(landingUrl());
+      const rejected = page.waitForResponse((r) => isCapturePost(r.url(), r.request().method()));
+      await page.getByRole('button', { name: 'Enviar' }).click();
+      expect((await rejected).status()).toBe(400);
+      await expectConsentError(page);
+      expect(await page.locator('#err-name').textContent()).toBe('Escribe tu nombre.');
+      expect(await page.locator('#err-phone').textContent()).toBe('Este campo es obligatorio.');
+      const summary = await page.locator('#error-summary').textContent();
+      expect(summary).not.toMatch(/Entrada inválida|se esperaba|recibido|undefined/);
+      expect(await page.locator('#error-summary li').count()).toBe(3);
+      expect(page.url()).toBe(landingUrl());
+
+      // A bad phone is reported together with the missing consent, not in a second round.
+      await page.getByLabel('Nombre completo').fill('Ana Ruiz');
+      await page.getByLabel('Celular').fill('12');
+      const second = page.waitForResponse((r) => isCapturePost(r.url(), r.request().method()));
+      await page.getByRole('button', { name: 'Enviar' }).click();
+      expect((await second).status()).toBe(400);
+      await page.locator('#err-phone', { hasText: 'Revisa el número' }).waitFor();
+      await expectConsentError(page);
+      expect(await page.locator('#err-name').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('without JavaScript: errors come back by post/redirect/get with every error at once, a refresh resubmits nothing, then a correct post reaches the thank-you page', async () => {
     const { context, page } = await mobilePage({ javaScriptEnabled: false });
     try {
       await page.goto(landingUrl());
@@ -222,12 +253,24 @@ describe('landing page in headless Chromium', () => {
 
       await page.getByLabel('Nombre completo').fill('Jorge Iván Pérez');
       await page.getByLabel('Celular').fill('(310) 555-0177');
+      await page.getByLabel('Correo electrónico').fill('jorge en correo');
       await page.getByLabel('Salud').check();
       const rejected = page.waitForResponse((r) => isCapturePost(r.url(), r.request().method()));
       await page.getByRole('button', { name: 'Enviar' }).click();
-      expect((await rejected).status()).toBe(400);
-      await page.waitForLoadState('load');
+      expect((await rejected).status()).toBe(303);
+      await page.waitForURL(new RegExp(`/q/${code}\\?e=`));
       await expectConsentError(page);
+      expect(await page.locator('#err-email').textContent()).toContain('Escribe un correo como ana@ejemplo.com');
+      expect(page.url()).not.toMatch(/Jorge|310|correo/);
+      // A refresh shows the same page without posting again.
+      let posted = 0;
+      page.on('request', (request) => {
+        if (request.method() === 'POST') posted += 1;
+      });
+      await page.reload();
+      await expectConsentError(page);
+      expect(posted).toBe(0);
+      await page.getByLabel('Correo electrónico').fill('');
       // What the citizen typed and ticked is still there; nothing was stored.
       expect(await page.getByLabel('Nombre completo').inputValue()).toBe('Jorge Iván Pérez');
       expect(await page.getByLabel('Celular').inputValue()).toBe('(310) 555-0177');
@@ -251,6 +294,27 @@ describe('landing page in headless Chromium', () => {
       expect(rows[0]!.ip_hash).toMatch(/^[0-9a-f]{32}$/);
       expectRecent(rows[0]!.given_at);
       expect(await leadCount()).toBe(before + 1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('prints a page of the poster-code sheet as ten A4 pages of 24 codes, without the page links', async () => {
+    const sheetCampaign = await createCampaign(app, manager);
+    await generateCodes(app, manager, sheetCampaign.id, { count: 250 });
+    const context = await browser.newContext({ extraHTTPHeaders: manager.auth });
+    try {
+      const page = await context.newPage();
+      const response = await page.goto(`${app.url}/api/poster-qr/campaigns/${sheetCampaign.id}/sheet?page=1`);
+      expect(response?.status()).toBe(200);
+      expect(await page.locator('figure').count()).toBe(240);
+      expect(await page.locator('nav a[rel="next"]').isVisible()).toBe(true);
+      const pdf = await page.pdf({ format: 'A4', preferCSSPageSize: true });
+      expect((pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? []).length).toBe(10);
+      await page.emulateMedia({ media: 'print' });
+      expect(await page.locator('nav').isVisible()).toBe(false);
+      const qr = await page.locator('figure svg').first().boundingBox();
+      expect(qr!.width).toBeGreaterThan(110); // 33 mm at 96 px per inch ≈ 125 px: big enough to scan
     } finally {
       await context.close();
     }

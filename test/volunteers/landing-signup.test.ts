@@ -70,8 +70,12 @@ describe('"quiero ser voluntario" on the landing page', () => {
 
   it('needs consent: without it nothing is recorded and the form comes back with the box still ticked', async () => {
     const before = (await prospects()).length;
-    const answer = await formPost({ code, name: 'Sin Consentimiento', phone: '302 111 2222', volunteer: 'true' }).expect(400);
+    // Post/redirect/get: the 303 leads back to the page, which refills the form from a short-lived cookie.
+    const redirect = await formPost({ code, name: 'Sin Consentimiento', phone: '302 111 2222', volunteer: 'true' }).expect(303);
+    const cookie = ([redirect.headers['set-cookie']].flat() as string[]).find((line) => line.startsWith('qr_form='))!.split(';')[0]!;
+    const answer = await app.http.get(redirect.headers.location!).set('Cookie', cookie).expect(200);
     expect(answer.headers['content-type']).toMatch(/^text\/html/);
+    expect(answer.text).toContain('id="err-consent"');
     expect(answer.text).toMatch(/name="volunteer" value="true" checked/);
     expect((await prospects()).length).toBe(before);
   });

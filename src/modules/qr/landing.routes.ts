@@ -13,9 +13,10 @@ import {
 } from '../../../landing/templates';
 import type { AppError } from '../../kernel/errors';
 import { ApiRouter } from '../../kernel/http/router';
-import { captureBody, captureLead, fromForm, isClientError, parseCapture } from './qr.capture';
+import { captureBody, captureLead, fromForm, isClientError } from './qr.capture';
 import { campaignContexts, codeContexts, type CampaignContext } from './qr.context';
 import { CODE_PATTERN } from './qr.codes';
+import { FORM_RETURN_COOKIE, formCookieHeader, loadForm, saveForm, type FormValues } from './qr.form-return';
 import { isOpen } from './qr.policy';
 import { offersVolunteerSignup } from './qr.presenter';
 import { recordScan } from './qr.scans';
@@ -24,6 +25,16 @@ const CAPTURE_PATH = '/api/qr-leads/capture';
 const thanksPath = (code: string) => `/q/${code}/gracias`;
 
 const landingParams = z.object({ code: z.string() });
+const landingQuery = z.object({
+  e: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{22}$/, 'is not an id this page gave out')
+    .optional()
+    .describe('After a failed form post: the id of the saved values and errors (kept ≤ 10 min in an encrypted cookie)'),
+});
+
+/** The saved form is readable only over HTTPS when the site is served that way. */
+const secureCookies = (ctx: Context) => ctx.secure || ctx.deps.config.publicBaseUrl.startsWith('https:');
 
 function html(ctx: Context, status: number, body: string): undefined {
   ctx.status = status;
@@ -62,7 +73,10 @@ async function lookup(ctx: Context, code: string): Promise<{ codeId: string; cam
   return context && campaign ? { codeId: context.codeId, campaignId: context.campaignId, campaign } : undefined;
 }
 
-/** The failed form post again, with what the citizen typed and the errors next to the fields. */
+/**
+ * A failed form post: 303 back to the poster's page, which shows what the citizen typed and every
+ * error (post/redirect/get, so a refresh does not resubmit). Pages that are not the form answer directly.
+ */
 async function answerFormError(ctx: Context, body: Record<string, unknown>, error: AppError): Promise<undefined> {
   const code = typeof body.code === 'string' ? body.code.trim() : '';
   const found = await lookup(ctx, code);
@@ -74,7 +88,7 @@ async function answerFormError(ctx: Context, body: Record<string, unknown>, erro
     message: fieldError.message,
   }));
   const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : undefined);
-  const values = {
+  const values: FormValues = {
     name: text('name'),
     phone: text('phone'),
     email: text('email'),
@@ -87,7 +101,11 @@ async function answerFormError(ctx: Context, body: Record<string, unknown>, erro
     consent: body.consent === true,
     volunteer: body.volunteer === true,
   };
-  return html(ctx, error.status, renderLanding(landingView(code, found.campaign, { values, errors })));
+  const saved = saveForm(ctx.deps.secrets.ipHashKey, code, values, errors);
+  ctx.append('Set-Cookie', formCookieHeader(code, saved.cookie, secureCookies(ctx)));
+  ctx.status = 303;
+  ctx.redirect(`/q/${code}?e=${saved.id}`);
+  return undefined;
 }
 
 /** What citizens reach from a poster: the landing page, the capture endpoint, the thank-you page. */
@@ -96,9 +114,12 @@ export const landingRouter = new ApiRouter('landing', 'The public pages citizens
     '/q/:code',
     {
       summary: 'Landing page of a poster code (records the scan)',
-      description: 'Unknown code → 404 page; a campaign not taking submissions → 410 page.',
+      description:
+        'Unknown code → 404 page; a campaign not taking submissions → 410 page. With `e` (the redirect after a failed form post), ' +
+        'the form comes back with what was typed and every error, read from a short-lived encrypted cookie; that visit is not counted as a scan.',
       access: 'public',
       params: landingParams,
+      query: landingQuery,
       openQuery: true,
       produces: { 'text/html': 'The data-capture form, in Spanish' },
       errors: { 404: 'Unknown code (HTML page)', 410: 'Campaign closed (HTML page)' },
@@ -107,6 +128,12 @@ export const landingRouter = new ApiRouter('landing', 'The public pages citizens
       const code = input.params.code.toLowerCase();
       const found = await lookup(ctx, code);
       if (!found) return html(ctx, 404, renderNotFound());
+      const returnId = input.query.e;
+      if (returnId) {
+        if (!isOpen(found.campaign)) return html(ctx, 410, renderClosed({ title: found.campaign.landing.title, message: closedMessage }));
+        const saved = loadForm(ctx.deps.secrets.ipHashKey, ctx.cookies.get(FORM_RETURN_COOKIE), code, returnId);
+        return html(ctx, 200, renderLanding(landingView(code, found.campaign, saved)));
+      }
       await recordScan(
         ctx.deps,
         { code, codeId: found.codeId, campaignId: found.campaignId },
@@ -157,7 +184,8 @@ export const landingRouter = new ApiRouter('landing', 'The public pages citizens
     {
       summary: 'Capture a lead from the landing page (public)',
       description:
-        'JSON, or a plain form post (answered with a 303 to the thank-you page, or the form again with errors). ' +
+        'JSON, or a plain form post (answered with a 303 to the thank-you page, or a 303 back to `/q/<code>?e=<id>`, ' +
+        'which shows the form with what was typed and every error). Every field is checked at once: a 400 lists all problems. ' +
         '`consent` must be `true` (else 400 `consent_required`); a phone or an email is needed. The same person ' +
         'submitting again to the same campaign updates the lead: 200 with the same id. Rate-limited per IP and per person.',
       access: 'public',
@@ -165,7 +193,7 @@ export const landingRouter = new ApiRouter('landing', 'The public pages citizens
       bodyTypes: ['json', 'form'],
       handlerParsesBody: true,
       status: 201,
-      redirects: { 303: 'Form post: captured; go to the thank-you page' },
+      redirects: { 303: 'Form post: captured (to the thank-you page), or not (back to the form with its errors)' },
       response: z.object({ id: z.uuid(), campaignId: z.uuid(), status: z.literal('captured') }),
       errors: { 404: 'Unknown code', 409: 'The campaign is not taking submissions', 429: 'Too many submissions; see Retry-After' },
     },
@@ -174,8 +202,11 @@ export const landingRouter = new ApiRouter('landing', 'The public pages citizens
       const raw = (typeof input.body === 'object' && input.body !== null && !Array.isArray(input.body) ? input.body : {}) as Record<string, unknown>;
       const body = isForm ? fromForm(raw) : raw;
       try {
-        const lead = await captureLead(ctx.deps, parseCapture(body), { ip: ctx.ip, userAgent: ctx.get('User-Agent') || undefined });
+        const lead = await captureLead(ctx.deps, body, { ip: ctx.ip, userAgent: ctx.get('User-Agent') || undefined });
         if (isForm) {
+          const code = String(body.code).trim();
+          // A form that failed before holds the citizen's data in a cookie: it has done its job.
+          if (CODE_PATTERN.test(code)) ctx.append('Set-Cookie', formCookieHeader(code, '', secureCookies(ctx), 0));
           ctx.status = 303;
           ctx.redirect(thanksPath(String(body.code).trim()));
           return undefined;

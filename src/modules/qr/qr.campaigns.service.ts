@@ -8,7 +8,7 @@ import type { Queries } from '../../kernel/sql';
 import { ensureConsentText } from '../audience';
 import { assertTerritoriesExist } from '../territories';
 import { campaignContexts } from './qr.context';
-import { landingUrl, newPosterCode, qrPngDataUrl, qrSvg } from './qr.codes';
+import { imageUrls, landingUrl, newPosterCode } from './qr.codes';
 import type { CampaignStatus, LandingConfig } from './qr.entities';
 import { canMoveTo } from './qr.policy';
 import { presentCampaign, presentCode } from './qr.presenter';
@@ -103,8 +103,9 @@ export async function updateCampaign(deps: Pick<AppDeps, 'db' | 'caches'>, id: s
 
 /**
  * Mints `count` poster codes in one insert. Placements, when given, label and place the first
- * codes; the rest are numbered after the campaign's existing codes. Images are rendered from
- * the same URL the code row encodes.
+ * codes; the rest are numbered after the campaign's existing codes. No image is rendered here
+ * (that was ~3.5 ms a code, PNG encoding mostly): the answer links each code's images, which are
+ * rendered on first request and kept (`QrImages`).
  */
 export async function generateCodes(deps: Pick<AppDeps, 'db' | 'config' | 'logger'>, campaignId: string, input: GenerateCodesInput) {
   const campaign = await getCampaign(deps.db, campaignId);
@@ -145,14 +146,13 @@ export async function generateCodes(deps: Pick<AppDeps, 'db' | 'config' | 'logge
       for (const row of rows) row.code = newPosterCode();
     }
   }
-  // Rendering is synchronous CPU work (~4 ms a code): one code at a time, yielding in between,
-  // so that 500 codes do not freeze the sockets and requests this process serves meanwhile.
-  const codes = [];
-  for (const row of rows) {
-    const url = landingUrl(deps.config.publicBaseUrl, row.code);
-    codes.push({ id: row.id, code: row.code, url, label: row.label, svg: await qrSvg(url), png: await qrPngDataUrl(url) });
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  const codes = rows.map((row) => ({
+    id: row.id,
+    code: row.code,
+    url: landingUrl(deps.config.publicBaseUrl, row.code),
+    label: row.label,
+    ...imageUrls(deps.config.publicBaseUrl, row.code),
+  }));
   deps.logger.info({ campaignId, count: codes.length }, 'poster codes generated');
   return { codes };
 }
@@ -181,9 +181,15 @@ export async function updateCode(deps: Pick<AppDeps, 'db' | 'config'>, id: strin
   return presentCode(code, deps.config.publicBaseUrl);
 }
 
-/** Every code of a campaign, in print order, for the printable sheet. */
-export async function codesForSheet(q: Queries, campaignId: string) {
+/** Codes per `?page=` of the printable sheet: ten A4 sheets of 24 (4 × 6), so a print run of 6,000 codes is 25 prints, not 250. */
+export const SHEET_PAGE_SIZE = 240;
+
+/** One page of a campaign's codes, in print order (oldest first), with how many pages there are. */
+export async function codesForSheet(q: Queries, campaignId: string, page: number) {
   const campaign = await getCampaign(q, campaignId);
-  const codes = await campaignCodes(q, campaignId, 5000);
-  return { campaign, codes };
+  const total = await countCodes(q, campaignId);
+  const pages = Math.max(1, Math.ceil(total / SHEET_PAGE_SIZE));
+  if (page > pages) throw new NotFoundError(`This campaign's sheet has ${pages} page${pages === 1 ? '' : 's'}.`);
+  const codes = await campaignCodes(q, campaignId, SHEET_PAGE_SIZE, (page - 1) * SHEET_PAGE_SIZE);
+  return { campaign, codes, page, pages, total, pageSize: SHEET_PAGE_SIZE };
 }

@@ -1,5 +1,7 @@
 import { randomInt } from 'node:crypto';
 import QRCode from 'qrcode';
+import type { AppDeps } from '../../kernel/context';
+import { processLocal } from '../../kernel/process-local';
 
 /**
  * Poster codes: 10 characters from 31 that cannot be mistaken for each other when read off a
@@ -29,11 +31,66 @@ export function qrSvg(url: string): Promise<string> {
   return QRCode.toString(url, { ...qrOptions, type: 'svg' });
 }
 
-/** A screen-size preview (4 px per module, ~164 px): PNG encoding is the costly part; print uses SVG. */
-export function qrPngDataUrl(url: string): Promise<string> {
-  return QRCode.toDataURL(url, { ...qrOptions, scale: 4 });
-}
-
 export function qrPng(url: string): Promise<Buffer> {
   return QRCode.toBuffer(url, { ...qrOptions, type: 'png', width: 1024 });
 }
+
+/** Where a code's images are served; generation answers these instead of rendering anything. */
+export function imageUrls(publicBaseUrl: string, code: string): { svgUrl: string; pngUrl: string } {
+  const base = `${publicBaseUrl}/api/poster-qr/codes/${code}`;
+  return { svgUrl: `${base}.svg`, pngUrl: `${base}.png` };
+}
+
+/** A map that forgets the least recently used entry beyond `max` (a Map iterates in insertion order). */
+class Recent<V> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly max: number) {}
+
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+/**
+ * A code's images, rendered on first request and kept: a code and the site's base URL never
+ * change, so an entry never goes stale. SVGs are ~2 KB (10,000 of them, a big print run, is
+ * ~20 MB); the 1024 px PNGs are downloaded one at a time, so fewer are kept.
+ */
+export class QrImages {
+  private readonly svgs = new Recent<string>(10_000);
+  private readonly pngs = new Recent<Buffer>(200);
+
+  constructor(private readonly publicBaseUrl: string) {}
+
+  async svg(code: string): Promise<string> {
+    let svg = this.svgs.get(code);
+    if (svg === undefined) {
+      svg = await qrSvg(landingUrl(this.publicBaseUrl, code));
+      this.svgs.set(code, svg);
+    }
+    return svg;
+  }
+
+  async png(code: string): Promise<Buffer> {
+    let png = this.pngs.get(code);
+    if (png === undefined) {
+      png = await qrPng(landingUrl(this.publicBaseUrl, code));
+      this.pngs.set(code, png);
+    }
+    return png;
+  }
+}
+
+export const qrImages = processLocal('qr.images', (deps: Pick<AppDeps, 'config' | 'local'>) => new QrImages(deps.config.publicBaseUrl));

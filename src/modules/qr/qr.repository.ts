@@ -323,8 +323,10 @@ export async function updateCodeRow(q: Queries, id: string, changes: CodeChanges
 }
 
 /** Every code of a campaign in print order, up to `limit`. */
-export async function campaignCodes(q: Queries, campaignId: string, limit: number): Promise<CodeRecord[]> {
-  const rows = await q.rows(db.selectFrom('qr_codes').select(codeColumns).where('campaign_id', '=', campaignId).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit));
+export async function campaignCodes(q: Queries, campaignId: string, limit: number, offset = 0): Promise<CodeRecord[]> {
+  const rows = await q.rows(
+    db.selectFrom('qr_codes').select(codeColumns).where('campaign_id', '=', campaignId).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).offset(offset),
+  );
   return rows.map(codeOf);
 }
 

@@ -3,7 +3,7 @@ import { NotFoundError } from '../../kernel/errors';
 import { pageSchema } from '../../kernel/pagination';
 import { analyseCampaign, analysisView } from './qr.analysis';
 import * as campaigns from './qr.campaigns.service';
-import { landingUrl, qrPng, qrSvg } from './qr.codes';
+import { qrImages } from './qr.codes';
 import { codeContexts } from './qr.context';
 import { leadView, leadsCsv, listLeads, listLeadsQuery } from './qr.leads';
 import { qrPolicy } from './qr.policy';
@@ -19,6 +19,7 @@ import {
   generateCodesResponse,
   listCampaignsQuery,
   listCodesQuery,
+  sheetQuery,
   updateCampaignBody,
   updateCodeBody,
 } from './qr.schemas';
@@ -66,8 +67,9 @@ export const qrRouter = new ApiRouter('poster-qr', 'Poster QR campaigns, codes, 
   .post(
     '/api/poster-qr/campaigns/:id/generate-codes',
     {
-      summary: 'Mint poster codes with their QR images',
-      description: '`svg` is SVG markup, `png` a data URL; both encode `url` (PUBLIC_BASE_URL/q/<code>) with error correction Q.',
+      summary: 'Mint poster codes',
+      description:
+        'Each code links its QR images (`svgUrl`, `pngUrl`), rendered on first request and kept; both encode `url` ' + '(PUBLIC_BASE_URL/q/<code>) with error correction Q.',
       access: qrPolicy.roles('manage'),
       params: campaignIdParams,
       body: generateCodesBody,
@@ -115,9 +117,9 @@ export const qrRouter = new ApiRouter('poster-qr', 'Poster QR campaigns, codes, 
     async ({ ctx, input }) => {
       const context = await codeContexts(ctx.deps).get(input.params.code);
       if (!context) throw new NotFoundError('No poster has this code.');
-      const url = landingUrl(ctx.deps.config.publicBaseUrl, context.code);
+      const images = qrImages(ctx.deps);
       ctx.type = input.params.format === 'svg' ? 'image/svg+xml' : 'image/png';
-      ctx.body = input.params.format === 'svg' ? await qrSvg(url) : await qrPng(url);
+      ctx.body = input.params.format === 'svg' ? await images.svg(context.code) : await images.png(context.code);
       ctx.set('Cache-Control', 'public, max-age=86400');
       // Staff tools on other origins embed these images.
       ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
@@ -127,16 +129,21 @@ export const qrRouter = new ApiRouter('poster-qr', 'Poster QR campaigns, codes, 
   .get(
     '/api/poster-qr/campaigns/:id/sheet',
     {
-      summary: 'Printable sheet of all poster codes of a campaign (HTML, label under each code)',
+      summary: "Printable sheet of a campaign's poster codes, a page at a time (HTML, label under each code)",
+      description:
+        'Page `page` (from 1) holds 240 codes, oldest first, laid out as ten A4 sheets of 24 (4 × 6) with the label and URL ' +
+        'under each QR; links to the other pages show on screen, not on paper. A campaign without codes has one empty page.',
       access: qrPolicy.roles('manage'),
       params: campaignIdParams,
+      query: sheetQuery,
       produces: { 'text/html': 'A4 print layout' },
-      errors: noCampaign,
+      errors: { 404: 'No such campaign, or no such page' },
     },
     async ({ ctx, input }) => {
-      const { campaign, codes } = await campaigns.codesForSheet(ctx.deps.db, input.params.id);
+      const sheet = await campaigns.codesForSheet(ctx.deps.db, input.params.id, input.query.page);
       ctx.type = 'html';
-      ctx.body = await renderSheet(campaign, codes, ctx.deps.config.publicBaseUrl);
+      ctx.set('Cache-Control', 'private, no-cache');
+      ctx.body = await renderSheet(sheet, qrImages(ctx.deps), ctx.deps.config.publicBaseUrl);
       return undefined;
     },
   )

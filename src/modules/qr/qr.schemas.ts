@@ -155,8 +155,8 @@ export const generatedCodeView = z.object({
   code: z.string(),
   url: z.url(),
   label: z.string(),
-  svg: z.string().describe('SVG markup of the QR code'),
-  png: z.string().describe('data:image/png;base64,… URL of the QR code'),
+  svgUrl: z.url().describe('The QR code as SVG (for print), rendered on first request'),
+  pngUrl: z.url().describe('The QR code as a 1024 px PNG, rendered on first request'),
 });
 
 export const generateCodesResponse = z.object({ codes: z.array(generatedCodeView) });
@@ -189,6 +189,9 @@ export const codeImageParams = z.object({
   format: z.enum(['svg', 'png']),
 });
 export const codeIdParams = z.object({ id: z.uuid() });
+export const sheetQuery = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1).describe('Which page of 240 codes (ten A4 sheets of 24), oldest codes first'),
+});
 
 export type CreateCampaignInput = z.infer<typeof createCampaignBody>;
 export type UpdateCampaignInput = z.infer<typeof updateCampaignBody>;
