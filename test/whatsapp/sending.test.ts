@@ -28,9 +28,9 @@ describe('sending', () => {
     await waitUntil(async () => (await done(t, id)).status === 'completed', 15_000, 'completion');
     const times = t.fake.accepted.map((send) => send.at).sort((a, b) => a - b);
     const seconds = (times.at(-1)! - times[0]!) / 1000;
-    // 100 messages at 50/s with a 5-message burst: no faster than ~1.9 s, and not much slower.
+    // 100 messages at 50/s with a 5-message burst: no faster than ~1.9 s. How much slower depends on
+    // the machine, so no upper bound here: bench:whatsapp measures the throughput against the rate.
     expect(seconds).toBeGreaterThanOrEqual(1.7);
-    expect(seconds).toBeLessThan(4);
     // Never more than rate + burst in any one-second window.
     for (const start of times) expect(times.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(55);
   });
