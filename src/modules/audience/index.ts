@@ -16,6 +16,7 @@ export const audienceModule: ModuleManifest = {
 
 export { ContactSchema, type Contact } from './audience.entities';
 export { segmentSchema, countSegment, segmentBatches, CHANNELS, type Channel, type Segment, type SegmentMember } from './audience.segments';
+export { citizenDocumentId, citizenEmail, citizenTerritoryId, optionalText } from './audience.fields';
 export { normalisePhone, identityKey, type CapturedPerson, type ConsentProof, type Origin } from './audience.contacts';
 export {
   arrivingContact,

@@ -1,17 +1,10 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/pagination';
+import { citizenDocumentId, citizenEmail, citizenTerritoryId, optionalText } from '../audience';
 import { HISTORY_ACTIONS, PQRS_CHANNELS, PQRS_PRIORITIES, PQRS_STATUSES, PQRS_TYPES } from './pqrs.entities';
 
 const isoDate = z.iso.datetime({ offset: true });
 const day = z.iso.date({ error: 'expected a day as YYYY-MM-DD' });
-
-const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .optional()
-    .transform((value) => (value ? value : undefined));
 
 const truthy = z
   .union([z.boolean(), z.literal('true'), z.literal('on')])
@@ -32,25 +25,9 @@ export const fileBody = z.object({
     .max(10_000, 'La descripción es demasiado larga (máximo 10.000 caracteres).'),
   name: optionalText(150),
   phone: optionalText(30),
-  email: z
-    .string()
-    .trim()
-    .max(254)
-    .optional()
-    .transform((value) => (value ? value.toLowerCase() : undefined))
-    .pipe(z.email('Escribe un correo como ana@ejemplo.com, sin espacios.').optional()),
-  documentId: optionalText(20)
-    .transform((value) => value?.replace(/[.\s-]/g, ''))
-    .pipe(
-      z
-        .string()
-        .regex(/^\d{5,12}$/, 'La cédula tiene de 5 a 12 dígitos.')
-        .optional(),
-    ),
-  territoryId: z
-    .uuid('Elige un barrio de la lista.')
-    .optional()
-    .or(z.literal('').transform(() => undefined)),
+  email: citizenEmail,
+  documentId: citizenDocumentId,
+  territoryId: citizenTerritoryId('Elige un barrio de la lista.'),
   /** Only a denuncia may be anonymous; then no personal data is kept, whatever else was sent. */
   anonymous: truthy,
   consent: truthy,

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../kernel/context';
 import { AppError, ConflictError, NotFoundError, ValidationError, type FieldError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import { hashIp } from '../../kernel/privacy';
-import { normalisePhone, type CapturedPerson } from '../audience';
+import { citizenDocumentId, citizenEmail, citizenTerritoryId, normalisePhone, optionalText, type CapturedPerson } from '../audience';
 import { enrolVolunteerProspect } from '../volunteers';
 import { campaignContexts, codeContexts, type CampaignContext, type CodeContext } from './qr.context';
 import { CODE_PATTERN } from './qr.codes';
@@ -12,16 +12,6 @@ import { isOpen } from './qr.policy';
 import { offersVolunteerSignup } from './qr.presenter';
 import { DASHBOARD_ROOM } from './qr.events';
 import { countSpam, recordCapturedLead } from './qr.repository';
-
-const tooLong = (max: number) => `Escribe como máximo ${max} caracteres.`;
-
-const optionalText = (max: number) =>
-  z
-    .string({ error: 'Escribe texto en este campo.' })
-    .trim()
-    .max(max, tooLong(max))
-    .optional()
-    .transform((value) => (value ? value : undefined));
 
 const CODE_UNKNOWN = 'Este código no corresponde a ningún afiche.';
 const CONSENT_REQUIRED = 'Para enviar tus datos debes autorizar su tratamiento.';
@@ -36,27 +26,9 @@ export const captureBody = z.object({
   // A missing name (the script once left empty fields out) reads like an empty one.
   name: z.string({ error: 'Escribe tu nombre.' }).trim().min(2, 'Escribe tu nombre.').max(150, 'El nombre es demasiado largo.'),
   phone: optionalText(30),
-  email: z
-    .string({ error: 'Escribe un correo como ana@ejemplo.com, sin espacios.' })
-    .trim()
-    .max(254, tooLong(254))
-    .optional()
-    .transform((value) => (value ? value.toLowerCase() : undefined))
-    .pipe(z.email('Escribe un correo como ana@ejemplo.com, sin espacios.').optional())
-    .meta({ format: 'email' }),
-  /** Cédula: digits only; dots and spaces as people type them are removed. */
-  documentId: optionalText(20)
-    .transform((value) => value?.replace(/[.\s-]/g, ''))
-    .pipe(
-      z
-        .string()
-        .regex(/^\d{5,12}$/, 'La cédula tiene de 5 a 12 dígitos.')
-        .optional(),
-    ),
-  territoryId: z
-    .uuid('Elige uno de los barrios de la lista.')
-    .optional()
-    .or(z.literal('').transform(() => undefined)),
+  email: citizenEmail,
+  documentId: citizenDocumentId,
+  territoryId: citizenTerritoryId('Elige uno de los barrios de la lista.'),
   neighbourhood: optionalText(120),
   interests: z
     .array(z.string('Elige los temas de la lista.').trim().toLowerCase().max(60, 'Elige los temas de la lista.'), { error: 'Elige los temas de la lista.' })
