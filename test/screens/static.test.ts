@@ -3,6 +3,7 @@
  * assets cached a year, redirects to the page's folder, ETags, the page CSP, the tile server's
  * origin added to it only when MAP_TILE_URL is set, and nothing but GET/HEAD.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestApp, testConfig, type TestApp } from '../helpers/app';
@@ -36,6 +37,18 @@ describe('serving the screens', () => {
     expect(page.headers['x-frame-options']).toBe('DENY');
     expect(page.text).not.toContain('comando:map-tiles');
     expect(page.text).toMatch(/<script type="module" crossorigin src="\/assets\/[^"]+\.js">/);
+  });
+
+  it("writes the brigade page's script and style into it, the script allowed by its hash alone", async () => {
+    const page = await app.http.get('/brigada/').expect(200);
+    expect(page.text).not.toMatch(/<script[^>]+src=/);
+    expect(page.text).not.toMatch(/<link rel="stylesheet"/);
+    const scripts = [...page.text.matchAll(/<script type="module">([\s\S]*?)<\/script>/g)].map((match) => match[1]!);
+    expect(scripts).toHaveLength(1);
+    const hash = createHash('sha256').update(scripts[0]!).digest('base64');
+    const scriptSrc = /script-src ([^;]+);/.exec(page.headers['content-security-policy'] as string)![1];
+    expect(scriptSrc).toBe(`'self' 'sha256-${hash}'`);
+    expect(page.text).toContain('<style>');
   });
 
   it('redirects the bare path to the page folder', async () => {

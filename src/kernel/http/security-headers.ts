@@ -16,9 +16,9 @@ const everyAnswer: [string, string][] = [
 const apiAnswer: [string, string][] = [...everyAnswer, ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"]];
 
 /** The page CSP; `imageOrigins` adds where a page may load images from besides itself (a map's tile server). */
-export function pageCsp(imageOrigins: readonly string[] = []): string {
+export function pageCsp(imageOrigins: readonly string[] = [], scriptHashes: readonly string[] = []): string {
   return (
-    `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src ${["'self'", 'data:', ...imageOrigins].join(' ')}; ` +
+    `default-src 'self'; script-src ${["'self'", ...scriptHashes].join(' ')}; style-src 'self' 'unsafe-inline'; img-src ${["'self'", 'data:', ...imageOrigins].join(' ')}; ` +
     "font-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
   );
 }

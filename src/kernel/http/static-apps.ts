@@ -69,6 +69,27 @@ function withTileMeta(html: string, tiles: { url: string; attribution: string })
   return html.replace('</head>', meta);
 }
 
+/**
+ * The brigade page with its script and stylesheet written into it: on a phone with 2-second round
+ * trips the page, then its script, cost two of them before the form works. The inline script is
+ * allowed by its hash in the page's CSP, so no inline script of anyone else's could run.
+ */
+function withAssetsInlined(dir: string, html: string): { html: string; scriptHashes: string[] } {
+  const scriptHashes: string[] = [];
+  const inlined = html
+    .replace(/<script type="module" crossorigin src="(\/assets\/[^"]+\.js)"><\/script>/g, (tag: string, src: string) => {
+      const code = readFileSync(join(dir, src)).toString('utf8');
+      if (code.includes('</script')) return tag;
+      scriptHashes.push(`'sha256-${createHash('sha256').update(code).digest('base64')}'`);
+      return `<script type="module">${code}</script>`;
+    })
+    .replace(/<link rel="stylesheet" crossorigin href="(\/assets\/[^"]+\.css)">/g, (tag: string, href: string) => {
+      const css = readFileSync(join(dir, href)).toString('utf8');
+      return css.includes('</style') ? tag : `<style>${css}</style>`;
+    });
+  return { html: inlined, scriptHashes };
+}
+
 function load(dir: string, options: StaticAppsOptions): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
   for (const path of filesUnder(dir)) {
@@ -78,6 +99,11 @@ function load(dir: string, options: StaticAppsOptions): Map<string, StaticFile> 
     let body = readFileSync(path);
     let csp: string | undefined;
     const screen = SCREENS.find((candidate) => name === `${candidate}/index.html`);
+    if (screen === 'brigada') {
+      const page = withAssetsInlined(dir, body.toString('utf8'));
+      body = Buffer.from(page.html);
+      csp = pageCsp([], page.scriptHashes);
+    }
     if (screen === 'war-room' && options.mapTiles) {
       body = Buffer.from(withTileMeta(body.toString('utf8'), options.mapTiles));
       csp = pageCsp([tileOrigin(options.mapTiles.url)]);
