@@ -6,6 +6,7 @@ import {
   contactOutcomeBody,
   contactOutcomeView,
   createIncidentBody,
+  incidentIdParams,
   incidentView,
   turnoutAnswer,
   turnoutBody,
@@ -31,7 +32,8 @@ import * as voters from './gotv.voters.service';
 import * as brigades from './gotv.brigades.service';
 import { gotvPolicy } from './gotv.policy';
 import { recordTurnout } from './gotv.turnout.service';
-import { reportIncident } from './gotv.incidents.service';
+import { INCIDENT_PHOTO_MAX_BYTES, attachIncidentPhoto, incidentPhotoOf, reportIncident } from './gotv.incidents.service';
+import { INCIDENT_PHOTO_TYPES } from './gotv.entities';
 import { claimVoter, logContact, releaseClaim } from './gotv.chase.service';
 import { dashboardView, gotvDashboard } from './gotv.dashboard';
 import { importAnswer, importColumns, importVoters } from './gotv.import';
@@ -291,13 +293,51 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
     '/api/gotv/incidents',
     {
       summary: 'Report an incident at a polling station',
-      description: 'Sets the station to `incident` and pushes `gotv:incident` and `gotv:station` to the war room.',
+      description: 'Sets the station to `incident` and pushes `gotv:incident` and `gotv:station` to the war room. The photo follows with PUT /api/gotv/incidents/{id}/photo.',
       access: gotvPolicy.roles('reportAt'),
       body: createIncidentBody,
       status: 201,
       response: incidentView,
     },
     async ({ ctx, input, actor, em }) => reportIncident(em, ctx.deps, actor, input.body),
+  )
+  .put(
+    '/api/gotv/incidents/:id/photo',
+    {
+      summary: 'Add the photo of an incident',
+      description:
+        `The raw image as the body, \`Content-Type\` ${INCIDENT_PHOTO_TYPES.join(' or ')}; its first bytes must match (415 otherwise). At most ` +
+        `${INCIDENT_PHOTO_MAX_BYTES / 1024 / 1024} MB (413). Its reporter (within their brigade's stations) or a manager may add it; a new photo replaces the old one.`,
+      access: gotvPolicy.roles('photographIncident'),
+      params: incidentIdParams,
+      body: z.string().describe('The photo'),
+      bodyTypes: ['jpeg', 'png'],
+      handlerParsesBody: true,
+      response: incidentView,
+      errors: { 404: 'No such incident', 413: 'Larger than 2 MB', 415: 'Not a JPEG or PNG, or not what Content-Type says (`photo_type_mismatch`)' },
+    },
+    async ({ ctx, input, actor, em }) => {
+      const declaredLength = ctx.request.length;
+      return attachIncidentPhoto(em, ctx.deps, actor, input.params.id, ctx.request.type, ctx.req, Number.isFinite(declaredLength) ? declaredLength : undefined);
+    },
+  )
+  .get(
+    '/api/gotv/incidents/:id/photo',
+    {
+      summary: 'The photo of an incident',
+      description: 'Staff, and the brigade member who reported the incident.',
+      access: gotvPolicy.roles('seeIncidentPhoto'),
+      params: incidentIdParams,
+      produces: Object.fromEntries(INCIDENT_PHOTO_TYPES.map((type) => [type, 'The photo as uploaded'])),
+      errors: { 404: 'No such incident, or it has no photo' },
+    },
+    async ({ ctx, input, actor, em }) => {
+      const photo = await incidentPhotoOf(em, ctx.deps, actor, input.params.id);
+      ctx.type = photo.type;
+      ctx.length = photo.size;
+      ctx.body = photo.file;
+      return undefined;
+    },
   )
   .post(
     '/api/gotv/voters/:id/claim',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/pagination';
-import { CONTACT_OUTCOMES, INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
+import { CONTACT_OUTCOMES, INCIDENT_PHOTO_TYPES, INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
 
 const count = z.number().int().min(0).max(10_000_000);
 
@@ -253,11 +253,14 @@ export const incidentView = z
     severity: z.enum(INCIDENT_SEVERITIES),
     description: z.string(),
     reportedBy: z.uuid(),
+    photo: z.object({ type: z.enum(INCIDENT_PHOTO_TYPES), size: z.number().int() }).nullable(),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'Incident' });
 
 export type CreateIncidentInput = z.infer<typeof createIncidentBody>;
+
+export const incidentIdParams = z.object({ id: z.uuid() });
 
 export const contactOutcomeBody = z.object({
   outcome: z.enum(CONTACT_OUTCOMES),
