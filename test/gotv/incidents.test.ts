@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,6 +54,9 @@ function binary(response: Response, done: (error: Error | null, body: Buffer) =>
   response.on('end', () => done(null, Buffer.concat(chunks)));
 }
 
+const countRows = async (table: string, where: string, values: unknown[]) =>
+  (await app.runtime.deps.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from ${table} where ${where}`, values))[0]!.n;
+
 const incident = (pollingStationId: string, overrides: Record<string, unknown> = {}) => ({
   pollingStationId,
   type: 'vote_buying',
@@ -93,6 +97,45 @@ describe('incidents', () => {
   ])('rejects %j with 400', async (overrides, path) => {
     const problem = expectProblem(await app.http.post('/api/gotv/incidents').set(manager.auth).send(incident(other, overrides)), 400);
     expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+  });
+
+  it('answers a resent incident (same clientId) with the first one, and tells the war room once', async () => {
+    const clientId = randomUUID();
+    const first = await app.http.post('/api/gotv/incidents').set(member.auth).send(incident(covered, { clientId })).expect(201);
+    expect(first.body.photo).toBeNull();
+    const again = await app.http
+      .post('/api/gotv/incidents')
+      .set(member.auth)
+      .send(incident(covered, { clientId, description: 'Otra vez lo mismo' }))
+      .expect(200);
+    expect(again.body).toEqual(first.body);
+    const together = await Promise.all([0, 1, 2].map(() => app.http.post('/api/gotv/incidents').set(member.auth).send(incident(covered, { clientId }))));
+    expect(together.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(await countRows('gotv_incidents', 'client_id = ?', [clientId])).toBe(1);
+    // Unique per reporter: a colleague's phone may make the same id.
+    await app.http.post('/api/gotv/incidents').set(colleague.auth).send(incident(covered, { clientId })).expect(201);
+    expect(await countRows('gotv_incidents', 'client_id = ?', [clientId])).toBe(2);
+    expectProblem(
+      await app.http
+        .post('/api/gotv/incidents')
+        .set(manager.auth)
+        .send(incident(other, { clientId: 'nope' })),
+      400,
+    );
+    const managerId = randomUUID();
+    await app.http
+      .post('/api/gotv/incidents')
+      .set(manager.auth)
+      .send(incident(other, { clientId: managerId }))
+      .expect(201);
+    expectProblem(
+      await app.http
+        .post('/api/gotv/incidents')
+        .set(manager.auth)
+        .send(incident(covered, { clientId: managerId })),
+      409,
+      'client_id_reused',
+    );
   });
 
   it('stores a photo checked by its bytes, for its reporter or a manager, and gives it to staff and the reporter', async () => {

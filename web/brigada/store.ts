@@ -7,7 +7,7 @@
 export type OutboxState = 'pending' | 'sent' | 'conflict' | 'rejected';
 
 export interface OutboxItem {
-  /** The report's clientReportId (turnout), or a local id: the key, so a resend is the same item. */
+  /** The report's clientReportId (turnout) or clientId (contacts, incidents): the key, so a resend is the same item. */
   id: string;
   kind: 'voter' | 'count' | 'contact' | 'incident';
   /** What the API is sent. */

@@ -30,7 +30,7 @@ export type SyncResult = 'done' | 'offline' | 'unauthorized';
 
 /**
  * Sends what is due in the outbox. Turnout reports go in batches to POST /api/gotv/turnout, whose
- * clientReportId makes a resend harmless; a duplicate of a voter report is ours resent when the
+ * clientReportId makes a resend harmless (contacts and incidents carry the item's id as clientId); a duplicate of a voter report is ours resent when the
  * voter's recorded vote time is ours, else a colleague (or a manager) reported them first: a
  * conflict the member is shown. A refusal is kept with its reason and not retried; a 5xx, a timeout
  * or no network is retried with backoff; an ended session stops the sending and keeps the queue.
@@ -92,7 +92,8 @@ async function checkConflict(api: Api, item: OutboxItem): Promise<OutboxItem> {
 async function sendOne(api: Api, item: OutboxItem): Promise<void> {
   const path = item.kind === 'contact' ? `/api/gotv/voters/${item.voterId}/contacts` : '/api/gotv/incidents';
   try {
-    await api.post(path, item.body);
+    // The item's id is its clientId: a resend after a lost answer gets the first record back, not a second one.
+    await api.post(path, { ...item.body, clientId: item.id });
     await outbox.put({ ...item, state: 'sent' });
   } catch (error) {
     if (error instanceof ApiError && error.status !== 401 && error.status < 500 && error.status !== 429) {

@@ -1,13 +1,14 @@
 import type { Readable } from 'node:stream';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import type { Actor } from '../../kernel/auth/roles';
-import { AppError, NotFoundError, invalidField } from '../../kernel/errors';
+import { AppError, ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
 import { FileArea, detectFileType, readBody } from '../../kernel/file-store';
 import { newId } from '../../kernel/ids';
 import { INCIDENT_PHOTO_TYPES, type Incident, type IncidentPhotoType } from './gotv.entities';
 import { GOTV_ROOM } from './gotv.events';
-import { findIncident, setIncidentPhoto } from './gotv.incidents.repository';
+import { findIncident, findIncidentByClientId, setIncidentPhoto } from './gotv.incidents.repository';
 import { gotvPolicy } from './gotv.policy';
 import { presentIncident } from './gotv.presenter';
 import { publishStations } from './gotv.pushes';
@@ -23,16 +24,35 @@ export const incidentPhotoArea = (deps: Pick<AppDeps, 'config'>): FileArea => ne
 /**
  * Records an incident and sets its station to `incident` in one flush; the war room hears of it
  * at once. A brigade member may report only at a station of one of their brigades (gotv.policy.ts).
+ * A resend with the same `clientId` by the same reporter answers the first record (`created: false`).
  */
 export async function reportIncident(em: EntityManager, deps: AppDeps, actor: Actor, input: CreateIncidentInput) {
   const station = await findStation(em, input.pollingStationId);
   if (!station) throw invalidField('body.pollingStationId', 'No polling station has this id.');
   gotvPolicy.authorize(actor, 'reportAt', { scope: await scopeOf(deps, actor), stationId: station.id });
-  const incident = await recordIncident(em, station, { id: newId(), type: input.type, severity: input.severity, description: input.description, reportedById: actor.id });
+  const clientId = input.clientId ?? null;
+  const resent = (first: Incident) => {
+    if (first.station.id !== station.id) throw new ConflictError('This clientId was already used for an incident at another station.', 'client_id_reused');
+    return { created: false, incident: presentIncident(first) };
+  };
+  if (clientId) {
+    const first = await findIncidentByClientId(em, actor.id, clientId);
+    if (first) return resent(first);
+  }
+  let incident: Incident;
+  try {
+    incident = await recordIncident(em, station, { id: newId(), type: input.type, severity: input.severity, description: input.description, reportedById: actor.id, clientId });
+  } catch (error) {
+    // The same resend arriving twice at once: the other request recorded it.
+    if (!(clientId && error instanceof UniqueConstraintViolationException)) throw error;
+    const first = await findIncidentByClientId(em.fork(), actor.id, clientId);
+    if (!first) throw error;
+    return resent(first);
+  }
   const event = { id: incident.id, stationId: station.id, type: incident.type, severity: incident.severity, createdAt: incident.createdAt.toISOString() };
   deps.realtime.publish(GOTV_ROOM, 'gotv:incident', event);
   await publishStations(deps, [station.id], true);
-  return presentIncident(incident);
+  return { created: true, incident: presentIncident(incident) };
 }
 
 /** The incident, if this actor may add its photo: its reporter (still covering the station) or a manager. */

@@ -293,13 +293,20 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
     '/api/gotv/incidents',
     {
       summary: 'Report an incident at a polling station',
-      description: 'Sets the station to `incident` and pushes `gotv:incident` and `gotv:station` to the war room. The photo follows with PUT /api/gotv/incidents/{id}/photo.',
+      description:
+        'Sets the station to `incident` and pushes `gotv:incident` and `gotv:station` to the war room. A resend with the same `clientId` by the same reporter ' +
+        'answers the first incident with 200 and records nothing. The photo follows with PUT /api/gotv/incidents/{id}/photo.',
       access: gotvPolicy.roles('reportAt'),
       body: createIncidentBody,
       status: 201,
       response: incidentView,
+      errors: { 409: 'The clientId was used for an incident at another station (`client_id_reused`)' },
     },
-    async ({ ctx, input, actor, em }) => reportIncident(em, ctx.deps, actor, input.body),
+    async ({ ctx, input, actor, em }) => {
+      const answer = await reportIncident(em, ctx.deps, actor, input.body);
+      if (!answer.created) ctx.status = 200;
+      return answer.incident;
+    },
   )
   .put(
     '/api/gotv/incidents/:id/photo',
@@ -368,15 +375,20 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       summary: 'Log how contacting a voter went',
       description:
         '`reached` → contacted, `on_the_way` → on the way; others keep the status. Releases the claim. ' +
-        "A brigade member cannot log on a voter a colleague has claimed (409 `voter_claimed`); a manager can, and releases the colleague's claim.",
+        "A brigade member cannot log on a voter a colleague has claimed (409 `voter_claimed`); a manager can, and releases the colleague's claim. " +
+        'A resend with the same `clientId` by the same person answers the first outcome with 200 (with the voter’s current status) and records nothing.',
       access: gotvPolicy.roles('chase'),
       params: voterIdParams,
       body: contactOutcomeBody,
       status: 201,
       response: contactOutcomeView,
-      errors: { 404: 'No such voter', 409: 'A colleague holds the claim (`voter_claimed`)' },
+      errors: { 404: 'No such voter', 409: 'A colleague holds the claim (`voter_claimed`), or the clientId was used for another voter (`client_id_reused`)' },
     },
-    async ({ ctx, input, actor }) => logContact(ctx.deps, actor, input.params.id, input.body.outcome, input.body.note),
+    async ({ ctx, input, actor }) => {
+      const answer = await logContact(ctx.deps, actor, input.params.id, input.body);
+      if (!answer.created) ctx.status = 200;
+      return answer.contact;
+    },
   )
   .get(
     '/api/gotv/dashboard',

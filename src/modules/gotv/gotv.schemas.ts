@@ -238,11 +238,14 @@ export const turnoutAnswer = z
   })
   .meta({ id: 'TurnoutAnswer' });
 
+const clientId = z.uuid().optional().describe('Made by the phone once per report; a resend with the same clientId answers the first record (200) and adds nothing');
+
 export const createIncidentBody = z.object({
   pollingStationId: z.uuid(),
   type: z.enum(INCIDENT_TYPES),
   severity: z.enum(INCIDENT_SEVERITIES),
   description: z.string().trim().min(3).max(2000),
+  clientId,
 });
 
 export const incidentView = z
@@ -265,6 +268,7 @@ export const incidentIdParams = z.object({ id: z.uuid() });
 export const contactOutcomeBody = z.object({
   outcome: z.enum(CONTACT_OUTCOMES),
   note: z.string().trim().max(500).optional(),
+  clientId,
 });
 
 export const claimView = z.object({ voterId: z.uuid(), claimedBy: z.uuid(), claimedUntil: z.iso.datetime() }).meta({ id: 'VoterClaim' });
