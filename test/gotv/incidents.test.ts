@@ -153,7 +153,7 @@ describe('incidents', () => {
     expectProblem(await app.http.get(url).set(colleague.auth), 403);
     expectProblem(await app.http.get(url), 401);
 
-    // A manager may replace it.
+    // A manager may replace it; the list shows the new one.
     await app.http.put(url).set(manager.auth).set('Content-Type', 'image/png').send(PNG).expect(200);
     const png = await app.http.get(url).set(viewer.auth).buffer(true).parse(binary).expect(200);
     expect(png.headers['content-type']).toBe('image/png');
@@ -182,7 +182,8 @@ describe('incidents', () => {
     expectProblem(await app.http.get('/api/gotv/incidents/not-an-id/photo').set(manager.auth), 400);
 
     // The refused uploads left the PNG in place and no stray files.
-    expect((await app.http.get(url).set(viewer.auth).buffer(true).parse(binary).expect(200)).body).toEqual(PNG);
+    const listed = await app.http.get('/api/gotv/incidents').set(viewer.auth).query({ pollingStationId: covered }).expect(200);
+    expect(listed.body.data.find((row: { id: string }) => row.id === created.id).photo).toEqual({ type: 'image/png', size: PNG.length });
     expect(fs.readdirSync(path.join(dataDir, 'gotv', 'incident-photos'))).toEqual([created.id]);
   });
 
@@ -190,5 +191,37 @@ describe('incidents', () => {
     const atOther = (await app.http.post('/api/gotv/incidents').set(manager.auth).send(incident(other)).expect(201)).body;
     expectProblem(await app.http.put(`/api/gotv/incidents/${atOther.id}/photo`).set(member.auth).set('Content-Type', 'image/jpeg').send(JPEG), 403);
     expectProblem(await app.http.get(`/api/gotv/incidents/${atOther.id}/photo`).set(member.auth), 403);
+  });
+
+  it('lists incidents newest first, for staff, filtered by station and time', async () => {
+    const before = new Date().toISOString();
+    const a = (
+      await app.http
+        .post('/api/gotv/incidents')
+        .set(manager.auth)
+        .send(incident(other, { type: 'violence' }))
+        .expect(201)
+    ).body;
+    const b = (
+      await app.http
+        .post('/api/gotv/incidents')
+        .set(manager.auth)
+        .send(incident(covered, { type: 'other' }))
+        .expect(201)
+    ).body;
+    const recent = await app.http.get('/api/gotv/incidents').set(viewer.auth).query({ since: before }).expect(200);
+    expect(recent.body.data.map((row: { id: string }) => row.id)).toEqual([b.id, a.id]);
+    expect(recent.body.data[0]).toEqual(b);
+    const all = await app.http.get('/api/gotv/incidents').set(manager.auth).query({ limit: 2 }).expect(200);
+    expect(all.body.data.map((row: { id: string }) => row.id)).toEqual([b.id, a.id]);
+    expect(all.body.nextCursor).toEqual(expect.any(String));
+    const next = await app.http.get('/api/gotv/incidents').set(manager.auth).query({ limit: 2, cursor: all.body.nextCursor }).expect(200);
+    expect(next.body.data.length).toBeGreaterThan(0);
+    expect(next.body.data.every((row: { createdAt: string }) => row.createdAt <= a.createdAt)).toBe(true);
+    const atOther = await app.http.get('/api/gotv/incidents').set(viewer.auth).query({ pollingStationId: other, since: before }).expect(200);
+    expect(atOther.body.data.map((row: { id: string }) => row.id)).toEqual([a.id]);
+    expectProblem(await app.http.get('/api/gotv/incidents').set(member.auth), 403);
+    expectProblem(await app.http.get('/api/gotv/incidents').set(viewer.auth).query({ since: 'yesterday' }), 400);
+    expectProblem(await app.http.get('/api/gotv/incidents').set(viewer.auth).query({ cursor: 'abc' }), 400);
   });
 });

@@ -143,6 +143,30 @@ describe('war room', () => {
     await page.waitForSelector('#connection:has-text("resincronizado")');
   });
 
+  it('fills the alerts feed from REST on every (re)load, with live incidents once each', async () => {
+    const report = (type: string) =>
+      app.http
+        .post('/api/gotv/incidents')
+        .set(manager.auth)
+        .send({ pollingStationId: campaign.stations[0]!.id, type, severity: 'medium', description: 'Prueba de la sala' })
+        .expect(201);
+    const feed = page.locator('#alerts li[data-incident]');
+    const first = (await report('material_missing')).body as { id: string };
+    await page.locator(`#alerts li[data-incident="${first.id}"]`).waitFor({ timeout: 30_000 });
+    // A reload starts the screen from nothing: the incident comes back from REST.
+    await page.reload();
+    await page.waitForSelector('body[data-loads="1"]');
+    await page.locator(`#alerts li[data-incident="${first.id}"]`).waitFor({ timeout: 30_000 });
+    expect(await feed.count()).toBe(1);
+    // A live one, then a reload from REST that reads both again: each is still shown once, newest first.
+    const second = (await report('witness_denied')).body as { id: string };
+    await page.locator(`#alerts li[data-incident="${second.id}"]`).waitFor({ timeout: 30_000 });
+    app.runtime.deps.realtime.io.emit('resync', { rooms: ['gotv'], reason: 'redis_outage', at: new Date().toISOString() });
+    await page.waitForSelector('body[data-loads="2"]', { timeout: 30_000 });
+    expect(await feed.evaluateAll((items) => items.map((item) => (item as unknown as { dataset: { incident: string } }).dataset.incident))).toEqual([second.id, first.id]);
+    expect(await page.textContent(`#alerts li[data-incident="${second.id}"]`)).toContain('Puesto');
+  });
+
   it('survives a server restart and ends with the figures REST gives', async () => {
     const port = Number(new URL(app.url).port);
     const other = await app.sibling();

@@ -8,13 +8,13 @@ import { FileArea, detectFileType, readBody } from '../../kernel/file-store';
 import { newId } from '../../kernel/ids';
 import { INCIDENT_PHOTO_TYPES, type Incident, type IncidentPhotoType } from './gotv.entities';
 import { GOTV_ROOM } from './gotv.events';
-import { findIncident, findIncidentByClientId, setIncidentPhoto } from './gotv.incidents.repository';
+import { findIncident, findIncidentByClientId, incidentPage, setIncidentPhoto } from './gotv.incidents.repository';
 import { gotvPolicy } from './gotv.policy';
 import { presentIncident } from './gotv.presenter';
 import { publishStations } from './gotv.pushes';
 import { scopeOf } from './gotv.scope';
 import { findStation, recordIncident } from './gotv.stations.repository';
-import type { CreateIncidentInput } from './gotv.schemas';
+import type { CreateIncidentInput, ListIncidentsInput } from './gotv.schemas';
 
 /** A phone's photo, compressed before it is sent: 2 MB is several times what the brigade app sends. */
 export const INCIDENT_PHOTO_MAX_BYTES = 2 * 1024 * 1024;
@@ -53,6 +53,12 @@ export async function reportIncident(em: EntityManager, deps: AppDeps, actor: Ac
   deps.realtime.publish(GOTV_ROOM, 'gotv:incident', event);
   await publishStations(deps, [station.id], true);
   return { created: true, incident: presentIncident(incident) };
+}
+
+/** Incidents newest first, for the war room's alerts feed (and a station's history). */
+export function listIncidents(em: EntityManager, query: ListIncidentsInput) {
+  const { cursor, limit, pollingStationId, since } = query;
+  return incidentPage(em, { stationId: pollingStationId, since: since ? new Date(since) : undefined }, { cursor, limit }, presentIncident);
 }
 
 /** The incident, if this actor may add its photo: its reporter (still covering the station) or a manager. */

@@ -8,6 +8,7 @@ import {
   createIncidentBody,
   incidentIdParams,
   incidentView,
+  listIncidentsQuery,
   turnoutAnswer,
   turnoutBody,
   turnoutEnvelope,
@@ -32,7 +33,7 @@ import * as voters from './gotv.voters.service';
 import * as brigades from './gotv.brigades.service';
 import { gotvPolicy } from './gotv.policy';
 import { recordTurnout } from './gotv.turnout.service';
-import { INCIDENT_PHOTO_MAX_BYTES, attachIncidentPhoto, incidentPhotoOf, reportIncident } from './gotv.incidents.service';
+import { INCIDENT_PHOTO_MAX_BYTES, attachIncidentPhoto, incidentPhotoOf, listIncidents, reportIncident } from './gotv.incidents.service';
 import { INCIDENT_PHOTO_TYPES } from './gotv.entities';
 import { claimVoter, logContact, releaseClaim } from './gotv.chase.service';
 import { dashboardView, gotvDashboard } from './gotv.dashboard';
@@ -307,6 +308,17 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       if (!answer.created) ctx.status = 200;
       return answer.incident;
     },
+  )
+  .get(
+    '/api/gotv/incidents',
+    {
+      summary: 'List incidents, newest first',
+      description: 'For the war room’s alerts feed after a (re)load: `since` (an instant) and `pollingStationId` narrow it.',
+      access: gotvPolicy.roles('watch'),
+      query: listIncidentsQuery,
+      response: pageSchema(incidentView),
+    },
+    async ({ input, em }) => listIncidents(em, input.query),
   )
   .put(
     '/api/gotv/incidents/:id/photo',

@@ -265,6 +265,13 @@ export type CreateIncidentInput = z.infer<typeof createIncidentBody>;
 
 export const incidentIdParams = z.object({ id: z.uuid() });
 
+export const listIncidentsQuery = z.object({
+  ...pageQueryShape,
+  pollingStationId: z.uuid().optional(),
+  since: z.iso.datetime({ offset: true }).optional().describe('Only incidents reported at or after this instant'),
+});
+export type ListIncidentsInput = z.infer<typeof listIncidentsQuery>;
+
 export const contactOutcomeBody = z.object({
   outcome: z.enum(CONTACT_OUTCOMES),
   note: z.string().trim().max(500).optional(),
