@@ -23,6 +23,10 @@ export interface OutboxItem {
   attempts: number;
   /** ms since the epoch: not sent before this (backoff after a failure). */
   nextAttemptAt: number;
+  /** An incident's photo, already compressed on the phone; dropped once the server has it. */
+  photo?: Blob;
+  /** The incident's id once the server recorded it: a retry then sends only the photo. */
+  incidentId?: string;
 }
 
 const DB_NAME = 'comando-brigada';

@@ -1,5 +1,5 @@
 import { ApiError, NetworkError, clock, type Api } from '../lib/api';
-import type { Problem, TurnoutAnswer, Voter } from '../lib/api-types';
+import type { Incident, Problem, TurnoutAnswer, Voter } from '../lib/api-types';
 import { outbox, type OutboxItem } from './store';
 
 /** Reports per request: a dead zone's queue goes out in a few requests (the API takes up to 500). */
@@ -49,6 +49,20 @@ export async function syncOutbox(api: Api): Promise<SyncResult> {
   return 'done';
 }
 
+async function sendPhoto(api: Api, item: OutboxItem, photo: Blob): Promise<void> {
+  const { photo: _sent, ...rest } = item;
+  try {
+    await api.put(`/api/gotv/incidents/${item.incidentId}/photo`, photo);
+  } catch (error) {
+    if (error instanceof ApiError && error.status !== 401 && error.status < 500 && error.status !== 429) {
+      await outbox.put({ ...rest, state: 'rejected', reason: `El incidente se envió, pero la foto no: ${reasonOf(error.problem?.code, error.problem?.detail)}` });
+      return;
+    }
+    throw error;
+  }
+  await outbox.put({ ...rest, state: 'sent' });
+}
+
 async function retryLater(items: OutboxItem[]): Promise<void> {
   for (const item of items) await outbox.put(backoff(item));
 }
@@ -89,12 +103,21 @@ async function checkConflict(api: Api, item: OutboxItem): Promise<OutboxItem> {
   return { ...item, state: 'conflict', reason: `Ya estaba reportado como votante (${clock(new Date(voter.votedAt))}).` };
 }
 
+/**
+ * A contact outcome or an incident; an incident's photo follows once the incident is recorded (its
+ * id kept on the phone, so a retry sends only the photo). A refused photo leaves the incident sent.
+ */
 async function sendOne(api: Api, item: OutboxItem): Promise<void> {
   const path = item.kind === 'contact' ? `/api/gotv/voters/${item.voterId}/contacts` : '/api/gotv/incidents';
   try {
-    // The item's id is its clientId: a resend after a lost answer gets the first record back, not a second one.
-    await api.post(path, { ...item.body, clientId: item.id });
-    await outbox.put({ ...item, state: 'sent' });
+    if (item.kind === 'incident' && item.incidentId === undefined) {
+      // The item's id is its clientId: a resend after a lost answer gets the first record back, not a second one.
+      const incident = await api.post<Incident>(path, { ...item.body, clientId: item.id });
+      item = { ...item, incidentId: incident.id };
+      if (item.photo) await outbox.put(item);
+    } else if (item.kind === 'contact') await api.post(path, { ...item.body, clientId: item.id });
+    if (item.kind === 'incident' && item.photo) await sendPhoto(api, item, item.photo);
+    else await outbox.put({ ...item, state: 'sent' });
   } catch (error) {
     if (error instanceof ApiError && error.status !== 401 && error.status < 500 && error.status !== 429) {
       await outbox.put({ ...item, state: 'rejected', reason: reasonOf(error.problem?.code, error.problem?.detail) });
