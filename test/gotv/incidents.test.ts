@@ -73,7 +73,7 @@ describe('incidents', () => {
       const alert = nextEvent<{ stationId: string; severity: string }>(socket, 'gotv:incident');
       const created = await app.http.post('/api/gotv/incidents').set(member.auth).send(incident(covered)).expect(201);
       expect(created.body).toMatchObject({ pollingStationId: covered, type: 'vote_buying', severity: 'high', reportedBy: member.id });
-      expect(await alert).toMatchObject({ stationId: covered, severity: 'high' });
+      expect(await alert).toMatchObject({ stationId: covered, severity: 'high', photo: false });
       const station = await app.http.get(`/api/gotv/polling-stations/${covered}`).set(viewer.auth).expect(200);
       expect(station.body.status).toBe('incident');
     } finally {
@@ -143,6 +143,16 @@ describe('incidents', () => {
     const url = `/api/gotv/incidents/${created.id}/photo`;
     expectProblem(await app.http.get(url).set(viewer.auth), 404);
 
+    const socket = await connectSocket(app.url, viewer.token);
+    try {
+      await subscribe(socket, ['gotv']);
+      const marked = nextEvent<{ id: string; photo: boolean }>(socket, 'gotv:incident');
+      const uploaded = await app.http.put(url).set(member.auth).set('Content-Type', 'image/jpeg').send(JPEG).expect(200);
+      expect(uploaded.body).toMatchObject({ id: created.id, photo: { type: 'image/jpeg', size: JPEG.length } });
+      expect(await marked).toMatchObject({ id: created.id, photo: true });
+    } finally {
+      socket.close();
+    }
     const uploaded = await app.http.put(url).set(member.auth).set('Content-Type', 'image/jpeg').send(JPEG).expect(200);
     expect(uploaded.body).toMatchObject({ id: created.id, photo: { type: 'image/jpeg', size: JPEG.length } });
     for (const reader of [viewer, manager, member]) {

@@ -6,7 +6,8 @@
  * (back to sign-in, queue kept), and axe-core. Leaves a screenshot in test-artifacts/.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -16,6 +17,8 @@ import { sql } from '../../src/kernel/sql';
 import { assertBuilt, AXE_SOURCE, createCampaign, launchChromium, type AxeViolation, type Campaign } from './campaign';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
+// Incident photos are written here, not in the checkout's ./data.
+const DATA_DIR = mkdtempSync(join(tmpdir(), 'comando-screens-'));
 const PHONE = { width: 390, height: 844 };
 
 let app: TestApp;
@@ -30,7 +33,7 @@ jest.setTimeout(120_000);
 
 beforeAll(async () => {
   assertBuilt();
-  app = await startTestApp();
+  app = await startTestApp({ DATA_DIR });
   const admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   member = await createUser(app, admin, 'brigade', 'Brigadista Uno');
@@ -52,6 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await app?.close();
+  rmSync(DATA_DIR, { recursive: true, force: true });
 });
 
 async function memberReports(): Promise<string[]> {

@@ -4,6 +4,7 @@ import { Api, ApiError, clock, number } from '../lib/api';
 import type {
   Dashboard,
   Incident,
+  IncidentEvent,
   LiveMap,
   Page,
   Projection,
@@ -374,7 +375,7 @@ function start(): void {
     refreshFilterProjection();
     requestFrame();
   });
-  socket.on('gotv:incident', (incident: { id: string; stationId: string; type: string; severity: string; createdAt: string }) => showIncident(incident, true));
+  socket.on('gotv:incident', (incident: IncidentEvent) => showIncident({ ...incident, hasPhoto: incident.photo }, true));
   socket.on('social:alert', (alert: SocialAlertEvent) => addAlert('social', 'Redes sociales', alert.title, alert.severity, alert.createdAt));
   socket.on('whatsapp:message', (message: WhatsappMessageEvent) => {
     if (message.direction === 'in') addAlert('whatsapp', 'WhatsApp', 'Nueva respuesta de un contacto', 'low', message.createdAt);

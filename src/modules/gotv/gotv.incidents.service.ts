@@ -49,11 +49,19 @@ export async function reportIncident(em: EntityManager, deps: AppDeps, actor: Ac
     if (!first) throw error;
     return resent(first);
   }
-  const event = { id: incident.id, stationId: station.id, type: incident.type, severity: incident.severity, createdAt: incident.createdAt.toISOString() };
-  deps.realtime.publish(GOTV_ROOM, 'gotv:incident', event);
+  deps.realtime.publish(GOTV_ROOM, 'gotv:incident', incidentEvent(incident));
   await publishStations(deps, [station.id], true);
   return { created: true, incident: presentIncident(incident) };
 }
+
+const incidentEvent = (incident: Incident) => ({
+  id: incident.id,
+  stationId: incident.station.id,
+  type: incident.type,
+  severity: incident.severity,
+  createdAt: incident.createdAt.toISOString(),
+  photo: incident.photoType !== null && incident.photoType !== undefined,
+});
 
 /** Incidents newest first, for the war room's alerts feed (and a station's history). */
 export function listIncidents(em: EntityManager, query: ListIncidentsInput) {
@@ -97,6 +105,8 @@ export async function attachIncidentPhoto(em: EntityManager, deps: AppDeps, acto
     throw error;
   }
   await setIncidentPhoto(em, incident, { type: detected, size: bytes.length });
+  // The war room marks the incident it already shows.
+  deps.realtime.publish(GOTV_ROOM, 'gotv:incident', incidentEvent(incident));
   return presentIncident(incident);
 }
 
