@@ -200,10 +200,16 @@ describe('claim expiry', () => {
     const together = await Promise.all([0, 1, 2].map(() => send(memberA)));
     expect(together.map((answer) => answer.status)).toEqual([200, 200, 200]);
     expect(await contactsOf(voterId)).toBe(1);
+    // Three copies of a new outcome at once: one recorded, the others answered with it.
+    const racing = randomUUID();
+    const raced = await Promise.all([0, 1, 2].map(() => app.http.post(`/api/gotv/voters/${voterId}/contacts`).set(manager.auth).send({ outcome: 'no_answer', clientId: racing })));
+    expect(raced.map((answer) => answer.status).sort()).toEqual([200, 200, 201]);
+    expect(new Set(raced.map((answer) => answer.body.id)).size).toBe(1);
+    expect(await contactsOf(voterId)).toBe(2);
     // The clientId is the reporter's own: a colleague's same id is a new outcome.
     await app.http.delete(`/api/gotv/voters/${voterId}/claim`).set(memberB.auth).expect(204);
     await send(memberB, 'no_answer').expect(201);
-    expect(await contactsOf(voterId)).toBe(2);
+    expect(await contactsOf(voterId)).toBe(3);
     expectProblem(await app.http.post(`/api/gotv/voters/${voters[1]}/contacts`).set(memberA.auth).send({ outcome: 'reached', clientId }), 409, 'client_id_reused');
     expectProblem(await app.http.post(`/api/gotv/voters/${voterId}/contacts`).set(memberA.auth).send({ outcome: 'reached', clientId: 'not-a-uuid' }), 400);
   });

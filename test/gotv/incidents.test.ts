@@ -112,6 +112,19 @@ describe('incidents', () => {
     const together = await Promise.all([0, 1, 2].map(() => app.http.post('/api/gotv/incidents').set(member.auth).send(incident(covered, { clientId }))));
     expect(together.map((answer) => answer.status)).toEqual([200, 200, 200]);
     expect(await countRows('gotv_incidents', 'client_id = ?', [clientId])).toBe(1);
+    // Three copies of a new report at once: one recorded, the others answered with it.
+    const racing = randomUUID();
+    const raced = await Promise.all(
+      [0, 1, 2].map(() =>
+        app.http
+          .post('/api/gotv/incidents')
+          .set(member.auth)
+          .send(incident(covered, { clientId: racing })),
+      ),
+    );
+    expect(raced.map((answer) => answer.status).sort()).toEqual([200, 200, 201]);
+    expect(new Set(raced.map((answer) => answer.body.id)).size).toBe(1);
+    expect(await countRows('gotv_incidents', 'client_id = ?', [racing])).toBe(1);
     // Unique per reporter: a colleague's phone may make the same id.
     await app.http.post('/api/gotv/incidents').set(colleague.auth).send(incident(covered, { clientId })).expect(201);
     expect(await countRows('gotv_incidents', 'client_id = ?', [clientId])).toBe(2);
