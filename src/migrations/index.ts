@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261125133445_IncidentPhotosAndClientIds } from './Migration20261125133445_IncidentPhotosAndClientIds';
 import { Migration20261125131057_FinanceEntryEvent } from './Migration20261125131057_FinanceEntryEvent';
 import { Migration20261125123000_Agenda } from './Migration20261125123000_Agenda';
 import { Migration20261125121800_EmailNotices } from './Migration20261125121800_EmailNotices';
@@ -66,4 +67,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125121800_EmailNotices', class: Migration20261125121800_EmailNotices },
   { name: 'Migration20261125123000_Agenda', class: Migration20261125123000_Agenda },
   { name: 'Migration20261125131057_FinanceEntryEvent', class: Migration20261125131057_FinanceEntryEvent },
+  { name: 'Migration20261125133445_IncidentPhotosAndClientIds', class: Migration20261125133445_IncidentPhotosAndClientIds },
 ];

@@ -180,4 +180,37 @@ describe('claim expiry', () => {
     expect((await shortApp.http.get(`/api/gotv/voters/${voterId}`).set(colleague.auth).expect(200)).body.claimedBy).toBeNull();
     await shortApp.http.post(`/api/gotv/voters/${voterId}/claim`).set(colleague.auth).expect(200);
   });
+
+  it('answers a resent outcome (same clientId) with the first one and records it once', async () => {
+    const voterId = (
+      await app.http
+        .post('/api/gotv/voters')
+        .set(manager.auth)
+        .send({ name: 'Reenvío', documentId: '40000099', pollingStationId: (await app.http.get(`/api/gotv/voters/${voters[0]}`).set(manager.auth)).body.pollingStationId })
+        .expect(201)
+    ).body.id as string;
+    const clientId = randomUUID();
+    const send = (user: TestUser, outcome = 'reached') => app.http.post(`/api/gotv/voters/${voterId}/contacts`).set(user.auth).send({ outcome, clientId });
+    const first = await send(memberA).expect(201);
+    const again = await send(memberA).expect(200);
+    expect(again.body).toEqual(first.body);
+    // Even while a colleague now holds the claim, the resend is answered, not refused.
+    await claim(memberB, voterId).expect(200);
+    expect((await send(memberA).expect(200)).body).toEqual(first.body);
+    const together = await Promise.all([0, 1, 2].map(() => send(memberA)));
+    expect(together.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(await contactsOf(voterId)).toBe(1);
+    // Three copies of a new outcome at once: one recorded, the others answered with it.
+    const racing = randomUUID();
+    const raced = await Promise.all([0, 1, 2].map(() => app.http.post(`/api/gotv/voters/${voterId}/contacts`).set(manager.auth).send({ outcome: 'no_answer', clientId: racing })));
+    expect(raced.map((answer) => answer.status).sort()).toEqual([200, 200, 201]);
+    expect(new Set(raced.map((answer) => answer.body.id)).size).toBe(1);
+    expect(await contactsOf(voterId)).toBe(2);
+    // The clientId is the reporter's own: a colleague's same id is a new outcome.
+    await app.http.delete(`/api/gotv/voters/${voterId}/claim`).set(memberB.auth).expect(204);
+    await send(memberB, 'no_answer').expect(201);
+    expect(await contactsOf(voterId)).toBe(3);
+    expectProblem(await app.http.post(`/api/gotv/voters/${voters[1]}/contacts`).set(memberA.auth).send({ outcome: 'reached', clientId }), 409, 'client_id_reused');
+    expectProblem(await app.http.post(`/api/gotv/voters/${voterId}/contacts`).set(memberA.auth).send({ outcome: 'reached', clientId: 'not-a-uuid' }), 400);
+  });
 });

@@ -6,8 +6,10 @@
  * (back to sign-in, queue kept), and axe-core. Leaves a screenshot in test-artifacts/.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
@@ -15,6 +17,8 @@ import { sql } from '../../src/kernel/sql';
 import { assertBuilt, AXE_SOURCE, createCampaign, launchChromium, type AxeViolation, type Campaign } from './campaign';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
+// Incident photos are written here, not in the checkout's ./data.
+const DATA_DIR = mkdtempSync(join(tmpdir(), 'comando-screens-'));
 const PHONE = { width: 390, height: 844 };
 
 let app: TestApp;
@@ -29,7 +33,7 @@ jest.setTimeout(120_000);
 
 beforeAll(async () => {
   assertBuilt();
-  app = await startTestApp();
+  app = await startTestApp({ DATA_DIR });
   const admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   member = await createUser(app, admin, 'brigade', 'Brigadista Uno');
@@ -51,6 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await app?.close();
+  rmSync(DATA_DIR, { recursive: true, force: true });
 });
 
 async function memberReports(): Promise<string[]> {
@@ -60,6 +65,39 @@ async function memberReports(): Promise<string[]> {
 
 async function outboxIds(state: string): Promise<string[]> {
   return (await page.locator(`#outbox li[data-state="${state}"]`).evaluateAll((items) => items.map((item) => (item as unknown as { dataset: { id: string } }).dataset.id))).sort();
+}
+
+/** A real PNG (a gradient, width × height) for the phone to compress: larger than what the app sends. */
+function gradientPng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  const rows = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) rows.set([(x * 255) / width, (y * 255) / height, 128], y * (width * 3 + 1) + 1 + x * 3);
+  }
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** A JPEG's width and height, from its start-of-frame segment. */
+function jpegSize(bytes: Buffer): { width: number; height: number } {
+  let at = 2;
+  while (at < bytes.length) {
+    const marker = bytes[at + 1]!;
+    const length = bytes.readUInt16BE(at + 2);
+    if (marker >= 0xc0 && marker <= 0xc3) return { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
+    at += 2 + length;
+  }
+  throw new Error('no start-of-frame segment');
 }
 
 async function signIn(target: Page): Promise<void> {
@@ -152,6 +190,50 @@ describe('brigade app', () => {
     await page.click('#send-now');
     await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
     expect(await memberReports()).toHaveLength(21);
+  });
+
+  it('records an incident with a photo offline and sends both, the photo compressed, once online', async () => {
+    const station = campaign.stations[1]!.id;
+    await context.setOffline(true);
+    await page.waitForSelector('#network[data-online="false"]');
+    await page.click('[data-tab="stations"]');
+    await page.selectOption(`#type-${station}`, 'material_missing');
+    await page.fill(`#description-${station}`, 'Faltan tarjetones en la mesa 3');
+    await page.setInputFiles(`#photo-${station}`, { name: 'foto.png', mimeType: 'image/png', buffer: gradientPng(2400, 1600) });
+    await page.click(`[data-station="${station}"] form.incident button`);
+    await page.waitForSelector('#pending-count[data-value="1"]');
+    const incidents = () => app.runtime.deps.db.rows(sql<{ id: string; photo_type: string | null }>`select id, photo_type from gotv_incidents where reported_by_id = ${member.id}`);
+    expect(await incidents()).toEqual([]);
+
+    // The first photo upload fails (500): the incident is recorded once, the photo retried and sent.
+    let failed = 0;
+    await page.route('**/api/gotv/incidents/*/photo', (route) => {
+      failed++;
+      return route.fulfill({ status: 500, contentType: 'application/problem+json', body: JSON.stringify({ status: 500, code: 'internal_error', title: 'Error', detail: 'x' }) });
+    });
+    await context.setOffline(false);
+    while (failed === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    await page.unroute('**/api/gotv/incidents/*/photo');
+    expect(await incidents()).toEqual([{ id: expect.any(String), photo_type: null }]);
+    await page.click('[data-tab="outbox"]');
+    await page.click('#send-now');
+    await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
+    const recorded = await incidents();
+    expect(recorded).toEqual([{ id: expect.any(String), photo_type: 'image/jpeg' }]);
+    const photo = await app.http
+      .get(`/api/gotv/incidents/${recorded[0]!.id}/photo`)
+      .set(manager.auth)
+      .buffer(true)
+      .parse((response, done) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => done(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
+    const bytes = photo.body as Buffer;
+    expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    expect(jpegSize(bytes)).toEqual({ width: 1280, height: 853 });
+    expect(await page.locator('#outbox li[data-state="sent"]', { hasText: 'con foto' }).count()).toBe(1);
   });
 
   it('goes back to sign-in when the session has ended, keeping the queue', async () => {

@@ -5,7 +5,8 @@
  * and axe-core finding no serious or critical violation. Leaves a screenshot in test-artifacts/.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -15,6 +16,8 @@ import { sql } from '../../src/kernel/sql';
 import { assertBuilt, AXE_SOURCE, createCampaign, launchChromium, type AxeViolation, type Campaign } from './campaign';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
+// Incident photos are written here, not in the checkout's ./data.
+const DATA_DIR = mkdtempSync(join(tmpdir(), 'comando-screens-'));
 
 let app: TestApp;
 let browser: Browser;
@@ -29,7 +32,7 @@ jest.setTimeout(90_000);
 
 beforeAll(async () => {
   assertBuilt();
-  app = await startTestApp();
+  app = await startTestApp({ DATA_DIR });
   const admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   campaign = await createCampaign(app, manager, 3, 5);
@@ -46,6 +49,7 @@ afterAll(async () => {
   await browser?.close();
   await restarted?.stop();
   await app?.close();
+  rmSync(DATA_DIR, { recursive: true, force: true });
 });
 
 /** A counter's number as the page shows it (`data-value` holds it unformatted). */
@@ -141,6 +145,35 @@ describe('war room', () => {
     app.runtime.deps.realtime.io.emit('resync', { rooms: ['gotv'], reason: 'redis_outage', at: new Date().toISOString() });
     await waitForCounter('c-closed', 1);
     await page.waitForSelector('#connection:has-text("resincronizado")');
+  });
+
+  it('fills the alerts feed from REST on every (re)load, with live incidents once each', async () => {
+    const report = (type: string) =>
+      app.http
+        .post('/api/gotv/incidents')
+        .set(manager.auth)
+        .send({ pollingStationId: campaign.stations[0]!.id, type, severity: 'medium', description: 'Prueba de la sala' })
+        .expect(201);
+    const feed = page.locator('#alerts li[data-incident]');
+    const first = (await report('material_missing')).body as { id: string };
+    await page.locator(`#alerts li[data-incident="${first.id}"]`).waitFor({ timeout: 30_000 });
+    // A reload starts the screen from nothing: the incident comes back from REST.
+    await page.reload();
+    await page.waitForSelector('body[data-loads="1"]');
+    await page.locator(`#alerts li[data-incident="${first.id}"]`).waitFor({ timeout: 30_000 });
+    expect(await feed.count()).toBe(1);
+    // A live one, then a reload from REST that reads both again: each is still shown once, newest first.
+    const second = (await report('witness_denied')).body as { id: string };
+    await page.locator(`#alerts li[data-incident="${second.id}"]`).waitFor({ timeout: 30_000 });
+    app.runtime.deps.realtime.io.emit('resync', { rooms: ['gotv'], reason: 'redis_outage', at: new Date().toISOString() });
+    await page.waitForSelector('body[data-loads="2"]', { timeout: 30_000 });
+    expect(await feed.evaluateAll((items) => items.map((item) => (item as unknown as { dataset: { incident: string } }).dataset.incident))).toEqual([second.id, first.id]);
+    expect(await page.textContent(`#alerts li[data-incident="${second.id}"]`)).toContain('Puesto');
+    // Its photo arrives: the incident already shown is marked, not added again.
+    const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('JFIF photo')]);
+    await app.http.put(`/api/gotv/incidents/${second.id}/photo`).set(manager.auth).set('Content-Type', 'image/jpeg').send(jpeg).expect(200);
+    await page.locator(`#alerts li[data-incident="${second.id}"]`, { hasText: 'con foto' }).waitFor({ timeout: 30_000 });
+    expect(await feed.count()).toBe(2);
   });
 
   it('survives a server restart and ends with the figures REST gives', async () => {

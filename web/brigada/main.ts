@@ -123,6 +123,7 @@ function renderStations(): void {
       const type = h('select', { id: `type-${station.id}` }, ...Object.entries(incidentTypes).map(([value, label]) => h('option', { value }, label)));
       const severity = h('select', { id: `severity-${station.id}` }, ...Object.entries(severities).map(([value, label]) => h('option', { value }, label)));
       const description = h('textarea', { id: `description-${station.id}`, rows: 3, minlength: 3, maxlength: 2000, required: true });
+      const photo = h('input', { type: 'file', accept: 'image/*', capture: 'environment', id: `photo-${station.id}` });
       return h(
         'article',
         { class: 'card station', 'data-station': station.id },
@@ -148,8 +149,10 @@ function renderStations(): void {
             class: 'incident',
             onsubmit: (event: Event) => {
               event.preventDefault();
-              void reportIncident(station, type.value, severity.value, description.value).then((saved) => {
-                if (saved) description.value = '';
+              void reportIncident(station, type.value, severity.value, description.value, photo.files?.[0]).then((saved) => {
+                if (!saved) return;
+                description.value = '';
+                photo.value = '';
               });
             },
           },
@@ -159,6 +162,8 @@ function renderStations(): void {
           severity,
           h('label', { for: `description-${station.id}` }, 'Qué pasó'),
           description,
+          h('label', { for: `photo-${station.id}` }, 'Foto (opcional)'),
+          photo,
           h('button', { type: 'submit', class: 'danger' }, 'Reportar incidente'),
         ),
       );
@@ -216,16 +221,41 @@ function reportContact(voter: Voter, outcome: ContactOutcome): Promise<boolean> 
   return enqueue({ id: crypto.randomUUID(), kind: 'contact', voterId: voter.id, label: `${contactOutcomes[outcome]}: ${voter.name}`, body: { outcome } });
 }
 
-function reportIncident(station: Station, type: string, severity: string, description: string): Promise<boolean> {
+/** Longest side of a photo as sent: enough to see what happened, small enough for 3G. */
+const PHOTO_MAX_SIDE = 1280;
+const PHOTO_QUALITY = 0.7;
+
+/** The photo as a JPEG at most 1280 px on its longest side, or undefined if the phone cannot read it. */
+async function compressPhoto(file: File): Promise<Blob | undefined> {
+  let bitmap: ImageBitmap;
+  try {
+    bitmap = await createImageBitmap(file, { imageOrientation: 'from-image' });
+  } catch {
+    return undefined;
+  }
+  const scale = Math.min(1, PHOTO_MAX_SIDE / Math.max(bitmap.width, bitmap.height));
+  const canvas = h('canvas', { width: Math.max(1, Math.round(bitmap.width * scale)), height: Math.max(1, Math.round(bitmap.height * scale)) });
+  canvas.getContext('2d')?.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  return new Promise((resolve) => canvas.toBlob((blob) => resolve(blob ?? undefined), 'image/jpeg', PHOTO_QUALITY));
+}
+
+async function reportIncident(station: Station, type: string, severity: string, description: string, file: File | undefined): Promise<boolean> {
   if (description.trim().length < 3) {
     notice('Describa el incidente en pocas palabras.');
-    return Promise.resolve(false);
+    return false;
+  }
+  const photo = file ? await compressPhoto(file) : undefined;
+  if (file && !photo) {
+    notice('No se pudo leer la foto. Tome otra o envíe el incidente sin foto.');
+    return false;
   }
   return enqueue({
     id: crypto.randomUUID(),
     kind: 'incident',
-    label: `Incidente en ${station.name}: ${incidentTypes[type] ?? type}`,
+    label: `Incidente en ${station.name}: ${incidentTypes[type] ?? type}${photo ? ' (con foto)' : ''}`,
     body: { pollingStationId: station.id, type, severity, description: description.trim() },
+    ...(photo ? { photo } : {}),
   });
 }
 

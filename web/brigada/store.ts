@@ -7,7 +7,7 @@
 export type OutboxState = 'pending' | 'sent' | 'conflict' | 'rejected';
 
 export interface OutboxItem {
-  /** The report's clientReportId (turnout), or a local id: the key, so a resend is the same item. */
+  /** The report's clientReportId (turnout) or clientId (contacts, incidents): the key, so a resend is the same item. */
   id: string;
   kind: 'voter' | 'count' | 'contact' | 'incident';
   /** What the API is sent. */
@@ -23,6 +23,10 @@ export interface OutboxItem {
   attempts: number;
   /** ms since the epoch: not sent before this (backoff after a failure). */
   nextAttemptAt: number;
+  /** An incident's photo, already compressed on the phone; dropped once the server has it. */
+  photo?: Blob;
+  /** The incident's id once the server recorded it: a retry then sends only the photo. */
+  incidentId?: string;
 }
 
 const DB_NAME = 'comando-brigada';

@@ -1,5 +1,5 @@
 import { ApiError, NetworkError, clock, type Api } from '../lib/api';
-import type { Problem, TurnoutAnswer, Voter } from '../lib/api-types';
+import type { Incident, Problem, TurnoutAnswer, Voter } from '../lib/api-types';
 import { outbox, type OutboxItem } from './store';
 
 /** Reports per request: a dead zone's queue goes out in a few requests (the API takes up to 500). */
@@ -30,7 +30,7 @@ export type SyncResult = 'done' | 'offline' | 'unauthorized';
 
 /**
  * Sends what is due in the outbox. Turnout reports go in batches to POST /api/gotv/turnout, whose
- * clientReportId makes a resend harmless; a duplicate of a voter report is ours resent when the
+ * clientReportId makes a resend harmless (contacts and incidents carry the item's id as clientId); a duplicate of a voter report is ours resent when the
  * voter's recorded vote time is ours, else a colleague (or a manager) reported them first: a
  * conflict the member is shown. A refusal is kept with its reason and not retried; a 5xx, a timeout
  * or no network is retried with backoff; an ended session stops the sending and keeps the queue.
@@ -47,6 +47,20 @@ export async function syncOutbox(api: Api): Promise<SyncResult> {
     return 'offline';
   }
   return 'done';
+}
+
+async function sendPhoto(api: Api, item: OutboxItem, photo: Blob): Promise<void> {
+  const { photo: _sent, ...rest } = item;
+  try {
+    await api.put(`/api/gotv/incidents/${item.incidentId}/photo`, photo);
+  } catch (error) {
+    if (error instanceof ApiError && error.status !== 401 && error.status < 500 && error.status !== 429) {
+      await outbox.put({ ...rest, state: 'rejected', reason: `El incidente se envió, pero la foto no: ${reasonOf(error.problem?.code, error.problem?.detail)}` });
+      return;
+    }
+    throw error;
+  }
+  await outbox.put({ ...rest, state: 'sent' });
 }
 
 async function retryLater(items: OutboxItem[]): Promise<void> {
@@ -89,11 +103,21 @@ async function checkConflict(api: Api, item: OutboxItem): Promise<OutboxItem> {
   return { ...item, state: 'conflict', reason: `Ya estaba reportado como votante (${clock(new Date(voter.votedAt))}).` };
 }
 
+/**
+ * A contact outcome or an incident; an incident's photo follows once the incident is recorded (its
+ * id kept on the phone, so a retry sends only the photo). A refused photo leaves the incident sent.
+ */
 async function sendOne(api: Api, item: OutboxItem): Promise<void> {
   const path = item.kind === 'contact' ? `/api/gotv/voters/${item.voterId}/contacts` : '/api/gotv/incidents';
   try {
-    await api.post(path, item.body);
-    await outbox.put({ ...item, state: 'sent' });
+    if (item.kind === 'incident' && item.incidentId === undefined) {
+      // The item's id is its clientId: a resend after a lost answer gets the first record back, not a second one.
+      const incident = await api.post<Incident>(path, { ...item.body, clientId: item.id });
+      item = { ...item, incidentId: incident.id };
+      if (item.photo) await outbox.put(item);
+    } else if (item.kind === 'contact') await api.post(path, { ...item.body, clientId: item.id });
+    if (item.kind === 'incident' && item.photo) await sendPhoto(api, item, item.photo);
+    else await outbox.put({ ...item, state: 'sent' });
   } catch (error) {
     if (error instanceof ApiError && error.status !== 401 && error.status < 500 && error.status !== 429) {
       await outbox.put({ ...item, state: 'rejected', reason: reasonOf(error.problem?.code, error.problem?.detail) });

@@ -13,7 +13,7 @@ import type { brigadeView } from '../../src/modules/gotv/gotv.schemas';
 import type { stationView } from '../../src/modules/gotv/gotv.schemas';
 import type { territoryDetailView, territoryView } from '../../src/modules/territories/territories.schemas';
 
-export type { ProjectionSummary, StationEvent, TurnoutItem } from '../../src/modules/gotv/gotv.events';
+export type { IncidentEvent, ProjectionSummary, StationEvent, TurnoutItem } from '../../src/modules/gotv/gotv.events';
 export type { SocialAlertEvent } from '../../src/modules/social/social.events';
 export type { MessageEvent as WhatsappMessageEvent } from '../../src/modules/whatsapp/whatsapp.events';
 export type { SubscribeAck } from '../../src/kernel/realtime';

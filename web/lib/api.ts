@@ -65,6 +65,11 @@ export class Api {
     return this.request<T>('POST', path, body);
   }
 
+  /** A file as the raw body, with its own type as Content-Type (an incident's photo). */
+  put<T>(path: string, file: Blob): Promise<T> {
+    return this.request<T>('PUT', path, file);
+  }
+
   delete<T>(path: string): Promise<T> {
     return this.request<T>('DELETE', path);
   }
@@ -84,14 +89,14 @@ export class Api {
 
   private async request<T>(method: string, path: string, body?: unknown, authenticated = true): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json' };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (body !== undefined) headers['Content-Type'] = body instanceof Blob ? body.type : 'application/json';
     if (authenticated && this.session) headers.Authorization = `Bearer ${this.session.token}`;
     let response: Response;
     try {
       response = await fetch(path, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : body instanceof Blob ? body : JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
         cache: 'no-store',
       });

@@ -3,7 +3,10 @@ import './war-room.css';
 import { Api, ApiError, clock, number } from '../lib/api';
 import type {
   Dashboard,
+  Incident,
+  IncidentEvent,
   LiveMap,
+  Page,
   Projection,
   ProjectionSummary,
   SocialAlertEvent,
@@ -22,6 +25,8 @@ import { WarRoomState } from './state';
 const api = new Api(sessionStorage, 'comando.war-room');
 const state = new WarRoomState();
 const MAX_ALERTS = 80;
+/** The incidents read from REST on every (re)load: the feed is whole again after a reload or a reconnection. */
+const RECENT_INCIDENTS = 50;
 /** A full reload from REST this often, whatever happens: the screen never drifts from the API for long. */
 const RECONCILE_MS = 60_000;
 
@@ -185,19 +190,54 @@ function beep(): void {
   tone.onended = () => void context.close();
 }
 
-function addAlert(kind: 'incident' | 'social' | 'whatsapp', title: string, detail: string, severity: string, at: string): void {
+/** The incidents in the feed, by id: one read from REST and also heard live is shown once. */
+const shownIncidents = new Map<string, HTMLElement>();
+
+/** Puts an alert in the feed in time order (newest first), whether it is live or read on a reload. */
+function addAlert(kind: 'incident' | 'social' | 'whatsapp', title: string, detail: string, severity: string, at: string, live = true): HTMLElement {
   const list = byId('alerts');
   const item = h(
     'li',
-    { class: `alert-item ${kind} severity-${severity}` },
+    { class: `alert-item ${kind} severity-${severity}`, 'data-at': at },
     h('time', { datetime: at }, clock(new Date(at), state.timeZone)),
     h('strong', {}, title),
     h('span', {}, detail),
   );
-  list.prepend(item);
+  const later = [...list.children].find((other) => ((other as HTMLElement).dataset.at ?? '') < at);
+  list.insertBefore(item, later ?? null);
   byId('no-alerts').hidden = true;
   while (list.children.length > MAX_ALERTS) list.lastElementChild?.remove();
-  if (severity === 'high' || severity === 'critical') beep();
+  if (live && (severity === 'high' || severity === 'critical')) beep();
+  return item;
+}
+
+function incidentDetail(incident: { stationId: string; severity: string; hasPhoto?: boolean }): string {
+  const station = state.stations.get(incident.stationId);
+  return `${station ? station.name : 'Puesto'} · gravedad ${severities[incident.severity] ?? incident.severity}${incident.hasPhoto ? ' · con foto' : ''}`;
+}
+
+function showIncident(incident: { id: string; stationId: string; type: string; severity: string; createdAt: string; hasPhoto?: boolean }, live: boolean): void {
+  const shown = shownIncidents.get(incident.id);
+  if (shown) {
+    // Read again on a reload: only what may have changed since (a photo added) is redrawn.
+    if (incident.hasPhoto) setText(shown.querySelector('span')!, incidentDetail(incident));
+    return;
+  }
+  const item = addAlert('incident', `Incidente: ${incidentTypes[incident.type] ?? incident.type}`, incidentDetail(incident), incident.severity, incident.createdAt, live);
+  item.dataset.incident = incident.id;
+  shownIncidents.set(incident.id, item);
+  for (const [id, element] of shownIncidents) if (!element.isConnected) shownIncidents.delete(id);
+}
+
+/** The latest incidents from REST, merged into the feed (those already shown stay as they are). */
+async function loadIncidents(): Promise<void> {
+  const page = await api.get<Page<Incident>>(`/api/gotv/incidents?limit=${RECENT_INCIDENTS}`);
+  for (const incident of page.data) {
+    showIncident(
+      { id: incident.id, stationId: incident.pollingStationId, type: incident.type, severity: incident.severity, createdAt: incident.createdAt, hasPhoto: incident.photo !== null },
+      false,
+    );
+  }
 }
 
 /** The figures from REST, whole: after connecting, after a reconnection without recovery, after `resync`. */
@@ -218,6 +258,8 @@ async function reload(reason: 'connect' | 'reconnect' | 'resync' | 'reconcile'):
       }),
     ]);
     state.load(live, dashboard, projection);
+    // After the stations, so the feed names them.
+    await loadIncidents();
     map?.update(state.stations.values(), filter?.stations ?? new Set(state.stations.keys()));
     if (filter) await loadFilter(filter.territoryId);
     loads.count++;
@@ -333,16 +375,7 @@ function start(): void {
     refreshFilterProjection();
     requestFrame();
   });
-  socket.on('gotv:incident', (incident: { stationId: string; type: string; severity: string; createdAt: string }) => {
-    const station = state.stations.get(incident.stationId);
-    addAlert(
-      'incident',
-      `Incidente: ${incidentTypes[incident.type] ?? incident.type}`,
-      `${station ? station.name : 'Puesto'} · gravedad ${severities[incident.severity] ?? incident.severity}`,
-      incident.severity,
-      incident.createdAt,
-    );
-  });
+  socket.on('gotv:incident', (incident: IncidentEvent) => showIncident({ ...incident, hasPhoto: incident.photo }, true));
   socket.on('social:alert', (alert: SocialAlertEvent) => addAlert('social', 'Redes sociales', alert.title, alert.severity, alert.createdAt));
   socket.on('whatsapp:message', (message: WhatsappMessageEvent) => {
     if (message.direction === 'in') addAlert('whatsapp', 'WhatsApp', 'Nueva respuesta de un contacto', 'low', message.createdAt);

@@ -5,7 +5,7 @@ import { newId } from '../../kernel/ids';
 import type { ContactOutcome, VoterStatus } from './gotv.entities';
 import { gotvPolicy } from './gotv.policy';
 import { scopeOf } from './gotv.scope';
-import { chaseTarget, claimVoterRow, recordContactAttempt, releaseClaimRow, type ChaseTarget } from './gotv.voters.repository';
+import { chaseTarget, claimVoterRow, contactByClientId, recordContactAttempt, releaseClaimRow, type ChaseTarget } from './gotv.voters.repository';
 
 type ChaseDeps = Pick<AppDeps, 'db' | 'caches' | 'config'>;
 
@@ -49,19 +49,34 @@ const statusAfter: Partial<Record<ContactOutcome, VoterStatus>> = { reached: 'co
  * outcome (409 `voter_claimed`, nothing written): that would both talk over the colleague and
  * take their claim away. Managers and admins may, and their outcome releases the claim.
  * The claim is checked in the same statement that writes, so a claim taken a moment earlier counts.
+ * A resend with the same `clientId` answers the first record (`created: false`), claim or not.
  */
-export async function logContact(deps: ChaseDeps, actor: Actor, voterId: string, outcome: ContactOutcome, note: string | undefined) {
+export async function logContact(deps: ChaseDeps, actor: Actor, voterId: string, input: { outcome: ContactOutcome; note?: string | undefined; clientId?: string | undefined }) {
   const voter = await voterInScope(deps, actor, voterId);
+  const clientId = input.clientId ?? null;
+  const resent = async () => {
+    const first = clientId ? await contactByClientId(deps.db, actor.id, clientId) : undefined;
+    if (first && first.voterId !== voter.id) throw new ConflictError('This clientId was already used for another voter.', 'client_id_reused');
+    return first && { created: false, contact: { ...first, createdAt: first.createdAt.toISOString() } };
+  };
+  const earlier = await resent();
+  if (earlier) return earlier;
   const id = newId();
   const row = await recordContactAttempt(deps.db, {
     id,
     voterId: voter.id,
     userId: actor.id,
-    outcome,
-    note: note ?? null,
-    nextStatus: statusAfter[outcome] ?? null,
+    outcome: input.outcome,
+    note: input.note ?? null,
+    clientId,
+    nextStatus: statusAfter[input.outcome] ?? null,
     overridesClaims: gotvPolicy.allows(actor, 'overrideClaims'),
   });
-  if (!row) throw new ConflictError('Someone else is contacting this voter; wait until they release it or their claim expires.', 'voter_claimed');
-  return { id, voterId: voter.id, outcome, voterStatus: row.status, createdAt: row.createdAt.toISOString() };
+  if (!row) {
+    // Nothing written: a colleague's claim, or the same resend recorded a moment ago by another request.
+    const raced = await resent();
+    if (raced) return raced;
+    throw new ConflictError('Someone else is contacting this voter; wait until they release it or their claim expires.', 'voter_claimed');
+  }
+  return { created: true, contact: { id, voterId: voter.id, outcome: input.outcome, voterStatus: row.status, createdAt: row.createdAt.toISOString() } };
 }

@@ -192,6 +192,8 @@ export const GotvSettingsSchema = defineEntity({
 
 export const INCIDENT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 export const INCIDENT_TYPES = ['violence', 'vote_buying', 'material_missing', 'station_closed', 'witness_denied', 'other'] as const;
+export const INCIDENT_PHOTO_TYPES = ['image/jpeg', 'image/png'] as const;
+export type IncidentPhotoType = (typeof INCIDENT_PHOTO_TYPES)[number];
 export type IncidentSeverity = (typeof INCIDENT_SEVERITIES)[number];
 export type IncidentType = (typeof INCIDENT_TYPES)[number];
 
@@ -199,7 +201,9 @@ export type IncidentType = (typeof INCIDENT_TYPES)[number];
 export const IncidentSchema = defineEntity({
   name: 'Incident',
   tableName: 'gotv_incidents',
-  indexes: [{ properties: ['station', 'createdAt'] }],
+  indexes: [{ properties: ['station', 'createdAt'] }, { properties: ['createdAt'] }],
+  // A phone's resend of the same report (its clientId) finds the first one instead of adding another.
+  uniques: [{ properties: ['reportedBy', 'clientId'] }],
   properties: (p) => ({
     id: p
       .uuid()
@@ -210,6 +214,10 @@ export const IncidentSchema = defineEntity({
     severity: p.enum([...INCIDENT_SEVERITIES]),
     description: p.text(),
     reportedBy: () => p.manyToOne(UserSchema).deleteRule('restrict'),
+    clientId: p.uuid().nullable(),
+    /** The photo's type by its first bytes and its size; the file is `${DATA_DIR}/gotv/incident-photos/<id>`. */
+    photoType: p.enum([...INCIDENT_PHOTO_TYPES]).nullable(),
+    photoSize: p.integer().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   }),
 });
@@ -224,6 +232,7 @@ export const VoterContactSchema = defineEntity({
   name: 'VoterContact',
   tableName: 'gotv_voter_contacts',
   indexes: [{ properties: ['voter', 'createdAt'] }, { properties: ['createdAt'] }],
+  uniques: [{ properties: ['user', 'clientId'] }],
   properties: (p) => ({
     id: p
       .uuid()
@@ -233,6 +242,7 @@ export const VoterContactSchema = defineEntity({
     user: () => p.manyToOne(UserSchema).deleteRule('restrict'),
     outcome: p.enum([...CONTACT_OUTCOMES]),
     note: p.string().length(500).nullable(),
+    clientId: p.uuid().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   }),
 });

@@ -34,10 +34,20 @@ export type TurnoutItem =
   | [kind: 'voter', stationId: string, voterId: string, rehearsal?: true]
   | [kind: 'count', stationId: string, reportId: string, votersSoFar: number, flagged: boolean, rehearsal?: true];
 
+/** Sent when an incident is reported, and again (same id, `photo: true`) when its photo arrives. */
+export interface IncidentEvent {
+  id: string;
+  stationId: string;
+  type: string;
+  severity: string;
+  createdAt: string;
+  photo: boolean;
+}
+
 declare module '../../kernel/realtime' {
   interface RealtimeEvents {
     'gotv:station': StationEvent;
-    'gotv:incident': { id: string; stationId: string; type: string; severity: string; createdAt: string };
+    'gotv:incident': IncidentEvent;
     /** The projection, recomputed after new reports, pushed at most once a second. */
     'gotv:projection': ProjectionSummary;
     /** Reports accepted within 100 ms, as one message. */

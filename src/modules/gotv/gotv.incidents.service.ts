@@ -1,34 +1,122 @@
+import type { Readable } from 'node:stream';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import type { Actor } from '../../kernel/auth/roles';
-import { invalidField } from '../../kernel/errors';
+import { AppError, ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
+import { FileArea, detectFileType, readBody } from '../../kernel/file-store';
 import { newId } from '../../kernel/ids';
+import { INCIDENT_PHOTO_TYPES, type Incident, type IncidentPhotoType } from './gotv.entities';
 import { GOTV_ROOM } from './gotv.events';
+import { findIncident, findIncidentByClientId, incidentPage, setIncidentPhoto } from './gotv.incidents.repository';
 import { gotvPolicy } from './gotv.policy';
+import { presentIncident } from './gotv.presenter';
 import { publishStations } from './gotv.pushes';
 import { scopeOf } from './gotv.scope';
 import { findStation, recordIncident } from './gotv.stations.repository';
-import type { CreateIncidentInput } from './gotv.schemas';
+import type { CreateIncidentInput, ListIncidentsInput } from './gotv.schemas';
+
+/** A phone's photo, compressed before it is sent: 2 MB is several times what the brigade app sends. */
+export const INCIDENT_PHOTO_MAX_BYTES = 2 * 1024 * 1024;
+
+export const incidentPhotoArea = (deps: Pick<AppDeps, 'config'>): FileArea => new FileArea(deps.config.dataDir, 'gotv/incident-photos');
 
 /**
  * Records an incident and sets its station to `incident` in one flush; the war room hears of it
  * at once. A brigade member may report only at a station of one of their brigades (gotv.policy.ts).
+ * A resend with the same `clientId` by the same reporter answers the first record (`created: false`).
  */
 export async function reportIncident(em: EntityManager, deps: AppDeps, actor: Actor, input: CreateIncidentInput) {
   const station = await findStation(em, input.pollingStationId);
   if (!station) throw invalidField('body.pollingStationId', 'No polling station has this id.');
   gotvPolicy.authorize(actor, 'reportAt', { scope: await scopeOf(deps, actor), stationId: station.id });
-  const incident = await recordIncident(em, station, { id: newId(), type: input.type, severity: input.severity, description: input.description, reportedById: actor.id });
-  const event = { id: incident.id, stationId: station.id, type: incident.type, severity: incident.severity, createdAt: incident.createdAt.toISOString() };
-  deps.realtime.publish(GOTV_ROOM, 'gotv:incident', event);
-  await publishStations(deps, [station.id], true);
-  return {
-    id: incident.id,
-    pollingStationId: station.id,
-    type: incident.type,
-    severity: incident.severity,
-    description: incident.description,
-    reportedBy: actor.id,
-    createdAt: incident.createdAt.toISOString(),
+  const clientId = input.clientId ?? null;
+  const resent = (first: Incident) => {
+    if (first.station.id !== station.id) throw new ConflictError('This clientId was already used for an incident at another station.', 'client_id_reused');
+    return { created: false, incident: presentIncident(first) };
   };
+  if (clientId) {
+    const first = await findIncidentByClientId(em, actor.id, clientId);
+    if (first) return resent(first);
+  }
+  let incident: Incident;
+  try {
+    incident = await recordIncident(em, station, { id: newId(), type: input.type, severity: input.severity, description: input.description, reportedById: actor.id, clientId });
+  } catch (error) {
+    // The same resend arriving twice at once: the other request recorded it.
+    if (!(clientId && error instanceof UniqueConstraintViolationException)) throw error;
+    const first = await findIncidentByClientId(em.fork(), actor.id, clientId);
+    if (!first) throw error;
+    return resent(first);
+  }
+  deps.realtime.publish(GOTV_ROOM, 'gotv:incident', incidentEvent(incident));
+  await publishStations(deps, [station.id], true);
+  return { created: true, incident: presentIncident(incident) };
+}
+
+const incidentEvent = (incident: Incident) => ({
+  id: incident.id,
+  stationId: incident.station.id,
+  type: incident.type,
+  severity: incident.severity,
+  createdAt: incident.createdAt.toISOString(),
+  photo: incident.photoType !== null && incident.photoType !== undefined,
+});
+
+/** Incidents newest first, for the war room's alerts feed (and a station's history). */
+export function listIncidents(em: EntityManager, query: ListIncidentsInput) {
+  const { cursor, limit, pollingStationId, since } = query;
+  return incidentPage(em, { stationId: pollingStationId, since: since ? new Date(since) : undefined }, { cursor, limit }, presentIncident);
+}
+
+/** The incident, if this actor may add its photo: its reporter (still covering the station) or a manager. */
+async function incidentToPhotograph(em: EntityManager, deps: AppDeps, actor: Actor, id: string): Promise<Incident> {
+  const incident = await findIncident(em, id);
+  if (!incident) throw new NotFoundError('No incident has this id.');
+  gotvPolicy.authorize(actor, 'reportAt', { scope: await scopeOf(deps, actor), stationId: incident.station.id });
+  gotvPolicy.authorize(actor, 'photographIncident', { reportedById: incident.reportedBy.id });
+  return incident;
+}
+
+/**
+ * Stores an incident's photo (replacing the one it had): the body is read up to 2 MB (413 past it)
+ * and must be a JPEG or PNG by its first bytes, as its Content-Type says (415 otherwise).
+ */
+export async function attachIncidentPhoto(em: EntityManager, deps: AppDeps, actor: Actor, id: string, declaredType: string, body: Readable, declaredLength: number | undefined) {
+  // Who may upload is settled before the body is read: a refused phone does not send 2 MB for nothing.
+  const incident = await incidentToPhotograph(em, deps, actor, id);
+  const bytes = await readBody(body, declaredLength, INCIDENT_PHOTO_MAX_BYTES, 'A photo');
+  if (!bytes.length) throw invalidField('body', 'The photo is empty.', 'empty_body');
+  const detected = detectFileType(bytes, INCIDENT_PHOTO_TYPES);
+  if (detected !== declaredType) {
+    throw new AppError(
+      415,
+      'photo_type_mismatch',
+      'Unsupported media type',
+      detected ? `The photo is ${detected} but was sent as ${declaredType}; send it with its own type.` : 'The file is not a JPEG or PNG image (its first bytes are not).',
+    );
+  }
+  const area = incidentPhotoArea(deps);
+  const staged = await area.stage(incident.id, bytes);
+  try {
+    await staged.place();
+  } catch (error) {
+    await staged.discard();
+    throw error;
+  }
+  await setIncidentPhoto(em, incident, { type: detected, size: bytes.length });
+  // The war room marks the incident it already shows.
+  deps.realtime.publish(GOTV_ROOM, 'gotv:incident', incidentEvent(incident));
+  return presentIncident(incident);
+}
+
+/** Where an incident's photo is, for staff and its reporter; 404 when it has none. */
+export async function incidentPhotoOf(em: EntityManager, deps: AppDeps, actor: Actor, id: string): Promise<{ type: IncidentPhotoType; size: number; file: Readable }> {
+  const incident = await findIncident(em, id);
+  if (!incident) throw new NotFoundError('No incident has this id.');
+  gotvPolicy.authorize(actor, 'seeIncidentPhoto', { reportedById: incident.reportedBy.id });
+  const area = incidentPhotoArea(deps);
+  const size = incident.photoType ? await area.sizeOf(incident.id) : undefined;
+  if (!incident.photoType || size === undefined) throw new NotFoundError('This incident has no photo.');
+  return { type: incident.photoType, size, file: area.open(incident.id) };
 }

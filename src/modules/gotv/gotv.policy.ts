@@ -82,6 +82,18 @@ export const gotvPolicy = definePolicy({
     check: (_actor: Actor, at: { scope: BrigadeScope; stationId: string }) => coversStation(at.scope, at.stationId),
     refusal: notYourStation,
   },
+  /** Adding an incident's photo: its reporter, or a manager (both also within `reportAt`). */
+  photographIncident: {
+    roles: ['manager', 'brigade'],
+    check: (actor: Actor, incident: { reportedById: string }) => actor.role !== 'brigade' || actor.id === incident.reportedById,
+    refusal: 'Only the person who reported the incident, or a manager, may add its photo.',
+  },
+  /** Seeing an incident's photo: staff, and the brigade member who took it. */
+  seeIncidentPhoto: {
+    roles: ['manager', 'viewer', 'brigade'],
+    check: (actor: Actor, incident: { reportedById: string }) => actor.role !== 'brigade' || actor.id === incident.reportedById,
+    refusal: 'Only staff and the person who reported the incident may see its photo.',
+  },
   /** Reading, calling and logging contact with one voter. */
   chase: {
     roles: ['manager', 'brigade'],

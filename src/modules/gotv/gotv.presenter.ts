@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { PollingStation, Voter } from './gotv.entities';
-import type { stationView, voterView } from './gotv.schemas';
+import type { Incident, PollingStation, Voter } from './gotv.entities';
+import type { incidentView, stationView, voterView } from './gotv.schemas';
 
 export function presentStation(station: PollingStation): z.input<typeof stationView> {
   return {
@@ -36,5 +36,18 @@ export function presentVoter(voter: Voter): z.input<typeof voterView> {
     claimedBy: claimActive ? voter.claimedBy!.id : null,
     claimedUntil: claimActive ? voter.claimedUntil!.toISOString() : null,
     createdAt: voter.createdAt.toISOString(),
+  };
+}
+
+export function presentIncident(incident: Incident): z.infer<typeof incidentView> {
+  return {
+    id: incident.id,
+    pollingStationId: incident.station.id,
+    type: incident.type,
+    severity: incident.severity,
+    description: incident.description,
+    reportedBy: incident.reportedBy.id,
+    photo: incident.photoType && incident.photoSize !== null && incident.photoSize !== undefined ? { type: incident.photoType, size: incident.photoSize } : null,
+    createdAt: incident.createdAt.toISOString(),
   };
 }

@@ -6,7 +6,9 @@ import {
   contactOutcomeBody,
   contactOutcomeView,
   createIncidentBody,
+  incidentIdParams,
   incidentView,
+  listIncidentsQuery,
   turnoutAnswer,
   turnoutBody,
   turnoutEnvelope,
@@ -31,7 +33,8 @@ import * as voters from './gotv.voters.service';
 import * as brigades from './gotv.brigades.service';
 import { gotvPolicy } from './gotv.policy';
 import { recordTurnout } from './gotv.turnout.service';
-import { reportIncident } from './gotv.incidents.service';
+import { INCIDENT_PHOTO_MAX_BYTES, attachIncidentPhoto, incidentPhotoOf, listIncidents, reportIncident } from './gotv.incidents.service';
+import { INCIDENT_PHOTO_TYPES } from './gotv.entities';
 import { claimVoter, logContact, releaseClaim } from './gotv.chase.service';
 import { dashboardView, gotvDashboard } from './gotv.dashboard';
 import { importAnswer, importColumns, importVoters } from './gotv.import';
@@ -291,13 +294,69 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
     '/api/gotv/incidents',
     {
       summary: 'Report an incident at a polling station',
-      description: 'Sets the station to `incident` and pushes `gotv:incident` and `gotv:station` to the war room.',
+      description:
+        'Sets the station to `incident` and pushes `gotv:incident` and `gotv:station` to the war room. A resend with the same `clientId` by the same reporter ' +
+        'answers the first incident with 200 and records nothing. The photo follows with PUT /api/gotv/incidents/{id}/photo.',
       access: gotvPolicy.roles('reportAt'),
       body: createIncidentBody,
       status: 201,
       response: incidentView,
+      errors: { 409: 'The clientId was used for an incident at another station (`client_id_reused`)' },
     },
-    async ({ ctx, input, actor, em }) => reportIncident(em, ctx.deps, actor, input.body),
+    async ({ ctx, input, actor, em }) => {
+      const answer = await reportIncident(em, ctx.deps, actor, input.body);
+      if (!answer.created) ctx.status = 200;
+      return answer.incident;
+    },
+  )
+  .get(
+    '/api/gotv/incidents',
+    {
+      summary: 'List incidents, newest first',
+      description: 'For the war room’s alerts feed after a (re)load: `since` (an instant) and `pollingStationId` narrow it.',
+      access: gotvPolicy.roles('watch'),
+      query: listIncidentsQuery,
+      response: pageSchema(incidentView),
+    },
+    async ({ input, em }) => listIncidents(em, input.query),
+  )
+  .put(
+    '/api/gotv/incidents/:id/photo',
+    {
+      summary: 'Add the photo of an incident',
+      description:
+        `The raw image as the body, \`Content-Type\` ${INCIDENT_PHOTO_TYPES.join(' or ')}; its first bytes must match (415 otherwise). At most ` +
+        `${INCIDENT_PHOTO_MAX_BYTES / 1024 / 1024} MB (413). Its reporter (within their brigade's stations) or a manager may add it; a new photo replaces the old one.`,
+      access: gotvPolicy.roles('photographIncident'),
+      params: incidentIdParams,
+      body: z.string().describe('The photo'),
+      bodyTypes: ['jpeg', 'png'],
+      handlerParsesBody: true,
+      response: incidentView,
+      errors: { 404: 'No such incident', 413: 'Larger than 2 MB', 415: 'Not a JPEG or PNG, or not what Content-Type says (`photo_type_mismatch`)' },
+    },
+    async ({ ctx, input, actor, em }) => {
+      const declaredLength = ctx.request.length;
+      return attachIncidentPhoto(em, ctx.deps, actor, input.params.id, ctx.request.type, ctx.req, Number.isFinite(declaredLength) ? declaredLength : undefined);
+    },
+  )
+  .get(
+    '/api/gotv/incidents/:id/photo',
+    {
+      summary: 'The photo of an incident',
+      description: 'Staff, and the brigade member who reported the incident.',
+      access: gotvPolicy.roles('seeIncidentPhoto'),
+      params: incidentIdParams,
+      produces: Object.fromEntries(INCIDENT_PHOTO_TYPES.map((type) => [type, 'The photo as uploaded'])),
+      errors: { 404: 'No such incident, or it has no photo' },
+    },
+    async ({ ctx, input, actor, em }) => {
+      const photo = await incidentPhotoOf(em, ctx.deps, actor, input.params.id);
+      ctx.type = photo.type;
+      ctx.length = photo.size;
+      ctx.body = photo.file;
+      return undefined;
+    },
   )
   .post(
     '/api/gotv/voters/:id/claim',
@@ -328,15 +387,20 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       summary: 'Log how contacting a voter went',
       description:
         '`reached` → contacted, `on_the_way` → on the way; others keep the status. Releases the claim. ' +
-        "A brigade member cannot log on a voter a colleague has claimed (409 `voter_claimed`); a manager can, and releases the colleague's claim.",
+        "A brigade member cannot log on a voter a colleague has claimed (409 `voter_claimed`); a manager can, and releases the colleague's claim. " +
+        'A resend with the same `clientId` by the same person answers the first outcome with 200 (with the voter’s current status) and records nothing.',
       access: gotvPolicy.roles('chase'),
       params: voterIdParams,
       body: contactOutcomeBody,
       status: 201,
       response: contactOutcomeView,
-      errors: { 404: 'No such voter', 409: 'A colleague holds the claim (`voter_claimed`)' },
+      errors: { 404: 'No such voter', 409: 'A colleague holds the claim (`voter_claimed`), or the clientId was used for another voter (`client_id_reused`)' },
     },
-    async ({ ctx, input, actor }) => logContact(ctx.deps, actor, input.params.id, input.body.outcome, input.body.note),
+    async ({ ctx, input, actor }) => {
+      const answer = await logContact(ctx.deps, actor, input.params.id, input.body);
+      if (!answer.created) ctx.status = 200;
+      return answer.contact;
+    },
   )
   .get(
     '/api/gotv/dashboard',

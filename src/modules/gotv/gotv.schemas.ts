@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/pagination';
-import { CONTACT_OUTCOMES, INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
+import { CONTACT_OUTCOMES, INCIDENT_PHOTO_TYPES, INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
 
 const count = z.number().int().min(0).max(10_000_000);
 
@@ -238,11 +238,14 @@ export const turnoutAnswer = z
   })
   .meta({ id: 'TurnoutAnswer' });
 
+const clientId = z.uuid().optional().describe('Made by the phone once per report; a resend with the same clientId answers the first record (200) and adds nothing');
+
 export const createIncidentBody = z.object({
   pollingStationId: z.uuid(),
   type: z.enum(INCIDENT_TYPES),
   severity: z.enum(INCIDENT_SEVERITIES),
   description: z.string().trim().min(3).max(2000),
+  clientId,
 });
 
 export const incidentView = z
@@ -253,15 +256,26 @@ export const incidentView = z
     severity: z.enum(INCIDENT_SEVERITIES),
     description: z.string(),
     reportedBy: z.uuid(),
+    photo: z.object({ type: z.enum(INCIDENT_PHOTO_TYPES), size: z.number().int() }).nullable(),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'Incident' });
 
 export type CreateIncidentInput = z.infer<typeof createIncidentBody>;
 
+export const incidentIdParams = z.object({ id: z.uuid() });
+
+export const listIncidentsQuery = z.object({
+  ...pageQueryShape,
+  pollingStationId: z.uuid().optional(),
+  since: z.iso.datetime({ offset: true }).optional().describe('Only incidents reported at or after this instant'),
+});
+export type ListIncidentsInput = z.infer<typeof listIncidentsQuery>;
+
 export const contactOutcomeBody = z.object({
   outcome: z.enum(CONTACT_OUTCOMES),
   note: z.string().trim().max(500).optional(),
+  clientId,
 });
 
 export const claimView = z.object({ voterId: z.uuid(), claimedBy: z.uuid(), claimedUntil: z.iso.datetime() }).meta({ id: 'VoterClaim' });

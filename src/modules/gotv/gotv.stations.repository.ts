@@ -70,6 +70,7 @@ export interface NewIncident {
   severity: IncidentSeverity;
   description: string;
   reportedById: string;
+  clientId: string | null;
 }
 
 /** The incident, and its station turned to `incident`, in one flush. */
@@ -81,6 +82,7 @@ export async function recordIncident(em: EntityManager, station: PollingStation,
     severity: incident.severity,
     description: incident.description,
     reportedBy: incident.reportedById,
+    clientId: incident.clientId,
   });
   station.status = 'incident';
   await em.flush();

@@ -147,6 +147,7 @@ export interface ContactAttempt {
   userId: string;
   outcome: ContactOutcome;
   note: string | null;
+  clientId: string | null;
   /** The voter's status after it, unless they voted (never moved back from voted); null: unchanged. */
   nextStatus: VoterStatus | null;
   /** May log over a colleague's running claim. */
@@ -169,10 +170,31 @@ export async function recordContactAttempt(q: Queries, attempt: ContactAttempt):
         returning id, status
       ),
       c as (
-        insert into gotv_voter_contacts (id, voter_id, user_id, outcome, note, created_at)
-        select ${attempt.id}::uuid, v.id, ${attempt.userId}::uuid, ${attempt.outcome}, ${attempt.note}, now() from v returning created_at
+        insert into gotv_voter_contacts (id, voter_id, user_id, outcome, note, client_id, created_at)
+        select ${attempt.id}::uuid, v.id, ${attempt.userId}::uuid, ${attempt.outcome}, ${attempt.note}, ${attempt.clientId}::uuid, now() from v
+        on conflict do nothing
+        returning created_at
       )
       select v.status, c.created_at from v, c`,
   );
   return row && { status: row.status, createdAt: row.created_at };
+}
+
+export interface RecordedContact {
+  id: string;
+  voterId: string;
+  outcome: ContactOutcome;
+  voterStatus: VoterStatus;
+  createdAt: Date;
+}
+
+/** The contact outcome this user already logged with this clientId (a phone's resend), with the voter's status now. */
+export async function contactByClientId(q: Queries, userId: string, clientId: string): Promise<RecordedContact | undefined> {
+  const row = await q.first(
+    sql<{ id: string; voter_id: string; outcome: ContactOutcome; status: VoterStatus; created_at: Date }>`
+      select c.id, c.voter_id, c.outcome, v.status, c.created_at
+      from gotv_voter_contacts c join gotv_voters v on v.id = c.voter_id
+      where c.user_id = ${userId}::uuid and c.client_id = ${clientId}::uuid`,
+  );
+  return row && { id: row.id, voterId: row.voter_id, outcome: row.outcome, voterStatus: row.status, createdAt: row.created_at };
 }
