@@ -183,9 +183,10 @@ export class Runtime {
     this.server.closeAllConnections();
     await realtime.close();
     for (const reader of this.closers.adapterReaders) {
-      reader.disconnect();
-      // The adapter's read loop disconnects it again when its read fails; a second ioredis
-      // disconnect of an ended stream leaves a 2 s timer that keeps the process alive.
+      // A second ioredis disconnect of a connection already closed leaves a 2 s timer that keeps
+      // the process alive: the adapter closes its pub/sub reader itself, so skip what has ended.
+      if (reader.status !== 'end') reader.disconnect();
+      // The adapter's read loop disconnects its reader again when its read fails: nothing left to do.
       reader.disconnect = () => undefined;
     }
     await serverClosed;

@@ -22,6 +22,14 @@ export function startRedis(port: number): Promise<ChildProcess> {
   });
 }
 
+/** Stops a private redis-server and waits until it has exited (its pipes would keep the test process alive). */
+export async function stopRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
 /** Polls `check` every 200 ms until it holds. */
 export async function until(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -4,7 +4,7 @@ import type { Socket } from 'socket.io-client';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
-import { freePort, startRedis, until } from '../helpers/redis-server';
+import { freePort, startRedis, stopRedis, until } from '../helpers/redis-server';
 
 /**
  * Two processes on a Redis of this test's own: reports accepted by one while Redis is down never
@@ -40,7 +40,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app.close();
-  redis.kill('SIGKILL');
+  await stopRedis(redis);
 });
 
 /** A war-room screen's state: figures from REST, then kept current by `gotv:turnout`; a `resync` reloads from REST. */

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createCampaign, generateCodes, lead } from '../helpers/qr';
 import { createUser, registerAdmin } from '../helpers/users';
-import { freePort, startRedis, until } from '../helpers/redis-server';
+import { freePort, startRedis, stopRedis, until } from '../helpers/redis-server';
 
 let port: number;
 let redis: ChildProcess;
@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app.close();
-  redis.kill('SIGKILL');
+  await stopRedis(redis);
 });
 
 it('answers captures and readiness while Redis is down, and is ready again when it is back', async () => {
