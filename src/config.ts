@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { knownHolidayCountry } from './kernel/business-days';
 
 /**
  * Every setting Comando reads, parsed from the environment in one place.
@@ -78,6 +79,15 @@ const envSchema = z
       )
       .pipe(z.array(z.string().url('each origin must be a URL such as https://app.example.org'))),
     TIMEZONE: timeZone.default('America/Bogota'),
+    // Public holidays for business-day deadlines (PQRS): a date-holidays country code, optionally with a region ('US-CA').
+    HOLIDAY_COUNTRY: z
+      .string()
+      .regex(/^[A-Z]{2}(-[A-Z0-9]{1,3})?$/, 'expected a country code such as CO, optionally with a region (US-CA)')
+      .refine(knownHolidayCountry, 'date-holidays has no calendar for this country')
+      .default('CO'),
+    PQRS_MAX_PER_IP: positiveInt.default(30),
+    PQRS_MAX_PER_PERSON: positiveInt.default(10),
+    PQRS_WINDOW: duration.default(60 * 60),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DATA_DIR: z.string().min(1).default('./data'),
     EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
@@ -222,6 +232,8 @@ export interface Config {
   publicBaseUrl: string;
   corsOrigins: string[];
   timeZone: string;
+  /** The country (date-holidays code) whose public holidays are not business days. */
+  holidayCountry: string;
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
   embeddedPgPort: number;
@@ -231,6 +243,8 @@ export interface Config {
   registerLimits: { perIp: number; windowSeconds: number };
   passwordResetSeconds: number;
   captureLimits: { perIp: number; perPerson: number; windowSeconds: number };
+  /** Public PQRS filings per IP and per phone/email, per window. */
+  pqrsLimits: { perIp: number; perPerson: number; windowSeconds: number };
   gotvClaimSeconds: number;
   shutdownTimeoutSeconds: number;
   whatsapp: WhatsAppConfig;
@@ -331,6 +345,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     corsOrigins: env.CORS_ORIGINS,
     timeZone: env.TIMEZONE,
+    holidayCountry: env.HOLIDAY_COUNTRY,
     logLevel: env.LOG_LEVEL,
     dataDir: path.resolve(env.DATA_DIR),
     embeddedPgPort: env.EMBEDDED_PG_PORT,
@@ -344,6 +359,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     registerLimits: { perIp: env.REGISTER_MAX_PER_IP, windowSeconds: env.REGISTER_WINDOW },
     passwordResetSeconds: env.PASSWORD_RESET_TTL,
     captureLimits: { perIp: env.CAPTURE_MAX_PER_IP, perPerson: env.CAPTURE_MAX_PER_PERSON, windowSeconds: env.CAPTURE_WINDOW },
+    pqrsLimits: { perIp: env.PQRS_MAX_PER_IP, perPerson: env.PQRS_MAX_PER_PERSON, windowSeconds: env.PQRS_WINDOW },
     gotvClaimSeconds: env.GOTV_CLAIM_TTL,
     shutdownTimeoutSeconds: env.SHUTDOWN_TIMEOUT,
     whatsapp: {

@@ -3,6 +3,7 @@ import { Migration20261125123000_Agenda } from './Migration20261125123000_Agenda
 import { Migration20261125121800_EmailNotices } from './Migration20261125121800_EmailNotices';
 import { Migration20261125121444_PasswordResets } from './Migration20261125121444_PasswordResets';
 import { Migration20261125121734_Volunteers } from './Migration20261125121734_Volunteers';
+import { Migration20261125121319_Pqrs } from './Migration20261125121319_Pqrs';
 import { Migration20261125121314_Notices } from './Migration20261125121314_Notices';
 import { Migration20261124060847_Finance } from './Migration20261124060847_Finance';
 import { Migration20261124055539_WhatsAppPendingStatuses } from './Migration20261124055539_WhatsAppPendingStatuses';
@@ -60,6 +61,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125121314_Notices', class: Migration20261125121314_Notices },
   { name: 'Migration20261125121444_PasswordResets', class: Migration20261125121444_PasswordResets },
   { name: 'Migration20261125121734_Volunteers', class: Migration20261125121734_Volunteers },
+  { name: 'Migration20261125121319_Pqrs', class: Migration20261125121319_Pqrs },
   { name: 'Migration20261125121800_EmailNotices', class: Migration20261125121800_EmailNotices },
   { name: 'Migration20261125123000_Agenda', class: Migration20261125123000_Agenda },
 ];

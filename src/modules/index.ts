@@ -12,6 +12,7 @@ import { financeModule } from './finance';
 import { noticesModule } from './notices';
 import { agendaModule } from './agenda';
 import { volunteersModule } from './volunteers';
+import { pqrsModule } from './pqrs';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
 export const modules: ModuleManifest[] = [
@@ -28,6 +29,7 @@ export const modules: ModuleManifest[] = [
   noticesModule,
   agendaModule,
   volunteersModule,
+  pqrsModule,
 ];
 
 export const allEntities = modules.flatMap((module) => module.entities);

@@ -155,6 +155,24 @@ beforeAll(async () => {
     .send({ outcome: 'reached', note: `${PERSON.name} pide transporte al ${PERSON.phoneLocal}` })
     .expect(201);
   await http().post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId: randomUUID(), voterId }).expect(201);
+  // A PQRS request naming them in its text, with an attachment sent with the filing's token.
+  const filed = await http()
+    .post('/api/pqrs')
+    .send({
+      type: 'queja',
+      subject: 'Alumbrado',
+      description: `Soy ${PERSON.name}, cédula ${PERSON.cedula}: la calle sigue sin luz.`,
+      name: PERSON.name,
+      phone: PERSON.phoneLocal,
+      consent: true,
+    })
+    .expect(201);
+  await http()
+    .post(`/api/pqrs/${filed.body.id}/attachments`)
+    .set('X-Upload-Token', filed.body.uploadToken)
+    .set('Content-Type', 'application/pdf')
+    .send(Buffer.from(`%PDF-1.7 ${PERSON.name}`))
+    .expect(201);
 }, 60_000);
 
 afterAll(async () => {
@@ -207,19 +225,30 @@ describe('the export', () => {
       emailOptIn: true,
       emailOptedOutAt: null,
     });
-    expect(data.origins).toEqual([{ kind: 'qr_campaign', refId: qrCampaignId, firstSeenAt: expect.any(String) }]);
+    expect(data.origins).toEqual([
+      { kind: 'qr_campaign', refId: qrCampaignId, firstSeenAt: expect.any(String) },
+      { kind: 'pqrs', refId: expect.any(String), firstSeenAt: expect.any(String) },
+    ]);
     expect(data.consents.map((consent: { action: string; source: string }) => [consent.action, consent.source])).toEqual([
       ['given', 'qr'],
+      ['given', 'pqrs'],
       ['withdrawn', 'staff'],
     ]);
     expect(data.consents[0].text.text).toContain('Ley 1581 de 2012');
-    expect(data.consents[1]).toMatchObject({
+    expect(data.consents[2]).toMatchObject({
       sourceRef: manager.id,
       evidence: 'Llamó a la sede y pidió no recibir más mensajes',
       text: { text: expect.stringContaining('Baja registrada') },
     });
 
-    const { qr, whatsapp, email, gotv } = data.modules;
+    const { qr, whatsapp, email, gotv, pqrs } = data.modules;
+    expect(pqrs.requests).toEqual([
+      expect.objectContaining({
+        type: 'queja',
+        description: expect.stringContaining(PERSON.cedula),
+        attachments: [expect.objectContaining({ type: 'application/pdf' })],
+      }),
+    ]);
     expect(qr.leads).toEqual([expect.objectContaining({ campaignId: qrCampaignId, neighbourhood: 'Villa Zenobia', whatsappOptIn: true, emailOptIn: true, submissions: 1 })]);
     expect(whatsapp.conversation).toMatchObject({ status: 'open', unreadCount: 1 });
     expect(whatsapp.messages).toEqual([
@@ -336,10 +365,11 @@ describe('the erasure', () => {
         gotv: { voters: 1, notesRemoved: 1 },
         whatsapp: { messages: 2, unsentSkipped: 0 },
         email: { recipients: 2, unsentSkipped: 0, notices: 0, suppressionsHashed: 1 },
-        notices: { notices: 0 },
+        notices: { notices: 1 },
         agenda: { upcomingRsvps: 0, upcomingShiftSignups: 0, accountLinks: 0 },
         volunteers: { volunteers: 1, activitiesCleared: 1 },
-        audience: { contacts: 1, consentsAnonymised: 2 },
+        pqrs: { requests: 1, attachments: 1 },
+        audience: { contacts: 1, consentsAnonymised: 3 },
       },
     });
     expect(await tracesLeft()).toEqual([]);
@@ -418,7 +448,7 @@ describe('the audit', () => {
     const [erasure, exported, second, first] = entries;
     expect(erasure!.counts.qr).toEqual({ leads: 1 });
     expect(exported!.counts).toMatchObject({
-      audience: { contacts: 1, origins: 1, consents: 2 },
+      audience: { contacts: 1, origins: 2, consents: 3 },
       qr: { leads: 1 },
       whatsapp: { conversation: 1, messages: 2 },
       email: { recipients: 2, events: 1, suppressions: 1 },

@@ -6,7 +6,7 @@ import { roleAllowed, type Actor, type Role } from '../auth/roles';
 import { AppError, ForbiddenError, UnauthorizedError, UnsupportedMediaTypeError, ValidationError, type FieldError } from '../errors';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-export type BodyType = 'json' | 'form' | 'csv' | 'jpeg' | 'png' | 'pdf';
+export type BodyType = 'json' | 'form' | 'csv' | 'jpeg' | 'png' | 'pdf' | 'docx';
 
 /**
  * Who may call a route: `public` (no token), `optional` (a token is used when sent), or the
@@ -99,6 +99,7 @@ export const bodyMediaTypes: Record<BodyType, string> = {
   jpeg: 'image/jpeg',
   png: 'image/png',
   pdf: 'application/pdf',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
 
 export function zodIssuesToFieldErrors(error: z.ZodError, prefix?: string): FieldError[] {

@@ -23,4 +23,5 @@ export const whatsappModule: ModuleManifest = {
 
 export { handleWebhookPayload, signatureValid } from './whatsapp.webhook';
 export { inboundMessagesBetween } from './whatsapp.repository';
+export { conversationForExport, type ConversationForExport } from './whatsapp.conversation-export';
 export { queueWhatsAppNotice, dispatchWhatsAppNotices, whatsAppDeliveries, type WhatsAppNoticeResult, type WhatsAppNoticeRefusal, type MessageDelivery } from './whatsapp.notices';

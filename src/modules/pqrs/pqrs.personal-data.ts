@@ -1,0 +1,60 @@
+import type { PersonalDataHolder } from '../../kernel/module';
+import { attachmentsOf, deleteAttachments, eraseRequestTexts, historyOf, requestsOfContact } from './pqrs.repository';
+
+/**
+ * A person's requests. Export gives every request they filed with its texts, answer, attachments
+ * (metadata) and history. Erasure keeps each request's row (number, type, channel, territory,
+ * dates, deadline, status, who handled it): the desk's figures and its record of having answered
+ * on time stay true, and none of it names the person once audience has erased the contact. What
+ * the person wrote and what they were told (description, answer) is replaced by a marker, and
+ * their attachments are deleted: a campaign's citizen desk has no archival duty that would
+ * outweigh the right to suppression (Ley 1581 de 2012, art. 8 and 15). The subject stays: staff
+ * write or check it as a short label of the matter. Deleted attachments' files are removed by
+ * the desk's sweep (`pqrs.attachments.ts`), which runs outside this transaction.
+ */
+export const pqrsPersonalData: PersonalDataHolder = {
+  async export(q, personId) {
+    const requests = await requestsOfContact(q, personId);
+    const attachments = await attachmentsOf(
+      q,
+      requests.map((request) => request.id),
+    );
+    const histories = await Promise.all(requests.map((request) => historyOf(q, request.id)));
+    return {
+      requests: requests.map((request, index) => ({
+        id: request.id,
+        number: request.number,
+        type: request.type,
+        subject: request.subject,
+        description: request.description,
+        channel: request.channel,
+        status: request.status,
+        receivedAt: request.receivedAt,
+        dueDate: request.dueDate,
+        extendedAt: request.extendedAt,
+        extensionReason: request.extensionReason,
+        answer: request.answer,
+        answeredAt: request.answeredAt,
+        closedAt: request.closedAt,
+        attachments: attachments
+          .filter((attachment) => attachment.requestId === request.id)
+          .map((attachment) => ({ id: attachment.id, fileName: attachment.fileName, type: attachment.type, size: attachment.size, uploadedAt: attachment.uploadedAt })),
+        history: histories[index]!.map((row) => ({ at: row.at, action: row.action, note: row.note })),
+      })),
+    };
+  },
+
+  async erase(q, personId) {
+    const requests = await requestsOfContact(q, personId);
+    const attachments = await attachmentsOf(
+      q,
+      requests.map((request) => request.id),
+    );
+    const removed = await deleteAttachments(
+      q,
+      attachments.map((attachment) => attachment.id),
+    );
+    const erased = await eraseRequestTexts(q, personId, new Date());
+    return { requests: erased, attachments: removed };
+  },
+};

@@ -1,0 +1,518 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { arrivingContact, audienceContacts, type CapturedPerson, type ConsentProof } from '../audience';
+import { territoryAndDescendants } from '../territories';
+import {
+  OPEN_STATUSES,
+  type HistoryAction,
+  type PqrsAttachmentSchema,
+  type PqrsChannel,
+  type PqrsCounterSchema,
+  type PqrsHistorySchema,
+  type PqrsPriority,
+  type PqrsRequestSchema,
+  type PqrsSettingsSchema,
+  type PqrsStatus,
+  type PqrsType,
+  type StoredChanges,
+  type StoredNotice,
+} from './pqrs.entities';
+
+type PqrsTables = InferKyselyDB<typeof PqrsRequestSchema | typeof PqrsHistorySchema | typeof PqrsAttachmentSchema | typeof PqrsCounterSchema | typeof PqrsSettingsSchema>;
+const db = tables<PqrsTables>();
+
+// ───────────── numbering
+
+/**
+ * The next sequence number of a year. The counter row stays locked until the filing's transaction
+ * ends, so concurrent filings take numbers one after the other and a rolled-back filing gives its
+ * number back: no gaps, no duplicates.
+ */
+export async function nextSequence(tx: Queries, year: number): Promise<number> {
+  const row = await tx.first<{ last: number }>(sql`
+    insert into pqrs_counters as c (year, last) values (${year}, 1)
+    on conflict (year) do update set last = c.last + 1
+    returning last`);
+  return row!.last;
+}
+
+// ───────────── requests
+
+export interface RequestRecord {
+  id: string;
+  number: string;
+  year: number;
+  sequence: number;
+  type: PqrsType;
+  subject: string;
+  description: string;
+  channel: PqrsChannel;
+  contactId: string | null;
+  anonymous: boolean;
+  territoryId: string | null;
+  assigneeId: string | null;
+  priority: PqrsPriority;
+  status: PqrsStatus;
+  receivedAt: Date;
+  termDays: number;
+  originalDueDate: string;
+  dueDate: string;
+  dueAt: Date;
+  extendedAt: Date | null;
+  extensionReason: string | null;
+  extendedById: string | null;
+  dueSoonAt: Date | null;
+  answer: string | null;
+  answeredAt: Date | null;
+  answeredById: string | null;
+  closedAt: Date | null;
+  conversationId: string | null;
+  receivedNotice: StoredNotice | null;
+  answerNotice: StoredNotice | null;
+  extensionNotice: StoredNotice | null;
+  uploadTokenHash: string | null;
+  uploadTokenExpiresAt: Date | null;
+  citizenErasedAt: Date | null;
+  createdById: string | null;
+  updatedAt: Date;
+}
+
+type RequestRow = Selectable<PqrsTables['pqrs_requests']>;
+
+function requestOf(row: RequestRow): RequestRecord {
+  return {
+    id: row.id,
+    number: row.number,
+    year: row.year,
+    sequence: row.sequence,
+    type: row.type,
+    subject: row.subject,
+    description: row.description,
+    channel: row.channel,
+    contactId: row.contact_id ?? null,
+    anonymous: row.anonymous,
+    territoryId: row.territory_id ?? null,
+    assigneeId: row.assignee_id ?? null,
+    priority: row.priority,
+    status: row.status,
+    receivedAt: row.received_at,
+    termDays: row.term_days,
+    originalDueDate: row.original_due_date,
+    dueDate: row.due_date,
+    dueAt: row.due_at,
+    extendedAt: row.extended_at ?? null,
+    extensionReason: row.extension_reason ?? null,
+    extendedById: row.extended_by_id ?? null,
+    dueSoonAt: row.due_soon_at ?? null,
+    answer: row.answer ?? null,
+    answeredAt: row.answered_at ?? null,
+    answeredById: row.answered_by_id ?? null,
+    closedAt: row.closed_at ?? null,
+    conversationId: row.conversation_id ?? null,
+    receivedNotice: row.received_notice ?? null,
+    answerNotice: row.answer_notice ?? null,
+    extensionNotice: row.extension_notice ?? null,
+    uploadTokenHash: row.upload_token_hash ?? null,
+    uploadTokenExpiresAt: row.upload_token_expires_at ?? null,
+    citizenErasedAt: row.citizen_erased_at ?? null,
+    createdById: row.created_by_id ?? null,
+    updatedAt: row.updated_at,
+  };
+}
+
+function rowOf(request: RequestRecord) {
+  return {
+    id: request.id,
+    number: request.number,
+    year: request.year,
+    sequence: request.sequence,
+    type: request.type,
+    subject: request.subject,
+    description: request.description,
+    channel: request.channel,
+    contact_id: request.contactId,
+    anonymous: request.anonymous,
+    territory_id: request.territoryId,
+    assignee_id: request.assigneeId,
+    priority: request.priority,
+    status: request.status,
+    received_at: request.receivedAt,
+    term_days: request.termDays,
+    original_due_date: request.originalDueDate,
+    due_date: request.dueDate,
+    due_at: request.dueAt,
+    extended_at: request.extendedAt,
+    extension_reason: request.extensionReason,
+    extended_by_id: request.extendedById,
+    due_soon_at: request.dueSoonAt,
+    answer: request.answer,
+    answered_at: request.answeredAt,
+    answered_by_id: request.answeredById,
+    closed_at: request.closedAt,
+    conversation_id: request.conversationId,
+    received_notice: request.receivedNotice,
+    answer_notice: request.answerNotice,
+    extension_notice: request.extensionNotice,
+    upload_token_hash: request.uploadTokenHash,
+    upload_token_expires_at: request.uploadTokenExpiresAt,
+    citizen_erased_at: request.citizenErasedAt,
+    created_by_id: request.createdById,
+    updated_at: request.updatedAt,
+  };
+}
+
+export async function insertRequest(q: Queries, request: RequestRecord): Promise<void> {
+  await q.write(db.insertInto('pqrs_requests').values(rowOf(request)));
+}
+
+/**
+ * Records the citizen (audience upserts the contact by phone or email, notes the origin and keeps
+ * the consent proof) and the request pointing at them, in one statement.
+ */
+export async function insertRequestWithCitizen(q: Queries, request: Omit<RequestRecord, 'contactId'>, person: CapturedPerson, proof: ConsentProof): Promise<string> {
+  const row = rowOf({ ...request, contactId: null });
+  const columns = Object.keys(row).filter((column) => column !== 'contact_id');
+  const values = columns.map((column) => {
+    const value = row[column as keyof typeof row];
+    return value !== null && typeof value === 'object' && !(value instanceof Date) ? sql`${JSON.stringify(value)}::jsonb` : sql`${value}`;
+  });
+  const statement = arrivingContact<{ contact_id: string }>(
+    { person, origin: { kind: 'pqrs', refId: request.id }, proof },
+    {
+      ctes: sql`request as (
+        insert into pqrs_requests (${sql.raw(columns.map((column) => `"${column}"`).join(', '))}, contact_id)
+        values (${sql.join(values, ', ')}, (select id from contact))
+        returning contact_id
+      )`,
+      select: sql`select contact_id from request`,
+    },
+  );
+  const inserted = await q.first(statement);
+  return inserted!.contact_id;
+}
+
+export async function findRequest(q: Queries, id: string, lock = false): Promise<RequestRecord | undefined> {
+  let query = db.selectFrom('pqrs_requests').selectAll().where('id', '=', id);
+  if (lock) query = query.forUpdate();
+  const row = await q.first(query);
+  return row ? requestOf(row) : undefined;
+}
+
+export async function saveRequest(q: Queries, request: RequestRecord): Promise<void> {
+  const { id, ...fields } = rowOf(request);
+  await q.write(db.updateTable('pqrs_requests').set(fields).where('id', '=', id));
+}
+
+export interface RequestFilter {
+  status?: PqrsStatus | undefined;
+  type?: PqrsType | undefined;
+  channel?: PqrsChannel | undefined;
+  assigneeId?: string | undefined;
+  unassigned?: boolean | undefined;
+  /** Open and past `dueAt` at this instant (false: not overdue). */
+  overdueAt?: { now: Date; overdue: boolean } | undefined;
+  /** Open, not overdue at `now`, due on or before `horizon` (false: not so). */
+  dueSoon?: { now: Date; horizon: string; dueSoon: boolean } | undefined;
+  dueBefore?: string | undefined;
+  territoryId?: string | undefined;
+  contactId?: string | undefined;
+}
+
+const openStatuses = sql`(${sql.join(
+  OPEN_STATUSES.map((status) => sql`${status}`),
+  ', ',
+)})`;
+
+function conditions(filter: RequestFilter): Sql {
+  const parts: Sql[] = [sql`true`];
+  if (filter.status) parts.push(sql`r.status = ${filter.status}`);
+  if (filter.type) parts.push(sql`r.type = ${filter.type}`);
+  if (filter.channel) parts.push(sql`r.channel = ${filter.channel}`);
+  if (filter.assigneeId) parts.push(sql`r.assignee_id = ${filter.assigneeId}::uuid`);
+  if (filter.unassigned !== undefined) parts.push(filter.unassigned ? sql`r.assignee_id is null` : sql`r.assignee_id is not null`);
+  if (filter.overdueAt) {
+    const overdue = sql`(r.status in ${openStatuses} and r.due_at < ${filter.overdueAt.now})`;
+    parts.push(filter.overdueAt.overdue ? overdue : sql`not ${overdue}`);
+  }
+  if (filter.dueSoon) {
+    const soon = sql`(r.status in ${openStatuses} and r.due_at >= ${filter.dueSoon.now} and r.due_date <= ${filter.dueSoon.horizon})`;
+    parts.push(filter.dueSoon.dueSoon ? soon : sql`not ${soon}`);
+  }
+  if (filter.dueBefore) parts.push(sql`r.due_date <= ${filter.dueBefore}`);
+  if (filter.territoryId) parts.push(sql`r.territory_id in (${territoryAndDescendants([filter.territoryId])})`);
+  if (filter.contactId) parts.push(sql`r.contact_id = ${filter.contactId}::uuid`);
+  return sql.join(parts, ' and ');
+}
+
+/** Newest first, keyset on (received_at, id): `after` is the last row of the previous page. */
+export async function requestPage(q: Queries, filter: RequestFilter, limit: number, after: { receivedAt: Date; id: string } | undefined): Promise<RequestRecord[]> {
+  const keyset = after ? sql`(r.received_at, r.id) < (${after.receivedAt}, ${after.id}::uuid)` : sql`true`;
+  const rows = await q.rows<RequestRow>(sql`
+    select r.* from pqrs_requests r
+    where ${conditions(filter)} and ${keyset}
+    order by r.received_at desc, r.id desc
+    limit ${limit}`);
+  return rows.map(requestOf);
+}
+
+export interface Citizen {
+  contactId: string;
+  name: string;
+  phone: string | null;
+  email: string | null;
+}
+
+/** The people behind these contact ids, as audience shows them (an erased person shows its placeholder name). */
+export async function citizensOf(q: Queries, contactIds: readonly string[]): Promise<Map<string, Citizen>> {
+  if (!contactIds.length) return new Map();
+  const rows = await q.rows<{ id: string; name: string; phone: string | null; email: string | null }>(
+    sql`select c.id, c.name, c.phone, c.email from ${audienceContacts()} c where c.id = any(${[...new Set(contactIds)]}::uuid[])`,
+  );
+  return new Map(rows.map((row) => [row.id, { contactId: row.id, name: row.name, phone: row.phone, email: row.email }]));
+}
+
+// ───────────── history
+
+export interface HistoryRecord {
+  id: string;
+  requestId: string;
+  at: Date;
+  actorId: string | null;
+  action: HistoryAction;
+  changes: StoredChanges;
+  note: string | null;
+}
+
+export async function insertHistory(q: Queries, rows: readonly HistoryRecord[]): Promise<void> {
+  if (!rows.length) return;
+  await q.write(
+    db
+      .insertInto('pqrs_history')
+      .values(rows.map((row) => ({ id: row.id, request_id: row.requestId, at: row.at, actor_id: row.actorId, action: row.action, changes: row.changes, note: row.note }))),
+  );
+}
+
+export async function historyOf(q: Queries, requestId: string): Promise<HistoryRecord[]> {
+  const rows = await q.rows(db.selectFrom('pqrs_history').selectAll().where('request_id', '=', requestId).orderBy('at').orderBy('id'));
+  return rows.map((row) => ({
+    id: row.id,
+    requestId: row.request_id,
+    at: row.at,
+    actorId: row.actor_id ?? null,
+    action: row.action,
+    changes: row.changes,
+    note: row.note ?? null,
+  }));
+}
+
+// ───────────── attachments
+
+export interface AttachmentRecord {
+  id: string;
+  requestId: string;
+  fileName: string;
+  type: string;
+  size: number;
+  sha256: string;
+  uploadedAt: Date;
+  uploadedById: string | null;
+}
+
+export async function insertAttachment(q: Queries, attachment: AttachmentRecord): Promise<void> {
+  await q.write(
+    db.insertInto('pqrs_attachments').values({
+      id: attachment.id,
+      request_id: attachment.requestId,
+      file_name: attachment.fileName,
+      type: attachment.type,
+      size: attachment.size,
+      sha256: attachment.sha256,
+      uploaded_at: attachment.uploadedAt,
+      uploaded_by_id: attachment.uploadedById,
+    }),
+  );
+}
+
+export async function attachmentsOf(q: Queries, requestIds: readonly string[]): Promise<AttachmentRecord[]> {
+  if (!requestIds.length) return [];
+  const rows = await q.rows(
+    db
+      .selectFrom('pqrs_attachments')
+      .selectAll()
+      .where('request_id', 'in', [...requestIds])
+      .orderBy('uploaded_at')
+      .orderBy('id'),
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    requestId: row.request_id,
+    fileName: row.file_name,
+    type: row.type,
+    size: row.size,
+    sha256: row.sha256,
+    uploadedAt: row.uploaded_at,
+    uploadedById: row.uploaded_by_id ?? null,
+  }));
+}
+
+export async function countAttachments(q: Queries, requestId: string): Promise<number> {
+  const row = await q.first(sql<{ count: number }>`select count(*)::int as count from pqrs_attachments where request_id = ${requestId}::uuid`);
+  return row?.count ?? 0;
+}
+
+export async function deleteAttachments(q: Queries, ids: readonly string[]): Promise<number> {
+  if (!ids.length) return 0;
+  return (await q.write(db.deleteFrom('pqrs_attachments').where('id', 'in', [...ids]))).count;
+}
+
+// ───────────── settings
+
+export interface SettingsRecord {
+  consentText: string;
+  privacyPolicyUrl: string | null;
+  receivedTemplate: string | null;
+  answeredTemplate: string | null;
+  extendedTemplate: string | null;
+  templateLanguage: string;
+  updatedAt: Date;
+}
+
+export async function readSettings(q: Queries): Promise<SettingsRecord> {
+  const row = await q.first(
+    db
+      .selectFrom('pqrs_settings')
+      .select(['consent_text', 'privacy_policy_url', 'received_template', 'answered_template', 'extended_template', 'template_language', 'updated_at'])
+      .where('id', '=', 1),
+  );
+  if (!row) throw new Error('pqrs_settings has no row: the Pqrs migration inserts it');
+  return {
+    consentText: row.consent_text,
+    privacyPolicyUrl: row.privacy_policy_url ?? null,
+    receivedTemplate: row.received_template ?? null,
+    answeredTemplate: row.answered_template ?? null,
+    extendedTemplate: row.extended_template ?? null,
+    templateLanguage: row.template_language,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function saveSettings(q: Queries, settings: Omit<SettingsRecord, 'updatedAt'>, actorId: string, at: Date): Promise<void> {
+  await q.write(
+    db
+      .updateTable('pqrs_settings')
+      .set({
+        consent_text: settings.consentText,
+        privacy_policy_url: settings.privacyPolicyUrl,
+        received_template: settings.receivedTemplate,
+        answered_template: settings.answeredTemplate,
+        extended_template: settings.extendedTemplate,
+        template_language: settings.templateLanguage,
+        updated_by_id: actorId,
+        updated_at: at,
+      })
+      .where('id', '=', 1),
+  );
+}
+
+/** Claims a local day for the due-soon run: true for the one process whose update moved the day forward. */
+export async function claimDueSoonRun(q: Queries, day: string): Promise<boolean> {
+  const result = await q.write(sql`update pqrs_settings set due_soon_run_on = ${day} where id = 1 and (due_soon_run_on is null or due_soon_run_on < ${day})`);
+  return result.count > 0;
+}
+
+export async function releaseDueSoonRun(q: Queries, day: string, previous: string | null): Promise<void> {
+  await q.write(sql`update pqrs_settings set due_soon_run_on = ${previous} where id = 1 and due_soon_run_on = ${day}`);
+}
+
+export async function lastDueSoonRun(q: Queries): Promise<string | null> {
+  const row = await q.first(db.selectFrom('pqrs_settings').select('due_soon_run_on').where('id', '=', 1));
+  return row?.due_soon_run_on ?? null;
+}
+
+/** Open requests not overdue at `now` and due on or before `horizon` that were not flagged yet: flagged now, returned. */
+export async function flagDueSoon(q: Queries, now: Date, horizon: string): Promise<RequestRecord[]> {
+  const rows = await q.rows<RequestRow>(sql`
+    update pqrs_requests r set due_soon_at = ${now}, updated_at = ${now}
+    where r.status in ${openStatuses} and r.due_soon_at is null and r.due_at >= ${now} and r.due_date <= ${horizon}
+    returning r.*`);
+  return rows.map(requestOf);
+}
+
+// ───────────── figures for other modules
+
+export interface PqrsCounts {
+  /** Open requests (received, in progress, waiting for the citizen). */
+  pending: number;
+  /** Open requests past their deadline. */
+  overdue: number;
+  /** Open requests not overdue, due within two business days. */
+  dueSoon: number;
+}
+
+export async function countRequests(q: Queries, now: Date, horizon: string): Promise<PqrsCounts> {
+  const row = await q.first<PqrsCounts>(sql`
+    select count(*)::int as pending,
+      count(*) filter (where due_at < ${now})::int as overdue,
+      count(*) filter (where due_at >= ${now} and due_date <= ${horizon})::int as "dueSoon"
+    from pqrs_requests where status in ${openStatuses}`);
+  return row ?? { pending: 0, overdue: 0, dueSoon: 0 };
+}
+
+export interface OpenedClosedDay {
+  day: string;
+  opened: number;
+  closed: number;
+}
+
+/**
+ * Per local day from `from` to `to` (inclusive, 'YYYY-MM-DD' in `timeZone`), zero-filled: requests
+ * received, and requests that left the pending set (answered, or closed without an answer).
+ */
+export async function openedClosedByDay(q: Queries, from: string, to: string, timeZone: string): Promise<OpenedClosedDay[]> {
+  return q.rows<OpenedClosedDay>(sql`
+    with days as (select to_char(d, 'YYYY-MM-DD') as day from generate_series(${from}::date, ${to}::date, interval '1 day') d),
+    opened as (
+      select to_char(received_at at time zone ${timeZone}, 'YYYY-MM-DD') as day, count(*)::int as n from pqrs_requests
+      where received_at >= (${from}::date::timestamp at time zone ${timeZone}) and received_at < ((${to}::date + 1)::timestamp at time zone ${timeZone})
+      group by 1
+    ),
+    closed as (
+      select to_char(coalesce(answered_at, closed_at) at time zone ${timeZone}, 'YYYY-MM-DD') as day, count(*)::int as n from pqrs_requests
+      where coalesce(answered_at, closed_at) >= (${from}::date::timestamp at time zone ${timeZone})
+        and coalesce(answered_at, closed_at) < ((${to}::date + 1)::timestamp at time zone ${timeZone})
+      group by 1
+    )
+    select days.day, coalesce(opened.n, 0) as opened, coalesce(closed.n, 0) as closed
+    from days left join opened using (day) left join closed using (day) order by days.day`);
+}
+
+// ───────────── a person's requests
+
+export async function requestsOfContact(q: Queries, contactId: string): Promise<RequestRecord[]> {
+  const rows = await q.rows(db.selectFrom('pqrs_requests').selectAll().where('contact_id', '=', contactId).orderBy('received_at').orderBy('id'));
+  return rows.map(requestOf);
+}
+
+export const ERASED_TEXT = '(texto suprimido a solicitud del titular)';
+
+/** Clears the texts a person wrote or was answered, and the upload secret; the rows and their dates stay. */
+export async function eraseRequestTexts(q: Queries, contactId: string, at: Date): Promise<number> {
+  const result = await q.write(sql`
+    update pqrs_requests set description = ${ERASED_TEXT}, answer = case when answer is null then null else ${ERASED_TEXT} end,
+      upload_token_hash = null, upload_token_expires_at = null, citizen_erased_at = ${at}, updated_at = ${at}
+    where contact_id = ${contactId}::uuid`);
+  return result.count;
+}
+
+/** Which of these attachment ids still have their record. */
+export async function existingAttachmentIds(q: Queries, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await q.rows(
+    db
+      .selectFrom('pqrs_attachments')
+      .select('id')
+      .where('id', 'in', [...ids]),
+  );
+  return new Set(rows.map((row) => row.id));
+}

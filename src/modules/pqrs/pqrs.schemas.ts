@@ -1,0 +1,226 @@
+import { z } from 'zod';
+import { pageQueryShape } from '../../kernel/pagination';
+import { HISTORY_ACTIONS, PQRS_CHANNELS, PQRS_PRIORITIES, PQRS_STATUSES, PQRS_TYPES } from './pqrs.entities';
+
+const isoDate = z.iso.datetime({ offset: true });
+const day = z.iso.date({ error: 'expected a day as YYYY-MM-DD' });
+
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .optional()
+    .transform((value) => (value ? value : undefined));
+
+const truthy = z
+  .union([z.boolean(), z.literal('true'), z.literal('on')])
+  .optional()
+  .transform((value) => value === true || value === 'true' || value === 'on');
+
+/**
+ * What a citizen files, by JSON or by the no-JavaScript form (whose values are strings). The
+ * messages are Spanish: the form shows them next to its fields.
+ */
+export const fileBody = z.object({
+  type: z.enum(PQRS_TYPES, { error: 'Elige el tipo de solicitud.' }),
+  subject: z.string({ error: 'Escribe el asunto.' }).trim().min(3, 'Escribe el asunto (al menos 3 caracteres).').max(200, 'El asunto es demasiado largo (máximo 200 caracteres).'),
+  description: z
+    .string({ error: 'Describe tu solicitud.' })
+    .trim()
+    .min(10, 'Describe tu solicitud (al menos 10 caracteres).')
+    .max(10_000, 'La descripción es demasiado larga (máximo 10.000 caracteres).'),
+  name: optionalText(150),
+  phone: optionalText(30),
+  email: z
+    .string()
+    .trim()
+    .max(254)
+    .optional()
+    .transform((value) => (value ? value.toLowerCase() : undefined))
+    .pipe(z.email('Escribe un correo como ana@ejemplo.com, sin espacios.').optional()),
+  documentId: optionalText(20)
+    .transform((value) => value?.replace(/[.\s-]/g, ''))
+    .pipe(
+      z
+        .string()
+        .regex(/^\d{5,12}$/, 'La cédula tiene de 5 a 12 dígitos.')
+        .optional(),
+    ),
+  territoryId: z
+    .uuid('Elige un barrio de la lista.')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  /** Only a denuncia may be anonymous; then no personal data is kept, whatever else was sent. */
+  anonymous: truthy,
+  consent: truthy,
+  /** The citizen agrees to get the number and the answer on this channel. */
+  whatsappOptIn: truthy,
+  emailOptIn: truthy,
+  /** Honeypot: hidden from people, filled in by naive bots. */
+  website: z.string().max(500).optional(),
+});
+export type FileInput = z.infer<typeof fileBody>;
+
+export const filedView = z.object({
+  id: z.uuid(),
+  number: z.string(),
+  type: z.enum(PQRS_TYPES),
+  status: z.enum(PQRS_STATUSES),
+  receivedAt: isoDate,
+  dueDate: day,
+  dueAt: isoDate,
+  businessDaysLeft: z.number().int(),
+  /** Lets the filer attach files (`POST /api/pqrs/:id/attachments`, header `X-Upload-Token`) for 24 hours. */
+  uploadToken: z.string().nullable(),
+});
+
+export const fromWhatsAppBody = z
+  .object({
+    conversationId: z.uuid(),
+    type: z.enum(PQRS_TYPES),
+    subject: z.string().trim().min(3).max(200),
+    description: z.string().trim().min(1).max(10_000).optional(),
+    territoryId: z.uuid().optional(),
+    priority: z.enum(PQRS_PRIORITIES).optional(),
+  })
+  .strict();
+export type FromWhatsAppInput = z.infer<typeof fromWhatsAppBody>;
+
+export const idParams = z.object({ id: z.uuid() });
+export const attachmentParams = z.object({ id: z.uuid(), attachmentId: z.uuid() });
+
+const booleanQuery = z.enum(['true', 'false'], { error: 'expected true or false' }).transform((value) => value === 'true');
+
+export const listQuery = z
+  .object({
+    ...pageQueryShape,
+    status: z.enum(PQRS_STATUSES).optional(),
+    type: z.enum(PQRS_TYPES).optional(),
+    channel: z.enum(PQRS_CHANNELS).optional(),
+    assigneeId: z.uuid().optional(),
+    unassigned: booleanQuery.optional(),
+    overdue: booleanQuery.optional(),
+    dueSoon: booleanQuery.optional(),
+    /** Due on or before this local day. */
+    dueBefore: day.optional(),
+    /** This territory and every territory inside it. */
+    territoryId: z.uuid().optional(),
+    contactId: z.uuid().optional(),
+  })
+  .strict();
+export type ListInput = z.infer<typeof listQuery>;
+
+export const updateBody = z
+  .object({
+    status: z.enum(['received', 'in_progress', 'waiting_citizen', 'closed'] as const).optional(),
+    assigneeId: z.uuid().nullable().optional(),
+    priority: z.enum(PQRS_PRIORITIES).optional(),
+    territoryId: z.uuid().nullable().optional(),
+    /** Reclassifying changes the legal term; not after an extension. */
+    type: z.enum(PQRS_TYPES).optional(),
+    note: z.string().trim().min(1).max(1000).optional(),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).some((key) => key !== 'note'), { message: 'change at least one of status, assigneeId, priority, territoryId, type' });
+export type UpdateInput = z.infer<typeof updateBody>;
+
+export const answerBody = z
+  .object({
+    answer: z.string().trim().min(10, 'the answer needs at least 10 characters').max(20_000),
+    /** Close the request with the answer (otherwise it stays `answered` until closed). */
+    close: z.boolean().default(false),
+  })
+  .strict();
+export type AnswerInput = z.infer<typeof answerBody>;
+
+export const extendBody = z
+  .object({
+    newDueDate: day,
+    reason: z.string().trim().min(10, 'say why, in at least 10 characters').max(1000),
+  })
+  .strict();
+export type ExtendInput = z.infer<typeof extendBody>;
+
+export const settingsBody = z
+  .object({
+    consentText: z.string().trim().min(20).max(5000),
+    privacyPolicyUrl: z
+      .url({ protocol: /^https?$/ })
+      .max(500)
+      .nullable(),
+    receivedTemplate: z.string().trim().min(1).max(100).nullable(),
+    answeredTemplate: z.string().trim().min(1).max(100).nullable(),
+    extendedTemplate: z.string().trim().min(1).max(100).nullable(),
+    templateLanguage: z
+      .string()
+      .trim()
+      .regex(/^[a-z]{2}(_[A-Z]{2})?$/, 'expected a WhatsApp language code such as es or es_CO'),
+  })
+  .strict();
+export type SettingsInput = z.infer<typeof settingsBody>;
+
+export const settingsView = settingsBody.extend({ updatedAt: isoDate });
+
+const noticeView = z.object({ status: z.string(), noticeId: z.string(), channel: z.string().optional(), reason: z.string().optional(), at: isoDate }).nullable();
+
+const attachmentView = z.object({ id: z.uuid(), fileName: z.string(), type: z.string(), size: z.number().int(), sha256: z.string(), uploadedAt: isoDate });
+
+export const requestView = z.object({
+  id: z.uuid(),
+  number: z.string(),
+  type: z.enum(PQRS_TYPES),
+  subject: z.string(),
+  channel: z.enum(PQRS_CHANNELS),
+  status: z.enum(PQRS_STATUSES),
+  priority: z.enum(PQRS_PRIORITIES),
+  anonymous: z.boolean(),
+  territoryId: z.uuid().nullable(),
+  assigneeId: z.uuid().nullable(),
+  receivedAt: isoDate,
+  termDays: z.number().int(),
+  originalDueDate: day,
+  dueDate: day,
+  dueAt: isoDate,
+  businessDaysLeft: z.number().int(),
+  overdue: z.boolean(),
+  dueSoon: z.boolean(),
+  dueSoonFlaggedAt: isoDate.nullable(),
+  /** `reason` is null for viewers (free text that may name people). */
+  extension: z.object({ at: isoDate, reason: z.string().nullable(), byId: z.uuid().nullable() }).nullable(),
+  answeredAt: isoDate.nullable(),
+  answeredLate: z.boolean().nullable(),
+  closedAt: isoDate.nullable(),
+  conversationId: z.uuid().nullable(),
+  citizenErased: z.boolean(),
+  updatedAt: isoDate,
+  /** Managers only; null for viewers (and for anonymous requests' citizen). */
+  personal: z
+    .object({
+      citizen: z.object({ contactId: z.uuid(), name: z.string(), phone: z.string().nullable(), email: z.string().nullable() }).nullable(),
+      description: z.string(),
+      answer: z.string().nullable(),
+      attachments: z.array(attachmentView),
+      receivedNotice: noticeView,
+      answerNotice: noticeView,
+      extensionNotice: noticeView,
+    })
+    .nullable(),
+});
+
+export const requestPageView = z.object({ data: z.array(requestView), nextCursor: z.string().nullable() });
+
+export const historyView = z.object({
+  data: z.array(
+    z.object({
+      id: z.uuid(),
+      at: isoDate,
+      actorId: z.uuid().nullable(),
+      action: z.enum(HISTORY_ACTIONS),
+      changes: z.record(z.string(), z.object({ before: z.unknown(), after: z.unknown() })),
+      note: z.string().nullable(),
+    }),
+  ),
+});
+
+export const attachmentCreatedView = attachmentView;
