@@ -23,3 +23,4 @@ export const agendaModule: ModuleManifest = {
 export { EVENT_TYPES, type EventType } from './agenda.entities';
 export { attendanceByContacts, checkInsSince, eventExists, upcomingEvents, type Attendance, type CheckInFact } from './agenda.repository';
 export { linkUserContact } from './agenda.accounts';
+export { eventPoints, type EventPoint } from './agenda.figures.repository';
