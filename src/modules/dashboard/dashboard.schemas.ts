@@ -181,7 +181,7 @@ export const heatmapView = z
     breaks: z.array(z.number()).describe('Class limits, lowest first: class i holds values in [breaks[i], breaks[i+1]] (each upper limit included)'),
     classes: z.array(z.object({ class: z.number().int(), from: z.number(), to: z.number(), colour: z.string(), territories: z.number().int() })),
     noDataColour: z.string(),
-    unplaced: z.number().describe('What could not be placed at this level (no territory, or a territory above it)'),
+    unplaced: z.number().describe('What sits in a territory above this level, so no territory of the level holds it (figures with no territory at all are not counted)'),
     features: z.array(
       z.object({
         type: z.literal('Feature'),
