@@ -1,4 +1,4 @@
-import { addDays, instantAt, localClock } from '../../src/kernel/calendar';
+import { addDays, localClock } from '../../src/kernel/calendar';
 import { newId } from '../../src/kernel/ids';
 import { sql } from '../../src/kernel/sql';
 import { dueSoonHorizon, endOfLocalDay } from '../../src/modules/pqrs/pqrs.clock';
