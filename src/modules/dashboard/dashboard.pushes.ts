@@ -37,9 +37,9 @@ export function watchKpis(deps: AppDeps): BackgroundTask {
     const next = fingerprint(overview);
     const previous = await swapLast(next);
     if (previous === next) return undefined;
+    // A first look (no fingerprint anywhere yet) pushes too: screens connected then get current figures.
     await dropOverview(deps);
-    // The first look after a start only records the figures: nothing is known to have changed.
-    return previous === undefined ? undefined : overview;
+    return overview;
   });
   push();
   return repeatEvery(deps.logger, 'dashboard-kpi-watch', WATCH_INTERVAL_MS, async () => push());
