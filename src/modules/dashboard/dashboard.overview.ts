@@ -28,7 +28,7 @@ const changeOf = (value: number, previous: number) => ({
   changePct: previous === 0 ? null : Math.round(((value - previous) / previous) * 1000) / 10,
 });
 
-/** Every figure of the overview, for every role; `forActor` leaves out what a role may not see. */
+/** Every figure of the overview, for every role; `overviewFor` leaves out what a role may not see. */
 export async function computeOverview(deps: Pick<AppDeps, 'db' | 'config' | 'caches'>, now = new Date()): Promise<OverviewView> {
   const { db, config } = deps;
   const timeZone = config.timeZone;
@@ -122,18 +122,39 @@ export async function computeOverview(deps: Pick<AppDeps, 'db' | 'config' | 'cac
 
 const OVERVIEW_KEY = 'current';
 
-/** The overview every screen reads: computed at most once per TTL per process, whoever asks (single-flight). */
-export function overviewCache(deps: Deps) {
-  return deps.caches.named<OverviewView>('dashboard-overview', async () => computeOverview(deps), OVERVIEW_TTL_MS);
+/** A computed overview and, made on first use, each role view's JSON bytes: the screens all ask for the same few answers. */
+interface CachedOverview {
+  overview: OverviewView;
+  bodies: Map<string, { view: OverviewView; json: Buffer }>;
 }
 
-export const cachedOverview = (deps: Deps): Promise<OverviewView> => overviewCache(deps).get(OVERVIEW_KEY);
+/** The overview every screen reads: computed at most once per TTL per process, whoever asks (single-flight). */
+export function overviewCache(deps: Deps) {
+  return deps.caches.named<CachedOverview>('dashboard-overview', async () => ({ overview: await computeOverview(deps), bodies: new Map() }), OVERVIEW_TTL_MS);
+}
+
 export const dropOverview = (deps: Deps): Promise<void> => overviewCache(deps).invalidate(OVERVIEW_KEY);
 
-/** What this actor may see of the overview: money only where finance allows it, the rest only to campaign roles. */
-export function forActor(overview: OverviewView, actor: Actor): OverviewView {
+/**
+ * What this actor may see of the overview, as the object and as JSON bytes serialised once per
+ * cache fill and role view (under load, encoding the answer was the route's largest cost).
+ */
+export async function overviewFor(deps: Deps, actor: Actor): Promise<{ view: OverviewView; json: Buffer }> {
+  const cached = await overviewCache(deps).get(OVERVIEW_KEY);
   const campaign = dashboardPolicy.allows(actor, 'readCampaignFigures');
   const money = financePolicy.allows(actor, 'readSummary');
+  const key = `${campaign}:${money}`;
+  let body = cached.bodies.get(key);
+  if (!body) {
+    const view = visible(cached.overview, campaign, money);
+    body = { view, json: Buffer.from(JSON.stringify(view)) };
+    cached.bodies.set(key, body);
+  }
+  return body;
+}
+
+/** Money only where finance allows it, the rest only to campaign roles. */
+function visible(overview: OverviewView, campaign: boolean, money: boolean): OverviewView {
   const { asOf, timeZone, cachedFor, financialBalance, ...rest } = overview;
   return { asOf, timeZone, cachedFor, ...(campaign ? rest : {}), ...(money ? { financialBalance } : {}) };
 }

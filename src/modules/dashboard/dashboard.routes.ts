@@ -1,7 +1,7 @@
 import { ApiRouter } from '../../kernel/http/router';
 import { geospatial } from './dashboard.geospatial';
 import { heatmap } from './dashboard.heatmap';
-import { cachedOverview, forActor, OVERVIEW_TTL_MS } from './dashboard.overview';
+import { overviewFor, OVERVIEW_TTL_MS } from './dashboard.overview';
 import { dashboardPolicy } from './dashboard.policy';
 import { geospatialQuery, geospatialView, heatmapQuery, heatmapView, overviewView, TREND_METRICS, trendsQuery, trendsView } from './dashboard.schemas';
 import { trends } from './dashboard.trends';
@@ -22,7 +22,14 @@ export const dashboardRouter = new ApiRouter('dashboard', 'The campaign at a gla
       access: dashboardPolicy.roles('readOverview'),
       response: overviewView,
     },
-    async ({ ctx, actor }) => forActor(await cachedOverview(ctx.deps), actor),
+    async ({ ctx, actor }) => {
+      const answer = await overviewFor(ctx.deps, actor);
+      // Outside production the router checks the object against the schema; in production the bytes made once per cache fill go out.
+      if (ctx.deps.config.env !== 'production') return answer.view;
+      ctx.type = 'application/json';
+      ctx.body = answer.json;
+      return undefined;
+    },
   )
   .get(
     `${base}/trends`,
