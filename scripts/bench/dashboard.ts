@@ -224,7 +224,7 @@ ${defaults.connections} connections, ${defaults.warmupSeconds} s warm-up then ${
 (admin token) against the same server. The overview is served from the per-process cache
 (\`caches.named('dashboard-overview')\`, TTL 10 s, dropped in every process by the KPI watcher when a
 figure moves), so under load almost every answer is a cache hit; one uncached overview (the recount:
-12 aggregate statements side by side) took **${fixed(r.coldMs, 0)} ms** on this data.
+about a dozen aggregate statements side by side) took **${fixed(r.coldMs, 0)} ms** on this data.
 
 ${table}
 
