@@ -1,6 +1,7 @@
 import { addDays, localClock } from '../../src/kernel/calendar';
 import { newId } from '../../src/kernel/ids';
 import { sql } from '../../src/kernel/sql';
+import { dropOverview } from '../../src/modules/dashboard/dashboard.overview';
 import { dueSoonHorizon, endOfLocalDay } from '../../src/modules/pqrs/pqrs.clock';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
@@ -252,6 +253,37 @@ describe('GET /api/dashboard/overview', () => {
   });
 });
 
+describe('the overview on election day', () => {
+  it('adds the GOTV summary from the station tallies', async () => {
+    const db = app.runtime.deps.db;
+    const stationId = newId();
+    await db.write(sql`
+      insert into gotv_polling_stations (id, code, name, lat, lng, tables, registered_voters, created_at, updated_at)
+      values (${stationId}, 'P-1', 'Colegio Central', 6.25, -75.57, 10, 3000, now(), now())`);
+    await db.write(sql`
+      insert into gotv_voters (id, name, document_id, polling_station_id, status, created_at, updated_at)
+      select gen_random_uuid(), 'Votante', v.doc, ${stationId}, v.status, now(), now()
+      from unnest(${['1001', '1002', '1003']}::text[], ${['voted', 'pending', 'contacted']}::text[]) as v(doc, status)`);
+    await app.http
+      .put('/api/gotv/settings')
+      .set(manager.auth)
+      .send({ electionDate: localDay(new Date()) })
+      .expect(200);
+    // Not waiting out the cache's 10 s: the watcher would drop it this way when a figure moves.
+    await dropOverview(app.runtime.deps);
+    const { body } = await app.http.get('/api/dashboard/overview').set(manager.auth).expect(200);
+    expect(body.gotv).toMatchObject({
+      value: 1,
+      confirmedVoters: 3,
+      turnoutPct: 33.3,
+      stations: 1,
+      stationsOpen: 0,
+      href: '/api/gotv/dashboard',
+      window: { label: 'election day' },
+    });
+  });
+});
+
 describe('GET /api/dashboard/trends', () => {
   const today = () => localDay(new Date());
 
@@ -285,6 +317,15 @@ describe('GET /api/dashboard/trends', () => {
     expect(active.aggregation).toBe('end_of_bucket');
     // The running week ends now: the same count as the overview's.
     expect(active.values.at(-1)).toBe(seeded.active);
+  });
+
+  it('narrows territorial series to a territory and says which series cannot be', async () => {
+    const territory = await app.http.post('/api/territories').set(manager.auth).send({ name: 'Vereda Sin Actividad', type: 'zone' }).expect(201);
+    const { body } = await app.http.get(`/api/dashboard/trends?metrics=activities,pqrs_opened&territoryId=${territory.body.id}`).set(manager.auth).expect(200);
+    const [activities, pqrs] = body.series;
+    expect(activities).toMatchObject({ metric: 'activities', scope: 'territory', total: 0 });
+    expect(pqrs.scope).toBe('campaign');
+    expect(pqrs.total).toBeGreaterThan(0);
   });
 
   it('lets a treasurer read spend alone', async () => {
