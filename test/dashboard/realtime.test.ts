@@ -65,3 +65,27 @@ it('keeps roles outside the room out of it', async () => {
   expect(answer.joined).toEqual([]);
   expect(answer.denied).toEqual([{ room: 'dashboard', code: 'forbidden' }]);
 });
+
+it('tells every process: a second one drops its cached overview and the change is pushed once', async () => {
+  const sibling = await app.sibling();
+  const before = await sibling.http.get('/api/dashboard/overview').set(manager.auth).expect(200);
+  const socket = await connectSocket(sibling.url, manager.token);
+  sockets.push(socket);
+  const received: Kpi[] = [];
+  socket.on('dashboard:kpi', (kpi: Kpi) => received.push(kpi));
+  expect((await subscribe(socket, ['dashboard'])).joined).toEqual(['dashboard']);
+
+  const today = localClock(new Date(), 'America/Bogota').date;
+  const income = before.body.financialBalance.income + 700_000;
+  await app.http
+    .post('/api/finance/entries')
+    .set(manager.auth)
+    .send({ kind: 'income', date: today, amount: 700_000, code: 'I-101', counterparty: { name: 'Candidata', idNumber: '52.111.222' } })
+    .expect(201);
+  await waitFor(() => received.find((kpi) => kpi.financialBalance?.income === income), 30_000);
+  const after = await sibling.http.get('/api/dashboard/overview').set(manager.auth).expect(200);
+  expect(after.body.financialBalance.income).toBe(income);
+  // Both processes watch; the fingerprint they share lets one of them push the change.
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  expect(received.filter((kpi) => kpi.financialBalance?.income === income)).toHaveLength(1);
+}, 90_000);
