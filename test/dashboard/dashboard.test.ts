@@ -4,6 +4,7 @@ import { sql } from '../../src/kernel/sql';
 import { dropOverview } from '../../src/modules/dashboard/dashboard.overview';
 import { dueSoonHorizon, endOfLocalDay } from '../../src/modules/pqrs/pqrs.clock';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { createCampaign, generateCodes, lead } from '../helpers/qr';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 
 const TZ = 'America/Bogota';
@@ -507,5 +508,47 @@ describe('GET /api/dashboard/geospatial', () => {
       expectProblem(await app.http.get(`/api/dashboard/geospatial?${query}`).set(manager.auth), 400);
     expectProblem(await app.http.get('/api/dashboard/geospatial').set(treasurer.auth), 403);
     expectProblem(await app.http.get('/api/dashboard/geospatial'), 401);
+  });
+});
+
+describe('leads in every view', () => {
+  it('counts captured leads in the overview, the trends, the heat map and the poster-code layer', async () => {
+    const zone = await app.http
+      .post('/api/territories')
+      .set(manager.auth)
+      .send({ name: 'Zona Afiches', type: 'zone', centroid: { lat: 6.3, lng: -75.5 } })
+      .expect(201);
+    const campaign = await createCampaign(app, manager);
+    const [code] = await generateCodes(app, manager, campaign.id, { count: 1, placements: [{ label: 'Parque principal', lat: 6.3, lng: -75.5, territoryId: zone.body.id }] });
+    for (const [index, phone] of ['300 111 0001', '300 111 0002', '300 111 0003'].entries())
+      await app.http
+        .post('/api/qr-leads/capture')
+        .send(lead(code!.code, { phone, email: `persona${index}@example.org` }))
+        .expect(201);
+
+    await dropOverview(app.runtime.deps);
+    const overview = await app.http.get('/api/dashboard/overview').set(manager.auth).expect(200);
+    expect(overview.body.leads).toMatchObject({ value: 3, previous: 0, change: 3, href: '/api/qr-leads' });
+
+    const today = localDay(new Date());
+    const trends = await app.http
+      .get(`/api/dashboard/trends?metrics=leads&from=${addDays(today, -2)}&to=${today}&territoryId=${zone.body.id}`)
+      .set(manager.auth)
+      .expect(200);
+    expect(trends.body.series[0]).toMatchObject({ metric: 'leads', scope: 'territory', values: [0, 0, 3], total: 3 });
+
+    const heat = await app.http.get('/api/territories/heatmap?metric=leads&level=zone').set(viewer.auth).expect(200);
+    const place = heat.body.features.find((feature: { id: string }) => feature.id === zone.body.id);
+    expect(place.properties).toMatchObject({ count: 3, value: 3 });
+    expect(place.geometry).toBeNull();
+
+    const map = await app.http.get('/api/dashboard/geospatial?layers=posterCodes').set(manager.auth).expect(200);
+    expect(map.body.features).toEqual([
+      expect.objectContaining({
+        id: `posterCode:${code!.id}`,
+        geometry: { type: 'Point', coordinates: [-75.5, 6.3] },
+        properties: expect.objectContaining({ leads: 3, territoryId: zone.body.id }),
+      }),
+    ]);
   });
 });

@@ -15,11 +15,15 @@ export interface TerritoryCount {
 
 const within = (column: Sql, territoryIds: readonly string[] | undefined): Sql => (territoryIds?.length ? sql`and ${column} in (${territoryAndDescendants(territoryIds)})` : sql``);
 
+/** Where a lead counts: the territory the person gave, else the poster code's where they scanned it. */
+const leadTerritory = sql`coalesce(l.territory_id, c.territory_id)`;
+
 /** Leads first captured per local day in [since, until), optionally inside territories (and their descendants). */
 export function leadsByDay(q: Queries, since: Date, until: Date, timeZone: string, territoryIds?: readonly string[]): Promise<DayCount[]> {
   return q.rows<DayCount>(sql`
-    select (created_at at time zone ${timeZone}::text)::date::text as day, count(*)::int as count from qr_leads
-    where created_at >= ${since}::timestamptz and created_at < ${until}::timestamptz ${within(sql`territory_id`, territoryIds)}
+    select (l.created_at at time zone ${timeZone}::text)::date::text as day, count(*)::int as count
+    from qr_leads l ${territoryIds?.length ? sql`join qr_codes c on c.id = l.code_id` : sql``}
+    where l.created_at >= ${since}::timestamptz and l.created_at < ${until}::timestamptz ${within(leadTerritory, territoryIds)}
     group by 1`);
 }
 
@@ -32,9 +36,11 @@ export function scansByDay(q: Queries, since: Date, until: Date, timeZone: strin
     group by 1`);
 }
 
-/** Every lead captured, by the territory it was captured in. */
+/** Every lead captured, by the territory the person gave, else the poster code's. */
 export function leadsByTerritory(q: Queries): Promise<TerritoryCount[]> {
-  return q.rows<TerritoryCount>(sql`select territory_id as "territoryId", count(*)::int as count from qr_leads where territory_id is not null group by 1`);
+  return q.rows<TerritoryCount>(sql`
+    select ${leadTerritory} as "territoryId", count(*)::int as count from qr_leads l join qr_codes c on c.id = l.code_id
+    where ${leadTerritory} is not null group by 1`);
 }
 
 /** Every human scan, by the territory of the poster code scanned. */
