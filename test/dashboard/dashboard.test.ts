@@ -552,3 +552,43 @@ describe('leads in every view', () => {
     ]);
   });
 });
+
+describe('WhatsApp reach and replies', () => {
+  it('counts what was sent, delivered and read this week, and replies per day', async () => {
+    const db = app.runtime.deps.db;
+    const contactId = newId();
+    await db.write(sql`insert into contacts (id, identity_key, name, created_at, updated_at) values (${contactId}, ${`wa:${contactId}`}, 'Persona', now(), now())`);
+    const day = 86_400_000;
+    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * day);
+    // [accepted, sent, delivered, read] days ago (null: never); this week is the last 7 local days.
+    const outbound: (number | null)[][] = [
+      [1, 1, 1, 1],
+      [2, 2, 2, null],
+      [3, 3, null, null],
+      [20, 20, 20, 2], // read this week, sent long before
+      [20, 20, 20, 20],
+    ];
+    for (const [accepted, sent, delivered, read] of outbound)
+      await db.write(sql`
+        insert into wa_messages (id, contact_id, phone, direction, kind, status, status_rank, next_attempt_at, accepted_at, sent_at, delivered_at, read_at, created_at)
+        values (${newId()}, ${contactId}, '+573001112233', 'out', 'template', 'sent', 1, now(), ${at(accepted!)}, ${at(sent!)},
+          ${delivered === null ? null : at(delivered!)}, ${read === null ? null : at(read!)}, ${at(accepted!)})`);
+    for (const daysAgo of [0.1, 1.1, 1.2, 15])
+      await db.write(sql`
+        insert into wa_messages (id, contact_id, phone, direction, kind, body, status, status_rank, next_attempt_at, created_at)
+        values (${newId()}, ${contactId}, '+573001112233', 'in', 'text', 'Hola', 'received', 0, now(), ${at(daysAgo)})`);
+
+    await dropOverview(app.runtime.deps);
+    const { body } = await app.http.get('/api/dashboard/overview').set(manager.auth).expect(200);
+    expect(body.whatsappReach).toMatchObject({ value: 2, sent: 3, delivered: 2, read: 2, replies: 3 });
+
+    const today = localDay(new Date());
+    const trends = await app.http
+      .get(`/api/dashboard/trends?metrics=whatsapp_replies&from=${addDays(today, -20)}&to=${today}`)
+      .set(manager.auth)
+      .expect(200);
+    const expected = new Map<string, number>();
+    for (const daysAgo of [0.1, 1.1, 1.2, 15]) bump(expected, localDay(at(daysAgo)));
+    expect(trends.body.series[0].values).toEqual(trends.body.buckets.map((bucket: string) => expected.get(bucket) ?? 0));
+  });
+});

@@ -26,6 +26,8 @@ interface Range {
   timeZone: string;
   now: Date;
   territoryIds: string[] | undefined;
+  /** Opened and closed PQRS per day, read once for both of their metrics. */
+  pqrs?: ReturnType<typeof pqrsOpenedClosedBetween>;
 }
 
 /** Per-day figures: a map from local day to value, days absent being zero. */
@@ -47,15 +49,7 @@ interface MetricSource {
 }
 
 /** The PQRS statement returns both series; one read serves both metrics of a request. */
-const pqrsDays = new WeakMap<Range, ReturnType<typeof pqrsOpenedClosedBetween>>();
-const pqrsOf = (deps: Deps, range: Range) => {
-  let pending = pqrsDays.get(range);
-  if (!pending) {
-    pending = pqrsOpenedClosedBetween(deps.db, range.from, range.to, range.timeZone);
-    pqrsDays.set(range, pending);
-  }
-  return pending;
-};
+const pqrsOf = (deps: Deps, range: Range) => (range.pqrs ??= pqrsOpenedClosedBetween(deps.db, range.from, range.to, range.timeZone));
 
 const SOURCES: Record<TrendMetric, MetricSource> = {
   leads: { unit: 'count', aggregation: 'sum', territorial: true, daily: async (deps, r) => toMap(await leadsByDay(deps.db, r.since, r.until, r.timeZone, r.territoryIds)) },
