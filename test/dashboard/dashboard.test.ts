@@ -592,3 +592,56 @@ describe('WhatsApp reach and replies', () => {
     expect(trends.body.series[0].values).toEqual(trends.body.buckets.map((bucket: string) => expected.get(bucket) ?? 0));
   });
 });
+
+describe('email and social alerts', () => {
+  it('counts people who opened and clicked this week, clicks per day, and the latest alerts not dismissed', async () => {
+    const db = app.runtime.deps.db;
+    const campaignId = newId();
+    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000);
+    // [recipient, kind, days ago, machine]: recipient 1 clicks twice (one person), 4's open is a privacy proxy's, 5's is too old.
+    const events: [number, string, number, boolean][] = [
+      [1, 'open', 1, false],
+      [1, 'click', 1, false],
+      [1, 'click', 1.01, false],
+      [2, 'open', 2, false],
+      [3, 'click', 3, false],
+      [4, 'open', 1, true],
+      [5, 'click', 12, false],
+    ];
+    for (const [recipient, kind, daysAgo, machine] of events)
+      await db.write(sql`insert into email_events (campaign_id, recipient_id, kind, machine, at) values (${campaignId}, ${recipient}, ${kind}, ${machine}, ${at(daysAgo)})`);
+    const alerts = [
+      { kind: 'keyword', daysAgo: 0.5, state: 'new', title: 'Mención de "metro"' },
+      { kind: 'keyword', daysAgo: 1, state: 'seen', title: 'Mención de "reforma"' },
+      { kind: 'negative_sentiment', daysAgo: 2, state: 'new', title: 'Sentimiento negativo' },
+      { kind: 'engagement_spike', daysAgo: 0.2, state: 'dismissed', title: 'Pico descartado' },
+      { kind: 'new_post', daysAgo: 10, state: 'new', title: 'Publicación antigua' },
+    ];
+    for (const alert of alerts)
+      await db.write(sql`
+        insert into social_alerts (id, kind, dedupe_key, severity, title, details, state, created_at)
+        values (${newId()}, ${alert.kind}, ${newId()}, 'warning', ${alert.title}, '{}'::jsonb, ${alert.state}, ${at(alert.daysAgo)})`);
+
+    await dropOverview(app.runtime.deps);
+    const { body } = await app.http.get('/api/dashboard/overview').set(manager.auth).expect(200);
+    expect(body.emailReach).toMatchObject({ sent: 0, opened: 2, clicked: 2 });
+    expect(body.socialAlerts).toMatchObject({ value: 3, byKind: { keyword: 2, negative_sentiment: 1 } });
+    expect(body.socialAlerts.latest.map((alert: { title: string }) => alert.title)).toEqual([
+      'Mención de "metro"',
+      'Mención de "reforma"',
+      'Sentimiento negativo',
+      'Publicación antigua',
+    ]);
+
+    const today = localDay(new Date());
+    const trends = await app.http
+      .get(`/api/dashboard/trends?metrics=email_clicks&from=${addDays(today, -13)}&to=${today}`)
+      .set(manager.auth)
+      .expect(200);
+    const expected = new Map<string, number>();
+    // People who clicked, per day: one recipient's two clicks on a day count once.
+    const clickers = new Set(events.filter(([, kind, , machine]) => kind === 'click' && !machine).map(([recipient, , daysAgo]) => `${recipient}@${localDay(at(daysAgo))}`));
+    for (const key of clickers) bump(expected, key.split('@')[1]!);
+    expect(trends.body.series[0].values).toEqual(trends.body.buckets.map((bucket: string) => expected.get(bucket) ?? 0));
+  });
+});
