@@ -456,6 +456,42 @@ describe('GET /api/territories/heatmap', () => {
     for (const metric of ['leads', 'supporters', 'activities', 'pqrs', 'scans']) await app.http.get(`/api/territories/heatmap?metric=${metric}`).set(manager.auth).expect(200);
   });
 
+  it('maps supporters and turnout from the stations in each territory', async () => {
+    const db = app.runtime.deps.db;
+    const stations = [
+      { commune: 'B', voters: ['voted', 'voted', 'voted', 'pending'] },
+      { commune: 'E', voters: ['voted', 'contacted'] },
+    ];
+    for (const [index, station] of stations.entries()) {
+      const stationId = newId();
+      await db.write(sql`
+        insert into gotv_polling_stations (id, code, name, territory_id, lat, lng, tables, registered_voters, created_at, updated_at)
+        values (${stationId}, ${`HM-${index}`}, ${`Puesto ${station.commune}`}, ${ids.get(station.commune)}, 6.02, ${-74.97 + index * 0.1}, 5, 1000, now(), now())`);
+      await db.write(sql`
+        insert into gotv_voters (id, name, document_id, polling_station_id, status, created_at, updated_at)
+        select gen_random_uuid(), 'Votante', ${`77${index}`} || n, ${stationId}, v.status, now(), now()
+        from unnest(${station.voters}::text[]) with ordinality as v(status, n)`);
+    }
+    const turnout = await app.http.get('/api/territories/heatmap?metric=turnout&classes=4').set(manager.auth).expect(200);
+    const rates = byName(turnout.body.features);
+    expect(rates.get('Comuna B')).toMatchObject({ count: 3, value: 75 });
+    expect(rates.get('Comuna E')).toMatchObject({ count: 1, value: 50 });
+    expect(rates.get('Comuna A')).toMatchObject({ value: null, class: null });
+    // Two distinct values, two natural classes: [50, 50] and (50, 75].
+    expect(turnout.body.breaks).toEqual([50, 50, 75]);
+    expect([rates.get('Comuna E')!.class, rates.get('Comuna B')!.class]).toEqual([0, 1]);
+    expect(turnout.body.unit).toContain('percent');
+    const supporters = await app.http.get('/api/territories/heatmap?metric=supporters&per=capita').set(manager.auth).expect(200);
+    // 4 confirmed in B (1,000 people), 2 in E (11,000).
+    expect(byName(supporters.body.features).get('Comuna B')).toMatchObject({ count: 4, value: 4 });
+    expect(byName(supporters.body.features).get('Comuna E')).toMatchObject({ count: 2, value: 0.182 });
+
+    const map = await app.http.get('/api/dashboard/geospatial?layers=stations&bbox=-75,6,-74.9,6.1').set(manager.auth).expect(200);
+    expect(map.body.features.map((feature: { properties: { name: string; supporters: number; voted: number } }) => feature.properties)).toEqual([
+      expect.objectContaining({ layer: 'stations', name: 'Puesto B', supporters: 4, voted: 3 }),
+    ]);
+  });
+
   it('refuses bad parameters and roles without the map', async () => {
     for (const query of [
       '',
