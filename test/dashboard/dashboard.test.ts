@@ -290,13 +290,15 @@ describe('GET /api/dashboard/trends', () => {
 
   it('aligns zero-filled daily series, one value per local day', async () => {
     const from = addDays(today(), -29);
-    const { body } = await app.http.get(`/api/dashboard/trends?metrics=activities,pqrs_opened,spend,leads&from=${from}&to=${today()}`).set(manager.auth).expect(200);
+    const { body } = await app.http.get(`/api/dashboard/trends?metrics=activities,pqrs_opened,pqrs_closed,spend,leads&from=${from}&to=${today()}`).set(manager.auth).expect(200);
     const days = Array.from({ length: 30 }, (_, index) => addDays(from, index));
     expect(body.buckets).toEqual(days);
     const series = Object.fromEntries(body.series.map((row: { metric: string }) => [row.metric, row]));
     expect(series.activities.values).toEqual(days.map((day) => seeded.activitiesPerDay.get(day) ?? 0));
     expect(series.pqrs_opened.values).toEqual(days.map((day) => seeded.pqrsPerDay.get(day) ?? 0));
     expect(series.spend.values).toEqual(days.map((day) => seeded.spendPerDay.get(day) ?? 0));
+    // The generated answers and closures all happened at seeding time.
+    expect(series.pqrs_closed.values).toEqual(days.map((day) => (day === localDay(now) ? 60 - seeded.pending : 0)));
     expect(series.spend).toMatchObject({ unit: 'pesos', aggregation: 'sum', scope: 'campaign' });
     expect(series.leads.values).toEqual(days.map(() => 0));
     // The generated data leaves some days empty: they are there, as zeros.
