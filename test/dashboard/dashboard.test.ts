@@ -683,3 +683,45 @@ describe('email and social alerts', () => {
     expect(trends.body.series[0].values).toEqual(trends.body.buckets.map((bucket: string) => expected.get(bucket) ?? 0));
   });
 });
+
+describe('poll average', () => {
+  it('follows our candidate’s poll average, null before any poll', async () => {
+    const competitor = async (name: string, isOwn: boolean) =>
+      (await app.http.post('/api/social-monitoring/competitors').set(manager.auth).send({ name, isOwn, profiles: [] }).expect(201)).body.id as string;
+    const ours = await competitor('Nuestra', true);
+    const rival = await competitor('Rival', false);
+    const today = localDay(new Date());
+    await app.http
+      .post('/api/popularity/polls')
+      .set(manager.auth)
+      .send({
+        pollster: 'Invamer',
+        sponsor: 'Noticias Caracol',
+        fieldworkStart: addDays(today, -6),
+        fieldworkEnd: addDays(today, -4),
+        publishedAt: addDays(today, -3),
+        scope: 'national',
+        universe: 'Personas de 18 años o más, hogares urbanos',
+        sampleSize: 2000,
+        method: 'face_to_face',
+        probabilistic: true,
+        marginOfError: 2.2,
+        confidenceLevel: 95,
+        question: 'Si las elecciones fueran mañana, ¿por quién votaría?',
+        results: [
+          { competitorId: ours, percentage: 34 },
+          { competitorId: rival, percentage: 30 },
+          { option: 'undecided', percentage: 36 },
+        ],
+      })
+      .expect(201);
+    const { body } = await app.http
+      .get(`/api/dashboard/trends?metrics=poll_average&from=${addDays(today, -20)}&to=${today}`)
+      .set(viewer.auth)
+      .expect(200);
+    const [series] = body.series;
+    expect(series).toMatchObject({ metric: 'poll_average', unit: 'percent', aggregation: 'end_of_bucket', total: 34 });
+    expect(series.values[0]).toBeNull();
+    expect(series.values.at(-1)).toBe(34);
+  });
+});
