@@ -564,6 +564,15 @@ describe('leads in every view', () => {
         .send(lead(code!.code, { phone, email: `persona${index}@example.org` }))
         .expect(201);
 
+    // Two people scan the poster, and a crawler.
+    const page = new URL(code!.url, app.url).pathname;
+    for (const agent of [
+      'Mozilla/5.0 (Linux; Android 12) Chrome/120 Mobile',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Safari/604.1',
+      'Googlebot/2.1 (+http://www.google.com/bot.html)',
+    ])
+      await app.http.get(page).set('User-Agent', agent).expect(200);
+
     await dropOverview(app.runtime.deps);
     const overview = await app.http.get('/api/dashboard/overview').set(manager.auth).expect(200);
     expect(overview.body.leads).toMatchObject({ value: 3, previous: 0, change: 3, href: '/api/qr-leads' });
@@ -574,6 +583,10 @@ describe('leads in every view', () => {
       .set(manager.auth)
       .expect(200);
     expect(trends.body.series[0]).toMatchObject({ metric: 'leads', scope: 'territory', values: [0, 0, 3], total: 3 });
+    const scans = await app.http.get(`/api/dashboard/trends?metrics=scans&from=${today}&to=${today}&territoryId=${zone.body.id}`).set(manager.auth).expect(200);
+    expect(scans.body.series[0]).toMatchObject({ metric: 'scans', values: [2] });
+    const scanHeat = await app.http.get('/api/territories/heatmap?metric=scans&level=zone').set(manager.auth).expect(200);
+    expect(scanHeat.body.features.find((feature: { id: string }) => feature.id === zone.body.id).properties.count).toBe(2);
 
     const heat = await app.http.get('/api/territories/heatmap?metric=leads&level=zone').set(viewer.auth).expect(200);
     const place = heat.body.features.find((feature: { id: string }) => feature.id === zone.body.id);
@@ -585,7 +598,7 @@ describe('leads in every view', () => {
       expect.objectContaining({
         id: `posterCode:${code!.id}`,
         geometry: { type: 'Point', coordinates: [-75.5, 6.3] },
-        properties: expect.objectContaining({ leads: 3, territoryId: zone.body.id }),
+        properties: expect.objectContaining({ leads: 3, scans: 2, territoryId: zone.body.id }),
       }),
     ]);
   });
