@@ -35,7 +35,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-it('files a request without JavaScript: every error at once, then the received page with the number', async () => {
+it('files a request with a file without JavaScript: every error at once, then the received page with the number', async () => {
   const context = await browser.newContext({ viewport: MOBILE, locale: 'es-CO', javaScriptEnabled: false });
   const page = await context.newPage();
   const scripts: string[] = [];
@@ -69,9 +69,14 @@ it('files a request without JavaScript: every error at once, then the received p
     await page.getByLabel('Nombre completo').fill('Jorge Pérez');
     await page.getByLabel('Celular').fill('(310) 555-0177');
     await page.locator('#f-consent').check();
+    await page.getByLabel('Adjuntos (opcional)').setInputFiles({ name: 'recibo.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.7\nrecibo predial\n%%EOF\n') });
     await page.getByRole('button', { name: 'Radicar solicitud' }).click();
     await page.waitForURL(/\/pqrs\/recibida\//);
-    const [stored] = await app.runtime.deps.db.rows(sql<{ number: string }>`select number from pqrs_requests where subject = 'Cobro doble del impuesto'`);
+    const [stored] = await app.runtime.deps.db.rows(
+      sql<{ number: string; files: string[] }>`select r.number, array(select a.file_name from pqrs_attachments a where a.request_id = r.id) as files
+        from pqrs_requests r where r.subject = 'Cobro doble del impuesto'`,
+    );
+    expect(stored!.files).toEqual(['recibo.pdf']);
     expect(await page.locator('h1').textContent()).toBe('Solicitud recibida');
     expect(await page.locator('.summary-facts').textContent()).toContain(stored!.number);
     expect(scripts).toEqual([]);

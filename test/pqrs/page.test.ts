@@ -105,7 +105,80 @@ describe('the public PQRS page', () => {
         }),
       );
     expect(bot.status).toBe(200);
+    const jsonBot = await app.http
+      .post('/api/pqrs')
+      .send({ type: 'queja', subject: 'Oferta', description: 'Compre seguidores baratos aquí ya.', name: 'Bot', phone: '3105550998', consent: true, website: 'x' });
+    expect(jsonBot.status).toBe(202);
     const [after] = await app.runtime.deps.db.rows(sql<{ n: number }>`select count(*)::int as n from pqrs_requests`);
     expect(after!.n).toBe(before!.n);
+  });
+});
+
+describe('the public page with files (multipart, no JavaScript)', () => {
+  const PDF = Buffer.from('%PDF-1.7\nfactura\n%%EOF\n');
+  const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR foto')]);
+  const EXE = Buffer.concat([Buffer.from('MZ'), Buffer.alloc(64, 0x90)]);
+  const fields = {
+    type: 'reclamo',
+    subject: 'Cobro doble',
+    description: 'Me cobraron dos veces el servicio de aseo este mes.',
+    name: 'Luz Ángela Ríos',
+    phone: '310 555 0144',
+    documentId: '52123456',
+    consent: 'true',
+  };
+  const post = (values: Record<string, string>) => {
+    const request = app.http.post('/api/pqrs');
+    for (const [name, value] of Object.entries(values)) request.field(name, value);
+    return request;
+  };
+
+  it('files the request with its attachments, typed by their bytes', async () => {
+    const response = await post(fields).attach('attachments', PDF, { filename: 'factura.pdf', contentType: 'application/octet-stream' }).attach('attachments', PNG, 'foto.png');
+    expect(response.status).toBe(303);
+    const id = response.headers.location!.split('/').pop()!;
+    const stored = await app.runtime.deps.db.rows(
+      sql<{ file_name: string; type: string; size: number }>`select file_name, type, size from pqrs_attachments where request_id = ${id}::uuid order by file_name`,
+    );
+    expect(stored).toEqual([
+      { file_name: 'factura.pdf', type: 'application/pdf', size: PDF.length },
+      { file_name: 'foto.png', type: 'image/png', size: PNG.length },
+    ]);
+    const empty = await post({ ...fields, phone: '310 555 0145' }).attach('attachments', Buffer.alloc(0), { filename: '', contentType: 'application/octet-stream' });
+    expect(empty.status).toBe(303);
+  });
+
+  it('refuses a program and a file of another type with every other error, storing nothing', async () => {
+    const [before] = await app.runtime.deps.db.rows(sql<{ n: number }>`select count(*)::int as n from pqrs_requests`);
+    const response = await post({ ...fields, consent: '' })
+      .attach('attachments', EXE, 'factura.pdf.exe')
+      .attach('attachments', Buffer.from('GIF89a'), 'foto.gif');
+    expect(response.status).toBe(400);
+    expect(response.text).toContain('id="err-attachments"');
+    expect(response.text).toContain('«factura.pdf.exe» es un programa');
+    expect(response.text).toContain('«foto.gif» no es un PDF');
+    expect(response.text).toContain('id="err-consent"');
+    expect(response.text).toContain('value="Cobro doble"');
+    const onlyFiles = await post(fields).attach('attachments', EXE, 'setup.exe');
+    expect(onlyFiles.status).toBe(415);
+    expect(onlyFiles.text).toContain('«setup.exe» es un programa');
+    const [after] = await app.runtime.deps.db.rows(sql<{ n: number }>`select count(*)::int as n from pqrs_requests`);
+    expect(after!.n).toBe(before!.n);
+  });
+
+  it('answers a 20 MB file or a fourth file with 413 and the form, keeping what was typed before it', async () => {
+    const big = Buffer.alloc(20 * 1024 * 1024, 0x20);
+    Buffer.from('%PDF-1.7').copy(big);
+    const response = await post(fields).attach('attachments', big, 'escaneo.pdf');
+    expect(response.status).toBe(413);
+    expect(response.text).toContain('Puedes adjuntar hasta 3 archivos de 10 MB cada uno.');
+    expect(response.text).toContain('value="Cobro doble"');
+    const four = post(fields);
+    for (const name of ['a.pdf', 'b.pdf', 'c.pdf', 'd.pdf']) four.attach('attachments', PDF, name);
+    expect((await four).status).toBe(413);
+    const json = await app.http.post('/api/pqrs').set('Accept', 'application/json').field('type', 'queja').attach('attachments', big, 'x.pdf');
+    expect(json.status).toBe(413);
+    const nul = await post({ ...fields, subject: 'Cobro\u0000doble' }).attach('attachments', PDF, 'factura.pdf');
+    expect(nul.status).toBe(400);
   });
 });

@@ -6,7 +6,7 @@ import { roleAllowed, type Actor, type Role } from '../auth/roles';
 import { AppError, ForbiddenError, UnauthorizedError, UnsupportedMediaTypeError, ValidationError, type FieldError } from '../errors';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-export type BodyType = 'json' | 'form' | 'csv' | 'jpeg' | 'png' | 'pdf' | 'docx';
+export type BodyType = 'json' | 'form' | 'multipart' | 'csv' | 'jpeg' | 'png' | 'pdf' | 'docx';
 
 /**
  * Who may call a route: `public` (no token), `optional` (a token is used when sent), or the
@@ -93,6 +93,8 @@ export interface RouteDefinition {
 export const bodyMediaTypes: Record<BodyType, string> = {
   json: 'application/json',
   form: 'application/x-www-form-urlencoded',
+  // Not parsed by the body parser either: the handler reads the parts with its own limits (a form with files).
+  multipart: 'multipart/form-data',
   // Not parsed by the body parser: the handler streams it (large imports).
   csv: 'text/csv',
   // Files (receipts): not parsed either; the handler reads the bytes with its own limit.

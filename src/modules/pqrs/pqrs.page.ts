@@ -25,7 +25,7 @@ const SHORT_TYPE: Record<PqrsType, string> = {
 };
 
 /** The form's fields, in page order; errors on any other path go to the summary only. */
-const FIELDS = ['type', 'subject', 'description', 'anonymous', 'name', 'phone', 'email', 'documentId', 'consent', 'whatsappOptIn', 'emailOptIn'] as const;
+const FIELDS = ['type', 'subject', 'description', 'anonymous', 'name', 'phone', 'email', 'documentId', 'attachments', 'consent', 'whatsappOptIn', 'emailOptIn'] as const;
 type FormField = (typeof FIELDS)[number];
 
 export interface PqrsFormView {
@@ -127,6 +127,16 @@ ${this.errorText('type')}<select id="f-type" name="type" required aria-required=
 </div>`;
   }
 
+  /** Files cannot be refilled after an error: the hint says so when there was one. */
+  attachments(): string {
+    const again = this.view.errors?.length ? ' Si ya habías elegido archivos, vuelve a elegirlos.' : '';
+    return `<div class="field">
+<label for="f-attachments">Adjuntos (opcional)</label>
+<p class="hint" id="hint-attachments">Hasta 3 archivos PDF, JPG, PNG o Word (.docx) de 10 MB cada uno.${escapeHtml(again)}</p>
+${this.errorText('attachments')}<input type="file" id="f-attachments" name="attachments" multiple accept=".pdf,.jpg,.jpeg,.png,.docx,application/pdf,image/jpeg,image/png" aria-describedby="hint-attachments${this.errors.has('attachments') ? ' err-attachments' : ''}"${this.errors.has('attachments') ? ' aria-invalid="true"' : ''}>
+</div>`;
+  }
+
   checkbox(field: 'anonymous' | 'consent' | 'whatsappOptIn' | 'emailOptIn', labelHtml: string, required: boolean): string {
     const checked = this.view.values?.[field] ? ' checked' : '';
     return `<div class="field">
@@ -143,7 +153,7 @@ export function renderPqrsForm(view: PqrsFormView): string {
   const body = [
     '<h1>Peticiones, quejas, reclamos y sugerencias</h1>',
     '<p class="intro">Radica aquí tu solicitud. Te daremos un número de radicado y la fecha límite de respuesta, contada en días hábiles según la Ley 1755 de 2015.</p>',
-    `<form method="post" action="${escapeHtml(view.actionUrl)}" novalidate>`,
+    `<form method="post" action="${escapeHtml(view.actionUrl)}" enctype="multipart/form-data" novalidate>`,
     form.summary(),
     form.type(),
     form.text('subject', 'Asunto', true, ' type="text" maxlength="200"'),
@@ -157,6 +167,7 @@ export function renderPqrsForm(view: PqrsFormView): string {
     form.text('email', 'Correo electrónico', false, ' type="email" autocomplete="email" spellcheck="false" autocapitalize="off" maxlength="254"'),
     form.text('documentId', 'Cédula', false, ' type="text" inputmode="numeric" autocomplete="off" maxlength="20"'),
     '</fieldset>',
+    form.attachments(),
     `<div class="consent">\n${form.checkbox('consent', `${escapeHtml(view.consentText).replace(/\n/g, '<br>')} <span class="req">(obligatorio si no es anónima)</span>`, false)}\n${policy}\n</div>`,
     form.checkbox('whatsappOptIn', 'Quiero recibir por WhatsApp el número de radicado y la respuesta', false),
     form.checkbox('emailOptIn', 'Quiero recibir por correo el número de radicado y la respuesta', false),

@@ -1,11 +1,12 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Actor } from '../../kernel/auth/roles';
-import { AppError, ForbiddenError } from '../../kernel/errors';
+import { AppError, ForbiddenError, ValidationError, type FieldError } from '../../kernel/errors';
 import { readBody } from '../../kernel/file-store';
 import { ApiRouter, parsePart } from '../../kernel/http/router';
 import { localDateOf } from './pqrs.clock';
 import { PQRS_CHANNELS } from './pqrs.entities';
+import { checkFormFiles, MultipartError, parseMultipart, type FormFile } from './pqrs.multipart';
 import { renderMessage, renderPqrsForm, renderReceived, type PqrsFormView } from './pqrs.page';
 import { pqrsPolicy } from './pqrs.policy';
 import { readSettings, findRequest } from './pqrs.repository';
@@ -75,6 +76,24 @@ async function answerFormError(ctx: Context, body: Record<string, unknown>, erro
   return html(ctx, error.status, renderPqrsForm(await formView(ctx, { values, errors })));
 }
 
+/**
+ * The filing's own problems and its files' together (all at once on the form): a 400 when the
+ * fields are wrong, else a 415 for files that are not an accepted type.
+ */
+function withFileErrors<T>(parse: () => T, fileErrors: FieldError[]): T {
+  let parsed: T;
+  try {
+    parsed = parse();
+  } catch (error) {
+    if (error instanceof ValidationError && fileErrors.length) throw new ValidationError([...(error.errors ?? []), ...fileErrors], error.message, 'validation_failed');
+    throw error;
+  }
+  if (fileErrors.length) {
+    throw new AppError(415, 'attachment_type_mismatch', 'Unsupported media type', fileErrors.map((error) => error.message).join(' '), fileErrors);
+  }
+  return parsed;
+}
+
 /** Staff may file what reached them in person, by phone or by email; `channel` is theirs to set. */
 function staffChannel(body: Record<string, unknown>, actor: Actor | undefined) {
   if (body.channel === undefined) return undefined;
@@ -101,32 +120,53 @@ export const pqrsRouter = new ApiRouter('pqrs')
     {
       summary: 'File a PQRS request (public)',
       description:
-        'JSON, or the public form’s post (answered with a 303 to the "recibida" page, or the form again with every error). `consent` must be true ' +
+        'JSON, or the public form’s post, urlencoded or multipart with up to 3 `attachments` files (answered with a 303 to the "recibida" ' +
+        'page, or the form again with every error). `consent` must be true ' +
         'unless the request is an anonymous denuncia (`anonymous: true`, only for `type: denuncia`); a named request needs `name` and a phone or an email. ' +
-        'Rate-limited per IP. Staff may send `channel` (presencial, telefono, email…) for what reached them another way. The answer carries ' +
+        'Rate-limited per IP and per phone or email. A filled honeypot field `website` is answered 202 and stores nothing. Staff may send `channel` (presencial, telefono, email…) for what reached them another way. The answer carries ' +
         '`uploadToken`, which lets the filer attach files for 24 hours.',
       access: 'optional',
       body: fileBody,
-      bodyTypes: ['json', 'form'],
+      bodyTypes: ['json', 'form', 'multipart'],
       handlerParsesBody: true,
       status: 201,
       response: filedView,
-      errors: { 403: '`channel` sent by someone who does not handle requests', 429: 'Too many filings from this IP; see Retry-After' },
+      errors: {
+        403: '`channel` sent by someone who does not handle requests',
+        413: 'A form file over 10 MB, or more than 3',
+        415: 'A form file that is not an accepted type, or a program',
+        429: 'Too many filings from this IP or for this person; see Retry-After',
+      },
     },
     async ({ ctx, input, maybeActor }) => {
-      const isForm = ctx.is('urlencoded') === 'urlencoded';
-      const body = (typeof input.body === 'object' && input.body !== null && !Array.isArray(input.body) ? input.body : {}) as Record<string, unknown>;
+      const isMultipart = ctx.is('multipart') === 'multipart';
+      const isForm = isMultipart || ctx.is('urlencoded') === 'urlencoded';
+      let body = (typeof input.body === 'object' && input.body !== null && !Array.isArray(input.body) ? input.body : {}) as Record<string, unknown>;
       try {
+        let files: FormFile[] = [];
+        let fileErrors: FieldError[] = [];
+        if (isMultipart) {
+          const multipart = await parseMultipart(ctx.req).catch((error: unknown) => {
+            if (error instanceof MultipartError) body = error.fields;
+            throw error;
+          });
+          body = multipart.fields;
+          ({ accepted: files, errors: fileErrors } = checkFormFiles(multipart.files));
+        }
         const staff = staffChannel(body, maybeActor);
-        const parsed = desk.parseFiling(body);
+        const parsed = withFileErrors(() => desk.parseFiling(body), fileErrors);
         const meta = { ip: ctx.ip, userAgent: ctx.get('User-Agent') || undefined };
         if (parsed.website) {
           // A honeypot hit looks accepted to the bot and stores nothing.
           if (isForm) return html(ctx, 200, renderMessage('Solicitud recibida', 'Gracias.'));
           ctx.status = 202;
+          ctx.body = { status: 'received' };
           return undefined;
         }
         const filed = await desk.fileRequest(ctx.deps, parsed, meta, staff);
+        for (const file of files) {
+          await desk.addAttachment(ctx.deps, filed.request.id, { declaredType: file.type, fileName: file.fileName, bytes: file.bytes }, { token: filed.uploadToken ?? undefined });
+        }
         if (isForm) {
           ctx.status = 303;
           ctx.redirect(receivedPath(filed.request.id));
