@@ -39,7 +39,10 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
   for (const apiRouter of routers) routes.push(...apiRouter.routes);
 
   const router = new Router();
-  for (const route of routes) router.register(route.path, [route.method.toUpperCase()], route.middleware);
+  // A literal path wins over a parameter in its place (`/api/territories/heatmap`, served by the dashboard,
+  // before territories' `/api/territories/:id`), whichever module came first; the sort is stable otherwise.
+  const literalFirst = [...routes].sort((a, b) => Number(a.path.includes('/:')) - Number(b.path.includes('/:')));
+  for (const route of literalFirst) router.register(route.path, [route.method.toUpperCase()], route.middleware);
 
   const allowedOrigins = new Set(config.corsOrigins);
   app.use(requestFrame(deps.logger));

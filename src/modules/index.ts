@@ -13,6 +13,7 @@ import { noticesModule } from './notices';
 import { agendaModule } from './agenda';
 import { volunteersModule } from './volunteers';
 import { pqrsModule } from './pqrs';
+import { dashboardModule } from './dashboard';
 
 /** Every module of the process. The app, the ORM and the workers are all built from this list. */
 export const modules: ModuleManifest[] = [
@@ -30,6 +31,7 @@ export const modules: ModuleManifest[] = [
   agendaModule,
   volunteersModule,
   pqrsModule,
+  dashboardModule,
 ];
 
 export const allEntities = modules.flatMap((module) => module.entities);

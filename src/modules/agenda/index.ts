@@ -24,3 +24,4 @@ export { EVENT_TYPES, type EventType } from './agenda.entities';
 export { AgendaEventSchema } from './agenda.entities';
 export { attendanceByContacts, checkInsSince, eventBudget, eventExists, upcomingEvents, type Attendance, type CheckInFact } from './agenda.repository';
 export { linkUserContact } from './agenda.accounts';
+export { eventPoints, type EventPoint } from './agenda.figures.repository';

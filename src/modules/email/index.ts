@@ -21,3 +21,4 @@ export const emailModule: ModuleManifest = {
 export { decideWinner, chooseWinner, twoProportionZ } from './email.ab';
 export { queueEmailNotice, dispatchEmailNotices, emailNoticeDeliveries, type EmailNoticeResult, type EmailNoticeRefusal } from './email.notices';
 export type { NoticeDelivery as EmailNoticeDelivery } from './email.notices.repository';
+export { emailClicksByDay, emailReachBetween, type EmailReach } from './email.figures.repository';

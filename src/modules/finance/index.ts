@@ -8,3 +8,7 @@ export const financeModule: ModuleManifest = {
   entities: financeEntities,
   routers: [financeRouter],
 };
+
+export { financeBalance, spendByDay } from './finance.figures.repository';
+export { financePolicy } from './finance.policy';
+export type { CapSummary } from './finance.summary';

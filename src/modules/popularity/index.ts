@@ -9,3 +9,5 @@ export const popularityModule: ModuleManifest = {
   routers: [popularityRouter],
   onWorkersStarted: async (deps) => startDailyMetrics(deps),
 };
+
+export { ownPollAverageAt } from './popularity.figures';

@@ -18,3 +18,4 @@ export const pqrsModule: ModuleManifest = {
 
 export { pqrsCounts, pqrsOpenedClosedBetween, type OpenedClosedDay, type PqrsCounts } from './pqrs.figures';
 export type { ClockSettings } from './pqrs.clock';
+export { pqrsByTerritory, type PqrsTerritoryCount } from './pqrs.territories.repository';

@@ -15,3 +15,4 @@ export const qrModule: ModuleManifest = {
   rooms: () => [{ pattern: new RegExp(`^${DASHBOARD_ROOM}$`), roles: qrPolicy.roles('followDashboard'), description: 'War-room dashboard: live leads and totals' }],
 };
 export { leadsCapturedBetween } from './qr.repository';
+export { leadsByDay, leadsByTerritory, posterCodePoints, scansByDay, scansByTerritory, type DayCount, type PosterCodePoint, type TerritoryCount } from './qr.figures.repository';

@@ -24,3 +24,4 @@ export const socialModule: ModuleManifest = {
 export { CompetitorSchema, type Competitor } from './social.entities';
 export { allCompetitors, existingCompetitorIds, type CompetitorRecord } from './social.repository';
 export { alertCountsSince, socialFiguresBetween, type DailySocialFigures } from './social.stats.repository';
+export { latestAlerts, type LatestAlert } from './social.figures.repository';

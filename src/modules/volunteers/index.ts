@@ -16,3 +16,4 @@ export const volunteersModule: ModuleManifest = {
 
 export { VolunteerSchema } from './volunteers.entities';
 export { activeVolunteers, enrolVolunteerProspect, volunteersByStatus } from './volunteers.service';
+export { activeVolunteersAt, activitiesByDay, activitiesByTerritory, volunteersByTerritory } from './volunteers.figures.repository';

@@ -25,3 +25,4 @@ export { handleWebhookPayload, signatureValid } from './whatsapp.webhook';
 export { inboundMessagesBetween } from './whatsapp.repository';
 export { conversationForExport, type ConversationForExport } from './whatsapp.conversation-export';
 export { queueWhatsAppNotice, dispatchWhatsAppNotices, whatsAppDeliveries, type WhatsAppNoticeResult, type WhatsAppNoticeRefusal, type MessageDelivery } from './whatsapp.notices';
+export { inboundMessagesByDay, whatsAppReachBetween, type WhatsAppReach } from './whatsapp.figures.repository';
