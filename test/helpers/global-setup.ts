@@ -1,9 +1,16 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { createOrm, migrate } from '../../src/kernel/db';
 import { allEntities } from '../../src/modules';
 import { templateName, templateUrl, withAdmin } from './database';
 
+const root = join(__dirname, '..', '..');
+
 /** Rebuild the template database from the migrations once per run, and sweep leftovers. */
 export default async function globalSetup(): Promise<void> {
+  // The screens' tests load the built pages: `npm install && npm test` on a fresh clone builds them once.
+  if (!existsSync(join(root, 'dist', 'web', 'brigada', 'index.html'))) execFileSync('npm', ['run', 'build:web'], { cwd: root, stdio: 'inherit' });
   await withAdmin(async (client) => {
     const stale = await client.query<{ datname: string }>(`select datname from pg_database where datname like $1`, [`${templateName}\\_%`]);
     for (const { datname } of stale.rows) await client.query(`drop database if exists "${datname}" with (force)`);
