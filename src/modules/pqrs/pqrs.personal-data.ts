@@ -19,7 +19,9 @@ export const pqrsPersonalData: PersonalDataHolder = {
       q,
       requests.map((request) => request.id),
     );
-    const histories = await Promise.all(requests.map((request) => historyOf(q, request.id)));
+    // One after the other: `q` is the caller's transaction, a single connection.
+    const histories: Awaited<ReturnType<typeof historyOf>>[] = [];
+    for (const request of requests) histories.push(await historyOf(q, request.id));
     return {
       requests: requests.map((request, index) => ({
         id: request.id,
