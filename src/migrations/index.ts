@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261125144121_EmailSentAtIndex } from './Migration20261125144121_EmailSentAtIndex';
 import { Migration20261125133445_IncidentPhotosAndClientIds } from './Migration20261125133445_IncidentPhotosAndClientIds';
 import { Migration20261125131057_FinanceEntryEvent } from './Migration20261125131057_FinanceEntryEvent';
 import { Migration20261125123000_Agenda } from './Migration20261125123000_Agenda';
@@ -68,4 +69,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125123000_Agenda', class: Migration20261125123000_Agenda },
   { name: 'Migration20261125131057_FinanceEntryEvent', class: Migration20261125131057_FinanceEntryEvent },
   { name: 'Migration20261125133445_IncidentPhotosAndClientIds', class: Migration20261125133445_IncidentPhotosAndClientIds },
+  { name: 'Migration20261125144121_EmailSentAtIndex', class: Migration20261125144121_EmailSentAtIndex },
 ];

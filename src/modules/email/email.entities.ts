@@ -136,6 +136,8 @@ export const EmailRecipientSchema = defineEntity({
     { name: 'email_recipients_queue', expression: `create index "email_recipients_queue" on "email_recipients" ("id") where "status" = 'queued'` },
     // Rows left in flight by a process that died are found by their claim time.
     { name: 'email_recipients_in_flight', expression: `create index "email_recipients_in_flight" on "email_recipients" ("claimed_at") where "status" = 'sending'` },
+    // The dashboard's weekly reach counts messages sent in a window.
+    { name: 'email_recipients_sent_at', expression: `create index "email_recipients_sent_at" on "email_recipients" ("sent_at") where "sent_at" is not null` },
   ],
   properties: (p) => ({
     id: p.bigint().primary().autoincrement(),
