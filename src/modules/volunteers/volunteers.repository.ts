@@ -99,25 +99,8 @@ export async function volunteerIdMatching(q: Queries, person: { phone: string | 
   return row?.id;
 }
 
-export interface NewVolunteer {
-  id: string;
-  contactId: string;
-  userId: string | null;
-  territoryId: string | null;
-  skills: string[];
-  availability: string[];
-  status: VolunteerStatus;
-  leaderId: string | null;
-  goalPromisedVotes: number;
-  goalLeads: number;
-  goalPosters: number;
-  joinedOn: string;
-  source: string;
-  sourceRef: string | null;
-  locationConsentAt: Date | null;
-  locationConsentTextId: string | null;
-  locationConsentBy: string | null;
-}
+/** What a new volunteer row is written from: the record's own columns, less what the contact and the clock give, plus who recorded the location consent. */
+export type NewVolunteer = Omit<VolunteerRecord, 'name' | 'phone' | 'email' | 'documentId' | 'createdAt' | 'updatedAt'> & { locationConsentBy: string | null };
 
 /** Inserts the volunteer unless their contact already is one: the new id, or undefined. */
 export async function insertVolunteer(q: Queries, volunteer: NewVolunteer, at: Date): Promise<string | undefined> {
