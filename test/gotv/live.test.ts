@@ -270,7 +270,7 @@ describe('the learned curve, its explanation and its history', () => {
 
   it('explains the projection: the curve with its band, the nominal coverage and the reporting delay, overall and per territory', async () => {
     const body = (await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200)).body;
-    expect(body).toMatchObject({ method: 'learned-curve/v2', coverage: 0.9, curveSource: 'default', warnings: expect.any(Array) });
+    expect(body).toMatchObject({ method: 'learned-curve/v3', coverage: 0.9, curveSource: 'default', warnings: expect.any(Array) });
     // Three supporters' reports are too few to tell the delay.
     expect(body.lagMinutes).toBeNull();
     expect(body.curve.points.map((p: { time: string }) => p.time)).toEqual(['08:00', '09:00', '10:00', '11:00', '12:00', '13:00', '14:00', '15:00', '16:00']);

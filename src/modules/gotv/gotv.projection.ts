@@ -28,7 +28,7 @@ import { estimateLag, LAG_MODEL, reportedWithin, type LagCount, type LagDistribu
  * from the day's own counts (gotv.curve-model.ts), with the configured curve as its prior.
  * Method and formulas: docs/gotv-projection.md — keep the two in step.
  */
-export const PROJECTION_METHOD = 'learned-curve/v2';
+export const PROJECTION_METHOD = 'learned-curve/v3';
 
 export const PROJECTION_TUNING = {
   /** Nominal coverage of every interval. */
