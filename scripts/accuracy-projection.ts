@@ -5,13 +5,15 @@
  * turnout, the confirmed supporters and each territory's turnout; and the time project() takes.
  *
  *   npm run accuracy:projection -- [--days 200] [--families default,late-surge] [--stations 300]
- *                                  [--spread tiltSd,wiggleSd,wiggleHourCorrelation,territoryTiltSd] [--json]
+ *                                  [--history with,without] [--level daySd,territorySd,stationSd]
+ *                                  [--spread tiltSd,wiggleSd,wiggleHourCorrelation,territoryTiltSd,driftSd,futureSd] [--json]
  *
+ * `--history`: the days with the stations' previous turnout, without it, or both (the default).
  * `--json` prints the measures instead of the table (test/gotv/projection-accuracy.test.ts reads them).
  */
 import { performance } from 'node:perf_hooks';
 import { parseTimeOfDay } from '../src/modules/gotv/gotv.curve';
-import { DEFAULT_CURVE_SPREAD, type CurveSpread } from '../src/modules/gotv/gotv.curve-model';
+import { DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, type CurveSpread, type LevelSpread } from '../src/modules/gotv/gotv.curve-model';
 import { project } from '../src/modules/gotv/gotv.projection';
 import { CHECKPOINTS, FAMILIES, familyDay, type Family } from '../test/gotv/families';
 import { at, ELECTION_DATE, TIME_ZONE } from '../test/gotv/synthetic';
@@ -26,12 +28,24 @@ const stationCount = Number(argument('stations') ?? 300);
 const asJson = process.argv.includes('--json');
 const families = (argument('families')?.split(',') ?? [...FAMILIES]) as Family[];
 for (const family of families) if (!FAMILIES.includes(family)) throw new Error(`unknown family ${family}; known: ${FAMILIES.join(', ')}`);
-const [tiltSd, wiggleSd, wiggleHourCorrelation, territoryTiltSd] = (argument('spread')?.split(',') ?? []).map(Number);
+const histories = (argument('history')?.split(',') ?? ['with', 'without']).map((value) => {
+  if (value !== 'with' && value !== 'without') throw new Error(`--history takes with, without or both; got ${value}`);
+  return value === 'with';
+});
+const [tiltSd, wiggleSd, wiggleHourCorrelation, territoryTiltSd, driftSd, futureSd] = (argument('spread')?.split(',') ?? []).map(Number);
 const spread: CurveSpread = {
   tiltSd: tiltSd ?? DEFAULT_CURVE_SPREAD.tiltSd,
   wiggleSd: wiggleSd ?? DEFAULT_CURVE_SPREAD.wiggleSd,
   wiggleHourCorrelation: wiggleHourCorrelation ?? DEFAULT_CURVE_SPREAD.wiggleHourCorrelation,
   territoryTiltSd: territoryTiltSd ?? DEFAULT_CURVE_SPREAD.territoryTiltSd,
+  driftSd: driftSd ?? DEFAULT_CURVE_SPREAD.driftSd,
+  futureSd: futureSd ?? DEFAULT_CURVE_SPREAD.futureSd,
+};
+const [daySd, territorySd, stationSd] = (argument('level')?.split(',') ?? []).map(Number);
+const level: LevelSpread = {
+  daySd: daySd ?? DEFAULT_LEVEL_SPREAD.daySd,
+  territorySd: territorySd ?? DEFAULT_LEVEL_SPREAD.territorySd,
+  stationSd: stationSd ?? DEFAULT_LEVEL_SPREAD.stationSd,
 };
 
 /** One kind of interval at one checkpoint, over the days: coverage, mean absolute error and mean width (shares of the truth). */
@@ -44,6 +58,8 @@ export interface Measure {
 
 export interface FamilyAccuracy {
   family: Family;
+  /** Whether the stations carried their previous turnout. */
+  history: boolean;
   checkpoints: { time: string; turnout: Measure; confirmed: Measure; territories: Measure }[];
   /** Share of days whose turnout interval narrowed at every checkpoint. */
   narrowingDays: number;
@@ -71,19 +87,19 @@ class Tally {
 
 const fitTimes: number[] = [];
 
-function measureFamily(family: Family): FamilyAccuracy {
+function measureFamily(family: Family, history: boolean): FamilyAccuracy {
   const turnout = CHECKPOINTS.map(() => new Tally());
   const confirmed = CHECKPOINTS.map(() => new Tally());
   const territories = CHECKPOINTS.map(() => new Tally());
   let narrowing = 0;
   for (let seed = 1; seed <= days; seed++) {
-    const day = familyDay(family, seed, { stations: stationCount });
+    const day = familyDay(family, seed, { stations: stationCount, history });
     const widths: number[] = [];
     CHECKPOINTS.forEach((time, i) => {
       const minute = parseTimeOfDay(time);
       const { stations, voterLags } = day.inputsAt(minute);
       const started = performance.now();
-      const result = project({ now: at(minute), timeZone: TIME_ZONE, electionDate: ELECTION_DATE, curve: day.curve, spread, stations, voterLags });
+      const result = project({ now: at(minute), timeZone: TIME_ZONE, electionDate: ELECTION_DATE, curve: day.curve, spread, level, stations, voterLags });
       fitTimes.push(performance.now() - started);
       const o = result.overall;
       turnout[i]!.record(day.finalTurnout, o.projectedTurnout, o.projectedTurnoutLow, o.projectedTurnoutHigh);
@@ -98,15 +114,18 @@ function measureFamily(family: Family): FamilyAccuracy {
   }
   return {
     family,
+    history,
     checkpoints: CHECKPOINTS.map((time, i) => ({ time, turnout: turnout[i]!.measure(), confirmed: confirmed[i]!.measure(), territories: territories[i]!.measure() })),
     narrowingDays: narrowing / days,
   };
 }
 
 const results: FamilyAccuracy[] = [];
-for (const family of families) {
-  results.push(measureFamily(family));
-  if (!asJson) process.stderr.write(`${family} done\n`);
+for (const history of histories) {
+  for (const family of families) {
+    results.push(measureFamily(family, history));
+    if (!asJson) process.stderr.write(`${family} ${history ? 'with' : 'without'} history done\n`);
+  }
 }
 
 if (asJson) {
@@ -115,11 +134,13 @@ if (asJson) {
   const pct = (value: number) => (100 * value).toFixed(1);
   const sorted = [...fitTimes].sort((a, b) => a - b);
   const quantile = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
-  console.log(`Curve spread ${JSON.stringify(spread)}.`);
+  console.log(`Curve spread ${JSON.stringify(spread)}; level spread ${JSON.stringify(level)}.`);
   console.log(`${days} days per family, ${stationCount} stations; nominal coverage 0.90. Errors and widths in % of the true final.\n`);
-  console.log('| family | time | turnout coverage | MAE % | width % | confirmed coverage | MAE % | width % | territory coverage | territory MAE % | days narrowing 10→15 % |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
-  for (const { family, checkpoints, narrowingDays } of results) {
+  console.log(
+    '| family | history | time | turnout coverage | MAE % | width % | confirmed coverage | MAE % | width % | territory coverage | territory MAE % | days narrowing 10→15 % |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const { family, history, checkpoints, narrowingDays } of results) {
     checkpoints.forEach(({ time, turnout: t, confirmed: c, territories: k }, i) => {
       const cells = [
         t.coverage.toFixed(2),
@@ -131,7 +152,7 @@ if (asJson) {
         k.coverage.toFixed(2),
         pct(k.meanAbsoluteError),
       ];
-      console.log(`| ${i === 0 ? family : ''} | ${time} | ${cells.join(' | ')} | ${i === 0 ? pct(narrowingDays) : ''} |`);
+      console.log(`| ${i === 0 ? family : ''} | ${i === 0 ? (history ? 'yes' : 'no') : ''} | ${time} | ${cells.join(' | ')} | ${i === 0 ? pct(narrowingDays) : ''} |`);
     });
   }
   console.log(`\nproject() for ${stationCount} stations (fit included): median ${quantile(0.5)} ms, p95 ${quantile(0.95)} ms, max ${quantile(1)} ms.`);

@@ -1,5 +1,6 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261125144121_EmailSentAtIndex } from './Migration20261125144121_EmailSentAtIndex';
+import { Migration20261126090000_StationPreviousTurnout } from './Migration20261126090000_StationPreviousTurnout';
 import { Migration20261125133445_IncidentPhotosAndClientIds } from './Migration20261125133445_IncidentPhotosAndClientIds';
 import { Migration20261125131057_FinanceEntryEvent } from './Migration20261125131057_FinanceEntryEvent';
 import { Migration20261125123000_Agenda } from './Migration20261125123000_Agenda';
@@ -70,4 +71,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125131057_FinanceEntryEvent', class: Migration20261125131057_FinanceEntryEvent },
   { name: 'Migration20261125133445_IncidentPhotosAndClientIds', class: Migration20261125133445_IncidentPhotosAndClientIds },
   { name: 'Migration20261125144121_EmailSentAtIndex', class: Migration20261125144121_EmailSentAtIndex },
+  { name: 'Migration20261126090000_StationPreviousTurnout', class: Migration20261126090000_StationPreviousTurnout },
 ];

@@ -37,6 +37,14 @@ const ISSUE_15_POINTS = [
 /** Day-to-day variation every family gets: a tilt, three smooth waves, the whole day shifted. */
 export const DAY_VARIATION = { tiltSd: 0.25, waveSd: 0.06, shiftMinutes: 12, stationShiftSd: 15, readingSd: 0.03 } as const;
 
+/**
+ * Each station's turnout at the previous comparable election: today's final divided by a factor
+ * shared by the whole day, one per territory and one per station (log-normal, these sds), capped at
+ * the registered voters; a share of stations (new since then) have none. Drawn from a stream of its
+ * own, the same way for every family, so a day with history is the same day as without.
+ */
+export const HISTORY_VARIATION = { daySd: 0.1, territorySd: 0.05, stationSd: 0.1, missingShare: 0.1 } as const;
+
 function normal(random: () => number): number {
   const u = Math.max(random(), 1e-12);
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
@@ -51,6 +59,7 @@ interface Station {
   /** Each voting supporter's vote time and report delay (minutes). */
   votes: { at: number; lag: number }[];
   counts: { minute: number; votersSoFar: number }[];
+  previousTurnout: number | null;
   closingCount: CountReport;
 }
 
@@ -70,12 +79,19 @@ export interface FamilyDay {
 
 export interface FamilyOptions {
   stations?: number;
+  /** Whether stations carry their previous turnout (default true). */
+  history?: boolean;
 }
 
 export function familyDay(family: Family, seed: number, options: FamilyOptions = {}): FamilyDay {
   const stationCount = options.stations ?? 300;
   // Each family draws from its own stream, so one family's days do not depend on another's.
   const random = mulberry32(seed * 7919 + FAMILIES.indexOf(family) * 104_729);
+  const historyRandom = mulberry32(seed * 6_700_417 + FAMILIES.indexOf(family) * 7_919 + 13);
+  const withHistory = options.history ?? true;
+  const H = HISTORY_VARIATION;
+  const historyDay = H.daySd * normal(historyRandom);
+  const historyTerritory = TERRITORY_RATES.map(() => H.territorySd * normal(historyRandom));
   const curve = DEFAULT_CURVE;
   const { opensAt, closesAt } = curve;
   const length = closesAt - opensAt;
@@ -164,6 +180,9 @@ export function familyDay(family: Family, seed: number, options: FamilyOptions =
       votes.push({ at: t, lag });
     }
 
+    const factor = Math.exp(historyDay + historyTerritory[territory]! + H.stationSd * normal(historyRandom));
+    const previousTurnout = historyRandom() < H.missingShare ? null : Math.min(registeredVoters, Math.round(finalVoters / factor));
+
     stations.push({
       id: `s${i}`,
       territoryId: `t${territory}`,
@@ -172,6 +191,7 @@ export function familyDay(family: Family, seed: number, options: FamilyOptions =
       confirmedVoters,
       votes,
       counts,
+      previousTurnout: withHistory ? previousTurnout : null,
       closingCount: { votersSoFar: finalVoters, reportedAt: at(closesAt + 10) },
     });
   }
@@ -221,6 +241,7 @@ export function familyDay(family: Family, seed: number, options: FamilyOptions =
           registeredVoters: s.registeredVoters,
           confirmedVoters: s.confirmedVoters,
           confirmedVoted,
+          previousTurnout: s.previousTurnout,
           counts,
         };
       });

@@ -66,6 +66,7 @@ describe('GOTV settings', () => {
       closesAt: '16:00',
       turnoutCurve: null,
       curveHistory: [],
+      previousTurnoutSpread: { day: 0.12, territory: 0.06, station: 0.1 },
     });
     expectProblem(await app.http.get('/api/gotv/projection').set(viewer.auth), 409, 'election_date_not_set');
     const saved = await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200);
@@ -269,7 +270,7 @@ describe('the learned curve, its explanation and its history', () => {
 
   it('explains the projection: the curve with its band, the nominal coverage and the reporting delay, overall and per territory', async () => {
     const body = (await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200)).body;
-    expect(body).toMatchObject({ method: 'learned-curve/v2', coverage: 0.9, curveSource: 'default', warnings: expect.any(Array) });
+    expect(body).toMatchObject({ method: 'learned-curve/v3', coverage: 0.9, curveSource: 'default', warnings: expect.any(Array) });
     // Three supporters' reports are too few to tell the delay.
     expect(body.lagMinutes).toBeNull();
     expect(body.curve.points.map((p: { time: string }) => p.time)).toEqual(['08:00', '09:00', '10:00', '11:00', '12:00', '13:00', '14:00', '15:00', '16:00']);
@@ -315,6 +316,26 @@ describe('the learned curve, its explanation and its history', () => {
     expectProblem(await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today(), curveHistory: broken }), 400);
     await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today(), curveHistory: [] }).expect(200);
     expect((await app.http.get('/api/gotv/settings').set(viewer.auth).expect(200)).body.curveHistory).toEqual([]);
+  });
+
+  it('keeps how far turnout may stray from the previous one: kept when left out, null restores the defaults, bad values 400', async () => {
+    const previousTurnoutSpread = { day: 0.2, territory: 0.05, station: 0.15 };
+    const saved = await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today(), previousTurnoutSpread }).expect(200);
+    expect(saved.body.previousTurnoutSpread).toEqual(previousTurnoutSpread);
+    await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200);
+    expect((await app.http.get('/api/gotv/settings').set(viewer.auth).expect(200)).body.previousTurnoutSpread).toEqual(previousTurnoutSpread);
+    for (const bad of [
+      { day: 0, territory: 0.05, station: 0.1 },
+      { day: 0.1, territory: 0.05 },
+      { day: 'wide', territory: 0.05, station: 0.1 },
+      { day: 2, territory: 0.05, station: 0.1 },
+    ]) {
+      const body = expectProblem(await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today(), previousTurnoutSpread: bad }), 400);
+      expect(JSON.stringify(body.errors)).toContain('previousTurnoutSpread');
+    }
+    await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today(), previousTurnoutSpread: null }).expect(200);
+    expect((await app.http.get('/api/gotv/settings').set(viewer.auth).expect(200)).body.previousTurnoutSpread).toEqual({ day: 0.12, territory: 0.06, station: 0.1 });
+    await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200);
   });
 
   it('derives a past day’s curve from the counts kept for it, ready to store as history', async () => {

@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { FamilyAccuracy } from '../../scripts/accuracy-projection';
-import { CHECKPOINTS, type Family } from './families';
+import { CHECKPOINTS, FAMILIES, type Family } from './families';
 
 /**
  * The projection against the truth on families of synthetic days (test/gotv/families.ts): a small
  * seeded sample of what `npm run accuracy:projection` runs over 200 days per family
- * (docs/gotv-projection.md has that table). Goals: coverage near the nominal 0.9 from 12:00 on,
- * point error at 14:00 within 10 %, intervals narrowing through the day.
+ * (docs/gotv-projection.md has that table), with the stations' previous turnout (every family) and
+ * without it (the families the model meets without it). Goals: coverage near the nominal 0.9 from
+ * 12:00 on, point error at 14:00 within 10 %, intervals narrowing through the day.
  *
  * The days are measured by the accuracy script in a child process: Jest runs tests in a VM context
  * where every Math.exp and Math.log costs some 40 times what it costs in Node itself, which would
@@ -21,21 +22,29 @@ const DAYS = 24;
 const STATIONS = 240;
 const NOMINAL = 0.9;
 
-let results: Map<Family, FamilyAccuracy>;
+/** Families whose goals are met without the stations' previous turnout too (the others need the level it gives). */
+const WITHOUT_HISTORY: Family[] = ['default', 'early-surge', 'late-surge', 'flat', 'territory-curves', 'silent-stations', 'counts-stop-at-noon', 'delayed-voter-reports'];
 
-beforeAll(async () => {
+let withHistory: Map<Family, FamilyAccuracy>;
+let withoutHistory: Map<Family, FamilyAccuracy>;
+
+async function measure(history: 'with' | 'without', families: readonly Family[]): Promise<Map<Family, FamilyAccuracy>> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--import', 'tsx', 'scripts/accuracy-projection.ts', '--json', '--days', String(DAYS), '--stations', String(STATIONS)],
+    ['--import', 'tsx', 'scripts/accuracy-projection.ts', '--json', '--days', String(DAYS), '--stations', String(STATIONS), '--history', history, '--families', families.join(',')],
     { maxBuffer: 16 * 1024 * 1024 },
   );
-  results = new Map((JSON.parse(stdout) as FamilyAccuracy[]).map((r) => [r.family, r]));
-}, 120_000);
+  return new Map((JSON.parse(stdout) as FamilyAccuracy[]).map((r) => [r.family, r]));
+}
+
+beforeAll(async () => {
+  // Two children at once: the machine running CI has at least two cores.
+  [withHistory, withoutHistory] = await Promise.all([measure('with', FAMILIES), measure('without', WITHOUT_HISTORY)]);
+}, 240_000);
 
 const fromNoon = (r: FamilyAccuracy) => r.checkpoints.filter((c) => c.time >= '12:00');
 const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
 const at = (r: FamilyAccuracy, time: string) => r.checkpoints.find((c) => c.time === time)!;
-const of = (family: Family) => results.get(family)!;
 
 function expectCalibrated(coverage: number): void {
   expect(coverage).toBeGreaterThanOrEqual(NOMINAL - 0.1);
@@ -48,71 +57,86 @@ function expectNarrowing(widths: number[]): void {
 
 const turnoutWidths = (r: FamilyAccuracy) => r.checkpoints.map((c) => c.turnout.meanWidth);
 
+function expectTurnoutGoals(r: FamilyAccuracy): void {
+  expectCalibrated(mean(fromNoon(r).map((c) => c.turnout.coverage)));
+  expect(at(r, '14:00').turnout.meanAbsoluteError).toBeLessThanOrEqual(0.1);
+  expectNarrowing(turnoutWidths(r));
+}
+
+function expectConfirmedGoals(r: FamilyAccuracy): void {
+  expectCalibrated(mean(fromNoon(r).map((c) => c.confirmed.coverage)));
+  expect(at(r, '14:00').confirmed.meanAbsoluteError).toBeLessThanOrEqual(0.1);
+}
+
+/** Counts that stop at noon: calibrated, and the interval does not narrow without new counts. */
+function expectStoppedCountsGoals(r: FamilyAccuracy): void {
+  expectCalibrated(mean(fromNoon(r).map((c) => c.turnout.coverage)));
+  expectCalibrated(mean(fromNoon(r).map((c) => c.confirmed.coverage)));
+  const widths = turnoutWidths(r);
+  const noon = CHECKPOINTS.indexOf('12:00');
+  expectNarrowing(widths.slice(0, noon + 1));
+  // After noon nothing new is known about the turnout: the band holds its width.
+  for (let i = noon + 1; i < widths.length; i++) expect(widths[i]!).toBeGreaterThan(0.9 * widths[noon]!);
+}
+
 describe('projection accuracy on families of synthetic days', () => {
   it('measures every checkpoint of every family', () => {
-    expect([...results.keys()]).toHaveLength(10);
-    for (const r of results.values()) {
+    expect([...withHistory.keys()]).toEqual([...FAMILIES]);
+    expect([...withoutHistory.keys()]).toEqual(WITHOUT_HISTORY);
+    for (const r of [...withHistory.values(), ...withoutHistory.values()]) {
       expect(r.checkpoints.map((c) => c.time)).toEqual([...CHECKPOINTS]);
       for (const c of fromNoon(r)) expect(c.turnout.n).toBe(DAYS);
     }
   });
 
-  // Families whose every goal is met.
-  describe.each<Family>(['default', 'early-surge', 'late-surge', 'territory-curves', 'silent-stations', 'delayed-voter-reports'])('%s', (family) => {
-    it('turnout: coverage near nominal from 12:00, error at 14:00 within 10 %, intervals narrowing', () => {
-      const r = of(family);
-      expectCalibrated(mean(fromNoon(r).map((c) => c.turnout.coverage)));
+  describe('stations with their previous turnout', () => {
+    const of = (family: Family) => withHistory.get(family)!;
+    // Goals not met, asserted as they stand (`failing` fails once the goal is reached, to be promoted):
+    // on these ordinary days every interval of the sample holds the truth (coverage 1.00 > 0.98), as the
+    // prior that lets the level pull the unseen part of the day (λ) widens them. docs/gotv-projection.md,
+    // "Where it falls short".
+    const overCovered = new Set(['late-surge:turnout', 'late-surge:confirmed', 'flat:turnout', 'delayed-voter-reports:turnout', 'delayed-voter-reports:confirmed']);
+    const test = (family: Family, what: string) => (overCovered.has(`${family}:${what}`) ? it.failing : it);
+
+    describe.each<Family>(FAMILIES.filter((f) => f !== 'counts-stop-at-noon'))('%s', (family) => {
+      test(family, 'turnout')('turnout: coverage near nominal from 12:00, error at 14:00 within 10 %, intervals narrowing', () => expectTurnoutGoals(of(family)));
+      test(family, 'confirmed')('confirmed supporters: coverage near nominal from 12:00, error at 14:00 within 10 %', () => expectConfirmedGoals(of(family)));
+    });
+
+    it('territories with different curves: each territory’s interval holds its final near the nominal rate', () => {
+      expectCalibrated(mean(fromNoon(of('territory-curves')).map((c) => c.territories.coverage)));
+    });
+
+    it.failing('counts that stop at noon: calibrated (over-covers: 1.00), and the interval does not narrow without new counts', () =>
+      expectStoppedCountsGoals(of('counts-stop-at-noon')),
+    );
+  });
+
+  describe('stations without their previous turnout (the model as it was before history)', () => {
+    const of = (family: Family) => withoutHistory.get(family)!;
+
+    describe.each<Family>(['default', 'early-surge', 'late-surge', 'territory-curves', 'silent-stations', 'delayed-voter-reports'])('%s', (family) => {
+      it('turnout: coverage near nominal from 12:00, error at 14:00 within 10 %, intervals narrowing', () => expectTurnoutGoals(of(family)));
+      it('confirmed supporters: coverage near nominal from 12:00, error at 14:00 within 10 %', () => expectConfirmedGoals(of(family)));
+    });
+
+    it('territories with different curves: each territory’s interval holds its final near the nominal rate', () => {
+      expectCalibrated(mean(fromNoon(of('territory-curves')).map((c) => c.territories.coverage)));
+    });
+
+    it('counts that stop at noon: calibrated, and the interval does not narrow without new counts', () => expectStoppedCountsGoals(of('counts-stop-at-noon')));
+
+    it('flat day: error at 14:00 within 10 %, intervals narrowing', () => {
+      const r = of('flat');
       expect(at(r, '14:00').turnout.meanAbsoluteError).toBeLessThanOrEqual(0.1);
       expectNarrowing(turnoutWidths(r));
     });
 
-    it('confirmed supporters: coverage near nominal from 12:00, error at 14:00 within 10 %', () => {
-      const r = of(family);
-      expectCalibrated(mean(fromNoon(r).map((c) => c.confirmed.coverage)));
-      expect(at(r, '14:00').confirmed.meanAbsoluteError).toBeLessThanOrEqual(0.1);
+    // Without history a flat morning reads as the whole day running early (docs/gotv-projection.md,
+    // "Where it falls short"); lunch-dip and issue-15 are not run without history: counts' ratios
+    // alone cannot tell them from an ordinary day, which is what the previous turnout is for.
+    it.failing('flat day: coverage near nominal from 12:00 (a flat morning reads as an early surge until 13:00)', () => {
+      expectCalibrated(mean(fromNoon(of('flat')).map((c) => c.turnout.coverage)));
     });
-  });
-
-  it('territories with different curves: each territory’s interval holds its final near the nominal rate', () => {
-    expectCalibrated(mean(fromNoon(of('territory-curves')).map((c) => c.territories.coverage)));
-  });
-
-  it('counts that stop at noon: calibrated, and the interval does not narrow without new counts', () => {
-    const r = of('counts-stop-at-noon');
-    expectCalibrated(mean(fromNoon(r).map((c) => c.turnout.coverage)));
-    expectCalibrated(mean(fromNoon(r).map((c) => c.confirmed.coverage)));
-    const widths = turnoutWidths(r);
-    const noon = CHECKPOINTS.indexOf('12:00');
-    expectNarrowing(widths.slice(0, noon + 1));
-    // After noon nothing new is known about the turnout: the band holds its width.
-    for (let i = noon + 1; i < widths.length; i++) expect(widths[i]!).toBeGreaterThan(0.9 * widths[noon]!);
-  });
-
-  it('flat day: error at 14:00 within 10 %, intervals narrowing', () => {
-    const r = of('flat');
-    expect(at(r, '14:00').turnout.meanAbsoluteError).toBeLessThanOrEqual(0.1);
-    expectNarrowing(turnoutWidths(r));
-  });
-
-  // Goals not met, asserted as they stand: a test marked `failing` fails once its goal is reached,
-  // and is then promoted. Why they fail: docs/gotv-projection.md, "Where it falls short".
-  it.failing('flat day: coverage near nominal from 12:00 (a flat morning reads as an early surge until 13:00)', () => {
-    expectCalibrated(mean(fromNoon(of('flat')).map((c) => c.turnout.coverage)));
-  });
-
-  it.failing('lunchtime dip: error at 14:00 within 10 % (at 14:00 the dip reads as an afternoon decline)', () => {
-    expect(at(of('lunch-dip'), '14:00').turnout.meanAbsoluteError).toBeLessThanOrEqual(0.1);
-  });
-
-  it.failing('lunchtime dip: coverage near nominal from 12:00', () => {
-    expectCalibrated(mean(fromNoon(of('lunch-dip')).map((c) => c.turnout.coverage)));
-  });
-
-  it.failing('issue 15 (a flat day until 14:00, then a surge): error at 14:00 within 10 %', () => {
-    expect(at(of('issue-15'), '14:00').turnout.meanAbsoluteError).toBeLessThanOrEqual(0.1);
-  });
-
-  it.failing('issue 15: coverage near nominal from 12:00', () => {
-    expectCalibrated(mean(fromNoon(of('issue-15')).map((c) => c.turnout.coverage)));
   });
 });

@@ -137,6 +137,32 @@ describe('inputs the projection sets aside or falls back on', () => {
     expect(some.overall.projectedTurnout).toBe(all.byTerritory.find((t) => t.territoryId === 't2')!.projectedTurnout);
   });
 
+  it('previous turnout: used when it fits, set aside with a warning above registered voters, ignored at 0; never NaN', () => {
+    const base = familyDay('default', 3, { stations: 120 }).inputsAt(h('12:00')).stations;
+    const withHistory = projectAt(h('12:00'), base);
+    expectWellFormed(withHistory);
+    // A station with history and no count takes its previous turnout times the day's factor.
+    const silent = base.findIndex((s) => s.counts.length === 0 && (s.previousTurnout ?? 0) > 0);
+    expect(withHistory.stations[silent]!.basis).toBe('history');
+    const odd = [
+      ...base,
+      station('above', [{ votersSoFar: 300, at: '11:00' }], { previousTurnout: 1500 }),
+      station('zero', [{ votersSoFar: 300, at: '11:00' }], { previousTurnout: 0 }),
+    ];
+    const result = projectAt(h('12:00'), odd);
+    expectWellFormed(result);
+    expect(result.warnings).toContain('1 station(s) with a previous turnout above their registered voters: that history was set aside');
+    // Without any history the projection is the one it was before history existed.
+    const none = base.map((s) => ({ ...s, previousTurnout: null }));
+    const plain = projectAt(h('12:00'), none);
+    const absent = projectAt(
+      h('12:00'),
+      base.map(({ previousTurnout: _unused, ...s }) => s),
+    );
+    expect(plain).toEqual(absent);
+    expect(plain.stations.some((s) => s.basis === 'history')).toBe(false);
+  });
+
   it('a fit passed in (a cache) gives what a fresh fit gives', () => {
     const input: ProjectionInput = { now: at(h('12:00')), timeZone: TIME_ZONE, electionDate: ELECTION_DATE, curve: DEFAULT_CURVE, stations: day.inputsAt(h('12:00')) };
     const fit = fitPrepared(prepareDay(input));
@@ -182,7 +208,8 @@ describe('reporting lag', () => {
     let coveredUncorrected = 0;
     const errors: number[] = [];
     for (const seed of [1, 2, 3, 4, 5]) {
-      const day = familyDay('delayed-voter-reports', seed, { stations: 200 });
+      // Without history the curve's band is narrow enough at 15:00 to show the delay's effect alone.
+      const day = familyDay('delayed-voter-reports', seed, { stations: 200, history: false });
       const { stations, voterLags } = day.inputsAt(h('15:00'));
       const corrected = projectAt(h('15:00'), stations, { voterLags });
       const uncorrected = projectAt(h('15:00'), stations);

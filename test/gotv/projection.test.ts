@@ -172,7 +172,7 @@ describe('phases', () => {
   it('says the polls are not open yet, before 08:00 and on the days before', () => {
     for (const now of [at(h('07:59')), at(h('15:00'), '2026-03-07')]) {
       const result = project({ now, timeZone: TIME_ZONE, electionDate: ELECTION_DATE, curve: day.curve, stations: day.inputsAt(0) });
-      expect(result).toMatchObject({ phase: 'before_open', elapsedFraction: 0, method: 'learned-curve/v2', lagMinutes: null, coverage: 0.9 });
+      expect(result).toMatchObject({ phase: 'before_open', elapsedFraction: 0, method: 'learned-curve/v3', lagMinutes: null, coverage: 0.9 });
       // The curve is the prior, with the prior's band.
       expect(result.curve.points.map((p) => p.fraction)).toEqual(result.curve.points.map((p) => p.prior));
       expect(result.curve.points[4]!.low).toBeLessThan(result.curve.points[4]!.fraction);

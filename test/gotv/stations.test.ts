@@ -80,6 +80,36 @@ describe('polling stations', () => {
     }
   });
 
+  it('keeps a station’s previous turnout, never above its registered voters (400 naming the field)', async () => {
+    const created = await app.http
+      .post('/api/gotv/polling-stations')
+      .set(manager.auth)
+      .send(station({ registeredVoters: 1000, previousTurnout: 610 }))
+      .expect(201);
+    expect(created.body).toMatchObject({ registeredVoters: 1000, previousTurnout: 610 });
+    const path = (body: Record<string, unknown>) => (body.errors as { path: string }[]).map((e) => e.path);
+    expect(
+      path(
+        expectProblem(
+          await app.http
+            .post('/api/gotv/polling-stations')
+            .set(manager.auth)
+            .send(station({ registeredVoters: 1000, previousTurnout: 1001 })),
+          400,
+        ),
+      ),
+    ).toEqual(['body.previousTurnout']);
+    for (const previousTurnout of [-1, 2.5, 'many']) {
+      expect(path(expectProblem(await app.http.post('/api/gotv/polling-stations').set(manager.auth).send(station({ previousTurnout })), 400))).toEqual(['body.previousTurnout']);
+    }
+    const id = created.body.id as string;
+    expect(path(expectProblem(await app.http.patch(`/api/gotv/polling-stations/${id}`).set(manager.auth).send({ previousTurnout: 1200 }), 400))).toEqual(['body.previousTurnout']);
+    expect(path(expectProblem(await app.http.patch(`/api/gotv/polling-stations/${id}`).set(manager.auth).send({ registeredVoters: 600 }), 400))).toEqual(['body.registeredVoters']);
+    expect((await app.http.patch(`/api/gotv/polling-stations/${id}`).set(manager.auth).send({ previousTurnout: 700 }).expect(200)).body.previousTurnout).toBe(700);
+    expect((await app.http.patch(`/api/gotv/polling-stations/${id}`).set(manager.auth).send({ previousTurnout: null }).expect(200)).body.previousTurnout).toBeNull();
+    expect((await app.http.get(`/api/gotv/polling-stations/${id}`).set(viewer.auth).expect(200)).body.previousTurnout).toBeNull();
+  });
+
   it('refuses a duplicate code with 409', async () => {
     await app.http
       .post('/api/gotv/polling-stations')

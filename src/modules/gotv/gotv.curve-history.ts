@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { buildCurve, curveProblems, curvePointsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, fractionAt, InvalidCurveError, parseTimeOfDay, type TurnoutCurve } from './gotv.curve';
-import { CURVE_MODEL, curveGrid, DEFAULT_CURVE_SPREAD, type CurveSpread } from './gotv.curve-model';
+import { CURVE_MODEL, curveGrid, DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, type CurveSpread, type LevelSpread } from './gotv.curve-model';
 
 /**
  * Past election days' curves, kept in the GOTV settings, and the prior they make for today: the
@@ -25,6 +25,31 @@ export const historyCurveSchema = z
     }
   });
 export const curveHistorySchema = z.array(historyCurveSchema).max(MAX_HISTORY_CURVES);
+
+/** How far this election's turnout strays from the stations' previous turnout: log sds (0.1 ≈ ±10 %). */
+export const previousTurnoutSpreadSchema = z
+  .object({
+    day: z.number().min(0.01).max(1).describe(`shared by every station (national mood, weather); default ${DEFAULT_LEVEL_SPREAD.daySd}`),
+    territory: z.number().min(0).max(1).describe(`per territory; default ${DEFAULT_LEVEL_SPREAD.territorySd}`),
+    station: z.number().min(0.01).max(1).describe(`per station (a start: the fit re-estimates it); default ${DEFAULT_LEVEL_SPREAD.stationSd}`),
+  })
+  .meta({ id: 'GotvPreviousTurnoutSpread' });
+export type PreviousTurnoutSpread = z.infer<typeof previousTurnoutSpreadSchema>;
+
+export const DEFAULT_PREVIOUS_TURNOUT_SPREAD: PreviousTurnoutSpread = {
+  day: DEFAULT_LEVEL_SPREAD.daySd,
+  territory: DEFAULT_LEVEL_SPREAD.territorySd,
+  station: DEFAULT_LEVEL_SPREAD.stationSd,
+};
+
+/** The stored spread, or the defaults (with a warning when what is stored no longer validates). */
+export function readPreviousTurnoutSpread(stored: unknown, warnings?: string[]): PreviousTurnoutSpread {
+  if (stored === null || stored === undefined) return DEFAULT_PREVIOUS_TURNOUT_SPREAD;
+  const parsed = previousTurnoutSpreadSchema.safeParse(stored);
+  if (parsed.success) return parsed.data;
+  warnings?.push('stored previousTurnoutSpread set aside: the defaults are used');
+  return DEFAULT_PREVIOUS_TURNOUT_SPREAD;
+}
 export type HistoryCurve = z.infer<typeof historyCurveSchema>;
 
 export type CurveSource = 'default' | 'configured' | 'history';
@@ -42,6 +67,8 @@ export interface DayPrior {
   curve: TurnoutCurve;
   source: CurveSource;
   spread: CurveSpread;
+  /** How far turnout may stray from the stations' previous turnout. */
+  level: LevelSpread;
   /** Curves the settings hold that could not be used, and why. */
   warnings: string[];
 }
@@ -93,8 +120,16 @@ export function spreadFromHistory(prior: TurnoutCurve, curves: ((share: number) 
  * written before a rule existed, or edited by hand) is set aside with a warning instead of failing
  * the projection: the default shape is used on the configured hours (or 08:00–16:00).
  */
-export function dayPrior(settings: { opensAt: string; closesAt: string; turnoutCurve: { time: string; fraction: number }[] | null; curveHistory: unknown[] }): DayPrior {
+export function dayPrior(settings: {
+  opensAt: string;
+  closesAt: string;
+  turnoutCurve: { time: string; fraction: number }[] | null;
+  curveHistory: unknown[];
+  previousTurnoutSpread?: unknown;
+}): DayPrior {
   const warnings: string[] = [];
+  const previous = readPreviousTurnoutSpread(settings.previousTurnoutSpread, warnings);
+  const level: LevelSpread = { daySd: previous.day, territorySd: previous.territory, stationSd: previous.station };
   const history: HistoryCurve[] = [];
   settings.curveHistory.forEach((entry, index) => {
     const parsed = historyCurveSchema.safeParse(entry);
@@ -124,7 +159,7 @@ export function dayPrior(settings: { opensAt: string; closesAt: string; turnoutC
     }
     source = 'default';
   }
-  return { curve, source, spread: spreadFromHistory(curve, relative), warnings };
+  return { curve, source, spread: spreadFromHistory(curve, relative), level, warnings };
 }
 
 /** The pointwise mean of the history's curves on today's hours, every half hour. */

@@ -23,9 +23,33 @@ export interface CurveSpread {
   wiggleHourCorrelation: number;
   /** Prior sd of a territory's tilt on top of the day's. */
   territoryTiltSd: number;
+  /**
+   * Sd per hour of a random walk in the log flow: the rest of the day may run hotter or colder than
+   * the morning said. Applied only when the stations' previous turnout pins the day's level (else
+   * nothing could inform it and it would only widen every interval).
+   */
+  driftSd: number;
+  /**
+   * Scale of the Student-t prior (CURVE_MODEL.futureDegrees) on λ, a common shift of the log flow of
+   * every bin after the latest count: the part of the day no count has seen. Like the drift, used
+   * only when the previous turnout pins the level; heavy-tailed so that strong level evidence wins.
+   */
+  futureSd: number;
 }
 
-export const DEFAULT_CURVE_SPREAD: CurveSpread = { tiltSd: 0.8, wiggleSd: 0.1, wiggleHourCorrelation: 0.5, territoryTiltSd: 0.4 };
+export const DEFAULT_CURVE_SPREAD: CurveSpread = { tiltSd: 0.8, wiggleSd: 0.1, wiggleHourCorrelation: 0.5, territoryTiltSd: 0.4, driftSd: 0.1, futureSd: 0.6 };
+
+/**
+ * How far this election's turnout strays from the previous comparable one's, as log sds: a factor
+ * shared by the whole day (national mood, weather), one per territory, one per station.
+ */
+export interface LevelSpread {
+  daySd: number;
+  territorySd: number;
+  stationSd: number;
+}
+
+export const DEFAULT_LEVEL_SPREAD: LevelSpread = { daySd: 0.12, territorySd: 0.06, stationSd: 0.1 };
 
 export const CURVE_MODEL = {
   binMinutes: 30,
@@ -43,6 +67,10 @@ export const CURVE_MODEL = {
   closingReadingSd: 0.005,
   /** Sd of a station running early or late against its territory's curve, in minutes. */
   stationTimingMinutes: 15,
+  /** Counted stations with a previous turnout the day needs before the drift and λ are used. */
+  historyStations: 10,
+  /** Degrees of freedom of λ's Student-t prior. */
+  futureDegrees: 2,
   /** Counted stations a territory needs to get its own tilt. */
   territoryCurveStations: 8,
   /** At most this many territory tilts (the territories with most counted stations). */
@@ -60,6 +88,8 @@ export interface CurveGrid {
   priorLogShare: Float64Array;
   /** x of each bin's middle: −½ … ½ over the day. */
   position: Float64Array;
+  /** Share of each bin after the latest count, and the index of λ (the shift of those bins' log flow); set by the fit. */
+  future?: { share: Float64Array; index: number };
 }
 
 export function curveGrid(curve: TurnoutCurve): CurveGrid {
@@ -113,6 +143,8 @@ export interface FitStation {
   /** The territory whose turnout rate (and, with enough data, tilt) the station shares; '' for none. */
   group: string;
   registeredVoters: number;
+  /** log(previous turnout / registered voters) when the station's previous comparable turnout is known. */
+  previousLogRate?: number | undefined;
   reports: readonly { minute: number; votersSoFar: number }[];
   /** The station's figure: its projection is never below it. */
   floor: number;
@@ -120,7 +152,8 @@ export interface FitStation {
   cap: number;
 }
 
-export type StationBasis = 'count' | 'territory' | 'overall' | 'none';
+/** count: its own counts; history: its previous turnout times the day's factor; territory/overall: a rate borrowed; none: nothing fitted. */
+export type StationBasis = 'count' | 'history' | 'territory' | 'overall' | 'none';
 
 /** A station's projected final turnout and what its uncertainty is made of. */
 export interface StationFinal {
@@ -134,6 +167,8 @@ export interface StationFinal {
   territoryLoading: number;
   /** A count read after closing: the final figure, no uncertainty. */
   closed: boolean;
+  /** The rate group whose effect `territoryLoading` multiplies (a territory, split by whether stations have history). */
+  rateGroup: string;
 }
 
 interface WorkingReport {
@@ -146,13 +181,23 @@ interface WorkingReport {
   weight: number;
 }
 
+/**
+ * The stations of a territory that share a rate effect: those with a previous turnout (their rate
+ * is the previous one times the day's factor, ν) and those without (their rate is μ's), apart.
+ */
 interface GroupState {
   key: string;
+  territory: string;
+  history: boolean;
+  /** Index of the group's level parameter: μ, or ν for stations with history. */
+  level: number;
+  /** Prior variance of the group's log-rate effect. */
+  rateVariance: number;
   /** Index of the territory's own tilt among the parameters, or −1 (the day's curve). */
   tiltIndex: number;
   stations: number[];
   counted: number;
-  /** Posterior variance of the territory's log-rate effect, at the fitted parameters. */
+  /** Posterior variance of the group's log-rate effect, at the fitted parameters. */
   effectVariance: number;
 }
 
@@ -162,7 +207,7 @@ const FIRST_BIN = 2;
 
 export interface DayFit {
   grid: CurveGrid;
-  /** Parameters: μ, the day's tilt, one wiggle per bin, one tilt per territory curve. */
+  /** Parameters: μ, the day's tilt, one wiggle per bin, one tilt per territory curve, ν. */
   parameters: Float64Array;
   /** Cholesky factor of the posterior precision (Laplace approximation). */
   factor: Float64Array;
@@ -170,24 +215,33 @@ export interface DayFit {
   informed: boolean;
   spread: CurveSpread;
   stationRateSd: number;
+  /** Sd of a station's rate around its previous one's (times the day's factor), as re-estimated. */
+  historyStationSd: number;
+  /** Whether the stations' previous turnout pins the day's level (and the drift is on). */
+  levelFromHistory: boolean;
   stations: StationFinal[];
-  /** Per territory key: its tilt index (−1: the day's curve), counted stations, rate effect variance. */
-  groups: Map<string, { tiltIndex: number; counted: number; effectVariance: number }>;
+  /** Per territory key: its tilt index (−1: the day's curve) and counted stations. */
+  groups: Map<string, { tiltIndex: number; counted: number }>;
+  /** Per rate group (StationFinal.rateGroup): the posterior variance of its rate effect. */
+  rateGroups: Map<string, { effectVariance: number }>;
   countedStations: number;
   iterations: number;
 }
 
+/** μ, the tilt, the bins' wiggles, the territory tilts, then λ and ν. */
 export function parameterCount(grid: CurveGrid, territoryCurves: number): number {
-  return FIRST_BIN + grid.bins + territoryCurves;
+  return FIRST_BIN + grid.bins + territoryCurves + 2;
 }
 
 /** The bin shares of the curve the parameters describe, for the day (tiltIndex −1) or a territory. */
 export function curveShares(grid: CurveGrid, parameters: ArrayLike<number>, tiltIndex = -1): CurveShares {
   const tilt = parameters[TILT]! + (tiltIndex >= 0 ? parameters[tiltIndex]! : 0);
+  const future = grid.future;
+  const lambda = future ? parameters[future.index]! : 0;
   const shares = new Float64Array(grid.bins);
   let top = -Infinity;
   for (let b = 0; b < grid.bins; b++) {
-    shares[b] = grid.priorLogShare[b]! + tilt * grid.position[b]! + parameters[FIRST_BIN + b]!;
+    shares[b] = grid.priorLogShare[b]! + tilt * grid.position[b]! + parameters[FIRST_BIN + b]! + (future ? lambda * future.share[b]! : 0);
     top = Math.max(top, shares[b]!);
   }
   let total = 0;
@@ -210,14 +264,17 @@ export function fractionGradient(grid: CurveGrid, curve: CurveShares, size: numb
   const { bin, part } = binOf(grid, minute);
   const f = fractionOf(grid, curve, minute);
   let tilt = 0;
+  let lambda = 0;
   for (let c = 0; c < grid.bins; c++) {
     const covered = c < bin ? 1 : c === bin ? part : 0;
     const d = curve.shares[c]! * (covered - f);
     gradient[FIRST_BIN + c] = d;
     tilt += d * grid.position[c]!;
+    if (grid.future) lambda += d * grid.future.share[c]!;
   }
   gradient[TILT] = tilt;
   if (tiltIndex >= 0) gradient[tiltIndex] = tilt;
+  if (grid.future) gradient[grid.future.index] = lambda;
   return gradient;
 }
 
@@ -227,13 +284,16 @@ export function weightedShareGradient(grid: CurveGrid, curve: CurveShares, size:
   for (let c = 0; c < grid.bins; c++) mean += curve.shares[c]! * weights[c]!;
   const gradient = new Float64Array(size);
   let tilt = 0;
+  let lambda = 0;
   for (let c = 0; c < grid.bins; c++) {
     const d = curve.shares[c]! * (weights[c]! - mean);
     gradient[FIRST_BIN + c] = d;
     tilt += d * grid.position[c]!;
+    if (grid.future) lambda += d * grid.future.share[c]!;
   }
   gradient[TILT] = tilt;
   if (tiltIndex >= 0) gradient[tiltIndex] = tilt;
+  if (grid.future) gradient[grid.future.index] = lambda;
   return gradient;
 }
 
@@ -246,22 +306,55 @@ function binCorrelation(grid: CurveGrid, spread: CurveSpread): number {
  * The prior's precision (inverse covariance) over the parameters; μ is left free. The wiggles
  * follow an AR(1): z_0 ~ N(0, s²), z_b − ρ z_{b−1} ~ N(0, s²(1 − ρ²)), a tridiagonal precision.
  */
-function priorPrecision(grid: CurveGrid, spread: CurveSpread, size: number): SymmetricMatrix {
+function priorPrecision(grid: CurveGrid, spread: CurveSpread, size: number, level: LevelSpread, drift: boolean): SymmetricMatrix {
   const precision = new SymmetricMatrix(size);
   precision.add(MU, MU, 1e-8);
   precision.add(TILT, TILT, 1 / spread.tiltSd ** 2);
   const rho = binCorrelation(grid, spread);
-  const scale = 1 / (spread.wiggleSd ** 2 * (1 - rho * rho));
-  for (let b = 0; b < grid.bins; b++) {
-    const i = FIRST_BIN + b;
-    const edge = b === 0 || b === grid.bins - 1;
-    precision.add(i, i, scale * (edge ? 1 : 1 + rho * rho));
-    if (b === 0) continue;
-    precision.add(i, i - 1, -scale * rho);
-    precision.add(i - 1, i, -scale * rho);
+  if (drift && spread.driftSd > 0) {
+    // Wiggle plus drift: covariance s² ρ^|b−c| + q² min(b, c) (a random walk from the first bin), inverted.
+    const covariance = new SymmetricMatrix(grid.bins);
+    const step = spread.driftSd ** 2 * (grid.width / 60);
+    for (let b = 0; b < grid.bins; b++) {
+      for (let c = 0; c < grid.bins; c++) covariance.add(b, c, spread.wiggleSd ** 2 * rho ** Math.abs(b - c) + step * Math.min(b, c));
+    }
+    const factor = cholesky(covariance);
+    for (let c = 0; c < grid.bins; c++) {
+      const unit = new Float64Array(grid.bins);
+      unit[c] = 1;
+      const column = choleskySolve(factor, unit);
+      for (let b = 0; b < grid.bins; b++) precision.add(FIRST_BIN + b, FIRST_BIN + c, column[b]!);
+    }
+  } else {
+    const scale = 1 / (spread.wiggleSd ** 2 * (1 - rho * rho));
+    for (let b = 0; b < grid.bins; b++) {
+      const i = FIRST_BIN + b;
+      const edge = b === 0 || b === grid.bins - 1;
+      precision.add(i, i, scale * (edge ? 1 : 1 + rho * rho));
+      if (b === 0) continue;
+      precision.add(i, i - 1, -scale * rho);
+      precision.add(i - 1, i, -scale * rho);
+    }
   }
-  for (let i = FIRST_BIN + grid.bins; i < size; i++) precision.add(i, i, 1 / spread.territoryTiltSd ** 2);
+  for (let i = FIRST_BIN + grid.bins; i < size - 2; i++) precision.add(i, i, 1 / spread.territoryTiltSd ** 2);
+  // λ: the Student-t's weight at 0 (iteratively reweighted at each step of the fit).
+  precision.add(size - 2, size - 2, futureWeight(spread, 0));
+  precision.add(size - 1, size - 1, 1 / level.daySd ** 2);
   return precision;
+}
+
+/**
+ * λ's Student-t prior: w(λ)·λ is its negative log density's gradient, so w(λ) is the precision the
+ * Gauss–Newton steps use (iteratively reweighted); `futurePenalty` is twice that negative log density.
+ */
+function futureWeight(spread: CurveSpread, lambda: number): number {
+  const nu = CURVE_MODEL.futureDegrees;
+  return (nu + 1) / (nu * spread.futureSd ** 2 + lambda * lambda);
+}
+
+function futurePenalty(spread: CurveSpread, lambda: number): number {
+  const nu = CURVE_MODEL.futureDegrees;
+  return (nu + 1) * Math.log1p((lambda * lambda) / (nu * spread.futureSd ** 2));
 }
 
 /** An optimum: the parameters and the Cholesky factor of the posterior precision there. */
@@ -280,63 +373,121 @@ class DayModel {
   readonly stationReports: number[][];
   readonly stationGroup: GroupState[] = [];
   readonly groups: GroupState[];
-  readonly curveGroups: GroupState[];
+  /** Territories with their own tilt: key, tilt index, counted stations. */
+  readonly territories = new Map<string, { tiltIndex: number; counted: number }>();
+  readonly tiltIndices: number[];
   readonly closed = new Set<number>();
   readonly size: number;
   readonly countedStations: number;
+  /** Index of ν, the day's log factor against the previous turnout. */
+  readonly nu: number;
+  /** Whether enough counted stations have a previous turnout for the level to inform the curve. */
+  readonly levelFromHistory: boolean;
   stationRateVariance: number = CURVE_MODEL.stationRateSd ** 2;
-  readonly territoryRateVariance = CURVE_MODEL.territoryRateSd ** 2;
+  historyStationVariance: number;
   private readonly local: number;
   private readonly jacobian: Float64Array;
 
+  readonly grid: CurveGrid;
+  /** Index of λ, the shift of the log flow after the latest count. */
+  readonly lambda: number;
+
   constructor(
-    readonly grid: CurveGrid,
+    baseGrid: CurveGrid,
     readonly input: readonly FitStation[],
+    readonly spread: CurveSpread,
+    readonly level: LevelSpread,
   ) {
+    const grid = baseGrid;
     const byKey = new Map<string, GroupState>();
+    this.historyStationVariance = level.stationSd ** 2;
     this.stationReports = input.map(() => []);
+    let countedHistory = 0;
     input.forEach((station, index) => {
-      let group = byKey.get(station.group);
-      if (!group) byKey.set(station.group, (group = { key: station.group, tiltIndex: -1, stations: [], counted: 0, effectVariance: this.territoryRateVariance }));
+      const history = station.previousLogRate !== undefined && Number.isFinite(station.previousLogRate);
+      const key = history ? `${station.group}\u0000history` : station.group;
+      let group = byKey.get(key);
+      if (!group) {
+        const rateVariance = history ? level.territorySd ** 2 : CURVE_MODEL.territoryRateSd ** 2;
+        group = { key, territory: station.group, history, level: MU, rateVariance, tiltIndex: -1, stations: [], counted: 0, effectVariance: rateVariance };
+        byKey.set(key, group);
+      }
       group.stations.push(index);
       this.stationGroup.push(group);
       if (station.registeredVoters <= 0) return;
+      const offset = history ? station.previousLogRate! : 0;
       for (const report of station.reports) {
         if (!(report.votersSoFar > 0) || report.minute <= grid.opensAt) continue;
         const closing = report.minute >= grid.closesAt;
         if (closing) this.closed.add(index);
         const { bin, part } = binOf(grid, report.minute);
         this.stationReports[index]!.push(this.reports.length);
-        this.reports.push({ station: index, minute: report.minute, bin, part, y: Math.log(report.votersSoFar / station.registeredVoters), closing, weight: 0 });
+        this.reports.push({ station: index, minute: report.minute, bin, part, y: Math.log(report.votersSoFar / station.registeredVoters) - offset, closing, weight: 0 });
       }
-      if (this.stationReports[index]!.length > 0) group.counted += 1;
+      if (this.stationReports[index]!.length > 0) {
+        group.counted += 1;
+        if (history) countedHistory += 1;
+      }
     });
     this.groups = [...byKey.values()];
-    this.curveGroups = this.groups
-      .filter((group) => group.counted >= CURVE_MODEL.territoryCurveStations)
-      .sort((a, b) => b.counted - a.counted || (a.key < b.key ? -1 : 1))
+    const counted = new Map<string, number>();
+    for (const group of this.groups) counted.set(group.territory, (counted.get(group.territory) ?? 0) + group.counted);
+    const curveTerritories = [...counted.entries()]
+      .filter(([, n]) => n >= CURVE_MODEL.territoryCurveStations)
+      .sort(([a, n], [b, m]) => m - n || (a < b ? -1 : 1))
       .slice(0, CURVE_MODEL.maxTerritoryCurves);
-    this.curveGroups.forEach((group, i) => (group.tiltIndex = FIRST_BIN + grid.bins + i));
-    this.size = parameterCount(grid, this.curveGroups.length);
+    for (const [key, n] of counted) this.territories.set(key, { tiltIndex: -1, counted: n });
+    curveTerritories.forEach(([key], i) => (this.territories.get(key)!.tiltIndex = FIRST_BIN + grid.bins + i));
+    this.tiltIndices = curveTerritories.map(([key]) => this.territories.get(key)!.tiltIndex);
+    this.size = parameterCount(grid, curveTerritories.length);
+    this.nu = this.size - 1;
+    for (const group of this.groups) {
+      group.tiltIndex = this.territories.get(group.territory)!.tiltIndex;
+      if (group.history) group.level = this.nu;
+    }
+    this.lambda = this.size - 2;
     this.countedStations = this.groups.reduce((sum, group) => sum + group.counted, 0);
-    this.local = FIRST_BIN + grid.bins;
+    this.levelFromHistory = countedHistory >= CURVE_MODEL.historyStations;
+    // The bins after the latest count (before closing) are what λ shifts; only the level can tell.
+    let latest = grid.opensAt;
+    for (const report of this.reports) if (!report.closing) latest = Math.max(latest, report.minute);
+    const share = new Float64Array(grid.bins);
+    if (this.levelFromHistory) for (let b = 0; b < grid.bins; b++) share[b] = Math.min(1, Math.max(0, (grid.opensAt + (b + 1) * grid.width - latest) / grid.width));
+    this.grid = { ...grid, future: { share, index: this.lambda } };
+    this.local = FIRST_BIN + grid.bins + 1;
     this.jacobian = new Float64Array(this.local);
   }
 
-  /** A starting point: the prior curve, and μ the mean log rate it implies. */
+  /** A local coordinate's global index: the level is μ or ν, the last slot is λ. */
+  globalIndex(group: GroupState, a: number): number {
+    return a === MU ? group.level : a === this.local - 1 ? this.lambda : a;
+  }
+
+  /** The spread of a group's stations' rates around the group's. */
+  stationVariance(group: GroupState): number {
+    return group.history ? this.historyStationVariance : this.stationRateVariance;
+  }
+
+  /** A starting point: the prior curve, and μ (ν) the mean log rate (against history) it implies. */
   start(): Float64Array {
     const parameters = new Float64Array(this.size);
     const prior = curveShares(this.grid, parameters);
-    let sum = 0;
-    for (const report of this.reports) sum += report.y - Math.log(Math.max(1e-6, fractionOf(this.grid, prior, report.minute)));
-    parameters[MU] = this.reports.length ? sum / this.reports.length : 0;
+    const sums = new Map<number, { sum: number; n: number }>();
+    for (const report of this.reports) {
+      const level = this.stationGroup[report.station]!.level;
+      const entry = sums.get(level) ?? { sum: 0, n: 0 };
+      entry.sum += report.y - Math.log(Math.max(1e-6, fractionOf(this.grid, prior, report.minute)));
+      entry.n += 1;
+      sums.set(level, entry);
+    }
+    for (const [level, { sum, n }] of sums) parameters[level] = sum / n;
     return parameters;
   }
 
   curvesAt(theta: ArrayLike<number>): Map<number, CurveShares> {
     const byTilt = new Map<number, CurveShares>();
     byTilt.set(-1, curveShares(this.grid, theta));
-    for (const group of this.curveGroups) byTilt.set(group.tiltIndex, curveShares(this.grid, theta, group.tiltIndex));
+    for (const tiltIndex of this.tiltIndices) byTilt.set(tiltIndex, curveShares(this.grid, theta, tiltIndex));
     return byTilt;
   }
 
@@ -355,27 +506,32 @@ class DayModel {
     }
   }
 
-  /** Residual y − μ − log F of report i at `theta`; fills the Jacobian of μ + log F when asked. */
+  /** Residual y − μ (ν) − log F of report i at `theta`; fills the Jacobian of μ + log F when asked (the level in slot MU). */
   private residual(theta: ArrayLike<number>, curves: Map<number, CurveShares>, i: number, withJacobian: boolean): number {
     const report = this.reports[i]!;
-    const curve = curves.get(this.stationGroup[report.station]!.tiltIndex)!;
+    const group = this.stationGroup[report.station]!;
+    const curve = curves.get(group.tiltIndex)!;
     const f = report.closing ? 1 : Math.max(1e-12, curve.cumulative[report.bin]! + curve.shares[report.bin]! * report.part);
     if (withJacobian) {
       const jacobian = this.jacobian;
       jacobian.fill(0);
       jacobian[MU] = 1;
       if (!report.closing) {
+        const future = this.grid.future!.share;
         let tilt = 0;
+        let lambda = 0;
         for (let c = 0; c < this.grid.bins; c++) {
           const covered = c < report.bin ? 1 : c === report.bin ? report.part : 0;
           const d = (curve.shares[c]! * covered) / f - curve.shares[c]!;
           jacobian[FIRST_BIN + c] = d;
           tilt += d * this.grid.position[c]!;
+          lambda += d * future[c]!;
         }
         jacobian[TILT] = tilt;
+        jacobian[this.local - 1] = lambda;
       }
     }
-    return report.y - theta[MU]! - Math.log(f);
+    return report.y - theta[group.level]! - Math.log(f);
   }
 
   /**
@@ -389,7 +545,6 @@ class DayModel {
     const curves = this.curvesAt(theta);
     const hessian = withDerivatives ? prior.copy() : undefined;
     const rhs = new Float64Array(this.size);
-    const tau2 = this.stationRateVariance;
     let objective = 0;
     const local = new Float64Array(L * L);
     const localRhs = new Float64Array(L);
@@ -398,6 +553,7 @@ class DayModel {
     const jacobian = this.jacobian;
     for (const group of this.groups) {
       if (group.counted === 0) continue;
+      const tau2 = this.stationVariance(group);
       if (withDerivatives) {
         local.fill(0);
         localRhs.fill(0);
@@ -442,7 +598,7 @@ class DayModel {
           for (let b = a; b < L; b++) local[row + b]! -= c * va * stationVector[b]!;
         }
       }
-      const c = this.territoryRateVariance / (1 + this.territoryRateVariance * groupPrecision);
+      const c = group.rateVariance / (1 + group.rateVariance * groupPrecision);
       objective -= c * groupResidual * groupResidual;
       if (!hessian) continue;
       for (let a = 0; a < L; a++) {
@@ -451,22 +607,24 @@ class DayModel {
         const row = a * L;
         for (let b = a; b < L; b++) local[row + b]! -= c * ga * groupVector[b]!;
       }
-      // Local indices are the global ones; a territory with its own curve also sends the tilt's row to its tilt.
+      // Local indices are the global ones but the level (μ, or ν for stations with history); a
+      // territory with its own curve also sends the tilt's row to its tilt.
       const own = group.tiltIndex;
+      const at = (a: number) => this.globalIndex(group, a);
       for (let a = 0; a < L; a++) {
-        rhs[a]! += localRhs[a]!;
+        rhs[at(a)]! += localRhs[a]!;
         for (let b = a; b < L; b++) {
           const value = local[a * L + b]!;
-          hessian.add(a, b, value);
-          if (a !== b) hessian.add(b, a, value);
+          hessian.add(at(a), at(b), value);
+          if (a !== b) hessian.add(at(b), at(a), value);
         }
       }
       if (own >= 0) {
         rhs[own]! += localRhs[TILT]!;
         for (let b = 0; b < L; b++) {
           const value = b < TILT ? local[b * L + TILT]! : local[TILT * L + b]!;
-          hessian.add(own, b, value);
-          hessian.add(b, own, value);
+          hessian.add(own, at(b), value);
+          hessian.add(at(b), own, value);
         }
         hessian.add(own, own, local[TILT * L + TILT]!);
       }
@@ -478,6 +636,9 @@ class DayModel {
       penalty += theta[i]! * row;
       rhs[i]! -= row;
     }
+    // λ's prior is a Student-t, not the Gaussian its current weight stands for (λ is coupled to nothing in the prior).
+    const lambda = theta[this.lambda]!;
+    penalty += futurePenalty(this.spread, lambda) - prior.get(this.lambda, this.lambda) * lambda * lambda;
     return { objective: 0.5 * (objective + penalty), ...(hessian ? { hessian } : {}), rhs };
   }
 
@@ -485,14 +646,17 @@ class DayModel {
    * Gauss–Newton with step halving, the counts' weights refreshed at every step; after two steps
    * (the curve roughly in place) the stations' rate spread is re-estimated once from their residuals.
    */
-  optimise(spread: CurveSpread, start: Float64Array): Optimum {
-    const prior = priorPrecision(this.grid, spread, this.size);
+  optimise(start: Float64Array): Optimum {
+    const spread = this.spread;
+    const prior = priorPrecision(this.grid, spread, this.size, this.level, this.levelFromHistory);
     const parameters = new Float64Array(start);
     let iterations = 0;
     let factor: Float64Array;
     for (let moved = Infinity; ;) {
       // The weights follow the parameters (iteratively reweighted), so the objective of one step is not the next one's.
       this.reweight(parameters);
+      const lambda = parameters[this.lambda]!;
+      prior.values[this.lambda * this.size + this.lambda] = futureWeight(spread, lambda);
       const current = this.evaluate(parameters, prior, true);
       factor = cholesky(current.hessian!);
       const objective = current.objective;
@@ -509,20 +673,24 @@ class DayModel {
       for (let i = 0; i < this.size; i++) moved = Math.max(moved, Math.abs(trial[i]! - parameters[i]!));
       parameters.set(trial);
       if (iterations === 2) {
-        const estimate = this.stationSpread(parameters);
-        if (estimate !== undefined) this.stationRateVariance = estimate;
+        this.stationRateVariance = this.stationSpread(parameters, false) ?? this.stationRateVariance;
+        this.historyStationVariance = this.stationSpread(parameters, true) ?? this.historyStationVariance;
         moved = Infinity;
       }
     }
     return { parameters, factor, iterations };
   }
 
-  /** Method-of-moments spread of station rates: precise stations' residual scatter minus their noise. */
-  stationSpread(theta: Float64Array): number | undefined {
+  /**
+   * Method-of-moments spread of station rates (around their territory's, or around their previous
+   * rate's): precise stations' residual scatter minus their noise.
+   */
+  stationSpread(theta: Float64Array, history: boolean): number | undefined {
     const curves = this.curvesAt(theta);
     let sum = 0;
     let n = 0;
     for (const group of this.groups) {
+      if (group.history !== history) continue;
       const means: { mean: number; noise: number }[] = [];
       for (const s of group.stations) {
         let weightSum = 0;
@@ -546,7 +714,8 @@ class DayModel {
     if (n < 10) return undefined;
     // Shrunk towards the starting value as if it were 10 stations' worth of evidence.
     const measured = Math.max(CURVE_MODEL.stationRateSdFloor ** 2, sum / n);
-    return (measured * n + CURVE_MODEL.stationRateSd ** 2 * 10) / (n + 10);
+    const start = history ? this.level.stationSd : CURVE_MODEL.stationRateSd;
+    return (measured * n + start ** 2 * 10) / (n + 10);
   }
 
   /**
@@ -558,10 +727,10 @@ class DayModel {
   stationGradients(theta: ArrayLike<number>, projected: Float64Array): Float64Array[] {
     const L = this.local;
     const curves = this.curvesAt(theta);
-    const tau2 = this.stationRateVariance;
     const gradients = this.input.map(() => new Float64Array(this.size));
     const jacobian = this.jacobian;
     for (const group of this.groups) {
+      const tau2 = this.stationVariance(group);
       const stationVectors = group.stations.map(() => new Float64Array(L));
       const groupVector = new Float64Array(L);
       const shrinks = new Float64Array(group.stations.length);
@@ -579,14 +748,14 @@ class DayModel {
         groupPrecision += weightSum * shrinks[k]!;
         for (let a = 0; a < L; a++) groupVector[a]! += shrinks[k]! * vector[a]!;
       });
-      const c = this.territoryRateVariance / (1 + this.territoryRateVariance * groupPrecision);
+      const c = group.rateVariance / (1 + group.rateVariance * groupPrecision);
       group.stations.forEach((s, k) => {
         const station = this.input[s]!;
         const value = projected[s]!;
         if (this.closed.has(s) || value <= station.floor || value >= Math.max(station.cap, station.floor)) return;
         const gradient = gradients[s]!;
-        for (let a = 0; a < L; a++) gradient[a] = -value * shrinks[k]! * (c * groupVector[a]! + tau2 * stationVectors[k]![a]!);
-        gradient[MU]! += value;
+        for (let a = 0; a < L; a++) gradient[this.globalIndex(group, a)] = -value * shrinks[k]! * (c * groupVector[a]! + tau2 * stationVectors[k]![a]!);
+        gradient[group.level]! += value;
         if (group.tiltIndex >= 0) gradient[group.tiltIndex] = gradient[TILT]!;
       });
     }
@@ -603,8 +772,8 @@ class DayModel {
     const projected = new Float64Array(n);
     const own = new Float64Array(n);
     const loading = new Float64Array(n);
-    const tau2 = this.stationRateVariance;
     for (const group of this.groups) {
+      const tau2 = this.stationVariance(group);
       let groupPrecision = 0;
       let groupResidual = 0;
       const weightSums = new Float64Array(group.stations.length);
@@ -619,7 +788,7 @@ class DayModel {
         groupPrecision += weightSums[k]! * shrink;
         groupResidual += residualSums[k]! * shrink;
       });
-      const effectVariance = this.territoryRateVariance / (1 + this.territoryRateVariance * groupPrecision);
+      const effectVariance = group.rateVariance / (1 + group.rateVariance * groupPrecision);
       const effect = effectVariance * groupResidual;
       if (withDetail) group.effectVariance = effectVariance;
       group.stations.forEach((s, k) => {
@@ -629,7 +798,8 @@ class DayModel {
         const mean = shrink * (effect + tau2 * residualSums[k]!);
         const variance = effectVariance * shrink * shrink + tau2 * shrink;
         const cap = Math.max(station.cap, station.floor);
-        const value = this.closed.has(s) ? station.floor : station.registeredVoters * Math.exp(theta[MU]! + mean + variance / 2);
+        const offset = group.history ? station.previousLogRate! : 0;
+        const value = this.closed.has(s) ? station.floor : station.registeredVoters * Math.exp(theta[group.level]! + offset + mean + variance / 2);
         projected[s] = Math.min(cap, Math.max(station.floor, value));
         if (withDetail && !this.closed.has(s)) {
           own[s] = projected[s]! ** 2 * tau2 * shrink;
@@ -649,14 +819,14 @@ class DayModel {
  * uncertainty is the Laplace approximation (the Gauss–Newton Hessian at the optimum); each
  * station's gradient on them is taken numerically.
  */
-export function fitDay(grid: CurveGrid, input: readonly FitStation[], spread: CurveSpread = DEFAULT_CURVE_SPREAD): DayFit {
-  const model = new DayModel(grid, input);
+export function fitDay(grid: CurveGrid, input: readonly FitStation[], spread: CurveSpread = DEFAULT_CURVE_SPREAD, level: LevelSpread = DEFAULT_LEVEL_SPREAD): DayFit {
+  const model = new DayModel(grid, input, spread, level);
   const informed = model.reports.length > 0;
   let best: Optimum;
   if (!informed) {
-    best = { parameters: new Float64Array(model.size), factor: cholesky(priorPrecision(grid, spread, model.size)), iterations: 0 };
+    best = { parameters: new Float64Array(model.size), factor: cholesky(priorPrecision(grid, spread, model.size, level, false)), iterations: 0 };
   } else {
-    best = model.optimise(spread, model.start());
+    best = model.optimise(model.start());
     model.reweight(best.parameters);
   }
 
@@ -669,7 +839,7 @@ export function fitDay(grid: CurveGrid, input: readonly FitStation[], spread: Cu
     const group = model.stationGroup[s]!;
     const counted = model.stationReports[s]!.length > 0;
     // A station without registered voters still has an answer: its figure (zero), not a gap in every sum.
-    const basis: StationBasis = !informed ? 'none' : counted ? 'count' : group.counted > 0 ? 'territory' : 'overall';
+    const basis: StationBasis = !informed ? 'none' : counted ? 'count' : group.history ? 'history' : group.counted > 0 ? 'territory' : 'overall';
     return {
       basis,
       projected: basis === 'none' ? station.floor : base.projected[s]!,
@@ -677,18 +847,22 @@ export function fitDay(grid: CurveGrid, input: readonly FitStation[], spread: Cu
       ownVariance: base.own[s]!,
       territoryLoading: base.loading[s]!,
       closed: model.closed.has(s),
+      rateGroup: group.key,
     };
   });
 
   return {
-    grid,
+    grid: model.grid,
     parameters,
     factor: best.factor,
     informed,
     spread,
     stationRateSd: Math.sqrt(model.stationRateVariance),
+    historyStationSd: Math.sqrt(model.historyStationVariance),
+    levelFromHistory: model.levelFromHistory,
     stations,
-    groups: new Map(model.groups.map((group) => [group.key, { tiltIndex: group.tiltIndex, counted: group.counted, effectVariance: group.effectVariance }])),
+    groups: new Map(model.territories),
+    rateGroups: new Map(model.groups.map((group) => [group.key, { effectVariance: group.effectVariance }])),
     countedStations: model.countedStations,
     iterations: best.iterations,
   };

@@ -27,6 +27,8 @@ export const PollingStationSchema = defineEntity({
     tables: p.integer(),
     /** Potencial electoral: voters registered at this station. */
     registeredVoters: p.integer(),
+    /** Voters at this station in the previous comparable election (Registraduría results); the projection's level prior. */
+    previousTurnout: p.integer().nullable(),
     status: p.enum([...STATION_STATUSES]).default('pending'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
@@ -167,7 +169,7 @@ export const TurnoutReportSchema = defineEntity({
 });
 
 export type CurvePointJson = { time: string; fraction: number };
-export type StoredTurnoutCurve = CurvePointJson[] | { curve: CurvePointJson[] | null; history: unknown[] };
+export type StoredTurnoutCurve = CurvePointJson[] | { curve: CurvePointJson[] | null; history: unknown[]; previousTurnoutSpread?: unknown };
 
 /** Election-day settings: one row (id 1), in TIMEZONE. */
 export const GotvSettingsSchema = defineEntity({

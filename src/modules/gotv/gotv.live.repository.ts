@@ -15,6 +15,7 @@ export interface StationRow {
   lat: number;
   lng: number;
   registered_voters: number;
+  previous_turnout: number | null;
   confirmed_voters: number;
   confirmed_voted: number;
   last_report_at: Date | null;
@@ -40,7 +41,7 @@ export function stationRows(q: Queries, filter: StationFilter): Promise<StationR
   const where = clauses.length ? sql`where ${sql.join(clauses, ' and ')}` : sql``;
   return q.rows(
     sql<StationRow>`
-      select s.id, s.code, s.name, s.status, s.territory_id, s.lat, s.lng, s.registered_voters,
+      select s.id, s.code, s.name, s.status, s.territory_id, s.lat, s.lng, s.registered_voters, s.previous_turnout,
              coalesce(t.confirmed_voters, 0) as confirmed_voters, coalesce(t.confirmed_voted, 0) as confirmed_voted,
              (select max(r.received_at) from gotv_turnout_reports r where r.station_id = s.id) as last_report_at
       from gotv_polling_stations s left join gotv_station_tallies t on t.station_id = s.id

@@ -39,11 +39,13 @@ async function countsByStation(q: Queries, since: Date, ids?: string[], until?: 
   return byStation;
 }
 
-function stationInputs(stations: StationRow[], counts: CountsByStation): StationInput[] {
+/** `withPrevious`: each station's previous turnout (today's projection; not a past day's curve, which it does not describe). */
+function stationInputs(stations: StationRow[], counts: CountsByStation, withPrevious = false): StationInput[] {
   return stations.map((station) => ({
     id: station.id,
     territoryId: station.territory_id,
     registeredVoters: station.registered_voters,
+    previousTurnout: withPrevious ? station.previous_turnout : null,
     confirmedVoters: station.confirmed_voters,
     confirmedVoted: station.confirmed_voted,
     counts: counts.get(station.id) ?? [],
@@ -121,8 +123,9 @@ export async function projection(q: Queries, timeZone: string, filter: StationFi
     curve: day.curve,
     curveSource: day.source,
     spread: day.spread,
+    level: day.level,
     warnings: day.warnings,
-    stations: stationInputs(stations, counts),
+    stations: stationInputs(stations, counts, true),
     voterLags: lags,
     ...(only ? { only } : {}),
   };
@@ -130,7 +133,7 @@ export async function projection(q: Queries, timeZone: string, filter: StationFi
 }
 
 /** Prior spread for deriving a past day's curve: loose, so that the day's own counts decide. */
-const PAST_DAY_SPREAD = { tiltSd: 3, wiggleSd: 0.5, wiggleHourCorrelation: 0.5, territoryTiltSd: 1 };
+const PAST_DAY_SPREAD = { tiltSd: 3, wiggleSd: 0.5, wiggleHourCorrelation: 0.5, territoryTiltSd: 1, driftSd: 0, futureSd: 0.3 };
 
 export const dayCurveQuery = z.object({ date: z.iso.date() });
 

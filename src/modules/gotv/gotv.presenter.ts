@@ -13,6 +13,7 @@ export function presentStation(station: PollingStation): z.input<typeof stationV
     lng: Number(station.lng),
     tables: station.tables,
     registeredVoters: station.registeredVoters,
+    previousTurnout: station.previousTurnout ?? null,
     status: station.status,
     createdAt: station.createdAt.toISOString(),
     updatedAt: station.updatedAt.toISOString(),

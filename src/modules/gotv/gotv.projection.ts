@@ -6,6 +6,7 @@ import {
   curveGrid,
   curveShares,
   DEFAULT_CURVE_SPREAD,
+  DEFAULT_LEVEL_SPREAD,
   fitDay,
   fractionGradient,
   fractionOf,
@@ -16,6 +17,7 @@ import {
   type CurveSpread,
   type DayFit,
   type FitStation,
+  type LevelSpread,
 } from './gotv.curve-model';
 import type { CurveSource } from './gotv.curve-history';
 import { estimateLag, LAG_MODEL, reportedWithin, type LagCount, type LagDistribution } from './gotv.lag';
@@ -26,7 +28,7 @@ import { estimateLag, LAG_MODEL, reportedWithin, type LagCount, type LagDistribu
  * from the day's own counts (gotv.curve-model.ts), with the configured curve as its prior.
  * Method and formulas: docs/gotv-projection.md — keep the two in step.
  */
-export const PROJECTION_METHOD = 'learned-curve/v2';
+export const PROJECTION_METHOD = 'learned-curve/v3';
 
 export const PROJECTION_TUNING = {
   /** Nominal coverage of every interval. */
@@ -54,6 +56,8 @@ export interface StationInput {
   confirmedVoters: number;
   /** Confirmed supporters whose vote has been reported so far. */
   confirmedVoted: number;
+  /** Voters at the station in the previous comparable election (null or absent: unknown). */
+  previousTurnout?: number | null;
   counts: readonly CountReport[];
 }
 
@@ -72,6 +76,8 @@ export interface ProjectionInput {
   curveSource?: CurveSource;
   /** How far a day may stray from the prior curve (from curve history, else the default). */
   spread?: CurveSpread;
+  /** How far this election's turnout may stray from the stations' previous turnout (default DEFAULT_LEVEL_SPREAD). */
+  level?: LevelSpread;
   stations: readonly StationInput[];
   /** Voter-report delays, for the confirmed-supporter projection; none: no delay correction. */
   voterLags?: readonly VoterLagCount[];
@@ -83,7 +89,7 @@ export interface ProjectionInput {
 
 export type Phase = 'before_open' | 'open' | 'closed';
 /** Where a station's projected turnout comes from. */
-export type Basis = 'count' | 'territory' | 'overall' | 'none';
+export type Basis = 'count' | 'history' | 'territory' | 'overall' | 'none';
 
 const figuresShape = {
   confirmedVoters: z.number().int(),
@@ -141,7 +147,9 @@ export const projectionView = z
       z.object({
         id: z.string(),
         territoryId: z.string().nullable(),
-        basis: z.enum(['count', 'territory', 'overall', 'none']),
+        basis: z
+          .enum(['count', 'history', 'territory', 'overall', 'none'])
+          .describe('count: its own counts; history: its previous turnout times the day’s factor; territory, overall: a borrowed rate; none: not projected'),
         lastCountAt: z.iso.datetime().nullable(),
         ...figuresShape,
       }),
@@ -187,12 +195,15 @@ interface SetAside {
   decreasing: number;
   aboveRegistered: number;
   beforeOpening: number;
+  /** Stations whose previous turnout is above their registered voters (registered lowered since). */
+  previousAboveRegistered: number;
 }
 
 /** What the curve fit sees, prepared from the input; `key` identifies it for caching. */
 export interface PreparedDay {
   grid: CurveGrid;
   spread: CurveSpread;
+  level: LevelSpread;
   stations: FitStation[];
   figures: { votersSoFar: number; at: Date | null }[];
   setAside: SetAside;
@@ -227,12 +238,13 @@ export function prepareDay(input: ProjectionInput): PreparedDay {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(electionDate) || Number.isNaN(Date.parse(electionDate))) throw new RangeError(`invalid electionDate "${electionDate}"`);
   const grid = curveGrid(curve);
   const spread = input.spread ?? DEFAULT_CURVE_SPREAD;
+  const level = input.level ?? DEFAULT_LEVEL_SPREAD;
   // Reports from before election day are rehearsals: they never count.
   const dayStart = instantAt(electionDate, 0, timeZone).getTime();
   const nowMs = now.getTime();
   const minuteOf = minuteReader(electionDate, timeZone);
-  const setAside: SetAside = { decreasing: 0, aboveRegistered: 0, beforeOpening: 0 };
-  const priorKey = `${curve.opensAt}|${curve.closesAt}|${curve.points.map((p) => `${p.minute}:${p.fraction}`).join(',')}|${JSON.stringify(spread)}`;
+  const setAside: SetAside = { decreasing: 0, aboveRegistered: 0, beforeOpening: 0, previousAboveRegistered: 0 };
+  const priorKey = `${curve.opensAt}|${curve.closesAt}|${curve.points.map((p) => `${p.minute}:${p.fraction}`).join(',')}|${JSON.stringify(spread)}|${JSON.stringify(level)}`;
   const hash = createHash('sha1');
   hash.update(priorKey);
   const figures: PreparedDay['figures'] = [];
@@ -264,14 +276,18 @@ export function prepareDay(input: ProjectionInput): PreparedDay {
       reports.push({ minute, votersSoFar: value });
     }
     const group = station.territoryId ?? '';
-    hash.update(`|${group}:${station.registeredVoters}:${figure.votersSoFar}:${reports.map((r) => `${r.minute.toFixed(3)}=${r.votersSoFar}`).join(',')}`);
-    return { group, registeredVoters: station.registeredVoters, reports, floor: figure.votersSoFar, cap: Math.max(station.registeredVoters, figure.votersSoFar) };
+    // A previous turnout of 0 says nothing about the rate's scale (log 0); one above registered is stale.
+    const previous = station.previousTurnout ?? 0;
+    if (previous > station.registeredVoters) setAside.previousAboveRegistered += 1;
+    const previousLogRate = previous > 0 && previous <= station.registeredVoters ? Math.log(previous / station.registeredVoters) : undefined;
+    hash.update(`|${group}:${station.registeredVoters}:${previousLogRate ?? ''}:${figure.votersSoFar}:${reports.map((r) => `${r.minute.toFixed(3)}=${r.votersSoFar}`).join(',')}`);
+    return { group, registeredVoters: station.registeredVoters, previousLogRate, reports, floor: figure.votersSoFar, cap: Math.max(station.registeredVoters, figure.votersSoFar) };
   });
-  return { grid, spread, stations, figures, setAside, priorKey, key: hash.digest('base64') };
+  return { grid, spread, level, stations, figures, setAside, priorKey, key: hash.digest('base64') };
 }
 
 /** The fit of a prepared day (what the live layer caches). */
-export const fitPrepared = (prepared: PreparedDay): DayFit => fitDay(prepared.grid, prepared.stations, prepared.spread);
+export const fitPrepared = (prepared: PreparedDay): DayFit => fitDay(prepared.grid, prepared.stations, prepared.spread, prepared.level);
 
 /**
  * One projected quantity: its value, the gradient of the value on the fit's parameters (errors
@@ -310,7 +326,7 @@ function bounds(fit: DayFit, q: Quantity | null): { projected: number | null; lo
   const projected = Math.min(cap, Math.max(q.floor, Math.round(q.projected)));
   if (!(q.projected > 0)) return { projected, low: projected, high: projected };
   let variance = parameterVariance(fit, q.gradient) + q.independent;
-  for (const [key, loading] of q.territory) variance += (fit.groups.get(key)?.effectVariance ?? 0) * loading * loading;
+  for (const [key, loading] of q.territory) variance += (fit.rateGroups.get(key)?.effectVariance ?? 0) * loading * loading;
   const sd = Math.sqrt(Math.max(0, variance)) / q.projected;
   const centre = q.projected * Math.exp((-sd * sd) / 2);
   const low = Number.isFinite(sd) ? centre * Math.exp(-Z * sd) : q.floor;
@@ -475,6 +491,9 @@ function warningsOf(input: ProjectionInput, setAside: SetAside, fit: DayFit, pha
   if (setAside.decreasing) warnings.push(`${setAside.decreasing} count(s) lower than an earlier count of the same station were set aside`);
   if (setAside.aboveRegistered) warnings.push(`${setAside.aboveRegistered} count(s) above the station's registered voters were set aside`);
   if (setAside.beforeOpening) warnings.push(`${setAside.beforeOpening} count(s) read before opening were set aside`);
+  if (setAside.previousAboveRegistered) {
+    warnings.push(`${setAside.previousAboveRegistered} station(s) with a previous turnout above their registered voters: that history was set aside`);
+  }
   if (phase !== 'before_open' && !fit.informed) warnings.push('no usable count yet: turnout is not projected and the curve is the prior');
   return warnings;
 }
@@ -495,6 +514,7 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
           prepared.grid,
           prepared.stations.map((station) => ({ ...station, reports: [] })),
           prepared.spread,
+          prepared.level,
         )
       : (options.fit ?? fitPrepared)(prepared);
   const size = fit.parameters.length;
@@ -559,7 +579,7 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
         : {
             projected: final.projected,
             gradient: final.gradient,
-            territory: new Map([[territory, final.territoryLoading]]),
+            territory: new Map([[final.rateGroup, final.territoryLoading]]),
             independent: final.ownVariance,
             floor: figure.votersSoFar,
             cap: Math.max(s.registeredVoters, figure.votersSoFar),

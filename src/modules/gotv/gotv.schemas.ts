@@ -4,6 +4,9 @@ import { CONTACT_OUTCOMES, INCIDENT_PHOTO_TYPES, INCIDENT_SEVERITIES, INCIDENT_T
 
 const count = z.number().int().min(0).max(10_000_000);
 
+const previousTurnoutNote =
+  'voters at this station in the previous comparable election (at most registeredVoters): the projection weighs today’s counts against it (docs/gotv-projection.md)';
+
 export const createStationBody = z
   .object({
     code: z.string().trim().min(1).max(40),
@@ -15,7 +18,12 @@ export const createStationBody = z
     lng: z.number().min(-180).max(180),
     tables: z.number().int().min(1).max(1000),
     registeredVoters: count,
+    previousTurnout: count.optional().describe(previousTurnoutNote),
     status: z.enum(STATION_STATUSES).default('pending'),
+  })
+  .refine((body) => body.previousTurnout === undefined || body.previousTurnout <= body.registeredVoters, {
+    message: 'previousTurnout cannot exceed registeredVoters',
+    path: ['previousTurnout'],
   })
   .meta({
     examples: [{ code: '05001-0042', name: 'I.E. San José', address: 'Cra 50 # 45-10', lat: 6.2518, lng: -75.5636, tables: 12, registeredVoters: 4200 }],
@@ -31,6 +39,7 @@ export const updateStationBody = z
     lng: z.number().min(-180).max(180).optional(),
     tables: z.number().int().min(1).max(1000).optional(),
     registeredVoters: count.optional(),
+    previousTurnout: count.nullable().optional().describe(`${previousTurnoutNote}; null removes it`),
     status: z.enum(STATION_STATUSES).optional(),
   })
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
@@ -55,6 +64,7 @@ export const stationView = z
     lng: z.number(),
     tables: z.number().int(),
     registeredVoters: z.number().int(),
+    previousTurnout: z.number().int().nullable().describe(previousTurnoutNote),
     status: z.enum(STATION_STATUSES),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),

@@ -4,7 +4,7 @@ import { ConflictError } from '../../kernel/errors';
 import type { Queries } from '../../kernel/sql';
 import { instantAt, localClock } from '../../kernel/calendar';
 import { curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT } from './gotv.curve';
-import { curveHistorySchema, dayPrior, historyCurveSchema, type DayPrior, type HistoryCurve } from './gotv.curve-history';
+import { curveHistorySchema, dayPrior, historyCurveSchema, previousTurnoutSpreadSchema, readPreviousTurnoutSpread, type DayPrior, type HistoryCurve } from './gotv.curve-history';
 import { findSettings, saveSettings } from './gotv.stations.repository';
 
 export const settingsBody = z
@@ -15,6 +15,10 @@ export const settingsBody = z
       .describe(
         'past election days’ curves (at most 20): their mean is the prior when there is no `turnoutCurve`, their differences its spread; omitted: kept as stored, []: cleared',
       ),
+    previousTurnoutSpread: previousTurnoutSpreadSchema
+      .nullable()
+      .optional()
+      .describe('how far this election’s turnout may stray from the stations’ `previousTurnout` (log sds); omitted: kept as stored, null: the defaults'),
   })
   .and(curveSettingsSchema);
 
@@ -28,6 +32,7 @@ export const settingsView = z
       .nullable()
       .describe('null: the documented default curve (or the mean of the curve history)'),
     curveHistory: z.array(z.object({ label: z.string(), electionDate: z.string().optional(), turnoutCurve: z.array(z.object({ time: z.string(), fraction: z.number() })) })),
+    previousTurnoutSpread: previousTurnoutSpreadSchema.describe('in use: the stored one, or the defaults'),
   })
   .meta({ id: 'GotvSettings' });
 
@@ -45,6 +50,7 @@ export async function getSettings(q: Queries): Promise<z.input<typeof settingsVi
       const parsed = historyCurveSchema.safeParse(entry);
       return parsed.success ? [parsed.data] : [];
     }),
+    previousTurnoutSpread: readPreviousTurnoutSpread(row?.previousTurnoutSpread ?? null),
   };
 }
 
@@ -67,13 +73,16 @@ export function liveDayStart(now: Date, timeZone: string, electionDate: string |
 
 export async function putSettings(deps: SettingsDeps, input: SettingsInput) {
   // A curve history is kept unless the body says otherwise: changing the date must not lose it.
-  const curveHistory = input.curveHistory ?? (await findSettings(deps.db))?.curveHistory ?? [];
+  const stored = input.curveHistory === undefined || input.previousTurnoutSpread === undefined ? await findSettings(deps.db) : undefined;
+  const curveHistory = input.curveHistory ?? stored?.curveHistory ?? [];
+  const previousTurnoutSpread = input.previousTurnoutSpread === undefined ? (stored?.previousTurnoutSpread ?? null) : input.previousTurnoutSpread;
   await saveSettings(deps.db, {
     electionDate: input.electionDate,
     opensAt: input.opensAt,
     closesAt: input.closesAt,
     turnoutCurve: input.turnoutCurve ?? null,
     curveHistory,
+    previousTurnoutSpread,
   });
   await electionDates(deps).invalidate('current');
   return getSettings(deps.db);

@@ -19,7 +19,9 @@ import {
 type StationTables = InferKyselyDB<typeof PollingStationSchema | typeof GotvSettingsSchema>;
 const db = tables<StationTables>();
 
-export type StationFields = Pick<PollingStation, 'code' | 'name' | 'address' | 'lat' | 'lng' | 'tables' | 'registeredVoters' | 'status'> & { territoryId: string | null };
+export type StationFields = Pick<PollingStation, 'code' | 'name' | 'address' | 'lat' | 'lng' | 'tables' | 'registeredVoters' | 'previousTurnout' | 'status'> & {
+  territoryId: string | null;
+};
 
 /** A new station through the unit of work; a code already taken is the database's unique violation. */
 export async function insertStation(em: EntityManager, station: StationFields & { id: string }): Promise<PollingStation> {
@@ -99,16 +101,18 @@ export interface SettingsRecord {
   turnoutCurve: CurvePointJson[] | null;
   /** Past days' curves as stored (validated where they are used: gotv.curve-history.ts). */
   curveHistory: unknown[];
+  /** How far turnout strays from the stations' previous turnout, as stored (null: the defaults). */
+  previousTurnoutSpread: unknown;
 }
 
 /**
  * The curve column holds the configured curve as an array, or, once a curve history is kept,
  * `{ curve, history }`: the same jsonb column, so no table changes.
  */
-function readStoredCurve(stored: StoredTurnoutCurve | null): Pick<SettingsRecord, 'turnoutCurve' | 'curveHistory'> {
-  if (stored === null) return { turnoutCurve: null, curveHistory: [] };
-  if (Array.isArray(stored)) return { turnoutCurve: stored, curveHistory: [] };
-  return { turnoutCurve: stored.curve ?? null, curveHistory: Array.isArray(stored.history) ? stored.history : [] };
+function readStoredCurve(stored: StoredTurnoutCurve | null): Pick<SettingsRecord, 'turnoutCurve' | 'curveHistory' | 'previousTurnoutSpread'> {
+  if (stored === null) return { turnoutCurve: null, curveHistory: [], previousTurnoutSpread: null };
+  if (Array.isArray(stored)) return { turnoutCurve: stored, curveHistory: [], previousTurnoutSpread: null };
+  return { turnoutCurve: stored.curve ?? null, curveHistory: Array.isArray(stored.history) ? stored.history : [], previousTurnoutSpread: stored.previousTurnoutSpread ?? null };
 }
 
 export async function findSettings(q: Queries): Promise<SettingsRecord | undefined> {
@@ -117,7 +121,11 @@ export async function findSettings(q: Queries): Promise<SettingsRecord | undefin
 }
 
 export async function saveSettings(q: Queries, settings: SettingsRecord): Promise<void> {
-  const stored: StoredTurnoutCurve | null = settings.curveHistory.length ? { curve: settings.turnoutCurve, history: settings.curveHistory } : settings.turnoutCurve;
+  const spread = settings.previousTurnoutSpread ?? null;
+  const stored: StoredTurnoutCurve | null =
+    settings.curveHistory.length || spread !== null
+      ? { curve: settings.turnoutCurve, history: settings.curveHistory, ...(spread !== null ? { previousTurnoutSpread: spread } : {}) }
+      : settings.turnoutCurve;
   const curve = stored === null ? null : JSON.stringify(stored);
   await q.write(
     sql`insert into gotv_settings (id, election_date, opens_at, closes_at, turnout_curve, updated_at)

@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
-import { ConflictError, NotFoundError } from '../../kernel/errors';
+import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import { assertTerritoriesExist } from '../territories';
 import type { PollingStation } from './gotv.entities';
@@ -32,6 +32,7 @@ export async function createStation(em: EntityManager, deps: AppDeps, input: Cre
       lng: input.lng,
       tables: input.tables,
       registeredVoters: input.registeredVoters,
+      previousTurnout: input.previousTurnout ?? null,
       status: input.status,
     })
     .catch(duplicateCode(input.code));
@@ -48,6 +49,13 @@ export async function getStation(em: EntityManager, id: string): Promise<Polling
 export async function updateStation(em: EntityManager, deps: AppDeps, id: string, input: UpdateStationInput) {
   const station = await getStation(em, id);
   if (input.territoryId) await assertTerritoriesExist(em, [input.territoryId], () => 'body.territoryId');
+  // The previous turnout is checked against the registered voters the station will have after the change.
+  const registeredVoters = input.registeredVoters ?? station.registeredVoters;
+  const previousTurnout = input.previousTurnout === undefined ? station.previousTurnout : input.previousTurnout;
+  if (previousTurnout !== null && previousTurnout !== undefined && previousTurnout > registeredVoters) {
+    const path = input.previousTurnout === undefined ? 'body.registeredVoters' : 'body.previousTurnout';
+    throw invalidField(path, `previousTurnout (${previousTurnout}) cannot exceed registeredVoters (${registeredVoters})`);
+  }
   await repository.saveStation(em, station, input);
   await publishStations(deps, [station.id], true);
   return presentStation(station);
