@@ -31,15 +31,24 @@ export interface CpuProfile {
 /** Ordered: the first rule a frame's url matches names its layer. */
 const LAYERS: [layer: string, url: RegExp][] = [
   ['validation (zod)', /node_modules\/zod\//],
-  ['access log (pino)', /node_modules\/(pino|pino-std-serializers|sonic-boom|thread-stream|on-exit-leak-free|fast-redact|quick-format-unescaped|atomic-sleep)\/|src\/kernel\/logger\.js/],
+  [
+    'access log (pino)',
+    /node_modules\/(pino|pino-std-serializers|sonic-boom|thread-stream|on-exit-leak-free|fast-redact|quick-format-unescaped|atomic-sleep)\/|src\/kernel\/logger\.js/,
+  ],
   ['authentication', /node_modules\/(jsonwebtoken|jws|jwa|ecdsa-sig-formatter|safe-buffer|lodash\.[a-z]+|semver|ms)\/|src\/kernel\/auth\//],
   [
     'realtime publish (Socket.IO, Redis)',
     /node_modules\/(socket\.io|socket\.io-adapter|socket\.io-parser|@socket\.io\/[^/]+|engine\.io|engine\.io-parser|ws|ioredis|@ioredis\/[^/]+|redis-parser|cluster-key-slot|denque|notepack\.io|@msgpack\/[^/]+)\/|src\/kernel\/(realtime|redis|cache)\.js|gotv\.(pushes|events)\.js/,
   ],
-  ['statement and transaction (pg, ORM)', /node_modules\/(pg|pg-pool|pg-protocol|pg-types|pg-connection-string|postgres-[a-z]+|@mikro-orm\/[^/]+|kysely|knex)\/|src\/kernel\/(sql|db)\.js|\.repository\.js/],
+  [
+    'statement and transaction (pg, ORM)',
+    /node_modules\/(pg|pg-pool|pg-protocol|pg-types|pg-connection-string|postgres-[a-z]+|@mikro-orm\/[^/]+|kysely|knex)\/|src\/kernel\/(sql|db)\.js|\.repository\.js/,
+  ],
   ["the route's own code (GOTV service, the baseline's handler)", /src\/modules\/gotv\/|dist\/scripts\/bench\//],
-  ['Koa, router, body, errors', /node_modules\/(koa|@koa\/[^/]+|koa-[a-z-]+|co-body|raw-body|inflation|iconv-lite|type-is|mime-types|content-type|http-errors|statuses|on-finished|destroy|vary|accepts|negotiator|cookies|keygrip|depd|delegates|only|encodeurl|escape-html|path-to-regexp|fresh|bytes|unpipe|ee-first)\/|src\/kernel\/(http|errors|context)|src\/app\.js/],
+  [
+    'Koa, router, body, errors',
+    /node_modules\/(koa|@koa\/[^/]+|koa-[a-z-]+|co-body|raw-body|inflation|iconv-lite|type-is|mime-types|content-type|http-errors|statuses|on-finished|destroy|vary|accepts|negotiator|cookies|keygrip|depd|delegates|only|encodeurl|escape-html|path-to-regexp|fresh|bytes|unpipe|ee-first)\/|src\/kernel\/(http|errors|context)|src\/app\.js/,
+  ],
   ['Comando, other', /\/dist\/src\//],
 ];
 

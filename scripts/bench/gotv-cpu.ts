@@ -17,6 +17,8 @@ import path from 'node:path';
 import { layerRows, profileLayers, readProfile } from './cpuprofile-layers';
 import { createStations, stationCode } from './gotv-fixtures';
 import {
+  barePgInsertLoad,
+  barePgInsertServer,
   benchDatabase,
   benchRedisUrl,
   callJson,
@@ -104,22 +106,13 @@ async function runAll(): Promise<Results> {
     for (let round = 1; round <= ROUNDS; round++) {
       log(`  round ${round}/${ROUNDS}: bare Koa + pg insert, POST /api/territories …`);
       bare.push(
-        await withServer(
-          { name: 'baseline-pg-insert', script: 'dist/scripts/bench/baseline-pg-insert.js', readyPath: '/healthz', env: { DATABASE_URL: db.url }, nodeArgs: cpuProfileArgs() },
-          async (s) => {
-            barePids.push(s.pid);
-            const from = monotonicUs();
-            const measured = await measure({
-              url: `${s.url}/api/territories`,
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({ name: 'Barrio de prueba', type: 'neighbourhood' }),
-              serverPid: s.pid,
-            });
-            bareWindows.push([from, monotonicUs()]);
-            return measured;
-          },
-        ),
+        await withServer(barePgInsertServer(db.url, cpuProfileArgs()), async (s) => {
+          barePids.push(s.pid);
+          const from = monotonicUs();
+          const measured = await measure(barePgInsertLoad(s));
+          bareWindows.push([from, monotonicUs()]);
+          return measured;
+        }),
       );
       log(`  round ${round}/${ROUNDS}: Comando, POST /api/gotv/turnout, nobody listening …`);
       const from = monotonicUs();
@@ -179,7 +172,14 @@ function report(r: Results): string {
     const c = r.comando[i]!;
     return [
       [`${i + 1}`, 'bare Koa + pg insert, POST /api/territories', b.requestsPerSecond.toFixed(0), b.p99Ms.toFixed(0), cpu(b).toFixed(0), '—'],
-      [`${i + 1}`, 'Comando, POST /api/gotv/turnout', c.requestsPerSecond.toFixed(0), c.p99Ms.toFixed(0), cpu(c).toFixed(0), (c.otherCpuUsPerRequest?.postgres ?? Number.NaN).toFixed(0)],
+      [
+        `${i + 1}`,
+        'Comando, POST /api/gotv/turnout',
+        c.requestsPerSecond.toFixed(0),
+        c.p99Ms.toFixed(0),
+        cpu(c).toFixed(0),
+        (c.otherCpuUsPerRequest?.postgres ?? Number.NaN).toFixed(0),
+      ],
     ];
   });
   const lines = [
@@ -200,11 +200,22 @@ function report(r: Results): string {
           `${comandoCpu.toFixed(0)} µs vs ${bareCpu.toFixed(0)} µs: ${ratio.toFixed(2)}×`,
           ratio <= goal ? 'PASS' : 'FAIL',
         ],
-        ['Reports accepted', 'every one', `${r.accepted} (201), non-2xx ${r.comando.reduce((sum, m) => sum + m.non2xx, 0)}`, r.comando.every((m) => m.non2xx === 0 && m.errors === 0) ? 'PASS' : 'FAIL'],
+        [
+          'Reports accepted',
+          'every one',
+          `${r.accepted} (201), non-2xx ${r.comando.reduce((sum, m) => sum + m.non2xx, 0)}`,
+          r.comando.every((m) => m.non2xx === 0 && m.errors === 0) ? 'PASS' : 'FAIL',
+        ],
       ],
     ),
   ];
-  if (r.layers) lines.push('', 'Where a report’s CPU goes (profile of the measured parts, µs per report):', '', markdownTable(['Layer', 'bare route µs/request', 'Comando µs/report', 'difference'], r.layers));
+  if (r.layers)
+    lines.push(
+      '',
+      'Where a report’s CPU goes (profile of the measured parts, µs per report):',
+      '',
+      markdownTable(['Layer', 'bare route µs/request', 'Comando µs/report', 'difference'], r.layers),
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -219,7 +230,8 @@ async function main(): Promise<void> {
     writeDocSection('bench:gotv-cpu', text);
     log('written to docs/benchmarks.md');
   }
-  await db.drop();
+  // BENCH_KEEP_DB=1 keeps the set-up database for a closer look at the statement (e.g. with pgbench).
+  if (!process.env.BENCH_KEEP_DB) await db.drop();
 }
 
 main().catch((error: unknown) => {

@@ -11,7 +11,8 @@
  * `gotv:projection` pushes. The baseline, in the same run with the same clients and rates: two bare
  * Socket.IO processes on the same Redis streams adapter broadcasting each 100 ms window of reports
  * as items of the same shape and size (`baseline-socket-broadcast.ts`). Last, `POST /api/gotv/turnout` at full speed (autocannon) on
- * one process with the 2,000 clients listening, then with nobody listening.
+ * one process with the 2,000 clients listening, then with nobody listening, then the bare pg insert
+ * route (`baseline-pg-insert.ts`) for the CPU a report costs against a bare write.
  *
  * Diagnostics (such runs are not written to the doc unless the size is the benchmark's):
  * BENCH_GOTV_TRACE=1 prints, per second of sending, the slowest answer and the slowest delivery,
@@ -29,6 +30,8 @@ import { Worker } from 'node:worker_threads';
 import { createStations, stationCode } from './gotv-fixtures';
 import { HISTOGRAM_BUCKETS, Histogram, sharedNow, type ListenerCommand, type ListenerEvent, type ListenerJob } from './gotv-listeners';
 import {
+  barePgInsertLoad,
+  barePgInsertServer,
   benchDatabase,
   comandoServer,
   cpuProfileArgs,
@@ -38,11 +41,13 @@ import {
   logDir,
   machineNote,
   markdownTable,
+  measure,
   onInterrupt,
   ownCpuSeconds,
   registerFirstAdmin,
   startServer,
   withPg,
+  withServer,
   writeDocSection,
   type Measurement,
   type RunningServer,
@@ -74,7 +79,7 @@ const BRIGADE_PHONES = 10;
  */
 const LISTENER_THREADS = Number(process.env.BENCH_GOTV_LISTENER_THREADS ?? 1);
 const full = CLIENTS === 2000 && REPORT_RATE === 200 && DURATION === 60 && WARMUP === 15 && LISTENER_THREADS === 1 && !cpuProfileArgs().length;
-const goals = { p99Ms: 250, p99VsBaseline: 1.5, routeRatio: 0.4 };
+const goals = { p99Ms: 250, p99VsBaseline: 1.5, routeRatio: 0.5, cpuVsBareInsert: 2.5 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -345,6 +350,8 @@ interface ComandoResults {
   live: Run;
   withListeners: Measurement;
   withoutListeners: Measurement;
+  /** The bare pg insert route at full speed, right after: what a report's CPU is compared with. */
+  bareInsert: Measurement;
   projection: { count: number; minGapMs: number; perSecond: number };
 }
 
@@ -403,7 +410,9 @@ async function comandoPhase(): Promise<ComandoResults> {
     log('  … and with nobody listening');
     const withoutListeners = await fullSpeed();
     if (next > VOTERS) log(`  note: ${next - VOTERS} requests re-used voters (answered as duplicates)`);
-    return { live, withListeners, withoutListeners, projection };
+    log('  … and the bare pg insert route (Koa, koa-body, one insert) at full speed');
+    const bareInsert = await withServer(barePgInsertServer(db.url), (server) => measure(barePgInsertLoad(server)));
+    return { live, withListeners, withoutListeners, bareInsert, projection };
   } finally {
     await Promise.all([a.stop(), b.stop()]);
   }
@@ -457,6 +466,7 @@ function report(baseline: Run, comando: ComandoResults, machine: string): { mark
       [
         ['nobody listening', comando.withoutListeners],
         [`${CLIENTS} clients listening (${(CLIENTS / 2).toLocaleString('en-US')} on this process)`, comando.withListeners],
+        ['baseline: bare Koa + pg insert, POST /api/territories', comando.bareInsert],
       ] as const
     ).map(([name, m]) => [
       name,
@@ -467,6 +477,8 @@ function report(baseline: Run, comando: ComandoResults, machine: string): { mark
       m.serverCpuUsPerRequest === undefined ? '–' : `${m.serverCpuUsPerRequest.toFixed(0)} µs`,
     ]),
   );
+  const reportCpu = comando.withoutListeners.serverCpuUsPerRequest ?? Number.NaN;
+  const insertCpu = comando.bareInsert.serverCpuUsPerRequest ?? Number.NaN;
   const p99 = live.latency.percentile(99);
   const baseP99 = baseline.latency.percentile(99);
   const allAccepted = cd.accepted === live.totalReports && live.sendErrors === 0;
@@ -482,12 +494,18 @@ function report(baseline: Run, comando: ComandoResults, machine: string): { mark
       comando.projection.minGapMs >= 950,
     ],
     ['Report route with live push vs nobody listening', `≥ ${goals.routeRatio}`, ratio.toFixed(2), ratio >= goals.routeRatio],
+    [
+      'Server CPU per report (nobody listening) vs the bare pg insert route per request',
+      `≤ ${goals.cpuVsBareInsert}×`,
+      `${reportCpu.toFixed(0)} µs vs ${insertCpu.toFixed(0)} µs: ${(reportCpu / insertCpu).toFixed(2)}×`,
+      reportCpu <= goals.cpuVsBareInsert * insertCpu,
+    ],
   ];
   const goalTable = markdownTable(
     ['Goal', 'Target', 'Measured', 'Result'],
     verdicts.map(([g, t, m, ok]) => [g, t, m, ok ? 'PASS' : 'FAIL']),
   );
-  const markdown = `## GOTV in real time (issue 4)
+  const markdown = `## GOTV in real time (issues 4 and 22)
 
 Command: \`npm run bench:gotv\` (\`scripts/bench/gotv.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
 
@@ -507,6 +525,8 @@ broadcast it as items shaped like Comando's — the same messages per second and
 authentication, validation or database. During the route measurements the clients stay connected and
 socket.io-client keeps parsing every message, but the harness's delivery bookkeeping (matching each
 item to its report) stops: it is measuring apparatus, and it would take CPU from the server it measures.
+The CPU one report costs the server (nobody listening) is compared with the bare pg insert route's CPU
+per request (Koa, koa-body, one insert: \`baseline-pg-insert.ts\`), measured right after on the same database.
 
 ${table}
 

@@ -148,6 +148,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return { name: options.name, url, pid: child.pid ?? 0, logFile, stop };
 }
 
+/**
+ * The bare pg insert route (`baseline-pg-insert.ts`: Koa, koa-body, one insert per POST) on a
+ * database of the run: the cost floor a write route is compared with.
+ */
+export function barePgInsertServer(databaseUrl: string, nodeArgs: string[] = []): ServerOptions {
+  return { name: 'baseline-pg-insert', script: 'dist/scripts/bench/baseline-pg-insert.js', readyPath: '/healthz', env: { DATABASE_URL: databaseUrl }, nodeArgs };
+}
+
+/** Full-speed POSTs to the bare pg insert route, with its server's CPU per request. */
+export function barePgInsertLoad(server: RunningServer): LoadOptions {
+  return {
+    url: `${server.url}/api/territories`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Barrio de prueba', type: 'neighbourhood' }),
+    serverPid: server.pid,
+  };
+}
+
 /** Runs fn with a started server and always stops it afterwards. */
 export async function withServer<T>(options: ServerOptions, fn: (server: RunningServer) => Promise<T>): Promise<T> {
   const server = await startServer(options);
