@@ -74,6 +74,8 @@ export class BullJobs implements Jobs {
   private readonly definitions = new Map<string, AnyJob>();
   private readonly queues = new Map<string, Queue>();
   private readonly workers: Worker[] = [];
+  /** Jobs this process has taken that BullMQ has not yet recorded as completed or failed. */
+  private readonly taken = new Set<string>();
 
   constructor(
     definitions: AnyJob[],
@@ -122,6 +124,7 @@ export class BullJobs implements Jobs {
       const worker = new Worker(
         definition.name,
         async (job) => {
+          this.taken.add(`${definition.name}:${job.id}`);
           const data = definition.schema.parse(job.data);
           await definition.handler(data, { attempt: job.attemptsMade + 1, logger: this.logger, deps });
         },
@@ -131,7 +134,9 @@ export class BullJobs implements Jobs {
           concurrency: definition.concurrency ?? DEFAULTS.concurrency,
         },
       );
+      worker.on('completed', (job) => this.taken.delete(`${definition.name}:${job.id}`));
       worker.on('failed', (job, error) => {
+        if (job) this.taken.delete(`${definition.name}:${job.id}`);
         this.logger.warn({ job: definition.name, jobId: job?.id, attempt: job?.attemptsMade, ...safeErrorFields(error) }, 'job failed');
       });
       worker.on('error', (error) => this.logOnce(`worker:${definition.name}`, () => this.logger.warn({ job: definition.name, ...safeErrorFields(error) }, 'job worker error')));
@@ -155,14 +160,17 @@ export class BullJobs implements Jobs {
   }
 
   async close(): Promise<void> {
-    // Worker.close waits for the jobs it is running to finish; a worker whose blocking connection
-    // never came back from a Redis restart would wait forever, so after a while it is forced.
-    const graceful = Promise.all(this.workers.map((worker) => worker.close()));
-    if (!(await settlesWithin(graceful, CLOSE_GRACE_MS))) {
-      this.logger.warn({ workers: this.workers.length }, 'job workers did not stop in time; closing their connections');
-      await settlesWithin(Promise.all(this.workers.map((worker) => worker.close(true))), FORCE_CLOSE_MS);
-      await settlesWithin(Promise.all(this.workers.map((worker) => worker.disconnect())), FORCE_CLOSE_MS);
-    }
+    // Worker.close() without force waits for its blocking connection to end, which never happens
+    // while that connection waits to reconnect after a Redis outage (bullmq#4656): the worker then
+    // keeps its lock-renewal and stalled-check timers and the process cannot exit. So stop taking
+    // jobs, wait for the ones taken to be recorded, and close the workers without that wait.
+    await Promise.all(this.workers.map((worker) => worker.pause(true)));
+    const finished = await pollUntil(async () => this.taken.size === 0, CLOSE_GRACE_MS, 'running jobs').then(
+      () => true,
+      () => false,
+    );
+    if (!finished) this.logger.warn({ jobs: this.taken.size }, 'jobs still running at shutdown; leaving them to be retried');
+    await settlesWithin(Promise.all(this.workers.map((worker) => worker.close(true))), FORCE_CLOSE_MS);
     const queues = Promise.all([...this.queues.values()].map((queue) => queue.close()));
     if (!(await settlesWithin(queues, FORCE_CLOSE_MS))) {
       await settlesWithin(Promise.all([...this.queues.values()].map((queue) => queue.disconnect())), FORCE_CLOSE_MS);

@@ -12,7 +12,9 @@ export default async function globalSetup(): Promise<void> {
   // The screens' tests load the built pages: `npm install && npm test` on a fresh clone builds them once.
   if (!existsSync(join(root, 'dist', 'web', 'brigada', 'index.html'))) execFileSync('npm', ['run', 'build:web'], { cwd: root, stdio: 'inherit' });
   await withAdmin(async (client) => {
-    const stale = await client.query<{ datname: string }>(`select datname from pg_database where datname like $1`, [`${templateName}\\_%`]);
+    // Only this template's own clones (see createTestDatabase): a LIKE 'comando_test_%' sweep also
+    // dropped other checkouts' templates such as comando_test_<helper> in the middle of their runs.
+    const stale = await client.query<{ datname: string }>(`select datname from pg_database where datname ~ $1`, [`^${templateName.replace(/\W/g, '\\$&')}_[0-9a-f]{10}$`]);
     for (const { datname } of stale.rows) await client.query(`drop database if exists "${datname}" with (force)`);
     await client.query(`drop database if exists "${templateName}" with (force)`);
     await client.query(`create database "${templateName}"`);

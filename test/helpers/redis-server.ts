@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
 
 /** A free TCP port on the loopback, for a Redis of a test's own (stopping it disturbs no other test). */
 export async function freePort(): Promise<number> {
@@ -36,5 +37,17 @@ export async function until(check: () => Promise<boolean>, timeoutMs = 15_000): 
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** How many connections the private redis-server on `port` holds, this probe's own left out. */
+export async function connectedClients(port: number): Promise<number> {
+  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await probe.connect();
+    const list = (await probe.client('LIST')) as string;
+    return list.trim().split('\n').length - 1;
+  } finally {
+    probe.disconnect();
   }
 }

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { BullJobs, MemoryJobs, defineJob, type Jobs } from '../../src/kernel/jobs';
 import type { AppDeps } from '../../src/kernel/context';
 import { testRedisUrl } from '../helpers/database';
+import { freePort, startRedis, stopRedis, until } from '../helpers/redis-server';
 
 const logger = pino({ level: 'silent' });
 const deps = {} as AppDeps; // these probe jobs use nothing from the app
@@ -53,8 +54,10 @@ describe.each(runners)('jobs (%s)', (_name, make) => {
     await jobs.idle(10_000);
     const times = tries.get('a')!;
     expect(times).toHaveLength(3);
-    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(times[1]! - times[0]!);
+    // The backoff doubles: 50 ms, then 100 ms (compared with the configured waits, not with each
+    // other, since a busy machine can stretch the first wait past the second).
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(45);
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(95);
   });
 
   it('gives up after the configured attempts', async () => {
@@ -78,10 +81,61 @@ describe.each(runners)('jobs (%s)', (_name, make) => {
     expect(tries.get('c')).toHaveLength(1);
   });
 
+  it('lets a running job finish and be recorded before close() returns', async () => {
+    let finished = false;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const job = defineJob({
+      name: 'slow',
+      schema: z.object({ key: z.string() }),
+      handler: async () => {
+        started();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        finished = true;
+      },
+    });
+    const jobs = make([job], prefix);
+    await jobs.start(deps);
+    await jobs.enqueue(job, { key: 'd' });
+    await running;
+    await jobs.close();
+    expect(finished).toBe(true);
+    // Nothing left active for another process to pick up again.
+    const after = make([job], prefix);
+    opened.push(after);
+    await after.idle(2000);
+  });
+
   it('refuses a payload that does not match the job schema', async () => {
     const { job } = flakyJob('typed', 0);
     const jobs = make([job], prefix);
     opened.push(jobs);
     await expect(jobs.enqueue(job, { key: 42 } as unknown as { key: string })).rejects.toThrow();
+  });
+});
+
+describe('BullMQ jobs after a Redis restart', () => {
+  const timers = () => process.getActiveResourcesInfo().filter((type) => type === 'Timeout').length;
+
+  it('close() returns at once while the workers still wait to reconnect, and leaves no timer running', async () => {
+    const port = await freePort();
+    let redis = await startRedis(port);
+    const { job } = flakyJob('restart', 0);
+    const jobs = new BullJobs([job], { url: `redis://127.0.0.1:${port}/0`, maxRetriesPerRequest: null }, 'trestart', logger);
+    try {
+      const before = timers();
+      await jobs.start(deps);
+      await stopRedis(redis);
+      redis = await startRedis(port);
+      // BullMQ waits at least a second before reconnecting: this closes inside that wait, where a
+      // graceful Worker.close() never settled and its lock-renewal timers kept the process alive.
+      const closing = Date.now();
+      await jobs.close();
+      expect(Date.now() - closing).toBeLessThan(5000);
+      // What remains is the watchdog of the blocking read cut by the restart (at most its 5 s block, plus 1 s).
+      await until(async () => timers() <= before, 10_000);
+    } finally {
+      await stopRedis(redis);
+    }
   });
 });
