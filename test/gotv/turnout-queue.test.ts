@@ -3,10 +3,9 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 
 /**
- * A brigade phone that was offline sends its whole queue at once: every voter report of a request
- * goes to the database as one statement. These tests hold that statement to what one report at a
- * time guaranteed: exactly once, the earliest of a voter's reports wins, scope per item, tallies
- * exact, and two queues sent at the same moment over the same voters both succeed.
+ * A brigade phone that was offline sends its whole queue at once. These tests hold a queue to what
+ * one report at a time guarantees: exactly once, the earliest of a voter's reports wins, scope per
+ * item, tallies exact, and two queues sent at the same moment over the same voters both succeed.
  */
 
 let app: TestApp;

@@ -10,21 +10,16 @@ export interface ReportDay {
   rehearsal: boolean;
 }
 
-export interface VoterReportItem {
+export interface VoterReport {
   /** The voter by id, or else by cédula. */
   voter: { id: string } | { documentId: string };
   clientReportId: string;
-  time: ReportDay;
-}
-
-export interface VoterReports {
   reportedById: string;
   /** Managers report any voter; a brigade member only their brigades'. */
   everyVoter: boolean;
-  items: VoterReportItem[];
+  time: ReportDay;
 }
 
-/** One row per item, in the items' order; nulls say why nothing was recorded. */
 export interface VoterReportRow {
   voter_id: string | null;
   station_id: string | null;
@@ -33,61 +28,44 @@ export interface VoterReportRow {
 }
 
 /**
- * Election day's hottest statement: a phone's voter reports, one or a whole queue, in one round
- * trip (on a busy server each round trip is one more wait for the CPU). For each item it finds the
- * voter (by id or by document), checks a brigade member's scope (the voter's station is one of
- * their brigades', or the voter is assigned to one of their brigades: the rule in gotv.policy.ts),
- * and records the report. Out of rehearsal only a voter's first report is recorded, and it marks
- * them voted: two phones racing meet at the voter's row lock, and the one that waited re-reads the
- * row, finds the voter voted and writes nothing (a duplicate leaves no row); within one queue the
- * earliest item wins. A rehearsal's report is recorded (once per clientReportId) and changes no
- * voter. All or nothing: the items are one statement, whose voter row locks are taken in id order.
- * The tally trigger's station rows are locked in whatever order the update visits voters, so two
- * queues over the same stations may deadlock: the caller runs it again. Prepared once per pooled
- * connection.
+ * Election day's hottest statement: a voter report in one round trip (on a busy server each round
+ * trip is one more wait for the CPU). It finds the voter (by id or by document), checks a brigade
+ * member's scope (the voter's station is one of their brigades', or the voter is assigned to one
+ * of their brigades: the rule in gotv.policy.ts), and records the report. Out of rehearsal
+ * only the voter's first report is recorded, and it marks them voted: two phones racing meet at the
+ * voter's row lock, and the one that waited re-reads the row, finds the voter voted and writes
+ * nothing (a duplicate leaves no row). A rehearsal's report is recorded (once per clientReportId)
+ * and changes no voter. Prepared once per pooled connection.
  */
-export async function recordVoterReports(db: Queries, batch: VoterReports): Promise<VoterReportRow[]> {
-  const column = <T>(pick: (item: VoterReportItem, index: number) => T) => batch.items.map(pick);
+export function recordVoterReport(db: Queries, report: VoterReport): Promise<VoterReportRow | undefined> {
+  const { at, rehearsal } = report.time;
+  const byId = 'id' in report.voter;
+  const findVoter = 'id' in report.voter ? sql`id = ${report.voter.id}::uuid` : sql`document_id = ${report.voter.documentId}`;
   const statement = sql<VoterReportRow>`
-    with input as (
-      select * from unnest(${column((_, index) => index)}::int[], ${column((item) => ('id' in item.voter ? item.voter.id : null))}::uuid[],
-        ${column((item) => ('documentId' in item.voter ? item.voter.documentId : null))}::text[], ${column((item) => item.clientReportId)}::uuid[],
-        ${column((item) => item.time.at)}::timestamptz[], ${column((item) => item.time.rehearsal)}::boolean[], ${column(() => newId())}::uuid[])
-        as i(ord, voter_id, document_id, client_report_id, at, rehearsal, report_id)
-    ),
-    voter as (
-      select i.ord, g.id, g.polling_station_id as station_id, g.brigade_id from input i join gotv_voters g on g.id = i.voter_id
-      union all
-      select i.ord, g.id, g.polling_station_id, g.brigade_id from input i join gotv_voters g on i.voter_id is null and g.document_id = i.document_id
+    with voter as (
+      select id, polling_station_id as station_id, brigade_id from gotv_voters where ${findVoter}
     ),
     allowed as (
-      select v.ord, v.id, v.station_id from voter v
-      where ${batch.everyVoter}::boolean or ${brigadeCoversVoterSql(batch.reportedById, { stationId: sql`v.station_id`, brigadeId: sql`v.brigade_id` })}
-    ),
-    earliest as (
-      select distinct on (a.id) a.ord, a.id from allowed a join input i on i.ord = a.ord
-      where not i.rehearsal order by a.id, a.ord
+      select v.id, v.station_id from voter v
+      where ${report.everyVoter}::boolean or ${brigadeCoversVoterSql(report.reportedById, { stationId: sql`v.station_id`, brigadeId: sql`v.brigade_id` })}
     ),
     target as (
-      select e.ord, g.id from gotv_voters g join earliest e on e.id = g.id
-      where g.status <> 'voted' order by g.id for update of g
+      select g.id from gotv_voters g
+      where not ${rehearsal}::boolean and g.id = (select id from allowed) and g.status <> 'voted' for update
     ),
     r as (
       insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged, rehearsal)
-      select i.report_id, i.client_report_id, 'voter', a.station_id, a.id, null, i.at, now(), ${batch.reportedById}::uuid, false, i.rehearsal
-      from allowed a join input i on i.ord = a.ord
-      where i.rehearsal or a.ord in (select ord from target)
-      on conflict (client_report_id) do nothing returning id, client_report_id
+      select ${newId()}::uuid, ${report.clientReportId}::uuid, 'voter', a.station_id, a.id, null, ${at}::timestamptz, now(), ${report.reportedById}::uuid, false, ${rehearsal}::boolean
+      from allowed a where ${rehearsal}::boolean or exists (select 1 from target)
+      on conflict (client_report_id) do nothing returning id
     ),
     marked as (
-      update gotv_voters g set status = 'voted', voted_at = i.at, updated_at = now()
-      from target t join input i on i.ord = t.ord join r on r.client_report_id = i.client_report_id
-      where g.id = t.id
+      update gotv_voters set status = 'voted', voted_at = ${at}::timestamptz, updated_at = now()
+      where id = (select id from target) and exists (select 1 from r)
     )
-    select v.id as voter_id, v.station_id, a.id as allowed_id, r.id as report_id
-    from input i left join voter v on v.ord = i.ord left join allowed a on a.ord = i.ord left join r on r.client_report_id = i.client_report_id
-    order by i.ord`;
-  return db.rows(statement.prepared('gotv_voter_reports'));
+    select (select id from voter) as voter_id, (select station_id from voter) as station_id,
+           (select id from allowed) as allowed_id, (select id from r) as report_id`;
+  return db.first(statement.prepared(byId ? 'gotv_voter_report_by_id' : 'gotv_voter_report_by_document'));
 }
 
 /**

@@ -1,5 +1,4 @@
-import { DeadlockException } from '@mikro-orm/core';
-import type { Database } from '../../kernel/sql';
+import type { Database, Queries } from '../../kernel/sql';
 import type { AppDeps } from '../../kernel/context';
 import type { Actor } from '../../kernel/auth/roles';
 import { GOTV_ROOM, type TurnoutItem } from './gotv.events';
@@ -9,7 +8,7 @@ import { scopeOf } from './gotv.scope';
 import { projectionChanged } from './gotv.pushes';
 import { instantAt, localClock } from '../../kernel/calendar';
 import { electionDateOf } from './gotv.settings';
-import { lockStationForCount, recordCountReport, recordVoterReports, type ReportDay, type VoterReportItem, type VoterReportRow } from './gotv.repository';
+import { lockStationForCount, recordCountReport, recordVoterReport, type ReportDay } from './gotv.repository';
 
 /** Phones' clocks drift: a report up to two minutes ahead of ours is taken as "now". */
 const CLOCK_SKEW_MS = 2 * 60_000;
@@ -24,28 +23,18 @@ type Outcome = { kind: 'accepted'; event: TurnoutItem } | { kind: 'duplicate' } 
 
 const reject = (code: string, message: string): Outcome => ({ kind: 'rejected', code, message });
 
-/** What a voter report's row says: recorded, refused, or already known. */
-function voterOutcome(row: VoterReportRow | undefined, rehearsal: boolean): Outcome {
+async function recordVoter(db: Queries, actor: Actor, report: Extract<TurnoutReportInput, { kind: 'voter' }>, time: ReportDay): Promise<Outcome> {
+  const row = await recordVoterReport(db, {
+    voter: report.voterId ? { id: report.voterId } : { documentId: report.documentId! },
+    clientReportId: report.clientReportId,
+    reportedById: actor.id,
+    everyVoter: coversEverything(actor),
+    time,
+  });
   if (!row?.voter_id || !row.station_id) return reject('unknown_voter', 'No confirmed voter matches this report.');
   if (!row.allowed_id) return reject('forbidden', "This voter is not one of your brigade's.");
   if (!row.report_id) return { kind: 'duplicate' };
-  return { kind: 'accepted', event: rehearsal ? ['voter', row.station_id, row.voter_id, true] : ['voter', row.station_id, row.voter_id] };
-}
-
-/** A deadlock cannot come from this statement's own locks (taken in one order); one more try covers any other writer's. */
-const VOTER_STATEMENT_TRIES = 1;
-
-async function recordVoters(db: Database, actor: Actor, items: VoterReportItem[]): Promise<Outcome[]> {
-  const batch = { reportedById: actor.id, everyVoter: coversEverything(actor), items };
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const rows = await recordVoterReports(db, batch);
-      return items.map((item, index) => voterOutcome(rows[index], item.time.rehearsal));
-    } catch (error) {
-      // All or nothing, and idempotent by clientReportId: running it again is safe.
-      if (!(error instanceof DeadlockException) || attempt >= VOTER_STATEMENT_TRIES) throw error;
-    }
-  }
+  return { kind: 'accepted', event: time.rehearsal ? ['voter', row.station_id, row.voter_id, true] : ['voter', row.station_id, row.voter_id] };
 }
 
 async function recordCount(db: Database, actor: Actor, scope: BrigadeScope, report: Extract<TurnoutReportInput, { kind: 'count' }>, time: ReportDay): Promise<Outcome> {
@@ -72,10 +61,9 @@ async function recordCount(db: Database, actor: Actor, scope: BrigadeScope, repo
 }
 
 /**
- * Applies a batch: its voter reports in one statement (a phone's whole queue in one round trip),
- * then its counts, each committed on its own. A rejected item (not a valid report, refused, or
- * dated in the future) writes nothing, and a resent one is a duplicate. Accepted reports reach the
- * war room batched per 100 ms.
+ * Applies a batch item by item: each accepted item is committed on its own, a rejected one (not a
+ * valid report, refused, or dated in the future) writes nothing, and a resent one is a duplicate.
+ * Accepted reports reach the war room batched per 100 ms.
  */
 export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutItemInput[]): Promise<TurnoutAnswer> {
   const electionDate = await electionDateOf(deps);
@@ -91,44 +79,21 @@ export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutI
     const { date, start, end } = localDayOf(at, deps.config.timeZone);
     return { at, dayStart: start, dayEnd: end, rehearsal: electionDate !== null && date < electionDate };
   };
-  // Checks that need no database first; then every voter report in one statement, then the counts
-  // one by one (each locks its station). Outcomes keep the items' order.
-  const outcomes: (Outcome | undefined)[] = [];
-  const voters: { index: number; item: VoterReportItem }[] = [];
-  const counts: { index: number; report: Extract<TurnoutReportInput, { kind: 'count' }>; time: ReportDay }[] = [];
-  for (const [index, item] of items.entries()) {
-    const checked = item.valid ? precheck(item.report, seen, timeOf) : reject('validation_failed', item.message);
-    if ('kind' in checked) outcomes[index] = checked;
-    else if (item.valid && item.report.kind === 'voter') {
-      const { report } = item;
-      voters.push({
-        index,
-        item: { voter: report.voterId ? { id: report.voterId } : { documentId: report.documentId! }, clientReportId: report.clientReportId, time: checked.time },
-      });
-    } else if (item.valid && item.report.kind === 'count') counts.push({ index, report: item.report, time: checked.time });
-  }
   const accepted: TurnoutItem[] = [];
   try {
-    if (voters.length) {
-      const recorded = await recordVoters(
-        deps.db,
-        actor,
-        voters.map((voter) => voter.item),
-      );
-      voters.forEach((voter, i) => (outcomes[voter.index] = recorded[i]));
+    for (const [index, item] of items.entries()) {
+      const outcome = item.valid ? await recordOne(deps.db, actor, scopeFor, item.report, seen, timeOf) : reject('validation_failed', item.message);
+      if (outcome.kind === 'accepted') {
+        answer.accepted++;
+        accepted.push(outcome.event);
+      } else if (outcome.kind === 'duplicate') answer.duplicates++;
+      else answer.rejected.push({ index, code: outcome.code, message: outcome.message });
     }
-    for (const count of counts) outcomes[count.index] = await recordCount(deps.db, actor, await scopeFor(), count.report, count.time);
   } finally {
     // A request's reports go out together (one append to the shared window, so one message), each
     // already committed, even when a later one failed; the projection is told once.
-    for (const outcome of outcomes) if (outcome?.kind === 'accepted') accepted.push(outcome.event);
     for (const event of accepted) publish(event);
     if (accepted.length) pushProjection();
-  }
-  for (const [index, outcome] of outcomes.entries()) {
-    if (outcome?.kind === 'accepted') answer.accepted++;
-    else if (outcome?.kind === 'duplicate') answer.duplicates++;
-    else if (outcome) answer.rejected.push({ index, code: outcome.code, message: outcome.message });
   }
   return answer;
 }
@@ -144,8 +109,14 @@ function localDayOf(at: Date, timeZone: string): { date: string; start: Date; en
   return lastDay;
 }
 
-/** A report's own checks (repeated in its batch, dated in the future) and its time, or why it is refused. */
-function precheck(report: TurnoutReportInput, seen: Set<string>, timeOf: (at: Date) => ReportDay): Outcome | { time: ReportDay } {
+async function recordOne(
+  db: Database,
+  actor: Actor,
+  scopeFor: () => Promise<BrigadeScope>,
+  report: TurnoutReportInput,
+  seen: Set<string>,
+  timeOf: (at: Date) => ReportDay,
+): Promise<Outcome> {
   if (seen.has(report.clientReportId)) return reject('duplicate_in_batch', 'This clientReportId appears earlier in the same batch.');
   seen.add(report.clientReportId);
   const when = report.kind === 'voter' ? report.votedAt : report.reportedAt;
@@ -153,5 +124,6 @@ function precheck(report: TurnoutReportInput, seen: Set<string>, timeOf: (at: Da
   const stated = when ? Date.parse(when) : now;
   if (stated > now + CLOCK_SKEW_MS) return reject('future_time', 'The report is dated in the future.');
   // A time a little ahead of ours is the phone's clock drifting: recorded as now.
-  return { time: timeOf(new Date(Math.min(stated, now))) };
+  const time = timeOf(new Date(Math.min(stated, now)));
+  return report.kind === 'voter' ? recordVoter(db, actor, report, time) : recordCount(db, actor, await scopeFor(), report, time);
 }
