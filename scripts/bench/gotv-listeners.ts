@@ -103,6 +103,7 @@ async function listen(job: ListenerJob): Promise<void> {
     }
     traces[client]!.push([now, oldest, newest, items.length]);
   };
+  const received: Record<string, { messages: number; bytes: number }> = {};
   for (let start = 0; start < job.clients; start += 100) {
     const batch = Array.from({ length: Math.min(100, job.clients - start) }, (_, offset) => {
       const local = start + offset;
@@ -130,8 +131,18 @@ async function listen(job: ListenerJob): Promise<void> {
           if (ours) counters[0]!++;
           if (traced && global < job.urls.length && ours) traceMessage(global, now, message.items);
         });
+        if (traced && global === 0) {
+          // What a screen is sent besides the reports: events and bytes by name.
+          socket.onAny((event: string, ...args: unknown[]) => {
+            const tally = (received[event] ??= { messages: 0, bytes: 0 });
+            tally.messages += 1;
+            tally.bytes += JSON.stringify(args).length;
+          });
+        }
         if (global < job.urls.length) {
-          socket.on('gotv:projection', (push: { generatedAt: string }) => projectionPushes[global]!.push(Date.parse(push.generatedAt)));
+          socket.on('gotv:projection', (push: { generatedAt: string }) => {
+            projectionPushes[global]!.push(Date.parse(push.generatedAt));
+          });
         }
         socket.once('connect', () => resolve(socket));
         socket.once('connect_error', (error) => reject(error));
@@ -148,6 +159,7 @@ async function listen(job: ListenerJob): Promise<void> {
     if (command.type === 'stop-recording') recording = false;
     if (command.type !== 'close') return;
     for (const socket of sockets) socket.close();
+    if (traced) process.stdout.write(`first client received, by event: ${JSON.stringify(received)}\n`);
     if (traced) writeFileSync(path.join(os.tmpdir(), 'comando-bench', `trace-${job.token ? 'comando' : 'bare'}.json`), JSON.stringify(traces));
     parentPort!.postMessage({ type: 'closed', projectionPushes } satisfies ListenerEvent);
   });
