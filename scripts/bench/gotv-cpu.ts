@@ -227,7 +227,7 @@ async function main(): Promise<void> {
   const text = report(results);
   log(`\n${text}`);
   if (full) {
-    writeDocSection('bench:gotv-cpu', text);
+    writeDocSection('gotv-cpu', text);
     log('written to docs/benchmarks.md');
   }
   // BENCH_KEEP_DB=1 keeps the set-up database for a closer look at the statement (e.g. with pgbench).
