@@ -15,7 +15,7 @@ import { readdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { layerRows, profileLayers, readProfile } from './cpuprofile-layers';
-import { createStations, stationCode } from './gotv-fixtures';
+import { setUpElectionDay } from './gotv-fixtures';
 import {
   barePgInsertLoad,
   barePgInsertServer,
@@ -59,25 +59,7 @@ async function setUp(url: string): Promise<{ phoneToken: string }> {
     expect: 201,
     body: { email: 'bench-brigade@example.org', password: 'bench-password-123', name: 'Bench brigade', role: 'brigade' },
   });
-  const stationIds = await createStations(url, adminToken, STATIONS);
-  await callJson(`${url}/api/gotv/brigades`, { token: adminToken, expect: 201, body: { name: 'Brigada benchmark', memberIds: [phone.user.id], stationIds } });
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date());
-  const settings = await fetch(`${url}/api/gotv/settings`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
-    body: JSON.stringify({ electionDate: today, opensAt: '00:00', closesAt: '23:59' }),
-  });
-  if (settings.status !== 200) throw new Error(`settings: ${settings.status}`);
-  for (let part = 0; part < VOTERS / 75_000; part++) {
-    const lines = ['name,documentId,phone,pollingStationCode,tableNumber,priority'];
-    for (let i = part * 75_000; i < (part + 1) * 75_000; i++) lines.push(`Votante ${i},${20_000_000 + i},,${stationCode(i % STATIONS)},${1 + (i % 10)},normal`);
-    const response = await fetch(`${url}/api/gotv/voters/import`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/csv', authorization: `Bearer ${adminToken}` },
-      body: `${lines.join('\n')}\n`,
-    });
-    if (!response.ok) throw new Error(`voter import: ${response.status} ${(await response.text()).slice(0, 300)}`);
-  }
+  await setUpElectionDay(url, adminToken, { stations: STATIONS, voters: VOTERS, memberIds: [phone.user.id] });
   return { phoneToken: phone.token };
 }
 

@@ -27,7 +27,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { createStations, stationCode } from './gotv-fixtures';
+import { setUpElectionDay } from './gotv-fixtures';
 import { HISTOGRAM_BUCKETS, Histogram, sharedNow, type ListenerCommand, type ListenerEvent, type ListenerJob } from './gotv-listeners';
 import {
   barePgInsertLoad,
@@ -283,29 +283,9 @@ async function setUp(url: string): Promise<Setup> {
   const adminToken = await registerFirstAdmin(url);
   const viewer = await registerUser(url, adminToken, 'viewer', 0);
   const phones = await Promise.all(Array.from({ length: BRIGADE_PHONES }, (_, i) => registerUser(url, adminToken, 'brigade', i)));
-  const stationIds = await createStations(url, adminToken, STATIONS);
-  await callJson(`${url}/api/gotv/brigades`, { token: adminToken, expect: 201, body: { name: 'Brigada benchmark', memberIds: phones.map((phone) => phone.id), stationIds } });
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date());
-  // Election day is today and polls are open all day, so the projection is live during the run.
-  await put(`${url}/api/gotv/settings`, adminToken, { electionDate: today, opensAt: '00:00', closesAt: '23:59' });
-  for (let part = 0; part < VOTERS / 75_000; part++) {
-    const lines = ['name,documentId,phone,pollingStationCode,tableNumber,priority'];
-    for (let i = part * 75_000; i < (part + 1) * 75_000; i++) lines.push(`Votante ${i},${20_000_000 + i},,${stationCode(i % STATIONS)},${1 + (i % 10)},normal`);
-    const response = await fetch(`${url}/api/gotv/voters/import`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/csv', authorization: `Bearer ${adminToken}` },
-      body: `${lines.join('\n')}\n`,
-    });
-    const answer = (await response.json()) as { imported: number };
-    if (answer.imported !== 75_000) throw new Error(`voter import: ${JSON.stringify(answer).slice(0, 300)}`);
-  }
+  await setUpElectionDay(url, adminToken, { stations: STATIONS, voters: VOTERS, memberIds: phones.map((phone) => phone.id) });
   const voterIds = await withPg(db.url, async (client) => (await client.query<{ id: string }>('select id from gotv_voters order by document_id')).rows.map((row) => row.id));
   return { adminToken, viewerToken: viewer.token, phoneTokens: phones.map((phone) => phone.token), voterIds };
-}
-
-async function put(url: string, token: string, body: unknown): Promise<void> {
-  const response = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
-  if (response.status !== 200) throw new Error(`PUT ${url}: ${response.status} ${await response.text()}`);
 }
 
 // ---------------------------------------------------------------------------------------------
