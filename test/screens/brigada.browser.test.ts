@@ -154,7 +154,8 @@ describe('brigade app', () => {
     await page.click('[data-tab="outbox"]');
     const queued = await outboxIds('pending');
     expect(queued).toHaveLength(20);
-    expect(await page.locator('#voters li').count()).toBe(10);
+    // The call list is drawn from the phone's storage after the page is ready: wait for it to settle.
+    await page.waitForFunction(() => document.querySelectorAll('#voters li').length === 10);
 
     await context.setOffline(false);
     await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
