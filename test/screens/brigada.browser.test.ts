@@ -155,7 +155,7 @@ describe('brigade app', () => {
     const queued = await outboxIds('pending');
     expect(queued).toHaveLength(20);
     // The call list is drawn from the phone's storage after the page is ready: wait for it to settle.
-    await page.waitForFunction(() => document.querySelectorAll('#voters li').length === 10);
+    await page.waitForFunction("document.querySelectorAll('#voters li').length === 10");
 
     await context.setOffline(false);
     await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
