@@ -106,6 +106,8 @@ const envSchema = z
     CAPTURE_WINDOW: duration.default(10 * 60),
     // How long a brigade member holds a voter from the call list before others may take them.
     GOTV_CLAIM_TTL: duration.default(20 * 60),
+    // How often the war room's screens may get a new projection: it moves slowly, every screen parses each one.
+    GOTV_PROJECTION_PUSH: duration.default(5),
     REGISTER_WINDOW: duration.default(3600),
     // A set-password link an admin hands over: short, since it stands in for the password until used.
     PASSWORD_RESET_TTL: duration.default(30 * 60),
@@ -255,6 +257,8 @@ export interface Config {
   /** Public PQRS filings per IP and per phone/email, per window. */
   pqrsLimits: { perIp: number; perPerson: number; windowSeconds: number };
   gotvClaimSeconds: number;
+  /** The least time between two `gotv:projection` pushes, across all processes. */
+  gotvProjectionPushSeconds: number;
   shutdownTimeoutSeconds: number;
   whatsapp: WhatsAppConfig;
   email: EmailConfig;
@@ -371,6 +375,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     captureLimits: { perIp: env.CAPTURE_MAX_PER_IP, perPerson: env.CAPTURE_MAX_PER_PERSON, windowSeconds: env.CAPTURE_WINDOW },
     pqrsLimits: { perIp: env.PQRS_MAX_PER_IP, perPerson: env.PQRS_MAX_PER_PERSON, windowSeconds: env.PQRS_WINDOW },
     gotvClaimSeconds: env.GOTV_CLAIM_TTL,
+    gotvProjectionPushSeconds: env.GOTV_PROJECTION_PUSH,
     shutdownTimeoutSeconds: env.SHUTDOWN_TIMEOUT,
     whatsapp: {
       provider: env.WHATSAPP_PROVIDER ?? (env.WHATSAPP_ACCESS_TOKEN ? 'cloud' : 'simulator'),

@@ -301,7 +301,8 @@ async function baselinePhase(): Promise<Run> {
   try {
     for (const name of ['bare-socket-a', 'bare-socket-b']) {
       const env = { REDIS_URL: benchRedisUrl, REDIS_KEY_PREFIX: BASELINE_PREFIX, WINDOW_OWNER: name.endsWith('-a') ? '1' : '0' };
-      servers.push(await startServer({ name, script: 'dist/scripts/bench/baseline-socket-broadcast.js', readyPath: '/healthz', env }));
+      const nodeArgs = name.endsWith('-a') ? cpuProfileArgs() : [];
+      servers.push(await startServer({ name, script: 'dist/scripts/bench/baseline-socket-broadcast.js', readyPath: '/healthz', env, nodeArgs }));
     }
     const run = newRun();
     // UUIDs like Comando's voter and station ids, so that both runs carry the same bytes.
@@ -468,10 +469,10 @@ function report(baseline: Run, comando: ComandoResults, machine: string): { mark
     [`Every report accepted (${live.totalReports})`, 'all', `${cd.accepted}, ${live.sendErrors} send errors`, allAccepted],
     ['Lost reports (every client sees every accepted report id)', '0', String(cd.lost), cd.lost === 0],
     [
-      'gotv:projection pushes, both processes together (closest two `generatedAt` ≥ 950 ms apart)',
-      '≤ 1/s',
+      'gotv:projection pushes, both processes together (closest two `generatedAt` ≥ 4,950 ms apart, and they keep coming)',
+      'one per 5 s (GOTV_PROJECTION_PUSH)',
       `${comando.projection.count} pushes, ${comando.projection.perSecond.toFixed(2)}/s, closest two ${comando.projection.minGapMs} ms apart`,
-      comando.projection.minGapMs >= 950,
+      comando.projection.count >= 2 && comando.projection.minGapMs >= 4950,
     ],
     ['Report route with live push vs nobody listening', `≥ ${goals.routeRatio}`, ratio.toFixed(2), ratio >= goals.routeRatio],
     [

@@ -13,12 +13,15 @@ export const stationRoom = (id: string) => `gotv:station:${id}`;
 export type StationEvent = z.input<typeof stationProperties> & { lat: number; lng: number };
 
 /**
- * What `gotv:projection` pushes: the projection without its per-station list. Every war-room
- * screen gets it every second, so it stays a few kilobytes: about 2 KB plus 1 KB per territory,
- * most of it the hourly curve with its band (per-station figures: 300 stations were ≈ 100 KB a
- * push); screens read the stations from `GET /api/gotv/projection`.
+ * What `gotv:projection` pushes: the projection without its per-station list and without each
+ * territory's curve. Every war-room screen parses every push, so it stays near 2 KB (the day's
+ * curve with its band) plus a quarter of a KB per territory; with the territories' curves it grew
+ * by 1 KB per territory, and per-station figures were ≈ 100 KB for 300 stations. Screens read
+ * those from `GET /api/gotv/projection` (`?territoryId=` for one territory's curve).
  */
-export type ProjectionSummary = Omit<Projection, 'stations'>;
+export type ProjectionSummary = Omit<Projection, 'stations' | 'byTerritory'> & {
+  byTerritory: Omit<Projection['byTerritory'][number], 'curve'>[];
+};
 
 /**
  * An accepted report in `gotv:turnout`: ids and numbers only, as a tuple whose first element says
@@ -48,7 +51,7 @@ declare module '../../kernel/realtime' {
   interface RealtimeEvents {
     'gotv:station': StationEvent;
     'gotv:incident': IncidentEvent;
-    /** The projection, recomputed after new reports, pushed at most once a second. */
+    /** The projection, recomputed after new reports, pushed at most every GOTV_PROJECTION_PUSH (5 s). */
     'gotv:projection': ProjectionSummary;
     /** Reports accepted within 100 ms, as one message. */
     'gotv:turnout': { items: TurnoutItem[] };

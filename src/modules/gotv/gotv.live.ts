@@ -52,7 +52,7 @@ function stationInputs(stations: StationRow[], counts: CountsByStation, withPrev
   }));
 }
 
-/** A fit is refreshed at most this often per process while the counts keep changing (the push is ≤ 1/s anyway). */
+/** A fit is refreshed at most this often per process while the counts keep changing (the push is at most every 5 s anyway). */
 const FIT_REFRESH_MS = 1000;
 /** The delay histogram changes slowly: read at most this often per process. */
 const LAG_REFRESH_MS = 15_000;

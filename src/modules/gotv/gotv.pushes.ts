@@ -4,7 +4,7 @@ import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import { GOTV_ROOM, stationRoom, type ProjectionSummary } from './gotv.events';
 import { projection, stationEvents } from './gotv.live';
 import { stationsReportedSince } from './gotv.live.repository';
-import { phaseAt, type Phase } from './gotv.projection';
+import { phaseAt, type Phase, type Projection } from './gotv.projection';
 import { electionDateOf, electionDay } from './gotv.settings';
 
 // What GOTV pushes besides the turnout items themselves (gotv.turnout.service.ts batches those).
@@ -65,20 +65,30 @@ function stationWatch(deps: AppDeps, tickMs: number): BackgroundTask {
   return repeatEvery(deps.logger, 'gotv.station-watch', tickMs, tick);
 }
 
-/** The projection summary to push, or nothing before the election date is set. */
-async function projectionSummary(deps: AppDeps): Promise<ProjectionSummary | undefined> {
+/** What `gotv:projection` carries of a projection (see `ProjectionSummary`). */
+export function projectionSummary(full: Projection): ProjectionSummary {
+  const { stations: _perStation, byTerritory, ...summary } = full;
+  return { ...summary, byTerritory: byTerritory.map(({ curve: _curve, ...figures }) => figures) };
+}
+
+/** The live projection's summary, or nothing before the election date is set. */
+async function liveProjectionSummary(deps: AppDeps): Promise<ProjectionSummary | undefined> {
   try {
-    const { stations: _perStation, ...summary } = await projection(deps.db, deps.config.timeZone);
-    return summary;
+    return projectionSummary(await projection(deps.db, deps.config.timeZone));
   } catch (error) {
     if (error instanceof ConflictError) return undefined;
     throw error;
   }
 }
 
-/** Recomputes and pushes `gotv:projection` to the war room, at most once a second across all processes. */
+/**
+ * Recomputes and pushes `gotv:projection` to the war room, at most once per GOTV_PROJECTION_PUSH
+ * (5 s) across all processes. A projection of the day's final figures moves slowly, while every
+ * screen parses every push: at once a second it was a fifth of what 2,000 screens received on a
+ * busy election day and more than the turnout items cost the screens' hardware to read.
+ */
 export function projectionChanged(deps: AppDeps): () => void {
-  return deps.realtime.coalesced(GOTV_ROOM, 'gotv:projection', () => projectionSummary(deps));
+  return deps.realtime.coalesced(GOTV_ROOM, 'gotv:projection', () => liveProjectionSummary(deps), deps.config.gotvProjectionPushSeconds * 1000);
 }
 
 /** How often the clock checks the phase, and how often an open day's projection is pushed without reports. */
@@ -89,7 +99,7 @@ const OPEN_REFRESH_MS = 60_000;
  * The projection moves with the clock too (the share of the day gone by), not only with reports:
  * while the polls are open it is pushed at least once a minute, and once when they open and when
  * they close, so that the last push a screen holds and `GET /api/gotv/projection` agree even in a
- * quiet hour. Every process runs it; the push is still once a second at most across them.
+ * quiet hour. Every process runs it; the pushes stay GOTV_PROJECTION_PUSH apart across them.
  */
 export function projectionClock(deps: AppDeps, tickMs = CLOCK_TICK_MS, refreshMs = OPEN_REFRESH_MS): BackgroundTask {
   const push = projectionChanged(deps);
