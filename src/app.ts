@@ -1,12 +1,11 @@
 import { constants as zlibConstants } from 'node:zlib';
 import Koa from 'koa';
-import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import cors from '@koa/cors';
 import compress from 'koa-compress';
 import type { AppDeps } from './kernel/context';
-import { AppError } from './kernel/errors';
 import { problemMiddleware } from './kernel/http/problem';
+import { routeDispatcher } from './kernel/http/dispatch';
 import { requestFrame } from './kernel/http/middleware';
 import type { ApiRouter, RouteDefinition } from './kernel/http/router';
 import { staticApps } from './kernel/http/static-apps';
@@ -37,12 +36,6 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
   const routes: RouteDefinition[] = [];
   routers.unshift(systemRouter(() => routes));
   for (const apiRouter of routers) routes.push(...apiRouter.routes);
-
-  const router = new Router();
-  // A literal path wins over a parameter in its place (`/api/territories/heatmap`, served by the dashboard,
-  // before territories' `/api/territories/:id`), whichever module came first; the sort is stable otherwise.
-  const literalFirst = [...routes].sort((a, b) => Number(a.path.includes('/:')) - Number(b.path.includes('/:')));
-  for (const route of literalFirst) router.register(route.path, [route.method.toUpperCase()], route.middleware);
 
   const allowedOrigins = new Set(config.corsOrigins);
   app.use(requestFrame(deps.logger));
@@ -100,26 +93,6 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
     if (rawBodyPaths.has(ctx.path)) return parseKeepingRaw(ctx, next);
     return (largeBodyParsers.get(ctx.path) ?? parseBody)(ctx, next);
   });
-  app.use(router.routes());
-  app.use(methodNotAllowed(router.allowedMethods()));
+  app.use(routeDispatcher(routes));
   return { app, routes };
-}
-
-/**
- * A method the resource does not take is a 405 problem with the `Allow` header (RFC 9110), whether
- * the router knows the method or not (TRACE, PROPFIND, QUERY…: its own 501 would render as a 500).
- */
-function methodNotAllowed<State, Context>(allowedMethods: Koa.Middleware<State, Context>): Koa.Middleware<State, Context> {
-  return async (ctx, next) => {
-    await allowedMethods(ctx, next);
-    if (ctx.status !== 405 && ctx.status !== 501) return;
-    const allow = ctx.response.get('Allow');
-    if (!allow) {
-      // Nothing answers at this path in any method: it is not there.
-      ctx.remove('Allow');
-      ctx.status = 404;
-      return;
-    }
-    throw new AppError(405, 'method_not_allowed', 'Method not allowed', `${ctx.method} is not allowed here; this resource takes ${allow}.`);
-  };
 }

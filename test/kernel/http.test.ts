@@ -5,7 +5,8 @@ import Koa from 'koa';
 import { createApp } from '../../src/app';
 import { requireRole } from '../../src/kernel/auth/authenticate';
 import { problemMiddleware } from '../../src/kernel/http/problem';
-import { ApiRouter } from '../../src/kernel/http/router';
+import { routeDispatcher } from '../../src/kernel/http/dispatch';
+import { ApiRouter, type RouteDefinition } from '../../src/kernel/http/router';
 import { modules } from '../../src/modules';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
@@ -129,6 +130,36 @@ describe('errors are problem+json, never 500', () => {
     }
     const nowhere = await rawRequest('QUERY', '/api/no-such-thing');
     expect({ status: nowhere.status, allow: nowhere.allow }).toEqual({ status: 404, allow: undefined });
+  });
+
+  it('routes by the path’s literal start as one router over every route would', async () => {
+    const served = (path: string) => ({ path, middleware: async (ctx: Koa.Context) => void (ctx.body = { served: path }) });
+    const definitions = [
+      { method: 'get', ...served('/api/things/:id') },
+      { method: 'get', ...served('/api/things/special') },
+      { method: 'post', ...served('/api/things') },
+      { method: 'get', ...served('/api/:anything/raw') },
+      { method: 'get', ...served('/p/:code') },
+      { method: 'get', ...served('/:slug') },
+    ] as unknown as RouteDefinition[];
+    const koa = new Koa();
+    koa.use(problemMiddleware(app.runtime.deps.logger));
+    koa.use(routeDispatcher(definitions));
+    const http = request(koa.callback());
+    // A literal beats a parameter in its place whichever came first; paths match whatever their case.
+    expect((await http.get('/api/things/special').expect(200)).body).toEqual({ served: '/api/things/special' });
+    expect((await http.get('/API/Things/7').expect(200)).body).toEqual({ served: '/api/things/:id' });
+    // Routes whose literal start is shorter still serve paths under a longer one.
+    expect((await http.get('/api/things/raw').expect(200)).body).toEqual({ served: '/api/things/:id' });
+    expect((await http.get('/api/other/raw').expect(200)).body).toEqual({ served: '/api/:anything/raw' });
+    expect((await http.get('/p/abc').expect(200)).body).toEqual({ served: '/p/:code' });
+    expect((await http.get('/welcome').expect(200)).body).toEqual({ served: '/:slug' });
+    const wrongMethod = await http.delete('/api/things');
+    expectProblem(wrongMethod, 405, 'method_not_allowed');
+    expect(wrongMethod.headers.allow).toBe('POST');
+    // Nothing serves these (the app's own 404 problem is rendered further out).
+    expect((await http.get('/api/things/1/2/3')).status).toBe(404);
+    expect((await http.get('/nothing/here')).status).toBe(404);
   });
 
   it('malformed JSON gives 400', async () => {
