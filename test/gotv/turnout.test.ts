@@ -45,7 +45,7 @@ beforeAll(async () => {
       .id as string;
   ours = await station('OURS');
   theirs = await station('THEIRS');
-  for (let i = 0; i < 6; i++) {
+  for (let i = 0; i < 8; i++) {
     voters.push(
       (
         await app.http
@@ -86,6 +86,35 @@ describe('POST /api/gotv/turnout', () => {
     // A duplicate leaves no report behind: the day's report counts stay true.
     const [reports] = await sql<{ n: number }>('select count(*)::int as n from gotv_turnout_reports where voter_id = ?', [voters[2]]);
     expect(reports!.n).toBe(1);
+  });
+
+  it('records the earlier of reports for one voter that arrive together, by id or by cédula, whoever sends them', async () => {
+    // Requests sent at once share one statement: the outsider's is refused, the member's first one counts.
+    const [refused, byDocument, byId, twiceInOne] = await Promise.all([
+      post(outsider, voted(voters[6]!)),
+      post(member, { kind: 'voter', clientReportId: randomUUID(), documentId: '10000006' }),
+      post(member, voted(voters[6]!)),
+      post(member, { reports: [voted(voters[7]!), { kind: 'voter', clientReportId: randomUUID(), documentId: '10000007' }] }),
+    ]);
+    expect(refused.status).toBe(403);
+    expect([byDocument.body.accepted + byId.body.accepted, byDocument.body.duplicates + byId.body.duplicates]).toEqual([1, 1]);
+    expect(twiceInOne.body).toEqual({ accepted: 1, duplicates: 1, rejected: [] });
+    const rows = await sql<{ voter_id: string; reports: number; status: string }>(
+      `select v.id as voter_id, v.status, (select count(*)::int from gotv_turnout_reports r where r.voter_id = v.id) as reports
+       from gotv_voters v where v.id in (?, ?) order by v.document_id`,
+      [voters[6], voters[7]],
+    );
+    expect(rows.map((row) => [row.status, row.reports])).toEqual([
+      ['voted', 1],
+      ['voted', 1],
+    ]);
+    // The station's tally agrees with its voters, one by one.
+    const [tally] = await sql<{ tallied: number; counted: number }>(
+      `select t.confirmed_voted as tallied, (select count(*)::int from gotv_voters where polling_station_id = t.station_id and status = 'voted') as counted
+       from gotv_station_tallies t where t.station_id = ?`,
+      [ours],
+    );
+    expect(tally!.tallied).toBe(tally!.counted);
   });
 
   it('reports a voter by document number too', async () => {

@@ -40,7 +40,7 @@ export function coversVoter(scope: BrigadeScope, voter: ScopedVoter): boolean {
  * `coversVoter` as a condition on a voter's columns inside a statement, for a user whose scope is
  * not loaded: true when one of the user's brigades is the voter's, or covers the voter's station.
  */
-export function brigadeCoversVoterSql(userId: string, voter: { stationId: Sql; brigadeId: Sql }): Sql<never> {
+export function brigadeCoversVoterSql(userId: string | Sql, voter: { stationId: Sql; brigadeId: Sql }): Sql<never> {
   return sql`exists (
     select 1 from gotv_brigade_members m
     where m.user_id = ${userId}::uuid and (m.brigade_id = ${voter.brigadeId}

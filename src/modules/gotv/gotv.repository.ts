@@ -25,47 +25,72 @@ export interface VoterReportRow {
   station_id: string | null;
   allowed_id: string | null;
   report_id: string | null;
+  /** Another report of the batch came first for the same voter: this one goes again after it. */
+  again: boolean;
 }
 
 /**
- * Election day's hottest statement: a voter report in one round trip (on a busy server each round
- * trip is one more wait for the CPU). It finds the voter (by id or by document), checks a brigade
- * member's scope (the voter's station is one of their brigades', or the voter is assigned to one
- * of their brigades: the rule in gotv.policy.ts), and records the report. Out of rehearsal
- * only the voter's first report is recorded, and it marks them voted: two phones racing meet at the
- * voter's row lock, and the one that waited re-reads the row, finds the voter voted and writes
- * nothing (a duplicate leaves no row). A rehearsal's report is recorded (once per clientReportId)
- * and changes no voter. Prepared once per pooled connection.
+ * Election day's hottest statement: a batch of voter reports (one, or the many that arrived together)
+ * in one round trip, an answer row per report in their order. Each report finds its voter (by id or
+ * by document), checks a brigade member's scope (the voter's station is one of their brigades', or
+ * the voter is assigned to one of their brigades: the rule in gotv.policy.ts) and is recorded. Out
+ * of rehearsal only a voter's first report is recorded, and it marks them voted; two batches racing
+ * for a voter meet at its row lock, and the one that waited re-reads the row, finds the voter voted
+ * and writes nothing (a duplicate leaves no row). A second report for one voter within the batch is
+ * answered `again`, to be sent after this one commits. Rows are locked station by station, the
+ * station's tally first and then its voters in id order: the tally trigger updates only tallies
+ * already held, and batches that share stations queue instead of deadlocking. A rehearsal's report
+ * is recorded (once per clientReportId) and changes no voter.
  */
-export function recordVoterReport(db: Queries, report: VoterReport): Promise<VoterReportRow | undefined> {
-  const { at, rehearsal } = report.time;
-  const byId = 'id' in report.voter;
-  const findVoter = 'id' in report.voter ? sql`id = ${report.voter.id}::uuid` : sql`document_id = ${report.voter.documentId}`;
+export function recordVoterReports(db: Queries, reports: readonly VoterReport[]): Promise<VoterReportRow[]> {
+  const column = <T>(pick: (report: VoterReport) => T) => reports.map(pick);
   const statement = sql<VoterReportRow>`
-    with voter as (
-      select id, polling_station_id as station_id, brigade_id from gotv_voters where ${findVoter}
+    with input as (
+      select * from unnest(
+        ${column((r) => ('id' in r.voter ? r.voter.id : null))}::uuid[], ${column((r) => ('documentId' in r.voter ? r.voter.documentId : null))}::text[],
+        ${column((r) => r.clientReportId)}::uuid[], ${column((r) => r.reportedById)}::uuid[], ${column((r) => r.everyVoter)}::boolean[],
+        ${column((r) => r.time.at)}::timestamptz[], ${column((r) => r.time.rehearsal)}::boolean[], ${column(() => newId())}::uuid[]
+      ) with ordinality as i(voter_id, document_id, client_report_id, reported_by_id, every_voter, at, rehearsal, report_id, ordinal)
+    ),
+    voter as (
+      select i.ordinal, g.id, g.station_id, g.brigade_id from input i cross join lateral (
+        select id, polling_station_id as station_id, brigade_id from gotv_voters where id = i.voter_id
+        union all
+        select id, polling_station_id, brigade_id from gotv_voters where i.voter_id is null and document_id = i.document_id
+      ) g
     ),
     allowed as (
-      select v.id, v.station_id from voter v
-      where ${report.everyVoter}::boolean or ${brigadeCoversVoterSql(report.reportedById, { stationId: sql`v.station_id`, brigadeId: sql`v.brigade_id` })}
+      select v.ordinal, v.id, v.station_id, i.rehearsal from voter v join input i on i.ordinal = v.ordinal
+      where i.every_voter or ${brigadeCoversVoterSql(sql`i.reported_by_id`, { stationId: sql`v.station_id`, brigadeId: sql`v.brigade_id` })}
+    ),
+    first as (
+      select distinct on (id) ordinal, id from allowed where not rehearsal order by id, ordinal
     ),
     target as (
-      select g.id from gotv_voters g
-      where not ${rehearsal}::boolean and g.id = (select id from allowed) and g.status <> 'voted' for update
+      select g.id from gotv_station_tallies t join gotv_voters g on g.polling_station_id = t.station_id
+      where g.id in (select id from first) and g.status <> 'voted'
+      order by t.station_id, g.id for no key update of t, g
     ),
     r as (
       insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged, rehearsal)
-      select ${newId()}::uuid, ${report.clientReportId}::uuid, 'voter', a.station_id, a.id, null, ${at}::timestamptz, now(), ${report.reportedById}::uuid, false, ${rehearsal}::boolean
-      from allowed a where ${rehearsal}::boolean or exists (select 1 from target)
-      on conflict (client_report_id) do nothing returning id
+      select i.report_id, i.client_report_id, 'voter', a.station_id, a.id, null, i.at, now(), i.reported_by_id, false, i.rehearsal
+      from allowed a join input i on i.ordinal = a.ordinal
+      where i.rehearsal or (a.ordinal in (select ordinal from first) and a.id in (select id from target))
+      on conflict (client_report_id) do nothing
+      returning id, voter_id, reported_at, rehearsal
     ),
     marked as (
-      update gotv_voters set status = 'voted', voted_at = ${at}::timestamptz, updated_at = now()
-      where id = (select id from target) and exists (select 1 from r)
+      update gotv_voters g set status = 'voted', voted_at = r.reported_at, updated_at = now()
+      from r where g.id = r.voter_id and not r.rehearsal
     )
-    select (select id from voter) as voter_id, (select station_id from voter) as station_id,
-           (select id from allowed) as allowed_id, (select id from r) as report_id`;
-  return db.first(statement.prepared(byId ? 'gotv_voter_report_by_id' : 'gotv_voter_report_by_document'));
+    select v.id as voter_id, v.station_id, a.id as allowed_id, r.id as report_id,
+           (a.id is not null and not i.rehearsal and not exists (select 1 from first f where f.ordinal = i.ordinal)) as again
+    from input i
+    left join voter v on v.ordinal = i.ordinal
+    left join allowed a on a.ordinal = i.ordinal
+    left join r on r.id = i.report_id
+    order by i.ordinal`;
+  return db.rows(statement.prepared('gotv_voter_reports'));
 }
 
 /**

@@ -1,0 +1,97 @@
+/** What a batch answers for an item that must go again in a later batch (it collided with an earlier one). */
+export const AGAIN: unique symbol = Symbol('again');
+
+export type BatchAnswer<O> = O | typeof AGAIN;
+
+interface Waiting<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface CoalescerOptions {
+  /** The most items one batch carries. */
+  maxBatch: number;
+  /** How many batches may be in flight at once; what arrives meanwhile waits for the next. */
+  concurrency: number;
+}
+
+/**
+ * Single calls that arrive together go out as one batch: `submit(item)` queues the item, and a
+ * batch leaves on the next turn of the event loop, so every call made in the same I/O round joins
+ * it. With `concurrency` batches in flight, new items wait and leave together when one returns:
+ * under load a batch carries what arrived during the last round trip, and with no load an item
+ * waits for nothing but that turn. `run` answers one value per item, in order, or `AGAIN` for an
+ * item to put first in the next batch. A batch that fails is retried item by item, so one bad
+ * item fails alone.
+ */
+export class Coalescer<I, O> {
+  private queue: Waiting<I, O>[] = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly run: (items: I[]) => Promise<BatchAnswer<O>[]>,
+    private readonly options: CoalescerOptions,
+  ) {}
+
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.options.concurrency || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.startBatch();
+    });
+  }
+
+  /** As many batches as the queue fills, up to the concurrency. */
+  private startBatch(): void {
+    while (this.inFlight < this.options.concurrency && this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.options.maxBatch);
+      this.inFlight++;
+      void this.settle(batch).finally(() => {
+        this.inFlight--;
+        this.schedule();
+      });
+    }
+  }
+
+  private async settle(batch: Waiting<I, O>[]): Promise<void> {
+    let answers: BatchAnswer<O>[];
+    try {
+      answers = await this.run(batch.map((waiting) => waiting.item));
+      if (answers.length !== batch.length) throw new Error(`a batch of ${batch.length} got ${answers.length} answers`);
+    } catch (error) {
+      if (batch.length === 1) batch[0]!.reject(error);
+      else for (const waiting of batch) await this.alone(waiting);
+      return;
+    }
+    const again: Waiting<I, O>[] = [];
+    batch.forEach((waiting, index) => {
+      const answer = answers[index]!;
+      // The first item of a batch has nothing before it to wait for: AGAIN there would loop forever.
+      if (answer === AGAIN && index === 0) waiting.reject(new Error('the first item of a batch was asked to go again'));
+      else if (answer === AGAIN) again.push(waiting);
+      else waiting.resolve(answer);
+    });
+    if (again.length) this.queue.unshift(...again);
+  }
+
+  /** One item of a failed batch, by itself: its own answer or its own error. */
+  private async alone(waiting: Waiting<I, O>): Promise<void> {
+    try {
+      const [answer] = await this.run([waiting.item]);
+      if (answer === AGAIN || answer === undefined) throw new Error('an item alone got no answer');
+      waiting.resolve(answer);
+    } catch (error) {
+      waiting.reject(error);
+    }
+  }
+}
