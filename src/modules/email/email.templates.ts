@@ -1,7 +1,11 @@
 import Mustache from 'mustache';
-import { convert } from 'html-to-text';
+import { onFirstUse } from '../../kernel/on-first-use';
 import type { FieldError } from '../../kernel/errors';
 import { ValidationError } from '../../kernel/errors';
+
+const htmlToText = onFirstUse<typeof import('html-to-text')>('html-to-text');
+// A sixth of an idle process's heap, and only saving a template compiles (sending uses the HTML stored then).
+const mjml = onFirstUse<typeof import('mjml')>('mjml');
 
 /**
  * Templates: MJML (or plain HTML) with logic-less `{{contact.firstName}}` variables, escaped by
@@ -70,11 +74,8 @@ interface MjmlError {
 
 async function compileMjml(source: string): Promise<string> {
   try {
-    // Loaded on first use: it is a sixth of an idle process's heap, and only saving a template
-    // compiles (sending uses the HTML stored then). mjml 5 returns a Promise (its bundled types
-    // still describe the synchronous 4.x result).
-    const { default: mjml2html } = await import('mjml');
-    const result = await (mjml2html as unknown as (input: string, options: object) => Promise<{ html: string }>)(source, { validationLevel: 'strict', keepComments: false });
+    // mjml 5 returns a Promise (its bundled types still describe the synchronous 4.x result).
+    const result = await (mjml() as unknown as (input: string, options: object) => Promise<{ html: string }>)(source, { validationLevel: 'strict', keepComments: false });
     return result.html;
   } catch (error) {
     const list = (error as { errors?: MjmlError[] }).errors;
@@ -135,7 +136,7 @@ function addOpenPixel(html: string): string {
 }
 
 export function toText(html: string): string {
-  return convert(html, {
+  return htmlToText().convert(html, {
     wordwrap: 100,
     selectors: [
       { selector: 'img', format: 'skip' },

@@ -1,10 +1,12 @@
 import { stringify } from 'csv-stringify/sync';
-import { Workbook } from 'exceljs';
+import { onFirstUse } from '../../kernel/on-first-use';
 import type { z } from 'zod';
 import { safeCell } from '../../kernel/spreadsheet';
 import type { Queries } from '../../kernel/sql';
 import { entriesForReport, totalsByCode, type EntryRecord } from './finance.repository';
 import type { reportView } from './finance.schemas';
+
+const exceljs = onFirstUse<typeof import('exceljs')>('exceljs');
 
 /**
  * The campaign report for Cuentas Claras: every code with its entries and net total in the day
@@ -64,7 +66,7 @@ function detailRow(entry: EntryRecord): (string | number)[] {
 /** The workbook: "Resumen" (the summary table, the CSV's rows) and "Detalle" (each entry, by code and day). */
 export async function reportXlsx(q: Queries, report: FinanceReport): Promise<Buffer> {
   const entries = await entriesForReport(q, { from: report.from ?? undefined, to: report.to ?? undefined });
-  const workbook = new Workbook();
+  const workbook = new (exceljs().Workbook)();
   workbook.creator = 'Comando';
   workbook.created = new Date();
   const money = '#,##0;-#,##0';

@@ -1,6 +1,10 @@
-import SentimentAnalyzer from 'natural/lib/natural/sentiment/SentimentAnalyzer';
-import porterStemmerEs from 'natural/lib/natural/stemmers/porter_stemmer_es';
-import AggressiveTokenizerEs from 'natural/lib/natural/tokenizers/aggressive_tokenizer_es';
+import type SentimentAnalyzer from 'natural/lib/natural/sentiment/SentimentAnalyzer';
+import type AggressiveTokenizerEs from 'natural/lib/natural/tokenizers/aggressive_tokenizer_es';
+import { onFirstUse } from '../../kernel/on-first-use';
+
+const naturalAnalyser = onFirstUse<typeof SentimentAnalyzer>('natural/lib/natural/sentiment/SentimentAnalyzer');
+const naturalStemmerEs = onFirstUse<typeof import('natural/lib/natural/stemmers/porter_stemmer_es')>('natural/lib/natural/stemmers/porter_stemmer_es');
+const naturalTokenizerEs = onFirstUse<typeof AggressiveTokenizerEs>('natural/lib/natural/tokenizers/aggressive_tokenizer_es');
 
 /**
  * Offline text features of competitors' posts: lexicon sentiment in Spanish, hashtags, mentions and
@@ -45,7 +49,7 @@ function cachedStem(word: string): string {
   let stem = stems.get(word);
   if (stem === undefined) {
     if (stems.size >= MAX_CACHED_STEMS) stems.clear();
-    stem = porterStemmerEs.stem(word);
+    stem = naturalStemmerEs().stem(word);
     stems.set(word, stem);
   }
   return stem;
@@ -53,7 +57,11 @@ function cachedStem(word: string): string {
 
 // Stemming the lexicon takes ~85 ms, so it is done once, on first use.
 function engine(): SentimentEngine {
-  sentimentEngine ??= { analyser: new SentimentAnalyzer('Spanish', { stem: cachedStem }, 'afinn'), tokenizer: new AggressiveTokenizerEs() };
+  if (!sentimentEngine) {
+    const Analyser = naturalAnalyser();
+    const Tokenizer = naturalTokenizerEs();
+    sentimentEngine = { analyser: new Analyser('Spanish', { stem: cachedStem }, 'afinn'), tokenizer: new Tokenizer() };
+  }
   return sentimentEngine;
 }
 
