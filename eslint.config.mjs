@@ -73,8 +73,10 @@ export default defineConfig(
     languageOptions: { globals: { ...globals.node } },
   },
   {
-    files: ['jest.config.js'],
+    // Loaded by Jest itself, untransformed: CommonJS.
+    files: ['jest.config.js', 'test/helpers/environment.js'],
     languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     // The election-day screens run in the browser (the service worker in its own global scope).

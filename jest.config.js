@@ -1,6 +1,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
+  // Jest's Node environment with a plain global object (see the file): tight loops 30-80 times faster.
+  testEnvironment: '<rootDir>/test/helpers/environment.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   // tsconfig has isolatedModules, so ts-jest only transpiles; `npm run typecheck` checks types.

@@ -10,9 +10,8 @@ import { CHECKPOINTS, FAMILIES, type Family } from './families';
  * without it (the families the model meets without it). Goals: coverage near the nominal 0.9 from
  * 12:00 on, point error at 14:00 within 10 %, intervals narrowing through the day.
  *
- * The days are measured by the accuracy script in a child process: Jest runs tests in a VM context
- * where every Math.exp and Math.log costs some 40 times what it costs in Node itself, which would
- * make this test minutes long. With 24 days a family, coverage pooled over 12:00–15:00 (96
+ * The days are measured by the accuracy script itself, in two child processes at once (with and
+ * without history), so that two cores share the work. With 24 days a family, coverage pooled over 12:00–15:00 (96
  * intervals, about 24 independent days' worth) is asserted within [0.8, 0.98]: the nominal ±5
  * points widened by the sample's own noise, narrow enough that intervals that always cover, or
  * cover three times in four, fail.
