@@ -12,7 +12,11 @@ module.exports = {
   maxWorkers: 3,
   // Every test file's modules stay reachable after it ends (Node keeps vm contexts alive, a known
   // Jest issue this setting is the documented answer to): a worker's heap grew by 44 MB a file to
-  // 1.5 GB, and exiting with that took 1.2-1.4 s, past Jest's 500 ms grace. Recycled at 800 MB.
+  // 1.5 GB. Recycled at 800 MB.
   workerIdleMemoryLimit: '800MB',
+  // A worker that ran its last file exits on its own within milliseconds, but tearing down a heap of
+  // several hundred MB takes the process 1.2-1.4 s more: past Jest's default 500 ms it is killed and
+  // reported as a leak.
+  workerGracefulExitTimeout: 3000,
   testTimeout: 30000,
 };

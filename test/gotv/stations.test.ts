@@ -1,5 +1,5 @@
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, nextEvent, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 
 let app: TestApp;
@@ -145,11 +145,15 @@ describe('polling stations', () => {
         { room: 'gotv', code: 'forbidden' },
         { room: `gotv:station:${notTheirs.body.id}`, code: 'forbidden' },
       ]);
-      const seenByWarRoom = nextEvent<{ id: string; status: string }>(warRoom, 'gotv:station');
-      const seenByBrigade = nextEvent<{ id: string; status: string }>(brigadeSocket, 'gotv:station');
+      // The watch may first push a joined station's figures as they were (still pending).
+      const seenByWarRoom: { id: string; status: string }[] = [];
+      const seenByBrigade: { id: string; status: string }[] = [];
+      warRoom.on('gotv:station', (event: { id: string; status: string }) => seenByWarRoom.push(event));
+      brigadeSocket.on('gotv:station', (event: { id: string; status: string }) => seenByBrigade.push(event));
       await app.http.patch(`/api/gotv/polling-stations/${created.body.id}`).set(manager.auth).send({ status: 'open' }).expect(200);
-      expect(await seenByWarRoom).toMatchObject({ id: created.body.id, status: 'open' });
-      expect(await seenByBrigade).toMatchObject({ id: created.body.id, status: 'open' });
+      const opened = (seen: { id: string; status: string }[]) => () => (seen.some((event) => event.id === created.body.id && event.status === 'open') ? true : undefined);
+      await waitFor(opened(seenByWarRoom));
+      await waitFor(opened(seenByBrigade));
       // A later change of another field leaves the status alone.
       const renamed = await app.http.patch(`/api/gotv/polling-stations/${created.body.id}`).set(manager.auth).send({ name: 'Sede B' }).expect(200);
       expect(renamed.body).toMatchObject({ name: 'Sede B', status: 'open' });
