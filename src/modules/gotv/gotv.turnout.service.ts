@@ -118,7 +118,8 @@ export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutI
     else counts.push({ index, report, time });
   }
   for (const { index, report, time } of counts) {
-    outcomes[index] = Promise.resolve(await settled(scopeFor().then((scope) => recordCount(deps.db, actor, scope, report, time))));
+    outcomes[index] = settled(scopeFor().then((scope) => recordCount(deps.db, actor, scope, report, time)));
+    await outcomes[index];
   }
 
   const answer: TurnoutAnswer = { accepted: 0, duplicates: 0, rejected: [] };
