@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { todayIn } from '../../src/modules/finance/finance.service';
 
 /** An agenda event's planned budget against the ledger entries recorded for it. */
 let app: TestApp;
@@ -8,7 +9,8 @@ let treasurer: TestUser;
 let viewer: TestUser;
 let eventId: string;
 
-const today = () => new Date().toISOString().slice(0, 10);
+// The campaign's day in Bogotá: between 00:00 and 05:00 UTC the UTC date is already tomorrow there.
+const today = () => todayIn('America/Bogota');
 const expense = (amount: number, extra: Record<string, unknown> = {}) => ({
   kind: 'expense',
   date: today(),
