@@ -10,6 +10,7 @@ import { sql } from '../../src/kernel/sql';
 import { Runtime } from '../../src/runtime';
 import { decideWinner } from '../../src/modules/email';
 import { campaignBody, createCampaign, createTemplate, emailEnv, seedContacts } from './helpers';
+import { waitUntil } from '../helpers/wait';
 
 // Its own waits allow 40 s for a killed worker's successor on a busy machine: the test's budget must cover them.
 jest.setTimeout(120_000);
@@ -22,14 +23,6 @@ async function query<T>(url: string, text: string, params: unknown[] = []): Prom
     return (await client.query(text, params)).rows as T[];
   } finally {
     await client.end();
-  }
-}
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -103,7 +96,11 @@ describe('a worker killed in the middle of a campaign', () => {
     // Past the claim timeout a new worker process starts and resumes from the database.
     await new Promise((resolve) => setTimeout(resolve, 1200));
     successor = await Runtime.create(app.config, { migrate: false });
-    await waitUntil(async () => (await query<{ status: string }>(app.db.url, 'select status from email_campaigns where id = $1', [campaign.id]))[0]!.status === 'sent');
+    await waitUntil(
+      async () => (await query<{ status: string }>(app.db.url, 'select status from email_campaigns where id = $1', [campaign.id]))[0]!.status === 'sent',
+      30_000,
+      'campaign sent',
+    );
 
     const rows = await app.runtime.deps.db.rows(sql<{ email: string; status: string }>`select email, status from email_recipients where campaign_id = ${campaign.id}`);
     const inDoubt = rows.filter((row) => row.status === 'in_doubt');
@@ -153,6 +150,8 @@ describe('a crash between the A/B test and the winner', () => {
     await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
     await waitUntil(
       async () => (await app.runtime.deps.db.first(sql<{ ab_phase: string }>`select ab_phase from email_campaigns where id = ${campaign.id}`))?.ab_phase === 'waiting',
+      30_000,
+      'the A/B wait',
     );
     expect(smtp.accepted).toBe(40);
 
@@ -166,7 +165,11 @@ describe('a crash between the A/B test and the winner', () => {
     for (const job of await queue.getDelayed()) await job.promote();
     await queue.close();
 
-    await waitUntil(async () => (await query<{ status: string }>(app.db.url, 'select status from email_campaigns where id = $1', [campaign.id]))[0]!.status === 'sent');
+    await waitUntil(
+      async () => (await query<{ status: string }>(app.db.url, 'select status from email_campaigns where id = $1', [campaign.id]))[0]!.status === 'sent',
+      30_000,
+      'campaign sent',
+    );
     await successor.deps.jobs.idle();
     expect(racers.filter((result) => result.decided).length).toBeLessThanOrEqual(1);
     expect(smtp.accepted).toBe(80);

@@ -141,6 +141,8 @@ describe('sending', () => {
         consecutiveErrors: 3,
         notice: expect.stringMatching(/^Paused: 3 sends in a row failed \(last: .*Business account locked\)/),
       });
+      // Outcomes are written in batches beside the pause: the third failure may land just after the event.
+      await waitUntil(async () => (await done(t, id)).progress.failed === 3, 5_000, 'outcomes written');
       const view = await done(t, id);
       expect(view).toMatchObject({ status: 'paused', notice: paused.payload.notice, progress: { failed: 3, queued: 7 } });
       // Nothing more goes out while it is paused, though the ticker looks for work every second.

@@ -2,6 +2,7 @@ import { sql, type Sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeWhatsAppCloud, type FakeCloudOptions } from '../fakes/whatsapp-cloud';
+import { waitUntil } from '../helpers/wait';
 
 export const CLOUD = {
   token: 'test-cloud-token-0123456789',
@@ -94,13 +95,7 @@ export async function approvedTemplate(t: WhatsAppTest, body: Record<string, unk
   return created.body;
 }
 
-export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export { waitUntil };
 
 export async function statusCounts(app: TestApp, campaignId: string): Promise<Record<string, number>> {
   const rows = await app.runtime.deps.db.rows(
