@@ -74,7 +74,7 @@ export default defineConfig(
   },
   {
     // Loaded by Jest itself, untransformed: CommonJS.
-    files: ['jest.config.js', 'test/helpers/environment.js'],
+    files: ['jest.config.js', 'test/helpers/environment.js', 'test/helpers/runtime.js'],
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -2,6 +2,8 @@
 module.exports = {
   // Jest's Node environment with a plain global object (see the file): tight loops 30-80 times faster.
   testEnvironment: '<rootDir>/test/helpers/environment.js',
+  // Jest's runtime with V8's code cache for the modules every file compiles again (see the file).
+  runtime: '<rootDir>/test/helpers/runtime.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   // tsconfig has isolatedModules, so ts-jest only transpiles; `npm run typecheck` checks types.
