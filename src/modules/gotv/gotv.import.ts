@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream';
-import { CsvError, parse } from 'csv-parse';
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
-import { AppError } from '../../kernel/errors';
+import { issuesOf, readCsvRows, reject, rejectedRows } from '../../kernel/csv-import';
 import { normalisePhone } from '../audience';
 import { VOTER_PRIORITIES } from './gotv.entities';
 import { insertVoterBatch, type VoterBatch } from './gotv.repository';
@@ -10,7 +9,6 @@ import { stationsByCode } from './gotv.stations.repository';
 
 export const IMPORT_MAX_ROWS = 100_000;
 const BATCH_SIZE = 2000;
-const MAX_REPORTED_ERRORS = 1000;
 
 export const importColumns = ['name', 'documentId', 'phone', 'pollingStationCode', 'tableNumber', 'priority'] as const;
 
@@ -52,8 +50,7 @@ export const importAnswer = z
   .object({
     imported: z.number().int(),
     duplicates: z.number().int().describe('rows whose document number was already registered (skipped)'),
-    rejected: z.array(z.object({ line: z.number().int(), message: z.string() })).describe(`the first ${MAX_REPORTED_ERRORS} rejected rows`),
-    rejectedCount: z.number().int(),
+    ...rejectedRows,
     batches: z.number().int(),
   })
   .meta({ id: 'VoterImportAnswer' });
@@ -84,17 +81,6 @@ class Columns implements VoterBatch {
   }
 }
 
-function tooManyRows(): AppError {
-  return new AppError(
-    413,
-    'too_many_rows',
-    'Too many rows',
-    `The import takes at most ${IMPORT_MAX_ROWS.toLocaleString('en')} data rows and this file has more; nothing was imported. Split the file and send each part.`,
-    undefined,
-    { maxRows: IMPORT_MAX_ROWS },
-  );
-}
-
 /**
  * Imports a voter CSV (header row with `importColumns`; up to 100k data rows), in two steps.
  * Reading: the body is parsed as it streams in and each row validated; rows with errors are
@@ -107,10 +93,6 @@ function tooManyRows(): AppError {
  */
 export async function importVoters(deps: Pick<AppDeps, 'db'>, csv: Readable): Promise<ImportAnswer> {
   const answer: ImportAnswer = { imported: 0, duplicates: 0, rejected: [], rejectedCount: 0, batches: 0 };
-  const reject = (line: number, message: string) => {
-    answer.rejectedCount++;
-    if (answer.rejected.length < MAX_REPORTED_ERRORS) answer.rejected.push({ line, message });
-  };
   const stations = new Map<string, { id: string; tables: number }>();
   for (const station of await stationsByCode(deps.db)) {
     stations.set(station.code, { id: station.id, tables: station.tables });
@@ -118,52 +100,23 @@ export async function importVoters(deps: Pick<AppDeps, 'db'>, csv: Readable): Pr
   const seen = new Set<string>();
   const valid = new Columns();
 
-  const parser = csv.pipe(parse({ columns: true, skip_empty_lines: true, trim: true, bom: true, relax_column_count: true, max_record_size: 10_000 }));
-  let line = 1;
-  try {
-    for await (const record of parser as AsyncIterable<Record<string, string>>) {
-      line++;
-      if (line - 1 > IMPORT_MAX_ROWS) throw tooManyRows();
-      const parsed = row.safeParse(record);
-      if (!parsed.success) {
-        reject(line, parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
-        continue;
-      }
-      const station = stations.get(parsed.data.pollingStationCode);
-      if (!station) {
-        reject(line, `pollingStationCode: no station has code ${parsed.data.pollingStationCode}`);
-        continue;
-      }
-      if (parsed.data.tableNumber && parsed.data.tableNumber > station.tables) {
-        reject(line, `tableNumber: the station has ${station.tables} tables`);
-        continue;
-      }
-      const phone = parsed.data.phone ? normalisePhone(parsed.data.phone) : undefined;
-      if (parsed.data.phone && !phone) {
-        reject(line, 'phone: not a valid phone number');
-        continue;
-      }
-      if (seen.has(parsed.data.documentId)) {
-        reject(line, 'documentId: repeated earlier in this file');
-        continue;
-      }
-      seen.add(parsed.data.documentId);
-      valid.names.push(parsed.data.name);
-      valid.documentIds.push(parsed.data.documentId);
-      valid.phones.push(phone ?? null);
-      valid.stationIds.push(station.id);
-      valid.tableNumbers.push(parsed.data.tableNumber ?? null);
-      valid.priorities.push(parsed.data.priority);
-    }
-  } catch (error) {
-    // Let the client finish sending (and read the answer) instead of resetting its connection.
-    csv.unpipe();
-    csv.resume();
-    if (error instanceof CsvError) {
-      throw new AppError(400, 'malformed_csv', 'Malformed CSV', `The CSV could not be read (${error.message}); nothing was imported.`);
-    }
-    throw error;
-  }
+  await readCsvRows(csv, { maxRows: IMPORT_MAX_ROWS }, (record, line) => {
+    const parsed = row.safeParse(record);
+    if (!parsed.success) return reject(answer, line, issuesOf(parsed.error));
+    const station = stations.get(parsed.data.pollingStationCode);
+    if (!station) return reject(answer, line, `pollingStationCode: no station has code ${parsed.data.pollingStationCode}`);
+    if (parsed.data.tableNumber && parsed.data.tableNumber > station.tables) return reject(answer, line, `tableNumber: the station has ${station.tables} tables`);
+    const phone = parsed.data.phone ? normalisePhone(parsed.data.phone) : undefined;
+    if (parsed.data.phone && !phone) return reject(answer, line, 'phone: not a valid phone number');
+    if (seen.has(parsed.data.documentId)) return reject(answer, line, 'documentId: repeated earlier in this file');
+    seen.add(parsed.data.documentId);
+    valid.names.push(parsed.data.name);
+    valid.documentIds.push(parsed.data.documentId);
+    valid.phones.push(phone ?? null);
+    valid.stationIds.push(station.id);
+    valid.tableNumbers.push(parsed.data.tableNumber ?? null);
+    valid.priorities.push(parsed.data.priority);
+  });
 
   for (let from = 0; from < valid.length; from += BATCH_SIZE) {
     const inserted = await insertVoterBatch(deps.db, valid.slice(from, from + BATCH_SIZE));

@@ -38,6 +38,7 @@ import { INCIDENT_PHOTO_TYPES } from './gotv.entities';
 import { claimVoter, logContact, releaseClaim } from './gotv.chase.service';
 import { dashboardView, gotvDashboard } from './gotv.dashboard';
 import { importAnswer, importColumns, importVoters } from './gotv.import';
+import { importStations, stationImportAnswer, stationImportColumns } from './gotv.stations.import';
 import { dayCurve, dayCurveQuery, dayCurveView, liveMap, liveMapQuery, liveMapView, projection } from './gotv.live';
 import { projectionView } from './gotv.projection';
 import { electionDateOf, getSettings, putSettings, settingsBody, settingsView } from './gotv.settings';
@@ -70,6 +71,30 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       response: pageSchema(stationView),
     },
     async ({ input, em }) => stations.listStations(em, input.query),
+  )
+  .post(
+    '/api/gotv/polling-stations/import',
+    {
+      summary: 'Register and update polling stations from CSV (up to 20,000 rows)',
+      description:
+        `Send \`text/csv\` with a header row naming \`code\` and any of: ${stationImportColumns.filter((column) => column !== 'code').join(', ')}. ` +
+        'A new code registers a station and needs name, lat, lng, tables and registeredVoters; a registered code changes the fields ' +
+        "its row fills and keeps the rest (an empty cell changes nothing), so `code,previousTurnout` loads the previous election's " +
+        'results per station for the projection. previousTurnout may not exceed the registered voters the station will have. Rows with ' +
+        'errors are reported by line and skipped; the other rows are written in one transaction once the whole file is read, and ' +
+        'the changed stations are pushed as `gotv:station`.',
+      access: gotvPolicy.roles('manageStations'),
+      body: z.string().describe('CSV text'),
+      bodyTypes: ['csv'],
+      handlerParsesBody: true,
+      response: stationImportAnswer,
+      errors: {
+        400: 'CSV that cannot be parsed (`malformed_csv`) or a header without `code` (`missing_columns`); nothing imported',
+        409: 'A code in the file was registered by someone else while it was read (`station_code_taken`); nothing imported',
+        413: 'More than 20,000 data rows (`too_many_rows`); nothing imported',
+      },
+    },
+    async ({ ctx }) => importStations(ctx.deps, ctx.req),
   )
   .get(
     '/api/gotv/polling-stations/:id',

@@ -62,8 +62,56 @@ export function stationPage<Out>(em: EntityManager, filter: StationFilter, page:
 }
 
 /** Every station by its code, for an import to resolve rows against. */
-export function stationsByCode(q: Queries): Promise<{ code: string; id: string; tables: number }[]> {
-  return q.rows(db.selectFrom('gotv_polling_stations').select(['code', 'id', 'tables']));
+export function stationsByCode(q: Queries): Promise<{ code: string; id: string; tables: number; registeredVoters: number; previousTurnout: number | null }[]> {
+  return q.rows(db.selectFrom('gotv_polling_stations').select(['code', 'id', 'tables', 'registered_voters as registeredVoters', 'previous_turnout as previousTurnout']));
+}
+
+/** Imported stations, one array per column; null where a row leaves a field as it is. */
+export interface StationBatch {
+  ids: string[];
+  codes: string[];
+  names: (string | null)[];
+  addresses: (string | null)[];
+  territoryIds: (string | null)[];
+  lats: (number | null)[];
+  lngs: (number | null)[];
+  tables: (number | null)[];
+  registeredVoters: (number | null)[];
+  previousTurnouts: (number | null)[];
+}
+
+const batchColumns = (batch: StationBatch) =>
+  sql`unnest(${batch.codes}::text[], ${batch.names}::text[], ${batch.addresses}::text[], ${batch.territoryIds}::uuid[], ${batch.lats}::float8[],
+             ${batch.lngs}::float8[], ${batch.tables}::int[], ${batch.registeredVoters}::int[], ${batch.previousTurnouts}::int[])
+      as t(code, name, address, territory_id, lat, lng, tables, registered_voters, previous_turnout)`;
+
+/** New stations (every required field present), in one statement; their ids. A code taken meanwhile is the unique violation. */
+export async function insertStationBatch(q: Queries, batch: StationBatch): Promise<string[]> {
+  const rows = await q.rows(
+    sql<{ id: string }>`
+      insert into gotv_polling_stations (id, code, name, address, territory_id, lat, lng, tables, registered_voters, previous_turnout, status, created_at, updated_at)
+      select i.id, t.code, t.name, t.address, t.territory_id, t.lat, t.lng, t.tables, t.registered_voters, t.previous_turnout, 'pending', now(), now()
+      from ${batchColumns(batch)}
+      join unnest(${batch.ids}::uuid[], ${batch.codes}::text[]) as i(id, code) on i.code = t.code
+      returning id`,
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Registered stations by code: each field a row fills is set, the rest kept; their ids. */
+export async function updateStationBatch(q: Queries, batch: StationBatch): Promise<string[]> {
+  const rows = await q.rows(
+    sql<{ id: string }>`
+      update gotv_polling_stations s
+      set name = coalesce(t.name, s.name), address = coalesce(t.address, s.address), territory_id = coalesce(t.territory_id, s.territory_id),
+          lat = coalesce(t.lat, s.lat), lng = coalesce(t.lng, s.lng), tables = coalesce(t.tables, s.tables),
+          registered_voters = coalesce(t.registered_voters, s.registered_voters), previous_turnout = coalesce(t.previous_turnout, s.previous_turnout),
+          updated_at = now()
+      from ${batchColumns(batch)}
+      where s.code = t.code
+      returning s.id`,
+  );
+  return rows.map((row) => row.id);
 }
 
 export interface NewIncident {

@@ -1,0 +1,87 @@
+import type { Readable } from 'node:stream';
+import { CsvError, parse } from 'csv-parse';
+import { z } from 'zod';
+import { AppError } from './errors';
+
+/** How many rejected rows an import answer lists (all are counted). */
+export const MAX_REPORTED_REJECTIONS = 1000;
+
+export const rejectedRows = {
+  rejected: z.array(z.object({ line: z.number().int(), message: z.string() })).describe(`the first ${MAX_REPORTED_REJECTIONS} rejected rows`),
+  rejectedCount: z.number().int(),
+};
+
+export interface Rejections {
+  rejected: { line: number; message: string }[];
+  rejectedCount: number;
+}
+
+/** Counts a rejected row and lists it while the list is short. */
+export function reject(answer: Rejections, line: number, message: string): void {
+  answer.rejectedCount++;
+  if (answer.rejected.length < MAX_REPORTED_REJECTIONS) answer.rejected.push({ line, message });
+}
+
+/** A row's zod issues as one line of the answer: `field: message; field: message`. */
+export function issuesOf(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+}
+
+/**
+ * Reads an uploaded CSV as it streams in: a header row, then each data row handed to `onRow` with
+ * its line number (the header is line 1). A problem with the file itself refuses all of it before
+ * anything is written: more than `maxRows` data rows (413 `too_many_rows`), a header without a
+ * required column (400 `missing_columns`), CSV that cannot be parsed (400 `malformed_csv`). The
+ * rest of the body is drained after a refusal, so the client reads the answer instead of a reset.
+ */
+export async function readCsvRows(
+  csv: Readable,
+  options: { maxRows: number; requiredColumns?: readonly string[]; maxRecordSize?: number },
+  onRow: (record: Record<string, string>, line: number) => void,
+): Promise<void> {
+  const required = options.requiredColumns ?? [];
+  const parser = csv.pipe(
+    parse({
+      columns: (header: string[]) => {
+        const missing = required.filter((column) => !header.includes(column));
+        if (missing.length) throw missingColumns(missing);
+        return header;
+      },
+      skip_empty_lines: true,
+      trim: true,
+      bom: true,
+      relax_column_count: true,
+      max_record_size: options.maxRecordSize ?? 10_000,
+    }),
+  );
+  let line = 1;
+  try {
+    for await (const record of parser as AsyncIterable<Record<string, string>>) {
+      line++;
+      if (line - 1 > options.maxRows) throw tooManyRows(options.maxRows);
+      onRow(record, line);
+    }
+  } catch (error) {
+    csv.unpipe();
+    csv.resume();
+    if (error instanceof CsvError) {
+      throw new AppError(400, 'malformed_csv', 'Malformed CSV', `The CSV could not be read (${error.message}); nothing was imported.`);
+    }
+    throw error;
+  }
+}
+
+function tooManyRows(maxRows: number): AppError {
+  return new AppError(
+    413,
+    'too_many_rows',
+    'Too many rows',
+    `The import takes at most ${maxRows.toLocaleString('en')} data rows and this file has more; nothing was imported. Split the file and send each part.`,
+    undefined,
+    { maxRows },
+  );
+}
+
+function missingColumns(missing: string[]): AppError {
+  return new AppError(400, 'missing_columns', 'Missing columns', `The header row has no ${missing.join(', ')} column; nothing was imported.`, undefined, { missing });
+}

@@ -1,0 +1,149 @@
+import type { Readable } from 'node:stream';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { z } from 'zod';
+import type { AppDeps } from '../../kernel/context';
+import { issuesOf, readCsvRows, reject, rejectedRows } from '../../kernel/csv-import';
+import { ConflictError } from '../../kernel/errors';
+import { newId } from '../../kernel/ids';
+import { existingTerritoryIds } from '../territories';
+import { publishStations } from './gotv.pushes';
+import { insertStationBatch, stationsByCode, updateStationBatch, type StationBatch } from './gotv.stations.repository';
+
+/** Colombia has about 13,000 polling places; a file per department fits well within this. */
+export const STATION_IMPORT_MAX_ROWS = 20_000;
+
+export const stationImportColumns = ['code', 'name', 'address', 'territoryId', 'lat', 'lng', 'tables', 'registeredVoters', 'previousTurnout'] as const;
+/** What a new station cannot be registered without (an existing one keeps what a row leaves empty). */
+const NEW_STATION_NEEDS = ['name', 'lat', 'lng', 'tables', 'registeredVoters'] as const;
+
+/** An empty cell, or a column the file does not have, leaves the field as it is. */
+const cell = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value) => value || undefined);
+const numberCell = (schema: z.ZodNumber) =>
+  cell.pipe(
+    z
+      .string()
+      .regex(/^-?\d+(\.\d+)?$/, 'a number, with a dot for decimals')
+      .transform(Number)
+      .pipe(schema)
+      .optional(),
+  );
+const countCell = numberCell(z.number().int('a whole number').min(0).max(10_000_000));
+
+const row = z.object({
+  code: z.string().trim().min(1, 'the station code is required').max(40),
+  name: cell.pipe(z.string().max(200).optional()),
+  address: cell.pipe(z.string().max(300).optional()),
+  territoryId: cell.pipe(z.uuid().optional()),
+  lat: numberCell(z.number().min(-90).max(90)),
+  lng: numberCell(z.number().min(-180).max(180)),
+  tables: numberCell(z.number().int('a whole number').min(1).max(1000)),
+  registeredVoters: countCell,
+  previousTurnout: countCell,
+});
+type Row = z.infer<typeof row>;
+
+export const stationImportAnswer = z
+  .object({
+    created: z.number().int().describe('stations registered by this file'),
+    updated: z.number().int().describe('registered stations (by code) the fields of a row were written to'),
+    unchanged: z.number().int().describe('rows naming a registered station with nothing to change'),
+    ...rejectedRows,
+  })
+  .meta({ id: 'StationImportAnswer' });
+export type StationImportAnswer = z.infer<typeof stationImportAnswer>;
+
+/** The rows of one kind (new or existing stations), one array per column as the batch statements bind them. */
+function columnsOf(rows: Row[], ids: string[]): StationBatch {
+  return {
+    ids,
+    codes: rows.map((r) => r.code),
+    names: rows.map((r) => r.name ?? null),
+    addresses: rows.map((r) => r.address ?? null),
+    territoryIds: rows.map((r) => r.territoryId ?? null),
+    lats: rows.map((r) => r.lat ?? null),
+    lngs: rows.map((r) => r.lng ?? null),
+    tables: rows.map((r) => r.tables ?? null),
+    registeredVoters: rows.map((r) => r.registeredVoters ?? null),
+    previousTurnouts: rows.map((r) => r.previousTurnout ?? null),
+  };
+}
+
+const changesSomething = (r: Row) => Object.entries(r).some(([key, value]) => key !== 'code' && value !== undefined);
+
+/**
+ * Registers and updates polling stations from a CSV whose header names `code` and any of the other
+ * `stationImportColumns`: a new code registers a station (it needs name, lat, lng, tables and
+ * registeredVoters), a registered code changes the fields its row fills and keeps the rest. So the
+ * same route loads a department's stations before the campaign and, later, the previous election's
+ * results per station (`code,previousTurnout`) for the projection. Rows with errors are reported by
+ * line and skipped; the valid rows are written in one transaction once the whole file has been read.
+ */
+export async function importStations(deps: AppDeps, csv: Readable): Promise<StationImportAnswer> {
+  const answer: StationImportAnswer = { created: 0, updated: 0, unchanged: 0, rejected: [], rejectedCount: 0 };
+  const registered = new Map((await stationsByCode(deps.db)).map((station) => [station.code, station]));
+  const seen = new Set<string>();
+  const rows: { line: number; row: Row; known: boolean }[] = [];
+
+  await readCsvRows(csv, { maxRows: STATION_IMPORT_MAX_ROWS, requiredColumns: ['code'] }, (record, line) => {
+    const parsed = row.safeParse(record);
+    if (!parsed.success) return reject(answer, line, issuesOf(parsed.error));
+    const r = parsed.data;
+    if (seen.has(r.code)) return reject(answer, line, `code: ${r.code} appears earlier in this file`);
+    seen.add(r.code);
+    const known = registered.get(r.code);
+    if (!known) {
+      const missing = NEW_STATION_NEEDS.filter((field) => r[field] === undefined);
+      if (missing.length) return reject(answer, line, `no station has code ${r.code}, and registering it needs ${missing.join(', ')}`);
+    }
+    // Checked against the registered voters the station will have once the row is applied.
+    const registeredVoters = r.registeredVoters ?? known?.registeredVoters ?? 0;
+    const previousTurnout = r.previousTurnout ?? known?.previousTurnout ?? null;
+    if (previousTurnout !== null && previousTurnout > registeredVoters) {
+      return reject(answer, line, `previousTurnout (${previousTurnout}) cannot exceed registeredVoters (${registeredVoters})`);
+    }
+    if (known && !changesSomething(r)) {
+      answer.unchanged++;
+      return;
+    }
+    rows.push({ line, row: r, known: Boolean(known) });
+  });
+
+  const territories = await existingTerritoryIds(deps.db, [...new Set(rows.flatMap(({ row: r }) => (r.territoryId ? [r.territoryId] : [])))]);
+  const valid = rows.filter(({ line, row: r }) => {
+    if (!r.territoryId || territories.has(r.territoryId)) return true;
+    reject(answer, line, `territoryId: no territory has id ${r.territoryId}`);
+    return false;
+  });
+  answer.rejected.sort((a, b) => a.line - b.line);
+  const fresh = valid.filter((entry) => !entry.known).map((entry) => entry.row);
+  const changed = valid.filter((entry) => entry.known).map((entry) => entry.row);
+  if (!fresh.length && !changed.length) return answer;
+
+  const ids = await deps.db
+    .transaction(async (tx) => [
+      ...(fresh.length
+        ? await insertStationBatch(
+            tx,
+            columnsOf(
+              fresh,
+              fresh.map(() => newId()),
+            ),
+          )
+        : []),
+      ...(changed.length ? await updateStationBatch(tx, columnsOf(changed, [])) : []),
+    ])
+    .catch((error: unknown) => {
+      if (error instanceof UniqueConstraintViolationException) {
+        throw new ConflictError('A station with one of these codes was registered while the file was read; nothing was imported. Send the file again.', 'station_code_taken');
+      }
+      throw error;
+    });
+  answer.created = fresh.length;
+  answer.updated = changed.length;
+  await publishStations(deps, ids, true);
+  return answer;
+}
