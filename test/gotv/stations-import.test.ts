@@ -13,8 +13,11 @@ beforeAll(async () => {
   app = await startTestApp();
   const admin = await registerAdmin(app);
   [manager, viewer] = await Promise.all([createUser(app, admin, 'manager'), createUser(app, admin, 'viewer')]);
-  const territory = await app.http.post('/api/territories').set(manager.auth).send({ name: 'Comuna 10', type: 'commune' }).expect(201);
+  const territory = await app.http.post('/api/territories').set(manager.auth).send({ name: 'Comuna 10', type: 'commune', code: '05001-10' }).expect(201);
   territoryId = territory.body.id as string;
+  // The same code at two levels: a code alone cannot say which.
+  await app.http.post('/api/territories').set(manager.auth).send({ name: 'Comuna 7', type: 'commune', code: '07' }).expect(201);
+  await app.http.post('/api/territories').set(manager.auth).send({ name: 'Bolívar', type: 'department', code: '07' }).expect(201);
   await app.http
     .post('/api/gotv/polling-stations')
     .set(manager.auth)
@@ -89,6 +92,24 @@ describe('polling station CSV import', () => {
     expect(answer.body.rejected[0]).toMatchObject({ line: 2, message: 'previousTurnout (6100) cannot exceed registeredVoters (5000)' });
     expect(await station('P-01')).toMatchObject({ registeredVoters: 9000, previousTurnout: 6100 });
     expect(await station('P-08')).toMatchObject({ registeredVoters: 2500, previousTurnout: 2400 });
+  });
+
+  it('places stations by the territory code campaigns have (DANE), when it names one territory', async () => {
+    const csv = [
+      'code,name,lat,lng,tables,registeredVoters,territoryCode,territoryId',
+      'P-20,Escuela,6.2,-75.5,4,1000,05001-10,',
+      'P-21,Capilla,6.2,-75.5,4,1000,07,',
+      'P-22,Cancha,6.2,-75.5,4,1000,99999,',
+      `P-23,Plaza,6.2,-75.5,4,1000,05001-10,${territoryId}`,
+    ].join('\n');
+    const answer = await upload(csv).expect(200);
+    expect(answer.body).toMatchObject({ created: 1, rejectedCount: 3 });
+    expect(answer.body.rejected).toEqual([
+      { line: 3, message: 'territoryCode: 07 names 2 territories (one per type); use territoryId' },
+      { line: 4, message: 'territoryCode: 99999 names no territory' },
+      { line: 5, message: 'territoryCode: fill territoryId or territoryCode, not both' },
+    ]);
+    expect(await station('P-20')).toMatchObject({ territoryId });
   });
 
   it('pushes the changed stations to the war room', async () => {

@@ -5,14 +5,14 @@ import type { AppDeps } from '../../kernel/context';
 import { issuesOf, readCsvRows, reject, rejectedRows } from '../../kernel/csv-import';
 import { ConflictError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
-import { existingTerritoryIds } from '../territories';
+import { existingTerritoryIds, territoryIdsByCode } from '../territories';
 import { publishStations } from './gotv.pushes';
 import { insertStationBatch, stationsByCode, updateStationBatch, type StationBatch } from './gotv.stations.repository';
 
 /** Colombia has about 13,000 polling places; a file per department fits well within this. */
 export const STATION_IMPORT_MAX_ROWS = 20_000;
 
-export const stationImportColumns = ['code', 'name', 'address', 'territoryId', 'lat', 'lng', 'tables', 'registeredVoters', 'previousTurnout'] as const;
+export const stationImportColumns = ['code', 'name', 'address', 'territoryId', 'territoryCode', 'lat', 'lng', 'tables', 'registeredVoters', 'previousTurnout'] as const;
 /** What a new station cannot be registered without (an existing one keeps what a row leaves empty). */
 const NEW_STATION_NEEDS = ['name', 'lat', 'lng', 'tables', 'registeredVoters'] as const;
 
@@ -38,6 +38,7 @@ const row = z.object({
   name: cell.pipe(z.string().max(200).optional()),
   address: cell.pipe(z.string().max(300).optional()),
   territoryId: cell.pipe(z.uuid().optional()),
+  territoryCode: cell.pipe(z.string().max(40).optional()),
   lat: numberCell(z.number().min(-90).max(90)),
   lng: numberCell(z.number().min(-180).max(180)),
   tables: numberCell(z.number().int('a whole number').min(1).max(1000)),
@@ -93,6 +94,7 @@ export async function importStations(deps: AppDeps, csv: Readable): Promise<Stat
     if (!parsed.success) return reject(answer, line, issuesOf(parsed.error));
     const r = parsed.data;
     if (seen.has(r.code)) return reject(answer, line, `code: ${r.code} appears earlier in this file`);
+    if (r.territoryId && r.territoryCode) return reject(answer, line, 'territoryCode: fill territoryId or territoryCode, not both');
     seen.add(r.code);
     const known = registered.get(r.code);
     if (!known) {
@@ -112,11 +114,30 @@ export async function importStations(deps: AppDeps, csv: Readable): Promise<Stat
     rows.push({ line, row: r, known: Boolean(known) });
   });
 
-  const territories = await existingTerritoryIds(deps.db, [...new Set(rows.flatMap(({ row: r }) => (r.territoryId ? [r.territoryId] : [])))]);
-  const valid = rows.filter(({ line, row: r }) => {
-    if (!r.territoryId || territories.has(r.territoryId)) return true;
-    reject(answer, line, `territoryId: no territory has id ${r.territoryId}`);
-    return false;
+  const distinct = (pick: (r: Row) => string | undefined) => [...new Set(rows.flatMap(({ row: r }) => pick(r) ?? []))];
+  const territories = await existingTerritoryIds(
+    deps.db,
+    distinct((r) => r.territoryId),
+  );
+  const byCode = await territoryIdsByCode(
+    deps.db,
+    distinct((r) => r.territoryCode),
+  );
+  /** The row's territory as an id, or why it has none: an id that is not a territory, a code that names none or several. */
+  const territoryOf = (r: Row): { id?: string; problem?: string } => {
+    if (r.territoryId) return territories.has(r.territoryId) ? { id: r.territoryId } : { problem: `territoryId: no territory has id ${r.territoryId}` };
+    if (r.territoryCode === undefined) return {};
+    const named = byCode.get(r.territoryCode) ?? [];
+    if (named.length === 1) return { id: named[0] };
+    return { problem: `territoryCode: ${r.territoryCode} ${named.length ? `names ${named.length} territories (one per type); use territoryId` : 'names no territory'}` };
+  };
+  const valid = rows.flatMap(({ line, row: r, known }) => {
+    const territory = territoryOf(r);
+    if (territory.problem) {
+      reject(answer, line, territory.problem);
+      return [];
+    }
+    return [{ known, row: { ...r, territoryId: territory.id } }];
   });
   answer.rejected.sort((a, b) => a.line - b.line);
   const fresh = valid.filter((entry) => !entry.known).map((entry) => entry.row);

@@ -13,6 +13,6 @@ export const territoriesModule: ModuleManifest = {
 
 export { TerritorySchema, type Territory } from './territories.entities';
 export { assertTerritoriesExist } from './territories.service';
-export { existingTerritoryIds, territoryAndDescendants, territoryDirectory } from './territories.repository';
+export { existingTerritoryIds, territoryAndDescendants, territoryDirectory, territoryIdsByCode } from './territories.repository';
 export { territoriesForMap, type MapTerritory } from './territories.map.repository';
 export { TERRITORY_TYPES, type TerritoryType } from './territories.entities';

@@ -133,6 +133,16 @@ export async function existingTerritoryIds(source: EntityManager | Queries, ids:
   return new Set(found.map((territory) => territory.id));
 }
 
+/** The territories carrying each of `codes` (a code is unique per type, so one code may name a department and a commune). */
+export async function territoryIdsByCode(q: Queries, codes: readonly string[]): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>();
+  if (!codes.length) return found;
+  for (const row of await q.rows(db.selectFrom('territories').select(['id', 'code']).where('code', 'in', codes))) {
+    if (row.code !== null) found.set(row.code, [...(found.get(row.code) ?? []), row.id]);
+  }
+  return found;
+}
+
 /**
  * "These territories and everything inside them" (a comuna with its barrios), as a subquery
  * for other modules' statements: `x.territory_id in (${territoryAndDescendants(ids)})`.
