@@ -80,8 +80,9 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
         `Send \`text/csv\` with a header row naming \`code\` and any of: ${stationImportColumns.filter((column) => column !== 'code').join(', ')}. ` +
         'A new code registers a station and needs name, lat, lng, tables and registeredVoters; a registered code changes the fields ' +
         "its row fills and keeps the rest (an empty cell changes nothing), so `code,previousTurnout` loads the previous election's " +
-        "results per station for the projection. `territoryCode` places a station by its territory's code when that code names one territory. previousTurnout may not exceed the registered voters the station will have. Rows with " +
-        'errors are reported by line and skipped; the other rows are written in one transaction once the whole file is read, and ' +
+        "results per station for the projection. `territoryCode` places a station by its territory's code when that code names one " +
+        'territory. previousTurnout may not exceed the registered voters the station will have. Rows with errors are reported by ' +
+        'line and skipped; the other rows are written in one transaction once the whole file is read, and ' +
         'the changed stations are pushed as `gotv:station`.',
       access: gotvPolicy.roles('manageStations'),
       body: z.string().describe('CSV text'),
