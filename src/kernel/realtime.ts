@@ -15,8 +15,8 @@ import { roleAllowed, type Actor, type Role } from './auth/roles';
  */
 export interface RealtimeEvents {
   /**
-   * To sockets that may have missed events in `rooms` (Redis was down, or a publish to the other
-   * processes failed): reload those rooms' figures from REST. Every room a socket is in when the
+   * To sockets that may have missed events in `rooms` (Redis was down, a publish to the other
+   * processes failed, or a bulk change was not sent as events): reload those rooms' figures from REST. Every room a socket is in when the
    * whole link was down; the rooms of the failed publishes otherwise.
    */
   resync: ResyncEvent;
@@ -24,7 +24,8 @@ export interface RealtimeEvents {
 
 export interface ResyncEvent {
   rooms: string[];
-  reason: 'redis_outage' | 'publish_failed';
+  /** `bulk_change`: a change too large to send as events (an import) was made; reload instead. */
+  reason: 'redis_outage' | 'publish_failed' | 'bulk_change';
   at: string;
 }
 

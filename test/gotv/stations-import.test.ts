@@ -126,6 +126,24 @@ describe('polling station CSV import', () => {
     }
   });
 
+  it('tells screens to reload instead of sending an event per station when more than 100 change', async () => {
+    const socket: Socket = await connectSocket(app.url, manager.token);
+    try {
+      const resyncs: { rooms: string[]; reason: string }[] = [];
+      let stationEvents = 0;
+      socket.on('resync', (event: { rooms: string[]; reason: string }) => resyncs.push(event));
+      socket.on('gotv:station', () => stationEvents++);
+      expect((await subscribe(socket, ['gotv'])).joined).toEqual(['gotv']);
+      const rows = Array.from({ length: 101 }, (_, i) => `B-${i},Puesto B${i},6.2,-75.5,2,500`);
+      expect((await upload(['code,name,lat,lng,tables,registeredVoters', ...rows].join('\n')).expect(200)).body).toMatchObject({ created: 101 });
+      const resync = await waitFor(() => resyncs[0]);
+      expect(resync).toMatchObject({ rooms: [], reason: 'bulk_change' });
+      expect(stationEvents).toBe(0);
+    } finally {
+      socket.close();
+    }
+  });
+
   it('refuses files it cannot read as a whole, with nothing written', async () => {
     const before = await stationCount();
     expectProblem(await upload(['name,lat', 'Sin código,6.2'].join('\n')), 400, 'missing_columns');

@@ -83,7 +83,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
         "results per station for the projection. `territoryCode` places a station by its territory's code when that code names one " +
         'territory. previousTurnout may not exceed the registered voters the station will have. Rows with errors are reported by ' +
         'line and skipped; the other rows are written in one transaction once the whole file is read, and ' +
-        'the changed stations are pushed as `gotv:station`.',
+        'the changed stations are pushed as `gotv:station` (more than 100: one `resync` with reason `bulk_change` to `gotv` and their rooms).',
       access: gotvPolicy.roles('manageStations'),
       body: z.string().describe('CSV text'),
       bodyTypes: ['csv'],

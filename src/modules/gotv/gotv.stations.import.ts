@@ -6,6 +6,7 @@ import { issuesOf, readCsvRows, reject, rejectedRows } from '../../kernel/csv-im
 import { ConflictError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import { existingTerritoryIds, territoryIdsByCode } from '../territories';
+import { GOTV_ROOM, stationRoom } from './gotv.events';
 import { publishStations } from './gotv.pushes';
 import { insertStationBatch, stationsByCode, updateStationBatch, type StationBatch } from './gotv.stations.repository';
 
@@ -13,6 +14,8 @@ import { insertStationBatch, stationsByCode, updateStationBatch, type StationBat
 export const STATION_IMPORT_MAX_ROWS = 20_000;
 
 export const stationImportColumns = ['code', 'name', 'address', 'territoryId', 'territoryCode', 'lat', 'lng', 'tables', 'registeredVoters', 'previousTurnout'] as const;
+/** Up to this many changed stations each gets its `gotv:station` event; more, and their rooms get one `resync`. */
+export const EVENTS_UP_TO = 100;
 /** What a new station cannot be registered without (an existing one keeps what a row leaves empty). */
 const NEW_STATION_NEEDS = ['name', 'lat', 'lng', 'tables', 'registeredVoters'] as const;
 
@@ -165,6 +168,10 @@ export async function importStations(deps: AppDeps, csv: Readable): Promise<Stat
     });
   answer.created = fresh.length;
   answer.updated = changed.length;
-  await publishStations(deps, ids, true);
+  if (ids.length <= EVENTS_UP_TO) await publishStations(deps, ids, true);
+  else {
+    // One message instead of two events per station: screens and phones reload what they show.
+    deps.realtime.publish([GOTV_ROOM, ...ids.map(stationRoom)], 'resync', { rooms: [], reason: 'bulk_change', at: new Date().toISOString() });
+  }
   return answer;
 }
