@@ -17,7 +17,7 @@ export interface LiveOptions {
   onUnauthorized: () => void;
 }
 
-/** The `resync` the server sends after it may have lost events (a Redis outage, a failed publish). */
+/** The `resync` the server sends after it may have lost events (a Redis outage, a failed publish) or made a change too large to send as events. */
 export interface ResyncEvent {
   rooms: string[];
   reason: string;
