@@ -8,7 +8,7 @@ import { newId } from '../../kernel/ids';
 import { existingTerritoryIds, territoryIdsByCode } from '../territories';
 import { GOTV_ROOM, stationRoom } from './gotv.events';
 import { publishStations } from './gotv.pushes';
-import { insertStationBatch, stationsByCode, updateStationBatch, type StationBatch } from './gotv.stations.repository';
+import { insertStationBatch, stationsByCode, updateStationBatch, type RegisteredStation, type StationBatch } from './gotv.stations.repository';
 
 /** Colombia has about 13,000 polling places; a file per department fits well within this. */
 export const STATION_IMPORT_MAX_ROWS = 20_000;
@@ -53,8 +53,8 @@ type Row = z.infer<typeof row>;
 export const stationImportAnswer = z
   .object({
     created: z.number().int().describe('stations registered by this file'),
-    updated: z.number().int().describe('registered stations (by code) the fields of a row were written to'),
-    unchanged: z.number().int().describe('rows naming a registered station with nothing to change'),
+    updated: z.number().int().describe('registered stations (by code) whose row changed at least one field'),
+    unchanged: z.number().int().describe('rows naming a registered station whose filled fields already hold those values'),
     ...rejectedRows,
   })
   .meta({ id: 'StationImportAnswer' });
@@ -76,7 +76,9 @@ function columnsOf(rows: Row[], ids: string[]): StationBatch {
   };
 }
 
-const changesSomething = (r: Row) => Object.entries(r).some(([key, value]) => key !== 'code' && value !== undefined);
+const STATION_FIELDS = ['name', 'address', 'territoryId', 'lat', 'lng', 'tables', 'registeredVoters', 'previousTurnout'] as const;
+/** Whether a row (its territory resolved to an id) sets a field of a registered station to another value. */
+const changes = (r: Row, known: RegisteredStation) => STATION_FIELDS.some((field) => r[field] !== undefined && r[field] !== known[field]);
 
 /**
  * Registers and updates polling stations from a CSV whose header names `code` and any of the other
@@ -90,7 +92,7 @@ export async function importStations(deps: AppDeps, csv: Readable): Promise<Stat
   const answer: StationImportAnswer = { created: 0, updated: 0, unchanged: 0, rejected: [], rejectedCount: 0 };
   const registered = new Map((await stationsByCode(deps.db)).map((station) => [station.code, station]));
   const seen = new Set<string>();
-  const rows: { line: number; row: Row; known: boolean }[] = [];
+  const rows: { line: number; row: Row; known: RegisteredStation | undefined }[] = [];
 
   await readCsvRows(csv, { maxRows: STATION_IMPORT_MAX_ROWS, requiredColumns: ['code'] }, (record, line) => {
     const parsed = row.safeParse(record);
@@ -110,11 +112,7 @@ export async function importStations(deps: AppDeps, csv: Readable): Promise<Stat
     if (previousTurnout !== null && previousTurnout > registeredVoters) {
       return reject(answer, line, `previousTurnout (${previousTurnout}) cannot exceed registeredVoters (${registeredVoters})`);
     }
-    if (known && !changesSomething(r)) {
-      answer.unchanged++;
-      return;
-    }
-    rows.push({ line, row: r, known: Boolean(known) });
+    rows.push({ line, row: r, known });
   });
 
   const distinct = (pick: (r: Row) => string | undefined) => [...new Set(rows.flatMap(({ row: r }) => pick(r) ?? []))];
@@ -140,7 +138,12 @@ export async function importStations(deps: AppDeps, csv: Readable): Promise<Stat
       reject(answer, line, territory.problem);
       return [];
     }
-    return [{ known, row: { ...r, territoryId: territory.id } }];
+    const resolved = { ...r, territoryId: territory.id };
+    if (known && !changes(resolved, known)) {
+      answer.unchanged++;
+      return [];
+    }
+    return [{ known: Boolean(known), row: resolved }];
   });
   answer.rejected.sort((a, b) => a.line - b.line);
   const fresh = valid.filter((entry) => !entry.known).map((entry) => entry.row);

@@ -61,9 +61,28 @@ export function stationPage<Out>(em: EntityManager, filter: StationFilter, page:
   return findPage(em, PollingStationSchema, where, page, { name: 'asc', id: 'asc' }, present);
 }
 
+export interface RegisteredStation extends Omit<StationFields, 'status'> {
+  id: string;
+}
+
 /** Every station by its code, for an import to resolve rows against. */
-export function stationsByCode(q: Queries): Promise<{ code: string; id: string; tables: number; registeredVoters: number; previousTurnout: number | null }[]> {
-  return q.rows(db.selectFrom('gotv_polling_stations').select(['code', 'id', 'tables', 'registered_voters as registeredVoters', 'previous_turnout as previousTurnout']));
+export function stationsByCode(q: Queries): Promise<RegisteredStation[]> {
+  return q.rows(
+    db
+      .selectFrom('gotv_polling_stations')
+      .select([
+        'code',
+        'id',
+        'name',
+        'address',
+        'territory_id as territoryId',
+        'lat',
+        'lng',
+        'tables',
+        'registered_voters as registeredVoters',
+        'previous_turnout as previousTurnout',
+      ]),
+  );
 }
 
 /** Imported stations, one array per column; null where a row leaves a field as it is. */
