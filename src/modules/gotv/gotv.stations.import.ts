@@ -4,7 +4,6 @@ import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { issuesOf, readCsvRows, reject, rejectedRows } from '../../kernel/csv-import';
 import { ConflictError } from '../../kernel/errors';
-import { newId } from '../../kernel/ids';
 import { existingTerritoryIds, territoryIdsByCode } from '../territories';
 import { GOTV_ROOM, stationRoom } from './gotv.events';
 import { publishStations } from './gotv.pushes';
@@ -61,9 +60,8 @@ export const stationImportAnswer = z
 export type StationImportAnswer = z.infer<typeof stationImportAnswer>;
 
 /** The rows of one kind (new or existing stations), one array per column as the batch statements bind them. */
-function columnsOf(rows: Row[], ids: string[]): StationBatch {
+function columnsOf(rows: Row[]): StationBatch {
   return {
-    ids,
     codes: rows.map((r) => r.code),
     names: rows.map((r) => r.name ?? null),
     addresses: rows.map((r) => r.address ?? null),
@@ -152,16 +150,8 @@ export async function importStations(deps: AppDeps, csv: Readable): Promise<Stat
 
   const ids = await deps.db
     .transaction(async (tx) => [
-      ...(fresh.length
-        ? await insertStationBatch(
-            tx,
-            columnsOf(
-              fresh,
-              fresh.map(() => newId()),
-            ),
-          )
-        : []),
-      ...(changed.length ? await updateStationBatch(tx, columnsOf(changed, [])) : []),
+      ...(fresh.length ? await insertStationBatch(tx, columnsOf(fresh)) : []),
+      ...(changed.length ? await updateStationBatch(tx, columnsOf(changed)) : []),
     ])
     .catch((error: unknown) => {
       if (error instanceof UniqueConstraintViolationException) {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import { newId } from '../../kernel/ids';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
 import { sql, tables, type Queries } from '../../kernel/sql';
@@ -87,7 +88,6 @@ export function stationsByCode(q: Queries): Promise<RegisteredStation[]> {
 
 /** Imported stations, one array per column; null where a row leaves a field as it is. */
 export interface StationBatch {
-  ids: string[];
   codes: string[];
   names: (string | null)[];
   addresses: (string | null)[];
@@ -106,12 +106,14 @@ const batchColumns = (batch: StationBatch) =>
 
 /** New stations (every required field present), in one statement; their ids. A code taken meanwhile is the unique violation. */
 export async function insertStationBatch(q: Queries, batch: StationBatch): Promise<string[]> {
+  const ids = batch.codes.map(() => newId());
+  // Codes are unique within a batch (the import refuses a repeated one), so each id pairs by code.
   const rows = await q.rows(
     sql<{ id: string }>`
       insert into gotv_polling_stations (id, code, name, address, territory_id, lat, lng, tables, registered_voters, previous_turnout, status, created_at, updated_at)
       select i.id, t.code, t.name, t.address, t.territory_id, t.lat, t.lng, t.tables, t.registered_voters, t.previous_turnout, 'pending', now(), now()
       from ${batchColumns(batch)}
-      join unnest(${batch.ids}::uuid[], ${batch.codes}::text[]) as i(id, code) on i.code = t.code
+      join unnest(${ids}::uuid[], ${batch.codes}::text[]) as i(id, code) on i.code = t.code
       returning id`,
   );
   return rows.map((row) => row.id);
