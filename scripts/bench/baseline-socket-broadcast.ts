@@ -2,9 +2,9 @@
  * The bare Socket.IO baseline of bench:gotv: an HTTP server whose `POST /report` takes
  * `{ voterId, stationId }` and a Socket.IO server (same version, same Redis streams adapter as
  * Comando) whose clients are in room `gotv` from the moment they connect — no authentication, no
- * validation, no database. Reports received within 100 ms go out as one `{ items }` broadcast whose
- * items have the shape and size of Comando's `gotv:turnout` items, so the clients receive the same
- * messages per second and the same bytes per message. Like Comando's, the window is shared by both
+ * validation, no database. Reports received within 100 ms go out as one broadcast packed as
+ * Comando's `gotv:turnout` is (with its encoder), so the clients receive the same messages per
+ * second and the same bytes per message. Like Comando's, the window is shared by both
  * processes: the one started with WINDOW_OWNER=1 batches and broadcasts; the other forwards each
  * report to it (`serverSideEmit`, through the same adapter).
  */
@@ -12,6 +12,8 @@ import http from 'node:http';
 import { createAdapter } from '@socket.io/redis-streams-adapter';
 import { Redis } from 'ioredis';
 import { Server } from 'socket.io';
+import type { TurnoutItem } from '../../src/modules/gotv/gotv.events';
+import { encodeTurnout } from '../../src/modules/gotv/gotv.turnout-wire';
 
 const WINDOW_MS = 100;
 
@@ -20,15 +22,15 @@ async function main(): Promise<void> {
   const prefix = process.env.REDIS_KEY_PREFIX ?? 'bench-baseline';
   const redis = new Redis(redisUrl);
   const owner = process.env.WINDOW_OWNER === '1';
-  let pending: unknown[][] = [];
+  let pending: TurnoutItem[] = [];
   let timer: NodeJS.Timeout | undefined;
-  const add = (item: unknown[]) => {
+  const add = (item: TurnoutItem) => {
     pending.push(item);
     timer ??= setTimeout(() => {
       timer = undefined;
       const items = pending;
       pending = [];
-      io.to('gotv').emit('gotv:turnout', { items });
+      io.to('gotv').emit('gotv:turnout', encodeTurnout(items));
     }, WINDOW_MS);
   };
 
@@ -45,7 +47,7 @@ async function main(): Promise<void> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const { voterId, stationId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { voterId: string; stationId: string };
-      const item = ['voter', stationId, voterId];
+      const item: TurnoutItem = ['voter', stationId, voterId];
       if (owner) add(item);
       else io.serverSideEmit('report', item);
       res.writeHead(201, { 'content-type': 'application/json' }).end('{"accepted":1}');
@@ -57,7 +59,7 @@ async function main(): Promise<void> {
     adapter: createAdapter(redis, { streamName: `${prefix}:socket.io`, channelPrefix: `${prefix}:socket.io`, blockTimeInMs: 1000 }),
   });
   io.on('connection', (socket) => void socket.join('gotv'));
-  if (owner) io.on('report', (item: unknown[]) => add(item));
+  if (owner) io.on('report', (item: TurnoutItem) => add(item));
 
   const port = Number(process.env.PORT ?? 0);
   server.listen(port, process.env.HOST ?? '127.0.0.1');

@@ -14,6 +14,7 @@ import { io, type Socket } from 'socket.io-client';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { decodeTurnout, type TurnoutMessage } from '../../src/modules/gotv/gotv.turnout-wire';
 
 /** Milliseconds on the clock shared by the load process's threads. */
 export const sharedNow = (): number => performance.timeOrigin + performance.now();
@@ -108,14 +109,16 @@ async function listen(job: ListenerJob): Promise<void> {
    * Every client receives the same messages: the first to read one resolves its items to report
    * numbers (-1: not this run's), the others reuse that. Looking each item up for every client
    * was 400,000 string-keyed lookups a second, a tenth of the machine taken from the servers
-   * measured. A message's items are distinct reports, so its size and first and last ids name it.
+   * measured. A message's items are distinct reports, so its length and its first and last
+   * records (each holds a voter's id) name it; it is decoded once.
    */
   const seqsByMessage = new Map<string, Int32Array>();
-  const seqsOf = (items: unknown[][]): Int32Array => {
-    const key = `${items.length}:${String(items[0]?.[2])}:${String(items.at(-1)?.[2])}`;
+  const seqsOf = (message: TurnoutMessage): Int32Array => {
+    const { packed } = message;
+    const key = `${packed.length}:${packed.slice(0, 64)}:${packed.slice(-64)}`;
     let seqs = seqsByMessage.get(key);
     if (!seqs) {
-      seqs = Int32Array.from(items, (item) => {
+      seqs = Int32Array.from(decodeTurnout(message), (item) => {
         const seq = seqByVoter.get(item[2] as string);
         // Reports of the full-speed phase reach the still-connected clients too: not this run's.
         return seq === undefined || seq >= job.totalReports ? -1 : seq;
@@ -134,11 +137,11 @@ async function listen(job: ListenerJob): Promise<void> {
       const seen = new Uint8Array(job.received, local * job.totalReports, job.totalReports);
       return new Promise<Socket>((resolve, reject) => {
         const socket = io(url, { path: '/socket.io', transports: ['websocket'], forceNew: true, reconnection: false, ...(job.token ? { auth: { token: job.token } } : {}) });
-        socket.on('gotv:turnout', (message: { items: unknown[][] }) => {
+        socket.on('gotv:turnout', (message: TurnoutMessage) => {
           if (!recording) return;
           const now = sharedNow();
           let ours = false;
-          for (const seq of seqsOf(message.items)) {
+          for (const seq of seqsOf(message)) {
             if (seq < 0) continue;
             ours = true;
             if (seen[seq]) counters[1]!++;
@@ -149,7 +152,7 @@ async function listen(job: ListenerJob): Promise<void> {
             if (latency > slowestBySecond[second]!) slowestBySecond[second] = latency;
           }
           if (ours) counters[0]!++;
-          if (traced && global < job.urls.length && ours) traceMessage(global, now, message.items);
+          if (traced && global < job.urls.length && ours) traceMessage(global, now, decodeTurnout(message));
         });
         if (traced && global === 0) {
           // What a screen is sent besides the reports: events and bytes by name.

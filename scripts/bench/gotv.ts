@@ -502,7 +502,7 @@ measured part, so it includes the request's own handling (transaction, duplicate
 the 100 ms batching window (one window shared by both processes). The baseline, in the same run with
 the same clients and rates: two bare Socket.IO processes on the same adapter that put each posted report
 into one shared 100 ms window (the second forwards its reports to the first with \`serverSideEmit\`) and
-broadcast it as items shaped like Comando's — the same messages per second and bytes per message, with no
+broadcast it packed as Comando's \`gotv:turnout\` is (its encoder) — the same messages per second and bytes per message, with no
 authentication, validation or database. During the route measurements the clients stay connected and
 socket.io-client keeps parsing every message, but the harness's delivery bookkeeping (matching each
 item to its report) stops: it is measuring apparatus, and it would take CPU from the server it measures.

@@ -268,7 +268,9 @@ export class Realtime {
    * For events that come in bursts (a lead per capture, a report per voter): items added within
    * `windowMs` go out as one message `{ items: [...] }`, so the messages a socket receives per
    * second, and the socket writes of every process, stay bounded whatever the rate. The event's
-   * payload type must be `{ items: T[] }`. The same room and event get the same batcher.
+   * payload type must be `{ items: T[] }`, or `encode` makes the message of a window's items (once
+   * per window, whoever receives it: `gotv:turnout` packs its items into bytes). The same room and
+   * event get the same batcher.
    *
    * With Redis the window is shared by all processes, not one per process (which gave every socket
    * one message per window per process): items are appended to a Redis list, the process that
@@ -277,11 +279,14 @@ export class Realtime {
    * and the next append re-opens it, so items are late rather than lost; should Redis fail, items
    * go out from this process's own window.
    */
-  batched<K extends BatchedEventName>(room: string, event: K, windowMs = 100): (item: BatchItem<K>) => void {
+  batched<K extends BatchedEventName>(room: string, event: K, windowMs?: number): (item: BatchItem<K>) => void;
+  batched<K extends keyof RealtimeEvents, T>(room: string, event: K, options: { windowMs?: number; encode: (items: T[]) => RealtimeEvents[K] }): (item: T) => void;
+  batched<T>(room: string, event: keyof RealtimeEvents, options: number | { windowMs?: number; encode?: (items: T[]) => unknown } = {}): (item: T) => void {
+    const { windowMs = 100, encode = (items: T[]) => ({ items }) } = typeof options === 'number' ? { windowMs: options } : options;
     const key = `${room}\u0000${String(event)}`;
     const existing = this.batchers.get(key);
-    if (existing) return existing as (item: BatchItem<K>) => void;
-    const publishItems = (items: BatchItem<K>[]) => this.publish(room, event, { items } as RealtimeEvents[K]);
+    if (existing) return existing as (item: T) => void;
+    const publishItems = (items: T[]) => this.publish(room, event, encode(items) as RealtimeEvents[typeof event]);
     const local = this.localWindow(publishItems, windowMs);
     const add = this.options.redis ? this.sharedWindow(`${this.options.redis.prefix}:window:${room}:${String(event)}`, publishItems, local, windowMs) : local;
     this.batchers.set(key, add as (item: unknown) => void);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+import { decodeTurnout, type TurnoutMessage } from '../../src/modules/gotv/gotv.turnout-wire';
 
 /** Two app instances sharing PostgreSQL and Redis: a war-room screen on one sees reports made on the other. */
 let app: TestApp;
@@ -29,7 +30,7 @@ it('delivers gotv:turnout and gotv:station from one instance to a socket on the 
     await subscribe(screen, ['gotv', `gotv:station:${station}`]);
     const turnout: { items: unknown[][] }[] = [];
     const stations: { status: string; lastCount: number }[] = [];
-    screen.on('gotv:turnout', (message: { items: unknown[][] }) => turnout.push(message));
+    screen.on('gotv:turnout', (message: TurnoutMessage) => turnout.push({ items: decodeTurnout(message) }));
     screen.on('gotv:station', (message: { status: string; lastCount: number }) => stations.push(message));
     await other.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar: 77 }).expect(201);
     await waitFor(() => (turnout.some((message) => message.items.some((item) => item[0] === 'count' && item[1] === station && item[3] === 77)) ? true : undefined));
@@ -78,7 +79,7 @@ it('merges reports accepted by both instances within a window into one message p
   try {
     await subscribe(screen, ['gotv']);
     const messages: { items: unknown[][] }[] = [];
-    screen.on('gotv:turnout', (message: { items: unknown[][] }) => messages.push(message));
+    screen.on('gotv:turnout', (message: TurnoutMessage) => messages.push({ items: decodeTurnout(message) }));
     // Counts 100 + i through this instance, 200 + i through the other, all sent at once.
     const count = (votersSoFar: number) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar });
     const posts = Array.from({ length: 10 }, (_, i) => [
@@ -109,7 +110,7 @@ it('sends what a process that died with the window open left in it, once its lea
   try {
     await subscribe(screen, ['gotv']);
     const items: unknown[][] = [];
-    screen.on('gotv:turnout', (message: { items: unknown[][] }) => items.push(...message.items));
+    screen.on('gotv:turnout', (message: TurnoutMessage) => items.push(...decodeTurnout(message)));
     // A window opened by a process that is gone: one item in it, its lease still running.
     const { redis, config } = app.runtime.deps;
     const listKey = `${config.redisKeyPrefix}:window:gotv:gotv:turnout`;

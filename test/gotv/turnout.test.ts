@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { decodeTurnout, type TurnoutMessage } from '../../src/modules/gotv/gotv.turnout-wire';
 
 let app: TestApp;
 let manager: TestUser;
@@ -175,7 +176,7 @@ describe('POST /api/gotv/turnout', () => {
     try {
       await subscribe(socket, ['gotv']);
       const items: unknown[][] = [];
-      socket.on('gotv:turnout', (message: { items: unknown[][] }) => items.push(...message.items));
+      socket.on('gotv:turnout', (message: TurnoutMessage) => items.push(...decodeTurnout(message)));
       const practice = voted(rehearsed);
       expect((await post(member, practice).expect(201)).body).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
       expect((await post(member, practice).expect(200)).body.duplicates).toBe(1);
@@ -305,7 +306,7 @@ describe('POST /api/gotv/turnout', () => {
       await subscribe(socket, ['gotv']);
       type Item = [kind: string, stationId: string, ...rest: unknown[]];
       const messages: { items: Item[] }[] = [];
-      socket.on('gotv:turnout', (message: { items: Item[] }) => messages.push(message));
+      socket.on('gotv:turnout', (message: TurnoutMessage) => messages.push({ items: decodeTurnout(message) }));
       const batch = Array.from({ length: 20 }, (_, i) => ({ kind: 'count', clientReportId: randomUUID(), pollingStationId: ours, votersSoFar: 200 + i }));
       await post(manager, { reports: batch }).expect(201);
       // Earlier tests' reports may share the first window; ours are the counts 200–219.

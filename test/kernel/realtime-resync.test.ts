@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { connectedClients, freePort, startRedis, stopRedis, until } from '../helpers/redis-server';
+import { decodeTurnout, type TurnoutMessage } from '../../src/modules/gotv/gotv.turnout-wire';
 
 /**
  * Two processes on a Redis of this test's own: reports accepted by one while Redis is down never
@@ -54,8 +55,8 @@ class Screen {
     private readonly http: TestApp['http'],
     private readonly token: string,
   ) {
-    socket.on('gotv:turnout', (message: { items: unknown[][] }) => {
-      for (const item of message.items) if (item[0] === 'count') this.counts.set(item[1] as string, Math.max(this.counts.get(item[1] as string) ?? 0, item[3] as number));
+    socket.on('gotv:turnout', (message: TurnoutMessage) => {
+      for (const item of decodeTurnout(message)) if (item[0] === 'count') this.counts.set(item[1] as string, Math.max(this.counts.get(item[1] as string) ?? 0, item[3] as number));
     });
     socket.on('resync', (event: { rooms: string[]; reason: string }) => {
       this.resyncs.push(event);

@@ -21,6 +21,7 @@ import { incidentTypes, phases, severities } from '../lib/labels';
 import { connectLive, type LiveState } from '../lib/live';
 import { drawCurve } from './chart';
 import { WarRoomState } from './state';
+import { decodeTurnout, type TurnoutMessage } from '../../src/modules/gotv/gotv.turnout-wire';
 
 const api = new Api(sessionStorage, 'comando.war-room');
 const state = new WarRoomState();
@@ -360,9 +361,18 @@ function start(): void {
     onReload: (reason) => void reload(reason),
     onUnauthorized: () => showLogin('La sesión terminó. Ingrese de nuevo.'),
   });
-  socket.on('gotv:turnout', (payload: { items: TurnoutItem[] }) => {
+  socket.on('gotv:turnout', (message: TurnoutMessage) => {
     noteEvent();
-    state.applyTurnout(payload.items);
+    let items: TurnoutItem[];
+    try {
+      items = decodeTurnout(message);
+    } catch (error) {
+      // A message this page cannot read (a server newer than the page): the figures come from REST instead.
+      console.warn('gotv:turnout not readable here', error);
+      void reload('resync');
+      return;
+    }
+    state.applyTurnout(items);
     requestFrame();
   });
   socket.on('gotv:station', (event: StationEvent) => {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { stationProperties } from './gotv.live';
 import type { Projection } from './gotv.projection';
+import type { TurnoutMessage } from './gotv.turnout-wire';
 
 /** The war room sees every station; a brigade follows the stations it works. */
 export const GOTV_ROOM = 'gotv';
@@ -24,14 +25,12 @@ export type ProjectionSummary = Omit<Projection, 'stations' | 'byTerritory'> & {
 };
 
 /**
- * An accepted report in `gotv:turnout`: ids and numbers only, as a tuple whose first element says
- * which kind it is and whose second is the station (what a map needs first). Every war-room screen
- * parses every item (2,000 screens × hundreds of reports a second on election day), so items carry
- * nothing a screen cannot use: tuples cost about half of what objects with repeated key names cost
- * to send and parse, and a voter item has no report id because the voter is the fact's identity
- * (only a voter's first report is accepted, so a voter appears in at most one item outside
- * rehearsals). A trailing `true` marks a rehearsal's report (made before the election date).
- * `docs/api.md` documents the positions.
+ * An accepted report in `gotv:turnout`, as decoded from the wire (gotv.turnout-wire.ts): ids and
+ * numbers only, a tuple whose first element says which kind it is and whose second is the station
+ * (what a map needs first). Items carry nothing a screen cannot use: a voter item has no report id
+ * because the voter is the fact's identity (only a voter's first report is accepted, so a voter
+ * appears in at most one item outside rehearsals). A trailing `true` marks a rehearsal's report
+ * (made before the election date).
  */
 export type TurnoutItem =
   | [kind: 'voter', stationId: string, voterId: string, rehearsal?: true]
@@ -53,7 +52,7 @@ declare module '../../kernel/realtime' {
     'gotv:incident': IncidentEvent;
     /** The projection, recomputed after new reports, pushed at most every GOTV_PROJECTION_PUSH (5 s). */
     'gotv:projection': ProjectionSummary;
-    /** Reports accepted within 100 ms, as one message. */
-    'gotv:turnout': { items: TurnoutItem[] };
+    /** Reports accepted within 100 ms, as one message, packed (gotv.turnout-wire.ts). */
+    'gotv:turnout': TurnoutMessage;
   }
 }

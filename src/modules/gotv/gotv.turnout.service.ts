@@ -4,6 +4,7 @@ import { AGAIN, Coalescer } from '../../kernel/coalesce';
 import { processLocal } from '../../kernel/process-local';
 import type { Actor } from '../../kernel/auth/roles';
 import { GOTV_ROOM, type TurnoutItem } from './gotv.events';
+import { encodeTurnout } from './gotv.turnout-wire';
 import type { TurnoutItemInput, TurnoutReportInput } from './gotv.schemas';
 import { coversEverything, gotvPolicy, type BrigadeScope } from './gotv.policy';
 import { scopeOf } from './gotv.scope';
@@ -139,7 +140,7 @@ export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutI
   }
   // A request's reports go out together (one append to the shared window, so one message), each
   // already committed, even when another failed; the projection is told once.
-  const publish = deps.realtime.batched(GOTV_ROOM, 'gotv:turnout');
+  const publish = deps.realtime.batched(GOTV_ROOM, 'gotv:turnout', { encode: encodeTurnout });
   for (const event of accepted) publish(event);
   if (accepted.length) projectionChanged(deps)();
   if (failure) throw failure.error;
