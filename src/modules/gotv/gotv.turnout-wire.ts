@@ -81,7 +81,7 @@ export function decodeTurnout(message: TurnoutMessage): TurnoutItem[] {
   if (message.v !== TURNOUT_WIRE_VERSION) throw new TypeError(`gotv:turnout version ${String(message.v)} is not known here`);
   const binary = atob(message.packed);
   const items: TurnoutItem[] = [];
-  for (let at = 0; at < binary.length; ) {
+  for (let at = 0; at < binary.length;) {
     const flags = binary.charCodeAt(at);
     const count = (flags & COUNT) !== 0;
     if (at + (count ? COUNT_RECORD : VOTER_RECORD) > binary.length) throw new TypeError('gotv:turnout message cut short');
