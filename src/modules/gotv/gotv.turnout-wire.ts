@@ -2,10 +2,10 @@ import type { TurnoutItem } from './gotv.events';
 
 /**
  * `gotv:turnout` on the wire: a window's accepted reports packed into bytes and sent as one base64
- * string, `{ v: 1, packed }`. Every war-room screen receives and parses every window (2,000 screens
- * × hundreds of reports a second on election day); as JSON tuples a voter item was ≈ 88 bytes and
- * three strings in an array to allocate, packed it is 44 characters of one string. The server and
- * the screens decode with the same functions (this file runs in both: no Node-only API).
+ * string, `{ v: 1, packed }`. Every war-room screen receives every window and the server writes
+ * each one to every socket (2,000 screens × hundreds of reports a second on election day): as a JSON
+ * tuple a voter item was ≈ 88 bytes, packed it is 44 characters. The server, the screens and the
+ * tests use the same functions (this file runs in all of them: no Node-only API).
  *
  * Each record, in acceptance order:
  *
