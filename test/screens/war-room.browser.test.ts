@@ -1,7 +1,7 @@
 /**
  * The war-room screen in headless Chromium against a listening test app: sign-in, the figures
  * REST gives, a report posted through the API arriving over the socket, the server's `resync`,
- * a server restart (reconnect, figures equal REST again), the CSP holding (no violations logged)
+ * a turnout window in a format the page cannot read, a server restart (reconnect, figures equal REST again), the CSP holding (no violations logged)
  * and axe-core finding no serious or critical violation. Leaves a screenshot in test-artifacts/.
  */
 import { randomUUID } from 'node:crypto';
@@ -145,6 +145,36 @@ describe('war room', () => {
     app.runtime.deps.realtime.io.emit('resync', { rooms: ['gotv'], reason: 'redis_outage', at: new Date().toISOString() });
     await waitForCounter('c-closed', 1);
     await page.waitForSelector('#connection:has-text("resincronizado")');
+  });
+
+  it('reloads the page once for a turnout window it cannot read (a newer server), then only its figures, at most every 30 s', async () => {
+    let navigations = 0;
+    const counted = (frame: unknown) => {
+      if (frame === page.mainFrame()) navigations++;
+    };
+    page.on('framenavigated', counted);
+    try {
+      const voted = await counter('c-voted');
+      const unreadable = () => app.runtime.deps.realtime.io.to('gotv').emit('gotv:turnout', { v: 2, packed: 'AAAA' });
+      const reloaded = page.waitForEvent('load');
+      unreadable();
+      await reloaded;
+      expect(navigations).toBe(1);
+      // Signed in still (the session is in sessionStorage), and the figures are REST's.
+      await waitForCounter('c-voted', voted);
+      await page.waitForSelector('#connection[data-state="live"]', { timeout: 30_000 });
+      // Within ten minutes of that reload the page stays: its figures come from REST instead, once.
+      const before = await loads();
+      unreadable();
+      await page.waitForSelector(`body[data-loads="${before + 1}"]`, { timeout: 30_000 });
+      // A second one within 30 s: nothing (2,000 screens reloading at every window would flood the API).
+      unreadable();
+      await page.waitForTimeout(1500);
+      expect(await loads()).toBe(before + 1);
+      expect(navigations).toBe(1);
+    } finally {
+      page.off('framenavigated', counted);
+    }
   });
 
   it('fills the alerts feed from REST on every (re)load, with live incidents once each', async () => {

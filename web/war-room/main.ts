@@ -342,6 +342,27 @@ async function loadTerritories(): Promise<void> {
   map?.showTerritories(details);
 }
 
+const PAGE_RELOAD_KEY = 'comando.war-room.reloaded-for-format';
+
+/**
+ * A window this page cannot read means the server is newer than the page (a deploy while the
+ * screen was open): the page reloads to get the screens the server now serves, once in ten
+ * minutes at most, so a page that still cannot read cannot loop; otherwise the figures come from
+ * REST, at most every 30 s (2,000 screens reloading at every window would flood the API).
+ */
+let lastFormatDataReload = 0;
+function unreadableTurnout(): void {
+  const now = Date.now();
+  if (now - Number(sessionStorage.getItem(PAGE_RELOAD_KEY) ?? 0) > 10 * 60_000) {
+    sessionStorage.setItem(PAGE_RELOAD_KEY, String(now));
+    location.reload();
+    return;
+  }
+  if (now - lastFormatDataReload < 30_000) return;
+  lastFormatDataReload = now;
+  void reload('resync');
+}
+
 function noteEvent(): void {
   if (loading) eventsDuringLoad = true;
 }
@@ -367,9 +388,8 @@ function start(): void {
     try {
       items = decodeTurnout(message);
     } catch (error) {
-      // A message this page cannot read (a server newer than the page): the figures come from REST instead.
       console.warn('gotv:turnout not readable here', error);
-      void reload('resync');
+      unreadableTurnout();
       return;
     }
     state.applyTurnout(items);
