@@ -347,15 +347,19 @@ const PAGE_RELOAD_KEY = 'comando.war-room.reloaded-for-format';
 /**
  * A window this page cannot read means the server is newer than the page (a deploy while the
  * screen was open): the page reloads to get the screens the server now serves, once in ten
- * minutes at most, so a page that still cannot read cannot loop; otherwise the figures come from
- * REST, at most every 30 s (2,000 screens reloading at every window would flood the API).
+ * minutes at most, so a page that still cannot read cannot loop, and within 5 s, so that a war room's
+ * screens do not all ask at once; otherwise the figures come from REST, at most every 30 s (2,000
+ * screens reloading at every window would flood the API).
  */
 let lastFormatDataReload = 0;
+let pageReloading = false;
 function unreadableTurnout(): void {
+  if (pageReloading) return;
   const now = Date.now();
   if (now - Number(sessionStorage.getItem(PAGE_RELOAD_KEY) ?? 0) > 10 * 60_000) {
     sessionStorage.setItem(PAGE_RELOAD_KEY, String(now));
-    location.reload();
+    pageReloading = true;
+    setTimeout(() => location.reload(), Math.random() * 5000);
     return;
   }
   if (now - lastFormatDataReload < 30_000) return;
