@@ -130,22 +130,20 @@ export async function importStations(deps: AppDeps, csv: Readable): Promise<Stat
     if (named.length === 1) return { id: named[0] };
     return { problem: `territoryCode: ${r.territoryCode} ${named.length ? `names ${named.length} territories (one per type); use territoryId` : 'names no territory'}` };
   };
-  const valid = rows.flatMap(({ line, row: r, known }) => {
+  const fresh: Row[] = [];
+  const changed: Row[] = [];
+  for (const { line, row: r, known } of rows) {
     const territory = territoryOf(r);
     if (territory.problem) {
       reject(answer, line, territory.problem);
-      return [];
+      continue;
     }
     const resolved = { ...r, territoryId: territory.id };
-    if (known && !changes(resolved, known)) {
-      answer.unchanged++;
-      return [];
-    }
-    return [{ known: Boolean(known), row: resolved }];
-  });
+    if (!known) fresh.push(resolved);
+    else if (changes(resolved, known)) changed.push(resolved);
+    else answer.unchanged++;
+  }
   answer.rejected.sort((a, b) => a.line - b.line);
-  const fresh = valid.filter((entry) => !entry.known).map((entry) => entry.row);
-  const changed = valid.filter((entry) => entry.known).map((entry) => entry.row);
   if (!fresh.length && !changed.length) return answer;
 
   const ids = await deps.db
