@@ -37,6 +37,8 @@ import {
   cpuProfileArgs,
   benchRedisUrl,
   callJson,
+  commandCpuSeconds,
+  cpuSeconds,
   deleteRedisKeys,
   logDir,
   machineNote,
@@ -95,6 +97,10 @@ interface Run {
   httpLatency: Histogram;
   sendErrors: number;
   loadCpuSeconds: number;
+  /** CPU seconds over the steady phase: both app processes, PostgreSQL (all backends), Redis. */
+  serversCpuSeconds: number;
+  postgresCpuSeconds: number;
+  redisCpuSeconds: number;
   elapsedSeconds: number;
   // Filled by the listeners:
   latency: Histogram;
@@ -116,6 +122,9 @@ function newRun(): Run {
     httpLatency: new Histogram(),
     sendErrors: 0,
     loadCpuSeconds: 0,
+    serversCpuSeconds: 0,
+    postgresCpuSeconds: 0,
+    redisCpuSeconds: 0,
     elapsedSeconds: 0,
     latency: new Histogram(),
     received: [],
@@ -228,8 +237,18 @@ function post(url: string, body: string, headers: Record<string, string>): Promi
   });
 }
 
-async function drive(run: Run, send: (seq: number) => Promise<boolean>): Promise<void> {
-  const cpuBefore = ownCpuSeconds();
+/** CPU seconds so far of the load process, the app processes, PostgreSQL and Redis (NaN where unreadable). */
+function cpuReadings(serverPids: number[]): { load: number; servers: number; postgres: number; redis: number } {
+  return {
+    load: ownCpuSeconds(),
+    servers: serverPids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? Number.NaN), 0),
+    postgres: commandCpuSeconds('postgres') ?? Number.NaN,
+    redis: commandCpuSeconds('redis-server') ?? Number.NaN,
+  };
+}
+
+async function drive(run: Run, serverPids: number[], send: (seq: number) => Promise<boolean>): Promise<void> {
+  const cpuBefore = cpuReadings(serverPids);
   const started = performance.now();
   const inFlight = new Set<Promise<void>>();
   let seq = 0;
@@ -257,7 +276,11 @@ async function drive(run: Run, send: (seq: number) => Promise<boolean>): Promise
   await Promise.all(inFlight);
   run.elapsedSeconds = (performance.now() - started) / 1000;
   await sleep(2000); // the last window, and anything still crossing Redis
-  run.loadCpuSeconds = ownCpuSeconds() - cpuBefore;
+  const cpuAfter = cpuReadings(serverPids);
+  run.loadCpuSeconds = cpuAfter.load - cpuBefore.load;
+  run.serversCpuSeconds = cpuAfter.servers - cpuBefore.servers;
+  run.postgresCpuSeconds = cpuAfter.postgres - cpuBefore.postgres;
+  run.redisCpuSeconds = cpuAfter.redis - cpuBefore.redis;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -315,11 +338,15 @@ async function baselinePhase(): Promise<Run> {
       voterIds,
     );
     log(`  ${CLIENTS} clients connected (${listeners.threads.length} listener threads); ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
-    await drive(run, async (seq) => {
-      const body = JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: voterIds[seq], stationId: stationIds[seq % STATIONS] });
-      const response = await post(`${servers[seq % 2]!.url}/report`, body, {});
-      return response.status === 201;
-    });
+    await drive(
+      run,
+      servers.map((server) => server.pid),
+      async (seq) => {
+        const body = JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: voterIds[seq], stationId: stationIds[seq % STATIONS] });
+        const response = await post(`${servers[seq % 2]!.url}/report`, body, {});
+        return response.status === 201;
+      },
+    );
     await stopListeners(listeners);
     return run;
   } finally {
@@ -350,7 +377,7 @@ async function comandoPhase(): Promise<ComandoResults> {
     const listeners = await startListeners([a.url, b.url], setup.viewerToken, live, setup.voterIds);
     log(`  ${CLIENTS} clients connected and subscribed (${listeners.threads.length} listener threads); ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
     const projectionFrom = Date.now();
-    await drive(live, async (seq) => {
+    await drive(live, [a.pid, b.pid], async (seq) => {
       const body = JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: setup.voterIds[seq] });
       const response = await post(`${(seq % 2 ? b : a).url}/api/gotv/turnout`, body, { authorization: `Bearer ${setup.phoneTokens[seq % BRIGADE_PHONES]}` });
       return response.status === 201 && (JSON.parse(response.body) as { accepted: number }).accepted === 1;
@@ -434,10 +461,23 @@ function report(baseline: Run, comando: ComandoResults, machine: string): { mark
     (run.messages / CLIENTS / run.elapsedSeconds).toFixed(1),
     `${d.lost} (${d.clientsMissing} clients)`,
     String(run.duplicates),
-    `${((run.loadCpuSeconds / run.elapsedSeconds) * 100).toFixed(0)}%`,
+    ...[run.loadCpuSeconds, run.serversCpuSeconds, run.postgresCpuSeconds, run.redisCpuSeconds].map((seconds) => `${((seconds / run.elapsedSeconds) * 100).toFixed(0)}%`),
   ];
   const table = markdownTable(
-    ['Target', 'Reports/s accepted', 'p50 sent→received (ms)', 'p99 (ms)', 'HTTP p99 (ms)', 'Messages/s per client', 'Lost deliveries', 'Duplicate deliveries', 'Load process CPU'],
+    [
+      'Target',
+      'Reports/s accepted',
+      'p50 sent→received (ms)',
+      'p99 (ms)',
+      'HTTP p99 (ms)',
+      'Messages/s per client',
+      'Lost deliveries',
+      'Duplicate deliveries',
+      'Load process CPU',
+      'App processes CPU',
+      'PostgreSQL CPU',
+      'Redis CPU',
+    ],
     [row('bare Socket.IO broadcast, 2 processes (baseline)', baseline, bd), row('**Comando, 2 processes**', live, cd)],
   );
   const ratio = comando.withListeners.requestsPerSecond / comando.withoutListeners.requestsPerSecond;
@@ -515,8 +555,9 @@ ${routeTable}
 
 ${goalTable}
 
-The load process's own CPU (last column of the first table) is shared with both app processes,
-PostgreSQL and Redis on ${os.cpus().length} cores; latency figures include its event-loop delay.`;
+The last four columns of the first table are CPU over the steady phase, in % of one core: the load
+process's own (its clients' parsing; latency figures include its event-loop delay), both app
+processes together, PostgreSQL (every backend) and Redis, all sharing ${os.cpus().length} cores.`;
   return { markdown, pass: verdicts.every(([, , , ok]) => ok) };
 }
 

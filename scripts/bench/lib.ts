@@ -401,7 +401,7 @@ function procStat(pid: number | string): { comm: string; fields: string[] } | un
 }
 
 /** User + system CPU seconds a process has used so far (Linux /proc; undefined elsewhere). */
-function cpuSeconds(pid: number): number | undefined {
+export function cpuSeconds(pid: number): number | undefined {
   const fields = procStat(pid)?.fields ?? [];
   // utime and stime are the 14th and 15th fields of the whole line.
   const ticks = Number(fields[11]) + Number(fields[12]);
