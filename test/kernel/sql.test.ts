@@ -67,6 +67,30 @@ describe('the sql tag', () => {
     });
   });
 
+  it('keeps a generic plan for a batch whose arrays are batch columns, where bare arrays are planned every run', async () => {
+    // A join the planner has choices for, so that a plan for one row looks cheaper than one for a default-sized batch.
+    const statement = (ids: number[], batch: boolean) =>
+      sql<{ label: string }>`
+        select p.label from sql_probe p join sql_probe q on q.id = p.id
+        join unnest(${batch ? sql.batch(ids, 'int') : sql`${ids}::int[]`}, ${batch ? sql.batch(ids.map(String), 'text') : sql`${ids.map(String)}::text[]`}) as i(id, tag)
+          on i.id = p.id and i.tag = q.id::text`.prepared(batch ? 'sql_probe_batch' : 'sql_probe_bare');
+    await layer.db.session(async (connection) => {
+      for (let run = 0; run < 8; run += 1) {
+        expect(await connection.rows(statement([1], true))).toHaveLength(1);
+        expect(await connection.rows(statement([1], false))).toHaveLength(1);
+      }
+      const plans = await connection.rows(
+        sql<{ name: string; generic: number; custom: number }>`
+          select name, generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements
+          where name in ('sql_probe_bare', 'sql_probe_batch') order by name`,
+      );
+      expect(plans).toEqual([
+        { name: 'sql_probe_bare', generic: 0, custom: 8 },
+        { name: 'sql_probe_batch', generic: 3, custom: 5 },
+      ]);
+    });
+  });
+
   it('throws the ORM exception classes for constraint violations', async () => {
     await expect(layer.db.write(sql`insert into sql_probe (id, label) values (${1}, ${'again'})`)).rejects.toBeInstanceOf(UniqueConstraintViolationException);
   });

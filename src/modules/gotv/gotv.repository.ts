@@ -1,4 +1,4 @@
-import { sql, type Queries } from '../../kernel/sql';
+import { sql, type BatchColumnType, type Queries } from '../../kernel/sql';
 import { newId } from '../../kernel/ids';
 import { brigadeCoversVoterSql } from './gotv.policy';
 
@@ -40,16 +40,17 @@ export interface VoterReportRow {
  * answered `again`, to be sent after this one commits. Rows are locked station by station, the
  * station's tally first and then its voters in id order: the tally trigger updates only tallies
  * already held, and batches that share stations queue instead of deadlocking. A rehearsal's report
- * is recorded (once per clientReportId) and changes no voter.
+ * is recorded (once per clientReportId) and changes no voter. Its arrays are batch columns
+ * (`sql.batch`): every batch, of one report or of hundreds, runs on one generic plan, not planned anew.
  */
 export function recordVoterReports(db: Queries, reports: readonly VoterReport[]): Promise<VoterReportRow[]> {
-  const column = <T>(pick: (report: VoterReport) => T) => reports.map(pick);
+  const column = <T>(type: BatchColumnType, pick: (report: VoterReport) => T) => sql.batch(reports.map(pick), type);
   const statement = sql<VoterReportRow>`
     with input as (
       select * from unnest(
-        ${column((r) => ('id' in r.voter ? r.voter.id : null))}::uuid[], ${column((r) => ('documentId' in r.voter ? r.voter.documentId : null))}::text[],
-        ${column((r) => r.clientReportId)}::uuid[], ${column((r) => r.reportedById)}::uuid[], ${column((r) => r.everyVoter)}::boolean[],
-        ${column((r) => r.time.at)}::timestamptz[], ${column((r) => r.time.rehearsal)}::boolean[], ${column(() => newId())}::uuid[]
+        ${column('uuid', (r) => ('id' in r.voter ? r.voter.id : null))}, ${column('text', (r) => ('documentId' in r.voter ? r.voter.documentId : null))},
+        ${column('uuid', (r) => r.clientReportId)}, ${column('uuid', (r) => r.reportedById)}, ${column('boolean', (r) => r.everyVoter)},
+        ${column('timestamptz', (r) => r.time.at)}, ${column('boolean', (r) => r.time.rehearsal)}, ${column('uuid', () => newId())}
       ) with ordinality as i(voter_id, document_id, client_report_id, reported_by_id, every_voter, at, rehearsal, report_id, ordinal)
     ),
     voter as (
