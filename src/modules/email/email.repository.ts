@@ -1,4 +1,4 @@
-import { sql, type Queries } from '../../kernel/sql';
+import { sql, type BatchColumnType, type Queries } from '../../kernel/sql';
 import type { EmailCampaign } from './email.entities';
 
 export interface TrackingEvent {
@@ -13,13 +13,14 @@ export interface TrackingEvent {
  * within `machineOpenSeconds` of the send is a mail scanner's, not a person's.
  */
 export async function insertTrackingEvents(db: Queries, events: TrackingEvent[], machineOpenSeconds: number): Promise<void> {
+  const column = (type: BatchColumnType, pick: (event: TrackingEvent) => unknown) => sql.batch(events.map(pick), type);
   await db.write(
     sql`insert into email_events (campaign_id, variant_id, recipient_id, kind, link_index, machine, at)
         select r.campaign_id, r.variant_id, r.id, e.kind, e.link_index,
                e.machine or (e.kind = 'open' and r.sent_at is not null and now() < r.sent_at + make_interval(secs => ${machineOpenSeconds})),
                now()
-        from unnest(${events.map((event) => event.recipientId)}::bigint[], ${events.map((event) => event.kind)}::text[],
-                    ${events.map((event) => event.linkIndex)}::int[], ${events.map((event) => event.machine)}::bool[])
+        from unnest(${column('bigint', (event) => event.recipientId)}, ${column('text', (event) => event.kind)},
+                    ${column('int', (event) => event.linkIndex)}, ${column('boolean', (event) => event.machine)})
           as e(recipient_id, kind, link_index, machine)
         join email_recipients r on r.id = e.recipient_id`.prepared('email_insert_events'),
   );

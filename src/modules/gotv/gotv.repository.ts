@@ -158,12 +158,14 @@ export interface VoterBatch {
  * inserts). A cédula already registered is skipped; returns the cédulas inserted.
  */
 export async function insertVoterBatch(db: Queries, batch: VoterBatch): Promise<string[]> {
+  const ids = batch.names.map(() => newId());
   const rows = await db.rows(
     sql<{ document_id: string }>`
       insert into gotv_voters (id, name, document_id, phone, polling_station_id, table_number, priority, status, created_at, updated_at)
       select id, name, document_id, phone, station_id, table_number, priority, 'pending', now(), now()
-      from unnest(${batch.names.map(() => newId())}::uuid[], ${batch.names}::text[], ${batch.documentIds}::text[], ${batch.phones}::text[],
-                  ${batch.stationIds}::uuid[], ${batch.tableNumbers}::int[], ${batch.priorities}::text[])
+      from unnest(${sql.batch(ids, 'uuid')}, ${sql.batch(batch.names, 'text')}, ${sql.batch(batch.documentIds, 'text')},
+                  ${sql.batch(batch.phones, 'text')}, ${sql.batch(batch.stationIds, 'uuid')}, ${sql.batch(batch.tableNumbers, 'int')},
+                  ${sql.batch(batch.priorities, 'text')})
         as t(id, name, document_id, phone, station_id, table_number, priority)
       on conflict (document_id) do nothing
       returning document_id`.prepared('gotv_voters_import'),
