@@ -249,6 +249,7 @@ function cpuReadings(serverPids: number[]): { load: number; servers: number; pos
 
 async function drive(run: Run, serverPids: number[], send: (seq: number) => Promise<boolean>): Promise<void> {
   const cpuBefore = cpuReadings(serverPids);
+  const startedUs = process.hrtime.bigint() / 1000n;
   const started = performance.now();
   const inFlight = new Set<Promise<void>>();
   let seq = 0;
@@ -275,6 +276,8 @@ async function drive(run: Run, serverPids: number[], send: (seq: number) => Prom
   }
   await Promise.all(inFlight);
   run.elapsedSeconds = (performance.now() - started) / 1000;
+  // The profile's clock: cut a BENCH_CPU_PROF profile to this phase with cpuprofile-layers.
+  if (process.env.BENCH_CPU_PROF) log(`  steady phase, monotonic µs: ${startedUs} ${process.hrtime.bigint() / 1000n}`);
   await sleep(2000); // the last window, and anything still crossing Redis
   const cpuAfter = cpuReadings(serverPids);
   run.loadCpuSeconds = cpuAfter.load - cpuBefore.load;
