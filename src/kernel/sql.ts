@@ -26,11 +26,11 @@ export class Sql<Row = unknown> {
   }
 
   /**
-   * Prepared once per pooled connection under `name` and only executed afterwards: PostgreSQL
-   * skips parsing, and planning once it keeps a generic plan, which it does after five runs only
-   * when that plan is estimated no dearer than the plans made for each run's values. For statements
-   * whose plan does not depend on the values (a generic plan over `unnest($n::uuid[])` may pick a
-   * sequential scan: leave those unnamed). A batch statement passes its arrays with `sql.batch`.
+   * Prepared once per pooled connection under `name` and only executed afterwards: PostgreSQL skips
+   * parsing, and planning too once it keeps a generic plan, which it does after five runs if that
+   * plan is estimated no dearer than the ones made for each run's values. Name statements whose best
+   * plan does not depend on the values (look-ups by key) and pass a batch's arrays with `sql.batch`,
+   * or they are planned on every run; a statement whose plan should follow its values stays unnamed.
    */
   prepared(name: string): Sql<Row> {
     return new Sql<Row>(this.parts, this.values, name);
