@@ -1,8 +1,9 @@
 /**
  * The war-room screen in headless Chromium against a listening test app: sign-in, the figures
  * REST gives, a report posted through the API arriving over the socket, the server's `resync`,
- * a turnout window in a format the page cannot read, a server restart (reconnect, figures equal REST again), the CSP holding (no violations logged)
- * and axe-core finding no serious or critical violation. Leaves a screenshot in test-artifacts/.
+ * a turnout window in a format the page cannot read, a server restart (reconnect, figures equal
+ * REST again), the CSP holding (no violations logged) and axe-core finding no serious or critical
+ * violation. Leaves a screenshot in test-artifacts/.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';

@@ -44,7 +44,7 @@ export interface VoterReportRow {
  * (`sql.batch`): every batch, of one report or of hundreds, runs on one generic plan, not planned anew.
  */
 export function recordVoterReports(db: Queries, reports: readonly VoterReport[]): Promise<VoterReportRow[]> {
-  const column = <T>(type: BatchColumnType, pick: (report: VoterReport) => T) => sql.batch(reports.map(pick), type);
+  const column = (type: BatchColumnType, pick: (report: VoterReport) => unknown) => sql.batch(reports.map(pick), type);
   const statement = sql<VoterReportRow>`
     with input as (
       select * from unnest(
