@@ -61,6 +61,9 @@ export interface ListenerJob {
   voterIds: string[];
   /** Float64: absolute send time of each report. */
   sentAt: SharedArrayBuffer;
+  /** Float64, BENCH_GOTV_TRACE: the first and the last time any client received each report. */
+  firstReceivedAt: SharedArrayBuffer;
+  lastReceivedAt: SharedArrayBuffer;
   /** Uint8, clients × totalReports: 1 once client c received report seq. */
   received: SharedArrayBuffer;
   histogram: SharedArrayBuffer;
@@ -84,6 +87,8 @@ async function listen(job: ListenerJob): Promise<void> {
   const histogram = new Histogram(job.histogram);
   const counters = new Int32Array(job.counters);
   const slowestBySecond = new Float64Array(job.slowestBySecond);
+  const firstReceivedAt = new Float64Array(job.firstReceivedAt);
+  const lastReceivedAt = new Float64Array(job.lastReceivedAt);
   const seqByVoter = new Map(job.voterIds.map((id, seq) => [id, seq]));
   // The first client on each server also records gotv:projection pushes (when each was computed).
   const projectionPushes: number[][] = job.urls.map(() => []);
@@ -150,6 +155,10 @@ async function listen(job: ListenerJob): Promise<void> {
             if (seq >= job.measuredFrom) histogram.record(latency);
             const second = Math.floor(seq / job.reportRate);
             if (latency > slowestBySecond[second]!) slowestBySecond[second] = latency;
+            if (traced) {
+              if (!firstReceivedAt[seq] || now < firstReceivedAt[seq]!) firstReceivedAt[seq] = now;
+              if (now > lastReceivedAt[seq]!) lastReceivedAt[seq] = now;
+            }
           }
           if (ours) counters[0]!++;
           if (traced && global < job.urls.length && ours) traceMessage(global, now, decodeTurnout(message));

@@ -16,8 +16,9 @@
  *
  * Diagnostics (such runs are not written to the doc unless the size is the benchmark's):
  * BENCH_GOTV_TRACE=1 prints, per second of sending, the slowest answer and the slowest delivery,
- * and writes the first client's messages (arrival, oldest and newest report sent) to the bench
- * log folder; BENCH_NODE_ARGS / BENCH_CPU_PROF pass node options to the first Comando process.
+ * and where a report's time goes (its answer, the wait for its window, the delivery's spread over
+ * the clients), and writes the first client's messages (arrival, oldest and newest report sent)
+ * to the bench log folder; BENCH_NODE_ARGS / BENCH_CPU_PROF pass node options to the first Comando process.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -93,6 +94,10 @@ interface Run {
   totalReports: number;
   /** Absolute send time of each report (`sharedNow()`), read by the listener threads. */
   sentAt: Float64Array;
+  /** BENCH_GOTV_TRACE: when each report was answered, and first and last received by any client. */
+  answeredAt: Float64Array;
+  firstReceivedAt: Float64Array;
+  lastReceivedAt: Float64Array;
   accepted: Uint8Array;
   httpLatency: Histogram;
   sendErrors: number;
@@ -118,6 +123,9 @@ function newRun(): Run {
   return {
     totalReports,
     sentAt: new Float64Array(new SharedArrayBuffer(totalReports * 8)),
+    answeredAt: new Float64Array(totalReports),
+    firstReceivedAt: new Float64Array(new SharedArrayBuffer(totalReports * 8)),
+    lastReceivedAt: new Float64Array(new SharedArrayBuffer(totalReports * 8)),
     accepted: new Uint8Array(totalReports),
     httpLatency: new Histogram(),
     sendErrors: 0,
@@ -179,6 +187,8 @@ async function startListeners(urls: string[], token: string | undefined, run: Ru
       measuredFrom: REPORT_RATE * WARMUP,
       voterIds,
       sentAt: run.sentAt.buffer as SharedArrayBuffer,
+      firstReceivedAt: run.firstReceivedAt.buffer as SharedArrayBuffer,
+      lastReceivedAt: run.lastReceivedAt.buffer as SharedArrayBuffer,
       received: new SharedArrayBuffer(clients * run.totalReports),
       histogram: new SharedArrayBuffer(HISTOGRAM_BUCKETS * 4),
       counters: new SharedArrayBuffer(8),
@@ -260,7 +270,8 @@ async function drive(run: Run, serverPids: number[], send: (seq: number) => Prom
       run.sentAt[mine] = sharedNow();
       const promise = send(mine)
         .then((accepted) => {
-          const answeredIn = sharedNow() - run.sentAt[mine]!;
+          run.answeredAt[mine] = sharedNow();
+          const answeredIn = run.answeredAt[mine] - run.sentAt[mine]!;
           run.httpLatency.record(answeredIn);
           const second = Math.floor(mine / REPORT_RATE);
           run.slowestAnswerBySecond[second] = Math.max(run.slowestAnswerBySecond[second]!, answeredIn);
@@ -452,6 +463,31 @@ function delivery(run: Run): Delivery {
   return { accepted, lost, clientsMissing };
 }
 
+/**
+ * BENCH_GOTV_TRACE: each measured report's time split into its answer (sent → answered), the wait
+ * for its window (answered → first client), and the delivery's spread (first → last client), at
+ * the median and averaged over the slowest 1 % of reports by their last delivery.
+ */
+function stages(name: string, run: Run): string {
+  const measured: { http: number; toFirst: number; spread: number; total: number }[] = [];
+  for (let seq = REPORT_RATE * WARMUP; seq < run.totalReports; seq++) {
+    if (!run.accepted[seq] || !run.lastReceivedAt[seq]) continue;
+    const sent = run.sentAt[seq]!;
+    measured.push({
+      http: run.answeredAt[seq]! - sent,
+      toFirst: run.firstReceivedAt[seq]! - run.answeredAt[seq]!,
+      spread: run.lastReceivedAt[seq]! - run.firstReceivedAt[seq]!,
+      total: run.lastReceivedAt[seq]! - sent,
+    });
+  }
+  const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? Number.NaN;
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const slowest = [...measured].sort((x, y) => y.total - x.total).slice(0, Math.max(1, Math.floor(measured.length / 100)));
+  const line = (label: string, rows: typeof measured, of: (values: number[]) => number) =>
+    `  ${label}: answer ${of(rows.map((r) => r.http)).toFixed(1)}, window ${of(rows.map((r) => r.toFirst)).toFixed(1)}, spread ${of(rows.map((r) => r.spread)).toFixed(1)}, last ${of(rows.map((r) => r.total)).toFixed(1)}`;
+  return `${name} (${measured.length} reports)\n${line('median', measured, median)}\n${line('slowest 1 % (mean)', slowest, mean)}`;
+}
+
 function report(baseline: Run, comando: ComandoResults, machine: string): { markdown: string; pass: boolean } {
   const live = comando.live;
   const [bd, cd] = [delivery(baseline), delivery(live)];
@@ -592,6 +628,7 @@ async function main(): Promise<void> {
     // Per second of sending: the slowest answer and the slowest delivery (ms), to find where a tail comes from.
     const seconds = (run: Run) => Array.from(run.slowestBySecond, (slowest, s) => `${s}:${run.slowestAnswerBySecond[s]!.toFixed(0)}/${slowest.toFixed(0)}`).join(' ');
     process.stdout.write(`\nslowest answer/delivery per second, baseline:\n${seconds(baseline)}\nComando:\n${seconds(comando.live)}\n`);
+    process.stdout.write(`\nwhere a report's time goes (ms; answered, first client, last client):\n${stages('baseline', baseline)}\n${stages('Comando', comando.live)}\n`);
   }
   process.stdout.write(`\n${markdown}\n`);
   if (full) writeDocSection('gotv', markdown);
