@@ -14,21 +14,28 @@ export interface CoalescerOptions {
   maxBatch: number;
   /** How many batches may be in flight at once; what arrives meanwhile waits for the next. */
   concurrency: number;
+  /**
+   * How long (ms) an item that finds nothing in flight waits for others before its batch leaves;
+   * default 0, the next turn of the event loop. At a steady trickle a batch costs its round trip
+   * and the wake-ups of both ends whatever its size, so a short wait makes one batch of several.
+   */
+  lingerMs?: number;
 }
 
 /**
  * Single calls that arrive together go out as one batch: `submit(item)` queues the item, and a
- * batch leaves on the next turn of the event loop, so every call made in the same I/O round joins
- * it. With `concurrency` batches in flight, new items wait and leave together when one returns:
- * under load a batch carries what arrived during the last round trip, and with no load an item
- * waits for nothing but that turn. `run` answers one value per item, in order, or `AGAIN` for an
- * item to put first in the next batch. A batch that fails is retried item by item, so one bad
- * item fails alone.
+ * batch leaves on the next turn of the event loop (or after `lingerMs`), so every call made in the
+ * same I/O round joins it. With `concurrency` batches in flight, new items wait and leave together
+ * when one returns: under load a batch carries what arrived during the last round trip, and with
+ * no load an item waits for nothing but that turn (or the linger). `run` answers one value per
+ * item, in order, or `AGAIN` for an item to put first in the next batch. A batch that fails is
+ * retried item by item, so one bad item fails alone.
  */
 export class Coalescer<I, O> {
   private queue: Waiting<I, O>[] = [];
   private inFlight = 0;
   private scheduled = false;
+  private lingering: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly run: (items: I[]) => Promise<BatchAnswer<O>[]>,
@@ -38,17 +45,26 @@ export class Coalescer<I, O> {
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      this.schedule();
+      this.schedule(this.inFlight === 0 ? (this.options.lingerMs ?? 0) : 0);
     });
   }
 
-  private schedule(): void {
+  /** Starts a batch after `waitMs` (0: at the next turn); a batch that fills up leaves at once. */
+  private schedule(waitMs = 0): void {
+    if (this.lingering && this.queue.length >= this.options.maxBatch) {
+      clearTimeout(this.lingering);
+      this.lingering = undefined;
+      this.scheduled = false;
+    }
     if (this.scheduled || this.inFlight >= this.options.concurrency || this.queue.length === 0) return;
     this.scheduled = true;
-    setImmediate(() => {
+    const start = () => {
+      this.lingering = undefined;
       this.scheduled = false;
       this.startBatch();
-    });
+    };
+    if (waitMs > 0 && this.queue.length < this.options.maxBatch) this.lingering = setTimeout(start, waitMs);
+    else setImmediate(start);
   }
 
   /** As many batches as the queue fills, up to the concurrency. */

@@ -381,8 +381,9 @@ export class Realtime {
         await flushLogged();
       }
     });
-    // Items added in one turn of the event loop (a request's accepted reports) go in one append,
-    // so they land in one window together however slow the machine is.
+    // Items added in one turn of the event loop (a request's accepted reports, and every request
+    // answered from one batch statement) go in one append, so they land in one window together
+    // however slow the machine is.
     let scheduled = false;
     const appendQueued = () => {
       scheduled = false;
@@ -392,7 +393,7 @@ export class Realtime {
       queued.push(item);
       if (appending || scheduled) return;
       scheduled = true;
-      queueMicrotask(appendQueued);
+      setImmediate(appendQueued);
     };
   }
 

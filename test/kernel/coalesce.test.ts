@@ -43,6 +43,39 @@ describe('Coalescer', () => {
     expect(await Promise.all([...first, ...later])).toEqual([1, 2, 3, 4, 5, 6, 7].map((item) => `done ${item}`));
   });
 
+  it('with a linger, an item that finds nothing in flight waits for company; a full batch, or one behind a batch in flight, does not', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    try {
+      const runner = recordingRunner();
+      const coalescer = new Coalescer(runner.run, { maxBatch: 3, concurrency: 2, lingerMs: 10 });
+      const all = [coalescer.submit(1)];
+      await turn();
+      jest.advanceTimersByTime(6);
+      all.push(coalescer.submit(2));
+      await turn();
+      expect(runner.batches).toEqual([]);
+      jest.advanceTimersByTime(4);
+      expect(runner.batches).toEqual([[1, 2]]);
+      // A batch in flight: the next leaves at the next turn, as without a linger.
+      all.push(coalescer.submit(3));
+      await turn();
+      expect(runner.batches).toEqual([[1, 2], [3]]);
+      await runner.releaseAll();
+      // Waiting, and the batch fills up: it leaves at once.
+      all.push(coalescer.submit(4));
+      await turn();
+      expect(runner.batches).toHaveLength(2);
+      all.push(coalescer.submit(5), coalescer.submit(6));
+      await turn();
+      expect(runner.batches.at(-1)).toEqual([4, 5, 6]);
+      await settleEverything(runner.releaseAll, Promise.all(all));
+      expect(await Promise.all(all)).toEqual([1, 2, 3, 4, 5, 6].map((item) => `done ${item}`));
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('keeps to its concurrency and batch size', async () => {
     const runner = recordingRunner();
     const coalescer = new Coalescer(runner.run, { maxBatch: 3, concurrency: 2 });
