@@ -373,22 +373,24 @@ export class Realtime {
       watchdog = undefined;
       if (!this.closed) appending ??= append();
     };
+    // Items added in one turn of the event loop (a request's accepted reports, and every request
+    // answered from one batch statement) go in one append, so they land in one window together
+    // however slow the machine is.
+    let scheduled = false;
+    const appendQueued = () => {
+      if (!scheduled) return;
+      scheduled = false;
+      appending ??= append();
+    };
     this.flushers.add(async () => {
       if (watchdog) clearTimeout(watchdog);
+      appendQueued();
       while (appending) await appending;
       if (timer) {
         clearTimeout(timer);
         await flushLogged();
       }
     });
-    // Items added in one turn of the event loop (a request's accepted reports, and every request
-    // answered from one batch statement) go in one append, so they land in one window together
-    // however slow the machine is.
-    let scheduled = false;
-    const appendQueued = () => {
-      scheduled = false;
-      appending ??= append();
-    };
     return (item: T) => {
       queued.push(item);
       if (appending || scheduled) return;

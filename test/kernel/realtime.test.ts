@@ -196,4 +196,15 @@ describe('batched events', () => {
       appendToWindow.mockRestore();
     }
   });
+
+  // Last in the file: it stops the second process.
+  it('sends an item added in the same turn as the process stops', async () => {
+    const { realtime } = other.runtime.deps;
+    const published: unknown[] = [];
+    jest.spyOn(realtime, 'publish').mockImplementation((_room, _event, payload) => void published.push(payload));
+    const add = realtime.batched('probe-stop', 'qr:lead', 1000);
+    add({ id: 'last', campaignId: 'c', codeId: 'k', created: true });
+    await other.runtime.stop();
+    expect(published).toEqual([{ items: [expect.objectContaining({ id: 'last' })] }]);
+  });
 });

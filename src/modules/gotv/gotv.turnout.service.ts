@@ -29,10 +29,10 @@ const reject = (code: string, message: string): Outcome => ({ kind: 'rejected', 
 /**
  * Voter reports that arrive together (many phones at once, or one phone's queue) are recorded in
  * one statement: one round trip and one commit for all of them. Two batches may be in flight per
- * process; with no load a report goes alone at the next turn of the event loop. While reports come
- * at most REPORT_LINGER_MS apart (election day's steady stream), one that finds nothing in flight
- * waits that long for company: the war room gets reports in 100 ms windows anyway, and a statement
- * per report cost PostgreSQL a quarter more CPU at bench:gotv's rate.
+ * process. A report that finds none in flight waits REPORT_LINGER_MS for company, so election
+ * day's steady stream makes batches of several rather than a statement each (a statement per
+ * report cost PostgreSQL a quarter more CPU at bench:gotv's rate); the war room gets reports in
+ * 100 ms windows anyway.
  */
 const REPORT_LINGER_MS = 10;
 
