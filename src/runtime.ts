@@ -97,6 +97,14 @@ export class Runtime {
       const duplicate = adapterClient.duplicate.bind(adapterClient);
       adapterClient.duplicate = (...args: Parameters<Redis['duplicate']>) => {
         const reader = duplicate(...args);
+        // The adapter subscribes without waiting for the answer: cut by a shutdown just after the
+        // start, that command's rejection would be unhandled.
+        const subscribe = reader.subscribe.bind(reader) as (...channels: string[]) => Promise<unknown>;
+        reader.subscribe = ((...channels: string[]) => {
+          const answer = subscribe(...channels);
+          answer.catch(() => undefined);
+          return answer;
+        }) as Redis['subscribe'];
         adapterReaders.push(reader);
         return reader;
       };
@@ -183,6 +191,7 @@ export class Runtime {
     this.server.closeAllConnections();
     await realtime.close();
     for (const reader of this.closers.adapterReaders) {
+      await handshakeDone(reader, HANDSHAKE_WAIT_MS);
       // A second ioredis disconnect of a connection already closed leaves a 2 s timer that keeps
       // the process alive: the adapter closes its pub/sub reader itself, so skip what has ended.
       if (reader.status !== 'end') reader.disconnect();
@@ -198,4 +207,26 @@ export class Runtime {
     if (this.closers.embedded) await this.closers.embedded.stop();
     logger.info('shutdown complete');
   }
+}
+
+/** How long shutdown lets a Redis connection still shaking hands finish before cutting it. */
+const HANDSHAKE_WAIT_MS = 1000;
+
+/**
+ * Resolves once a connection that is still connecting is ready (or has failed), at most after
+ * `timeoutMs`. Cut mid-handshake, ioredis rejects its own handshake commands (HELLO, SELECT) with
+ * nobody to catch them: an unhandled rejection in a process stopped just after it started.
+ */
+function handshakeDone(client: Redis, timeoutMs: number): Promise<void> {
+  if (client.status !== 'connecting' && client.status !== 'connect') return Promise.resolve();
+  return new Promise((resolve) => {
+    const events = ['ready', 'end', 'error'] as const;
+    const done = () => {
+      clearTimeout(timer);
+      for (const event of events) client.off(event, done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    for (const event of events) client.once(event, done);
+  });
 }
