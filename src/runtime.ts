@@ -18,7 +18,7 @@ import { Caches, type CacheBus } from './kernel/cache';
 import { TokenService } from './kernel/auth/tokens';
 import { RateLimits } from './kernel/rate-limit';
 import { Realtime } from './kernel/realtime';
-import { createRedis, failFastWhenDown, reportOutages } from './kernel/redis';
+import { createRedis, failFastOnceServing, reportOutages } from './kernel/redis';
 import { modules as allModules } from './modules';
 import { personalDataSections, type BackgroundTask, type ModuleManifest } from './kernel/module';
 import { principalLoader } from './modules/auth';
@@ -88,10 +88,10 @@ export class Runtime {
     let redis: Redis | undefined;
     let bus: CacheBus | undefined;
     if (config.redisUrl) {
-      redis = createRedis(config.redisUrl, config.redisCommandTimeoutMs);
+      redis = createRedis(config.redisUrl);
       const subscriber = redis.duplicate();
-      // Blocking stream reads (the Socket.IO adapter) outlast any command timeout.
-      const adapterClient = redis.duplicate({ commandTimeout: undefined });
+      // The Socket.IO adapter's own: its blocking stream reads must never take the command timeout.
+      const adapterClient = redis.duplicate();
       // The adapter reads its stream on connections it duplicates from this one; it drops them only
       // after the current blocking read returns, so shutdown cuts them itself rather than wait.
       const duplicate = adapterClient.duplicate.bind(adapterClient);
@@ -110,7 +110,6 @@ export class Runtime {
       };
       redisClients.push(redis, subscriber, adapterClient);
       await Promise.all(redisClients.map((client) => client.connect()));
-      failFastWhenDown(redis);
       ['commands', 'subscriber', 'socket adapter'].forEach((name, index) => reportOutages(redisClients[index]!, name, logger));
       bus = { publisher: redis, subscriber, prefix: config.redisKeyPrefix };
     } else {
@@ -157,6 +156,7 @@ export class Runtime {
         if (task) background.push(task);
       }
     }
+    if (redis) failFastOnceServing(redis, config.redisCommandTimeoutMs);
     return new Runtime(deps, createApp(deps, modules), { redisClients, adapterReaders, embedded, background });
   }
 

@@ -3,28 +3,30 @@ import type { Logger } from 'pino';
 
 /**
  * A Redis connection for commands. Pub/sub and blocking reads need connections of their own:
- * take them with `client.duplicate()`. Once connected, call `failFastWhenDown` on connections that
- * requests wait on, and `reportOutages` on every one.
+ * take them with `client.duplicate()`. Call `reportOutages` on every one, and `failFastOnceServing`
+ * on connections that requests wait on, once start-up is over.
  */
-export function createRedis(url: string, commandTimeoutMs: number): Redis {
+export function createRedis(url: string): Redis {
   return new Redis(url, {
     // Fail fast at start-up instead of queueing commands forever when Redis is down.
     maxRetriesPerRequest: 3,
     enableReadyCheck: true,
     lazyConnect: true,
-    // A request never waits on Redis longer than this: rate limits, windows and gates fall back in process.
-    commandTimeout: commandTimeoutMs,
     // Commands issued in the same tick (rate limits, publishes) go out in one write.
     enableAutoPipelining: true,
   });
 }
 
 /**
- * After start-up, commands sent while the connection is down fail at once rather than waiting in
- * the offline queue for a reconnection (a capture waited up to 27 s on a stopped Redis).
+ * From now on no request waits on Redis: a command unanswered after `commandTimeoutMs` fails (rate
+ * limits, windows and gates fall back in process), and one sent while the connection is down fails
+ * at once rather than waiting in the offline queue (a capture waited up to 27 s on a stopped
+ * Redis). Start-up has neither: a process starting while Redis is slow waits for it rather than
+ * failing to start. ioredis reads both options at every command.
  */
-export function failFastWhenDown(client: Redis): void {
+export function failFastOnceServing(client: Redis, commandTimeoutMs: number): void {
   client.options.enableOfflineQueue = false;
+  client.options.commandTimeout = commandTimeoutMs;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 
 /** A free TCP port on the loopback, for a Redis of a test's own (stopping it disturbs no other test). */
@@ -50,4 +50,46 @@ export async function connectedClients(port: number): Promise<number> {
   } finally {
     probe.disconnect();
   }
+}
+
+export interface SlowRelay {
+  port: number;
+  /** How long every reply from Redis is held back; change it at any time. */
+  delayMs: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP relay in front of the Redis on `targetPort` that holds back each of Redis's replies by
+ * `delayMs`, in order: a Redis (or a machine) that answers slowly.
+ */
+export async function slowRelay(targetPort: number): Promise<SlowRelay> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(targetPort, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.pipe(upstream);
+    let released = Promise.resolve();
+    upstream.on('data', (chunk: Buffer) => {
+      const due = Date.now() + relay.delayMs;
+      released = released.then(() => new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())))).then(() => void (client.destroyed || client.write(chunk)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const relay: SlowRelay = {
+    port: (server.address() as { port: number }).port,
+    delayMs: 0,
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  return relay;
 }

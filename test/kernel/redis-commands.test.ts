@@ -17,7 +17,7 @@ const clients: Redis[] = [];
 const prefix = `test-commands-${randomUUID()}`;
 
 async function freshClient(): Promise<Redis> {
-  const client = createRedis(testRedisUrl, 500);
+  const client = createRedis(testRedisUrl);
   clients.push(client);
   await client.connect();
   return client;
