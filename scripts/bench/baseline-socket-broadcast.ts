@@ -6,7 +6,9 @@
  * Comando's `gotv:turnout` is (with its encoder), so the clients receive the same messages per
  * second and the same bytes per message. Like Comando's, the window is shared by both
  * processes: the one started with WINDOW_OWNER=1 batches and broadcasts; the other forwards each
- * report to it (`serverSideEmit`, through the same adapter).
+ * report to it (`serverSideEmit`, through the same adapter). The owner also pushes the
+ * `gotv:projection` Comando pushed in a run of this benchmark (recorded: gotv-projection-push.ts) as
+ * often as Comando pushes it, so that the clients read the same messages from both.
  */
 import http from 'node:http';
 import { createAdapter } from '@socket.io/redis-streams-adapter';
@@ -14,6 +16,7 @@ import { Redis } from 'ioredis';
 import { Server } from 'socket.io';
 import type { TurnoutItem } from '../../src/modules/gotv/gotv.events';
 import { encodeTurnout } from '../../src/modules/gotv/gotv.turnout-wire';
+import { recordedProjectionPush } from './gotv-projection-push';
 
 const WINDOW_MS = 100;
 
@@ -60,6 +63,10 @@ async function main(): Promise<void> {
   });
   io.on('connection', (socket) => void socket.join('gotv'));
   if (owner) io.on('report', (item: TurnoutItem) => add(item));
+  if (owner) {
+    const pushEveryMs = Number(process.env.GOTV_PROJECTION_PUSH ?? 5) * 1000;
+    setInterval(() => io.to('gotv').emit('gotv:projection', { ...recordedProjectionPush, generatedAt: new Date().toISOString() }), pushEveryMs).unref();
+  }
 
   const port = Number(process.env.PORT ?? 0);
   server.listen(port, process.env.HOST ?? '127.0.0.1');

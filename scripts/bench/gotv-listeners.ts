@@ -80,7 +80,7 @@ export interface ListenerJob {
  * so that it does not take CPU from the server during the route measurement that follows.
  */
 export type ListenerCommand = { type: 'close' } | { type: 'stop-recording' };
-export type ListenerEvent = { type: 'ready' } | { type: 'error'; message: string } | { type: 'closed'; projectionPushes: number[][] };
+export type ListenerEvent = { type: 'ready' } | { type: 'error'; message: string } | { type: 'closed'; projectionPushes: number[][]; projectionBytes: number[] };
 
 async function listen(job: ListenerJob): Promise<void> {
   const sentAt = new Float64Array(job.sentAt);
@@ -92,6 +92,8 @@ async function listen(job: ListenerJob): Promise<void> {
   const seqByVoter = new Map(job.voterIds.map((id, seq) => [id, seq]));
   // The first client on each server also records gotv:projection pushes (when each was computed).
   const projectionPushes: number[][] = job.urls.map(() => []);
+  // … and their size as JSON, to show that the baseline's recorded push is the same size as Comando's.
+  const projectionBytes: number[] = [];
   const sockets: Socket[] = [];
   let recording = true;
   // BENCH_GOTV_TRACE: the first client on each server notes each message's arrival and the send
@@ -174,6 +176,9 @@ async function listen(job: ListenerJob): Promise<void> {
         if (global < job.urls.length) {
           socket.on('gotv:projection', (push: { generatedAt: string }) => {
             projectionPushes[global]!.push(Date.parse(push.generatedAt));
+            projectionBytes.push(JSON.stringify(push).length);
+            // A push once the day is under way, to re-record the baseline's (gotv-projection-push.ts).
+            if (job.token && process.env.BENCH_GOTV_RECORD_PUSH && projectionPushes[global]!.length === 3) writeFileSync(process.env.BENCH_GOTV_RECORD_PUSH, JSON.stringify(push));
           });
         }
         socket.once('connect', () => resolve(socket));
@@ -193,7 +198,7 @@ async function listen(job: ListenerJob): Promise<void> {
     for (const socket of sockets) socket.close();
     if (traced) process.stdout.write(`first client received, by event: ${JSON.stringify(received)}\n`);
     if (traced) writeFileSync(path.join(os.tmpdir(), 'comando-bench', `trace-${job.token ? 'comando' : 'bare'}.json`), JSON.stringify(traces));
-    parentPort!.postMessage({ type: 'closed', projectionPushes } satisfies ListenerEvent);
+    parentPort!.postMessage({ type: 'closed', projectionPushes, projectionBytes } satisfies ListenerEvent);
   });
   parentPort!.postMessage({ type: 'ready' } satisfies ListenerEvent);
 }

@@ -10,7 +10,8 @@
  * received), checks every client saw every accepted report exactly once, and counts the
  * `gotv:projection` pushes. The baseline, in the same run with the same clients and rates: two bare
  * Socket.IO processes on the same Redis streams adapter broadcasting each 100 ms window of reports
- * as items of the same shape and size (`baseline-socket-broadcast.ts`). Last, `POST /api/gotv/turnout` at full speed (autocannon) on
+ * as items of the same shape and size, and a recorded projection push as often as Comando pushes
+ * (`baseline-socket-broadcast.ts`). Last, `POST /api/gotv/turnout` at full speed (autocannon) on
  * one process with the 2,000 clients listening, then with nobody listening, then the bare pg insert
  * route (`baseline-pg-insert.ts`) for the CPU a report costs against a bare write.
  *
@@ -19,6 +20,8 @@
  * and where a report's time goes (its answer, the wait for its window, the delivery's spread over
  * the clients), and writes the first client's messages (arrival, oldest and newest report sent)
  * to the bench log folder; BENCH_NODE_ARGS / BENCH_CPU_PROF pass node options to the first Comando process.
+ * BENCH_GOTV_RECORD_PUSH=<file> writes one of Comando's projection pushes there, to re-record the
+ * baseline's (gotv-projection-push.ts).
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -83,6 +86,8 @@ const BRIGADE_PHONES = 10;
 const LISTENER_THREADS = Number(process.env.BENCH_GOTV_LISTENER_THREADS ?? 1);
 const full = CLIENTS === 2000 && REPORT_RATE === 200 && DURATION === 60 && WARMUP === 15 && LISTENER_THREADS === 1 && !cpuProfileArgs().length;
 const goals = { p99Ms: 250, p99VsBaseline: 1.5, routeRatio: 0.5, cpuVsBareInsert: 2.5 };
+/** Comando's GOTV_PROJECTION_PUSH, which the bare baseline's pushes follow too (both read the variable). */
+const PROJECTION_PUSH_SECONDS = Number(process.env.GOTV_PROJECTION_PUSH ?? 5);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -113,6 +118,8 @@ interface Run {
   messages: number;
   duplicates: number;
   projectionPushes: number[][];
+  /** The size of each gotv:projection push as JSON, as the first client on each process read it. */
+  projectionBytes: number[];
   /** Per second of sending: the slowest delivery (all listener threads write it) and the slowest answer. */
   slowestBySecond: Float64Array;
   slowestAnswerBySecond: Float64Array;
@@ -139,6 +146,7 @@ function newRun(): Run {
     messages: 0,
     duplicates: 0,
     projectionPushes: [],
+    projectionBytes: [],
     slowestBySecond: new Float64Array(new SharedArrayBuffer((WARMUP + DURATION) * 8)),
     slowestAnswerBySecond: new Float64Array(WARMUP + DURATION),
   };
@@ -215,6 +223,7 @@ async function stopListeners({ run, threads }: Listeners): Promise<void> {
     thread.worker.postMessage({ type: 'close' } satisfies ListenerCommand);
     const event = (await closed) as Extract<ListenerEvent, { type: 'closed' }>;
     event.projectionPushes.forEach((list, i) => (pushes[i] = [...(pushes[i] ?? []), ...list]));
+    run.projectionBytes.push(...event.projectionBytes);
     await thread.worker.terminate();
     run.latency.add(thread.histogram);
     run.received.push(...thread.received);
@@ -488,6 +497,11 @@ function stages(name: string, run: Run): string {
   return `${name} (${measured.length} reports)\n${line('median', measured, median)}\n${line('slowest 1 % (mean)', slowest, mean)}`;
 }
 
+/** The mean size of the projection pushes a run's first clients read, as JSON. */
+function bytesNote(sizes: number[]): string {
+  return sizes.length ? `${Math.round(sizes.reduce((sum, size) => sum + size, 0) / sizes.length).toLocaleString('en-US')} bytes` : 'no push';
+}
+
 function report(baseline: Run, comando: ComandoResults, machine: string): { markdown: string; pass: boolean } {
   const live = comando.live;
   const [bd, cd] = [delivery(baseline), delivery(live)];
@@ -582,7 +596,10 @@ the 100 ms batching window (one window shared by both processes). The baseline, 
 the same clients and rates: two bare Socket.IO processes on the same adapter that put each posted report
 into one shared 100 ms window (the second forwards its reports to the first with \`serverSideEmit\`) and
 broadcast it packed as Comando's \`gotv:turnout\` is (its encoder) — the same messages per second and bytes per message, with no
-authentication, validation or database. During the route measurements the clients stay connected and
+authentication, validation or database. Every ${PROJECTION_PUSH_SECONDS} s, as often as Comando pushes \`gotv:projection\`, the first also
+broadcasts a projection Comando pushed in an earlier run (\`gotv-projection-push.ts\`: ${bytesNote(baseline.projectionBytes)} as JSON,
+against ${bytesNote(comando.live.projectionBytes)} for Comando's pushes in this run), because the load process parses every
+client's copy on its one thread, where each screen parses only its own. During the route measurements the clients stay connected and
 socket.io-client keeps parsing every message, but the harness's delivery bookkeeping (matching each
 item to its report) stops: it is measuring apparatus, and it would take CPU from the server it measures.
 The CPU one report costs the server (nobody listening) is compared with the bare pg insert route's CPU
