@@ -90,8 +90,8 @@ export class Runtime {
     if (config.redisUrl) {
       redis = createRedis(config.redisUrl);
       const subscriber = redis.duplicate();
-      // The Socket.IO adapter's own: its blocking stream reads must never take the command timeout.
-      const adapterClient = redis.duplicate();
+      // Blocking stream reads (the Socket.IO adapter) outlast any command timeout.
+      const adapterClient = redis.duplicate({ commandTimeout: undefined });
       // The adapter reads its stream on connections it duplicates from this one; it drops them only
       // after the current blocking read returns, so shutdown cuts them itself rather than wait.
       const duplicate = adapterClient.duplicate.bind(adapterClient);

@@ -1,6 +1,9 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
+/** How long a command may take while the process starts, before it gives up starting. */
+const STARTUP_COMMAND_TIMEOUT_MS = 15_000;
+
 /**
  * A Redis connection for commands. Pub/sub and blocking reads need connections of their own:
  * take them with `client.duplicate()`. Call `reportOutages` on every one, and `failFastOnceServing`
@@ -12,6 +15,8 @@ export function createRedis(url: string): Redis {
     maxRetriesPerRequest: 3,
     enableReadyCheck: true,
     lazyConnect: true,
+    // A slow Redis (or machine) at start-up is waited for; one silent this long is down.
+    commandTimeout: STARTUP_COMMAND_TIMEOUT_MS,
     // Commands issued in the same tick (rate limits, publishes) go out in one write.
     enableAutoPipelining: true,
   });
@@ -21,8 +26,8 @@ export function createRedis(url: string): Redis {
  * From now on no request waits on Redis: a command unanswered after `commandTimeoutMs` fails (rate
  * limits, windows and gates fall back in process), and one sent while the connection is down fails
  * at once rather than waiting in the offline queue (a capture waited up to 27 s on a stopped
- * Redis). Start-up has neither: a process starting while Redis is slow waits for it rather than
- * failing to start. ioredis reads both options at every command.
+ * Redis). Start-up has neither: a process starting while Redis is slow waits for it (up to
+ * 15 s a command) rather than failing to start. ioredis reads both options at every command.
  */
 export function failFastOnceServing(client: Redis, commandTimeoutMs: number): void {
   client.options.enableOfflineQueue = false;
