@@ -18,7 +18,7 @@ import { Caches, type CacheBus } from './kernel/cache';
 import { TokenService } from './kernel/auth/tokens';
 import { RateLimits } from './kernel/rate-limit';
 import { Realtime } from './kernel/realtime';
-import { createRedis, failFastOnceServing, reportOutages } from './kernel/redis';
+import { catchSubscribeAnswers, createRedis, failFastOnceServing, handshakeDone, reportOutages } from './kernel/redis';
 import { modules as allModules } from './modules';
 import { personalDataSections, type BackgroundTask, type ModuleManifest } from './kernel/module';
 import { principalLoader } from './modules/auth';
@@ -96,15 +96,8 @@ export class Runtime {
       // after the current blocking read returns, so shutdown cuts them itself rather than wait.
       const duplicate = adapterClient.duplicate.bind(adapterClient);
       adapterClient.duplicate = (...args: Parameters<Redis['duplicate']>) => {
-        const reader = duplicate(...args);
-        // The adapter subscribes without waiting for the answer: cut by a shutdown just after the
-        // start, that command's rejection would be unhandled.
-        const subscribe = reader.subscribe.bind(reader) as (...channels: string[]) => Promise<unknown>;
-        reader.subscribe = ((...channels: string[]) => {
-          const answer = subscribe(...channels);
-          answer.catch(() => undefined);
-          return answer;
-        }) as Redis['subscribe'];
+        // The adapter subscribes without waiting for the answer.
+        const reader = catchSubscribeAnswers(duplicate(...args));
         adapterReaders.push(reader);
         return reader;
       };
@@ -211,22 +204,3 @@ export class Runtime {
 
 /** How long shutdown lets a Redis connection still shaking hands finish before cutting it. */
 const HANDSHAKE_WAIT_MS = 1000;
-
-/**
- * Resolves once a connection that is still connecting is ready (or has failed), at most after
- * `timeoutMs`. Cut mid-handshake, ioredis rejects its own handshake commands (HELLO, SELECT) with
- * nobody to catch them: an unhandled rejection in a process stopped just after it started.
- */
-function handshakeDone(client: Redis, timeoutMs: number): Promise<void> {
-  if (client.status !== 'connecting' && client.status !== 'connect') return Promise.resolve();
-  return new Promise((resolve) => {
-    const events = ['ready', 'end', 'error'] as const;
-    const done = () => {
-      clearTimeout(timer);
-      for (const event of events) client.off(event, done);
-      resolve();
-    };
-    const timer = setTimeout(done, timeoutMs);
-    for (const event of events) client.once(event, done);
-  });
-}

@@ -51,3 +51,37 @@ export function reportOutages(client: Redis, name: string, logger: Logger): void
     logger.info({ redis: name }, 'redis reachable again');
   });
 }
+
+/**
+ * A connection whose SUBSCRIBE answers are caught: a caller that subscribes without waiting for the
+ * answer (the Socket.IO adapter's readers) would otherwise leave its rejection unhandled when a
+ * shutdown just after the start cuts the connection. Returns the same connection.
+ */
+export function catchSubscribeAnswers(client: Redis): Redis {
+  const subscribe = client.subscribe.bind(client) as (...channels: string[]) => Promise<unknown>;
+  client.subscribe = ((...channels: string[]) => {
+    const answer = subscribe(...channels);
+    answer.catch(() => undefined);
+    return answer;
+  }) as Redis['subscribe'];
+  return client;
+}
+
+/**
+ * Resolves once a connection that is still connecting is ready (or has failed), at most after
+ * `timeoutMs`. Cut mid-handshake, ioredis rejects its own handshake commands (HELLO, SELECT) with
+ * nobody to catch them: an unhandled rejection in a process stopped just after it started.
+ */
+export function handshakeDone(client: Redis, timeoutMs: number): Promise<void> {
+  if (client.status !== 'connecting' && client.status !== 'connect') return Promise.resolve();
+  return new Promise((resolve) => {
+    const events = ['ready', 'end', 'error'] as const;
+    const done = () => {
+      clearTimeout(timer);
+      for (const event of events) client.off(event, done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    for (const event of events) client.once(event, done);
+  });
+}
