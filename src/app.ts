@@ -15,6 +15,20 @@ import type { ModuleManifest } from './kernel/module';
 /** Text formats worth compressing; images and PDFs are compressed already. */
 const COMPRESSIBLE = /^(text\/|application\/(json|problem\+json|javascript|geo\+json)|image\/svg\+xml)/;
 
+/**
+ * A JSON answer becomes its text here, once. Left as an object, it is serialised twice: by the
+ * compression layer, to compare its length with the threshold, and again by Koa to send it (or to
+ * compress it). Plain objects and arrays only; anything else is left to Koa. The content type the
+ * route chose (problem+json, geo+json) stays, and the length is set from the text.
+ */
+function serializeJsonOnce(ctx: Koa.Context): void {
+  const body: unknown = ctx.body;
+  if (body === null || typeof body !== 'object') return;
+  const prototype: unknown = Object.getPrototypeOf(body);
+  if (prototype !== Object.prototype && !Array.isArray(body)) return;
+  ctx.body = JSON.stringify(body);
+}
+
 export interface CreatedApp {
   app: Koa;
   routes: RouteDefinition[];
@@ -22,7 +36,7 @@ export interface CreatedApp {
 
 /**
  * The Koa app without listen(), so tests mount it as it is. Middleware order:
- * request frame (id, security headers, access log) → compression → CORS → errors → screens → body → routes.
+ * request frame (id, security headers, access log) → compression → JSON text (once) → CORS → errors → screens → body → routes.
  */
 export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp {
   const { config } = deps;
@@ -51,6 +65,7 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
   app.use(async (ctx, next) => {
     if (ctx.path.startsWith('/api/auth/')) ctx.compress = false;
     await next();
+    serializeJsonOnce(ctx);
   });
   const corsMiddleware = cors({
     origin: (ctx) => {

@@ -64,6 +64,28 @@ describe('platform middleware', () => {
     }
   });
 
+  it('serialises a JSON answer once, keeping its type and length, compressed or not', async () => {
+    const stringify = jest.spyOn(JSON, 'stringify');
+    const documentTexts = () => stringify.mock.results.filter((result) => typeof result.value === 'string' && result.value.startsWith('{"openapi"')).length;
+    try {
+      for (const encoding of ['br', 'identity']) {
+        stringify.mockClear();
+        const response = await app.http.get('/api/openapi.json').set('Accept-Encoding', encoding).expect(200);
+        expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(response.body.openapi).toMatch(/^3\.1/);
+        expect(documentTexts()).toBe(1);
+        if (encoding === 'identity') expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.text));
+      }
+      const problem = await app.http.get('/api/no-such-thing').expect(404);
+      expect(problem.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(Number(problem.headers['content-length'])).toBe(Buffer.byteLength(problem.text));
+      const head = await app.http.head('/api/test').expect(200);
+      expect(Number(head.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify({ status: 'ok', service: 'comando', version: '1.0' })));
+    } finally {
+      stringify.mockRestore();
+    }
+  });
+
   it('compresses large text answers, not small ones or images', async () => {
     const bundle = await app.http.get('/api/docs/assets/swagger-ui-bundle.js').set('Accept-Encoding', 'gzip').expect(200);
     expect(bundle.headers['content-encoding']).toBe('gzip');
