@@ -8,12 +8,14 @@
  * are printed and written to the "api" section of docs/benchmarks.md.
  */
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { Redis } from 'ioredis';
 import {
   withPg,
+  benchRedisUrl,
+  comandoServer,
+  cpuProfileArgs,
+  productionNodeArgs,
   defaults,
-  logDir,
   machineNote,
   markdownTable,
   measure,
@@ -29,7 +31,6 @@ import {
 const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'comando_bench';
 const DATABASE_URL = Object.assign(new URL(PG_ADMIN_URL), { pathname: `/${DB_NAME}` }).toString();
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14';
 
 const territoryBody = JSON.stringify({ name: 'Barrio La Esperanza', type: 'neighbourhood' });
 const jsonHeaders = { 'content-type': 'application/json' };
@@ -60,7 +61,7 @@ async function countRows(table: string): Promise<number> {
 
 /** Redis db 14 belongs to the benchmark: rate-limit counters and queues start empty each run. */
 async function flushRedis(): Promise<void> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  const redis = new Redis(benchRedisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
   redis.on('error', () => undefined); // connect() rejects with the same error
   try {
     await redis.connect();
@@ -75,22 +76,9 @@ async function flushRedis(): Promise<void> {
 
 const jwtSecret = randomBytes(32).toString('hex');
 
+/** Comando as `npm start` runs it (its node options), `BENCH_CPU_PROF=<dir>` profiling it. */
 function comando(logLevel: 'info' | 'warn'): ServerOptions {
-  return {
-    name: `comando-${logLevel}`,
-    script: 'dist/src/main.js',
-    readyPath: '/readyz',
-    readyTimeoutMs: 60_000, // migrations run at start
-    env: {
-      NODE_ENV: 'production',
-      DATABASE_URL,
-      REDIS_URL,
-      REDIS_KEY_PREFIX: 'bench',
-      JWT_SECRET: jwtSecret,
-      LOG_LEVEL: logLevel,
-      DATA_DIR: path.join(logDir, 'data'), // unused with DATABASE_URL; kept out of the checkout
-    },
-  };
+  return comandoServer({ name: `comando-${logLevel}`, databaseUrl: DATABASE_URL, redisKeyPrefix: 'bench', jwtSecret, logLevel, nodeArgs: cpuProfileArgs() });
 }
 
 async function registerAdmin(baseUrl: string): Promise<string> {
@@ -244,7 +232,7 @@ Command: \`npm run bench\` (\`scripts/bench/api.ts\`) · run ${new Date().toISOS
 autocannon, ${defaults.connections} connections, ${defaults.warmupSeconds} s warm-up then ${defaults.durationSeconds} s measured, one target at a time.
 Each server runs alone in its own child process; the load generator is the parent process, so on
 this 2-core machine server and load generator get a core each. Comando runs its production
-configuration (\`node dist/src/main.js\`, \`NODE_ENV=production\`, PostgreSQL \`${DB_NAME}\`, Redis db 14,
+configuration (\`node ${productionNodeArgs().join(' ')} dist/src/main.js\` as \`npm start\` runs it, \`NODE_ENV=production\`, PostgreSQL \`${DB_NAME}\`, Redis db 14,
 \`LOG_LEVEL=info\`, the default: one access-log line per request, written to a file). The POST body is
 \`${territoryBody}\`, sent by an admin token to Comando and as is to the baseline,
 which inserts into a table of the same column types, key and (type, name) index with one \`pg\`

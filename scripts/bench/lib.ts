@@ -114,8 +114,25 @@ async function waitUntilReady(child: ChildProcess, url: string, timeoutMs: numbe
   throw new Error(`not ready after ${timeoutMs} ms`);
 }
 
+/**
+ * The Node major package.json's `engines` asks for. Servers run on this process's node binary, and
+ * `node dist/scripts/bench/….js` typed by hand reaches the machine's own Node (20 here), which
+ * measures another runtime: `npm run` puts the project's Node 24 first on PATH.
+ */
+function requireProjectNode(): void {
+  const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { engines?: { node?: string } };
+  const wanted = Number(/(\d+)/.exec(manifest.engines?.node ?? '')?.[1] ?? 0);
+  const running = Number(process.versions.node.split('.')[0]);
+  if (running < wanted) {
+    throw new Error(
+      `the benchmarks run on Node ${wanted} or later (package.json engines), this is ${process.version}: run them with npm run, or put node_modules/.bin first on PATH`,
+    );
+  }
+}
+
 /** Spawns `node <script>` on a free port of 127.0.0.1 and resolves once readyPath answers 200. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  requireProjectNode();
   const port = await freePort();
   mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${options.name.replace(/[^A-Za-z0-9_.-]+/g, '-')}.log`);
