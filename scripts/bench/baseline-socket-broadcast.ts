@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import { Server } from 'socket.io';
 import type { TurnoutItem } from '../../src/modules/gotv/gotv.events';
 import { encodeTurnout } from '../../src/modules/gotv/gotv.turnout-wire';
-import { recordedProjectionPush } from './gotv-projection-push';
+import { projectionPushSeconds, recordedProjectionPush } from './gotv-projection-push';
 
 const WINDOW_MS = 100;
 
@@ -64,8 +64,7 @@ async function main(): Promise<void> {
   io.on('connection', (socket) => void socket.join('gotv'));
   if (owner) io.on('report', (item: TurnoutItem) => add(item));
   if (owner) {
-    const pushEveryMs = Number(process.env.GOTV_PROJECTION_PUSH ?? 5) * 1000;
-    setInterval(() => io.to('gotv').emit('gotv:projection', { ...recordedProjectionPush, generatedAt: new Date().toISOString() }), pushEveryMs).unref();
+    setInterval(() => io.to('gotv').emit('gotv:projection', { ...recordedProjectionPush, generatedAt: new Date().toISOString() }), projectionPushSeconds * 1000).unref();
   }
 
   const port = Number(process.env.PORT ?? 0);

@@ -5,6 +5,9 @@
  * of it on the load process's one listener thread is apparatus, not server work. Re-record it
  * with BENCH_GOTV_RECORD_PUSH when the push's shape changes (the report prints both sizes).
  */
+/** Seconds between gotv:projection pushes: Comando's GOTV_PROJECTION_PUSH (default 5), which the baseline follows too. */
+export const projectionPushSeconds = Number(process.env.GOTV_PROJECTION_PUSH ?? 5);
+
 export const recordedProjectionPush = {
   generatedAt: '2026-11-26T12:09:06.537Z',
   method: 'learned-curve/v3',

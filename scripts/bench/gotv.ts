@@ -59,6 +59,7 @@ import {
   type RunningServer,
   type ServerOptions,
 } from './lib';
+import { projectionPushSeconds } from './gotv-projection-push';
 
 const db = benchDatabase('comando_bench_gotv');
 const PREFIX = 'bench-gotv';
@@ -86,8 +87,6 @@ const BRIGADE_PHONES = 10;
 const LISTENER_THREADS = Number(process.env.BENCH_GOTV_LISTENER_THREADS ?? 1);
 const full = CLIENTS === 2000 && REPORT_RATE === 200 && DURATION === 60 && WARMUP === 15 && LISTENER_THREADS === 1 && !cpuProfileArgs().length;
 const goals = { p99Ms: 250, p99VsBaseline: 1.5, routeRatio: 0.5, cpuVsBareInsert: 2.5 };
-/** Comando's GOTV_PROJECTION_PUSH, which the bare baseline's pushes follow too (both read the variable). */
-const PROJECTION_PUSH_SECONDS = Number(process.env.GOTV_PROJECTION_PUSH ?? 5);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -596,7 +595,7 @@ the 100 ms batching window (one window shared by both processes). The baseline, 
 the same clients and rates: two bare Socket.IO processes on the same adapter that put each posted report
 into one shared 100 ms window (the second forwards its reports to the first with \`serverSideEmit\`) and
 broadcast it packed as Comando's \`gotv:turnout\` is (its encoder) — the same messages per second and bytes per message, with no
-authentication, validation or database. Every ${PROJECTION_PUSH_SECONDS} s, as often as Comando pushes \`gotv:projection\`, the first also
+authentication, validation or database. Every ${projectionPushSeconds} s, as often as Comando pushes \`gotv:projection\`, the first also
 broadcasts a projection Comando pushed in an earlier run (\`gotv-projection-push.ts\`: ${bytesNote(baseline.projectionBytes)} as JSON,
 against ${bytesNote(comando.live.projectionBytes)} for Comando's pushes in this run), because the load process parses every
 client's copy on its one thread, where each screen parses only its own. During the route measurements the clients stay connected and

@@ -114,14 +114,18 @@ async function waitUntilReady(child: ChildProcess, url: string, timeoutMs: numbe
   throw new Error(`not ready after ${timeoutMs} ms`);
 }
 
+/** The parts of package.json the benchmarks follow: the Node it asks for and how `npm start` runs Comando. */
+function projectManifest(): { engines?: { node?: string }; scripts?: Record<string, string> } {
+  return JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { engines?: { node?: string }; scripts?: Record<string, string> };
+}
+
 /**
  * The Node major package.json's `engines` asks for. Servers run on this process's node binary, and
  * `node dist/scripts/bench/….js` typed by hand reaches the machine's own Node (20 here), which
  * measures another runtime: `npm run` puts the project's Node 24 first on PATH.
  */
 function requireProjectNode(): void {
-  const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { engines?: { node?: string } };
-  const wanted = Number(/(\d+)/.exec(manifest.engines?.node ?? '')?.[1] ?? 0);
+  const wanted = Number(/(\d+)/.exec(projectManifest().engines?.node ?? '')?.[1] ?? 0);
   const running = Number(process.versions.node.split('.')[0]);
   if (running < wanted) {
     throw new Error(
@@ -224,9 +228,9 @@ export interface ComandoServerOptions {
  * a benchmark runs Comando exactly as production starts it.
  */
 export function productionNodeArgs(): string[] {
-  const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const words = manifest.scripts.start?.trim().split(/\s+/) ?? [];
-  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/main.js') throw new Error(`unexpected start script: ${manifest.scripts.start}`);
+  const start = projectManifest().scripts?.start;
+  const words = start?.trim().split(/\s+/) ?? [];
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/main.js') throw new Error(`unexpected start script: ${start}`);
   return words.slice(1, -1);
 }
 
