@@ -47,7 +47,15 @@ const ROUNDS = Number(process.env.BENCH_GOTV_CPU_ROUNDS ?? 3);
 /** Enough voters that no request of any round reports a voter twice at up to ~3,000 req/s. */
 const VOTERS = 75_000 * Math.ceil((ROUNDS * (defaults.durationSeconds + defaults.warmupSeconds) * 3000) / 75_000);
 const goal = 2.5;
-const full = ROUNDS === 3 && defaults.durationSeconds === 10 && !cpuProfileArgs().length;
+/**
+ * BENCH_GOTV_CPU_RATE=<n> sends n requests a second (10 connections) to both targets instead of
+ * full speed: what a request costs when requests do not queue, as election day's reports do not.
+ * autocannon paces each connection on its own, so the 10 connections' requests arrive in step.
+ */
+const RATE = process.env.BENCH_GOTV_CPU_RATE ? Number(process.env.BENCH_GOTV_CPU_RATE) : undefined;
+const pace = RATE === undefined ? {} : { overallRate: RATE, connections: 10 };
+const postgresCpu = { postgres: () => commandCpuSeconds('postgres') };
+const full = ROUNDS === 3 && defaults.durationSeconds === 10 && !cpuProfileArgs().length && RATE === undefined;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -91,7 +99,7 @@ async function runAll(): Promise<Results> {
         await withServer(barePgInsertServer(db.url, cpuProfileArgs()), async (s) => {
           barePids.push(s.pid);
           const from = monotonicUs();
-          const measured = await measure(barePgInsertLoad(s));
+          const measured = await measure({ ...barePgInsertLoad(s), ...pace, otherCpu: postgresCpu });
           bareWindows.push([from, monotonicUs()]);
           return measured;
         }),
@@ -101,7 +109,8 @@ async function runAll(): Promise<Results> {
       const result = await measure({
         url: server.url,
         serverPid: server.pid,
-        otherCpu: { postgres: () => commandCpuSeconds('postgres') },
+        otherCpu: postgresCpu,
+        ...pace,
         requests: [
           {
             method: 'POST',
@@ -153,7 +162,14 @@ function report(r: Results): string {
   const rows = r.bare.flatMap((b, i) => {
     const c = r.comando[i]!;
     return [
-      [`${i + 1}`, 'bare Koa + pg insert, POST /api/territories', b.requestsPerSecond.toFixed(0), b.p99Ms.toFixed(0), cpu(b).toFixed(0), '—'],
+      [
+        `${i + 1}`,
+        'bare Koa + pg insert, POST /api/territories',
+        b.requestsPerSecond.toFixed(0),
+        b.p99Ms.toFixed(0),
+        cpu(b).toFixed(0),
+        (b.otherCpuUsPerRequest?.postgres ?? Number.NaN).toFixed(0),
+      ],
       [
         `${i + 1}`,
         'Comando, POST /api/gotv/turnout',
@@ -169,7 +185,7 @@ function report(r: Results): string {
     '',
     `Command: \`npm run bench:gotv-cpu\` (\`scripts/bench/gotv-cpu.ts\`) · ${machineNote()}`,
     '',
-    `One Comando process (production configuration), nobody listening; one brigade phone posts one voter report per request at full speed (autocannon, ${defaults.connections} connections, ${defaults.warmupSeconds} s warm-up + ${defaults.durationSeconds} s measured) to ${VOTERS.toLocaleString('en')} confirmed voters at ${STATIONS} stations. The baseline is the bare Koa + pg insert route, measured in the same run, alternating with Comando, ${ROUNDS} rounds; medians compared. CPU is the server process's user + system time per answer.`,
+    `One Comando process (production configuration), nobody listening; one brigade phone posts one voter report per request ${RATE === undefined ? `at full speed (autocannon, ${defaults.connections} connections` : `at ${RATE} a second (autocannon, 10 connections`}, ${defaults.warmupSeconds} s warm-up + ${defaults.durationSeconds} s measured) to ${VOTERS.toLocaleString('en')} confirmed voters at ${STATIONS} stations. The baseline is the bare Koa + pg insert route, measured in the same run, alternating with Comando, ${ROUNDS} rounds; medians compared. CPU is the server process's user + system time per answer.`,
     '',
     markdownTable(['Round', 'Target', 'req/s', 'p99 (ms)', 'Server CPU/request (µs)', 'PostgreSQL CPU/request (µs)'], rows),
     '',

@@ -22,6 +22,8 @@
  * to the bench log folder; BENCH_NODE_ARGS / BENCH_CPU_PROF pass node options to the first Comando process.
  * BENCH_GOTV_RECORD_PUSH=<file> writes one of Comando's projection pushes there, to re-record the
  * baseline's (gotv-projection-push.ts).
+ * BENCH_GOTV_BARE_INSERT=1 has the baseline insert each report into PostgreSQL before answering it
+ * (one `pg` insert, its own table): the least a server that keeps its reports must do.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -85,7 +87,9 @@ const BRIGADE_PHONES = 10;
  * they took more, starved both app processes, and Comando's HTTP p99 rose to 744 ms.
  */
 const LISTENER_THREADS = Number(process.env.BENCH_GOTV_LISTENER_THREADS ?? 1);
-const full = CLIENTS === 2000 && REPORT_RATE === 200 && DURATION === 60 && WARMUP === 15 && LISTENER_THREADS === 1 && !cpuProfileArgs().length;
+/** A diagnostic: the baseline also inserts each report into PostgreSQL before answering (baseline-socket-broadcast.ts). */
+const BARE_INSERT = process.env.BENCH_GOTV_BARE_INSERT === '1';
+const full = CLIENTS === 2000 && REPORT_RATE === 200 && DURATION === 60 && WARMUP === 15 && LISTENER_THREADS === 1 && !cpuProfileArgs().length && !BARE_INSERT;
 const goals = { p99Ms: 250, p99VsBaseline: 1.5, routeRatio: 0.5, cpuVsBareInsert: 2.5 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -345,7 +349,12 @@ async function baselinePhase(): Promise<Run> {
   const servers: RunningServer[] = [];
   try {
     for (const name of ['bare-socket-a', 'bare-socket-b']) {
-      const env = { REDIS_URL: benchRedisUrl, REDIS_KEY_PREFIX: BASELINE_PREFIX, WINDOW_OWNER: name.endsWith('-a') ? '1' : '0' };
+      const env = {
+        REDIS_URL: benchRedisUrl,
+        REDIS_KEY_PREFIX: BASELINE_PREFIX,
+        WINDOW_OWNER: name.endsWith('-a') ? '1' : '0',
+        ...(BARE_INSERT ? { DATABASE_URL: db.url } : {}),
+      };
       const nodeArgs = name.endsWith('-a') ? cpuProfileArgs() : [];
       servers.push(await startServer({ name, script: 'dist/scripts/bench/baseline-socket-broadcast.js', readyPath: '/healthz', env, nodeArgs }));
     }
@@ -530,7 +539,10 @@ function report(baseline: Run, comando: ComandoResults, machine: string): { mark
       'PostgreSQL CPU',
       'Redis CPU',
     ],
-    [row('bare Socket.IO broadcast, 2 processes (baseline)', baseline, bd), row('**Comando, 2 processes**', live, cd)],
+    [
+      row(BARE_INSERT ? 'bare Socket.IO broadcast + pg insert, 2 processes (baseline)' : 'bare Socket.IO broadcast, 2 processes (baseline)', baseline, bd),
+      row('**Comando, 2 processes**', live, cd),
+    ],
   );
   const ratio = comando.withListeners.requestsPerSecond / comando.withoutListeners.requestsPerSecond;
   const routeTable = markdownTable(
@@ -595,7 +607,7 @@ the 100 ms batching window (one window shared by both processes). The baseline, 
 the same clients and rates: two bare Socket.IO processes on the same adapter that put each posted report
 into one shared 100 ms window (the second forwards its reports to the first with \`serverSideEmit\`) and
 broadcast it packed as Comando's \`gotv:turnout\` is (its encoder) — the same messages per second and bytes per message, with no
-authentication, validation or database. Every ${projectionPushSeconds} s, as often as Comando pushes \`gotv:projection\`, the first also
+authentication, validation or database${BARE_INSERT ? ' but one `pg` insert per report before its answer (BENCH_GOTV_BARE_INSERT=1)' : ''}. Every ${projectionPushSeconds} s, as often as Comando pushes \`gotv:projection\`, the first also
 broadcasts a projection Comando pushed in an earlier run (\`gotv-projection-push.ts\`: ${bytesNote(baseline.projectionBytes)} as JSON,
 against ${bytesNote(comando.live.projectionBytes)} for Comando's pushes in this run), because the load process parses every
 client's copy on its one thread, where each screen parses only its own. During the route measurements the clients stay connected and

@@ -372,6 +372,8 @@ export interface LoadOptions {
    */
   requests?: autocannon.Request[];
   connections?: number;
+  /** Requests per second over all connections (autocannon's overallRate); full speed if unset. */
+  overallRate?: number;
   durationSeconds?: number;
   warmupSeconds?: number;
   /** The server's process, to report the CPU it spends per request. */
@@ -488,6 +490,7 @@ function run(options: LoadOptions, durationSeconds: number): Promise<autocannon.
     ...(options.body === undefined ? {} : { body: options.body }),
     ...(options.requests === undefined ? {} : { requests: options.requests }),
     connections: options.connections ?? defaults.connections,
+    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
     duration: durationSeconds,
   });
 }
