@@ -55,7 +55,7 @@ const goal = 2.5;
 const RATE = process.env.BENCH_GOTV_CPU_RATE ? Number(process.env.BENCH_GOTV_CPU_RATE) : undefined;
 const pace = RATE === undefined ? {} : { overallRate: RATE, connections: 10 };
 const postgresCpu = { postgres: () => commandCpuSeconds('postgres') };
-const full = ROUNDS === 3 && defaults.durationSeconds === 10 && !cpuProfileArgs().length && RATE === undefined;
+const full = ROUNDS === 3 && defaults.durationSeconds === 10 && !cpuProfileArgs().length && RATE === undefined && !process.env.BENCH_GOTV_CPU_SQL;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -92,6 +92,9 @@ async function runAll(): Promise<Results> {
     log(`  setting up ${STATIONS} stations, a brigade and ${VOTERS.toLocaleString('en')} confirmed voters through the API …`);
     const { phoneToken } = await setUp(server.url);
     const voterIds = await callVoterIds();
+    // BENCH_GOTV_CPU_SQL: statements run on the set-up database before the rounds (a diagnostic: a
+    // different index or storage setting, measured against the same load).
+    if (process.env.BENCH_GOTV_CPU_SQL) await withPg(db.url, (client) => client.query(process.env.BENCH_GOTV_CPU_SQL!));
     let next = 0;
     for (let round = 1; round <= ROUNDS; round++) {
       log(`  round ${round}/${ROUNDS}: bare Koa + pg insert, POST /api/territories …`);
