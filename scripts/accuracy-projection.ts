@@ -6,7 +6,7 @@
  *
  *   npm run accuracy:projection -- [--days 200] [--families default,late-surge] [--stations 300]
  *                                  [--history with,without] [--level daySd,territorySd,stationSd]
- *                                  [--spread tiltSd,wiggleSd,wiggleHourCorrelation,territoryTiltSd,driftSd,futureSd] [--json]
+ *                                  [--spread tiltSd,wiggleSd,wiggleHourCorrelation,territoryTiltSd,driftSd,futureSd,openingWiggleSd] [--json]
  *
  * `--history`: the days with the stations' previous turnout, without it, or both (the default).
  * `--json` prints the measures instead of the table (test/gotv/projection-accuracy.test.ts reads them).
@@ -32,10 +32,11 @@ const histories = (argument('history')?.split(',') ?? ['with', 'without']).map((
   if (value !== 'with' && value !== 'without') throw new Error(`--history takes with, without or both; got ${value}`);
   return value === 'with';
 });
-const [tiltSd, wiggleSd, wiggleHourCorrelation, territoryTiltSd, driftSd, futureSd] = (argument('spread')?.split(',') ?? []).map(Number);
+const [tiltSd, wiggleSd, wiggleHourCorrelation, territoryTiltSd, driftSd, futureSd, openingWiggleSd] = (argument('spread')?.split(',') ?? []).map(Number);
 const spread: CurveSpread = {
   tiltSd: tiltSd ?? DEFAULT_CURVE_SPREAD.tiltSd,
   wiggleSd: wiggleSd ?? DEFAULT_CURVE_SPREAD.wiggleSd,
+  openingWiggleSd: openingWiggleSd ?? DEFAULT_CURVE_SPREAD.openingWiggleSd,
   wiggleHourCorrelation: wiggleHourCorrelation ?? DEFAULT_CURVE_SPREAD.wiggleHourCorrelation,
   territoryTiltSd: territoryTiltSd ?? DEFAULT_CURVE_SPREAD.territoryTiltSd,
   driftSd: driftSd ?? DEFAULT_CURVE_SPREAD.driftSd,

@@ -277,6 +277,20 @@ describe('curve history', () => {
     );
     expect(calm.tiltSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.tiltSd / Math.SQRT2, 5);
     expect(calm.wiggleSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.wiggleSd / Math.SQRT2, 5);
+    expect(calm.openingWiggleSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.openingWiggleSd / Math.SQRT2, 5);
+    // Days whose first hour is 0.16 of the day or 0.03, against the prior's 0.08, and like it after:
+    // the first hour's own spread grows past the default and stays well above the rest's.
+    const firstHour = fractionAt(DEFAULT_CURVE, 540);
+    const opening = (share: number) => (minute: number) => {
+      const prior = fractionAt(DEFAULT_CURVE, minute);
+      return minute <= 540 ? (prior * share) / firstHour : share + ((prior - firstHour) * (1 - share)) / (1 - firstHour);
+    };
+    const openings = spreadFromHistory(
+      DEFAULT_CURVE,
+      [0.16, 0.03, 0.16, 0.03].map((share) => (dayShare: number) => opening(share)(480 + dayShare * 480)),
+    );
+    expect(openings.openingWiggleSd).toBeGreaterThan(DEFAULT_CURVE_SPREAD.openingWiggleSd);
+    expect(openings.openingWiggleSd).toBeGreaterThan(3 * openings.wiggleSd);
     // Days as different as an early and a late one: a wider tilt than the default.
     const relative = (points: typeof late) => {
       const curve = { opensAt: h(points[0]!.time), closesAt: h(points[points.length - 1]!.time), points: points.map((p) => ({ minute: h(p.time), fraction: p.fraction })) };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { buildCurve, curveProblems, curvePointsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, fractionAt, InvalidCurveError, parseTimeOfDay, type TurnoutCurve } from './gotv.curve';
-import { CURVE_MODEL, curveGrid, DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, type CurveSpread, type LevelSpread } from './gotv.curve-model';
+import { CURVE_MODEL, curveGrid, DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, isOpeningBin, type CurveSpread, type LevelSpread } from './gotv.curve-model';
 
 /**
  * Past election days' curves, kept in the GOTV settings, and the prior they make for today: the
@@ -78,7 +78,8 @@ const SPREAD_PSEUDO_DAYS = 3;
 
 /**
  * How far days stray from the prior, from three or more past curves: each curve's log share per
- * bin against the prior's, its tilt by least squares, and the rest as wiggle. A new day strays from
+ * bin against the prior's, its tilt by least squares, and the rest as wiggle (the first hour's
+ * apart, as the model has it). A new day strays from
  * the mean of n days by √((n+1)/n) times what they stray among themselves; the estimate is blended
  * with the default spread as if that were 3 more days, so a short history cannot make it tiny.
  */
@@ -88,6 +89,9 @@ export function spreadFromHistory(prior: TurnoutCurve, curves: ((share: number) 
   const length = prior.closesAt - prior.opensAt;
   let tiltSquares = 0;
   let wiggleSquares = 0;
+  let openingSquares = 0;
+  let openingBins = 0;
+  for (let b = 0; b < grid.bins; b++) if (isOpeningBin(grid, b)) openingBins++;
   let sxx = 0;
   for (let b = 0; b < grid.bins; b++) sxx += grid.position[b]! ** 2;
   for (const curve of curves) {
@@ -102,7 +106,11 @@ export function spreadFromHistory(prior: TurnoutCurve, curves: ((share: number) 
     for (let b = 0; b < grid.bins; b++) sxy += grid.position[b]! * (deviation[b]! - mean);
     const tilt = sxy / sxx;
     tiltSquares += tilt * tilt;
-    for (let b = 0; b < grid.bins; b++) wiggleSquares += (deviation[b]! - mean - tilt * grid.position[b]!) ** 2 / grid.bins;
+    for (let b = 0; b < grid.bins; b++) {
+      const square = (deviation[b]! - mean - tilt * grid.position[b]!) ** 2;
+      if (isOpeningBin(grid, b)) openingSquares += square / Math.max(1, openingBins);
+      else wiggleSquares += square / Math.max(1, grid.bins - openingBins);
+    }
   }
   const n = curves.length;
   const inflate = (n + 1) / n;
@@ -111,6 +119,7 @@ export function spreadFromHistory(prior: TurnoutCurve, curves: ((share: number) 
     ...DEFAULT_CURVE_SPREAD,
     tiltSd: blend(tiltSquares / n, DEFAULT_CURVE_SPREAD.tiltSd),
     wiggleSd: blend(wiggleSquares / n, DEFAULT_CURVE_SPREAD.wiggleSd),
+    openingWiggleSd: blend(openingSquares / n, DEFAULT_CURVE_SPREAD.openingWiggleSd),
   };
 }
 

@@ -19,6 +19,12 @@ export interface CurveSpread {
   tiltSd: number;
   /** Stationary sd of the local deviation of one bin's log flow. */
   wiggleSd: number;
+  /**
+   * The same for the bins of the first hour after opening, the least predictable part of the day
+   * (queues at the door, tables that open late). Tighter, a strong first hour could only be read
+   * as the whole day running early.
+   */
+  openingWiggleSd: number;
   /** Correlation of the local deviations of bins an hour apart. */
   wiggleHourCorrelation: number;
   /** Prior sd of a territory's tilt on top of the day's. */
@@ -37,7 +43,20 @@ export interface CurveSpread {
   futureSd: number;
 }
 
-export const DEFAULT_CURVE_SPREAD: CurveSpread = { tiltSd: 0.8, wiggleSd: 0.1, wiggleHourCorrelation: 0.5, territoryTiltSd: 0.4, driftSd: 0.1, futureSd: 0.6 };
+export const DEFAULT_CURVE_SPREAD: CurveSpread = {
+  tiltSd: 0.8,
+  wiggleSd: 0.1,
+  openingWiggleSd: 0.4,
+  wiggleHourCorrelation: 0.5,
+  territoryTiltSd: 0.4,
+  driftSd: 0.1,
+  futureSd: 0.6,
+};
+
+/** Whether bin `b` is in the first hour after opening (its middle is). */
+export function isOpeningBin(grid: CurveGrid, b: number): boolean {
+  return (b + 0.5) * grid.width < 60;
+}
 
 /**
  * How far this election's turnout strays from the previous comparable one's, as log sds: a factor
@@ -304,19 +323,21 @@ function binCorrelation(grid: CurveGrid, spread: CurveSpread): number {
 
 /**
  * The prior's precision (inverse covariance) over the parameters; μ is left free. The wiggles
- * follow an AR(1): z_0 ~ N(0, s²), z_b − ρ z_{b−1} ~ N(0, s²(1 − ρ²)), a tridiagonal precision.
+ * follow an AR(1) scaled bin by bin: z_b = s_b u_b with u_0 ~ N(0, 1), u_b − ρ u_{b−1} ~ N(0, 1 − ρ²)
+ * (s_b the opening hour's sd or the rest's), a tridiagonal precision.
  */
 function priorPrecision(grid: CurveGrid, spread: CurveSpread, size: number, level: LevelSpread, drift: boolean): SymmetricMatrix {
   const precision = new SymmetricMatrix(size);
   precision.add(MU, MU, 1e-8);
   precision.add(TILT, TILT, 1 / spread.tiltSd ** 2);
   const rho = binCorrelation(grid, spread);
+  const sd = (b: number) => (isOpeningBin(grid, b) ? spread.openingWiggleSd : spread.wiggleSd);
   if (drift && spread.driftSd > 0) {
     // Wiggle plus drift: covariance s² ρ^|b−c| + q² min(b, c) (a random walk from the first bin), inverted.
     const covariance = new SymmetricMatrix(grid.bins);
     const step = spread.driftSd ** 2 * (grid.width / 60);
     for (let b = 0; b < grid.bins; b++) {
-      for (let c = 0; c < grid.bins; c++) covariance.add(b, c, spread.wiggleSd ** 2 * rho ** Math.abs(b - c) + step * Math.min(b, c));
+      for (let c = 0; c < grid.bins; c++) covariance.add(b, c, sd(b) * sd(c) * rho ** Math.abs(b - c) + step * Math.min(b, c));
     }
     const factor = cholesky(covariance);
     for (let c = 0; c < grid.bins; c++) {
@@ -326,14 +347,16 @@ function priorPrecision(grid: CurveGrid, spread: CurveSpread, size: number, leve
       for (let b = 0; b < grid.bins; b++) precision.add(FIRST_BIN + b, FIRST_BIN + c, column[b]!);
     }
   } else {
-    const scale = 1 / (spread.wiggleSd ** 2 * (1 - rho * rho));
+    // The unit AR(1)'s precision, divided by s_b s_c.
+    const scale = 1 / (1 - rho * rho);
     for (let b = 0; b < grid.bins; b++) {
       const i = FIRST_BIN + b;
       const edge = b === 0 || b === grid.bins - 1;
-      precision.add(i, i, scale * (edge ? 1 : 1 + rho * rho));
+      precision.add(i, i, (scale * (edge ? 1 : 1 + rho * rho)) / sd(b) ** 2);
       if (b === 0) continue;
-      precision.add(i, i - 1, -scale * rho);
-      precision.add(i - 1, i, -scale * rho);
+      const neighbours = (-scale * rho) / (sd(b) * sd(b - 1));
+      precision.add(i, i - 1, neighbours);
+      precision.add(i - 1, i, neighbours);
     }
   }
   for (let i = FIRST_BIN + grid.bins; i < size - 2; i++) precision.add(i, i, 1 / spread.territoryTiltSd ** 2);

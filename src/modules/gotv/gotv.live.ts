@@ -133,7 +133,7 @@ export async function projection(q: Queries, timeZone: string, filter: StationFi
 }
 
 /** Prior spread for deriving a past day's curve: loose, so that the day's own counts decide. */
-const PAST_DAY_SPREAD = { tiltSd: 3, wiggleSd: 0.5, wiggleHourCorrelation: 0.5, territoryTiltSd: 1, driftSd: 0, futureSd: 0.3 };
+const PAST_DAY_SPREAD = { tiltSd: 3, wiggleSd: 0.5, openingWiggleSd: 0.5, wiggleHourCorrelation: 0.5, territoryTiltSd: 1, driftSd: 0, futureSd: 0.3 };
 
 export const dayCurveQuery = z.object({ date: z.iso.date() });
 
