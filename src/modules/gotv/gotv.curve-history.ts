@@ -79,9 +79,9 @@ const SPREAD_PSEUDO_DAYS = 3;
 /**
  * How far days stray from the prior, from three or more past curves: each curve's log share per
  * bin against the prior's, its tilt by least squares, and the rest as wiggle (the first hour's
- * apart, as the model has it). A new day strays from
- * the mean of n days by √((n+1)/n) times what they stray among themselves; the estimate is blended
- * with the default spread as if that were 3 more days, so a short history cannot make it tiny.
+ * apart, as the model has it). A new day strays from the mean of n days by √((n+1)/n) times what
+ * they stray among themselves; the estimate is blended with the default spread as if that were 3
+ * more days, so a short history cannot make it tiny.
  */
 export function spreadFromHistory(prior: TurnoutCurve, curves: ((share: number) => number)[]): CurveSpread {
   if (curves.length < 3) return DEFAULT_CURVE_SPREAD;

@@ -21,8 +21,8 @@ export interface CurveSpread {
   wiggleSd: number;
   /**
    * The same for the bins of the first hour after opening, the least predictable part of the day
-   * (queues at the door, tables that open late). Tighter, a strong first hour could only be read
-   * as the whole day running early.
+   * (queues at the door, tables that open late). With the rest's spread, a strong first hour could
+   * only be read as the whole day running early.
    */
   openingWiggleSd: number;
   /** Correlation of the local deviations of bins an hour apart. */
