@@ -162,27 +162,15 @@ function report(r: Results): string {
   const bareCpu = median(r.bare.map(cpu));
   const comandoCpu = median(r.comando.map(cpu));
   const ratio = comandoCpu / bareCpu;
-  const rows = r.bare.flatMap((b, i) => {
-    const c = r.comando[i]!;
-    return [
-      [
-        `${i + 1}`,
-        'bare Koa + pg insert, POST /api/territories',
-        b.requestsPerSecond.toFixed(0),
-        b.p99Ms.toFixed(0),
-        cpu(b).toFixed(0),
-        (b.otherCpuUsPerRequest?.postgres ?? Number.NaN).toFixed(0),
-      ],
-      [
-        `${i + 1}`,
-        'Comando, POST /api/gotv/turnout',
-        c.requestsPerSecond.toFixed(0),
-        c.p99Ms.toFixed(0),
-        cpu(c).toFixed(0),
-        (c.otherCpuUsPerRequest?.postgres ?? Number.NaN).toFixed(0),
-      ],
-    ];
-  });
+  const row = (round: number, target: string, m: Measurement) => [
+    `${round}`,
+    target,
+    m.requestsPerSecond.toFixed(0),
+    m.p99Ms.toFixed(0),
+    cpu(m).toFixed(0),
+    (m.otherCpuUsPerRequest?.postgres ?? Number.NaN).toFixed(0),
+  ];
+  const rows = r.bare.flatMap((b, i) => [row(i + 1, 'bare Koa + pg insert, POST /api/territories', b), row(i + 1, 'Comando, POST /api/gotv/turnout', r.comando[i]!)]);
   const lines = [
     '## GOTV report CPU (issue 22)',
     '',
