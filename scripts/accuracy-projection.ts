@@ -6,9 +6,11 @@
  *
  *   npm run accuracy:projection -- [--days 200] [--families default,late-surge] [--stations 300]
  *                                  [--history with,without] [--level daySd,territorySd,stationSd]
- *                                  [--spread tiltSd,wiggleSd,wiggleHourCorrelation,territoryTiltSd,driftSd,futureSd,openingWiggleSd] [--json]
+ *                                  [--spread tiltSd,wiggleSd,wiggleHourCorrelation,territoryTiltSd,driftSd,futureSd,openingWiggleSd]
+ *                                  [--no-flow] [--json]
  *
  * `--history`: the days with the stations' previous turnout, without it, or both (the default).
+ * `--no-flow`: the projection without the supporters' flow (their vote times), to compare.
  * `--json` prints the measures instead of the table (test/gotv/projection-accuracy.test.ts reads them).
  */
 import { performance } from 'node:perf_hooks';
@@ -26,6 +28,7 @@ function argument(name: string): string | undefined {
 const days = Number(argument('days') ?? 200);
 const stationCount = Number(argument('stations') ?? 300);
 const asJson = process.argv.includes('--json');
+const withoutFlow = process.argv.includes('--no-flow');
 const families = (argument('families')?.split(',') ?? [...FAMILIES]) as Family[];
 for (const family of families) if (!FAMILIES.includes(family)) throw new Error(`unknown family ${family}; known: ${FAMILIES.join(', ')}`);
 const histories = (argument('history')?.split(',') ?? ['with', 'without']).map((value) => {
@@ -98,9 +101,19 @@ function measureFamily(family: Family, history: boolean): FamilyAccuracy {
     const widths: number[] = [];
     CHECKPOINTS.forEach((time, i) => {
       const minute = parseTimeOfDay(time);
-      const { stations, voterLags } = day.inputsAt(minute);
+      const { stations, voterLags, voterVotes } = day.inputsAt(minute);
       const started = performance.now();
-      const result = project({ now: at(minute), timeZone: TIME_ZONE, electionDate: ELECTION_DATE, curve: day.curve, spread, level, stations, voterLags });
+      const result = project({
+        now: at(minute),
+        timeZone: TIME_ZONE,
+        electionDate: ELECTION_DATE,
+        curve: day.curve,
+        spread,
+        level,
+        stations,
+        voterLags,
+        ...(withoutFlow ? {} : { voterVotes }),
+      });
       fitTimes.push(performance.now() - started);
       const o = result.overall;
       turnout[i]!.record(day.finalTurnout, o.projectedTurnout, o.projectedTurnoutLow, o.projectedTurnoutHigh);

@@ -1,5 +1,5 @@
 import { DEFAULT_CURVE, fractionAt, type TurnoutCurve } from '../../src/modules/gotv/gotv.curve';
-import type { CountReport, StationInput, VoterLagCount } from '../../src/modules/gotv/gotv.projection';
+import type { CountReport, StationInput, VoterLagCount, VoterVoteCount } from '../../src/modules/gotv/gotv.projection';
 import { at, mulberry32, TERRITORY_RATES } from './synthetic';
 
 /**
@@ -19,6 +19,7 @@ export const FAMILIES = [
   'counts-stop-at-noon',
   'delayed-voter-reports',
   'issue-15',
+  'brigade-push',
 ] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -43,6 +44,12 @@ export const DAY_VARIATION = { tiltSd: 0.25, waveSd: 0.06, shiftMinutes: 12, sta
  * the registered voters; a share of stations (new since then) have none. Drawn from a stream of its
  * own, the same way for every family, so a day with history is the same day as without.
  */
+/**
+ * brigade-push: this share of the supporters who vote are called by a brigade and brought in the
+ * afternoon (vote time normal around 15:00, sd 40 min); the rest vote along the day's curve.
+ */
+export const BRIGADE_PUSH = { share: 0.3, atMinute: 15 * 60, sdMinutes: 40 } as const;
+
 export const HISTORY_VARIATION = { daySd: 0.1, territorySd: 0.05, stationSd: 0.1, missingShare: 0.1 } as const;
 
 function normal(random: () => number): number {
@@ -56,8 +63,8 @@ interface Station {
   registeredVoters: number;
   finalVoters: number;
   confirmedVoters: number;
-  /** Each voting supporter's vote time and report delay (minutes). */
-  votes: { at: number; lag: number }[];
+  /** Each voting supporter's vote time and report delay (minutes), and whether a brigade called them first. */
+  votes: { at: number; lag: number; contacted: boolean }[];
   counts: { minute: number; votersSoFar: number }[];
   previousTurnout: number | null;
   closingCount: CountReport;
@@ -74,7 +81,7 @@ export interface FamilyDay {
   /** The day's true cumulative curve for a territory (before station timing), at a local minute. */
   trueFraction(territoryId: string, minute: number): number;
   /** What the database would hold at local minute `now`. */
-  inputsAt(now: number, options?: { closingCounts?: boolean }): { stations: StationInput[]; voterLags: VoterLagCount[] };
+  inputsAt(now: number, options?: { closingCounts?: boolean }): { stations: StationInput[]; voterLags: VoterLagCount[]; voterVotes: VoterVoteCount[] };
 }
 
 export interface FamilyOptions {
@@ -173,11 +180,18 @@ export function familyDay(family: Family, seed: number, options: FamilyOptions =
     const votes: Station['votes'] = [];
     for (let v = 0; v < confirmedVoters; v++) {
       if (random() >= 0.8) continue;
+      const lag = family === 'delayed-voter-reports' ? 60 * random() : -5 * Math.log(Math.max(1e-12, random()));
+      if (family === 'brigade-push' && random() < BRIGADE_PUSH.share) {
+        // Called by a brigade, then brought to vote in the afternoon push (Gaussian, kept inside the day).
+        let t = closesAt;
+        while (t <= opensAt || t >= closesAt) t = BRIGADE_PUSH.atMinute + BRIGADE_PUSH.sdMinutes * normal(random);
+        votes.push({ at: t, lag, contacted: true });
+        continue;
+      }
       const base = inverseIn(territory, random());
       let t = base; // solve t − shift·bend(t) = base by fixed point (a contraction here)
       for (let k = 0; k < 8; k++) t = base + shift * bend(t);
-      const lag = family === 'delayed-voter-reports' ? 60 * random() : -5 * Math.log(Math.max(1e-12, random()));
-      votes.push({ at: t, lag });
+      votes.push({ at: t, lag, contacted: false });
     }
 
     const factor = Math.exp(historyDay + historyTerritory[territory]! + H.stationSd * normal(historyRandom));
@@ -220,11 +234,19 @@ export function familyDay(family: Family, seed: number, options: FamilyOptions =
     trueFraction: (territoryId, minute) => fractionIn(Number(territoryId.slice(1)), minute),
     inputsAt(now, options = {}) {
       const lags = new Map<string, VoterLagCount>();
+      const votesByMinute = new Map<string, VoterVoteCount>();
       const inputs = stations.map((s) => {
         let confirmedVoted = 0;
         for (const vote of s.votes) {
           if (vote.at + vote.lag > now) continue;
           confirmedVoted += 1;
+          // The supporters' flow leaves out those a brigade called before they voted (their timing is the brigade's).
+          if (!vote.contacted) {
+            const votedMinute = Math.floor(vote.at);
+            const byMinute = votesByMinute.get(`${s.territoryId}|${votedMinute}`);
+            if (byMinute) byMinute.count += 1;
+            else votesByMinute.set(`${s.territoryId}|${votedMinute}`, { territoryId: s.territoryId, votedMinute: instant(votedMinute), count: 1 });
+          }
           if (vote.at < now - 180) continue;
           const lagMinutes = Math.floor(vote.lag);
           const ageMinutes = Math.floor(now - vote.at);
@@ -245,7 +267,7 @@ export function familyDay(family: Family, seed: number, options: FamilyOptions =
           counts,
         };
       });
-      return { stations: inputs, voterLags: [...lags.values()] };
+      return { stations: inputs, voterLags: [...lags.values()], voterVotes: [...votesByMinute.values()] };
     },
   };
 }

@@ -4,6 +4,8 @@ import { createUser, expectProblem, registerAdmin, type TestUser } from '../help
 import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 import { projection } from '../../src/modules/gotv/gotv.live';
 import { projectionClock, projectionSummary } from '../../src/modules/gotv/gotv.pushes';
+import { voterVoteRows } from '../../src/modules/gotv/gotv.live.repository';
+import { instantAt } from '../../src/kernel/calendar';
 
 let app: TestApp;
 let admin: TestUser;
@@ -290,6 +292,30 @@ describe('the learned curve, its explanation and its history', () => {
     const kennedyOnly = (await app.http.get(`/api/gotv/projection?territoryId=${kennedy}`).set(viewer.auth).expect(200)).body;
     expect(kennedyOnly.stations.map((s: { id: string }) => s.id)).toEqual([stationA]);
     expect(kennedyOnly.overall.registeredVoters).toBe(1000);
+  });
+
+  it('learns from supporters’ vote times, leaving out those a brigade called before they voted', async () => {
+    const voter = async (documentId: string) =>
+      (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: documentId, documentId, pollingStationId: stationB }).expect(201)).body.id as string;
+    const flow = async () => {
+      const rows = await voterVoteRows(app.runtime.deps.db, instantAt(today(), 0, 'America/Bogota'), new Date());
+      const votesIn = (territoryId: string | null) => rows.filter((row) => row.territory_id === territoryId).reduce((sum, row) => sum + row.n, 0);
+      return { kennedy: votesIn(kennedy), none: votesIn(null) };
+    };
+    const before = await flow();
+    const [called, organic] = [await voter('40000001'), await voter('40000002')];
+    await app.http.post(`/api/gotv/voters/${called}/contacts`).set(manager.auth).send({ outcome: 'on_the_way' }).expect(201);
+    await app.http
+      .post('/api/gotv/turnout')
+      .set(manager.auth)
+      .send({ reports: [called, organic].map((voterId) => ({ kind: 'voter', clientReportId: randomUUID(), voterId })) })
+      .expect(201);
+    // Station B (no territory) had two supporters vote: only the one nobody called is in the flow.
+    expect(before.kennedy).toBeGreaterThanOrEqual(3);
+    expect(await flow()).toEqual({ kennedy: before.kennedy, none: before.none + 1 });
+    const body = (await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200)).body;
+    // A handful of votes is too few for a bin of the flow (10): the curve says how many it was fitted with.
+    expect(body.curve.supporterVotes).toBe(0);
   });
 
   it('keeps past days’ curves in the settings: kept when a PUT leaves them out, cleared with [], checked like any curve', async () => {

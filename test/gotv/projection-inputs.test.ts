@@ -210,9 +210,9 @@ describe('reporting lag', () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       // Without history the curve's band is narrow enough at 15:00 to show the delay's effect alone.
       const day = familyDay('delayed-voter-reports', seed, { stations: 200, history: false });
-      const { stations, voterLags } = day.inputsAt(h('15:00'));
-      const corrected = projectAt(h('15:00'), stations, { voterLags });
-      const uncorrected = projectAt(h('15:00'), stations);
+      const { stations, voterLags, voterVotes } = day.inputsAt(h('15:00'));
+      const corrected = projectAt(h('15:00'), stations, { voterLags, voterVotes });
+      const uncorrected = projectAt(h('15:00'), stations, { voterVotes });
       expect(corrected.lagMinutes).toBeGreaterThan(25);
       expect(corrected.lagMinutes).toBeLessThan(35);
       expect(uncorrected.lagMinutes).toBeNull();
@@ -227,6 +227,57 @@ describe('reporting lag', () => {
     expect(coveredUncorrected).toBe(0);
     expect(coveredCorrected).toBeGreaterThanOrEqual(4);
     expect(errors.reduce((sum, e) => sum + e, 0) / errors.length).toBeLessThan(0.03);
+  });
+});
+
+describe('the supporters’ flow', () => {
+  it('keeps learning the curve when counts stop: the supporters’ flow shows the afternoon', () => {
+    const error = { with: 0, without: 0 };
+    const width = { with: 0, without: 0 };
+    const seeds = [1, 2, 3, 4, 5, 6];
+    for (const seed of seeds) {
+      const day = familyDay('counts-stop-at-noon', seed, { stations: 240, history: false });
+      const { stations, voterLags, voterVotes } = day.inputsAt(h('15:00'));
+      const withFlow = projectAt(h('15:00'), stations, { voterLags, voterVotes });
+      const withoutFlow = projectAt(h('15:00'), stations, { voterLags });
+      expectWellFormed(withFlow);
+      expect(withFlow.curve.supporterVotes).toBeGreaterThan(10_000);
+      expect(withoutFlow.curve.supporterVotes).toBe(0);
+      for (const [key, result] of [
+        ['with', withFlow],
+        ['without', withoutFlow],
+      ] as const) {
+        error[key] += Math.abs(result.overall.projectedTurnout! / day.finalTurnout - 1) / seeds.length;
+        width[key] += (result.overall.projectedTurnoutHigh! - result.overall.projectedTurnoutLow!) / day.finalTurnout / seeds.length;
+      }
+    }
+    expect(error.with).toBeLessThan(0.7 * error.without);
+    expect(width.with).toBeLessThan(0.8 * width.without);
+  });
+
+  it('fits only whole bins already over, with enough votes, inside the day; anything else is left out, never NaN', () => {
+    const day = syntheticDay(11);
+    const stations = day.inputsAt(h('13:00')).slice(0, 60);
+    const votes = (time: string, count: number, territoryId: string | null = 't') => ({ territoryId, votedMinute: at(h(time)), count });
+    const usable = [votes('09:10', 12), votes('09:40', 30), votes('10:40', 15, null)];
+    const dropped = [
+      votes('07:30', 40), // before opening
+      votes('12:45', 40), // its bin (12:30–13:00) is not over at 12:50
+      votes('14:10', 40), // a vote time after now (a phone's clock ahead)
+      votes('09:20', 0),
+      votes('09:20', -3),
+    ];
+    const unusable = [...dropped, votes('11:10', 5)]; // the last: a bin with too few votes to fit
+    const result = projectAt(h('12:50'), stations, { voterVotes: [...usable, ...unusable] });
+    expectWellFormed(result);
+    // 09:00–09:30 (12) and 09:30–10:00 (30) are fitted; 10:30–11:00 (15, no territory) too; the day's curve pools them.
+    expect(result.curve.supporterVotes).toBe(57);
+    const alone = projectAt(h('12:50'), stations, { voterVotes: usable });
+    expect(alone).toEqual(result);
+    // The fit (and its cache key) follows the flow.
+    const input: ProjectionInput = { now: at(h('12:50')), timeZone: TIME_ZONE, electionDate: ELECTION_DATE, curve: DEFAULT_CURVE, stations };
+    expect(prepareDay({ ...input, voterVotes: usable }).key).not.toBe(prepareDay(input).key);
+    expect(prepareDay({ ...input, voterVotes: usable }).key).toBe(prepareDay({ ...input, voterVotes: [...usable, ...dropped] }).key);
   });
 });
 

@@ -90,6 +90,19 @@ export const CURVE_MODEL = {
   historyStations: 10,
   /** Degrees of freedom of λ's Student-t prior. */
   futureDegrees: 2,
+  /**
+   * Supporters' reported votes by the minute they voted (those no brigade called first): their own
+   * tilt against the electorate's (a campaign's supporters may be older, or younger, than the
+   * electorate) has this prior sd; the shape they share with it (a lunchtime dip, a queue) is the curve's.
+   */
+  supporterTiltSd: 0.5,
+  /**
+   * How far one bin's supporter flow may stray from the electorate's beyond its Poisson noise (log
+   * sd): as much as a bin of the electorate's may stray from the prior's (the wiggle's 0.1).
+   */
+  supporterFlowSd: 0.1,
+  /** A bin's supporter flow is fitted from this many reported votes on (and ½ of its votes reported by now). */
+  supporterFlowVotes: 10,
   /** Counted stations a territory needs to get its own tilt. */
   territoryCurveStations: 8,
   /** At most this many territory tilts (the territories with most counted stations). */
@@ -171,6 +184,16 @@ export interface FitStation {
   cap: number;
 }
 
+/**
+ * Supporters' reported votes of one territory ('' for none) by the bin they were cast in (their
+ * `votedAt`): `votes` reported so far and `reach`, the share of that bin's votes expected to have
+ * been reported by now (the reporting delay). Only bins that ended before now.
+ */
+export interface FitFlow {
+  group: string;
+  bins: readonly { bin: number; votes: number; reach: number }[];
+}
+
 /** count: its own counts; history: its previous turnout times the day's factor; territory/overall: a rate borrowed; none: nothing fitted. */
 export type StationBasis = 'count' | 'history' | 'territory' | 'overall' | 'none';
 
@@ -224,9 +247,20 @@ const MU = 0;
 const TILT = 1;
 const FIRST_BIN = 2;
 
+/** One curve's supporter flow, fitted as log(votes / reach) = κ + log p_b + γ x_b + noise, κ free. */
+interface FlowTerm {
+  /** The curve it follows: the day's (−1) or a territory's own tilt. */
+  tiltIndex: number;
+  /** Reported votes in its fitted bins. */
+  votes: number;
+  bins: number[];
+  y: number[];
+  weight: number[];
+}
+
 export interface DayFit {
   grid: CurveGrid;
-  /** Parameters: μ, the day's tilt, one wiggle per bin, one tilt per territory curve, ν. */
+  /** Parameters: μ, the day's tilt, one wiggle per bin, one tilt per territory curve, the supporters' tilt γ, λ, ν. */
   parameters: Float64Array;
   /** Cholesky factor of the posterior precision (Laplace approximation). */
   factor: Float64Array;
@@ -244,17 +278,24 @@ export interface DayFit {
   /** Per rate group (StationFinal.rateGroup): the posterior variance of its rate effect. */
   rateGroups: Map<string, { effectVariance: number }>;
   countedStations: number;
+  /** Supporters' reported votes fitted as the flow of a curve, by its tilt index (−1: the day's). */
+  supporterVotes: Map<number, number>;
+  /** Index of γ, the supporters' own tilt (0 when no flow informs it). */
+  supporterTiltIndex: number;
   iterations: number;
 }
 
-/** μ, the tilt, the bins' wiggles, the territory tilts, then λ and ν. */
+/** μ, the tilt, the bins' wiggles, the territory tilts, then the supporters' tilt γ, λ and ν. */
 export function parameterCount(grid: CurveGrid, territoryCurves: number): number {
-  return FIRST_BIN + grid.bins + territoryCurves + 2;
+  return FIRST_BIN + grid.bins + territoryCurves + 3;
 }
 
-/** The bin shares of the curve the parameters describe, for the day (tiltIndex −1) or a territory. */
-export function curveShares(grid: CurveGrid, parameters: ArrayLike<number>, tiltIndex = -1): CurveShares {
-  const tilt = parameters[TILT]! + (tiltIndex >= 0 ? parameters[tiltIndex]! : 0);
+/**
+ * The bin shares of the curve the parameters describe, for the day (tiltIndex −1) or a territory;
+ * with `supporterTiltIndex`, the supporters' curve (their own tilt γ on top).
+ */
+export function curveShares(grid: CurveGrid, parameters: ArrayLike<number>, tiltIndex = -1, supporterTiltIndex = -1): CurveShares {
+  const tilt = parameters[TILT]! + (tiltIndex >= 0 ? parameters[tiltIndex]! : 0) + (supporterTiltIndex >= 0 ? parameters[supporterTiltIndex]! : 0);
   const future = grid.future;
   const lambda = future ? parameters[future.index]! : 0;
   const shares = new Float64Array(grid.bins);
@@ -297,8 +338,11 @@ export function fractionGradient(grid: CurveGrid, curve: CurveShares, size: numb
   return gradient;
 }
 
-/** ∂(Σ_c p_c w_c)/∂parameters for bin weights w (the share of the day's voters a weighting picks). */
-export function weightedShareGradient(grid: CurveGrid, curve: CurveShares, size: number, tiltIndex: number, weights: ArrayLike<number>): Float64Array {
+/**
+ * ∂(Σ_c p_c w_c)/∂parameters for bin weights w (the share of the day's voters a weighting picks);
+ * with `supporterTiltIndex`, of the supporters' curve.
+ */
+export function weightedShareGradient(grid: CurveGrid, curve: CurveShares, size: number, tiltIndex: number, weights: ArrayLike<number>, supporterTiltIndex = -1): Float64Array {
   let mean = 0;
   for (let c = 0; c < grid.bins; c++) mean += curve.shares[c]! * weights[c]!;
   const gradient = new Float64Array(size);
@@ -312,6 +356,7 @@ export function weightedShareGradient(grid: CurveGrid, curve: CurveShares, size:
   }
   gradient[TILT] = tilt;
   if (tiltIndex >= 0) gradient[tiltIndex] = tilt;
+  if (supporterTiltIndex >= 0) gradient[supporterTiltIndex] = tilt;
   if (grid.future) gradient[grid.future.index] = lambda;
   return gradient;
 }
@@ -359,7 +404,8 @@ function priorPrecision(grid: CurveGrid, spread: CurveSpread, size: number, leve
       precision.add(i - 1, i, neighbours);
     }
   }
-  for (let i = FIRST_BIN + grid.bins; i < size - 2; i++) precision.add(i, i, 1 / spread.territoryTiltSd ** 2);
+  for (let i = FIRST_BIN + grid.bins; i < size - 3; i++) precision.add(i, i, 1 / spread.territoryTiltSd ** 2);
+  precision.add(size - 3, size - 3, 1 / CURVE_MODEL.supporterTiltSd ** 2);
   // λ: the Student-t's weight at 0 (iteratively reweighted at each step of the fit).
   precision.add(size - 2, size - 2, futureWeight(spread, 0));
   precision.add(size - 1, size - 1, 1 / level.daySd ** 2);
@@ -414,12 +460,16 @@ class DayModel {
   readonly grid: CurveGrid;
   /** Index of λ, the shift of the log flow after the latest count. */
   readonly lambda: number;
+  /** Index of γ, the supporters' tilt against the electorate's. */
+  readonly supporterTilt: number;
+  readonly flows: FlowTerm[] = [];
 
   constructor(
     baseGrid: CurveGrid,
     readonly input: readonly FitStation[],
     readonly spread: CurveSpread,
     readonly level: LevelSpread,
+    flows: readonly FitFlow[] = [],
   ) {
     const grid = baseGrid;
     const byKey = new Map<string, GroupState>();
@@ -469,6 +519,8 @@ class DayModel {
       if (group.history) group.level = this.nu;
     }
     this.lambda = this.size - 2;
+    this.supporterTilt = this.size - 3;
+    this.flows = this.flowTerms(grid, flows);
     this.countedStations = this.groups.reduce((sum, group) => sum + group.counted, 0);
     this.levelFromHistory = countedHistory >= CURVE_MODEL.historyStations;
     // The bins after the latest count (before closing) are what λ shifts; only the level can tell.
@@ -479,6 +531,89 @@ class DayModel {
     this.grid = { ...grid, future: { share, index: this.lambda } };
     this.local = FIRST_BIN + grid.bins + 1;
     this.jacobian = new Float64Array(this.local);
+  }
+
+  /**
+   * The supporters' flows, pooled by the curve they follow (a territory with its own tilt, else the
+   * day's): per bin log(votes / reach), weighted by its Poisson noise plus the brigades' floor.
+   */
+  private flowTerms(grid: CurveGrid, flows: readonly FitFlow[]): FlowTerm[] {
+    const pooled = new Map<number, { votes: Float64Array; expected: Float64Array }>();
+    for (const flow of flows) {
+      const tiltIndex = this.territories.get(flow.group)?.tiltIndex ?? -1;
+      let sums = pooled.get(tiltIndex);
+      if (!sums) pooled.set(tiltIndex, (sums = { votes: new Float64Array(grid.bins), expected: new Float64Array(grid.bins) }));
+      for (const { bin, votes, reach } of flow.bins) {
+        if (!(votes > 0) || !(reach >= 0.5) || bin < 0 || bin >= grid.bins) continue;
+        sums.votes[bin]! += votes;
+        sums.expected[bin]! += votes / Math.min(1, reach);
+      }
+    }
+    const terms: FlowTerm[] = [];
+    for (const [tiltIndex, { votes, expected }] of pooled) {
+      const term: FlowTerm = { tiltIndex, votes: 0, bins: [], y: [], weight: [] };
+      for (let b = 0; b < grid.bins; b++) {
+        if (votes[b]! < CURVE_MODEL.supporterFlowVotes) continue;
+        term.bins.push(b);
+        term.votes += votes[b]!;
+        term.y.push(Math.log(expected[b]!));
+        term.weight.push(1 / (1 / votes[b]! + CURVE_MODEL.supporterFlowSd ** 2));
+      }
+      // One bin alone says nothing about the shape (κ takes it).
+      if (term.bins.length >= 2) terms.push(term);
+    }
+    return terms;
+  }
+
+  /**
+   * The supporters' flows' part of the objective, gradient and Gauss–Newton Hessian: residual
+   * r_b = y_b − (log p⁰_b + tilt·x_b + z_b + λ·u_b + γ·x_b), with κ (and the shares' normaliser, the
+   * same for every bin) integrated out under a flat prior: Σ w r² − (Σ w r)² / Σ w.
+   */
+  private addFlows(theta: ArrayLike<number>, hessian: SymmetricMatrix | undefined, rhs: Float64Array): number {
+    let objective = 0;
+    const future = this.grid.future!.share;
+    const sum = new Float64Array(this.size);
+    const indices = [0, 0, 0, 0, 0];
+    const values = [0, 0, 0, 0, 0];
+    for (const term of this.flows) {
+      const tilt = theta[TILT]! + (term.tiltIndex >= 0 ? theta[term.tiltIndex]! : 0) + theta[this.supporterTilt]!;
+      let weightSum = 0;
+      let residualSum = 0;
+      sum.fill(0);
+      term.bins.forEach((b, k) => {
+        const x = this.grid.position[b]!;
+        const r = term.y[k]! - (this.grid.priorLogShare[b]! + tilt * x + theta[FIRST_BIN + b]! + theta[this.lambda]! * future[b]!);
+        const w = term.weight[k]!;
+        objective += w * r * r;
+        weightSum += w;
+        residualSum += w * r;
+        let n = 0;
+        const entry = (index: number, value: number) => {
+          indices[n] = index;
+          values[n++] = value;
+        };
+        entry(FIRST_BIN + b, 1);
+        entry(TILT, x);
+        entry(this.supporterTilt, x);
+        if (term.tiltIndex >= 0) entry(term.tiltIndex, x);
+        if (future[b]! > 0) entry(this.lambda, future[b]!);
+        for (let i = 0; i < n; i++) {
+          const wi = w * values[i]!;
+          rhs[indices[i]!]! += wi * r;
+          sum[indices[i]!]! += wi;
+          if (hessian) for (let j = 0; j < n; j++) hessian.add(indices[i]!, indices[j]!, wi * values[j]!);
+        }
+      });
+      objective -= (residualSum * residualSum) / weightSum;
+      for (let i = 0; i < this.size; i++) {
+        const si = sum[i]!;
+        if (si === 0) continue;
+        rhs[i]! -= (si * residualSum) / weightSum;
+        if (hessian) for (let j = 0; j < this.size; j++) if (sum[j] !== 0) hessian.add(i, j, (-si * sum[j]!) / weightSum);
+      }
+    }
+    return objective;
   }
 
   /** A local coordinate's global index: the level is μ or ν, the last slot is λ. */
@@ -652,6 +787,7 @@ class DayModel {
         hessian.add(own, own, local[TILT * L + TILT]!);
       }
     }
+    objective += this.addFlows(theta, hessian, rhs);
     let penalty = 0;
     for (let i = 0; i < this.size; i++) {
       let row = 0;
@@ -842,8 +978,14 @@ class DayModel {
  * uncertainty is the Laplace approximation (the Gauss–Newton Hessian at the optimum); each
  * station's gradient on them is taken numerically.
  */
-export function fitDay(grid: CurveGrid, input: readonly FitStation[], spread: CurveSpread = DEFAULT_CURVE_SPREAD, level: LevelSpread = DEFAULT_LEVEL_SPREAD): DayFit {
-  const model = new DayModel(grid, input, spread, level);
+export function fitDay(
+  grid: CurveGrid,
+  input: readonly FitStation[],
+  spread: CurveSpread = DEFAULT_CURVE_SPREAD,
+  level: LevelSpread = DEFAULT_LEVEL_SPREAD,
+  flows: readonly FitFlow[] = [],
+): DayFit {
+  const model = new DayModel(grid, input, spread, level, flows);
   const informed = model.reports.length > 0;
   let best: Optimum;
   if (!informed) {
@@ -887,6 +1029,8 @@ export function fitDay(grid: CurveGrid, input: readonly FitStation[], spread: Cu
     groups: new Map(model.territories),
     rateGroups: new Map(model.groups.map((group) => [group.key, { effectVariance: group.effectVariance }])),
     countedStations: model.countedStations,
+    supporterVotes: new Map(informed ? model.flows.map((term) => [term.tiltIndex, term.votes]) : []),
+    supporterTiltIndex: model.supporterTilt,
     iterations: best.iterations,
   };
 }

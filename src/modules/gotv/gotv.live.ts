@@ -7,7 +7,7 @@ import { DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT } from './gotv.curve';
 import { dayPrior } from './gotv.curve-history';
 import type { DayFit } from './gotv.curve-model';
 import { LAG_MODEL } from './gotv.lag';
-import { countReportsSince, stationRows, voterLagRows, type StationFilter, type StationRow, type VoterLagRow } from './gotv.live.repository';
+import { countReportsSince, stationRows, voterLagRows, voterVoteRows, type StationFilter, type StationRow, type VoterLagRow, type VoterVoteRow } from './gotv.live.repository';
 import {
   curvePoints,
   curveView,
@@ -20,6 +20,7 @@ import {
   type ProjectionInput,
   type StationInput,
   type VoterLagCount,
+  type VoterVoteCount,
 } from './gotv.projection';
 import { electionDay, liveDayStart } from './gotv.settings';
 import { findSettings } from './gotv.stations.repository';
@@ -54,8 +55,8 @@ function stationInputs(stations: StationRow[], counts: CountsByStation, withPrev
 
 /** A fit is refreshed at most this often per process while the counts keep changing (the push is at most every 5 s anyway). */
 const FIT_REFRESH_MS = 1000;
-/** The delay histogram changes slowly: read at most this often per process. */
-const LAG_REFRESH_MS = 15_000;
+/** The delay histogram and the supporters' flow change slowly: read at most this often per process. */
+const VOTES_REFRESH_MS = 15_000;
 
 /**
  * The day's fit, kept per process: reused while the counts it was made from are the same, and,
@@ -64,7 +65,25 @@ const LAG_REFRESH_MS = 15_000;
  * projection for a given instant (`now` passed) always uses a fit of exactly its counts.
  */
 let fitCache: { key: string; priorKey: string; stationIds: string; fit: DayFit; at: number } | undefined;
-let lagCache: { since: number; rows: VoterLagRow[]; at: number } | undefined;
+
+/**
+ * Rows the live projection reads at most every VOTES_REFRESH_MS per process: reused while a read
+ * that began no later than `since` is fresh. A projection for a given instant always reads.
+ */
+class LiveRows<T> {
+  private cached: { since: number; rows: T[]; at: number } | undefined;
+
+  async read(live: boolean, since: Date, load: () => Promise<T[]>): Promise<T[]> {
+    const cached = this.cached;
+    if (live && cached && Date.now() - cached.at < VOTES_REFRESH_MS && cached.since <= since.getTime()) return cached.rows;
+    const rows = await load();
+    if (live) this.cached = { since: since.getTime(), rows, at: Date.now() };
+    return rows;
+  }
+}
+
+const lagRows = new LiveRows<VoterLagRow>();
+const voteRows = new LiveRows<VoterVoteRow>();
 
 function cachedFit(stationIds: string, live: boolean): (prepared: PreparedDay) => DayFit {
   return (prepared) => {
@@ -82,13 +101,7 @@ function cachedFit(stationIds: string, live: boolean): (prepared: PreparedDay) =
 /** Recent voter reports' delays, as the projection reads them at `now` (cached for the live projection). */
 async function voterLags(q: Queries, dayStart: Date, now: Date, live: boolean): Promise<VoterLagCount[]> {
   const since = new Date(Math.max(dayStart.getTime(), now.getTime() - LAG_MODEL.windowMinutes * 60_000));
-  let rows: VoterLagRow[];
-  const cached = lagCache;
-  if (live && cached && Date.now() - cached.at < LAG_REFRESH_MS && cached.since <= since.getTime()) rows = cached.rows;
-  else {
-    rows = await voterLagRows(q, since, now);
-    if (live) lagCache = { since: since.getTime(), rows, at: Date.now() };
-  }
+  const rows = await lagRows.read(live, since, () => voterLagRows(q, since, now));
   return rows
     .filter((row) => new Date(row.voted_minute).getTime() >= since.getTime())
     .map((row) => ({
@@ -97,6 +110,12 @@ async function voterLags(q: Queries, dayStart: Date, now: Date, live: boolean): 
       ageMinutes: Math.floor((now.getTime() - new Date(row.voted_minute).getTime()) / 60_000),
       count: row.n,
     }));
+}
+
+/** The day's voter reports by territory and the minute of the vote, as the projection reads them at `now`. */
+async function voterVotes(q: Queries, dayStart: Date, now: Date, live: boolean): Promise<VoterVoteCount[]> {
+  const rows = await voteRows.read(live, dayStart, () => voterVoteRows(q, dayStart, now));
+  return rows.map((row) => ({ territoryId: row.territory_id, votedMinute: new Date(row.voted_minute), count: row.n }));
 }
 
 /**
@@ -110,11 +129,12 @@ export async function projection(q: Queries, timeZone: string, filter: StationFi
   const day = await electionDay(q);
   const dayStart = instantAt(day.electionDate, 0, timeZone);
   const filtered = filter.territoryId !== undefined || filter.bbox !== undefined || filter.ids !== undefined;
-  const [stations, counts, only, lags] = await Promise.all([
+  const [stations, counts, only, lags, votes] = await Promise.all([
     stationRows(q, {}),
     countsByStation(q, dayStart),
     filtered ? stationRows(q, filter).then((rows) => new Set(rows.map((row) => row.id))) : Promise.resolve(undefined),
     voterLags(q, dayStart, at, live),
+    voterVotes(q, dayStart, at, live),
   ]);
   const input: ProjectionInput = {
     now: at,
@@ -127,6 +147,7 @@ export async function projection(q: Queries, timeZone: string, filter: StationFi
     warnings: day.warnings,
     stations: stationInputs(stations, counts, true),
     voterLags: lags,
+    voterVotes: votes,
     ...(only ? { only } : {}),
   };
   return project(input, { fit: cachedFit(stations.map((station) => station.id).join(','), live) });
@@ -175,7 +196,7 @@ export async function dayCurve(q: Queries, timeZone: string, date: string): Prom
     countedStations: fit.countedStations,
     closedStations: fit.stations.filter((station) => station.closed).length,
     turnoutCurve,
-    curve: { scope: 'day', countedStations: fit.countedStations, points },
+    curve: { scope: 'day', countedStations: fit.countedStations, supporterVotes: 0, points },
   };
 }
 

@@ -16,6 +16,7 @@ import {
   type CurveShares,
   type CurveSpread,
   type DayFit,
+  type FitFlow,
   type FitStation,
   type LevelSpread,
 } from './gotv.curve-model';
@@ -66,6 +67,13 @@ export interface VoterLagCount extends LagCount {
   territoryId: string | null;
 }
 
+/** Supporters' voter reports of a territory received so far, by the minute they voted (`votedAt`, whole minutes). */
+export interface VoterVoteCount {
+  territoryId: string | null;
+  votedMinute: Date;
+  count: number;
+}
+
 export interface ProjectionInput {
   now: Date;
   timeZone: string;
@@ -81,6 +89,8 @@ export interface ProjectionInput {
   stations: readonly StationInput[];
   /** Voter-report delays, for the confirmed-supporter projection; none: no delay correction. */
   voterLags?: readonly VoterLagCount[];
+  /** Election-day voter reports by territory and the minute of the vote: the supporters' flow, which shares the day's shape. */
+  voterVotes?: readonly VoterVoteCount[];
   /** Notes from reading the settings (an unusable stored curve, …), passed through. */
   warnings?: readonly string[];
   /** Report only these stations (and their sums); every station still informs the curve. */
@@ -108,6 +118,7 @@ export const curveView = z
   .object({
     scope: z.enum(['day', 'territory']).describe('territory: this territory’s own curve (enough counts); day: the day’s pooled curve'),
     countedStations: z.number().int().describe('stations whose counts inform this curve'),
+    supporterVotes: z.number().int().describe('supporters’ reported votes whose times inform this curve’s shape (those a brigade called before they voted are left out)'),
     points: z.array(
       z.object({
         time: z.string().describe('HH:MM local'),
@@ -205,6 +216,10 @@ export interface PreparedDay {
   spread: CurveSpread;
   level: LevelSpread;
   stations: FitStation[];
+  /** Supporters' votes by territory and bin, with the share of each bin reported by now. */
+  flows: FitFlow[];
+  /** The reporting delay over every territory (null: too few reports). */
+  overallLag: LagDistribution | null;
   figures: { votersSoFar: number; at: Date | null }[];
   setAside: SetAside;
   /** The prior (hours, curve, spread) the fit is made with. */
@@ -283,11 +298,36 @@ export function prepareDay(input: ProjectionInput): PreparedDay {
     hash.update(`|${group}:${station.registeredVoters}:${previousLogRate ?? ''}:${figure.votersSoFar}:${reports.map((r) => `${r.minute.toFixed(3)}=${r.votersSoFar}`).join(',')}`);
     return { group, registeredVoters: station.registeredVoters, previousLogRate, reports, floor: figure.votersSoFar, cap: Math.max(station.registeredVoters, figure.votersSoFar) };
   });
-  return { grid, spread, level, stations, figures, setAside, priorKey, key: hash.digest('base64') };
+  const overallLag = estimateLag(input.voterLags ?? []);
+  const flows = supporterFlows(input.voterVotes ?? [], grid, overallLag, minuteOf(now), minuteOf);
+  for (const flow of flows) hash.update(`|flow ${flow.group}:${flow.bins.map((b) => `${b.bin}=${b.votes}/${b.reach.toFixed(4)}`).join(',')}`);
+  return { grid, spread, level, stations, flows, overallLag, figures, setAside, priorKey, key: hash.digest('base64') };
+}
+
+/**
+ * The supporters' reported votes per territory and bin (bins that ended by now), each with the share
+ * of its votes the reporting delay lets us have seen by now.
+ */
+function supporterFlows(votes: readonly VoterVoteCount[], grid: CurveGrid, lag: LagDistribution | null, nowMinute: number, minuteOf: (at: Date) => number): FitFlow[] {
+  const reach = reportedWeights(grid, lag, nowMinute);
+  const byGroup = new Map<string, Float64Array>();
+  for (const row of votes) {
+    const minute = minuteOf(row.votedMinute) + 0.5;
+    if (!(row.count > 0) || minute <= grid.opensAt || minute >= grid.closesAt) continue;
+    const bin = Math.floor((minute - grid.opensAt) / grid.width);
+    if (grid.opensAt + (bin + 1) * grid.width > nowMinute) continue;
+    const group = row.territoryId ?? '';
+    let bins = byGroup.get(group);
+    if (!bins) byGroup.set(group, (bins = new Float64Array(grid.bins)));
+    bins[bin]! += row.count;
+  }
+  return [...byGroup.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([group, bins]) => ({ group, bins: [...bins].flatMap((votes, bin) => (votes > 0 ? [{ bin, votes, reach: reach[bin]! }] : [])) }));
 }
 
 /** The fit of a prepared day (what the live layer caches). */
-export const fitPrepared = (prepared: PreparedDay): DayFit => fitDay(prepared.grid, prepared.stations, prepared.spread, prepared.level);
+export const fitPrepared = (prepared: PreparedDay): DayFit => fitDay(prepared.grid, prepared.stations, prepared.spread, prepared.level, prepared.flows);
 
 /**
  * One projected quantity: its value, the gradient of the value on the fit's parameters (errors
@@ -528,13 +568,11 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
   const lagRows = new Map<string, LagCount[]>();
   for (const row of input.voterLags ?? []) {
     const key = row.territoryId ?? '';
-    for (const k of [key, '*']) {
-      const list = lagRows.get(k) ?? [];
-      list.push(row);
-      lagRows.set(k, list);
-    }
+    const list = lagRows.get(key) ?? [];
+    list.push(row);
+    lagRows.set(key, list);
   }
-  const overallLag = phase === 'before_open' ? null : estimateLag(lagRows.get('*') ?? []);
+  const overallLag = phase === 'before_open' ? null : prepared.overallLag;
   const territoryLags = new Map<string, LagDistribution | null>();
   const lagOf = (territory: string): LagDistribution | null => {
     if (phase === 'before_open') return null;
@@ -552,13 +590,15 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
   const reportedShareOf = (territory: string) => {
     let value = reportedShares.get(territory);
     if (!value) {
-      const { curve: shares, tiltIndex } = curves.of(territory);
+      // The supporters' own curve: the territory's with their tilt (γ) on top.
+      const { tiltIndex } = curves.of(territory);
+      const shares = curveShares(fit.grid, fit.parameters, tiltIndex, fit.supporterTiltIndex);
       const weights = reportedWeights(fit.grid, lagOf(territory), nowMinute);
       let share = 0;
       for (let b = 0; b < fit.grid.bins; b++) share += shares.shares[b]! * weights[b]!;
       // Every vote of the day reported (closed, delays over): exactly 1, not 1 less rounding.
       if (share > 1 - 1e-9) share = 1;
-      value = { share, gradient: weightedShareGradient(fit.grid, shares, size, tiltIndex, weights) };
+      value = { share, gradient: weightedShareGradient(fit.grid, shares, size, tiltIndex, weights, fit.supporterTiltIndex) };
       reportedShares.set(territory, value);
     }
     return value;
@@ -625,6 +665,7 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
       curve: {
         scope: tiltIndex >= 0 ? ('territory' as const) : ('day' as const),
         countedStations: territory === '*' || tiltIndex < 0 ? fit.countedStations : (group?.counted ?? 0),
+        supporterVotes: tiltIndex < 0 ? [...fit.supporterVotes.values()].reduce((sum, n) => sum + n, 0) : (fit.supporterVotes.get(tiltIndex) ?? 0),
         points: curvePoints(fit, curve, shares, tiltIndex),
       },
     };
