@@ -20,6 +20,7 @@ export const recordedProjectionPush = {
   curve: {
     scope: 'day',
     countedStations: 0,
+    supporterVotes: 0,
     points: [
       { time: '00:00', fraction: 0, low: 0, high: 0, prior: 0 },
       { time: '01:00', fraction: 0.0267, low: 0.0132, high: 0.0532, prior: 0.0267 },
