@@ -298,7 +298,8 @@ describe('the learned curve, its explanation and its history', () => {
     const voter = async (documentId: string) =>
       (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: documentId, documentId, pollingStationId: stationB }).expect(201)).body.id as string;
     const flow = async () => {
-      const rows = await voterVoteRows(app.runtime.deps.db, instantAt(today(), 0, 'America/Bogota'), new Date());
+      const now = new Date();
+      const rows = await voterVoteRows(app.runtime.deps.db, instantAt(today(), 0, 'America/Bogota'), now, now);
       const votesIn = (territoryId: string | null) => rows.filter((row) => row.territory_id === territoryId).reduce((sum, row) => sum + row.n, 0);
       return { kennedy: votesIn(kennedy), none: votesIn(null) };
     };
@@ -425,5 +426,28 @@ describe('the learned curve, its explanation and its history', () => {
     expectProblem(await app.http.get('/api/gotv/day-curve?date=ayer').set(viewer.auth), 400);
     expectProblem(await app.http.get(`/api/gotv/day-curve?date=${yesterday()}`).set((await createUser(app, admin, 'brigade')).auth), 403);
     await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today(), curveHistory: [] }).expect(200);
+  });
+
+  it('derives a past day’s curve from its supporters’ vote times too, never from a rehearsal’s', async () => {
+    const votedYesterday = async (station: string, times: string[], first: number) => {
+      const ids: string[] = [];
+      for (const [i] of times.entries()) {
+        const documentId = String(50_000_000 + first + i);
+        ids.push((await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: documentId, documentId, pollingStationId: station }).expect(201)).body.id);
+      }
+      const reports = ids.map((voterId, i) => ({ kind: 'voter', clientReportId: randomUUID(), voterId, votedAt: yesterdayAt(times[i]!) }));
+      const answer = (await app.http.post('/api/gotv/turnout').set(manager.auth).send({ reports }).expect(201)).body;
+      expect(answer).toMatchObject({ accepted: ids.length, rejected: [] });
+    };
+    const minutes = (hour: string, from: number) => Array.from({ length: 12 }, (_, i) => `${hour}:${String(from + i).padStart(2, '0')}`);
+    // Yesterday was election day (a first round): its supporters' reports came in that day.
+    await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: yesterday() }).expect(200);
+    await votedYesterday(stationA, [...minutes('09', 5), ...minutes('10', 35)], 0);
+    // Today is: reports dated yesterday are now a rehearsal's, which never shape a curve.
+    await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200);
+    await votedYesterday(stationB, minutes('12', 5), 100);
+    const derived = (await app.http.get(`/api/gotv/day-curve?date=${yesterday()}`).set(viewer.auth).expect(200)).body;
+    // 09:00–09:30 and 10:30–11:00, twelve votes each.
+    expect(derived.curve.supporterVotes).toBe(24);
   });
 });

@@ -100,19 +100,19 @@ export interface VoterVoteRow {
 }
 
 /**
- * Election-day voter reports voted since `since` and received by `now`, of supporters no brigade
+ * Voter reports voted from `since` to `until` and received by `now`, of supporters no brigade
  * contacted that day before their vote, counted by territory and the vote's minute: the supporters'
  * flow, whose shape the learned curve shares (a called supporter votes when the brigade gets them
  * there). At most one row per territory and minute of the day, however many reports; the contacts
  * are looked up by their (voter, created_at) index.
  */
-export function voterVoteRows(q: Queries, since: Date, now: Date): Promise<VoterVoteRow[]> {
+export function voterVoteRows(q: Queries, since: Date, until: Date, now: Date): Promise<VoterVoteRow[]> {
   return q.rows(
     sql<VoterVoteRow>`
       select s.territory_id, date_trunc('minute', r.reported_at) as voted_minute, count(*)::int as n
       from gotv_turnout_reports r join gotv_polling_stations s on s.id = r.station_id
       where r.kind = 'voter' and not r.rehearsal and r.reported_at >= ${since}::timestamptz
-        and r.reported_at <= ${now}::timestamptz and r.received_at <= ${now}::timestamptz
+        and r.reported_at <= ${until}::timestamptz and r.received_at <= ${now}::timestamptz
         and not exists (
           select 1 from gotv_voter_contacts c
           where c.voter_id = r.voter_id and c.created_at >= ${since}::timestamptz and c.created_at <= r.reported_at)

@@ -10,6 +10,7 @@ import { LAG_MODEL } from './gotv.lag';
 import { countReportsSince, stationRows, voterLagRows, voterVoteRows, type StationFilter, type StationRow, type VoterLagRow, type VoterVoteRow } from './gotv.live.repository';
 import {
   curvePoints,
+  curveSupporterVotes,
   curveView,
   fitPrepared,
   fittedCurves,
@@ -112,9 +113,12 @@ async function voterLags(q: Queries, dayStart: Date, now: Date, live: boolean): 
     }));
 }
 
-/** The day's voter reports by territory and the minute of the vote, as the projection reads them at `now`. */
-async function voterVotes(q: Queries, dayStart: Date, now: Date, live: boolean): Promise<VoterVoteCount[]> {
-  const rows = await voteRows.read(live, dayStart, () => voterVoteRows(q, dayStart, now));
+/**
+ * A day's voter reports by territory and the minute of the vote (from `dayStart` to `until`), as
+ * received by `now` (the live projection: until now; a past day: until its end, received since too).
+ */
+async function voterVotes(q: Queries, dayStart: Date, until: Date, now: Date, live: boolean): Promise<VoterVoteCount[]> {
+  const rows = await voteRows.read(live, dayStart, () => voterVoteRows(q, dayStart, until, now));
   return rows.map((row) => ({ territoryId: row.territory_id, votedMinute: new Date(row.voted_minute), count: row.n }));
 }
 
@@ -134,7 +138,7 @@ export async function projection(q: Queries, timeZone: string, filter: StationFi
     countsByStation(q, dayStart),
     filtered ? stationRows(q, filter).then((rows) => new Set(rows.map((row) => row.id))) : Promise.resolve(undefined),
     voterLags(q, dayStart, at, live),
-    voterVotes(q, dayStart, at, live),
+    voterVotes(q, dayStart, at, at, live),
   ]);
   const input: ProjectionInput = {
     now: at,
@@ -170,16 +174,25 @@ export const dayCurveView = z
 
 /**
  * A past day's curve, learned from its count reports kept in the database (a previous election, or
- * a rehearsal), on today's configured hours, with a loose prior so that the day's own counts
- * decide: what a campaign can store as curve history.
+ * a rehearsal) and its supporters' flow (a previous election's voter reports; never a rehearsal's),
+ * on today's configured hours, with a loose prior so that the day's own reports decide: what a
+ * campaign can store as curve history (a second round's, from the first).
  */
 export async function dayCurve(q: Queries, timeZone: string, date: string): Promise<z.input<typeof dayCurveView>> {
   const settings = await findSettings(q);
   const prior = dayPrior(settings ?? { opensAt: DEFAULT_OPENS_AT, closesAt: DEFAULT_CLOSES_AT, turnoutCurve: null, curveHistory: [] });
   const from = instantAt(date, 0, timeZone);
   const until = instantAt(date, 24 * 60, timeZone);
-  const [stations, counts] = await Promise.all([stationRows(q, {}), countsByStation(q, from, undefined, until)]);
-  const input: ProjectionInput = { now: until, timeZone, electionDate: date, curve: prior.curve, spread: PAST_DAY_SPREAD, stations: stationInputs(stations, counts) };
+  const [stations, counts, votes] = await Promise.all([stationRows(q, {}), countsByStation(q, from, undefined, until), voterVotes(q, from, until, new Date(), false)]);
+  const input: ProjectionInput = {
+    now: until,
+    timeZone,
+    electionDate: date,
+    curve: prior.curve,
+    spread: PAST_DAY_SPREAD,
+    stations: stationInputs(stations, counts),
+    voterVotes: votes,
+  };
   const prepared = prepareDay(input);
   const fit = fitPrepared(prepared);
   const curves = fittedCurves(fit);
@@ -196,7 +209,7 @@ export async function dayCurve(q: Queries, timeZone: string, date: string): Prom
     countedStations: fit.countedStations,
     closedStations: fit.stations.filter((station) => station.closed).length,
     turnoutCurve,
-    curve: { scope: 'day', countedStations: fit.countedStations, supporterVotes: 0, points },
+    curve: { scope: 'day', countedStations: fit.countedStations, supporterVotes: curveSupporterVotes(fit), points },
   };
 }
 

@@ -326,6 +326,11 @@ function supporterFlows(votes: readonly VoterVoteCount[], grid: CurveGrid, lag: 
     .map(([group, bins]) => ({ group, bins: [...bins].flatMap((votes, bin) => (votes > 0 ? [{ bin, votes, reach: reach[bin]! }] : [])) }));
 }
 
+/** Supporters' votes a curve was fitted with: a territory's own (its tilt index), or every one for the day's (−1). */
+export function curveSupporterVotes(fit: DayFit, tiltIndex = -1): number {
+  return tiltIndex >= 0 ? (fit.supporterVotes.get(tiltIndex) ?? 0) : [...fit.supporterVotes.values()].reduce((sum, n) => sum + n, 0);
+}
+
 /** The fit of a prepared day (what the live layer caches). */
 export const fitPrepared = (prepared: PreparedDay): DayFit => fitDay(prepared.grid, prepared.stations, prepared.spread, prepared.level, prepared.flows);
 
@@ -665,7 +670,7 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
       curve: {
         scope: tiltIndex >= 0 ? ('territory' as const) : ('day' as const),
         countedStations: territory === '*' || tiltIndex < 0 ? fit.countedStations : (group?.counted ?? 0),
-        supporterVotes: tiltIndex < 0 ? [...fit.supporterVotes.values()].reduce((sum, n) => sum + n, 0) : (fit.supporterVotes.get(tiltIndex) ?? 0),
+        supporterVotes: curveSupporterVotes(fit, tiltIndex),
         points: curvePoints(fit, curve, shares, tiltIndex),
       },
     };
