@@ -2,8 +2,8 @@ import { fractionAt, type TurnoutCurve } from './gotv.curve';
 import { cholesky, choleskySolve, inverseQuadraticForm, SymmetricMatrix } from './gotv.linalg';
 
 /**
- * The day's own turnout curve, learned from the stations' count reports, with the configured curve
- * as the prior. Pure numerics: no dates, no database. Model, formulas and the reasons behind the
+ * The day's own turnout curve, learned from the stations' count reports and the supporters' vote
+ * times, with the configured curve as the prior. Pure numerics: no dates, no database. Model, formulas and the reasons behind the
  * constants: docs/gotv-projection.md ("The learned curve").
  *
  * The day is cut into bins (30 minutes); each bin's share of the day is the prior's times
@@ -11,7 +11,9 @@ import { cholesky, choleskySolve, inverseQuadraticForm, SymmetricMatrix } from '
  * day running early (< 0) or late (> 0), and the wiggle is a mean-reverting AR(1) deviation per
  * bin (a lunchtime dip, a burst). Territories with enough counts add their own tilt. A count is
  * log(count / registered) = μ + territory effect + station effect + log F(t) + noise, where the two
- * effects are random (integrated out exactly) and μ, the overall log turnout rate, is free.
+ * effects are random (integrated out exactly) and μ, the overall log turnout rate, is free. The
+ * supporters' vote times, counted per bin, trace the same shape (with a tilt of their own): only
+ * their ratios count, their number is free.
  */
 
 export interface CurveSpread {
@@ -280,7 +282,7 @@ export interface DayFit {
   countedStations: number;
   /** Supporters' reported votes fitted as the flow of a curve, by its tilt index (−1: the day's). */
   supporterVotes: Map<number, number>;
-  /** Index of γ, the supporters' own tilt (0 when no flow informs it). */
+  /** Index of γ, the supporters' own tilt among the parameters (its value stays 0 when no flow informs it). */
   supporterTiltIndex: number;
   iterations: number;
 }
@@ -535,7 +537,8 @@ class DayModel {
 
   /**
    * The supporters' flows, pooled by the curve they follow (a territory with its own tilt, else the
-   * day's): per bin log(votes / reach), weighted by its Poisson noise plus the brigades' floor.
+   * day's): per bin log(votes / reach), weighted by its Poisson noise plus how far supporters may
+   * stray from the electorate (CURVE_MODEL.supporterFlowSd).
    */
   private flowTerms(grid: CurveGrid, flows: readonly FitFlow[]): FlowTerm[] {
     const pooled = new Map<number, { votes: Float64Array; expected: Float64Array }>();
