@@ -266,6 +266,8 @@ describe('the supporters’ flow', () => {
       votes('14:10', 40), // a vote time after now (a phone's clock ahead)
       votes('09:20', 0),
       votes('09:20', -3),
+      votes('09:20', Number.NaN),
+      { territoryId: 't', votedMinute: new Date(Number.NaN), count: 40 },
     ];
     const unusable = [...dropped, votes('11:10', 5)]; // the last: a bin with too few votes to fit
     const result = projectAt(h('12:50'), stations, { voterVotes: [...usable, ...unusable] });

@@ -313,7 +313,7 @@ function supporterFlows(votes: readonly VoterVoteCount[], grid: CurveGrid, lag: 
   const byGroup = new Map<string, Float64Array>();
   for (const row of votes) {
     const minute = minuteOf(row.votedMinute) + 0.5;
-    if (!(row.count > 0) || minute <= grid.opensAt || minute >= grid.closesAt) continue;
+    if (!(row.count > 0) || !Number.isFinite(row.count) || !(minute > grid.opensAt && minute < grid.closesAt)) continue;
     const bin = Math.floor((minute - grid.opensAt) / grid.width);
     if (grid.opensAt + (bin + 1) * grid.width > nowMinute) continue;
     const group = row.territoryId ?? '';
