@@ -157,7 +157,7 @@ export async function projection(q: Queries, timeZone: string, filter: StationFi
   return project(input, { fit: cachedFit(stations.map((station) => station.id).join(','), live) });
 }
 
-/** Prior spread for deriving a past day's curve: loose, so that the day's own counts decide. */
+/** Prior spread for deriving a past day's curve: loose, so that the day's own reports decide. */
 const PAST_DAY_SPREAD = { tiltSd: 3, wiggleSd: 0.5, openingWiggleSd: 0.5, wiggleHourCorrelation: 0.5, territoryTiltSd: 1, driftSd: 0, futureSd: 0.3 };
 
 export const dayCurveQuery = z.object({ date: z.iso.date() });
