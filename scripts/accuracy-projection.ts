@@ -7,17 +7,21 @@
  *   npm run accuracy:projection -- [--days 200] [--families default,late-surge] [--stations 300]
  *                                  [--history with,without] [--level daySd,territorySd,stationSd]
  *                                  [--spread tiltSd,wiggleSd,wiggleHourCorrelation,territoryTiltSd,driftSd,futureSd,openingWiggleSd]
- *                                  [--no-flow] [--json]
+ *                                  [--curve-history N] [--no-flow] [--json]
  *
  * `--history`: the days with the stations' previous turnout, without it, or both (the default).
+ * `--curve-history N`: the campaign keeps N past days' curves (ordinary days: test/gotv/families.ts,
+ * pastDayCurves), and the prior (its curve and spread) is made from them as the settings would
+ * make it; `--spread` then only overrides the spreads it names.
  * `--no-flow`: the projection without the supporters' flow (their vote times), to compare.
  * `--json` prints the measures instead of the table (test/gotv/projection-accuracy.test.ts reads them).
  */
 import { performance } from 'node:perf_hooks';
 import { parseTimeOfDay } from '../src/modules/gotv/gotv.curve';
+import { dayPrior } from '../src/modules/gotv/gotv.curve-history';
 import { DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, type CurveSpread, type LevelSpread } from '../src/modules/gotv/gotv.curve-model';
 import { project } from '../src/modules/gotv/gotv.projection';
-import { CHECKPOINTS, FAMILIES, familyDay, type Family } from '../test/gotv/families';
+import { CHECKPOINTS, FAMILIES, familyDay, pastDayCurves, type Family } from '../test/gotv/families';
 import { at, ELECTION_DATE, TIME_ZONE } from '../test/gotv/synthetic';
 
 function argument(name: string): string | undefined {
@@ -35,16 +39,23 @@ const histories = (argument('history')?.split(',') ?? ['with', 'without']).map((
   if (value !== 'with' && value !== 'without') throw new Error(`--history takes with, without or both; got ${value}`);
   return value === 'with';
 });
-const [tiltSd, wiggleSd, wiggleHourCorrelation, territoryTiltSd, driftSd, futureSd, openingWiggleSd] = (argument('spread')?.split(',') ?? []).map(Number);
-const spread: CurveSpread = {
-  tiltSd: tiltSd ?? DEFAULT_CURVE_SPREAD.tiltSd,
-  wiggleSd: wiggleSd ?? DEFAULT_CURVE_SPREAD.wiggleSd,
-  openingWiggleSd: openingWiggleSd ?? DEFAULT_CURVE_SPREAD.openingWiggleSd,
-  wiggleHourCorrelation: wiggleHourCorrelation ?? DEFAULT_CURVE_SPREAD.wiggleHourCorrelation,
-  territoryTiltSd: territoryTiltSd ?? DEFAULT_CURVE_SPREAD.territoryTiltSd,
-  driftSd: driftSd ?? DEFAULT_CURVE_SPREAD.driftSd,
-  futureSd: futureSd ?? DEFAULT_CURVE_SPREAD.futureSd,
-};
+const curveHistoryDays = Number(argument('curve-history') ?? 0);
+const [tiltSd, wiggleSd, wiggleHourCorrelation, territoryTiltSd, driftSd, futureSd, openingWiggleSd] = (argument('spread')?.split(',') ?? []).map((value) =>
+  value === '' ? undefined : Number(value),
+);
+/** The spreads `--spread` names over `base` (the default, or the one the curve history makes). */
+function spreadOver(base: CurveSpread): CurveSpread {
+  return {
+    tiltSd: tiltSd ?? base.tiltSd,
+    wiggleSd: wiggleSd ?? base.wiggleSd,
+    openingWiggleSd: openingWiggleSd ?? base.openingWiggleSd,
+    wiggleHourCorrelation: wiggleHourCorrelation ?? base.wiggleHourCorrelation,
+    territoryTiltSd: territoryTiltSd ?? base.territoryTiltSd,
+    driftSd: driftSd ?? base.driftSd,
+    futureSd: futureSd ?? base.futureSd,
+  };
+}
+const spread = spreadOver(DEFAULT_CURVE_SPREAD);
 const [daySd, territorySd, stationSd] = (argument('level')?.split(',') ?? []).map(Number);
 const level: LevelSpread = {
   daySd: daySd ?? DEFAULT_LEVEL_SPREAD.daySd,
@@ -98,6 +109,7 @@ function measureFamily(family: Family, history: boolean): FamilyAccuracy {
   let narrowing = 0;
   for (let seed = 1; seed <= days; seed++) {
     const day = familyDay(family, seed, { stations: stationCount, history });
+    const prior = curveHistoryDays > 0 ? dayPrior({ opensAt: '08:00', closesAt: '16:00', turnoutCurve: null, curveHistory: pastDayCurves(seed, curveHistoryDays) }) : null;
     const widths: number[] = [];
     CHECKPOINTS.forEach((time, i) => {
       const minute = parseTimeOfDay(time);
@@ -107,8 +119,8 @@ function measureFamily(family: Family, history: boolean): FamilyAccuracy {
         now: at(minute),
         timeZone: TIME_ZONE,
         electionDate: ELECTION_DATE,
-        curve: day.curve,
-        spread,
+        curve: prior?.curve ?? day.curve,
+        spread: prior ? spreadOver(prior.spread) : spread,
         level,
         stations,
         voterLags,
@@ -148,7 +160,11 @@ if (asJson) {
   const pct = (value: number) => (100 * value).toFixed(1);
   const sorted = [...fitTimes].sort((a, b) => a - b);
   const quantile = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
-  console.log(`Curve spread ${JSON.stringify(spread)}; level spread ${JSON.stringify(level)}.`);
+  console.log(
+    curveHistoryDays > 0
+      ? `Curve and spread from ${curveHistoryDays} past days' curves (overrides: ${argument('spread') ?? 'none'}); level spread ${JSON.stringify(level)}.`
+      : `Curve spread ${JSON.stringify(spread)}; level spread ${JSON.stringify(level)}.`,
+  );
   console.log(`${days} days per family, ${stationCount} stations; nominal coverage 0.90. Errors and widths in % of the true final.\n`);
   console.log(
     '| family | history | time | turnout coverage | MAE % | width % | confirmed coverage | MAE % | width % | territory coverage | territory MAE % | days narrowing 10→15 % |',

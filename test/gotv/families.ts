@@ -1,4 +1,5 @@
-import { DEFAULT_CURVE, fractionAt, type TurnoutCurve } from '../../src/modules/gotv/gotv.curve';
+import { DEFAULT_CURVE, formatTimeOfDay, fractionAt, type TurnoutCurve } from '../../src/modules/gotv/gotv.curve';
+import type { HistoryCurve } from '../../src/modules/gotv/gotv.curve-history';
 import type { CountReport, StationInput, VoterLagCount, VoterVoteCount } from '../../src/modules/gotv/gotv.projection';
 import { at, mulberry32, TERRITORY_RATES } from './synthetic';
 
@@ -57,6 +58,46 @@ function normal(random: () => number): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
 }
 
+/**
+ * One day's own variation (DAY_VARIATION): its log flow's departure from its family's shape at
+ * `u`, the share of the day gone by (a tilt and three smooth waves), and the whole day's shift in minutes.
+ */
+function dayVariation(random: () => number): { departure: (u: number) => number; shift: number } {
+  const tilt = DAY_VARIATION.tiltSd * normal(random);
+  const waves = [1, 2, 3].map((k) => ({ k, amplitude: DAY_VARIATION.waveSd * normal(random), phase: 2 * Math.PI * random() }));
+  const shift = (random() * 2 - 1) * DAY_VARIATION.shiftMinutes;
+  const departure = (u: number) => {
+    let value = tilt * (u - 0.5);
+    for (const { k, amplitude, phase } of waves) value += amplitude * Math.sin(k * Math.PI * u + phase);
+    return value;
+  };
+  return { departure, shift };
+}
+
+/**
+ * A campaign's curve history for day `seed`: `count` past election days that followed the default
+ * curve with the same day-to-day variation as any family's day (none of them a surge, a dip or
+ * issue 15's day), as `curveHistory` entries with a point every half hour. The same past days
+ * whatever today's family is: a campaign's history does not know what today will bring.
+ */
+export function pastDayCurves(seed: number, count: number): HistoryCurve[] {
+  const random = mulberry32(seed * 2_654_435 + 101);
+  const { opensAt, closesAt } = DEFAULT_CURVE;
+  const length = closesAt - opensAt;
+  return Array.from({ length: count }, (_, index) => {
+    const { departure } = dayVariation(random);
+    const sums = new Float64Array(length + 1);
+    for (let m = 0; m < length; m++) {
+      const prior = Math.max(1e-6, fractionAt(DEFAULT_CURVE, opensAt + m + 1) - fractionAt(DEFAULT_CURVE, opensAt + m));
+      sums[m + 1] = sums[m]! + prior * Math.exp(departure((m + 0.5) / length));
+    }
+    const turnoutCurve = [];
+    for (let m = 0; m <= length; m += 30)
+      turnoutCurve.push({ time: formatTimeOfDay(opensAt + m), fraction: m === length ? 1 : Math.round((sums[m]! / sums[length]!) * 1e4) / 1e4 });
+    return { label: `past day ${index + 1}`, turnoutCurve };
+  });
+}
+
 interface Station {
   id: string;
   territoryId: string;
@@ -105,15 +146,12 @@ export function familyDay(family: Family, seed: number, options: FamilyOptions =
   const V = DAY_VARIATION;
 
   // The day's shape: the family's departure from the prior plus this day's own variation.
-  const dayTilt = V.tiltSd * normal(random);
-  const waves = [1, 2, 3].map((k) => ({ k, amplitude: V.waveSd * normal(random), phase: 2 * Math.PI * random() }));
-  const dayShift = (random() * 2 - 1) * V.shiftMinutes;
+  const { departure: ordinaryDeparture, shift: dayShift } = dayVariation(random);
   const territoryTilts = [-1, -0.5, 0, 0.5, 1];
   const baseFraction = (minute: number) => (family === 'issue-15' ? fractionAt({ opensAt, closesAt, points: ISSUE_15_POINTS }, minute) : fractionAt(curve, minute));
   const departure = (territory: number, minute: number): number => {
     const u = (minute - opensAt) / length;
-    let value = dayTilt * (u - 0.5);
-    for (const { k, amplitude, phase } of waves) value += amplitude * Math.sin(k * Math.PI * u + phase);
+    let value = ordinaryDeparture(u);
     if (family === 'early-surge') value += -1.2 * (u - 0.5);
     if (family === 'late-surge') value += 1.2 * (u - 0.5);
     if (family === 'lunch-dip') value += -0.7 * Math.exp(-0.5 * ((minute - 13 * 60) / 40) ** 2);
