@@ -353,6 +353,39 @@ describe('curve history', () => {
     expect(wild.tiltSd).toBeGreaterThan(DEFAULT_CURVE_SPREAD.tiltSd);
   });
 
+  it('λ’s scale and the drift come from how far the past days’ afternoons strayed from their mornings', () => {
+    // Days just like the prior: their afternoons were what their mornings said; the blend's floor.
+    const calm = spreadFromHistory(
+      DEFAULT_CURVE,
+      [0, 1, 2].map(() => (share: number) => fractionAt(DEFAULT_CURVE, 480 + share * 480)),
+    );
+    expect(calm.futureSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.futureSd / Math.SQRT2, 5);
+    expect(calm.driftSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.driftSd / Math.SQRT2, 5);
+    const relative = (points: { time: string; fraction: number }[]) => {
+      const curve = { opensAt: h(points[0]!.time), closesAt: h(points[points.length - 1]!.time), points: points.map((p) => ({ minute: h(p.time), fraction: p.fraction })) };
+      return (share: number) => fractionAt(curve, curve.opensAt + share * (curve.closesAt - curve.opensAt));
+    };
+    // Early and late days tilt the whole day: their mornings tell their afternoons.
+    const tilted = spreadFromHistory(DEFAULT_CURVE, [relative(late), relative(early), relative(late), relative(early)]);
+    // Days that went flat and surged after 14:00 (issue 15's): the morning looked ordinary, the afternoon was not.
+    const surging = [
+      { time: '08:00', fraction: 0 },
+      { time: '10:00', fraction: 0.1 },
+      { time: '12:00', fraction: 0.26 },
+      { time: '14:00', fraction: 0.4 },
+      { time: '15:00', fraction: 0.67 },
+      { time: '16:00', fraction: 1 },
+    ];
+    const surges = spreadFromHistory(
+      DEFAULT_CURVE,
+      [0, 1, 2, 3].map(() => relative(surging)),
+    );
+    expect(tilted.futureSd).toBeLessThan(DEFAULT_CURVE_SPREAD.futureSd);
+    expect(surges.futureSd).toBeGreaterThan(DEFAULT_CURVE_SPREAD.futureSd);
+    expect(surges.futureSd).toBeGreaterThan(tilted.futureSd + 0.1);
+    expect(surges.driftSd / surges.futureSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.driftSd / DEFAULT_CURVE_SPREAD.futureSd, 10);
+  });
+
   it('a stored history curve that no longer validates is set aside with a warning', () => {
     const prior = dayPrior({ opensAt: '08:00', closesAt: '16:00', turnoutCurve: null, curveHistory: [{ label: 'broken', turnoutCurve: [{ time: '08:00', fraction: 0.2 }] }] });
     expect(prior.source).toBe('default');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { buildCurve, curveProblems, curvePointsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, fractionAt, InvalidCurveError, parseTimeOfDay, type TurnoutCurve } from './gotv.curve';
-import { CURVE_MODEL, curveGrid, DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, isOpeningBin, type CurveSpread, type LevelSpread } from './gotv.curve-model';
+import { CURVE_MODEL, curveGrid, DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, isOpeningBin, type CurveGrid, type CurveSpread, type LevelSpread } from './gotv.curve-model';
 
 /**
  * Past election days' curves, kept in the GOTV settings, and the prior they make for today: the
@@ -94,8 +94,10 @@ export function spreadFromHistory(prior: TurnoutCurve, curves: ((share: number) 
   for (let b = 0; b < grid.bins; b++) if (isOpeningBin(grid, b)) openingBins++;
   let sxx = 0;
   for (let b = 0; b < grid.bins; b++) sxx += grid.position[b]! ** 2;
+  const deviations: Float64Array[] = [];
   for (const curve of curves) {
     const deviation = new Float64Array(grid.bins);
+    deviations.push(deviation);
     let mean = 0;
     for (let b = 0; b < grid.bins; b++) {
       const share = Math.max(CURVE_MODEL.flowFloor / grid.bins, curve(((b + 1) * grid.width) / length) - curve((b * grid.width) / length));
@@ -115,12 +117,67 @@ export function spreadFromHistory(prior: TurnoutCurve, curves: ((share: number) 
   const n = curves.length;
   const inflate = (n + 1) / n;
   const blend = (estimate: number, fallback: number) => Math.sqrt((n * inflate * estimate + SPREAD_PSEUDO_DAYS * fallback ** 2) / (n + SPREAD_PSEUDO_DAYS));
+  const tiltSd = blend(tiltSquares / n, DEFAULT_CURVE_SPREAD.tiltSd);
+  const wiggleSd = blend(wiggleSquares / n, DEFAULT_CURVE_SPREAD.wiggleSd);
+  const futureSd = blend(meanSquareSurprise(grid, openingBins, deviations, tiltSd, wiggleSd), DEFAULT_CURVE_SPREAD.futureSd);
   return {
     ...DEFAULT_CURVE_SPREAD,
-    tiltSd: blend(tiltSquares / n, DEFAULT_CURVE_SPREAD.tiltSd),
-    wiggleSd: blend(wiggleSquares / n, DEFAULT_CURVE_SPREAD.wiggleSd),
+    tiltSd,
+    wiggleSd,
     openingWiggleSd: blend(openingSquares / n, DEFAULT_CURVE_SPREAD.openingWiggleSd),
+    futureSd,
+    // The drift is the same allowance as λ (the rest of the day straying from the morning), spread over the bins.
+    driftSd: DEFAULT_CURVE_SPREAD.driftSd * (futureSd / DEFAULT_CURVE_SPREAD.futureSd),
   };
+}
+
+/**
+ * How far the past days' rest of the day strayed from what their own morning said, the evidence for
+ * λ's scale: at every whole hour from two hours after the first hour to an hour before closing, a
+ * level and tilt fitted to the log flow since the first hour (the tilt shrunk by its prior sd against
+ * bins that stray by the wiggle's), extrapolated, and the log of the rest's actual share over the
+ * extrapolated one. The mean of its squares over days and hours (the opening bins are the first
+ * `openingBins`).
+ */
+function meanSquareSurprise(grid: CurveGrid, openingBins: number, deviations: Float64Array[], tiltSd: number, wiggleSd: number): number {
+  const binsPerHour = Math.max(1, Math.round(60 / grid.width));
+  let squares = 0;
+  let count = 0;
+  for (const deviation of deviations) {
+    for (let cut = openingBins + 2 * binsPerHour; cut < grid.bins; cut += binsPerHour) {
+      // Weighted least squares of d_b ≈ m + β·x_b on the bins [openingBins, cut), with β ~ N(0, tiltSd²).
+      let s1 = 0;
+      let sx = 0;
+      let sxx = 0;
+      let sd = 0;
+      let sxd = 0;
+      for (let b = openingBins; b < cut; b++) {
+        const x = grid.position[b]!;
+        s1 += 1;
+        sx += x;
+        sxx += x * x;
+        sd += deviation[b]!;
+        sxd += x * deviation[b]!;
+      }
+      const a11 = s1 / wiggleSd ** 2;
+      const a12 = sx / wiggleSd ** 2;
+      const a22 = sxx / wiggleSd ** 2 + 1 / tiltSd ** 2;
+      const r1 = sd / wiggleSd ** 2;
+      const r2 = sxd / wiggleSd ** 2;
+      const determinant = a11 * a22 - a12 * a12;
+      const level = (a22 * r1 - a12 * r2) / determinant;
+      const tilt = (a11 * r2 - a12 * r1) / determinant;
+      let actual = 0;
+      let extrapolated = 0;
+      for (let b = cut; b < grid.bins; b++) {
+        actual += Math.exp(grid.priorLogShare[b]! + deviation[b]!);
+        extrapolated += Math.exp(grid.priorLogShare[b]! + level + tilt * grid.position[b]!);
+      }
+      squares += Math.log(actual / extrapolated) ** 2;
+      count += 1;
+    }
+  }
+  return count ? squares / count : DEFAULT_CURVE_SPREAD.futureSd ** 2;
 }
 
 /**
