@@ -384,6 +384,15 @@ describe('curve history', () => {
     expect(surges.futureSd).toBeGreaterThan(DEFAULT_CURVE_SPREAD.futureSd);
     expect(surges.futureSd).toBeGreaterThan(tilted.futureSd + 0.1);
     expect(surges.driftSd / surges.futureSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.driftSd / DEFAULT_CURVE_SPREAD.futureSd, 10);
+    // A day of three hours has no hour two hours past its first with an hour still to come: nothing
+    // to learn λ from, the default stays (while tilt and wiggle are still learned).
+    const short = spreadFromHistory(
+      { opensAt: 480, closesAt: 660, points: [0, 60, 120, 180].map((m) => ({ minute: 480 + m, fraction: m / 180 })) },
+      [0, 1, 2].map(() => relative(surging)),
+    );
+    expect(short.futureSd).toBe(DEFAULT_CURVE_SPREAD.futureSd);
+    expect(short.driftSd).toBe(DEFAULT_CURVE_SPREAD.driftSd);
+    expect(short.tiltSd).not.toBe(DEFAULT_CURVE_SPREAD.tiltSd);
   });
 
   it('a stored history curve that no longer validates is set aside with a warning', () => {

@@ -119,7 +119,8 @@ export function spreadFromHistory(prior: TurnoutCurve, curves: ((share: number) 
   const blend = (estimate: number, fallback: number) => Math.sqrt((n * inflate * estimate + SPREAD_PSEUDO_DAYS * fallback ** 2) / (n + SPREAD_PSEUDO_DAYS));
   const tiltSd = blend(tiltSquares / n, DEFAULT_CURVE_SPREAD.tiltSd);
   const wiggleSd = blend(wiggleSquares / n, DEFAULT_CURVE_SPREAD.wiggleSd);
-  const futureSd = blend(meanSquareSurprise(grid, openingBins, deviations, tiltSd, wiggleSd), DEFAULT_CURVE_SPREAD.futureSd);
+  const surprise = meanSquareSurprise(grid, openingBins, deviations, tiltSd, wiggleSd);
+  const futureSd = surprise === null ? DEFAULT_CURVE_SPREAD.futureSd : blend(surprise, DEFAULT_CURVE_SPREAD.futureSd);
   return {
     ...DEFAULT_CURVE_SPREAD,
     tiltSd,
@@ -137,9 +138,9 @@ export function spreadFromHistory(prior: TurnoutCurve, curves: ((share: number) 
  * level and tilt fitted to the log flow since the first hour (the tilt shrunk by its prior sd against
  * bins that stray by the wiggle's), extrapolated, and the log of the rest's actual share over the
  * extrapolated one. The mean of its squares over days and hours (the opening bins are the first
- * `openingBins`).
+ * `openingBins`); null when the day is too short to have such an hour.
  */
-function meanSquareSurprise(grid: CurveGrid, openingBins: number, deviations: Float64Array[], tiltSd: number, wiggleSd: number): number {
+function meanSquareSurprise(grid: CurveGrid, openingBins: number, deviations: Float64Array[], tiltSd: number, wiggleSd: number): number | null {
   const binsPerHour = Math.max(1, Math.round(60 / grid.width));
   let squares = 0;
   let count = 0;
@@ -177,7 +178,7 @@ function meanSquareSurprise(grid: CurveGrid, openingBins: number, deviations: Fl
       count += 1;
     }
   }
-  return count ? squares / count : DEFAULT_CURVE_SPREAD.futureSd ** 2;
+  return count ? squares / count : null;
 }
 
 /**
