@@ -297,6 +297,13 @@ describe('curve history', () => {
     { time: '13:00', fraction: 0.75 },
     { time: '17:00', fraction: 1 },
   ];
+  /** A kept curve as a function of the share of its day gone by, as the history reads it. */
+  const relative = (points: { time: string; fraction: number }[]) => {
+    const curve = { opensAt: h(points[0]!.time), closesAt: h(points[points.length - 1]!.time), points: points.map((p) => ({ minute: h(p.time), fraction: p.fraction })) };
+    return (share: number) => fractionAt(curve, curve.opensAt + share * (curve.closesAt - curve.opensAt));
+  };
+  /** Three days just like the default curve. */
+  const calmDays = () => [0, 1, 2].map(() => (share: number) => fractionAt(DEFAULT_CURVE, 480 + share * 480));
 
   it('without a configured curve, the history’s mean (on today’s hours) is the prior', () => {
     const prior = dayPrior({ opensAt: '08:00', closesAt: '16:00', turnoutCurve: null, curveHistory: [{ label: '2022', turnoutCurve: late }] });
@@ -324,10 +331,7 @@ describe('curve history', () => {
     expect(two.source).toBe('configured');
     expect(two.spread).toEqual(DEFAULT_CURVE_SPREAD);
     // Three days just like the prior: calmer than the default, but never below what the blend allows.
-    const calm = spreadFromHistory(
-      DEFAULT_CURVE,
-      [0, 1, 2].map(() => (share: number) => fractionAt(DEFAULT_CURVE, 480 + share * 480)),
-    );
+    const calm = spreadFromHistory(DEFAULT_CURVE, calmDays());
     expect(calm.tiltSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.tiltSd / Math.SQRT2, 5);
     expect(calm.wiggleSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.wiggleSd / Math.SQRT2, 5);
     expect(calm.openingWiggleSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.openingWiggleSd / Math.SQRT2, 5);
@@ -345,26 +349,15 @@ describe('curve history', () => {
     expect(openings.openingWiggleSd).toBeGreaterThan(DEFAULT_CURVE_SPREAD.openingWiggleSd);
     expect(openings.openingWiggleSd).toBeGreaterThan(3 * openings.wiggleSd);
     // Days as different as an early and a late one: a wider tilt than the default.
-    const relative = (points: typeof late) => {
-      const curve = { opensAt: h(points[0]!.time), closesAt: h(points[points.length - 1]!.time), points: points.map((p) => ({ minute: h(p.time), fraction: p.fraction })) };
-      return (share: number) => fractionAt(curve, curve.opensAt + share * (curve.closesAt - curve.opensAt));
-    };
     const wild = spreadFromHistory(DEFAULT_CURVE, [relative(late), relative(early), relative(late), relative(early)]);
     expect(wild.tiltSd).toBeGreaterThan(DEFAULT_CURVE_SPREAD.tiltSd);
   });
 
   it('λ’s scale and the drift come from how far the past days’ afternoons strayed from their mornings', () => {
     // Days just like the prior: their afternoons were what their mornings said; the blend's floor.
-    const calm = spreadFromHistory(
-      DEFAULT_CURVE,
-      [0, 1, 2].map(() => (share: number) => fractionAt(DEFAULT_CURVE, 480 + share * 480)),
-    );
+    const calm = spreadFromHistory(DEFAULT_CURVE, calmDays());
     expect(calm.futureSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.futureSd / Math.SQRT2, 5);
     expect(calm.driftSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.driftSd / Math.SQRT2, 5);
-    const relative = (points: { time: string; fraction: number }[]) => {
-      const curve = { opensAt: h(points[0]!.time), closesAt: h(points[points.length - 1]!.time), points: points.map((p) => ({ minute: h(p.time), fraction: p.fraction })) };
-      return (share: number) => fractionAt(curve, curve.opensAt + share * (curve.closesAt - curve.opensAt));
-    };
     // Early and late days tilt the whole day: their mornings tell their afternoons.
     const tilted = spreadFromHistory(DEFAULT_CURVE, [relative(late), relative(early), relative(late), relative(early)]);
     // Days that went flat and surged after 14:00 (issue 15's): the morning looked ordinary, the afternoon was not.
