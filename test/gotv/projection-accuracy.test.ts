@@ -208,8 +208,8 @@ describe('projection accuracy on families of synthetic days', () => {
     // Why issue 15's day is not held to the goals without history: up to 14:00 its curve has an
     // ordinary day's shape (each hour's share of what has voted by 14:00 inside the default days'
     // central 95 %, on most days), yet only 0.40 of its day has voted by then against their 0.71.
-    // Even a method that saw the true curve up to 14:00 would have to put both days' finals at the
-    // same multiple of the counts, and one of them 40 % off.
+    // Even a method that saw the true curve up to 14:00 would have to put both days' finals at nearly
+    // the same multiple of the counts, whose right values differ 1.76-fold.
     it('issue 15’s day up to 14:00 has an ordinary day’s shape and a different level', () => {
       const days = 100;
       const shape = (family: Family, seed: number) => {
