@@ -18,7 +18,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseTimeOfDay } from '../src/modules/gotv/gotv.curve';
-import { dayPrior } from '../src/modules/gotv/gotv.curve-history';
+import { dayPrior, MAX_HISTORY_CURVES } from '../src/modules/gotv/gotv.curve-history';
 import { DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, type CurveSpread, type LevelSpread } from '../src/modules/gotv/gotv.curve-model';
 import { project } from '../src/modules/gotv/gotv.projection';
 import { CHECKPOINTS, FAMILIES, familyDay, pastDayCurves, type Family } from '../test/gotv/families';
@@ -40,6 +40,9 @@ const histories = (argument('history')?.split(',') ?? ['with', 'without']).map((
   return value === 'with';
 });
 const curveHistoryDays = Number(argument('curve-history') ?? 0);
+if (!Number.isInteger(curveHistoryDays) || curveHistoryDays < 0 || curveHistoryDays > MAX_HISTORY_CURVES) {
+  throw new Error(`--curve-history takes a whole number of past days from 0 to ${MAX_HISTORY_CURVES}; got ${argument('curve-history')}`);
+}
 const [tiltSd, wiggleSd, wiggleHourCorrelation, territoryTiltSd, driftSd, futureSd, openingWiggleSd] = (argument('spread')?.split(',') ?? []).map((value) =>
   value === '' ? undefined : Number(value),
 );
