@@ -136,7 +136,13 @@ describe('brigade app', () => {
   it('records 20 reports offline, keeps them when the tab closes, and sends them once when online', async () => {
     await context.setOffline(true);
     await page.waitForSelector('#network[data-online="false"]');
-    for (let i = 0; i < 18; i++) await page.click('#voters li:first-child button.voted');
+    // One voter after another, as a person taps: each leaves the list before the next tap (a tap on a
+    // voter still being saved is ignored, as the double-tap test below shows).
+    for (let i = 0; i < 18; i++) {
+      const voterId = (await page.getAttribute('#voters li:first-child', 'data-voter'))!;
+      await page.click('#voters li:first-child button.voted');
+      await page.waitForSelector(`#voters li[data-voter="${voterId}"]`, { state: 'detached' });
+    }
     await page.click('[data-tab="stations"]');
     await page.fill(`#count-${campaign.stations[0]!.id}`, '120');
     await page.click(`[data-station="${campaign.stations[0]!.id}"] form.count button`);
@@ -253,6 +259,20 @@ describe('brigade app', () => {
     await signIn(page);
     await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
     expect(await memberReports()).toHaveLength(22);
+  });
+
+  it('a double tap on “Ya votó” reports the voter once', async () => {
+    await page.click('[data-tab="calls"]');
+    const reportsBefore = await memberReports();
+    const conflictsBefore = await page.locator('#outbox li[data-state="conflict"]').count();
+    const voterId = (await page.getAttribute('#voters li:first-child', 'data-voter'))!;
+    const name = (await page.textContent('#voters li:first-child strong'))!;
+    await page.dblclick('#voters li:first-child button.voted');
+    await page.waitForSelector(`#voters li[data-voter="${voterId}"]`, { state: 'detached' });
+    await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
+    expect(await memberReports()).toHaveLength(reportsBefore.length + 1);
+    expect(await page.locator('#outbox li[data-state="conflict"]').count()).toBe(conflictsBefore);
+    expect(await page.locator('#outbox li', { hasText: `Ya votó: ${name}` }).count()).toBe(1);
   });
 
   it('has no serious or critical accessibility violation once signed in', async () => {

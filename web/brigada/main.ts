@@ -192,15 +192,24 @@ async function enqueue(item: Omit<OutboxItem, 'createdAt' | 'state' | 'attempts'
   return true;
 }
 
-function reportVoted(voter: Voter): Promise<boolean> {
+/** Voters whose "Ya votó" is being saved: a double tap lands before the list is drawn again. */
+const savingVoted = new Set<string>();
+
+async function reportVoted(voter: Voter): Promise<boolean> {
+  if (savingVoted.has(voter.id) || reportedVoters().has(voter.id)) return false;
+  savingVoted.add(voter.id);
   const id = crypto.randomUUID();
-  return enqueue({
-    id,
-    kind: 'voter',
-    voterId: voter.id,
-    label: `Ya votó: ${voter.name}`,
-    body: { kind: 'voter', clientReportId: id, voterId: voter.id, votedAt: new Date().toISOString() },
-  });
+  try {
+    return await enqueue({
+      id,
+      kind: 'voter',
+      voterId: voter.id,
+      label: `Ya votó: ${voter.name}`,
+      body: { kind: 'voter', clientReportId: id, voterId: voter.id, votedAt: new Date().toISOString() },
+    });
+  } finally {
+    savingVoted.delete(voter.id);
+  }
 }
 
 function reportCount(station: Station, votersSoFar: number): Promise<boolean> {
