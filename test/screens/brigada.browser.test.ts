@@ -261,6 +261,21 @@ describe('brigade app', () => {
     expect(await memberReports()).toHaveLength(22);
   });
 
+  it('a double tap on an incident’s button (its photo still being compressed) records it once', async () => {
+    const station = campaign.stations[0]!.id;
+    const incidents = async () => (await app.runtime.deps.db.rows(sql<{ id: string }>`select id from gotv_incidents where reported_by_id = ${member.id}`)).length;
+    const before = await incidents();
+    await page.click('[data-tab="stations"]');
+    await page.selectOption(`#type-${station}`, 'material_missing');
+    await page.fill(`#description-${station}`, 'Se acabaron los formularios E-11');
+    await page.setInputFiles(`#photo-${station}`, { name: 'foto.png', mimeType: 'image/png', buffer: gradientPng(2400, 1600) });
+    await page.dblclick(`[data-station="${station}"] form.incident button`);
+    // Saved on the phone once the form is cleared.
+    while ((await page.inputValue(`#description-${station}`)) !== '') await new Promise((resolve) => setTimeout(resolve, 50));
+    await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
+    expect(await incidents()).toBe(before + 1);
+  });
+
   it('a double tap on “Ya votó” reports the voter once', async () => {
     await page.click('[data-tab="calls"]');
     const reportsBefore = await memberReports();

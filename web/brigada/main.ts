@@ -192,24 +192,32 @@ async function enqueue(item: Omit<OutboxItem, 'createdAt' | 'state' | 'attempts'
   return true;
 }
 
-/** Voters whose "Ya votó" is being saved: a double tap lands before the list is drawn again. */
-const savingVoted = new Set<string>();
+/** What is being saved right now, by what it reports: a double tap lands before the screen is drawn again. */
+const saving = new Set<string>();
 
-async function reportVoted(voter: Voter): Promise<boolean> {
-  if (savingVoted.has(voter.id) || reportedVoters().has(voter.id)) return false;
-  savingVoted.add(voter.id);
-  const id = crypto.randomUUID();
+/** Saves a report unless the same one is still being saved (then false: the first tap's save stands). */
+async function once(key: string, save: () => Promise<boolean>): Promise<boolean> {
+  if (saving.has(key)) return false;
+  saving.add(key);
   try {
-    return await enqueue({
+    return await save();
+  } finally {
+    saving.delete(key);
+  }
+}
+
+function reportVoted(voter: Voter): Promise<boolean> {
+  if (reportedVoters().has(voter.id)) return Promise.resolve(false);
+  const id = crypto.randomUUID();
+  return once(`voted:${voter.id}`, () =>
+    enqueue({
       id,
       kind: 'voter',
       voterId: voter.id,
       label: `Ya votó: ${voter.name}`,
       body: { kind: 'voter', clientReportId: id, voterId: voter.id, votedAt: new Date().toISOString() },
-    });
-  } finally {
-    savingVoted.delete(voter.id);
-  }
+    }),
+  );
 }
 
 function reportCount(station: Station, votersSoFar: number): Promise<boolean> {
@@ -218,16 +226,20 @@ function reportCount(station: Station, votersSoFar: number): Promise<boolean> {
     return Promise.resolve(false);
   }
   const id = crypto.randomUUID();
-  return enqueue({
-    id,
-    kind: 'count',
-    label: `Conteo ${station.name}: ${votersSoFar}`,
-    body: { kind: 'count', clientReportId: id, pollingStationId: station.id, votersSoFar, reportedAt: new Date().toISOString() },
-  });
+  return once(`count:${station.id}:${votersSoFar}`, () =>
+    enqueue({
+      id,
+      kind: 'count',
+      label: `Conteo ${station.name}: ${votersSoFar}`,
+      body: { kind: 'count', clientReportId: id, pollingStationId: station.id, votersSoFar, reportedAt: new Date().toISOString() },
+    }),
+  );
 }
 
 function reportContact(voter: Voter, outcome: ContactOutcome): Promise<boolean> {
-  return enqueue({ id: crypto.randomUUID(), kind: 'contact', voterId: voter.id, label: `${contactOutcomes[outcome]}: ${voter.name}`, body: { outcome } });
+  return once(`contact:${voter.id}:${outcome}`, () =>
+    enqueue({ id: crypto.randomUUID(), kind: 'contact', voterId: voter.id, label: `${contactOutcomes[outcome]}: ${voter.name}`, body: { outcome } }),
+  );
 }
 
 /** Longest side of a photo as sent: enough to see what happened, small enough for 3G. */
@@ -249,7 +261,12 @@ async function compressPhoto(file: File): Promise<Blob | undefined> {
   return new Promise((resolve) => canvas.toBlob((blob) => resolve(blob ?? undefined), 'image/jpeg', PHOTO_QUALITY));
 }
 
-async function reportIncident(station: Station, type: string, severity: string, description: string, file: File | undefined): Promise<boolean> {
+function reportIncident(station: Station, type: string, severity: string, description: string, file: File | undefined): Promise<boolean> {
+  // The photo's compression takes a moment: the widest window for a second tap.
+  return once(`incident:${station.id}`, () => saveIncident(station, type, severity, description, file));
+}
+
+async function saveIncident(station: Station, type: string, severity: string, description: string, file: File | undefined): Promise<boolean> {
   if (description.trim().length < 3) {
     notice('Describa el incidente en pocas palabras.');
     return false;
