@@ -74,6 +74,14 @@ function dayVariation(random: () => number): { departure: (u: number) => number;
   return { departure, shift };
 }
 
+/** The share of a day's voters who voted by each minute 0…length, from each minute's flow. */
+function cumulativeShares(length: number, flow: (minute: number) => number): Float64Array {
+  const sums = new Float64Array(length + 1);
+  for (let m = 0; m < length; m++) sums[m + 1] = sums[m]! + flow(m);
+  for (let m = 0; m <= length; m++) sums[m]! /= sums[length]!;
+  return sums;
+}
+
 /**
  * A campaign's curve history for day `seed`: `count` past election days that followed the default
  * curve with the same day-to-day variation as any family's day (none of them a surge, a dip or
@@ -86,14 +94,12 @@ export function pastDayCurves(seed: number, count: number): HistoryCurve[] {
   const length = closesAt - opensAt;
   return Array.from({ length: count }, (_, index) => {
     const { departure } = dayVariation(random);
-    const sums = new Float64Array(length + 1);
-    for (let m = 0; m < length; m++) {
+    const sums = cumulativeShares(length, (m) => {
       const prior = Math.max(1e-6, fractionAt(DEFAULT_CURVE, opensAt + m + 1) - fractionAt(DEFAULT_CURVE, opensAt + m));
-      sums[m + 1] = sums[m]! + prior * Math.exp(departure((m + 0.5) / length));
-    }
+      return prior * Math.exp(departure((m + 0.5) / length));
+    });
     const turnoutCurve = [];
-    for (let m = 0; m <= length; m += 30)
-      turnoutCurve.push({ time: formatTimeOfDay(opensAt + m), fraction: m === length ? 1 : Math.round((sums[m]! / sums[length]!) * 1e4) / 1e4 });
+    for (let m = 0; m <= length; m += 30) turnoutCurve.push({ time: formatTimeOfDay(opensAt + m), fraction: m === length ? 1 : Math.round(sums[m]! * 1e4) / 1e4 });
     return { label: `past day ${index + 1}`, turnoutCurve };
   });
 }
@@ -159,19 +165,14 @@ export function familyDay(family: Family, seed: number, options: FamilyOptions =
     return value;
   };
   /** Cumulative share per minute of the day, one curve per territory. */
-  const cumulative = TERRITORY_RATES.map((_, territory) => {
-    const density = new Float64Array(length);
-    for (let m = 0; m < length; m++) {
+  const cumulative = TERRITORY_RATES.map((_, territory) =>
+    cumulativeShares(length, (m) => {
       const minute = opensAt + m;
       const prior = Math.max(1e-6, baseFraction(minute + 1) - baseFraction(minute));
       const flat = 1 / length;
-      density[m] = (family === 'flat' ? flat : prior) * Math.exp(departure(territory, minute + 0.5));
-    }
-    const sums = new Float64Array(length + 1);
-    for (let m = 0; m < length; m++) sums[m + 1] = sums[m]! + density[m]!;
-    for (let m = 0; m <= length; m++) sums[m]! /= sums[length]!;
-    return sums;
-  });
+      return (family === 'flat' ? flat : prior) * Math.exp(departure(territory, minute + 0.5));
+    }),
+  );
   const fractionIn = (territory: number, minute: number) => {
     const x = Math.min(length, Math.max(0, minute - opensAt));
     const m = Math.min(length - 1, Math.floor(x));
