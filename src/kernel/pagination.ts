@@ -1,32 +1,9 @@
 import { Cursor, DriverException, type EntityName, type FilterQuery, type QueryOrderMap } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { z } from 'zod';
 import { invalidField } from './errors';
 
-/** `?limit=&cursor=` for every list; spread into a module's query schema. */
-export const pageQueryShape = {
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z
-    .string()
-    .max(2048)
-    .regex(/^[A-Za-z0-9_-]+$/, 'is not a cursor this list gave out')
-    .optional()
-    .describe('Opaque: the `nextCursor` of the previous page, unchanged'),
-};
-
-export interface PageRequest {
-  limit: number;
-  cursor?: string | undefined;
-}
-
-export interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
-}
-
-export function pageSchema<T extends z.ZodType>(item: T) {
-  return z.object({ data: z.array(item), nextCursor: z.string().nullable() });
-}
+import type { Page, PageRequest } from './page-schemas';
+export { pageQueryShape, pageSchema, type Page, type PageRequest } from './page-schemas';
 
 function assertCursorShape(cursor: string, keys: number): void {
   let decoded: unknown;

@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { ROLES } from './auth/roles';
+
+/** A role's name, as the API takes and answers it. */
+export const roleSchema = z.enum(ROLES);
 
 /**
  * An email address as people type it: trimmed, lower-cased, at most 254 characters. The pipe's

@@ -1,9 +1,6 @@
-import { z } from 'zod';
-
 /** From most to least power: admin, campaign staff, the campaign's treasurer, election-day brigades, volunteers, read-only screens. */
 export const ROLES = ['admin', 'manager', 'treasurer', 'brigade', 'volunteer', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
-export const roleSchema = z.enum(ROLES);
 
 /** Who is acting: the authenticated user behind a request or a socket. */
 export interface Actor {

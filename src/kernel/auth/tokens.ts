@@ -1,7 +1,8 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { z } from 'zod';
-import { roleSchema, type Role } from './roles';
+import { roleSchema } from '../schemas';
+import type { Role } from './roles';
 
 export const TOKEN_ISSUER = 'comando';
 export const TOKEN_AUDIENCE = 'comando-api';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQueryShape } from '../../kernel/pagination';
+import { pageQueryShape } from '../../kernel/page-schemas';
 import { CHECK_IN_METHODS, EVENT_STATUSES, EVENT_TYPES, RSVP_STATUSES, VISIBILITIES } from './agenda.entities';
 
 /** An instant with its offset (`2026-12-01T19:00:00-05:00` or `…Z`): a wall-clock time alone would be ambiguous. */

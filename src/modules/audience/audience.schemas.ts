@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQueryShape } from '../../kernel/pagination';
+import { pageQueryShape } from '../../kernel/page-schemas';
 import { AUDIT_ACTIONS } from './audience.entities';
 import { CHANNELS } from './audience.segments';
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { roleSchema } from '../../kernel/auth/roles';
-import { emailAddress } from '../../kernel/schemas';
-import { pageQueryShape } from '../../kernel/pagination';
+import { emailAddress, roleSchema } from '../../kernel/schemas';
+import { pageQueryShape } from '../../kernel/page-schemas';
 
 const email = emailAddress();
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { emailAddress } from '../../kernel/schemas';
-import { pageQueryShape } from '../../kernel/pagination';
+import { pageQueryShape } from '../../kernel/page-schemas';
 import { segmentSchema } from '../audience';
 import { AB_METRICS, AB_PHASES, CAMPAIGN_STATUSES, TEMPLATE_SOURCES } from './email.entities';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQueryShape } from '../../kernel/pagination';
+import { pageQueryShape } from '../../kernel/page-schemas';
 import { AUDIT_ACTIONS, DONOR_TYPES, ENTRY_KINDS, OVERRIDABLE_RULES } from './finance.entities';
 
 const isoDate = z.iso.datetime({ offset: true });

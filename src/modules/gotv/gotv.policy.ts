@@ -1,6 +1,6 @@
 import type { Actor } from '../../kernel/auth/roles';
 import { definePolicy } from '../../kernel/policy';
-import { sql, type Sql } from '../../kernel/sql';
+import { sql, type Sql } from '../../kernel/sql-tag';
 
 /**
  * What a brigade member may act on: the stations of their brigades, and the voters at those

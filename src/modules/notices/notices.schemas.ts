@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQueryShape, pageSchema } from '../../kernel/pagination';
+import { pageQueryShape, pageSchema } from '../../kernel/page-schemas';
 import { NOTICE_CHANNELS, NOTICE_STATUSES, UNREACHABLE_REASONS } from './notices.entities';
 
 /** Where a queued notice's message stands, in one vocabulary for every channel. */

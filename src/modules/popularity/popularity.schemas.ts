@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQueryShape } from '../../kernel/pagination';
+import { pageQueryShape } from '../../kernel/page-schemas';
 import { POLL_METHODS, POLL_OPTIONS, POLL_SCOPES, SWOT_QUADRANTS } from './popularity.entities';
 
 const isoDate = z.iso.datetime({ offset: true });

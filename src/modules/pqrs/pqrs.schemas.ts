@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQueryShape } from '../../kernel/pagination';
+import { pageQueryShape } from '../../kernel/page-schemas';
 import { citizenDocumentId, citizenEmail, citizenTerritoryId, optionalText } from '../audience';
 import { HISTORY_ACTIONS, PQRS_CHANNELS, PQRS_PRIORITIES, PQRS_STATUSES, PQRS_TYPES } from './pqrs.entities';
 

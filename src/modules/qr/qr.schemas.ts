@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQueryShape } from '../../kernel/pagination';
+import { pageQueryShape } from '../../kernel/page-schemas';
 import { CAMPAIGN_STATUSES, FIELD_MODES } from './qr.entities';
 import { CODE_PATTERN } from './qr.codes';
 

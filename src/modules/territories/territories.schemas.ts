@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQueryShape } from '../../kernel/pagination';
+import { pageQueryShape } from '../../kernel/page-schemas';
 import { geometrySchema, latLngSchema } from './geometry';
 import { TERRITORY_TYPES } from './territories.entities';
 

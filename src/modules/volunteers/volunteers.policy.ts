@@ -1,6 +1,6 @@
 import type { Actor } from '../../kernel/auth/roles';
 import { definePolicy } from '../../kernel/policy';
-import { sql, type Sql } from '../../kernel/sql';
+import { sql, type Sql } from '../../kernel/sql-tag';
 
 /** Whether the actor acts for the whole team (managers, admins) rather than for their own people. */
 export const coversEveryone = (actor: Actor): boolean => actor.role === 'admin' || actor.role === 'manager';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQueryShape } from '../../kernel/pagination';
+import { pageQueryShape } from '../../kernel/page-schemas';
 import { segmentSchema } from '../audience';
 import { CAMPAIGN_STATUSES, CONTACT_FIELDS, CONVERSATION_STATUSES, MESSAGE_KINDS, MESSAGE_STATUSES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './whatsapp.entities';
 
