@@ -9,6 +9,12 @@ import { pageCsp, usePageCsp } from './security-headers';
 /** The election-day screens built by `npm run build` (web/, Vite): each is a page at /<name>/. */
 export const SCREENS = ['war-room', 'brigada'] as const;
 
+/** The staff console's page (web/console): served at `/` and at every path of its own (`/personas/…`). */
+const CONSOLE_PAGE = 'console/index.html';
+
+/** Paths the console never owns: the API, sockets, and anything that names a file. */
+const NOT_CONSOLE = /^\/(api|socket\.io|assets|healthz|readyz)(\/|$)|\.[a-z0-9]+$/i;
+
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'application/javascript; charset=utf-8',
@@ -25,6 +31,8 @@ const REVALIDATE = 'no-cache';
 
 interface StaticFile {
   body: Buffer;
+  /** The same bytes compressed at build time (web/vite.config.mjs), when the build wrote them. */
+  encoded?: { br?: Buffer; gzip?: Buffer };
   type: string;
   cacheControl: string;
   etag: string;
@@ -110,21 +118,26 @@ function load(dir: string, options: StaticAppsOptions): Map<string, StaticFile> 
     }
     // A service worker runs under its own script's CSP: the API's `default-src 'none'` would stop it fetching the app.
     if (name.endsWith('/sw.js')) csp = "default-src 'self'";
+    const encoded = {
+      ...(existsSync(`${path}.br`) ? { br: readFileSync(`${path}.br`) } : {}),
+      ...(existsSync(`${path}.gz`) ? { gzip: readFileSync(`${path}.gz`) } : {}),
+    };
     const file: StaticFile = {
       body,
+      ...(Object.keys(encoded).length ? { encoded } : {}),
       type,
       cacheControl: name.startsWith('assets/') ? IMMUTABLE : REVALIDATE,
       etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
       ...(csp ? { csp } : {}),
     };
-    const url = screen ? `/${screen}/` : `/${name}`;
+    const url = screen ? `/${screen}/` : name === CONSOLE_PAGE ? '/' : `/${name}`;
     files.set(url, file);
   }
   return files;
 }
 
 /**
- * Serves the screens' build: `/war-room/`, `/brigada/` (index.html, never cached), their hashed
+ * Serves the screens' build: the console at `/` (and its own paths), `/war-room/`, `/brigada/` (index.html, never cached), their hashed
  * scripts and styles under `/assets/` (cached a year), and the brigade app's manifest, icons and
  * service worker. Files are read once, at start-up. Without a build, the screens' paths answer 503
  * saying how to build them; everything else passes through.
@@ -133,8 +146,47 @@ export function staticApps(options: StaticAppsOptions = {}) {
   const dir = options.dir ?? defaultDir();
   const files = existsSync(dir) ? load(dir, options) : undefined;
   const prefixes = [...SCREENS.map((screen) => `/${screen}`), '/assets/'];
+  const serve = (ctx: Context, file: StaticFile): void => {
+    ctx.set('Cache-Control', file.cacheControl);
+    ctx.type = file.type;
+    if (file.csp) {
+      if (file.type.startsWith('text/html')) usePageCsp(ctx.res, file.csp);
+      else ctx.set('Content-Security-Policy', file.csp);
+    }
+    // Compressed at build time, each encoding its own ETag: the browser takes the smallest it accepts.
+    const takes = (name: 'br' | 'gzip') => file.encoded?.[name] !== undefined && ctx.acceptsEncodings(name, 'identity') === name;
+    const encoding = takes('br') ? 'br' : takes('gzip') ? 'gzip' : undefined;
+    const encoded = encoding ? file.encoded?.[encoding] : undefined;
+    if (file.encoded) ctx.vary('Accept-Encoding');
+    ctx.etag = encoded ? `${file.etag.slice(0, -1)}-${encoding}"` : file.etag;
+    ctx.status = 200;
+    if (ctx.fresh) {
+      ctx.status = 304;
+      return;
+    }
+    if (encoded && encoding) {
+      // Already compressed: koa-compress must not touch it again.
+      ctx.compress = false;
+      ctx.set('Content-Encoding', encoding);
+      ctx.body = encoded;
+      return;
+    }
+    ctx.body = file.body;
+  };
   return async function serveScreens(ctx: Context, next: Next): Promise<void> {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !prefixes.some((prefix) => ctx.path.startsWith(prefix))) return next();
+    const readable = ctx.method === 'GET' || ctx.method === 'HEAD';
+    if (readable && ctx.path === '/') {
+      const page = files?.get('/');
+      if (!page) throw new AppError(503, 'screens_not_built', 'Screens not built', 'The console is not built: run `npm run build`.');
+      return serve(ctx, page);
+    }
+    if (!readable || !prefixes.some((prefix) => ctx.path.startsWith(prefix))) {
+      await next();
+      // A console path (`/personas/…`, opened from a bookmark or reloaded) that nothing else serves: the console's page, whose router shows it.
+      const page = files?.get('/');
+      if (page && readable && ctx.status === 404 && ctx.body === undefined && !NOT_CONSOLE.test(ctx.path) && /text\/html/.test(ctx.get('Accept'))) serve(ctx, page);
+      return;
+    }
     if (!files) throw new AppError(503, 'screens_not_built', 'Screens not built', 'The election-day screens are not built: run `npm run build`.');
     const screen = SCREENS.find((candidate) => ctx.path === `/${candidate}`);
     if (screen) {
@@ -145,18 +197,6 @@ export function staticApps(options: StaticAppsOptions = {}) {
     }
     const file = files.get(ctx.path);
     if (!file) return next();
-    ctx.set('Cache-Control', file.cacheControl);
-    ctx.etag = file.etag;
-    ctx.type = file.type;
-    if (file.csp) {
-      if (file.type.startsWith('text/html')) usePageCsp(ctx.res, file.csp);
-      else ctx.set('Content-Security-Policy', file.csp);
-    }
-    ctx.status = 200;
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.body = file.body;
+    serve(ctx, file);
   };
 }
