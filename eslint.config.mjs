@@ -3,6 +3,7 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -80,8 +81,13 @@ export default defineConfig(
   },
   {
     // The election-day screens run in the browser (the service worker in its own global scope).
-    files: ['web/**/*.ts'],
+    files: ['web/**/*.ts', 'web/**/*.tsx'],
     languageOptions: { globals: { ...globals.browser, ...globals.serviceworker } },
+  },
+  {
+    // The console's components: hooks called unconditionally, effects that name what they read.
+    files: ['web/console/**/*.tsx', 'web/console/**/*.ts'],
+    ...reactHooks.configs.flat['recommended-latest'],
   },
   {
     files: ['landing/**/*.js'],

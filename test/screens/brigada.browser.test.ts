@@ -14,7 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { sql } from '../../src/kernel/sql';
-import { assertBuilt, AXE_SOURCE, createCampaign, launchChromium, type AxeViolation, type Campaign } from './campaign';
+import { assertBuilt, axeBlocking, createCampaign, launchChromium, type Campaign } from './campaign';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 // Incident photos are written here, not in the checkout's ./data.
@@ -104,14 +104,6 @@ async function signIn(target: Page): Promise<void> {
   await target.fill('#email', member.email);
   await target.fill('#password', member.password);
   await target.click('button[type=submit]');
-}
-
-async function axeBlocking(target: Page): Promise<AxeViolation[]> {
-  await target.evaluate(AXE_SOURCE);
-  const violations = (await target.evaluate(
-    "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))",
-  )) as AxeViolation[];
-  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 }
 
 describe('brigade app', () => {

@@ -111,3 +111,12 @@ export interface AxeViolation {
   help: string;
   nodes: { target: string[] }[];
 }
+
+/** The serious and critical axe-core findings on the page as it is now (axe runs through the DevTools protocol, so the page's CSP stays on). */
+export async function axeBlocking(target: import('playwright-core').Page): Promise<AxeViolation[]> {
+  await target.evaluate(AXE_SOURCE);
+  const violations = (await target.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))",
+  )) as AxeViolation[];
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}

@@ -14,7 +14,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { Runtime } from '../../src/runtime';
 import { sql } from '../../src/kernel/sql';
-import { assertBuilt, AXE_SOURCE, createCampaign, launchChromium, type AxeViolation, type Campaign } from './campaign';
+import { assertBuilt, axeBlocking, createCampaign, launchChromium, type Campaign } from './campaign';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 // Incident photos are written here, not in the checkout's ./data.
@@ -226,12 +226,7 @@ describe('war room', () => {
 
   it('breaks no CSP rule and has no serious or critical accessibility violation', async () => {
     expect(cspViolations).toEqual([]);
-    await page.evaluate(AXE_SOURCE);
-    const violations = (await page.evaluate(
-      "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))",
-    )) as AxeViolation[];
-    const blocking = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-    expect(blocking).toEqual([]);
+    expect(await axeBlocking(page)).toEqual([]);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'war-room.png') });
   });

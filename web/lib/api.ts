@@ -52,6 +52,13 @@ export class Api {
     return this.session;
   }
 
+  /** A fresh token for the same user (a password change ends every earlier one). */
+  renew(token: string, expiresIn: number): void {
+    if (!this.session) return;
+    this.session = { ...this.session, token, expiresAt: Date.now() + expiresIn * 1000 };
+    this.storage.setItem(this.key, JSON.stringify(this.session));
+  }
+
   logout(): void {
     this.session = undefined;
     this.storage.removeItem(this.key);
@@ -70,8 +77,24 @@ export class Api {
     return this.request<T>('PUT', path, file);
   }
 
+  patch<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>('PATCH', path, body);
+  }
+
   delete<T>(path: string): Promise<T> {
     return this.request<T>('DELETE', path);
+  }
+
+  /** A multipart form (a CSV import with its fields): the browser writes the boundary. */
+  upload<T>(path: string, form: FormData): Promise<T> {
+    return this.request<T>('POST', path, form);
+  }
+
+  /** A file the API answers (a CSV export), fetched with the session's token rather than a token in a URL. */
+  async download(path: string): Promise<Blob> {
+    const response = await this.send('GET', path, undefined, true);
+    if (!response.ok) await this.refusal(response, true);
+    return response.blob();
   }
 
   /** Every page of a keyset-paginated list (bounded: a screen never needs more than `max` items). */
@@ -87,39 +110,48 @@ export class Api {
     return items;
   }
 
-  private async request<T>(method: string, path: string, body?: unknown, authenticated = true): Promise<T> {
+  private async send(method: string, path: string, body: unknown, authenticated: boolean): Promise<Response> {
     const headers: Record<string, string> = { Accept: 'application/json' };
-    if (body !== undefined) headers['Content-Type'] = body instanceof Blob ? body.type : 'application/json';
+    if (body !== undefined && !(body instanceof FormData)) headers['Content-Type'] = body instanceof Blob ? body.type : 'application/json';
     if (authenticated && this.session) headers.Authorization = `Bearer ${this.session.token}`;
-    let response: Response;
     try {
-      response = await fetch(path, {
+      return await fetch(path, {
         method,
         headers,
-        body: body === undefined ? undefined : body instanceof Blob ? body : JSON.stringify(body),
+        body: body === undefined ? undefined : body instanceof Blob || body instanceof FormData ? body : JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
         cache: 'no-store',
       });
     } catch (error) {
       throw new NetworkError((error as Error).message);
     }
-    if (response.status === 204) return undefined as T;
-    const text = await response.text();
+  }
+
+  private async refusal(response: Response, authenticated: boolean): Promise<never> {
     let parsed: unknown;
     try {
-      parsed = text ? JSON.parse(text) : undefined;
+      parsed = JSON.parse(await response.text());
     } catch {
       parsed = undefined;
     }
-    if (!response.ok) {
-      const problem = parsed && typeof parsed === 'object' && 'code' in parsed ? (parsed as Problem) : undefined;
-      if (response.status === 401 && authenticated) {
-        this.logout();
-        this.onExpired();
-      }
-      throw new ApiError(response.status, problem);
+    const problem = parsed && typeof parsed === 'object' && 'code' in parsed ? (parsed as Problem) : undefined;
+    if (response.status === 401 && authenticated) {
+      this.logout();
+      this.onExpired();
     }
-    return parsed as T;
+    throw new ApiError(response.status, problem);
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown, authenticated = true): Promise<T> {
+    const response = await this.send(method, path, body, authenticated);
+    if (!response.ok) return this.refusal(response, authenticated);
+    if (response.status === 204) return undefined as T;
+    const text = await response.text();
+    try {
+      return (text ? JSON.parse(text) : undefined) as T;
+    } catch {
+      return undefined as T;
+    }
   }
 }
 

@@ -19,3 +19,12 @@ export const contactOutcomes: Record<string, string> = {
   refused: 'No quiere',
   on_the_way: 'Va en camino',
 };
+
+export const roles: Record<import('../../src/kernel/auth/roles').Role, string> = {
+  admin: 'Administración',
+  manager: 'Equipo de campaña',
+  treasurer: 'Tesorería',
+  brigade: 'Brigada',
+  volunteer: 'Voluntariado',
+  viewer: 'Solo lectura',
+};

@@ -1,0 +1,49 @@
+import { get } from 'node:http';
+import type { Browser, Page } from 'playwright-core';
+import type { TestApp } from '../helpers/app';
+import type { TestUser } from '../helpers/users';
+
+/** The console's JavaScript budget for a first load, compressed as the server sends it. */
+export const FIRST_LOAD_JS_BUDGET = 250 * 1024;
+
+/** The scripts a page loads from now on: call the answer to get their paths so far (each once). */
+export function loadedScripts(page: Page): () => string[] {
+  const paths = new Set<string>();
+  page.on('requestfinished', (request) => {
+    if (request.resourceType() === 'script') paths.add(new URL(request.url()).pathname);
+  });
+  return () => [...paths];
+}
+
+/** Their size as the server sends them to a client that takes gzip (the budget's unit; browsers that take brotli get less). */
+export async function gzipBytes(app: TestApp, paths: string[]): Promise<number> {
+  let total = 0;
+  for (const path of paths) {
+    total += await new Promise<number>((resolve, reject) => {
+      get(`${app.url}${path}`, { headers: { 'Accept-Encoding': 'gzip' } }, (response) => {
+        if (response.headers['content-encoding'] !== 'gzip') reject(new Error(`${path} was not sent gzip-compressed`));
+        let length = 0;
+        response.on('data', (chunk: Buffer) => (length += chunk.length));
+        response.on('end', () => resolve(length));
+      }).on('error', reject);
+    });
+  }
+  return total;
+}
+
+/** Fills the console's sign-in form and waits for the shell (the account menu names the person). */
+export async function signIn(page: Page, user: Pick<TestUser, 'email' | 'password'>): Promise<void> {
+  await page.getByLabel('Correo').fill(user.email);
+  await page.getByLabel(/^Contraseña/).fill(user.password);
+  await page.getByRole('button', { name: 'Entrar' }).click();
+  await page.getByRole('button', { name: /^Cuenta de / }).waitFor({ timeout: 30_000 });
+}
+
+/** A fresh browser context (its own sessionStorage) on the console, signed in as `user`, at `path`. */
+export async function openConsole(browser: Browser, app: TestApp, user: Pick<TestUser, 'email' | 'password'>, path = '/'): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'es-CO', timezoneId: 'America/Bogota' });
+  const page = await context.newPage();
+  await page.goto(`${app.url}${path}`);
+  await signIn(page, user);
+  return page;
+}

@@ -1,0 +1,71 @@
+import { useForm, type FormErrors, type UseFormInput, type UseFormReturnType } from '@mantine/form';
+import { useState } from 'react';
+import type { z } from 'zod';
+import { es } from 'zod/locales';
+import { ApiError } from './api';
+import { NetworkError } from '../../lib/api';
+import { problemMessage } from './problems';
+
+type FormValues = Record<string, unknown>;
+
+const spanish = es().localeError;
+
+/**
+ * The schema's verdict on the values, in Spanish: a broken rule (too short, not an email, too
+ * many) is said from the rule itself through zod's Spanish locale, since the API's own wording
+ * is English; only a rule the schema wrote by hand (a refinement) keeps the schema's words.
+ */
+export function schemaErrors(schema: z.ZodType, values: unknown): FormErrors {
+  const result = schema.safeParse(values, { reportInput: true });
+  if (result.success) return {};
+  const errors: FormErrors = {};
+  for (const issue of result.error.issues) {
+    const path = issue.path.join('.');
+    if (path in errors) continue;
+    const localised = issue.code === 'custom' ? undefined : spanish(issue as Parameters<typeof spanish>[0]);
+    errors[path] = (typeof localised === 'string' ? localised : localised?.message) ?? issue.message;
+  }
+  return errors;
+}
+
+/**
+ * A form whose rules are the server's own zod schema for the request body: the same object the API
+ * validates with (imported from `src/modules/<module>/<module>.schemas.ts`), so a field's limits are
+ * written once. The server still decides: `submit` shows its problem+json errors on the fields
+ * they name (`body.<field>`) and anything else as the form's message.
+ */
+export function useSchemaForm<Values extends FormValues>(schema: z.ZodType<unknown, Values>, input: Omit<UseFormInput<Values>, 'validate'>) {
+  const form = useForm<Values>({ mode: 'controlled', validateInputOnBlur: true, ...input, validate: (values) => schemaErrors(schema, values) });
+  const [formError, setFormError] = useState<string | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+
+  /** Validates, sends, and maps a refusal onto the fields; true when the server accepted it. */
+  const submit = (send: (values: Values) => Promise<unknown>) =>
+    form.onSubmit(async (values) => {
+      setFormError(null);
+      setSubmitting(true);
+      try {
+        await send(values);
+      } catch (error) {
+        setFormError(applyProblem(form, error));
+      } finally {
+        setSubmitting(false);
+      }
+    });
+
+  return { form, submit, submitting, formError, setFormError };
+}
+
+/** Puts a refusal's field errors on the form; returns what is left to say above the form (or null). */
+export function applyProblem<Values extends FormValues>(form: UseFormReturnType<Values>, error: unknown): string | null {
+  if (error instanceof NetworkError) return 'No hay conexión con el servidor. Intente de nuevo.';
+  if (!(error instanceof ApiError)) return 'Algo salió mal. Intente de nuevo.';
+  const unplaced: string[] = [];
+  for (const item of error.problem?.errors ?? []) {
+    const field = item.path.replace(/^body\./, '');
+    if (field in form.getValues()) form.setFieldError(field, item.message);
+    else unplaced.push(item.message);
+  }
+  if (error.problem?.errors?.length && !unplaced.length) return null;
+  return problemMessage(error);
+}

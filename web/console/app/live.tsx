@@ -1,0 +1,112 @@
+import { useEffect, useEffectEvent, useSyncExternalStore, type ReactNode } from 'react';
+import type { Socket } from 'socket.io-client';
+import { roleAllowed, type Role } from '../../../src/kernel/auth/roles';
+import type { RealtimeEvents } from '../../../src/kernel/realtime';
+import { DASHBOARD_ROOM } from '../../../src/modules/dashboard/dashboard.events';
+// Each module's events file adds its events to RealtimeEvents; these make the console's typing see them all.
+export type { PqrsRequestEvent } from '../../../src/modules/pqrs/pqrs.events';
+export type { SocialAlertEvent } from '../../../src/modules/social/social.events';
+export type { ConversationEvent, MessageEvent, StatusEvent } from '../../../src/modules/whatsapp/whatsapp.events';
+import { PQRS_ROOM, pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
+import { qrPolicy } from '../../../src/modules/qr/qr.policy';
+import { SOCIAL_ROOM } from '../../../src/modules/social/social.events';
+import { socialPolicy } from '../../../src/modules/social/social.policy';
+import { WHATSAPP_ROOM } from '../../../src/modules/whatsapp/whatsapp.events';
+import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
+import { connectLive, type LiveState } from '../../lib/live';
+import { api, queryClient } from './api';
+import { useSession } from './session';
+
+/** The rooms the console listens to, each with the policy rule the server applies when it is joined. */
+const ROOMS: readonly { room: string; roles: readonly Role[] }[] = [
+  { room: DASHBOARD_ROOM, roles: qrPolicy.roles('followDashboard') },
+  { room: SOCIAL_ROOM, roles: socialPolicy.roles('follow') },
+  { room: WHATSAPP_ROOM, roles: whatsappPolicy.roles('follow') },
+  { room: PQRS_ROOM, roles: pqrsPolicy.roles('follow') },
+];
+
+export const roomsFor = (role: Role): string[] => ROOMS.filter((entry) => roleAllowed(role, entry.roles)).map((entry) => entry.room);
+
+export interface LiveSnapshot {
+  state: LiveState | 'off';
+  socket: Socket | undefined;
+}
+
+const OFF: LiveSnapshot = { state: 'off', socket: undefined };
+
+/**
+ * The console's one connection, outside React: the provider's effect opens and closes it (an
+ * external system), components read it through `useSyncExternalStore`. A connection that was
+ * closed (sign-out, a new token) can no longer report states over its successor's.
+ */
+const connection = {
+  snapshot: OFF,
+  listeners: new Set<() => void>(),
+  subscribe(listener: () => void) {
+    connection.listeners.add(listener);
+    return () => void connection.listeners.delete(listener);
+  },
+  set(next: LiveSnapshot) {
+    connection.snapshot = next;
+    for (const listener of connection.listeners) listener();
+  },
+  open(rooms: string[], onUnauthorized: () => void): () => void {
+    let current = true;
+    const socket = connectLive({
+      token: () => api.current?.token,
+      rooms,
+      onState: (state) => {
+        if (current) connection.set({ state, socket });
+      },
+      onReload: (reason) => {
+        if (current && reason !== 'connect') void queryClient.invalidateQueries();
+      },
+      onUnauthorized: () => {
+        if (current) onUnauthorized();
+      },
+    });
+    connection.set({ state: 'connecting', socket });
+    return () => {
+      current = false;
+      socket.disconnect();
+      connection.set(OFF);
+    };
+  },
+};
+
+/**
+ * One socket for the whole console, joined to the rooms the role may follow. Events are
+ * notifications: screens refetch or patch their cached answers with them. When events may have
+ * been missed (reconnection without recovery, the server's `resync`) every cached answer is
+ * refetched, so a screen converges on the database whatever the socket lost.
+ */
+export function LiveProvider({ children }: { children: ReactNode }) {
+  const { session, logout } = useSession();
+  const role = session?.user.role;
+  const token = session?.token;
+  const onUnauthorized = useEffectEvent(() => void logout());
+  useEffect(() => {
+    if (!role || !token) return;
+    const rooms = roomsFor(role);
+    return rooms.length ? connection.open(rooms, onUnauthorized) : undefined;
+  }, [role, token]);
+  return children;
+}
+
+const useLive = (): LiveSnapshot => useSyncExternalStore(connection.subscribe, () => connection.snapshot);
+
+export const useLiveState = (): LiveSnapshot['state'] => useLive().state;
+
+/** Runs `handler` for each `event` the console's socket receives while the component is mounted. */
+export function useLiveEvent<E extends keyof RealtimeEvents>(event: E, handler: (payload: RealtimeEvents[E]) => void): void {
+  const { socket } = useLive();
+  const onEvent = useEffectEvent(handler);
+  useEffect(() => {
+    if (!socket) return;
+    const listener = (payload: RealtimeEvents[E]) => onEvent(payload);
+    socket.on(event as string, listener);
+    return () => {
+      socket.off(event as string, listener);
+    };
+  }, [socket, event]);
+}

@@ -1,0 +1,47 @@
+import type { ComponentType } from 'react';
+import { roleAllowed, type Role } from '../../../src/kernel/auth/roles';
+import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
+import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
+
+/** A screen of the console, or another app it links to. Who sees it comes from the module's policy, never a second list. */
+export interface ConsoleEntry {
+  /** The console path (`/personas`), or the other app's URL (`/war-room/`) when `external`. */
+  path: string;
+  label: string;
+  group: 'Campaña' | 'Día electoral' | 'Cuenta';
+  /** The policy's roles for the action the screen is for. */
+  roles: readonly Role[];
+  description: string;
+  /** The screen's code, loaded when first opened (each module is its own chunk). */
+  page?: () => Promise<{ default: ComponentType }>;
+  external?: boolean;
+}
+
+export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
+  {
+    path: '/',
+    label: 'Inicio',
+    group: 'Campaña',
+    roles: dashboardPolicy.roles('readOverview'),
+    description: 'Indicadores de la campaña, tendencias y alertas en vivo',
+    page: () => import('../dashboard/DashboardPage'),
+  },
+  {
+    path: '/war-room/',
+    label: 'Sala de situación',
+    group: 'Día electoral',
+    roles: gotvPolicy.roles('followWarRoom'),
+    description: 'Mapa de puestos, participación y proyección en vivo',
+    external: true,
+  },
+  {
+    path: '/brigada/',
+    label: 'App de brigada',
+    group: 'Día electoral',
+    roles: gotvPolicy.roles('reportAt'),
+    description: 'Reportar quién votó desde el celular, con o sin señal',
+    external: true,
+  },
+];
+
+export const entriesFor = (role: Role): ConsoleEntry[] => CONSOLE_ENTRIES.filter((entry) => roleAllowed(role, entry.roles));
