@@ -103,7 +103,14 @@ export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 export const WaConversationSchema = defineEntity({
   name: 'WaConversation',
   tableName: 'wa_conversations',
-  indexes: [{ properties: ['lastMessageAt', 'id'] }],
+  indexes: [
+    { properties: ['lastMessageAt', 'id'] },
+    // The inbox badge (open conversations with unread messages) counts from this alone.
+    {
+      name: 'wa_conversations_unread',
+      expression: `create index "wa_conversations_unread" on "wa_conversations" ("unread_count") where "status" = 'open' and "unread_count" > 0`,
+    },
+  ],
   properties: (p) => ({
     id: p
       .uuid()

@@ -59,7 +59,7 @@ function hasError(message: WaMessage): boolean {
 }
 
 /** A message as staff see it; template messages show their rendered text. */
-export function presentMessage(message: WaMessage, templateBody?: string): z.input<typeof messageView> {
+export function presentMessage(message: WaMessage, templateBody?: string): MessageOut {
   const text = message.body ?? (templateBody !== undefined ? renderTemplate(templateBody, message.params ?? []) : null);
   return {
     id: message.id,
@@ -79,4 +79,5 @@ export function presentMessage(message: WaMessage, templateBody?: string): z.inp
   };
 }
 
+export type MessageOut = z.input<typeof messageView>;
 export type ConversationOut = z.input<typeof conversationView>;

@@ -194,7 +194,9 @@ export const conversationView = z
     id: z.uuid(),
     contact: z.object({ id: z.uuid(), name: z.string(), phone: z.string().nullable(), optedOut: z.boolean() }),
     status: z.enum(CONVERSATION_STATUSES),
+    /** The same as `assignee.id`. */
     assignedToId: z.uuid().nullable(),
+    assignee: z.object({ id: z.uuid(), name: z.string() }).nullable().describe('The staff member holding the conversation'),
     unreadCount: z.number().int(),
     lastMessage: messageView.nullable(),
     lastMessageAt: z.iso.datetime(),
@@ -209,9 +211,19 @@ export const listConversationsQuery = z.object({
   ...pageQueryShape,
   status: z.enum(CONVERSATION_STATUSES).optional(),
   unread: booleanQuery.optional(),
-  assignedToId: z.uuid().optional(),
-  q: z.string().trim().min(1).max(100).optional(),
+  assignee: z
+    .union([z.enum(['me', 'none']), z.uuid()], { error: 'expected me, none or a user id' })
+    .optional()
+    .describe('`me` (the caller), `none` (unassigned) or a user id'),
+  q: z.string().trim().min(1).max(100).optional().describe("In the contact's name (any case) or phone (digits in any format: `300 123 4567`, `+57 300-123-4567`)"),
 });
+
+export const unreadView = z
+  .object({
+    conversations: z.number().int().describe('Open conversations with unread messages'),
+    messages: z.number().int().describe('Unread messages in open conversations'),
+  })
+  .meta({ id: 'WhatsAppUnread' });
 
 export const conversationIdParams = z.object({ id: z.uuid() });
 export const listMessagesQuery = z.object({ ...pageQueryShape });
