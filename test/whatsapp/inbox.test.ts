@@ -5,7 +5,7 @@ import { createUser, expectProblem, type TestUser } from '../helpers/users';
 import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, type WhatsAppTest } from './setup';
 
 // The API the WhatsApp inbox screen is built on: the list and its filters, the unread badge,
-// assignment, resolving, read and unread, and what each role hears by socket.
+// assignment, resolving, read and unread, quick replies, and what each role hears by socket.
 
 const UNKNOWN = '0190a0a0-0000-7000-8000-000000000000';
 
@@ -301,6 +301,105 @@ describe('who hears what by socket', () => {
     } finally {
       for (const socket of [manager, watcher, outsider]) socket.close();
     }
+  });
+});
+
+describe('quick replies', () => {
+  const base = '/api/whatsapp/quick-replies';
+  const text = 'Hola {{primer_nombre}}, atendemos de lunes a viernes de 8 a 5. Le escribe {{agente}}, de la sede de {{ barrio }}.';
+
+  it('keeps the team’s canned answers by unique shortcut, paged, and fills their variables for a conversation', async () => {
+    const created = await t.app.http.post(base).set(t.manager.auth).send({ shortcut: ' /Horario ', title: 'Horario de atención', text }).expect(201);
+    expect(created.body).toMatchObject({
+      shortcut: '/horario',
+      title: 'Horario de atención',
+      text,
+      variables: ['primer_nombre', 'agente', 'barrio'],
+      rendered: null,
+      createdById: t.manager.id,
+      updatedById: t.manager.id,
+    });
+    expectProblem(await t.app.http.post(base).set(other.auth).send({ shortcut: '/horario', title: 'Otro', text: 'Otro texto' }), 409, 'shortcut_taken');
+    await t.app.http.post(base).set(other.auth).send({ shortcut: '/bienvenida', title: 'Bienvenida', text: 'Bienvenido, {{nombre}}.' }).expect(201);
+    await t.app.http.post(base).set(t.admin.auth).send({ shortcut: '/adios', title: 'Despedida', text: 'Gracias por escribirnos.' }).expect(201);
+
+    const all = await t.app.http.get(base).set(t.manager.auth).expect(200);
+    expect(all.body.data.map((reply: { shortcut: string }) => reply.shortcut)).toEqual(['/adios', '/bienvenida', '/horario']);
+    const first = await t.app.http.get(base).set(t.manager.auth).query({ limit: 2 }).expect(200);
+    const rest = await t.app.http.get(base).set(t.manager.auth).query({ limit: 2, cursor: first.body.nextCursor }).expect(200);
+    expect([...first.body.data, ...rest.body.data].map((reply: { shortcut: string }) => reply.shortcut)).toEqual(['/adios', '/bienvenida', '/horario']);
+    expect(rest.body.nextCursor).toBeNull();
+    for (const q of ['/hor', 'HOR', 'atención']) {
+      expect((await t.app.http.get(base).set(t.manager.auth).query({ q }).expect(200)).body.data.map((reply: { shortcut: string }) => reply.shortcut)).toEqual(['/horario']);
+    }
+    expect((await t.app.http.get(base).set(t.manager.auth).query({ q: '%' }).expect(200)).body.data).toEqual([]);
+
+    const conversation = await inbound(8);
+    const forConversation = async () =>
+      (await t.app.http.get(base).set(t.manager.auth).query({ conversationId: conversation.id, q: '/hor' }).expect(200)).body.data[0].rendered as {
+        text: string;
+        missing: string[];
+      };
+    expect(await forConversation()).toEqual({ text: 'Hola Persona, atendemos de lunes a viernes de 8 a 5. Le escribe A manager, de la sede de .', missing: ['barrio'] });
+    await t.app.runtime.deps.db.write(sql`update contacts set name = 'María José Ruiz', neighbourhood = 'Aranjuez' where id = ${conversation.contact.id}::uuid`);
+    expect(await forConversation()).toEqual({ text: 'Hola María, atendemos de lunes a viernes de 8 a 5. Le escribe A manager, de la sede de Aranjuez.', missing: [] });
+    // A person who wrote without a profile name is not greeted as "WhatsApp".
+    await t.app.runtime.deps.db.write(sql`update contacts set name = 'WhatsApp' where id = ${conversation.contact.id}::uuid`);
+    expect((await forConversation()).missing).toEqual(['primer_nombre']);
+
+    const changed = await t.app.http.patch(`${base}/${created.body.id}`).set(other.auth).send({ text: 'Atendemos de 8 a 5, {{nombre}}.' }).expect(200);
+    expect(changed.body).toMatchObject({ shortcut: '/horario', text: 'Atendemos de 8 a 5, {{nombre}}.', variables: ['nombre'], createdById: t.manager.id, updatedById: other.id });
+    expectProblem(await t.app.http.patch(`${base}/${created.body.id}`).set(t.manager.auth).send({ shortcut: '/adios' }), 409, 'shortcut_taken');
+    await t.app.http.delete(`${base}/${created.body.id}`).set(t.manager.auth).expect(204);
+    expectProblem(await t.app.http.delete(`${base}/${created.body.id}`).set(t.manager.auth), 404);
+    expectProblem(await t.app.http.patch(`${base}/${created.body.id}`).set(t.manager.auth).send({ title: 'Nada' }), 404);
+  });
+
+  it('refuses bad input with 400 and other roles with 401 and 403', async () => {
+    const good = { shortcut: '/datos', title: 'Tratamiento de datos', text: 'Sus datos se tratan según la Ley 1581.' };
+    for (const body of [
+      { ...good, shortcut: 'datos' },
+      { ...good, shortcut: '/con espacio' },
+      { ...good, shortcut: '/' },
+      { ...good, shortcut: `/${'a'.repeat(31)}` },
+      { ...good, title: '' },
+      { ...good, title: 'x'.repeat(81) },
+      { ...good, text: '' },
+      { ...good, text: 'x'.repeat(1025) },
+      { ...good, text: 'Su cédula {{cedula}} quedó registrada.' },
+      { ...good, extra: true },
+      { shortcut: '/datos', title: 'Sin texto' },
+    ]) {
+      expectProblem(await t.app.http.post(base).set(t.manager.auth).send(body), 400);
+    }
+    const unknownVariable = expectProblem(
+      await t.app.http
+        .post(base)
+        .set(t.manager.auth)
+        .send({ ...good, text: 'Hola {{cedula}}' }),
+      400,
+    );
+    expect(JSON.stringify(unknownVariable.errors)).toMatch(/unknown variable \{\{cedula\}\}; use \{\{nombre\}\}, \{\{primer_nombre\}\}, \{\{barrio\}\}, \{\{agente\}\}/);
+    await t.app.http
+      .post(base)
+      .set(t.manager.auth)
+      .send({ ...good, text: 'x'.repeat(1024) })
+      .expect(201);
+    const [stored] = (await t.app.http.get(base).set(t.manager.auth).query({ q: '/datos' }).expect(200)).body.data;
+    for (const body of [{}, { shortcut: 'datos' }, { text: '' }, { other: 1 }]) expectProblem(await t.app.http.patch(`${base}/${stored.id}`).set(t.manager.auth).send(body), 400);
+    for (const query of [{ conversationId: UNKNOWN }, { conversationId: 'x' }, { q: '' }, { limit: '500' }, { sort: 'title' }, { cursor: 'bm9wZQ' }]) {
+      expectProblem(await t.app.http.get(base).set(t.manager.auth).query(query), 400);
+    }
+    expectProblem(await t.app.http.get(base).set(t.manager.auth).query({ conversationId: UNKNOWN }), 400, 'unknown_conversation');
+    expectProblem(await t.app.http.patch(`${base}/nope`).set(t.manager.auth).send({ title: 'x' }), 400);
+    expectProblem(await t.app.http.delete(`${base}/nope`).set(t.manager.auth), 400);
+    for (const user of [viewer, volunteer]) {
+      expectProblem(await t.app.http.get(base).set(user.auth), 403);
+      expectProblem(await t.app.http.post(base).set(user.auth).send(good), 403);
+      expectProblem(await t.app.http.patch(`${base}/${stored.id}`).set(user.auth).send({ title: 'x' }), 403);
+      expectProblem(await t.app.http.delete(`${base}/${stored.id}`).set(user.auth), 403);
+    }
+    expectProblem(await t.app.http.get(base), 401);
   });
 });
 

@@ -11,8 +11,10 @@ export const whatsappPolicy = definePolicy({
   readTemplates: { roles: ['manager', 'viewer'] },
   manageCampaigns: { roles: ['manager'] },
   readCampaigns: { roles: ['manager', 'viewer'] },
-  /** Reading and answering conversations, assigning them. */
+  /** Reading and answering conversations, assigning them, using the team's quick replies. */
   converse: { roles: ['manager'] },
+  /** Writing the team's quick replies. */
+  manageQuickReplies: { roles: ['manager'] },
   readDashboard: { roles: ['manager', 'viewer'] },
   /** The live room: campaign progress and conversation events. */
   follow: { roles: ['manager', 'viewer'] },

@@ -4,6 +4,7 @@ import { pageSchema } from '../../kernel/pagination';
 import { z } from 'zod';
 import * as campaigns from './whatsapp.campaigns';
 import * as conversations from './whatsapp.conversations';
+import * as quickReplies from './whatsapp.quick-replies';
 import { dashboard } from './whatsapp.dashboard';
 import { whatsappPolicy } from './whatsapp.policy';
 import { createTemplate, listTemplates } from './whatsapp.templates';
@@ -14,18 +15,23 @@ import {
   conversationIdParams,
   conversationView,
   createCampaignBody,
+  createQuickReplyBody,
   createTemplateBody,
   dashboardView,
   listCampaignsQuery,
   listConversationsQuery,
   listMessagesQuery,
+  listQuickRepliesQuery,
   listTemplatesQuery,
   messageView,
+  quickReplyIdParams,
+  quickReplyView,
   replyBody,
   sendResponse,
   templateView,
   unreadView,
   updateConversationBody,
+  updateQuickReplyBody,
   webhookVerifyQuery,
 } from './whatsapp.schemas';
 
@@ -258,6 +264,52 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       errors: { ...noConversation, 409: 'The person never wrote in it (`nothing_inbound`)' },
     },
     async ({ ctx, input, em, actor }) => conversations.markUnread(em, ctx.deps, actor, input.params.id),
+  )
+  .get(
+    '/api/whatsapp/quick-replies',
+    {
+      summary: "The team's quick replies, by shortcut",
+      description:
+        '`q` narrows to shortcuts starting with it or titles containing it (the reply box’s `/` menu). With `conversationId` each carries `rendered`: ' +
+        'its text with `{{nombre}}`, `{{primer_nombre}}`, `{{barrio}}` (the person) and `{{agente}}` (the caller) filled, and the variables left empty for want of a value.',
+      access: whatsappPolicy.roles('converse'),
+      query: listQuickRepliesQuery,
+      response: pageSchema(quickReplyView),
+      errors: { 400: 'Also `unknown_conversation` for a `conversationId` no conversation has' },
+    },
+    async ({ ctx, input, em, actor }) => quickReplies.listQuickReplies(em, ctx.deps, actor, input.query),
+  )
+  .post(
+    '/api/whatsapp/quick-replies',
+    {
+      summary: 'Add a quick reply',
+      access: whatsappPolicy.roles('manageQuickReplies'),
+      body: createQuickReplyBody,
+      status: 201,
+      response: quickReplyView,
+      errors: { 409: 'The shortcut is taken (`shortcut_taken`)' },
+    },
+    async ({ input, em, actor }) => quickReplies.createQuickReply(em, actor, input.body),
+  )
+  .patch(
+    '/api/whatsapp/quick-replies/:id',
+    {
+      summary: 'Change a quick reply',
+      access: whatsappPolicy.roles('manageQuickReplies'),
+      params: quickReplyIdParams,
+      body: updateQuickReplyBody,
+      response: quickReplyView,
+      errors: { 404: 'No such quick reply', 409: 'The shortcut is taken (`shortcut_taken`)' },
+    },
+    async ({ input, em, actor }) => quickReplies.updateQuickReply(em, actor, input.params.id, input.body),
+  )
+  .delete(
+    '/api/whatsapp/quick-replies/:id',
+    { summary: 'Remove a quick reply', access: whatsappPolicy.roles('manageQuickReplies'), params: quickReplyIdParams, status: 204, errors: { 404: 'No such quick reply' } },
+    async ({ input, em }) => {
+      await quickReplies.deleteQuickReply(em, input.params.id);
+      return undefined;
+    },
   )
   .get(
     '/api/whatsapp/dashboard',

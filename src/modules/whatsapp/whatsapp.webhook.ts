@@ -262,8 +262,11 @@ interface InboundRows {
   optOut: boolean;
 }
 
+/** The name of a contact who first wrote without a WhatsApp profile name. */
+export const UNNAMED_CONTACT = 'WhatsApp';
+
 async function recordInboundRows(tx: Queries, input: InboundRows) {
-  const contactId = await ensureContactByPhone(tx, input.phone, (input.profileName ?? 'WhatsApp').slice(0, 160) || 'WhatsApp');
+  const contactId = await ensureContactByPhone(tx, input.phone, (input.profileName ?? UNNAMED_CONTACT).slice(0, 160) || UNNAMED_CONTACT);
   const conversationId = await ensureConversation(tx, contactId, input.at);
   const messageId = newId();
   const stored = await insertInboundMessage(tx, {
