@@ -27,7 +27,8 @@ export type StoredChanges = Record<string, { before: unknown; after: unknown }>;
 /** What the notices module answered for one notice about the request. */
 export interface StoredNotice {
   status: 'queued' | 'duplicate' | 'unreachable';
-  noticeId: string;
+  /** Null when nobody could be told (an anonymous request, an erased citizen): no notice was written. */
+  noticeId: string | null;
   channel?: string;
   reason?: string;
   at: string;

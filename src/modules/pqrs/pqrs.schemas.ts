@@ -139,7 +139,12 @@ export type SettingsInput = z.infer<typeof settingsBody>;
 
 export const settingsView = settingsBody.extend({ updatedAt: isoDate });
 
-const noticeView = z.object({ status: z.string(), noticeId: z.string(), channel: z.string().optional(), reason: z.string().optional(), at: isoDate }).nullable();
+/**
+ * What came of a notice to the citizen: `queued` on `channel`, or `unreachable` with `reason` (the
+ * notices module's: `no_consent`, `no_address`, `template_missing`…; or `anonymous`, `erased`, when
+ * there is nobody to tell, with no `noticeId`).
+ */
+const noticeView = z.object({ status: z.string(), noticeId: z.string().nullable(), channel: z.string().optional(), reason: z.string().optional(), at: isoDate }).nullable();
 
 const attachmentView = z.object({ id: z.uuid(), fileName: z.string(), type: z.string(), size: z.number().int(), sha256: z.string(), uploadedAt: isoDate });
 
