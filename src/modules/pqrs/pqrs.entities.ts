@@ -82,7 +82,7 @@ export const PqrsRequestSchema = defineEntity({
     extendedAt: p.datetime().nullable(),
     extensionReason: p.string().length(1000).nullable(),
     extendedBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
-    /** Set by the daily run when the request came within two business days of its deadline. */
+    /** Set by the daily run when the request came within three business days of its deadline. */
     dueSoonAt: p.datetime().nullable(),
     answer: p.text().nullable(),
     answeredAt: p.datetime().nullable(),

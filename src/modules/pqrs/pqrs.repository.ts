@@ -446,7 +446,7 @@ export interface PqrsCounts {
   pending: number;
   /** Open requests past their deadline. */
   overdue: number;
-  /** Open requests not overdue, due within two business days. */
+  /** Open requests not overdue, due within three business days (the due day included). */
   dueSoon: number;
 }
 

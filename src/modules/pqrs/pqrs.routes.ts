@@ -243,7 +243,9 @@ export const pqrsRouter = new ApiRouter('pqrs', 'The citizen desk: peticiones, q
     `${base}/:id/answer`,
     {
       summary: 'Answer a request',
-      description: 'Stops the clock; `close: true` closes it too. Once only.',
+      description:
+        'Stops the clock; `close: true` closes it too. Once only. The citizen is told: `personal.answerNotice` says on which channel the notice was queued ' +
+        '(`status: queued`, `channel`) or why none could be (`status: unreachable`, `reason`: no_consent, no_address, template_missing, anonymous, erased…).',
       access: pqrsPolicy.roles('handle'),
       params: idParams,
       body: answerBody,
@@ -256,7 +258,9 @@ export const pqrsRouter = new ApiRouter('pqrs', 'The citizen desk: peticiones, q
     `${base}/:id/extend`,
     {
       summary: 'Extend the deadline once (Ley 1755 de 2015, art. 14)',
-      description: 'Before the deadline, with the reason; the new deadline a business day after the current one and within twice the original term.',
+      description:
+        'Before the deadline, with the reason (told to the citizen: `personal.extensionNotice`); the new deadline a business day after the current one and no later ' +
+        'than twice the original term, the day every request shows as `latestExtensionDate` while it may still be extended (the 400 names it too).',
       access: pqrsPolicy.roles('handle'),
       params: idParams,
       body: extendBody,

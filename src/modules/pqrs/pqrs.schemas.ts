@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/pagination';
 import { citizenDocumentId, citizenEmail, citizenTerritoryId, optionalText } from '../audience';
+import { DUE_STATES } from './pqrs.clock';
 import { HISTORY_ACTIONS, PQRS_CHANNELS, PQRS_PRIORITIES, PQRS_STATUSES, PQRS_TYPES } from './pqrs.entities';
 
 const isoDate = z.iso.datetime({ offset: true });
@@ -167,7 +168,10 @@ export const requestView = z.object({
   businessDaysLeft: z.number().int(),
   overdue: z.boolean(),
   dueSoon: z.boolean(),
+  dueState: z.enum(DUE_STATES),
   dueSoonFlaggedAt: isoDate.nullable(),
+  /** While an extension may still be asked for (open, not extended, before the deadline): the latest new due date the law allows, twice the term. */
+  latestExtensionDate: day.nullable(),
   /** `reason` is null for viewers (free text that may name people). */
   extension: z.object({ at: isoDate, reason: z.string().nullable(), byId: z.uuid().nullable() }).nullable(),
   answeredAt: isoDate.nullable(),

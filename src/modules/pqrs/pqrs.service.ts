@@ -255,7 +255,7 @@ export async function fileRequest(deps: AppDeps, input: FileInput, meta: FilingM
   } catch (error) {
     territoryProblem(error);
   }
-  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('filed', filed.request));
+  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('filed', filed.request, clockOf(deps)));
   await dispatchAfterCommit(deps);
   return filed;
 }
@@ -323,7 +323,7 @@ export async function fileFromWhatsApp(deps: AppDeps, input: FromWhatsAppInput, 
   } catch (error) {
     territoryProblem(error);
   }
-  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('filed', filed.request));
+  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('filed', filed.request, clockOf(deps)));
   await dispatchAfterCommit(deps);
   return presentOne(deps, filed.request, actor);
 }
@@ -483,7 +483,7 @@ export async function updateRequest(deps: Deps, id: string, input: UpdateInput, 
   } catch (error) {
     territoryProblem(error);
   }
-  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('updated', saved));
+  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('updated', saved, clockOf(deps)));
   return presentOne(deps, saved, actor);
 }
 
@@ -511,7 +511,7 @@ export async function answerRequest(deps: AppDeps, id: string, input: AnswerInpu
     await insertHistory(tx, [{ id: newId(), requestId: id, at: now, actorId: actor.id, action: 'answer', changes, note: null }]);
     return queueCitizenNotice(tx, 'answered', next, await readSettings(tx), clockOf(deps), actor.id);
   });
-  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('answered', saved));
+  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('answered', saved, clockOf(deps)));
   await dispatchAfterCommit(deps);
   return presentOne(deps, saved, actor);
 }
@@ -557,7 +557,7 @@ export async function extendRequest(deps: AppDeps, id: string, input: ExtendInpu
     ]);
     return queueCitizenNotice(tx, 'extended', next, await readSettings(tx), clock, actor.id);
   });
-  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('extended', saved));
+  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('extended', saved, clockOf(deps)));
   await dispatchAfterCommit(deps);
   return presentOne(deps, saved, actor);
 }
@@ -636,7 +636,7 @@ export async function addAttachment(deps: Deps, id: string, file: { declaredType
       await staged.place();
       return { request, attachment };
     });
-    deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('attachment', request));
+    deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('attachment', request, clockOf(deps)));
     return presentAttachment(attachment);
   } catch (error) {
     await staged.discard();
