@@ -44,6 +44,8 @@ export const PqrsRequestSchema = defineEntity({
   tableName: 'pqrs_requests',
   indexes: [
     { properties: ['receivedAt', 'id'] },
+    // The desk's queue, soonest deadline first.
+    { properties: ['dueAt', 'id'] },
     { properties: ['status', 'dueAt'] },
     { properties: ['assignee', 'status'] },
     { properties: ['contact'] },

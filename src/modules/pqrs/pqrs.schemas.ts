@@ -70,24 +70,51 @@ export const attachmentParams = z.object({ id: z.uuid(), attachmentId: z.uuid() 
 
 const booleanQuery = z.enum(['true', 'false'], { error: 'expected true or false' }).transform((value) => value === 'true');
 
+const dueStateList = z
+  .string()
+  .regex(new RegExp(`^(${DUE_STATES.join('|')})(,(${DUE_STATES.join('|')}))*$`), `expected one or more of ${DUE_STATES.join(', ')}, separated by commas`)
+  .transform((value) => [...new Set(value.split(','))] as (typeof DUE_STATES)[number][])
+  .describe(`${DUE_STATES.join(', ')}; several separated by commas (\`overdue,due_soon,on_time\`: every open request)`);
+
+/** Filters the queue and its summary share. */
+const queueFilters = {
+  type: z.enum(PQRS_TYPES).optional(),
+  channel: z.enum(PQRS_CHANNELS).optional(),
+  assigneeId: z.uuid().optional(),
+  unassigned: booleanQuery.optional(),
+  /** This territory and every territory inside it. */
+  territoryId: z.uuid().optional(),
+  q: z.string().trim().min(1).max(100).optional().describe('In the subject (any case) or the number (`PQRS-2026-000123`, or part of it)'),
+};
+
 export const listQuery = z
   .object({
     ...pageQueryShape,
+    ...queueFilters,
     status: z.enum(PQRS_STATUSES).optional(),
-    type: z.enum(PQRS_TYPES).optional(),
-    channel: z.enum(PQRS_CHANNELS).optional(),
-    assigneeId: z.uuid().optional(),
-    unassigned: booleanQuery.optional(),
+    dueState: dueStateList.optional(),
     overdue: booleanQuery.optional(),
     dueSoon: booleanQuery.optional(),
     /** Due on or before this local day. */
     dueBefore: day.optional(),
-    /** This territory and every territory inside it. */
-    territoryId: z.uuid().optional(),
     contactId: z.uuid().optional(),
+    sort: z.enum(['received', 'due']).default('received').describe('`received`: newest filing first; `due`: the legal due date, soonest first (the desk’s queue)'),
   })
   .strict();
 export type ListInput = z.infer<typeof listQuery>;
+
+export const summaryQuery = z.object(queueFilters).strict();
+export type SummaryInput = z.infer<typeof summaryQuery>;
+
+export const summaryView = z
+  .object({
+    overdue: z.number().int().describe('Open, past the deadline'),
+    due_soon: z.number().int().describe('Open, 3 business days or fewer left (the due day included)'),
+    on_time: z.number().int().describe('Open, more than 3 business days left'),
+    answered: z.number().int().describe('Answered (closed since or not)'),
+    closed: z.number().int().describe('Closed without an answer'),
+  })
+  .meta({ id: 'PqrsSummary' });
 
 export const updateBody = z
   .object({
