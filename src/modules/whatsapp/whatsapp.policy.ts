@@ -4,7 +4,8 @@ import { definePolicy } from '../../kernel/policy';
 
 /**
  * Who may do what with WhatsApp: managers write templates, run campaigns and hold the
- * conversations (people's own words and numbers); viewers follow the figures.
+ * conversations (people's own words and numbers), in REST and in the `whatsapp:inbox` room alike;
+ * viewers follow the figures.
  */
 export const whatsappPolicy = definePolicy({
   manageTemplates: { roles: ['manager'] },
@@ -16,7 +17,7 @@ export const whatsappPolicy = definePolicy({
   /** Writing the team's quick replies. */
   manageQuickReplies: { roles: ['manager'] },
   readDashboard: { roles: ['manager', 'viewer'] },
-  /** The live room: campaign progress and conversation events. */
+  /** The figures room `whatsapp`: campaign progress, text-free message activity, the unread badge (the inbox room is `converse`'s). */
   follow: { roles: ['manager', 'viewer'] },
 });
 
