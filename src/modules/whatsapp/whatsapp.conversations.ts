@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
+import { safeErrorFields } from '../../kernel/http/problem';
 import type { PageRequest } from '../../kernel/pagination';
 import { findUser } from '../auth';
 import * as repository from './whatsapp.conversations.repository';
@@ -144,7 +145,11 @@ export async function reply(em: EntityManager, deps: AppDeps, actor: Actor, id: 
   }
   const message = await repository.queueReply(em, { conversation, sentById: actor.id, at: now, content });
   await requestDispatch(deps, 'reply');
-  const event = await publishNewMessage(em, deps, conversation.id, message.id);
+  // Queued already: a failure to tell the inbox must not turn the answer into an error (and a resend).
+  const event = await publishNewMessage(em, deps, conversation.id, message.id).catch((error: unknown) => {
+    deps.logger.warn({ messageId: message.id, ...safeErrorFields(error) }, 'whatsapp reply queued but not pushed');
+    return undefined;
+  });
   return event?.message ?? presentMessage(message, message.template ? (await templateBodies(em, [message])).get(message.template.id) : undefined);
 }
 

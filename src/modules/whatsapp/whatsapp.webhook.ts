@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { newId } from '../../kernel/ids';
 import { ensureContactByPhone, normalisePhone, withdrawConsent } from '../audience';
+import { safeErrorFields } from '../../kernel/http/problem';
 import type { Queries } from '../../kernel/sql';
 import { whatsapp } from './whatsapp.context';
 import { applyTemplateReview } from './whatsapp.templates.repository';
@@ -246,7 +247,10 @@ async function recordInbound(deps: AppDeps, message: InboundItem, profileName: s
   const result = await deps.db.transaction((tx) => recordInboundRows(tx, { phone, profileName, message, kind, text, at, optOut }));
   if (!result) return false;
   const rt = whatsapp(deps);
-  await publishNewMessage(deps.orm.em.fork() as EntityManager, deps, result.conversationId, result.messageId);
+  // Stored already: a failure to tell the inbox must not fail the delivery (Meta would send it again for nothing).
+  await publishNewMessage(deps.orm.em.fork() as EntityManager, deps, result.conversationId, result.messageId).catch((error: unknown) =>
+    deps.logger.warn({ webhook: 'whatsapp', messageId: result.messageId, ...safeErrorFields(error) }, 'inbound whatsapp message stored but not pushed'),
+  );
   rt.unreadChanged();
   if (result.repliedCampaignId) rt.statusChanged([{ id: result.messageId, campaignId: result.repliedCampaignId, conversationId: null, status: 'replied' }]);
   return true;
