@@ -12,7 +12,7 @@ import { mayBeAssignedConversations } from './whatsapp.policy';
 import { whatsapp } from './whatsapp.context';
 import { WHATSAPP_INBOX_ROOM, WHATSAPP_ROOM, type ConversationChange, type MessageEvent } from './whatsapp.events';
 import { requestDispatch } from './whatsapp.jobs';
-import { presentMessage, type ConversationOut } from './whatsapp.presenter';
+import { presentMessage, type ConversationOut, type MessageOut } from './whatsapp.presenter';
 import type { ReplyInput } from './whatsapp.schemas';
 
 const WINDOW_MS = 24 * 3600 * 1000;
@@ -88,24 +88,21 @@ export async function listMessages(em: EntityManager, id: string, page: PageRequ
 
 /**
  * A new conversation message, told live: in full (text, conversation row) to the inbox room, and
- * as a text-free note to the figures room. The message and conversation are read again, committed.
+ * as a text-free note to the figures room. `view` is the message as the caller answers it (a
+ * reply as queued); without it the committed message is read.
  */
-export async function publishNewMessage(em: EntityManager, deps: AppDeps, conversationId: string, messageId: string): Promise<MessageEvent | undefined> {
-  const [[message], conversation] = await Promise.all([repository.messagesById(em, [messageId]), repository.findConversation(em, conversationId)]);
-  if (!message || !conversation) return undefined;
-  const bodies = await templateBodies(em, [message]);
-  const event: MessageEvent = {
-    message: presentMessage(message, message.template ? bodies.get(message.template.id) : undefined),
-    conversation: (await presentConversations(em, [conversation]))[0]!,
-  };
+export async function publishNewMessage(em: EntityManager, deps: AppDeps, conversationId: string, messageId: string, view?: MessageOut): Promise<void> {
+  let message = view;
+  if (!message) {
+    const [stored] = await repository.messagesById(em, [messageId]);
+    if (!stored) return;
+    message = presentMessage(stored, stored.template ? (await templateBodies(em, [stored])).get(stored.template.id) : undefined);
+  }
+  const conversation = await repository.findConversation(em, conversationId);
+  if (!conversation) return;
+  const event: MessageEvent = { message, conversation: (await presentConversations(em, [conversation]))[0]! };
   deps.realtime.publish(WHATSAPP_INBOX_ROOM, 'whatsapp:message', event);
-  deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:activity', {
-    id: event.message.id,
-    direction: event.message.direction,
-    kind: event.message.kind,
-    createdAt: event.message.createdAt,
-  });
-  return event;
+  deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:activity', { id: message.id, direction: message.direction, kind: message.kind, createdAt: message.createdAt });
 }
 
 /** A conversation changed without a new message: its row as the list shows it, to the inbox room. */
@@ -145,12 +142,12 @@ export async function reply(em: EntityManager, deps: AppDeps, actor: Actor, id: 
   }
   const message = await repository.queueReply(em, { conversation, sentById: actor.id, at: now, content });
   await requestDispatch(deps, 'reply');
+  const view = presentMessage(message, message.template ? (await templateBodies(em, [message])).get(message.template.id) : undefined);
   // Queued already: a failure to tell the inbox must not turn the answer into an error (and a resend).
-  const event = await publishNewMessage(em, deps, conversation.id, message.id).catch((error: unknown) => {
-    deps.logger.warn({ messageId: message.id, ...safeErrorFields(error) }, 'whatsapp reply queued but not pushed');
-    return undefined;
-  });
-  return event?.message ?? presentMessage(message, message.template ? (await templateBodies(em, [message])).get(message.template.id) : undefined);
+  await publishNewMessage(em, deps, conversation.id, message.id, view).catch((error: unknown) =>
+    deps.logger.warn({ messageId: message.id, ...safeErrorFields(error) }, 'whatsapp reply queued but not pushed'),
+  );
+  return view;
 }
 
 /** Read: the unread count goes to 0 (what Chatwoot does when an agent opens the conversation). */
