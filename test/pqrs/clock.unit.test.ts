@@ -3,7 +3,7 @@
  * Each case lists the business days it counts in a comment, so a reader can check it without code.
  */
 import { addBusinessDays, businessDaysBetween, holidaysOf, isBusinessDay, weekdayOf } from '../../src/kernel/business-days';
-import { clockState, deadlineFor, endOfLocalDay, latestExtension, termFor, type ClockSettings } from '../../src/modules/pqrs/pqrs.clock';
+import { clockState, deadlineFor, dueSoonHorizon, endOfLocalDay, extensionLimit, latestExtension, termFor, type ClockSettings } from '../../src/modules/pqrs/pqrs.clock';
 import { detectFileType, DOCX_TYPE, isExecutable, zipEntryNames } from '../../src/kernel/file-store';
 import { loadConfig } from '../../src/config';
 import { pqrsPolicy } from '../../src/modules/pqrs/pqrs.policy';
@@ -134,27 +134,57 @@ describe('deadlines (Ley 1755 de 2015, art. 14): day 1 is the business day after
 });
 
 describe('business days left, overdue, due soon', () => {
-  const request = (status: 'received' | 'answered' = 'received', answeredAt: Date | null = null) => ({
+  const request = (status: 'received' | 'answered' | 'closed' = 'received', answeredAt: Date | null = null, closedAt: Date | null = null) => ({
     status,
     dueDate: '2026-04-22',
     dueAt: endOfLocalDay('2026-04-22', 'America/Bogota'),
     answeredAt,
-    closedAt: null,
+    closedAt,
   });
 
-  it('counts the business days after today up to the due day', () => {
-    expect(clockState(request(), bogota('2026-04-01'), clock)).toEqual({ businessDaysLeft: 13, overdue: false, dueSoon: false }); // 6–10, 13–17, 20–22 Apr
-    expect(clockState(request(), bogota('2026-04-20'), clock)).toEqual({ businessDaysLeft: 2, overdue: false, dueSoon: true });
-    expect(clockState(request(), bogota('2026-04-22', '23:59'), clock)).toEqual({ businessDaysLeft: 0, overdue: false, dueSoon: true });
+  it('counts the business days after today up to the due day, due soon from three left', () => {
+    expect(clockState(request(), bogota('2026-04-01'), clock)).toEqual({ businessDaysLeft: 13, overdue: false, dueSoon: false, dueState: 'on_time' }); // 6–10, 13–17, 20–22 Apr
+    expect(clockState(request(), bogota('2026-04-16'), clock)).toEqual({ businessDaysLeft: 4, overdue: false, dueSoon: false, dueState: 'on_time' }); // 17, 20, 21, 22
+    expect(clockState(request(), bogota('2026-04-17'), clock)).toEqual({ businessDaysLeft: 3, overdue: false, dueSoon: true, dueState: 'due_soon' }); // 20, 21, 22
+    // Saturday and Sunday count as the Friday before: the same three days left.
+    expect(clockState(request(), bogota('2026-04-19'), clock)).toEqual({ businessDaysLeft: 3, overdue: false, dueSoon: true, dueState: 'due_soon' });
+    expect(clockState(request(), bogota('2026-04-20'), clock)).toEqual({ businessDaysLeft: 2, overdue: false, dueSoon: true, dueState: 'due_soon' });
+    expect(clockState(request(), bogota('2026-04-22', '23:59'), clock)).toEqual({ businessDaysLeft: 0, overdue: false, dueSoon: true, dueState: 'due_soon' });
+    expect(dueSoonHorizon('2026-04-17', clock)).toBe('2026-04-22');
+    expect(dueSoonHorizon('2026-04-16', clock)).toBe('2026-04-21');
   });
 
   it('turns overdue at local midnight and counts the business days late', () => {
-    expect(clockState(request(), bogota('2026-04-23', '00:00'), clock)).toEqual({ businessDaysLeft: -1, overdue: true, dueSoon: false });
-    expect(clockState(request(), bogota('2026-04-27'), clock)).toEqual({ businessDaysLeft: -3, overdue: true, dueSoon: false }); // 23, 24, 27
+    expect(clockState(request(), bogota('2026-04-23', '00:00'), clock)).toEqual({ businessDaysLeft: -1, overdue: true, dueSoon: false, dueState: 'overdue' });
+    expect(clockState(request(), bogota('2026-04-27'), clock)).toEqual({ businessDaysLeft: -3, overdue: true, dueSoon: false, dueState: 'overdue' }); // 23, 24, 27
   });
 
-  it('stops at the answer', () => {
-    expect(clockState(request('answered', bogota('2026-04-21')), bogota('2026-05-20'), clock)).toEqual({ businessDaysLeft: 1, overdue: false, dueSoon: false });
+  it('stops at the answer, or at closing without one', () => {
+    expect(clockState(request('answered', bogota('2026-04-21')), bogota('2026-05-20'), clock)).toEqual({
+      businessDaysLeft: 1,
+      overdue: false,
+      dueSoon: false,
+      dueState: 'answered',
+    });
+    expect(clockState(request('closed', bogota('2026-04-27'), bogota('2026-04-28')), bogota('2026-05-20'), clock)).toMatchObject({
+      businessDaysLeft: -3,
+      overdue: false,
+      dueState: 'answered',
+    });
+    expect(clockState(request('closed', null, bogota('2026-04-20')), bogota('2026-05-20'), clock)).toEqual({
+      businessDaysLeft: 2,
+      overdue: false,
+      dueSoon: false,
+      dueState: 'closed',
+    });
+  });
+
+  it('offers the extension limit only while an extension may still be asked for', () => {
+    const open = { status: 'received' as const, receivedAt: bogota('2026-03-30'), termDays: 15, dueAt: endOfLocalDay('2026-04-22', 'America/Bogota'), extendedAt: null };
+    expect(extensionLimit(open, bogota('2026-04-22', '23:59'), clock)).toBe('2026-05-14');
+    expect(extensionLimit(open, bogota('2026-04-23', '00:00'), clock)).toBeNull();
+    expect(extensionLimit({ ...open, extendedAt: bogota('2026-04-10') }, bogota('2026-04-20'), clock)).toBeNull();
+    expect(extensionLimit({ ...open, status: 'answered' }, bogota('2026-04-20'), clock)).toBeNull();
   });
 
   it('counts business days between two days either way', () => {

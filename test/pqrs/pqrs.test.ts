@@ -577,7 +577,8 @@ describe('citizen notices', () => {
       .send({ type: 'denuncia', subject: 'Amenazas', description: 'Amenazan a los líderes de la junta comunal.', anonymous: true })
       .expect(201);
     const stored = await app.http.get(`${base}/${anonymous.body.id}`).set(manager.auth).expect(200);
-    expect(stored.body.personal).toMatchObject({ citizen: null, receivedNotice: null });
+    expect(stored.body.personal).toMatchObject({ citizen: null, receivedNotice: { status: 'unreachable', reason: 'anonymous', noticeId: null } });
+    expect(await rows(sql<{ n: number }>`select count(*)::int as n from notices where key = ${`pqrs:received:${anonymous.body.id}`}`)).toEqual([{ n: 0 }]);
   });
 });
 

@@ -24,13 +24,13 @@ async function conversationOf(n: number, text = 'Hola') {
 }
 
 describe('conversations', () => {
-  it('replies with free text inside the 24-hour window and pushes the new messages to the whatsapp room', async () => {
+  it('replies with free text inside the 24-hour window and pushes the new messages to the inbox room', async () => {
     const socket = await connectSocket(t.app.url, t.manager.token);
-    const events: { direction: string; text: string | null }[] = [];
+    const events: { message: { direction: string; text: string | null } }[] = [];
     socket.on('whatsapp:message', (event) => events.push(event));
     const statuses: { messages: { id: string; status: string }[] }[] = [];
     socket.on('whatsapp:status', (event) => statuses.push(event));
-    expect((await subscribe(socket, ['whatsapp'])).joined).toEqual(['whatsapp']);
+    expect((await subscribe(socket, ['whatsapp:inbox'])).joined).toEqual(['whatsapp:inbox']);
     try {
       const conversation = await conversationOf(1, '¿Hay reunión hoy?');
       expect(conversation).toMatchObject({ unreadCount: 1, windowOpen: true });
@@ -42,7 +42,7 @@ describe('conversations', () => {
       expect(reply.body).toMatchObject({ direction: 'out', kind: 'text', status: 'queued', text: 'Sí, a las 6 pm en el salón comunal.', sentById: t.manager.id });
       await waitUntil(async () => t.fake.sendsTo(phoneDigits(1)).length === 1, 10_000, 'the reply to go out');
       expect(t.fake.sendsTo(phoneDigits(1))[0]).toMatchObject({ type: 'text', text: 'Sí, a las 6 pm en el salón comunal.', opaque: reply.body.id });
-      await waitUntil(async () => events.some((event) => event.direction === 'in') && events.some((event) => event.direction === 'out'), 5000, 'message events');
+      await waitUntil(async () => events.some((event) => event.message.direction === 'in') && events.some((event) => event.message.direction === 'out'), 5000, 'message events');
       await waitUntil(
         async () => statuses.some((event) => event.messages.some((message) => message.id === reply.body.id && message.status === 'read')),
         8000,
@@ -87,9 +87,13 @@ describe('conversations', () => {
     );
     const assigned = await t.app.http.patch(`/api/whatsapp/conversations/${conversation.id}`).set(t.manager.auth).send({ assignedToId: t.manager.id }).expect(200);
     expect(assigned.body.assignedToId).toBe(t.manager.id);
-    expect((await t.app.http.get(`/api/whatsapp/conversations?assignedToId=${t.manager.id}`).set(t.manager.auth).expect(200)).body.data).toHaveLength(1);
+    expect((await t.app.http.get(`/api/whatsapp/conversations?assignee=${t.manager.id}`).set(t.manager.auth).expect(200)).body.data).toHaveLength(1);
     const volunteer = await createUser(t.app, t.admin, 'volunteer');
-    expectProblem(await t.app.http.patch(`/api/whatsapp/conversations/${conversation.id}`).set(t.manager.auth).send({ assignedToId: volunteer.id }), 400);
+    expectProblem(
+      await t.app.http.patch(`/api/whatsapp/conversations/${conversation.id}`).set(t.manager.auth).send({ assignedToId: volunteer.id }),
+      400,
+      'assignee_cannot_converse',
+    );
     await t.app.http.patch(`/api/whatsapp/conversations/${conversation.id}`).set(t.manager.auth).send({ status: 'closed' }).expect(200);
     expect((await t.app.http.get('/api/whatsapp/conversations?status=closed').set(t.manager.auth).expect(200)).body.data).toHaveLength(1);
     expectProblem(await t.app.http.get('/api/whatsapp/conversations?unread=maybe').set(t.manager.auth), 400);

@@ -16,4 +16,10 @@ describe('whatsappPolicy', () => {
     expect(allowed('converse')).toEqual(['admin', 'manager']);
     expect(ROLES.filter(mayBeAssignedConversations)).toEqual(['admin', 'manager']);
   });
+
+  it('lets everyone who converses read the templates a reply outside the window needs, and the team’s quick replies', () => {
+    const readers = allowed('readTemplates');
+    expect(allowed('converse').every((role) => readers.includes(role))).toBe(true);
+    expect(allowed('manageQuickReplies')).toEqual(['admin', 'manager']);
+  });
 });

@@ -15,7 +15,7 @@ import type { territoryDetailView, territoryView } from '../../src/modules/terri
 
 export type { IncidentEvent, ProjectionSummary, StationEvent, TurnoutItem } from '../../src/modules/gotv/gotv.events';
 export type { SocialAlertEvent } from '../../src/modules/social/social.events';
-export type { MessageEvent as WhatsappMessageEvent } from '../../src/modules/whatsapp/whatsapp.events';
+export type { MessageActivityEvent as WhatsappActivityEvent } from '../../src/modules/whatsapp/whatsapp.events';
 export type { SubscribeAck } from '../../src/kernel/realtime';
 
 export type LoginAnswer = z.output<typeof loginResponse>;

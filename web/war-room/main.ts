@@ -14,7 +14,7 @@ import type {
   Territory,
   TerritoryDetail,
   TurnoutItem,
-  WhatsappMessageEvent,
+  WhatsappActivityEvent,
 } from '../lib/api-types';
 import { byId, h, setText } from '../lib/dom';
 import { incidentTypes, phases, severities } from '../lib/labels';
@@ -411,7 +411,7 @@ function start(): void {
   });
   socket.on('gotv:incident', (incident: IncidentEvent) => showIncident({ ...incident, hasPhoto: incident.photo }, true));
   socket.on('social:alert', (alert: SocialAlertEvent) => addAlert('social', 'Redes sociales', alert.title, alert.severity, alert.createdAt));
-  socket.on('whatsapp:message', (message: WhatsappMessageEvent) => {
+  socket.on('whatsapp:activity', (message: WhatsappActivityEvent) => {
     if (message.direction === 'in') addAlert('whatsapp', 'WhatsApp', 'Nueva respuesta de un contacto', 'low', message.createdAt);
   });
   window.setInterval(() => void reload('reconcile'), RECONCILE_MS);

@@ -41,7 +41,7 @@ export const overviewView = z
       .describe('Scheduled events in the next 7 days'),
     pendingPqrs: kpi({
       overdue: z.number().int().describe('Past their legal deadline'),
-      dueSoon: z.number().int().describe('Due within two business days, not yet overdue'),
+      dueSoon: z.number().int().describe('Due within three business days, not yet overdue'),
     })
       .optional()
       .describe('PQRS requests waiting for an answer'),

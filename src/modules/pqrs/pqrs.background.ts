@@ -14,7 +14,7 @@ const CHECK_INTERVAL_MS = 5 * 60_000;
 const SWEEP_GRACE_MS = 15 * 60_000;
 
 /**
- * Flags the open requests due within two business days, once per local day whichever process gets
+ * Flags the open requests due within three business days, once per local day whichever process gets
  * there first (the day is claimed in the settings row before anything is flagged, and given back
  * if the run fails): each gets `dueSoonAt`, a history line and a `pqrs:request` event. True when
  * this call did the day's run.
@@ -41,7 +41,7 @@ export async function runDueSoon(deps: Pick<AppDeps, 'db' | 'config' | 'realtime
       );
       return requests;
     });
-    for (const request of flagged) deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('due_soon', request));
+    for (const request of flagged) deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('due_soon', request, clock, now));
     return true;
   } catch (error) {
     await releaseDueSoonRun(deps.db, today, previous);

@@ -22,8 +22,16 @@ export function termFor(type: PqrsType): number {
   return 15;
 }
 
-/** How many business days before the deadline a request counts as due soon. */
-export const DUE_SOON_BUSINESS_DAYS = 2;
+/** How many business days before the deadline (the due day itself counting as 0) a request counts as due soon. */
+export const DUE_SOON_BUSINESS_DAYS = 3;
+
+/**
+ * Where a request stands against its deadline, for the desk's queue: open and past it (`overdue`),
+ * open with `DUE_SOON_BUSINESS_DAYS` or fewer left (`due_soon`), open with more (`on_time`), its
+ * clock stopped by an answer (`answered`, closed or not) or by closing it without one (`closed`).
+ */
+export const DUE_STATES = ['overdue', 'due_soon', 'on_time', 'answered', 'closed'] as const;
+export type DueState = (typeof DUE_STATES)[number];
 
 export const localDateOf = (instant: Date, timeZone: string): string => localClock(instant, timeZone).date;
 
@@ -54,6 +62,7 @@ export interface ClockState {
   businessDaysLeft: number;
   overdue: boolean;
   dueSoon: boolean;
+  dueState: DueState;
 }
 
 /** Where an open request stands at `now`; an answered or closed one has stopped its clock (left counted at the answer). */
@@ -69,7 +78,22 @@ export function clockState(
   const businessDaysLeft = late
     ? -Math.max(1, businessDaysBetween(request.dueDate, today, clock.holidayCountry))
     : businessDaysBetween(today, request.dueDate, clock.holidayCountry);
-  return { businessDaysLeft, overdue: open && late, dueSoon: open && !late && businessDaysLeft <= DUE_SOON_BUSINESS_DAYS };
+  const dueSoon = open && !late && businessDaysLeft <= DUE_SOON_BUSINESS_DAYS;
+  const dueState: DueState = open ? (late ? 'overdue' : dueSoon ? 'due_soon' : 'on_time') : request.answeredAt ? 'answered' : 'closed';
+  return { businessDaysLeft, overdue: open && late, dueSoon, dueState };
+}
+
+/**
+ * The latest day the one extension may move the deadline to, while it may still be asked for
+ * (open, not extended yet, its deadline not passed); null otherwise.
+ */
+export function extensionLimit(
+  request: { status: PqrsStatus; receivedAt: Date; termDays: number; dueAt: Date; extendedAt: Date | null },
+  now: Date,
+  clock: ClockSettings,
+): string | null {
+  if (!OPEN_STATUSES.includes(request.status) || request.extendedAt || now.getTime() > request.dueAt.getTime()) return null;
+  return latestExtension(request.receivedAt, request.termDays, clock);
 }
 
 /** The last local day still counted as due soon on `today`: due on or before it (and not yet overdue). */

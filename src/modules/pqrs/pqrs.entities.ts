@@ -27,7 +27,8 @@ export type StoredChanges = Record<string, { before: unknown; after: unknown }>;
 /** What the notices module answered for one notice about the request. */
 export interface StoredNotice {
   status: 'queued' | 'duplicate' | 'unreachable';
-  noticeId: string;
+  /** Null when nobody could be told (an anonymous request, an erased citizen): no notice was written. */
+  noticeId: string | null;
   channel?: string;
   reason?: string;
   at: string;
@@ -43,6 +44,8 @@ export const PqrsRequestSchema = defineEntity({
   tableName: 'pqrs_requests',
   indexes: [
     { properties: ['receivedAt', 'id'] },
+    // The desk's queue, soonest deadline first.
+    { properties: ['dueAt', 'id'] },
     { properties: ['status', 'dueAt'] },
     { properties: ['assignee', 'status'] },
     { properties: ['contact'] },
@@ -81,7 +84,7 @@ export const PqrsRequestSchema = defineEntity({
     extendedAt: p.datetime().nullable(),
     extensionReason: p.string().length(1000).nullable(),
     extendedBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
-    /** Set by the daily run when the request came within two business days of its deadline. */
+    /** Set by the daily run when the request came within three business days of its deadline. */
     dueSoonAt: p.datetime().nullable(),
     answer: p.text().nullable(),
     answeredAt: p.datetime().nullable(),

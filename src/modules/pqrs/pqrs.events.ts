@@ -1,3 +1,4 @@
+import type { DueState } from './pqrs.clock';
 import type { PqrsPriority, PqrsStatus, PqrsType } from './pqrs.entities';
 
 /** What moved on the desk; no personal data (viewers follow the room too). */
@@ -11,6 +12,9 @@ export interface PqrsRequestEvent {
   assigneeId: string | null;
   dueDate: string;
   dueAt: string;
+  /** At the time of the event; the row's countdown moves on by itself each business day. */
+  businessDaysLeft: number;
+  dueState: DueState;
 }
 
 declare module '../../kernel/realtime' {

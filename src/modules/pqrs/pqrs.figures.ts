@@ -4,7 +4,7 @@ import { countRequests, openedClosedByDay, type OpenedClosedDay, type PqrsCounts
 
 /**
  * The desk's figures at an instant, for the dashboard: open requests, those past their deadline,
- * and those due within two business days (not yet overdue). One indexed count over open requests.
+ * and those due within three business days (not yet overdue). One indexed count over open requests.
  */
 export function pqrsCounts(q: Queries, at: Date, clock: ClockSettings): Promise<PqrsCounts> {
   return countRequests(q, at, dueSoonHorizon(localDateOf(at, clock.timeZone), clock));

@@ -56,7 +56,8 @@ export function noticeFor(kind: CitizenNotice, request: RequestRecord, settings:
 
 /**
  * Queues the notice in the caller's transaction and records on the request (and in its history)
- * what came of it; the request as saved. Nothing for an anonymous request or an erased citizen.
+ * what came of it; the request as saved. An anonymous request or an erased citizen gets no
+ * notice, and the record says so (`unreachable`, reason `anonymous` or `erased`).
  * The caller dispatches the notices after the commit.
  */
 export async function queueCitizenNotice(
@@ -67,11 +68,16 @@ export async function queueCitizenNotice(
   clock: ClockSettings,
   actorId: string | null,
 ): Promise<RequestRecord> {
-  if (!request.contactId || request.citizenErasedAt) return request;
-  const result = await queueNotice(tx, noticeFor(kind, request, settings, clock));
-  const stored: StoredNotice = { status: result.status, noticeId: result.noticeId, at: new Date().toISOString() };
-  if (result.status === 'queued') stored.channel = result.channel;
-  if (result.status === 'unreachable') stored.reason = result.reason;
+  let stored: StoredNotice;
+  if (!request.contactId || request.citizenErasedAt) {
+    // Nobody to tell: recorded all the same, so the desk sees why no notice went.
+    stored = { status: 'unreachable', noticeId: null, reason: request.anonymous ? 'anonymous' : 'erased', at: new Date().toISOString() };
+  } else {
+    const result = await queueNotice(tx, noticeFor(kind, request, settings, clock));
+    stored = { status: result.status, noticeId: result.noticeId, at: new Date().toISOString() };
+    if (result.status === 'queued') stored.channel = result.channel;
+    if (result.status === 'unreachable') stored.reason = result.reason;
+  }
   const next: RequestRecord = { ...request, [FIELD[kind]]: stored };
   await saveRequest(tx, next);
   await insertHistory(tx, [

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { clockState, type ClockSettings } from './pqrs.clock';
+import { clockState, extensionLimit, type ClockSettings } from './pqrs.clock';
 import type { PqrsRequestEvent } from './pqrs.events';
 import type { AttachmentRecord, Citizen, HistoryRecord, RequestRecord, SettingsRecord } from './pqrs.repository';
 import type { historyView, requestView, settingsView } from './pqrs.schemas';
@@ -44,7 +44,9 @@ export function presentRequest(
     businessDaysLeft: state.businessDaysLeft,
     overdue: state.overdue,
     dueSoon: state.dueSoon,
+    dueState: state.dueState,
     dueSoonFlaggedAt: iso(request.dueSoonAt),
+    latestExtensionDate: extensionLimit(request, now, clock),
     // The reason is staff's free text and may name people: like history notes, only with `personal`.
     extension: request.extendedAt ? { at: request.extendedAt.toISOString(), reason: personal ? (request.extensionReason ?? '') : null, byId: request.extendedById } : null,
     answeredAt: iso(request.answeredAt),
@@ -65,7 +67,9 @@ export function presentRequest(
   };
 }
 
-export function presentEvent(action: PqrsRequestEvent['action'], request: RequestRecord): PqrsRequestEvent {
+/** What the desk's room hears of a change: enough to refresh the request's row, nothing personal. */
+export function presentEvent(action: PqrsRequestEvent['action'], request: RequestRecord, clock: ClockSettings, now = new Date()): PqrsRequestEvent {
+  const state = clockState(request, now, clock);
   return {
     action,
     id: request.id,
@@ -76,6 +80,8 @@ export function presentEvent(action: PqrsRequestEvent['action'], request: Reques
     assigneeId: request.assigneeId,
     dueDate: request.dueDate,
     dueAt: request.dueAt.toISOString(),
+    businessDaysLeft: state.businessDaysLeft,
+    dueState: state.dueState,
   };
 }
 

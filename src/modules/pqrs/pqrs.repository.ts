@@ -18,6 +18,7 @@ import {
   type StoredChanges,
   type StoredNotice,
 } from './pqrs.entities';
+import { DUE_STATES, type DueState } from './pqrs.clock';
 
 type PqrsTables = InferKyselyDB<typeof PqrsRequestSchema | typeof PqrsHistorySchema | typeof PqrsAttachmentSchema | typeof PqrsCounterSchema | typeof PqrsSettingsSchema>;
 const db = tables<PqrsTables>();
@@ -217,12 +218,34 @@ export interface RequestFilter {
   dueBefore?: string | undefined;
   territoryId?: string | undefined;
   contactId?: string | undefined;
+  /** In any of these states at `now` (`horizon`: the last day still due soon). */
+  dueStates?: { states: readonly DueState[]; now: Date; horizon: string } | undefined;
+  /** In the subject or the number. */
+  search?: string | undefined;
 }
 
 const openStatuses = sql`(${sql.join(
   OPEN_STATUSES.map((status) => sql`${status}`),
   ', ',
 )})`;
+
+/** The SQL of each due state at `now`, as `clockState` decides it for one request. */
+function dueStateCondition(state: DueState, now: Date, horizon: string): Sql {
+  switch (state) {
+    case 'overdue':
+      return sql`(r.status in ${openStatuses} and r.due_at < ${now})`;
+    case 'due_soon':
+      return sql`(r.status in ${openStatuses} and r.due_at >= ${now} and r.due_date <= ${horizon})`;
+    case 'on_time':
+      return sql`(r.status in ${openStatuses} and r.due_at >= ${now} and r.due_date > ${horizon})`;
+    case 'answered':
+      return sql`(r.answered_at is not null)`;
+    case 'closed':
+      return sql`(r.status = 'closed' and r.answered_at is null)`;
+  }
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 function conditions(filter: RequestFilter): Sql {
   const parts: Sql[] = [sql`true`];
@@ -242,18 +265,49 @@ function conditions(filter: RequestFilter): Sql {
   if (filter.dueBefore) parts.push(sql`r.due_date <= ${filter.dueBefore}`);
   if (filter.territoryId) parts.push(sql`r.territory_id in (${territoryAndDescendants([filter.territoryId])})`);
   if (filter.contactId) parts.push(sql`r.contact_id = ${filter.contactId}::uuid`);
+  if (filter.dueStates) {
+    const { states, now, horizon } = filter.dueStates;
+    parts.push(
+      sql`(${sql.join(
+        states.map((state) => dueStateCondition(state, now, horizon)),
+        ' or ',
+      )})`,
+    );
+  }
+  if (filter.search) {
+    const like = `%${escapeLike(filter.search)}%`;
+    parts.push(sql`(r.subject ilike ${like} or r.number ilike ${like})`);
+  }
   return sql.join(parts, ' and ');
 }
 
-/** Newest first, keyset on (received_at, id): `after` is the last row of the previous page. */
-export async function requestPage(q: Queries, filter: RequestFilter, limit: number, after: { receivedAt: Date; id: string } | undefined): Promise<RequestRecord[]> {
-  const keyset = after ? sql`(r.received_at, r.id) < (${after.receivedAt}, ${after.id}::uuid)` : sql`true`;
+/** Where a page starts: after this row of the previous one, in the page's order. */
+export type PageAfter = { sort: 'received'; at: Date; id: string } | { sort: 'due'; at: Date; id: string };
+
+/**
+ * A page of requests, keyset-paged: newest filing first (`received`, on (received_at, id)) or the
+ * soonest legal deadline first (`due`, on (due_at, id)); `after` is the last row of the previous page.
+ */
+export async function requestPage(q: Queries, filter: RequestFilter, sort: 'received' | 'due', limit: number, after: PageAfter | undefined): Promise<RequestRecord[]> {
+  const order = sort === 'due' ? sql`order by r.due_at asc, r.id asc` : sql`order by r.received_at desc, r.id desc`;
+  let keyset = sql`true`;
+  if (after?.sort === 'received') keyset = sql`(r.received_at, r.id) < (${after.at}, ${after.id}::uuid)`;
+  if (after?.sort === 'due') keyset = sql`(r.due_at, r.id) > (${after.at}, ${after.id}::uuid)`;
   const rows = await q.rows<RequestRow>(sql`
     select r.* from pqrs_requests r
     where ${conditions(filter)} and ${keyset}
-    order by r.received_at desc, r.id desc
+    ${order}
     limit ${limit}`);
   return rows.map(requestOf);
+}
+
+export type DueStateCounts = Record<DueState, number>;
+
+/** How many requests matching the filter are in each due state at `now` (`horizon`: the last day still due soon). */
+export async function countByDueState(q: Queries, filter: RequestFilter, now: Date, horizon: string): Promise<DueStateCounts> {
+  const counts = DUE_STATES.map((state) => sql`count(*) filter (where ${dueStateCondition(state, now, horizon)})::int as ${sql.raw(`"${state}"`)}`);
+  const row = await q.first<DueStateCounts>(sql`select ${sql.join(counts, ', ')} from pqrs_requests r where ${conditions(filter)}`);
+  return row!;
 }
 
 export interface Citizen {
@@ -446,7 +500,7 @@ export interface PqrsCounts {
   pending: number;
   /** Open requests past their deadline. */
   overdue: number;
-  /** Open requests not overdue, due within two business days. */
+  /** Open requests not overdue, due within three business days (the due day included). */
   dueSoon: number;
 }
 

@@ -25,6 +25,8 @@ import {
   requestView,
   settingsBody,
   settingsView,
+  summaryQuery,
+  summaryView,
   updateBody,
 } from './pqrs.schemas';
 import * as desk from './pqrs.service';
@@ -182,15 +184,28 @@ export const pqrsRouter = new ApiRouter('pqrs', 'The citizen desk: peticiones, q
   .get(
     base,
     {
-      summary: 'List requests',
+      summary: 'List requests: the desk’s queue',
       description:
-        'Newest first. Filters: status, type, channel, assigneeId / unassigned, overdue, dueSoon (within 2 business days), dueBefore (a day), ' +
-        'territoryId (with the territories inside it), contactId (managers). Viewers get `personal: null` on every request.',
+        'Newest first, or with `sort=due` the soonest legal deadline first. Each request carries `businessDaysLeft` (negative once overdue) and `dueState`. ' +
+        'Filters: status, type, channel, assigneeId / unassigned, dueState (several with commas), overdue, dueSoon (3 business days or fewer left), dueBefore (a day), ' +
+        'territoryId (with the territories inside it), q (subject or number), contactId (managers: a person’s requests, e.g. from their WhatsApp conversation). ' +
+        'Viewers get `personal: null` on every request.',
       access: pqrsPolicy.roles('read'),
       query: listQuery,
       response: requestPageView,
     },
     async ({ ctx, input, actor }) => desk.listRequests(ctx.deps, input.query, actor),
+  )
+  .get(
+    `${base}/summary`,
+    {
+      summary: 'How many requests are in each due state now (the desk’s header)',
+      description: 'The same filters as the list’s type, channel, assigneeId, unassigned, territoryId and q.',
+      access: pqrsPolicy.roles('read'),
+      query: summaryQuery,
+      response: summaryView,
+    },
+    async ({ ctx, input }) => desk.queueSummary(ctx.deps, input.query),
   )
   .get(`${base}/settings`, { summary: 'Desk settings', access: pqrsPolicy.roles('configure'), response: settingsView }, async ({ ctx }) => desk.getSettings(ctx.deps))
   .put(
@@ -243,7 +258,9 @@ export const pqrsRouter = new ApiRouter('pqrs', 'The citizen desk: peticiones, q
     `${base}/:id/answer`,
     {
       summary: 'Answer a request',
-      description: 'Stops the clock; `close: true` closes it too. Once only.',
+      description:
+        'Stops the clock; `close: true` closes it too. Once only. The citizen is told: `personal.answerNotice` says on which channel the notice was queued ' +
+        '(`status: queued`, `channel`) or why none could be (`status: unreachable`, `reason`: no_consent, no_address, template_missing, anonymous, erased…).',
       access: pqrsPolicy.roles('handle'),
       params: idParams,
       body: answerBody,
@@ -256,7 +273,9 @@ export const pqrsRouter = new ApiRouter('pqrs', 'The citizen desk: peticiones, q
     `${base}/:id/extend`,
     {
       summary: 'Extend the deadline once (Ley 1755 de 2015, art. 14)',
-      description: 'Before the deadline, with the reason; the new deadline a business day after the current one and within twice the original term.',
+      description:
+        'Before the deadline, with the reason (told to the citizen: `personal.extensionNotice`); the new deadline a business day after the current one and no later ' +
+        'than twice the original term, the day every request shows as `latestExtensionDate` while it may still be extended (the 400 names it too).',
       access: pqrsPolicy.roles('handle'),
       params: idParams,
       body: extendBody,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { citizenDocumentId, citizenEmail, citizenTerritoryId, optionalText } from '../audience';
+import { DUE_STATES } from './pqrs.clock';
 import { HISTORY_ACTIONS, PQRS_CHANNELS, PQRS_PRIORITIES, PQRS_STATUSES, PQRS_TYPES } from './pqrs.entities';
 
 const isoDate = z.iso.datetime({ offset: true });
@@ -69,24 +70,51 @@ export const attachmentParams = z.object({ id: z.uuid(), attachmentId: z.uuid() 
 
 const booleanQuery = z.enum(['true', 'false'], { error: 'expected true or false' }).transform((value) => value === 'true');
 
+const dueStateList = z
+  .string()
+  .regex(new RegExp(`^(${DUE_STATES.join('|')})(,(${DUE_STATES.join('|')}))*$`), `expected one or more of ${DUE_STATES.join(', ')}, separated by commas`)
+  .transform((value) => [...new Set(value.split(','))] as (typeof DUE_STATES)[number][])
+  .describe(`${DUE_STATES.join(', ')}; several separated by commas (\`overdue,due_soon,on_time\`: every open request)`);
+
+/** Filters the queue and its summary share. */
+const queueFilters = {
+  type: z.enum(PQRS_TYPES).optional(),
+  channel: z.enum(PQRS_CHANNELS).optional(),
+  assigneeId: z.uuid().optional(),
+  unassigned: booleanQuery.optional(),
+  /** This territory and every territory inside it. */
+  territoryId: z.uuid().optional(),
+  q: z.string().trim().min(1).max(100).optional().describe('In the subject (any case) or the number (`PQRS-2026-000123`, or part of it)'),
+};
+
 export const listQuery = z
   .object({
     ...pageQueryShape,
+    ...queueFilters,
     status: z.enum(PQRS_STATUSES).optional(),
-    type: z.enum(PQRS_TYPES).optional(),
-    channel: z.enum(PQRS_CHANNELS).optional(),
-    assigneeId: z.uuid().optional(),
-    unassigned: booleanQuery.optional(),
+    dueState: dueStateList.optional(),
     overdue: booleanQuery.optional(),
     dueSoon: booleanQuery.optional(),
     /** Due on or before this local day. */
     dueBefore: day.optional(),
-    /** This territory and every territory inside it. */
-    territoryId: z.uuid().optional(),
     contactId: z.uuid().optional(),
+    sort: z.enum(['received', 'due']).default('received').describe('`received`: newest filing first; `due`: the legal due date, soonest first (the desk’s queue)'),
   })
   .strict();
 export type ListInput = z.infer<typeof listQuery>;
+
+export const summaryQuery = z.object(queueFilters).strict();
+export type SummaryInput = z.infer<typeof summaryQuery>;
+
+export const summaryView = z
+  .object({
+    overdue: z.number().int().describe('Open, past the deadline'),
+    due_soon: z.number().int().describe('Open, 3 business days or fewer left (the due day included)'),
+    on_time: z.number().int().describe('Open, more than 3 business days left'),
+    answered: z.number().int().describe('Answered (closed since or not)'),
+    closed: z.number().int().describe('Closed without an answer'),
+  })
+  .meta({ id: 'PqrsSummary' });
 
 export const updateBody = z
   .object({
@@ -139,7 +167,12 @@ export type SettingsInput = z.infer<typeof settingsBody>;
 
 export const settingsView = settingsBody.extend({ updatedAt: isoDate });
 
-const noticeView = z.object({ status: z.string(), noticeId: z.string(), channel: z.string().optional(), reason: z.string().optional(), at: isoDate }).nullable();
+/**
+ * What came of a notice to the citizen: `queued` on `channel`, or `unreachable` with `reason` (the
+ * notices module's: `no_consent`, `no_address`, `template_missing`…; or `anonymous`, `erased`, when
+ * there is nobody to tell, with no `noticeId`).
+ */
+const noticeView = z.object({ status: z.string(), noticeId: z.string().nullable(), channel: z.string().optional(), reason: z.string().optional(), at: isoDate }).nullable();
 
 const attachmentView = z.object({ id: z.uuid(), fileName: z.string(), type: z.string(), size: z.number().int(), sha256: z.string(), uploadedAt: isoDate });
 
@@ -162,7 +195,10 @@ export const requestView = z.object({
   businessDaysLeft: z.number().int(),
   overdue: z.boolean(),
   dueSoon: z.boolean(),
+  dueState: z.enum(DUE_STATES),
   dueSoonFlaggedAt: isoDate.nullable(),
+  /** While an extension may still be asked for (open, not extended, before the deadline): the latest new due date the law allows, twice the term. */
+  latestExtensionDate: day.nullable(),
   /** `reason` is null for viewers (free text that may name people). */
   extension: z.object({ at: isoDate, reason: z.string().nullable(), byId: z.uuid().nullable() }).nullable(),
   answeredAt: isoDate.nullable(),

@@ -22,6 +22,7 @@ import {
   attachmentsOf,
   citizensOf,
   countAttachments,
+  countByDueState,
   findRequest,
   historyOf,
   insertAttachment,
@@ -34,10 +35,21 @@ import {
   saveRequest,
   saveSettings,
   type HistoryRecord,
+  type PageAfter,
   type RequestFilter,
   type RequestRecord,
 } from './pqrs.repository';
-import { fileBody, type AnswerInput, type ExtendInput, type FileInput, type FromWhatsAppInput, type ListInput, type SettingsInput, type UpdateInput } from './pqrs.schemas';
+import {
+  fileBody,
+  type AnswerInput,
+  type ExtendInput,
+  type FileInput,
+  type FromWhatsAppInput,
+  type ListInput,
+  type SettingsInput,
+  type SummaryInput,
+  type UpdateInput,
+} from './pqrs.schemas';
 
 type Deps = Pick<AppDeps, 'db' | 'config' | 'realtime'>;
 
@@ -255,7 +267,7 @@ export async function fileRequest(deps: AppDeps, input: FileInput, meta: FilingM
   } catch (error) {
     territoryProblem(error);
   }
-  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('filed', filed.request));
+  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('filed', filed.request, clockOf(deps)));
   await dispatchAfterCommit(deps);
   return filed;
 }
@@ -323,7 +335,7 @@ export async function fileFromWhatsApp(deps: AppDeps, input: FromWhatsAppInput, 
   } catch (error) {
     territoryProblem(error);
   }
-  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('filed', filed.request));
+  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('filed', filed.request, clockOf(deps)));
   await dispatchAfterCommit(deps);
   return presentOne(deps, filed.request, actor);
 }
@@ -357,38 +369,65 @@ async function presentOne(deps: Pick<AppDeps, 'db' | 'config'>, request: Request
   return presented!;
 }
 
-const cursorShape = z.tuple([z.iso.datetime(), z.uuid()]);
+// A page's cursor: [received_at, id] newest first, ['due', due_at, id] by deadline; one order's cursor is refused by the other.
+const receivedCursor = z.tuple([z.iso.datetime(), z.uuid()]);
+const dueCursor = z.tuple([z.literal('due'), z.iso.datetime(), z.uuid()]);
 
-function decodeCursor(cursor: string): { receivedAt: Date; id: string } {
+function decodeCursor(cursor: string, sort: 'received' | 'due'): PageAfter {
   try {
-    const [at, id] = cursorShape.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-    return { receivedAt: new Date(at), id };
+    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (sort === 'due') {
+      const [, at, id] = dueCursor.parse(decoded);
+      return { sort, at: new Date(at), id };
+    }
+    const [at, id] = receivedCursor.parse(decoded);
+    return { sort, at: new Date(at), id };
   } catch {
-    throw invalidField('query.cursor', 'The cursor is not one this list gave out.');
+    throw invalidField('query.cursor', 'The cursor is not one this list gave out (in this order).');
   }
 }
 
-const encodeCursor = (request: RequestRecord) => Buffer.from(JSON.stringify([request.receivedAt.toISOString(), request.id])).toString('base64url');
+function encodeCursor(request: RequestRecord, sort: 'received' | 'due'): string {
+  const key = sort === 'due' ? ['due', request.dueAt.toISOString(), request.id] : [request.receivedAt.toISOString(), request.id];
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/** The filters the queue and its summary share. */
+function queueFilter(query: SummaryInput): RequestFilter {
+  return {
+    type: query.type,
+    channel: query.channel,
+    assigneeId: query.assigneeId,
+    unassigned: query.unassigned,
+    territoryId: query.territoryId,
+    search: query.q,
+  };
+}
 
 export async function listRequests(deps: Pick<AppDeps, 'db' | 'config'>, query: ListInput, actor: Actor) {
   const now = new Date();
   const clock = clockOf(deps);
   if (query.contactId && !pqrsPolicy.allows(actor, 'readPersonal')) throw new ForbiddenError('Only managers may look up a citizen’s requests.');
+  const horizon = dueSoonHorizon(localDateOf(now, clock.timeZone), clock);
   const filter: RequestFilter = {
+    ...queueFilter(query),
     status: query.status,
-    type: query.type,
-    channel: query.channel,
-    assigneeId: query.assigneeId,
-    unassigned: query.unassigned,
     overdueAt: query.overdue === undefined ? undefined : { now, overdue: query.overdue },
-    dueSoon: query.dueSoon === undefined ? undefined : { now, horizon: dueSoonHorizon(localDateOf(now, clock.timeZone), clock), dueSoon: query.dueSoon },
+    dueSoon: query.dueSoon === undefined ? undefined : { now, horizon, dueSoon: query.dueSoon },
+    dueStates: query.dueState ? { states: query.dueState, now, horizon } : undefined,
     dueBefore: query.dueBefore,
-    territoryId: query.territoryId,
     contactId: query.contactId,
   };
-  const rows = await requestPage(deps.db, filter, query.limit + 1, query.cursor ? decodeCursor(query.cursor) : undefined);
+  const rows = await requestPage(deps.db, filter, query.sort, query.limit + 1, query.cursor ? decodeCursor(query.cursor, query.sort) : undefined);
   const page = rows.slice(0, query.limit);
-  return { data: await presentMany(deps, page, actor), nextCursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]!) : null };
+  return { data: await presentMany(deps, page, actor), nextCursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]!, query.sort) : null };
+}
+
+/** The desk's header: how many requests (matching the filters) are in each due state now. */
+export function queueSummary(deps: Pick<AppDeps, 'db' | 'config'>, query: SummaryInput) {
+  const now = new Date();
+  const clock = clockOf(deps);
+  return countByDueState(deps.db, queueFilter(query), now, dueSoonHorizon(localDateOf(now, clock.timeZone), clock));
 }
 
 async function existing(q: Queries, id: string, lock = false): Promise<RequestRecord> {
@@ -483,7 +522,7 @@ export async function updateRequest(deps: Deps, id: string, input: UpdateInput, 
   } catch (error) {
     territoryProblem(error);
   }
-  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('updated', saved));
+  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('updated', saved, clockOf(deps)));
   return presentOne(deps, saved, actor);
 }
 
@@ -511,7 +550,7 @@ export async function answerRequest(deps: AppDeps, id: string, input: AnswerInpu
     await insertHistory(tx, [{ id: newId(), requestId: id, at: now, actorId: actor.id, action: 'answer', changes, note: null }]);
     return queueCitizenNotice(tx, 'answered', next, await readSettings(tx), clockOf(deps), actor.id);
   });
-  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('answered', saved));
+  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('answered', saved, clockOf(deps)));
   await dispatchAfterCommit(deps);
   return presentOne(deps, saved, actor);
 }
@@ -557,7 +596,7 @@ export async function extendRequest(deps: AppDeps, id: string, input: ExtendInpu
     ]);
     return queueCitizenNotice(tx, 'extended', next, await readSettings(tx), clock, actor.id);
   });
-  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('extended', saved));
+  deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('extended', saved, clockOf(deps)));
   await dispatchAfterCommit(deps);
   return presentOne(deps, saved, actor);
 }
@@ -636,7 +675,7 @@ export async function addAttachment(deps: Deps, id: string, file: { declaredType
       await staged.place();
       return { request, attachment };
     });
-    deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('attachment', request));
+    deps.realtime.publish(PQRS_ROOM, 'pqrs:request', presentEvent('attachment', request, clockOf(deps)));
     return presentAttachment(attachment);
   } catch (error) {
     await staged.discard();

@@ -1,7 +1,7 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { whatsappBackground } from './whatsapp.background';
 import { whatsappEntities } from './whatsapp.entities';
-import { WHATSAPP_ROOM } from './whatsapp.events';
+import { WHATSAPP_INBOX_ROOM, WHATSAPP_ROOM } from './whatsapp.events';
 import { whatsappPolicy } from './whatsapp.policy';
 import { dispatchJob } from './whatsapp.jobs';
 import { whatsappRouter } from './whatsapp.routes';
@@ -17,7 +17,18 @@ export const whatsappModule: ModuleManifest = {
   routers: [whatsappRouter],
   personalData: whatsappPersonalData,
   jobs: [dispatchJob],
-  rooms: () => [{ pattern: new RegExp(`^${WHATSAPP_ROOM}$`), roles: whatsappPolicy.roles('follow'), description: 'WhatsApp campaigns progress and conversations' }],
+  rooms: () => [
+    {
+      pattern: new RegExp(`^${WHATSAPP_ROOM}$`),
+      roles: whatsappPolicy.roles('follow'),
+      description: 'WhatsApp figures: campaigns progress, text-free message activity, unread badge',
+    },
+    {
+      pattern: new RegExp(`^${WHATSAPP_INBOX_ROOM}$`),
+      roles: whatsappPolicy.roles('converse'),
+      description: 'The WhatsApp inbox: messages with their texts, conversation changes, ticks',
+    },
+  ],
   onWorkersStarted: async (deps) => whatsappBackground(deps),
 };
 

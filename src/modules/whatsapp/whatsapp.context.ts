@@ -3,7 +3,8 @@ import { processLocal } from '../../kernel/process-local';
 import { CloudApiProvider } from './providers/cloud-api';
 import type { WhatsAppProvider } from './providers/provider';
 import { SimulatorProvider } from './providers/simulator';
-import { WHATSAPP_ROOM, type StatusEvent } from './whatsapp.events';
+import { unreadTotals } from './whatsapp.conversations.repository';
+import { WHATSAPP_INBOX_ROOM, WHATSAPP_ROOM, type StatusEvent } from './whatsapp.events';
 import { campaignStatuses } from './whatsapp.outbound.repository';
 import { createSender, type Sender } from './whatsapp.sender';
 import { campaignCounters } from './whatsapp.stats';
@@ -16,21 +17,23 @@ export interface StatusChange {
   status: string;
 }
 
-/** What the module keeps per process: its provider, its sender, and the pending status push. */
+/** What the module keeps per process: its provider, its sender, and the pending live pushes. */
 export class WhatsAppRuntime {
   readonly provider: WhatsAppProvider;
   readonly sender: Sender;
   private readonly dirtyCampaigns = new Set<string>();
   private pendingMessages: StatusEvent['messages'] = [];
   private readonly pushStatus: () => void;
+  private readonly pushUnread: () => void;
 
   constructor(private readonly deps: AppDeps) {
     const config = deps.config.whatsapp;
     this.provider =
       config.provider === 'cloud' ? new CloudApiProvider(config) : new SimulatorProvider((payload) => handleWebhookPayload(deps, payload).then(() => undefined), deps.logger);
     this.sender = createSender(deps, this.provider, (changes) => this.statusChanged(changes));
-    // One push a second at most, carrying each campaign that changed once (with fresh counters).
-    this.pushStatus = deps.realtime.coalesced(WHATSAPP_ROOM, 'whatsapp:status', () => this.statusPayload(), 1000);
+    // One push a second at most (across processes), carrying each campaign that changed once (with fresh counters).
+    this.pushStatus = deps.realtime.throttled('whatsapp:status', () => this.publishStatus(), 1000);
+    this.pushUnread = deps.realtime.throttled('whatsapp:unread', () => this.publishUnread(), 1000);
   }
 
   statusChanged(changes: StatusChange[]): void {
@@ -42,18 +45,31 @@ export class WhatsAppRuntime {
     if (changes.length) this.pushStatus();
   }
 
-  private async statusPayload(): Promise<StatusEvent | undefined> {
+  /** Something may have changed the unread badge (a message in, a read, a status): pushed within a second. */
+  unreadChanged(): void {
+    this.pushUnread();
+  }
+
+  /**
+   * Campaigns' counters to the figures room, conversation messages' ticks to the inbox room: each
+   * room only its part, so a viewer never hears of single conversation messages.
+   */
+  private async publishStatus(): Promise<void> {
     const ids = [...this.dirtyCampaigns];
     const messages = this.pendingMessages;
     this.dirtyCampaigns.clear();
     this.pendingMessages = [];
-    if (ids.length === 0 && messages.length === 0) return undefined;
-    const counters = await campaignCounters(this.deps.db, ids);
-    const statuses = await campaignStatuses(this.deps.db, ids);
-    return {
-      campaigns: statuses.map((row) => ({ campaignId: row.id, status: row.status, progress: counters.get(row.id)! })),
-      messages,
-    };
+    if (ids.length) {
+      const counters = await campaignCounters(this.deps.db, ids);
+      const statuses = await campaignStatuses(this.deps.db, ids);
+      const campaigns = statuses.map((row) => ({ campaignId: row.id, status: row.status, progress: counters.get(row.id)! }));
+      if (campaigns.length) this.deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:status', { campaigns, messages: [] });
+    }
+    if (messages.length) this.deps.realtime.publish(WHATSAPP_INBOX_ROOM, 'whatsapp:status', { campaigns: [], messages });
+  }
+
+  private async publishUnread(): Promise<void> {
+    this.deps.realtime.publish([WHATSAPP_ROOM, WHATSAPP_INBOX_ROOM], 'whatsapp:unread', await unreadTotals(this.deps.db));
   }
 
   /** Stops sending (messages waiting for their turn go back to the queue) and lets go of the provider. */

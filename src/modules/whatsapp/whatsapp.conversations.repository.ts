@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { sql, type Queries } from '../../kernel/sql';
 import { UserSchema } from '../auth';
 import { WaConversationSchema, WaMessageSchema, WaTemplateSchema, STATUS_RANK, type ConversationStatus, type WaConversation, type WaMessage } from './whatsapp.entities';
 
@@ -10,26 +11,59 @@ import { WaConversationSchema, WaMessageSchema, WaTemplateSchema, STATUS_RANK, t
 export interface ConversationFilter {
   status?: ConversationStatus | undefined;
   unread?: boolean | undefined;
-  assignedToId?: string | undefined;
+  /** A user id, or null for unassigned conversations. */
+  assignedToId?: string | null | undefined;
   /** In the contact's name or phone. */
   search?: string | undefined;
 }
 
-/** Conversations by their latest message, each with its contact loaded. */
+/** Fewer digits than this in a search are not looked for in phones (`57` would match everyone). */
+const PHONE_SEARCH_MIN_DIGITS = 3;
+
+/**
+ * The digits of a phone typed in any format (`300 123 4567`, `+57 (300) 123-4567`, `0057…`), to
+ * find inside the stored E.164 number; undefined when too few to mean a phone.
+ */
+export function phoneDigits(search: string): string | undefined {
+  const digits = search.replace(/\D/g, '').replace(/^00/, '');
+  return digits.length >= PHONE_SEARCH_MIN_DIGITS ? digits : undefined;
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+/** The contact and the staff member holding the conversation, loaded with it. */
+const POPULATE = ['contact', 'assignedTo'] as const;
+
+/** Conversations by their latest message, each with its contact and assignee loaded. */
 export function conversationPage(em: EntityManager, filter: ConversationFilter, page: PageRequest): Promise<Page<WaConversation>> {
   const where: FilterQuery<WaConversation> = {};
   if (filter.status) where.status = filter.status;
   if (filter.unread !== undefined) where.unreadCount = filter.unread ? { $gt: 0 } : 0;
-  if (filter.assignedToId) where.assignedTo = filter.assignedToId;
+  if (filter.assignedToId !== undefined) where.assignedTo = filter.assignedToId;
   if (filter.search) {
-    const like = `%${filter.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-    where.contact = { $or: [{ name: { $ilike: like } }, { phone: { $like: like } }] };
+    const digits = phoneDigits(filter.search);
+    const name = { name: { $ilike: `%${escapeLike(filter.search)}%` } };
+    where.contact = digits ? { $or: [name, { phone: { $like: `%${digits}%` } }] } : name;
   }
-  return findPage(em, WaConversationSchema, where, page, { lastMessageAt: 'desc', id: 'desc' }, (row: WaConversation) => row, { populate: ['contact'] });
+  return findPage(em, WaConversationSchema, where, page, { lastMessageAt: 'desc', id: 'desc' }, (row: WaConversation) => row, { populate: POPULATE });
 }
 
 export function findConversation(em: EntityManager, id: string): Promise<WaConversation | null> {
-  return em.findOne(WaConversationSchema, { id }, { populate: ['contact'] });
+  return em.findOne(WaConversationSchema, { id }, { populate: POPULATE, refresh: true });
+}
+
+export interface UnreadTotals {
+  conversations: number;
+  messages: number;
+}
+
+/** Unread across open conversations (the inbox badge), from the partial index on them. */
+export async function unreadTotals(q: Queries): Promise<UnreadTotals> {
+  const row = await q.first(
+    sql<UnreadTotals>`select count(*)::int as conversations, coalesce(sum(unread_count), 0)::int as messages
+      from wa_conversations where status = 'open' and unread_count > 0`.prepared('wa_unread_totals'),
+  );
+  return row ?? { conversations: 0, messages: 0 };
 }
 
 /** A contact's whole thread (campaign messages included), newest first. */

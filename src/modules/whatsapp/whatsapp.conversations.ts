@@ -2,15 +2,17 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
+import { safeErrorFields } from '../../kernel/http/problem';
 import type { PageRequest } from '../../kernel/pagination';
 import { findUser } from '../auth';
 import * as repository from './whatsapp.conversations.repository';
 import { findTemplate } from './whatsapp.templates.repository';
 import type { ConversationStatus, WaConversation, WaMessage } from './whatsapp.entities';
 import { mayBeAssignedConversations } from './whatsapp.policy';
-import { WHATSAPP_ROOM, type ConversationEvent } from './whatsapp.events';
+import { whatsapp } from './whatsapp.context';
+import { WHATSAPP_INBOX_ROOM, WHATSAPP_ROOM, type ConversationChange, type MessageEvent } from './whatsapp.events';
 import { requestDispatch } from './whatsapp.jobs';
-import { presentMessage, type ConversationOut } from './whatsapp.presenter';
+import { presentMessage, type ConversationOut, type MessageOut } from './whatsapp.presenter';
 import type { ReplyInput } from './whatsapp.schemas';
 
 const WINDOW_MS = 24 * 3600 * 1000;
@@ -18,7 +20,8 @@ const WINDOW_MS = 24 * 3600 * 1000;
 interface ListQuery extends PageRequest {
   status?: ConversationStatus | undefined;
   unread?: boolean | undefined;
-  assignedToId?: string | undefined;
+  /** `me`, `none` or a user id. */
+  assignee?: string | undefined;
   q?: string | undefined;
 }
 
@@ -42,6 +45,7 @@ async function presentConversations(em: EntityManager, conversations: WaConversa
       contact: { id: contact.id, name: contact.name, phone: contact.phone ?? null, optedOut: Boolean(contact.whatsappOptedOutAt) },
       status: conversation.status,
       assignedToId: conversation.assignedTo?.id ?? null,
+      assignee: conversation.assignedTo ? { id: conversation.assignedTo.id, name: conversation.assignedTo.name } : null,
       unreadCount: conversation.unreadCount,
       lastMessage: last ? presentMessage(last, last.template ? bodies.get(last.template.id) : undefined) : null,
       lastMessageAt: new Date(conversation.lastMessageAt).toISOString(),
@@ -51,10 +55,17 @@ async function presentConversations(em: EntityManager, conversations: WaConversa
   });
 }
 
-export async function listConversations(em: EntityManager, query: ListQuery) {
-  const { cursor, limit, status, unread, assignedToId, q } = query;
+/** `assignee`: `me` is the caller, `none` the unassigned conversations, else a user id. */
+export async function listConversations(em: EntityManager, actor: Actor, query: ListQuery) {
+  const { cursor, limit, status, unread, assignee, q } = query;
+  const assignedToId = assignee === undefined ? undefined : assignee === 'me' ? actor.id : assignee === 'none' ? null : assignee;
   const page = await repository.conversationPage(em, { status, unread, assignedToId, search: q }, { cursor, limit });
   return { data: await presentConversations(em, page.data), nextCursor: page.nextCursor };
+}
+
+/** Unread across open conversations: the inbox badge (`whatsapp:unread` pushes the same). */
+export function unreadTotals(deps: Pick<AppDeps, 'db'>) {
+  return repository.unreadTotals(deps.db);
 }
 
 async function findConversation(em: EntityManager, id: string): Promise<WaConversation> {
@@ -75,15 +86,33 @@ export async function listMessages(em: EntityManager, id: string, page: PageRequ
   return { data: result.data.map((message) => presentMessage(message, message.template ? bodies.get(message.template.id) : undefined)), nextCursor: result.nextCursor };
 }
 
-function conversationEvent(conversation: WaConversation): ConversationEvent {
-  return {
-    id: conversation.id,
-    contactId: conversation.contact.id,
-    unreadCount: conversation.unreadCount,
-    assignedToId: conversation.assignedTo?.id ?? null,
-    status: conversation.status,
-    lastMessageAt: new Date(conversation.lastMessageAt).toISOString(),
-  };
+/**
+ * A new conversation message, told live: in full (text, conversation row) to the inbox room, and
+ * as a text-free note to the figures room. `view` is the message as the caller answers it (a
+ * reply as queued); without it the committed message is read.
+ */
+export async function publishNewMessage(em: EntityManager, deps: AppDeps, conversationId: string, messageId: string, view?: MessageOut): Promise<void> {
+  let message = view;
+  if (!message) {
+    const [stored] = await repository.messagesById(em, [messageId]);
+    if (!stored) return;
+    message = presentMessage(stored, stored.template ? (await templateBodies(em, [stored])).get(stored.template.id) : undefined);
+  }
+  const conversation = await repository.findConversation(em, conversationId);
+  if (!conversation) return;
+  const event: MessageEvent = { message, conversation: (await presentConversations(em, [conversation]))[0]! };
+  deps.realtime.publish(WHATSAPP_INBOX_ROOM, 'whatsapp:message', event);
+  deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:activity', { id: message.id, direction: message.direction, kind: message.kind, createdAt: message.createdAt });
+}
+
+/** A conversation changed without a new message: its row as the list shows it, to the inbox room. */
+async function publishChange(em: EntityManager, deps: AppDeps, actor: Actor, id: string, changes: ConversationChange[]): Promise<ConversationOut> {
+  const conversation = await getConversation(em, id);
+  if (changes.length) {
+    deps.realtime.publish(WHATSAPP_INBOX_ROOM, 'whatsapp:conversation', { conversation, changes, actorId: actor.id });
+    if (changes.includes('unreadCount') || changes.includes('status')) whatsapp(deps).unreadChanged();
+  }
+  return conversation;
 }
 
 /**
@@ -114,42 +143,57 @@ export async function reply(em: EntityManager, deps: AppDeps, actor: Actor, id: 
   const message = await repository.queueReply(em, { conversation, sentById: actor.id, at: now, content });
   await requestDispatch(deps, 'reply');
   const view = presentMessage(message, message.template ? (await templateBodies(em, [message])).get(message.template.id) : undefined);
-  deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:message', {
-    id: message.id,
-    conversationId: conversation.id,
-    contactId: contact.id,
-    direction: 'out',
-    kind: message.kind,
-    status: message.status,
-    text: view.text,
-    createdAt: view.createdAt,
-  });
+  // Queued already: a failure to tell the inbox must not turn the answer into an error (and a resend).
+  await publishNewMessage(em, deps, conversation.id, message.id, view).catch((error: unknown) =>
+    deps.logger.warn({ messageId: message.id, ...safeErrorFields(error) }, 'whatsapp reply queued but not pushed'),
+  );
   return view;
 }
 
-export async function markRead(em: EntityManager, deps: AppDeps, id: string) {
+/** Read: the unread count goes to 0 (what Chatwoot does when an agent opens the conversation). */
+export async function markRead(em: EntityManager, deps: AppDeps, actor: Actor, id: string) {
   const conversation = await findConversation(em, id);
+  const changed = conversation.unreadCount !== 0;
   await repository.saveConversation(em, conversation, { unreadCount: 0 });
-  deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:conversation', conversationEvent(conversation));
-  return getConversation(em, id);
+  return publishChange(em, deps, actor, id, changed ? ['unreadCount'] : []);
 }
 
-/** Assign to a staff member (manager or admin), or unassign with null; open or close. */
+/**
+ * Marked unread again (Chatwoot's "mark as unread"): the conversation counts its last message
+ * from the person as unread, so it shows in `unread=true` and in the badge until read.
+ */
+export async function markUnread(em: EntityManager, deps: AppDeps, actor: Actor, id: string) {
+  const conversation = await findConversation(em, id);
+  if (conversation.unreadCount > 0) return publishChange(em, deps, actor, id, []);
+  if (!conversation.lastInboundAt) throw new ConflictError('The contact has not written in this conversation: there is nothing to mark unread.', 'nothing_inbound');
+  await repository.saveConversation(em, conversation, { unreadCount: 1 });
+  return publishChange(em, deps, actor, id, ['unreadCount']);
+}
+
+/**
+ * Assign to someone who may hold conversations (the `converse` roles), or unassign with null;
+ * open or close (a new message from the person opens it again).
+ */
 export async function updateConversation(
   em: EntityManager,
   deps: AppDeps,
+  actor: Actor,
   id: string,
   input: { assignedToId?: string | null | undefined; status?: ConversationStatus | undefined },
 ) {
   const conversation = await findConversation(em, id);
   if (input.assignedToId) {
     const user = await findUser(deps.db, input.assignedToId);
-    if (!user || !user.active || !mayBeAssignedConversations(user.role)) throw invalidField('body.assignedToId', 'Assign to an active manager or admin.');
+    if (!user) throw invalidField('body.assignedToId', 'No user has this id.', 'unknown_user');
+    if (!user.active || !mayBeAssignedConversations(user.role))
+      throw invalidField('body.assignedToId', 'Assign to an active user who may hold conversations (a manager or an admin).', 'assignee_cannot_converse');
   }
+  const changes: ConversationChange[] = [];
+  if (input.assignedToId !== undefined && input.assignedToId !== (conversation.assignedTo?.id ?? null)) changes.push('assignee');
+  if (input.status !== undefined && input.status !== conversation.status) changes.push('status');
   await repository.saveConversation(em, conversation, {
     ...(input.assignedToId !== undefined ? { assignedToId: input.assignedToId } : {}),
     ...(input.status ? { status: input.status } : {}),
   });
-  deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:conversation', conversationEvent(conversation));
-  return getConversation(em, id);
+  return publishChange(em, deps, actor, id, changes);
 }

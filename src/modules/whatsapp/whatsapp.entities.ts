@@ -103,7 +103,14 @@ export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 export const WaConversationSchema = defineEntity({
   name: 'WaConversation',
   tableName: 'wa_conversations',
-  indexes: [{ properties: ['lastMessageAt', 'id'] }],
+  indexes: [
+    { properties: ['lastMessageAt', 'id'] },
+    // The inbox badge (open conversations with unread messages) counts from this alone.
+    {
+      name: 'wa_conversations_unread',
+      expression: `create index "wa_conversations_unread" on "wa_conversations" ("unread_count") where "status" = 'open' and "unread_count" > 0`,
+    },
+  ],
   properties: (p) => ({
     id: p
       .uuid()
@@ -221,4 +228,31 @@ export const WaPendingStatusSchema = defineEntity({
   }),
 });
 
-export const whatsappEntities = [WaTemplateSchema, WaCampaignSchema, WaConversationSchema, WaMessageSchema, WaPendingStatusSchema];
+/**
+ * A canned answer the team shares (Chatwoot's canned responses): typed as `/horario` in the inbox,
+ * its text put in the reply box with `{{nombre}}`-style variables filled from the person.
+ */
+export const WaQuickReplySchema = defineEntity({
+  name: 'WaQuickReply',
+  tableName: 'wa_quick_replies',
+  properties: (p) => ({
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
+    /** `/` and lower-case letters, digits, `-` or `_`; unique. */
+    shortcut: p.string().length(32).unique(),
+    title: p.string().length(80),
+    text: p.string().length(1024),
+    createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    updatedBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  }),
+});
+export type WaQuickReply = InferEntity<typeof WaQuickReplySchema>;
+
+export const whatsappEntities = [WaTemplateSchema, WaCampaignSchema, WaConversationSchema, WaMessageSchema, WaPendingStatusSchema, WaQuickReplySchema];

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
-import type { Counters, campaignView, conversationView, messageView, templateView } from './whatsapp.schemas';
-import type { WaCampaign, WaMessage, WaTemplate, VariableSource } from './whatsapp.entities';
+import type { Counters, campaignView, conversationView, messageView, quickReplyView, templateView } from './whatsapp.schemas';
+import type { WaCampaign, WaMessage, WaQuickReply, WaTemplate, VariableSource } from './whatsapp.entities';
+import { renderQuickReply, variablesOf, type QuickReplyValues } from './whatsapp.quick-replies.render';
 import { renderTemplate } from './providers/provider';
 
 const iso = (value: Date | null | undefined) => (value ? new Date(value).toISOString() : null);
@@ -59,7 +60,7 @@ function hasError(message: WaMessage): boolean {
 }
 
 /** A message as staff see it; template messages show their rendered text. */
-export function presentMessage(message: WaMessage, templateBody?: string): z.input<typeof messageView> {
+export function presentMessage(message: WaMessage, templateBody?: string): MessageOut {
   const text = message.body ?? (templateBody !== undefined ? renderTemplate(templateBody, message.params ?? []) : null);
   return {
     id: message.id,
@@ -79,4 +80,21 @@ export function presentMessage(message: WaMessage, templateBody?: string): z.inp
   };
 }
 
+export type MessageOut = z.input<typeof messageView>;
 export type ConversationOut = z.input<typeof conversationView>;
+
+/** A quick reply; with values (a conversation's), also its text as that person would get it. */
+export function presentQuickReply(reply: WaQuickReply, values?: QuickReplyValues): z.input<typeof quickReplyView> {
+  return {
+    id: reply.id,
+    shortcut: reply.shortcut,
+    title: reply.title,
+    text: reply.text,
+    variables: variablesOf(reply.text),
+    rendered: values ? renderQuickReply(reply.text, values) : null,
+    createdById: idOf(reply.createdBy),
+    updatedById: idOf(reply.updatedBy),
+    createdAt: iso(reply.createdAt)!,
+    updatedAt: iso(reply.updatedAt)!,
+  };
+}

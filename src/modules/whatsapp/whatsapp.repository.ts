@@ -107,23 +107,14 @@ export async function insertInboundMessage(q: Queries, message: InboundMessage):
   return count > 0;
 }
 
-export interface ConversationRow {
-  id: string;
-  unread_count: number;
-  assigned_to_id: string | null;
-  status: string;
-  last_message_at: Date;
-}
-
 /** A new inbound message reopens the conversation and counts as unread; the latest message by time stays the last. */
-export async function noteInbound(q: Queries, conversationId: string, messageId: string, at: Date): Promise<ConversationRow> {
-  const row = await q.first(sql<ConversationRow>`
+export async function noteInbound(q: Queries, conversationId: string, messageId: string, at: Date): Promise<void> {
+  await q.write(sql`
     update wa_conversations set unread_count = unread_count + 1, status = 'open',
       last_inbound_at = greatest(coalesce(last_inbound_at, ${at}), ${at}),
       last_message_at = greatest(last_message_at, ${at}),
       last_message_id = case when last_message_at <= ${at} then ${messageId}::uuid else last_message_id end
-    where id = ${conversationId} returning id, unread_count, assigned_to_id, status, last_message_at`);
-  return row!;
+    where id = ${conversationId}`);
 }
 
 /**

@@ -4,6 +4,7 @@ import { pageSchema } from '../../kernel/pagination';
 import { z } from 'zod';
 import * as campaigns from './whatsapp.campaigns';
 import * as conversations from './whatsapp.conversations';
+import * as quickReplies from './whatsapp.quick-replies';
 import { dashboard } from './whatsapp.dashboard';
 import { whatsappPolicy } from './whatsapp.policy';
 import { createTemplate, listTemplates } from './whatsapp.templates';
@@ -14,17 +15,23 @@ import {
   conversationIdParams,
   conversationView,
   createCampaignBody,
+  createQuickReplyBody,
   createTemplateBody,
   dashboardView,
   listCampaignsQuery,
   listConversationsQuery,
   listMessagesQuery,
+  listQuickRepliesQuery,
   listTemplatesQuery,
   messageView,
+  quickReplyIdParams,
+  quickReplyView,
   replyBody,
   sendResponse,
   templateView,
+  unreadView,
   updateConversationBody,
+  updateQuickReplyBody,
   webhookVerifyQuery,
 } from './whatsapp.schemas';
 
@@ -169,12 +176,24 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
     '/api/whatsapp/conversations',
     {
       summary: 'Conversations, newest activity first',
-      description: 'With contact, last message, unread count and whether the 24-hour window is open (and until when).',
+      description:
+        'Each with its contact, assignee, last message, unread count and whether the 24-hour window is open (and until when). Filters: `status`, `unread`, ' +
+        '`assignee` (`me`, `none` or a user id), `q` (name, or phone digits in any format).',
       access: whatsappPolicy.roles('converse'),
       query: listConversationsQuery,
       response: pageSchema(conversationView),
     },
-    async ({ input, em }) => conversations.listConversations(em, input.query),
+    async ({ input, em, actor }) => conversations.listConversations(em, actor, input.query),
+  )
+  .get(
+    '/api/whatsapp/conversations/unread',
+    {
+      summary: 'Unread across open conversations (the inbox badge)',
+      description: '`whatsapp:unread` pushes the same figures live, at most once a second.',
+      access: whatsappPolicy.roles('converse'),
+      response: unreadView,
+    },
+    async ({ ctx }) => conversations.unreadTotals(ctx.deps),
   )
   .get(
     '/api/whatsapp/conversations/:id',
@@ -184,14 +203,17 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
   .patch(
     '/api/whatsapp/conversations/:id',
     {
-      summary: 'Assign a conversation to a staff member (or null), open or close it',
+      summary: 'Assign a conversation (or unassign with null), resolve (`closed`) or reopen it',
+      description:
+        'The assignee must be an active user who may hold conversations (`assignee_cannot_converse` otherwise). A new message from the person reopens a closed conversation. ' +
+        'The answer is the conversation as the list shows it; `whatsapp:conversation` tells the inbox room.',
       access: whatsappPolicy.roles('converse'),
       params: conversationIdParams,
       body: updateConversationBody,
       response: conversationView,
       errors: noConversation,
     },
-    async ({ ctx, input, em }) => conversations.updateConversation(em, ctx.deps, input.params.id, input.body),
+    async ({ ctx, input, em, actor }) => conversations.updateConversation(em, ctx.deps, actor, input.params.id, input.body),
   )
   .get(
     '/api/whatsapp/conversations/:id/messages',
@@ -209,7 +231,8 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
     '/api/whatsapp/conversations/:id/messages',
     {
       summary: 'Reply: `{ text }` inside the 24-hour window, `{ templateId, variables }` outside it',
-      description: 'Queued ahead of campaign messages and sent by the workers; the answer is the queued message.',
+      description:
+        'Queued ahead of campaign messages and sent by the workers; the answer is the queued message. Templates usable outside the window: `GET /api/whatsapp/templates?status=APPROVED` (`placeholders`: how many `variables`).',
       access: whatsappPolicy.roles('converse'),
       params: conversationIdParams,
       body: replyBody,
@@ -221,8 +244,72 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
   )
   .post(
     '/api/whatsapp/conversations/:id/read',
-    { summary: 'Mark a conversation read', access: whatsappPolicy.roles('converse'), params: conversationIdParams, response: conversationView, errors: noConversation },
-    async ({ ctx, input, em }) => conversations.markRead(em, ctx.deps, input.params.id),
+    {
+      summary: 'Mark a conversation read (unread count 0)',
+      access: whatsappPolicy.roles('converse'),
+      params: conversationIdParams,
+      response: conversationView,
+      errors: noConversation,
+    },
+    async ({ ctx, input, em, actor }) => conversations.markRead(em, ctx.deps, actor, input.params.id),
+  )
+  .post(
+    '/api/whatsapp/conversations/:id/unread',
+    {
+      summary: 'Mark a conversation unread again',
+      description: "A read conversation counts the person's last message as unread (unread count 1); one with unread messages keeps its count.",
+      access: whatsappPolicy.roles('converse'),
+      params: conversationIdParams,
+      response: conversationView,
+      errors: { ...noConversation, 409: 'The person never wrote in it (`nothing_inbound`)' },
+    },
+    async ({ ctx, input, em, actor }) => conversations.markUnread(em, ctx.deps, actor, input.params.id),
+  )
+  .get(
+    '/api/whatsapp/quick-replies',
+    {
+      summary: "The team's quick replies, by shortcut",
+      description:
+        '`q` narrows to shortcuts starting with it or titles containing it (the reply box’s `/` menu). With `conversationId` each carries `rendered`: ' +
+        'its text with `{{nombre}}`, `{{primer_nombre}}`, `{{barrio}}` (the person) and `{{agente}}` (the caller) filled, and the variables left empty for want of a value.',
+      access: whatsappPolicy.roles('converse'),
+      query: listQuickRepliesQuery,
+      response: pageSchema(quickReplyView),
+      errors: { 400: 'Also `unknown_conversation` for a `conversationId` no conversation has' },
+    },
+    async ({ ctx, input, em, actor }) => quickReplies.listQuickReplies(em, ctx.deps, actor, input.query),
+  )
+  .post(
+    '/api/whatsapp/quick-replies',
+    {
+      summary: 'Add a quick reply',
+      access: whatsappPolicy.roles('manageQuickReplies'),
+      body: createQuickReplyBody,
+      status: 201,
+      response: quickReplyView,
+      errors: { 409: 'The shortcut is taken (`shortcut_taken`)' },
+    },
+    async ({ input, em, actor }) => quickReplies.createQuickReply(em, actor, input.body),
+  )
+  .patch(
+    '/api/whatsapp/quick-replies/:id',
+    {
+      summary: 'Change a quick reply',
+      access: whatsappPolicy.roles('manageQuickReplies'),
+      params: quickReplyIdParams,
+      body: updateQuickReplyBody,
+      response: quickReplyView,
+      errors: { 404: 'No such quick reply', 409: 'The shortcut is taken (`shortcut_taken`)' },
+    },
+    async ({ input, em, actor }) => quickReplies.updateQuickReply(em, actor, input.params.id, input.body),
+  )
+  .delete(
+    '/api/whatsapp/quick-replies/:id',
+    { summary: 'Remove a quick reply', access: whatsappPolicy.roles('manageQuickReplies'), params: quickReplyIdParams, status: 204, errors: { 404: 'No such quick reply' } },
+    async ({ input, em }) => {
+      await quickReplies.deleteQuickReply(em, input.params.id);
+      return undefined;
+    },
   )
   .get(
     '/api/whatsapp/dashboard',

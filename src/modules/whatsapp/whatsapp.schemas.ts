@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { segmentSchema } from '../audience';
+import { QUICK_REPLY_VARIABLES } from './whatsapp.quick-replies.render';
 import { CAMPAIGN_STATUSES, CONTACT_FIELDS, CONVERSATION_STATUSES, MESSAGE_KINDS, MESSAGE_STATUSES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './whatsapp.entities';
 
 const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
@@ -194,7 +195,9 @@ export const conversationView = z
     id: z.uuid(),
     contact: z.object({ id: z.uuid(), name: z.string(), phone: z.string().nullable(), optedOut: z.boolean() }),
     status: z.enum(CONVERSATION_STATUSES),
+    /** The same as `assignee.id`. */
     assignedToId: z.uuid().nullable(),
+    assignee: z.object({ id: z.uuid(), name: z.string() }).nullable().describe('The staff member holding the conversation'),
     unreadCount: z.number().int(),
     lastMessage: messageView.nullable(),
     lastMessageAt: z.iso.datetime(),
@@ -209,9 +212,19 @@ export const listConversationsQuery = z.object({
   ...pageQueryShape,
   status: z.enum(CONVERSATION_STATUSES).optional(),
   unread: booleanQuery.optional(),
-  assignedToId: z.uuid().optional(),
-  q: z.string().trim().min(1).max(100).optional(),
+  assignee: z
+    .union([z.enum(['me', 'none']), z.uuid()], { error: 'expected me, none or a user id' })
+    .optional()
+    .describe('`me` (the caller), `none` (unassigned) or a user id'),
+  q: z.string().trim().min(1).max(100).optional().describe("In the contact's name (any case) or phone (digits in any format: `300 123 4567`, `+57 300-123-4567`)"),
 });
+
+export const unreadView = z
+  .object({
+    conversations: z.number().int().describe('Open conversations with unread messages'),
+    messages: z.number().int().describe('Unread messages in open conversations'),
+  })
+  .meta({ id: 'WhatsAppUnread' });
 
 export const conversationIdParams = z.object({ id: z.uuid() });
 export const listMessagesQuery = z.object({ ...pageQueryShape });
@@ -245,3 +258,63 @@ export const dashboardView = z
     tier: z.object({ limit: z.number().int().nullable(), usedLast24h: z.number().int(), remaining: z.number().int().nullable() }),
   })
   .meta({ id: 'WhatsAppDashboard' });
+
+const quickReplyText = z
+  .string()
+  .trim()
+  .min(1)
+  .max(1024)
+  .superRefine((text, ctx) => {
+    const unknown = [...text.matchAll(PLACEHOLDER)].map((match) => match[1]!).filter((name) => !(QUICK_REPLY_VARIABLES as readonly string[]).includes(name));
+    if (unknown.length) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown variable ${unknown.map((name) => `{{${name}}}`).join(', ')}; use ${QUICK_REPLY_VARIABLES.map((name) => `{{${name}}}`).join(', ')}`,
+      });
+    }
+  })
+  .describe(`Up to 1,024 characters; variables ${QUICK_REPLY_VARIABLES.map((name) => `{{${name}}}`).join(', ')} are filled in when used`);
+
+const shortcut = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^\/[a-z0-9ñáéíóúü_-]{1,30}$/, 'a slash and 1 to 30 letters, digits, - or _, like /horario')
+  .describe('Typed in the reply box, like `/horario`; unique, kept in lower case');
+
+export const createQuickReplyBody = z
+  .object({
+    shortcut,
+    title: z.string().trim().min(1).max(80),
+    text: quickReplyText,
+  })
+  .strict();
+export type CreateQuickReplyInput = z.infer<typeof createQuickReplyBody>;
+
+export const updateQuickReplyBody = createQuickReplyBody.partial().refine((body) => Object.keys(body).length > 0, 'send shortcut, title or text');
+export type UpdateQuickReplyInput = z.infer<typeof updateQuickReplyBody>;
+
+export const quickReplyIdParams = z.object({ id: z.uuid() });
+
+export const listQuickRepliesQuery = z.object({
+  ...pageQueryShape,
+  q: z.string().trim().min(1).max(80).optional().describe('The start of a shortcut (`/hor` or `hor`), or words in the title'),
+  conversationId: z.uuid().optional().describe("Fill each quick reply's variables for this conversation's contact (`rendered`)"),
+});
+
+export const quickReplyView = z
+  .object({
+    id: z.uuid(),
+    shortcut: z.string(),
+    title: z.string(),
+    /** As written, with its variables. */
+    text: z.string(),
+    variables: z.array(z.enum(QUICK_REPLY_VARIABLES)).describe('The variables the text uses'),
+    /** With `conversationId`: the text for that conversation, and the variables with nothing to fill them (left empty). */
+    rendered: z.object({ text: z.string(), missing: z.array(z.enum(QUICK_REPLY_VARIABLES)) }).nullable(),
+    createdById: z.uuid().nullable(),
+    updatedById: z.uuid().nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'WhatsAppQuickReply' });

@@ -1,14 +1,16 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { newId } from '../../kernel/ids';
 import { ensureContactByPhone, normalisePhone, withdrawConsent } from '../audience';
+import { safeErrorFields } from '../../kernel/http/problem';
 import type { Queries } from '../../kernel/sql';
 import { whatsapp } from './whatsapp.context';
 import { applyTemplateReview } from './whatsapp.templates.repository';
 import { applyStatuses as applyStatusUpdates, ensureConversation, insertInboundMessage, markReplied, noteInbound, takePendingStatuses } from './whatsapp.repository';
 import { STATUS_RANK, type MessageKind, type TemplateStatus } from './whatsapp.entities';
-import { WHATSAPP_ROOM } from './whatsapp.events';
+import { publishNewMessage } from './whatsapp.conversations';
 
 // The app secret as a key object, made once: Node 24 imports a string or Buffer key again on every HMAC.
 let preparedSecret: { secret: string; key: KeyObject } | undefined;
@@ -245,17 +247,11 @@ async function recordInbound(deps: AppDeps, message: InboundItem, profileName: s
   const result = await deps.db.transaction((tx) => recordInboundRows(tx, { phone, profileName, message, kind, text, at, optOut }));
   if (!result) return false;
   const rt = whatsapp(deps);
-  deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:message', {
-    id: result.messageId,
-    conversationId: result.conversation.id,
-    contactId: result.contactId,
-    direction: 'in',
-    kind,
-    status: 'received',
-    text,
-    createdAt: at.toISOString(),
-  });
-  deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:conversation', result.conversation);
+  // Stored already: a failure to tell the inbox must not fail the delivery (Meta would send it again for nothing).
+  await publishNewMessage(deps.orm.em.fork() as EntityManager, deps, result.conversationId, result.messageId).catch((error: unknown) =>
+    deps.logger.warn({ webhook: 'whatsapp', messageId: result.messageId, ...safeErrorFields(error) }, 'inbound whatsapp message stored but not pushed'),
+  );
+  rt.unreadChanged();
   if (result.repliedCampaignId) rt.statusChanged([{ id: result.messageId, campaignId: result.repliedCampaignId, conversationId: null, status: 'replied' }]);
   return true;
 }
@@ -270,8 +266,11 @@ interface InboundRows {
   optOut: boolean;
 }
 
+/** The name of a contact who first wrote without a WhatsApp profile name. */
+export const UNNAMED_CONTACT = 'WhatsApp';
+
 async function recordInboundRows(tx: Queries, input: InboundRows) {
-  const contactId = await ensureContactByPhone(tx, input.phone, (input.profileName ?? 'WhatsApp').slice(0, 160) || 'WhatsApp');
+  const contactId = await ensureContactByPhone(tx, input.phone, (input.profileName ?? UNNAMED_CONTACT).slice(0, 160) || UNNAMED_CONTACT);
   const conversationId = await ensureConversation(tx, contactId, input.at);
   const messageId = newId();
   const stored = await insertInboundMessage(tx, {
@@ -285,7 +284,7 @@ async function recordInboundRows(tx: Queries, input: InboundRows) {
     at: input.at,
   });
   if (!stored) return undefined;
-  const updated = await noteInbound(tx, conversationId, messageId, input.at);
+  await noteInbound(tx, conversationId, messageId, input.at);
   if (input.optOut) {
     await withdrawConsent(tx, { contactId }, 'whatsapp', {
       source: 'whatsapp_stop',
@@ -295,17 +294,5 @@ async function recordInboundRows(tx: Queries, input: InboundRows) {
     });
   }
   const repliedCampaignId = await markReplied(tx, contactId, input.message.context?.id, input.at);
-  return {
-    messageId,
-    contactId,
-    repliedCampaignId,
-    conversation: {
-      id: updated.id,
-      contactId,
-      unreadCount: updated.unread_count,
-      assignedToId: updated.assigned_to_id,
-      status: updated.status,
-      lastMessageAt: new Date(updated.last_message_at).toISOString(),
-    },
-  };
+  return { messageId, conversationId, repliedCampaignId };
 }

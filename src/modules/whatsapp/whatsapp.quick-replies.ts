@@ -1,0 +1,78 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Actor } from '../../kernel/auth/roles';
+import type { AppDeps } from '../../kernel/context';
+import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
+import type { PageRequest } from '../../kernel/pagination';
+import { findUser } from '../auth';
+import { findConversation } from './whatsapp.conversations.repository';
+import type { WaConversation, WaQuickReply } from './whatsapp.entities';
+import { presentQuickReply } from './whatsapp.presenter';
+import type { QuickReplyValues } from './whatsapp.quick-replies.render';
+import * as repository from './whatsapp.quick-replies.repository';
+import type { CreateQuickReplyInput, UpdateQuickReplyInput } from './whatsapp.schemas';
+import { UNNAMED_CONTACT } from './whatsapp.webhook';
+
+/** What fills a quick reply's variables in this conversation, answered by this staff member. */
+async function valuesFor(deps: Pick<AppDeps, 'db'>, actor: Actor, conversation: WaConversation): Promise<QuickReplyValues> {
+  const contact = conversation.contact;
+  const erased = Boolean(contact.erasedAt);
+  // Someone who wrote without a profile name is stored under a placeholder, not a name to greet.
+  const name = erased || contact.name === UNNAMED_CONTACT ? null : contact.name.trim();
+  return {
+    nombre: name,
+    primer_nombre: name ? (name.split(/\s+/)[0] ?? null) : null,
+    barrio: erased ? null : (contact.neighbourhood ?? null),
+    agente: (await findUser(deps.db, actor.id))?.name ?? null,
+  };
+}
+
+/** By shortcut; with `conversationId`, each rendered for that conversation's contact. */
+export async function listQuickReplies(
+  em: EntityManager,
+  deps: Pick<AppDeps, 'db'>,
+  actor: Actor,
+  query: PageRequest & { q?: string | undefined; conversationId?: string | undefined },
+) {
+  let values: QuickReplyValues | undefined;
+  if (query.conversationId) {
+    const conversation = await findConversation(em, query.conversationId);
+    if (!conversation) throw invalidField('query.conversationId', 'No conversation has this id.', 'unknown_conversation');
+    values = await valuesFor(deps, actor, conversation);
+  }
+  const page = await repository.quickReplyPage(em, query.q, { cursor: query.cursor, limit: query.limit });
+  return { data: page.data.map((reply) => presentQuickReply(reply, values)), nextCursor: page.nextCursor };
+}
+
+async function existing(em: EntityManager, id: string): Promise<WaQuickReply> {
+  const reply = await repository.findQuickReply(em, id);
+  if (!reply) throw new NotFoundError('No quick reply has this id.');
+  return reply;
+}
+
+function shortcutTaken(error: unknown, shortcut: string | undefined): never {
+  if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`Another quick reply uses the shortcut ${shortcut ?? ''}.`, 'shortcut_taken');
+  throw error;
+}
+
+export async function createQuickReply(em: EntityManager, actor: Actor, input: CreateQuickReplyInput) {
+  try {
+    return presentQuickReply(await repository.insertQuickReply(em, input, actor.id));
+  } catch (error) {
+    shortcutTaken(error, input.shortcut);
+  }
+}
+
+export async function updateQuickReply(em: EntityManager, actor: Actor, id: string, input: UpdateQuickReplyInput) {
+  const reply = await existing(em, id);
+  try {
+    await repository.updateQuickReply(em, reply, input, actor.id);
+  } catch (error) {
+    shortcutTaken(error, input.shortcut);
+  }
+  return presentQuickReply(reply);
+}
+
+export async function deleteQuickReply(em: EntityManager, id: string): Promise<void> {
+  await repository.removeQuickReply(em, await existing(em, id));
+}
