@@ -6,12 +6,12 @@ import { DASHBOARD_ROOM } from '../../../src/modules/dashboard/dashboard.events'
 // Each module's events file adds its events to RealtimeEvents; these make the console's typing see them all.
 export type { PqrsRequestEvent } from '../../../src/modules/pqrs/pqrs.events';
 export type { SocialAlertEvent } from '../../../src/modules/social/social.events';
-export type { ConversationEvent, MessageEvent, StatusEvent } from '../../../src/modules/whatsapp/whatsapp.events';
+export type { ConversationEvent, MessageActivityEvent, MessageEvent, StatusEvent, UnreadEvent } from '../../../src/modules/whatsapp/whatsapp.events';
 import { PQRS_ROOM, pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { SOCIAL_ROOM } from '../../../src/modules/social/social.events';
 import { socialPolicy } from '../../../src/modules/social/social.policy';
-import { WHATSAPP_ROOM } from '../../../src/modules/whatsapp/whatsapp.events';
+import { WHATSAPP_INBOX_ROOM, WHATSAPP_ROOM } from '../../../src/modules/whatsapp/whatsapp.events';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 import { connectLive, type LiveState } from '../../lib/live';
 import { api, queryClient } from './api';
@@ -22,6 +22,8 @@ const ROOMS: readonly { room: string; roles: readonly Role[] }[] = [
   { room: DASHBOARD_ROOM, roles: qrPolicy.roles('followDashboard') },
   { room: SOCIAL_ROOM, roles: socialPolicy.roles('follow') },
   { room: WHATSAPP_ROOM, roles: whatsappPolicy.roles('follow') },
+  // Conversations' texts: only for those who may hold them (the REST policy's rule).
+  { room: WHATSAPP_INBOX_ROOM, roles: whatsappPolicy.roles('converse') },
   { room: PQRS_ROOM, roles: pqrsPolicy.roles('follow') },
 ];
 

@@ -33,16 +33,10 @@ export function ActivityFeed({ latestAlerts }: { latestAlerts: { id: string; sev
   useLiveEvent('social:alert', (alert) =>
     add({ key: `social:${alert.id}`, at: alert.createdAt, kind: 'social', title: alert.title, tone: SEVERITY_TONE[alert.severity] ?? 'gray' }),
   );
-  useLiveEvent('whatsapp:message', (message) => {
+  // The figures room's text-free notice: the feed says a reply came, the inbox (for those who converse) shows it.
+  useLiveEvent('whatsapp:activity', (message) => {
     if (message.direction !== 'in') return;
-    add({
-      key: `whatsapp:${message.id}`,
-      at: message.createdAt,
-      kind: 'whatsapp',
-      title: 'Mensaje nuevo de WhatsApp',
-      tone: 'green',
-      to: mayConverse && message.conversationId ? `/whatsapp/${message.conversationId}` : undefined,
-    });
+    add({ key: `whatsapp:${message.id}`, at: message.createdAt, kind: 'whatsapp', title: 'Mensaje nuevo de WhatsApp', tone: 'green', to: mayConverse ? '/whatsapp' : undefined });
   });
   useLiveEvent('pqrs:request', (request) => {
     if (request.action !== 'filed' && request.action !== 'due_soon') return;
