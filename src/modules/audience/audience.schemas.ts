@@ -46,6 +46,7 @@ export const personExportView = z
       territoryId: z.uuid().nullable(),
       neighbourhood: z.string().nullable(),
       interests: z.array(z.string()),
+      tags: z.array(z.string()),
       whatsappOptIn: z.boolean(),
       whatsappOptedOutAt: time.nullable(),
       emailOptIn: z.boolean(),

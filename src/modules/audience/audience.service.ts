@@ -112,6 +112,7 @@ export async function exportPerson(deps: Pick<AppDeps, 'db' | 'personalData'>, a
         territoryId: contact.territory_id,
         neighbourhood: contact.neighbourhood,
         interests: contact.interests,
+        tags: contact.tags,
         whatsappOptIn: contact.whatsapp_opt_in,
         whatsappOptedOutAt: iso(contact.whatsapp_opted_out_at),
         emailOptIn: contact.email_opt_in,

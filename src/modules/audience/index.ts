@@ -1,5 +1,6 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { AudienceAuditSchema, ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
+import { peopleEntities } from './audience.merge.entities';
 import { audienceRouter } from './audience.routes';
 
 /**
@@ -10,7 +11,7 @@ import { audienceRouter } from './audience.routes';
  */
 export const audienceModule: ModuleManifest = {
   name: 'audience',
-  entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema],
+  entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema, ...peopleEntities],
   routers: [audienceRouter],
 };
 
