@@ -2,7 +2,8 @@ import { definePolicy } from '../../kernel/policy';
 
 /**
  * Who may act on a person's data at their request (Ley 1581 de 2012, art. 8): campaign managers
- * answer the person; only admins read the audit of those answers.
+ * answer the person; only admins read the audit of those answers. Importing supporters is
+ * campaign managers' work too (and admins'); viewers, volunteers and brigades never do it.
  */
 export const audiencePolicy = definePolicy({
   /** Everything held about one person, as a file for them. */
@@ -12,4 +13,6 @@ export const audiencePolicy = definePolicy({
   /** A withdrawal the person asked staff to record (by phone, in person, in writing). */
   recordWithdrawal: { roles: ['manager'] },
   readAudit: { roles: ['admin'] },
+  /** Supporters' files: they create and change people and record their consent. */
+  importContacts: { roles: ['manager'] },
 });

@@ -1,18 +1,20 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { AudienceAuditSchema, ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
 import { peopleEntities } from './audience.merge.entities';
+import { peopleRouter } from './audience.merge.routes';
 import { audienceRouter } from './audience.routes';
 
 /**
  * People the campaign may reach, their consent, and the segments that select them. Audience owns
  * contacts, their origins, consent texts and consent records: the functions below are the only
  * way other modules change them, and `audienceContacts()` the only way they read them in SQL. It
- * answers a person's requests to see or erase their data, across every module's `personalData`.
+ * answers a person's requests to see or erase their data, across every module's `personalData`,
+ * and imports supporters' files.
  */
 export const audienceModule: ModuleManifest = {
   name: 'audience',
   entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema, ...peopleEntities],
-  routers: [audienceRouter],
+  routers: [audienceRouter, peopleRouter],
 };
 
 export { ContactSchema, type Contact } from './audience.entities';

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { ApiRouter } from '../../kernel/http/router';
+import { CONTACT_IMPORT_MAX_ROWS, contactImportAnswer, IMPORT_COLUMNS, importContacts, importQuery, PREVIEW_ROWS } from './audience.import';
+import { audiencePolicy } from './audience.policy';
+
+const columns = Object.values(IMPORT_COLUMNS)
+  .map((names) => names.map((name) => `\`${name}\``).join(' / '))
+  .join(', ');
+
+/** Supporters' files, the duplicate finder and merges of two records of one person (docs/api.md, "People: import, duplicates and merge"). */
+export const peopleRouter = new ApiRouter('audience', 'People the campaign may reach: their consent, exports and erasure (habeas data)').post(
+  '/api/audience/contacts/import',
+  {
+    summary: `Import supporters from CSV (up to ${CONTACT_IMPORT_MAX_ROWS.toLocaleString('en')} rows, streamed), or check a file with dryRun`,
+    description:
+      `Send \`text/csv\` with a header row naming \`name\` and \`phone\` or \`email\`, and any of the other columns, in English or Spanish: ${columns}. ` +
+      'Headers match regardless of case, accents, spaces and underscores. Lists (interests, tags) are separated by `;`, `,` or `|`; ' +
+      'consent columns take si/no (sí, yes, true, 1, x / no, false, 0, empty). ' +
+      'A row updates the held contact with its phone (E.164), else with its email, instead of creating another: fields it fills replace, empty cells keep, interests and tags are added. ' +
+      'A row whose cédula belongs to another contact, or that names the same person as an earlier row, is refused. Every problem of a row is listed on its line. ' +
+      'A consent column saying yes needs the file’s proof: `consentText` (the exact text people agreed to) and `consentCollection` (where and how it was collected); ' +
+      'each person whose consent opens a channel gets a consent record (source `import`, its ref the import). An import never re-opens a channel the person withdrew from (a warning). ' +
+      `With \`dryRun=true\` nothing is written and \`preview\` shows the first ${PREVIEW_ROWS} valid rows as they would be.`,
+    access: audiencePolicy.roles('importContacts'),
+    query: importQuery,
+    body: z.string().describe('CSV text'),
+    bodyTypes: ['csv'],
+    handlerParsesBody: true,
+    response: contactImportAnswer,
+    errors: {
+      400:
+        'CSV that cannot be parsed (`malformed_csv`), a header with an unknown (`unknown_columns`) or repeated (`repeated_columns`) column or without name, phone or email (`missing_columns`), ' +
+        'or a consent column saying yes without consentText (`consent_proof_missing`); nothing imported',
+      409: 'A person in the file was created by someone else while it was read (`contact_created_meanwhile`); nothing imported',
+      413: `More than ${CONTACT_IMPORT_MAX_ROWS.toLocaleString('en')} data rows (\`too_many_rows\`); nothing imported`,
+    },
+  },
+  async ({ ctx, input, actor }) => importContacts(ctx.deps, actor, ctx.req, input.query),
+);
