@@ -2,8 +2,9 @@ import { definePolicy } from '../../kernel/policy';
 
 /**
  * Who may act on a person's data at their request (Ley 1581 de 2012, art. 8): campaign managers
- * answer the person; only admins read the audit of those answers. Importing supporters is
- * campaign managers' work too (and admins'); viewers, volunteers and brigades never do it.
+ * answer the person; only admins read the audit of those answers. Importing supporters and
+ * finding duplicates are campaign managers' work too (and admins'); viewers, volunteers and
+ * brigades never see or change people this way.
  */
 export const audiencePolicy = definePolicy({
   /** Everything held about one person, as a file for them. */
@@ -15,4 +16,7 @@ export const audiencePolicy = definePolicy({
   readAudit: { roles: ['admin'] },
   /** Supporters' files: they create and change people and record their consent. */
   importContacts: { roles: ['manager'] },
+  /** The duplicate finder shows people's names (masked phones and emails) side by side. */
+  findDuplicates: { roles: ['manager'] },
+  dismissDuplicate: { roles: ['manager'] },
 });
