@@ -3,11 +3,15 @@ import { ApiRouter } from '../../kernel/http/router';
 import { pageSchema } from '../../kernel/pagination';
 import { dismissalBody, dismissalView, dismissDuplicate, duplicatePairView, listDuplicates, listDuplicatesQuery } from './audience.duplicates';
 import { CONTACT_IMPORT_MAX_ROWS, contactImportAnswer, IMPORT_COLUMNS, importContacts, importQuery, PREVIEW_ROWS } from './audience.import';
+import { listMerges, mergeContacts, UNDO_WINDOW_MS, undoMerge } from './audience.merge';
+import { listMergesQuery, mergeBody, mergeIdParams, mergeView } from './audience.merge.schemas';
 import { audiencePolicy } from './audience.policy';
+import { contactIdParams } from './audience.schemas';
 
 const columns = Object.values(IMPORT_COLUMNS)
   .map((names) => names.map((name) => `\`${name}\``).join(' / '))
   .join(', ');
+const UNDO_HOURS = UNDO_WINDOW_MS / 3_600_000;
 
 /** Supporters' files, the duplicate finder and merges of two records of one person (docs/api.md, "People: import, duplicates and merge"). */
 export const peopleRouter = new ApiRouter('audience', 'People the campaign may reach: their consent, exports and erasure (habeas data)')
@@ -67,4 +71,55 @@ export const peopleRouter = new ApiRouter('audience', 'People the campaign may r
       errors: { 404: 'A contact is unknown, erased or merged into another' },
     },
     async ({ ctx, input, actor }) => dismissDuplicate(ctx.deps.db, actor, input.body.contactIds),
+  )
+  .post(
+    '/api/audience/contacts/:id/merge',
+    {
+      summary: 'Merge another record of the same person into this contact',
+      description:
+        'In one transaction, both contacts locked: every consent record of `from` moves to this contact unchanged, its origins join, and every module moves its rows here ' +
+        '(QR leads of one campaign combine; two WhatsApp threads become one; agenda answers and check-ins for one event keep one; GOTV voters and volunteers are refused ' +
+        'when both records have one). Empty fields are filled from `from`, interests and tags joined; `from` is left as a tombstone that is no longer anyone. ' +
+        `Audited (counts only) and undoable for ${UNDO_HOURS} hours.`,
+      access: audiencePolicy.roles('mergeContacts'),
+      params: contactIdParams,
+      body: mergeBody,
+      status: 201,
+      response: mergeView,
+      errors: {
+        404: 'Either contact is unknown or erased',
+        409: 'A contact was merged away already (`contact_merged`), or a module cannot hold both records as one (`merge_refused`, naming the `module`)',
+      },
+    },
+    async ({ ctx, input, actor }) => mergeContacts(ctx.deps, actor, input.params.id.toLowerCase(), input.body.from.toLowerCase()),
+  )
+  .get(
+    '/api/audience/merges',
+    {
+      summary: 'Recent merges',
+      description: 'Newest first; filter by `contactId` (as survivor or merged-away record). `status` says whether each can still be undone.',
+      access: audiencePolicy.roles('readMerges'),
+      query: listMergesQuery,
+      response: pageSchema(mergeView),
+    },
+    async ({ ctx, input }) => listMerges(ctx.deps.db, input.query),
+  )
+  .post(
+    '/api/audience/merges/:mergeId/undo',
+    {
+      summary: `Split a merge again (within ${UNDO_HOURS} hours)`,
+      description:
+        'Every row that moved goes back to the merged-away record, combined rows are split as they were, its consent records and fields return, and the survivor gets its own values back ' +
+        '(where nothing changed them since). Audited.',
+      access: audiencePolicy.roles('undoMerge'),
+      params: mergeIdParams,
+      response: mergeView,
+      errors: {
+        404: 'No such merge',
+        409:
+          'Undone already (`merge_undone`), past the undo window (`undo_window_passed`), the person erased since (`merge_erased`), ' +
+          'the survivor merged into another since (`survivor_merged`), or the record’s phone or email taken by a new contact (`identity_taken`)',
+      },
+    },
+    async ({ ctx, input, actor }) => undoMerge(ctx.deps, actor, input.params.mergeId),
   );

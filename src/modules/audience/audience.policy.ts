@@ -2,8 +2,8 @@ import { definePolicy } from '../../kernel/policy';
 
 /**
  * Who may act on a person's data at their request (Ley 1581 de 2012, art. 8): campaign managers
- * answer the person; only admins read the audit of those answers. Importing supporters and
- * finding duplicates are campaign managers' work too (and admins'); viewers, volunteers and
+ * answer the person; only admins read the audit of those answers. Importing, finding duplicates
+ * and merging people are campaign managers' work too (and admins'); viewers, volunteers and
  * brigades never see or change people this way.
  */
 export const audiencePolicy = definePolicy({
@@ -19,4 +19,8 @@ export const audiencePolicy = definePolicy({
   /** The duplicate finder shows people's names (masked phones and emails) side by side. */
   findDuplicates: { roles: ['manager'] },
   dismissDuplicate: { roles: ['manager'] },
+  /** Making two records of one person one, and splitting them again within the undo window. */
+  mergeContacts: { roles: ['manager'] },
+  undoMerge: { roles: ['manager'] },
+  readMerges: { roles: ['manager'] },
 });
