@@ -36,13 +36,24 @@ export function issuesOf(error: z.ZodError): string {
  */
 export async function readCsvRows(
   csv: Readable,
-  options: { maxRows: number; requiredColumns?: readonly string[]; maxRecordSize?: number },
+  options: {
+    maxRows: number;
+    requiredColumns?: readonly string[];
+    maxRecordSize?: number;
+    /**
+     * Reads the header row before any data row: returns the names the rows are keyed by (an import
+     * that accepts a column under several names gives each its one name), or throws an `AppError`
+     * refusing the file. Runs before `requiredColumns` is checked against what it returns.
+     */
+    header?: (columns: string[]) => string[];
+  },
   onRow: (record: Record<string, string>, line: number) => void,
 ): Promise<void> {
   const required = options.requiredColumns ?? [];
   const parser = csv.pipe(
     parse({
-      columns: (header: string[]) => {
+      columns: (given: string[]) => {
+        const header = options.header ? options.header(given) : given;
         const missing = required.filter((column) => !header.includes(column));
         if (missing.length) throw missingColumns(missing);
         return header;

@@ -4,6 +4,7 @@ import type { JobDefinition } from './jobs';
 import type { RoomRule, SocketCommand } from './realtime';
 import type { Logger } from 'pino';
 import type { AppDeps } from './context';
+import { AppError } from './errors';
 import { safeErrorFields } from './http/problem';
 import type { Queries } from './sql';
 
@@ -47,6 +48,39 @@ export interface PersonalDataHolder {
    * kind changed. Runs while the person's own record is still whole, so it can be read.
    */
   erase(q: Queries, personId: string): Promise<Record<string, number>>;
+  /**
+   * Two records turned out to be one person (audience's merge): re-points the module's rows of
+   * `fromId` at `intoId`, on the merge's transaction, where the module's own rules allow (two rows
+   * a unique key forbids are combined, or one of them kept), or throws a `MergeRefusedError` saying
+   * why the module cannot hold both as one. Returns what `unmerge` needs to put back exactly what
+   * moved. A module without it holds nothing that points at a contact.
+   */
+  merge?(q: Queries, fromId: string, intoId: string): Promise<MergeMoves>;
+  /** Undoes `merge` (within audience's undo window): the rows in `moves` point at `fromId` again, combined rows are split as they were. */
+  unmerge?(q: Queries, moves: MergeMoves, fromId: string, intoId: string): Promise<void>;
+}
+
+/** What a module's `merge` did, kept with the merge so that its undo puts back exactly that. */
+export interface MergeMoves {
+  /** Ids of the rows that now point at the surviving contact, by table: `unmerge` points exactly these back. Never personal data. */
+  moved: Record<string, string[]>;
+  /** Rows combined or left behind to keep the module's unique rules, by kind: counts for the audit. */
+  combined?: Record<string, number>;
+  /**
+   * What else `unmerge` needs: a removed row's values, a kept row's values before the merge. It may
+   * name the person, so audience keeps it only for the undo window and clears it when the person is erased.
+   */
+  undo?: { [key: string]: JsonValue };
+}
+
+/** A module cannot hold two records of one person as one (409 `merge_refused`, naming the module): the detail says why and what staff can do first. */
+export class MergeRefusedError extends AppError {
+  constructor(
+    readonly module: string,
+    detail: string,
+  ) {
+    super(409, 'merge_refused', 'Merge refused', detail, undefined, { module });
+  }
 }
 
 /** A module's personal-data holder, under the module's name. */
@@ -56,7 +90,7 @@ export interface PersonalDataSection extends PersonalDataHolder {
 
 /** The holders of the process's modules, in the modules' order. */
 export function personalDataSections(modules: readonly ModuleManifest[]): PersonalDataSection[] {
-  return modules.flatMap((module) => (module.personalData ? [{ module: module.name, export: module.personalData.export, erase: module.personalData.erase }] : []));
+  return modules.flatMap((module) => (module.personalData ? [{ module: module.name, ...module.personalData }] : []));
 }
 
 export interface BackgroundTask {

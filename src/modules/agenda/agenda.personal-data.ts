@@ -1,4 +1,4 @@
-import type { PersonalDataHolder } from '../../kernel/module';
+import type { JsonValue, PersonalDataHolder } from '../../kernel/module';
 import { sql, type Queries } from '../../kernel/sql';
 
 /**
@@ -25,6 +25,12 @@ async function participationOf(q: Queries, contactId: string) {
  * participation, so events' attendance figures stay true and name nobody once the contact is
  * erased; it drops what was still to come (answers and sign-ups for events not over, so no one
  * waits for them) and the link to a user account.
+ *
+ * A merge moves the other record's answers, sign-ups, check-ins and account links to the survivor.
+ * Where both have one for the same event or shift (one per person), one stays: of two answers the
+ * later (what the person said last), of two check-ins the earlier (they were there from then), of
+ * two sign-ups to a shift the survivor's. The other is removed, kept with the merge for its undo.
+ * A place freed on a full event is not offered to its waitlist by the merge.
  */
 export const agendaPersonalData: PersonalDataHolder = {
   async export(q, personId) {
@@ -39,4 +45,62 @@ export const agendaPersonalData: PersonalDataHolder = {
     const links = await q.write(sql`delete from agenda_user_contacts where contact_id = ${personId}::uuid`);
     return { upcomingRsvps: rsvps.count, upcomingShiftSignups: signups.count, accountLinks: links.count };
   },
+
+  async merge(q, fromId, intoId) {
+    // Rows of both for the same event (shift), locked; which of the two goes is `loser` (the other stays).
+    const clashes = async (table: string, key: string, loserIsFromWhen: string) =>
+      q.rows(
+        sql<{ row: Row }>`
+        select to_jsonb(case when ${sql.raw(loserIsFromWhen)} then f else s end) as row
+        from ${sql.raw(table)} f join ${sql.raw(table)} s on s.${sql.raw(key)} = f.${sql.raw(key)} and s.contact_id = ${intoId}::uuid
+        where f.contact_id = ${fromId}::uuid order by f.id for update of f, s`,
+      );
+    const rsvps = await clashes('agenda_rsvps', 'event_id', '(f.responded_at, f.id) <= (s.responded_at, s.id)');
+    const checkIns = await clashes('agenda_check_ins', 'event_id', '(f.checked_in_at, f.id) >= (s.checked_in_at, s.id)');
+    const signups = await clashes('agenda_shift_signups', 'shift_id', 'true');
+    const drop = async (table: string, rows: { row: Row }[]) => {
+      const ids = rows.map(({ row }) => row.id as string);
+      if (ids.length) await q.write(sql`delete from ${sql.raw(table)} where id = any(${ids}::uuid[])`);
+    };
+    await drop('agenda_rsvps', rsvps);
+    await drop('agenda_check_ins', checkIns);
+    await drop('agenda_shift_signups', signups);
+    const move = async (table: string, id = 'id') =>
+      (
+        await q.write(sql<{ id: string }>`update ${sql.raw(table)} set contact_id = ${intoId}::uuid where contact_id = ${fromId}::uuid returning ${sql.raw(id)}::text as id`)
+      ).rows.map((row) => row.id);
+    return {
+      moved: {
+        agenda_rsvps: await move('agenda_rsvps'),
+        agenda_check_ins: await move('agenda_check_ins'),
+        agenda_shift_signups: await move('agenda_shift_signups'),
+        agenda_user_contacts: await move('agenda_user_contacts', 'user_id'),
+      },
+      combined: { rsvpsDropped: rsvps.length, checkInsDropped: checkIns.length, shiftSignupsDropped: signups.length },
+      undo: {
+        dropped: {
+          agenda_rsvps: rsvps.map(({ row }) => row),
+          agenda_check_ins: checkIns.map(({ row }) => row),
+          agenda_shift_signups: signups.map(({ row }) => row),
+        },
+      },
+    };
+  },
+
+  async unmerge(q, moves, fromId, intoId) {
+    const tables = ['agenda_rsvps', 'agenda_check_ins', 'agenda_shift_signups'] as const;
+    const dropped = (moves.undo?.dropped ?? {}) as Partial<Record<(typeof tables)[number], Row[]>>;
+    // Moved rows return before dropped ones come back, so a pair's two rows never share a contact.
+    for (const table of tables) {
+      const ids = moves.moved[table] ?? [];
+      if (ids.length) await q.write(sql`update ${sql.raw(table)} set contact_id = ${fromId}::uuid where id = any(${ids}::uuid[]) and contact_id = ${intoId}::uuid`);
+      const rows = dropped[table] ?? [];
+      if (rows.length) await q.write(sql`insert into ${sql.raw(table)} select * from jsonb_populate_recordset(null::${sql.raw(table)}, ${JSON.stringify(rows)}::jsonb)`);
+    }
+    const links = moves.moved.agenda_user_contacts ?? [];
+    if (links.length) await q.write(sql`update agenda_user_contacts set contact_id = ${fromId}::uuid where user_id = any(${links}::uuid[]) and contact_id = ${intoId}::uuid`);
+  },
 };
+
+/** A row as one JSON value (`to_jsonb(row)`), to put back exactly as it was. */
+type Row = { [column: string]: JsonValue };

@@ -11,7 +11,15 @@ import { TerritorySchema } from '../territories';
 export const ContactSchema = defineEntity({
   name: 'Contact',
   tableName: 'contacts',
-  indexes: [{ properties: ['createdAt'] }, { name: 'contacts_interests_gin', expression: 'create index "contacts_interests_gin" on "contacts" using gin ("interests")' }],
+  indexes: [
+    { properties: ['createdAt'] },
+    { name: 'contacts_interests_gin', expression: 'create index "contacts_interests_gin" on "contacts" using gin ("interests")' },
+    // The duplicate finder's "same name in the same territory" (contact_name_key: migration PeopleImportAndMerge).
+    {
+      name: 'contacts_territory_name_key',
+      expression: 'create index "contacts_territory_name_key" on "contacts" ("territory_id", contact_name_key("name")) where "erased_at" is null and "merged_into_id" is null',
+    },
+  ],
   properties: (p) => ({
     id: p
       .uuid()
@@ -21,10 +29,12 @@ export const ContactSchema = defineEntity({
     name: p.string().length(160),
     phone: p.string().length(20).nullable().index(),
     email: p.string().length(254).nullable().index(),
-    documentId: p.string().length(20).nullable(),
+    documentId: p.string().length(20).nullable().index(),
     territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
     neighbourhood: p.string().length(120).nullable(),
     interests: p.array().default([]),
+    /** Staff's own labels (`lider`, `evento-12-10`), from imports; merged like interests. */
+    tags: p.array().default([]),
     whatsappOptIn: p.boolean().default(false),
     whatsappOptedOutAt: p.datetime().nullable(),
     emailOptIn: p.boolean().default(false),
@@ -35,6 +45,13 @@ export const ContactSchema = defineEntity({
      * point at it hold.
      */
     erasedAt: p.datetime().nullable(),
+    /**
+     * Set when this record was merged into another of the same person (`contact_merges`): the row
+     * stays, emptied, so the merge can be undone and what pointed at it keeps a referent; it is no
+     * longer anyone.
+     */
+    mergedInto: () => p.manyToOne(ContactSchema).nullable().deleteRule('restrict'),
+    mergedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()
@@ -117,14 +134,14 @@ export const ConsentSchema = defineEntity({
   }),
 });
 
-export const AUDIT_ACTIONS = ['export', 'erasure', 'withdrawal'] as const;
+export const AUDIT_ACTIONS = ['export', 'erasure', 'withdrawal', 'merge', 'merge_undo'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** How many rows of each kind an audited action read or changed, by module. */
 export type AuditCounts = Record<string, Record<string, number>>;
 
 /**
- * Who exported, erased or withdrew whose data, and when, with counts and never the data itself.
+ * Who exported, erased, withdrew or merged whose data, and when, with counts and never the data itself.
  * Append-only: a trigger refuses every UPDATE and DELETE (migration AudienceAudit). No foreign
  * keys: the record must outlive whatever it names.
  */

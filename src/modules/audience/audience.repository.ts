@@ -125,14 +125,14 @@ export async function ensureContactByPhone(q: Queries, phone: string, name: stri
   return row!.id;
 }
 
-/** Whether a contact with this id is held (a person whose data was erased is not). */
+/** Whether a contact with this id is held (a person whose data was erased is not, nor a record merged into another). */
 export async function contactExists(q: Queries, id: string): Promise<boolean> {
-  return (await q.first(db.selectFrom('contacts').select('id').where('id', '=', id).where('erased_at', 'is', null))) !== undefined;
+  return (await q.first(db.selectFrom('contacts').select('id').where('id', '=', id).where('erased_at', 'is', null).where('merged_into_id', 'is', null))) !== undefined;
 }
 
-/** A contact's name and email, for showing a message as they would get it; nothing for an erased or unknown id. */
+/** A contact's name and email, for showing a message as they would get it; nothing for an erased, merged or unknown id. */
 export function contactGreeting(q: Queries, id: string): Promise<{ name: string; email: string | null } | undefined> {
-  return q.first(db.selectFrom('contacts').select(['name', 'email']).where('id', '=', id).where('erased_at', 'is', null));
+  return q.first(db.selectFrom('contacts').select(['name', 'email']).where('id', '=', id).where('erased_at', 'is', null).where('merged_into_id', 'is', null));
 }
 
 /** How one contact can be reached on each channel right now: consent (given and not withdrawn) and an address are separate, so a caller can say which is missing. */
@@ -276,11 +276,20 @@ export async function countOptedOut(q: Queries, channel: Channel, since?: Date):
 }
 
 /**
- * A held (not erased) contact, locked for the rest of the transaction so that nothing else
- * changes the person while their data is erased or their consent withdrawn; undefined when none.
+ * A held (not erased, not merged into another) contact, locked for the rest of the transaction so
+ * that nothing else changes the person while their data is erased or their consent withdrawn;
+ * undefined when none.
  */
 export function lockHeldContact(q: Queries, id: string) {
-  return q.first(db.selectFrom('contacts').select(['id', 'whatsapp_opted_out_at', 'email_opted_out_at']).where('id', '=', id).where('erased_at', 'is', null).forUpdate());
+  return q.first(
+    db
+      .selectFrom('contacts')
+      .select(['id', 'whatsapp_opted_out_at', 'email_opted_out_at'])
+      .where('id', '=', id)
+      .where('erased_at', 'is', null)
+      .where('merged_into_id', 'is', null)
+      .forUpdate(),
+  );
 }
 
 /** Everything a contact's row holds, for the person's own copy. */
@@ -297,6 +306,7 @@ export function heldContact(q: Queries, id: string) {
         'territory_id',
         'neighbourhood',
         'interests',
+        'tags',
         'whatsapp_opt_in',
         'whatsapp_opted_out_at',
         'email_opt_in',
@@ -305,7 +315,8 @@ export function heldContact(q: Queries, id: string) {
         'updated_at',
       ])
       .where('id', '=', id)
-      .where('erased_at', 'is', null),
+      .where('erased_at', 'is', null)
+      .where('merged_into_id', 'is', null),
   );
 }
 
@@ -362,6 +373,7 @@ export async function eraseContact(q: Queries, contactId: string, at: Date): Pro
         territory_id: null,
         neighbourhood: null,
         interests: [],
+        tags: [],
         erased_at: at,
         updated_at: at,
       })

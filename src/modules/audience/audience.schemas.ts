@@ -46,6 +46,7 @@ export const personExportView = z
       territoryId: z.uuid().nullable(),
       neighbourhood: z.string().nullable(),
       interests: z.array(z.string()),
+      tags: z.array(z.string()),
       whatsappOptIn: z.boolean(),
       whatsappOptedOutAt: time.nullable(),
       emailOptIn: z.boolean(),
@@ -71,6 +72,19 @@ export const personExportView = z
     ),
     /** Each module's own section: what it holds about the person, by kind. */
     modules: z.record(z.string(), z.record(z.string(), z.unknown())),
+    /**
+     * Other records of the person merged into this one: the record's values before the merge
+     * while its undo window keeps them (else null), and what modules still hold on it.
+     */
+    merges: z.array(
+      z.object({
+        mergeId: z.uuid(),
+        contactId: z.uuid(),
+        mergedAt: time,
+        before: z.record(z.string(), z.unknown()).nullable(),
+        modules: z.record(z.string(), z.record(z.string(), z.unknown())),
+      }),
+    ),
   })
   .meta({ id: 'PersonalDataExport' });
 

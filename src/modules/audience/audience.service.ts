@@ -6,6 +6,7 @@ import { NotFoundError } from '../../kernel/errors';
 import type { JsonValue } from '../../kernel/module';
 import type { Database, Queries } from '../../kernel/sql';
 import type { AudienceAudit, AuditCounts } from './audience.entities';
+import { eraseMergedRecords, mergedRecordsOf } from './audience.merge';
 import {
   anonymiseConsents,
   auditPage,
@@ -97,8 +98,9 @@ export async function exportPerson(deps: Pick<AppDeps, 'db' | 'personalData'>, a
     const consents = await consentsOf(tx, contactId);
     const modules: Record<string, Record<string, JsonValue>> = {};
     for (const section of deps.personalData) modules[section.module] = await section.export(tx, contactId);
+    const merges = await mergedRecordsOf(tx, deps.personalData, contactId);
     const at = new Date();
-    const counts: AuditCounts = { audience: { contacts: 1, origins: origins.length, consents: consents.length } };
+    const counts: AuditCounts = { audience: { contacts: 1, origins: origins.length, consents: consents.length, mergedRecords: merges.length } };
     for (const [module, section] of Object.entries(modules)) counts[module] = countItems(section);
     await insertAudit(tx, { actorId: actor.id, action: 'export', contactId, detail: null, counts, at });
     return {
@@ -112,6 +114,7 @@ export async function exportPerson(deps: Pick<AppDeps, 'db' | 'personalData'>, a
         territoryId: contact.territory_id,
         neighbourhood: contact.neighbourhood,
         interests: contact.interests,
+        tags: contact.tags,
         whatsappOptIn: contact.whatsapp_opt_in,
         whatsappOptedOutAt: iso(contact.whatsapp_opted_out_at),
         emailOptIn: contact.email_opt_in,
@@ -134,6 +137,7 @@ export async function exportPerson(deps: Pick<AppDeps, 'db' | 'personalData'>, a
         text: { id: consent.text_id, sha256: consent.sha256, text: consent.text, privacyPolicyUrl: consent.privacy_policy_url },
       })),
       modules,
+      merges,
     };
   });
 }
@@ -143,7 +147,8 @@ export async function exportPerson(deps: Pick<AppDeps, 'db' | 'personalData'>, a
  * afterwards no table holds their name, phone, email or cédula, while every campaign figure
  * stays true, since each module keeps its rows' facts and drops only what identified them.
  * Their consent records stay as proof, minus what pointed back at them; the contact row stays,
- * emptied and marked erased, so the records that refer to it keep a referent.
+ * emptied and marked erased, so the records that refer to it keep a referent. Records merged into
+ * the person are erased with them, and their merges' snapshots cleared.
  */
 export async function erasePerson(deps: Pick<AppDeps, 'db' | 'personalData' | 'logger'>, actor: Actor, contactId: string): Promise<z.input<typeof erasureView>> {
   const result = await deps.db.transaction(async (tx) => {
@@ -152,7 +157,9 @@ export async function erasePerson(deps: Pick<AppDeps, 'db' | 'personalData' | 'l
     // Modules first: they may still read the person's addresses through the audience.
     for (const section of deps.personalData) counts[section.module] = await section.erase(tx, contactId);
     const at = new Date();
-    counts.audience = { contacts: await eraseContact(tx, contactId, at), consentsAnonymised: await anonymiseConsents(tx, contactId) };
+    // Records merged into the person, and what their merges kept, go with them.
+    const merged = await eraseMergedRecords(tx, deps.personalData, contactId, counts, at);
+    counts.audience = { contacts: await eraseContact(tx, contactId, at), consentsAnonymised: await anonymiseConsents(tx, contactId), ...merged };
     await insertAudit(tx, { actorId: actor.id, action: 'erasure', contactId, detail: null, counts, at });
     return { contactId, erasedAt: at.toISOString(), counts };
   });

@@ -1,17 +1,24 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { AudienceAuditSchema, ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
+import { startMergeSweep } from './audience.merge';
+import { peopleEntities } from './audience.merge.entities';
+import { peopleRouter } from './audience.merge.routes';
 import { audienceRouter } from './audience.routes';
 
 /**
  * People the campaign may reach, their consent, and the segments that select them. Audience owns
  * contacts, their origins, consent texts and consent records: the functions below are the only
  * way other modules change them, and `audienceContacts()` the only way they read them in SQL. It
- * answers a person's requests to see or erase their data, across every module's `personalData`.
+ * answers a person's requests to see or erase their data, across every module's `personalData`,
+ * imports supporters' files, finds duplicates and merges two records of one person (each module
+ * moving its own rows through `personalData.merge`).
  */
 export const audienceModule: ModuleManifest = {
   name: 'audience',
-  entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema],
-  routers: [audienceRouter],
+  entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema, ...peopleEntities],
+  routers: [audienceRouter, peopleRouter],
+  /** Merges keep personal data for their undo window only: each worker clears what is past it. */
+  onWorkersStarted: async (deps) => startMergeSweep(deps),
 };
 
 export { ContactSchema, type Contact } from './audience.entities';

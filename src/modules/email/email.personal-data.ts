@@ -44,6 +44,10 @@ async function addressesOf(q: Queries, personId: string): Promise<string[]> {
  * SMTP error (which may quote it), nor a notice's subject and text; a message still waiting to go
  * is skipped; a suppressed address
  * becomes its hash, so it stays suppressed and counted.
+ *
+ * A merge moves the other record's places on send lists and its notices to the survivor: a
+ * campaign's list is unique by address, not by contact, so nothing collides, and each row keeps
+ * the address it was sent to.
  */
 export const emailPersonalData: PersonalDataHolder = {
   async export(q, personId) {
@@ -128,5 +132,18 @@ export const emailPersonalData: PersonalDataHolder = {
       notices: notices.count,
       suppressionsHashed: suppressions.count,
     };
+  },
+
+  async merge(q, fromId, intoId) {
+    const recipients = await q.write(sql<{ id: string }>`update email_recipients set contact_id = ${intoId}::uuid where contact_id = ${fromId}::uuid returning id::text`);
+    const notices = await q.write(sql<{ id: string }>`update email_notices set contact_id = ${intoId}::uuid where contact_id = ${fromId}::uuid returning id::text`);
+    return { moved: { email_recipients: recipients.rows.map((row) => row.id), email_notices: notices.rows.map((row) => row.id) } };
+  },
+
+  async unmerge(q, moves, fromId, intoId) {
+    const recipients = moves.moved.email_recipients ?? [];
+    const notices = moves.moved.email_notices ?? [];
+    if (recipients.length) await q.write(sql`update email_recipients set contact_id = ${fromId}::uuid where id = any(${recipients}::bigint[]) and contact_id = ${intoId}::uuid`);
+    if (notices.length) await q.write(sql`update email_notices set contact_id = ${fromId}::uuid where id = any(${notices}::bigint[]) and contact_id = ${intoId}::uuid`);
   },
 };

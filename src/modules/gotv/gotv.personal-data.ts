@@ -1,5 +1,5 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import type { PersonalDataHolder } from '../../kernel/module';
+import { MergeRefusedError, type PersonalDataHolder } from '../../kernel/module';
 import { sql, tables } from '../../kernel/sql';
 import { ERASED_NAME } from '../audience';
 import type { PollingStationSchema, TurnoutReportSchema, VoterContactSchema, VoterSchema } from './gotv.entities';
@@ -13,6 +13,11 @@ const db = tables<GotvTables>();
  * the live map, the projection and the dashboard count it) and their reports and contact outcomes,
  * but not their name, cédula or phone, nor the callers' notes about them. The cédula column is
  * unique and required: it gets a stand-in that no real cédula (digits only) can equal.
+ *
+ * A merge moves the other record's voter row to the survivor. When both records are confirmed
+ * voters the merge is refused: each voter row is a cédula with its own station, table and turnout,
+ * and a person votes once, so which one is right is for staff to settle in GOTV first (remove the
+ * wrong voter, or unlink it from its contact), not for a merge to guess.
  */
 export const gotvPersonalData: PersonalDataHolder = {
   async export(q, personId) {
@@ -77,5 +82,25 @@ export const gotvPersonalData: PersonalDataHolder = {
       update gotv_voters set name = ${ERASED_NAME}, document_id = '~' || right(replace(id::text, '-', ''), 19), phone = null, updated_at = now()
       where contact_id = ${personId}`);
     return { voters: voters.count, notesRemoved: notes.count };
+  },
+
+  async merge(q, fromId, intoId) {
+    const voters = await q.rows(db.selectFrom('gotv_voters').select(['id', 'contact_id']).where('contact_id', 'in', [fromId, intoId]).orderBy('id').forUpdate());
+    const theirs = voters.filter((voter) => voter.contact_id === fromId);
+    if (theirs.length && voters.length > theirs.length) {
+      throw new MergeRefusedError(
+        'gotv',
+        'Both contacts are confirmed GOTV voters, each with its own cédula, polling station and turnout: a person votes once. ' +
+          'Remove the wrong voter (DELETE /api/gotv/voters/{id}) or unlink it from its contact (PATCH with contactId null), then merge.',
+      );
+    }
+    // The voter's station and status stay as they are, so the tallies' triggers have nothing to do.
+    const moved = theirs.length ? await q.write(db.updateTable('gotv_voters').set({ contact_id: intoId }).where('contact_id', '=', fromId).returning('id')) : { rows: [] };
+    return { moved: { gotv_voters: moved.rows.map((row) => row.id) } };
+  },
+
+  async unmerge(q, moves, fromId, intoId) {
+    const ids = moves.moved.gotv_voters ?? [];
+    if (ids.length) await q.write(db.updateTable('gotv_voters').set({ contact_id: fromId }).where('id', 'in', ids).where('contact_id', '=', intoId));
   },
 };

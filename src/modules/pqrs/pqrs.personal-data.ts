@@ -1,5 +1,5 @@
 import type { PersonalDataHolder } from '../../kernel/module';
-import { attachmentsOf, deleteAttachments, eraseRequestTexts, historyOf, requestsOfContact } from './pqrs.repository';
+import { attachmentsOf, deleteAttachments, eraseRequestTexts, historyOf, moveRequests, requestsOfContact, returnRequests } from './pqrs.repository';
 
 /**
  * A person's requests. Export gives every request they filed with its texts, answer, attachments
@@ -10,7 +10,8 @@ import { attachmentsOf, deleteAttachments, eraseRequestTexts, historyOf, request
  * their attachments are deleted: a campaign's citizen desk has no archival duty that would
  * outweigh the right to suppression (Ley 1581 de 2012, art. 8 and 15). The subject stays: staff
  * write or check it as a short label of the matter. Deleted attachments' files are removed by
- * the desk's sweep (`pqrs.attachments.ts`), which runs outside this transaction.
+ * the desk's sweep (`pqrs.attachments.ts`), which runs outside this transaction. A merge moves
+ * the other record's requests to the survivor; nothing about a request limits it to one per person.
  */
 export const pqrsPersonalData: PersonalDataHolder = {
   async export(q, personId) {
@@ -58,5 +59,13 @@ export const pqrsPersonalData: PersonalDataHolder = {
     );
     const erased = await eraseRequestTexts(q, personId, new Date());
     return { requests: erased, attachments: removed };
+  },
+
+  async merge(q, fromId, intoId) {
+    return { moved: { pqrs_requests: await moveRequests(q, fromId, intoId) } };
+  },
+
+  async unmerge(q, moves, fromId, intoId) {
+    await returnRequests(q, moves.moved.pqrs_requests ?? [], fromId, intoId);
   },
 };

@@ -559,6 +559,17 @@ export async function eraseRequestTexts(q: Queries, contactId: string, at: Date)
   return result.count;
 }
 
+/** Points a person's requests at another contact (a merge of two records of one person); the ids moved. */
+export async function moveRequests(q: Queries, fromId: string, intoId: string): Promise<string[]> {
+  const result = await q.write(db.updateTable('pqrs_requests').set({ contact_id: intoId }).where('contact_id', '=', fromId).returning('id'));
+  return result.rows.map((row) => row.id);
+}
+
+/** Undoes `moveRequests` for these requests, where they still point at `intoId`. */
+export async function returnRequests(q: Queries, ids: readonly string[], fromId: string, intoId: string): Promise<void> {
+  if (ids.length) await q.write(db.updateTable('pqrs_requests').set({ contact_id: fromId }).where('id', 'in', ids).where('contact_id', '=', intoId));
+}
+
 /** Which of these attachment ids still have their record. */
 export async function existingAttachmentIds(q: Queries, ids: readonly string[]): Promise<Set<string>> {
   if (!ids.length) return new Set();

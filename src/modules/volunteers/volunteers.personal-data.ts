@@ -1,5 +1,5 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import type { PersonalDataHolder } from '../../kernel/module';
+import { MergeRefusedError, type PersonalDataHolder } from '../../kernel/module';
 import { tables } from '../../kernel/sql';
 import type { VolunteerActivitySchema, VolunteerSchema, VolunteerVoterSchema } from './volunteers.entities';
 
@@ -12,6 +12,11 @@ const db = tables<VolunteerTables>();
  * their activities' facts (type, time, quantity: the team's totals), and drops what could identify
  * them or where they were: skills, availability, the user link, the location consent, notes and
  * GPS points. Who they are lived in the audience contact, which the audience empties.
+ *
+ * A merge moves the other record's volunteer to the survivor. When both are volunteers it is
+ * refused: each has its own place in the pyramid (a leader, the people they lead), goals, work
+ * log and possibly a login, and one contact is one volunteer; choosing which leader, goals and
+ * account the person keeps is staff's decision, not a merge's.
  */
 export const volunteersPersonalData: PersonalDataHolder = {
   async export(q, personId) {
@@ -107,5 +112,24 @@ export const volunteersPersonalData: PersonalDataHolder = {
         .where('erased_at', 'is', null),
     );
     return { volunteers: volunteers.count, activitiesCleared: activities.count };
+  },
+
+  async merge(q, fromId, intoId) {
+    const volunteers = await q.rows(db.selectFrom('volunteers').select(['id', 'contact_id']).where('contact_id', 'in', [fromId, intoId]).orderBy('id').forUpdate());
+    const theirs = volunteers.filter((volunteer) => volunteer.contact_id === fromId);
+    if (theirs.length && volunteers.length > theirs.length) {
+      throw new MergeRefusedError(
+        'volunteers',
+        'Both contacts are volunteers, each with its own leader, team, goals, work log and login, and a contact is one volunteer: ' +
+          'merging two volunteers is not supported, since which place in the pyramid the person keeps is for staff to decide.',
+      );
+    }
+    const moved = theirs.length ? await q.write(db.updateTable('volunteers').set({ contact_id: intoId }).where('contact_id', '=', fromId).returning('id')) : { rows: [] };
+    return { moved: { volunteers: moved.rows.map((row) => row.id) } };
+  },
+
+  async unmerge(q, moves, fromId, intoId) {
+    const ids = moves.moved.volunteers ?? [];
+    if (ids.length) await q.write(db.updateTable('volunteers').set({ contact_id: fromId }).where('id', 'in', ids).where('contact_id', '=', intoId));
   },
 };

@@ -1,6 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import type { PersonalDataHolder } from '../../kernel/module';
-import { tables } from '../../kernel/sql';
+import type { JsonValue, PersonalDataHolder } from '../../kernel/module';
+import { newId } from '../../kernel/ids';
+import { sql, tables, type Queries } from '../../kernel/sql';
 import { STATUS_RANK, type WaCampaignSchema, type WaConversationSchema, type WaMessageSchema, type WaTemplateSchema } from './whatsapp.entities';
 
 type WhatsAppTables = InferKyselyDB<typeof WaTemplateSchema | typeof WaCampaignSchema | typeof WaConversationSchema | typeof WaMessageSchema>;
@@ -13,6 +14,14 @@ const db = tables<WhatsAppTables>();
  * from, the text, the template's values (which hold their name) and the provider's message id
  * (Meta's encodes the phone number). A message still waiting to go is skipped, since there is no
  * longer anyone to send it to.
+ *
+ * A merge gives the survivor the other record's conversation and messages. When both wrote to the
+ * campaign (one conversation per contact), the two threads become the survivor's one: the other's
+ * messages join it, unread counts add up, it is open when either was, and the other conversation
+ * row goes (a PQRS request converted from it keeps that id as where it came from). A campaign
+ * message both records were sent stays on the merged-away record: a campaign sends one message
+ * per contact (its send list's key), and its figures count both sends; that message is erased
+ * with the survivor.
  */
 export const whatsappPersonalData: PersonalDataHolder = {
   async export(q, personId) {
@@ -92,4 +101,90 @@ export const whatsappPersonalData: PersonalDataHolder = {
     const messages = await q.write(db.updateTable('wa_messages').set({ phone: '', body: null, params: null, wamid: null }).where('contact_id', '=', personId));
     return { messages: messages.count, unsentSkipped: unsent.count };
   },
+
+  async merge(q, fromId, intoId) {
+    const from = await q.first(sql<{ id: string; row: { [column: string]: JsonValue } }>`
+      select id, to_jsonb(c) as row from wa_conversations c where contact_id = ${fromId}::uuid for update`);
+    const into = await q.first(sql<{ id: string; row: { [column: string]: JsonValue } }>`
+      select id, to_jsonb(c) as row from wa_conversations c where contact_id = ${intoId}::uuid for update`);
+    const undo: { [key: string]: JsonValue } = {};
+    let conversations: string[] = [];
+    if (from && into) {
+      const rethreaded = await q.write(sql<{ id: string }>`update wa_messages set conversation_id = ${into.id}::uuid where conversation_id = ${from.id}::uuid returning id`);
+      await q.write(sql`
+        update wa_conversations s set unread_count = s.unread_count + f.unread_count,
+          status = case when 'open' in (s.status, f.status) then 'open' else s.status end,
+          assigned_to_id = coalesce(s.assigned_to_id, f.assigned_to_id),
+          last_inbound_at = greatest(s.last_inbound_at, f.last_inbound_at),
+          last_message_id = case when f.last_message_at > s.last_message_at then f.last_message_id else s.last_message_id end,
+          last_message_at = greatest(s.last_message_at, f.last_message_at)
+        from wa_conversations f where s.id = ${into.id}::uuid and f.id = ${from.id}::uuid`);
+      await q.write(sql`delete from wa_conversations where id = ${from.id}::uuid`);
+      const after = await q.first(sql<{ row: { [column: string]: JsonValue } }>`select to_jsonb(c) as row from wa_conversations c where id = ${into.id}::uuid`);
+      undo.droppedConversation = from.row;
+      undo.keptConversation = { before: into.row, after: after!.row };
+      undo.rethreaded = rethreaded.rows.map((row) => row.id);
+    } else if (from) {
+      await q.write(sql`update wa_conversations set contact_id = ${intoId}::uuid where id = ${from.id}::uuid`);
+      conversations = [from.id];
+    }
+    // One message per campaign and contact: a campaign that wrote to both keeps its message to the other record there.
+    const moved = await q.write(sql<{ id: string }>`
+      update wa_messages m set contact_id = ${intoId}::uuid where m.contact_id = ${fromId}::uuid
+        and (m.campaign_id is null or not exists (select 1 from wa_messages s where s.campaign_id = m.campaign_id and s.contact_id = ${intoId}::uuid))
+      returning m.id`);
+    const left = await q.first(sql<{ n: number }>`select count(*)::int as n from wa_messages where contact_id = ${fromId}::uuid`);
+    return {
+      moved: { wa_conversations: conversations, wa_messages: moved.rows.map((row) => row.id) },
+      combined: { conversationsCombined: from && into ? 1 : 0, campaignMessagesLeft: left?.n ?? 0 },
+      undo,
+    };
+  },
+
+  async unmerge(q, moves, fromId, intoId) {
+    const messages = moves.moved.wa_messages ?? [];
+    if (messages.length) await q.write(sql`update wa_messages set contact_id = ${fromId}::uuid where id = any(${messages}::uuid[]) and contact_id = ${intoId}::uuid`);
+    const dropped = moves.undo?.droppedConversation as { id: string; unread_count: number } | undefined;
+    if (dropped) {
+      await q.write(sql`insert into wa_conversations select * from jsonb_populate_record(null::wa_conversations, ${JSON.stringify(dropped)}::jsonb)`);
+      const rethreaded = (moves.undo?.rethreaded ?? []) as string[];
+      await q.write(sql`update wa_messages set conversation_id = ${dropped.id}::uuid where id = any(${rethreaded}::uuid[])`);
+      const kept = moves.undo?.keptConversation as { before: { id: string }; after: { [column: string]: JsonValue } } | undefined;
+      if (kept) {
+        // Untouched since the merge: back exactly as it was; else its times read again from its messages.
+        const restored = await q.write(sql`
+          update wa_conversations c set unread_count = b.unread_count, status = b.status, assigned_to_id = b.assigned_to_id,
+            last_inbound_at = b.last_inbound_at, last_message_id = b.last_message_id, last_message_at = b.last_message_at
+          from jsonb_populate_record(null::wa_conversations, ${JSON.stringify(kept.before)}::jsonb) b,
+            jsonb_populate_record(null::wa_conversations, ${JSON.stringify(kept.after)}::jsonb) a
+          where c.id = b.id and (c.unread_count, c.status, c.assigned_to_id, c.last_inbound_at, c.last_message_id, c.last_message_at)
+            is not distinct from (a.unread_count, a.status, a.assigned_to_id, a.last_inbound_at, a.last_message_id, a.last_message_at)`);
+        if (!restored.count) await settleConversation(q, kept.before.id, dropped.unread_count);
+      }
+    }
+    const conversations = moves.moved.wa_conversations ?? [];
+    if (conversations.length) {
+      await q.write(sql`update wa_conversations set contact_id = ${fromId}::uuid where id = any(${conversations}::uuid[])`);
+      // Messages the survivor exchanged in that thread since the merge are theirs: they get a conversation of their own.
+      const since = await q.rows(sql<{ id: string }>`select id from wa_messages where conversation_id = any(${conversations}::uuid[]) and contact_id = ${intoId}::uuid`);
+      if (since.length) {
+        const own = await q.first(sql<{ id: string }>`
+          insert into wa_conversations (id, contact_id, status, unread_count, last_message_at, created_at) values (${newId()}, ${intoId}::uuid, 'open', 0, now(), now())
+          on conflict (contact_id) do update set contact_id = excluded.contact_id returning id`);
+        await q.write(sql`update wa_messages set conversation_id = ${own!.id}::uuid where id = any(${since.map((row) => row.id)}::uuid[])`);
+        await settleConversation(q, own!.id, 0);
+        for (const id of conversations) await settleConversation(q, id, 0);
+      }
+    }
+  },
 };
+
+/** A conversation's last message and inbound times read again from the messages it holds, after a split; `unread` fewer unread. */
+async function settleConversation(q: Queries, conversationId: string, unread: number): Promise<void> {
+  await q.write(sql`
+    update wa_conversations c set unread_count = greatest(0, c.unread_count - ${unread}::int),
+      last_message_id = coalesce(m.last_id, c.last_message_id), last_message_at = coalesce(m.last_at, c.last_message_at), last_inbound_at = m.last_inbound
+    from (select (array_agg(id order by created_at desc, id desc))[1] as last_id, max(created_at) as last_at, max(created_at) filter (where direction = 'in') as last_inbound
+          from wa_messages where conversation_id = ${conversationId}::uuid) m
+    where c.id = ${conversationId}::uuid`);
+}

@@ -1,0 +1,277 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { JsonValue } from '../../kernel/module';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import type { AuditCounts, ConsentSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
+import type { ContactMergeSchema, MergeMoved, SnapshotClearedReason } from './audience.merge.entities';
+
+/** The tables merges read and write: audience's own. */
+type PeopleTables = InferKyselyDB<typeof ContactSchema | typeof ContactOriginSchema | typeof ConsentSchema | typeof ContactMergeSchema>;
+const db = tables<PeopleTables>();
+
+/** What a merged-away record's name reads as wherever it might still be shown. */
+export const MERGED_NAME = '(fusionado con otro contacto)';
+
+/** The columns of a contact that a merge combines and its undo restores. */
+export interface ContactFields {
+  identity_key: string;
+  name: string;
+  phone: string | null;
+  email: string | null;
+  document_id: string | null;
+  territory_id: string | null;
+  neighbourhood: string | null;
+  interests: string[];
+  tags: string[];
+  whatsapp_opt_in: boolean;
+  whatsapp_opted_out_at: Date | null;
+  email_opt_in: boolean;
+  email_opted_out_at: Date | null;
+  updated_at: Date;
+}
+
+export const CONTACT_FIELDS = [
+  'identity_key',
+  'name',
+  'phone',
+  'email',
+  'document_id',
+  'territory_id',
+  'neighbourhood',
+  'interests',
+  'tags',
+  'whatsapp_opt_in',
+  'whatsapp_opted_out_at',
+  'email_opt_in',
+  'email_opted_out_at',
+  'updated_at',
+] as const satisfies readonly (keyof ContactFields)[];
+
+/** A contact's columns as `to_jsonb` gives them: times keep their microseconds, so a record can be put back exactly. */
+export type ContactJson = { [column: string]: JsonValue };
+
+export interface LockedContact extends ContactFields {
+  id: string;
+  erased_at: Date | null;
+  merged_into_id: string | null;
+  json: ContactJson;
+}
+
+/** Both contacts, locked in id order (two merges of the same pair queue instead of deadlocking); a missing id is missing from the answer. */
+export function lockContacts(q: Queries, ids: readonly string[]): Promise<LockedContact[]> {
+  return q.rows(sql<LockedContact>`
+    select id, ${sql.raw(CONTACT_FIELDS.join(', '))}, erased_at, merged_into_id, to_jsonb(c) as json
+    from contacts c where id = any(${ids}::uuid[]) order by id for update`);
+}
+
+/** A contact's columns as JSON (see `ContactJson`). */
+export async function contactJson(q: Queries, id: string): Promise<ContactJson> {
+  return (await q.first(sql<{ json: ContactJson }>`select to_jsonb(c) as json from contacts c where id = ${id}::uuid`))!.json;
+}
+
+/** Writes a contact's combinable columns from JSON (`ContactJson`, as a snapshot keeps them); `held` also clears the merge mark. */
+export async function writeContactJson(q: Queries, id: string, json: ContactJson, options: { held?: boolean } = {}): Promise<void> {
+  const columns = sql.raw(CONTACT_FIELDS.map((field) => `${field} = r.${field}`).join(', '));
+  const held = options.held ? sql`, merged_into_id = null, merged_at = null` : sql``;
+  await q.write(sql`update contacts c set ${columns} ${held} from jsonb_populate_record(null::contacts, ${JSON.stringify(json)}::jsonb) r where c.id = ${id}::uuid`);
+}
+
+/** When each contact last gave consent that opened WhatsApp and email (a `given` record with that channel). */
+export async function latestConsentGiven(q: Queries, ids: readonly string[]): Promise<Map<string, { whatsapp: Date | null; email: Date | null }>> {
+  const rows = await q.rows(sql<{ contact_id: string; whatsapp: Date | null; email: Date | null }>`
+    select contact_id, max(given_at) filter (where whatsapp_opt_in) as whatsapp, max(given_at) filter (where email_opt_in) as email
+    from consents where contact_id = any(${ids}::uuid[]) and action = 'given' group by contact_id`);
+  return new Map(rows.map((row) => [row.contact_id, { whatsapp: row.whatsapp, email: row.email }]));
+}
+
+/** Every consent and withdrawal record of `fromId` now belongs to `intoId`, unchanged otherwise; their ids. */
+export async function moveConsents(q: Queries, fromId: string, intoId: string): Promise<string[]> {
+  const result = await q.write(db.updateTable('consents').set({ contact_id: intoId }).where('contact_id', '=', fromId).returning('id'));
+  return result.rows.map((row) => row.id);
+}
+
+export async function returnConsents(q: Queries, ids: readonly string[], fromId: string, intoId: string): Promise<void> {
+  if (ids.length)
+    await q.write(
+      db
+        .updateTable('consents')
+        .set({ contact_id: fromId })
+        .where('id', 'in', [...ids])
+        .where('contact_id', '=', intoId),
+    );
+}
+
+export interface OriginRow {
+  kind: string;
+  ref_id: string;
+  first_seen_at: Date;
+}
+
+/**
+ * `fromId`'s origins become `intoId`'s. One both have stays the survivor's (the key is contact,
+ * kind and source); the other record's row goes, returned so the undo can put it back.
+ */
+export async function moveOrigins(q: Queries, fromId: string, intoId: string): Promise<{ moved: string[]; dropped: OriginRow[] }> {
+  const dropped = await q.write(sql<OriginRow>`
+    delete from contact_origins f where f.contact_id = ${fromId}::uuid
+      and exists (select 1 from contact_origins s where s.contact_id = ${intoId}::uuid and s.kind = f.kind and s.ref_id = f.ref_id)
+    returning kind, ref_id, first_seen_at`);
+  const moved = await q.write(db.updateTable('contact_origins').set({ contact_id: intoId }).where('contact_id', '=', fromId).returning(['kind', 'ref_id']));
+  return { moved: moved.rows.map((row) => `${row.kind}:${row.ref_id}`), dropped: dropped.rows };
+}
+
+/** Undoes `moveOrigins`: the moved origins (`kind:refId`) return, the dropped ones are written again. */
+export async function returnOrigins(q: Queries, moved: readonly string[], dropped: readonly OriginRow[], fromId: string, intoId: string): Promise<void> {
+  const keys = moved.map((key) => ({ kind: key.slice(0, key.lastIndexOf(':')), ref: key.slice(key.lastIndexOf(':') + 1) }));
+  if (keys.length) {
+    await q.write(sql`
+      update contact_origins o set contact_id = ${fromId}::uuid from unnest(${keys.map((key) => key.kind)}::text[], ${keys.map((key) => key.ref)}::uuid[]) as k(kind, ref_id)
+      where o.contact_id = ${intoId}::uuid and o.kind = k.kind and o.ref_id = k.ref_id`);
+  }
+  if (dropped.length) {
+    await q.write(sql`
+      insert into contact_origins (contact_id, kind, ref_id, first_seen_at)
+      select ${fromId}::uuid, k.kind, k.ref_id, k.first_seen_at
+      from unnest(${dropped.map((row) => row.kind)}::text[], ${dropped.map((row) => row.ref_id)}::uuid[], ${dropped.map((row) => row.first_seen_at)}::timestamptz[]) as k(kind, ref_id, first_seen_at)
+      on conflict do nothing`);
+  }
+}
+
+/**
+ * Leaves `fromId` as a tombstone: emptied of everything that identified the person (kept in the
+ * merge's snapshot for the undo window), its identity freed for the survivor, pointing at it.
+ */
+export async function tombstone(q: Queries, fromId: string, intoId: string, at: Date): Promise<void> {
+  await q.write(
+    db
+      .updateTable('contacts')
+      .set({
+        identity_key: `merged:${fromId}`,
+        name: MERGED_NAME,
+        phone: null,
+        email: null,
+        document_id: null,
+        territory_id: null,
+        neighbourhood: null,
+        interests: [],
+        tags: [],
+        merged_into_id: intoId,
+        merged_at: at,
+        updated_at: at,
+      })
+      .where('id', '=', fromId),
+  );
+}
+
+/** Writes a survivor's combined columns. */
+export async function writeContactFields(q: Queries, id: string, fields: ContactFields): Promise<void> {
+  await q.write(db.updateTable('contacts').set(fields).where('id', '=', id));
+}
+
+export interface MergeInsert {
+  id: string;
+  intoId: string;
+  fromId: string;
+  actorId: string;
+  at: Date;
+  undoUntil: Date;
+  moved: MergeMoved;
+  counts: AuditCounts;
+  snapshot: Record<string, unknown>;
+}
+
+export async function insertMerge(q: Queries, merge: MergeInsert): Promise<void> {
+  await q.write(
+    db.insertInto('contact_merges').values({
+      id: merge.id,
+      into_contact_id: merge.intoId,
+      from_contact_id: merge.fromId,
+      merged_by: merge.actorId,
+      merged_at: merge.at,
+      undo_until: merge.undoUntil,
+      // Kysely's jsonb columns take the JSON text.
+      moved: JSON.stringify(merge.moved) as unknown as MergeMoved,
+      counts: JSON.stringify(merge.counts) as unknown as AuditCounts,
+      snapshot: JSON.stringify(merge.snapshot) as unknown as Record<string, unknown>,
+    }),
+  );
+}
+
+export interface MergeRow {
+  id: string;
+  into_contact_id: string;
+  from_contact_id: string;
+  merged_by: string;
+  merged_at: Date;
+  undo_until: Date;
+  moved: MergeMoved;
+  counts: AuditCounts;
+  snapshot: Record<string, unknown> | null;
+  snapshot_cleared_at: Date | null;
+  snapshot_cleared_reason: SnapshotClearedReason | null;
+  undone_at: Date | null;
+  undone_by: string | null;
+  into_name: string;
+  from_name: string | null;
+}
+
+/** A merge with the survivor's name now and the merged-away record's name as its snapshot keeps it; locked when asked. */
+function mergeSelect(where: Sql<unknown>, tail: Sql<unknown> = sql``) {
+  return sql<MergeRow>`
+    select m.id, m.into_contact_id, m.from_contact_id, m.merged_by, m.merged_at, m.undo_until, m.moved, m.counts, m.snapshot,
+      m.snapshot_cleared_at, m.snapshot_cleared_reason, m.undone_at, m.undone_by, c.name as into_name, m.snapshot #>> '{from,name}' as from_name
+    from contact_merges m join contacts c on c.id = m.into_contact_id
+    where ${where} ${tail}`;
+}
+
+export function findMerge(q: Queries, id: string, lock = false): Promise<MergeRow | undefined> {
+  return q.first(mergeSelect(sql`m.id = ${id}::uuid`, lock ? sql`for update of m` : sql``));
+}
+
+/** Recent merges, newest first, after a cursor; one contact's (as survivor or merged-away record) when asked. */
+export function mergesPage(q: Queries, filter: { contactId?: string | undefined }, limit: number, after?: { mergedAt: Date; id: string }): Promise<MergeRow[]> {
+  const clauses = [sql`true`];
+  if (filter.contactId) clauses.push(sql`(m.into_contact_id = ${filter.contactId}::uuid or m.from_contact_id = ${filter.contactId}::uuid)`);
+  if (after) clauses.push(sql`(m.merged_at, m.id) < (${after.mergedAt}::timestamptz, ${after.id}::uuid)`);
+  return q.rows(mergeSelect(sql.join(clauses, ' and '), sql`order by m.merged_at desc, m.id desc limit ${limit}::int`));
+}
+
+export async function markUndone(q: Queries, id: string, actorId: string, at: Date): Promise<void> {
+  await q.write(
+    db.updateTable('contact_merges').set({ undone_at: at, undone_by: actorId, snapshot: null, snapshot_cleared_at: at, snapshot_cleared_reason: 'undone' }).where('id', '=', id),
+  );
+}
+
+/**
+ * The merges that made a person what they are: those into this contact and, since a record merged
+ * away may itself have had others merged into it before, those into each of them, not undone.
+ */
+export function mergeChain(q: Queries, contactId: string) {
+  return q.rows(sql<{ id: string; from_contact_id: string; merged_at: Date; snapshot: Record<string, unknown> | null }>`
+    with recursive chain as (
+      select id, from_contact_id, merged_at, snapshot from contact_merges where into_contact_id = ${contactId}::uuid and undone_at is null
+      union
+      select m.id, m.from_contact_id, m.merged_at, m.snapshot from contact_merges m join chain c on m.into_contact_id = c.from_contact_id where m.undone_at is null
+    )
+    select * from chain order by merged_at, id`);
+}
+
+/** Drops what these merges kept about the people (their records before, rows removed), for a reason; how many had something. */
+export async function clearSnapshots(q: Queries, ids: readonly string[], reason: SnapshotClearedReason, at: Date): Promise<number> {
+  if (!ids.length) return 0;
+  const result = await q.write(
+    db
+      .updateTable('contact_merges')
+      .set({ snapshot: null, snapshot_cleared_at: at, snapshot_cleared_reason: reason })
+      .where('id', 'in', [...ids])
+      .where('snapshot', 'is not', null),
+  );
+  return result.count;
+}
+
+/** Clears the snapshots of merges whose undo window has ended, a batch at a time; how many. */
+export async function clearExpiredSnapshots(q: Queries, now: Date, batch = 500): Promise<number> {
+  const result = await q.write(sql`
+    update contact_merges set snapshot = null, snapshot_cleared_at = ${now}, snapshot_cleared_reason = 'expired'
+    where id in (select id from contact_merges where snapshot is not null and undo_until <= ${now} order by undo_until limit ${batch}::int)`);
+  return result.count;
+}
