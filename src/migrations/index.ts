@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261128073433_PeopleSearch } from './Migration20261128073433_PeopleSearch';
 import { Migration20261125144121_EmailSentAtIndex } from './Migration20261125144121_EmailSentAtIndex';
 import { Migration20261126090000_StationPreviousTurnout } from './Migration20261126090000_StationPreviousTurnout';
 import { Migration20261125133445_IncidentPhotosAndClientIds } from './Migration20261125133445_IncidentPhotosAndClientIds';
@@ -72,4 +73,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125133445_IncidentPhotosAndClientIds', class: Migration20261125133445_IncidentPhotosAndClientIds },
   { name: 'Migration20261125144121_EmailSentAtIndex', class: Migration20261125144121_EmailSentAtIndex },
   { name: 'Migration20261126090000_StationPreviousTurnout', class: Migration20261126090000_StationPreviousTurnout },
+  { name: 'Migration20261128073433_PeopleSearch', class: Migration20261128073433_PeopleSearch },
 ];

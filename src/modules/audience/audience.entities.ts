@@ -11,7 +11,19 @@ import { TerritorySchema } from '../territories';
 export const ContactSchema = defineEntity({
   name: 'Contact',
   tableName: 'contacts',
-  indexes: [{ properties: ['createdAt'] }, { name: 'contacts_interests_gin', expression: 'create index "contacts_interests_gin" on "contacts" using gin ("interests")' }],
+  indexes: [
+    { properties: ['createdAt'] },
+    { name: 'contacts_interests_gin', expression: 'create index "contacts_interests_gin" on "contacts" using gin ("interests")' },
+    // The people search (audience.people.repository.ts): `people_fold` (migration PeopleSearch) is
+    // lower(unaccent(text)) declared immutable, so it can be indexed.
+    { name: 'contacts_name_trgm', expression: 'create index "contacts_name_trgm" on "contacts" using gin (people_fold("name") gin_trgm_ops)' },
+    { name: 'contacts_name_order', expression: 'create index "contacts_name_order" on "contacts" (people_fold("name"), "id")' },
+    { name: 'contacts_phone_suffix', expression: 'create index "contacts_phone_suffix" on "contacts" (reverse("phone") text_pattern_ops)' },
+    { name: 'contacts_document_id', expression: 'create index "contacts_document_id" on "contacts" ("document_id" text_pattern_ops)' },
+    { name: 'contacts_email_lower', expression: 'create index "contacts_email_lower" on "contacts" (lower("email") text_pattern_ops)' },
+    { name: 'contacts_tags_gin', expression: 'create index "contacts_tags_gin" on "contacts" using gin ("tags")' },
+    { properties: ['territory'] },
+  ],
   properties: (p) => ({
     id: p
       .uuid()
@@ -25,6 +37,8 @@ export const ContactSchema = defineEntity({
     territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
     neighbourhood: p.string().length(120).nullable(),
     interests: p.array().default([]),
+    /** Staff's labels (`líder`, `transporte`…), replaced as a list by `PATCH /api/audience/contacts/:id`. */
+    tags: p.array().default([]),
     whatsappOptIn: p.boolean().default(false),
     whatsappOptedOutAt: p.datetime().nullable(),
     emailOptIn: p.boolean().default(false),
@@ -117,7 +131,7 @@ export const ConsentSchema = defineEntity({
   }),
 });
 
-export const AUDIT_ACTIONS = ['export', 'erasure', 'withdrawal'] as const;
+export const AUDIT_ACTIONS = ['export', 'erasure', 'withdrawal', 'correction', 'tags'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** How many rows of each kind an audited action read or changed, by module. */
@@ -141,7 +155,7 @@ export const AudienceAuditSchema = defineEntity({
     actorId: p.uuid(),
     action: p.enum([...AUDIT_ACTIONS]),
     contactId: p.uuid(),
-    /** What the action was about beyond the person (a withdrawal's channel), never personal data. */
+    /** What the action was about beyond the person (a withdrawal's channel, a correction's fields), never personal data. */
     detail: p.string().length(40).nullable(),
     counts: p.json<AuditCounts>(),
   }),
