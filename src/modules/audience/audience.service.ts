@@ -99,7 +99,8 @@ export async function exportPerson(deps: Pick<AppDeps, 'db' | 'personalData'>, a
     for (const section of deps.personalData) modules[section.module] = await section.export(tx, contactId);
     const at = new Date();
     const counts: AuditCounts = { audience: { contacts: 1, origins: origins.length, consents: consents.length } };
-    for (const [module, section] of Object.entries(modules)) counts[module] = countItems(section);
+    // The audience's own section (staff notes) adds to the contact's counts.
+    for (const [module, section] of Object.entries(modules)) counts[module] = { ...counts[module], ...countItems(section) };
     await insertAudit(tx, { actorId: actor.id, action: 'export', contactId, detail: null, counts, at });
     return {
       exportedAt: at.toISOString(),
@@ -152,7 +153,7 @@ export async function erasePerson(deps: Pick<AppDeps, 'db' | 'personalData' | 'l
     // Modules first: they may still read the person's addresses through the audience.
     for (const section of deps.personalData) counts[section.module] = await section.erase(tx, contactId);
     const at = new Date();
-    counts.audience = { contacts: await eraseContact(tx, contactId, at), consentsAnonymised: await anonymiseConsents(tx, contactId) };
+    counts.audience = { ...counts.audience, contacts: await eraseContact(tx, contactId, at), consentsAnonymised: await anonymiseConsents(tx, contactId) };
     await insertAudit(tx, { actorId: actor.id, action: 'erasure', contactId, detail: null, counts, at });
     return { contactId, erasedAt: at.toISOString(), counts };
   });

@@ -1,6 +1,10 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { AudienceAuditSchema, ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
+import { ContactNoteSchema } from './audience.people.entities';
+import { peopleRouter } from './audience.people.routes';
+import { audiencePersonalData } from './audience.personal-data';
 import { audienceRouter } from './audience.routes';
+import { audienceTimeline } from './audience.timeline';
 
 /**
  * People the campaign may reach, their consent, and the segments that select them. Audience owns
@@ -10,8 +14,10 @@ import { audienceRouter } from './audience.routes';
  */
 export const audienceModule: ModuleManifest = {
   name: 'audience',
-  entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema],
-  routers: [audienceRouter],
+  entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema, ContactNoteSchema],
+  routers: [audienceRouter, peopleRouter],
+  personalData: audiencePersonalData,
+  personTimeline: audienceTimeline,
 };
 
 export { ContactSchema, type Contact } from './audience.entities';
