@@ -24,27 +24,19 @@ function newerFirst(a: TimelineItem, b: TimelineItem): number {
   return ka < kb ? 1 : ka > kb ? -1 : 0;
 }
 
-interface TimelineCursor {
-  at: Date;
-  key: string;
-}
+const cursorShape = z.tuple([z.iso.datetime()]);
 
-const cursorShape = z.tuple([z.iso.datetime(), z.string().min(1).max(300)]);
-
-function decodeCursor(cursor: string): TimelineCursor {
+/** The millisecond the previous page ended with: this page has what is older. */
+function decodeCursor(cursor: string): Date {
   try {
-    const [at, key] = cursorShape.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-    return { at: new Date(at), key };
+    const [at] = cursorShape.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+    return new Date(at);
   } catch {
     throw invalidField('query.before', 'The cursor is not one this timeline gave out.');
   }
 }
 
-const encodeCursor = (item: TimelineItem): string => Buffer.from(JSON.stringify([item.at.toISOString(), keyOf(item)])).toString('base64url');
-
-/** Whether `item` comes after the cursor's fact, newest first. */
-const isAfter = (item: TimelineItem, cursor: TimelineCursor): boolean =>
-  item.at.getTime() < cursor.at.getTime() || (item.at.getTime() === cursor.at.getTime() && keyOf(item) < cursor.key);
+const encodeCursor = (at: Date): string => Buffer.from(JSON.stringify([at.toISOString()])).toString('base64url');
 
 export interface TimelinePerson {
   contactId: string;
@@ -53,13 +45,14 @@ export interface TimelinePerson {
 
 /**
  * A person's facts from every module, newest first, a page at a time. Each module gives its newest
- * `limit` facts before the cursor's millisecond (it filters in the database, on its own tables);
- * they are merged here. A module that gave a full page may hold more, older than its oldest: the
- * page stops above that instant, so nothing is skipped, and the next page asks again from there.
- * Cursors keep the millisecond of the last fact shown and its key (module, kind, record), since
- * several facts may share a millisecond. (Should one module hold more than `limit` facts within a
- * single millisecond, those past the limit cannot be paged to: no module writes such bursts about
- * one person.)
+ * `limit` facts before the cursor (it filters in the database, on its own tables); they are merged
+ * here. Pages end between two milliseconds, never inside one (a page may pass `limit` to finish
+ * its last millisecond), so the cursor is that millisecond and the next page asks for what is
+ * strictly older: facts stored to the microsecond are neither repeated nor skipped. A module that
+ * gave a full page may hold more facts, older than its oldest: the page stops above that
+ * millisecond and the next one asks again from there. (Should one module hold more than `limit`
+ * facts within one millisecond, the page shows those it gave and moves on: no module writes such
+ * bursts about one person.)
  */
 export async function personTimeline(
   deps: Pick<AppDeps, 'db' | 'personTimeline'>,
@@ -67,28 +60,27 @@ export async function personTimeline(
   actor: Actor,
   page: { before?: string | undefined; limit: number },
 ): Promise<z.input<typeof timelinePageView>> {
-  const cursor = page.before ? decodeCursor(page.before) : undefined;
-  // The database keeps microseconds: everything in the cursor's millisecond is asked for again, then sorted out here.
-  const before = cursor ? new Date(cursor.at.getTime() + 1) : null;
+  const before = page.before ? decodeCursor(page.before) : null;
   const request = { contactId: person.contactId, origins: person.origins, actor, before, limit: page.limit };
   const answers = await Promise.all(deps.personTimeline.map(async (section) => ({ module: section.module, items: await section.items(deps.db, request) })));
+  // Milliseconds at or below the horizon may hold facts a module did not give yet.
   let horizon = Number.NEGATIVE_INFINITY;
-  const unseen: TimelineItem[] = [];
+  const given: TimelineItem[] = [];
   for (const { module, items } of answers) {
     if (items.length >= page.limit) horizon = Math.max(horizon, Math.min(...items.map((item) => item.at.getTime())));
-    for (const item of items) {
-      const full = { ...item, module };
-      if (!cursor || isAfter(full, cursor)) unseen.push(full);
-    }
+    for (const item of items) given.push({ ...item, module });
   }
-  unseen.sort(newerFirst);
-  let complete = unseen.filter((item) => item.at.getTime() > horizon);
-  if (!complete.length) complete = unseen.filter((item) => item.at.getTime() === horizon);
-  const data = complete.slice(0, page.limit);
-  const more = unseen.length > data.length || horizon > Number.NEGATIVE_INFINITY;
+  given.sort(newerFirst);
+  let complete = given.filter((item) => item.at.getTime() > horizon);
+  if (!complete.length) complete = given.filter((item) => item.at.getTime() === horizon);
+  let end = Math.min(page.limit, complete.length);
+  // Finish the last millisecond.
+  while (end > 0 && end < complete.length && complete[end]!.at.getTime() === complete[end - 1]!.at.getTime()) end++;
+  const data = complete.slice(0, end);
+  const more = given.length > data.length || horizon > Number.NEGATIVE_INFINITY;
   return {
     data: data.map((item) => ({ at: item.at.toISOString(), module: item.module, kind: item.kind, title: item.title, refId: item.refId, detail: item.detail ?? null })),
-    nextCursor: more && data.length ? encodeCursor(data[data.length - 1]!) : null,
+    nextCursor: more && data.length ? encodeCursor(data[data.length - 1]!.at) : null,
   };
 }
 
