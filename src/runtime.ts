@@ -20,7 +20,7 @@ import { RateLimits } from './kernel/rate-limit';
 import { Realtime } from './kernel/realtime';
 import { catchSubscribeAnswers, createRedis, failFastOnceServing, handshakeDone, reportOutages } from './kernel/redis';
 import { modules as allModules } from './modules';
-import { personalDataSections, type BackgroundTask, type ModuleManifest } from './kernel/module';
+import { personalDataSections, personTimelineSections, type BackgroundTask, type ModuleManifest } from './kernel/module';
 import { principalLoader } from './modules/auth';
 
 /** The embedded default keeps its signing secret beside its data, so tokens survive restarts. */
@@ -137,6 +137,7 @@ export class Runtime {
       jobs,
       rateLimits: new RateLimits(redis, config.redisKeyPrefix),
       personalData: personalDataSections(modules),
+      personTimeline: personTimelineSections(modules),
       local: new ProcessLocal(logger),
     };
     realtime.addCommands(modules.flatMap((module) => module.socketCommands?.(deps) ?? []));

@@ -7,7 +7,7 @@ import type { Authenticator } from './auth/authenticate';
 import type { Caches } from './cache';
 import type { Actor } from './auth/roles';
 import type { Jobs } from './jobs';
-import type { PersonalDataSection } from './module';
+import type { PersonalDataSection, PersonTimelineSection } from './module';
 import type { ProcessLocal } from './process-local';
 import type { RateLimits } from './rate-limit';
 import type { Realtime } from './realtime';
@@ -35,6 +35,8 @@ export interface AppDeps {
   rateLimits: RateLimits;
   /** Every module's part of what the process holds about a person (the manifests' `personalData`). */
   personalData: readonly PersonalDataSection[];
+  /** Every module's part of a person's page (the manifests' `personTimeline`). */
+  personTimeline: readonly PersonTimelineSection[];
   /** Modules' per-process state (`processLocal`), closed at shutdown. */
   local: ProcessLocal;
 }

@@ -7,6 +7,7 @@ import type { AppDeps } from './context';
 import { AppError } from './errors';
 import { safeErrorFields } from './http/problem';
 import type { Queries } from './sql';
+import type { Actor } from './auth/roles';
 
 /** What a module contributes to the process; src/modules/index.ts lists them all. */
 export interface ModuleManifest {
@@ -31,6 +32,8 @@ export interface ModuleManifest {
   onWorkersStarted?: (deps: AppDeps) => Promise<BackgroundTask | void>;
   /** What the module holds about one person, for a data subject's request to see or erase it. */
   personalData?: PersonalDataHolder;
+  /** What the module has to say on a person's page: its dated facts about them, and the names of the origins it owns. */
+  personTimeline?: PersonTimelineHolder;
 }
 
 /** A value that serialises to JSON (a date becomes its ISO string). */
@@ -91,6 +94,55 @@ export interface PersonalDataSection extends PersonalDataHolder {
 /** The holders of the process's modules, in the modules' order. */
 export function personalDataSections(modules: readonly ModuleManifest[]): PersonalDataSection[] {
   return modules.flatMap((module) => (module.personalData ? [{ module: module.name, ...module.personalData }] : []));
+}
+
+/** One dated fact about a person, as a module tells it (audience adds the module's name). */
+export interface TimelineEntry {
+  at: Date;
+  /** What happened, in the module's words (`message_in`, `request_filed`…). */
+  kind: string;
+  /** Spanish, short, for staff: what happened, with no more personal data than the fact needs. */
+  title: string;
+  /** The module's record it is about (a message, a request), when there is one. */
+  refId: string | null;
+  detail?: Record<string, JsonValue>;
+}
+
+export interface TimelineRequest {
+  contactId: string;
+  /** Where the person came from (audience's record), for a module that finds its rows through it. */
+  origins: readonly { kind: string; refId: string }[];
+  /** Who is looking: a module leaves out what their role may not see. */
+  actor: Actor;
+  /** Only facts strictly before this instant (paging back); null for all of them. */
+  before: Date | null;
+  /** At most this many, the newest. */
+  limit: number;
+}
+
+/**
+ * A module's part of a person's page (audience's `GET /api/audience/contacts/:id`): its facts
+ * about the person, newest first, read from its own tables on the caller's `q`; and, for origins
+ * it owns (`qr_campaign`, `pqrs`…), what to call each one.
+ */
+export interface PersonTimelineHolder {
+  items(q: Queries, request: TimelineRequest): Promise<TimelineEntry[]>;
+  /** Names of the given origins this module owns, by `${kind}:${refId}`; others are left out. */
+  originNames?(q: Queries, origins: readonly { kind: string; refId: string }[]): Promise<Map<string, string>>;
+}
+
+/** A module's timeline holder, under the module's name. */
+export interface PersonTimelineSection extends PersonTimelineHolder {
+  module: string;
+}
+
+/** The timeline holders of the process's modules, in the modules' order. */
+export function personTimelineSections(modules: readonly ModuleManifest[]): PersonTimelineSection[] {
+  return modules.flatMap((module) => {
+    const holder = module.personTimeline;
+    if (!holder) return [];
+    return [{ module: module.name, items: holder.items, ...(holder.originNames ? { originNames: holder.originNames } : {}) }];
+  });
 }
 
 export interface BackgroundTask {

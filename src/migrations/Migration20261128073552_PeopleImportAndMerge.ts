@@ -4,13 +4,10 @@ export class Migration20261128073552_PeopleImportAndMerge extends Migration {
   override name = 'Migration20261128073552_PeopleImportAndMerge';
 
   override up(): void | Promise<void> {
-    // The duplicate finder compares names by trigram similarity (a trusted extension: the database's owner may create it).
-    this.addSql(`create extension if not exists pg_trgm;`);
-    // A name as the duplicate finder compares it: lower case, accents and punctuation gone, single spaces.
-    // translate() rather than unaccent(): immutable, so it can be indexed, and no second extension.
-    this.addSql(`create function contact_name_key(name text) returns text language sql immutable parallel safe as $$
-      select btrim(regexp_replace(translate(lower(name), 'áàâäãåéèêëíìîïóòôöõúùûüñç', 'aaaaaaeeeeiiiiooooouuuunc'), '[^a-z0-9]+', ' ', 'g'))
-    $$;`);
+    // A name as the duplicate finder compares it: folded as the people search folds it (people_fold,
+    // migration PeopleSearch: lower case, no accents), punctuation gone, single spaces. Immutable, so indexed.
+    this.addSql(`create function contact_name_key(name text) returns text language sql immutable strict parallel safe
+      return btrim(regexp_replace(people_fold(name), '[^a-z0-9]+', ' ', 'g'));`);
 
     this.addSql(`create table "contact_imports" ("id" uuid not null, "imported_by" uuid not null, "imported_at" timestamptz not null, "rows" int not null, "created" int not null, "updated" int not null, "unchanged" int not null, "rejected" int not null, "warnings" int not null, "consent_text_id" uuid null, "consent_collection" varchar(300) null, "consents_recorded" int not null, primary key ("id"));`);
     this.addSql(`create index "contact_imports_imported_at_index" on "contact_imports" ("imported_at");`);
@@ -25,11 +22,11 @@ export class Migration20261128073552_PeopleImportAndMerge extends Migration {
     this.addSql(`create index "contact_merges_snapshot_until" on "contact_merges" ("undo_until") where "snapshot" is not null;`);
 
     this.addSql(`alter table "audience_audit" drop constraint "audience_audit_action_check";`);
-    this.addSql(`alter table "audience_audit" add constraint "audience_audit_action_check" check ("action" in ('export', 'erasure', 'withdrawal', 'merge', 'merge_undo'));`);
+    this.addSql(`alter table "audience_audit" add constraint "audience_audit_action_check" check ("action" in ('export', 'erasure', 'withdrawal', 'correction', 'tags', 'merge', 'merge_undo'));`);
 
-    this.addSql(`alter table "contacts" add "tags" text[] not null default '{}', add "merged_into_id" uuid null, add "merged_at" timestamptz null;`);
+    // Tags come with the people search (migration PeopleSearch), and the cédula's index too.
+    this.addSql(`alter table "contacts" add "merged_into_id" uuid null, add "merged_at" timestamptz null;`);
     this.addSql(`alter table "contacts" add constraint "contacts_merged_into_id_foreign" foreign key ("merged_into_id") references "contacts" ("id") on update cascade on delete restrict;`);
-    this.addSql(`create index "contacts_document_id_index" on "contacts" ("document_id");`);
     this.addSql(`create index "contacts_territory_name_key" on "contacts" ("territory_id", contact_name_key("name")) where "erased_at" is null and "merged_into_id" is null;`);
 
     this.addSql(`alter table "contact_duplicate_dismissals" add constraint "contact_duplicate_dismissals_contact_a_id_foreign" foreign key ("contact_a_id") references "contacts" ("id") on update cascade on delete cascade;`);
@@ -47,12 +44,11 @@ export class Migration20261128073552_PeopleImportAndMerge extends Migration {
     this.addSql(`drop table if exists "contact_merges" cascade;`);
 
     this.addSql(`alter table "audience_audit" drop constraint "audience_audit_action_check";`);
-    this.addSql(`alter table "audience_audit" add constraint "audience_audit_action_check" check ("action" in ('export', 'erasure', 'withdrawal')) not valid;`);
+    this.addSql(`alter table "audience_audit" add constraint "audience_audit_action_check" check ("action" in ('export', 'erasure', 'withdrawal', 'correction', 'tags')) not valid;`);
 
     this.addSql(`alter table "contacts" drop constraint "contacts_merged_into_id_foreign";`);
-    this.addSql(`drop index "contacts_document_id_index";`);
     this.addSql(`drop index "contacts_territory_name_key";`);
-    this.addSql(`alter table "contacts" drop column "tags", drop column "merged_into_id", drop column "merged_at";`);
+    this.addSql(`alter table "contacts" drop column "merged_into_id", drop column "merged_at";`);
     this.addSql(`drop function contact_name_key(text);`);
   }
 }

@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261128073433_PeopleSearch } from './Migration20261128073433_PeopleSearch';
 import { Migration20261128074310_PqrsDueOrder } from './Migration20261128074310_PqrsDueOrder';
 import { Migration20261128073526_WhatsAppUnreadIndex } from './Migration20261128073526_WhatsAppUnreadIndex';
 import { Migration20261128073552_PeopleImportAndMerge } from './Migration20261128073552_PeopleImportAndMerge';
@@ -76,6 +77,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125133445_IncidentPhotosAndClientIds', class: Migration20261125133445_IncidentPhotosAndClientIds },
   { name: 'Migration20261125144121_EmailSentAtIndex', class: Migration20261125144121_EmailSentAtIndex },
   { name: 'Migration20261126090000_StationPreviousTurnout', class: Migration20261126090000_StationPreviousTurnout },
+  { name: 'Migration20261128073433_PeopleSearch', class: Migration20261128073433_PeopleSearch },
   { name: 'Migration20261128073526_WhatsAppUnreadIndex', class: Migration20261128073526_WhatsAppUnreadIndex },
   { name: 'Migration20261128073552_PeopleImportAndMerge', class: Migration20261128073552_PeopleImportAndMerge },
   { name: 'Migration20261128073600_WhatsAppQuickReplies', class: Migration20261128073600_WhatsAppQuickReplies },

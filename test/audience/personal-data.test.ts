@@ -369,7 +369,7 @@ describe('the erasure', () => {
         agenda: { upcomingRsvps: 0, upcomingShiftSignups: 0, accountLinks: 0 },
         volunteers: { volunteers: 1, activitiesCleared: 1 },
         pqrs: { requests: 1, attachments: 1 },
-        audience: { contacts: 1, consentsAnonymised: 3, mergedRecordsErased: 0, mergeSnapshotsCleared: 0 },
+        audience: { notes: 0, contacts: 1, consentsAnonymised: 3, mergedRecordsErased: 0, mergeSnapshotsCleared: 0 },
       },
     });
     expect(await tracesLeft()).toEqual([]);

@@ -2,6 +2,7 @@ import type { ModuleManifest } from '../../kernel/module';
 import { agendaEntities } from './agenda.entities';
 import { AGENDA_ROOM } from './agenda.events';
 import { agendaPersonalData } from './agenda.personal-data';
+import { agendaTimeline } from './agenda.timeline';
 import { agendaPolicy } from './agenda.policy';
 import { logisticsRouter } from './agenda.logistics.routes';
 import { startReminders } from './agenda.reminders';
@@ -14,6 +15,7 @@ export const agendaModule: ModuleManifest = {
   routers: [agendaRouter, logisticsRouter],
   onWorkersStarted: async (deps) => startReminders(deps),
   personalData: agendaPersonalData,
+  personTimeline: agendaTimeline,
   rooms: () => [
     { pattern: new RegExp(`^${AGENDA_ROOM}$`), roles: agendaPolicy.roles('follow'), description: 'The agenda: events created, changed and cancelled; check-in counts' },
   ],

@@ -14,6 +14,15 @@ export const ContactSchema = defineEntity({
   indexes: [
     { properties: ['createdAt'] },
     { name: 'contacts_interests_gin', expression: 'create index "contacts_interests_gin" on "contacts" using gin ("interests")' },
+    // The people search (audience.people.repository.ts): `people_fold` (migration PeopleSearch) is
+    // lower(unaccent(text)) declared immutable, so it can be indexed.
+    { name: 'contacts_name_trgm', expression: 'create index "contacts_name_trgm" on "contacts" using gin (people_fold("name") gin_trgm_ops)' },
+    { name: 'contacts_name_order', expression: 'create index "contacts_name_order" on "contacts" (people_fold("name"), "id")' },
+    { name: 'contacts_phone_suffix', expression: 'create index "contacts_phone_suffix" on "contacts" (reverse("phone") text_pattern_ops)' },
+    { name: 'contacts_document_id', expression: 'create index "contacts_document_id" on "contacts" ("document_id" text_pattern_ops)' },
+    { name: 'contacts_email_lower', expression: 'create index "contacts_email_lower" on "contacts" (lower("email") text_pattern_ops)' },
+    { name: 'contacts_tags_gin', expression: 'create index "contacts_tags_gin" on "contacts" using gin ("tags")' },
+    { properties: ['territory'] },
     // The duplicate finder's "same name in the same territory" (contact_name_key: migration PeopleImportAndMerge).
     {
       name: 'contacts_territory_name_key',
@@ -29,11 +38,11 @@ export const ContactSchema = defineEntity({
     name: p.string().length(160),
     phone: p.string().length(20).nullable().index(),
     email: p.string().length(254).nullable().index(),
-    documentId: p.string().length(20).nullable().index(),
+    documentId: p.string().length(20).nullable(),
     territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
     neighbourhood: p.string().length(120).nullable(),
     interests: p.array().default([]),
-    /** Staff's own labels (`lider`, `evento-12-10`), from imports; merged like interests. */
+    /** Staff's labels (`líder`, `transporte`…): replaced as a list by `PATCH /api/audience/contacts/:id`, merged like interests by imports and merges. */
     tags: p.array().default([]),
     whatsappOptIn: p.boolean().default(false),
     whatsappOptedOutAt: p.datetime().nullable(),
@@ -134,7 +143,7 @@ export const ConsentSchema = defineEntity({
   }),
 });
 
-export const AUDIT_ACTIONS = ['export', 'erasure', 'withdrawal', 'merge', 'merge_undo'] as const;
+export const AUDIT_ACTIONS = ['export', 'erasure', 'withdrawal', 'correction', 'tags', 'merge', 'merge_undo'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** How many rows of each kind an audited action read or changed, by module. */
@@ -158,7 +167,7 @@ export const AudienceAuditSchema = defineEntity({
     actorId: p.uuid(),
     action: p.enum([...AUDIT_ACTIONS]),
     contactId: p.uuid(),
-    /** What the action was about beyond the person (a withdrawal's channel), never personal data. */
+    /** What the action was about beyond the person (a withdrawal's channel, a correction's fields), never personal data. */
     detail: p.string().length(40).nullable(),
     counts: p.json<AuditCounts>(),
   }),

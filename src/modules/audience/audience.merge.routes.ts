@@ -14,7 +14,7 @@ const columns = Object.values(IMPORT_COLUMNS)
 const UNDO_HOURS = UNDO_WINDOW_MS / 3_600_000;
 
 /** Supporters' files, the duplicate finder and merges of two records of one person (docs/api.md, "People: import, duplicates and merge"). */
-export const peopleRouter = new ApiRouter('audience', 'People the campaign may reach: their consent, exports and erasure (habeas data)')
+export const mergeRouter = new ApiRouter('audience', 'People the campaign may reach: their consent, exports and erasure (habeas data)')
   .post(
     '/api/audience/contacts/import',
     {

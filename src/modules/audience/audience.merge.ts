@@ -148,8 +148,9 @@ export async function mergeContacts(deps: MergeDeps, actor: Actor, intoId: strin
     for (const section of deps.personalData) {
       if (!section.merge) continue;
       const moves = await section.merge(tx, fromId, intoId);
-      moved[section.module] = moves.moved;
-      counts[section.module] = countMoves(moves);
+      // Audience has a section of its own (staff notes): added to what the service moved, not over it.
+      moved[section.module] = { ...moved[section.module], ...moves.moved };
+      counts[section.module] = { ...counts[section.module], ...countMoves(moves) };
       if (moves.undo) modules[section.module] = moves.undo;
     }
     // The other record's identity is freed before the survivor may take its phone.

@@ -101,7 +101,8 @@ export async function exportPerson(deps: Pick<AppDeps, 'db' | 'personalData'>, a
     const merges = await mergedRecordsOf(tx, deps.personalData, contactId);
     const at = new Date();
     const counts: AuditCounts = { audience: { contacts: 1, origins: origins.length, consents: consents.length, mergedRecords: merges.length } };
-    for (const [module, section] of Object.entries(modules)) counts[module] = countItems(section);
+    // The audience's own section (staff notes) adds to the contact's counts.
+    for (const [module, section] of Object.entries(modules)) counts[module] = { ...counts[module], ...countItems(section) };
     await insertAudit(tx, { actorId: actor.id, action: 'export', contactId, detail: null, counts, at });
     return {
       exportedAt: at.toISOString(),
@@ -159,7 +160,7 @@ export async function erasePerson(deps: Pick<AppDeps, 'db' | 'personalData' | 'l
     const at = new Date();
     // Records merged into the person, and what their merges kept, go with them.
     const merged = await eraseMergedRecords(tx, deps.personalData, contactId, counts, at);
-    counts.audience = { contacts: await eraseContact(tx, contactId, at), consentsAnonymised: await anonymiseConsents(tx, contactId), ...merged };
+    counts.audience = { ...counts.audience, contacts: await eraseContact(tx, contactId, at), consentsAnonymised: await anonymiseConsents(tx, contactId), ...merged };
     await insertAudit(tx, { actorId: actor.id, action: 'erasure', contactId, detail: null, counts, at });
     return { contactId, erasedAt: at.toISOString(), counts };
   });

@@ -2,8 +2,12 @@ import type { ModuleManifest } from '../../kernel/module';
 import { AudienceAuditSchema, ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
 import { startMergeSweep } from './audience.merge';
 import { peopleEntities } from './audience.merge.entities';
-import { peopleRouter } from './audience.merge.routes';
+import { mergeRouter } from './audience.merge.routes';
+import { ContactNoteSchema } from './audience.people.entities';
+import { peopleRouter } from './audience.people.routes';
+import { audiencePersonalData } from './audience.personal-data';
 import { audienceRouter } from './audience.routes';
+import { audienceTimeline } from './audience.timeline';
 
 /**
  * People the campaign may reach, their consent, and the segments that select them. Audience owns
@@ -15,8 +19,10 @@ import { audienceRouter } from './audience.routes';
  */
 export const audienceModule: ModuleManifest = {
   name: 'audience',
-  entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema, ...peopleEntities],
-  routers: [audienceRouter, peopleRouter],
+  entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema, ContactNoteSchema, ...peopleEntities],
+  routers: [audienceRouter, peopleRouter, mergeRouter],
+  personalData: audiencePersonalData,
+  personTimeline: audienceTimeline,
   /** Merges keep personal data for their undo window only: each worker clears what is past it. */
   onWorkersStarted: async (deps) => startMergeSweep(deps),
 };

@@ -99,6 +99,18 @@ export async function findUser(q: Queries, id: string): Promise<UserRecord | und
   return row && recordOf(row);
 }
 
+/** The names of these users, by id (for showing who wrote or did something); unknown ids are left out. */
+export async function userNames(q: Queries, ids: readonly string[]): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = await q.rows(
+    db
+      .selectFrom('users')
+      .select(['id', 'name'])
+      .where('id', 'in', [...new Set(ids)]),
+  );
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
 /** The user with this (normalised) email and the hash their password is checked against. */
 export async function findCredentials(q: Queries, email: string): Promise<(UserRecord & { passwordHash: string }) | undefined> {
   const row = await q.first(

@@ -6,6 +6,7 @@ import { emailJobs, resumeUnfinished } from './email.jobs';
 import { emailRouter } from './email.routes';
 import { trackingRouter } from './email.tracking.routes';
 import { emailPersonalData } from './email.personal-data';
+import { emailTimeline } from './email.timeline';
 
 /** Newsletters: MJML templates, segmented campaigns with A/B tests, tracking, unsubscribe, statistics. */
 export const emailModule: ModuleManifest = {
@@ -13,6 +14,7 @@ export const emailModule: ModuleManifest = {
   entities: [EmailTemplateSchema, EmailCampaignSchema, EmailVariantSchema, EmailRecipientSchema, EmailEventSchema, EmailSuppressionSchema, EmailNoticeSchema],
   routers: [emailRouter, trackingRouter],
   personalData: emailPersonalData,
+  personTimeline: emailTimeline,
   jobs: emailJobs,
   rooms: () => [{ pattern: new RegExp(`^${EMAIL_ROOM}$`), roles: emailPolicy.roles('follow'), description: 'Email campaigns: sending progress and state changes' }],
   onWorkersStarted: resumeUnfinished,

@@ -1,12 +1,14 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { financeEntities } from './finance.entities';
 import { financeRouter } from './finance.routes';
+import { financeTimeline } from './finance.timeline';
 
 /** Campaign finance: the ledger, the spending cap and donor limit, receipts, the audit and the Cuentas Claras report (docs/finance.md). */
 export const financeModule: ModuleManifest = {
   name: 'finance',
   entities: financeEntities,
   routers: [financeRouter],
+  personTimeline: financeTimeline,
 };
 
 export { financeBalance, spendByDay } from './finance.figures.repository';

@@ -49,7 +49,8 @@ export type VoterPriority = (typeof VOTER_PRIORITIES)[number];
 export const VoterSchema = defineEntity({
   name: 'Voter',
   tableName: 'gotv_voters',
-  indexes: [{ properties: ['pollingStation', 'status'] }, { properties: ['status', 'name'] }, { properties: ['name'] }],
+  // `contact`: a person's page and their export or erasure find their voter record by it.
+  indexes: [{ properties: ['pollingStation', 'status'] }, { properties: ['status', 'name'] }, { properties: ['name'] }, { properties: ['contact'] }],
   properties: (p) => ({
     id: p
       .uuid()

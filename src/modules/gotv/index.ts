@@ -19,6 +19,7 @@ import { turnoutEnvelope } from './gotv.schemas';
 import { recordTurnout } from './gotv.turnout.service';
 import { gotvBackground } from './gotv.pushes';
 import { gotvPersonalData } from './gotv.personal-data';
+import { gotvTimeline } from './gotv.timeline';
 
 /** Get-out-the-vote: election-day stations, (next) voters, brigades, turnout, map and projection. */
 export const gotvModule: ModuleManifest = {
@@ -37,6 +38,7 @@ export const gotvModule: ModuleManifest = {
   ],
   routers: [gotvRouter],
   personalData: gotvPersonalData,
+  personTimeline: gotvTimeline,
   socketCommands: (deps) => [
     {
       // The same reports as POST /api/gotv/turnout, for phones that keep a socket open.

@@ -2,6 +2,7 @@ import type { ModuleManifest } from '../../kernel/module';
 import { startPqrsBackground } from './pqrs.background';
 import { pqrsEntities } from './pqrs.entities';
 import { pqrsPersonalData } from './pqrs.personal-data';
+import { pqrsTimeline } from './pqrs.timeline';
 import { pqrsPolicy, PQRS_ROOM } from './pqrs.policy';
 import { pqrsRouter } from './pqrs.routes';
 import './pqrs.events';
@@ -12,6 +13,7 @@ export const pqrsModule: ModuleManifest = {
   entities: pqrsEntities,
   routers: [pqrsRouter],
   personalData: pqrsPersonalData,
+  personTimeline: pqrsTimeline,
   rooms: () => [{ pattern: new RegExp(`^${PQRS_ROOM}$`), roles: pqrsPolicy.roles('follow'), description: 'PQRS requests filed, changed, answered, extended, due soon' }],
   onWorkersStarted: async (deps) => startPqrsBackground(deps),
 };

@@ -5,6 +5,7 @@ import { landingRouter } from './landing.routes';
 import { qrPolicy } from './qr.policy';
 import { qrRouter } from './qr.routes';
 import { qrPersonalData } from './qr.personal-data';
+import { qrTimeline } from './qr.timeline';
 
 /** Poster campaigns, scans, the public landing page and lead capture. */
 export const qrModule: ModuleManifest = {
@@ -12,6 +13,7 @@ export const qrModule: ModuleManifest = {
   entities: [QrCampaignSchema, QrCodeSchema, QrScanSchema, QrLeadSchema],
   routers: [qrRouter, landingRouter],
   personalData: qrPersonalData,
+  personTimeline: qrTimeline,
   rooms: () => [{ pattern: new RegExp(`^${DASHBOARD_ROOM}$`), roles: qrPolicy.roles('followDashboard'), description: 'War-room dashboard: live leads and totals' }],
 };
 export { leadsCapturedBetween } from './qr.repository';

@@ -1,6 +1,7 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { volunteersEntities } from './volunteers.entities';
 import { volunteersPersonalData } from './volunteers.personal-data';
+import { volunteersTimeline } from './volunteers.timeline';
 import { volunteersRouter } from './volunteers.routes';
 import { volunteersBackground } from './volunteers.sync';
 
@@ -10,6 +11,7 @@ export const volunteersModule: ModuleManifest = {
   entities: volunteersEntities,
   routers: [volunteersRouter],
   personalData: volunteersPersonalData,
+  personTimeline: volunteersTimeline,
   // One process at a time copies GOTV brigade work into activities (an advisory lock picks it).
   onWorkersStarted: async (deps) => volunteersBackground(deps),
 };

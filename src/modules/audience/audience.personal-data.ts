@@ -1,0 +1,39 @@
+import type { PersonalDataHolder } from '../../kernel/module';
+import { userNames } from '../auth';
+import { allNotesOf, deleteNotesOf, moveNotes, returnNotes } from './audience.people.repository';
+
+/**
+ * What staff wrote about the person (their notes): in the person's export with who wrote each and
+ * when, deleted with their erasure (a note is about them, and may quote them), and moved with a
+ * merge to the surviving record. The contact, its origins and consents are exported, erased and
+ * merged by the audience service itself.
+ */
+export const audiencePersonalData: PersonalDataHolder = {
+  async export(q, personId) {
+    const notes = await allNotesOf(q, personId);
+    const names = await userNames(
+      q,
+      notes.flatMap((note) => (note.author_id ? [note.author_id] : [])),
+    );
+    return {
+      notes: notes.map((note) => ({
+        id: note.id,
+        text: note.text,
+        authorName: note.author_id ? (names.get(note.author_id) ?? null) : null,
+        createdAt: note.created_at,
+      })),
+    };
+  },
+
+  async erase(q, personId) {
+    return { notes: await deleteNotesOf(q, personId) };
+  },
+
+  async merge(q, fromId, intoId) {
+    return { moved: { contact_notes: await moveNotes(q, fromId, intoId) } };
+  },
+
+  async unmerge(q, moves, fromId, intoId) {
+    await returnNotes(q, moves.moved.contact_notes ?? [], fromId, intoId);
+  },
+};
