@@ -1,26 +1,28 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql, type Queries, tables } from '../../kernel/sql';
 import type { ContactImportSchema } from './audience.merge.entities';
+import type { ContactRow } from './audience.repository';
 
 const db = tables<InferKyselyDB<typeof ContactImportSchema>>();
 
 /** A held contact as an import compares a row with it. */
-export interface KnownContact {
-  id: string;
-  identity_key: string;
-  name: string;
-  phone: string | null;
-  email: string | null;
-  document_id: string | null;
-  territory_id: string | null;
-  neighbourhood: string | null;
-  interests: string[];
-  tags: string[];
-  whatsapp_opt_in: boolean;
-  whatsapp_opted_out_at: Date | null;
-  email_opt_in: boolean;
-  email_opted_out_at: Date | null;
-}
+export type KnownContact = Pick<
+  ContactRow,
+  | 'id'
+  | 'identity_key'
+  | 'name'
+  | 'phone'
+  | 'email'
+  | 'document_id'
+  | 'territory_id'
+  | 'neighbourhood'
+  | 'interests'
+  | 'tags'
+  | 'whatsapp_opt_in'
+  | 'whatsapp_opted_out_at'
+  | 'email_opt_in'
+  | 'email_opted_out_at'
+>;
 
 const KNOWN = sql`id, identity_key, name, phone, email, document_id, territory_id, neighbourhood, interests, tags,
   whatsapp_opt_in, whatsapp_opted_out_at, email_opt_in, email_opted_out_at`;
@@ -64,20 +66,10 @@ export async function documentOwners(q: Queries, documentIds: readonly string[])
 }
 
 /** A contact as an import writes it: the values it will hold. */
-export interface ImportedContact {
-  id: string;
-  identity_key: string;
-  name: string;
-  phone: string | null;
-  email: string | null;
-  document_id: string | null;
-  territory_id: string | null;
-  neighbourhood: string | null;
-  interests: string[];
-  tags: string[];
-  whatsapp_opt_in: boolean;
-  email_opt_in: boolean;
-}
+export type ImportedContact = Pick<
+  ContactRow,
+  'id' | 'identity_key' | 'name' | 'phone' | 'email' | 'document_id' | 'territory_id' | 'neighbourhood' | 'interests' | 'tags' | 'whatsapp_opt_in' | 'email_opt_in'
+>;
 
 const IMPORTED_COLUMNS = sql`x(id uuid, identity_key text, name text, phone text, email text, document_id text, territory_id uuid, neighbourhood text,
   interests text[], tags text[], whatsapp_opt_in boolean, email_opt_in boolean)`;

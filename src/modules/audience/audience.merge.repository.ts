@@ -3,6 +3,7 @@ import type { JsonValue } from '../../kernel/module';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import type { AuditCounts, ConsentSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
 import type { ContactMergeSchema, MergeMoved, SnapshotClearedReason } from './audience.merge.entities';
+import type { ContactRow } from './audience.repository';
 
 /** The tables merges read and write: audience's own. */
 type PeopleTables = InferKyselyDB<typeof ContactSchema | typeof ContactOriginSchema | typeof ConsentSchema | typeof ContactMergeSchema>;
@@ -12,22 +13,23 @@ const db = tables<PeopleTables>();
 export const MERGED_NAME = '(fusionado con otro contacto)';
 
 /** The columns of a contact that a merge combines and its undo restores. */
-export interface ContactFields {
-  identity_key: string;
-  name: string;
-  phone: string | null;
-  email: string | null;
-  document_id: string | null;
-  territory_id: string | null;
-  neighbourhood: string | null;
-  interests: string[];
-  tags: string[];
-  whatsapp_opt_in: boolean;
-  whatsapp_opted_out_at: Date | null;
-  email_opt_in: boolean;
-  email_opted_out_at: Date | null;
-  updated_at: Date;
-}
+export type ContactFields = Pick<
+  ContactRow,
+  | 'identity_key'
+  | 'name'
+  | 'phone'
+  | 'email'
+  | 'document_id'
+  | 'territory_id'
+  | 'neighbourhood'
+  | 'interests'
+  | 'tags'
+  | 'whatsapp_opt_in'
+  | 'whatsapp_opted_out_at'
+  | 'email_opt_in'
+  | 'email_opted_out_at'
+  | 'updated_at'
+>;
 
 export const CONTACT_FIELDS = [
   'identity_key',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
@@ -21,6 +22,9 @@ import type { Channel, Segment } from './audience.segments';
 /** The tables this module owns: nothing else writes them. */
 type AudienceTables = InferKyselyDB<typeof ContactSchema | typeof ContactOriginSchema | typeof ConsentTextSchema | typeof ConsentSchema | typeof AudienceAuditSchema>;
 const db = tables<AudienceTables>();
+
+/** A contact's row as the database holds it, derived from the entity (the type every contact-shaped row picks from). */
+export type ContactRow = Selectable<AudienceTables['contacts']>;
 
 /**
  * People as other modules may read them in their own statements: a read-only projection of the
