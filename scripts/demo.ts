@@ -16,7 +16,8 @@
  *
  * Inbound WhatsApp messages are webhook deliveries signed with the app secret, which the demo reads
  * from WHATSAPP_APP_SECRET (its environment or `.env`, as the server does): start the server with
- * the same one. Without it the inbox holds only the simulator's replies to the campaign.
+ * the same one. Without it the inbox holds only the simulator's replies to the campaign. The week
+ * runs only on a Comando the demo made (its admin a demo account): it numbers PQRS requests.
  */
 import { createHmac, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -27,7 +28,8 @@ if (existsSync('.env')) process.loadEnvFile('.env');
 
 const { values: args } = parseArgs({
   options: {
-    url: { type: 'string', default: process.env.DEMO_URL ?? 'http://localhost:3000' },
+    // The server's own PORT when `.env` (or the environment) sets one.
+    url: { type: 'string', default: process.env.DEMO_URL ?? `http://localhost:${process.env.PORT || 3000}` },
     speed: { type: 'string', default: '30' },
     'no-play': { type: 'boolean', default: false },
   },
