@@ -3,20 +3,33 @@
  * the public API only, as staff and phones would. A Medellín-like city (16 comunas with outlines
  * drawn as a grid: real boundaries would need a download), 300 polling stations, 30,000 confirmed
  * voters, 30 brigades each with a member and 10 stations, a poster campaign with its leads. Then
- * the day is played compressed (`--speed 30`: 8 hours in 16 minutes): stations open, brigade
- * members report voters and counts on the learned curve, incidents happen, stations close.
+ * the campaign's ordinary week, so the console's People, WhatsApp and PQRS screens are full: a
+ * supporters' spreadsheet imported, people writing on WhatsApp (through the signed webhook, as
+ * Meta delivers them), requests filed at the PQRS desk and answered. Then the day is played
+ * compressed (`--speed 30`: 8 hours in 16 minutes): stations open, brigade members report voters
+ * and counts on the learned curve, incidents happen, stations close.
  *
  *   npm run demo -- [--url http://localhost:3000] [--speed 30] [--no-play]
  *
  * On a fresh Comando the demo's first account becomes its admin; on one that already has accounts,
  * set DEMO_ADMIN_EMAIL and DEMO_ADMIN_PASSWORD. It prints the logins it created.
+ *
+ * Inbound WhatsApp messages are webhook deliveries signed with the app secret, which the demo reads
+ * from WHATSAPP_APP_SECRET (its environment or `.env`, as the server does): start the server with
+ * the same one. Without it the inbox holds only the simulator's replies to the campaign. The week
+ * runs only on a Comando the demo made (its admin a demo account): it numbers PQRS requests.
  */
-import { randomInt, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+
+// The server reads `.env` in the folder it starts in; the demo does too, so one file gives both the webhook secret.
+if (existsSync('.env')) process.loadEnvFile('.env');
 
 const { values: args } = parseArgs({
   options: {
-    url: { type: 'string', default: process.env.DEMO_URL ?? 'http://localhost:3000' },
+    // The server's own PORT when `.env` (or the environment) sets one.
+    url: { type: 'string', default: process.env.DEMO_URL ?? `http://localhost:${process.env.PORT || 3000}` },
     speed: { type: 'string', default: '30' },
     'no-play': { type: 'boolean', default: false },
   },
@@ -104,7 +117,9 @@ const personName = () => `${pick(FIRST)} ${pick(LAST)} ${pick(LAST)}`;
 const log = (message: string) => process.stdout.write(`${message}\n`);
 
 interface Session {
+  id: string;
   email: string;
+  name: string;
   token: string;
   role: string;
 }
@@ -153,22 +168,26 @@ async function adminSession(): Promise<Session> {
   const email = process.env.DEMO_ADMIN_EMAIL;
   const password = process.env.DEMO_ADMIN_PASSWORD;
   if (email && password) {
-    const answer = await must<{ token: string; user: { role: string } }>('POST', '/api/auth/login', undefined, { email, password });
+    const answer = await must<{ token: string; user: { id: string; name: string; role: string } }>('POST', '/api/auth/login', undefined, { email, password });
     if (answer.user.role !== 'admin') throw new Error(`${email} is not an admin.`);
-    return { email, token: answer.token, role: 'admin' };
+    return { id: answer.user.id, email, name: answer.user.name, token: answer.token, role: 'admin' };
   }
   const first = `admin-${RUN}@demo.comando.co`;
-  const answer = await must<{ token: string; user: { role: string } }>('POST', '/api/auth/register', undefined, { email: first, password: PASSWORD, name: 'Administración' });
+  const answer = await must<{ token: string; user: { id: string; role: string } }>('POST', '/api/auth/register', undefined, {
+    email: first,
+    password: PASSWORD,
+    name: 'Administración',
+  });
   if (answer.user.role !== 'admin') {
     throw new Error('This Comando already has accounts: set DEMO_ADMIN_EMAIL and DEMO_ADMIN_PASSWORD to an admin of it.');
   }
-  return { email: first, token: answer.token, role: 'admin' };
+  return { id: answer.user.id, email: first, name: 'Administración', token: answer.token, role: 'admin' };
 }
 
 async function createUser(admin: Session, role: string, local: string, name: string): Promise<Session> {
   const email = `${local}-${RUN}@demo.comando.co`;
-  const answer = await must<{ token: string }>('POST', '/api/auth/register', admin.token, { email, password: PASSWORD, name, role });
-  return { email, token: answer.token, role };
+  const answer = await must<{ token: string; user: { id: string } }>('POST', '/api/auth/register', admin.token, { email, password: PASSWORD, name, role });
+  return { id: answer.user.id, email, name, token: answer.token, role };
 }
 
 /** A comuna's outline: its grid cell with the corners and edges nudged, so the map reads like a city. */
@@ -276,13 +295,788 @@ async function outreach(manager: Session, qrCampaignId: string): Promise<void> {
   });
   const email = await must<{ id: string; audienceSize: number }>('POST', '/api/email-marketing/campaigns', manager.token, {
     name: `Día E: correo (${RUN})`,
-    fromName: 'Campaña Medellín',
+    fromName: 'Campaña Demo',
     fromEmail: 'campana@example.org',
     segment: { qrCampaignIds: [qrCampaignId] },
     variants: [{ name: 'A', subject: 'Hoy elegimos', templateId: newsletter.id }],
   });
   await must('POST', `/api/email-marketing/campaigns/${email.id}/send`, manager.token);
   log(`  an email campaign sent to ${email.audienceSize} leads`);
+}
+
+// ───────────── the campaign's ordinary week: People, the WhatsApp inbox and the PQRS desk
+
+/** Barrios of each comuna (the real ones), in COMUNAS' order. */
+const BARRIOS: readonly (readonly string[])[] = [
+  ['Santo Domingo Savio', 'Popular', 'Granizal', 'Moscú No. 2'],
+  ['Santa Cruz', 'La Isla', 'Villa del Socorro', 'Moscú No. 1'],
+  ['Manrique Central', 'La Salle', 'Las Granjas', 'El Raizal'],
+  ['Aranjuez', 'Moravia', 'Campo Valdés', 'Palermo'],
+  ['Castilla', 'Alfonso López', 'Francisco Antonio Zea', 'Tejelo'],
+  ['Doce de Octubre', 'Pedregal', 'Kennedy', 'Picacho'],
+  ['Robledo', 'El Volador', 'López de Mesa', 'Aures'],
+  ['Villa Hermosa', 'Enciso', 'La Mansión', 'Los Mangos'],
+  ['Buenos Aires', 'Caicedo', 'Miraflores', 'Loreto'],
+  ['Prado', 'Boston', 'San Benito', 'Villanueva'],
+  ['Laureles', 'Estadio', 'Conquistadores', 'Florida Nueva'],
+  ['La América', 'Santa Mónica', 'Calasanz', 'Simón Bolívar'],
+  ['San Javier', '20 de Julio', 'El Salado', 'Belencito'],
+  ['Manila', 'Astorga', 'Lalinde', 'Los Balsos'],
+  ['Guayabal', 'Trinidad', 'Santa Fe', 'Cristo Rey'],
+  ['Belén', 'Fátima', 'Rosales', 'La Mota'],
+];
+const SUPPORTER_FIRST = [
+  'María Fernanda',
+  'Luz Marina',
+  'Juan David',
+  'John Jairo',
+  'Leidy Johana',
+  'Jhon Fredy',
+  'Yesenia',
+  'Wilmar',
+  'Deisy',
+  'Duván',
+  'Yeison',
+  'Ana María',
+  'Carlos Andrés',
+  'Gloria Inés',
+  'Luis Fernando',
+  'Paola Andrea',
+  'Sandra Milena',
+  'Jorge Iván',
+  'Beatriz Elena',
+  'Óscar',
+  'Marta Lucía',
+  'Hernán',
+  'Alba Lucía',
+  'Diego Alejandro',
+  'Natalia',
+  'Sebastián',
+  'Valentina',
+  'Camilo',
+  'Daniela',
+  'Mauricio',
+  'Claudia Patricia',
+  'Rubén Darío',
+  'Érika',
+  'Estefanía',
+  'Wilson',
+  'Manuela',
+  'Cristian Camilo',
+  'Luisa Fernanda',
+  'Fabio',
+  'Dora Elena',
+];
+const SUPPORTER_LAST = [
+  ...LAST,
+  'Ruiz',
+  'Torres',
+  'Ramírez',
+  'Hernández',
+  'Jaramillo',
+  'Montoya',
+  'Osorio',
+  'Agudelo',
+  'Betancur',
+  'Correa',
+  'Úsuga',
+  'Tabares',
+  'Cano',
+  'Salazar',
+  'Londoño',
+  'Echeverri',
+  'Posada',
+  'Sierra',
+  'Valencia',
+  'Marín',
+];
+const TOPICS = ['seguridad', 'empleo', 'movilidad', 'educación', 'salud', 'vivienda', 'deporte', 'medio ambiente'];
+const EMAIL_DOMAINS = ['example.com', 'example.org', 'example.net'];
+
+const IMPORT_CONSENT =
+  'Autorizo a Campaña Demo, responsable del tratamiento de mis datos personales, a usarlos para informarme de sus propuestas, eventos y actividades ' +
+  'por WhatsApp y por correo electrónico, según la Ley 1581 de 2012 y su política de tratamiento de datos. Puedo conocer, actualizar, rectificar y ' +
+  'suprimir mis datos y revocar esta autorización cuando quiera. (Texto de demostración de `npm run demo`: estas personas no existen.)';
+
+const QUICK_REPLIES = [
+  {
+    shortcut: '/horario',
+    title: 'Horario del encuentro del sábado',
+    text: 'Hola, {{primer_nombre}}: el encuentro es este sábado a las 4:00 p. m.; abrimos puertas a las 3:00 p. m. ¡Te esperamos!',
+  },
+  {
+    shortcut: '/ubicacion',
+    title: 'Dónde es el encuentro',
+    text: 'Es en el parque principal de Belén, en la tarima frente a la iglesia. Si vienes en metro, bájate en la estación Industriales y toma el integrado a Belén.',
+  },
+  {
+    shortcut: '/gracias',
+    title: 'Gracias por escribir',
+    text: 'Gracias por escribirnos, {{nombre}}. Soy {{agente}}, del equipo de Campaña Demo: aquí estamos para lo que necesites.',
+  },
+];
+
+interface Supporter {
+  name: string;
+  /** Ten digits, or none (an email-only row). */
+  phone?: string;
+  email?: string;
+  documentId?: number;
+  comuna: number;
+  barrio: string;
+  tags: string[];
+}
+
+const fold = (text: string) =>
+  text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
+
+/** A phone as people type it in a spreadsheet: with or without +57, spaces, dashes or brackets. */
+function phoneAsTyped(digits: string, style: number): string {
+  const [a, b, c] = [digits.slice(0, 3), digits.slice(3, 6), digits.slice(6)];
+  return [digits, `${a} ${b} ${c}`, `+57 ${a}-${b}-${c}`, `(${a}) ${b} ${c}`, `${a}-${b}-${c.slice(0, 2)}-${c.slice(2)}`, `+57${digits}`][style % 6]!;
+}
+
+/** A cédula as typed: with dots, with spaces or bare. */
+function cedulaAsTyped(number: number, style: number): string {
+  const grouped = number.toLocaleString('de-DE');
+  return [grouped, grouped.replace(/\./g, ' '), String(number)][style % 3]!;
+}
+
+const csvCell = (value: string | undefined) => (value === undefined ? '' : /[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+
+/** An 8-digit cédula, below the 10-digit range the voters' import uses, so the two never collide. */
+const cedula = () => randomInt(10_000_000, 99_999_999);
+
+/** The supporters' spreadsheet: `leadsToUpdate` are people the posters already captured, typed again (the import updates them). */
+function supportersFile(comunaCodes: readonly string[], leadsToUpdate: readonly { name: string; phone: string }[]): { csv: string; people: Supporter[] } {
+  const people: Supporter[] = [];
+  const phones = new Set(leadsToUpdate.map((lead) => lead.phone));
+  let emailNumber = 0;
+  for (const lead of leadsToUpdate) {
+    const comuna = randomInt(COMUNAS.length);
+    people.push({ name: lead.name, phone: lead.phone, documentId: cedula(), comuna, barrio: pick(BARRIOS[comuna]!), tags: ['voluntario'] });
+  }
+  while (people.length < 200) {
+    const first = pick(SUPPORTER_FIRST);
+    const last = `${pick(SUPPORTER_LAST)} ${pick(SUPPORTER_LAST)}`;
+    let phone: string | undefined = people.length % 12 === 5 ? undefined : mobile();
+    while (phone && phones.has(phone)) phone = mobile();
+    if (phone) phones.add(phone);
+    const local = `${fold(first.split(' ')[0]!)}.${fold(last.split(' ')[0]!)}${++emailNumber}`;
+    const email = !phone || Math.random() < 0.4 ? `${local}@${pick(EMAIL_DOMAINS)}` : undefined;
+    const comuna = randomInt(COMUNAS.length);
+    const tags = [
+      ...(Math.random() < 0.22 ? ['líder'] : []),
+      ...(Math.random() < 0.12 ? ['transporte'] : []),
+      ...(Math.random() < 0.35 ? ['voluntario'] : []),
+      ...(Math.random() < 0.08 ? ['testigo electoral'] : []),
+    ];
+    people.push({ name: `${first} ${last}`, phone, email, documentId: Math.random() < 0.6 ? cedula() : undefined, comuna, barrio: pick(BARRIOS[comuna]!), tags });
+  }
+  const rows = ['nombre,celular,correo,cedula,codigoTerritorio,barrio,etiquetas,intereses,autorizaWhatsapp,autorizaCorreo'];
+  people.forEach((person, i) => {
+    const interests = [...new Set([pick(TOPICS), pick(TOPICS)])].slice(0, 1 + randomInt(2));
+    rows.push(
+      [
+        person.name,
+        person.phone && phoneAsTyped(person.phone, i),
+        person.email,
+        person.documentId === undefined ? undefined : cedulaAsTyped(person.documentId, i),
+        comunaCodes[person.comuna],
+        person.barrio,
+        person.tags.join(';'),
+        interests.join(';'),
+        person.phone ? (Math.random() < 0.85 ? 'sí' : 'no') : '',
+        person.email ? (Math.random() < 0.75 ? 'si' : 'no') : '',
+      ]
+        .map(csvCell)
+        .join(','),
+    );
+  });
+  return { csv: rows.join('\n'), people };
+}
+
+/** The WhatsApp number id and business account the simulator uses too: deliveries look like Meta's. */
+const WA_PHONE_NUMBER_ID = '100000000000001';
+const WA_BUSINESS_ACCOUNT = '100000000000002';
+
+/** A webhook delivery signed as Meta signs it: `X-Hub-Signature-256: sha256=<HMAC-SHA256 of the raw body with the app secret>`. */
+async function signedWebhook(secret: string, payload: unknown): Promise<number> {
+  const raw = JSON.stringify(payload);
+  const response = await fetch(`${BASE}/api/whatsapp/webhook`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': `sha256=${createHmac('sha256', secret).update(raw, 'utf8').digest('hex')}` },
+    body: raw,
+    signal: AbortSignal.timeout(15_000),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/**
+ * Whether the server takes webhooks signed with the demo's secret: an empty delivery (no change in
+ * it), which the server acknowledges and ignores. 'none': the demo has no secret to sign with.
+ */
+async function webhookCheck(secret: string | undefined): Promise<'signed' | 'refused' | 'none'> {
+  if (!secret) return 'none';
+  return (await signedWebhook(secret, { object: 'whatsapp_business_account', entry: [] })) === 200 ? 'signed' : 'refused';
+}
+
+/** One message a person sends, as the Cloud API delivers it: their number, their WhatsApp profile name, the text (or a photo). */
+function inboundDelivery(phone: string, profileName: string | undefined, content: { text: string } | { photo: true }, at: Date) {
+  const from = `57${phone}`;
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: WA_BUSINESS_ACCOUNT,
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550000000', phone_number_id: WA_PHONE_NUMBER_ID },
+              contacts: [{ wa_id: from, ...(profileName ? { profile: { name: profileName } } : {}) }],
+              messages: [
+                {
+                  from,
+                  id: `wamid.DEMO${randomBytes(12).toString('hex')}`,
+                  timestamp: String(Math.floor(at.getTime() / 1000)),
+                  ...('text' in content
+                    ? { type: 'text', text: { body: content.text } }
+                    : { type: 'image', image: { id: String(randomInt(10 ** 12, 10 ** 13)), mime_type: 'image/jpeg' } }),
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+interface PqrsFiling {
+  type: 'peticion' | 'queja' | 'reclamo' | 'sugerencia' | 'denuncia' | 'consulta' | 'informacion';
+  subject: string;
+  description: string;
+  comuna: number;
+  /** Staff filing what reached them another way; none: the citizen filed it on the web. */
+  channel?: 'presencial' | 'telefono' | 'email';
+  anonymous?: true;
+  /** What the desk does with it. */
+  then?: { assign?: 'desk' | 'manager'; status?: 'in_progress' | 'waiting_citizen'; priority?: 'high' | 'urgent'; answer?: string; close?: true; extend?: string };
+}
+
+const PQRS_FILINGS: readonly PqrsFiling[] = [
+  {
+    type: 'peticion',
+    subject: 'Reparación de los huecos de la carrera 52 en Aranjuez',
+    description:
+      'Solicito que la campaña gestione ante la Secretaría de Infraestructura la reparación de los huecos de la carrera 52 entre las calles 90 y 92. Los buses del barrio ya no suben por ahí y los adultos mayores tienen que caminar.',
+    comuna: 3,
+    then: {
+      assign: 'desk',
+      status: 'in_progress',
+      extend:
+        'La respuesta requiere la visita técnica del equipo de infraestructura de la campaña a la carrera 52, programada para la próxima semana con la junta de acción comunal.',
+    },
+  },
+  {
+    type: 'peticion',
+    subject: 'Reunión con la junta de acción comunal de El Salado',
+    description:
+      'Como presidenta de la JAC de El Salado pedimos una reunión con el candidato para presentarle las necesidades del sector: el acueducto veredal, el transporte y la seguridad en la parte alta.',
+    comuna: 12,
+    channel: 'presencial',
+    then: {
+      assign: 'manager',
+      answer:
+        'Con gusto. El candidato se reunirá con la junta el martes a las 6:00 p. m. en la sede comunal de El Salado. La coordinación de la campaña le confirmará por teléfono. Gracias por la invitación.',
+      close: true,
+    },
+  },
+  {
+    type: 'peticion',
+    subject: 'Programas de empleo para jóvenes en la comuna 1',
+    description:
+      'Soy madre cabeza de hogar. Mis dos hijos terminaron el bachillerato hace un año y no consiguen trabajo. ¿Qué programas de empleo juvenil propone la campaña para la comuna 1?',
+    comuna: 0,
+    then: { assign: 'desk', status: 'in_progress' },
+  },
+  {
+    type: 'peticion',
+    subject: 'Más cupos de Buen Comienzo en Rosales',
+    description:
+      'En Belén Rosales hay lista de espera de más de 40 niños para la atención a la primera infancia. Pedimos que la campaña incluya la ampliación de cupos en su programa.',
+    comuna: 15,
+  },
+  {
+    type: 'peticion',
+    subject: 'Mantenimiento de la cancha sintética de Castilla',
+    description:
+      'La cancha del barrio tiene la grama rota y las mallas caídas. Pedimos que la propuesta de deporte incluya su mantenimiento y la escuela de fútbol para los niños.',
+    comuna: 4,
+    channel: 'telefono',
+  },
+  {
+    type: 'peticion',
+    subject: 'Punto de reciclaje en Laureles',
+    description: 'Solicitamos un punto de reciclaje en el segundo parque de Laureles; los recicladores del barrio se ofrecen a manejarlo.',
+    comuna: 10,
+    channel: 'email',
+    then: {
+      assign: 'desk',
+      answer:
+        'Gracias por la propuesta. El programa de gobierno incluye puntos de reciclaje con las asociaciones de recicladores en cada comuna; su solicitud quedó en la lista de la comuna 11.',
+    },
+  },
+  {
+    type: 'queja',
+    subject: 'Ruido del evento de campaña en el parque de Belén',
+    description:
+      'El sábado la tarima del evento tuvo música a alto volumen hasta las 10 de la noche. En la cuadra hay adultos mayores y niños pequeños. Esperamos que no se repita.',
+    comuna: 15,
+    then: {
+      assign: 'manager',
+      priority: 'high',
+      answer:
+        'Le ofrecemos disculpas. Desde este fin de semana los eventos de la campaña terminan a las 8:00 p. m. y el sonido se mide durante el evento para no pasar los límites permitidos.',
+      close: true,
+    },
+  },
+  {
+    type: 'queja',
+    subject: 'Afiches de la campaña pegados en los postes',
+    description: 'En la carrera 70 hay afiches de la campaña pegados en los postes del alumbrado. Eso no está permitido y ensucia el barrio.',
+    comuna: 10,
+    then: {
+      assign: 'desk',
+      answer: 'Tiene razón. El equipo de la comuna 11 retiró los afiches de la carrera 70 y recordamos a los voluntarios que solo se pegan donde está autorizado.',
+    },
+  },
+  {
+    type: 'queja',
+    subject: 'Voluntario irrespetuoso en el puerta a puerta',
+    description: 'Un voluntario de la campaña fue grosero con mi mamá cuando ella no quiso recibir el volante. Fue el jueves en la tarde en Campo Valdés.',
+    comuna: 3,
+    channel: 'telefono',
+    then: { assign: 'manager', status: 'in_progress', priority: 'high' },
+  },
+  {
+    type: 'queja',
+    subject: 'Robos en el puente peatonal de la avenida 80',
+    description:
+      'Al atardecer roban con frecuencia en el puente peatonal de la avenida 80 con la calle 65. Pedimos que la propuesta de seguridad incluya iluminación y presencia de la policía.',
+    comuna: 6,
+    then: { assign: 'desk', priority: 'urgent' },
+  },
+  {
+    type: 'queja',
+    subject: 'El centro de salud de Santa Cruz no tiene médico en la tarde',
+    description: 'Desde hace dos meses el centro de salud no tiene médico después de la 1:00 p. m. y hay que ir hasta el hospital. ¿Qué propone la campaña en salud?',
+    comuna: 1,
+  },
+  {
+    type: 'reclamo',
+    subject: 'No me han llamado después de inscribirme como voluntario',
+    description: 'Me inscribí hace dos semanas en el formulario de voluntarios y nadie me ha llamado. Quiero ayudar los fines de semana.',
+    comuna: 7,
+    then: {
+      assign: 'desk',
+      answer: 'Disculpe la demora. La coordinadora de voluntarios de la comuna 8 lo llamará esta semana para darle la bienvenida y contarle de la jornada del sábado.',
+      close: true,
+    },
+  },
+  {
+    type: 'reclamo',
+    subject: 'Me siguen llegando correos después de pedir que no',
+    description: 'Pedí que me sacaran de la lista de correos de la campaña y me siguen llegando. Por favor no me escriban más.',
+    comuna: 11,
+    channel: 'email',
+    then: { assign: 'manager', status: 'in_progress', priority: 'high' },
+  },
+  {
+    type: 'reclamo',
+    subject: 'Cobro por la camiseta del encuentro de Robledo',
+    description: 'En el encuentro de Robledo nos cobraron $20.000 por la camiseta que habían dicho que era gratis.',
+    comuna: 6,
+  },
+  {
+    type: 'sugerencia',
+    subject: 'Hacer los encuentros el domingo en la mañana',
+    description: 'Muchos trabajamos los sábados. Propongo que los encuentros de la campaña sean el domingo en la mañana, así va más gente.',
+    comuna: 8,
+    then: { answer: 'Gracias por la sugerencia. El próximo encuentro de la comuna 9 será un domingo a las 10:00 a. m.; se lo contaremos por este medio.' },
+  },
+  {
+    type: 'sugerencia',
+    subject: 'Lengua de señas en los videos de la campaña',
+    description: 'Los videos de la campaña deberían tener intérprete de lengua de señas o al menos subtítulos. Somos muchas personas sordas en la ciudad.',
+    comuna: 9,
+  },
+  {
+    type: 'sugerencia',
+    subject: 'Ciclorruta por la avenida Guayabal',
+    description: 'Propongo una ciclorruta por la avenida Guayabal hasta el centro; muchos trabajadores vamos en bicicleta por la vía sin ninguna protección.',
+    comuna: 14,
+    channel: 'presencial',
+  },
+  {
+    type: 'consulta',
+    subject: 'Propuesta sobre el POT en El Poblado',
+    description: '¿Cuál es la posición de la campaña sobre la revisión del POT y la construcción en las laderas de El Poblado?',
+    comuna: 13,
+  },
+  {
+    type: 'consulta',
+    subject: 'Salud mental para jóvenes',
+    description: '¿La campaña tiene propuestas de salud mental para jóvenes? En el colegio de mi hija hubo dos casos este año.',
+    comuna: 5,
+    then: { assign: 'desk', status: 'in_progress' },
+  },
+  {
+    type: 'consulta',
+    subject: 'Presupuesto participativo',
+    description: '¿Cómo funcionaría el presupuesto participativo que propone la campaña? ¿Las juntas de acción comunal seguirían decidiendo?',
+    comuna: 2,
+    channel: 'telefono',
+  },
+  {
+    type: 'informacion',
+    subject: 'Copia del programa de gobierno',
+    description: 'Solicito copia en PDF del programa de gobierno inscrito por el candidato.',
+    comuna: 10,
+    channel: 'email',
+    then: {
+      assign: 'desk',
+      answer: 'Le enviamos el programa de gobierno en PDF al correo que registró. También puede descargarlo en la página de la campaña.',
+      close: true,
+    },
+  },
+  {
+    type: 'informacion',
+    subject: 'Dónde consultar los gastos de la campaña',
+    description: 'Quiero saber dónde puedo consultar los ingresos y gastos de la campaña.',
+    comuna: 12,
+  },
+  {
+    type: 'informacion',
+    subject: 'Fecha del debate en la universidad',
+    description: '¿En qué fecha y a qué hora es el debate de candidatos en la universidad? ¿Se puede asistir sin ser estudiante?',
+    comuna: 9,
+    channel: 'telefono',
+  },
+  {
+    type: 'denuncia',
+    subject: 'Ofrecen mercados a cambio de la cédula',
+    description: 'En la parte alta de La Cruz un señor está ofreciendo mercados a cambio de la cédula y dice que es de esta campaña. Lo hace los domingos en la tarde.',
+    comuna: 2,
+    anonymous: true,
+    then: { assign: 'manager', priority: 'urgent', status: 'in_progress' },
+  },
+];
+
+interface WeekCast {
+  manager: Session;
+  desk: Session;
+  comunas: readonly { id: string; name: string }[];
+  comunaCodes: readonly string[];
+  leads: readonly { name: string; phone: string }[];
+  secret: string | undefined;
+}
+
+interface WeekOutcome {
+  imported: { created: number; updated: number; rejected: number };
+  tagged: number;
+  notes: number;
+  duplicatePairs: number;
+  conversations: number;
+  unread: { conversations: number; messages: number };
+  pqrs: { filed: number; answered: number; extended: number; assigned: number; limited: number };
+  seconds: number;
+}
+
+/** The person the import made of a phone (the search takes any format). */
+async function personByPhone(session: Session, phone: string): Promise<{ id: string; name: string; tags: string[] }> {
+  const page = await must<{ data: { id: string; name: string; tags: string[] }[] }>('GET', `/api/audience/contacts?q=${phone}&limit=1`, session.token);
+  if (!page.data[0]) throw new Error(`No person with the phone ${phone} after the import.`);
+  return page.data[0];
+}
+
+async function ordinaryWeek(cast: WeekCast): Promise<WeekOutcome> {
+  const started = performance.now();
+  const { manager, desk } = cast;
+
+  // People: the supporters' spreadsheet from the leaders' meeting, with its consent proof.
+  const file = supportersFile(cast.comunaCodes, cast.leads.slice(0, 3));
+  const query = new URLSearchParams({
+    consentText: IMPORT_CONSENT,
+    consentCollection: `Demostración (npm run demo, ${RUN}): planillas firmadas en el encuentro de líderes de la sede de Campaña Demo; datos ficticios.`,
+    privacyPolicyUrl: 'https://example.org/privacidad',
+  });
+  const imported = await must<{ created: number; updated: number; rejectedCount: number; rejected: { line: number; message: string }[] }>(
+    'POST',
+    `/api/audience/contacts/import?${query}`,
+    manager.token,
+    file.csv,
+    'text/csv',
+  );
+  log(
+    `  supporters' file: ${imported.created} people created, ${imported.updated} updated from the posters` +
+      (imported.rejectedCount ? ` (${imported.rejectedCount} rows refused, e.g. line ${imported.rejected[0]?.line}: ${imported.rejected[0]?.message})` : ''),
+  );
+
+  // Tags and staff notes on some of them.
+  const withPhone = file.people.filter((person) => person.phone && person.documentId !== undefined).slice(3);
+  const [leader, driver, witness, coordinator, twin, ...others] = withPhone;
+  const retag: [Supporter, string[]][] = [
+    [leader!, ['líder', 'coordinador de barrio']],
+    [driver!, ['transporte']],
+    [witness!, ['testigo electoral', 'voluntario']],
+    [coordinator!, ['líder', 'testigo electoral']],
+    [others[0]!, ['voluntario', 'comunicaciones']],
+  ];
+  const tagged = await inParallel(retag, async ([person, extra]) => {
+    const held = await personByPhone(manager, person.phone!);
+    await must('PATCH', `/api/audience/contacts/${held.id}`, manager.token, { tags: [...new Set([...held.tags, ...extra])] });
+    return held;
+  });
+  const notes: [number, Session, string][] = [
+    [0, manager, 'Llamé el martes: confirma que lleva 15 vecinos al encuentro del sábado. Pide volantes para la cuadra.'],
+    [0, desk, 'Prefiere que la llamen después de las 6:00 p. m.; en el día trabaja en la plaza de mercado.'],
+    [1, manager, 'Tiene una buseta de 19 puestos y ofrece llevar a los vecinos al encuentro del sábado. Coordinar con logística.'],
+    [2, desk, 'Hizo la capacitación de testigos del jueves. Falta asignarle mesa.'],
+  ];
+  await inParallel(notes, ([who, author, text]) => must('POST', `/api/audience/contacts/${tagged[who]!.id}/notes`, author.token, { text }));
+
+  // Quick replies the team answers with (a Comando that already has these shortcuts keeps its own: 409 shortcut_taken).
+  for (const quick of QUICK_REPLIES) {
+    const answer = await call('POST', '/api/whatsapp/quick-replies', manager.token, quick);
+    if (answer.status >= 300 && answer.status !== 409) throw new Error(`POST /api/whatsapp/quick-replies answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  }
+
+  const comuna = (i: number) => cast.comunas[i]!.id;
+  const people = file.people;
+  const filings = await inParallel(
+    PQRS_FILINGS.map((filing, i) => ({ filing, i })),
+    async ({ filing, i }) => {
+      // A few filers are supporters of the file (the same phone: the same person); the rest arrive at the desk for the first time.
+      const supporter = i % 8 === 2 ? people[20 + i] : undefined;
+      const first = pick(SUPPORTER_FIRST);
+      const last = `${pick(SUPPORTER_LAST)} ${pick(SUPPORTER_LAST)}`;
+      const email = supporter
+        ? supporter.email
+        : i % 3 === 0
+          ? undefined
+          : `${fold(first.split(' ')[0]!)}.${fold(last.split(' ')[0]!)}${randomInt(10, 100)}@${pick(EMAIL_DOMAINS)}`;
+      const citizen = filing.anonymous
+        ? { anonymous: true }
+        : {
+            name: supporter?.name ?? `${first} ${last}`,
+            phone: supporter ? supporter.phone : i % 3 === 1 ? undefined : mobile(),
+            email,
+            // A supporter's cédula is the spreadsheet's: a filing would overwrite it with what it gives.
+            documentId: !supporter && Math.random() < 0.5 ? String(cedula()) : undefined,
+            consent: true,
+            emailOptIn: email !== undefined,
+          };
+      const answer = await call<{ id: string; number: string }>('POST', '/api/pqrs', filing.channel ? desk.token : undefined, {
+        type: filing.type,
+        subject: filing.subject,
+        description: filing.description,
+        territoryId: comuna(filing.comuna),
+        ...citizen,
+        ...(filing.channel ? { channel: filing.channel } : {}),
+      });
+      if (answer.status === 429) return undefined;
+      if (answer.status >= 300) throw new Error(`POST /api/pqrs answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      return { filing, id: answer.body.id, number: answer.body.number };
+    },
+    4,
+  );
+  const filed = filings.filter((entry) => entry !== undefined);
+  // The same person, at the office with another phone, giving the cédula of the spreadsheet: a pair for the duplicates screen.
+  await must('POST', '/api/pqrs', desk.token, {
+    channel: 'presencial',
+    type: 'peticion',
+    subject: 'Certificado de participación en la jornada de voluntarios',
+    description: 'Necesito un certificado de que participé en la jornada de voluntarios del mes pasado, para la universidad.',
+    name: twin!.name.split(' ').slice(0, -1).join(' '),
+    phone: mobile(),
+    documentId: cedulaAsTyped(twin!.documentId!, 0),
+    territoryId: comuna(twin!.comuna),
+    consent: true,
+  });
+  const pqrsFiled = filed.length + 1;
+  let answered = 0;
+  let extended = 0;
+  let assigned = 0;
+  await inParallel(
+    filed,
+    async ({ filing, id }) => {
+      const then = filing.then;
+      if (!then) return;
+      if (then.assign || then.status || then.priority) {
+        await must('PATCH', `/api/pqrs/${id}`, manager.token, {
+          ...(then.assign ? { assigneeId: (then.assign === 'desk' ? desk : manager).id } : {}),
+          ...(then.status ? { status: then.status } : {}),
+          ...(then.priority ? { priority: then.priority } : {}),
+          note: then.assign === 'desk' ? 'Para atención ciudadana.' : 'Lo lleva la coordinación.',
+        });
+        if (then.assign) assigned++;
+      }
+      const by = then.assign === 'manager' ? manager : desk;
+      if (then.extend) {
+        const request = await must<{ latestExtensionDate: string | null }>('GET', `/api/pqrs/${id}`, by.token);
+        if (request.latestExtensionDate) {
+          await must('POST', `/api/pqrs/${id}/extend`, by.token, { newDueDate: request.latestExtensionDate, reason: then.extend });
+          extended++;
+        }
+      }
+      if (then.answer) {
+        await must('POST', `/api/pqrs/${id}/answer`, by.token, { answer: then.answer, close: then.close ?? false });
+        answered++;
+      }
+    },
+    4,
+  );
+
+  // The inbox: people write to the campaign's number; Meta would deliver each message to the webhook, signed.
+  let conversations = 0;
+  let fromWhatsApp = false;
+  if (cast.secret) {
+    const secret = cast.secret;
+    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+    const say = async (phone: string, profile: string | undefined, content: string | { photo: true }, at: Date) => {
+      const status = await signedWebhook(secret, inboundDelivery(phone, profile, typeof content === 'string' ? { text: content } : content, at));
+      if (status !== 200) throw new Error(`POST /api/whatsapp/webhook answered ${status}`);
+    };
+    const conversationOf = async (phone: string) => {
+      const page = await must<{ data: { id: string }[] }>('GET', `/api/whatsapp/conversations?q=${phone}&limit=1`, manager.token);
+      if (!page.data[0]) throw new Error(`No conversation with ${phone} after its message.`);
+      return page.data[0].id;
+    };
+    const quickReply = async (conversationId: string, staff: Session, shortcut: string) => {
+      const found = await must<{ data: { shortcut: string; rendered: { text: string } | null }[] }>(
+        'GET',
+        `/api/whatsapp/quick-replies?q=${encodeURIComponent(shortcut)}&conversationId=${conversationId}`,
+        staff.token,
+      );
+      const text = found.data.find((quick) => quick.shortcut === shortcut)?.rendered?.text;
+      if (text) await must('POST', `/api/whatsapp/conversations/${conversationId}/messages`, staff.token, { text });
+    };
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 1100));
+    const supporters = people.filter((person) => person.phone).slice(40);
+    const newcomer = () => mobile();
+    const hernando = newcomer();
+    const chats: (() => Promise<void>)[] = [
+      // Asked about the event, answered with /horario, thanked: resolved.
+      async () => {
+        const person = supporters[0]!;
+        await say(person.phone!, person.name.split(' ')[0], 'Buenas tardes, ¿a qué hora es el encuentro del sábado?', minutesAgo(95));
+        const id = await conversationOf(person.phone!);
+        await must('POST', `/api/whatsapp/conversations/${id}/read`, desk.token);
+        await quickReply(id, desk, '/horario');
+        await pause();
+        await say(person.phone!, person.name.split(' ')[0], 'Listo, muchas gracias 🙏', new Date());
+        await must('POST', `/api/whatsapp/conversations/${id}/read`, desk.token);
+        await must('PATCH', `/api/whatsapp/conversations/${id}`, desk.token, { status: 'closed' });
+      },
+      // Two questions, unread, assigned to citizen attention.
+      async () => {
+        const person = supporters[1]!;
+        await say(person.phone!, person.name.split(' ')[0], 'Hola, ¿dónde queda el evento del sábado? Voy con tres vecinos de La Salle', minutesAgo(48));
+        await say(person.phone!, person.name.split(' ')[0], '¿Hay transporte desde el barrio o nos toca en metro?', minutesAgo(46));
+        const id = await conversationOf(person.phone!);
+        await must('PATCH', `/api/whatsapp/conversations/${id}`, manager.token, { assignedToId: desk.id });
+      },
+      // A complaint from someone new: read, turned into a PQRS request assigned to the desk, answered with its number.
+      async () => {
+        await say(
+          hernando,
+          'Hernando Gil',
+          'Buenas. Llevamos casi un mes sin alumbrado en la calle 80 con carrera 45 y ya pusimos la queja varias veces. ¿La campaña qué propone?',
+          minutesAgo(180),
+        );
+        await say(hernando, 'Hernando Gil', 'Es peligroso de noche, ya robaron a dos vecinas saliendo del bus', minutesAgo(178));
+        const id = await conversationOf(hernando);
+        await must('POST', `/api/whatsapp/conversations/${id}/read`, desk.token);
+        await must('PATCH', `/api/whatsapp/conversations/${id}`, manager.token, { assignedToId: desk.id });
+        const request = await must<{ id: string; number: string }>('POST', '/api/pqrs/from-whatsapp', desk.token, {
+          conversationId: id,
+          type: 'queja',
+          subject: 'Alumbrado apagado en la calle 80 con carrera 45',
+          territoryId: comuna(6),
+          priority: 'high',
+        });
+        await must('PATCH', `/api/pqrs/${request.id}`, manager.token, { assigneeId: desk.id, status: 'in_progress', note: 'Viene de WhatsApp: seguimiento con la Secretaría.' });
+        fromWhatsApp = true;
+        await must('POST', `/api/whatsapp/conversations/${id}/messages`, desk.token, {
+          text: `Hola, Hernando. Radicamos su queja con el número ${request.number}; le contamos la respuesta por aquí. Gracias por avisarnos.`,
+        });
+      },
+      // BAJA: the person withdraws WhatsApp consent.
+      async () => {
+        const person = supporters[2]!;
+        await say(person.phone!, undefined, 'BAJA', minutesAgo(300));
+      },
+      // Someone new who wants to volunteer: unread.
+      async () => {
+        await say(newcomer(), 'Yuli ✨', '¡Hola! Quiero ser voluntaria, ¿cómo me inscribo? Vivo en Doce de Octubre', minutesAgo(25));
+      },
+      // A poster lead, after the poster: unread.
+      async () => {
+        const lead = cast.leads[5]!;
+        await say(lead.phone, lead.name.split(' ')[0], 'Vi el afiche en la tienda. ¿El evento es gratis? ¿Puedo llevar a mis hijos?', minutesAgo(12));
+      },
+      // Where do I vote: answered, read, left open.
+      async () => {
+        const person = supporters[3]!;
+        await say(person.phone!, person.name.split(' ')[0], 'Buenos días, soy de Robledo. ¿Cómo sé en qué puesto me toca votar?', minutesAgo(140));
+        const id = await conversationOf(person.phone!);
+        await must('POST', `/api/whatsapp/conversations/${id}/read`, desk.token);
+        await must('POST', `/api/whatsapp/conversations/${id}/messages`, desk.token, {
+          text: 'Buenos días. Puede consultar su puesto de votación en la página de la Registraduría con su número de cédula. Si quiere, le ayudamos: escríbanos la cédula por aquí.',
+        });
+      },
+      // A photo and its explanation: unread.
+      async () => {
+        const person = supporters[4]!;
+        await say(person.phone!, person.name.split(' ')[0], { photo: true }, minutesAgo(70));
+        await say(person.phone!, person.name.split(' ')[0], 'Esta es la foto del hueco frente a mi casa, en Pedregal. Ya se cayeron dos motos', minutesAgo(69));
+      },
+      // Praise and a question: unread.
+      async () => {
+        await say(newcomer(), 'Profe Martha', 'Muy buenas las propuestas de educación 👏 ¿Van a ir al colegio de Belén a presentarlas a los profesores?', minutesAgo(33));
+      },
+      // A supporter offering a hand, greeted with /gracias: read, open.
+      async () => {
+        const person = supporters.slice(5).find((candidate) => candidate.tags.includes('transporte')) ?? supporters[5]!;
+        await say(person.phone!, person.name.split(' ')[0], 'Tengo buseta para el sábado, ¿a quién le aviso?', minutesAgo(210));
+        const id = await conversationOf(person.phone!);
+        await must('POST', `/api/whatsapp/conversations/${id}/read`, desk.token);
+        await quickReply(id, desk, '/gracias');
+      },
+    ];
+    await inParallel(chats, (chat) => chat(), 4);
+    conversations = chats.length;
+  }
+
+  const pairs = await must<{ data: unknown[] }>('GET', `/api/audience/duplicates?contactId=${(await personByPhone(manager, twin!.phone!)).id}`, manager.token);
+  const unread = await must<{ conversations: number; messages: number }>('GET', '/api/whatsapp/conversations/unread', manager.token);
+  return {
+    imported: { created: imported.created, updated: imported.updated, rejected: imported.rejectedCount },
+    tagged: tagged.length,
+    notes: notes.length,
+    duplicatePairs: pairs.data.length,
+    conversations,
+    unread,
+    pqrs: { filed: pqrsFiled + (fromWhatsApp ? 1 : 0), answered, extended, assigned: assigned + (fromWhatsApp ? 1 : 0), limited: filings.length - filed.length },
+    seconds: (performance.now() - started) / 1000,
+  };
 }
 
 async function main(): Promise<void> {
@@ -293,7 +1087,21 @@ async function main(): Promise<void> {
 
   log(`Comando at ${BASE}: building the demo campaign (run ${RUN})…`);
   const admin = await adminSession();
+  // The week writes into the PQRS desk's numbered register and the team's quick replies: only on a Comando the demo made.
+  const ownComando = admin.email.endsWith('@demo.comando.co');
+  const webhook = ownComando ? await webhookCheck(process.env.WHATSAPP_APP_SECRET?.trim() || undefined) : 'none';
+  if (!ownComando) {
+    log(`  ${admin.email} is not a demo account: this Comando is not the demo's, so the campaign's ordinary week (People, WhatsApp, PQRS) is left out.`);
+  } else if (webhook !== 'signed') {
+    log(
+      webhook === 'none'
+        ? '  No WHATSAPP_APP_SECRET here: nobody will write to the inbox (the demo signs their messages with it, as Meta does). See the README: start both with the same one.'
+        : '  The server refuses webhooks signed with this WHATSAPP_APP_SECRET: start it with the same one (README). Nobody will write to the inbox.',
+    );
+  }
   const manager = await createUser(admin, 'manager', 'coordinacion', 'Coordinación de campaña');
+  // The citizen desk's staff member answers the inbox and the PQRS desk: an account only the week needs.
+  const desk = ownComando ? await createUser(admin, 'manager', 'atencion', 'Daniela Ruiz') : undefined;
   const viewer = await createUser(admin, 'viewer', 'sala', 'Sala de situación');
   const members = await inParallel(
     Array.from({ length: 30 }, (_, i) => i),
@@ -409,13 +1217,14 @@ async function main(): Promise<void> {
   });
   const codes = (await must<{ codes: { code: string }[] }>('POST', `/api/poster-qr/campaigns/${campaign.id}/generate-codes`, manager.token, { count: 20, labelPrefix: 'Afiche' }))
     .codes;
+  const leads = Array.from({ length: 150 }, () => ({ name: personName(), phone: mobile() }));
   await inParallel(
-    Array.from({ length: 150 }, (_, i) => i),
-    (i) =>
+    leads,
+    (lead, i) =>
       must('POST', '/api/qr-leads/capture', undefined, {
         code: codes[i % codes.length]!.code,
-        name: personName(),
-        phone: mobile(),
+        name: lead.name,
+        phone: lead.phone,
         interests: [pick(['seguridad', 'empleo', 'movilidad', 'educación'])],
         email: Math.random() < 0.6 ? `simpatizante${i + 1}-${RUN}@example.org` : undefined,
         consent: true,
@@ -427,10 +1236,47 @@ async function main(): Promise<void> {
   log('  a poster campaign with 20 posters and 150 leads');
   await outreach(manager, campaign.id);
 
+  const week = desk
+    ? await ordinaryWeek({
+        manager,
+        desk,
+        comunas,
+        comunaCodes: COMUNAS.map((_, i) => `DEMO-${RUN}-C${i + 1}`),
+        leads,
+        secret: webhook === 'signed' ? process.env.WHATSAPP_APP_SECRET!.trim() : undefined,
+      })
+    : undefined;
+  if (week) {
+    log(
+      `  the ordinary week in ${week.seconds.toFixed(1)} s: ${week.tagged} people tagged, ${week.notes} notes, ${week.conversations} WhatsApp conversations, ` +
+        `${week.pqrs.filed} PQRS requests (${week.pqrs.answered} answered, ${week.pqrs.extended} extended)` +
+        (week.pqrs.limited ? `; ${week.pqrs.limited} public filings refused by the server's per-IP limit (PQRS_MAX_PER_IP), try again in an hour` : ''),
+    );
+  }
+
   log('\nLogins (password for all: ' + PASSWORD + '):');
+  log(`  console    ${BASE}/            ${manager.email} (manager), ${desk ? `${desk.email} (${desk.name}, citizen desk; manager), ` : ''}${viewer.email} (viewer)`);
   log(`  war room   ${BASE}/war-room/   ${viewer.email} (viewer) or ${manager.email} (manager)`);
   log(`  brigades   ${BASE}/brigada/    ${members[0]!.email} … ${members[29]!.email}`);
   log(`  admin      ${admin.email === `admin-${RUN}@demo.comando.co` ? `${admin.email}` : `${admin.email} (yours)`}`);
+  if (week && desk) {
+    log(`\nWhere to look in the console (${BASE}/, as a manager):`);
+    log(
+      `  Personas   ${BASE}/personas   ${week.imported.created + week.imported.updated} supporters from a spreadsheet (${week.imported.updated} were poster leads: updated, not doubled), ` +
+        `150 poster leads, tags (líder, transporte, voluntario…), notes` +
+        (week.duplicatePairs ? `; duplicates: the same cédula from another phone` : ''),
+    );
+    log(
+      week.conversations
+        ? `  WhatsApp   ${BASE}/whatsapp   ${week.conversations} conversations and the campaign's replies, ${week.unread.conversations} unread (${week.unread.messages} messages), ` +
+            `two assigned to ${desk.name}, one resolved, a BAJA; quick replies /horario, /ubicacion, /gracias`
+        : `  WhatsApp   ${BASE}/whatsapp   only the simulator's replies to the campaign (no WHATSAPP_APP_SECRET shared with the server); quick replies /horario, /ubicacion, /gracias`,
+    );
+    log(
+      `  PQRS       the desk in the console's menu: ${week.pqrs.filed} requests across every type, ${week.pqrs.assigned} assigned, ${week.pqrs.answered} answered, ` +
+        `${week.pqrs.extended} extended${week.conversations ? ', one from a WhatsApp conversation' : ''} (citizens file at ${BASE}/pqrs)`,
+    );
+  }
   if (args['no-play']) return;
 
   // The compressed day: opening a minute from now, closing dayMinutes later, with the default curve's shape.
