@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { AppDeps } from './context';
 import { AppError } from './errors';
 import { safeErrorFields } from './http/problem';
-import type { Queries } from './sql';
+import type { Queries, Sql } from './sql';
 import type { Actor } from './auth/roles';
 
 /** What a module contributes to the process; src/modules/index.ts lists them all. */
@@ -122,13 +122,14 @@ export interface TimelineRequest {
 
 /**
  * A module's part of a person's page (audience's `GET /api/audience/contacts/:id`): its facts
- * about the person, newest first, read from its own tables on the caller's `q`; and, for origins
- * it owns (`qr_campaign`, `pqrs`…), what to call each one.
+ * about the person, newest first, read from its own tables on the caller's `q`; and, for each kind
+ * of origin it owns (`qr_campaign`, `pqrs`…), what to call one: a read-only scalar SQL expression
+ * of the origin's ref id (`(select name from qr_campaigns where id = ${ref})`), which audience
+ * embeds in its own statements, so the people list names origins without a round trip per module.
  */
 export interface PersonTimelineHolder {
   items(q: Queries, request: TimelineRequest): Promise<TimelineEntry[]>;
-  /** Names of the given origins this module owns, by `${kind}:${refId}`; others are left out. */
-  originNames?(q: Queries, origins: readonly { kind: string; refId: string }[]): Promise<Map<string, string>>;
+  originNames?: Readonly<Record<string, (refId: Sql<never>) => Sql<never>>>;
 }
 
 /** A module's timeline holder, under the module's name. */

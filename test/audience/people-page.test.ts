@@ -176,7 +176,7 @@ describe('the person’s page', () => {
     let before: string | null = null;
     let pages = 0;
     do {
-      const response = await http()
+      const response: { body: { data: Item[]; nextCursor: string | null } } = await http()
         .get(`/api/audience/contacts/${contactId}/timeline`)
         .query({ limit: 2, ...(before ? { before } : {}) })
         .set(manager.auth)

@@ -202,7 +202,9 @@ describe('paging', () => {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const response = await list({ limit: 2, sort, ...(cursor ? { cursor } : {}) }).expect(200);
+        const query: Record<string, string | number> = { limit: 2, sort };
+        if (cursor) query.cursor = cursor;
+        const response: { body: { data: Row[]; nextCursor: string | null } } = await list(query).expect(200);
         seen.push(...(response.body.data as Row[]));
         cursor = response.body.nextCursor;
         pages++;

@@ -61,10 +61,7 @@ export const agendaTimeline: PersonTimelineHolder = {
   },
 
   /** An `agenda_event` origin is the event the person first answered. */
-  async originNames(q, origins) {
-    const ids = origins.filter((origin) => origin.kind === 'agenda_event').map((origin) => origin.refId);
-    if (!ids.length) return new Map();
-    const rows = await q.rows(sql<{ id: string; title: string }>`select id, title from agenda_events where id = any(${ids}::uuid[])`);
-    return new Map(rows.map((row) => [`agenda_event:${row.id}`, row.title]));
+  originNames: {
+    agenda_event: (ref) => sql`(select e.title from agenda_events e where e.id = ${ref})`,
   },
 };

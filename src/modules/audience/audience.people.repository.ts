@@ -12,8 +12,9 @@ const db = tables<PeopleTables>();
 
 /**
  * What a search looks for, decided from what staff typed (`audience.people.ts`):
- * - `name`: words of a name, folded (accents and case) by `people_fold` in the database. Words of
- *   3 characters or more go through the trigram index; shorter ones only filter what those found.
+ * - `name`: words of a name, folded (accents and case) by `people_fold` in the database and
+ *   matched in `name_folded`. Words of 3 characters or more go through the trigram index; shorter
+ *   ones only filter what those found.
  * - `digits`: a phone (exact, in E.164, when the digits make one), the end of a phone, or a cédula
  *   (whole or its beginning).
  * - `email`: a whole address, or the beginning of one.
@@ -63,6 +64,29 @@ export interface PersonRow {
   updated_at: Date;
   /** The sort key's text, for the next page's cursor. */
   sort_key: string;
+  /** The first origins (oldest first), each named by its module. */
+  origins: OriginJson[];
+  origin_count: number;
+}
+
+/** An origin as a statement gives it in JSON (its time as text). */
+export interface OriginJson {
+  kind: string;
+  refId: string;
+  name: string | null;
+  firstSeenAt: string;
+}
+
+/** What an origin is called: `(kind, refId) → text`, made of the owning modules' fragments (`audience.people.ts`). */
+export type OriginNamer = (kind: Sql<never>, refId: Sql<never>) => Sql<never>;
+
+/** The first `limit` origins of the contact `k`, oldest first, named, as a JSON array; and how many there are. */
+function originsColumns(originName: OriginNamer, limit: number | null): Sql<never> {
+  const first = limit === null ? sql`` : sql`limit ${limit}`;
+  return sql`(select coalesce(json_agg(json_build_object('kind', o.kind, 'refId', o.ref_id, 'name', ${originName(sql`o.kind`, sql`o.ref_id`)}, 'firstSeenAt', o.first_seen_at)
+        order by o.first_seen_at, o.kind, o.ref_id), '[]')
+      from (select * from contact_origins o where o.contact_id = k.id order by o.first_seen_at, o.kind, o.ref_id ${first}) o) as origins,
+    (select count(*)::int from contact_origins o where o.contact_id = k.id) as origin_count`;
 }
 
 /**
@@ -81,9 +105,9 @@ const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${cha
 function searchClause(search: PeopleSearch): Sql<never> {
   if (search.kind === 'name') {
     const clauses = [
-      ...search.indexed.map((word) => sql`people_fold(c.name) like '%' || people_fold(${likeLiteral(word)}) || '%'`),
+      ...search.indexed.map((word) => sql`c.name_folded like '%' || people_fold(${likeLiteral(word)}) || '%'`),
       // Under 3 characters a word has no trigram: it only narrows what the others found.
-      ...search.short.map((word) => sql`strpos(people_fold(c.name), people_fold(${word})) > 0`),
+      ...search.short.map((word) => sql`strpos(c.name_folded, people_fold(${word})) > 0`),
     ];
     return sql.join(clauses, ' and ');
   }
@@ -128,58 +152,53 @@ function peopleWhere(filter: PeopleFilter): Sql<never> {
 
 /**
  * A page of people: keyset paging on (sort key, id), never OFFSET, so page 100 costs what page 1
- * does. The inner statement finds the page's ids with the indexes; the outer one adds the
- * territory's name to those rows only. One more row than asked says whether a next page exists.
+ * does. The inner statement finds the page's ids and sort keys only: for a name search, a
+ * territory, or neither, that is all the order's index holds (`contacts_created_order`,
+ * `contacts_name_order`), and a page is an index-only walk; or, for a rare name, the trigram index
+ * and a sort of its few matches. The planner picks. The outer statement reads those rows, their
+ * territory's name and their first origins, named: one round trip for the page. One more row than
+ * asked says whether a next page exists.
  */
-export function peoplePage(q: Queries, filter: PeopleFilter, order: PeopleOrder, after: PeopleAfter | undefined, limit: number): Promise<PersonRow[]> {
-  const key = order.key === 'name' ? sql`people_fold(c.name)` : sql`c.created_at`;
+export function peoplePage(
+  q: Queries,
+  filter: PeopleFilter,
+  order: PeopleOrder,
+  page: { after: PeopleAfter | undefined; limit: number; originName: OriginNamer; originsPerRow: number },
+): Promise<PersonRow[]> {
+  const { after, limit } = page;
+  const key = order.key === 'name' ? sql`c.name_folded` : sql`c.created_at`;
   const keyValue = order.key === 'name' ? sql`${after?.key ?? ''}::text` : sql`${after?.key ?? ''}::timestamptz`;
   const direction = sql.raw(order.descending ? 'desc' : 'asc');
   const where = after ? sql`${peopleWhere(filter)} and (${key}, c.id) ${sql.raw(order.descending ? '<' : '>')} (${keyValue}, ${after.id}::uuid)` : peopleWhere(filter);
   return q.rows(sql<PersonRow>`
-    select p.id, p.name, p.phone, p.email, p.document_id, p.territory_id, t.name as territory_name, p.tags,
-      p.whatsapp_opt_in, p.whatsapp_opted_out_at, p.email_opt_in, p.email_opted_out_at, p.created_at, p.updated_at, p.sort_key
+    select k.id, k.name, k.phone, k.email, k.document_id, k.territory_id, t.name as territory_name, k.tags,
+      k.whatsapp_opt_in, k.whatsapp_opted_out_at, k.email_opt_in, k.email_opted_out_at, k.created_at, k.updated_at, p.sort_key,
+      ${originsColumns(page.originName, page.originsPerRow)}
     from (
-      select c.id, c.name, c.phone, c.email, c.document_id, c.territory_id, c.tags, c.whatsapp_opt_in, c.whatsapp_opted_out_at,
-        c.email_opt_in, c.email_opted_out_at, c.created_at, c.updated_at, ${key} as sort_value, (${key})::text as sort_key
+      select c.id, ${key} as sort_value, (${key})::text as sort_key
       from contacts c
       where ${where}
       order by ${key} ${direction}, c.id ${direction}
       limit ${limit}
     ) p
-    left join ${territoryDirectory()} t on t.id = p.territory_id
+    join contacts k on k.id = p.id
+    left join ${territoryDirectory()} t on t.id = k.territory_id
     order by p.sort_value ${direction}, p.id ${direction}`);
 }
 
-export interface OriginRow {
-  contact_id: string;
-  kind: string;
-  ref_id: string;
-  first_seen_at: Date;
+/** Where a contact came from, as kind and ref id. */
+export function originRefsOf(q: Queries, contactId: string) {
+  return q.rows(db.selectFrom('contact_origins').select(['kind', 'ref_id']).where('contact_id', '=', contactId));
 }
 
-/** The origins of these contacts, each contact's oldest first. */
-export function originsOfMany(q: Queries, contactIds: readonly string[]): Promise<OriginRow[]> {
-  if (!contactIds.length) return Promise.resolve([]);
-  return q.rows(
-    db
-      .selectFrom('contact_origins')
-      .select(['contact_id', 'kind', 'ref_id', 'first_seen_at'])
-      .where('contact_id', 'in', [...contactIds])
-      .orderBy('contact_id')
-      .orderBy('first_seen_at')
-      .orderBy('kind')
-      .orderBy('ref_id'),
-  );
-}
-
-/** One held contact as the person page shows it: the row with its territory's name. */
-export function personRow(q: Queries, id: string) {
+/** One held contact as the person page shows it: the row with its territory's name and every origin, named. */
+export function personRow(q: Queries, id: string, originName: OriginNamer) {
   return q.first(sql<PersonRow & { neighbourhood: string | null; interests: string[] }>`
-    select c.id, c.name, c.phone, c.email, c.document_id, c.territory_id, t.name as territory_name, c.tags, c.neighbourhood, c.interests,
-      c.whatsapp_opt_in, c.whatsapp_opted_out_at, c.email_opt_in, c.email_opted_out_at, c.created_at, c.updated_at, c.id::text as sort_key
-    from contacts c left join ${territoryDirectory()} t on t.id = c.territory_id
-    where c.id = ${id}::uuid and c.erased_at is null and c.merged_into_id is null`);
+    select k.id, k.name, k.phone, k.email, k.document_id, k.territory_id, t.name as territory_name, k.tags, k.neighbourhood, k.interests,
+      k.whatsapp_opt_in, k.whatsapp_opted_out_at, k.email_opt_in, k.email_opted_out_at, k.created_at, k.updated_at, k.id::text as sort_key,
+      ${originsColumns(originName, null)}
+    from contacts k left join ${territoryDirectory()} t on t.id = k.territory_id
+    where k.id = ${id}::uuid and k.erased_at is null and k.merged_into_id is null`);
 }
 
 /** A held contact's correctable fields, locked until the transaction ends; undefined when there is none. */

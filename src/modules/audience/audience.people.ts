@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { AppError, invalidField, NotFoundError } from '../../kernel/errors';
-import type { Queries } from '../../kernel/sql';
+import { sql, type Queries } from '../../kernel/sql';
 import { safeCell } from '../../kernel/spreadsheet';
 import { userNames } from '../auth';
 import { identityKey, normalisePhone } from './audience.contacts';
@@ -19,11 +19,12 @@ import {
   insertNote,
   lockPersonForCorrection,
   notesOf,
-  originsOfMany,
+  originRefsOf,
   peoplePage,
   personRow,
   type NoteRow,
-  type OriginRow,
+  type OriginJson,
+  type OriginNamer,
   type PeopleAfter,
   type PeopleFilter,
   type PeopleOrder,
@@ -41,7 +42,7 @@ import type {
   personView,
   timelinePageView,
 } from './audience.people.schemas';
-import { consentsOf, insertAudit } from './audience.repository';
+import { consentsOf, contactExists, insertAudit } from './audience.repository';
 import { personTimeline } from './audience.timeline';
 
 type Deps = Pick<AppDeps, 'db' | 'personTimeline'>;
@@ -71,7 +72,8 @@ export function parseSearch(raw: string): PeopleSearch {
     return { kind: 'digits', digits, phone: normalisePhone(text) };
   }
   const words = text.split(/\s+/).filter(Boolean);
-  const indexed = words.filter((word) => [...word].length >= 3);
+  // Longest first: it is likely the rarest, and rows walked in order are tested with it first.
+  const indexed = words.filter((word) => [...word].length >= 3).sort((a, b) => [...b].length - [...a].length);
   if (!indexed.length) throw invalidField('query.q', 'Type at least 3 letters of a name.', 'search_too_short');
   return { kind: 'name', indexed, short: words.filter((word) => [...word].length < 3) };
 }
@@ -118,26 +120,29 @@ function consentState(phoneOrEmail: string | null, optIn: boolean, optedOutAt: D
   return phoneOrEmail && optIn ? 'reachable' : 'no_consent';
 }
 
-const originKey = (origin: { kind: string; refId: string }) => `${origin.kind}:${origin.refId}`;
-
-/** What each origin's module calls it, asked of every module that names origins, side by side. */
-async function originNames(deps: Deps, origins: readonly { kind: string; refId: string }[]): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
-  if (!origins.length) return names;
-  const answers = await Promise.all(deps.personTimeline.map((section) => section.originNames?.(deps.db, origins) ?? Promise.resolve(new Map<string, string>())));
-  for (const answer of answers) for (const [key, name] of answer) names.set(key, name);
-  return names;
+/**
+ * What an origin is called, as one expression: each module's fragment for the kinds it owns
+ * (`originNames` of the manifests' `personTimeline`), so a page's origins are named in its statement.
+ */
+function originNamer(deps: Deps): OriginNamer {
+  const named = deps.personTimeline.flatMap((section) => Object.entries(section.originNames ?? {}));
+  return (kind, refId) =>
+    named.length
+      ? sql`(case ${sql.join(
+          named.map(([owned, name]) => sql`when ${kind} = ${owned} then ${name(refId)}`),
+          ' ',
+        )} end)`
+      : sql`null::text`;
 }
 
-function presentOrigin(origin: OriginRow, names: Map<string, string>): z.input<typeof personOriginView> {
-  const ref = { kind: origin.kind, refId: origin.ref_id };
-  return { ...ref, name: names.get(originKey(ref)) ?? null, firstSeenAt: origin.first_seen_at.toISOString() };
+function presentOrigin(origin: OriginJson): z.input<typeof personOriginView> {
+  return { kind: origin.kind, refId: origin.refId, name: origin.name, firstSeenAt: new Date(origin.firstSeenAt).toISOString() };
 }
 
 /** Shown with each row: the first few origins, the rest counted. */
 const ORIGINS_IN_ROW = 5;
 
-function presentPerson(row: PersonRow, origins: readonly OriginRow[], names: Map<string, string>): z.input<typeof personView> {
+function presentPerson(row: PersonRow): z.input<typeof personView> {
   return {
     id: row.id,
     name: row.name,
@@ -150,31 +155,18 @@ function presentPerson(row: PersonRow, origins: readonly OriginRow[], names: Map
       whatsapp: consentState(row.phone, row.whatsapp_opt_in, row.whatsapp_opted_out_at),
       email: consentState(row.email, row.email_opt_in, row.email_opted_out_at),
     },
-    origins: origins.slice(0, ORIGINS_IN_ROW).map((origin) => presentOrigin(origin, names)),
-    originCount: origins.length,
+    origins: row.origins.slice(0, ORIGINS_IN_ROW).map(presentOrigin),
+    originCount: row.origin_count,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
 }
 
-/** The rows with their origins, each origin named by its module. */
-async function presentRows(deps: Deps, rows: readonly PersonRow[]): Promise<z.input<typeof personView>[]> {
-  const origins = await originsOfMany(
-    deps.db,
-    rows.map((row) => row.id),
-  );
-  const byContact = new Map<string, OriginRow[]>();
-  for (const origin of origins) byContact.set(origin.contact_id, [...(byContact.get(origin.contact_id) ?? []), origin]);
-  const shown = rows.flatMap((row) => (byContact.get(row.id) ?? []).slice(0, ORIGINS_IN_ROW)).map((origin) => ({ kind: origin.kind, refId: origin.ref_id }));
-  const names = await originNames(deps, shown);
-  return rows.map((row) => presentPerson(row, byContact.get(row.id) ?? [], names));
-}
-
 // ───────────── the list
 
-async function page(q: Queries, filter: PeopleFilter, order: PeopleOrder, after: PeopleAfter | undefined, limit: number): Promise<PersonRow[]> {
+async function page(deps: Deps, filter: PeopleFilter, order: PeopleOrder, after: PeopleAfter | undefined, limit: number): Promise<PersonRow[]> {
   try {
-    return await peoplePage(q, filter, order, after, limit);
+    return await peoplePage(deps.db, filter, order, { after, limit, originName: originNamer(deps), originsPerRow: ORIGINS_IN_ROW });
   } catch (error) {
     // A cursor edited into a value its column cannot take (a 13th month) is the client's mistake.
     if (after && error instanceof DriverException && /^22/.test(String(error.code))) throw invalidField('query.cursor', BAD_CURSOR);
@@ -186,9 +178,9 @@ async function page(q: Queries, filter: PeopleFilter, order: PeopleOrder, after:
 export async function listPeople(deps: Deps, query: ListPeopleInput): Promise<z.input<typeof personPageView>> {
   const order = orderOf(query.sort);
   const after = query.cursor ? decodeCursor(query.cursor, order) : undefined;
-  const rows = await page(deps.db, filterOf(query), order, after, query.limit + 1);
+  const rows = await page(deps, filterOf(query), order, after, query.limit + 1);
   const shown = rows.slice(0, query.limit);
-  return { data: await presentRows(deps, shown), nextCursor: rows.length > query.limit ? encodeCursor(shown[shown.length - 1]!) : null };
+  return { data: shown.map(presentPerson), nextCursor: rows.length > query.limit ? encodeCursor(shown[shown.length - 1]!) : null };
 }
 
 const CSV_COLUMNS = ['id', 'name', 'phone', 'email', 'documentId', 'territory', 'tags', 'whatsapp', 'emailConsent', 'origins', 'createdAt', 'updatedAt'];
@@ -205,8 +197,8 @@ export function peopleCsv(deps: Deps, query: ListPeopleInput): Readable {
     yield CSV_COLUMNS;
     let after: PeopleAfter | undefined;
     for (;;) {
-      const batch = await page(deps.db, filter, order, after, CSV_BATCH);
-      for (const person of await presentRows(deps, batch)) {
+      const batch = await page(deps, filter, order, after, CSV_BATCH);
+      for (const person of batch.map(presentPerson)) {
         yield [
           person.id,
           person.name,
@@ -245,8 +237,8 @@ async function presentNotes(q: Queries, notes: readonly NoteRow[]): Promise<z.in
   }));
 }
 
-async function heldPerson(q: Queries, id: string) {
-  const row = await personRow(q, id);
+async function heldPerson(deps: Deps, id: string) {
+  const row = await personRow(deps.db, id, originNamer(deps));
   if (!row) throw new NotFoundError(NO_SUCH_PERSON);
   return row;
 }
@@ -255,18 +247,16 @@ const NOTES_IN_DETAIL = 100;
 
 /** The person's page: their data, every origin named, each consent with its text, staff notes, and the newest facts from every module. */
 export async function personDetail(deps: Deps, actor: Actor, id: string): Promise<z.input<typeof personDetailView>> {
-  const row = await heldPerson(deps.db, id);
-  const origins = await originsOfMany(deps.db, [id]);
-  const refs = origins.map((origin) => ({ kind: origin.kind, refId: origin.ref_id }));
-  const [names, consents, notes, timeline] = await Promise.all([
-    originNames(deps, refs),
+  const row = await heldPerson(deps, id);
+  const refs = row.origins.map((origin) => ({ kind: origin.kind, refId: origin.refId }));
+  const [consents, notes, timeline] = await Promise.all([
     consentsOf(deps.db, id),
     notesOf(deps.db, id, NOTES_IN_DETAIL),
     personTimeline(deps, { contactId: id, origins: refs }, actor, { limit: 200 }),
   ]);
   return {
-    ...presentPerson(row, origins, names),
-    origins: origins.map((origin) => presentOrigin(origin, names)),
+    ...presentPerson(row),
+    origins: row.origins.map(presentOrigin),
     neighbourhood: row.neighbourhood,
     interests: row.interests,
     whatsappOptedOutAt: row.whatsapp_opted_out_at?.toISOString() ?? null,
@@ -289,15 +279,14 @@ export async function personDetail(deps: Deps, actor: Actor, id: string): Promis
 
 /** Older facts of the person's timeline, from the cursor the previous page gave. */
 export async function personTimelinePage(deps: Deps, actor: Actor, id: string, query: { before?: string | undefined; limit: number }): Promise<z.input<typeof timelinePageView>> {
-  await heldPerson(deps.db, id);
-  const origins = await originsOfMany(deps.db, [id]);
+  if (!(await contactExists(deps.db, id))) throw new NotFoundError(NO_SUCH_PERSON);
+  const origins = await originRefsOf(deps.db, id);
   return personTimeline(deps, { contactId: id, origins: origins.map((origin) => ({ kind: origin.kind, refId: origin.ref_id })) }, actor, query);
 }
 
 /** A person's row as the list shows it (after a correction). */
 async function presentOne(deps: Deps, id: string): Promise<z.input<typeof personView>> {
-  const [presented] = await presentRows(deps, [await heldPerson(deps.db, id)]);
-  return presented!;
+  return presentPerson(await heldPerson(deps, id));
 }
 
 // ───────────── corrections
@@ -384,7 +373,7 @@ export async function addNote(deps: Deps, actor: Actor, contactId: string, text:
 
 /** Deletes a note: its author or an admin (403 for anyone else). */
 export async function removeNote(deps: Deps, actor: Actor, contactId: string, noteId: string): Promise<void> {
-  await heldPerson(deps.db, contactId);
+  if (!(await contactExists(deps.db, contactId))) throw new NotFoundError(NO_SUCH_PERSON);
   const note = await findNote(deps.db, contactId, noteId);
   if (!note) throw new NotFoundError('This person has no note with this id.');
   audiencePolicy.authorize(actor, 'deleteNote', { authorId: note.author_id });

@@ -4,7 +4,7 @@ import type { Principal } from '../../kernel/auth/principals';
 import type { Role } from '../../kernel/auth/roles';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
-import { prepared, sql, tables, type Queries } from '../../kernel/sql';
+import { prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { PasswordResetSchema, UserSchema, type User } from './auth.entities';
 
 /** The tables this module owns, as the typed query builder sees them. */
@@ -109,6 +109,11 @@ export async function userNames(q: Queries, ids: readonly string[]): Promise<Map
       .where('id', 'in', [...new Set(ids)]),
   );
   return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+/** A user's name inside another module's statement: `${userNameOf(sql`x.user_id`)}` (null for no such user). */
+export function userNameOf(userId: Sql<never>): Sql<never> {
+  return sql`(select u.name from users u where u.id = ${userId})`;
 }
 
 /** The user with this (normalised) email and the hash their password is checked against. */

@@ -548,18 +548,6 @@ export async function requestsOfContact(q: Queries, contactId: string): Promise<
   return rows.map(requestOf);
 }
 
-/** The numbers of these requests, by id. */
-export async function requestNumbers(q: Queries, ids: readonly string[]): Promise<Map<string, string>> {
-  if (!ids.length) return new Map();
-  const rows = await q.rows(
-    db
-      .selectFrom('pqrs_requests')
-      .select(['id', 'number'])
-      .where('id', 'in', [...ids]),
-  );
-  return new Map(rows.map((row) => [row.id, row.number]));
-}
-
 export const ERASED_TEXT = '(texto suprimido a solicitud del titular)';
 
 /** Clears the texts a person wrote or was answered, and the upload secret; the rows and their dates stay. */

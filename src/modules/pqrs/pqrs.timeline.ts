@@ -1,6 +1,7 @@
 import type { PersonTimelineHolder, TimelineEntry } from '../../kernel/module';
 import type { PqrsType } from './pqrs.entities';
-import { requestNumbers, requestsOfContact } from './pqrs.repository';
+import { sql } from '../../kernel/sql';
+import { requestsOfContact } from './pqrs.repository';
 
 const TYPE_NAMES: Record<PqrsType, string> = {
   peticion: 'petición',
@@ -33,9 +34,7 @@ export const pqrsTimeline: PersonTimelineHolder = {
   },
 
   /** A `pqrs` origin is the request the person first filed. */
-  async originNames(q, origins) {
-    const ids = origins.filter((origin) => origin.kind === 'pqrs').map((origin) => origin.refId);
-    const numbers = await requestNumbers(q, ids);
-    return new Map([...numbers].map(([id, number]) => [`pqrs:${id}`, `PQRS ${number}`]));
+  originNames: {
+    pqrs: (ref) => sql`(select 'PQRS ' || r.number from pqrs_requests r where r.id = ${ref})`,
   },
 };

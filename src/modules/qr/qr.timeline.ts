@@ -1,6 +1,6 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { PersonTimelineHolder, TimelineEntry } from '../../kernel/module';
-import { tables } from '../../kernel/sql';
+import { sql, tables } from '../../kernel/sql';
 import type { QrCampaignSchema, QrCodeSchema, QrLeadSchema } from './qr.entities';
 
 type QrTables = InferKyselyDB<typeof QrCampaignSchema | typeof QrCodeSchema | typeof QrLeadSchema>;
@@ -36,10 +36,7 @@ export const qrTimeline: PersonTimelineHolder = {
     return items;
   },
 
-  async originNames(q, origins) {
-    const ids = origins.filter((origin) => origin.kind === 'qr_campaign').map((origin) => origin.refId);
-    if (!ids.length) return new Map();
-    const rows = await q.rows(db.selectFrom('qr_campaigns').select(['id', 'name']).where('id', 'in', ids));
-    return new Map(rows.map((row) => [`qr_campaign:${row.id}`, row.name]));
+  originNames: {
+    qr_campaign: (ref) => sql`(select k.name from qr_campaigns k where k.id = ${ref})`,
   },
 };

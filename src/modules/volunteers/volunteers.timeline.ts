@@ -1,7 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { PersonTimelineHolder, TimelineEntry } from '../../kernel/module';
-import { tables } from '../../kernel/sql';
-import { userNames } from '../auth';
+import { sql, tables } from '../../kernel/sql';
+import { userNameOf } from '../auth';
 import type { ActivityType, ActivityUnit, VolunteerActivitySchema, VolunteerSchema } from './volunteers.entities';
 
 type VolunteerTables = InferKyselyDB<typeof VolunteerSchema | typeof VolunteerActivitySchema>;
@@ -72,14 +72,7 @@ export const volunteersTimeline: PersonTimelineHolder = {
   },
 
   /** A `volunteers` origin is the staff member who registered the person. */
-  async originNames(q, origins) {
-    const registrars = origins.filter((origin) => origin.kind === 'volunteers');
-    const names = await userNames(
-      q,
-      registrars.map((origin) => origin.refId),
-    );
-    return new Map(
-      registrars.flatMap((origin) => (names.has(origin.refId) ? [[`volunteers:${origin.refId}`, `Voluntariado (inscrito por ${names.get(origin.refId)})`] as const] : [])),
-    );
+  originNames: {
+    volunteers: (ref) => sql`('Voluntariado (inscrito por ' || coalesce(${userNameOf(ref)}, 'el equipo') || ')')`,
   },
 };
