@@ -9,16 +9,13 @@ import { dashboard } from './whatsapp.dashboard';
 import { whatsappPolicy } from './whatsapp.policy';
 import { createTemplate, listTemplates } from './whatsapp.templates';
 import { handleWebhookPayload, signatureValid } from './whatsapp.webhook';
+import { campaignIdParams, campaignView, createCampaignBody, listCampaignsQuery, sendResponse } from './whatsapp.campaigns.schemas';
 import {
-  campaignIdParams,
-  campaignView,
   conversationIdParams,
   conversationView,
-  createCampaignBody,
   createQuickReplyBody,
   createTemplateBody,
   dashboardView,
-  listCampaignsQuery,
   listConversationsQuery,
   listMessagesQuery,
   listQuickRepliesQuery,
@@ -27,7 +24,6 @@ import {
   quickReplyIdParams,
   quickReplyView,
   replyBody,
-  sendResponse,
   templateView,
   unreadView,
   updateConversationBody,
