@@ -11,11 +11,13 @@ import { createTemplate, listTemplates } from './whatsapp.templates';
 import { handleWebhookPayload, signatureValid } from './whatsapp.webhook';
 import { campaignIdParams, campaignView, createCampaignBody, listCampaignsQuery, sendResponse } from './whatsapp.campaigns.schemas';
 import {
+  assigneeView,
   conversationIdParams,
   conversationView,
   createQuickReplyBody,
   createTemplateBody,
   dashboardView,
+  listAssigneesQuery,
   listConversationsQuery,
   listMessagesQuery,
   listQuickRepliesQuery,
@@ -190,6 +192,17 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: unreadView,
     },
     async ({ ctx }) => conversations.unreadTotals(ctx.deps),
+  )
+  .get(
+    '/api/whatsapp/assignees',
+    {
+      summary: 'Who a conversation may be assigned to',
+      description: 'Active staff whose role may hold conversations (those `PATCH .../conversations/:id` accepts as `assignedToId`), by name; `q` in the name or email.',
+      access: whatsappPolicy.roles('converse'),
+      query: listAssigneesQuery,
+      response: pageSchema(assigneeView),
+    },
+    async ({ input, em }) => conversations.listAssignees(em, input.query),
   )
   .get(
     '/api/whatsapp/conversations/:id',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/page-schemas';
+import { roleSchema } from '../../kernel/schemas';
 import { QUICK_REPLY_VARIABLES } from './whatsapp.quick-replies.render';
 import { CAMPAIGN_STATUSES, CONVERSATION_STATUSES, MESSAGE_KINDS, MESSAGE_STATUSES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './whatsapp.codes';
 
@@ -172,6 +173,15 @@ export const replyBody = z.union([
 ]);
 export type ReplyInput = z.infer<typeof replyBody>;
 
+export const listAssigneesQuery = z.object({
+  ...pageQueryShape,
+  q: z.string().trim().min(1).max(100).optional().describe('In the name or the email, any case'),
+});
+
+export const assigneeView = z
+  .object({ id: z.uuid(), name: z.string(), role: roleSchema })
+  .meta({ id: 'WhatsAppAssignee', description: 'An active staff member who may hold conversations' });
+
 export const updateConversationBody = z
   .object({ assignedToId: z.uuid().nullable().optional(), status: z.enum(CONVERSATION_STATUSES).optional() })
   .refine((body) => Object.keys(body).length > 0, 'send assignedToId or status');
@@ -193,6 +203,7 @@ export const dashboardView = z
     optOuts: z.number().int(),
     last24h: z.object({ inbound: z.number().int(), outbound: z.number().int() }),
     tier: z.object({ limit: z.number().int().nullable(), usedLast24h: z.number().int(), remaining: z.number().int().nullable() }),
+    provider: z.enum(['cloud', 'simulator']).describe('`simulator` when no Cloud API token is configured: nothing reaches WhatsApp, statuses and replies are made up'),
   })
   .meta({ id: 'WhatsAppDashboard' });
 
