@@ -298,6 +298,34 @@ describe('the WhatsApp inbox', () => {
     await page.context().close();
   });
 
+  it('collapses on smaller screens: the person in a drawer on a laptop, one pane at a time on a phone', async () => {
+    const ana = await conversationOf('573001112233');
+    const page = await openInbox(marta, `/whatsapp/${ana.id}`);
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await page.getByRole('complementary', { name: 'Ficha de la persona' }).waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Ficha de la persona' }).click();
+    const drawer = page.getByRole('dialog', { name: 'Ficha de la persona' });
+    await drawer.getByRole('link', { name: 'Ver ficha completa' }).waitFor();
+    await page.waitForTimeout(400); // the drawer's slide, for the picture
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'console-whatsapp-laptop.png') });
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'hidden' });
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await thread(page).waitFor();
+    expect(await page.getByRole('list', { name: 'Conversaciones' }).isVisible()).toBe(false);
+    await page.getByRole('link', { name: '← Conversaciones' }).click();
+    await page.waitForURL(/\/whatsapp$/);
+    await rows(page).filter({ hasText: 'Ana María Rodríguez' }).waitFor();
+    expect(await page.getByRole('log').count()).toBe(0);
+    await rows(page).filter({ hasText: 'Ana María Rodríguez' }).click();
+    await thread(page).waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'console-whatsapp-phone.png') });
+    expect(await axeBlocking(page)).toEqual([]);
+    await page.context().close();
+  });
+
   it('looks like a working inbox (the screenshot for docs/screens-console-whatsapp.png)', async () => {
     const people: [string, string, string][] = [
       ['573105556677', 'Yolanda Pérez Ruiz', '¿Cuándo pasan por el barrio La Esperanza a recoger las firmas?'],
