@@ -51,6 +51,7 @@ it('gives exact totals, rates, per-campaign progress, conversations and opt-outs
     expect(dashboard.body.conversations).toEqual({ open: 3, unread: 3, unreadMessages: 3, windowOpen: 3 });
     expect(dashboard.body.optOuts).toBe(1);
     expect(dashboard.body.last24h).toEqual({ inbound: 3, outbound: 20 });
+    expect(dashboard.body.provider).toBe('cloud');
     // The room got the campaign's counters, coalesced: far fewer pushes than the 20+ status changes.
     const last = await waitFor(() =>
       pushes.flatMap((push) => push.campaigns).find((entry) => entry.campaignId === campaign.body.id && entry.progress.read === 8 && entry.progress.delivered === 16),

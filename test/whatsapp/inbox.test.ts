@@ -195,6 +195,37 @@ describe('assignment', () => {
   });
 });
 
+describe('who may be assigned', () => {
+  it('lists active staff whose role may converse, by name, searchable and paged, to the roles that converse only', async () => {
+    const gone = await createUser(t.app, t.admin, 'manager', 'Zacarías Retirado');
+    await t.app.runtime.deps.db.write(sql`update users set active = false where id = ${gone.id}::uuid`);
+    const assignees = async (query: Record<string, string | number> = {}) =>
+      (await t.app.http.get('/api/whatsapp/assignees').set(t.manager.auth).query(query).expect(200)).body as {
+        data: { id: string; name: string; role: string }[];
+        nextCursor: string | null;
+      };
+    const all = (await assignees({ limit: 200 })).data;
+    const ids = all.map((user) => user.id);
+    // Admins and managers, whoever may be handed a conversation; never a viewer, a volunteer or a deactivated account.
+    expect(ids).toEqual(expect.arrayContaining([t.admin.id, t.manager.id, other.id]));
+    for (const excluded of [viewer.id, volunteer.id, gone.id]) expect(ids).not.toContain(excluded);
+    expect(all.find((user) => user.id === other.id)).toEqual({ id: other.id, name: 'Beatriz Gómez', role: 'manager' });
+    // Each one listed is one the conversation accepts.
+    const conversation = await inbound(9);
+    for (const user of all) await patch(conversation.id, { assignedToId: user.id }).expect(200);
+
+    expect((await assignees({ q: 'beatriz' })).data.map((user) => user.id)).toEqual([other.id]);
+    const first = await assignees({ limit: 1 });
+    const second = await assignees({ limit: 1, cursor: first.nextCursor! });
+    expect([...first.data, ...second.data].map((user) => user.id)).toEqual(ids.slice(0, 2));
+
+    expectProblem(await t.app.http.get('/api/whatsapp/assignees').set(viewer.auth), 403);
+    expectProblem(await t.app.http.get('/api/whatsapp/assignees').set(volunteer.auth), 403);
+    expectProblem(await t.app.http.get('/api/whatsapp/assignees'), 401);
+    expectProblem(await t.app.http.get('/api/whatsapp/assignees').set(t.manager.auth).query({ role: 'viewer' }), 400);
+  });
+});
+
 describe('resolving, reading and marking unread', () => {
   it('closes, reopens on the next message from the person, reads to zero and marks unread again, each told live', async () => {
     const socket = await connectSocket(t.app.url, t.manager.token);

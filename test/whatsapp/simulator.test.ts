@@ -41,6 +41,8 @@ it('runs the whole loop in the embedded default: template approval, sends, deliv
   const view = await app.http.get(`/api/whatsapp/campaigns/${campaign.body.id}`).set(manager.auth).expect(200);
   expect(view.body).toMatchObject({ status: 'completed', progress: { sent: 30 } });
   expect(view.body.progress.delivered).toBeGreaterThan(20);
+  // Staff screens say that nothing leaves for WhatsApp.
+  expect((await app.http.get('/api/whatsapp/dashboard').set(manager.auth).expect(200)).body.provider).toBe('simulator');
   // Without an app secret nothing over HTTP is trusted.
   expectProblem(await app.http.post('/api/whatsapp/webhook').set('X-Hub-Signature-256', 'sha256=00').send({ object: 'whatsapp_business_account', entry: [] }), 401);
 }, 30_000);

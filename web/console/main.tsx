@@ -1,7 +1,7 @@
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import './console.css';
-import { MantineProvider, createTheme } from '@mantine/core';
+import { MantineProvider, Notification, createTheme } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode, Suspense, lazy, type ComponentType } from 'react';
@@ -22,6 +22,10 @@ const theme = createTheme({
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
   // Body text and controls keep WCAG AA contrast on white (axe checks every screen).
   primaryShade: 8,
+  components: {
+    // A toast's close button is an icon: it needs a name for screen readers (axe: button-name).
+    Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Cerrar aviso' } } }),
+  },
 });
 
 /** A module's screen, loaded on first visit, behind its policy's roles. */

@@ -28,3 +28,43 @@ export const roles: Record<import('../../src/kernel/auth/roles').Role, string> =
   volunteer: 'Voluntariado',
   viewer: 'Solo lectura',
 };
+
+/** A WhatsApp message's delivery in words (the ticks' meaning), by the API's status. */
+export const messageStatuses: Record<import('../../src/modules/whatsapp/whatsapp.codes').MessageStatus, string> = {
+  queued: 'En cola',
+  sending: 'Enviando',
+  in_doubt: 'Sin confirmar',
+  accepted: 'Aceptado por WhatsApp',
+  sent: 'Enviado',
+  failed: 'No se entregó',
+  delivered: 'Entregado',
+  read: 'Leído',
+  skipped: 'No enviado',
+  cancelled: 'Cancelado',
+  received: 'Recibido',
+};
+
+/** A person's consent for one channel (the People API's `consent`). */
+export const consentStates: Record<import('../../src/modules/audience/audience.people.schemas').ConsentState, string> = {
+  reachable: 'Acepta mensajes',
+  opted_out: 'Pidió no recibir mensajes',
+  no_consent: 'Sin autorización registrada',
+};
+
+export const pqrsTypes: Record<import('../../src/modules/pqrs/pqrs.entities').PqrsType, string> = {
+  peticion: 'Petición',
+  queja: 'Queja',
+  reclamo: 'Reclamo',
+  sugerencia: 'Sugerencia',
+  denuncia: 'Denuncia',
+  consulta: 'Consulta',
+  informacion: 'Solicitud de información',
+};
+
+export const pqrsStatuses: Record<import('../../src/modules/pqrs/pqrs.entities').PqrsStatus, string> = {
+  received: 'Radicada',
+  in_progress: 'En trámite',
+  waiting_citizen: 'Esperando al ciudadano',
+  answered: 'Respondida',
+  closed: 'Cerrada',
+};

@@ -257,6 +257,8 @@ export async function bumpTokenVersion(q: Queries, id: string): Promise<void> {
 
 export interface UserFilter {
   role?: Role | undefined;
+  /** Any of these roles (another module's policy: who may be handed a conversation). */
+  roles?: readonly Role[] | undefined;
   active?: boolean | undefined;
   /** A fragment of the email or name, `%` and `_` taken literally. */
   q?: string | undefined;
@@ -266,6 +268,7 @@ export interface UserFilter {
 export function userPage(em: EntityManager, filter: UserFilter, page: PageRequest): Promise<Page<UserRecord>> {
   const where: Record<string, unknown> = {};
   if (filter.role) where.role = filter.role;
+  else if (filter.roles) where.role = { $in: [...filter.roles] };
   if (filter.active !== undefined) where.active = filter.active;
   if (filter.q) {
     const pattern = containsPattern(filter.q);

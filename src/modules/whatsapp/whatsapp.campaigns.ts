@@ -21,7 +21,7 @@ import { findTemplate } from './whatsapp.templates.repository';
 import { requestDispatch } from './whatsapp.jobs';
 import type { ContactField, StoredSegment, VariableSource, WaCampaignStatus } from './whatsapp.entities';
 import { presentCampaign } from './whatsapp.presenter';
-import type { CreateCampaignInput } from './whatsapp.schemas';
+import type { CreateCampaignInput } from './whatsapp.campaigns.schemas';
 import { tierNotice } from './whatsapp.outbound';
 import { campaignCounters, tierUsage } from './whatsapp.stats';
 

@@ -4,7 +4,8 @@ import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
 import { safeErrorFields } from '../../kernel/http/problem';
 import type { PageRequest } from '../../kernel/pagination';
-import { findUser } from '../auth';
+import { ROLES } from '../../kernel/auth/roles';
+import { findUser, userPage } from '../auth';
 import * as repository from './whatsapp.conversations.repository';
 import { findTemplate } from './whatsapp.templates.repository';
 import type { ConversationStatus, WaConversation, WaMessage } from './whatsapp.entities';
@@ -61,6 +62,12 @@ export async function listConversations(em: EntityManager, actor: Actor, query: 
   const assignedToId = assignee === undefined ? undefined : assignee === 'me' ? actor.id : assignee === 'none' ? null : assignee;
   const page = await repository.conversationPage(em, { status, unread, assignedToId, search: q }, { cursor, limit });
   return { data: await presentConversations(em, page.data), nextCursor: page.nextCursor };
+}
+
+/** Who a conversation may be handed to: active staff whose role may converse, by name. */
+export async function listAssignees(em: EntityManager, query: PageRequest & { q?: string | undefined }) {
+  const page = await userPage(em, { roles: ROLES.filter(mayBeAssignedConversations), active: true, q: query.q }, query);
+  return { data: page.data.map((user) => ({ id: user.id, name: user.name, role: user.role })), nextCursor: page.nextCursor };
 }
 
 /** Unread across open conversations: the inbox badge (`whatsapp:unread` pushes the same). */

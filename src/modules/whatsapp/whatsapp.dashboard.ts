@@ -16,5 +16,6 @@ export async function dashboard(q: Queries, config: WhatsAppConfig) {
     optOuts,
     last24h: rows.last24h,
     tier,
+    provider: config.provider,
   };
 }

@@ -2,13 +2,9 @@ import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { newId } from '../../kernel/ids';
 import { ContactSchema } from '../audience';
 import { UserSchema } from '../auth';
+import { CAMPAIGN_STATUSES, CONVERSATION_STATUSES, MESSAGE_KINDS, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES, type ContactField } from './whatsapp.codes';
 
-export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY'] as const;
-export type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
-
-/** Meta's template lifecycle; only APPROVED templates can be sent. */
-export const TEMPLATE_STATUSES = ['PENDING', 'APPROVED', 'REJECTED', 'PAUSED', 'DISABLED'] as const;
-export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
+export * from './whatsapp.codes';
 
 export interface TemplateButton {
   type: 'QUICK_REPLY' | 'URL' | 'PHONE_NUMBER';
@@ -49,13 +45,8 @@ export const WaTemplateSchema = defineEntity({
 });
 export type WaTemplate = InferEntity<typeof WaTemplateSchema>;
 
-export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'completed', 'cancelled'] as const;
-export type WaCampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
-
 /** Where a placeholder's value comes from: a contact field or a fixed text. */
 export type VariableSource = { field: ContactField } | { literal: string };
-export const CONTACT_FIELDS = ['firstName', 'name', 'neighbourhood', 'territory'] as const;
-export type ContactField = (typeof CONTACT_FIELDS)[number];
 
 export interface StoredSegment {
   interestsAny?: string[] | undefined;
@@ -96,9 +87,6 @@ export const WaCampaignSchema = defineEntity({
 });
 export type WaCampaign = InferEntity<typeof WaCampaignSchema>;
 
-export const CONVERSATION_STATUSES = ['open', 'closed'] as const;
-export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
-
 /** One thread per contact; counters kept in the same transaction as the messages. */
 export const WaConversationSchema = defineEntity({
   name: 'WaConversation',
@@ -128,31 +116,6 @@ export const WaConversationSchema = defineEntity({
   }),
 });
 export type WaConversation = InferEntity<typeof WaConversationSchema>;
-
-/**
- * Statuses and their rank: a status only replaces one of lower rank, so webhooks arriving out
- * of order or twice never move a message backwards. `failed` ranks below `delivered` because a
- * late `failed` after a delivery is noise, while `delivered` after `failed` is proof. Messages
- * never sent (skipped at send time, cancelled) are frozen above everything.
- */
-export const STATUS_RANK = {
-  queued: 0,
-  sending: 1,
-  in_doubt: 1,
-  accepted: 2,
-  sent: 3,
-  failed: 4,
-  delivered: 5,
-  read: 6,
-  skipped: 9,
-  cancelled: 9,
-  received: 9,
-} as const;
-export type MessageStatus = keyof typeof STATUS_RANK;
-export const MESSAGE_STATUSES = Object.keys(STATUS_RANK) as MessageStatus[];
-
-export const MESSAGE_KINDS = ['template', 'text', 'button', 'interactive', 'media', 'other'] as const;
-export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 /**
  * Every message in or out. Outbound rows are the send list: written `queued`, claimed by the

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { Counters, campaignView, conversationView, messageView, quickReplyView, templateView } from './whatsapp.schemas';
+import type { campaignView } from './whatsapp.campaigns.schemas';
+import type { Counters, conversationView, messageView, quickReplyView, templateView } from './whatsapp.schemas';
 import type { WaCampaign, WaMessage, WaQuickReply, WaTemplate, VariableSource } from './whatsapp.entities';
 import { renderQuickReply, variablesOf, type QuickReplyValues } from './whatsapp.quick-replies.render';
 import { renderTemplate } from './providers/provider';

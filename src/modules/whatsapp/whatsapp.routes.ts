@@ -9,16 +9,15 @@ import { dashboard } from './whatsapp.dashboard';
 import { whatsappPolicy } from './whatsapp.policy';
 import { createTemplate, listTemplates } from './whatsapp.templates';
 import { handleWebhookPayload, signatureValid } from './whatsapp.webhook';
+import { campaignIdParams, campaignView, createCampaignBody, listCampaignsQuery, sendResponse } from './whatsapp.campaigns.schemas';
 import {
-  campaignIdParams,
-  campaignView,
+  assigneeView,
   conversationIdParams,
   conversationView,
-  createCampaignBody,
   createQuickReplyBody,
   createTemplateBody,
   dashboardView,
-  listCampaignsQuery,
+  listAssigneesQuery,
   listConversationsQuery,
   listMessagesQuery,
   listQuickRepliesQuery,
@@ -27,7 +26,6 @@ import {
   quickReplyIdParams,
   quickReplyView,
   replyBody,
-  sendResponse,
   templateView,
   unreadView,
   updateConversationBody,
@@ -194,6 +192,17 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: unreadView,
     },
     async ({ ctx }) => conversations.unreadTotals(ctx.deps),
+  )
+  .get(
+    '/api/whatsapp/assignees',
+    {
+      summary: 'Who a conversation may be assigned to',
+      description: 'Active staff whose role may hold conversations (those `PATCH .../conversations/:id` accepts as `assignedToId`), by name; `q` in the name or email.',
+      access: whatsappPolicy.roles('converse'),
+      query: listAssigneesQuery,
+      response: pageSchema(assigneeView),
+    },
+    async ({ input, em }) => conversations.listAssignees(em, input.query),
   )
   .get(
     '/api/whatsapp/conversations/:id',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { segmentSchema } from '../audience';
+import { roleSchema } from '../../kernel/schemas';
 import { QUICK_REPLY_VARIABLES } from './whatsapp.quick-replies.render';
-import { CAMPAIGN_STATUSES, CONTACT_FIELDS, CONVERSATION_STATUSES, MESSAGE_KINDS, MESSAGE_STATUSES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './whatsapp.entities';
+import { CAMPAIGN_STATUSES, CONVERSATION_STATUSES, MESSAGE_KINDS, MESSAGE_STATUSES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './whatsapp.codes';
 
 const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
 
@@ -94,41 +94,8 @@ export const templateView = z
 
 export const listTemplatesQuery = z.object({ ...pageQueryShape, status: z.enum(TEMPLATE_STATUSES).optional() });
 
-/** `contact.firstName` etc. take the contact's field; anything else (or `{ literal }`) is sent as written. */
-const variableSource = z.union([
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .superRefine((value, ctx) => {
-      if (value.startsWith('contact.') && !(CONTACT_FIELDS as readonly string[]).includes(value.slice(8))) {
-        ctx.addIssue({ code: 'custom', message: `unknown contact field; use one of ${CONTACT_FIELDS.map((field) => `contact.${field}`).join(', ')}` });
-      }
-    }),
-  z.object({ literal: z.string().trim().min(1).max(200) }).strict(),
-]);
-
-const campaignSegment = z
-  .object({ ...segmentSchema.shape, all: z.literal(true).optional() })
-  .refine((segment) => Object.keys(segment).length > 0, 'choose at least one condition, or { "all": true } for every opted-in contact')
-  .refine((segment) => !segment.createdFrom || !segment.createdTo || Date.parse(segment.createdFrom) <= Date.parse(segment.createdTo), {
-    message: 'createdFrom must not be after createdTo',
-    path: ['createdTo'],
-  });
-
-export const createCampaignBody = z.object({
-  name: z.string().trim().min(1).max(160),
-  templateId: z.uuid(),
-  variables: z.array(variableSource).max(100).default([]),
-  segment: campaignSegment,
-  scheduledAt: z.iso.datetime({ offset: true }).optional(),
-});
-export type CreateCampaignInput = z.infer<typeof createCampaignBody>;
-
-export const campaignIdParams = z.object({ id: z.uuid() });
-
-const counters = z.object({
+/** A campaign's (or every outbound message's) progress by status. */
+export const counters = z.object({
   queued: z.number().int(),
   sending: z.number().int(),
   inDoubt: z.number().int(),
@@ -141,35 +108,6 @@ const counters = z.object({
   replied: z.number().int(),
 });
 export type Counters = z.infer<typeof counters>;
-
-export const campaignView = z
-  .object({
-    id: z.uuid(),
-    name: z.string(),
-    templateId: z.uuid(),
-    variables: z.array(z.union([z.string(), z.object({ literal: z.string() })])),
-    segment: z.record(z.string(), z.unknown()),
-    status: z.enum(CAMPAIGN_STATUSES),
-    scheduledAt: z.iso.datetime().nullable(),
-    audienceSize: z.number().int(),
-    queued: z.number().int(),
-    notice: z.string().nullable(),
-    progress: counters,
-    createdAt: z.iso.datetime(),
-    startedAt: z.iso.datetime().nullable(),
-    completedAt: z.iso.datetime().nullable(),
-  })
-  .meta({ id: 'WhatsAppCampaign' });
-
-export const listCampaignsQuery = z.object({ ...pageQueryShape, status: z.enum(CAMPAIGN_STATUSES).optional() });
-
-export const sendResponse = z.object({
-  campaignId: z.uuid(),
-  status: z.literal('sending'),
-  queued: z.number().int(),
-  /** Present when the messaging tier will not reach everyone within the next 24 hours. */
-  notice: z.string().nullable(),
-});
 
 export const messageView = z
   .object({
@@ -235,6 +173,15 @@ export const replyBody = z.union([
 ]);
 export type ReplyInput = z.infer<typeof replyBody>;
 
+export const listAssigneesQuery = z.object({
+  ...pageQueryShape,
+  q: z.string().trim().min(1).max(100).optional().describe('In the name or the email, any case'),
+});
+
+export const assigneeView = z
+  .object({ id: z.uuid(), name: z.string(), role: roleSchema })
+  .meta({ id: 'WhatsAppAssignee', description: 'An active staff member who may hold conversations' });
+
 export const updateConversationBody = z
   .object({ assignedToId: z.uuid().nullable().optional(), status: z.enum(CONVERSATION_STATUSES).optional() })
   .refine((body) => Object.keys(body).length > 0, 'send assignedToId or status');
@@ -256,6 +203,7 @@ export const dashboardView = z
     optOuts: z.number().int(),
     last24h: z.object({ inbound: z.number().int(), outbound: z.number().int() }),
     tier: z.object({ limit: z.number().int().nullable(), usedLast24h: z.number().int(), remaining: z.number().int().nullable() }),
+    provider: z.enum(['cloud', 'simulator']).describe('`simulator` when no Cloud API token is configured: nothing reaches WhatsApp, statuses and replies are made up'),
   })
   .meta({ id: 'WhatsAppDashboard' });
 

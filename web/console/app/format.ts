@@ -53,3 +53,24 @@ export function formatRelative(value: string | Date, now = Date.now()): string {
   }
   return relative.format(amount, 'year');
 }
+
+/** "1 mensaje", "3 mensajes": a count in words (badges say it to screen readers this way). */
+export function formatCount(value: number, one: string, many: string): string {
+  return `${formatNumber(value)} ${value === 1 ? one : many}`;
+}
+
+const dayKey = (value: Date, timeZone: string) => value.toLocaleDateString('en-CA', { timeZone });
+
+/** "Hoy", "Ayer" or "28 nov 2026": the day a thread's messages are grouped under, in the campaign's time zone. */
+export function formatDayLabel(value: string | Date, now = Date.now(), timeZone = CAMPAIGN_TIME_ZONE): string {
+  const date = toDate(value);
+  const day = dayKey(date, timeZone);
+  if (day === dayKey(new Date(now), timeZone)) return 'Hoy';
+  if (day === dayKey(new Date(now - 86_400_000), timeZone)) return 'Ayer';
+  return formatDate(date, timeZone);
+}
+
+/** The campaign's calendar day of an instant (YYYY-MM-DD), to group by day. */
+export function localDay(value: string | Date, timeZone = CAMPAIGN_TIME_ZONE): string {
+  return dayKey(toDate(value), timeZone);
+}
