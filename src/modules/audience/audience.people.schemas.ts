@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { pageQueryShape } from '../../kernel/pagination';
-import { normalisePhone } from './audience.contacts';
-import { CONSENT_ACTIONS } from './audience.entities';
+import { pageQueryShape } from '../../kernel/page-schemas';
+import { CONSENT_ACTIONS } from './audience.codes';
+import { normalisePhone } from './audience.phone';
 
 /** A channel's state for one person: may be messaged now, asked not to be, or never said yes. */
 export const CONSENT_STATES = ['reachable', 'opted_out', 'no_consent'] as const;
