@@ -45,4 +45,6 @@ export interface Problem {
   title: string;
   detail: string;
   errors?: { path: string; message: string }[];
+  /** A problem's own members (RFC 9457 extensions): the `contactId` a 409 names, the `module` that refused a merge. */
+  [extension: string]: unknown;
 }

@@ -85,14 +85,22 @@ export class Api {
     return this.request<T>('DELETE', path);
   }
 
+  /**
+   * A file as the raw body of a POST, with its own type as Content-Type (a `text/csv` import whose
+   * options go in the query); `timeoutMs` for the answers that take longer than a click's (a big file).
+   */
+  postFile<T>(path: string, file: Blob, timeoutMs = this.timeoutMs): Promise<T> {
+    return this.request<T>('POST', path, file, true, timeoutMs);
+  }
+
   /** A multipart form (a CSV import with its fields): the browser writes the boundary. */
   upload<T>(path: string, form: FormData): Promise<T> {
     return this.request<T>('POST', path, form);
   }
 
-  /** A file the API answers (a CSV export), fetched with the session's token rather than a token in a URL. */
-  async download(path: string): Promise<Blob> {
-    const response = await this.send('GET', path, undefined, true);
+  /** A file the API answers (a CSV export), fetched with the session's token rather than a token in a URL; a whole selection may take longer than `timeoutMs`'s default. */
+  async download(path: string, timeoutMs = this.timeoutMs): Promise<Blob> {
+    const response = await this.send('GET', path, undefined, true, timeoutMs);
     if (!response.ok) await this.refusal(response, true);
     return response.blob();
   }
@@ -110,7 +118,7 @@ export class Api {
     return items;
   }
 
-  private async send(method: string, path: string, body: unknown, authenticated: boolean): Promise<Response> {
+  private async send(method: string, path: string, body: unknown, authenticated: boolean, timeoutMs = this.timeoutMs): Promise<Response> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (body !== undefined && !(body instanceof FormData)) headers['Content-Type'] = body instanceof Blob ? body.type : 'application/json';
     if (authenticated && this.session) headers.Authorization = `Bearer ${this.session.token}`;
@@ -119,7 +127,7 @@ export class Api {
         method,
         headers,
         body: body === undefined ? undefined : body instanceof Blob || body instanceof FormData ? body : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
         cache: 'no-store',
       });
     } catch (error) {
@@ -142,8 +150,8 @@ export class Api {
     throw new ApiError(response.status, problem);
   }
 
-  private async request<T>(method: string, path: string, body?: unknown, authenticated = true): Promise<T> {
-    const response = await this.send(method, path, body, authenticated);
+  private async request<T>(method: string, path: string, body?: unknown, authenticated = true, timeoutMs = this.timeoutMs): Promise<T> {
+    const response = await this.send(method, path, body, authenticated, timeoutMs);
     if (!response.ok) return this.refusal(response, authenticated);
     if (response.status === 204) return undefined as T;
     const text = await response.text();

@@ -1,10 +1,4 @@
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
-
-/** E.164 (`+573001234567`) or undefined when the number is not a valid one. */
-export function normalisePhone(raw: string, defaultRegion: CountryCode = 'CO'): string | undefined {
-  const parsed = parsePhoneNumberFromString(raw, defaultRegion);
-  return parsed?.isValid() ? parsed.number : undefined;
-}
+export { normalisePhone } from './audience.phone';
 
 /** A contact's identity: the phone when there is one, otherwise the email. */
 export function identityKey(person: { phone?: string | null; email?: string | null }): string {

@@ -1,6 +1,7 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { newId } from '../../kernel/ids';
 import { TerritorySchema } from '../territories';
+import { AUDIT_ACTIONS, CONSENT_ACTIONS } from './audience.codes';
 
 /**
  * A person the campaign may reach. Identity is the phone when there is one (E.164), otherwise
@@ -125,8 +126,7 @@ export const ConsentTextSchema = defineEntity({
   }),
 });
 
-export const CONSENT_ACTIONS = ['given', 'withdrawn'] as const;
-export type ConsentAction = (typeof CONSENT_ACTIONS)[number];
+export { CONSENT_ACTIONS, type ConsentAction } from './audience.codes';
 
 /**
  * Proof of consent (Ley 1581 de 2012, art. 9; Decreto 1377 de 2013, art. 7) and of its withdrawal,
@@ -164,8 +164,7 @@ export const ConsentSchema = defineEntity({
   }),
 });
 
-export const AUDIT_ACTIONS = ['export', 'erasure', 'withdrawal', 'correction', 'tags', 'merge', 'merge_undo'] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+export { AUDIT_ACTIONS, type AuditAction } from './audience.codes';
 
 /** How many rows of each kind an audited action read or changed, by module. */
 export type AuditCounts = Record<string, Record<string, number>>;

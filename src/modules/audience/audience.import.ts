@@ -19,32 +19,11 @@ import {
   type ImportedContact,
   type KnownContact,
 } from './audience.import.repository';
+import { CONTACT_IMPORT_MAX_RECORD_BYTES, CONTACT_IMPORT_MAX_ROWS, IMPORT_COLUMNS, PREVIEW_ROWS, type ImportQuery } from './audience.import.schemas';
 import { ensureConsentText, insertConsentRecords, type ConsentRecord } from './audience.repository';
 
-/** As the GOTV voters' import: a department's supporters in one file. */
-export const CONTACT_IMPORT_MAX_ROWS = 100_000;
-/** Bytes one CSV record may take (the kernel's default): a row longer than this is a malformed file. */
-export const CONTACT_IMPORT_MAX_RECORD_BYTES = 10_000;
-/** How many rows a dry run shows as they would be written. */
-export const PREVIEW_ROWS = 10;
+export { CONTACT_IMPORT_MAX_ROWS, CONTACT_IMPORT_MAX_RECORD_BYTES, IMPORT_COLUMNS, importQuery, PREVIEW_ROWS, type ImportQuery } from './audience.import.schemas';
 
-/**
- * The columns an import reads, each under its English and Spanish names. Headers are matched
- * without regard to case, accents, spaces, dashes or underscores (`Teléfono`, `correo_electronico`).
- */
-export const IMPORT_COLUMNS = {
-  name: ['name', 'nombre'],
-  phone: ['phone', 'telefono', 'celular'],
-  email: ['email', 'correo', 'correoElectronico'],
-  documentId: ['documentId', 'cedula', 'documento'],
-  territoryCode: ['territoryCode', 'codigoTerritorio'],
-  territoryId: ['territoryId', 'idTerritorio'],
-  neighbourhood: ['neighbourhood', 'neighborhood', 'barrio'],
-  interests: ['interests', 'intereses'],
-  tags: ['tags', 'etiquetas'],
-  whatsappConsent: ['whatsappConsent', 'autorizaWhatsapp', 'consentimientoWhatsapp'],
-  emailConsent: ['emailConsent', 'autorizaCorreo', 'consentimientoCorreo'],
-} as const;
 type Column = keyof typeof IMPORT_COLUMNS;
 
 const headerKey = (name: string) =>
@@ -91,26 +70,6 @@ function readHeader(given: string[]): string[] {
   }
   return columns as string[];
 }
-
-export const importQuery = z
-  .object({
-    /** `true`: read and check everything, answer what would be written, write nothing. */
-    dryRun: z.enum(['true', 'false'], { error: 'expected true or false' }).default('false'),
-    /** The exact text the people in the file agreed to; required when a row's consent column says yes. */
-    consentText: z.string().trim().min(20).max(4000).optional(),
-    /** Where and how that consent was collected ("formulario firmado en evento del 12/10"); required with consentText. */
-    consentCollection: z.string().trim().min(5).max(300).optional(),
-    /** The privacy policy the text refers to, stored with it. */
-    privacyPolicyUrl: z
-      .url({ protocol: /^https?$/ })
-      .max(500)
-      .optional(),
-  })
-  .refine((query) => (query.consentText === undefined) === (query.consentCollection === undefined), {
-    message: 'Give consentText and consentCollection together: the text people agreed to and where and how it was collected.',
-    path: ['consentCollection'],
-  });
-export type ImportQuery = z.infer<typeof importQuery>;
 
 const lineMessages = z.array(z.object({ line: z.number().int(), message: z.string() }));
 

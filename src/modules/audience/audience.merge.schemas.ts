@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQueryShape } from '../../kernel/pagination';
+import { pageQueryShape } from '../../kernel/page-schemas';
 
 const time = z.iso.datetime();
 const counts = z.record(z.string(), z.record(z.string(), z.number().int().min(0)));

@@ -1,7 +1,7 @@
 import { ApiRouter } from '../../kernel/http/router';
+import { correctPersonBody } from './audience.correction.schemas';
 import { addNote, correctPerson, listPeople, peopleCsv, personDetail, personTimelinePage, removeNote } from './audience.people';
 import {
-  correctPersonBody,
   listPeopleQuery,
   noteBody,
   noteParams,

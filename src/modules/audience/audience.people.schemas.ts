@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { pageQueryShape } from '../../kernel/pagination';
-import { normalisePhone } from './audience.contacts';
-import { CONSENT_ACTIONS } from './audience.entities';
+import { pageQueryShape } from '../../kernel/page-schemas';
+import { CONSENT_ACTIONS } from './audience.codes';
 
 /** A channel's state for one person: may be messaged now, asked not to be, or never said yes. */
 export const CONSENT_STATES = ['reachable', 'opted_out', 'no_consent'] as const;
@@ -174,40 +173,5 @@ export const timelineQuery = z.object({
     .describe('The `nextCursor` of the previous page of the timeline, unchanged'),
   limit: z.coerce.number().int().min(1).max(200).default(200),
 });
-
-const phoneCorrection = z
-  .string()
-  .trim()
-  .max(30)
-  .transform((value, ctx) => {
-    const phone = normalisePhone(value);
-    if (!phone) {
-      ctx.addIssue({ code: 'custom', message: 'is not a valid phone number (a Colombian mobile such as 300 123 4567, or +country code)' });
-      return z.NEVER;
-    }
-    return phone;
-  });
-
-const documentCorrection = z
-  .string()
-  .trim()
-  .max(30)
-  .transform((value) => value.replace(/[.\s-]/g, ''))
-  .pipe(z.string().regex(/^\d{5,12}$/, 'a cédula has 5 to 12 digits (dots, spaces and dashes are ignored)'));
-
-export const correctPersonBody = z
-  .object({
-    name: z.string().trim().min(1).max(160).optional(),
-    /** Any format; stored in E.164. Null removes it (the person must keep a phone or an email). */
-    phone: phoneCorrection.nullable().optional(),
-    email: z.string().trim().toLowerCase().max(254).pipe(z.email('must be an email address')).meta({ format: 'email' }).nullable().optional(),
-    documentId: documentCorrection.nullable().optional(),
-    /** Replaces the list: each trimmed and lower-cased, 1–40 characters, at most 30; repeats count once. */
-    tags: z.array(tagSchema).max(30, 'at most 30 tags').optional(),
-  })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, { message: 'say what to change: name, phone, email, documentId or tags' });
-
-export type CorrectPersonInput = z.infer<typeof correctPersonBody>;
 
 export const noteBody = z.object({ text: z.string().trim().min(1).max(2000) }).strict();

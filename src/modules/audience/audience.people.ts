@@ -31,17 +31,8 @@ import {
   type PeopleSearch,
   type PersonRow,
 } from './audience.people.repository';
-import type {
-  ConsentState,
-  CorrectPersonInput,
-  ListPeopleInput,
-  noteView,
-  personDetailView,
-  personOriginView,
-  personPageView,
-  personView,
-  timelinePageView,
-} from './audience.people.schemas';
+import type { ConsentState, ListPeopleInput, noteView, personDetailView, personOriginView, personPageView, personView, timelinePageView } from './audience.people.schemas';
+import type { CorrectPersonInput } from './audience.correction.schemas';
 import { consentsOf, contactExists, insertAudit } from './audience.repository';
 import { personTimeline } from './audience.timeline';
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { AUDIT_ACTIONS } from './audience.entities';
-import { CHANNELS } from './audience.segments';
+import { AUDIT_ACTIONS, CHANNELS } from './audience.codes';
 
 export const contactIdParams = z.object({ id: z.uuid() });
 

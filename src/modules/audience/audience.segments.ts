@@ -2,8 +2,9 @@ import { z } from 'zod';
 import type { Queries } from '../../kernel/sql';
 import { countSegmentMembers, segmentMembersAfter, type SegmentMember } from './audience.repository';
 
-export const CHANNELS = ['whatsapp', 'email'] as const;
-export type Channel = (typeof CHANNELS)[number];
+import type { Channel } from './audience.codes';
+
+export { CHANNELS, type Channel } from './audience.codes';
 
 const interest = z.string().trim().toLowerCase().min(1).max(60);
 

@@ -34,6 +34,8 @@ export interface ServerTableProps<Row> {
   /** Highlights a row (the open conversation). */
   selectedKey?: string | undefined;
   pageSizes?: number[];
+  /** What a refusal of the list says (a module's own codes in Spanish); the shell's wording by default. */
+  describeError?: (error: unknown) => string;
 }
 
 /**
@@ -41,7 +43,18 @@ export interface ServerTableProps<Row> {
  * million rows costs the same as one of fifty. The table keeps the cursors of the pages it has
  * passed to go back; a change of filter or sort (a new `path`) starts again at the first page.
  */
-export function ServerTable<Row>({ caption, path, columns, rowKey, sort, onSortChange, empty, selectedKey, pageSizes = [25, 50, 100] }: ServerTableProps<Row>) {
+export function ServerTable<Row>({
+  caption,
+  path,
+  columns,
+  rowKey,
+  sort,
+  onSortChange,
+  empty,
+  selectedKey,
+  pageSizes = [25, 50, 100],
+  describeError = problemMessage,
+}: ServerTableProps<Row>) {
   const [limit, setLimit] = useState(pageSizes[0] ?? 50);
   // The cursors passed belong to one list (path and page size): another list starts at its first page.
   const listKey = `${path}|${limit}`;
@@ -71,7 +84,7 @@ export function ServerTable<Row>({ caption, path, columns, rowKey, sort, onSortC
     <div>
       {page.isError && (
         <Alert color="red" mb="sm" role="alert">
-          {problemMessage(page.error)}
+          {describeError(page.error)}
         </Alert>
       )}
       <Table.ScrollContainer minWidth={600}>

@@ -74,3 +74,32 @@ export function formatDayLabel(value: string | Date, now = Date.now(), timeZone 
 export function localDay(value: string | Date, timeZone = CAMPAIGN_TIME_ZONE): string {
   return dayKey(toDate(value), timeZone);
 }
+
+/** `+573001234567` → `+57 300 123 4567` (a Colombian mobile as people write it); another number as stored. */
+export function formatPhone(phone: string): string {
+  const colombian = /^\+57(\d{3})(\d{3})(\d{4})$/.exec(phone);
+  return colombian ? `+57 ${colombian[1]} ${colombian[2]} ${colombian[3]}` : phone;
+}
+
+/** The zone's offset from UTC at that instant, as ISO 8601 writes it (`-05:00`). */
+function zoneOffset(at: Date, timeZone: string): string {
+  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+  const offset = name.replace('GMT', '');
+  return offset === '' ? '+00:00' : offset;
+}
+
+/**
+ * A local date (`2026-11-28`, as a date input gives it) as the instant its day starts or ends in
+ * the campaign's time zone, with that zone's offset (`2026-11-28T00:00:00-05:00`): what an API
+ * filter "created from / to" takes. Undefined for anything that is not a date.
+ */
+export function localDayBound(date: string, end: 'start' | 'end', timeZone = CAMPAIGN_TIME_ZONE): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return undefined;
+  const offset = zoneOffset(new Date(`${date}T12:00:00Z`), timeZone);
+  return `${date}T${end === 'start' ? '00:00:00.000' : '23:59:59.999'}${offset}`;
+}
+
+/** Today as a local date in the campaign's time zone (`2026-11-28`), for file names and date inputs. */
+export function localToday(timeZone = CAMPAIGN_TIME_ZONE): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+}

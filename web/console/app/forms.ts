@@ -13,29 +13,64 @@ const spanish = es().localeError;
 /**
  * The schema's verdict on the values, in Spanish: a broken rule (too short, not an email, too
  * many) is said from the rule itself through zod's Spanish locale, since the API's own wording
- * is English; only a rule the schema wrote by hand (a refinement) keeps the schema's words.
+ * is English; only a rule the schema wrote by hand (a refinement) keeps the schema's words, unless
+ * `messages` says it in Spanish for that field (a rule of its own or a pattern: a phone, a cédula).
  */
-export function schemaErrors(schema: z.ZodType, values: unknown): FormErrors {
+export function schemaErrors(schema: z.ZodType, values: unknown, messages: Record<string, string> = {}): FormErrors {
   const result = schema.safeParse(values, { reportInput: true });
   if (result.success) return {};
   const errors: FormErrors = {};
   for (const issue of result.error.issues) {
     const path = issue.path.join('.');
     if (path in errors) continue;
+    if ((issue.code === 'custom' || issue.code === 'invalid_format') && messages[path]) {
+      errors[path] = messages[path];
+      continue;
+    }
     const localised = issue.code === 'custom' ? undefined : spanish(issue as Parameters<typeof spanish>[0]);
     errors[path] = (typeof localised === 'string' ? localised : localised?.message) ?? issue.message;
   }
   return errors;
 }
 
+/** What an empty text field means to the API: the field left out, or `null` (clear it). */
+export type EmptyMeaning = 'absent' | 'null';
+
+/** The values as the API takes them: each field named in `emptyAs` that holds only spaces is left out or null. */
+export function withoutEmpty<Values extends FormValues>(values: Values, emptyAs: Partial<Record<keyof Values & string, EmptyMeaning>>): Values {
+  const out: FormValues = { ...values };
+  for (const [field, meaning] of Object.entries(emptyAs)) {
+    const value = out[field];
+    if (!(typeof value === 'string' && value.trim() === '')) continue;
+    if (meaning === 'null') out[field] = null;
+    else delete out[field];
+  }
+  return out as Values;
+}
+
+export interface SchemaFormOptions<Values extends FormValues> extends Omit<UseFormInput<Values>, 'validate'> {
+  /** Text fields whose emptiness the API reads as "not given" (`absent`) or "remove it" (`null`): validated and sent that way. */
+  emptyAs?: Partial<Record<keyof Values & string, EmptyMeaning>>;
+  /** Spanish for the schema's own rules by field (its refinements and patterns are worded in English for the API). */
+  messages?: Partial<Record<keyof Values & string, string>>;
+}
+
 /**
  * A form whose rules are the server's own zod schema for the request body: the same object the API
  * validates with (imported from `src/modules/<module>/<module>.schemas.ts`), so a field's limits are
  * written once. The server still decides: `submit` shows its problem+json errors on the fields
- * they name (`body.<field>`) and anything else as the form's message.
+ * they name (`body.<field>`, or `query.<field>` for an upload's options) and anything else as the
+ * form's message. `send` gets the values as the API takes them (`emptyAs` applied).
  */
-export function useSchemaForm<Values extends FormValues>(schema: z.ZodType<unknown, Values>, input: Omit<UseFormInput<Values>, 'validate'>) {
-  const form = useForm<Values>({ mode: 'controlled', validateInputOnBlur: true, ...input, validate: (values) => schemaErrors(schema, values) });
+export function useSchemaForm<Values extends FormValues>(schema: z.ZodType<unknown, Values>, input: SchemaFormOptions<Values>) {
+  const { emptyAs = {}, messages = {}, ...formInput } = input;
+  const clean = (values: Values) => withoutEmpty(values, emptyAs as Partial<Record<keyof Values & string, EmptyMeaning>>);
+  const form = useForm<Values>({
+    mode: 'controlled',
+    validateInputOnBlur: true,
+    ...formInput,
+    validate: (values) => schemaErrors(schema, clean(values), messages as Record<string, string>),
+  });
   const [formError, setFormError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
 
@@ -45,7 +80,7 @@ export function useSchemaForm<Values extends FormValues>(schema: z.ZodType<unkno
       setFormError(null);
       setSubmitting(true);
       try {
-        await send(values);
+        await send(clean(values));
       } catch (error) {
         setFormError(applyProblem(form, error));
       } finally {
@@ -62,7 +97,7 @@ export function applyProblem<Values extends FormValues>(form: UseFormReturnType<
   if (!(error instanceof ApiError)) return 'Algo salió mal. Intente de nuevo.';
   const unplaced: string[] = [];
   for (const item of error.problem?.errors ?? []) {
-    const field = item.path.replace(/^body\./, '');
+    const field = item.path.replace(/^(body|query)\./, '');
     if (field in form.getValues()) form.setFieldError(field, item.message);
     else unplaced.push(item.message);
   }

@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import { roleAllowed, type Role } from '../../../src/kernel/auth/roles';
+import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
 import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
@@ -26,6 +27,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: dashboardPolicy.roles('readOverview'),
     description: 'Indicadores de la campaña, tendencias y alertas en vivo',
     page: () => import('../dashboard/DashboardPage'),
+  },
+  {
+    path: '/personas',
+    label: 'Personas',
+    group: 'Campaña',
+    roles: audiencePolicy.roles('listPeople'),
+    description: 'Buscar personas, su historia y sus autorizaciones; importar y fusionar duplicados',
+    page: () => import('../people/PeoplePage'),
   },
   {
     path: '/whatsapp',
