@@ -22,4 +22,4 @@ export function principalLoader(source: Queries | (() => EntityManager)) {
 
 export { UserSchema, type User } from './auth.entities';
 export { authPolicy } from './auth.policy';
-export { countActiveUsers, findUser, userNames, type UserRecord } from './auth.repository';
+export { activeUsersWithRoles, countActiveUsers, findUser, userNames, type UserRecord } from './auth.repository';

@@ -12,6 +12,7 @@ import { pqrsPolicy } from './pqrs.policy';
 import { readSettings, findRequest } from './pqrs.repository';
 import {
   answerBody,
+  assigneesView,
   attachmentCreatedView,
   attachmentParams,
   extendBody,
@@ -206,6 +207,16 @@ export const pqrsRouter = new ApiRouter('pqrs', 'The citizen desk: peticiones, q
       response: summaryView,
     },
     async ({ ctx, input }) => desk.queueSummary(ctx.deps, input.query),
+  )
+  .get(
+    `${base}/assignees`,
+    {
+      summary: 'Who requests may be assigned to',
+      description: 'The active managers and admins, by name: the desk’s assignment picker and its "who handles it" filter. Staff names only, nothing about citizens.',
+      access: pqrsPolicy.roles('readTeam'),
+      response: assigneesView,
+    },
+    async ({ ctx }) => desk.assignees(ctx.deps),
   )
   .get(`${base}/settings`, { summary: 'Desk settings', access: pqrsPolicy.roles('configure'), response: settingsView }, async ({ ctx }) => desk.getSettings(ctx.deps))
   .put(

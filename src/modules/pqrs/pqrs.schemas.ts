@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/page-schemas';
+import { roleSchema } from '../../kernel/schemas';
 import { citizenDocumentId, citizenEmail, citizenTerritoryId, optionalText } from '../audience';
 import { DUE_STATES } from './pqrs.clock';
 import { HISTORY_ACTIONS, PQRS_CHANNELS, PQRS_PRIORITIES, PQRS_STATUSES, PQRS_TYPES } from './pqrs.entities';
@@ -228,7 +229,10 @@ export const historyView = z.object({
     z.object({
       id: z.uuid(),
       at: isoDate,
+      /** Null for what the citizen or the system did (filing, the daily run). */
       actorId: z.uuid().nullable(),
+      /** The staff member's name as it is now (null with `actorId`, or when the account is gone). */
+      actorName: z.string().nullable(),
       action: z.enum(HISTORY_ACTIONS),
       changes: z.record(z.string(), z.object({ before: z.unknown(), after: z.unknown() })),
       note: z.string().nullable(),
@@ -237,3 +241,9 @@ export const historyView = z.object({
 });
 
 export const attachmentCreatedView = attachmentView;
+
+export const assigneesView = z
+  .object({
+    data: z.array(z.object({ id: z.uuid(), name: z.string(), role: roleSchema })).describe('Active managers and admins, by name (not paged: at most 500)'),
+  })
+  .meta({ id: 'PqrsAssignees' });
