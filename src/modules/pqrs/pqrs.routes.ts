@@ -8,6 +8,7 @@ import { localDateOf } from './pqrs.clock';
 import { PQRS_CHANNELS } from './pqrs.entities';
 import { checkFormFiles, MultipartError, parseMultipart, type FormFile } from './pqrs.multipart';
 import { renderMessage, renderPqrsForm, renderReceived, type PqrsFormView } from './pqrs.page';
+import { fileBody } from './pqrs.filing.schemas';
 import { pqrsPolicy } from './pqrs.policy';
 import { readSettings, findRequest } from './pqrs.repository';
 import {
@@ -16,7 +17,6 @@ import {
   attachmentCreatedView,
   attachmentParams,
   extendBody,
-  fileBody,
   filedView,
   fromWhatsAppBody,
   historyView,

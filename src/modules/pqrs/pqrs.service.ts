@@ -39,17 +39,8 @@ import {
   type RequestFilter,
   type RequestRecord,
 } from './pqrs.repository';
-import {
-  fileBody,
-  type AnswerInput,
-  type ExtendInput,
-  type FileInput,
-  type FromWhatsAppInput,
-  type ListInput,
-  type SettingsInput,
-  type SummaryInput,
-  type UpdateInput,
-} from './pqrs.schemas';
+import { fileBody, type FileInput } from './pqrs.filing.schemas';
+import type { AnswerInput, ExtendInput, FromWhatsAppInput, ListInput, SettingsInput, SummaryInput, UpdateInput } from './pqrs.schemas';
 
 type Deps = Pick<AppDeps, 'db' | 'config' | 'realtime'>;
 
