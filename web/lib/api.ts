@@ -77,6 +77,11 @@ export class Api {
     return this.request<T>('PUT', path, file);
   }
 
+  /** A file as the raw body of a POST, with its own type as Content-Type (a PQRS attachment). */
+  postFile<T>(path: string, file: Blob): Promise<T> {
+    return this.request<T>('POST', path, file);
+  }
+
   patch<T>(path: string, body: unknown): Promise<T> {
     return this.request<T>('PATCH', path, body);
   }

@@ -53,3 +53,17 @@ export function formatRelative(value: string | Date, now = Date.now()): string {
   }
   return relative.format(amount, 'year');
 }
+
+/** "1 día hábil", "3 días hábiles": a count with its noun, singular or plural. */
+export function plural(count: number, one: string, many: string): string {
+  return `${formatNumber(count)} ${Math.abs(count) === 1 ? one : many}`;
+}
+
+const decimal = new Intl.NumberFormat('es-CO', { maximumFractionDigits: 1 });
+
+/** 850 B, 12,5 KB, 3,2 MB (a file's size). */
+export function formatFileSize(bytes: number): string {
+  if (bytes < 1024) return `${formatNumber(bytes)} B`;
+  if (bytes < 1024 * 1024) return `${decimal.format(bytes / 1024)} KB`;
+  return `${decimal.format(bytes / 1024 / 1024)} MB`;
+}

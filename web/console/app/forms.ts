@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { es } from 'zod/locales';
 import { ApiError } from './api';
 import { NetworkError } from '../../lib/api';
-import { problemMessage } from './problems';
+import { knownProblem, problemMessage, type ProblemMessages } from './problems';
 
 type FormValues = Record<string, unknown>;
 
@@ -34,7 +34,12 @@ export function schemaErrors(schema: z.ZodType, values: unknown): FormErrors {
  * written once. The server still decides: `submit` shows its problem+json errors on the fields
  * they name (`body.<field>`) and anything else as the form's message.
  */
-export function useSchemaForm<Values extends FormValues>(schema: z.ZodType<unknown, Values>, input: Omit<UseFormInput<Values>, 'validate'>) {
+export function useSchemaForm<Values extends FormValues>(
+  schema: z.ZodType<unknown, Values>,
+  input: Omit<UseFormInput<Values>, 'validate'>,
+  /** The screen's Spanish for refusals it expects, by problem code (on the field the problem names, or above the form). */
+  problems?: ProblemMessages,
+) {
   const form = useForm<Values>({ mode: 'controlled', validateInputOnBlur: true, ...input, validate: (values) => schemaErrors(schema, values) });
   const [formError, setFormError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
@@ -47,7 +52,7 @@ export function useSchemaForm<Values extends FormValues>(schema: z.ZodType<unkno
       try {
         await send(values);
       } catch (error) {
-        setFormError(applyProblem(form, error));
+        setFormError(applyProblem(form, error, problems));
       } finally {
         setSubmitting(false);
       }
@@ -56,10 +61,22 @@ export function useSchemaForm<Values extends FormValues>(schema: z.ZodType<unkno
   return { form, submit, submitting, formError, setFormError };
 }
 
-/** Puts a refusal's field errors on the form; returns what is left to say above the form (or null). */
-export function applyProblem<Values extends FormValues>(form: UseFormReturnType<Values>, error: unknown): string | null {
+/**
+ * Puts a refusal's field errors on the form; returns what is left to say above the form (or null).
+ * A code the screen has words for (`problems`) is said with them, on the one field it names.
+ */
+export function applyProblem<Values extends FormValues>(form: UseFormReturnType<Values>, error: unknown, problems?: ProblemMessages): string | null {
   if (error instanceof NetworkError) return 'No hay conexión con el servidor. Intente de nuevo.';
   if (!(error instanceof ApiError)) return 'Algo salió mal. Intente de nuevo.';
+  const known = knownProblem(error, problems);
+  if (known) {
+    const fields = (error.problem?.errors ?? []).map((item) => item.path.replace(/^body\./, ''));
+    if (fields.length === 1 && fields[0]! in form.getValues()) {
+      form.setFieldError(fields[0]!, known);
+      return null;
+    }
+    return known;
+  }
   const unplaced: string[] = [];
   for (const item of error.problem?.errors ?? []) {
     const field = item.path.replace(/^body\./, '');
