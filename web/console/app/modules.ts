@@ -2,6 +2,7 @@ import type { ComponentType } from 'react';
 import { roleAllowed, type Role } from '../../../src/kernel/auth/roles';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
 import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
+import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 
 /** A screen of the console, or another app it links to. Who sees it comes from the module's policy, never a second list. */
 export interface ConsoleEntry {
@@ -25,6 +26,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: dashboardPolicy.roles('readOverview'),
     description: 'Indicadores de la campaña, tendencias y alertas en vivo',
     page: () => import('../dashboard/DashboardPage'),
+  },
+  {
+    path: '/pqrs',
+    label: 'PQRS',
+    group: 'Campaña',
+    roles: pqrsPolicy.roles('read'),
+    description: 'Peticiones, quejas y reclamos de la ciudadanía, por fecha de vencimiento legal',
+    page: () => import('../pqrs/PqrsPage'),
   },
   {
     path: '/war-room/',
