@@ -67,3 +67,9 @@ export function formatFileSize(bytes: number): string {
   if (bytes < 1024 * 1024) return `${decimal.format(bytes / 1024)} KB`;
   return `${decimal.format(bytes / 1024 / 1024)} MB`;
 }
+
+/** +57 310 444 0007 (a Colombian number as the API stores it, E.164); anything else as it is. */
+export function formatPhone(value: string): string {
+  const colombian = /^\+57(\d{3})(\d{3})(\d{4})$/.exec(value);
+  return colombian ? `+57 ${colombian[1]} ${colombian[2]} ${colombian[3]}` : value;
+}

@@ -233,7 +233,7 @@ export default function QueuePage() {
           <SimpleGrid cols={{ base: 1, xs: 2, sm: 3, lg: 6 }} spacing="sm" verticalSpacing="xs">
             <TextInput
               label="Buscar"
-              placeholder="Asunto o número (000123)"
+              placeholder="Asunto o número"
               value={typed}
               maxLength={100}
               onChange={(event) => {

@@ -8,7 +8,7 @@ import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 import type { Territory } from '../../lib/api-types';
 import { api, ApiError } from '../app/api';
-import { formatDate, formatDateTime } from '../app/format';
+import { formatDate, formatDateTime, formatPhone } from '../app/format';
 import { NotFoundPage, PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
 import { useSignedIn } from '../app/session';
@@ -55,7 +55,7 @@ function Citizen({ request }: { request: PqrsRequest }) {
       <Facts
         items={[
           ['Nombre', citizen.name],
-          ['Celular', citizen.phone ?? 'No lo dejó'],
+          ['Celular', citizen.phone ? formatPhone(citizen.phone) : 'No lo dejó'],
           ['Correo', citizen.email ?? 'No lo dejó'],
         ]}
       />
