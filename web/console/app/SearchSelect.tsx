@@ -54,7 +54,7 @@ const territoryLabel = (territory: Pick<Territory, 'name' | 'type'>) => `${terri
 export function TerritorySelect(props: Omit<SearchSelectProps, 'queryKey' | 'search' | 'resolve'>) {
   return (
     <SearchSelect
-      placeholder="Buscar por nombre"
+      placeholder="Buscar…"
       {...props}
       queryKey={['territories', 'search']}
       search={async (text) => {
