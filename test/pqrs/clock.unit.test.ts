@@ -6,7 +6,7 @@ import { addBusinessDays, businessDaysBetween, holidaysOf, isBusinessDay, weekda
 import { clockState, deadlineFor, dueSoonHorizon, endOfLocalDay, extensionLimit, latestExtension, termFor, type ClockSettings } from '../../src/modules/pqrs/pqrs.clock';
 import { detectFileType, DOCX_TYPE, isExecutable, zipEntryNames } from '../../src/kernel/file-store';
 import { loadConfig } from '../../src/config';
-import { pqrsPolicy } from '../../src/modules/pqrs/pqrs.policy';
+import { ASSIGNABLE_ROLES, pqrsPolicy } from '../../src/modules/pqrs/pqrs.policy';
 import { allowedRoles } from '../helpers/policy';
 
 const CO = 'CO';
@@ -270,5 +270,8 @@ describe('pqrsPolicy', () => {
     expect(allowedRoles(pqrsPolicy, 'readPersonal')).toEqual(['admin', 'manager']);
     expect(allowedRoles(pqrsPolicy, 'read')).toEqual(['admin', 'manager', 'viewer']);
     expect(allowedRoles(pqrsPolicy, 'follow')).toEqual(['admin', 'manager', 'viewer']);
+    expect(allowedRoles(pqrsPolicy, 'readTeam')).toEqual(['admin', 'manager', 'viewer']);
+    // Requests go to those who may answer them.
+    expect([...ASSIGNABLE_ROLES].sort()).toEqual(allowedRoles(pqrsPolicy, 'handle').sort());
   });
 });

@@ -215,6 +215,50 @@ describe('answering and extending', () => {
   });
 });
 
+describe('the team and the history', () => {
+  it('lists whom a request may be assigned to (active managers and admins, by name) to managers and viewers', async () => {
+    const zoe = await createUser(app, admin, 'manager', 'Zoe Zuluaga');
+    const alba = await createUser(app, admin, 'manager', 'Alba Arango');
+    const gone = await createUser(app, admin, 'manager', 'Beto Bernal');
+    await app.http.patch(`/api/users/${gone.id}`).set(admin.auth).send({ active: false }).expect(200);
+    const answer = await app.http.get(`${base}/assignees`).set(manager.auth).expect(200);
+    const team = answer.body.data as { id: string; name: string; role: string }[];
+    expect(team.map((member) => member.id)).toEqual(expect.arrayContaining([admin.id, manager.id, zoe.id, alba.id]));
+    expect(team.map((member) => member.id)).not.toEqual(expect.arrayContaining([gone.id]));
+    expect(team.some((member) => [viewer.id, volunteer.id].includes(member.id))).toBe(false);
+    expect(team.findIndex((member) => member.id === alba.id)).toBeLessThan(team.findIndex((member) => member.id === zoe.id));
+    expect(team.find((member) => member.id === alba.id)).toEqual({ id: alba.id, name: 'Alba Arango', role: 'manager' });
+    // Every one of them may be given a request.
+    const filed = await file();
+    await app.http.patch(`${base}/${filed.id}`).set(manager.auth).send({ assigneeId: alba.id }).expect(200);
+    expectProblem(await app.http.patch(`${base}/${filed.id}`).set(manager.auth).send({ assigneeId: gone.id }), 400, 'unknown_user');
+    expectProblem(await app.http.patch(`${base}/${filed.id}`).set(manager.auth).send({ assigneeId: viewer.id }), 400, 'assignee_cannot_handle');
+
+    expect((await app.http.get(`${base}/assignees`).set(viewer.auth).expect(200)).body).toEqual(answer.body);
+    expectProblem(await app.http.get(`${base}/assignees`).set(volunteer.auth), 403);
+    expectProblem(await app.http.get(`${base}/assignees`), 401);
+  });
+
+  it('names who made each change in the history, and nobody for what the citizen or the system did', async () => {
+    const filed = await file();
+    await app.http.patch(`${base}/${filed.id}`).set(manager.auth).send({ priority: 'high', note: 'Lo pidió la alcaldía' }).expect(200);
+    const managerName = (await app.http.get('/api/auth/me').set(manager.auth).expect(200)).body.name as string;
+    const history = (await app.http.get(`${base}/${filed.id}/history`).set(manager.auth).expect(200)).body.data as {
+      action: string;
+      actorName: string | null;
+      note: string | null;
+    }[];
+    expect(history.find((line) => line.action === 'filed')).toMatchObject({ actorName: null });
+    expect(history.find((line) => line.action === 'update')).toMatchObject({ actorName: managerName, note: 'Lo pidió la alcaldía' });
+    const asViewer = (await app.http.get(`${base}/${filed.id}/history`).set(viewer.auth).expect(200)).body.data as {
+      action: string;
+      actorName: string | null;
+      note: string | null;
+    }[];
+    expect(asViewer.find((line) => line.action === 'update')).toMatchObject({ actorName: managerName, note: null });
+  });
+});
+
 describe('from a WhatsApp conversation', () => {
   it('links the request to the conversation both ways', async () => {
     await handleWebhookPayload(app.runtime.deps, {

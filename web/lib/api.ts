@@ -86,8 +86,8 @@ export class Api {
   }
 
   /**
-   * A file as the raw body of a POST, with its own type as Content-Type (a `text/csv` import whose
-   * options go in the query); `timeoutMs` for the answers that take longer than a click's (a big file).
+   * A file as the raw body of a POST, with its own type as Content-Type (a PQRS attachment, a
+   * `text/csv` import whose options go in the query); `timeoutMs` for the answers that take longer than a click's (a big file).
    */
   postFile<T>(path: string, file: Blob, timeoutMs = this.timeoutMs): Promise<T> {
     return this.request<T>('POST', path, file, true, timeoutMs);

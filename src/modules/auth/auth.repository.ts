@@ -116,6 +116,24 @@ export function userNameOf(userId: Sql<never>): Sql<never> {
   return sql`(select u.name from users u where u.id = ${userId})`;
 }
 
+/**
+ * The active users holding one of these roles, by name, at most `max` (a campaign's staff are a few
+ * dozen): for pickers in other modules (whom a PQRS may be assigned to).
+ */
+export async function activeUsersWithRoles(q: Queries, roles: readonly Role[], max = 500): Promise<{ id: string; name: string; role: Role }[]> {
+  if (!roles.length) return [];
+  return q.rows(
+    db
+      .selectFrom('users')
+      .select(['id', 'name', 'role'])
+      .where('role', 'in', [...new Set(roles)])
+      .where('active', '=', true)
+      .orderBy('name')
+      .orderBy('id')
+      .limit(max),
+  );
+}
+
 /** The user with this (normalised) email and the hash their password is checked against. */
 export async function findCredentials(q: Queries, email: string): Promise<(UserRecord & { passwordHash: string }) | undefined> {
   const row = await q.first(

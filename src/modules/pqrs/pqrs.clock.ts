@@ -1,7 +1,6 @@
 import { addBusinessDays, businessDaysBetween, isBusinessDay } from '../../kernel/business-days';
 import { addDays, instantAt, localClock } from '../../kernel/calendar';
-import type { PqrsStatus, PqrsType } from './pqrs.entities';
-import { OPEN_STATUSES } from './pqrs.entities';
+import { DUE_SOON_BUSINESS_DAYS, OPEN_STATUSES, termFor, type DueState, type PqrsStatus, type PqrsType } from './pqrs.constants';
 
 /**
  * The legal clock of Ley 1755 de 2015, art. 14, in business days of the campaign's country and
@@ -15,23 +14,7 @@ export interface ClockSettings {
   holidayCountry: string;
 }
 
-/** Business days to answer: 10 for documents and information, 30 for consultations, 15 for everything else. */
-export function termFor(type: PqrsType): number {
-  if (type === 'informacion') return 10;
-  if (type === 'consulta') return 30;
-  return 15;
-}
-
-/** How many business days before the deadline (the due day itself counting as 0) a request counts as due soon. */
-export const DUE_SOON_BUSINESS_DAYS = 3;
-
-/**
- * Where a request stands against its deadline, for the desk's queue: open and past it (`overdue`),
- * open with `DUE_SOON_BUSINESS_DAYS` or fewer left (`due_soon`), open with more (`on_time`), its
- * clock stopped by an answer (`answered`, closed or not) or by closing it without one (`closed`).
- */
-export const DUE_STATES = ['overdue', 'due_soon', 'on_time', 'answered', 'closed'] as const;
-export type DueState = (typeof DUE_STATES)[number];
+export { DUE_SOON_BUSINESS_DAYS, DUE_STATES, termFor, type DueState } from './pqrs.constants';
 
 export const localDateOf = (instant: Date, timeZone: string): string => localClock(instant, timeZone).date;
 

@@ -3,23 +3,21 @@ import { newId } from '../../kernel/ids';
 import { ContactSchema } from '../audience';
 import { UserSchema } from '../auth';
 import { TerritorySchema } from '../territories';
+import { HISTORY_ACTIONS, PQRS_CHANNELS, PQRS_PRIORITIES, PQRS_STATUSES, PQRS_TYPES } from './pqrs.constants';
 
-export const PQRS_TYPES = ['peticion', 'queja', 'reclamo', 'sugerencia', 'denuncia', 'consulta', 'informacion'] as const;
-export type PqrsType = (typeof PQRS_TYPES)[number];
-
-export const PQRS_CHANNELS = ['web', 'whatsapp', 'email', 'presencial', 'telefono'] as const;
-export type PqrsChannel = (typeof PQRS_CHANNELS)[number];
-
-export const PQRS_STATUSES = ['received', 'in_progress', 'waiting_citizen', 'answered', 'closed'] as const;
-export type PqrsStatus = (typeof PQRS_STATUSES)[number];
-/** Statuses in which the legal clock runs: the request still waits for its answer. */
-export const OPEN_STATUSES: readonly PqrsStatus[] = ['received', 'in_progress', 'waiting_citizen'];
-
-export const PQRS_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
-export type PqrsPriority = (typeof PQRS_PRIORITIES)[number];
-
-export const HISTORY_ACTIONS = ['filed', 'update', 'extend', 'answer', 'attachment', 'due_soon', 'notice', 'erase'] as const;
-export type HistoryAction = (typeof HISTORY_ACTIONS)[number];
+export {
+  HISTORY_ACTIONS,
+  OPEN_STATUSES,
+  PQRS_CHANNELS,
+  PQRS_PRIORITIES,
+  PQRS_STATUSES,
+  PQRS_TYPES,
+  type HistoryAction,
+  type PqrsChannel,
+  type PqrsPriority,
+  type PqrsStatus,
+  type PqrsType,
+} from './pqrs.constants';
 
 /** One field's value before and after a change (null when it had none). */
 export type StoredChanges = Record<string, { before: unknown; after: unknown }>;

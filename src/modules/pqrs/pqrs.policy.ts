@@ -1,3 +1,4 @@
+import type { Role } from '../../kernel/auth/roles';
 import { definePolicy } from '../../kernel/policy';
 
 /**
@@ -13,6 +14,14 @@ export const pqrsPolicy = definePolicy({
   handle: { roles: ['manager'] },
   configure: { roles: ['manager'] },
   follow: { roles: ['manager', 'viewer'] },
+  /**
+   * Who may be given requests (staff names and roles, not citizens'): managers to assign, viewers to
+   * read the queue's "who handles it" column and filter by it.
+   */
+  readTeam: { roles: ['manager', 'viewer'] },
 });
+
+/** Whom a request may be assigned to: those who may answer it, and admins (who may do everything). */
+export const ASSIGNABLE_ROLES: readonly Role[] = ['admin', ...pqrsPolicy.roles('handle').filter((role) => role !== 'admin')];
 
 export const PQRS_ROOM = 'pqrs';

@@ -85,10 +85,18 @@ export function presentEvent(action: PqrsRequestEvent['action'], request: Reques
   };
 }
 
-/** History as staff see it; notes (free text that may name people) only with `personal`. */
-export function presentHistory(rows: HistoryRecord[], personal: boolean): z.input<typeof historyView> {
+/** History as staff see it, each line with its actor's name; notes (free text that may name people) only with `personal`. */
+export function presentHistory(rows: HistoryRecord[], personal: boolean, names: ReadonlyMap<string, string>): z.input<typeof historyView> {
   return {
-    data: rows.map((row) => ({ id: row.id, at: row.at.toISOString(), actorId: row.actorId, action: row.action, changes: row.changes, note: personal ? row.note : null })),
+    data: rows.map((row) => ({
+      id: row.id,
+      at: row.at.toISOString(),
+      actorId: row.actorId,
+      actorName: row.actorId ? (names.get(row.actorId) ?? null) : null,
+      action: row.action,
+      changes: row.changes,
+      note: personal ? row.note : null,
+    })),
   };
 }
 

@@ -8,14 +8,15 @@ import { localDateOf } from './pqrs.clock';
 import { PQRS_CHANNELS } from './pqrs.entities';
 import { checkFormFiles, MultipartError, parseMultipart, type FormFile } from './pqrs.multipart';
 import { renderMessage, renderPqrsForm, renderReceived, type PqrsFormView } from './pqrs.page';
+import { fileBody } from './pqrs.filing.schemas';
 import { pqrsPolicy } from './pqrs.policy';
 import { readSettings, findRequest } from './pqrs.repository';
 import {
   answerBody,
+  assigneesView,
   attachmentCreatedView,
   attachmentParams,
   extendBody,
-  fileBody,
   filedView,
   fromWhatsAppBody,
   historyView,
@@ -206,6 +207,16 @@ export const pqrsRouter = new ApiRouter('pqrs', 'The citizen desk: peticiones, q
       response: summaryView,
     },
     async ({ ctx, input }) => desk.queueSummary(ctx.deps, input.query),
+  )
+  .get(
+    `${base}/assignees`,
+    {
+      summary: 'Who requests may be assigned to',
+      description: 'The active managers and admins, by name: the desk’s assignment picker and its "who handles it" filter. Staff names only, nothing about citizens.',
+      access: pqrsPolicy.roles('readTeam'),
+      response: assigneesView,
+    },
+    async ({ ctx }) => desk.assignees(ctx.deps),
   )
   .get(`${base}/settings`, { summary: 'Desk settings', access: pqrsPolicy.roles('configure'), response: settingsView }, async ({ ctx }) => desk.getSettings(ctx.deps))
   .put(

@@ -1,44 +1,16 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { citizenDocumentId, citizenEmail, citizenTerritoryId, optionalText } from '../audience';
-import { DUE_STATES } from './pqrs.clock';
-import { HISTORY_ACTIONS, PQRS_CHANNELS, PQRS_PRIORITIES, PQRS_STATUSES, PQRS_TYPES } from './pqrs.entities';
+import { roleSchema } from '../../kernel/schemas';
+import { DUE_STATES, HISTORY_ACTIONS, PQRS_CHANNELS, PQRS_PRIORITIES, PQRS_STATUSES, PQRS_TYPES } from './pqrs.constants';
+
+/*
+ * What the desk's API takes and answers. The staff console bundles this file (its forms validate
+ * with `answerBody`, `extendBody`, `updateBody`), so it imports only zod and zod-only files; the
+ * public filing's body, made of audience's citizen fields, is in pqrs.filing.schemas.ts.
+ */
 
 const isoDate = z.iso.datetime({ offset: true });
 const day = z.iso.date({ error: 'expected a day as YYYY-MM-DD' });
-
-const truthy = z
-  .union([z.boolean(), z.literal('true'), z.literal('on')])
-  .optional()
-  .transform((value) => value === true || value === 'true' || value === 'on');
-
-/**
- * What a citizen files, by JSON or by the no-JavaScript form (whose values are strings). The
- * messages are Spanish: the form shows them next to its fields.
- */
-export const fileBody = z.object({
-  type: z.enum(PQRS_TYPES, { error: 'Elige el tipo de solicitud.' }),
-  subject: z.string({ error: 'Escribe el asunto.' }).trim().min(3, 'Escribe el asunto (al menos 3 caracteres).').max(200, 'El asunto es demasiado largo (máximo 200 caracteres).'),
-  description: z
-    .string({ error: 'Describe tu solicitud.' })
-    .trim()
-    .min(10, 'Describe tu solicitud (al menos 10 caracteres).')
-    .max(10_000, 'La descripción es demasiado larga (máximo 10.000 caracteres).'),
-  name: optionalText(150),
-  phone: optionalText(30),
-  email: citizenEmail,
-  documentId: citizenDocumentId,
-  territoryId: citizenTerritoryId('Elige un barrio de la lista.'),
-  /** Only a denuncia may be anonymous; then no personal data is kept, whatever else was sent. */
-  anonymous: truthy,
-  consent: truthy,
-  /** The citizen agrees to get the number and the answer on this channel. */
-  whatsappOptIn: truthy,
-  emailOptIn: truthy,
-  /** Honeypot: hidden from people, filled in by naive bots. */
-  website: z.string().max(500).optional(),
-});
-export type FileInput = z.infer<typeof fileBody>;
 
 export const filedView = z.object({
   id: z.uuid(),
@@ -228,7 +200,10 @@ export const historyView = z.object({
     z.object({
       id: z.uuid(),
       at: isoDate,
+      /** Null for what the citizen or the system did (filing, the daily run). */
       actorId: z.uuid().nullable(),
+      /** The staff member's name as it is now (null with `actorId`, or when the account is gone). */
+      actorName: z.string().nullable(),
       action: z.enum(HISTORY_ACTIONS),
       changes: z.record(z.string(), z.object({ before: z.unknown(), after: z.unknown() })),
       note: z.string().nullable(),
@@ -237,3 +212,9 @@ export const historyView = z.object({
 });
 
 export const attachmentCreatedView = attachmentView;
+
+export const assigneesView = z
+  .object({
+    data: z.array(z.object({ id: z.uuid(), name: z.string(), role: roleSchema })).describe('Active managers and admins, by name (not paged: at most 500)'),
+  })
+  .meta({ id: 'PqrsAssignees' });

@@ -10,13 +10,13 @@ import { newId } from '../../kernel/ids';
 import { hashIp } from '../../kernel/privacy';
 import type { Queries } from '../../kernel/sql';
 import { contactExists, ensureConsentText, normalisePhone, type CapturedPerson } from '../audience';
-import { findUser } from '../auth';
+import { activeUsersWithRoles, findUser, userNames } from '../auth';
 import { dispatchNotices } from '../notices';
 import { conversationForExport } from '../whatsapp';
 import { clockState, deadlineFor, endOfLocalDay, isBusinessDay, latestExtension, localDateOf, dueSoonHorizon, type ClockSettings } from './pqrs.clock';
 import { OPEN_STATUSES, type PqrsChannel, type PqrsStatus, type StoredChanges } from './pqrs.entities';
 import { queueCitizenNotice } from './pqrs.notices';
-import { pqrsPolicy, PQRS_ROOM } from './pqrs.policy';
+import { ASSIGNABLE_ROLES, pqrsPolicy, PQRS_ROOM } from './pqrs.policy';
 import { presentAttachment, presentEvent, presentHistory, presentRequest, presentSettings } from './pqrs.presenter';
 import {
   attachmentsOf,
@@ -39,17 +39,8 @@ import {
   type RequestFilter,
   type RequestRecord,
 } from './pqrs.repository';
-import {
-  fileBody,
-  type AnswerInput,
-  type ExtendInput,
-  type FileInput,
-  type FromWhatsAppInput,
-  type ListInput,
-  type SettingsInput,
-  type SummaryInput,
-  type UpdateInput,
-} from './pqrs.schemas';
+import { fileBody, type FileInput } from './pqrs.filing.schemas';
+import type { AnswerInput, ExtendInput, FromWhatsAppInput, ListInput, SettingsInput, SummaryInput, UpdateInput } from './pqrs.schemas';
 
 type Deps = Pick<AppDeps, 'db' | 'config' | 'realtime'>;
 
@@ -442,7 +433,15 @@ export async function getRequest(deps: Pick<AppDeps, 'db' | 'config'>, id: strin
 
 export async function requestHistory(deps: Pick<AppDeps, 'db'>, id: string, actor: Actor) {
   await existing(deps.db, id);
-  return presentHistory(await historyOf(deps.db, id), pqrsPolicy.allows(actor, 'readPersonal'));
+  const rows = await historyOf(deps.db, id);
+  const actorIds = rows.flatMap((row) => (row.actorId ? [row.actorId] : []));
+  const names = await userNames(deps.db, actorIds);
+  return presentHistory(rows, pqrsPolicy.allows(actor, 'readPersonal'), names);
+}
+
+/** The staff a request may be assigned to (active managers and admins), by name. */
+export async function assignees(deps: Pick<AppDeps, 'db'>) {
+  return { data: await activeUsersWithRoles(deps.db, ASSIGNABLE_ROLES) };
 }
 
 // ───────────── changes
@@ -479,7 +478,7 @@ export async function updateRequest(deps: Deps, id: string, input: UpdateInput, 
   if (input.assigneeId) {
     const user = await findUser(deps.db, input.assigneeId);
     if (!user || !user.active) throw invalidField('body.assigneeId', 'No active user has this id.', 'unknown_user');
-    if (!['manager', 'admin'].includes(user.role))
+    if (!ASSIGNABLE_ROLES.includes(user.role))
       throw invalidField('body.assigneeId', 'Requests are assigned to managers (or admins), who may answer them.', 'assignee_cannot_handle');
   }
   let saved: RequestRecord;

@@ -2,8 +2,28 @@ import { Alert, Button, Group, Loader, NativeSelect, Table, Text, UnstyledButton
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import type { Page } from '../../lib/api-types';
-import { api } from './api';
+import { api, queryClient } from './api';
 import { problemMessage } from './problems';
+
+/** The cached pages of every server table listing `path` (`/api/pqrs`), whatever their filters, sort or cursor. */
+const listsOf = (path: string) => ({
+  predicate: (query: { queryKey: readonly unknown[] }) => {
+    const [kind, url] = query.queryKey;
+    return kind === 'list' && typeof url === 'string' && (url === path || url.startsWith(`${path}?`));
+  },
+});
+
+/** Refetches the server tables of `path` that are on screen (the others when next shown): after a live event, rows may come, go or move. */
+export function invalidateServerLists(path: string): Promise<void> {
+  return queryClient.invalidateQueries(listsOf(path));
+}
+
+/** Changes rows of the server tables of `path` in place, at once (a live event's new status), before their refetch confirms it. */
+export function patchServerLists<Row>(path: string, patch: (row: Row) => Row): void {
+  for (const [key, page] of queryClient.getQueriesData<Page<Row>>(listsOf(path))) {
+    if (page) queryClient.setQueryData<Page<Row>>(key, { ...page, data: page.data.map(patch) });
+  }
+}
 
 export interface Column<Row> {
   key: string;

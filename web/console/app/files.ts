@@ -1,4 +1,5 @@
 /** Files in and out of the console: saving what the API answered, reading what staff choose. */
+import { api } from './api';
 
 /** Hands a file the API answered (fetched with `api.download`) to the browser to save, under a name of ours. */
 export function saveFile(blob: Blob, name: string): void {
@@ -44,4 +45,9 @@ export async function readTextFile(file: Blob): Promise<TextFile> {
   } catch {
     return { text: new TextDecoder('windows-1252').decode(bytes), encoding: 'windows-1252' };
   }
+}
+
+/** Fetches a file the API answers with the session's token (never a token in a URL) and saves it as `fileName`. */
+export async function downloadFile(path: string, fileName: string): Promise<void> {
+  saveFile(await api.download(path), fileName);
 }

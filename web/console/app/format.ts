@@ -54,9 +54,18 @@ export function formatRelative(value: string | Date, now = Date.now()): string {
   return relative.format(amount, 'year');
 }
 
-/** "1 mensaje", "3 mensajes": a count in words (badges say it to screen readers this way). */
-export function formatCount(value: number, one: string, many: string): string {
-  return `${formatNumber(value)} ${value === 1 ? one : many}`;
+/** "1 día hábil", "3 días hábiles": a count with its noun, singular or plural. */
+export function plural(count: number, one: string, many: string): string {
+  return `${formatNumber(count)} ${Math.abs(count) === 1 ? one : many}`;
+}
+
+const decimal = new Intl.NumberFormat('es-CO', { maximumFractionDigits: 1 });
+
+/** 850 B, 12,5 KB, 3,2 MB (a file's size). */
+export function formatFileSize(bytes: number): string {
+  if (bytes < 1024) return `${formatNumber(bytes)} B`;
+  if (bytes < 1024 * 1024) return `${decimal.format(bytes / 1024)} KB`;
+  return `${decimal.format(bytes / 1024 / 1024)} MB`;
 }
 
 const dayKey = (value: Date, timeZone: string) => value.toLocaleDateString('en-CA', { timeZone });

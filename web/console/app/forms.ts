@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { es } from 'zod/locales';
 import { ApiError } from './api';
 import { NetworkError } from '../../lib/api';
-import { problemMessage } from './problems';
+import { knownProblem, problemMessage, type ProblemMessages } from './problems';
 
 type FormValues = Record<string, unknown>;
 
@@ -62,7 +62,12 @@ export interface SchemaFormOptions<Values extends FormValues> extends Omit<UseFo
  * they name (`body.<field>`, or `query.<field>` for an upload's options) and anything else as the
  * form's message. `send` gets the values as the API takes them (`emptyAs` applied).
  */
-export function useSchemaForm<Values extends FormValues>(schema: z.ZodType<unknown, Values>, input: SchemaFormOptions<Values>) {
+export function useSchemaForm<Values extends FormValues>(
+  schema: z.ZodType<unknown, Values>,
+  input: SchemaFormOptions<Values>,
+  /** The screen's Spanish for refusals it expects, by problem code (on the field the problem names, or above the form). */
+  problems?: ProblemMessages,
+) {
   const { emptyAs = {}, messages = {}, ...formInput } = input;
   const clean = (values: Values) => withoutEmpty(values, emptyAs as Partial<Record<keyof Values & string, EmptyMeaning>>);
   const form = useForm<Values>({
@@ -82,7 +87,7 @@ export function useSchemaForm<Values extends FormValues>(schema: z.ZodType<unkno
       try {
         await send(clean(values));
       } catch (error) {
-        setFormError(applyProblem(form, error));
+        setFormError(applyProblem(form, error, problems));
       } finally {
         setSubmitting(false);
       }
@@ -91,10 +96,22 @@ export function useSchemaForm<Values extends FormValues>(schema: z.ZodType<unkno
   return { form, submit, submitting, formError, setFormError };
 }
 
-/** Puts a refusal's field errors on the form; returns what is left to say above the form (or null). */
-export function applyProblem<Values extends FormValues>(form: UseFormReturnType<Values>, error: unknown): string | null {
+/**
+ * Puts a refusal's field errors on the form; returns what is left to say above the form (or null).
+ * A code the screen has words for (`problems`) is said with them, on the one field it names.
+ */
+export function applyProblem<Values extends FormValues>(form: UseFormReturnType<Values>, error: unknown, problems?: ProblemMessages): string | null {
   if (error instanceof NetworkError) return 'No hay conexión con el servidor. Intente de nuevo.';
   if (!(error instanceof ApiError)) return 'Algo salió mal. Intente de nuevo.';
+  const known = knownProblem(error, problems);
+  if (known) {
+    const fields = (error.problem?.errors ?? []).map((item) => item.path.replace(/^body\./, ''));
+    if (fields.length === 1 && fields[0]! in form.getValues()) {
+      form.setFieldError(fields[0]!, known);
+      return null;
+    }
+    return known;
+  }
   const unplaced: string[] = [];
   for (const item of error.problem?.errors ?? []) {
     const field = item.path.replace(/^(body|query)\./, '');

@@ -3,6 +3,7 @@ import { roleAllowed, type Role } from '../../../src/kernel/auth/roles';
 import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
 import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
+import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 
 /** A screen of the console, or another app it links to. Who sees it comes from the module's policy, never a second list. */
@@ -43,6 +44,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: whatsappPolicy.roles('converse'),
     description: 'Conversaciones con la gente: responder, asignar, resolver y radicar PQRS',
     page: () => import('../whatsapp/InboxPage'),
+  },
+  {
+    path: '/pqrs',
+    label: 'PQRS',
+    group: 'Campaña',
+    roles: pqrsPolicy.roles('read'),
+    description: 'Peticiones, quejas y reclamos de la ciudadanía, por fecha de vencimiento legal',
+    page: () => import('../pqrs/PqrsPage'),
   },
   {
     path: '/war-room/',

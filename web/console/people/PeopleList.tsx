@@ -9,7 +9,7 @@ import { fileNamePart, saveFile } from '../app/files';
 import { formatDate, formatDateTime, formatPhone, localDayBound, localToday } from '../app/format';
 import { PageTitle } from '../app/pages';
 import { ServerTable, type Column, type Sort } from '../app/ServerTable';
-import { TerritorySelect } from '../app/TerritorySelect';
+import { TerritorySelect } from '../app/SearchSelect';
 import { CHANNEL_LABELS, CONSENT_FILTER_LABELS, CONSENT_STATE_COLOURS, CONSENT_STATE_LABELS, ORIGIN_LABELS } from './labels';
 import { peopleProblem } from './problems';
 import { PEOPLE, personPath, type Person } from './types';

@@ -2,7 +2,7 @@ import { Alert, Badge, Button, Checkbox, Group, Loader, SegmentedControl, Stack,
 import { useDebouncedValue } from '@mantine/hooks';
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useSearchParams } from 'react-router';
-import { formatCount, formatDateTime, formatRelative, formatTime } from '../app/format';
+import { plural, formatDateTime, formatRelative, formatTime } from '../app/format';
 import { loadedRows, useCursorPages } from '../app/paging';
 import { problemMessage } from '../app/problems';
 import { useNow } from '../app/useNow';
@@ -55,7 +55,7 @@ function Row({ conversation, selected, now, search }: { conversation: Conversati
           {unread > 0 && (
             <Badge size="sm" circle={unread < 10} color="red" variant="filled" className="inbox-row-badge">
               <span aria-hidden="true">{unread}</span>
-              <VisuallyHidden>{`, ${formatCount(unread, 'mensaje sin leer', 'mensajes sin leer')}`}</VisuallyHidden>
+              <VisuallyHidden>{`, ${plural(unread, 'mensaje sin leer', 'mensajes sin leer')}`}</VisuallyHidden>
             </Badge>
           )}
         </span>

@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Route, Routes, useParams } from 'react-router';
 import { api, queryClient } from '../app/api';
-import { formatCount } from '../app/format';
+import { plural } from '../app/format';
 import { useLiveEvent } from '../app/live';
 import { PageTitle } from '../app/pages';
 import { useSignedIn } from '../app/session';
@@ -32,7 +32,7 @@ function UnreadBadge() {
       <span aria-hidden="true">{conversations ? `${conversations} sin leer` : 'Todo leído'}</span>
       <VisuallyHidden>
         {conversations
-          ? `${formatCount(conversations, 'conversación abierta', 'conversaciones abiertas')} con ${formatCount(messages, 'mensaje sin leer', 'mensajes sin leer')}`
+          ? `${plural(conversations, 'conversación abierta', 'conversaciones abiertas')} con ${plural(messages, 'mensaje sin leer', 'mensajes sin leer')}`
           : 'No hay mensajes sin leer'}
       </VisuallyHidden>
     </Badge>
