@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { assertBuilt, axeBlocking, launchChromium } from './campaign';
 import { FIRST_LOAD_JS_BUDGET, gzipBytes, loadedScripts, openConsole, signIn } from './console';
 
@@ -199,5 +199,47 @@ describe('staff console', () => {
     expect(await page.title()).toBe('Página no encontrada · Comando');
     expect(cspViolations).toEqual([]);
     await page.context().close();
+  });
+});
+
+describe('a fresh install', () => {
+  let fresh: TestApp;
+  beforeAll(async () => {
+    fresh = await startTestApp();
+  });
+  afterAll(async () => {
+    await fresh?.close();
+  });
+
+  it('offers to create the first account, the admin, and signs in with it', async () => {
+    expect((await fresh.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: true });
+    expectProblem(await fresh.http.get('/api/auth/setup?x=1'), 400, 'validation_failed');
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${fresh.url}/`);
+    await page.getByRole('button', { name: 'Crear la cuenta de administración' }).waitFor();
+    expect(await axeBlocking(page)).toEqual([]);
+    // The server's own rules, in the browser: a short password never leaves the page.
+    await page.getByLabel(/^Su nombre/).fill('Jefa de campaña');
+    await page.getByLabel(/^Correo/).fill('jefa@campana.co');
+    await page.getByLabel(/^Contraseña/).fill('corta');
+    await page.getByRole('button', { name: 'Crear la cuenta de administración' }).click();
+    await page.getByText(/Demasiado pequeño.*10 caracteres/).waitFor();
+    expect((await fresh.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: true });
+
+    await page.getByLabel(/^Contraseña/).fill('una clave larga de verdad');
+    await page.getByRole('button', { name: 'Crear la cuenta de administración' }).click();
+    await page.getByRole('button', { name: /^Cuenta de / }).waitFor();
+    await page.getByRole('heading', { name: 'Indicadores' }).waitFor();
+    expect((await fresh.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: false });
+    const me = await fresh.http.post('/api/auth/login').send({ email: 'jefa@campana.co', password: 'una clave larga de verdad' }).expect(200);
+    expect(me.body.user.role).toBe('admin');
+
+    // From then on the page signs in; it never offers a second "first" account.
+    const later = await context.newPage();
+    await later.goto(`${fresh.url}/`);
+    await later.getByRole('button', { name: 'Entrar' }).waitFor();
+    expect(await later.getByRole('button', { name: 'Crear la cuenta de administración' }).count()).toBe(0);
+    await context.close();
   });
 });

@@ -16,6 +16,7 @@ import {
   registerBody,
   registerResponse,
   resetToken,
+  setupView,
   updateUserBody,
   userIdParams,
   userView,
@@ -73,6 +74,16 @@ async function answerResetForm(ctx: Context, raw: Record<string, unknown>): Prom
 }
 
 export const authRouter = new ApiRouter('auth', 'Accounts, sessions, passwords and roles')
+  .get(
+    '/api/auth/setup',
+    {
+      summary: 'Whether the first account is still to be created',
+      description: "Public: the console's sign-in page asks it to offer creating the first account (the admin) on a fresh install. It says nothing about any account.",
+      access: 'public',
+      response: setupView,
+    },
+    async ({ ctx }) => ({ firstAccountPending: await service.firstAccountPending(ctx.deps.db) }),
+  )
   .post(
     '/api/auth/register',
     {

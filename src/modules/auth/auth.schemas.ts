@@ -38,6 +38,14 @@ export const meView = userView.pick({ id: true, email: true, name: true, role: t
 
 export const registerResponse = z.object({ user: userView, token: z.string() });
 
+/** What a sign-in page needs to know before anyone has signed in: nothing about any account. */
+export const setupView = z
+  .object({
+    /** True until the first account exists: the sign-in page then offers to create it (it becomes the admin). */
+    firstAccountPending: z.boolean(),
+  })
+  .meta({ id: 'AuthSetup' });
+
 export const loginResponse = z.object({
   token: z.string(),
   tokenType: z.literal('Bearer'),

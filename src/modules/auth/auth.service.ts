@@ -61,6 +61,11 @@ export async function register(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits
   return { user, token: deps.auth.tokens.issue(user).token };
 }
 
+/** Whether this Comando still has no account at all (a fresh install waiting for its admin). */
+export async function firstAccountPending(db: Queries): Promise<boolean> {
+  return !(await anyUser(db));
+}
+
 export async function login(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth'>, input: LoginInput, ip: string) {
   const limits = loginLimiters(deps);
   await limits.byIp.check(ip);
