@@ -1,5 +1,6 @@
 /**
- * The staff console's shell in headless Chromium against a listening test app: the sign-in page,
+ * The staff console's shell in headless Chromium against a listening test app: the first account
+ * on a fresh install, the sign-in page,
  * the first load's JavaScript budget, navigation built from the policies (each role sees its own
  * modules), the dashboard's figures as REST gives them and moving live when a PQRS is filed, the
  * account menu (password change, sign-out), deep links, the CSP holding, keyboard reach and axe.
@@ -9,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { createUser, expectProblem, type TestUser } from '../helpers/users';
 import { assertBuilt, axeBlocking, launchChromium } from './campaign';
 import { FIRST_LOAD_JS_BUDGET, gzipBytes, loadedScripts, openConsole, signIn } from './console';
 
@@ -20,14 +21,13 @@ let browser: Browser;
 let admin: TestUser;
 let manager: TestUser;
 const cspViolations: string[] = [];
+const FIRST_PASSWORD = 'una clave larga de verdad';
 
 jest.setTimeout(60_000);
 
 beforeAll(async () => {
   assertBuilt();
   app = await startTestApp();
-  admin = await registerAdmin(app);
-  manager = await createUser(app, admin, 'manager', 'Marta Gestora');
   browser = await launchChromium();
 });
 
@@ -53,6 +53,48 @@ function fileRequest(subject: string) {
 }
 
 describe('staff console', () => {
+  // First, as on a fresh install: nobody has an account yet.
+  it('offers to create the first account, the admin, and signs in with it', async () => {
+    expect((await app.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: true });
+    expectProblem(await app.http.get('/api/auth/setup?x=1'), 400, 'validation_failed');
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${app.url}/`);
+    await page.getByRole('button', { name: 'Crear la cuenta de administración' }).waitFor();
+    expect(await axeBlocking(page)).toEqual([]);
+    // The server's own rules, in the browser: a short password never leaves the page.
+    await page.getByLabel(/^Su nombre/).fill('Jefa de campaña');
+    await page.getByLabel(/^Correo/).fill('jefa@campana.co');
+    await page.getByLabel(/^Contraseña/).fill('corta');
+    await page.getByRole('button', { name: 'Crear la cuenta de administración' }).click();
+    await page.getByText(/Demasiado pequeño.*10 caracteres/).waitFor();
+    expect((await app.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: true });
+
+    await page.getByLabel(/^Contraseña/).fill(FIRST_PASSWORD);
+    await page.getByRole('button', { name: 'Crear la cuenta de administración' }).click();
+    await page.getByRole('button', { name: /^Cuenta de / }).waitFor();
+    await page.getByRole('heading', { name: 'Indicadores' }).waitFor();
+    expect((await app.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: false });
+    const login = await app.http.post('/api/auth/login').send({ email: 'jefa@campana.co', password: FIRST_PASSWORD }).expect(200);
+    expect(login.body.user.role).toBe('admin');
+    admin = {
+      id: login.body.user.id,
+      email: 'jefa@campana.co',
+      password: FIRST_PASSWORD,
+      role: 'admin',
+      token: login.body.token,
+      auth: { Authorization: `Bearer ${login.body.token}` },
+    };
+    manager = await createUser(app, admin, 'manager', 'Marta Gestora');
+
+    // From then on the page signs in; it never offers a second "first" account.
+    const later = await context.newPage();
+    await later.goto(`${app.url}/`);
+    await later.getByRole('button', { name: 'Entrar' }).waitFor();
+    expect(await later.getByRole('button', { name: 'Crear la cuenta de administración' }).count()).toBe(0);
+    await context.close();
+  });
+
   it('answers / and its own deep links with the console page, and leaves the API and files alone', async () => {
     const root = await app.http.get('/').set('Accept', 'text/html').expect(200);
     expect(root.headers['content-type']).toMatch(/^text\/html/);
@@ -199,47 +241,5 @@ describe('staff console', () => {
     expect(await page.title()).toBe('Página no encontrada · Comando');
     expect(cspViolations).toEqual([]);
     await page.context().close();
-  });
-});
-
-describe('a fresh install', () => {
-  let fresh: TestApp;
-  beforeAll(async () => {
-    fresh = await startTestApp();
-  });
-  afterAll(async () => {
-    await fresh?.close();
-  });
-
-  it('offers to create the first account, the admin, and signs in with it', async () => {
-    expect((await fresh.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: true });
-    expectProblem(await fresh.http.get('/api/auth/setup?x=1'), 400, 'validation_failed');
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-    const page = await context.newPage();
-    await page.goto(`${fresh.url}/`);
-    await page.getByRole('button', { name: 'Crear la cuenta de administración' }).waitFor();
-    expect(await axeBlocking(page)).toEqual([]);
-    // The server's own rules, in the browser: a short password never leaves the page.
-    await page.getByLabel(/^Su nombre/).fill('Jefa de campaña');
-    await page.getByLabel(/^Correo/).fill('jefa@campana.co');
-    await page.getByLabel(/^Contraseña/).fill('corta');
-    await page.getByRole('button', { name: 'Crear la cuenta de administración' }).click();
-    await page.getByText(/Demasiado pequeño.*10 caracteres/).waitFor();
-    expect((await fresh.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: true });
-
-    await page.getByLabel(/^Contraseña/).fill('una clave larga de verdad');
-    await page.getByRole('button', { name: 'Crear la cuenta de administración' }).click();
-    await page.getByRole('button', { name: /^Cuenta de / }).waitFor();
-    await page.getByRole('heading', { name: 'Indicadores' }).waitFor();
-    expect((await fresh.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: false });
-    const me = await fresh.http.post('/api/auth/login').send({ email: 'jefa@campana.co', password: 'una clave larga de verdad' }).expect(200);
-    expect(me.body.user.role).toBe('admin');
-
-    // From then on the page signs in; it never offers a second "first" account.
-    const later = await context.newPage();
-    await later.goto(`${fresh.url}/`);
-    await later.getByRole('button', { name: 'Entrar' }).waitFor();
-    expect(await later.getByRole('button', { name: 'Crear la cuenta de administración' }).count()).toBe(0);
-    await context.close();
   });
 });
