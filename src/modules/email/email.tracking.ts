@@ -57,8 +57,10 @@ const LINGER_MS = 10;
 const BATCH_SIZE = 1000;
 const MAX_QUEUED = 50_000;
 
-class EventWriter {
+export class EventWriter {
   private queue: PendingEvent[] = [];
+  /** Batches taken from the queue whose insert has not finished: a flush waits for them too. */
+  private readonly writing = new Set<Promise<void>>();
   private running = 0;
   private timer: NodeJS.Timeout | undefined;
   private dropped = 0;
@@ -95,8 +97,9 @@ class EventWriter {
     return this.flush();
   }
 
-  /** Writes everything queued now; resolves when it is committed. */
+  /** Writes everything queued now; resolves when it and every batch already being written are committed. */
   async flush(): Promise<void> {
+    const inFlight = [...this.writing];
     const pending = this.queue.map(
       (event) =>
         new Promise<void>((resolve) => {
@@ -108,7 +111,7 @@ class EventWriter {
         }),
     );
     this.kick();
-    await Promise.all(pending);
+    await Promise.all([...pending, ...inFlight]);
   }
 
   private kick(): void {
@@ -122,12 +125,18 @@ class EventWriter {
     try {
       while (this.queue.length) {
         const batch = this.queue.splice(0, BATCH_SIZE);
+        const written = insertTrackingEvents(this.deps.db, batch, this.deps.config.email.machineOpenSeconds).then(
+          () => undefined,
+          (error: unknown) => {
+            // Counted as lost rather than failing a redirect or showing a broken image.
+            this.deps.logger.warn({ events: batch.length, ...safeErrorFields(error) }, 'email tracking events not recorded');
+          },
+        );
+        this.writing.add(written);
         try {
-          await insertTrackingEvents(this.deps.db, batch, this.deps.config.email.machineOpenSeconds);
-          for (const event of batch) event.done?.();
-        } catch (error) {
-          // Counted as lost rather than failing a redirect or showing a broken image.
-          this.deps.logger.warn({ events: batch.length, ...safeErrorFields(error) }, 'email tracking events not recorded');
+          await written;
+        } finally {
+          this.writing.delete(written);
           for (const event of batch) event.done?.();
         }
       }
