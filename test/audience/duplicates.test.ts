@@ -226,7 +226,7 @@ describe('the kept pairs, after each kind of write', () => {
       'Julia Bedoya,3003000003,julio.bedoya@example.org,,K-08',
       'JULIO BEDOYA,3003000004,,,S-11',
     ]);
-    [tomas, julio, julia, namesake] = await Promise.all(['+573003000001', '+573003000002', '+573003000003', '+573003000004'].map(idOf));
+    [tomas, julio, julia, namesake] = (await Promise.all(['+573003000001', '+573003000002', '+573003000003', '+573003000004'].map(idOf))) as [string, string, string, string];
   });
 
   it('has the pairs an import made', async () => {
