@@ -2,8 +2,10 @@ import { z } from 'zod';
 import type { Actor } from '../../kernel/auth/roles';
 import { invalidField, NotFoundError } from '../../kernel/errors';
 import { pageQueryShape } from '../../kernel/pagination';
-import type { Queries } from '../../kernel/sql';
-import { DUPLICATE_REASONS, duplicatePairs, heldContactIds, insertDismissal, type DuplicatePairRow } from './audience.duplicates.repository';
+import type { AppDeps } from '../../kernel/context';
+import { repeatEvery, type BackgroundTask } from '../../kernel/module';
+import type { Database, Queries } from '../../kernel/sql';
+import { catchUpDuplicates, DUPLICATE_REASONS, duplicatePairs, heldContactIds, insertDismissal, type DuplicatePairRow } from './audience.duplicates.repository';
 
 const time = z.iso.datetime();
 
@@ -93,15 +95,39 @@ function decodeCursor(cursor: string): { score: string; a: string; b: string } {
   }
 }
 
-/** Pairs of contacts that may be one person, best first, a page at a time (computed on each call; dismissed pairs and erased or merged-away contacts never appear). */
-export async function listDuplicates(q: Queries, query: ListDuplicatesInput) {
-  const rows = await duplicatePairs(q, { contactId: query.contactId }, query.limit + 1, query.cursor ? decodeCursor(query.cursor) : undefined);
+/**
+ * Pairs of contacts that may be one person, best first, a page at a time (dismissed pairs and
+ * erased or merged-away contacts never appear). The pairs are kept as contacts change: what was
+ * written before this call is taken in first (usually nothing, the workers keep up; after a large
+ * import, the contacts it wrote), so the list reflects every committed write.
+ */
+export async function listDuplicates(database: Database, query: ListDuplicatesInput) {
+  await catchUpDuplicates(database, { wait: true });
+  const rows = await duplicatePairs(database, { contactId: query.contactId }, query.limit + 1, query.cursor ? decodeCursor(query.cursor) : undefined);
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
   return {
     data: page.map(presentPair),
     nextCursor: rows.length > query.limit && last ? Buffer.from(JSON.stringify([last.score, last.a_id, last.b_id])).toString('base64url') : null,
   };
+}
+
+/** How often each worker takes in the contacts written since the duplicate finder last looked. */
+export const DUPLICATES_CATCH_UP_MS = 2_000;
+
+/**
+ * The beat each worker runs: the finder's pairs follow the contacts within seconds of a write,
+ * so a list request seldom has anything to take in first. A worker finding another process at
+ * it skips the beat.
+ */
+export function startDuplicatesCatchUp(deps: Pick<AppDeps, 'db' | 'logger'>): BackgroundTask {
+  return repeatEvery(deps.logger, 'audience.duplicates', DUPLICATES_CATCH_UP_MS, async () => {
+    const started = performance.now();
+    const done = await catchUpDuplicates(deps.db, { wait: false });
+    if (done && (done.everything || done.contacts >= 1000)) {
+      deps.logger.info({ ...done, ms: Math.round(performance.now() - started) }, 'duplicate pairs caught up');
+    }
+  });
 }
 
 /** Staff say two contacts are different people: the pair stops appearing among the duplicates. Saying it again changes nothing. */

@@ -101,4 +101,53 @@ export const DuplicateDismissalSchema = defineEntity({
   }),
 });
 
-export const peopleEntities = [ContactImportSchema, ContactMergeSchema, DuplicateDismissalSchema];
+/**
+ * The duplicate finder's pairs (audience.duplicates.repository.ts), kept rather than computed on
+ * each request: every pair of held contacts sharing a cédula, an email, the last ten digits of a
+ * phone or a name in one territory, not dismissed, with its reasons and score, smaller id first.
+ * Kept right by `catchUpDuplicates` from the contacts named in `contact_duplicate_queue`. No
+ * foreign keys: a key's check would share-lock both contacts, and the catch-up would wait on every
+ * import or merge holding one; a contact that goes is queued and its pairs go with it.
+ */
+export const DuplicateCandidateSchema = defineEntity({
+  name: 'DuplicateCandidate',
+  tableName: 'contact_duplicate_pairs',
+  primaryKeys: ['contactA', 'contactB'],
+  checks: [{ name: 'contact_duplicate_pairs_order_check', expression: 'contact_a_id < contact_b_id' }],
+  indexes: [
+    // Best first: keyset pages compare (-score, a, b) as one row, which this index serves in order.
+    {
+      name: 'contact_duplicate_pairs_rank',
+      expression: 'create index "contact_duplicate_pairs_rank" on "contact_duplicate_pairs" ((-"score"), "contact_a_id", "contact_b_id")',
+    },
+    { properties: ['contactB'] },
+  ],
+  properties: (p) => ({
+    contactA: () => p.manyToOne(ContactSchema).primary().createForeignKeyConstraint(false),
+    contactB: () => p.manyToOne(ContactSchema).primary().createForeignKeyConstraint(false),
+    /** 0–1, three decimals: 1 − ∏(1 − wᵢ) over the reasons (audience.duplicates.ts). */
+    score: p.decimal().precision(4).scale(3),
+    /** pg_trgm similarity of the two `contact_name_key`s. */
+    nameSimilarity: p.float(),
+    reasons: p.array(),
+  }),
+});
+
+/**
+ * Contacts whose pairs may have changed since the finder last looked, appended by triggers on
+ * `contacts` (a row inserted or deleted, or a name, phone, email, cédula, territory, erasure or
+ * merge mark changed) and on `contact_duplicate_dismissals` (migration DuplicatePairsKept), in the
+ * writer's transaction, so no writer needs to know. A row without a contact asks for every pair
+ * again. Taken, and the pairs of its contacts computed again, by `catchUpDuplicates` after the
+ * writes committed.
+ */
+export const DuplicateRecheckSchema = defineEntity({
+  name: 'DuplicateRecheck',
+  tableName: 'contact_duplicate_queue',
+  properties: (p) => ({
+    id: p.bigint().primary().autoincrement(),
+    contact: () => p.manyToOne(ContactSchema).nullable().createForeignKeyConstraint(false),
+  }),
+});
+
+export const peopleEntities = [ContactImportSchema, ContactMergeSchema, DuplicateDismissalSchema, DuplicateCandidateSchema, DuplicateRecheckSchema];

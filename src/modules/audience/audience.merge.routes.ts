@@ -51,7 +51,7 @@ export const mergeRouter = new ApiRouter('audience', 'People the campaign may re
       description:
         'Found by a shared identifier (the same cédula, the same email on two contacts, the same phone digits whatever their format) or the same name ' +
         '(without case, accents or punctuation) in the same territory; each pair lists every reason that holds, `similar_name` when the names are alike ' +
-        '(pg_trgm similarity ≥ 0.6), and a score, best first. Computed on each call. ' +
+        '(pg_trgm similarity ≥ 0.6), and a score, best first. Kept as contacts change, and up to date with every write committed before the call. ' +
         'Phones and emails are masked. Erased and merged-away contacts never appear, nor pairs marked as different people.',
       access: audiencePolicy.roles('findDuplicates'),
       query: listDuplicatesQuery,

@@ -1,5 +1,6 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { AudienceAuditSchema, ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
+import { startDuplicatesCatchUp } from './audience.duplicates';
 import { startMergeSweep } from './audience.merge';
 import { peopleEntities } from './audience.merge.entities';
 import { mergeRouter } from './audience.merge.routes';
@@ -23,8 +24,14 @@ export const audienceModule: ModuleManifest = {
   routers: [audienceRouter, peopleRouter, mergeRouter],
   personalData: audiencePersonalData,
   personTimeline: audienceTimeline,
-  /** Merges keep personal data for their undo window only: each worker clears what is past it. */
-  onWorkersStarted: async (deps) => startMergeSweep(deps),
+  /**
+   * Merges keep personal data for their undo window only: each worker clears what is past it. The
+   * duplicate finder's pairs follow the contacts written since it last looked.
+   */
+  onWorkersStarted: async (deps) => {
+    const tasks = [startMergeSweep(deps), startDuplicatesCatchUp(deps)];
+    return { stop: async () => void (await Promise.all(tasks.map((task) => task.stop()))) };
+  },
 };
 
 export { ContactSchema, type Contact } from './audience.entities';
