@@ -1,31 +1,15 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql, type Queries, tables } from '../../kernel/sql';
 import type { ContactImportSchema } from './audience.merge.entities';
+import { CONTACT_FIELDS } from './audience.merge.repository';
 import type { ContactRow } from './audience.repository';
 
 const db = tables<InferKyselyDB<typeof ContactImportSchema>>();
 
 /** A held contact as an import compares a row with it. */
-export type KnownContact = Pick<
-  ContactRow,
-  | 'id'
-  | 'identity_key'
-  | 'name'
-  | 'phone'
-  | 'email'
-  | 'document_id'
-  | 'territory_id'
-  | 'neighbourhood'
-  | 'interests'
-  | 'tags'
-  | 'whatsapp_opt_in'
-  | 'whatsapp_opted_out_at'
-  | 'email_opt_in'
-  | 'email_opted_out_at'
->;
+export type KnownContact = Pick<ContactRow, 'id' | Exclude<(typeof CONTACT_FIELDS)[number], 'updated_at'>>;
 
-const KNOWN = sql`id, identity_key, name, phone, email, document_id, territory_id, neighbourhood, interests, tags,
-  whatsapp_opt_in, whatsapp_opted_out_at, email_opt_in, email_opted_out_at`;
+const KNOWN = sql`${sql.raw(['id', ...CONTACT_FIELDS.filter((field) => field !== 'updated_at')].join(', '))}`;
 
 /** How many keys one look-up statement binds. */
 const LOOKUP_CHUNK = 5000;

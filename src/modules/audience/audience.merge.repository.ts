@@ -12,25 +12,7 @@ const db = tables<PeopleTables>();
 /** What a merged-away record's name reads as wherever it might still be shown. */
 export const MERGED_NAME = '(fusionado con otro contacto)';
 
-/** The columns of a contact that a merge combines and its undo restores. */
-export type ContactFields = Pick<
-  ContactRow,
-  | 'identity_key'
-  | 'name'
-  | 'phone'
-  | 'email'
-  | 'document_id'
-  | 'territory_id'
-  | 'neighbourhood'
-  | 'interests'
-  | 'tags'
-  | 'whatsapp_opt_in'
-  | 'whatsapp_opted_out_at'
-  | 'email_opt_in'
-  | 'email_opted_out_at'
-  | 'updated_at'
->;
-
+/** A contact's own fields: what a merge combines and restores, and what an import compares a row with. */
 export const CONTACT_FIELDS = [
   'identity_key',
   'name',
@@ -46,7 +28,10 @@ export const CONTACT_FIELDS = [
   'email_opt_in',
   'email_opted_out_at',
   'updated_at',
-] as const satisfies readonly (keyof ContactFields)[];
+] as const satisfies readonly (keyof ContactRow)[];
+
+/** The columns of a contact that a merge combines and its undo restores. */
+export type ContactFields = Pick<ContactRow, (typeof CONTACT_FIELDS)[number]>;
 
 /** A contact's columns as `to_jsonb` gives them: times keep their microseconds, so a record can be put back exactly. */
 export type ContactJson = { [column: string]: JsonValue };
