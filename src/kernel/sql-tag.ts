@@ -37,7 +37,24 @@ export class Sql<Row = unknown> {
   prepared(name: string): Sql<Row> {
     return new Sql<Row>(this.parts, this.values, name);
   }
+
+  /**
+   * Prepared under a name of its text's own (`prefix_1`, `prefix_2`… in the order texts are first
+   * seen), for a statement built from optional pieces whose plan does not depend on the values:
+   * each shape is parsed once per connection and keeps its generic plan. The shapes must be few
+   * (a list's filter combinations), since each stays prepared on every pooled connection.
+   */
+  preparedByShape(prefix: string): Sql<Row> {
+    let names = shapeNames.get(prefix);
+    if (!names) shapeNames.set(prefix, (names = new Map()));
+    let name = names.get(this.text);
+    if (!name) names.set(this.text, (name = `${prefix}_${names.size + 1}`));
+    return new Sql<Row>(this.parts, this.values, name);
+  }
 }
+
+/** Statement names given out by `preparedByShape`, per prefix: text → name. */
+const shapeNames = new Map<string, Map<string, string>>();
 
 /** A fragment to splice into a statement unescaped: only text the code itself wrote, never input. */
 class Raw {

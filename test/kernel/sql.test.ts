@@ -67,6 +67,25 @@ describe('the sql tag', () => {
     });
   });
 
+  it('prepares each shape of a statement built from optional pieces under a name of its own', async () => {
+    const labels = (filter: { id?: number; label?: string }) => {
+      const clauses = [sql`true`];
+      if (filter.id !== undefined) clauses.push(sql`id = ${filter.id}`);
+      if (filter.label !== undefined) clauses.push(sql`label = ${filter.label}`);
+      return sql<{ label: string }>`select label from sql_probe where ${sql.join(clauses, ' and ')} order by id`.preparedByShape('sql_probe_shape');
+    };
+    expect(labels({ id: 1 }).name).toBe(labels({ id: 2 }).name);
+    expect(labels({ id: 1 }).name).not.toBe(labels({ label: 'dated' }).name);
+    expect(labels({}).name).not.toBe(labels({ id: 1, label: 'dated' }).name);
+    await layer.db.session(async (connection) => {
+      expect(await connection.rows(labels({ id: 2 }))).toEqual([{ label: 'dated' }]);
+      expect(await connection.rows(labels({ label: 'dated' }))).toEqual([{ label: 'dated' }]);
+      expect(await connection.rows(labels({ id: 1, label: 'dated' }))).toEqual([]);
+      const prepared = await connection.rows(sql<{ name: string }>`select name from pg_prepared_statements where name like 'sql_probe_shape%' order by name`);
+      expect(prepared).toHaveLength(3);
+    });
+  });
+
   it('keeps a generic plan for a batch whose arrays are batch columns, where bare arrays are planned every run', async () => {
     // A join the planner has choices for, so that a plan for one row looks cheaper than one for a default-sized batch.
     const statement = (ids: number[], batch: boolean) =>

@@ -170,7 +170,7 @@ export function peoplePage(
   const keyValue = order.key === 'name' ? sql`${after?.key ?? ''}::text` : sql`${after?.key ?? ''}::timestamptz`;
   const direction = sql.raw(order.descending ? 'desc' : 'asc');
   const where = after ? sql`${peopleWhere(filter)} and (${key}, c.id) ${sql.raw(order.descending ? '<' : '>')} (${keyValue}, ${after.id}::uuid)` : peopleWhere(filter);
-  return q.rows(sql<PersonRow>`
+  const statement = sql<PersonRow>`
     select k.id, k.name, k.phone, k.email, k.document_id, k.territory_id, t.name as territory_name, k.tags,
       k.whatsapp_opt_in, k.whatsapp_opted_out_at, k.email_opt_in, k.email_opted_out_at, k.created_at, k.updated_at, p.sort_key,
       ${originsColumns(page.originName, page.originsPerRow)}
@@ -183,7 +183,19 @@ export function peoplePage(
     ) p
     join contacts k on k.id = p.id
     left join ${territoryDirectory()} t on t.id = k.territory_id
-    order by p.sort_value ${direction}, p.id ${direction}`);
+    order by p.sort_value ${direction}, p.id ${direction}`;
+  return q.rows(plansAlikeForAnyValues(filter) ? statement.preparedByShape('people_page') : statement);
+}
+
+/**
+ * The whole list, or a phone, cédula or email search (index look-ups): one plan serves any value,
+ * so the statement is prepared. A name, a tag, a territory, an origin, a consent state or dates
+ * may match a handful of people or most of them, and the best plan (walk the order's index, or
+ * find the few and sort them) follows the value: planned each time.
+ */
+function plansAlikeForAnyValues(filter: PeopleFilter): boolean {
+  const { search, ...filters } = filter;
+  return (!search || search.kind !== 'name') && Object.values(filters).every((value) => value === undefined);
 }
 
 /** Where a contact came from, as kind and ref id. */
