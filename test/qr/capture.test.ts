@@ -316,8 +316,8 @@ describe('the capture statement', () => {
           await connection.rows(sql<{ name: string }>`select name from pg_prepared_statements where name = 'qr_capture_lead'`),
         ] as const,
     );
-    expect(first).toEqual({ id: expect.any(String), created: true, contactId: expect.any(String) });
-    expect(again).toEqual({ id: first.id, created: false, contactId: first.contactId });
+    expect(first).toEqual({ id: expect.any(String), created: true, contactId: expect.any(String), territoryId: null });
+    expect(again).toEqual({ id: first.id, created: false, contactId: first.contactId, territoryId: null });
     expect(prepared).toEqual([{ name: 'qr_capture_lead' }]);
     const [stored] = await query(
       sql<{ submissions: number; interests: string[]; origins: number; consents: number }>`select l.submissions, l.interests,

@@ -51,20 +51,27 @@ export function audienceContacts(): Sql<never> {
  * now re-opens that channel (an unticked box is not an opt-out; opting out is explicit).
  * Every row is stamped with the statement's `now()`: one clock (the database's) for the contact,
  * its origin and the consent proof.
+ *
+ * `placeIfNone` is where the person is taken to be when they named no territory (the poster they
+ * scanned): a contact gets it only when it has none, so a barrio named before is never replaced.
  */
-export function arrivingContact<Row>(arrival: { person: CapturedPerson; origin: Origin; proof: ConsentProof }, then: { ctes: Sql<unknown>; select: Sql<Row> }): Sql<Row> {
+export function arrivingContact<Row>(
+  arrival: { person: CapturedPerson; origin: Origin; proof: ConsentProof; placeIfNone?: Sql<never> },
+  then: { ctes: Sql<unknown>; select: Sql<Row> },
+): Sql<Row> {
   const { person, origin, proof } = arrival;
+  const territory = arrival.placeIfNone ? sql`coalesce(${person.territoryId}::uuid, ${arrival.placeIfNone})` : sql`${person.territoryId}::uuid`;
   return sql<Row>`with contact as (
       insert into contacts as k (id, identity_key, name, phone, email, document_id, territory_id, neighbourhood, interests,
         whatsapp_opt_in, email_opt_in, created_at, updated_at)
-      values (${newId()}, ${identityKey(person)}, ${person.name}, ${person.phone}, ${person.email}, ${person.documentId}, ${person.territoryId},
+      values (${newId()}, ${identityKey(person)}, ${person.name}, ${person.phone}, ${person.email}, ${person.documentId}, ${territory},
         ${person.neighbourhood}, ${person.interests}::text[], ${person.whatsappOptIn}, ${person.emailOptIn}, now(), now())
       on conflict (identity_key) do update set
         name = excluded.name,
         phone = coalesce(excluded.phone, k.phone),
         email = coalesce(excluded.email, k.email),
         document_id = coalesce(excluded.document_id, k.document_id),
-        territory_id = coalesce(excluded.territory_id, k.territory_id),
+        territory_id = coalesce(${person.territoryId}::uuid, k.territory_id, excluded.territory_id),
         neighbourhood = coalesce(excluded.neighbourhood, k.neighbourhood),
         interests = array(select distinct unnest(k.interests || excluded.interests)),
         whatsapp_opt_in = k.whatsapp_opt_in or excluded.whatsapp_opt_in,

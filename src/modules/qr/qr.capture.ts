@@ -210,7 +210,7 @@ export async function captureLead(deps: CaptureDeps, body: unknown, meta: Captur
     ipHash: hashIp(deps.secrets.ipHashKey, meta.ip),
     userAgent: meta.userAgent?.slice(0, 300) ?? null,
   };
-  let lead: { id: string; created: boolean; contactId: string };
+  let lead: Awaited<ReturnType<typeof recordCapturedLead>>;
   try {
     lead = await recordCapturedLead(deps.db, { campaignId: campaign.id, codeId: code.codeId, person, proof });
   } catch (error) {
@@ -224,7 +224,7 @@ export async function captureLead(deps: CaptureDeps, body: unknown, meta: Captur
   // After the lead: a retry of a failed enrolment re-captures the lead (an update) and enrols again (idempotent).
   const volunteer = await enrolVolunteerProspect(deps.db, {
     contactId: lead.contactId,
-    territoryId: person.territoryId,
+    territoryId: lead.territoryId,
     source: 'qr',
     sourceRef: campaign.id,
     timeZone: deps.config.timeZone,

@@ -3,7 +3,7 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import { newId } from '../../kernel/ids';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
-import { numberOrNull, prepared, sql, tables, type Queries } from '../../kernel/sql';
+import { numberOrNull, prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { arrivingContact, type CapturedPerson, type ConsentProof } from '../audience';
 import { territoryAndDescendants, territoryDirectory } from '../territories';
 import { QrCampaignSchema, QrCodeSchema, QrLeadSchema, type CampaignStatus, type LandingConfig, type QrCampaign, type QrCode, type QrLead, type QrScanSchema } from './qr.entities';
@@ -377,26 +377,32 @@ export interface CapturedLead {
   proof: ConsentProof;
 }
 
+/** Where the poster was put up (its own territory, else its campaign's): a lead who names no barrio is counted there. */
+function posterPlace(lead: CapturedLead): Sql<never> {
+  return sql`(select coalesce(q.territory_id, c.territory_id) from qr_codes q join qr_campaigns c on c.id = q.campaign_id where q.id = ${lead.codeId}::uuid)`;
+}
+
 /**
  * The lead this capture adds to or updates: one per campaign and contact. A repeat submission
- * keeps the first poster, takes the newest interests, keeps opt-ins once given, and counts.
+ * keeps the first poster, takes the newest interests, keeps opt-ins once given, and counts. A
+ * barrio the person names is the lead's territory; without one, the poster's.
  */
 function leadCte(lead: CapturedLead) {
   const { person } = lead;
   return sql`lead as (
       insert into qr_leads as l (id, campaign_id, code_id, contact_id, territory_id, neighbourhood, interests,
         whatsapp_opt_in, email_opt_in, submissions, created_at, updated_at)
-      select ${newId()}, ${lead.campaignId}, ${lead.codeId}, contact.id, ${person.territoryId}, ${person.neighbourhood}, ${person.interests}::text[],
+      select ${newId()}, ${lead.campaignId}, ${lead.codeId}, contact.id, coalesce(${person.territoryId}::uuid, ${posterPlace(lead)}), ${person.neighbourhood}, ${person.interests}::text[],
         ${person.whatsappOptIn}, ${person.emailOptIn}, 1, now(), now() from contact
       on conflict (campaign_id, contact_id) do update set
-        territory_id = coalesce(excluded.territory_id, l.territory_id),
+        territory_id = coalesce(${person.territoryId}::uuid, l.territory_id, excluded.territory_id),
         neighbourhood = coalesce(excluded.neighbourhood, l.neighbourhood),
         interests = excluded.interests,
         whatsapp_opt_in = l.whatsapp_opt_in or excluded.whatsapp_opt_in,
         email_opt_in = l.email_opt_in or excluded.email_opt_in,
         submissions = l.submissions + 1,
         updated_at = excluded.updated_at
-      returning id, (xmax = 0) as created
+      returning id, (xmax = 0) as created, territory_id
     )`;
 }
 
@@ -406,10 +412,14 @@ function leadCte(lead: CapturedLead) {
  * contact) make a resubmission, or two racing ones, update one lead instead of creating two.
  * `created` is false when the lead existed.
  */
-export async function recordCapturedLead(q: Queries, lead: CapturedLead): Promise<{ id: string; created: boolean; contactId: string }> {
+export async function recordCapturedLead(q: Queries, lead: CapturedLead): Promise<{ id: string; created: boolean; contactId: string; territoryId: string | null }> {
   const statement = arrivingContact(
-    { person: lead.person, origin: { kind: 'qr_campaign', refId: lead.campaignId }, proof: lead.proof },
-    { ctes: leadCte(lead), select: sql<{ id: string; created: boolean; contactId: string }>`select lead.id, lead.created, contact.id as "contactId" from lead, contact` },
+    { person: lead.person, origin: { kind: 'qr_campaign', refId: lead.campaignId }, proof: lead.proof, placeIfNone: posterPlace(lead) },
+    {
+      ctes: leadCte(lead),
+      select: sql<{ id: string; created: boolean; contactId: string; territoryId: string | null }>`
+        select lead.id, lead.created, contact.id as "contactId", lead.territory_id as "territoryId" from lead, contact`,
+    },
   ).prepared('qr_capture_lead');
   return (await q.first(statement))!;
 }
