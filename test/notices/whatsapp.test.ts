@@ -182,10 +182,15 @@ describe('notices on WhatsApp', () => {
     ]);
   });
 
+  it('records a person who chose WhatsApp, when the sender has no template for it, as template_missing', async () => {
+    const contactId = await person(t.app, { phone: phone(), whatsapp: true });
+    expect(await queueCommitted(t.app, reminder(contactId, { whatsapp: undefined, channels: ['whatsapp'] }))).toMatchObject({ status: 'unreachable', reason: 'template_missing' });
+  });
+
   it('refuses a malformed request as the caller’s bug, recording nothing', async () => {
     const contactId = await person(t.app, { phone: phone(), whatsapp: true });
-    await expect(queueCommitted(t.app, reminder(contactId, { whatsapp: undefined, channels: ['whatsapp'] }))).rejects.toThrow(/whatsapp/);
     await expect(queueCommitted(t.app, reminder(contactId, { channels: [] }))).rejects.toThrow(/channels/);
+    await expect(queueCommitted(t.app, reminder(contactId, { channels: ['email'], email: undefined }))).rejects.toThrow(/email/);
     expect(await rows(t.app, sql<{ n: number }>`select count(*)::int as n from notices where contact_id = ${contactId}::uuid`)).toEqual([{ n: 0 }]);
   });
 });

@@ -86,6 +86,26 @@ describe('the public PQRS page', () => {
     expect(spanishDate('2026-12-18')).toBe('viernes, 18 de diciembre de 2026');
   });
 
+  it('says on the received page what will actually happen: the channel the number went by, or that nobody will write', async () => {
+    const file = async (fields: Record<string, string>) => {
+      const response = await app.http
+        .post('/api/pqrs')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send(form({ type: 'peticion', subject: 'Arreglo de la vía', description: 'La calle 45 tiene un hueco desde hace meses.', name: 'Luis Pérez', consent: 'true', ...fields }))
+        .expect(303);
+      return (await app.http.get(response.headers.location!).expect(200)).text;
+    };
+    const byEmail = await file({ email: 'luis@example.org', emailOptIn: 'true' });
+    expect(byEmail).toContain('Te enviamos el número de radicado a tu correo y por ese medio te enviaremos la respuesta.');
+    const noChannel = await file({ phone: '310 555 0199', email: 'luis.b@example.org' });
+    expect(noChannel).toContain('No marcaste ninguna casilla para recibir la respuesta por WhatsApp o por correo, así que no te escribiremos.');
+    expect(noChannel).not.toContain('por el medio que autorizaste');
+    // WhatsApp ticked, but the desk has no WhatsApp template to send the number with: it is not promised.
+    const whatsappOnly = await file({ phone: '310 555 0198', whatsappOptIn: 'true' });
+    expect(whatsappOnly).toContain('Por ahora no podemos escribirte por el medio que autorizaste. Guarda el número de radicado');
+    expect(await file({ consent: 'true' }).catch(() => 'refused')).toBe('refused'); // a phone or an email is required to file
+  });
+
   it('answers unknown received pages and a tripped honeypot without storing anything', async () => {
     await app.http.get('/pqrs/recibida/nope').expect(404);
     await app.http.get('/pqrs/recibida/01960000-0000-7000-8000-000000000000').expect(404);

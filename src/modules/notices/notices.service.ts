@@ -20,7 +20,11 @@ export interface NoticeRequest {
   purpose: string;
   /** Preference order: the first one the contact has consented to and has an address for is used. */
   channels: readonly NoticeChannel[];
-  /** An approved template by name and language (business-initiated messages must be templates). */
+  /**
+   * An approved template by name and language (business-initiated messages must be templates).
+   * Without one, a WhatsApp channel is passed over as `template_missing`: the record says the
+   * person chose WhatsApp and why nothing went there.
+   */
   whatsapp?: { template: string; language: string; params: string[] };
   email?: { subject: string; text: string; html?: string };
 }
@@ -44,7 +48,6 @@ const requestSchema = z
     whatsapp: z.object({ template: z.string().min(1).max(512), language: z.string().min(2).max(15), params: z.array(z.string().max(1024)) }).optional(),
     email: z.object({ subject: z.string().min(1).max(300), text: z.string().min(1), html: z.string().min(1).optional() }).optional(),
   })
-  .refine((request) => !request.channels.includes('whatsapp') || request.whatsapp, { message: 'the whatsapp channel needs `whatsapp` content', path: ['whatsapp'] })
   .refine((request) => !request.channels.includes('email') || request.email, { message: 'the email channel needs `email` content', path: ['email'] });
 
 /**
@@ -61,7 +64,9 @@ async function tryChannel(q: Queries, request: NoticeRequest, reach: ContactReac
     case 'whatsapp': {
       if (!reach.phone) return { reason: 'no_address' };
       if (!reach.whatsappConsent) return { reason: 'no_consent' };
-      const content = request.whatsapp!;
+      // The person may be written to on WhatsApp, but the sender has no approved template for it.
+      const content = request.whatsapp;
+      if (!content) return { reason: 'template_missing' };
       return queueWhatsAppNotice(q, { contactId: request.contactId, template: content.template, language: content.language, params: content.params });
     }
     case 'email': {

@@ -42,8 +42,8 @@ export function noticeFor(kind: CitizenNotice, request: RequestRecord, settings:
       text: `Esta es la respuesta a su solicitud «${request.subject}» (radicado ${request.number}):\n\n${request.answer ?? ''}`,
     },
   }[kind];
-  const preferred: NoticeChannel[] = request.channel === 'email' ? ['email', 'whatsapp'] : ['whatsapp', 'email'];
-  const channels = preferred.filter((channel) => channel === 'email' || content.template);
+  // WhatsApp stays a channel without the desk's template, so a citizen who chose it is recorded as `template_missing`.
+  const channels: NoticeChannel[] = request.channel === 'email' ? ['email', 'whatsapp'] : ['whatsapp', 'email'];
   return {
     key: `pqrs:${kind}:${request.id}`,
     contactId: request.contactId!,

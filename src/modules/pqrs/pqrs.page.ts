@@ -2,7 +2,7 @@
 // documents from pure functions, no inline scripts (the page CSP is script-src 'self'; this form
 // needs no script at all), every interpolated value through escapeHtml; the QR landing's stylesheet.
 import { escapeHtml, page } from '../../../landing/templates';
-import type { PqrsType } from './pqrs.entities';
+import type { PqrsType, StoredNotice } from './pqrs.entities';
 
 export const TYPE_LABELS: Record<PqrsType, string> = {
   peticion: 'Petición (respuesta en 15 días hábiles)',
@@ -163,7 +163,26 @@ export function spanishDate(day: string): string {
   return new Intl.DateTimeFormat('es-CO', { dateStyle: 'full', timeZone: 'UTC' }).format(new Date(`${day}T12:00:00Z`));
 }
 
-export function renderReceived(view: { number: string; type: PqrsType; receivedDay: string; dueDate: string; anonymous: boolean }): string {
+const KEEP_NUMBER = 'Guarda el número de radicado: con él puedes preguntar a la campaña por tu respuesta.';
+
+/**
+ * What will happen next, as the filing's notice turned out (`receivedNotice`): the channel the
+ * number was sent by is the one the answer will take; without a channel the citizen authorised,
+ * nobody will write, and the page says so rather than promise a message.
+ */
+function followUp(anonymous: boolean, notice: StoredNotice | null): string {
+  if (anonymous) return 'Tu denuncia es anónima: guarda el número de radicado para consultarla.';
+  if (notice?.status === 'queued' && notice.channel === 'whatsapp') return 'Te enviamos el número de radicado por WhatsApp y por ese medio te enviaremos la respuesta.';
+  if (notice?.status === 'queued' && notice.channel === 'email') return 'Te enviamos el número de radicado a tu correo y por ese medio te enviaremos la respuesta.';
+  if (notice?.status === 'unreachable' && notice.reason === 'no_consent') {
+    return `No marcaste ninguna casilla para recibir la respuesta por WhatsApp o por correo, así que no te escribiremos. ${KEEP_NUMBER}`;
+  }
+  if (notice?.status === 'unreachable' && notice.reason === 'no_address') return `No nos dejaste un medio para escribirte, así que no te enviaremos la respuesta. ${KEEP_NUMBER}`;
+  if (notice?.status === 'unreachable') return `Por ahora no podemos escribirte por el medio que autorizaste. ${KEEP_NUMBER}`;
+  return `Te enviaremos la respuesta por el medio que autorizaste. ${KEEP_NUMBER}`;
+}
+
+export function renderReceived(view: { number: string; type: PqrsType; receivedDay: string; dueDate: string; anonymous: boolean; receivedNotice: StoredNotice | null }): string {
   const facts = [
     ['Número de radicado', view.number],
     ['Tipo', SHORT_TYPE[view.type]],
@@ -172,9 +191,7 @@ export function renderReceived(view: { number: string; type: PqrsType; receivedD
   ]
     .map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${escapeHtml(value)}</dd>`)
     .join('');
-  const follow = view.anonymous
-    ? 'Tu denuncia es anónima: guarda el número de radicado para consultarla.'
-    : 'Guarda el número de radicado. Te enviaremos la respuesta por el medio que autorizaste.';
+  const follow = followUp(view.anonymous, view.receivedNotice);
   return page(
     'Solicitud recibida',
     `<div class="notice ok"><h1>Solicitud recibida</h1>

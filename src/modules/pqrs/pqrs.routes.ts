@@ -115,7 +115,7 @@ export const pqrsRouter = new ApiRouter('pqrs', 'The citizen desk: peticiones, q
       const request = z.uuid().safeParse(input.params.id).success ? await findRequest(ctx.deps.db, input.params.id) : undefined;
       if (!request) return html(ctx, 404, renderMessage('Solicitud no encontrada', 'No encontramos esta solicitud. Revisa el enlace.'));
       const receivedDay = localDateOf(request.receivedAt, ctx.deps.config.timeZone);
-      return html(ctx, 200, renderReceived({ number: request.number, type: request.type, receivedDay, dueDate: request.dueDate, anonymous: request.anonymous }));
+      return html(ctx, 200, renderReceived({ ...request, receivedDay }));
     },
   )
   .post(
