@@ -118,9 +118,19 @@ describe('safeCell', () => {
   it('defuses what a spreadsheet would run as a formula', () => {
     expect(safeCell('=SUM(A1)')).toBe("'=SUM(A1)");
     expect(safeCell('@cmd')).toBe("'@cmd");
-    expect(safeCell('+57 300')).toBe("'+57 300");
+    expect(safeCell('+57+HYPERLINK("http://evil")')).toBe(`'+57+HYPERLINK("http://evil")`);
+    expect(safeCell("-2+3+cmd|' /C calc'!A0")).toBe(`'-2+3+cmd|' /C calc'!A0`);
+    expect(safeCell('\t=1')).toBe("'\t=1");
+    expect(safeCell('+')).toBe("'+");
     expect(safeCell('Vallas S.A.S.')).toBe('Vallas S.A.S.');
     expect(safeCell(null)).toBe('');
+  });
+
+  it('leaves a phone or a signed number as it is: digits, spaces and ( ) . - call nothing', () => {
+    expect(safeCell('+573001234567')).toBe('+573001234567');
+    expect(safeCell('+57 (300) 123-4567')).toBe('+57 (300) 123-4567');
+    expect(safeCell('-15000')).toBe('-15000');
+    expect(safeCell('-15.000,50')).toBe("'-15.000,50"); // a comma is not in the set: defused all the same
   });
 });
 

@@ -132,6 +132,34 @@ describe('confirmed voters', () => {
   });
 });
 
+describe('exporting voters', () => {
+  it('streams the filtered list as CSV with station, territory and brigade by name, phones as they are', async () => {
+    const formula = await app.http
+      .post('/api/gotv/voters')
+      .set(manager.auth)
+      .send(voter({ name: '=HYPERLINK("http://evil")', documentId: '4000000001', phone: '311 555 0102', tableNumber: 2 }))
+      .expect(201);
+    const csv = await app.http.get(`/api/gotv/voters?format=csv&territoryId=${kennedy}`).set(manager.auth).expect(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="votantes-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const lines = csv.text
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\n');
+    expect(lines[0]).toBe('name,documentId,phone,stationCode,station,territory,tableNumber,brigade,priority,status,votedAt,createdAt,id,pollingStationId,brigadeId,contactId');
+    // Kennedy's voters only, in the list's order (by name): the formula is defused, the phone is not.
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(/^"'=HYPERLINK\(""http:\/\/evil""\)",4000000001,\+573115550102,A,Puesto A,Kennedy,2,,normal,pending,,/);
+    expect(lines[1]!.split(',').slice(-4)).toEqual([formula.body.id, stationA, '', '']);
+    expect(lines[2]).toMatch(/^Rosa Pérez,52123456,\+573105550101,A,Puesto A,Kennedy,3,/);
+  });
+
+  it('is for managers only, and a brigade member asking gets 403 before any row', async () => {
+    expectProblem(await app.http.get('/api/gotv/voters?format=csv').set(brigade.auth), 403);
+    expectProblem(await app.http.get('/api/gotv/voters?format=xlsx').set(manager.auth), 400);
+  });
+});
+
 describe('correcting a voter', () => {
   const fresh = async (documentId: string, overrides: Record<string, unknown> = {}) =>
     (

@@ -115,10 +115,15 @@ describe('GET /api/qr-leads', () => {
       .replace(/^\uFEFF/, '')
       .trim()
       .split('\n');
-    expect(lines[0]).toBe('id,createdAt,campaignId,codeId,name,phone,email,documentId,territoryId,neighbourhood,interests,whatsappOptIn,emailOptIn,submissions');
+    expect(lines[0]).toBe(
+      'id,createdAt,campaign,poster,name,phone,email,documentId,territory,neighbourhood,interests,whatsappOptIn,emailOptIn,submissions,campaignId,codeId,territoryId',
+    );
     expect(lines).toHaveLength(4);
     expect(csv.text).toContain(`"'=HYPERLINK(""http://evil"")"`);
-    expect(csv.text).toContain("'+573001110001");
+    // Names where a person reads; a phone as it is (no apostrophe: it is not a formula).
+    const luz = lines.find((line) => line.includes('Luz Díaz'))!.split(',');
+    expect(luz.slice(2, 9)).toEqual(['Afiches Kennedy', `${codes[0]!.code} · Parque`, 'Luz Díaz', '+573001110001', 'luz@example.org', '', 'Timiza']);
+    expect(luz.slice(-3)).toEqual([campaignId, codes[0]!.id, barrio]);
     expect(csv.text).toContain('salud;empleo');
   });
 

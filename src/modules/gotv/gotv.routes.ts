@@ -134,12 +134,23 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       summary: 'List confirmed voters',
       description:
         'Filters `pollingStationId`, `territoryId`, `brigadeId`, `status`, `priority`, `claim` (`mine` or `free`), `q` (name, or the start of the document number). ' +
-        '`status=pending&claim=free` is the call list. Brigade members see only the voters of their stations and brigades.',
+        '`status=pending&claim=free` is the call list. Brigade members see only the voters of their stations and brigades. ' +
+        '`format=csv` streams the whole filtered list as CSV (UTF-8 with BOM, formula-safe cells; station, territory and brigade by name, ids last): managers only.',
       access: gotvPolicy.roles('readVoters'),
       query: listVotersQuery,
       response: pageSchema(voterView),
+      produces: { 'text/csv': 'CSV export when format=csv' },
     },
-    async ({ ctx, input, actor, em }) => voters.listVoters(em, ctx.deps, actor, input.query),
+    async ({ ctx, input, actor, em }) => {
+      if (input.query.format === 'csv') {
+        const file = voters.votersCsv(em, ctx.deps, actor, input.query);
+        ctx.type = 'text/csv; charset=utf-8';
+        ctx.set('Content-Disposition', `attachment; filename="votantes-${new Date().toISOString().slice(0, 10)}.csv"`);
+        ctx.body = file;
+        return undefined;
+      }
+      return voters.listVoters(em, ctx.deps, actor, input.query);
+    },
   )
   .get(
     '/api/gotv/voters/:id',

@@ -115,6 +115,8 @@ export const listVotersQuery = z.object({
   /** `mine`: the voters I am calling now; `free`: nobody is calling them. */
   claim: z.enum(['mine', 'free']).optional(),
   q: z.string().trim().min(1).max(100).optional(),
+  /** `csv`: the whole filtered list as a spreadsheet file (managers only). */
+  format: z.enum(['json', 'csv']).default('json'),
 });
 
 export const voterIdParams = z.object({ id: z.uuid() });

@@ -3,7 +3,7 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
 import { sql, tables, type Queries } from '../../kernel/sql';
-import { territoryAndDescendants } from '../territories';
+import { territoryAndDescendants, territoryDirectory } from '../territories';
 import { VoterSchema, type PollingStationSchema, type ContactOutcome, type Voter, type VoterPriority, type VoterStatus } from './gotv.entities';
 
 type VoterTables = InferKyselyDB<typeof VoterSchema | typeof PollingStationSchema>;
@@ -95,6 +95,22 @@ export async function voterPage<Out>(em: EntityManager, q: Queries, filter: Vote
     where.push({ $or: [{ name: { $ilike: containsPattern(filter.search) } }, ...(digits.length >= 4 ? [{ documentId: { $like: `${digits}%` } }] : [])] });
   }
   return findPage(em, VoterSchema, where.length ? { $and: where } : {}, page, { name: 'asc', id: 'asc' }, present);
+}
+
+/** What an export writes instead of ids: each station's code, name and territory, each brigade's name. */
+export interface VoterPlaceNames {
+  stations: Map<string, { code: string; name: string; territory: string | null }>;
+  brigades: Map<string, string>;
+}
+
+export async function voterPlaceNames(q: Queries, stationIds: readonly string[], brigadeIds: readonly string[]): Promise<VoterPlaceNames> {
+  const [stations, brigades] = await Promise.all([
+    q.rows(sql<{ id: string; code: string; name: string; territory: string | null }>`
+      select s.id, s.code, s.name, t.name as territory from gotv_polling_stations s left join ${territoryDirectory()} t on t.id = s.territory_id
+      where s.id = any(${[...new Set(stationIds)]}::uuid[])`),
+    q.rows(sql<{ id: string; name: string }>`select id, name from gotv_brigades where id = any(${[...new Set(brigadeIds)]}::uuid[])`),
+  ]);
+  return { stations: new Map(stations.map(({ id, ...station }) => [id, station])), brigades: new Map(brigades.map((row) => [row.id, row.name])) };
 }
 
 /** A voter as the call list's claims see them. */

@@ -4,7 +4,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/pagination';
 import { safeCell } from '../../kernel/spreadsheet';
-import { leadBatch, leadPage, type LeadFilter, type LeadRecord } from './qr.repository';
+import type { Queries } from '../../kernel/sql';
+import { leadBatch, leadPage, leadPlaceNames, type LeadFilter, type LeadRecord } from './qr.repository';
 
 export const listLeadsQuery = z
   .object({
@@ -76,48 +77,56 @@ export async function listLeads(em: EntityManager, query: ListLeadsInput) {
   return { data: page.data.map(presentLead), nextCursor: page.nextCursor };
 }
 
+/** Names where a person reads the file (campaign, poster, territory); the ids last, for joining with other exports. */
 const CSV_COLUMNS = [
   'id',
   'createdAt',
-  'campaignId',
-  'codeId',
+  'campaign',
+  'poster',
   'name',
   'phone',
   'email',
   'documentId',
-  'territoryId',
+  'territory',
   'neighbourhood',
   'interests',
   'whatsappOptIn',
   'emailOptIn',
   'submissions',
+  'campaignId',
+  'codeId',
+  'territoryId',
 ];
 
 /** Streams the filtered leads as CSV, a thousand rows at a time (never the whole list in memory). */
-export function leadsCsv(em: EntityManager, query: ListLeadsInput): Readable {
+export function leadsCsv(data: { em: EntityManager; db: Queries }, query: ListLeadsInput): Readable {
   const filter = leadFilter(query);
   async function* rows() {
     yield CSV_COLUMNS;
     let before: string | undefined;
     for (;;) {
-      const batch = await leadBatch(em, filter, before, 1000);
+      const batch = await leadBatch(data.em, filter, before, 1000);
+      const names = await leadPlaceNames(data.db, batch);
       for (const lead of batch) {
         const view = presentLead(lead);
         yield [
           view.id,
           view.createdAt,
-          view.campaignId,
-          view.codeId,
+          names.campaigns.get(view.campaignId) ?? '',
+          names.posters.get(view.codeId) ?? '',
           view.contact.name,
           view.contact.phone,
           view.contact.email,
           view.contact.documentId,
-          view.territoryId,
+          view.territoryId ? (names.territories.get(view.territoryId) ?? '') : null,
           view.neighbourhood,
           view.interests.join(';'),
           view.whatsappOptIn,
           view.emailOptIn,
           view.submissions,
+          view.campaignId,
+          view.codeId,
+          view.territoryId,
         ].map(safeCell);
       }
       if (batch.length < 1000) return;

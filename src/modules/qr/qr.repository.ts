@@ -507,6 +507,24 @@ export async function leadBatch(em: EntityManager, filter: LeadFilter, before: s
   return batch.map(leadOfEntity);
 }
 
+/** What an export writes instead of ids: each campaign's name, each poster's code and label, each territory's name. */
+export interface LeadPlaceNames {
+  campaigns: Map<string, string>;
+  posters: Map<string, string>;
+  territories: Map<string, string>;
+}
+
+export async function leadPlaceNames(q: Queries, leads: readonly LeadRecord[]): Promise<LeadPlaceNames> {
+  const ids = (pick: (lead: LeadRecord) => string | null) => [...new Set(leads.map(pick).filter((id): id is string => id !== null))];
+  const rows = await q.rows(sql<{ kind: keyof LeadPlaceNames; id: string; name: string }>`
+    select 'campaigns' as kind, id, name from qr_campaigns where id = any(${ids((lead) => lead.campaignId)}::uuid[])
+    union all select 'posters', id, code || ' · ' || label from qr_codes where id = any(${ids((lead) => lead.codeId)}::uuid[])
+    union all select 'territories', t.id, t.name from ${territoryDirectory()} t where t.id = any(${ids((lead) => lead.territoryId)}::uuid[])`);
+  const names: LeadPlaceNames = { campaigns: new Map(), posters: new Map(), territories: new Map() };
+  for (const row of rows) names[row.kind].set(row.id, row.name);
+  return names;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Analysis: indexed aggregates in PostgreSQL, no lead loaded into memory
 

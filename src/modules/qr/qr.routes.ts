@@ -161,7 +161,7 @@ export const qrRouter = new ApiRouter('poster-qr', 'Poster QR campaigns, codes, 
       if (input.query.format === 'csv') {
         ctx.type = 'text/csv; charset=utf-8';
         ctx.set('Content-Disposition', `attachment; filename="leads-${new Date().toISOString().slice(0, 10)}.csv"`);
-        ctx.body = leadsCsv(em, input.query);
+        ctx.body = leadsCsv({ em, db: ctx.deps.db }, input.query);
         return undefined;
       }
       return listLeads(em, input.query);
