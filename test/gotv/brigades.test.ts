@@ -53,6 +53,21 @@ describe('brigades', () => {
     expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
   });
 
+  it('names each member who cannot be one, and why', async () => {
+    const press = await createUser(app, admin, 'viewer', 'Marta Ríos');
+    const problem = expectProblem(
+      await app.http
+        .post('/api/gotv/brigades')
+        .set(manager.auth)
+        .send({ name: 'Brigada Errada', memberIds: [member.id, press.id, '01960000-0000-7000-8000-000000000000'] }),
+      400,
+    );
+    expect(problem.errors).toContainEqual({
+      path: 'body.memberIds',
+      message: `Every member must be an active user with the brigade role: Marta Ríos is a viewer, not a brigade member; no user has id 01960000-0000-7000-8000-000000000000.`,
+    });
+  });
+
   it('guards access and ids', async () => {
     expectProblem(await app.http.post('/api/gotv/brigades').set(member.auth).send({ name: 'X' }), 403);
     expectProblem(await app.http.get('/api/gotv/brigades'), 401);

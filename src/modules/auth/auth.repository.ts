@@ -162,6 +162,18 @@ export async function countActiveAdmins(q: Queries): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/** The accounts these ids name, as another module checks people it is handed: who they are, their role, whether active. */
+export async function usersByIds(q: Queries, ids: readonly string[]): Promise<Map<string, { name: string; role: Role; active: boolean }>> {
+  if (!ids.length) return new Map();
+  const rows = await q.rows(
+    db
+      .selectFrom('users')
+      .select(['id', 'name', 'role', 'active'])
+      .where('id', 'in', [...new Set(ids)]),
+  );
+  return new Map(rows.map((row) => [row.id, { name: row.name, role: row.role as Role, active: row.active }]));
+}
+
 /** How many of these ids name active users (of this role, when given): other modules check people they are handed. */
 export async function countActiveUsers(q: Queries, ids: readonly string[], role?: Role): Promise<number> {
   if (!ids.length) return 0;

@@ -22,4 +22,4 @@ export function principalLoader(source: Queries | (() => EntityManager)) {
 
 export { UserSchema, type User } from './auth.entities';
 export { authPolicy } from './auth.policy';
-export { activeUsersWithRoles, countActiveUsers, findUser, userNameOf, userNames, userPage, type UserRecord } from './auth.repository';
+export { activeUsersWithRoles, countActiveUsers, findUser, userNameOf, userNames, userPage, usersByIds, type UserRecord } from './auth.repository';

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../kernel/context';
 import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import type { Queries } from '../../kernel/sql';
-import { countActiveUsers } from '../auth';
+import { countActiveUsers, usersByIds } from '../auth';
 import * as repository from './gotv.brigades.repository';
 import { gotvPolicy } from './gotv.policy';
 import type { CreateBrigadeInput, UpdateBrigadeInput } from './gotv.schemas';
@@ -17,10 +17,22 @@ function assertFound(ids: readonly string[], found: number, path: string, messag
   if (found !== new Set(ids).size) throw invalidField(path, message);
 }
 
+/** Why each member who cannot be one is refused, by name: staff fix the one they picked wrongly, not guess. */
+async function assertMembers(q: Queries, memberIds: readonly string[]) {
+  const users = await usersByIds(q, memberIds);
+  const problems = [...new Set(memberIds)].flatMap((id) => {
+    const user = users.get(id);
+    if (!user) return [`no user has id ${id}`];
+    if (!user.active) return [`${user.name}'s account is deactivated`];
+    if (user.role !== 'brigade') return [`${user.name} is ${user.role === 'admin' ? 'an' : 'a'} ${user.role}, not a brigade member`];
+    return [];
+  });
+  if (problems.length) throw invalidField('body.memberIds', `Every member must be an active user with the brigade role: ${problems.join('; ')}.`);
+}
+
 /** Members, leader and stations must name existing rows; checked before anything is written. */
 async function assertReferences(q: Queries, input: { memberIds?: string[] | undefined; stationIds?: string[] | undefined; leaderId?: string | null | undefined }) {
-  const members = input.memberIds ?? [];
-  assertFound(members, await countActiveUsers(q, members, 'brigade'), 'body.memberIds', 'Every member must be an active user with the brigade role.');
+  await assertMembers(q, input.memberIds ?? []);
   const leader = input.leaderId ? [input.leaderId] : [];
   assertFound(leader, await countActiveUsers(q, leader), 'body.leaderId', 'No active user has this id.');
   const stations = input.stationIds ?? [];
