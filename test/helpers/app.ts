@@ -3,13 +3,14 @@ import request from 'supertest';
 import { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../../src/config';
 import { Runtime, type RuntimeOptions } from '../../src/runtime';
-import { createTestDatabase, testRedisUrl, type TestDatabase } from './database';
+import { createTestDatabase, testDataDir, testRedisUrl, type TestDatabase } from './database';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 
 export function testConfig(overrides: Record<string, string | undefined> = {}): Config {
   return loadConfig({
     NODE_ENV: 'test',
+    DATA_DIR: testDataDir,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
     REDIS_URL: testRedisUrl,

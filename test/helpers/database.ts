@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
@@ -12,6 +14,13 @@ export function withDatabase(url: string, database: string): string {
 }
 
 export const templateName = new URL(templateUrl).pathname.slice(1);
+
+/**
+ * Where tests' files go (emails kept as .eml, PQRS attachments, incident photos) unless a test
+ * names its own folder: under the system's temporary folder, one per test database (so two
+ * checkouts' runs keep apart), emptied at the start of each run — never the developer's ./data.
+ */
+export const testDataDir = path.join(os.tmpdir(), 'comando-test-data', templateName);
 export const adminUrl = withDatabase(templateUrl, 'postgres');
 
 export async function withAdmin<T>(run: (client: Client) => Promise<T>): Promise<T> {

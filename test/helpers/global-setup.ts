@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createOrm, migrate } from '../../src/kernel/db';
 import { allEntities } from '../../src/modules';
-import { templateName, templateUrl, withAdmin } from './database';
+import { templateName, templateUrl, testDataDir, withAdmin } from './database';
 
 const root = join(__dirname, '..', '..');
 
-/** Rebuild the template database from the migrations once per run, and sweep leftovers. */
+/** Rebuild the template database from the migrations once per run, and sweep leftovers (databases, files). */
 export default async function globalSetup(): Promise<void> {
   // The screens' tests load the built pages: `npm install && npm test` on a fresh clone builds them once.
   if (!existsSync(join(root, 'dist', 'web', 'brigada', 'index.html'))) execFileSync('npm', ['run', 'build:web'], { cwd: root, stdio: 'inherit' });
@@ -19,6 +19,7 @@ export default async function globalSetup(): Promise<void> {
     await client.query(`drop database if exists "${templateName}" with (force)`);
     await client.query(`create database "${templateName}"`);
   });
+  rmSync(testDataDir, { recursive: true, force: true });
   const { orm } = await createOrm({ clientUrl: templateUrl, entities: allEntities, poolMax: 1 });
   await migrate(orm);
   await orm.close(true);

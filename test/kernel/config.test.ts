@@ -1,3 +1,6 @@
+import os from 'node:os';
+import path from 'node:path';
+import { testConfig } from '../helpers/app';
 import { ConfigError, loadConfig, parseDurationSeconds } from '../../src/config';
 
 describe('config', () => {
@@ -55,5 +58,16 @@ describe('config', () => {
     expect(parseDurationSeconds('2h')).toBe(7200);
     expect(parseDurationSeconds('1d')).toBe(86400);
     expect(parseDurationSeconds('1 week')).toBeUndefined();
+  });
+});
+
+describe("the tests' own files", () => {
+  it("go under the system's temporary folder, never into the checkout's ./data", () => {
+    const config = testConfig();
+    const checkout = path.resolve(__dirname, '..', '..');
+    for (const dir of [config.dataDir, config.email.outboxDir]) {
+      expect(dir.startsWith(os.tmpdir())).toBe(true);
+      expect(dir.startsWith(checkout)).toBe(false);
+    }
   });
 });
