@@ -86,7 +86,7 @@ describe('sending', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(t.fake.accepted).toHaveLength(250);
     const campaignView = await done(t, id);
-    expect(campaignView).toMatchObject({ status: 'sending', progress: { queued: 10, sent: 250 } });
+    expect(campaignView).toMatchObject({ status: 'sending', progress: { queued: 10, sent: 250, simulated: 0 } });
     expect(campaignView.notice).toMatch(/messaging tier/);
     const dashboard = await t.app.http.get('/api/whatsapp/dashboard').set(t.manager.auth).expect(200);
     expect(dashboard.body.tier).toEqual({ limit: 250, usedLast24h: 250, remaining: 0 });

@@ -12,7 +12,8 @@ import type { Counters } from './whatsapp.schemas';
 /**
  * "sent" counts every message the provider took (accepted or later, failures after acceptance
  * included); "delivered" includes read ones, since a read receipt may come without a delivery
- * receipt. Over messages aliased `m`.
+ * receipt. "simulated" counts those the built-in simulator took: nothing of theirs reached
+ * WhatsApp, whatever their status says. Over messages aliased `m`.
  */
 const counterColumns: Sql<never> = sql`
   count(*) filter (where m.status = 'queued')::int as queued,
@@ -24,7 +25,8 @@ const counterColumns: Sql<never> = sql`
   count(*) filter (where m.status = 'failed')::int as failed,
   count(*) filter (where m.status = 'skipped')::int as skipped,
   count(*) filter (where m.status = 'cancelled')::int as cancelled,
-  count(*) filter (where m.replied_at is not null)::int as replied`;
+  count(*) filter (where m.replied_at is not null)::int as replied,
+  count(*) filter (where m.provider = 'simulator')::int as simulated`;
 
 export function countersByCampaign(q: Queries, campaignIds: readonly string[]): Promise<(Counters & { campaignId: string })[]> {
   return q.rows(

@@ -30,6 +30,7 @@ export class WhatsAppRuntime {
     const config = deps.config.whatsapp;
     this.provider =
       config.provider === 'cloud' ? new CloudApiProvider(config) : new SimulatorProvider((payload) => handleWebhookPayload(deps, payload).then(() => undefined), deps.logger);
+    if (this.provider.name === 'simulator') deps.logger.warn('WhatsApp: no Cloud API token, so the built-in simulator takes every message: nothing reaches WhatsApp');
     this.sender = createSender(deps, this.provider, (changes) => this.statusChanged(changes));
     // One push a second at most (across processes), carrying each campaign that changed once (with fresh counters).
     this.pushStatus = deps.realtime.throttled('whatsapp:status', () => this.publishStatus(), 1000);

@@ -154,6 +154,8 @@ export const WaMessageSchema = defineEntity({
     /** 0: replies in a conversation and notices to one person go before 1: campaign messages. */
     priority: p.smallint().default(1),
     wamid: p.string().length(128).nullable().unique(),
+    /** The provider that took the message (`cloud`, `simulator`): a simulator's "delivered" never reached WhatsApp. */
+    provider: p.string().length(20).nullable(),
     attempts: p.integer().default(0),
     nextAttemptAt: p.datetime().onCreate(() => new Date()),
     claimedAt: p.datetime().nullable(),

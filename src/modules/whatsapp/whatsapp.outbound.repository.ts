@@ -81,13 +81,14 @@ export interface Settlement {
  * a generic plan over the arrays may pick a sequential scan where a handful of ids wants the
  * primary key.
  */
-export function settleMessages(q: Queries, settle: Settlement[]): Promise<ChangedRow[]> {
+export function settleMessages(q: Queries, settle: Settlement[], provider: string): Promise<ChangedRow[]> {
   if (!settle.length) return Promise.resolve([]);
   return q.rows(sql<ChangedRow>`
     update wa_messages m set
       status = case when v.status = 'accepted' then (case when m.status_rank < 2 then 'accepted' else m.status end) else v.status end,
       status_rank = case when v.status = 'accepted' then greatest(m.status_rank, 2) else v.rank end,
       wamid = coalesce(m.wamid, v.wamid),
+      provider = case when v.status = 'accepted' then ${provider} else m.provider end,
       accepted_at = case when v.status = 'accepted' then coalesce(m.accepted_at, now()) else m.accepted_at end,
       failed_at = case when v.status = 'failed' then now() else m.failed_at end,
       error_code = case when v.status = 'accepted' or v.released then m.error_code else v.error_code end,

@@ -122,7 +122,7 @@ export class WhatsAppChannel implements OutboundAdapter<WaOutbound, WaDetail> {
   private readonly templates = new Map<string, { name: string; language: string }>();
 
   constructor(
-    private readonly deps: Pick<AppDeps, 'db' | 'config'>,
+    private readonly deps: Pick<AppDeps, 'db' | 'config' | 'logger'>,
     private readonly provider: WhatsAppProvider,
     private readonly statusChanged: (changes: StatusChange[]) => void,
   ) {
@@ -175,7 +175,10 @@ export class WhatsAppChannel implements OutboundAdapter<WaOutbound, WaDetail> {
   }
 
   async settle(settlements: EngineSettlement<WaOutbound, WaDetail>[]): Promise<void> {
-    const changed = await settleMessages(this.deps.db, settlements.map(rowOf));
+    const changed = await settleMessages(this.deps.db, settlements.map(rowOf), this.provider.name);
+    const taken = settlements.filter((item) => item.kind === 'sent').length;
+    if (taken && this.provider.name === 'simulator')
+      this.deps.logger.info({ channel: this.channel, simulated: taken }, 'the WhatsApp simulator took messages: none reached WhatsApp');
     this.statusChanged(changed.map((row) => ({ id: row.id, campaignId: row.campaign_id, conversationId: row.conversation_id, status: row.status })));
   }
 

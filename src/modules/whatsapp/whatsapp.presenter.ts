@@ -72,6 +72,7 @@ export function presentMessage(message: WaMessage, templateBody?: string): Messa
     text,
     templateId: idOf(message.template),
     status: message.status,
+    simulated: message.provider === 'simulator',
     error: hasError(message) ? { code: message.errorCode ?? null, title: message.errorTitle ?? null } : null,
     sentById: idOf(message.sentBy),
     createdAt: iso(message.createdAt)!,

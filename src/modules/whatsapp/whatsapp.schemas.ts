@@ -106,6 +106,8 @@ export const counters = z.object({
   skipped: z.number().int(),
   cancelled: z.number().int(),
   replied: z.number().int(),
+  /** Taken by the built-in simulator (no Cloud API token configured): none of these reached WhatsApp, whatever their status. */
+  simulated: z.number().int(),
 });
 export type Counters = z.infer<typeof counters>;
 
@@ -119,6 +121,8 @@ export const messageView = z
     text: z.string().nullable(),
     templateId: z.uuid().nullable(),
     status: z.enum(MESSAGE_STATUSES as [string, ...string[]]),
+    /** Taken by the built-in simulator: it never reached WhatsApp, and its delivered and read ticks were made up. */
+    simulated: z.boolean(),
     error: z.object({ code: z.number().int().nullable(), title: z.string().nullable() }).nullable(),
     sentById: z.uuid().nullable(),
     createdAt: z.iso.datetime(),

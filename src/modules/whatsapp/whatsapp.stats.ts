@@ -3,7 +3,7 @@ import type { Queries } from '../../kernel/sql';
 import { contactsReachedLast24h, countersByCampaign } from './whatsapp.campaigns.repository';
 import type { Counters } from './whatsapp.schemas';
 
-export const emptyCounters = (): Counters => ({ queued: 0, sending: 0, inDoubt: 0, sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0, cancelled: 0, replied: 0 });
+export const emptyCounters = (): Counters => ({ queued: 0, sending: 0, inDoubt: 0, sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0, cancelled: 0, replied: 0, simulated: 0 });
 
 /** Each campaign's counters, straight from its message rows; a campaign without messages has zeros. */
 export async function campaignCounters(q: Queries, campaignIds: string[]): Promise<Map<string, Counters>> {
