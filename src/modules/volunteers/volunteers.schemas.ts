@@ -14,6 +14,8 @@ const documentId = z
   .transform((value) => value.replace(/[.\s-]/g, ''))
   .pipe(z.string().regex(/^\d{5,12}$/, 'a cédula has 5 to 12 digits'));
 
+const SKILL_PATTERN = /^[\p{L}\p{N} _-]+$/u;
+
 /** A catalogue skill or a free one: lower case, short. */
 const skill = z
   .string()
@@ -21,7 +23,9 @@ const skill = z
   .toLowerCase()
   .min(2)
   .max(40)
-  .regex(/^[\p{L}\p{N} _-]+$/u, 'letters, digits, spaces, _ and - only');
+  .regex(SKILL_PATTERN, 'letters, digits, spaces, _ and - only')
+  // The generator writes a regex's flags into the pattern; JSON Schema patterns are Unicode already.
+  .meta({ pattern: SKILL_PATTERN.source });
 
 const availability = z
   .partialRecord(z.enum(WEEKDAYS), z.array(z.enum(TIME_SLOTS)).max(TIME_SLOTS.length))
