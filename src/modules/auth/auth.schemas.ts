@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, roleSchema } from '../../kernel/schemas';
+import { emailAddress, instant, roleSchema } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 
 const email = emailAddress();
@@ -29,8 +29,8 @@ export const userView = z
     name: z.string(),
     role: roleSchema,
     active: z.boolean(),
-    createdAt: z.iso.datetime(),
-    lastLoginAt: z.iso.datetime().nullable(),
+    createdAt: instant,
+    lastLoginAt: instant.nullable(),
   })
   .meta({ id: 'User' });
 
@@ -85,7 +85,7 @@ export const changePasswordResponse = loginResponse.omit({ user: true }).meta({ 
 export const passwordResetView = z
   .object({
     url: z.url().describe('The one-time set-password page to hand to the user (not sent by Comando)'),
-    expiresAt: z.iso.datetime(),
+    expiresAt: instant,
   })
   .meta({ id: 'PasswordResetLink' });
 
