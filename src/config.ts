@@ -100,6 +100,8 @@ const envSchema = z
     LOGIN_MAX_FAILURES_PER_IP: positiveInt.default(50),
     LOGIN_FAILURE_WINDOW: duration.default(15 * 60),
     REGISTER_MAX_PER_IP: positiveInt.default(20),
+    // Off: once the first account (the admin) exists, admins create the others. On: anyone may ask for a volunteer account, which an admin activates.
+    SELF_REGISTRATION: booleanFlag.default(false),
     // Generous: carrier-grade NAT and a rally's Wi-Fi put many citizens behind one address.
     CAPTURE_MAX_PER_IP: positiveInt.default(1000),
     CAPTURE_MAX_PER_PERSON: positiveInt.default(10),
@@ -252,6 +254,8 @@ export interface Config {
   bodyLimit: string;
   loginLimits: { perEmail: number; perIp: number; windowSeconds: number };
   registerLimits: { perIp: number; windowSeconds: number };
+  /** Whether people without an account may ask for one after the first (inactive until an admin activates it). */
+  selfRegistration: boolean;
   passwordResetSeconds: number;
   captureLimits: { perIp: number; perPerson: number; windowSeconds: number };
   /** Public PQRS filings per IP and per phone/email, per window. */
@@ -371,6 +375,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: env.LOGIN_FAILURE_WINDOW,
     },
     registerLimits: { perIp: env.REGISTER_MAX_PER_IP, windowSeconds: env.REGISTER_WINDOW },
+    selfRegistration: env.SELF_REGISTRATION,
     passwordResetSeconds: env.PASSWORD_RESET_TTL,
     captureLimits: { perIp: env.CAPTURE_MAX_PER_IP, perPerson: env.CAPTURE_MAX_PER_PERSON, windowSeconds: env.CAPTURE_WINDOW },
     pqrsLimits: { perIp: env.PQRS_MAX_PER_IP, perPerson: env.PQRS_MAX_PER_PERSON, windowSeconds: env.PQRS_WINDOW },

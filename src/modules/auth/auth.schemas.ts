@@ -38,6 +38,14 @@ export const meView = userView.pick({ id: true, email: true, name: true, role: t
 
 export const registerResponse = z.object({ user: userView, token: z.string() });
 
+/** A self-registration's answer, the same whether the email was new or already had an account: nothing about any account. */
+export const registrationRequestedView = z
+  .object({
+    status: z.literal('pending_approval'),
+    detail: z.string(),
+  })
+  .meta({ id: 'RegistrationRequested' });
+
 /** What a sign-in page needs to know before anyone has signed in: nothing about any account. */
 export const setupView = z
   .object({

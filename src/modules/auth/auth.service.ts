@@ -40,25 +40,54 @@ function loginLimiters(deps: Pick<AppDeps, 'config' | 'rateLimits'>) {
   };
 }
 
-export async function register(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth' | 'logger'>, caller: Actor | undefined, input: RegisterInput, ip: string) {
+const REGISTRATION_CLOSED = 'Accounts are created by an admin of this Comando; ask one to invite you.';
+export const REGISTRATION_REQUESTED = 'If this email can have an account, an admin will activate it; then sign in with the password you chose.';
+
+/** What a registration made: a signed-in account (the first one, or an admin's call), or a request nobody learns anything from. */
+export type Registration = { kind: 'created'; user: UserRecord; token: string } | { kind: 'requested' };
+
+function registrationClosed(): AppError {
+  return new AppError(403, 'registration_closed', 'Registration closed', REGISTRATION_CLOSED);
+}
+
+/**
+ * Registers the first account (it becomes the admin), or, for an admin, an account with a role.
+ * Anyone else may only ask for a volunteer account, and only with `SELF_REGISTRATION` on: the
+ * answer is the same whether the email is new (an inactive account an admin activates) or already
+ * has an account (nothing changes), so it cannot tell who has one.
+ */
+export async function register(
+  deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth' | 'logger'>,
+  caller: Actor | undefined,
+  input: RegisterInput,
+  ip: string,
+): Promise<Registration> {
   // Admins creating staff accounts are not held to the per-address limit on self-registration.
   const grantsRole = caller !== undefined && authPolicy.allows(caller, 'grantRole');
   if (!grantsRole) {
+    // Refused before the password is hashed: a closed door should cost nothing to knock on.
+    if (!deps.config.selfRegistration && !(await firstAccountPending(deps.db))) throw registrationClosed();
     const { perIp, windowSeconds } = deps.config.registerLimits;
     await deps.rateLimits.named('register-ip', { points: perIp, windowSeconds }).consume(ip);
   }
+  // Hashed whatever happens next, so a known email takes as long to answer as a new one.
   const passwordHash = await hashPassword(input.password);
-  const user = await deps.db.transaction(async (tx) => {
+  const outcome = await deps.db.transaction(async (tx): Promise<{ user?: UserRecord }> => {
     await lockAdmins(tx);
+    const isFirst = !(await anyUser(tx));
+    const selfService = !isFirst && !grantsRole;
+    if (selfService && !deps.config.selfRegistration) throw registrationClosed();
     if (await emailTaken(tx, input.email)) {
+      if (selfService) return {};
       throw new ConflictError('An account with this email already exists.', 'email_taken');
     }
-    const isFirst = !(await anyUser(tx));
     const role: Role = isFirst ? 'admin' : grantsRole ? (input.role ?? 'volunteer') : 'volunteer';
-    return insertUser(tx, { id: newId(), email: input.email, name: input.name, passwordHash, role });
+    return { user: await insertUser(tx, { id: newId(), email: input.email, name: input.name, passwordHash, role, active: !selfService }) };
   });
-  deps.logger.info({ userId: user.id, role: user.role }, 'user registered');
-  return { user, token: deps.auth.tokens.issue(user).token };
+  const { user } = outcome;
+  if (user) deps.logger.info({ userId: user.id, role: user.role, active: user.active }, user.active ? 'user registered' : 'registration requested');
+  if (!user || !user.active) return { kind: 'requested' };
+  return { kind: 'created', user, token: deps.auth.tokens.issue(user).token };
 }
 
 /** Whether this Comando still has no account at all (a fresh install waiting for its admin). */
