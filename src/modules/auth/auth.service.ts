@@ -32,11 +32,16 @@ import type { ChangePasswordInput, CompleteResetInput, ListUsersInput, LoginInpu
 
 const WRONG_CREDENTIALS = 'The email or password is incorrect.';
 
+/** How long an address an account signed in from stays known to it: a month of ordinary use. */
+const KNOWN_ADDRESS_SECONDS = 30 * 86_400;
+
 function loginLimiters(deps: Pick<AppDeps, 'config' | 'rateLimits'>) {
-  const { perEmail, perIp, windowSeconds } = deps.config.loginLimits;
+  const { perEmailIp, perEmail, perIp, windowSeconds } = deps.config.loginLimits;
   return {
+    byPair: deps.rateLimits.named('login-email-ip', { points: perEmailIp, windowSeconds }),
     byEmail: deps.rateLimits.named('login-email', { points: perEmail, windowSeconds }),
     byIp: deps.rateLimits.named('login-ip', { points: perIp, windowSeconds }),
+    known: deps.rateLimits.named('login-known', { points: 1, windowSeconds: KNOWN_ADDRESS_SECONDS }),
   };
 }
 
@@ -95,17 +100,28 @@ export async function firstAccountPending(db: Queries): Promise<boolean> {
   return !(await anyUser(db));
 }
 
+/**
+ * Failures are limited for one account from one address first (`LOGIN_MAX_FAILURES_PER_EMAIL_IP`):
+ * an attacker's guesses lock only their own address out of that account. Higher ceilings for the
+ * account from every address (a distributed guess) and for an address over every account (a
+ * spray) stop what the first cannot, but not at an address the account signed in from in the
+ * last month, so neither someone else's guesses nor a coworker behind the same NAT locks staff out.
+ */
 export async function login(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth'>, input: LoginInput, ip: string) {
   const limits = loginLimiters(deps);
-  await limits.byIp.check(ip);
-  await limits.byEmail.check(input.email);
+  const pair = `${ip} ${input.email}`;
+  await limits.byPair.check(pair);
+  if ((await limits.known.counted(pair)) === 0) {
+    await limits.byEmail.check(input.email);
+    await limits.byIp.check(ip);
+  }
   const found = await findCredentials(deps.db, input.email);
   const valid = found ? await verifyPassword(found.passwordHash, input.password) : await verifyPassword(await decoyPasswordHash(), input.password);
   if (!found || !valid || !found.active) {
-    await Promise.all([limits.byIp.record(ip), limits.byEmail.record(input.email)]);
+    await Promise.all([limits.byPair.record(pair), limits.byEmail.record(input.email), limits.byIp.record(ip)]);
     throw new UnauthorizedError(WRONG_CREDENTIALS);
   }
-  await limits.byEmail.reset(input.email);
+  await Promise.all([limits.byPair.reset(pair), limits.known.record(pair)]);
   const user = await recordLogin(deps.db, found.id, new Date());
   return { user, issued: deps.auth.tokens.issue(user) };
 }
@@ -159,10 +175,10 @@ export const SET_PASSWORD_PATH = '/cuenta/clave';
 const RESET_LINKS_PER_USER_HOUR = 10;
 
 function passwordLimiters(deps: Pick<AppDeps, 'config' | 'rateLimits'>) {
-  const { perEmail, perIp, windowSeconds } = deps.config.loginLimits;
+  const { perEmailIp, perIp, windowSeconds } = deps.config.loginLimits;
   return {
-    // Wrong current passwords per user, like failed logins per email: a stolen token cannot guess its way to the password.
-    change: deps.rateLimits.named('password-change', { points: perEmail, windowSeconds }),
+    // Wrong current passwords per user, like failed logins for an account from one address: a stolen token cannot guess its way to the password.
+    change: deps.rateLimits.named('password-change', { points: perEmailIp, windowSeconds }),
     // Link tokens tried per address: 256-bit tokens cannot be guessed, but nobody should try at scale.
     redeem: deps.rateLimits.named('password-reset-ip', { points: perIp, windowSeconds }),
     issue: deps.rateLimits.named('password-reset-issue', { points: RESET_LINKS_PER_USER_HOUR, windowSeconds: 3600 }),
