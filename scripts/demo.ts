@@ -172,15 +172,15 @@ async function adminSession(): Promise<Session> {
     if (answer.user.role !== 'admin') throw new Error(`${email} is not an admin.`);
     return { id: answer.user.id, email, name: answer.user.name, token: answer.token, role: 'admin' };
   }
+  // Only a fresh Comando lets the demo register its admin; after that, accounts are an admin's to create.
+  const setup = await must<{ firstAccountPending: boolean }>('GET', '/api/auth/setup', undefined);
+  if (!setup.firstAccountPending) throw new Error('This Comando already has accounts: set DEMO_ADMIN_EMAIL and DEMO_ADMIN_PASSWORD to an admin of it.');
   const first = `admin-${RUN}@demo.comando.co`;
   const answer = await must<{ token: string; user: { id: string; role: string } }>('POST', '/api/auth/register', undefined, {
     email: first,
     password: PASSWORD,
     name: 'Administración',
   });
-  if (answer.user.role !== 'admin') {
-    throw new Error('This Comando already has accounts: set DEMO_ADMIN_EMAIL and DEMO_ADMIN_PASSWORD to an admin of it.');
-  }
   return { id: answer.user.id, email: first, name: 'Administración', token: answer.token, role: 'admin' };
 }
 

@@ -96,10 +96,16 @@ const envSchema = z
       .string()
       .regex(/^\d+(kb|mb)$/i, 'expected a size such as 512kb or 1mb')
       .default('1mb'),
-    LOGIN_MAX_FAILURES_PER_EMAIL: positiveInt.default(5),
+    // Failed logins per window: for one account from one address first; then for the account from
+    // all addresses, and from one address over all accounts, neither of which holds back an address
+    // the account signed in from lately (so nobody can lock staff out of their own office).
+    LOGIN_MAX_FAILURES_PER_EMAIL_IP: positiveInt.default(5),
+    LOGIN_MAX_FAILURES_PER_EMAIL: positiveInt.default(50),
     LOGIN_MAX_FAILURES_PER_IP: positiveInt.default(50),
     LOGIN_FAILURE_WINDOW: duration.default(15 * 60),
     REGISTER_MAX_PER_IP: positiveInt.default(20),
+    // Off: once the first account (the admin) exists, admins create the others. On: anyone may ask for a volunteer account, which an admin activates.
+    SELF_REGISTRATION: booleanFlag.default(false),
     // Generous: carrier-grade NAT and a rally's Wi-Fi put many citizens behind one address.
     CAPTURE_MAX_PER_IP: positiveInt.default(1000),
     CAPTURE_MAX_PER_PERSON: positiveInt.default(10),
@@ -250,8 +256,10 @@ export interface Config {
   embeddedPgPort: number;
   trustProxy: boolean;
   bodyLimit: string;
-  loginLimits: { perEmail: number; perIp: number; windowSeconds: number };
+  loginLimits: { perEmailIp: number; perEmail: number; perIp: number; windowSeconds: number };
   registerLimits: { perIp: number; windowSeconds: number };
+  /** Whether people without an account may ask for one after the first (inactive until an admin activates it). */
+  selfRegistration: boolean;
   passwordResetSeconds: number;
   captureLimits: { perIp: number; perPerson: number; windowSeconds: number };
   /** Public PQRS filings per IP and per phone/email, per window. */
@@ -366,11 +374,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: env.TRUST_PROXY,
     bodyLimit: env.BODY_LIMIT.toLowerCase(),
     loginLimits: {
+      perEmailIp: env.LOGIN_MAX_FAILURES_PER_EMAIL_IP,
       perEmail: env.LOGIN_MAX_FAILURES_PER_EMAIL,
       perIp: env.LOGIN_MAX_FAILURES_PER_IP,
       windowSeconds: env.LOGIN_FAILURE_WINDOW,
     },
     registerLimits: { perIp: env.REGISTER_MAX_PER_IP, windowSeconds: env.REGISTER_WINDOW },
+    selfRegistration: env.SELF_REGISTRATION,
     passwordResetSeconds: env.PASSWORD_RESET_TTL,
     captureLimits: { perIp: env.CAPTURE_MAX_PER_IP, perPerson: env.CAPTURE_MAX_PER_PERSON, windowSeconds: env.CAPTURE_WINDOW },
     pqrsLimits: { perIp: env.PQRS_MAX_PER_IP, perPerson: env.PQRS_MAX_PER_PERSON, windowSeconds: env.PQRS_WINDOW },

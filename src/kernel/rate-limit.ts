@@ -39,6 +39,11 @@ export class Limiter {
   async reset(key: string): Promise<void> {
     await this.limiter.delete(key);
   }
+
+  /** How many events the key has counted in its current window (0 when none), without counting one. */
+  async counted(key: string): Promise<number> {
+    return (await this.limiter.get(key))?.consumedPoints ?? 0;
+  }
 }
 
 function retryAfter(state: RateLimiterRes): number {

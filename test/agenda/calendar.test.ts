@@ -1,6 +1,6 @@
 import ICAL from 'ical.js';
 import { sql } from '../../src/kernel/sql';
-import { expectProblem } from '../helpers/users';
+import { createUser, expectProblem } from '../helpers/users';
 import { base, createEvent, startAgenda, type AgendaTest } from './helpers';
 
 let t: AgendaTest;
@@ -111,5 +111,21 @@ describe('iCalendar feed', () => {
     expectProblem(await t.app.http.delete(`${base}/feed-token`).set(t.volunteer.auth), 404);
     expectProblem(await t.app.http.get(`${base}/events.ics`).query({ token: 'short' }), 400);
     expectProblem(await t.app.http.post(`${base}/feed-token`), 401);
+  });
+
+  it('ends a personal address when its owner signs out everywhere, and when they change the password', async () => {
+    const owner = await createUser(t.app, t.admin, 'viewer');
+    const ics = (token: string) => t.app.http.get(`${base}/events.ics`).query({ token });
+    const first = await t.app.http.post(`${base}/feed-token`).set(owner.auth).expect(201);
+    await ics(first.body.token).expect(200);
+    await t.app.http.post('/api/auth/logout').set(owner.auth).expect(204);
+    expectProblem(await ics(first.body.token), 401);
+
+    const session = await t.app.http.post('/api/auth/login').send({ email: owner.email, password: owner.password }).expect(200);
+    const auth = { Authorization: `Bearer ${session.body.token}` };
+    const second = await t.app.http.post(`${base}/feed-token`).set(auth).expect(201);
+    await ics(second.body.token).expect(200);
+    await t.app.http.post('/api/auth/password').set(auth).send({ currentPassword: owner.password, newPassword: 'a brand new passphrase' }).expect(200);
+    expectProblem(await ics(second.body.token), 401);
   });
 });

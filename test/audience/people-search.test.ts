@@ -279,7 +279,7 @@ describe('refusals', () => {
       [{ originKind: 'QR Campaign' }, 'query.originKind'],
       [{ createdFrom: 'ayer' }, 'query.createdFrom'],
       [{ createdFrom: '2026-02-30' }, 'query.createdFrom'],
-      [{ createdFrom: '1900-01-01T00:00:00Z' }, 'query.createdFrom'],
+      [{ createdFrom: '1899-12-31T23:59:59Z' }, 'query.createdFrom'],
       [{ createdTo: '2202-01-01T00:00:00Z' }, 'query.createdTo'],
       [{ createdFrom: '2026-03-01T00:00:00Z', createdTo: '2026-02-01T00:00:00Z' }, 'query.createdTo'],
       [{ limit: 0 }, 'query.limit'],

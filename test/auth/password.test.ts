@@ -7,7 +7,7 @@ let app: TestApp;
 let admin: TestUser;
 
 beforeAll(async () => {
-  app = await startTestApp({ LOGIN_MAX_FAILURES_PER_EMAIL: '3' });
+  app = await startTestApp({ LOGIN_MAX_FAILURES_PER_EMAIL_IP: '3' });
   admin = await registerAdmin(app);
 });
 afterAll(() => app.close());

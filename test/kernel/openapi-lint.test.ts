@@ -70,3 +70,44 @@ it('documents examples that its own schemas accept', () => {
   expect(station).toBeDefined();
   expect(ajv.getSchema(`https://comando.local/openapi.json#${station!.pointer}`)!({ kind: 'count', votersSoFar: -1 })).toBe(false);
 });
+
+/** Every `pattern` string in the document, with the JSON pointer of the schema that holds it. */
+function patternsIn(node: unknown, pointer: string, found: { pointer: string; pattern: string }[]): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach((item, index) => patternsIn(item, `${pointer}/${index}`, found));
+  const record = node as Record<string, unknown>;
+  if (typeof record.pattern === 'string') found.push({ pointer, pattern: record.pattern });
+  for (const [key, value] of Object.entries(record)) patternsIn(value, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, found);
+}
+
+/** Why a JSON Schema `pattern` is not a plain ECMA-262 regex (no flags), or undefined when it is. */
+function patternProblem(pattern: string): string | undefined {
+  // A JS literal's slashes and flags copied into the text: `^a$/u` compiles, but matches nothing.
+  if (/^\//.test(pattern) || /(^|[^\\])(\\\\)*\/[dgimsuvy]*$/.test(pattern)) return 'is a JavaScript regex literal (slashes or flags), not a pattern';
+  for (const flags of ['', 'u']) {
+    try {
+      new RegExp(pattern, flags);
+    } catch (error) {
+      return `does not compile${flags ? ' in Unicode mode' : ''}: ${(error as Error).message}`;
+    }
+  }
+  return undefined;
+}
+
+it('writes every pattern as an ECMA-262 regex without flags', () => {
+  const found: { pointer: string; pattern: string }[] = [];
+  patternsIn(document, '', found);
+  expect(found.length).toBeGreaterThanOrEqual(10);
+  const problems = found.flatMap(({ pointer, pattern }) => {
+    const problem = patternProblem(pattern);
+    return problem ? [`${pointer}: ${JSON.stringify(pattern)} ${problem}`] : [];
+  });
+  expect(problems).toEqual([]);
+  // And the leftovers it is for are caught.
+  expect(patternProblem('^[\\p{L}\\p{N} _-]+$/u')).toBeDefined();
+  expect(patternProblem('/^a+$/')).toBeDefined();
+  expect(patternProblem('^(a$')).toBeDefined();
+  expect(patternProblem('^\\/[a-z]+$')).toBeUndefined();
+  expect(patternProblem('^a\\/$')).toBeUndefined();
+  expect(patternProblem('^a\\/')).toBeUndefined();
+});

@@ -153,8 +153,8 @@ describe('the public page with files (multipart, no JavaScript)', () => {
     return request;
   };
 
-  it('files the request with its attachments, typed by their bytes', async () => {
-    const response = await post(fields).attach('attachments', PDF, { filename: 'factura.pdf', contentType: 'application/octet-stream' }).attach('attachments', PNG, 'foto.png');
+  it('files the request with its attachments, typed and named by their bytes', async () => {
+    const response = await post(fields).attach('attachments', PDF, { filename: 'factura.html', contentType: 'text/html' }).attach('attachments', PNG, 'foto.png');
     expect(response.status).toBe(303);
     const id = response.headers.location!.split('/').pop()!;
     const stored = await app.runtime.deps.db.rows(

@@ -506,6 +506,30 @@ describe('attachments', () => {
     expect(one.body.personal.attachments.map((attachment: { type: string }) => attachment.type)).toEqual(['application/pdf', 'image/png']);
   });
 
+  it('names each stored file by the type its bytes are, not by the extension it was sent with', async () => {
+    const filed = await file();
+    const url = `${base}/${filed.id}/attachments`;
+    const attach = async (bytes: Buffer, type: string, fileName?: string) =>
+      (
+        await app.http
+          .post(url)
+          .query(fileName === undefined ? {} : { fileName })
+          .set(manager.auth)
+          .set('Content-Type', type)
+          .send(bytes)
+          .expect(201)
+      ).body as { id: string; fileName: string };
+    const disguised = await attach(PDF, 'application/pdf', 'factura.html');
+    expect(disguised.fileName).toBe('factura.pdf');
+    const downloaded = await app.http.get(`${url}/${disguised.id}`).set(manager.auth).buffer(true).expect(200);
+    expect(downloaded.headers['content-type']).toBe('application/pdf');
+    expect(downloaded.headers['content-disposition']).toBe('attachment; filename="factura.pdf"');
+    expect((await attach(PNG, 'image/png', 'foto.PDF')).fileName).toBe('foto.png');
+    expect((await attach(PDF, 'application/pdf', 'Acta 12.03.2026')).fileName).toBe('Acta 12.03.2026.pdf');
+    expect((await attach(PDF, 'application/pdf')).fileName).toBe('adjunto.pdf');
+    expect((await attach(PDF, 'application/pdf', 'informe.docx')).fileName).toBe('informe.pdf');
+  });
+
   it('stops the token working after 24 hours and on another request', async () => {
     const [first, second] = [await file(), await file()];
     expectProblem(await app.http.post(`${base}/${second.id}/attachments`).set('X-Upload-Token', first.uploadToken).set('Content-Type', 'application/pdf').send(PDF), 403);

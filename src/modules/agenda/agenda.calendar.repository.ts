@@ -5,13 +5,13 @@ import { AgendaEventSchema, AgendaFeedTokenSchema, type Visibility } from './age
 type CalendarTables = InferKyselyDB<typeof AgendaFeedTokenSchema | typeof AgendaEventSchema>;
 const db = tables<CalendarTables>();
 
-/** Gives a user a new feed token (by its hash), replacing the one they had. */
-export async function replaceFeedToken(q: Queries, userId: string, tokenHash: string, at: Date): Promise<void> {
+/** Gives a user a new feed token (by its hash, with their current token version), replacing the one they had. */
+export async function replaceFeedToken(q: Queries, userId: string, tokenHash: string, tokenVersion: number, at: Date): Promise<void> {
   await q.write(
     db
       .insertInto('agenda_feed_tokens')
-      .values({ user_id: userId, token_hash: tokenHash, created_at: at })
-      .onConflict((conflict) => conflict.column('user_id').doUpdateSet({ token_hash: tokenHash, created_at: at })),
+      .values({ user_id: userId, token_hash: tokenHash, token_version: tokenVersion, created_at: at })
+      .onConflict((conflict) => conflict.column('user_id').doUpdateSet({ token_hash: tokenHash, token_version: tokenVersion, created_at: at })),
   );
 }
 
@@ -19,8 +19,9 @@ export async function deleteFeedToken(q: Queries, userId: string): Promise<boole
   return (await q.write(db.deleteFrom('agenda_feed_tokens').where('user_id', '=', userId))).count > 0;
 }
 
-export async function feedTokenOwner(q: Queries, tokenHash: string): Promise<string | undefined> {
-  return (await q.first(db.selectFrom('agenda_feed_tokens').select('user_id').where('token_hash', '=', tokenHash)))?.user_id;
+export async function feedTokenOwner(q: Queries, tokenHash: string): Promise<{ userId: string; tokenVersion: number } | undefined> {
+  const row = await q.first(db.selectFrom('agenda_feed_tokens').select(['user_id', 'token_version']).where('token_hash', '=', tokenHash));
+  return row && { userId: row.user_id, tokenVersion: row.token_version };
 }
 
 export interface FeedEvent {

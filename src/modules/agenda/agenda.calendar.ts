@@ -21,10 +21,14 @@ export function feedUrl(deps: Pick<AppDeps, 'config'>, token: string): string {
 /**
  * A new secret calendar address for the actor (the previous one stops working). The secret is
  * returned once and kept only as its SHA-256: it is long and random, so a plain hash is enough.
+ * It carries the user's token version, so whatever ends their sessions (signing out everywhere, a
+ * new password, a role change) ends it too.
  */
 export async function rotateFeedToken(deps: Pick<AppDeps, 'db' | 'config'>, actor: Actor) {
+  const user = await findUser(deps.db, actor.id);
+  if (!user) throw new UnauthorizedError();
   const token = randomBytes(32).toString('base64url');
-  await replaceFeedToken(deps.db, actor.id, hashToken(token), new Date());
+  await replaceFeedToken(deps.db, actor.id, hashToken(token), user.tokenVersion, new Date());
   return { token, url: feedUrl(deps, token) };
 }
 
@@ -34,15 +38,16 @@ export async function revokeFeedToken(deps: Pick<AppDeps, 'db'>, actor: Actor): 
 
 /**
  * Who is reading the feed: a signed-in caller or the owner of the token in the address (an active
- * account) sees public and internal events; nobody, only public ones. A token that matches no one
+ * account whose sessions have not been ended since it was made) sees public and internal events; nobody, only public ones. A token that matches no one
  * is a 401, so a calendar app shows the address is dead rather than quietly losing events.
  */
 async function feedAudience(deps: Pick<AppDeps, 'db'>, actor: Actor | undefined, token: string | undefined): Promise<Visibility[]> {
   if (actor) return ['public', 'internal'];
   if (token === undefined) return ['public'];
   const owner = await feedTokenOwner(deps.db, hashToken(token));
-  const user = owner ? await findUser(deps.db, owner) : undefined;
-  if (!user || !user.active) throw new UnauthorizedError('This calendar address is not valid any more; make a new one in Comando.');
+  const user = owner ? await findUser(deps.db, owner.userId) : undefined;
+  if (!owner || !user || !user.active || user.tokenVersion !== owner.tokenVersion)
+    throw new UnauthorizedError('This calendar address is not valid any more; make a new one in Comando.');
   return ['public', 'internal'];
 }
 

@@ -233,6 +233,8 @@ export const AgendaFeedTokenSchema = defineEntity({
   properties: (p) => ({
     user: () => p.manyToOne(UserSchema).primary().deleteRule('cascade'),
     tokenHash: p.string().length(64).unique(),
+    /** The user's token version when it was made: signing out everywhere or a new password bumps it, which ends the address too. */
+    tokenVersion: p.integer(),
     createdAt: p.datetime().onCreate(() => new Date()),
   }),
 });

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { calendarDateOrInstant, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { CHECK_IN_METHODS, EVENT_STATUSES, EVENT_TYPES, RSVP_STATUSES, VISIBILITIES } from './agenda.entities';
 
-/** An instant with its offset (`2026-12-01T19:00:00-05:00` or `…Z`): a wall-clock time alone would be ambiguous. */
-export const instant = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+/** An instant with its offset, as the service's `Date`. */
+const at = instant.transform((value) => new Date(value));
 /** A bound of a list's range: an instant, or a day (midnight in the campaign's time zone). */
-const rangeBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
+const rangeBound = calendarDateOrInstant;
 
 export const timeZone = z
   .string()
@@ -28,8 +29,8 @@ const eventFields = {
   title: z.string().trim().min(1).max(200),
   type: z.enum(EVENT_TYPES),
   description: z.string().trim().max(10_000).nullable().optional(),
-  startsAt: instant,
-  endsAt: instant,
+  startsAt: at,
+  endsAt: at,
   timeZone: timeZone.optional().describe('IANA zone the event is shown in; the campaign’s TIMEZONE by default'),
   address: z.string().trim().min(1).max(300).nullable().optional(),
   territoryId: z.uuid().nullable().optional(),
@@ -53,8 +54,8 @@ export const updateEventBody = z
     title: eventFields.title.optional(),
     type: eventFields.type.optional(),
     description: eventFields.description,
-    startsAt: instant.optional(),
-    endsAt: instant.optional(),
+    startsAt: at.optional(),
+    endsAt: at.optional(),
     timeZone: eventFields.timeZone,
     address: eventFields.address,
     territoryId: eventFields.territoryId,
@@ -144,13 +145,13 @@ export const rsvpListView = z.object({ data: z.array(rsvpView) });
 
 const shiftFields = {
   role: z.string().trim().min(1).max(120),
-  startsAt: instant,
-  endsAt: instant,
+  startsAt: at,
+  endsAt: at,
   slots: z.number().int().positive('slots must be at least 1').max(10_000),
 };
 export const createShiftBody = z.object(shiftFields).refine(endAfterStart, endAfterStartIssue);
 export const updateShiftBody = z
-  .object({ role: shiftFields.role.optional(), startsAt: instant.optional(), endsAt: instant.optional(), slots: shiftFields.slots.optional() })
+  .object({ role: shiftFields.role.optional(), startsAt: at.optional(), endsAt: at.optional(), slots: shiftFields.slots.optional() })
   .refine((body) => Object.values(body).some((value) => value !== undefined), 'Send at least one field to change.')
   .refine(endAfterStart, endAfterStartIssue);
 export type CreateShiftInput = z.infer<typeof createShiftBody>;
@@ -236,8 +237,8 @@ export const listResourcesQuery = z
   .object({
     active: z.stringbool().optional(),
     category: z.string().max(60).optional(),
-    from: z.iso.datetime({ offset: true }).optional().describe('Start of the window `allocated` is measured in (now by default)'),
-    to: z.iso.datetime({ offset: true }).optional().describe('End of that window (from + 30 days by default)'),
+    from: instant.optional().describe('Start of the window `allocated` is measured in (now by default)'),
+    to: instant.optional().describe('End of that window (from + 30 days by default)'),
   })
   .refine((query) => !query.from || !query.to || Date.parse(query.to) > Date.parse(query.from), { message: 'to must be after from', path: ['to'] });
 
@@ -258,8 +259,8 @@ export const allocationBody = z
   .object({
     resourceId: z.uuid(),
     quantity: z.number().int().positive('quantity must be at least 1').max(10_000_000),
-    startsAt: instant.optional().describe('From when it is held (the event’s start by default: set it earlier for set-up)'),
-    endsAt: instant.optional().describe('Until when (the event’s end by default)'),
+    startsAt: at.optional().describe('From when it is held (the event’s start by default: set it earlier for set-up)'),
+    endsAt: at.optional().describe('Until when (the event’s end by default)'),
     notes: z.string().trim().max(500).nullable().optional(),
   })
   .refine(endAfterStart, endAfterStartIssue);
@@ -282,14 +283,14 @@ export const createTaskBody = z.object({
   title: z.string().trim().min(1).max(200),
   notes: z.string().trim().max(5000).nullable().optional(),
   assigneeId: z.uuid().nullable().optional().describe('The user who does it'),
-  dueAt: instant.nullable().optional(),
+  dueAt: at.nullable().optional(),
 });
 export const updateTaskBody = z
   .object({
     title: z.string().trim().min(1).max(200).optional(),
     notes: z.string().trim().max(5000).nullable().optional(),
     assigneeId: z.uuid().nullable().optional(),
-    dueAt: instant.nullable().optional(),
+    dueAt: at.nullable().optional(),
     done: z.boolean().optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), 'Send at least one field to change.');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import type { Actor } from '../../kernel/auth/roles';
 import { invalidField, NotFoundError } from '../../kernel/errors';
 import { pageQueryShape } from '../../kernel/pagination';
@@ -6,8 +7,6 @@ import type { AppDeps } from '../../kernel/context';
 import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import type { Database, Queries } from '../../kernel/sql';
 import { catchUpDuplicates, DUPLICATE_REASONS, duplicatePairs, heldContactIds, insertDismissal, type DuplicatePairRow } from './audience.duplicates.repository';
-
-const time = z.iso.datetime();
 
 export const listDuplicatesQuery = z.object({
   ...pageQueryShape,
@@ -24,7 +23,7 @@ const candidate = z.object({
   /** `a•••@example.org`: the first character and the domain. */
   email: z.string().nullable(),
   territoryId: z.uuid().nullable(),
-  createdAt: time,
+  createdAt: instant,
 });
 
 export const duplicatePairView = z
@@ -53,7 +52,7 @@ export const dismissalView = z
     /** The smaller id first. */
     contactIds: z.tuple([z.uuid(), z.uuid()]),
     dismissedBy: z.uuid(),
-    dismissedAt: time,
+    dismissedAt: instant,
   })
   .meta({ id: 'DuplicateDismissal' });
 

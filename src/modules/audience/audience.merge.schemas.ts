@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 
-const time = z.iso.datetime();
 const counts = z.record(z.string(), z.record(z.string(), z.number().int().min(0)));
 
 export const mergeIdParams = z.object({ mergeId: z.uuid() });
@@ -25,12 +25,12 @@ export const mergeView = z
     fromContactId: z.uuid(),
     /** Its name before the merge, while the undo window keeps it; null after. */
     fromName: z.string().nullable(),
-    mergedAt: time,
+    mergedAt: instant,
     mergedBy: z.uuid(),
-    undoUntil: time,
+    undoUntil: instant,
     /** `undoable` until `undoUntil`; `expired` after; `undone`; `erased` when the person's data was erased (nothing kept to undo with). */
     status: z.enum(MERGE_STATUSES),
-    undoneAt: time.nullable(),
+    undoneAt: instant.nullable(),
     undoneBy: z.uuid().nullable(),
     /** Rows moved to the survivor and combined, by module and kind (`audience.consents`, `qr.qr_leads`, `qr.leadsCombined`…). */
     counts,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { CONSENT_ACTIONS } from './audience.codes';
 
@@ -10,16 +11,8 @@ export type ConsentState = (typeof CONSENT_STATES)[number];
 export const PEOPLE_SORTS = ['-createdAt', 'createdAt', 'name', '-name'] as const;
 export type PeopleSort = (typeof PEOPLE_SORTS)[number];
 
-const time = z.iso.datetime();
-
-/** Dates a search may bound creation by: ISO 8601 with an offset, within 2000–2099 (a typo such as year 0202 is a 400, not an empty list). */
-const createdBound = z.iso
-  .datetime({ offset: true })
-  .refine((value) => {
-    const at = Date.parse(value);
-    return at >= Date.UTC(2000, 0, 1) && at < Date.UTC(2100, 0, 1);
-  }, 'must be a date between 2000 and 2099')
-  .optional();
+/** Instants a search may bound creation by (a typo such as year 0202 is a 400, not an empty list). */
+const createdBound = instant.optional();
 
 /** A staff label: trimmed, spaces collapsed, lower-cased, 1–40 characters. */
 export const tagSchema = z
@@ -74,7 +67,7 @@ export const personOriginView = z
     refId: z.uuid(),
     /** What the owning module calls it (a QR campaign's name, a PQRS request's number); null when it cannot say. */
     name: z.string().nullable(),
-    firstSeenAt: time,
+    firstSeenAt: instant,
   })
   .meta({ id: 'PersonOrigin' });
 
@@ -91,8 +84,8 @@ export const personView = z
     /** The first five origins, oldest first; `originCount` says how many there are. */
     origins: z.array(personOriginView),
     originCount: z.number().int().min(0),
-    createdAt: time,
-    updatedAt: time,
+    createdAt: instant,
+    updatedAt: instant,
   })
   .meta({ id: 'Person' });
 
@@ -100,7 +93,7 @@ export const personPageView = z.object({ data: z.array(personView), nextCursor: 
 
 export const timelineItemView = z
   .object({
-    at: time,
+    at: instant,
     /** The module that holds the fact: `qr`, `whatsapp`, `email`, `volunteers`, `agenda`, `pqrs`, `gotv`, `finance`, `audience`. */
     module: z.string(),
     kind: z.string(),
@@ -126,7 +119,7 @@ export const noteView = z
     text: z.string(),
     /** Null once the author's account is gone. */
     author: z.object({ id: z.uuid(), name: z.string() }).nullable(),
-    createdAt: time,
+    createdAt: instant,
   })
   .meta({ id: 'PersonNote' });
 
@@ -134,8 +127,8 @@ export const personDetailView = personView
   .extend({
     neighbourhood: z.string().nullable(),
     interests: z.array(z.string()),
-    whatsappOptedOutAt: time.nullable(),
-    emailOptedOutAt: time.nullable(),
+    whatsappOptedOutAt: instant.nullable(),
+    emailOptedOutAt: instant.nullable(),
     /** Every origin, oldest first. */
     origins: z.array(personOriginView),
     /** Each consent and withdrawal, oldest first, with the exact text and where it came from. */
@@ -150,7 +143,7 @@ export const personDetailView = personView
         emailOptIn: z.boolean(),
         /** A withdrawal's own words or act. */
         evidence: z.string().nullable(),
-        at: time,
+        at: instant,
         text: z.object({ id: z.uuid(), text: z.string(), privacyPolicyUrl: z.string().nullable() }),
       }),
     ),

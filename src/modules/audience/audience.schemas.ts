@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { AUDIT_ACTIONS, CHANNELS } from './audience.codes';
 
@@ -16,7 +17,7 @@ export const withdrawalView = z
     channel: z.enum(CHANNELS),
     /** False when the person was already opted out of the channel: nothing was recorded again. */
     changed: z.boolean(),
-    optedOutAt: z.iso.datetime(),
+    optedOutAt: instant,
   })
   .meta({ id: 'ConsentWithdrawal' });
 
@@ -25,17 +26,15 @@ const counts = z.record(z.string(), z.record(z.string(), z.number().int().min(0)
 export const erasureView = z
   .object({
     contactId: z.uuid(),
-    erasedAt: z.iso.datetime(),
+    erasedAt: instant,
     /** Rows deleted or anonymised, by module and kind. */
     counts,
   })
   .meta({ id: 'PersonalDataErasure' });
 
-const time = z.iso.datetime();
-
 export const personExportView = z
   .object({
-    exportedAt: time,
+    exportedAt: instant,
     contact: z.object({
       id: z.uuid(),
       name: z.string(),
@@ -47,13 +46,13 @@ export const personExportView = z
       interests: z.array(z.string()),
       tags: z.array(z.string()),
       whatsappOptIn: z.boolean(),
-      whatsappOptedOutAt: time.nullable(),
+      whatsappOptedOutAt: instant.nullable(),
       emailOptIn: z.boolean(),
-      emailOptedOutAt: time.nullable(),
-      createdAt: time,
-      updatedAt: time,
+      emailOptedOutAt: instant.nullable(),
+      createdAt: instant,
+      updatedAt: instant,
     }),
-    origins: z.array(z.object({ kind: z.string(), refId: z.uuid(), firstSeenAt: time })),
+    origins: z.array(z.object({ kind: z.string(), refId: z.uuid(), firstSeenAt: instant })),
     consents: z.array(
       z.object({
         id: z.uuid(),
@@ -65,7 +64,7 @@ export const personExportView = z
         ipHash: z.string().nullable(),
         userAgent: z.string().nullable(),
         evidence: z.string().nullable(),
-        at: time,
+        at: instant,
         text: z.object({ id: z.uuid(), sha256: z.string(), text: z.string(), privacyPolicyUrl: z.string().nullable() }),
       }),
     ),
@@ -79,7 +78,7 @@ export const personExportView = z
       z.object({
         mergeId: z.uuid(),
         contactId: z.uuid(),
-        mergedAt: time,
+        mergedAt: instant,
         before: z.record(z.string(), z.unknown()).nullable(),
         modules: z.record(z.string(), z.record(z.string(), z.unknown())),
       }),
@@ -96,7 +95,7 @@ export const listAuditQuery = z.object({
 export const auditEntryView = z
   .object({
     id: z.uuid(),
-    at: time,
+    at: instant,
     actorId: z.uuid(),
     action: z.enum(AUDIT_ACTIONS),
     contactId: z.uuid(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import type { Queries } from '../../kernel/sql';
 import { countSegmentMembers, segmentMembersAfter, type SegmentMember } from './audience.repository';
 
@@ -16,8 +17,8 @@ export const segmentSchema = z
     /** A territory includes everything inside it (a comuna includes its barrios). */
     territoryIds: z.array(z.uuid()).min(1).max(500).optional(),
     qrCampaignIds: z.array(z.uuid()).min(1).max(100).optional(),
-    createdFrom: z.iso.datetime({ offset: true }).optional(),
-    createdTo: z.iso.datetime({ offset: true }).optional(),
+    createdFrom: instant.optional(),
+    createdTo: instant.optional(),
   })
   .refine((segment) => !segment.createdFrom || !segment.createdTo || Date.parse(segment.createdFrom) <= Date.parse(segment.createdTo), {
     message: 'createdFrom must not be after createdTo',

@@ -71,6 +71,8 @@ export interface NewUser {
   name: string;
   passwordHash: string;
   role: Role;
+  /** False for a self-registration waiting for an admin; true otherwise. */
+  active?: boolean;
 }
 
 export async function insertUser(q: Queries, user: NewUser): Promise<UserRecord> {
@@ -84,7 +86,7 @@ export async function insertUser(q: Queries, user: NewUser): Promise<UserRecord>
         name: user.name,
         password_hash: user.passwordHash,
         role: user.role,
-        active: true,
+        active: user.active ?? true,
         token_version: 0,
         created_at: now,
         updated_at: now,

@@ -15,6 +15,7 @@ import {
   passwordResetView,
   registerBody,
   registerResponse,
+  registrationRequestedView,
   resetToken,
   setupView,
   updateUserBody,
@@ -89,16 +90,25 @@ export const authRouter = new ApiRouter('auth', 'Accounts, sessions, passwords a
     {
       summary: 'Register a user',
       description:
-        'The first account ever registered becomes admin; later self-registrations are volunteers. ' + 'A `role` in the body is honoured only when an admin makes the call.',
+        'The first account ever registered becomes admin (201, signed in). After it, an admin creates accounts (201; a `role` in the body is honoured ' +
+        'only then), and hands a set-password link (`POST /api/users/{id}/password-reset`) so the person chooses their own password. ' +
+        'Anyone else is refused (403 `registration_closed`) unless `SELF_REGISTRATION` is on; then the answer is 202 `pending_approval` ' +
+        'whether or not the email already has an account (a new one is an inactive volunteer until an admin activates it).',
       access: 'optional',
       body: registerBody,
       status: 201,
-      response: registerResponse,
-      errors: { 409: 'The email is already registered', 429: 'Too many registrations from this address' },
+      response: z.union([registerResponse, registrationRequestedView]),
+      errors: {
+        403: 'Registration is closed (`registration_closed`)',
+        409: 'The email is already registered (an admin creating an account)',
+        429: 'Too many registrations from this address',
+      },
     },
     async ({ ctx, input, maybeActor }) => {
-      const { user, token } = await service.register(ctx.deps, maybeActor, input.body, ctx.ip);
-      return { user: presentUser(user), token };
+      const registration = await service.register(ctx.deps, maybeActor, input.body, ctx.ip);
+      if (registration.kind === 'created') return { user: presentUser(registration.user), token: registration.token };
+      ctx.status = 202;
+      return { status: 'pending_approval' as const, detail: service.REGISTRATION_REQUESTED };
     },
   )
   .post(

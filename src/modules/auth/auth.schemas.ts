@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, roleSchema } from '../../kernel/schemas';
+import { emailAddress, instant, roleSchema } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 
 const email = emailAddress();
@@ -29,14 +29,22 @@ export const userView = z
     name: z.string(),
     role: roleSchema,
     active: z.boolean(),
-    createdAt: z.iso.datetime(),
-    lastLoginAt: z.iso.datetime().nullable(),
+    createdAt: instant,
+    lastLoginAt: instant.nullable(),
   })
   .meta({ id: 'User' });
 
 export const meView = userView.pick({ id: true, email: true, name: true, role: true, createdAt: true }).meta({ id: 'Me' });
 
 export const registerResponse = z.object({ user: userView, token: z.string() });
+
+/** A self-registration's answer, the same whether the email was new or already had an account: nothing about any account. */
+export const registrationRequestedView = z
+  .object({
+    status: z.literal('pending_approval'),
+    detail: z.string(),
+  })
+  .meta({ id: 'RegistrationRequested' });
 
 /** What a sign-in page needs to know before anyone has signed in: nothing about any account. */
 export const setupView = z
@@ -85,7 +93,7 @@ export const changePasswordResponse = loginResponse.omit({ user: true }).meta({ 
 export const passwordResetView = z
   .object({
     url: z.url().describe('The one-time set-password page to hand to the user (not sent by Comando)'),
-    expiresAt: z.iso.datetime(),
+    expiresAt: instant,
   })
   .meta({ id: 'PasswordResetLink' });
 

@@ -32,33 +32,67 @@ import type { ChangePasswordInput, CompleteResetInput, ListUsersInput, LoginInpu
 
 const WRONG_CREDENTIALS = 'The email or password is incorrect.';
 
+/** How long an address an account signed in from stays known to it: a month of ordinary use. */
+const KNOWN_ADDRESS_SECONDS = 30 * 86_400;
+
 function loginLimiters(deps: Pick<AppDeps, 'config' | 'rateLimits'>) {
-  const { perEmail, perIp, windowSeconds } = deps.config.loginLimits;
+  const { perEmailIp, perEmail, perIp, windowSeconds } = deps.config.loginLimits;
   return {
+    byPair: deps.rateLimits.named('login-email-ip', { points: perEmailIp, windowSeconds }),
     byEmail: deps.rateLimits.named('login-email', { points: perEmail, windowSeconds }),
     byIp: deps.rateLimits.named('login-ip', { points: perIp, windowSeconds }),
+    known: deps.rateLimits.named('login-known', { points: 1, windowSeconds: KNOWN_ADDRESS_SECONDS }),
   };
 }
 
-export async function register(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth' | 'logger'>, caller: Actor | undefined, input: RegisterInput, ip: string) {
+const REGISTRATION_CLOSED = 'Accounts are created by an admin of this Comando; ask one to invite you.';
+export const REGISTRATION_REQUESTED = 'If this email can have an account, an admin will activate it; then sign in with the password you chose.';
+
+/** What a registration made: a signed-in account (the first one, or an admin's call), or a request nobody learns anything from. */
+export type Registration = { kind: 'created'; user: UserRecord; token: string } | { kind: 'requested' };
+
+function registrationClosed(): AppError {
+  return new AppError(403, 'registration_closed', 'Registration closed', REGISTRATION_CLOSED);
+}
+
+/**
+ * Registers the first account (it becomes the admin), or, for an admin, an account with a role.
+ * Anyone else may only ask for a volunteer account, and only with `SELF_REGISTRATION` on: the
+ * answer is the same whether the email is new (an inactive account an admin activates) or already
+ * has an account (nothing changes), so it cannot tell who has one.
+ */
+export async function register(
+  deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth' | 'logger'>,
+  caller: Actor | undefined,
+  input: RegisterInput,
+  ip: string,
+): Promise<Registration> {
   // Admins creating staff accounts are not held to the per-address limit on self-registration.
   const grantsRole = caller !== undefined && authPolicy.allows(caller, 'grantRole');
   if (!grantsRole) {
+    // Refused before the password is hashed: a closed door should cost nothing to knock on.
+    if (!deps.config.selfRegistration && !(await firstAccountPending(deps.db))) throw registrationClosed();
     const { perIp, windowSeconds } = deps.config.registerLimits;
     await deps.rateLimits.named('register-ip', { points: perIp, windowSeconds }).consume(ip);
   }
+  // Hashed whatever happens next, so a known email takes as long to answer as a new one.
   const passwordHash = await hashPassword(input.password);
-  const user = await deps.db.transaction(async (tx) => {
+  const outcome = await deps.db.transaction(async (tx): Promise<{ user?: UserRecord }> => {
     await lockAdmins(tx);
+    const isFirst = !(await anyUser(tx));
+    const selfService = !isFirst && !grantsRole;
+    if (selfService && !deps.config.selfRegistration) throw registrationClosed();
     if (await emailTaken(tx, input.email)) {
+      if (selfService) return {};
       throw new ConflictError('An account with this email already exists.', 'email_taken');
     }
-    const isFirst = !(await anyUser(tx));
     const role: Role = isFirst ? 'admin' : grantsRole ? (input.role ?? 'volunteer') : 'volunteer';
-    return insertUser(tx, { id: newId(), email: input.email, name: input.name, passwordHash, role });
+    return { user: await insertUser(tx, { id: newId(), email: input.email, name: input.name, passwordHash, role, active: !selfService }) };
   });
-  deps.logger.info({ userId: user.id, role: user.role }, 'user registered');
-  return { user, token: deps.auth.tokens.issue(user).token };
+  const { user } = outcome;
+  if (user) deps.logger.info({ userId: user.id, role: user.role, active: user.active }, user.active ? 'user registered' : 'registration requested');
+  if (!user || !user.active) return { kind: 'requested' };
+  return { kind: 'created', user, token: deps.auth.tokens.issue(user).token };
 }
 
 /** Whether this Comando still has no account at all (a fresh install waiting for its admin). */
@@ -66,17 +100,28 @@ export async function firstAccountPending(db: Queries): Promise<boolean> {
   return !(await anyUser(db));
 }
 
+/**
+ * Failures are limited for one account from one address first (`LOGIN_MAX_FAILURES_PER_EMAIL_IP`):
+ * an attacker's guesses lock only their own address out of that account. Higher ceilings for the
+ * account from every address (a distributed guess) and for an address over every account (a
+ * spray) stop what the first cannot, but not at an address the account signed in from in the
+ * last month, so neither someone else's guesses nor a coworker behind the same NAT locks staff out.
+ */
 export async function login(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth'>, input: LoginInput, ip: string) {
   const limits = loginLimiters(deps);
-  await limits.byIp.check(ip);
-  await limits.byEmail.check(input.email);
+  const pair = `${ip} ${input.email}`;
+  await limits.byPair.check(pair);
+  if ((await limits.known.counted(pair)) === 0) {
+    await limits.byEmail.check(input.email);
+    await limits.byIp.check(ip);
+  }
   const found = await findCredentials(deps.db, input.email);
   const valid = found ? await verifyPassword(found.passwordHash, input.password) : await verifyPassword(await decoyPasswordHash(), input.password);
   if (!found || !valid || !found.active) {
-    await Promise.all([limits.byIp.record(ip), limits.byEmail.record(input.email)]);
+    await Promise.all([limits.byPair.record(pair), limits.byEmail.record(input.email), limits.byIp.record(ip)]);
     throw new UnauthorizedError(WRONG_CREDENTIALS);
   }
-  await limits.byEmail.reset(input.email);
+  await Promise.all([limits.byPair.reset(pair), limits.known.record(pair)]);
   const user = await recordLogin(deps.db, found.id, new Date());
   return { user, issued: deps.auth.tokens.issue(user) };
 }
@@ -130,10 +175,10 @@ export const SET_PASSWORD_PATH = '/cuenta/clave';
 const RESET_LINKS_PER_USER_HOUR = 10;
 
 function passwordLimiters(deps: Pick<AppDeps, 'config' | 'rateLimits'>) {
-  const { perEmail, perIp, windowSeconds } = deps.config.loginLimits;
+  const { perEmailIp, perIp, windowSeconds } = deps.config.loginLimits;
   return {
-    // Wrong current passwords per user, like failed logins per email: a stolen token cannot guess its way to the password.
-    change: deps.rateLimits.named('password-change', { points: perEmail, windowSeconds }),
+    // Wrong current passwords per user, like failed logins for an account from one address: a stolen token cannot guess its way to the password.
+    change: deps.rateLimits.named('password-change', { points: perEmailIp, windowSeconds }),
     // Link tokens tried per address: 256-bit tokens cannot be guessed, but nobody should try at scale.
     redeem: deps.rateLimits.named('password-reset-ip', { points: perIp, windowSeconds }),
     issue: deps.rateLimits.named('password-reset-issue', { points: RESET_LINKS_PER_USER_HOUR, windowSeconds: 3600 }),

@@ -1,8 +1,6 @@
 import { z } from 'zod';
+import { calendarDate, instant } from '../../kernel/schemas';
 import { TERRITORY_TYPES } from '../territories';
-
-const instant = z.iso.datetime({ offset: true });
-const day = z.iso.date();
 
 // ───────────── overview
 
@@ -126,8 +124,8 @@ export const trendsQuery = z
   .object({
     metrics: metricList,
     interval: z.enum(['day', 'week']).default('day'),
-    from: day.optional().describe("First local day (the campaign's TIMEZONE); default: 30 days (12 weeks) before `to`"),
-    to: day.optional().describe('Last local day, included; default today'),
+    from: calendarDate.optional().describe("First local day (the campaign's TIMEZONE); default: 30 days (12 weeks) before `to`"),
+    to: calendarDate.optional().describe('Last local day, included; default today'),
     territoryId: z.uuid().optional().describe('Only figures inside this territory (and the territories inside it), for the metrics that have one'),
   })
   .refine((query) => query.from === undefined || query.to === undefined || query.from <= query.to, { message: 'from must not be after to', path: ['from'] });
@@ -136,11 +134,11 @@ export type TrendsInput = z.infer<typeof trendsQuery>;
 export const trendsView = z
   .object({
     interval: z.enum(['day', 'week']),
-    from: day,
-    to: day,
+    from: calendarDate,
+    to: calendarDate,
     timeZone: z.string(),
     territoryId: z.uuid().nullable(),
-    buckets: z.array(day).describe('Start of each day or week (Monday), local dates; every bucket present'),
+    buckets: z.array(calendarDate).describe('Start of each day or week (Monday), local dates; every bucket present'),
     series: z.array(
       z.object({
         metric: z.enum(TREND_METRICS),

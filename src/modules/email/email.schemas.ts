@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { emailAddress } from '../../kernel/schemas';
+import { emailAddress, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { segmentSchema } from '../audience';
 import { AB_METRICS, AB_PHASES, CAMPAIGN_STATUSES, TEMPLATE_SOURCES } from './email.entities';
 
-const isoDate = z.iso.datetime({ offset: true });
 const email = emailAddress();
 
 export const idParams = z.object({ id: z.uuid() });
@@ -66,7 +65,7 @@ export const createCampaignBody = z
         waitMinutes: z.number().int().min(15).max(1440),
       })
       .optional(),
-    scheduledAt: isoDate.optional(),
+    scheduledAt: instant.optional(),
   })
   .refine((body) => new Set(body.variants.map((variant) => variant.name.toLowerCase())).size === body.variants.length, {
     message: 'variant names must be different',

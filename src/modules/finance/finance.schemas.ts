@@ -1,9 +1,7 @@
 import { z } from 'zod';
+import { calendarDate, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { AUDIT_ACTIONS, DONOR_TYPES, ENTRY_KINDS, OVERRIDABLE_RULES } from './finance.entities';
-
-const isoDate = z.iso.datetime({ offset: true });
-const day = z.iso.date();
 
 /** The largest amount one entry may carry: 10^13 pesos, far above any campaign and well inside exact integers. */
 export const AMOUNT_MAX = 10_000_000_000_000;
@@ -63,7 +61,7 @@ const notes = z.string().trim().min(1).max(5000);
 export const createEntryBody = z
   .object({
     kind: z.enum(ENTRY_KINDS),
-    date: day.describe('The local day of the movement; not after today'),
+    date: calendarDate.describe('The local day of the movement; not after today'),
     amount: pesos.describe('Whole pesos (COP)'),
     code: code.describe('A code of the catalogue, of the same kind'),
     counterparty,
@@ -81,7 +79,7 @@ export type CreateEntryInput = z.infer<typeof createEntryBody>;
 
 export const updateEntryBody = z
   .object({
-    date: day.optional(),
+    date: calendarDate.optional(),
     amount: pesos.optional(),
     code: code.optional(),
     counterparty: counterparty.optional(),
@@ -99,8 +97,8 @@ export const reverseEntryBody = z.object({ reason: description.optional().descri
 export type ReverseEntryInput = z.infer<typeof reverseEntryBody>;
 
 const dayRange = {
-  from: day.optional().describe('dated on or after'),
-  to: day.optional().describe('dated on or before'),
+  from: calendarDate.optional().describe('dated on or after'),
+  to: calendarDate.optional().describe('dated on or before'),
 };
 const rangeInOrder = (query: { from?: string | undefined; to?: string | undefined }) => !query.from || !query.to || query.from <= query.to;
 const rangeProblem = { message: '`to` must not be before `from`', path: ['to'] };
@@ -118,13 +116,13 @@ export const listEntriesQuery = z
   .refine(rangeInOrder, rangeProblem);
 export type ListEntriesInput = z.infer<typeof listEntriesQuery>;
 
-const receiptView = z.object({ sha256: z.string().length(64), type: z.string(), size: z.number().int(), uploadedAt: isoDate });
+const receiptView = z.object({ sha256: z.string().length(64), type: z.string(), size: z.number().int(), uploadedAt: instant });
 
 export const entryView = z
   .object({
     id: z.uuid(),
     kind: z.enum(ENTRY_KINDS),
-    date: day,
+    date: calendarDate,
     amount: z.number().int().describe('Whole pesos; negative on a reversal'),
     code: z.string(),
     codeName: z.string(),
@@ -139,8 +137,8 @@ export const entryView = z
     receipt: receiptView.nullable(),
     periodClosed: z.boolean().describe('Dated on or before the closed day: it can only be reversed'),
     recordedById: z.uuid(),
-    createdAt: isoDate,
-    updatedAt: isoDate,
+    createdAt: instant,
+    updatedAt: instant,
   })
   .meta({ id: 'FinanceEntry' });
 
@@ -162,7 +160,7 @@ export const historyView = z.object({
     z.object({
       id: z.uuid(),
       action: z.enum(AUDIT_ACTIONS),
-      at: isoDate,
+      at: instant,
       actorId: z.uuid(),
       changes: z.record(z.string(), z.object({ before: z.unknown(), after: z.unknown() })),
       reason: z.string().nullable(),
@@ -180,7 +178,7 @@ export const DONOR_LIMIT_SHARE_DEFAULT = 0.1;
 export const settingsBody = z
   .object({
     spendingCap: pesos.nullable().describe('Tope de gastos in whole pesos, null for none'),
-    electionDate: day.nullable(),
+    electionDate: calendarDate.nullable(),
     donorLimitShare: z
       .number()
       .positive()
@@ -188,7 +186,7 @@ export const settingsBody = z
       .refine((share) => Number.isInteger(Math.round(share * 10_000 * 1e6) / 1e6), 'at most four decimals (a basis point)')
       .optional()
       .describe('Share of the cap one private donor may give (0.1 by default)'),
-    closedThrough: day.optional().describe('Close every day up to and including this one; only moves forward, and only to a past day'),
+    closedThrough: calendarDate.optional().describe('Close every day up to and including this one; only moves forward, and only to a past day'),
   })
   .strict();
 export type SettingsInput = z.infer<typeof settingsBody>;
@@ -196,11 +194,11 @@ export type SettingsInput = z.infer<typeof settingsBody>;
 export const settingsView = z
   .object({
     spendingCap: z.number().int().nullable(),
-    electionDate: day.nullable(),
+    electionDate: calendarDate.nullable(),
     donorLimitShare: z.number(),
     donorLimit: z.number().int().nullable().describe('What one private donor may give in all: the cap × the share'),
-    closedThrough: day.nullable(),
-    updatedAt: isoDate,
+    closedThrough: calendarDate.nullable(),
+    updatedAt: instant,
     updatedById: z.uuid().nullable(),
   })
   .meta({ id: 'FinanceSettings' });
@@ -211,14 +209,14 @@ export const WARNING_CODES = ['cap_not_set', 'election_date_not_set', 'cap_80', 
 
 export const summaryView = z
   .object({
-    asOf: day,
+    asOf: calendarDate,
     income: z.number().int(),
     expenses: z.number().int(),
     balance: z.number().int(),
     cap: z.number().int().nullable(),
     capUsedPct: z.number().nullable().describe('Expenses as a percentage of the cap, one decimal'),
     remainingToCap: z.number().int().nullable(),
-    electionDate: day.nullable(),
+    electionDate: calendarDate.nullable(),
     daysToElection: z.number().int().nullable(),
     dailySpendRate: z.number().describe('Mean daily expenses over the last 30 days'),
     projectedSpend: z.number().int().nullable().describe('Expenses + dailySpendRate × days to the election'),
@@ -279,8 +277,8 @@ export type ReportInput = z.infer<typeof reportQuery>;
 
 export const reportView = z
   .object({
-    from: day.nullable(),
-    to: day.nullable(),
+    from: calendarDate.nullable(),
+    to: calendarDate.nullable(),
     rows: z.array(z.object({ code: z.string(), kind: z.enum(ENTRY_KINDS), name: z.string(), entries: z.number().int(), total: z.number().int() })),
     totals: z.object({ income: z.number().int(), expenses: z.number().int(), balance: z.number().int() }),
   })
@@ -293,7 +291,7 @@ export const eventBudgetView = z
     eventId: z.uuid(),
     title: z.string(),
     status: z.string(),
-    startsAt: isoDate,
+    startsAt: instant,
     planned: z.number().int().nullable().describe('The budget set on the event, whole pesos (null when none was set)'),
     spent: z.number().int().describe('Expenses recorded for the event, net of reversals'),
     income: z.number().int().describe('Income recorded for the event (a fundraiser), net of reversals'),

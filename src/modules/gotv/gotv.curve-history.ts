@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { calendarDate } from '../../kernel/schemas';
 import { buildCurve, curveProblems, curvePointsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, fractionAt, InvalidCurveError, parseTimeOfDay, type TurnoutCurve } from './gotv.curve';
 import { CURVE_MODEL, curveGrid, DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, isOpeningBin, type CurveGrid, type CurveSpread, type LevelSpread } from './gotv.curve-model';
 
@@ -13,7 +14,7 @@ export const MAX_HISTORY_CURVES = 20;
 export const historyCurveSchema = z
   .object({
     label: z.string().trim().min(1).max(80),
-    electionDate: z.iso.date().optional(),
+    electionDate: calendarDate.optional(),
     /** From that day's opening (fraction 0) to its closing (fraction 1). */
     turnoutCurve: curvePointsSchema,
   })

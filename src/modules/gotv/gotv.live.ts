@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { calendarDate, instant } from '../../kernel/schemas';
 import type { Queries } from '../../kernel/sql';
 import { instantAt } from '../../kernel/calendar';
 import { STATION_STATUSES } from './gotv.entities';
@@ -160,11 +161,11 @@ export async function projection(q: Queries, timeZone: string, filter: StationFi
 /** Prior spread for deriving a past day's curve: loose, so that the day's own reports decide. */
 const PAST_DAY_SPREAD = { tiltSd: 3, wiggleSd: 0.5, openingWiggleSd: 0.5, wiggleHourCorrelation: 0.5, territoryTiltSd: 1, driftSd: 0, futureSd: 0.3 };
 
-export const dayCurveQuery = z.object({ date: z.iso.date() });
+export const dayCurveQuery = z.object({ date: calendarDate });
 
 export const dayCurveView = z
   .object({
-    date: z.iso.date(),
+    date: calendarDate,
     countedStations: z.number().int().describe('stations with usable counts that day'),
     closedStations: z.number().int().describe('stations with a count read after closing (their final): the curve’s end rests on these'),
     turnoutCurve: z.array(z.object({ time: z.string(), fraction: z.number() })).describe('hourly, ready for `turnoutCurve` or `curveHistory` in PUT /api/gotv/settings'),
@@ -247,7 +248,7 @@ export const stationProperties = z.object({
   confirmedTurnoutPct: z.number(),
   lastCount: z.number().int(),
   stationTurnoutPct: z.number(),
-  lastReportAt: z.iso.datetime().nullable(),
+  lastReportAt: instant.nullable(),
   level: z.enum(['none', 'low', 'medium', 'high']),
 });
 

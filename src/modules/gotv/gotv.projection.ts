@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { daysBetween, instantAt, localClock } from '../../kernel/calendar';
 import { formatTimeOfDay, fractionAt, type TurnoutCurve } from './gotv.curve';
 import {
@@ -146,7 +147,7 @@ const aggregateShape = {
 
 export const projectionView = z
   .object({
-    generatedAt: z.iso.datetime(),
+    generatedAt: instant,
     method: z.string(),
     phase: z.enum(['before_open', 'open', 'closed']),
     elapsedFraction: z.number().min(0).max(1).describe('learned curve at generatedAt: estimated share of the final turnout already cast'),
@@ -161,7 +162,7 @@ export const projectionView = z
         basis: z
           .enum(['count', 'history', 'territory', 'overall', 'none'])
           .describe('count: its own counts; history: its previous turnout times the day’s factor; territory, overall: a borrowed rate; none: not projected'),
-        lastCountAt: z.iso.datetime().nullable(),
+        lastCountAt: instant.nullable(),
         ...figuresShape,
       }),
     ),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { CONTACT_OUTCOMES, INCIDENT_PHOTO_TYPES, INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
 
@@ -66,8 +67,8 @@ export const stationView = z
     registeredVoters: z.number().int(),
     previousTurnout: z.number().int().nullable().describe(previousTurnoutNote),
     status: z.enum(STATION_STATUSES),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
+    createdAt: instant,
+    updatedAt: instant,
   })
   .meta({ id: 'PollingStation' });
 
@@ -133,11 +134,11 @@ export const voterView = z
     brigadeId: z.uuid().nullable(),
     priority: z.enum(VOTER_PRIORITIES),
     status: z.enum(VOTER_STATUSES),
-    votedAt: z.iso.datetime().nullable(),
+    votedAt: instant.nullable(),
     /** Who is calling this voter now (null when nobody is, or the claim has expired). */
     claimedBy: z.uuid().nullable(),
-    claimedUntil: z.iso.datetime().nullable(),
-    createdAt: z.iso.datetime(),
+    claimedUntil: instant.nullable(),
+    createdAt: instant,
   })
   .meta({ id: 'Voter' });
 
@@ -167,7 +168,7 @@ export const brigadeView = z
     memberIds: z.array(z.uuid()),
     stationIds: z.array(z.uuid()),
     voters: z.number().int(),
-    createdAt: z.iso.datetime(),
+    createdAt: instant,
   })
   .meta({ id: 'Brigade' });
 
@@ -184,7 +185,6 @@ export type CreateBrigadeInput = z.infer<typeof createBrigadeBody>;
 export type UpdateBrigadeInput = z.infer<typeof updateBrigadeBody>;
 
 const clientReportId = z.uuid();
-const pastOrNow = z.iso.datetime({ offset: true });
 
 const voterReport = z
   .object({
@@ -192,7 +192,7 @@ const voterReport = z
     clientReportId,
     voterId: z.uuid().optional(),
     documentId: documentId.optional(),
-    votedAt: pastOrNow.optional(),
+    votedAt: instant.optional(),
   })
   .refine((report) => Boolean(report.voterId) !== Boolean(report.documentId), { message: 'send voterId or documentId (one of them)', path: ['voterId'] });
 
@@ -201,7 +201,7 @@ const countReport = z.object({
   clientReportId,
   pollingStationId: z.uuid(),
   votersSoFar: z.number().int().min(0).max(10_000_000),
-  reportedAt: pastOrNow.optional(),
+  reportedAt: instant.optional(),
 });
 
 export const turnoutReport = z.discriminatedUnion('kind', [voterReport, countReport]);
@@ -237,10 +237,16 @@ function checkItem(item: unknown): TurnoutItemInput {
  * rejected by index while the rest are recorded (a whole-batch 400 would make the phone resend
  * the queue forever).
  */
-export const turnoutEnvelope = z.union([
-  z.object({ reports: z.array(z.unknown()).min(1).max(MAX_REPORTS_PER_BATCH) }).transform((body) => body.reports.map(checkItem)),
-  turnoutReport.transform((report): TurnoutItemInput[] => [{ valid: true, report }]),
-]);
+const batchEnvelope = z.object({ reports: z.array(z.unknown()).min(1).max(MAX_REPORTS_PER_BATCH) }).transform((body) => body.reports.map(checkItem));
+const singleEnvelope = turnoutReport.transform((report): TurnoutItemInput[] => [{ valid: true, report }]);
+// Chosen by the `reports` key rather than as a union, so that a single report's errors name its fields.
+export const turnoutEnvelope = z.unknown().transform((body, ctx): TurnoutItemInput[] => {
+  const isBatch = typeof body === 'object' && body !== null && 'reports' in body;
+  const parsed = (isBatch ? batchEnvelope : singleEnvelope).safeParse(body);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  return z.NEVER;
+});
 
 export const turnoutAnswer = z
   .object({
@@ -269,7 +275,7 @@ export const incidentView = z
     description: z.string(),
     reportedBy: z.uuid(),
     photo: z.object({ type: z.enum(INCIDENT_PHOTO_TYPES), size: z.number().int() }).nullable(),
-    createdAt: z.iso.datetime(),
+    createdAt: instant,
   })
   .meta({ id: 'Incident' });
 
@@ -280,7 +286,7 @@ export const incidentIdParams = z.object({ id: z.uuid() });
 export const listIncidentsQuery = z.object({
   ...pageQueryShape,
   pollingStationId: z.uuid().optional(),
-  since: z.iso.datetime({ offset: true }).optional().describe('Only incidents reported at or after this instant'),
+  since: instant.optional().describe('Only incidents reported at or after this instant'),
 });
 export type ListIncidentsInput = z.infer<typeof listIncidentsQuery>;
 
@@ -290,8 +296,8 @@ export const contactOutcomeBody = z.object({
   clientId,
 });
 
-export const claimView = z.object({ voterId: z.uuid(), claimedBy: z.uuid(), claimedUntil: z.iso.datetime() }).meta({ id: 'VoterClaim' });
+export const claimView = z.object({ voterId: z.uuid(), claimedBy: z.uuid(), claimedUntil: instant }).meta({ id: 'VoterClaim' });
 
 export const contactOutcomeView = z
-  .object({ id: z.uuid(), voterId: z.uuid(), outcome: z.enum(CONTACT_OUTCOMES), voterStatus: z.enum(VOTER_STATUSES), createdAt: z.iso.datetime() })
+  .object({ id: z.uuid(), voterId: z.uuid(), outcome: z.enum(CONTACT_OUTCOMES), voterStatus: z.enum(VOTER_STATUSES), createdAt: instant })
   .meta({ id: 'VoterContactOutcome' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { calendarDate } from '../../kernel/schemas';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError } from '../../kernel/errors';
 import type { Queries } from '../../kernel/sql';
@@ -9,7 +10,7 @@ import { findSettings, saveSettings } from './gotv.stations.repository';
 
 export const settingsBody = z
   .object({
-    electionDate: z.iso.date(),
+    electionDate: calendarDate,
     curveHistory: curveHistorySchema
       .optional()
       .describe(
@@ -24,7 +25,7 @@ export const settingsBody = z
 
 export const settingsView = z
   .object({
-    electionDate: z.iso.date().nullable(),
+    electionDate: calendarDate.nullable(),
     opensAt: z.string(),
     closesAt: z.string(),
     turnoutCurve: z
@@ -38,10 +39,13 @@ export const settingsView = z
 
 export type SettingsInput = z.infer<typeof settingsBody>;
 
+/** A stored date the API would refuse today (saved before the range was enforced) counts as not set: the screens ask for it again rather than fail. */
+const usableDate = (stored: string | null | undefined): string | null => (stored && calendarDate.safeParse(stored).success ? stored : null);
+
 export async function getSettings(q: Queries): Promise<z.input<typeof settingsView>> {
   const row = await findSettings(q);
   return {
-    electionDate: row?.electionDate ?? null,
+    electionDate: usableDate(row?.electionDate),
     opensAt: row?.opensAt ?? DEFAULT_OPENS_AT,
     closesAt: row?.closesAt ?? DEFAULT_CLOSES_AT,
     turnoutCurve: row?.turnoutCurve ?? null,
@@ -94,8 +98,9 @@ export async function putSettings(deps: SettingsDeps, input: SettingsInput) {
  */
 export async function electionDay(q: Queries): Promise<{ electionDate: string } & DayPrior> {
   const settings = await findSettings(q);
-  if (!settings?.electionDate) {
+  const electionDate = usableDate(settings?.electionDate);
+  if (!settings || !electionDate) {
     throw new ConflictError('Set the election date first (PUT /api/gotv/settings).', 'election_date_not_set');
   }
-  return { electionDate: settings.electionDate, ...dayPrior(settings) };
+  return { electionDate, ...dayPrior(settings) };
 }

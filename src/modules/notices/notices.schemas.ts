@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { pageQueryShape, pageSchema } from '../../kernel/page-schemas';
 import { NOTICE_CHANNELS, NOTICE_STATUSES, UNREACHABLE_REASONS } from './notices.entities';
 
@@ -34,12 +35,12 @@ export const noticeView = z.object({
     .object({
       status: z.enum(DELIVERY_STATUSES),
       channelStatus: z.string().describe("The channel's own word (WhatsApp's `accepted`, email's `bounced`…)"),
-      at: z.iso.datetime({ offset: true }).nullable().describe('When it reached that status'),
+      at: instant.nullable().describe('When it reached that status'),
       error: z.string().nullable(),
     })
     .nullable()
     .describe('Read from the channel; null when nothing was queued'),
-  createdAt: z.iso.datetime({ offset: true }),
+  createdAt: instant,
 });
 export type NoticeView = z.input<typeof noticeView>;
 

@@ -1,9 +1,7 @@
 import { z } from 'zod';
+import { calendarDate, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { POLL_METHODS, POLL_OPTIONS, POLL_SCOPES, SWOT_QUADRANTS } from './popularity.entities';
-
-const isoDate = z.iso.datetime({ offset: true });
-const day = z.iso.date();
 
 // ───────────── polls
 
@@ -23,9 +21,9 @@ export const createPollBody = z
     pollster: z.string().trim().min(1).max(160),
     sponsor: z.string().trim().min(1).max(160).nullable().optional(),
     registrationNumber: z.string().trim().min(1).max(60).optional().describe('CNE registration, when it has one'),
-    fieldworkStart: day,
-    fieldworkEnd: day,
-    publishedAt: day,
+    fieldworkStart: calendarDate,
+    fieldworkEnd: calendarDate,
+    publishedAt: calendarDate,
     scope: z.enum(POLL_SCOPES),
     territoryId: z.uuid().optional(),
     universe: z.string().trim().min(1).max(2000).nullable().optional(),
@@ -62,8 +60,8 @@ export const listPollsQuery = z.object({
   scope: z.enum(POLL_SCOPES).optional(),
   territoryId: z.uuid().optional(),
   compliant: z.stringbool().optional(),
-  from: day.optional().describe('published on or after'),
-  to: day.optional().describe('published on or before'),
+  from: calendarDate.optional().describe('published on or after'),
+  to: calendarDate.optional().describe('published on or before'),
 });
 export type ListPollsInput = z.infer<typeof listPollsQuery>;
 
@@ -78,9 +76,9 @@ export const pollView = z
     pollster: z.string(),
     sponsor: z.string().nullable(),
     registrationNumber: z.string().nullable(),
-    fieldworkStart: day,
-    fieldworkEnd: day,
-    publishedAt: day,
+    fieldworkStart: calendarDate,
+    fieldworkEnd: calendarDate,
+    publishedAt: calendarDate,
     scope: z.enum(POLL_SCOPES),
     territoryId: z.uuid().nullable(),
     universe: z.string().nullable(),
@@ -94,7 +92,7 @@ export const pollView = z
     sourceUrl: z.string().nullable(),
     notes: z.string().nullable(),
     compliance: complianceView,
-    createdAt: isoDate,
+    createdAt: instant,
   })
   .meta({ id: 'Poll' });
 
@@ -122,7 +120,7 @@ export const AUTOMATIC_SOURCE = 'comando';
 
 export const metricItem = z
   .object({
-    date: day,
+    date: calendarDate,
     competitorId: z.uuid(),
     metric: z
       .string()
@@ -160,13 +158,13 @@ export const listMetricsQuery = z.object({
   competitorId: z.uuid().optional(),
   metric: z.string().trim().max(60).optional(),
   source: z.string().trim().max(60).optional(),
-  from: day.optional(),
-  to: day.optional(),
+  from: calendarDate.optional(),
+  to: calendarDate.optional(),
 });
 export type ListMetricsInput = z.infer<typeof listMetricsQuery>;
 
 export const metricView = z
-  .object({ id: z.uuid(), date: day, competitorId: z.uuid(), metric: z.string(), value: z.number(), source: z.string(), updatedAt: isoDate })
+  .object({ id: z.uuid(), date: calendarDate, competitorId: z.uuid(), metric: z.string(), value: z.number(), source: z.string(), updatedAt: instant })
   .meta({ id: 'PopularityMetric' });
 
 // ───────────── score, dashboard, SWOT
@@ -192,7 +190,7 @@ const band = { average: z.number(), low: z.number(), high: z.number() };
 
 export const dashboardView = z
   .object({
-    asOf: isoDate,
+    asOf: instant,
     pollAverage: z.object({
       confidence: z.number(),
       halfLifeDays: z.number(),
@@ -209,7 +207,7 @@ export const dashboardView = z
         }),
       ),
       houseEffects: z.array(z.object({ pollster: z.string(), competitorId: z.uuid(), effect: z.number(), polls: z.number().int() })),
-      trend: z.array(z.object({ date: day, averages: z.array(z.object({ competitorId: z.uuid(), ...band })) })),
+      trend: z.array(z.object({ date: calendarDate, averages: z.array(z.object({ competitorId: z.uuid(), ...band })) })),
     }),
     lead: z
       .object({ ourId: z.uuid(), rivalId: z.uuid(), lead: z.number(), low: z.number(), high: z.number(), polls: z.number().int() })
@@ -228,7 +226,7 @@ export const dashboardView = z
       }),
     ),
     weights: z.record(z.string(), z.number()),
-    latestMetrics: z.array(z.object({ competitorId: z.uuid(), metric: z.string(), date: day, value: z.number(), source: z.string() })),
+    latestMetrics: z.array(z.object({ competitorId: z.uuid(), metric: z.string(), date: calendarDate, value: z.number(), source: z.string() })),
   })
   .meta({ id: 'PopularityDashboard' });
 
@@ -265,8 +263,8 @@ export const swotItemView = z
     suggestionKey: z.string().nullable(),
     authorId: z.uuid().nullable(),
     active: z.boolean(),
-    createdAt: isoDate,
-    updatedAt: isoDate,
+    createdAt: instant,
+    updatedAt: instant,
   })
   .meta({ id: 'SwotItem' });
 

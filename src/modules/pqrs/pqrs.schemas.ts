@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { roleSchema } from '../../kernel/schemas';
+import { calendarDate, instant, roleSchema } from '../../kernel/schemas';
 import { DUE_STATES, HISTORY_ACTIONS, PQRS_CHANNELS, PQRS_PRIORITIES, PQRS_STATUSES, PQRS_TYPES } from './pqrs.constants';
 
 /*
@@ -9,17 +9,14 @@ import { DUE_STATES, HISTORY_ACTIONS, PQRS_CHANNELS, PQRS_PRIORITIES, PQRS_STATU
  * public filing's body, made of audience's citizen fields, is in pqrs.filing.schemas.ts.
  */
 
-const isoDate = z.iso.datetime({ offset: true });
-const day = z.iso.date({ error: 'expected a day as YYYY-MM-DD' });
-
 export const filedView = z.object({
   id: z.uuid(),
   number: z.string(),
   type: z.enum(PQRS_TYPES),
   status: z.enum(PQRS_STATUSES),
-  receivedAt: isoDate,
-  dueDate: day,
-  dueAt: isoDate,
+  receivedAt: instant,
+  dueDate: calendarDate,
+  dueAt: instant,
   businessDaysLeft: z.number().int(),
   /** Lets the filer attach files (`POST /api/pqrs/:id/attachments`, header `X-Upload-Token`) for 24 hours. */
   uploadToken: z.string().nullable(),
@@ -68,7 +65,7 @@ export const listQuery = z
     overdue: booleanQuery.optional(),
     dueSoon: booleanQuery.optional(),
     /** Due on or before this local day. */
-    dueBefore: day.optional(),
+    dueBefore: calendarDate.optional(),
     contactId: z.uuid().optional(),
     sort: z.enum(['received', 'due']).default('received').describe('`received`: newest filing first; `due`: the legal due date, soonest first (the desk’s queue)'),
   })
@@ -113,7 +110,7 @@ export type AnswerInput = z.infer<typeof answerBody>;
 
 export const extendBody = z
   .object({
-    newDueDate: day,
+    newDueDate: calendarDate,
     reason: z.string().trim().min(10, 'say why, in at least 10 characters').max(1000),
   })
   .strict();
@@ -137,16 +134,16 @@ export const settingsBody = z
   .strict();
 export type SettingsInput = z.infer<typeof settingsBody>;
 
-export const settingsView = settingsBody.extend({ updatedAt: isoDate });
+export const settingsView = settingsBody.extend({ updatedAt: instant });
 
 /**
  * What came of a notice to the citizen: `queued` on `channel`, or `unreachable` with `reason` (the
  * notices module's: `no_consent`, `no_address`, `template_missing`…; or `anonymous`, `erased`, when
  * there is nobody to tell, with no `noticeId`).
  */
-const noticeView = z.object({ status: z.string(), noticeId: z.string().nullable(), channel: z.string().optional(), reason: z.string().optional(), at: isoDate }).nullable();
+const noticeView = z.object({ status: z.string(), noticeId: z.string().nullable(), channel: z.string().optional(), reason: z.string().optional(), at: instant }).nullable();
 
-const attachmentView = z.object({ id: z.uuid(), fileName: z.string(), type: z.string(), size: z.number().int(), sha256: z.string(), uploadedAt: isoDate });
+const attachmentView = z.object({ id: z.uuid(), fileName: z.string(), type: z.string(), size: z.number().int(), sha256: z.string(), uploadedAt: instant });
 
 export const requestView = z.object({
   id: z.uuid(),
@@ -159,26 +156,26 @@ export const requestView = z.object({
   anonymous: z.boolean(),
   territoryId: z.uuid().nullable(),
   assigneeId: z.uuid().nullable(),
-  receivedAt: isoDate,
+  receivedAt: instant,
   termDays: z.number().int(),
-  originalDueDate: day,
-  dueDate: day,
-  dueAt: isoDate,
+  originalDueDate: calendarDate,
+  dueDate: calendarDate,
+  dueAt: instant,
   businessDaysLeft: z.number().int(),
   overdue: z.boolean(),
   dueSoon: z.boolean(),
   dueState: z.enum(DUE_STATES),
-  dueSoonFlaggedAt: isoDate.nullable(),
+  dueSoonFlaggedAt: instant.nullable(),
   /** While an extension may still be asked for (open, not extended, before the deadline): the latest new due date the law allows, twice the term. */
-  latestExtensionDate: day.nullable(),
+  latestExtensionDate: calendarDate.nullable(),
   /** `reason` is null for viewers (free text that may name people). */
-  extension: z.object({ at: isoDate, reason: z.string().nullable(), byId: z.uuid().nullable() }).nullable(),
-  answeredAt: isoDate.nullable(),
+  extension: z.object({ at: instant, reason: z.string().nullable(), byId: z.uuid().nullable() }).nullable(),
+  answeredAt: instant.nullable(),
   answeredLate: z.boolean().nullable(),
-  closedAt: isoDate.nullable(),
+  closedAt: instant.nullable(),
   conversationId: z.uuid().nullable(),
   citizenErased: z.boolean(),
-  updatedAt: isoDate,
+  updatedAt: instant,
   /** Managers only; null for viewers (and for anonymous requests' citizen). */
   personal: z
     .object({
@@ -199,7 +196,7 @@ export const historyView = z.object({
   data: z.array(
     z.object({
       id: z.uuid(),
-      at: isoDate,
+      at: instant,
       /** Null for what the citizen or the system did (filing, the daily run). */
       actorId: z.uuid().nullable(),
       /** The staff member's name as it is now (null with `actorId`, or when the account is gone). */

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError, invalidField, type FieldError } from '../../kernel/errors';
-import { FileArea, detectFileType, isExecutable, sha256Of, DOCX_TYPE } from '../../kernel/file-store';
+import { FileArea, detectFileType, DOCX_TYPE, fileExtension, isExecutable, sha256Of, type StoredFileType } from '../../kernel/file-store';
 import { zodIssuesToFieldErrors } from '../../kernel/http/router';
 import { newId } from '../../kernel/ids';
 import { hashIp } from '../../kernel/privacy';
@@ -610,15 +610,23 @@ function tokenMatches(request: RequestRecord, token: string, now: Date): boolean
   return timingSafeEqual(Buffer.from(hashToken(token), 'hex'), Buffer.from(request.uploadTokenHash, 'hex'));
 }
 
-/** A file name fit to store and show: no path, no control characters, at most 200 characters. */
-function cleanFileName(raw: string | undefined, fallback: string): string {
+/**
+ * A file name fit to store and show: no path, no control characters, at most 200 characters, and
+ * the extension of the type its bytes were found to be, whatever the uploader's name said (a PDF
+ * sent as `factura.html` is `factura.pdf`, so nobody who downloads it opens it as a page).
+ */
+function storedFileName(raw: string | undefined, type: StoredFileType): string {
+  const extension = fileExtension(type);
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
   const clean = [...base]
     .filter((char) => char !== '"' && char.charCodeAt(0) > 0x1f && char.charCodeAt(0) !== 0x7f)
     .join('')
+    .trim();
+  const stem = clean
+    .replace(/\.[A-Za-z][A-Za-z0-9]{0,4}$/, '')
     .trim()
-    .slice(0, 200);
-  return clean || fallback;
+    .slice(0, 200 - extension.length - 1);
+  return `${stem || 'adjunto'}.${extension}`;
 }
 
 export async function addAttachment(deps: Deps, id: string, file: { declaredType: string; fileName: string | undefined; bytes: Buffer }, uploader: Uploader) {
@@ -652,7 +660,7 @@ export async function addAttachment(deps: Deps, id: string, file: { declaredType
       const attachment = {
         id: attachmentId,
         requestId: id,
-        fileName: cleanFileName(file.fileName, `adjunto.${detected === DOCX_TYPE ? 'docx' : detected.split('/')[1]}`),
+        fileName: storedFileName(file.fileName, detected),
         type: detected,
         size: file.bytes.length,
         sha256: sha256Of(file.bytes),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { calendarDate } from '../../kernel/schemas';
 import type { Queries } from '../../kernel/sql';
 import { getCampaign } from './qr.campaigns.service';
 import { campaignFigures } from './qr.repository';
@@ -12,7 +13,7 @@ export const analysisView = z
     byCode: z.array(
       z.object({ codeId: z.uuid(), code: z.string(), label: z.string(), scans: z.number().int(), uniqueScans: z.number().int(), leads: z.number().int(), conversionRate: rate }),
     ),
-    byDay: z.array(z.object({ date: z.iso.date(), scans: z.number().int(), leads: z.number().int() })),
+    byDay: z.array(z.object({ date: calendarDate, scans: z.number().int(), leads: z.number().int() })),
     byHour: z.array(z.object({ hour: z.number().int().min(0).max(23), scans: z.number().int(), leads: z.number().int() })),
     byInterest: z.array(z.object({ interest: z.string(), leads: z.number().int() })),
     byTerritory: z.array(z.object({ territoryId: z.uuid().nullable(), name: z.string(), leads: z.number().int() })),

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/pagination';
 import { safeCell } from '../../kernel/spreadsheet';
 import type { Queries } from '../../kernel/sql';
@@ -15,8 +16,8 @@ export const listLeadsQuery = z
     territoryId: z.uuid().optional(),
     interest: z.string().trim().toLowerCase().min(1).max(60).optional(),
     q: z.string().trim().min(1).max(100).optional(),
-    from: z.iso.datetime({ offset: true }).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
+    from: instant.optional(),
+    to: instant.optional(),
     optIn: z.enum(['whatsapp', 'email']).optional(),
     format: z.enum(['json', 'csv']).default('json'),
   })
@@ -36,8 +37,8 @@ export const leadView = z
     whatsappOptIn: z.boolean(),
     emailOptIn: z.boolean(),
     submissions: z.number().int(),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
+    createdAt: instant,
+    updatedAt: instant,
   })
   .meta({ id: 'QrLead' });
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { CAMPAIGN_STATUSES, FIELD_MODES } from './qr.entities';
 import { CODE_PATTERN } from './qr.codes';
 
-const isoDate = z.iso.datetime({ offset: true });
 const slug = z
   .string()
   .trim()
@@ -55,8 +55,8 @@ export const createCampaignBody = z
     name: z.string().trim().min(1).max(160),
     description: z.string().trim().max(2000).optional(),
     status: z.enum(['draft', 'active']).default('draft'),
-    startsAt: isoDate.optional(),
-    endsAt: isoDate.optional(),
+    startsAt: instant.optional(),
+    endsAt: instant.optional(),
     territoryId: z.uuid().optional(),
     landing: landingInput,
   })
@@ -70,8 +70,8 @@ export const updateCampaignBody = z
     name: z.string().trim().min(1).max(160).optional(),
     description: z.string().trim().max(2000).nullable().optional(),
     status: z.enum(CAMPAIGN_STATUSES).optional(),
-    startsAt: isoDate.nullable().optional(),
-    endsAt: isoDate.nullable().optional(),
+    startsAt: instant.nullable().optional(),
+    endsAt: instant.nullable().optional(),
     landing: landingInput.optional(),
   })
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
@@ -93,13 +93,13 @@ export const campaignView = z
     name: z.string(),
     description: z.string().nullable(),
     status: z.enum(CAMPAIGN_STATUSES),
-    startsAt: z.iso.datetime().nullable(),
-    endsAt: z.iso.datetime().nullable(),
+    startsAt: instant.nullable(),
+    endsAt: instant.nullable(),
     territoryId: z.uuid().nullable(),
     landing: landingView,
     consentTextId: z.uuid(),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
+    createdAt: instant,
+    updatedAt: instant,
   })
   .meta({ id: 'QrCampaign' });
 
@@ -116,9 +116,9 @@ const placement = z.object({
   lat: z.number().min(-90).max(90).optional(),
   lng: z.number().min(-180).max(180).optional(),
   territoryId: z.uuid().optional(),
-  placedAt: isoDate.optional(),
+  placedAt: instant.optional(),
   authorisedSite: z.boolean().default(false),
-  removalDeadline: isoDate.optional(),
+  removalDeadline: instant.optional(),
 });
 
 export const generateCodesBody = z
@@ -142,11 +142,11 @@ export const codeView = z
     lat: z.number().nullable(),
     lng: z.number().nullable(),
     territoryId: z.uuid().nullable(),
-    placedAt: z.iso.datetime().nullable(),
+    placedAt: instant.nullable(),
     authorisedSite: z.boolean(),
-    removalDeadline: z.iso.datetime().nullable(),
-    removedAt: z.iso.datetime().nullable(),
-    createdAt: z.iso.datetime(),
+    removalDeadline: instant.nullable(),
+    removedAt: instant.nullable(),
+    createdAt: instant,
   })
   .meta({ id: 'QrCode' });
 
@@ -176,10 +176,10 @@ export const updateCodeBody = z
     lat: z.number().min(-90).max(90).nullable().optional(),
     lng: z.number().min(-180).max(180).nullable().optional(),
     territoryId: z.uuid().nullable().optional(),
-    placedAt: isoDate.nullable().optional(),
+    placedAt: instant.nullable().optional(),
     authorisedSite: z.boolean().optional(),
-    removalDeadline: isoDate.nullable().optional(),
-    removedAt: isoDate.nullable().optional(),
+    removalDeadline: instant.nullable().optional(),
+    removedAt: instant.nullable().optional(),
   })
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { ApiRouter } from '../../kernel/http/router';
 import { pageSchema } from '../../kernel/pagination';
 import { IMPORT_BODY_LIMIT, importPosts, importRequestRows } from './social.import';
@@ -34,7 +35,7 @@ import { comparison, socialDashboard } from './social.stats';
 const fetchAnswer = z.object({
   outcome: z.discriminatedUnion('status', [
     z.object({ status: z.literal('fetched'), posts: z.number().int(), created: z.number().int(), snapshots: z.number().int(), followers: z.number().nullable() }),
-    z.object({ status: z.literal('waiting'), reason: z.string(), until: z.iso.datetime() }),
+    z.object({ status: z.literal('waiting'), reason: z.string(), until: instant }),
     z.object({ status: z.enum(['gone', 'skipped']) }),
   ]),
   profile: profileView,

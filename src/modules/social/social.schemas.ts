@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { calendarDate, calendarDateOrInstant, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { ALERT_KINDS, ALERT_STATES, PLATFORMS, PROFILE_SOURCES, SENTIMENT_LABELS, SEVERITIES } from './social.entities';
 
 export const platformSchema = z.enum(PLATFORMS);
-const isoDate = z.iso.datetime({ offset: true });
 /** A day (`2026-11-01`, the campaign's time zone) or an instant. */
-const dayOrInstant = z.union([z.iso.date(), isoDate]);
+const dayOrInstant = calendarDateOrInstant;
 
 // ───────────── competitors and profiles
 
@@ -66,10 +66,10 @@ export const profileView = z
     displayName: z.string().nullable(),
     followers: z.number().int().nullable(),
     status: z.enum(PROFILE_STATUSES).describe('Connector health: `pending` until the first fetch'),
-    lastFetchedAt: isoDate.nullable(),
+    lastFetchedAt: instant.nullable(),
     lastError: z.string().nullable(),
     pausedReason: z.string().nullable(),
-    nextFetchAt: isoDate.nullable(),
+    nextFetchAt: instant.nullable(),
   })
   .meta({ id: 'SocialProfile' });
 
@@ -85,7 +85,7 @@ export const competitorView = z
     territoryId: z.uuid().nullable(),
     active: z.boolean(),
     profiles: z.array(profileView),
-    createdAt: isoDate,
+    createdAt: instant,
   })
   .meta({ id: 'SocialCompetitor' });
 
@@ -107,7 +107,7 @@ export const importRow = z
     competitorId: z.preprocess((value) => (value === '' ? undefined : value), z.uuid().optional()),
     handle: z.preprocess((value) => (value === '' ? undefined : value), z.string().trim().min(1).max(300).optional()),
     postId: z.coerce.string().trim().min(1, 'the platform post id is required').max(100),
-    publishedAt: isoDate,
+    publishedAt: instant,
     text: z.string().max(20_000).default(''),
     url: z.preprocess(
       (value) => (value === '' ? undefined : value),
@@ -122,7 +122,7 @@ export const importRow = z
     shares: optionalCount,
     views: optionalCount,
     followers: optionalCount.describe("The profile's followers when captured, for growth curves"),
-    capturedAt: z.preprocess((value) => (value === '' ? undefined : value), isoDate.optional()),
+    capturedAt: z.preprocess((value) => (value === '' ? undefined : value), instant.optional()),
   })
   .refine((row) => row.competitorId !== undefined || row.handle !== undefined, { message: 'give competitorId or handle', path: ['competitorId'] });
 export type ImportRow = z.infer<typeof importRow>;
@@ -158,7 +158,7 @@ export const postView = z
     platformPostId: z.string(),
     competitorId: z.uuid(),
     profileId: z.uuid().nullable(),
-    publishedAt: isoDate,
+    publishedAt: instant,
     text: z.string(),
     url: z.string().nullable(),
     mediaType: z.string().nullable(),
@@ -172,12 +172,12 @@ export const postView = z
     hashtags: z.array(z.string()),
     mentions: z.array(z.string()),
     keywords: z.array(z.string()),
-    lastSnapshotAt: isoDate,
+    lastSnapshotAt: instant,
   })
   .meta({ id: 'SocialPost' });
 
 export const snapshotView = z.object({
-  capturedAt: isoDate,
+  capturedAt: instant,
   likes: z.number().int().nullable(),
   comments: z.number().int().nullable(),
   shares: z.number().int().nullable(),
@@ -214,8 +214,8 @@ export const alertView = z
     postId: z.uuid().nullable(),
     state: z.enum(ALERT_STATES),
     seenBy: z.uuid().nullable(),
-    seenAt: isoDate.nullable(),
-    createdAt: isoDate,
+    seenAt: instant.nullable(),
+    createdAt: instant,
   })
   .meta({ id: 'SocialAlert' });
 
@@ -292,7 +292,7 @@ export const ruleView = z
     enabled: z.boolean(),
     competitorId: z.uuid().nullable(),
     params: z.record(z.string(), z.unknown()),
-    updatedAt: isoDate,
+    updatedAt: instant,
   })
   .meta({ id: 'SocialAlertRule' });
 
@@ -315,7 +315,7 @@ const growth = z.object({ absolute: z.number(), percent: z.number().nullable() }
 
 export const dashboardView = z
   .object({
-    window: z.object({ days: z.number().int(), from: isoDate, to: isoDate }),
+    window: z.object({ days: z.number().int(), from: instant, to: instant }),
     competitors: z.array(
       z.object({
         id: z.uuid(),
@@ -336,7 +336,7 @@ export const dashboardView = z
       z.object({
         platform: platformSchema,
         status: z.enum(['configured', 'not_configured', 'import_only']),
-        quota: z.object({ used: z.number(), budget: z.number().nullable(), resetsAt: isoDate }).nullable(),
+        quota: z.object({ used: z.number(), budget: z.number().nullable(), resetsAt: instant }).nullable(),
       }),
     ),
   })
@@ -347,9 +347,9 @@ export const comparisonView = z
     metric: z.enum(COMPARISON_METRICS),
     interval: z.enum(['day', 'week']),
     platform: platformSchema.nullable(),
-    from: isoDate,
-    to: isoDate,
-    buckets: z.array(z.iso.date()).describe("Start of each day or week (Monday), the campaign's time zone"),
+    from: instant,
+    to: instant,
+    buckets: z.array(calendarDate).describe("Start of each day or week (Monday), the campaign's time zone"),
     series: z.array(z.object({ competitorId: z.uuid(), name: z.string(), colour: z.string().nullable(), isOwn: z.boolean(), values: z.array(z.number().nullable()) })),
     summary: z.array(
       z.object({

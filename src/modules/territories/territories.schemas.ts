@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { geometrySchema, latLngSchema } from './geometry';
 import { TERRITORY_TYPES } from './territories.entities';
@@ -41,7 +42,7 @@ export const territoryView = z
     centroid: latLngSchema.nullable(),
     population: z.number().int().nullable(),
     registeredVoters: z.number().int().nullable(),
-    createdAt: z.iso.datetime(),
+    createdAt: instant,
   })
   .meta({ id: 'Territory' });
 

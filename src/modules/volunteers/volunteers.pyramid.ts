@@ -7,6 +7,7 @@ import { electionDateOf } from '../gotv';
 import { ACTIVITY_TYPES, ACTIVITY_UNITS, type ActivityType, type ActivityUnit } from './volunteers.entities';
 import { activeWindow, findVolunteer, leaderboardRows, pyramidRows, type PyramidRow } from './volunteers.repository';
 import type { LeaderboardInput, leaderboardView, pyramidNodeView, pyramidView } from './volunteers.schemas';
+import { EARLIEST } from '../../kernel/schemas';
 
 type Deps = Pick<AppDeps, 'db' | 'config' | 'caches'>;
 
@@ -94,7 +95,7 @@ export function pointsSql(): Sql {
 /** Volunteers (or territories) ranked by points or quantity in a window: the last 30 days unless said. */
 export async function leaderboard(deps: Deps, query: LeaderboardInput): Promise<z.input<typeof leaderboardView>> {
   const to = query.to ? new Date(query.to) : new Date();
-  const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * 86_400_000);
+  const from = query.from ? new Date(query.from) : new Date(Math.max(EARLIEST, to.getTime() - 30 * 86_400_000));
   const rows = await leaderboardRows(deps.db, { from, to, territoryId: query.territoryId, type: query.type }, pointsSql(), query.metric, query.groupBy, query.limit);
   return {
     metric: query.metric,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { ApiRouter } from '../../kernel/http/router';
 import { volunteersPolicy } from './volunteers.policy';
 import { leaderboard, pyramid } from './volunteers.pyramid';
@@ -27,7 +28,7 @@ import { attendanceByContacts, eventExists } from '../agenda';
 const base = '/api/volunteers';
 const notFound = { 404: 'No such volunteer, or their data was erased' };
 
-const erasureView = z.object({ contactId: z.uuid(), erasedAt: z.iso.datetime(), counts: z.record(z.string(), z.record(z.string(), z.number().int())) });
+const erasureView = z.object({ contactId: z.uuid(), erasedAt: instant, counts: z.record(z.string(), z.record(z.string(), z.number().int())) });
 
 /** The campaign's team: volunteers, their activities, the leader pyramid and the leaderboard (docs/volunteers.md). */
 export const volunteersRouter = new ApiRouter('volunteers', 'Team members, their activities, the leader pyramid and the leaderboard')

@@ -1,9 +1,7 @@
 import { z } from 'zod';
+import { calendarDate, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { ACTIVITY_SOURCES, ACTIVITY_TYPES, ACTIVITY_UNITS, SKILL_CATALOGUE, TIME_SLOTS, VOLUNTEER_STATUSES, WEEKDAYS } from './volunteers.entities';
-
-const isoDate = z.iso.datetime({ offset: true });
-const day = z.iso.date();
 
 export const idParams = z.object({ id: z.uuid() });
 
@@ -14,6 +12,8 @@ const documentId = z
   .transform((value) => value.replace(/[.\s-]/g, ''))
   .pipe(z.string().regex(/^\d{5,12}$/, 'a cédula has 5 to 12 digits'));
 
+const SKILL_PATTERN = /^[\p{L}\p{N} _-]+$/u;
+
 /** A catalogue skill or a free one: lower case, short. */
 const skill = z
   .string()
@@ -21,7 +21,9 @@ const skill = z
   .toLowerCase()
   .min(2)
   .max(40)
-  .regex(/^[\p{L}\p{N} _-]+$/u, 'letters, digits, spaces, _ and - only');
+  .regex(SKILL_PATTERN, 'letters, digits, spaces, _ and - only')
+  // The generator writes a regex's flags into the pattern; JSON Schema patterns are Unicode already.
+  .meta({ pattern: SKILL_PATTERN.source });
 
 const availability = z
   .partialRecord(z.enum(WEEKDAYS), z.array(z.enum(TIME_SLOTS)).max(TIME_SLOTS.length))
@@ -41,7 +43,7 @@ const volunteerFields = {
   goals: goals.optional(),
   userId: z.uuid().nullable().optional().describe('A user account with role volunteer or brigade, through which they log their own work'),
   locationConsent: z.boolean().optional().describe('The person agreed (to the text in docs/volunteers.md) that GPS points of their activities are kept'),
-  joinedOn: day.optional().describe('Local day; today when absent'),
+  joinedOn: calendarDate.optional().describe('Local day; today when absent'),
 };
 
 export const createVolunteerBody = z
@@ -108,11 +110,11 @@ export const volunteerView = z
     status: z.enum(VOLUNTEER_STATUSES),
     leaderId: z.uuid().nullable(),
     goals: z.object({ promisedVotes: z.number().int(), leads: z.number().int(), posters: z.number().int() }),
-    joinedOn: day,
+    joinedOn: calendarDate,
     source: z.string(),
-    locationConsent: z.object({ at: isoDate, textId: z.uuid() }).nullable(),
-    createdAt: isoDate,
-    updatedAt: isoDate,
+    locationConsent: z.object({ at: instant, textId: z.uuid() }).nullable(),
+    createdAt: instant,
+    updatedAt: instant,
   })
   .meta({ id: 'Volunteer' });
 
@@ -120,7 +122,7 @@ export const volunteerRowView = volunteerView
   .extend({
     active: z.boolean().describe('At least one activity in the active window'),
     activityCount: z.number().int().describe('Activities in the active window'),
-    lastActivityAt: isoDate.nullable().describe('Latest activity in the active window'),
+    lastActivityAt: instant.nullable().describe('Latest activity in the active window'),
     reliability: z
       .object({ committed: z.number().int(), attended: z.number().int(), noShow: z.number().int(), score: z.number().nullable() })
       .describe('Agenda events that ended: committed to (going or a shift), attended (checked in), no-shows; score = attended ÷ committed, null without commitments'),
@@ -130,7 +132,7 @@ export const volunteerRowView = volunteerView
 export const volunteerPageView = z.object({
   data: z.array(volunteerRowView),
   nextCursor: z.string().nullable(),
-  window: z.object({ days: z.number().int(), from: isoDate, to: isoDate }),
+  window: z.object({ days: z.number().int(), from: instant, to: instant }),
 });
 
 // ───────────── activities
@@ -158,7 +160,7 @@ export const activityBody = z
     clientId: z.uuid().optional().describe('Made by the phone: a resent activity with the same clientId is recorded once'),
     volunteerId: z.uuid(),
     type: z.enum(ACTIVITY_TYPES),
-    occurredAt: isoDate,
+    occurredAt: instant,
     durationMinutes: z.number().int().min(1).max(1440).optional(),
     quantity: z.number().int().min(0).optional(),
     unit: z.enum(ACTIVITY_UNITS).optional(),
@@ -208,8 +210,8 @@ export const activityResult = z.object({
 export const activitiesAnswer = z.object({ created: z.number().int(), duplicates: z.number().int(), results: z.array(activityResult) }).meta({ id: 'VolunteerActivitiesAnswer' });
 
 const range = {
-  from: isoDate.optional().describe('occurred at or after'),
-  to: isoDate.optional().describe('occurred at or before'),
+  from: instant.optional().describe('occurred at or after'),
+  to: instant.optional().describe('occurred at or before'),
 };
 const rangeInOrder = (query: { from?: string | undefined; to?: string | undefined }) => !query.from || !query.to || Date.parse(query.from) <= Date.parse(query.to);
 const rangeProblem = { message: '`to` must not be before `from`', path: ['to'] };
@@ -232,7 +234,7 @@ export const activityView = z
     source: z.enum(ACTIVITY_SOURCES),
     volunteerId: z.uuid(),
     type: z.enum(ACTIVITY_TYPES),
-    occurredAt: isoDate,
+    occurredAt: instant,
     durationMinutes: z.number().int().nullable(),
     quantity: z.number().int().nullable(),
     unit: z.enum(ACTIVITY_UNITS).nullable(),
@@ -242,7 +244,7 @@ export const activityView = z
     eventId: z.uuid().nullable(),
     posterCode: z.string().nullable(),
     recordedById: z.uuid().nullable(),
-    createdAt: isoDate,
+    createdAt: instant,
   })
   .meta({ id: 'VolunteerActivity' });
 
@@ -278,9 +280,9 @@ export const pyramidNodeView = z.object({
 });
 
 export const pyramidView = z.object({
-  at: isoDate,
-  electionDate: day.nullable(),
-  window: z.object({ days: z.number().int(), from: isoDate, to: isoDate }),
+  at: instant,
+  electionDate: calendarDate.nullable(),
+  window: z.object({ days: z.number().int(), from: instant, to: instant }),
   nodes: z.array(pyramidNodeView),
 });
 
@@ -299,8 +301,8 @@ export type LeaderboardInput = z.infer<typeof leaderboardQuery>;
 export const leaderboardView = z.object({
   metric: z.enum(['points', 'quantity']),
   groupBy: z.enum(['volunteer', 'territory']),
-  from: isoDate,
-  to: isoDate,
+  from: instant,
+  to: instant,
   data: z.array(
     z.object({
       rank: z.number().int(),
@@ -326,7 +328,7 @@ export type VotersInput = z.infer<typeof votersBody>;
 
 export const votersView = z.object({
   volunteerId: z.uuid(),
-  voters: z.array(z.object({ voterId: z.uuid(), status: z.string(), votedAt: isoDate.nullable(), linkedAt: isoDate })),
+  voters: z.array(z.object({ voterId: z.uuid(), status: z.string(), votedAt: instant.nullable(), linkedAt: instant })),
   total: z.number().int(),
   voted: z.number().int(),
 });

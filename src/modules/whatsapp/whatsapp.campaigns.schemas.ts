@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { segmentSchema } from '../audience';
 import { CAMPAIGN_STATUSES, CONTACT_FIELDS } from './whatsapp.codes';
@@ -38,7 +39,7 @@ export const createCampaignBody = z.object({
   templateId: z.uuid(),
   variables: z.array(variableSource).max(100).default([]),
   segment: campaignSegment,
-  scheduledAt: z.iso.datetime({ offset: true }).optional(),
+  scheduledAt: instant.optional(),
 });
 export type CreateCampaignInput = z.infer<typeof createCampaignBody>;
 
@@ -52,14 +53,14 @@ export const campaignView = z
     variables: z.array(z.union([z.string(), z.object({ literal: z.string() })])),
     segment: z.record(z.string(), z.unknown()),
     status: z.enum(CAMPAIGN_STATUSES),
-    scheduledAt: z.iso.datetime().nullable(),
+    scheduledAt: instant.nullable(),
     audienceSize: z.number().int(),
     queued: z.number().int(),
     notice: z.string().nullable(),
     progress: counters,
-    createdAt: z.iso.datetime(),
-    startedAt: z.iso.datetime().nullable(),
-    completedAt: z.iso.datetime().nullable(),
+    createdAt: instant,
+    startedAt: instant.nullable(),
+    completedAt: instant.nullable(),
   })
   .meta({ id: 'WhatsAppCampaign' });
 

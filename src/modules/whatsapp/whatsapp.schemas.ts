@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { roleSchema } from '../../kernel/schemas';
+import { instant, roleSchema } from '../../kernel/schemas';
 import { QUICK_REPLY_VARIABLES } from './whatsapp.quick-replies.render';
 import { CAMPAIGN_STATUSES, CONVERSATION_STATUSES, MESSAGE_KINDS, MESSAGE_STATUSES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './whatsapp.codes';
 
@@ -87,8 +87,8 @@ export const templateView = z
     placeholders: z.number().int(),
     status: z.enum(TEMPLATE_STATUSES),
     rejectionReason: z.string().nullable(),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
+    createdAt: instant,
+    updatedAt: instant,
   })
   .meta({ id: 'WhatsAppTemplate' });
 
@@ -125,10 +125,10 @@ export const messageView = z
     simulated: z.boolean(),
     error: z.object({ code: z.number().int().nullable(), title: z.string().nullable() }).nullable(),
     sentById: z.uuid().nullable(),
-    createdAt: z.iso.datetime(),
-    sentAt: z.iso.datetime().nullable(),
-    deliveredAt: z.iso.datetime().nullable(),
-    readAt: z.iso.datetime().nullable(),
+    createdAt: instant,
+    sentAt: instant.nullable(),
+    deliveredAt: instant.nullable(),
+    readAt: instant.nullable(),
   })
   .meta({ id: 'WhatsAppMessage' });
 
@@ -142,9 +142,9 @@ export const conversationView = z
     assignee: z.object({ id: z.uuid(), name: z.string() }).nullable().describe('The staff member holding the conversation'),
     unreadCount: z.number().int(),
     lastMessage: messageView.nullable(),
-    lastMessageAt: z.iso.datetime(),
+    lastMessageAt: instant,
     windowOpen: z.boolean(),
-    windowExpiresAt: z.iso.datetime().nullable(),
+    windowExpiresAt: instant.nullable(),
   })
   .meta({ id: 'WhatsAppConversation' });
 
@@ -266,7 +266,7 @@ export const quickReplyView = z
     rendered: z.object({ text: z.string(), missing: z.array(z.enum(QUICK_REPLY_VARIABLES)) }).nullable(),
     createdById: z.uuid().nullable(),
     updatedById: z.uuid().nullable(),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
+    createdAt: instant,
+    updatedAt: instant,
   })
   .meta({ id: 'WhatsAppQuickReply' });

@@ -5,13 +5,18 @@ import { api } from './api';
 import { useSchemaForm } from './forms';
 import { useSession } from './session';
 
+/** Someone else created the first account meanwhile: after it, only an admin creates accounts. */
+const FIRST_ACCOUNT_PROBLEMS = {
+  registration_closed: 'Otra persona acaba de crear la primera cuenta de este Comando. Pídale que le cree la suya; luego inicie sesión.',
+};
+
 /**
  * A fresh install has no account: the first one registered becomes the admin (the API's rule), so
  * the sign-in page offers to create it instead of a sign-in nobody can pass.
  */
 export function FirstAccountForm() {
   const { login } = useSession();
-  const { form, submit, submitting, formError } = useSchemaForm(registerBody, { initialValues: { name: '', email: '', password: '' } });
+  const { form, submit, submitting, formError } = useSchemaForm(registerBody, { initialValues: { name: '', email: '', password: '' } }, FIRST_ACCOUNT_PROBLEMS);
   const onSubmit = submit(async (values) => {
     await api.post<z.output<typeof registerResponse>>('/api/auth/register', { name: values.name, email: values.email, password: values.password });
     await login(values.email, values.password);
