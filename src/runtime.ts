@@ -135,7 +135,7 @@ export class Runtime {
       auth,
       realtime,
       jobs,
-      rateLimits: new RateLimits(redis, config.redisKeyPrefix),
+      rateLimits: new RateLimits(redis, config.redisKeyPrefix, createSecretKey(createHmac('sha256', jwtSecret).update('comando:rate-limit').digest())),
       personalData: personalDataSections(modules),
       personTimeline: personTimelineSections(modules),
       local: new ProcessLocal(logger),
