@@ -131,7 +131,14 @@ export class Runtime {
       db,
       redis,
       caches,
-      secrets: { ipHashKey: createSecretKey(createHmac('sha256', jwtSecret).update('comando:ip-hash').digest()) },
+      secrets: {
+        ipHashKey: createSecretKey(createHmac('sha256', jwtSecret).update('comando:ip-hash').digest()),
+        erasureKey: createSecretKey(
+          createHmac('sha256', config.erasureSecret ?? jwtSecret)
+            .update('comando:erased-identifiers')
+            .digest(),
+        ),
+      },
       auth,
       realtime,
       jobs,

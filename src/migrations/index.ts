@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261128103715_ErasedIdentifiers } from './Migration20261128103715_ErasedIdentifiers';
 import { Migration20261128084010_DuplicatePairsKept } from './Migration20261128084010_DuplicatePairsKept';
 import { Migration20261128073433_PeopleSearch } from './Migration20261128073433_PeopleSearch';
 import { Migration20261128074310_PqrsDueOrder } from './Migration20261128074310_PqrsDueOrder';
@@ -84,4 +85,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128073600_WhatsAppQuickReplies', class: Migration20261128073600_WhatsAppQuickReplies },
   { name: 'Migration20261128074310_PqrsDueOrder', class: Migration20261128074310_PqrsDueOrder },
   { name: 'Migration20261128084010_DuplicatePairsKept', class: Migration20261128084010_DuplicatePairsKept },
+  { name: 'Migration20261128103715_ErasedIdentifiers', class: Migration20261128103715_ErasedIdentifiers },
 ];
