@@ -66,6 +66,8 @@ const envSchema = z
       .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
       .default('comando'),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    // Keys the hashes erased people's identifiers are kept as; defaults to JWT_SECRET (docs/privacy.md).
+    ERASURE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     JWT_TTL: duration.default(12 * 3600),
     PUBLIC_BASE_URL: z.string().url().optional(),
     CORS_ORIGINS: z
@@ -243,6 +245,8 @@ export interface Config {
   redisCommandTimeoutMs: number;
   /** Absent only in the embedded default, which generates one under dataDir. */
   jwtSecret: string | undefined;
+  /** Key material for erased people's identifier hashes; absent → the signing secret. */
+  erasureSecret: string | undefined;
   jwtTtlSeconds: number;
   publicBaseUrl: string;
   corsOrigins: string[];
@@ -362,6 +366,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     redisCommandTimeoutMs: env.REDIS_COMMAND_TIMEOUT,
     jwtSecret: env.JWT_SECRET,
+    erasureSecret: env.ERASURE_SECRET,
     jwtTtlSeconds: env.JWT_TTL,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     corsOrigins: env.CORS_ORIGINS,

@@ -131,11 +131,18 @@ export class Runtime {
       db,
       redis,
       caches,
-      secrets: { ipHashKey: createSecretKey(createHmac('sha256', jwtSecret).update('comando:ip-hash').digest()) },
+      secrets: {
+        ipHashKey: createSecretKey(createHmac('sha256', jwtSecret).update('comando:ip-hash').digest()),
+        erasureKey: createSecretKey(
+          createHmac('sha256', config.erasureSecret ?? jwtSecret)
+            .update('comando:erased-identifiers')
+            .digest(),
+        ),
+      },
       auth,
       realtime,
       jobs,
-      rateLimits: new RateLimits(redis, config.redisKeyPrefix),
+      rateLimits: new RateLimits(redis, config.redisKeyPrefix, createSecretKey(createHmac('sha256', jwtSecret).update('comando:rate-limit').digest())),
       personalData: personalDataSections(modules),
       personTimeline: personTimelineSections(modules),
       local: new ProcessLocal(logger),

@@ -28,7 +28,11 @@ export interface AppDeps {
    * Keys derived from the signing secret for other purposes (never the secret itself), prepared
    * as key objects: Node 24 re-imports a Buffer key on every HMAC or cipher, several times slower.
    */
-  secrets: { ipHashKey: KeyObject };
+  secrets: {
+    ipHashKey: KeyObject;
+    /** Erased people's identifiers are kept as their HMAC under it (`hashIdentifier`); from `ERASURE_SECRET`, else the signing secret. */
+    erasureKey: KeyObject;
+  };
   auth: Authenticator;
   realtime: Realtime;
   jobs: Jobs;

@@ -40,17 +40,47 @@ export interface ModuleManifest {
 export type JsonValue = string | number | boolean | null | Date | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
 /**
+ * What identifies a person besides their contact id, gathered from every module before their data
+ * is exported or erased: rows that carry these without pointing at the contact (a voter imported
+ * by cédula, a login with their email, a donation under their cédula) are theirs too.
+ */
+export interface PersonKeys {
+  /** Cédulas, digits only. */
+  documentIds: readonly string[];
+  /** E.164 (`+573001234567`), the form every module stores a phone in. */
+  phones: readonly string[];
+  /** Lower-cased. */
+  emails: readonly string[];
+  /** Login accounts known to be the person's (linked to their contact). */
+  userIds: readonly string[];
+}
+
+export const NO_PERSON_KEYS: PersonKeys = { documentIds: [], phones: [], emails: [], userIds: [] };
+
+/** What a module's `erase` is given besides the transaction: who the person is, and where to put work that must wait for the commit. */
+export interface Erasure {
+  keys: PersonKeys;
+  /** Work outside the database (files, sessions, caches) to run once the erasure has committed; a failure is logged, not thrown. */
+  afterCommit(task: (deps: AppDeps) => Promise<void>): void;
+  /** Rows the module keeps with the person's data because a law obliges it (the legal basis, in one sentence); reported to staff with the erasure. */
+  retain(kind: string, count: number, basis: string): void;
+}
+
+/**
  * A module's part in answering a person's rights over their data (to know it, to have it
  * suppressed): both run on the caller's transaction and touch only the module's own tables.
  */
 export interface PersonalDataHolder {
-  /** Everything the module holds about the person, by kind (`{ leads: [...] }`). */
-  export(q: Queries, personId: string): Promise<Record<string, JsonValue>>;
+  /** The person's identifiers the module holds on rows linked to them (a linked voter's cédula, a linked login), added to `PersonKeys`. */
+  keys?(q: Queries, personId: string): Promise<Partial<PersonKeys>>;
+  /** Everything the module holds about the person, by kind (`{ leads: [...] }`): rows linked to them, and rows carrying their `keys`. */
+  export(q: Queries, personId: string, keys: PersonKeys): Promise<Record<string, JsonValue>>;
   /**
-   * Deletes or anonymises it so the module's figures stay true, and says how many rows of each
-   * kind changed. Runs while the person's own record is still whole, so it can be read.
+   * Deletes or anonymises it (rows linked to the person, and rows carrying their keys) so the
+   * module's figures stay true, and says how many rows of each kind changed. Runs while the
+   * person's own record is still whole, so it can be read.
    */
-  erase(q: Queries, personId: string): Promise<Record<string, number>>;
+  erase(q: Queries, personId: string, erasure: Erasure): Promise<Record<string, number>>;
   /**
    * Two records turned out to be one person (audience's merge): re-points the module's rows of
    * `fromId` at `intoId`, on the merge's transaction, where the module's own rules allow (two rows

@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261128113931_WhatsAppMessageProvider } from './Migration20261128113931_WhatsAppMessageProvider';
 import { Migration20261128112007_AgendaFeedTokenVersion } from './Migration20261128112007_AgendaFeedTokenVersion';
 import { Migration20261128113000_PqrsAttachmentNamesByType } from './Migration20261128113000_PqrsAttachmentNamesByType';
+import { Migration20261128103715_ErasedIdentifiers } from './Migration20261128103715_ErasedIdentifiers';
 import { Migration20261128084010_DuplicatePairsKept } from './Migration20261128084010_DuplicatePairsKept';
 import { Migration20261128073433_PeopleSearch } from './Migration20261128073433_PeopleSearch';
 import { Migration20261128074310_PqrsDueOrder } from './Migration20261128074310_PqrsDueOrder';
@@ -87,6 +88,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128073600_WhatsAppQuickReplies', class: Migration20261128073600_WhatsAppQuickReplies },
   { name: 'Migration20261128074310_PqrsDueOrder', class: Migration20261128074310_PqrsDueOrder },
   { name: 'Migration20261128084010_DuplicatePairsKept', class: Migration20261128084010_DuplicatePairsKept },
+  { name: 'Migration20261128103715_ErasedIdentifiers', class: Migration20261128103715_ErasedIdentifiers },
   { name: 'Migration20261128112007_AgendaFeedTokenVersion', class: Migration20261128112007_AgendaFeedTokenVersion },
   { name: 'Migration20261128113000_PqrsAttachmentNamesByType', class: Migration20261128113000_PqrsAttachmentNamesByType },
   { name: 'Migration20261128113931_WhatsAppMessageProvider', class: Migration20261128113931_WhatsAppMessageProvider },

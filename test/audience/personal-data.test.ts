@@ -4,6 +4,7 @@ import { eventWriter } from '../../src/modules/email/email.tracking';
 import { FakeSmtp } from '../fakes/smtp';
 import { campaignBody as emailCampaignBody, createCampaign as createEmailCampaign, createTemplate, emailEnv, pathOf, waitForCampaign } from '../email/helpers';
 import { campaignBody as qrCampaignBody, createCampaign as createQrCampaign, generateCodes, lead } from '../helpers/qr';
+import { tracesLeft as findTraces } from '../helpers/traces';
 import { createUser, expectProblem, type TestUser } from '../helpers/users';
 import { approvedTemplate, startWhatsAppTest, waitUntil, type WhatsAppTest } from '../whatsapp/setup';
 
@@ -295,29 +296,8 @@ async function figures() {
   };
 }
 
-/** Every text, varchar, array and JSON column of every table, through information_schema. */
-async function textColumns() {
-  return db().rows(sql<{ table_name: string; column_name: string }>`
-    select c.table_name, c.column_name from information_schema.columns c
-    join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
-    where c.table_schema = 'public' and (c.data_type in ('text', 'character varying', 'character', 'json', 'jsonb') or c.data_type = 'ARRAY')
-    order by c.table_name, c.column_name`);
-}
-
 /** Where any of the person's traces is stored: `table.column`, once per column. */
-async function tracesLeft(): Promise<string[]> {
-  const found: string[] = [];
-  const patterns = TRACES.map((trace) => `%${trace}%`);
-  for (const { table_name: table, column_name: column } of await textColumns()) {
-    // Identifiers come from the catalogue, not from input.
-    const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
-    const row = await db().first(
-      sql<{ n: number }>`select count(*)::int as n from ${sql.raw(quoted(table))} where ${sql.raw(quoted(column))}::text ilike any(${patterns}::text[])`,
-    );
-    if (row!.n > 0) found.push(`${table}.${column}`);
-  }
-  return found;
-}
+const tracesLeft = () => findTraces(db(), TRACES);
 
 describe('the erasure', () => {
   let before: Awaited<ReturnType<typeof figures>>;
@@ -362,15 +342,18 @@ describe('the erasure', () => {
       erasedAt: expect.any(String),
       counts: {
         qr: { leads: 1 },
-        gotv: { voters: 1, notesRemoved: 1 },
+        gotv: { voters: 1, notesRemoved: 1, phonesRemoved: 0 },
         whatsapp: { messages: 2, unsentSkipped: 0 },
         email: { recipients: 2, unsentSkipped: 0, notices: 0, suppressionsHashed: 1 },
         notices: { notices: 1 },
         agenda: { upcomingRsvps: 0, upcomingShiftSignups: 0, accountLinks: 0 },
         volunteers: { volunteers: 1, activitiesCleared: 1 },
-        pqrs: { requests: 1, attachments: 1 },
-        audience: { notes: 0, contacts: 1, consentsAnonymised: 3, mergedRecordsErased: 0, mergeSnapshotsCleared: 0 },
+        pqrs: { requests: 1, attachments: 1, historyNotes: 0 },
+        auth: { accounts: 0 },
+        finance: {},
+        audience: { notes: 0, contacts: 1, consentsAnonymised: 3, mergedRecordsErased: 0, mergeSnapshotsCleared: 0, identifiersHashed: 3 },
       },
+      retained: [],
     });
     expect(await tracesLeft()).toEqual([]);
   });

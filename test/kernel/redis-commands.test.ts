@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import pino from 'pino';
 import type { Redis } from 'ioredis';
@@ -32,12 +32,16 @@ afterAll(async () => {
 
 it('a limiter made while other commands are being pipelined counts normally', async () => {
   const redis = await freshClient();
-  const limits = new RateLimits(redis, prefix);
+  const limits = new RateLimits(redis, prefix, createSecretKey(randomBytes(32)));
   // Same tick: a command opens an auto-pipeline, then a new limiter defines its script and joins it.
   const pending = redis.get(`${prefix}:probe`);
-  const consumed = limits.named('late', { points: 5, windowSeconds: 60 }).consume('someone');
+  const consumed = limits.named('late', { points: 5, windowSeconds: 60 }).consume('+573001234567');
   await expect(Promise.all([pending, consumed])).resolves.toEqual([null, undefined]);
-  expect(await redis.get(`${prefix}:rl:late:someone`)).toBe('1');
+  // The phone it was keyed by is stored as its keyed hash, never as itself.
+  const keys = await redis.keys(`${prefix}:rl:late:*`);
+  expect(keys).toHaveLength(1);
+  expect(keys[0]).not.toContain('3001234567');
+  expect(await redis.get(keys[0]!)).toBe('1');
 });
 
 it('a shared window appended to while other commands are being pipelined delivers its items', async () => {

@@ -33,6 +33,12 @@ async function participationOf(q: Queries, contactId: string) {
  * A place freed on a full event is not offered to its waitlist by the merge.
  */
 export const agendaPersonalData: PersonalDataHolder = {
+  /** The login accounts that answer events as the person: theirs, which auth erases with them. */
+  async keys(q, personId) {
+    const rows = await q.rows<{ user_id: string }>(sql`select user_id from agenda_user_contacts where contact_id = ${personId}::uuid`);
+    return { userIds: rows.map((row) => row.user_id) };
+  },
+
   async export(q, personId) {
     const { rsvps, signups, checkIns } = await participationOf(q, personId);
     return { rsvps, shiftSignups: signups, checkIns };

@@ -193,3 +193,18 @@ export const AudienceAuditSchema = defineEntity({
   }),
 });
 export type AudienceAudit = InferEntity<typeof AudienceAuditSchema>;
+
+/**
+ * What is left of an erased person's cédulas, phones and emails: each as a keyed hash
+ * (`hashIdentifier`, kernel/privacy.ts), so that a list imported later (GOTV voters, supporters)
+ * that names them again is recognised and refused, while the identifiers themselves are gone.
+ */
+export const ErasedIdentifierSchema = defineEntity({
+  name: 'ErasedIdentifier',
+  tableName: 'erased_identifiers',
+  properties: (p) => ({
+    hash: p.string().length(64).primary(),
+    kind: p.enum(['document', 'phone', 'email']),
+    erasedAt: p.datetime(),
+  }),
+});

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { Actor } from '../../kernel/auth/roles';
@@ -8,6 +9,7 @@ import { newId } from '../../kernel/ids';
 import type { Queries } from '../../kernel/sql';
 import { existingTerritoryIds, territoryIdsByCode } from '../territories';
 import { identityKey, normalisePhone } from './audience.contacts';
+import { erasedIdentifiersAmong } from './audience.erased';
 import {
   contactsByEmail,
   contactsByIdentity,
@@ -271,9 +273,10 @@ interface FileConsent {
  * A row matches a held contact by its identity: the phone (E.164) when it has one, else the email
  * (the email-only contact with it, or the one contact of any identity holding it). A matched
  * person is updated, never duplicated. A row is refused, with every problem it has and its line,
- * when a field is invalid, it names the same person as an earlier row, its cédula belongs to
- * another contact (the two may be one person: merge them, or correct the cédula), or the contact
- * it matched has another cédula. The file is refused (nothing read further, nothing written) for a
+ * when a field is invalid, it names a person whose data was erased (a phone, email or cédula kept
+ * as a keyed hash) and matches no held contact, it names the same person as an earlier row, its
+ * cédula belongs to another contact (the two may be one person: merge them, or correct the
+ * cédula), or the contact it matched has another cédula. The file is refused (nothing read further, nothing written) for a
  * header it cannot read, more than 100k rows, or a consent column saying yes without the file's
  * proof (`consentText` and `consentCollection`).
  *
@@ -282,7 +285,7 @@ interface FileConsent {
  * record for each person whose consent opened a channel (source `import`, its ref the import, the
  * exact text, the collection as evidence), and the import's own record.
  */
-export async function importContacts(deps: Pick<AppDeps, 'db' | 'logger'>, actor: Actor, csv: Readable, query: ImportQuery): Promise<ContactImportAnswer> {
+export async function importContacts(deps: Pick<AppDeps, 'db' | 'logger' | 'secrets'>, actor: Actor, csv: Readable, query: ImportQuery): Promise<ContactImportAnswer> {
   const dryRun = query.dryRun === 'true';
   const proof: FileConsent | null =
     query.consentText && query.consentCollection ? { text: query.consentText, collection: query.consentCollection, privacyPolicyUrl: query.privacyPolicyUrl ?? null } : null;
@@ -318,7 +321,7 @@ export async function importContacts(deps: Pick<AppDeps, 'db' | 'logger'>, actor
   });
 
   const write = async (q: Queries) => {
-    const decisions = await resolve(q, rows, answer, !dryRun);
+    const decisions = await resolve(q, deps.secrets.erasureKey, rows, answer, !dryRun);
     answer.rejected.sort((a, b) => a.line - b.line);
     answer.warnings.sort((a, b) => a.line - b.line);
     for (const decision of decisions) answer[decision.action === 'create' ? 'created' : decision.action === 'update' ? 'updated' : 'unchanged']++;
@@ -408,12 +411,14 @@ function presentPreview(decision: Decision): ContactImportAnswer['preview'][numb
   };
 }
 
+const ERASED_PERSON = 'this person asked for their data to be erased (Ley 1581 de 2012, art. 8): a list does not add them again; they come back by signing up themselves';
+
 /**
  * The rows against the database: territories resolved, each row matched to a held contact (or
  * none), cédulas checked against their owners, repeats within the file found. Every problem of a
  * row is reported together, on its line; the valid rows come back decided, in line order.
  */
-async function resolve(q: Queries, rows: ParsedRow[], answer: ContactImportAnswer, lock: boolean): Promise<Decision[]> {
+async function resolve(q: Queries, erasureKey: KeyObject, rows: ParsedRow[], answer: ContactImportAnswer, lock: boolean): Promise<Decision[]> {
   const distinct = (values: (string | null)[]) => [...new Set(values.filter((value): value is string => value !== null))];
   const territories = await existingTerritoryIds(q, distinct(rows.map((row) => row.territoryId)));
   const byCode = await territoryIdsByCode(q, distinct(rows.map((row) => row.territoryCode)));
@@ -424,6 +429,11 @@ async function resolve(q: Queries, rows: ParsedRow[], answer: ContactImportAnswe
     byEmail.set(contact.email!, [...(byEmail.get(contact.email!) ?? []), contact]);
   }
   const owners = await documentOwners(q, distinct(rows.map((row) => row.documentId)));
+  const erased = await erasedIdentifiersAmong(q, erasureKey, {
+    phones: distinct(rows.map((row) => row.phone)),
+    emails: distinct(rows.map((row) => row.email)),
+    documentIds: distinct(rows.map((row) => row.documentId)),
+  });
 
   const people = new Map<string, number>();
   const cedulas = new Map<string, { line: number; person: string }>();
@@ -448,6 +458,10 @@ async function resolve(q: Queries, rows: ParsedRow[], answer: ContactImportAnswe
       const holders = byEmail.get(row.email) ?? [];
       if (holders.length === 1) match = holders[0];
       if (holders.length > 1) issues.push(`email: ${holders.length} contacts have this email; add the phone to say which one this is`);
+    }
+    // A person who asked to be erased is not brought back by a list; one who came back on their own is held, and matched.
+    if (!match && [erased.phones.has(row.phone ?? ''), erased.emails.has(row.email ?? ''), erased.documentIds.has(row.documentId ?? '')].some(Boolean)) {
+      issues.push(ERASED_PERSON);
     }
     const person = match?.id ?? (row.phone ? `tel:${row.phone}` : row.email ? `mail:${row.email}` : null);
     if (person !== null && row.issues.every((issue) => !issue.startsWith('phone'))) {

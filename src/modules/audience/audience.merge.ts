@@ -4,7 +4,7 @@ import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
-import { repeatEvery, type BackgroundTask, type JsonValue, type MergeMoves, type PersonalDataSection } from '../../kernel/module';
+import { NO_PERSON_KEYS, repeatEvery, type BackgroundTask, type Erasure, type JsonValue, type MergeMoves, type PersonalDataSection } from '../../kernel/module';
 import type { Queries } from '../../kernel/sql';
 import { identityKey } from './audience.contacts';
 import type { AuditCounts } from './audience.entities';
@@ -331,11 +331,18 @@ export function startMergeSweep(deps: Pick<AppDeps, 'db' | 'logger'>): Backgroun
  * nothing kept for an undo outlives the erasure. Runs on the erasure's transaction; the counts
  * of the modules' parts are added to `counts`.
  */
-export async function eraseMergedRecords(q: Queries, sections: readonly PersonalDataSection[], contactId: string, counts: AuditCounts, at: Date): Promise<Record<string, number>> {
+export async function eraseMergedRecords(
+  q: Queries,
+  sections: readonly PersonalDataSection[],
+  contactId: string,
+  counts: AuditCounts,
+  at: Date,
+  erasureFor: (module: string) => Erasure,
+): Promise<Record<string, number>> {
   const chain = await mergeChain(q, contactId);
   for (const merge of chain) {
     for (const section of sections) {
-      const erased = await section.erase(q, merge.from_contact_id);
+      const erased = await section.erase(q, merge.from_contact_id, erasureFor(section.module));
       const into = (counts[section.module] ??= {});
       for (const [kind, n] of Object.entries(erased)) into[kind] = (into[kind] ?? 0) + n;
     }
@@ -361,7 +368,8 @@ export async function mergedRecordsOf(q: Queries, sections: readonly PersonalDat
   const records = [];
   for (const merge of chain) {
     const modules: Record<string, Record<string, JsonValue>> = {};
-    for (const section of sections) modules[section.module] = await section.export(q, merge.from_contact_id);
+    // The person's identifiers were exported with their own record; a merged-away record adds only what points at it.
+    for (const section of sections) modules[section.module] = await section.export(q, merge.from_contact_id, NO_PERSON_KEYS);
     const before = (merge.snapshot as unknown as Snapshot | null)?.from ?? null;
     records.push({ mergeId: merge.id, contactId: merge.from_contact_id, mergedAt: merge.merged_at.toISOString(), before, modules });
   }

@@ -4,6 +4,7 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { ERASED_NAME } from '../../kernel/privacy';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { territoryAndDescendants } from '../territories';
 import { identityKey, type CapturedPerson, type ConsentProof, type Origin } from './audience.contacts';
@@ -363,8 +364,7 @@ export function consentsOf(q: Queries, contactId: string) {
   );
 }
 
-/** What an erased contact's name reads as wherever it is shown. */
-export const ERASED_NAME = '(datos suprimidos)';
+export { ERASED_NAME } from '../../kernel/privacy';
 
 /**
  * Empties a contact of everything that identified them (name, phone, email, cédula, where they

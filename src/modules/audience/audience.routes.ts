@@ -14,7 +14,8 @@ export const audienceRouter = new ApiRouter('audience', 'People the campaign may
       summary: 'Everything held about one person, as a file for them',
       description:
         'The contact, where they came from, every consent and withdrawal with the exact text agreed to, and each module’s section ' +
-        '(QR leads, WhatsApp conversation and messages, email send lists, events and bounces, GOTV voter records). ' +
+        '(QR leads, WhatsApp conversation and messages, email send lists, events and bounces, GOTV voter records, login accounts, ' +
+        'PQRS requests, donations and other ledger entries under their cédula…), found by the contact and by their cédula, phone and email. ' +
         'Answered as an attachment; the export is audited.',
       access: audiencePolicy.roles('exportPerson'),
       params: contactIdParams,
@@ -32,13 +33,16 @@ export const audienceRouter = new ApiRouter('audience', 'People the campaign may
     {
       summary: "Erase one person's data in every module",
       description:
-        'In one transaction: no table keeps their name, phone, email or cédula; campaign figures stay as they were ' +
+        'In one transaction: no table keeps their name, phone, email or cédula, whether a row points at the contact or only carries ' +
+        'one of their identifiers (a voter imported by cédula, a login under their email); campaign figures stay as they were ' +
         '(rows are anonymised, not removed); consent records stay as proof without what identified the person; ' +
-        'messages not yet sent to them are skipped. Audited, with counts by module.',
+        'messages not yet sent to them are skipped; their login accounts stop working at once; their identifiers are kept only as ' +
+        'keyed hashes, so a list imported later cannot add them again. What a law obliges the campaign to keep (its books) stays ' +
+        'and is listed in `retained` with the law. Audited, with counts by module.',
       access: audiencePolicy.roles('erasePerson'),
       params: contactIdParams,
       response: erasureView,
-      errors: { 404: NOT_FOUND },
+      errors: { 404: NOT_FOUND, 409: 'The person’s login is the last active admin (`last_admin`): make another admin first' },
     },
     async ({ ctx, input, actor }) => erasePerson(ctx.deps, actor, input.params.id),
   )

@@ -29,6 +29,8 @@ export const erasureView = z
     erasedAt: instant,
     /** Rows deleted or anonymised, by module and kind. */
     counts,
+    /** Rows kept with the person's data because a law obliges the campaign to keep them (its books), each with that law: what staff tell the person was not erased, and why. */
+    retained: z.array(z.object({ module: z.string(), kind: z.string(), count: z.number().int().min(1), basis: z.string() })),
   })
   .meta({ id: 'PersonalDataErasure' });
 

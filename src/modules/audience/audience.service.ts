@@ -3,9 +3,11 @@ import type { z } from 'zod';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { NotFoundError } from '../../kernel/errors';
-import type { JsonValue } from '../../kernel/module';
+import { safeErrorFields } from '../../kernel/http/problem';
+import { NO_PERSON_KEYS, type Erasure, type JsonValue, type PersonKeys } from '../../kernel/module';
 import type { Database, Queries } from '../../kernel/sql';
 import type { AudienceAudit, AuditCounts } from './audience.entities';
+import { gatherPersonKeys, recordErasedIdentifiers } from './audience.erased';
 import { eraseMergedRecords, mergedRecordsOf } from './audience.merge';
 import {
   anonymiseConsents,
@@ -96,8 +98,9 @@ export async function exportPerson(deps: Pick<AppDeps, 'db' | 'personalData'>, a
     if (!contact) throw new NotFoundError(NO_SUCH_CONTACT);
     const origins = await originsOf(tx, contactId);
     const consents = await consentsOf(tx, contactId);
+    const keys = await gatherPersonKeys(tx, deps.personalData, contactId);
     const modules: Record<string, Record<string, JsonValue>> = {};
-    for (const section of deps.personalData) modules[section.module] = await section.export(tx, contactId);
+    for (const section of deps.personalData) modules[section.module] = await section.export(tx, contactId, keys);
     const merges = await mergedRecordsOf(tx, deps.personalData, contactId);
     const at = new Date();
     const counts: AuditCounts = { audience: { contacts: 1, origins: origins.length, consents: consents.length, mergedRecords: merges.length } };
@@ -143,27 +146,56 @@ export async function exportPerson(deps: Pick<AppDeps, 'db' | 'personalData'>, a
   });
 }
 
+type Retained = z.input<typeof erasureView>['retained'][number];
+
+/** What each module's `erase` is handed: the person's keys, and where its after-commit work and retained rows go. */
+function erasureFor(module: string, keys: PersonKeys, tasks: ((deps: AppDeps) => Promise<void>)[], retained: Retained[]): Erasure {
+  return {
+    keys,
+    afterCommit: (task) => void tasks.push(task),
+    retain: (kind, count, basis) => {
+      if (count > 0) retained.push({ module, kind, count, basis });
+    },
+  };
+}
+
 /**
  * Suppresses one person's data in every module in one transaction (Ley 1581 de 2012, art. 8 e):
  * afterwards no table holds their name, phone, email or cédula, while every campaign figure
- * stays true, since each module keeps its rows' facts and drops only what identified them.
- * Their consent records stay as proof, minus what pointed back at them; the contact row stays,
- * emptied and marked erased, so the records that refer to it keep a referent. Records merged into
- * the person are erased with them, and their merges' snapshots cleared.
+ * stays true, since each module keeps its rows' facts and drops only what identified them. Rows
+ * are found by the contact they point at and by the person's identifiers (`PersonKeys`: a voter
+ * imported by cédula, a login under their email), and the identifiers are kept as keyed hashes so
+ * a list imported later cannot bring them back. What a law obliges a module to keep (the campaign's
+ * books) stays and is listed in `retained` with its basis. Their consent records stay as proof,
+ * minus what pointed back at them; the contact row stays, emptied and marked erased, so the
+ * records that refer to it keep a referent. Records merged into the person are erased with them,
+ * and their merges' snapshots cleared. Work outside the database (files, sessions) runs after commit.
  */
-export async function erasePerson(deps: Pick<AppDeps, 'db' | 'personalData' | 'logger'>, actor: Actor, contactId: string): Promise<z.input<typeof erasureView>> {
+export async function erasePerson(deps: AppDeps, actor: Actor, contactId: string): Promise<z.input<typeof erasureView>> {
+  const tasks: ((deps: AppDeps) => Promise<void>)[] = [];
   const result = await deps.db.transaction(async (tx) => {
+    const retained: Retained[] = [];
     if (!(await lockHeldContact(tx, contactId))) throw new NotFoundError(NO_SUCH_CONTACT);
+    const keys = await gatherPersonKeys(tx, deps.personalData, contactId);
     const counts: AuditCounts = {};
     // Modules first: they may still read the person's addresses through the audience.
-    for (const section of deps.personalData) counts[section.module] = await section.erase(tx, contactId);
+    for (const section of deps.personalData) counts[section.module] = await section.erase(tx, contactId, erasureFor(section.module, keys, tasks, retained));
     const at = new Date();
     // Records merged into the person, and what their merges kept, go with them.
-    const merged = await eraseMergedRecords(tx, deps.personalData, contactId, counts, at);
-    counts.audience = { ...counts.audience, contacts: await eraseContact(tx, contactId, at), consentsAnonymised: await anonymiseConsents(tx, contactId), ...merged };
+    const merged = await eraseMergedRecords(tx, deps.personalData, contactId, counts, at, (module) => erasureFor(module, NO_PERSON_KEYS, tasks, retained));
+    counts.audience = {
+      ...counts.audience,
+      contacts: await eraseContact(tx, contactId, at),
+      consentsAnonymised: await anonymiseConsents(tx, contactId),
+      ...merged,
+      identifiersHashed: await recordErasedIdentifiers(tx, deps.secrets.erasureKey, keys, at),
+    };
     await insertAudit(tx, { actorId: actor.id, action: 'erasure', contactId, detail: null, counts, at });
-    return { contactId, erasedAt: at.toISOString(), counts };
+    return { contactId, erasedAt: at.toISOString(), counts, retained };
   });
+  for (const task of tasks) {
+    await task(deps).catch((error: unknown) => deps.logger.warn({ contactId, ...safeErrorFields(error) }, 'erasure: work after commit failed'));
+  }
   deps.logger.info({ contactId, actorId: actor.id, counts: result.counts }, 'personal data erased');
   return result;
 }

@@ -1,5 +1,5 @@
 import type { ModuleManifest } from '../../kernel/module';
-import { AudienceAuditSchema, ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
+import { AudienceAuditSchema, ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema, ErasedIdentifierSchema } from './audience.entities';
 import { startDuplicatesCatchUp } from './audience.duplicates';
 import { startMergeSweep } from './audience.merge';
 import { peopleEntities } from './audience.merge.entities';
@@ -20,7 +20,7 @@ import { audienceTimeline } from './audience.timeline';
  */
 export const audienceModule: ModuleManifest = {
   name: 'audience',
-  entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema, ContactNoteSchema, ...peopleEntities],
+  entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema, ErasedIdentifierSchema, ContactNoteSchema, ...peopleEntities],
   routers: [audienceRouter, peopleRouter, mergeRouter],
   personalData: audiencePersonalData,
   personTimeline: audienceTimeline,
@@ -53,4 +53,6 @@ export {
   type ContactReach,
 } from './audience.repository';
 export { registerContact, type ChannelConsent, type RegisteredPerson } from './audience.registration';
+export { erasureView } from './audience.schemas';
+export { erasedIdentifiersAmong, type ErasedMatches, type IdentifierCandidates } from './audience.erased';
 export { erasePerson, withdrawConsent, WITHDRAWAL_TEXTS, type WithdrawalProof, type WithdrawalSource } from './audience.service';

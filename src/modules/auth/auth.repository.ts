@@ -331,3 +331,29 @@ export async function loadPrincipal(source: Queries | EntityManager, id: string)
   const user = await source.findOne(UserSchema, { id }, { fields: ['id', 'role', 'active', 'tokenVersion'] });
   return user ? { id: user.id, role: user.role, active: user.active, tokenVersion: user.tokenVersion } : undefined;
 }
+
+/** A person's login accounts: these ids (linked to their contact) and any under one of these (lower-cased) emails; erased accounts are nobody's. */
+export async function accountsOfPerson(q: Queries, ids: readonly string[], emails: readonly string[], lock = false): Promise<UserRecord[]> {
+  if (!ids.length && !emails.length) return [];
+  const rows = await q.rows(sql<UserRow>`
+    select ${sql.raw(userColumns.join(', '))} from users
+    where (id = any(${ids}::uuid[]) or email = any(${emails}::text[])) and email not like 'erased:%'
+    order by id ${lock ? sql`for update` : sql``}`);
+  return rows.map(recordOf);
+}
+
+/**
+ * Empties accounts of what named their owner and ends them: the name is the erased marker, the
+ * email a stand-in no address can equal (`erased:<id>`, unique), no password verifies, the account
+ * is inactive and every token it held is void (its version moves on). The row stays, so what its
+ * owner recorded (entries, answers, audits) keeps its author. Their set-password links go.
+ */
+export async function eraseAccounts(q: Queries, ids: readonly string[], erasedName: string, at: Date): Promise<number> {
+  if (!ids.length) return 0;
+  await q.write(db.deleteFrom('password_resets').where('user_id', 'in', [...ids]));
+  const result = await q.write(sql`
+    update users set name = ${erasedName}, email = 'erased:' || id::text, password_hash = '', active = false,
+      token_version = token_version + 1, updated_at = ${at}
+    where id = any(${ids}::uuid[])`);
+  return result.count;
+}

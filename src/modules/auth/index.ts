@@ -3,6 +3,7 @@ import type { Principal } from '../../kernel/auth/principals';
 import type { ModuleManifest } from '../../kernel/module';
 import type { Queries } from '../../kernel/sql';
 import { PasswordResetSchema, UserSchema } from './auth.entities';
+import { authPersonalData } from './auth.personal-data';
 import { loadPrincipal } from './auth.repository';
 import { authRouter } from './auth.routes';
 
@@ -10,6 +11,7 @@ export const authModule: ModuleManifest = {
   name: 'auth',
   entities: [UserSchema, PasswordResetSchema],
   routers: [authRouter],
+  personalData: authPersonalData,
 };
 
 /**

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { PersonalDataHolder } from '../../kernel/module';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
 import type { EmailCampaignSchema, EmailEventSchema, EmailNoticeSchema, EmailRecipientSchema, EmailSuppressionSchema } from './email.entities';
+import { outboxFile } from './providers/mailer';
 
 type EmailTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailRecipientSchema | typeof EmailEventSchema | typeof EmailSuppressionSchema | typeof EmailNoticeSchema>;
 const db = tables<EmailTables>();
@@ -43,13 +45,19 @@ async function addressesOf(q: Queries, personId: string): Promise<string[]> {
  * and every event (campaign statistics and the dashboard count them) but not the address or the
  * SMTP error (which may quote it), nor a notice's subject and text; a message still waiting to go
  * is skipped; a suppressed address
- * becomes its hash, so it stays suppressed and counted.
+ * becomes its hash, so it stays suppressed and counted. Messages the outbox kept as files (no
+ * SMTP_URL) are deleted once the erasure has committed.
  *
  * A merge moves the other record's places on send lists and its notices to the survivor: a
  * campaign's list is unique by address, not by contact, so nothing collides, and each row keeps
  * the address it was sent to.
  */
 export const emailPersonalData: PersonalDataHolder = {
+  /** Every address the person was mailed at: an older one may still key their bounce. */
+  async keys(q, personId) {
+    return { emails: await addressesOf(q, personId) };
+  },
+
   async export(q, personId) {
     const recipients = await q.rows(
       db
@@ -107,8 +115,17 @@ export const emailPersonalData: PersonalDataHolder = {
     };
   },
 
-  async erase(q, personId) {
+  async erase(q, personId, erasure) {
     const addresses = await addressesOf(q, personId);
+    // Without SMTP_URL each message sent is kept as a file in the outbox, named by its Message-ID.
+    const sent = await q.rows(sql<{ message_id: string }>`
+      select message_id from email_recipients where contact_id = ${personId}::uuid and message_id is not null
+      union select message_id from email_notices where contact_id = ${personId}::uuid and message_id is not null`);
+    if (sent.length) {
+      erasure.afterCommit(async (deps) => {
+        for (const { message_id: messageId } of sent) await rm(outboxFile(deps.config.email.outboxDir, messageId), { force: true });
+      });
+    }
     const unsent = await q.write(db.updateTable('email_recipients').set({ status: 'skipped' }).where('contact_id', '=', personId).where('status', 'in', ['held', 'queued']));
     // The address must stay unique within a campaign's list: each row gets its own stand-in.
     const recipients = await q.write(sql`update email_recipients set email = 'erased:' || id, last_error = null where contact_id = ${personId}`);

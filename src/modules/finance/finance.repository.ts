@@ -465,6 +465,21 @@ export async function entriesForReport(q: Queries, range: { from?: string | unde
   return (await q.rows(query.orderBy('c.kind', 'desc').orderBy('e.code').orderBy('e.date').orderBy('e.id'))).map(entryOf);
 }
 
+/** Every entry whose counterparty is one of these NIT or cédula numbers (a person's donations, payments to them), oldest first. */
+export async function entriesOfCounterparties(q: Queries, idNumbers: readonly string[]): Promise<EntryRecord[]> {
+  if (!idNumbers.length) return [];
+  const rows = await q.rows(
+    db
+      .selectFrom('finance_entries as e')
+      .innerJoin('finance_codes as c', 'c.code', 'e.code')
+      .select(entryColumns)
+      .where('e.counterparty_id_number', 'in', [...idNumbers])
+      .orderBy('e.date')
+      .orderBy('e.id'),
+  );
+  return rows.map(entryOf);
+}
+
 // ───────────── audit
 
 export interface AuditRecord {

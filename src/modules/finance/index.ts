@@ -1,5 +1,6 @@
 import type { ModuleManifest } from '../../kernel/module';
 import { financeEntities } from './finance.entities';
+import { financePersonalData } from './finance.personal-data';
 import { financeRouter } from './finance.routes';
 import { financeTimeline } from './finance.timeline';
 
@@ -9,6 +10,7 @@ export const financeModule: ModuleManifest = {
   entities: financeEntities,
   routers: [financeRouter],
   personTimeline: financeTimeline,
+  personalData: financePersonalData,
 };
 
 export { financeBalance, spendByDay } from './finance.figures.repository';

@@ -1,18 +1,46 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import { MergeRefusedError, type PersonalDataHolder } from '../../kernel/module';
-import { sql, tables } from '../../kernel/sql';
+import { MergeRefusedError, type PersonalDataHolder, type PersonKeys } from '../../kernel/module';
+import { sql, tables, type Sql } from '../../kernel/sql';
 import { ERASED_NAME } from '../audience';
 import type { PollingStationSchema, TurnoutReportSchema, VoterContactSchema, VoterSchema } from './gotv.entities';
 
 type GotvTables = InferKyselyDB<typeof PollingStationSchema | typeof VoterSchema | typeof VoterContactSchema | typeof TurnoutReportSchema>;
 const db = tables<GotvTables>();
 
+interface VoterRow {
+  id: string;
+  name: string;
+  document_id: string;
+  phone: string | null;
+  polling_station_id: string;
+  station_name: string;
+  table_number: number | null;
+  priority: string;
+  status: string;
+  voted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /**
- * A person as a confirmed voter: where they vote, how they were chased, whether they voted.
- * Erasure keeps the voter's row with its station, table, status and times (the station tallies,
- * the live map, the projection and the dashboard count it) and their reports and contact outcomes,
- * but not their name, cédula or phone, nor the callers' notes about them. The cédula column is
- * unique and required: it gets a stand-in that no real cédula (digits only) can equal.
+ * The ids of the person's voter rows: linked to their contact, or linked to no contact and carrying
+ * their cédula (a list imported without linking; a cédula is one citizen's). A voter linked to
+ * another contact is that record's, whatever it carries. Each branch is an index scan.
+ */
+function personsVoterIds(personId: string, keys: PersonKeys): Sql<never> {
+  return sql`(select id from gotv_voters where contact_id = ${personId}::uuid
+    union all select id from gotv_voters where contact_id is null and document_id = any(${keys.documentIds}::text[]))`;
+}
+
+/**
+ * A person as a confirmed voter: where they vote, how they were chased, whether they voted. Their
+ * voter rows are those linked to their contact and those imported without a link that carry their
+ * cédula (`personsVoterIds`). Erasure keeps the voter's row with its station, table, status and
+ * times (the station tallies, the live map, the projection and the dashboard count it) and their
+ * reports and contact outcomes, but not their name, cédula or phone, nor the callers' notes about
+ * them. The cédula column is unique and required: it gets a stand-in that no real cédula (digits
+ * only) can equal. Their phone is also removed from any other voter carrying it. A list imported
+ * after the erasure cannot add them again (`importVoters` refuses their cédula, drops their phone).
  *
  * A merge moves the other record's voter row to the survivor. When both records are confirmed
  * voters the merge is refused: each voter row is a cédula with its own station, table and turnout,
@@ -20,28 +48,22 @@ const db = tables<GotvTables>();
  * wrong voter, or unlink it from its contact), not for a merge to guess.
  */
 export const gotvPersonalData: PersonalDataHolder = {
-  async export(q, personId) {
-    const voters = await q.rows(
-      db
-        .selectFrom('gotv_voters as v')
-        .innerJoin('gotv_polling_stations as s', 's.id', 'v.polling_station_id')
-        .select([
-          'v.id',
-          'v.name',
-          'v.document_id',
-          'v.phone',
-          'v.polling_station_id',
-          's.name as station_name',
-          'v.table_number',
-          'v.priority',
-          'v.status',
-          'v.voted_at',
-          'v.created_at',
-          'v.updated_at',
-        ])
-        .where('v.contact_id', '=', personId)
-        .orderBy('v.created_at'),
-    );
+  /** A linked voter's cédula and phone: a voter imported again for the person, unlinked, carries them. */
+  async keys(q, personId) {
+    const voters = await q.rows(db.selectFrom('gotv_voters').select(['document_id', 'phone']).where('contact_id', '=', personId));
+    return {
+      // An erased voter's stand-in cédula starts with `~`: it is nobody's.
+      documentIds: voters.flatMap((voter) => (/^\d+$/.test(voter.document_id) ? [voter.document_id] : [])),
+      phones: voters.flatMap((voter) => (voter.phone ? [voter.phone] : [])),
+    };
+  },
+
+  async export(q, personId, keys) {
+    const voters = await q.rows(sql<VoterRow>`
+      select v.id, v.name, v.document_id, v.phone, v.polling_station_id, s.name as station_name, v.table_number, v.priority, v.status,
+        v.voted_at, v.created_at, v.updated_at
+      from gotv_voters v join gotv_polling_stations s on s.id = v.polling_station_id
+      where v.id in ${personsVoterIds(personId, keys)} order by v.created_at, v.id`);
     const ids = voters.map((voter) => voter.id);
     const calls = ids.length
       ? await q.rows(db.selectFrom('gotv_voter_contacts').select(['voter_id', 'outcome', 'note', 'created_at']).where('voter_id', 'in', ids).orderBy('created_at'))
@@ -69,19 +91,16 @@ export const gotvPersonalData: PersonalDataHolder = {
     };
   },
 
-  async erase(q, personId) {
-    const notes = await q.write(
-      db
-        .updateTable('gotv_voter_contacts')
-        .set({ note: null })
-        .where('voter_id', 'in', db.selectFrom('gotv_voters').select('id').where('contact_id', '=', personId))
-        .where('note', 'is not', null),
-    );
+  async erase(q, personId, { keys }) {
+    const notes = await q.write(sql`update gotv_voter_contacts set note = null where note is not null and voter_id in ${personsVoterIds(personId, keys)}`);
     // Neither the station nor the status changes, so the tallies' triggers have nothing to do.
     const voters = await q.write(sql`
-      update gotv_voters set name = ${ERASED_NAME}, document_id = '~' || right(replace(id::text, '-', ''), 19), phone = null, updated_at = now()
-      where contact_id = ${personId}`);
-    return { voters: voters.count, notesRemoved: notes.count };
+      update gotv_voters v set name = ${ERASED_NAME}, document_id = '~' || right(replace(v.id::text, '-', ''), 19), phone = null, updated_at = now()
+      where v.id in ${personsVoterIds(personId, keys)}`);
+    // Another cédula's voter with the person's phone (a family's shared phone, or a mistyped cédula) loses the phone, not its name.
+    // No index on the phone: one scan of the voters, about 0.1 s for 200,000 (an erasure is rare; imports stay as fast).
+    const phones = keys.phones.length ? await q.write(sql`update gotv_voters set phone = null, updated_at = now() where phone = any(${keys.phones}::text[])`) : { count: 0 };
+    return { voters: voters.count, notesRemoved: notes.count, phonesRemoved: phones.count };
   },
 
   async merge(q, fromId, intoId) {

@@ -1,13 +1,13 @@
 import type { PersonalDataHolder } from '../../kernel/module';
-import { attachmentsOf, deleteAttachments, eraseRequestTexts, historyOf, moveRequests, requestsOfContact, returnRequests } from './pqrs.repository';
+import { attachmentsOf, deleteAttachments, eraseHistoryNotes, eraseRequestTexts, historyOf, moveRequests, requestsOfContact, returnRequests } from './pqrs.repository';
 
 /**
  * A person's requests. Export gives every request they filed with its texts, answer, attachments
  * (metadata) and history. Erasure keeps each request's row (number, type, channel, territory,
  * dates, deadline, status, who handled it): the desk's figures and its record of having answered
  * on time stay true, and none of it names the person once audience has erased the contact. What
- * the person wrote and what they were told (description, answer) is replaced by a marker, and
- * their attachments are deleted: a campaign's citizen desk has no archival duty that would
+ * the person wrote, what they were told (description, answer, an extension's reason) and what staff
+ * noted about their requests in the history is replaced by a marker, and their attachments are deleted: a campaign's citizen desk has no archival duty that would
  * outweigh the right to suppression (Ley 1581 de 2012, art. 8 and 15). The subject stays: staff
  * write or check it as a short label of the matter. Deleted attachments' files are removed by
  * the desk's sweep (`pqrs.attachments.ts`), which runs outside this transaction. A merge moves
@@ -57,8 +57,9 @@ export const pqrsPersonalData: PersonalDataHolder = {
       q,
       attachments.map((attachment) => attachment.id),
     );
+    const notes = await eraseHistoryNotes(q, personId);
     const erased = await eraseRequestTexts(q, personId, new Date());
-    return { requests: erased, attachments: removed };
+    return { requests: erased, attachments: removed, historyNotes: notes };
   },
 
   async merge(q, fromId, intoId) {

@@ -554,8 +554,17 @@ export const ERASED_TEXT = '(texto suprimido a solicitud del titular)';
 export async function eraseRequestTexts(q: Queries, contactId: string, at: Date): Promise<number> {
   const result = await q.write(sql`
     update pqrs_requests set description = ${ERASED_TEXT}, answer = case when answer is null then null else ${ERASED_TEXT} end,
+      extension_reason = case when extension_reason is null then null else ${ERASED_TEXT} end,
       upload_token_hash = null, upload_token_expires_at = null, citizen_erased_at = ${at}, updated_at = ${at}
     where contact_id = ${contactId}::uuid`);
+  return result.count;
+}
+
+/** What staff wrote about a person's requests in their history (notes, an extension's reason) becomes the marker; how many notes. */
+export async function eraseHistoryNotes(q: Queries, contactId: string): Promise<number> {
+  const result = await q.write(sql`
+    update pqrs_history h set note = ${ERASED_TEXT}
+    from pqrs_requests r where r.id = h.request_id and r.contact_id = ${contactId}::uuid and h.note is not null`);
   return result.count;
 }
 

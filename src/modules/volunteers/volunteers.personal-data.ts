@@ -19,6 +19,12 @@ const db = tables<VolunteerTables>();
  * account the person keeps is staff's decision, not a merge's.
  */
 export const volunteersPersonalData: PersonalDataHolder = {
+  /** The login linked to the person's volunteer: their account, which auth erases with them. */
+  async keys(q, personId) {
+    const rows = await q.rows(db.selectFrom('volunteers').select('user_id').where('contact_id', '=', personId).where('user_id', 'is not', null));
+    return { userIds: rows.flatMap((row) => (row.user_id ? [row.user_id] : [])) };
+  },
+
   async export(q, personId) {
     const volunteers = await q.rows(
       db

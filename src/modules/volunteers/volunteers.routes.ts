@@ -1,5 +1,3 @@
-import { z } from 'zod';
-import { instant } from '../../kernel/schemas';
 import { ApiRouter } from '../../kernel/http/router';
 import { volunteersPolicy } from './volunteers.policy';
 import { leaderboard, pyramid } from './volunteers.pyramid';
@@ -24,11 +22,10 @@ import {
 import * as volunteers from './volunteers.service';
 import { linkVoters, votersOfVolunteer } from './volunteers.voters';
 import { attendanceByContacts, eventExists } from '../agenda';
+import { erasureView } from '../audience';
 
 const base = '/api/volunteers';
 const notFound = { 404: 'No such volunteer, or their data was erased' };
-
-const erasureView = z.object({ contactId: z.uuid(), erasedAt: instant, counts: z.record(z.string(), z.record(z.string(), z.number().int())) });
 
 /** The campaign's team: volunteers, their activities, the leader pyramid and the leaderboard (docs/volunteers.md). */
 export const volunteersRouter = new ApiRouter('volunteers', 'Team members, their activities, the leader pyramid and the leaderboard')
@@ -150,7 +147,7 @@ export const volunteersRouter = new ApiRouter('volunteers', 'Team members, their
       access: volunteersPolicy.roles('manage'),
       params: idParams,
       response: erasureView,
-      errors: notFound,
+      errors: { ...notFound, 409: 'The person’s login is the last active admin (`last_admin`): make another admin first' },
     },
     async ({ ctx, input, actor }) => volunteers.eraseVolunteer(ctx.deps, actor, input.params.id),
   )

@@ -271,7 +271,7 @@ export async function changeVolunteer(deps: Deps, id: string, input: UpdateVolun
 }
 
 /** Removing a volunteer is the person's erasure, through the audience: every module drops what identifies them. */
-export async function eraseVolunteer(deps: Pick<AppDeps, 'db' | 'personalData' | 'logger'>, actor: Actor, id: string) {
+export async function eraseVolunteer(deps: AppDeps, actor: Actor, id: string) {
   const volunteer = await findVolunteer(deps.db, id);
   if (!volunteer) throw new NotFoundError(NO_VOLUNTEER);
   return erasePerson(deps, actor, volunteer.contactId);

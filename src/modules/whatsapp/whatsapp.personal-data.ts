@@ -24,6 +24,12 @@ const db = tables<WhatsAppTables>();
  * with the survivor.
  */
 export const whatsappPersonalData: PersonalDataHolder = {
+  /** Every number the person wrote from or was sent to: an older one (before a correction) is theirs too. */
+  async keys(q, personId) {
+    const rows = await q.rows(db.selectFrom('wa_messages').select('phone').distinct().where('contact_id', '=', personId).where('phone', 'is not', null));
+    return { phones: rows.flatMap((row) => (row.phone ? [row.phone] : [])) };
+  },
+
   async export(q, personId) {
     const conversation = await q.first(
       db.selectFrom('wa_conversations').select(['id', 'status', 'unread_count', 'last_inbound_at', 'last_message_at', 'created_at']).where('contact_id', '=', personId),

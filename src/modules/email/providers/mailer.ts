@@ -112,6 +112,11 @@ class SmtpMailer implements Mailer {
   }
 }
 
+/** Where the outbox keeps the message with this Message-ID: the person's erasure finds their files by it. */
+export function outboxFile(dir: string, messageId: string): string {
+  return path.join(dir, `${messageId.replace(/[<>]/g, '').replace(/[^A-Za-z0-9@._-]/g, '_')}.eml`);
+}
+
 /** Embedded default: nodemailer builds the exact message (DKIM included) and it lands in a file. */
 class OutboxMailer implements Mailer {
   private readonly transport: Transporter;
@@ -129,8 +134,7 @@ class OutboxMailer implements Mailer {
     this.ready ??= mkdir(this.dir, { recursive: true });
     await this.ready;
     const info = (await this.transport.sendMail(mailOptions(message, this.mailto))) as unknown as { message: Buffer };
-    const name = message.messageId.replace(/[<>]/g, '').replace(/[^A-Za-z0-9@._-]/g, '_');
-    await writeFile(path.join(this.dir, `${name}.eml`), info.message);
+    await writeFile(outboxFile(this.dir, message.messageId), info.message);
     return { kind: 'sent' };
   }
 
