@@ -15,10 +15,10 @@ import { roleAllowed, type Actor, type Role } from './auth/roles';
  */
 export interface RealtimeEvents {
   /**
-   * To sockets that may have missed events in `rooms` (Redis was down, a publish to the other
-   * processes failed, or a bulk change was not sent as events): reload those rooms' figures from
-   * REST. Every room a socket is in when the whole link was down; the rooms of the failed publishes
-   * otherwise; `[]` (all) after a bulk change.
+   * To sockets that may have missed events in `rooms` (this process's link to Redis was down, a
+   * publish to the other processes failed or may not have arrived, or a bulk change was not sent as
+   * events): reload those rooms' figures from REST. Every room the socket is in after its process's
+   * link was down; the rooms of the missed publishes otherwise; `[]` (all) after a bulk change.
    */
   resync: ResyncEvent;
 }
