@@ -65,6 +65,8 @@ const envSchema = z
       .string()
       .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
       .default('comando'),
+    // How long Redis keeps sent events for sockets that reconnect (they hold people's words): more than the two-minute recovery window.
+    REALTIME_STREAM_MAX_AGE: duration.default(3 * 60),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     JWT_TTL: duration.default(12 * 3600),
     PUBLIC_BASE_URL: z.string().url().optional(),
@@ -235,6 +237,8 @@ export interface Config {
   redisKeyPrefix: string;
   /** Milliseconds a Redis command may take before it fails (and the caller falls back). */
   redisCommandTimeoutMs: number;
+  /** Seconds Redis keeps sent socket events, for sockets that reconnect. */
+  realtimeStreamMaxAgeSeconds: number;
   /** Absent only in the embedded default, which generates one under dataDir. */
   jwtSecret: string | undefined;
   jwtTtlSeconds: number;
@@ -353,6 +357,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     redisCommandTimeoutMs: env.REDIS_COMMAND_TIMEOUT,
+    realtimeStreamMaxAgeSeconds: env.REALTIME_STREAM_MAX_AGE,
     jwtSecret: env.JWT_SECRET,
     jwtTtlSeconds: env.JWT_TTL,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),

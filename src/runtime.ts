@@ -124,7 +124,7 @@ export class Runtime {
       auth,
       logger,
       corsOrigins: config.corsOrigins,
-      redis: redis ? { client: redisClients[2]!, commands: redis, prefix: config.redisKeyPrefix } : undefined,
+      redis: redis ? { client: redisClients[2]!, commands: redis, prefix: config.redisKeyPrefix, streamMaxAgeMs: config.realtimeStreamMaxAgeSeconds * 1000 } : undefined,
     });
     const deps: AppDeps = {
       config,

@@ -110,15 +110,28 @@ const TAKE_WINDOW = `local items = redis.call('lrange', KEYS[1], 0, -1)
 redis.call('del', KEYS[1], KEYS[2])
 return items`;
 
+/** Removes a stream's entries older than ARGV[1] ms by Redis's own clock (entry ids are its milliseconds). */
+const TRIM_STREAM = `local now = redis.call('time')
+local oldest = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[1])
+return redis.call('xtrim', KEYS[1], 'MINID', string.format('%d', oldest))`;
+
+interface StreamCommands {
+  trimStream(streamKey: string, maxAgeMs: string): Promise<number>;
+}
+
+/** How long the stream keeps events by default: more than connection-state recovery's two minutes. */
+const STREAM_MAX_AGE_MS = 3 * 60 * 1000;
+
 export interface RealtimeOptions {
   auth: Authenticator;
   logger: Logger;
   corsOrigins: string[];
   /**
    * With Redis, events reach sockets connected to any process (Redis streams adapter, on `client`,
-   * which it blocks on); `commands` is a connection for short commands (the coalescing gate).
+   * which it blocks on); `commands` is a connection for short commands (the coalescing gate). The
+   * stream keeps events `streamMaxAgeMs` (default three minutes) for sockets that reconnect.
    */
-  redis?: { client: Redis; commands: Redis; prefix: string };
+  redis?: { client: Redis; commands: Redis; prefix: string; streamMaxAgeMs?: number };
 }
 
 /**
@@ -144,6 +157,7 @@ export class Realtime {
   /** Bumped when the link is lost, so that a check sent before does not count after. */
   private linkGeneration = 0;
   private heartbeat: NodeJS.Timeout | undefined;
+  private streamTrimmer: NodeJS.Timeout | undefined;
   /** The rooms of each broadcast whose publish has not been answered yet. */
   private readonly publishing = new Set<{ rooms: readonly string[] }>();
 
@@ -159,6 +173,8 @@ export class Realtime {
         ? createAdapter(options.redis.client, {
             streamName: `${options.redis.prefix}:socket.io`,
             channelPrefix: `${options.redis.prefix}:socket.io`,
+            // Sessions kept for recovery live under the process's prefix too (the adapter's default is `sio:session:`).
+            sessionKeyPrefix: `${options.redis.prefix}:socket.io:session:`,
             blockTimeInMs: STREAM_BLOCK_MS,
           })
         : undefined,
@@ -178,7 +194,9 @@ export class Realtime {
       // after an auto-pipeline it then joins was created (redis/ioredis#1931). EVALSHA-cached.
       options.redis.commands.defineCommand('appendToWindow', { numberOfKeys: 2, lua: APPEND_TO_WINDOW });
       options.redis.commands.defineCommand('takeWindow', { numberOfKeys: 2, lua: TAKE_WINDOW });
+      options.redis.commands.defineCommand('trimStream', { numberOfKeys: 1, lua: TRIM_STREAM });
       this.watchCrossProcessLink(options.redis.client);
+      this.trimStreamByAge(options.redis.commands as Redis & StreamCommands, `${options.redis.prefix}:socket.io`, options.redis.streamMaxAgeMs ?? STREAM_MAX_AGE_MS);
     }
   }
 
@@ -300,6 +318,20 @@ export class Realtime {
     const payload: ResyncEvent = { rooms: everywhere ? [] : rooms, reason: 'publish_failed', at: new Date().toISOString() };
     if (everywhere || rooms.length === 0) this.io.emit('resync', payload);
     else this.io.to(rooms).emit('resync', payload);
+  }
+
+  /**
+   * The adapter bounds its stream by length only (10,000 entries), and entries carry whole events,
+   * WhatsApp texts included: every process also trims it by age, a sixth of the age apart, so an
+   * event stays in Redis at most 7/6 of `maxAgeMs`, long enough for a socket that reconnects within
+   * the recovery window to get what it missed.
+   */
+  private trimStreamByAge(commands: Redis & StreamCommands, streamKey: string, maxAgeMs: number): void {
+    const trim = () => {
+      // Redis down: the next run trims what this one could not.
+      commands.trimStream(streamKey, String(maxAgeMs)).catch(() => undefined);
+    };
+    this.streamTrimmer = setInterval(trim, Math.max(250, maxAgeMs / 6)).unref();
   }
 
   /** Adds socket commands (from module manifests, once their dependencies exist). */
@@ -563,6 +595,7 @@ export class Realtime {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.heartbeat);
+    clearInterval(this.streamTrimmer);
     await Promise.all([...this.flushers].map((flush) => flush()));
     await this.io.close();
   }
