@@ -91,6 +91,11 @@ export const ADAPTER_SOCKET_TIMEOUT_MS = STREAM_BLOCK_MS + 2000;
 const HEARTBEAT_MS = 500;
 /** The link is down once a check has gone unanswered this long. */
 const LINK_TIMEOUT_MS = 1000;
+/**
+ * While the link stays up, missed publishes are announced at most this often: a Redis that answers
+ * PING but refuses writes (out of memory) would otherwise have screens reload twice a second.
+ */
+const ANNOUNCE_INTERVAL_MS = 2000;
 
 const USER_ROOM_PREFIX = 'user:';
 const userRoom = (userId: string) => `${USER_ROOM_PREFIX}${userId}`;
@@ -157,6 +162,7 @@ export class Realtime {
   /** Bumped when the link is lost, so that a check sent before does not count after. */
   private linkGeneration = 0;
   private heartbeat: NodeJS.Timeout | undefined;
+  private lastAnnounced = 0;
   private streamTrimmer: NodeJS.Timeout | undefined;
   /** The rooms of each broadcast whose publish has not been answered yet. */
   private readonly publishing = new Set<{ rooms: readonly string[] }>();
@@ -282,11 +288,12 @@ export class Realtime {
   }
 
   private linkAnswered(): void {
-    if (!this.linkIsUp) {
+    const back = !this.linkIsUp;
+    if (back) {
       this.linkIsUp = true;
       this.resyncLocalSockets();
     }
-    if (this.missed) this.announceMissed();
+    if (this.missed && (back || Date.now() - this.lastAnnounced >= ANNOUNCE_INTERVAL_MS)) this.announceMissed();
   }
 
   /** Every socket of this process: reload every room you follow. */
@@ -313,6 +320,7 @@ export class Realtime {
     if (this.closed || !this.missed) return;
     const rooms = [...this.missed];
     const everywhere = this.missedEverywhere;
+    this.lastAnnounced = Date.now();
     this.missed = null;
     this.missedEverywhere = false;
     const payload: ResyncEvent = { rooms: everywhere ? [] : rooms, reason: 'publish_failed', at: new Date().toISOString() };

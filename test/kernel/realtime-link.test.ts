@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
 import type { Socket } from 'socket.io-client';
 import { authModule } from '../../src/modules/auth';
 import { territoriesModule } from '../../src/modules/territories';
@@ -60,6 +61,8 @@ async function screen(url: string): Promise<{ socket: Socket; heard: Heard[] }> 
   expect((await subscribe(socket, ['territories'])).joined).toEqual(['territories']);
   return { socket, heard };
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let names = 0;
 const createTerritory = (http: TestApp['http']) =>
@@ -136,6 +139,28 @@ it('tells the other processes’ screens to resync when only the publishing proc
     expect(heard.some((event) => event.name === 'territories:created' && event.payload.name === lost.body.name)).toBe(false);
     await until(async () => (await connectedClients(port)) >= clients);
   } finally {
+    socket.close();
+  }
+});
+
+it('tells a room of failed publishes at most every two seconds while Redis answers but refuses writes', async () => {
+  const { socket, heard } = await screen(app.url);
+  const admin = new Redis(port, '127.0.0.1');
+  try {
+    await admin.config('SET', 'maxmemory', '1');
+    const from = Date.now();
+    await createTerritory(app.http);
+    await sleep(3000);
+    await admin.config('SET', 'maxmemory', '0');
+    // Each announcement fails too and is counted again; twice a second without the pause.
+    const told = heard.filter((event) => event.name === 'resync' && event.at >= from && event.payload.reason === 'publish_failed');
+    expect(told.length).toBeGreaterThanOrEqual(1);
+    expect(told.length).toBeLessThanOrEqual(3);
+    const after = await createTerritory(other.http);
+    await waitFor(() => heard.find((event) => event.name === 'territories:created' && event.payload.name === after.body.name), 8000);
+  } finally {
+    await admin.config('SET', 'maxmemory', '0');
+    admin.disconnect();
     socket.close();
   }
 });
