@@ -65,6 +65,8 @@ const envSchema = z
       .string()
       .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
       .default('comando'),
+    // How long Redis keeps sent events for sockets that reconnect (they hold people's words): more than the two-minute recovery window.
+    REALTIME_STREAM_MAX_AGE: duration.default(3 * 60),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     // Keys the hashes erased people's identifiers are kept as; defaults to JWT_SECRET (docs/privacy.md).
     ERASURE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -243,6 +245,8 @@ export interface Config {
   redisKeyPrefix: string;
   /** Milliseconds a Redis command may take before it fails (and the caller falls back). */
   redisCommandTimeoutMs: number;
+  /** Seconds Redis keeps sent socket events, for sockets that reconnect. */
+  realtimeStreamMaxAgeSeconds: number;
   /** Absent only in the embedded default, which generates one under dataDir. */
   jwtSecret: string | undefined;
   /** Key material for erased people's identifier hashes; absent → the signing secret. */
@@ -365,6 +369,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     redisCommandTimeoutMs: env.REDIS_COMMAND_TIMEOUT,
+    realtimeStreamMaxAgeSeconds: env.REALTIME_STREAM_MAX_AGE,
     jwtSecret: env.JWT_SECRET,
     erasureSecret: env.ERASURE_SECRET,
     jwtTtlSeconds: env.JWT_TTL,

@@ -17,8 +17,8 @@ import { principalCache } from './kernel/auth/principals';
 import { Caches, type CacheBus } from './kernel/cache';
 import { TokenService } from './kernel/auth/tokens';
 import { RateLimits } from './kernel/rate-limit';
-import { Realtime } from './kernel/realtime';
-import { catchSubscribeAnswers, createRedis, failFastOnceServing, handshakeDone, reportOutages } from './kernel/redis';
+import { ADAPTER_SOCKET_TIMEOUT_MS, Realtime } from './kernel/realtime';
+import { catchUnawaitedAnswers, createRedis, failFastOnceServing, handshakeDone, reportOutages } from './kernel/redis';
 import { modules as allModules } from './modules';
 import { personalDataSections, personTimelineSections, type BackgroundTask, type ModuleManifest } from './kernel/module';
 import { principalLoader } from './modules/auth';
@@ -90,14 +90,16 @@ export class Runtime {
     if (config.redisUrl) {
       redis = createRedis(config.redisUrl);
       const subscriber = redis.duplicate();
-      // Blocking stream reads (the Socket.IO adapter) outlast any command timeout.
-      const adapterClient = redis.duplicate({ commandTimeout: undefined });
+      // Blocking stream reads (the Socket.IO adapter) outlast any command timeout; a connection
+      // silent for longer than one can block is dead, and is dropped to reconnect. The adapter saves
+      // sessions and sends some messages without waiting for the answer.
+      const adapterClient = catchUnawaitedAnswers(redis.duplicate({ commandTimeout: undefined, socketTimeout: ADAPTER_SOCKET_TIMEOUT_MS }), 'set', 'publish');
       // The adapter reads its stream on connections it duplicates from this one; it drops them only
       // after the current blocking read returns, so shutdown cuts them itself rather than wait.
       const duplicate = adapterClient.duplicate.bind(adapterClient);
       adapterClient.duplicate = (...args: Parameters<Redis['duplicate']>) => {
         // The adapter subscribes without waiting for the answer.
-        const reader = catchSubscribeAnswers(duplicate(...args));
+        const reader = catchUnawaitedAnswers(duplicate(...args), 'subscribe');
         adapterReaders.push(reader);
         return reader;
       };
@@ -122,7 +124,7 @@ export class Runtime {
       auth,
       logger,
       corsOrigins: config.corsOrigins,
-      redis: redis ? { client: redisClients[2]!, commands: redis, prefix: config.redisKeyPrefix } : undefined,
+      redis: redis ? { client: redisClients[2]!, commands: redis, prefix: config.redisKeyPrefix, streamMaxAgeMs: config.realtimeStreamMaxAgeSeconds * 1000 } : undefined,
     });
     const deps: AppDeps = {
       config,
@@ -157,7 +159,13 @@ export class Runtime {
         if (task) background.push(task);
       }
     }
-    if (redis) failFastOnceServing(redis, config.redisCommandTimeoutMs);
+    if (redis) {
+      failFastOnceServing(redis, config.redisCommandTimeoutMs);
+      // The adapter's own connection publishes (its readers, duplicated from it, keep waiting): an
+      // event is sent to this process's sockets once Redis has taken it, so a publish into an
+      // unreachable Redis must fail at once, and counts as missed (kernel/realtime.ts).
+      failFastOnceServing(redisClients[2]!, config.redisCommandTimeoutMs);
+    }
     return new Runtime(deps, createApp(deps, modules), { redisClients, adapterReaders, embedded, background });
   }
 

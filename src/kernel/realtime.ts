@@ -15,10 +15,10 @@ import { roleAllowed, type Actor, type Role } from './auth/roles';
  */
 export interface RealtimeEvents {
   /**
-   * To sockets that may have missed events in `rooms` (Redis was down, a publish to the other
-   * processes failed, or a bulk change was not sent as events): reload those rooms' figures from
-   * REST. Every room a socket is in when the whole link was down; the rooms of the failed publishes
-   * otherwise; `[]` (all) after a bulk change.
+   * To sockets that may have missed events in `rooms` (this process's link to Redis was down, a
+   * publish to the other processes failed or may not have arrived, or a bulk change was not sent as
+   * events): reload those rooms' figures from REST. Every room the socket is in after its process's
+   * link was down; the rooms of the missed publishes otherwise; `[]` (all) after a bulk change.
    */
   resync: ResyncEvent;
 }
@@ -80,8 +80,22 @@ interface PublishingAdapter {
 }
 /** socket.io-adapter's `MessageType.BROADCAST`: an event for sockets in other processes. */
 const BROADCAST_MESSAGE = 3;
-/** How often a process that failed to publish checks whether Redis takes commands again. */
-const RESYNC_RETRY_MS = 1000;
+/** How long the adapter's stream read blocks; a closing process waits the current one out. */
+const STREAM_BLOCK_MS = 1000;
+/**
+ * The adapter's connections drop and reconnect when a command has had no answer this long (ioredis
+ * `socketTimeout`): longer than a blocking read, short enough that a silent network is left soon.
+ */
+export const ADAPTER_SOCKET_TIMEOUT_MS = STREAM_BLOCK_MS + 2000;
+/** How often a process checks that the connection its events leave by answers. */
+const HEARTBEAT_MS = 500;
+/** The link is down once a check has gone unanswered this long. */
+const LINK_TIMEOUT_MS = 1000;
+/**
+ * While the link stays up, missed publishes are announced at most this often: a Redis that answers
+ * PING but refuses writes (out of memory) would otherwise have screens reload twice a second.
+ */
+const ANNOUNCE_INTERVAL_MS = 2000;
 
 const USER_ROOM_PREFIX = 'user:';
 const userRoom = (userId: string) => `${USER_ROOM_PREFIX}${userId}`;
@@ -101,15 +115,28 @@ const TAKE_WINDOW = `local items = redis.call('lrange', KEYS[1], 0, -1)
 redis.call('del', KEYS[1], KEYS[2])
 return items`;
 
+/** Removes a stream's entries older than ARGV[1] ms by Redis's own clock (entry ids are its milliseconds). */
+const TRIM_STREAM = `local now = redis.call('time')
+local oldest = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[1])
+return redis.call('xtrim', KEYS[1], 'MINID', string.format('%d', oldest))`;
+
+interface StreamCommands {
+  trimStream(streamKey: string, maxAgeMs: string): Promise<number>;
+}
+
+/** How long the stream keeps events by default: more than connection-state recovery's two minutes. */
+const STREAM_MAX_AGE_MS = 3 * 60 * 1000;
+
 export interface RealtimeOptions {
   auth: Authenticator;
   logger: Logger;
   corsOrigins: string[];
   /**
    * With Redis, events reach sockets connected to any process (Redis streams adapter, on `client`,
-   * which it blocks on); `commands` is a connection for short commands (the coalescing gate).
+   * which it blocks on); `commands` is a connection for short commands (the coalescing gate). The
+   * stream keeps events `streamMaxAgeMs` (default three minutes) for sockets that reconnect.
    */
-  redis?: { client: Redis; commands: Redis; prefix: string };
+  redis?: { client: Redis; commands: Redis; prefix: string; streamMaxAgeMs?: number };
 }
 
 /**
@@ -125,11 +152,20 @@ export class Realtime {
   private closed = false;
   private readonly commands: SocketCommand[] = [];
   private readonly rooms: RoomRule[] = [];
-  /** Rooms whose events failed to reach the other processes; `null` when none. */
+  /** Rooms whose events may not have reached the other processes; `null` when none. */
   private missed: Set<string> | null = null;
   private missedEverywhere = false;
-  private linkDown = false;
-  private resyncTimer: NodeJS.Timeout | undefined;
+  private linkIsUp = true;
+  /** When the oldest unanswered link check was sent. */
+  private unansweredSince: number | undefined;
+  private checking = false;
+  /** Bumped when the link is lost, so that a check sent before does not count after. */
+  private linkGeneration = 0;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private lastAnnounced = 0;
+  private streamTrimmer: NodeJS.Timeout | undefined;
+  /** The rooms of each broadcast whose publish has not been answered yet. */
+  private readonly publishing = new Set<{ rooms: readonly string[] }>();
 
   constructor(private readonly options: RealtimeOptions) {
     this.io = new Server({
@@ -143,8 +179,9 @@ export class Realtime {
         ? createAdapter(options.redis.client, {
             streamName: `${options.redis.prefix}:socket.io`,
             channelPrefix: `${options.redis.prefix}:socket.io`,
-            // A closing process waits out the current blocking read; keep that wait short.
-            blockTimeInMs: 1000,
+            // Sessions kept for recovery live under the process's prefix too (the adapter's default is `sio:session:`).
+            sessionKeyPrefix: `${options.redis.prefix}:socket.io:session:`,
+            blockTimeInMs: STREAM_BLOCK_MS,
           })
         : undefined,
     });
@@ -163,35 +200,100 @@ export class Realtime {
       // after an auto-pipeline it then joins was created (redis/ioredis#1931). EVALSHA-cached.
       options.redis.commands.defineCommand('appendToWindow', { numberOfKeys: 2, lua: APPEND_TO_WINDOW });
       options.redis.commands.defineCommand('takeWindow', { numberOfKeys: 2, lua: TAKE_WINDOW });
+      options.redis.commands.defineCommand('trimStream', { numberOfKeys: 1, lua: TRIM_STREAM });
       this.watchCrossProcessLink(options.redis.client);
+      this.trimStreamByAge(options.redis.commands as Redis & StreamCommands, `${options.redis.prefix}:socket.io`, options.redis.streamMaxAgeMs ?? STREAM_MAX_AGE_MS);
     }
   }
 
   /**
-   * Events published while Redis is unreachable never reach the sockets of other processes, and
-   * the adapter drops them silently. Two cases: the link itself went down (every process sees its
-   * adapter connection close: when it is back, each tells its own sockets to reload every room
-   * they follow), or one publish failed while the link stayed up (the failing process tells the
-   * rooms concerned, everywhere, once Redis answers again).
+   * Whether this process's link to the other processes (Redis, through which events come and go)
+   * answers. Always true without Redis.
+   */
+  get linkUp(): boolean {
+    return this.linkIsUp;
+  }
+
+  /**
+   * Events published while the link is down never reach the sockets of other processes, and the
+   * adapter drops them silently; while it is down, this process's sockets miss theirs. So the link
+   * is watched: lost when its connection closes or a check (a PING every half second) goes
+   * unanswered for a second, which finds a silent network too; back when a check is answered. On
+   * its return the process tells its own sockets to reload every room they follow, and tells the
+   * rooms of every broadcast that failed or was still unanswered when the link was lost, in every
+   * process, since another process may not have lost its own link.
    */
   private watchCrossProcessLink(client: Redis): void {
-    client.on('close', () => {
-      this.linkDown = true;
-    });
-    client.on('ready', () => {
-      if (!this.linkDown) return;
-      this.linkDown = false;
-      this.resyncLocalSockets();
-    });
+    client.on('close', () => this.linkLost());
+    client.on('ready', () => this.checkLink());
+    this.heartbeat = setInterval(() => this.checkLink(), HEARTBEAT_MS).unref();
     const adapter = this.io.of('/').adapter as unknown as PublishingAdapter;
     const publish = adapter.doPublish?.bind(adapter);
     if (!publish) return;
-    adapter.doPublish = (message) =>
-      publish(message).catch((error: unknown) => {
-        // While the link is down, its return tells every socket; a lone failure is announced by this process.
-        if (message.type === BROADCAST_MESSAGE && !this.linkDown) this.missedPublish(message.data?.opts?.rooms ?? []);
-        throw error;
+    adapter.doPublish = (message) => {
+      if (message.type !== BROADCAST_MESSAGE) return publish(message);
+      const pending = { rooms: message.data?.opts?.rooms ?? [] };
+      this.publishing.add(pending);
+      return publish(message).then(
+        (offset) => {
+          this.publishing.delete(pending);
+          return offset;
+        },
+        (error: unknown) => {
+          if (this.publishing.delete(pending)) this.missedPublish(pending.rooms);
+          throw error;
+        },
+      );
+    };
+  }
+
+  private checkLink(): void {
+    const client = this.options.redis?.client;
+    if (this.closed || !client) return;
+    const since = this.unansweredSince;
+    if (since !== undefined && Date.now() - since > LINK_TIMEOUT_MS) {
+      // Judged after this turn's I/O: an answer that waited in the socket while the event loop was busy counts.
+      setImmediate(() => {
+        if (this.unansweredSince === since) this.linkLost();
       });
+    }
+    if (this.checking || client.status !== 'ready') return;
+    this.checking = true;
+    this.unansweredSince ??= Date.now();
+    const generation = this.linkGeneration;
+    client.ping().then(
+      () => {
+        if (generation !== this.linkGeneration) return;
+        this.checking = false;
+        this.unansweredSince = undefined;
+        this.linkAnswered();
+      },
+      () => {
+        // A check that timed out leaves the verdict to LINK_TIMEOUT_MS; a closed connection has said it already.
+        if (generation === this.linkGeneration) this.checking = false;
+      },
+    );
+  }
+
+  private linkLost(): void {
+    this.linkGeneration += 1;
+    this.checking = false;
+    this.unansweredSince = undefined;
+    // Unanswered publishes may or may not be in the stream: count them as missed.
+    for (const pending of this.publishing) this.missedPublish(pending.rooms);
+    this.publishing.clear();
+    if (!this.linkIsUp || this.closed) return;
+    this.linkIsUp = false;
+    this.options.logger.warn('link to the other processes lost; their events cannot reach this process, nor its theirs');
+  }
+
+  private linkAnswered(): void {
+    const back = !this.linkIsUp;
+    if (back) {
+      this.linkIsUp = true;
+      this.resyncLocalSockets();
+    }
+    if (this.missed && (back || Date.now() - this.lastAnnounced >= ANNOUNCE_INTERVAL_MS)) this.announceMissed();
   }
 
   /** Every socket of this process: reload every room you follow. */
@@ -204,33 +306,40 @@ export class Realtime {
       socket.emit('resync', { rooms, reason: 'redis_outage', at } satisfies ResyncEvent);
       sockets += 1;
     }
-    this.options.logger.info({ sockets }, 'sockets told to resync after a Redis outage');
+    this.options.logger.info({ sockets }, 'link to the other processes back; sockets told to resync');
   }
 
   private missedPublish(rooms: readonly string[]): void {
     if (rooms.length === 0) this.missedEverywhere = true;
     this.missed ??= new Set();
     for (const room of rooms) this.missed.add(room);
-    this.resyncTimer ??= setTimeout(() => void this.announceMissed(), RESYNC_RETRY_MS);
   }
 
-  /** Once Redis takes commands again, the rooms whose events were lost hear it in every process. */
-  private async announceMissed(): Promise<void> {
-    this.resyncTimer = undefined;
-    if (this.closed || !this.missed || !this.options.redis) return;
-    try {
-      await this.options.redis.commands.ping();
-    } catch {
-      this.resyncTimer = setTimeout(() => void this.announceMissed(), RESYNC_RETRY_MS);
-      return;
-    }
+  /** The rooms whose events may be lost hear it in every process (a failure here is counted again, for the next answered check). */
+  private announceMissed(): void {
+    if (this.closed || !this.missed) return;
     const rooms = [...this.missed];
     const everywhere = this.missedEverywhere;
+    this.lastAnnounced = Date.now();
     this.missed = null;
     this.missedEverywhere = false;
     const payload: ResyncEvent = { rooms: everywhere ? [] : rooms, reason: 'publish_failed', at: new Date().toISOString() };
     if (everywhere || rooms.length === 0) this.io.emit('resync', payload);
     else this.io.to(rooms).emit('resync', payload);
+  }
+
+  /**
+   * The adapter bounds its stream by length only (10,000 entries), and entries carry whole events,
+   * WhatsApp texts included: every process also trims it by age, a sixth of the age apart, so an
+   * event stays in Redis at most 7/6 of `maxAgeMs`, long enough for a socket that reconnects within
+   * the recovery window to get what it missed.
+   */
+  private trimStreamByAge(commands: Redis & StreamCommands, streamKey: string, maxAgeMs: number): void {
+    const trim = () => {
+      // Redis down: the next run trims what this one could not.
+      commands.trimStream(streamKey, String(maxAgeMs)).catch(() => undefined);
+    };
+    this.streamTrimmer = setInterval(trim, Math.max(250, maxAgeMs / 6)).unref();
   }
 
   /** Adds socket commands (from module manifests, once their dependencies exist). */
@@ -493,7 +602,8 @@ export class Realtime {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.resyncTimer) clearTimeout(this.resyncTimer);
+    clearInterval(this.heartbeat);
+    clearInterval(this.streamTrimmer);
     await Promise.all([...this.flushers].map((flush) => flush()));
     await this.io.close();
   }

@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 
 /** How long a command may take while the process starts, before it gives up starting. */
 const STARTUP_COMMAND_TIMEOUT_MS = 15_000;
+/** The longest wait between two attempts to reconnect. */
+const RECONNECT_MAX_DELAY_MS = 500;
 
 /**
  * A Redis connection for commands. Pub/sub and blocking reads need connections of their own:
@@ -19,6 +21,9 @@ export function createRedis(url: string): Redis {
     commandTimeout: STARTUP_COMMAND_TIMEOUT_MS,
     // Commands issued in the same tick (rate limits, publishes) go out in one write.
     enableAutoPipelining: true,
+    // ioredis waits up to 2 s between attempts after a long outage, so a Redis back after one was
+    // found up to 2 s late (screens heard `resync` 2.7 s after it returned); a refused attempt costs nothing.
+    retryStrategy: (attempt: number) => Math.min(attempt * 50, RECONNECT_MAX_DELAY_MS),
   });
 }
 
@@ -53,17 +58,21 @@ export function reportOutages(client: Redis, name: string, logger: Logger): void
 }
 
 /**
- * A connection whose SUBSCRIBE answers are caught: a caller that subscribes without waiting for the
- * answer (the Socket.IO adapter's readers) would otherwise leave its rejection unhandled when a
- * shutdown just after the start cuts the connection. Returns the same connection.
+ * A connection whose answers to `methods` are caught, for callers that send them without waiting
+ * for the answer (the Socket.IO adapter subscribes, saves a disconnected socket's session with SET
+ * and sends some messages with PUBLISH that way): a failure, Redis being down, would otherwise be
+ * an unhandled rejection, which ends the process. Callers that wait still get the failure.
  */
-export function catchSubscribeAnswers(client: Redis): Redis {
-  const subscribe = client.subscribe.bind(client) as (...channels: string[]) => Promise<unknown>;
-  client.subscribe = ((...channels: string[]) => {
-    const answer = subscribe(...channels);
-    answer.catch(() => undefined);
-    return answer;
-  }) as Redis['subscribe'];
+export function catchUnawaitedAnswers(client: Redis, ...methods: ('subscribe' | 'set' | 'publish')[]): Redis {
+  const commands = client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  for (const method of methods) {
+    const send = commands[method]!.bind(client);
+    commands[method] = (...args: unknown[]) => {
+      const answer = send(...args);
+      answer.catch(() => undefined);
+      return answer;
+    };
+  }
   return client;
 }
 

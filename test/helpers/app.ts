@@ -27,8 +27,8 @@ export interface TestApp {
   /** http://127.0.0.1:<port> of the listening server (sockets connect here). */
   url: string;
   http: ReturnType<typeof request>;
-  /** Another process-like instance on the same database and Redis (multi-process tests). */
-  sibling(): Promise<{ runtime: Runtime; url: string; http: ReturnType<typeof request> }>;
+  /** Another process-like instance on the same database and Redis (multi-process tests), with `overrides` of its own environment. */
+  sibling(overrides?: Record<string, string | undefined>): Promise<{ runtime: Runtime; url: string; http: ReturnType<typeof request> }>;
   close(): Promise<void>;
 }
 
@@ -65,8 +65,9 @@ export async function startTestApp(overrides: Record<string, string | undefined>
     ...main,
     config,
     db,
-    async sibling() {
-      const other = await listening(await Runtime.create(config, { migrate: false, ...options }));
+    async sibling(own) {
+      const siblingConfig = own ? testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix, ...overrides, ...own }) : config;
+      const other = await listening(await Runtime.create(siblingConfig, { migrate: false, ...options }));
       runtimes.push(other.runtime);
       return other;
     },

@@ -93,3 +93,69 @@ export async function slowRelay(targetPort: number): Promise<SlowRelay> {
   };
   return relay;
 }
+
+export interface CuttableRelay {
+  port: number;
+  /**
+   * Cuts the way to Redis. `silent`: the network goes quiet, as in a partition (connections stay
+   * open, nothing passes either way, bytes are held as TCP would retransmit them); `reset`: every
+   * connection is dropped and new ones are refused, while Redis keeps its data.
+   */
+  cut(mode: 'silent' | 'reset'): void;
+  /** Lets traffic through again; what a silent cut held back is delivered first, in order. */
+  restore(): void;
+  close(): Promise<void>;
+}
+
+/** A TCP relay in front of the Redis on `targetPort` that a test can cut and restore. */
+export async function cuttableRelay(targetPort: number): Promise<CuttableRelay> {
+  const sockets = new Set<Socket>();
+  let mode: 'open' | 'silent' | 'reset' = 'open';
+  /** Per direction of each connection, what a silent cut holds back. */
+  const held = new Map<Socket, Buffer[]>();
+  const forward = (to: Socket, chunk: Buffer) => {
+    const queue = held.get(to);
+    if (queue) queue.push(chunk);
+    else if (mode === 'silent') held.set(to, [chunk]);
+    else if (!to.destroyed) to.write(chunk);
+  };
+  const server = createServer((client) => {
+    const upstream = connect(targetPort, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => {
+        sockets.delete(socket);
+        held.delete(socket);
+      });
+      socket.on('error', () => undefined);
+    }
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.on('data', (chunk: Buffer) => forward(upstream, chunk));
+    upstream.on('data', (chunk: Buffer) => forward(client, chunk));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    port,
+    cut(next) {
+      mode = next;
+      if (next !== 'reset') return;
+      // Refused rather than accepted and closed: a handshake cut short leaves ioredis timers behind.
+      server.close();
+      for (const socket of sockets) socket.destroy();
+    },
+    restore() {
+      if (mode === 'reset') server.listen(port, '127.0.0.1');
+      mode = 'open';
+      for (const [socket, chunks] of held) if (!socket.destroyed) for (const chunk of chunks) socket.write(chunk);
+      held.clear();
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        if (server.listening) server.close(() => resolve());
+        else resolve();
+      }),
+  };
+}
