@@ -40,8 +40,18 @@ export const calendarDate = z.iso.date({ error: `expected a date as YYYY-MM-DD, 
  * An instant with its offset (`2026-03-08T08:00:00-05:00` or `…Z`; a wall-clock time alone would be
  * ambiguous), the only date-time format the API takes or gives; 1900–2100 in UTC.
  */
+const INSTANT_FORMAT = `expected an instant with its offset, as 2026-03-08T08:00:00-05:00 or 2026-03-08T13:00:00Z, ${INSTANTS}`;
+/** A date and a time without any offset: the one mistake worth naming, since it looks right. */
+const WALL_CLOCK = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
 export const instant = z.iso
-  .datetime({ offset: true, error: `expected an instant with its offset, as 2026-03-08T08:00:00-05:00 or 2026-03-08T13:00:00Z, ${INSTANTS}` })
+  .datetime({
+    offset: true,
+    error: (issue) =>
+      typeof issue.input === 'string' && WALL_CLOCK.test(issue.input)
+        ? `the time zone offset is missing: write ${issue.input}-05:00 for Colombia's time, or end it in Z for UTC`
+        : INSTANT_FORMAT,
+  })
   .refine(withinRange, { error: `must be an instant ${INSTANTS}`, when: wellFormed });
 
 /** A bound that may be either: a day (its start in the campaign's time zone, for the caller to apply) or an instant. */

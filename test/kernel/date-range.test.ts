@@ -239,3 +239,15 @@ it('reads an election date stored before the range was enforced as not set, so t
   expect(answers[0]!.body.electionDate).toBeNull();
   expect(answers[1]!.body.code).toBe('election_date_not_set');
 });
+
+it('says an instant without its offset is missing the offset, on every route that takes one', async () => {
+  const failures: string[] = [];
+  for (const input of dateInputs().filter((candidate) => candidate.formats.has('date-time') && !candidate.formats.has('date'))) {
+    const response = await send(input, '2026-03-08T08:00:00');
+    const name = `${input.method.toUpperCase()} ${input.path} ${input.where}.${input.at.join('.')}`;
+    const said = JSON.stringify(response.body.errors ?? response.body);
+    if (response.status !== 400 || !said.includes('the time zone offset is missing: write 2026-03-08T08:00:00-05:00'))
+      failures.push(`${name}: ${response.status} ${said.slice(0, 200)}`);
+  }
+  expect(failures).toEqual([]);
+});
