@@ -9,32 +9,35 @@
  * compressed (`--speed 30`: 8 hours in 16 minutes): stations open, brigade members report voters
  * and counts on the learned curve, incidents happen, stations close.
  *
- *   npm run demo -- [--url http://localhost:3000] [--speed 30] [--no-play]
+ *   npm run demo -- [--port 3100] [--speed 30] [--no-play] [--url http://host:port]
  *
- * On a fresh Comando the demo's first account becomes its admin; on one that already has accounts,
- * set DEMO_ADMIN_EMAIL and DEMO_ADMIN_PASSWORD. It prints the logins it created.
- *
- * Inbound WhatsApp messages are webhook deliveries signed with the app secret, which the demo reads
- * from WHATSAPP_APP_SECRET (its environment or `.env`, as the server does): start the server with
- * the same one. Without it the inbox holds only the simulator's replies to the campaign. The week
- * runs only on a Comando the demo made (its admin a demo account): it numbers PQRS requests.
+ * The demo never touches a campaign's data: it starts a Comando of its own (the built server, its
+ * embedded PostgreSQL in `data/demo`, no Redis, the WhatsApp simulator, a webhook secret made for
+ * it; nothing from the environment or `.env`, so no real provider is ever reached), filled afresh
+ * on each run, and leaves it running for the screens until Ctrl-C. `--url` points it at a Comando
+ * started otherwise instead, which it refuses before writing anything unless that one has no
+ * account yet (a fresh install, made for the demo); WHATSAPP_APP_SECRET must then be the server's.
+ * It prints the logins it created.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-
-// The server reads `.env` in the folder it starts in; the demo does too, so one file gives both the webhook secret.
-if (existsSync('.env')) process.loadEnvFile('.env');
 
 const { values: args } = parseArgs({
   options: {
-    // The server's own PORT when `.env` (or the environment) sets one.
-    url: { type: 'string', default: process.env.DEMO_URL ?? `http://localhost:${process.env.PORT || 3000}` },
+    url: { type: 'string' },
+    port: { type: 'string', default: '3100' },
     speed: { type: 'string', default: '30' },
     'no-play': { type: 'boolean', default: false },
   },
 });
-const BASE = args.url.replace(/\/+$/, '');
+const ROOT = path.resolve(__dirname, '..');
+/** The demo's own Comando keeps everything here; the marker says the folder is the demo's to empty. */
+const DEMO_DATA = path.join(ROOT, 'data', 'demo');
+const DEMO_MARKER = path.join(DEMO_DATA, '.comando-demo');
+let BASE = '';
 const SPEED = Number(args.speed);
 const PASSWORD = 'demo-comando-2026';
 const RUN = Date.now().toString(36).slice(-5);
@@ -164,17 +167,54 @@ async function inParallel<T, R>(items: readonly T[], work: (item: T, index: numb
   return results;
 }
 
-async function adminSession(): Promise<Session> {
-  const email = process.env.DEMO_ADMIN_EMAIL;
-  const password = process.env.DEMO_ADMIN_PASSWORD;
-  if (email && password) {
-    const answer = await must<{ token: string; user: { id: string; name: string; role: string } }>('POST', '/api/auth/login', undefined, { email, password });
-    if (answer.user.role !== 'admin') throw new Error(`${email} is not an admin.`);
-    return { id: answer.user.id, email, name: answer.user.name, token: answer.token, role: 'admin' };
+/**
+ * The demo's Comando: the built server on its own embedded database in `data/demo` (emptied first,
+ * when the demo made it), given only what the demo chooses — none of the environment or `.env`
+ * (run from that folder, where no `.env` is), so a campaign's database, Redis or provider
+ * credentials can never be reached. Resolves with its address once it answers.
+ */
+async function startOwnComando(port: number): Promise<{ url: string; child: ChildProcess }> {
+  const entry = path.join(ROOT, 'dist', 'src', 'main.js');
+  if (!existsSync(entry)) throw new Error('The demo starts the built server: run `npm run build` first (`npm start` does it too).');
+  if (existsSync(DEMO_DATA)) {
+    if (!existsSync(DEMO_MARKER)) throw new Error(`${DEMO_DATA} exists and is not the demo's: move it away, the demo will not empty it.`);
+    rmSync(DEMO_DATA, { recursive: true, force: true });
   }
-  // Only a fresh Comando lets the demo register its admin; after that, accounts are an admin's to create.
+  mkdirSync(DEMO_DATA, { recursive: true });
+  writeFileSync(DEMO_MARKER, 'Made by `npm run demo`: emptied and filled again on each run.\n');
+  process.env.WHATSAPP_APP_SECRET = randomBytes(24).toString('hex');
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? DEMO_DATA,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    DATA_DIR: DEMO_DATA,
+    EMBEDDED_PG_PORT: String(port + 51_000 > 65_535 ? 54_339 : port + 51_000),
+    PUBLIC_BASE_URL: `http://localhost:${port}`,
+    WHATSAPP_APP_SECRET: process.env.WHATSAPP_APP_SECRET,
+    LOG_LEVEL: 'warn',
+  };
+  const child = spawn(process.execPath, [entry], { cwd: DEMO_DATA, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const url = `http://localhost:${port}`;
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`the demo's Comando stopped (exit ${code}) before it answered`))));
+  const ready = (async () => {
+    for (let waited = 0; waited < 120_000; waited += 500) {
+      const answer = await fetch(`${url}/readyz`).catch(() => undefined);
+      if (answer?.ok) return;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    throw new Error(`the demo's Comando did not answer at ${url} within two minutes`);
+  })();
+  await Promise.race([ready, exited]);
+  return { url, child };
+}
+
+async function adminSession(): Promise<Session> {
+  // Only a Comando without accounts is the demo's to fill: one with accounts is a campaign's.
   const setup = await must<{ firstAccountPending: boolean }>('GET', '/api/auth/setup', undefined);
-  if (!setup.firstAccountPending) throw new Error('This Comando already has accounts: set DEMO_ADMIN_EMAIL and DEMO_ADMIN_PASSWORD to an admin of it.');
+  if (!setup.firstAccountPending) {
+    throw new Error(`The Comando at ${BASE} already has accounts: the demo never writes into a campaign's data. Run \`npm run demo\` without --url; it starts a Comando of its own.`);
+  }
   const first = `admin-${RUN}@demo.comando.co`;
   const answer = await must<{ token: string; user: { id: string; role: string } }>('POST', '/api/auth/register', undefined, {
     email: first,
@@ -1082,8 +1122,21 @@ async function ordinaryWeek(cast: WeekCast): Promise<WeekOutcome> {
 async function main(): Promise<void> {
   if (!(SPEED >= 1 && SPEED <= 240)) throw new Error('--speed must be between 1 and 240 (30: an 8-hour day in 16 minutes).');
   const dayMinutes = Math.max(8, Math.round(480 / SPEED));
-  const health = await fetch(`${BASE}/api/test`).catch(() => undefined);
-  if (!health?.ok) throw new Error(`No Comando answers at ${BASE}: start it with \`npm start\` (or pass --url).`);
+  const port = Number(args.port);
+  if (!Number.isInteger(port) || port < 1024 || port > 65_535) throw new Error('--port must be a whole number from 1024 to 65535.');
+  if (args.url) {
+    BASE = args.url.replace(/\/+$/, '');
+    const health = await fetch(`${BASE}/api/test`).catch(() => undefined);
+    if (!health?.ok) throw new Error(`No Comando answers at ${BASE}.`);
+  } else {
+    log(`Starting the demo's own Comando (its database in ${path.relative(process.cwd(), DEMO_DATA) || DEMO_DATA}, port ${port})…`);
+    const own = await startOwnComando(port);
+    BASE = own.url;
+    const stop = () => own.child.kill('SIGTERM');
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    process.once('exit', stop);
+  }
 
   log(`Comando at ${BASE}: building the demo campaign (run ${RUN})…`);
   const admin = await adminSession();
@@ -1363,7 +1416,12 @@ async function main(): Promise<void> {
   log(`Polls closed: ${reports} reports, ${incidents} incidents. The war room keeps the day.`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`demo: ${(error as Error).message}\n`);
-  process.exit(1);
-});
+main().then(
+  () => {
+    if (!args.url) log(`\nThe demo's Comando keeps running at ${BASE}/ for its screens (its data in data/demo); Ctrl-C stops it. The next \`npm run demo\` starts afresh.`);
+  },
+  (error: unknown) => {
+    process.stderr.write(`demo: ${(error as Error).message}\n`);
+    process.exit(1);
+  },
+);
