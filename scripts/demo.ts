@@ -213,7 +213,9 @@ async function adminSession(): Promise<Session> {
   // Only a Comando without accounts is the demo's to fill: one with accounts is a campaign's.
   const setup = await must<{ firstAccountPending: boolean }>('GET', '/api/auth/setup', undefined);
   if (!setup.firstAccountPending) {
-    throw new Error(`The Comando at ${BASE} already has accounts: the demo never writes into a campaign's data. Run \`npm run demo\` without --url; it starts a Comando of its own.`);
+    throw new Error(
+      `The Comando at ${BASE} already has accounts: the demo never writes into a campaign's data. Run \`npm run demo\` without --url; it starts a Comando of its own.`,
+    );
   }
   const first = `admin-${RUN}@demo.comando.co`;
   const answer = await must<{ token: string; user: { id: string; role: string } }>('POST', '/api/auth/register', undefined, {
