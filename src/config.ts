@@ -58,6 +58,8 @@ const envSchema = z
     HOST: z.string().min(1).default('0.0.0.0'),
     DATABASE_URL: postgresUrl.optional(),
     DATABASE_POOL_MAX: positiveInt.default(10),
+    // How long a statement may wait for a pooled connection before its request answers 503 (ms).
+    DATABASE_ACQUIRE_TIMEOUT: z.coerce.number().int().min(100).max(600_000).default(5000),
     REDIS_URL: redisUrl.optional(),
     // How long a request may wait on Redis before the in-process fallback answers instead (ms).
     REDIS_COMMAND_TIMEOUT: z.coerce.number().int().min(50).max(60_000).default(500),
@@ -112,6 +114,9 @@ const envSchema = z
     // A set-password link an admin hands over: short, since it stands in for the password until used.
     PASSWORD_RESET_TTL: duration.default(30 * 60),
     SHUTDOWN_TIMEOUT: duration.default(15),
+    // Above the idle timeout of the proxy in front (AWS ALB 60 s, nginx's upstream keepalive_timeout
+    // 60 s), so the proxy, not Comando, closes an idle connection and never reuses one being closed.
+    HTTP_KEEP_ALIVE_TIMEOUT: duration.default(65),
     // WhatsApp (Cloud API). Without an access token the simulator provider stands in.
     WHATSAPP_PROVIDER: z.enum(['cloud', 'simulator']).optional(),
     WHATSAPP_API_BASE_URL: z.string().url().default('https://graph.facebook.com'),
@@ -260,6 +265,10 @@ export interface Config {
   /** The least time between two `gotv:projection` pushes, across all processes. */
   gotvProjectionPushSeconds: number;
   shutdownTimeoutSeconds: number;
+  /** The HTTP server's idle keep-alive timeout, and its headers timeout just above it (ms). */
+  http: { keepAliveTimeoutMs: number; headersTimeoutMs: number };
+  /** Milliseconds a statement may wait for a pooled connection. */
+  databaseAcquireTimeoutMs: number;
   whatsapp: WhatsAppConfig;
   email: EmailConfig;
   social: SocialConfig;
@@ -377,6 +386,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     gotvClaimSeconds: env.GOTV_CLAIM_TTL,
     gotvProjectionPushSeconds: env.GOTV_PROJECTION_PUSH,
     shutdownTimeoutSeconds: env.SHUTDOWN_TIMEOUT,
+    http: { keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT * 1000, headersTimeoutMs: (env.HTTP_KEEP_ALIVE_TIMEOUT + 1) * 1000 },
+    databaseAcquireTimeoutMs: env.DATABASE_ACQUIRE_TIMEOUT,
     whatsapp: {
       provider: env.WHATSAPP_PROVIDER ?? (env.WHATSAPP_ACCESS_TOKEN ? 'cloud' : 'simulator'),
       baseUrl: env.WHATSAPP_API_BASE_URL.replace(/\/+$/, ''),

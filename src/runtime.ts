@@ -57,7 +57,10 @@ export class Runtime {
     readonly created: CreatedApp,
     private readonly closers: { redisClients: Redis[]; adapterReaders: Redis[]; embedded: EmbeddedDatabase | undefined; background: BackgroundTask[] },
   ) {
-    this.server = http.createServer(created.app.callback());
+    // Idle connections outlive the proxy's (HTTP_KEEP_ALIVE_TIMEOUT); the headers timeout sits above
+    // it, the pairing proxies' guides ask for since some Node versions cut idle connections at it.
+    const { keepAliveTimeoutMs, headersTimeoutMs } = deps.config.http;
+    this.server = http.createServer({ keepAliveTimeout: keepAliveTimeoutMs, headersTimeout: headersTimeoutMs }, created.app.callback());
     this.server.on('request', (_request, response) => {
       this.inFlight.add(response);
       response.on('close', () => this.inFlight.delete(response));

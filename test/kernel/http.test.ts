@@ -3,6 +3,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import Koa from 'koa';
 import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
 import { requireRole } from '../../src/kernel/auth/authenticate';
 import { problemMiddleware } from '../../src/kernel/http/problem';
 import { routeDispatcher } from '../../src/kernel/http/dispatch';
@@ -15,7 +16,7 @@ let app: TestApp;
 let admin: TestUser;
 
 beforeAll(async () => {
-  app = await startTestApp({ CORS_ORIGINS: 'https://warroom.example.org' });
+  app = await startTestApp({ CORS_ORIGINS: 'https://warroom.example.org', HTTP_KEEP_ALIVE_TIMEOUT: '70' });
   admin = await registerAdmin(app);
 });
 afterAll(() => app.close());
@@ -40,6 +41,27 @@ describe('diagnostics', () => {
       expect(response.body.checks).toMatchObject({ database: 'ok', redis: 'failed' });
     } finally {
       await broken.close();
+    }
+  });
+});
+
+describe('the HTTP server', () => {
+  it('keeps an idle connection open as long as HTTP_KEEP_ALIVE_TIMEOUT says, above the 60 s of the proxies in front', async () => {
+    expect(loadConfig({}).http).toEqual({ keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000 });
+    // This file's process was started with 70 s: the server the runtime listens with has it.
+    expect(app.runtime.server.keepAliveTimeout).toBe(70_000);
+    expect(app.runtime.server.headersTimeout).toBe(71_000);
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
+        http.get(`${app.url}/api/test`, { agent }, (response) => {
+          response.resume();
+          resolve(response.headers['keep-alive']);
+        }).on('error', reject);
+      });
+      expect(keepAlive).toBe('timeout=70');
+    } finally {
+      agent.destroy();
     }
   });
 });
