@@ -56,7 +56,7 @@ describe('the HTTP server', () => {
       const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
         http.get(`${app.url}/api/test`, { agent }, (response) => {
           response.resume();
-          resolve(response.headers['keep-alive']);
+          resolve(response.headers['keep-alive'] as string | undefined);
         }).on('error', reject);
       });
       expect(keepAlive).toBe('timeout=70');
