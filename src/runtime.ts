@@ -80,7 +80,12 @@ export class Runtime {
       databaseUrl = embedded.url;
       logger.info({ dataDir: config.dataDir }, 'no DATABASE_URL: using the embedded PostgreSQL');
     }
-    const { orm, db } = await createOrm({ clientUrl: databaseUrl, poolMax: config.databasePoolMax, entities: modules.flatMap((module) => module.entities) });
+    const { orm, db } = await createOrm({
+      clientUrl: databaseUrl,
+      poolMax: config.databasePoolMax,
+      acquireTimeoutMs: config.databaseAcquireTimeoutMs,
+      entities: modules.flatMap((module) => module.entities),
+    });
     if (options.migrate !== false) {
       const applied = await migrate(orm);
       if (applied.length) logger.info({ migrations: applied }, 'migrations applied');

@@ -54,10 +54,12 @@ describe('the HTTP server', () => {
     const agent = new http.Agent({ keepAlive: true });
     try {
       const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
-        http.get(`${app.url}/api/test`, { agent }, (response) => {
-          response.resume();
-          resolve(response.headers['keep-alive'] as string | undefined);
-        }).on('error', reject);
+        http
+          .get(`${app.url}/api/test`, { agent }, (response) => {
+            response.resume();
+            resolve(response.headers['keep-alive'] as string | undefined);
+          })
+          .on('error', reject);
       });
       expect(keepAlive).toBe('timeout=70');
     } finally {
@@ -258,6 +260,30 @@ describe('errors are problem+json, never 500', () => {
     const response = await request(withProbe.app.callback()).get('/api/probe/explode');
     expectProblem(response, 500, 'internal_error');
     expect(JSON.stringify(response.body)).not.toContain('secret internal detail');
+  });
+
+  it('a request that finds no database connection free within DATABASE_ACQUIRE_TIMEOUT is a 503 busy with Retry-After', async () => {
+    const small = await startTestApp({ DATABASE_POOL_MAX: '2', DATABASE_ACQUIRE_TIMEOUT: '300' });
+    const release: (() => void)[] = [];
+    const holding: Promise<unknown>[] = [];
+    try {
+      const owner = await registerAdmin(small);
+      await small.http.get('/api/territories').set(owner.auth).expect(200);
+      // Slow work holds both of the pool's connections.
+      for (let i = 0; i < 2; i++) {
+        holding.push(small.runtime.deps.db.transaction(() => new Promise<void>((resolve) => release.push(resolve))));
+      }
+      while (release.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      const response = await small.http.get('/api/territories').set(owner.auth);
+      expectProblem(response, 503, 'busy');
+      expect(response.headers['retry-after']).toBe('5');
+      for (const done of release) done();
+      await Promise.all(holding);
+      await small.http.get('/api/territories').set(owner.auth).expect(200);
+    } finally {
+      for (const done of release) done();
+      await small.close();
+    }
   });
 
   it('a handler whose answer breaks its response schema fails loudly outside production', async () => {
