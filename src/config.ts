@@ -58,6 +58,8 @@ const envSchema = z
     HOST: z.string().min(1).default('0.0.0.0'),
     DATABASE_URL: postgresUrl.optional(),
     DATABASE_POOL_MAX: positiveInt.default(10),
+    // How long a statement may wait for a pooled connection before its request answers 503 (ms).
+    DATABASE_ACQUIRE_TIMEOUT: z.coerce.number().int().min(100).max(600_000).default(5000),
     REDIS_URL: redisUrl.optional(),
     // How long a request may wait on Redis before the in-process fallback answers instead (ms).
     REDIS_COMMAND_TIMEOUT: z.coerce.number().int().min(50).max(60_000).default(500),
@@ -118,10 +120,21 @@ const envSchema = z
     GOTV_CLAIM_TTL: duration.default(20 * 60),
     // How often the war room's screens may get a new projection: it moves slowly, every screen parses each one.
     GOTV_PROJECTION_PUSH: duration.default(5),
+    // A batch of turnout reports waits at most this long for a row another transaction holds (ms);
+    // then the reports that need it are answered 503 and the rest recorded.
+    GOTV_REPORT_LOCK_TIMEOUT: z.coerce.number().int().min(50).max(60_000).default(1000),
+    // Any one of its statements runs at most this long (ms).
+    GOTV_REPORT_STATEMENT_TIMEOUT: z.coerce.number().int().min(100).max(120_000).default(5000),
+    // A turnout request is answered within this (ms), 503 for what is not recorded by then: below
+    // the brigade app's 15 s, after which it gives up on the answer and sends the batch again.
+    GOTV_REPORT_DEADLINE: z.coerce.number().int().min(200).max(120_000).default(10_000),
     REGISTER_WINDOW: duration.default(3600),
     // A set-password link an admin hands over: short, since it stands in for the password until used.
     PASSWORD_RESET_TTL: duration.default(30 * 60),
     SHUTDOWN_TIMEOUT: duration.default(15),
+    // Above the idle timeout of the proxy in front (AWS ALB 60 s, nginx's upstream keepalive_timeout
+    // 60 s), so the proxy, not Comando, closes an idle connection and never reuses one being closed.
+    HTTP_KEEP_ALIVE_TIMEOUT: duration.default(65),
     // WhatsApp (Cloud API). Without an access token the simulator provider stands in.
     WHATSAPP_PROVIDER: z.enum(['cloud', 'simulator']).optional(),
     WHATSAPP_API_BASE_URL: z.string().url().default('https://graph.facebook.com'),
@@ -217,6 +230,12 @@ const envSchema = z
         message: 'is required with SOCIAL_INSTAGRAM_ACCESS_TOKEN (Business Discovery reads through your own account)',
       });
     }
+    if (env.GOTV_REPORT_LOCK_TIMEOUT >= env.GOTV_REPORT_STATEMENT_TIMEOUT) {
+      ctx.addIssue({ code: 'custom', path: ['GOTV_REPORT_LOCK_TIMEOUT'], message: 'must be below GOTV_REPORT_STATEMENT_TIMEOUT (a statement includes its waits)' });
+    }
+    if (env.GOTV_REPORT_LOCK_TIMEOUT >= env.GOTV_REPORT_DEADLINE) {
+      ctx.addIssue({ code: 'custom', path: ['GOTV_REPORT_LOCK_TIMEOUT'], message: 'must be below GOTV_REPORT_DEADLINE' });
+    }
     if (env.DATABASE_URL && !env.JWT_SECRET) {
       ctx.addIssue({
         code: 'custom',
@@ -275,7 +294,13 @@ export interface Config {
   gotvClaimSeconds: number;
   /** The least time between two `gotv:projection` pushes, across all processes. */
   gotvProjectionPushSeconds: number;
+  /** How long a turnout request may wait: on a row lock, on one statement, in all (ms). */
+  gotvReports: { lockTimeoutMs: number; statementTimeoutMs: number; deadlineMs: number };
   shutdownTimeoutSeconds: number;
+  /** The HTTP server's idle keep-alive timeout, and its headers timeout just above it (ms). */
+  http: { keepAliveTimeoutMs: number; headersTimeoutMs: number };
+  /** Milliseconds a statement may wait for a pooled connection. */
+  databaseAcquireTimeoutMs: number;
   whatsapp: WhatsAppConfig;
   email: EmailConfig;
   social: SocialConfig;
@@ -396,7 +421,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     pqrsLimits: { perIp: env.PQRS_MAX_PER_IP, perPerson: env.PQRS_MAX_PER_PERSON, windowSeconds: env.PQRS_WINDOW },
     gotvClaimSeconds: env.GOTV_CLAIM_TTL,
     gotvProjectionPushSeconds: env.GOTV_PROJECTION_PUSH,
+    gotvReports: { lockTimeoutMs: env.GOTV_REPORT_LOCK_TIMEOUT, statementTimeoutMs: env.GOTV_REPORT_STATEMENT_TIMEOUT, deadlineMs: env.GOTV_REPORT_DEADLINE },
     shutdownTimeoutSeconds: env.SHUTDOWN_TIMEOUT,
+    http: { keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT * 1000, headersTimeoutMs: (env.HTTP_KEEP_ALIVE_TIMEOUT + 1) * 1000 },
+    databaseAcquireTimeoutMs: env.DATABASE_ACQUIRE_TIMEOUT,
     whatsapp: {
       provider: env.WHATSAPP_PROVIDER ?? (env.WHATSAPP_ACCESS_TOKEN ? 'cloud' : 'simulator'),
       baseUrl: env.WHATSAPP_API_BASE_URL.replace(/\/+$/, ''),

@@ -57,7 +57,10 @@ export class Runtime {
     readonly created: CreatedApp,
     private readonly closers: { redisClients: Redis[]; adapterReaders: Redis[]; embedded: EmbeddedDatabase | undefined; background: BackgroundTask[] },
   ) {
-    this.server = http.createServer(created.app.callback());
+    // Idle connections outlive the proxy's (HTTP_KEEP_ALIVE_TIMEOUT); the headers timeout sits above
+    // it, the pairing proxies' guides ask for since some Node versions cut idle connections at it.
+    const { keepAliveTimeoutMs, headersTimeoutMs } = deps.config.http;
+    this.server = http.createServer({ keepAliveTimeout: keepAliveTimeoutMs, headersTimeout: headersTimeoutMs }, created.app.callback());
     this.server.on('request', (_request, response) => {
       this.inFlight.add(response);
       response.on('close', () => this.inFlight.delete(response));
@@ -77,7 +80,12 @@ export class Runtime {
       databaseUrl = embedded.url;
       logger.info({ dataDir: config.dataDir }, 'no DATABASE_URL: using the embedded PostgreSQL');
     }
-    const { orm, db } = await createOrm({ clientUrl: databaseUrl, poolMax: config.databasePoolMax, entities: modules.flatMap((module) => module.entities) });
+    const { orm, db } = await createOrm({
+      clientUrl: databaseUrl,
+      poolMax: config.databasePoolMax,
+      acquireTimeoutMs: config.databaseAcquireTimeoutMs,
+      entities: modules.flatMap((module) => module.entities),
+    });
     if (options.migrate !== false) {
       const applied = await migrate(orm);
       if (applied.length) logger.info({ migrations: applied }, 'migrations applied');

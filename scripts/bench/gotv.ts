@@ -239,8 +239,9 @@ async function stopListeners({ run, threads }: Listeners): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Brigade phones: a steady rate of single-report POSTs over keep-alive connections
 
-// Idle connections are dropped before the servers' keep-alive timeout (Node's default, 5 s), so a
-// request never goes out on a connection the server is closing at that moment (ECONNRESET).
+// Idle connections are dropped before any server's keep-alive timeout (the baseline's is Node's
+// default, 5 s; Comando's HTTP_KEEP_ALIVE_TIMEOUT, 65 s), so a request never goes out on a
+// connection the server is closing at that moment (ECONNRESET).
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64, scheduling: 'lifo', timeout: 4000 });
 
 function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {

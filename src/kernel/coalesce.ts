@@ -7,6 +7,8 @@ interface Waiting<I, O> {
   item: I;
   resolve: (value: O) => void;
   reject: (error: unknown) => void;
+  /** The caller stopped waiting before the item was sent (or sent again). */
+  signal: AbortSignal | undefined;
 }
 
 export interface CoalescerOptions {
@@ -29,7 +31,9 @@ export interface CoalescerOptions {
  * when one returns: under load a batch carries what arrived during the last round trip, and with
  * no load an item waits for nothing but that turn (or the linger). `run` answers one value per
  * item, in order, or `AGAIN` for an item to put first in the next batch. A batch that fails is
- * retried item by item, so one bad item fails alone.
+ * retried item by item, so one bad item fails alone. An item submitted with a signal is withdrawn
+ * when it aborts while the item waits to be sent (in the queue, for its turn again, for its turn
+ * alone), its promise rejected with the signal's reason; one already in a batch gets its answer.
  */
 export class Coalescer<I, O> {
   private queue: Waiting<I, O>[] = [];
@@ -42,9 +46,29 @@ export class Coalescer<I, O> {
     private readonly options: CoalescerOptions,
   ) {}
 
-  submit(item: I): Promise<O> {
+  submit(item: I, signal?: AbortSignal): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      if (signal?.aborted) return reject(signal.reason);
+      const waiting: Waiting<I, O> = { item, resolve, reject, signal };
+      if (signal) {
+        const withdraw = () => {
+          const index = this.queue.indexOf(waiting);
+          if (index < 0) return;
+          this.queue.splice(index, 1);
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', withdraw, { once: true });
+        const done = () => signal.removeEventListener('abort', withdraw);
+        waiting.resolve = (value) => {
+          done();
+          resolve(value);
+        };
+        waiting.reject = (error) => {
+          done();
+          reject(error);
+        };
+      }
+      this.queue.push(waiting);
       this.schedule(this.inFlight === 0 ? (this.options.lingerMs ?? 0) : 0);
     });
   }
@@ -94,6 +118,7 @@ export class Coalescer<I, O> {
       const answer = answers[index]!;
       // The first item of a batch has nothing before it to wait for: AGAIN there would loop forever.
       if (answer === AGAIN && index === 0) waiting.reject(new Error('the first item of a batch was asked to go again'));
+      else if (answer === AGAIN && waiting.signal?.aborted) waiting.reject(waiting.signal.reason);
       else if (answer === AGAIN) again.push(waiting);
       else waiting.resolve(answer);
     });
@@ -102,6 +127,7 @@ export class Coalescer<I, O> {
 
   /** One item of a failed batch, by itself: its own answer or its own error. */
   private async alone(waiting: Waiting<I, O>): Promise<void> {
+    if (waiting.signal?.aborted) return waiting.reject(waiting.signal.reason);
     try {
       const [answer] = await this.run([waiting.item]);
       if (answer === AGAIN || answer === undefined) throw new Error('an item alone got no answer');

@@ -8,6 +8,8 @@ import { Database } from './sql';
 export interface OrmSettings {
   clientUrl: string;
   poolMax?: number;
+  /** How long a statement waits for a pooled connection (or a new one to open) before it fails, ms. */
+  acquireTimeoutMs?: number;
   entities: EntitySchema<AnyEntity>[] | EntitySchema[];
 }
 
@@ -23,7 +25,9 @@ export function ormOptions(settings: OrmSettings, onPoolCreated?: (pool: Pool) =
     entities: settings.entities as EntitySchema[],
     extensions: [Migrator],
     pool: { min: 0, max: settings.poolMax ?? 10 },
-    ...(onPoolCreated ? { driverOptions: { onPoolCreated } } : {}),
+    // pg-pool's connectionTimeoutMillis bounds both the wait for a free connection and opening one:
+    // a request never queues for the pool without end behind connections held by slow work.
+    driverOptions: { ...(onPoolCreated ? { onPoolCreated } : {}), ...(settings.acquireTimeoutMs ? { connectionTimeoutMillis: settings.acquireTimeoutMs } : {}) },
     // Every request forks its own EntityManager; touching the global one is a bug.
     allowGlobalContext: false,
     forceUtcTimezone: true,

@@ -77,6 +77,19 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/**
+ * Nothing was wrong with the request, but what it needs is held up (a row another transaction
+ * holds, no database connection free in time): send it again after `Retry-After` seconds.
+ */
+export class ServiceBusyError extends AppError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    detail = 'The service is busy; send the request again.',
+  ) {
+    super(503, 'busy', 'Busy', detail, undefined, { retryAfter: retryAfterSeconds });
+  }
+}
+
 export class UnsupportedMediaTypeError extends AppError {
   constructor(accepted: string[]) {
     super(415, 'unsupported_media_type', 'Unsupported media type', `Send the body as ${accepted.join(' or ')}.`);

@@ -4,7 +4,7 @@ import { createAdapter } from '@socket.io/redis-streams-adapter';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { AppError, UnauthorizedError } from './errors';
+import { AppError, ServiceBusyError, UnauthorizedError } from './errors';
 import { sessionActor, type Authenticator } from './auth/authenticate';
 import type { TokenClaims } from './auth/tokens';
 import { roleAllowed, type Actor, type Role } from './auth/roles';
@@ -36,7 +36,8 @@ type BatchItem<K extends keyof RealtimeEvents> = RealtimeEvents[K] extends { ite
 /**
  * A request a client may send over its socket instead of HTTP (a brigade phone reporting on a
  * flaky connection keeps one socket open). The ack carries `{ ok: true, result }` or
- * `{ ok: false, error: { code, message, errors? } }`, the same codes as the HTTP problems.
+ * `{ ok: false, error: { code, message, errors?, retryAfter? } }`, the same codes as the HTTP
+ * problems (`retryAfter` in seconds for a `busy` one, which the HTTP answer sends as a 503).
  */
 export interface SocketCommand<T = unknown> {
   event: string;
@@ -677,6 +678,7 @@ export class Realtime {
     try {
       return { ok: true, result: await command.handle(parsed.data, actor) };
     } catch (error) {
+      if (error instanceof ServiceBusyError) return { ok: false, error: { code: error.code, message: error.message, retryAfter: error.retryAfterSeconds } };
       if (error instanceof AppError && error.status < 500) {
         return { ok: false, error: { code: error.code, message: error.message, ...(error.errors ? { errors: error.errors } : {}) } };
       }

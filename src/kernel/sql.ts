@@ -100,6 +100,26 @@ class Runner implements Queries {
   }
 }
 
+/** Bounds on every statement of one transaction, in milliseconds. */
+export interface TransactionLimits {
+  lockTimeoutMs?: number;
+  statementTimeoutMs?: number;
+}
+
+/** `begin`, with the limits set for the transaction in the same round trip (SET takes no parameters: they are checked integers). */
+function beginWith(limits: TransactionLimits): string {
+  const settings: string[] = ['begin'];
+  for (const [name, value] of [
+    ['lock_timeout', limits.lockTimeoutMs],
+    ['statement_timeout', limits.statementTimeoutMs],
+  ] as const) {
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive whole number of milliseconds`);
+    settings.push(`set local ${name} = ${value}`);
+  }
+  return settings.join('; ');
+}
+
 /**
  * The one owner of the database pool outside the ORM (which shares it). Every hand-written or
  * query-built statement runs here: bound parameters, optional preparation, the ORM's exception
@@ -134,14 +154,17 @@ export class Database extends Runner {
 
   /**
    * Runs `work` in one transaction on one connection: committed when it resolves, rolled back
-   * when it throws. Statements inside see each other's writes and locks.
+   * when it throws. Statements inside see each other's writes and locks. `limits` bound how long
+   * any one statement inside may wait for a lock or run (PostgreSQL's `lock_timeout` and
+   * `statement_timeout`, for this transaction only); one that gives up throws the driver's error
+   * (SQLSTATE 55P03 or 57014), which the API answers as a 503.
    */
-  async transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: Queries) => Promise<T>, limits: TransactionLimits = {}): Promise<T> {
     const client: PoolClient = await this.pool.connect();
     const tx = new Runner(async () => ({ client, release: () => undefined }), this.convert);
     let broken = false;
     try {
-      await client.query('begin');
+      await client.query(beginWith(limits));
       const result = await work(tx);
       await client.query('commit');
       return result;

@@ -116,6 +116,43 @@ describe('Coalescer', () => {
     expect(batches).toEqual([[12, 13, 14], [12], [13], [14]]);
   });
 
+  it('withdraws an item whose signal aborts while it waits to be sent; one already sent gets its answer', async () => {
+    const runner = recordingRunner();
+    const coalescer = new Coalescer(runner.run, { maxBatch: 100, concurrency: 1 });
+    const sent = new AbortController();
+    const waiting = new AbortController();
+    const first = coalescer.submit(1, sent.signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    // The batch with 1 is in flight: 2 and 3 wait for the next one.
+    const second = coalescer.submit(2, waiting.signal);
+    const third = coalescer.submit(3);
+    waiting.abort(new Error('gave up'));
+    sent.abort(new Error('too late'));
+    await expect(second).rejects.toThrow('gave up');
+    await settleEverything(runner.releaseAll, Promise.all([first, third]));
+    expect(await first).toBe('done 1');
+    expect(await third).toBe('done 3');
+    expect(runner.batches).toEqual([[1], [3]]);
+    await expect(coalescer.submit(4, AbortSignal.abort(new Error('already')))).rejects.toThrow('already');
+  });
+
+  it('does not retry alone, after its batch failed, an item whose caller stopped waiting', async () => {
+    const batches: number[][] = [];
+    const gaveUp = new AbortController();
+    const coalescer = new Coalescer(
+      async (items: number[]) => {
+        batches.push(items);
+        gaveUp.abort(new Error('gave up'));
+        if (items.length > 1) throw new Error('the batch failed');
+        return items.map((item) => item * 2);
+      },
+      { maxBatch: 100, concurrency: 1 },
+    );
+    const results = await Promise.allSettled([coalescer.submit(1), coalescer.submit(2, gaveUp.signal), coalescer.submit(3)]);
+    expect(results.map((result) => (result.status === 'fulfilled' ? result.value : (result.reason as Error).message))).toEqual([2, 'gave up', 6]);
+    expect(batches).toEqual([[1, 2, 3], [1], [3]]);
+  });
+
   it('fails the items of a batch whose answers do not match it', async () => {
     const coalescer = new Coalescer(async (): Promise<string[]> => [], { maxBatch: 100, concurrency: 1 });
     const results = await Promise.allSettled([1, 2].map((item) => coalescer.submit(item)));

@@ -19,6 +19,9 @@ describe('config', () => {
       env: 'production',
     });
     expect(config.dataDir).toMatch(/\/data$/);
+    // A turnout request answers well before the brigade app's 15 s; a statement waits for a pooled connection 5 s at most.
+    expect(config.gotvReports).toEqual({ lockTimeoutMs: 1000, statementTimeoutMs: 5000, deadlineMs: 10_000 });
+    expect(config.databaseAcquireTimeoutMs).toBe(5000);
   });
 
   it('parses lists, durations and URLs', () => {
@@ -44,6 +47,10 @@ describe('config', () => {
     [{ JWT_TTL: 'forever' }, 'JWT_TTL'],
     [{ CORS_ORIGINS: 'not a url' }, 'CORS_ORIGINS'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ GOTV_REPORT_LOCK_TIMEOUT: '6000' }, 'GOTV_REPORT_LOCK_TIMEOUT'],
+    [{ GOTV_REPORT_LOCK_TIMEOUT: '3000', GOTV_REPORT_STATEMENT_TIMEOUT: '20000', GOTV_REPORT_DEADLINE: '2000' }, 'GOTV_REPORT_LOCK_TIMEOUT'],
+    [{ DATABASE_ACQUIRE_TIMEOUT: '0' }, 'DATABASE_ACQUIRE_TIMEOUT'],
+    [{ HTTP_KEEP_ALIVE_TIMEOUT: 'forever' }, 'HTTP_KEEP_ALIVE_TIMEOUT'],
   ])('stops on %j with a message naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(variable));

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import Koa from 'koa';
 import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
 import { requireRole } from '../../src/kernel/auth/authenticate';
 import { problemMiddleware } from '../../src/kernel/http/problem';
 import { routeDispatcher } from '../../src/kernel/http/dispatch';
@@ -15,7 +16,7 @@ let app: TestApp;
 let admin: TestUser;
 
 beforeAll(async () => {
-  app = await startTestApp({ CORS_ORIGINS: 'https://warroom.example.org' });
+  app = await startTestApp({ CORS_ORIGINS: 'https://warroom.example.org', HTTP_KEEP_ALIVE_TIMEOUT: '70' });
   admin = await registerAdmin(app);
 });
 afterAll(() => app.close());
@@ -40,6 +41,29 @@ describe('diagnostics', () => {
       expect(response.body.checks).toMatchObject({ database: 'ok', redis: 'failed' });
     } finally {
       await broken.close();
+    }
+  });
+});
+
+describe('the HTTP server', () => {
+  it('keeps an idle connection open as long as HTTP_KEEP_ALIVE_TIMEOUT says, above the 60 s of the proxies in front', async () => {
+    expect(loadConfig({}).http).toEqual({ keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000 });
+    // This file's process was started with 70 s: the server the runtime listens with has it.
+    expect(app.runtime.server.keepAliveTimeout).toBe(70_000);
+    expect(app.runtime.server.headersTimeout).toBe(71_000);
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
+        http
+          .get(`${app.url}/api/test`, { agent }, (response) => {
+            response.resume();
+            resolve(response.headers['keep-alive'] as string | undefined);
+          })
+          .on('error', reject);
+      });
+      expect(keepAlive).toBe('timeout=70');
+    } finally {
+      agent.destroy();
     }
   });
 });
@@ -236,6 +260,30 @@ describe('errors are problem+json, never 500', () => {
     const response = await request(withProbe.app.callback()).get('/api/probe/explode');
     expectProblem(response, 500, 'internal_error');
     expect(JSON.stringify(response.body)).not.toContain('secret internal detail');
+  });
+
+  it('a request that finds no database connection free within DATABASE_ACQUIRE_TIMEOUT is a 503 busy with Retry-After', async () => {
+    const small = await startTestApp({ DATABASE_POOL_MAX: '2', DATABASE_ACQUIRE_TIMEOUT: '300' });
+    const release: (() => void)[] = [];
+    const holding: Promise<unknown>[] = [];
+    try {
+      const owner = await registerAdmin(small);
+      await small.http.get('/api/territories').set(owner.auth).expect(200);
+      // Slow work holds both of the pool's connections.
+      for (let i = 0; i < 2; i++) {
+        holding.push(small.runtime.deps.db.transaction(() => new Promise<void>((resolve) => release.push(resolve))));
+      }
+      while (release.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      const response = await small.http.get('/api/territories').set(owner.auth);
+      expectProblem(response, 503, 'busy');
+      expect(response.headers['retry-after']).toBe('5');
+      for (const done of release) done();
+      await Promise.all(holding);
+      await small.http.get('/api/territories').set(owner.auth).expect(200);
+    } finally {
+      for (const done of release) done();
+      await small.close();
+    }
   });
 
   it('a handler whose answer breaks its response schema fails loudly outside production', async () => {

@@ -2,7 +2,8 @@
  * The brigade phone app in headless Chromium: its first-load weight, sign-in, 20 reports recorded
  * with the browser context offline, the tab closed and the app reopened still offline (from the
  * service worker's cache), then online: the server ends with exactly those 20 reports, once. Also
- * a conflict (a voter someone else reported) shown to the member, a 500 retried, an ended session
+ * a conflict (a voter someone else reported) shown to the member, a 500 retried, a 503 busy kept
+ * until its Retry-After, an ended session
  * (back to sign-in, queue kept), and axe-core. Leaves a screenshot in test-artifacts/.
  */
 import { randomUUID } from 'node:crypto';
@@ -193,6 +194,31 @@ describe('brigade app', () => {
     expect(await memberReports()).toHaveLength(21);
   });
 
+  it('keeps a report answered 503 busy, sends it no sooner than Retry-After, and once the station is free', async () => {
+    const busy: number[] = [];
+    await page.route('**/api/gotv/turnout', (route) => {
+      busy.push(Date.now());
+      const problem = { type: '/problems/busy', title: 'Busy', status: 503, detail: 'The station is busy.', code: 'busy', retryAfter: 30 };
+      return route.fulfill({ status: 503, headers: { 'Retry-After': '30' }, contentType: 'application/problem+json', body: JSON.stringify(problem) });
+    });
+    await page.click('[data-tab="stations"]');
+    await page.fill(`#count-${campaign.stations[0]!.id}`, '160');
+    await page.click(`[data-station="${campaign.stations[0]!.id}"] form.count button`);
+    await page.click('[data-tab="outbox"]');
+    while (busy.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Past the app's own first backoff (2 s ± 25 %), a sync finds nothing due: Retry-After holds it back.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await page.evaluate("window.dispatchEvent(new Event('online'))");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(busy).toHaveLength(1);
+    expect(await outboxIds('pending')).toHaveLength(1);
+    expect(await outboxIds('rejected')).toHaveLength(0);
+    await page.unroute('**/api/gotv/turnout');
+    await page.click('#send-now');
+    await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
+    expect(await memberReports()).toHaveLength(22);
+  });
+
   it('records an incident with a photo offline and sends both, the photo compressed, once online', async () => {
     const station = campaign.stations[1]!.id;
     await context.setOffline(true);
@@ -245,12 +271,12 @@ describe('brigade app', () => {
     await page.click(`[data-station="${campaign.stations[1]!.id}"] form.count button`);
     await page.waitForSelector('#login-form', { state: 'visible' });
     expect(await page.textContent('#login-error')).toContain('siguen guardados');
-    expect(await memberReports()).toHaveLength(21);
+    expect(await memberReports()).toHaveLength(22);
     const fresh = await app.http.post('/api/auth/login').send({ email: member.email, password: member.password }).expect(200);
     member = { ...member, token: fresh.body.token, auth: { Authorization: `Bearer ${fresh.body.token}` } };
     await signIn(page);
     await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
-    expect(await memberReports()).toHaveLength(22);
+    expect(await memberReports()).toHaveLength(23);
   });
 
   it('a double tap on an incident’s button (its photo still being compressed) records it once', async () => {

@@ -111,6 +111,33 @@ describe('webhook', () => {
     expect(await db.first(sql<{ n: number }>`select count(*)::int as n from wa_pending_statuses`)).toEqual({ n: 0 });
   });
 
+  it('keeps a parked status when applying it fails, and applies it on the next try', async () => {
+    const { send } = await messageOf(2);
+    const db = t.app.runtime.deps.db;
+    const parked = async () => (await db.first(sql<{ n: number }>`select count(*)::int as n from wa_pending_statuses where wamid = ${send.wamid}`))!.n;
+    await db.write(sql`update wa_messages set wamid = null where id = ${send.opaque}::uuid`);
+    await post(t.fake.statusPayload({ ...send, opaque: undefined }, 'read')).expect(200);
+    expect(await parked()).toBe(1);
+    // Any change of the message's status fails (the database stopping mid-apply), the wamid's return does not.
+    await db.write(sql`create function test_fail_status() returns trigger language plpgsql as $$ begin raise exception 'apply failed'; end $$`);
+    await db.write(sql`
+      create trigger test_fail_status before update of status on wa_messages for each row
+      when (old.id = ${sql.raw(`'${send.opaque}'`)}) execute function test_fail_status()`);
+    try {
+      await db.write(sql`update wa_messages set wamid = ${send.wamid} where id = ${send.opaque}::uuid`);
+      // The worker's tick tries too, once a second, and fails the same way.
+      await expect(applyPendingStatuses(t.app.runtime.deps)).rejects.toThrow();
+      expect(await parked()).toBe(1);
+      expect((await messageOf(2)).row.status).toBe('delivered');
+    } finally {
+      await db.write(sql`drop trigger test_fail_status on wa_messages`);
+      await db.write(sql`drop function test_fail_status()`);
+    }
+    await applyPendingStatuses(t.app.runtime.deps);
+    expect((await messageOf(2)).row.status).toBe('read');
+    expect(await parked()).toBe(0);
+  });
+
   it('acknowledges JSON of an unknown shape with 200 and ignores it', async () => {
     for (const payload of [
       { hello: 'world' },

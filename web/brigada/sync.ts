@@ -19,10 +19,13 @@ function reasonOf(code: string | undefined, message: string | undefined): string
   return (code && reasons[code]) || message || 'El servidor no aceptó el reporte.';
 }
 
-/** The next attempt after a failure: doubling from 2 s to 5 min, with jitter so phones do not retry together. */
-function backoff(item: OutboxItem): OutboxItem {
+/**
+ * The next attempt after a failure: doubling from 2 s to 5 min, with jitter so phones do not retry
+ * together, and no sooner than the server's `Retry-After` (a 503 `busy`: a station held up).
+ */
+function backoff(item: OutboxItem, retryAfterSeconds = 0): OutboxItem {
   const attempts = item.attempts + 1;
-  const delay = Math.min(MAX_BACKOFF_MS, 2000 * 2 ** (attempts - 1)) * (0.75 + Math.random() * 0.5);
+  const delay = Math.max(Math.min(MAX_BACKOFF_MS, 2000 * 2 ** (attempts - 1)) * (0.75 + Math.random() * 0.5), retryAfterSeconds * 1000);
   return { ...item, attempts, nextAttemptAt: Date.now() + delay };
 }
 
@@ -63,8 +66,9 @@ async function sendPhoto(api: Api, item: OutboxItem, photo: Blob): Promise<void>
   await outbox.put({ ...rest, state: 'sent' });
 }
 
-async function retryLater(items: OutboxItem[]): Promise<void> {
-  for (const item of items) await outbox.put(backoff(item));
+async function retryLater(items: OutboxItem[], error?: unknown): Promise<void> {
+  const retryAfter = error instanceof ApiError ? error.retryAfter : undefined;
+  for (const item of items) await outbox.put(backoff(item, retryAfter));
 }
 
 async function sendTurnout(api: Api, items: OutboxItem[]): Promise<void> {
@@ -82,8 +86,8 @@ async function sendTurnout(api: Api, items: OutboxItem[]): Promise<void> {
       return;
     }
     if (error instanceof ApiError && error.status === 401) throw error;
-    // A 5xx, a 429, a timeout or no network: later, with backoff.
-    await retryLater(items);
+    // A 5xx (a 503 busy: a station held up, Retry-After given), a 429, a timeout or no network: kept, sent later with backoff.
+    await retryLater(items, error);
     throw new NetworkError((error as Error).message);
   }
   const rejected = new Map(answer.rejected.map((entry) => [entry.index, entry]));
@@ -124,7 +128,7 @@ async function sendOne(api: Api, item: OutboxItem): Promise<void> {
       return;
     }
     if (error instanceof ApiError && error.status === 401) throw error;
-    await retryLater([item]);
+    await retryLater([item], error);
     throw new NetworkError((error as Error).message);
   }
 }

@@ -5,6 +5,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly problem: Problem | undefined,
+    /** Seconds the server asked to wait before sending again (`Retry-After` of a 429 or a 503 `busy`). */
+    readonly retryAfter?: number,
   ) {
     super(problem?.detail ?? `HTTP ${status}`);
   }
@@ -147,7 +149,8 @@ export class Api {
       this.logout();
       this.onExpired();
     }
-    throw new ApiError(response.status, problem);
+    const retryAfter = Number(response.headers.get('Retry-After') ?? problem?.retryAfter);
+    throw new ApiError(response.status, problem, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
   }
 
   private async request<T>(method: string, path: string, body?: unknown, authenticated = true, timeoutMs = this.timeoutMs): Promise<T> {

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { DriverException, UniqueConstraintViolationException, ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import type { Logger } from 'pino';
-import { AppError, NotFoundError, type ProblemBody } from '../errors';
+import { AppError, NotFoundError, ServiceBusyError, type ProblemBody } from '../errors';
 
 /** Stable machine words for HTTP errors raised by Koa, the router and the body parser. */
 const codeByStatus: Record<number, [code: string, title: string]> = {
@@ -62,7 +62,11 @@ function fromHttpError(error: HttpLikeError): AppError | undefined {
   return new AppError(status, code, title, detail);
 }
 
-/** Database constraint failures that reach here were not anticipated by a service: still a 4xx. */
+/**
+ * Database constraint failures that reach here were not anticipated by a service: still a 4xx. A
+ * statement that gave up waiting (its lock or statement timeout, no pooled connection in time) is a
+ * 503 the client may send again.
+ */
 function fromDatabaseError(error: unknown): AppError | undefined {
   if (error instanceof UniqueConstraintViolationException) {
     return new AppError(409, 'conflict', 'Conflict', 'A resource with the same unique value already exists.');
@@ -70,7 +74,31 @@ function fromDatabaseError(error: unknown): AppError | undefined {
   if (error instanceof ForeignKeyConstraintViolationException) {
     return new AppError(409, 'conflict', 'Conflict', 'The change conflicts with related data.');
   }
+  if (isDatabaseWait(error)) return new ServiceBusyError(DATABASE_RETRY_AFTER_SECONDS, 'The database is busy; send the request again.');
   return undefined;
+}
+
+/** How long a client is asked to wait after the database gave up waiting. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** SQLSTATEs of a statement that gave up waiting: lock_not_available (lock_timeout), query_canceled (statement_timeout). */
+const WAIT_STATES = new Set(['55P03', '57014']);
+
+/** A statement that gave up waiting for a row another transaction holds (its `lock_timeout`). */
+export function isLockTimeout(error: unknown): boolean {
+  return error instanceof DriverException && error.code === '55P03';
+}
+
+/** A statement that gave up waiting for a lock, for its own time, or for a pooled connection. */
+export function isDatabaseWait(error: unknown): boolean {
+  if (error instanceof DriverException && WAIT_STATES.has(String(error.code))) return true;
+  // The ORM wraps the pool's error in a DriverException with the same message.
+  return error instanceof Error && isPoolTimeout(error);
+}
+
+/** pg-pool's errors for a connection not had within connectionTimeoutMillis (a queue wait, or a new connection). */
+function isPoolTimeout(error: Error): boolean {
+  return error.message === 'timeout exceeded when trying to connect' || error.message === 'Connection terminated due to connection timeout';
 }
 
 /**
@@ -89,7 +117,7 @@ export function safeErrorFields(error: unknown): Record<string, unknown> {
 export function sendProblem(ctx: Context, error: AppError): void {
   ctx.status = error.status;
   ctx.type = PROBLEM_CONTENT_TYPE;
-  if (error.status === 429 && typeof error.extensions.retryAfter === 'number') {
+  if ((error.status === 429 || error.status === 503) && typeof error.extensions.retryAfter === 'number') {
     ctx.set('Retry-After', String(error.extensions.retryAfter));
   }
   ctx.body = toProblem(error);

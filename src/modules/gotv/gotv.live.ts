@@ -55,55 +55,105 @@ function stationInputs(stations: StationRow[], counts: CountsByStation, withPrev
   }));
 }
 
-/** A fit is refreshed at most this often per process while the counts keep changing (the push is at most every 5 s anyway). */
-const FIT_REFRESH_MS = 1000;
-/** The delay histogram and the supporters' flow change slowly: read at most this often per process. */
+/** The delay histogram and the supporters' flow: re-read when reports came in, and at least this often per process. */
 const VOTES_REFRESH_MS = 15_000;
 
-/**
- * The day's fit, kept per process: reused while the counts it was made from are the same, and,
- * for the live projection, for up to a second after they change (the stations and the prior being
- * the same), so that a burst of requests during a burst of reports costs one fit a second. A
- * projection for a given instant (`now` passed) always uses a fit of exactly its counts.
- */
-let fitCache: { key: string; priorKey: string; stationIds: string; fit: DayFit; at: number } | undefined;
+/** The day's fit, kept per process and reused while the counts and prior it was made from are the same. */
+let fitCache: { key: string; fit: DayFit } | undefined;
+
+/** The voter reports a read of the flow or the delays must include, as a projection found them just before. */
+interface Freshness {
+  /** The live day's start: rows of another day are never reused. */
+  day: number;
+  /**
+   * What changes whenever a voter report is accepted: the confirmed voters who voted, summed over
+   * the tallies (each accepted report marks one voter voted), with the stations' territories the
+   * rows are grouped by.
+   */
+  mark: string;
+}
+
+/** Read from the station rows, before any row that must include what they saw is read. */
+function freshnessOf(stations: StationRow[], dayStart: Date): Freshness {
+  let voted = 0;
+  for (const station of stations) voted += station.confirmed_voted;
+  return { day: dayStart.getTime(), mark: `${voted}|${stations.map((station) => `${station.id}:${station.territory_id ?? ''}`).join(',')}` };
+}
+
+interface Load<T> extends Freshness {
+  since: number;
+  rows: Promise<T[]>;
+}
 
 /**
- * Rows the live projection reads at most every VOTES_REFRESH_MS per process: reused while a read
- * that began no later than `since` is fresh. A projection for a given instant always reads.
+ * Rows the live projection reads (the flow, the delays: a grouped scan of the day's reports each)
+ * kept per process, yet never older than a voter report accepted before the request: a read is
+ * reused only while the tallies show no report since it began, else made again. Requests that need
+ * one while a read is under way share one: the one under way when nothing changed since it began,
+ * else the next, started once it ends (so a war room's screens reloading at once cost two reads,
+ * not one each). A projection for a given instant always reads.
  */
 class LiveRows<T> {
-  private cached: { since: number; rows: T[]; at: number } | undefined;
+  private cached: (Freshness & { since: number; rows: T[]; at: number }) | undefined;
+  private running: Load<T> | undefined;
+  private next: Load<T> | undefined;
 
-  async read(live: boolean, since: Date, load: () => Promise<T[]>): Promise<T[]> {
+  read(live: boolean, since: Date, freshness: Freshness, load: () => Promise<T[]>): Promise<T[]> {
+    if (!live) return load();
+    const wanted = { ...freshness, since: since.getTime() };
+    const serves = (held: (Freshness & { since: number }) | undefined, sameMark: boolean) =>
+      held !== undefined && held.day === wanted.day && held.since <= wanted.since && (!sameMark || held.mark === wanted.mark);
     const cached = this.cached;
-    if (live && cached && Date.now() - cached.at < VOTES_REFRESH_MS && cached.since <= since.getTime()) return cached.rows;
-    const rows = await load();
-    if (live) this.cached = { since: since.getTime(), rows, at: Date.now() };
-    return rows;
+    if (serves(cached, true) && Date.now() - cached!.at < VOTES_REFRESH_MS) return Promise.resolve(cached!.rows);
+    // A read under way serves if nothing changed since it began; the next one, which begins later, serves anyway.
+    if (serves(this.running, true)) return this.running!.rows;
+    if (serves(this.next, false)) return this.next!.rows;
+    const start = (): Promise<T[]> => {
+      const rows = load();
+      const entry: Load<T> = { ...wanted, rows };
+      this.running = entry;
+      const startedAt = Date.now();
+      const settle = () => {
+        if (this.running === entry) this.running = undefined;
+      };
+      rows.then((loaded) => {
+        settle();
+        this.cached = { ...wanted, rows: loaded, at: startedAt };
+      }, settle);
+      return rows;
+    };
+    if (!this.running) return start();
+    const after = this.running.rows.then(
+      () => undefined,
+      () => undefined,
+    );
+    const next: Load<T> = {
+      ...wanted,
+      rows: after.then(() => {
+        if (this.next === next) this.next = undefined;
+        return start();
+      }),
+    };
+    this.next = next;
+    return next.rows;
   }
 }
 
 const lagRows = new LiveRows<VoterLagRow>();
 const voteRows = new LiveRows<VoterVoteRow>();
 
-function cachedFit(stationIds: string, live: boolean): (prepared: PreparedDay) => DayFit {
-  return (prepared) => {
-    const cached = fitCache;
-    const now = Date.now();
-    if (cached?.key === prepared.key) return cached.fit;
-    // Only newer counts may wait: the same stations and the same prior (hours, curve, spread).
-    if (live && cached && cached.stationIds === stationIds && cached.priorKey === prepared.priorKey && now - cached.at < FIT_REFRESH_MS) return cached.fit;
-    const fit = fitPrepared(prepared);
-    fitCache = { key: prepared.key, priorKey: prepared.priorKey, stationIds, fit, at: now };
-    return fit;
-  };
+function cachedFit(prepared: PreparedDay): DayFit {
+  const cached = fitCache;
+  if (cached?.key === prepared.key) return cached.fit;
+  const fit = fitPrepared(prepared);
+  fitCache = { key: prepared.key, fit };
+  return fit;
 }
 
-/** Recent voter reports' delays, as the projection reads them at `now` (cached for the live projection). */
-async function voterLags(q: Queries, dayStart: Date, now: Date, live: boolean): Promise<VoterLagCount[]> {
+/** Recent voter reports' delays, as the projection reads them at `now` (kept for the live projection: see LiveRows). */
+async function voterLags(q: Queries, dayStart: Date, now: Date, live: boolean, freshness: Freshness): Promise<VoterLagCount[]> {
   const since = new Date(Math.max(dayStart.getTime(), now.getTime() - LAG_MODEL.windowMinutes * 60_000));
-  const rows = await lagRows.read(live, since, () => voterLagRows(q, since, now));
+  const rows = await lagRows.read(live, since, freshness, () => voterLagRows(q, since, now));
   return rows
     .filter((row) => new Date(row.voted_minute).getTime() >= since.getTime())
     .map((row) => ({
@@ -118,8 +168,8 @@ async function voterLags(q: Queries, dayStart: Date, now: Date, live: boolean): 
  * A day's voter reports by territory and the minute of the vote (from `dayStart` to `until`), as
  * received by `now` (the live projection: until now; a past day: until its end, received since too).
  */
-async function voterVotes(q: Queries, dayStart: Date, until: Date, now: Date, live: boolean): Promise<VoterVoteCount[]> {
-  const rows = await voteRows.read(live, dayStart, () => voterVoteRows(q, dayStart, until, now));
+async function voterVotes(q: Queries, dayStart: Date, until: Date, now: Date, live: boolean, freshness?: Freshness): Promise<VoterVoteCount[]> {
+  const rows = await (freshness ? voteRows.read(live, dayStart, freshness, () => voterVoteRows(q, dayStart, until, now)) : voterVoteRows(q, dayStart, until, now));
   return rows.map((row) => ({ territoryId: row.territory_id, votedMinute: new Date(row.voted_minute), count: row.n }));
 }
 
@@ -134,12 +184,14 @@ export async function projection(q: Queries, timeZone: string, filter: StationFi
   const day = await electionDay(q);
   const dayStart = instantAt(day.electionDate, 0, timeZone);
   const filtered = filter.territoryId !== undefined || filter.bbox !== undefined || filter.ids !== undefined;
-  const [stations, counts, only, lags, votes] = await Promise.all([
-    stationRows(q, {}),
+  // The stations first: their tallies say which voter reports the rows read next must include.
+  const stations = await stationRows(q, {});
+  const freshness = freshnessOf(stations, dayStart);
+  const [counts, only, lags, votes] = await Promise.all([
     countsByStation(q, dayStart),
     filtered ? stationRows(q, filter).then((rows) => new Set(rows.map((row) => row.id))) : Promise.resolve(undefined),
-    voterLags(q, dayStart, at, live),
-    voterVotes(q, dayStart, at, at, live),
+    voterLags(q, dayStart, at, live, freshness),
+    voterVotes(q, dayStart, at, at, live, freshness),
   ]);
   const input: ProjectionInput = {
     now: at,
@@ -155,7 +207,7 @@ export async function projection(q: Queries, timeZone: string, filter: StationFi
     voterVotes: votes,
     ...(only ? { only } : {}),
   };
-  return project(input, { fit: cachedFit(stations.map((station) => station.id).join(','), live) });
+  return project(input, { fit: cachedFit });
 }
 
 /** Prior spread for deriving a past day's curve: loose, so that the day's own reports decide. */

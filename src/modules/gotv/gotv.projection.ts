@@ -223,8 +223,6 @@ export interface PreparedDay {
   overallLag: LagDistribution | null;
   figures: { votersSoFar: number; at: Date | null }[];
   setAside: SetAside;
-  /** The prior (hours, curve, spread) the fit is made with. */
-  priorKey: string;
   /** The prior and every count the fit sees. */
   key: string;
 }
@@ -302,7 +300,7 @@ export function prepareDay(input: ProjectionInput): PreparedDay {
   const overallLag = estimateLag(input.voterLags ?? []);
   const flows = supporterFlows(input.voterVotes ?? [], grid, overallLag, minuteOf(now), minuteOf);
   for (const flow of flows) hash.update(`|flow ${flow.group}:${flow.bins.map((b) => `${b.bin}=${b.votes}/${b.reach.toFixed(4)}`).join(',')}`);
-  return { grid, spread, level, stations, flows, overallLag, figures, setAside, priorKey, key: hash.digest('base64') };
+  return { grid, spread, level, stations, flows, overallLag, figures, setAside, key: hash.digest('base64') };
 }
 
 /**

@@ -27,6 +27,20 @@ export interface VoterReportRow {
   report_id: string | null;
   /** Another report of the batch came first for the same voter: this one goes again after it. */
   again: boolean;
+  /**
+   * For a report whose station was one to probe rather than wait for (see `LockWaits`): true when
+   * another transaction held its station's tally or its voter (nothing recorded), false when the
+   * batch took them; null for every other report.
+   */
+  busy: boolean | null;
+}
+
+/** Which stations a batch must not wait for: their rows are locked only if free at once (SKIP LOCKED). */
+export interface LockWaits {
+  /** Stations whose rows another transaction was lately found holding. */
+  probe: readonly string[];
+  /** Every station of the batch: after the batch gave up waiting for one it could not name. */
+  probeAll: boolean;
 }
 
 /**
@@ -39,12 +53,18 @@ export interface VoterReportRow {
  * and writes nothing (a duplicate leaves no row). A second report for one voter within the batch is
  * answered `again`, to be sent after this one commits. Rows are locked station by station, the
  * station's tally first and then its voters in id order: the tally trigger updates only tallies
- * already held, and batches that share stations queue instead of deadlocking. A rehearsal's report
+ * already held, and batches that share stations queue instead of deadlocking. The stations of
+ * `waits.probe` (all, with `probeAll`) are not waited for: their rows are locked with SKIP LOCKED
+ * once every other lock is held (so holding them never makes the batch wait), and a report whose
+ * rows another transaction holds is answered `busy` with nothing recorded. A rehearsal's report
  * is recorded (once per clientReportId) and changes no voter. Its arrays are batch columns
  * (`sql.batch`): every batch, of one report or of hundreds, runs on one generic plan, not planned anew.
  */
-export function recordVoterReports(db: Queries, reports: readonly VoterReport[]): Promise<VoterReportRow[]> {
+export function recordVoterReports(db: Queries, reports: readonly VoterReport[], waits: LockWaits = { probe: [], probeAll: false }): Promise<VoterReportRow[]> {
   const column = (type: BatchColumnType, pick: (report: VoterReport) => unknown) => sql.batch(reports.map(pick), type);
+  const probe = sql.batch(waits.probe, 'uuid');
+  // Without stations to probe, the probing steps are skipped whole (a condition on a parameter alone is checked once).
+  const probing = waits.probeAll || waits.probe.length > 0;
   const statement = sql<VoterReportRow>`
     with input as (
       select * from unnest(
@@ -69,14 +89,24 @@ export function recordVoterReports(db: Queries, reports: readonly VoterReport[])
     ),
     target as (
       select g.id from gotv_station_tallies t join gotv_voters g on g.polling_station_id = t.station_id
-      where g.id in (select id from first) and g.status <> 'voted'
+      where g.id in (select id from first) and g.status <> 'voted' and not (${waits.probeAll}::boolean or t.station_id = any(${probe}::uuid[]))
       order by t.station_id, g.id for no key update of t, g
+    ),
+    probed as (
+      select g.id from gotv_voters g
+      where (${probing}::boolean) and g.id in (select id from first) and g.status <> 'voted' and (${waits.probeAll}::boolean or g.polling_station_id = any(${probe}::uuid[]))
+    ),
+    tried as (
+      -- Sorted before it locks, so reading target (every lock the batch waits for) comes first.
+      select g.id from gotv_station_tallies t join gotv_voters g on g.polling_station_id = t.station_id
+      where g.id in (select id from probed) and g.id not in (select id from target) and g.status <> 'voted'
+      order by t.station_id, g.id for no key update of t, g skip locked
     ),
     r as (
       insert into gotv_turnout_reports (id, client_report_id, kind, station_id, voter_id, voters_so_far, reported_at, received_at, reported_by_id, flagged, rehearsal)
       select i.report_id, i.client_report_id, 'voter', a.station_id, a.id, null, i.at, now(), i.reported_by_id, false, i.rehearsal
       from allowed a join input i on i.ordinal = a.ordinal
-      where i.rehearsal or (a.ordinal in (select ordinal from first) and a.id in (select id from target))
+      where i.rehearsal or (a.ordinal in (select ordinal from first) and (a.id in (select id from target) or a.id in (select id from tried)))
       on conflict (client_report_id) do nothing
       returning id, voter_id, reported_at, rehearsal
     ),
@@ -85,7 +115,9 @@ export function recordVoterReports(db: Queries, reports: readonly VoterReport[])
       from r where g.id = r.voter_id and not r.rehearsal
     )
     select v.id as voter_id, v.station_id, a.id as allowed_id, r.id as report_id,
-           (a.id is not null and not i.rehearsal and not exists (select 1 from first f where f.ordinal = i.ordinal)) as again
+           (a.id is not null and not i.rehearsal and not exists (select 1 from first f where f.ordinal = i.ordinal)) as again,
+           case when exists (select 1 from first f where f.ordinal = i.ordinal) and a.id in (select id from probed)
+             then a.id not in (select id from tried) end as busy
     from input i
     left join voter v on v.ordinal = i.ordinal
     left join allowed a on a.ordinal = i.ordinal

@@ -68,7 +68,8 @@ const PENDING_STATUS_HOURS = 24;
 
 /**
  * Statuses parked before their message's wamid was stored, for the messages that have it now;
- * taken out of the park (the caller applies them), and those older than a day dropped.
+ * taken out of the park, and those older than a day dropped. The caller applies them in the same
+ * transaction: taken rows stay locked until it commits, and a rollback puts them back.
  */
 export async function takePendingStatuses(q: Queries): Promise<StatusUpdate[]> {
   await q.write(sql`delete from wa_pending_statuses where received_at < now() - make_interval(hours => ${PENDING_STATUS_HOURS}::int)`);

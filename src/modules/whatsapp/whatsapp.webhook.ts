@@ -170,11 +170,16 @@ async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number
   return rows.length;
 }
 
-/** Applies the statuses that arrived before their message's wamid was stored, now that it is; how many changed a message. */
+/**
+ * Applies the statuses that arrived before their message's wamid was stored, now that it is; how
+ * many changed a message. Taken out of the park and applied in one transaction, so a failure (or a
+ * stop) between the two leaves them parked for the next try.
+ */
 export async function applyPendingStatuses(deps: AppDeps): Promise<number> {
-  const pending = await takePendingStatuses(deps.db);
-  if (!pending.length) return 0;
-  const rows = await applyStatusUpdates(deps.db, pending);
+  const rows = await deps.db.transaction(async (tx) => {
+    const pending = await takePendingStatuses(tx);
+    return pending.length ? applyStatusUpdates(tx, pending) : [];
+  });
   if (rows.length) whatsapp(deps).statusChanged(rows.map((row) => ({ id: row.id, campaignId: row.campaign_id, conversationId: row.conversation_id, status: row.status })));
   return rows.length;
 }
