@@ -42,6 +42,13 @@ it('a limiter made while other commands are being pipelined counts normally', as
   expect(keys).toHaveLength(1);
   expect(keys[0]).not.toContain('3001234567');
   expect(await redis.get(keys[0]!)).toBe('1');
+  // Every method reads and writes the same hashed key: what consume counted, counted() sees.
+  const limiter = limits.named('late', { points: 5, windowSeconds: 60 });
+  expect(await limiter.counted('+573001234567')).toBe(1);
+  await limiter.record('+573001234567');
+  expect(await limiter.counted('+573001234567')).toBe(2);
+  await limiter.reset('+573001234567');
+  expect(await limiter.counted('+573001234567')).toBe(0);
 });
 
 it('a shared window appended to while other commands are being pipelined delivers its items', async () => {
