@@ -268,7 +268,7 @@ describe('notes', () => {
       { id: expect.any(String), text: 'Vive cerca del puesto de votación.', authorName: 'Otro Gestor', createdAt: expect.any(String) },
     ]);
     const erased = await http().delete(`/api/audience/contacts/${ids.carla}`).set(manager.auth).expect(200);
-    expect(erased.body.counts.audience).toEqual({ notes: 2, contacts: 1, consentsAnonymised: 1, mergedRecordsErased: 0, mergeSnapshotsCleared: 0 });
+    expect(erased.body.counts.audience).toEqual({ notes: 2, contacts: 1, consentsAnonymised: 1, identifiersHashed: 1, mergedRecordsErased: 0, mergeSnapshotsCleared: 0 });
     const left = await db().first(sql<{ n: number }>`select count(*)::int as n from contact_notes where contact_id = ${ids.carla}::uuid`);
     expect(left!.n).toBe(0);
     expectProblem(await http().get(`/api/audience/contacts/${ids.carla}`).set(manager.auth), 404, 'not_found');
