@@ -1142,21 +1142,17 @@ async function main(): Promise<void> {
 
   log(`Comando at ${BASE}: building the demo campaign (run ${RUN})…`);
   const admin = await adminSession();
-  // The week writes into the PQRS desk's numbered register and the team's quick replies: only on a Comando the demo made.
-  const ownComando = admin.email.endsWith('@demo.comando.co');
-  const webhook = ownComando ? await webhookCheck(process.env.WHATSAPP_APP_SECRET?.trim() || undefined) : 'none';
-  if (!ownComando) {
-    log(`  ${admin.email} is not a demo account: this Comando is not the demo's, so the campaign's ordinary week (People, WhatsApp, PQRS) is left out.`);
-  } else if (webhook !== 'signed') {
+  const webhook = await webhookCheck(process.env.WHATSAPP_APP_SECRET?.trim() || undefined);
+  if (webhook !== 'signed') {
     log(
       webhook === 'none'
-        ? '  No WHATSAPP_APP_SECRET here: nobody will write to the inbox (the demo signs their messages with it, as Meta does). See the README: start both with the same one.'
-        : '  The server refuses webhooks signed with this WHATSAPP_APP_SECRET: start it with the same one (README). Nobody will write to the inbox.',
+        ? "  No WHATSAPP_APP_SECRET here: nobody will write to the inbox (the demo signs their messages with it, as Meta does): set the server's."
+        : "  The server refuses webhooks signed with this WHATSAPP_APP_SECRET: set the server's. Nobody will write to the inbox.",
     );
   }
   const manager = await createUser(admin, 'manager', 'coordinacion', 'Coordinación de campaña');
   // The citizen desk's staff member answers the inbox and the PQRS desk: an account only the week needs.
-  const desk = ownComando ? await createUser(admin, 'manager', 'atencion', 'Daniela Ruiz') : undefined;
+  const desk = await createUser(admin, 'manager', 'atencion', 'Daniela Ruiz');
   const viewer = await createUser(admin, 'viewer', 'sala', 'Sala de situación');
   const members = await inParallel(
     Array.from({ length: 30 }, (_, i) => i),
@@ -1291,47 +1287,41 @@ async function main(): Promise<void> {
   log('  a poster campaign with 20 posters and 150 leads');
   await outreach(manager, campaign.id);
 
-  const week = desk
-    ? await ordinaryWeek({
-        manager,
-        desk,
-        comunas,
-        comunaCodes: COMUNAS.map((_, i) => `DEMO-${RUN}-C${i + 1}`),
-        leads,
-        secret: webhook === 'signed' ? process.env.WHATSAPP_APP_SECRET!.trim() : undefined,
-      })
-    : undefined;
-  if (week) {
-    log(
-      `  the ordinary week in ${week.seconds.toFixed(1)} s: ${week.tagged} people tagged, ${week.notes} notes, ${week.conversations} WhatsApp conversations, ` +
-        `${week.pqrs.filed} PQRS requests (${week.pqrs.answered} answered, ${week.pqrs.extended} extended)` +
-        (week.pqrs.limited ? `; ${week.pqrs.limited} public filings refused by the server's per-IP limit (PQRS_MAX_PER_IP), try again in an hour` : ''),
-    );
-  }
+  const week = await ordinaryWeek({
+    manager,
+    desk,
+    comunas,
+    comunaCodes: COMUNAS.map((_, i) => `DEMO-${RUN}-C${i + 1}`),
+    leads,
+    secret: webhook === 'signed' ? process.env.WHATSAPP_APP_SECRET!.trim() : undefined,
+  });
+  log(
+    `  the ordinary week in ${week.seconds.toFixed(1)} s: ${week.tagged} people tagged, ${week.notes} notes, ${week.conversations} WhatsApp conversations, ` +
+      `${week.pqrs.filed} PQRS requests (${week.pqrs.answered} answered, ${week.pqrs.extended} extended)` +
+      (week.pqrs.limited ? `; ${week.pqrs.limited} public filings refused by the server's per-IP limit (PQRS_MAX_PER_IP), try again in an hour` : ''),
+  );
 
   log('\nLogins (password for all: ' + PASSWORD + '):');
-  log(`  console    ${BASE}/            ${manager.email} (manager), ${desk ? `${desk.email} (${desk.name}, citizen desk; manager), ` : ''}${viewer.email} (viewer)`);
+  log(`  console    ${BASE}/            ${manager.email} (manager), ${desk.email} (${desk.name}, citizen desk; manager), ${viewer.email} (viewer)`);
   log(`  war room   ${BASE}/war-room/   ${viewer.email} (viewer) or ${manager.email} (manager)`);
   log(`  brigades   ${BASE}/brigada/    ${members[0]!.email} … ${members[29]!.email}`);
-  log(`  admin      ${admin.email === `admin-${RUN}@demo.comando.co` ? `${admin.email}` : `${admin.email} (yours)`}`);
-  if (week && desk) {
-    log(`\nWhere to look in the console (${BASE}/, as a manager):`);
-    log(
-      `  Personas   ${BASE}/personas   ${week.imported.created + week.imported.updated} supporters from a spreadsheet (${week.imported.updated} were poster leads: updated, not doubled), ` +
-        `150 poster leads, tags (líder, transporte, voluntario…), notes` +
-        (week.duplicatePairs ? `; duplicates: the same cédula from another phone` : ''),
-    );
-    log(
-      week.conversations
-        ? `  WhatsApp   ${BASE}/whatsapp   ${week.conversations} conversations and the campaign's replies, ${week.unread.conversations} unread (${week.unread.messages} messages), ` +
-            `two assigned to ${desk.name}, one resolved, a BAJA; quick replies /horario, /ubicacion, /gracias`
-        : `  WhatsApp   ${BASE}/whatsapp   only the simulator's replies to the campaign (no WHATSAPP_APP_SECRET shared with the server); quick replies /horario, /ubicacion, /gracias`,
-    );
-    log(
-      `  PQRS       the desk in the console's menu: ${week.pqrs.filed} requests across every type, ${week.pqrs.assigned} assigned, ${week.pqrs.answered} answered, ` +
-        `${week.pqrs.extended} extended${week.conversations ? ', one from a WhatsApp conversation' : ''} (citizens file at ${BASE}/pqrs)`,
-    );
-  }
+  log(`  admin      ${admin.email}`);
+  log(`\nWhere to look in the console (${BASE}/, as a manager):`);
+  log(
+    `  Personas   ${BASE}/personas   ${week.imported.created + week.imported.updated} supporters from a spreadsheet (${week.imported.updated} were poster leads: updated, not doubled), ` +
+      `150 poster leads, tags (líder, transporte, voluntario…), notes` +
+      (week.duplicatePairs ? `; duplicates: the same cédula from another phone` : ''),
+  );
+  log(
+    week.conversations
+      ? `  WhatsApp   ${BASE}/whatsapp   ${week.conversations} conversations and the campaign's replies, ${week.unread.conversations} unread (${week.unread.messages} messages), ` +
+          `two assigned to ${desk.name}, one resolved, a BAJA; quick replies /horario, /ubicacion, /gracias`
+      : `  WhatsApp   ${BASE}/whatsapp   only the simulator's replies to the campaign (no WHATSAPP_APP_SECRET shared with the server); quick replies /horario, /ubicacion, /gracias`,
+  );
+  log(
+    `  PQRS       the desk in the console's menu: ${week.pqrs.filed} requests across every type, ${week.pqrs.assigned} assigned, ${week.pqrs.answered} answered, ` +
+      `${week.pqrs.extended} extended${week.conversations ? ', one from a WhatsApp conversation' : ''} (citizens file at ${BASE}/pqrs)`,
+  );
   if (args['no-play']) return;
 
   // The compressed day: opening a minute from now, closing dayMinutes later, with the default curve's shape.
