@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: Comando's API against bare baselines measured in the same run (issue 2).
+ * `npm run bench`: Comando's API against bare baselines measured in the same run.
  *
  *   GET  /api/test         vs bare Koa + @koa/router (and bare node:http, for information)
  *   POST /api/territories  vs bare Koa + koa-body + one pg insert
@@ -225,7 +225,7 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
     if (warn.serverCpuUsPerRequest === undefined || info.serverCpuUsPerRequest === undefined) return rate;
     return `${rate}, ${fixed(info.serverCpuUsPerRequest - warn.serverCpuUsPerRequest, 0)} µs less server CPU per request`;
   };
-  const markdown = `## API baseline (issue 2)
+  const markdown = `## API baseline
 
 Command: \`npm run bench\` (\`scripts/bench/api.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
 

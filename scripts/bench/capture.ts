@@ -1,5 +1,5 @@
 /**
- * `npm run bench:capture`: lead capture through the full stack (issue 3).
+ * `npm run bench:capture`: lead capture through the full stack.
  *
  *   POST /api/qr-leads/capture  vs bare Koa + koa-body + one plain pg INSERT of a lead-shaped row
  *
@@ -299,7 +299,7 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
   const cpuFactor =
     r.capture.serverCpuUsPerRequest && r.baseline.serverCpuUsPerRequest ? `${fixed(r.capture.serverCpuUsPerRequest / r.baseline.serverCpuUsPerRequest, 1)}×` : 'n/a';
 
-  const markdown = `## Lead capture (issue 3)
+  const markdown = `## Lead capture
 
 Command: \`npm run bench:capture\` (\`scripts/bench/capture.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
 

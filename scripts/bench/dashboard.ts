@@ -1,5 +1,5 @@
 /**
- * `npm run bench:dashboard`: the general dashboard (issue 20).
+ * `npm run bench:dashboard`: the general dashboard.
  *
  * A realistic campaign is written straight into a fresh bench database (after Comando's own
  * migrations ran at start): 100,000 contacts, 17 territories, 300 polling stations, 5,000
@@ -215,7 +215,7 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
   const rows = Object.entries(r.counts)
     .map(([table, n]) => `${table} ${n.toLocaleString('en')}`)
     .join(', ');
-  const markdown = `## Dashboard overview (issue 20)
+  const markdown = `## Dashboard overview
 
 Command: \`npm run bench:dashboard\` (\`scripts/bench/dashboard.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
 

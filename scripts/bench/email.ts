@@ -1,5 +1,5 @@
 /**
- * `npm run bench:email`: email marketing (issue 6).
+ * `npm run bench:email`: email marketing.
  *
  * 1. A 20,000-recipient campaign with personalisation (MJML template, subject and body variables,
  *    tracked links, pixel, unsubscribe headers) sent by Comando's production build to a real
@@ -325,7 +325,7 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
     ['Goal', 'Target', 'Measured', 'Result'],
     verdicts.map(([goal, target, measured, ok]) => [goal, target, measured, ok ? 'PASS' : 'FAIL']),
   );
-  const markdown = `## Email marketing (issue 6)
+  const markdown = `## Email marketing
 
 Command: \`BENCH_REDIS_URL=redis://127.0.0.1:6379/13 npm run bench:email\` (\`scripts/bench/email.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
 The machine is shared with other agents' builds and tests, so the numbers are indicative (±20 %).

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:gotv-cpu`: what one turnout report costs the server's CPU (issue 22), against the
+ * `npm run bench:gotv-cpu`: what one turnout report costs the server's CPU, against the
  * bare pg insert route (`baseline-pg-insert.ts`: Koa, koa-body, one insert) in the same run.
  *
  * One Comando process in production configuration with nobody listening: one brigade phone posts
@@ -172,7 +172,7 @@ function report(r: Results): string {
   ];
   const rows = r.bare.flatMap((b, i) => [row(i + 1, 'bare Koa + pg insert, POST /api/territories', b), row(i + 1, 'Comando, POST /api/gotv/turnout', r.comando[i]!)]);
   const lines = [
-    '## GOTV report CPU (issue 22)',
+    '## GOTV report CPU',
     '',
     `Command: \`npm run bench:gotv-cpu\` (\`scripts/bench/gotv-cpu.ts\`) · ${machineNote()}`,
     '',

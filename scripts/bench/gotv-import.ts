@@ -1,5 +1,5 @@
 /**
- * `npm run bench:gotv-import`: the 100,000-row confirmed-voter CSV import (issue 4) against
+ * `npm run bench:gotv-import`: the 100,000-row confirmed-voter CSV import against
  * PostgreSQL's own bulk path, `psql \copy`, writing the same rows into the same table.
  *
  * Comando gets the file as people export it (name, cédula with dots, phone as typed, station code,
@@ -200,7 +200,7 @@ function report(r: { copy: Round[]; comando: Round[]; checked: Round[]; answer: 
       ],
     ],
   );
-  const markdown = `## GOTV voter import (issue 4)
+  const markdown = `## GOTV voter import
 
 Command: \`npm run bench:gotv-import\` (\`scripts/bench/gotv-import.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
 

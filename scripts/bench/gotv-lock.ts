@@ -301,7 +301,7 @@ async function main(): Promise<void> {
     const statuses = new Map<string, number>();
     for (const answer of phone.answers) statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
     const markdown = [
-      '## GOTV: one station held, everyone else reporting (issue: reports stalled by one locked row)',
+      '## GOTV: one station held, everyone else reporting',
       '',
       `Command: \`npm run bench:gotv-lock\` (\`scripts/bench/gotv-lock.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.`,
       '',

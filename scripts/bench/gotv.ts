@@ -1,5 +1,5 @@
 /**
- * `npm run bench:gotv`: election day in real time (issue 4).
+ * `npm run bench:gotv`: election day in real time.
  *
  * Two Comando processes (production configuration) share PostgreSQL and Redis. This process is the
  * load: 2,000 socket.io clients (1,000 on each process) in room `gotv`, held by LISTENER_THREADS
@@ -591,7 +591,7 @@ function report(baseline: Run, comando: ComandoResults, machine: string): { mark
     ['Goal', 'Target', 'Measured', 'Result'],
     verdicts.map(([g, t, m, ok]) => [g, t, m, ok ? 'PASS' : 'FAIL']),
   );
-  const markdown = `## GOTV in real time (issues 4 and 22)
+  const markdown = `## GOTV in real time
 
 Command: \`npm run bench:gotv\` (\`scripts/bench/gotv.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
 

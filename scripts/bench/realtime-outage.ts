@@ -238,7 +238,7 @@ async function main(): Promise<void> {
       ['Link lost noticed by each process, after Redis stopped', `≤ ${goals.detectMs} ms`, ms(worstDetect), worstDetect <= goals.detectMs ? 'PASS' : 'FAIL'],
       ['Screens hear `resync` after Redis answers again', `≤ ${goals.resyncMs} ms`, ms(worstResync), worstResync <= goals.resyncMs ? 'PASS' : 'FAIL'],
     ];
-    const report = `## Realtime across a Redis outage (audit item 2)
+    const report = `## Realtime across a Redis outage
 
 Command: \`npm run bench:realtime-outage\` (\`scripts/bench/realtime-outage.ts\`) · run ${new Date().toISOString()} · machine: ${machineNote()}.
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A slower machine on demand: runs a command with PostgreSQL, Redis and the command's processes
 # limited to a share of the machine's CPU by a cgroup quota, the way a VM's slow stretch starves all
-# of them at once (docs/benchmarks.md, session 19). Needs root and the cgroup v1 `cpu` controller or
+# of them at once (docs/benchmarks.md, "Reading the numbers"). Needs root and the cgroup v1 `cpu` controller or
 # cgroup v2 with `cpu.max`.
 #
 #   scripts/bench/slow-machine.sh [--cores N] [--servers-only] -- <command …>

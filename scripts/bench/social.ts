@@ -1,5 +1,5 @@
 /**
- * `npm run bench:social`: social monitoring (issue 16).
+ * `npm run bench:social`: social monitoring.
  *
  * 1. Ingest: 100,000 posts of 20 competitors × 5 platforms over the last 90 days, each with 5
  *    engagement captures (500,000 import rows, every one stating the profile's followers), sent
@@ -764,7 +764,7 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
     ['Goal', 'Target', 'Measured', 'Result'],
     verdicts.map(([goal, target, measured, ok]) => [goal, target, measured, ok ? 'PASS' : 'FAIL']),
   );
-  const markdown = `## Social monitoring (issue 16)
+  const markdown = `## Social monitoring
 
 Command: \`npm run bench:social\` (\`scripts/bench/social.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:whatsapp`: a 20,000-recipient WhatsApp campaign (issue 5) against the local fake
+ * `npm run bench:whatsapp`: a 20,000-recipient WhatsApp campaign against the local fake
  * Cloud API set to 1,000 messages/s, then 20,000 status webhooks.
  *
  *   send → all `queued` rows written     vs one bare INSERT ... SELECT of 20,000 rows
@@ -229,7 +229,7 @@ async function main(): Promise<void> {
       ];
       const table = markdownTable(['measure', 'Comando', 'baseline', 'ratio', 'goal'], rows);
       const failures = ingest.failures + baseline.failures;
-      const report = `## WhatsApp campaign (issue 5)
+      const report = `## WhatsApp campaign
 
 \`npm run bench:whatsapp\` (${new Date().toISOString().slice(0, 10)}). ${RECIPIENTS.toLocaleString('en')} recipients, fake Cloud API limited to ${RATE} msg/s (it answers 130429 above that), \`WHATSAPP_RATE_PER_SECOND=${RATE}\`, \`WHATSAPP_SEND_CONCURRENCY=${CONCURRENCY}\`, ${WEBHOOK_CONCURRENCY} webhook POSTs in flight.${failures ? ` ${failures} webhook POSTs failed.` : ''}
 Comando ran in its own process; the fake provider, the webhook load and the baselines shared the bench process. The machine is shared with other agents' work, so absolute numbers vary between runs.
