@@ -385,6 +385,16 @@ export class OutboundEngine<M extends OutboundMessage, Detail = unknown> {
     return this.active !== undefined;
   }
 
+  /** Waits until no drain is under way (one that starts meanwhile included); says whether it had to wait. */
+  async idle(): Promise<boolean> {
+    let waited = false;
+    while (this.active) {
+      waited = true;
+      await this.active.catch(() => undefined);
+    }
+    return waited;
+  }
+
   /** Stops claiming; messages waiting for their turn go back to the queue, those in flight finish. */
   async stop(): Promise<void> {
     this.stopped = true;

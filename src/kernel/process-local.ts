@@ -8,6 +8,13 @@ interface Closable {
 
 const closable = (value: object): value is Closable => typeof (value as Partial<Closable>).close === 'function';
 
+/** A value with background work of its own (a sender's drain), which tests and shutdown can wait out. */
+interface Settling {
+  idle(): Promise<boolean>;
+}
+
+const settling = (value: object): value is Settling => typeof (value as Partial<Settling>).idle === 'function';
+
 /**
  * A module's state for this process (a provider client, a sender, a batching writer), declared
  * once with `processLocal(name, create)`, made on first use and owned by the process's
@@ -31,6 +38,12 @@ export class ProcessLocal {
   /** The value if it was made, without making it. */
   peek<T extends object>(name: string): T | undefined {
     return this.values.get(name) as T | undefined;
+  }
+
+  /** Waits until every value's background work is done; says whether any had to be waited for. */
+  async idle(): Promise<boolean> {
+    const waited = await Promise.all([...this.values.values()].filter(settling).map((value) => value.idle()));
+    return waited.includes(true);
   }
 
   async closeAll(): Promise<void> {

@@ -3,6 +3,7 @@ import { erasedSuppressionKey } from '../../src/modules/email/email.personal-dat
 import { dispatchNotices } from '../../src/modules/notices';
 import { FakeSmtp } from '../fakes/smtp';
 import { emailEnv, pathOf } from '../email/helpers';
+import { settled } from '../helpers/settle';
 import { approvedTemplate, startWhatsAppTest, waitUntil, type WhatsAppTest } from '../whatsapp/setup';
 import { person, queueCommitted, reminder, REMINDER_TEMPLATE, rows } from './helpers';
 
@@ -128,7 +129,7 @@ describe('notices by email', () => {
     expect(results.map((result) => result.status).sort()).toEqual(['duplicate', 'queued']);
     await Promise.all([dispatchNotices(t.app.runtime.deps), dispatchNotices(sibling.runtime.deps)]);
     await waitUntil(async () => smtp.to(to).length >= 1, 20_000, 'the email');
-    await t.app.runtime.deps.db.first(sql`select pg_sleep(0.5)`);
+    await settled([t.app, sibling]);
     expect(smtp.to(to)).toHaveLength(1);
     expect(await emailRows(contactId)).toEqual([{ status: 'sent' }]);
   });

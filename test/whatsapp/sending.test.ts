@@ -1,5 +1,7 @@
 import { sql } from '../../src/kernel/sql';
 import { expireInDoubt } from '../../src/modules/whatsapp/whatsapp.background';
+import { whatsapp } from '../../src/modules/whatsapp/whatsapp.context';
+import { settled } from '../helpers/settle';
 import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, waitUntil, type WhatsAppTest } from './setup';
 
@@ -15,6 +17,12 @@ async function campaign(t: WhatsAppTest, segment: Record<string, unknown>) {
 }
 
 const done = async (t: WhatsAppTest, id: string) => (await t.app.http.get(`/api/whatsapp/campaigns/${id}`).set(t.manager.auth)).body;
+
+/** What the once-a-second ticker does, done now: the sender looks for due work and drains it; then everything has settled. */
+async function drainedAgain(t: WhatsAppTest): Promise<void> {
+  await whatsapp(t.app.runtime.deps).sender.drain();
+  await settled([t.app]);
+}
 
 describe('sending', () => {
   let t: WhatsAppTest;
@@ -83,7 +91,7 @@ describe('sending', () => {
     expect(sent.body.queued).toBe(260);
     expect(sent.body.notice).toMatch(/messaging tier \(250 unique contacts per rolling 24 hours\).*250 of 260 can go out now/);
     await waitUntil(async () => t.fake.accepted.length === 250, 20_000, '250 sends');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await drainedAgain(t);
     expect(t.fake.accepted).toHaveLength(250);
     const campaignView = await done(t, id);
     expect(campaignView).toMatchObject({ status: 'sending', progress: { queued: 10, sent: 250, simulated: 0 } });
@@ -100,7 +108,7 @@ describe('sending', () => {
     await waitUntil(async () => (await statusCounts(t.app, id)).in_doubt === 2, 10_000, 'in doubt');
     await waitUntil(async () => t.fake.accepted.length === 2, 5000, 'the fake to take them');
     expect((await done(t, id)).status).toBe('completed');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await drainedAgain(t);
     expect(t.fake.accepted).toHaveLength(2);
     // Meta's status webhooks carry our id back: the doubt is resolved.
     for (const send of t.fake.accepted) t.fake.postWebhook(t.fake.statusPayload(send, 'delivered'));
@@ -145,8 +153,8 @@ describe('sending', () => {
       await waitUntil(async () => (await done(t, id)).progress.failed === 3, 5_000, 'outcomes written');
       const view = await done(t, id);
       expect(view).toMatchObject({ status: 'paused', notice: paused.payload.notice, progress: { failed: 3, queued: 7 } });
-      // Nothing more goes out while it is paused, though the ticker looks for work every second.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Nothing more goes out while it is paused, though the ticker asks the sender to look for work every second.
+      await drainedAgain(t);
       expect(t.fake.rejected).toHaveLength(3);
       expect(await statusCounts(t.app, id)).toEqual({ failed: 3, queued: 7 });
 

@@ -285,6 +285,7 @@ const sender = processLocal('email.sender', (deps: AppDeps) => {
   const engine = new OutboundEngine(channel, deps);
   return {
     engine,
+    idle: () => engine.idle(),
     async close() {
       await engine.stop();
       channel.close();

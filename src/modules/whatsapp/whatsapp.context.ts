@@ -73,6 +73,11 @@ export class WhatsAppRuntime {
     this.deps.realtime.publish([WHATSAPP_ROOM, WHATSAPP_INBOX_ROOM], 'whatsapp:unread', await unreadTotals(this.deps.db));
   }
 
+  /** Waits until this process's sender has no drain under way. */
+  idle(): Promise<boolean> {
+    return this.sender.idle();
+  }
+
   /** Stops sending (messages waiting for their turn go back to the queue) and lets go of the provider. */
   async close(): Promise<void> {
     await this.sender.stop();
