@@ -8,6 +8,8 @@ import {
   changePasswordBody,
   changePasswordResponse,
   completeResetBody,
+  invitedUserView,
+  inviteUserBody,
   listUsersQuery,
   loginBody,
   loginResponse,
@@ -83,7 +85,7 @@ export const authRouter = new ApiRouter('auth', 'Accounts, sessions, passwords a
       access: 'public',
       response: setupView,
     },
-    async ({ ctx }) => ({ firstAccountPending: await service.firstAccountPending(ctx.deps.db) }),
+    async ({ ctx }) => ({ firstAccountPending: await service.firstAccountPending(ctx.deps.db), selfRegistration: ctx.deps.config.selfRegistration }),
   )
   .post(
     '/api/auth/register',
@@ -134,6 +136,39 @@ export const authRouter = new ApiRouter('auth', 'Accounts, sessions, passwords a
   )
   .get('/api/users', { summary: 'List users (admin)', access: authPolicy.roles('manageUsers'), query: listUsersQuery, response: pageSchema(userView) }, async ({ input, em }) =>
     service.listUsers(em, input.query),
+  )
+  .post(
+    '/api/users',
+    {
+      summary: 'Invite someone: an account with a role and a one-time set-password link (admin)',
+      description:
+        'The account can be used once its owner sets a password on the link (valid `PASSWORD_RESET_TTL`, 30 minutes by default); hand it over ' +
+        'yourself (Comando does not send it). A later link comes from `POST /api/users/{id}/password-reset`.',
+      access: authPolicy.roles('grantRole'),
+      body: inviteUserBody,
+      status: 201,
+      response: invitedUserView,
+      errors: { 409: 'The email is already registered (`email_taken`)' },
+    },
+    async ({ ctx, input, actor }) => {
+      const invited = await service.inviteUser(ctx.deps, actor, input.body);
+      return { user: presentUser(invited.user), setPasswordLink: { url: invited.setPasswordLink.url, expiresAt: invited.setPasswordLink.expiresAt.toISOString() } };
+    },
+  )
+  .post(
+    '/api/users/:id/sessions/end',
+    {
+      summary: 'End every session of a user (admin): a lost phone, a shared computer',
+      description: 'Every token the user holds stops working at once, in every process, and their sockets are closed; the password stays.',
+      access: authPolicy.roles('manageUsers'),
+      params: userIdParams,
+      status: 204,
+      errors: { 404: 'No such user' },
+    },
+    async ({ ctx, input, actor }) => {
+      await service.endUserSessions(ctx.deps, actor, input.params.id);
+      return undefined;
+    },
   )
   .patch(
     '/api/users/:id',

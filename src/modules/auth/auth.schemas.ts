@@ -51,6 +51,8 @@ export const setupView = z
   .object({
     /** True until the first account exists: the sign-in page then offers to create it (it becomes the admin). */
     firstAccountPending: z.boolean(),
+    /** Whether people may ask for a (volunteer) account themselves (`SELF_REGISTRATION`); otherwise an admin invites them. */
+    selfRegistration: z.boolean(),
   })
   .meta({ id: 'AuthSetup' });
 
@@ -62,6 +64,15 @@ export const loginResponse = z.object({
 });
 
 export const userIdParams = z.object({ id: z.uuid() });
+
+/** An admin inviting someone: the account is created without a password, which the person sets from the link. */
+export const inviteUserBody = z
+  .object({
+    email,
+    name: z.string().trim().min(1).max(120),
+    role: roleSchema,
+  })
+  .meta({ examples: [{ email: 'prensa@campana.co', name: 'Jefe de prensa', role: 'manager' }] });
 
 export const listUsersQuery = z.object({
   ...pageQueryShape,
@@ -97,6 +108,13 @@ export const passwordResetView = z
   })
   .meta({ id: 'PasswordResetLink' });
 
+export const invitedUserView = z
+  .object({
+    user: userView,
+    setPasswordLink: passwordResetView,
+  })
+  .meta({ id: 'InvitedUser' });
+
 /** A link's token: 32 random bytes, base64url. */
 export const resetToken = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'is not a set-password link token');
 
@@ -108,6 +126,7 @@ export const completeResetBody = z.object({
 });
 
 export type RegisterInput = z.infer<typeof registerBody>;
+export type InviteUserInput = z.infer<typeof inviteUserBody>;
 export type LoginInput = z.infer<typeof loginBody>;
 export type UpdateUserInput = z.infer<typeof updateUserBody>;
 export type ListUsersInput = z.infer<typeof listUsersQuery>;

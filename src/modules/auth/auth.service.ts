@@ -28,7 +28,7 @@ import {
   userPage,
   type UserRecord,
 } from './auth.repository';
-import type { ChangePasswordInput, CompleteResetInput, ListUsersInput, LoginInput, RegisterInput, UpdateUserInput } from './auth.schemas';
+import type { ChangePasswordInput, CompleteResetInput, InviteUserInput, ListUsersInput, LoginInput, RegisterInput, UpdateUserInput } from './auth.schemas';
 
 const WRONG_CREDENTIALS = 'The email or password is incorrect.';
 
@@ -93,6 +93,30 @@ export async function register(
   if (user) deps.logger.info({ userId: user.id, role: user.role, active: user.active }, user.active ? 'user registered' : 'registration requested');
   if (!user || !user.active) return { kind: 'requested' };
   return { kind: 'created', user, token: deps.auth.tokens.issue(user).token };
+}
+
+/**
+ * An admin invites someone: the account exists at once with its role, but with a password nobody
+ * knows, so the first sign-in is through the one-time set-password link the answer carries.
+ */
+export async function inviteUser(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'logger'>, actor: Actor, input: InviteUserInput) {
+  authPolicy.authorize(actor, 'grantRole');
+  const unknowable = await hashPassword(randomBytes(32).toString('base64url'));
+  const user = await deps.db.transaction(async (tx) => {
+    if (await emailTaken(tx, input.email)) throw new ConflictError('An account with this email already exists.', 'email_taken');
+    return insertUser(tx, { id: newId(), email: input.email, name: input.name, passwordHash: unknowable, role: input.role });
+  });
+  deps.logger.info({ userId: user.id, role: user.role, by: actor.id }, 'user invited');
+  return { user, setPasswordLink: await issuePasswordReset(deps, actor, user.id) };
+}
+
+/** An admin ends every session a user has (a lost phone, a shared computer): they sign in again. */
+export async function endUserSessions(deps: Pick<AppDeps, 'db' | 'auth' | 'realtime' | 'logger'>, actor: Actor, userId: string): Promise<void> {
+  authPolicy.authorize(actor, 'manageUsers');
+  if (!(await findUser(deps.db, userId))) throw new NotFoundError('No user has this id.');
+  await bumpTokenVersion(deps.db, userId);
+  await endSessions(deps, userId);
+  deps.logger.info({ userId, by: actor.id }, 'sessions ended by an admin');
 }
 
 /** Whether this Comando still has no account at all (a fresh install waiting for its admin). */
