@@ -22,10 +22,10 @@ describe('closed (the default)', () => {
   afterAll(() => app.close());
 
   it('registers the first account as the admin, then refuses strangers alike for new and known emails', async () => {
-    expect((await app.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: true });
+    expect((await app.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: true, selfRegistration: false });
     admin = await registerAdmin(app);
     expect(admin.role).toBe('admin');
-    expect((await app.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: false });
+    expect((await app.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: false, selfRegistration: false });
     const before = await users(app);
     const known = await app.http.post('/api/auth/register').send({ email: admin.email, password, name: 'Someone' });
     const unknown = await app.http.post('/api/auth/register').send({ email: 'new@example.org', password, name: 'Someone' });
@@ -55,6 +55,7 @@ describe('open (SELF_REGISTRATION=true)', () => {
   afterAll(() => app.close());
 
   it('answers a known email exactly as a new one, and changes nothing of the known account', async () => {
+    expect((await app.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: false, selfRegistration: true });
     const fresh = await app.http.post('/api/auth/register').send({ email: 'Nueva@Example.org', password, name: 'Nueva', role: 'admin' });
     const known = await app.http.post('/api/auth/register').send({ email: admin.email.toUpperCase(), password: 'the attacker picks this', name: 'Impostor' });
     expect(fresh.status).toBe(202);

@@ -55,7 +55,7 @@ function fileRequest(subject: string) {
 describe('staff console', () => {
   // First, as on a fresh install: nobody has an account yet.
   it('offers to create the first account, the admin, and signs in with it', async () => {
-    expect((await app.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: true });
+    expect((await app.http.get('/api/auth/setup').expect(200)).body).toMatchObject({ firstAccountPending: true });
     expectProblem(await app.http.get('/api/auth/setup?x=1'), 400, 'validation_failed');
     const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
     const page = await context.newPage();
@@ -68,13 +68,13 @@ describe('staff console', () => {
     await page.getByLabel(/^Contraseña/).fill('corta');
     await page.getByRole('button', { name: 'Crear la cuenta de administración' }).click();
     await page.getByText(/Demasiado pequeño.*10 caracteres/).waitFor();
-    expect((await app.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: true });
+    expect((await app.http.get('/api/auth/setup').expect(200)).body).toMatchObject({ firstAccountPending: true });
 
     await page.getByLabel(/^Contraseña/).fill(FIRST_PASSWORD);
     await page.getByRole('button', { name: 'Crear la cuenta de administración' }).click();
     await page.getByRole('button', { name: /^Cuenta de / }).waitFor();
     await page.getByRole('heading', { name: 'Indicadores' }).waitFor();
-    expect((await app.http.get('/api/auth/setup').expect(200)).body).toEqual({ firstAccountPending: false });
+    expect((await app.http.get('/api/auth/setup').expect(200)).body).toMatchObject({ firstAccountPending: false });
     const login = await app.http.post('/api/auth/login').send({ email: 'jefa@campana.co', password: FIRST_PASSWORD }).expect(200);
     expect(login.body.user.role).toBe('admin');
     admin = {
