@@ -2,6 +2,7 @@ import { get } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app';
 import type { TestUser } from '../helpers/users';
+import { axeBlocking } from './campaign';
 
 /** The console's JavaScript budget for a first load, compressed as the server sends it. */
 export const FIRST_LOAD_JS_BUDGET = 250 * 1024;
@@ -55,4 +56,22 @@ export async function openConsole(browser: Browser, app: TestApp, user: Pick<Tes
   await page.goto(`${app.url}${path}`);
   await signIn(page, user);
   return page;
+}
+
+/**
+ * Polls an expression in the page until it is true. Through `evaluate` (the DevTools protocol), since
+ * `waitForFunction` evaluates its predicate with eval, which the page's CSP rightly forbids.
+ */
+export async function until(page: Page, expression: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${expression}`);
+    await page.waitForTimeout(50);
+  }
+}
+
+/** axe on the page once its transitions are over (a dialog fading in is half-transparent, and so is its contrast). */
+export async function axeSettled(page: Page) {
+  await until(page, "document.getAnimations().every((animation) => animation.playState !== 'running')");
+  return axeBlocking(page);
 }

@@ -17,8 +17,8 @@ import { endOfLocalDay, latestExtension, localDateOf } from '../../src/modules/p
 import { handleWebhookPayload } from '../../src/modules/whatsapp';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
-import { assertBuilt, axeBlocking, launchChromium } from './campaign';
-import { openConsole } from './console';
+import { assertBuilt, launchChromium } from './campaign';
+import { axeSettled, openConsole, until } from './console';
 
 const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts');
 const clock = { timeZone: 'America/Bogota', holidayCountry: 'CO' };
@@ -59,24 +59,6 @@ async function dueOn(id: string, day: string): Promise<void> {
 }
 
 const read = async (id: string) => (await app.http.get(`/api/pqrs/${id}`).set(manager.auth).expect(200)).body;
-
-/** axe on the page once its transitions are over (a dialog fading in is half-transparent, and so is its contrast). */
-async function axeSettled(page: Page) {
-  await until(page, "document.getAnimations().every((animation) => animation.playState !== 'running')");
-  return axeBlocking(page);
-}
-
-/**
- * Polls an expression in the page until it is true. Through `evaluate` (the DevTools protocol), since
- * `waitForFunction` evaluates its predicate with eval, which the page's CSP rightly forbids.
- */
-async function until(page: Page, expression: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${expression}`);
-    await page.waitForTimeout(50);
-  }
-}
 
 /** Presses Enter on a control reached by focus, as someone on the keyboard would. */
 async function pressOn(locator: ReturnType<Page['getByRole']>): Promise<void> {

@@ -1,6 +1,7 @@
 import type { ComponentType } from 'react';
 import { roleAllowed, type Role } from '../../../src/kernel/auth/roles';
 import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
+import { authPolicy } from '../../../src/modules/auth/auth.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
 import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
@@ -11,7 +12,7 @@ export interface ConsoleEntry {
   /** The console path (`/personas`), or the other app's URL (`/war-room/`) when `external`. */
   path: string;
   label: string;
-  group: 'Campaña' | 'Día electoral' | 'Cuenta';
+  group: 'Campaña' | 'Día electoral' | 'Organización' | 'Cuenta';
   /** The policy's roles for the action the screen is for. */
   roles: readonly Role[];
   description: string;
@@ -52,6 +53,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: pqrsPolicy.roles('read'),
     description: 'Peticiones, quejas y reclamos de la ciudadanía, por fecha de vencimiento legal',
     page: () => import('../pqrs/PqrsPage'),
+  },
+  {
+    path: '/usuarios',
+    label: 'Usuarios',
+    group: 'Organización',
+    roles: authPolicy.roles('manageUsers'),
+    description: 'Cuentas del equipo: invitar, cambiar roles, desactivar, enlaces de contraseña y sesiones',
+    page: () => import('../users/UsersPage'),
   },
   {
     path: '/war-room/',
