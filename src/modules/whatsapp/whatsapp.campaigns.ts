@@ -21,7 +21,7 @@ import { findTemplate } from './whatsapp.templates.repository';
 import { requestDispatch } from './whatsapp.jobs';
 import type { ContactField, StoredSegment, VariableSource, WaCampaignStatus } from './whatsapp.entities';
 import { presentCampaign } from './whatsapp.presenter';
-import type { CreateCampaignInput } from './whatsapp.campaigns.schemas';
+import type { CreateCampaignInput, PreviewCampaignInput } from './whatsapp.campaigns.schemas';
 import { tierNotice } from './whatsapp.outbound';
 import { campaignCounters, tierUsage } from './whatsapp.stats';
 
@@ -40,6 +40,13 @@ async function approvedTemplate(em: EntityManager, templateId: string, path: str
   if (!template) throw invalidField(path, 'No template has this id.', 'unknown_template');
   if (template.status !== 'APPROVED') throw new ConflictError(`The template is ${template.status}; only approved templates can be sent.`, 'template_not_approved');
   return template;
+}
+
+/** Whom a segment would reach now, counted as `createCampaign` counts it, and the tier and pace it would be sent at. */
+export async function previewCampaign(deps: AppDeps, input: PreviewCampaignInput) {
+  const config = deps.config.whatsapp;
+  const [reachable, tier] = await Promise.all([countSegment(deps.db, audienceSegment(input.segment as StoredSegment & { all?: true }), 'whatsapp'), tierUsage(deps.db, config)]);
+  return { reachable, tier, ratePerSecond: config.ratePerSecond, provider: config.provider };
 }
 
 export async function createCampaign(em: EntityManager, deps: AppDeps, actor: Actor, input: CreateCampaignInput) {
