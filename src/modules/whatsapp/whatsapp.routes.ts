@@ -113,7 +113,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: campaignView,
       errors: { ...noCampaign, 409: 'Not sending or scheduled' },
     },
-    async ({ ctx, input, em }) => campaigns.pauseCampaign(em, ctx.deps.db, input.params.id),
+    async ({ ctx, input, em }) => campaigns.pauseCampaign(em, ctx.deps, input.params.id),
   )
   .post(
     '/api/whatsapp/campaigns/:id/resume',
@@ -137,7 +137,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: campaignView,
       errors: { ...noCampaign, 409: 'Already completed or cancelled' },
     },
-    async ({ ctx, input, em }) => campaigns.cancelCampaign(em, ctx.deps.db, input.params.id),
+    async ({ ctx, input, em }) => campaigns.cancelCampaign(em, ctx.deps, input.params.id),
   )
   .get(
     '/api/whatsapp/webhook',

@@ -1,11 +1,14 @@
 import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { seedContacts } from './setup';
 
 /**
- * `POST /api/whatsapp/campaigns/preview`: the reachable count a campaign form shows before anything
- * is written, counted as the campaign's `audienceSize` is, with the tier and rate it would be sent at.
+ * What the console's campaign screens need from the API: `POST /api/whatsapp/campaigns/preview`, the
+ * reachable count a campaign form shows before anything is written (counted as the campaign's
+ * `audienceSize` is, with the tier and rate it would be sent at), and staff's own moves of a
+ * campaign heard live by every screen following it.
  */
 let app: TestApp;
 let manager: TestUser;
@@ -78,5 +81,38 @@ describe('campaign preview', () => {
   it('is for those who create campaigns', async () => {
     expectProblem(await preview({ all: true }, viewer), 403);
     expectProblem(await app.http.post('/api/whatsapp/campaigns/preview').send({ segment: { all: true } }), 401);
+  });
+});
+
+describe('staff moving a campaign', () => {
+  it("is heard in the whatsapp room with its status and counters, as the sender's changes are", async () => {
+    const created = await app.http
+      .post('/api/whatsapp/campaigns')
+      .set(manager.auth)
+      .send({
+        name: 'Programada',
+        templateId,
+        variables: ['contact.firstName'],
+        segment: { interestsAny: ['empleo'] },
+        scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+      })
+      .expect(201);
+    const id = created.body.id as string;
+    const socket = await connectSocket(app.url, viewer.token);
+    const heard: string[] = [];
+    socket.on('whatsapp:status', (event: { campaigns: { campaignId: string; status: string; progress: { queued: number } }[] }) => {
+      for (const item of event.campaigns) if (item.campaignId === id) heard.push(item.status);
+    });
+    try {
+      expect((await subscribe(socket, ['whatsapp'])).joined).toEqual(['whatsapp']);
+      await app.http.post(`/api/whatsapp/campaigns/${id}/pause`).set(manager.auth).expect(200);
+      await waitFor(() => (heard.includes('paused') ? true : undefined));
+      await app.http.post(`/api/whatsapp/campaigns/${id}/resume`).set(manager.auth).expect(200);
+      await waitFor(() => (heard.includes('scheduled') ? true : undefined));
+      await app.http.post(`/api/whatsapp/campaigns/${id}/cancel`).set(manager.auth).expect(200);
+      await waitFor(() => (heard.includes('cancelled') ? true : undefined));
+    } finally {
+      socket.disconnect();
+    }
   });
 });
