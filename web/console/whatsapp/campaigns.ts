@@ -95,6 +95,7 @@ export function sendDuration(count: number, perSecond: number): string {
   const seconds = Math.ceil(count / Math.max(1, perSecond));
   if (seconds < 60) return 'menos de un minuto';
   const minutes = Math.round(seconds / 60);
+  if (minutes <= 1) return 'cerca de un minuto';
   if (minutes < 90) return `unos ${plural(minutes, 'minuto', 'minutos')}`;
   return `unas ${formatNumber(Math.round(minutes / 60))} horas`;
 }
