@@ -30,8 +30,9 @@ jest.setTimeout(120_000);
 
 beforeAll(async () => {
   assertBuilt();
-  // Two messages a second: a send of 24 takes about twelve, long enough to watch and to pause.
-  app = await startTestApp({ WHATSAPP_RATE_PER_SECOND: '2', WHATSAPP_PAIR_INTERVAL: '1', WHATSAPP_MESSAGING_TIER: '250' });
+  // Two messages a second, one in flight at a time (the sender claims no more than it can send): a
+  // send of 24 takes about twelve seconds, long enough to watch and to pause with messages still queued.
+  app = await startTestApp({ WHATSAPP_RATE_PER_SECOND: '2', WHATSAPP_SEND_CONCURRENCY: '1', WHATSAPP_PAIR_INTERVAL: '1', WHATSAPP_MESSAGING_TIER: '250' });
   const admin = await registerAdmin(app);
   [manager, viewer] = await Promise.all([createUser(app, admin, 'manager', 'Marta Lucía Gómez'), createUser(app, admin, 'viewer', 'Verónica Vega')]);
   territoryId = (await app.http.post('/api/territories').set(manager.auth).send({ name: 'Bosa', type: 'commune' }).expect(201)).body.id;
@@ -255,8 +256,9 @@ describe('WhatsApp campaigns', () => {
 
     // By keyboard: Tab reaches the campaign's link, Enter opens it.
     await page.getByRole('heading', { name: 'Campañas de WhatsApp' }).click();
-    for (let step = 0; step < 40 && !(await link.evaluate((element) => element === document.activeElement)); step++) await page.keyboard.press('Tab');
-    expect(await link.evaluate((element) => element === document.activeElement)).toBe(true);
+    const focused = () => page.evaluate('document.activeElement && document.activeElement.textContent');
+    for (let step = 0; step < 40 && (await focused()) !== 'Jóvenes de Bosa'; step++) await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Jóvenes de Bosa');
     await page.keyboard.press('Enter');
     await page.waitForURL(`**/whatsapp/campanas/${campaignId}`);
     await page.getByRole('heading', { name: 'Jóvenes de Bosa' }).waitFor();
