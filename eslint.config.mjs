@@ -9,10 +9,13 @@ import tseslint from 'typescript-eslint';
 /**
  * Module boundaries. A module reaches another only through its index.ts (`../other`), never a file
  * inside it (`../other/other.service`); the kernel imports no module. Patterns are written per
- * folder depth because they match the import text, which is relative to the importing file.
+ * folder depth because they match the import text, which is relative to the importing file. The
+ * one exception is another module's request schemas (`../other/other.x.schemas`), which import only
+ * zod and other such files: a schema the console bundles may build on them, where the index would
+ * bring the ORM.
  */
 const deepImport = (prefix) => ({
-  regex: `^${prefix.replaceAll('.', '\\.')}[^./][^/]*/.+`,
+  regex: `^${prefix.replaceAll('.', '\\.')}[^./][^/]*/(?![^/]+\\.schemas$).+`,
   message: "Import another module through its index.ts ('../<module>'), never a file inside it.",
 });
 const moduleBoundaries = (prefix) => ({

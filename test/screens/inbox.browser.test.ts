@@ -277,7 +277,7 @@ describe('the WhatsApp inbox', () => {
 
   it('switches conversations by keyboard, marks one unread, and passes axe with a conversation open', async () => {
     const page = await openInbox(marta);
-    expect(await page.getByRole('navigation', { name: 'Módulos' }).getByRole('link', { name: 'WhatsApp' }).count()).toBe(1);
+    expect(await page.getByRole('navigation', { name: 'Módulos' }).getByRole('link', { name: 'WhatsApp', exact: true }).count()).toBe(1);
     const luz = rows(page).filter({ hasText: 'Luz Dary Cárdenas' });
     await luz.focus();
     await page.keyboard.press('Enter');

@@ -1,30 +1,11 @@
-import { z } from 'zod';
-import { instant } from '../../kernel/schemas';
+import type { z } from 'zod';
 import type { Queries } from '../../kernel/sql';
 import { countSegmentMembers, segmentMembersAfter, type SegmentMember } from './audience.repository';
-
 import type { Channel } from './audience.codes';
+import type { segmentSchema } from './audience.segment.schemas';
 
 export { CHANNELS, type Channel } from './audience.codes';
-
-const interest = z.string().trim().toLowerCase().min(1).max(60);
-
-/** Who a mass message goes to; every condition given must hold. */
-export const segmentSchema = z
-  .object({
-    interestsAny: z.array(interest).min(1).max(50).optional(),
-    interestsAll: z.array(interest).min(1).max(50).optional(),
-    /** A territory includes everything inside it (a comuna includes its barrios). */
-    territoryIds: z.array(z.uuid()).min(1).max(500).optional(),
-    qrCampaignIds: z.array(z.uuid()).min(1).max(100).optional(),
-    createdFrom: instant.optional(),
-    createdTo: instant.optional(),
-  })
-  .refine((segment) => !segment.createdFrom || !segment.createdTo || Date.parse(segment.createdFrom) <= Date.parse(segment.createdTo), {
-    message: 'createdFrom must not be after createdTo',
-    path: ['createdTo'],
-  })
-  .meta({ id: 'Segment' });
+export { segmentSchema } from './audience.segment.schemas';
 
 export type Segment = z.infer<typeof segmentSchema>;
 

@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { segmentSchema } from '../audience';
+import { segmentSchema } from '../audience/audience.segment.schemas';
 import { CAMPAIGN_STATUSES, CONTACT_FIELDS } from './whatsapp.codes';
 import { counters } from './whatsapp.schemas';
 
 /*
- * Campaigns' requests and answers, apart from whatsapp.schemas.ts because a campaign's segment is
- * audience's rule (reached through its index, which brings the ORM): the inbox's schemas, which the
- * console bundles, stay free of it.
+ * Campaigns' requests and answers. A campaign's segment is audience's rule, taken from its zod-only
+ * schema file (its index brings the ORM), so the console's campaign form validates with these.
  */
 
 /** `contact.firstName` etc. take the contact's field; anything else (or `{ literal }`) is sent as written. */
@@ -33,6 +32,25 @@ const campaignSegment = z
     message: 'createdFrom must not be after createdTo',
     path: ['createdTo'],
   });
+
+/** The segment alone: how many it would reach, before a campaign is written. */
+export const previewCampaignBody = z.object({ segment: campaignSegment }).strict();
+export type PreviewCampaignInput = z.infer<typeof previewCampaignBody>;
+
+export const campaignPreviewView = z
+  .object({
+    reachable: z.number().int().describe('People the segment reaches on WhatsApp: opted in, not opted out, one per phone (what `audienceSize` would be)'),
+    tier: z
+      .object({
+        limit: z.number().int().nullable().describe('Unique contacts templates may reach in a rolling 24 hours (`WHATSAPP_MESSAGING_TIER`); null: unlimited'),
+        usedLast24h: z.number().int(),
+        remaining: z.number().int().nullable(),
+      })
+      .describe('The messaging tier now: a send beyond `remaining` waits until earlier contacts leave the 24-hour window'),
+    ratePerSecond: z.number().int().describe('Messages per second the sender keeps to (`WHATSAPP_RATE_PER_SECOND`)'),
+    provider: z.enum(['cloud', 'simulator']).describe('`simulator`: nothing reaches WhatsApp'),
+  })
+  .meta({ id: 'WhatsAppCampaignPreview' });
 
 export const createCampaignBody = z.object({
   name: z.string().trim().min(1).max(160),

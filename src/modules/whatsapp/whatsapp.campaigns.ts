@@ -3,7 +3,7 @@ import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError, ValidationError } from '../../kernel/errors';
 import type { PageRequest } from '../../kernel/pagination';
-import type { Database, Queries } from '../../kernel/sql';
+import type { Queries } from '../../kernel/sql';
 import { countSegment, segmentMembers, type Segment } from '../audience';
 import { campaignStatus, queueCampaignMessages, startCampaign, templateStatus } from './whatsapp.repository';
 import {
@@ -21,8 +21,9 @@ import { findTemplate } from './whatsapp.templates.repository';
 import { requestDispatch } from './whatsapp.jobs';
 import type { ContactField, StoredSegment, VariableSource, WaCampaignStatus } from './whatsapp.entities';
 import { presentCampaign } from './whatsapp.presenter';
-import type { CreateCampaignInput } from './whatsapp.campaigns.schemas';
+import type { CreateCampaignInput, PreviewCampaignInput } from './whatsapp.campaigns.schemas';
 import { tierNotice } from './whatsapp.outbound';
+import { whatsapp } from './whatsapp.context';
 import { campaignCounters, tierUsage } from './whatsapp.stats';
 
 function toSource(variable: CreateCampaignInput['variables'][number]): VariableSource {
@@ -40,6 +41,13 @@ async function approvedTemplate(em: EntityManager, templateId: string, path: str
   if (!template) throw invalidField(path, 'No template has this id.', 'unknown_template');
   if (template.status !== 'APPROVED') throw new ConflictError(`The template is ${template.status}; only approved templates can be sent.`, 'template_not_approved');
   return template;
+}
+
+/** Whom a segment would reach now, counted as `createCampaign` counts it, and the tier and pace it would be sent at. */
+export async function previewCampaign(deps: AppDeps, input: PreviewCampaignInput) {
+  const config = deps.config.whatsapp;
+  const [reachable, tier] = await Promise.all([countSegment(deps.db, audienceSegment(input.segment as StoredSegment & { all?: true }), 'whatsapp'), tierUsage(deps.db, config)]);
+  return { reachable, tier, ratePerSecond: config.ratePerSecond, provider: config.provider };
 }
 
 export async function createCampaign(em: EntityManager, deps: AppDeps, actor: Actor, input: CreateCampaignInput) {
@@ -111,6 +119,7 @@ export async function sendCampaign(deps: AppDeps, id: string) {
     notice = `${tierNotice(usage.limit)} ${usage.remaining} of ${result.queued} can go out now.`;
     await setCampaignNotice(deps.db, id, notice.slice(0, 300));
   }
+  announce(deps, id, 'sending');
   await requestDispatch(deps, 'campaign');
   return { campaignId: id, status: 'sending' as const, queued: result.queued, notice };
 }
@@ -122,27 +131,36 @@ async function transition(q: Queries, id: string, from: WaCampaignStatus[], to: 
   throw new ConflictError(`A ${existing.status} campaign cannot become ${to}.`, 'invalid_transition');
 }
 
+/** Staff moved the campaign: every screen following it hears so with its counters (`whatsapp:status`), as it does of the sender's changes. */
+function announce(deps: AppDeps, id: string, status: WaCampaignStatus): void {
+  whatsapp(deps).statusChanged([{ id, campaignId: id, conversationId: null, status }]);
+}
+
 /** Stops claiming new messages; those already in flight finish. */
-export async function pauseCampaign(em: EntityManager, q: Queries, id: string) {
-  await transition(q, id, ['sending', 'scheduled'], 'paused');
-  return getCampaign(em, q, id);
+export async function pauseCampaign(em: EntityManager, deps: AppDeps, id: string) {
+  await transition(deps.db, id, ['sending', 'scheduled'], 'paused');
+  announce(deps, id, 'paused');
+  return getCampaign(em, deps.db, id);
 }
 
 export async function resumeCampaign(em: EntityManager, deps: AppDeps, id: string) {
   const state = await campaignState(deps.db, id);
   // A campaign paused before its first send goes back to waiting for its time (or a send).
-  await transition(deps.db, id, ['paused'], state?.started_at ? 'sending' : 'scheduled');
+  const to = state?.started_at ? 'sending' : 'scheduled';
+  await transition(deps.db, id, ['paused'], to);
+  announce(deps, id, to);
   await requestDispatch(deps, 'campaign');
   return getCampaign(em, deps.db, id);
 }
 
 /** Nothing more goes out: queued messages are cancelled in the same transaction. */
-export async function cancelCampaign(em: EntityManager, db: Database, id: string) {
-  await db.transaction(async (tx) => {
+export async function cancelCampaign(em: EntityManager, deps: AppDeps, id: string) {
+  await deps.db.transaction(async (tx) => {
     await transition(tx, id, ['draft', 'scheduled', 'sending', 'paused'], 'cancelled');
     await cancelQueuedMessages(tx, id);
   });
-  return getCampaign(em, db, id);
+  announce(deps, id, 'cancelled');
+  return getCampaign(em, deps.db, id);
 }
 
 /** Scheduled campaigns whose time has come start by themselves. */

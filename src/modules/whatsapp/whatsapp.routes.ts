@@ -9,7 +9,7 @@ import { dashboard } from './whatsapp.dashboard';
 import { whatsappPolicy } from './whatsapp.policy';
 import { createTemplate, listTemplates } from './whatsapp.templates';
 import { handleWebhookPayload, signatureValid } from './whatsapp.webhook';
-import { campaignIdParams, campaignView, createCampaignBody, listCampaignsQuery, sendResponse } from './whatsapp.campaigns.schemas';
+import { campaignIdParams, campaignPreviewView, campaignView, createCampaignBody, listCampaignsQuery, previewCampaignBody, sendResponse } from './whatsapp.campaigns.schemas';
 import {
   assigneeView,
   conversationIdParams,
@@ -69,6 +69,18 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
     },
     async ({ ctx, input, em, actor }) => campaigns.createCampaign(em, ctx.deps, actor, input.body),
   )
+  .post(
+    '/api/whatsapp/campaigns/preview',
+    {
+      summary: 'How many people a segment would reach on WhatsApp, before creating the campaign',
+      description:
+        "The segment as `POST /api/whatsapp/campaigns` takes it, counted the same way (`reachable` is the `audienceSize` a campaign created now would get), with the messaging tier's use and the send rate, so a screen can say how much of the send goes out at once and how long it takes. Nothing is written.",
+      access: whatsappPolicy.roles('manageCampaigns'),
+      body: previewCampaignBody,
+      response: campaignPreviewView,
+    },
+    async ({ ctx, input }) => campaigns.previewCampaign(ctx.deps, input.body),
+  )
   .get(
     '/api/whatsapp/campaigns',
     { summary: 'WhatsApp campaigns with progress, newest first', access: whatsappPolicy.roles('readCampaigns'), query: listCampaignsQuery, response: pageSchema(campaignView) },
@@ -101,7 +113,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: campaignView,
       errors: { ...noCampaign, 409: 'Not sending or scheduled' },
     },
-    async ({ ctx, input, em }) => campaigns.pauseCampaign(em, ctx.deps.db, input.params.id),
+    async ({ ctx, input, em }) => campaigns.pauseCampaign(em, ctx.deps, input.params.id),
   )
   .post(
     '/api/whatsapp/campaigns/:id/resume',
@@ -125,7 +137,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: campaignView,
       errors: { ...noCampaign, 409: 'Already completed or cancelled' },
     },
-    async ({ ctx, input, em }) => campaigns.cancelCampaign(em, ctx.deps.db, input.params.id),
+    async ({ ctx, input, em }) => campaigns.cancelCampaign(em, ctx.deps, input.params.id),
   )
   .get(
     '/api/whatsapp/webhook',

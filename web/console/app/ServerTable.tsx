@@ -56,6 +56,8 @@ export interface ServerTableProps<Row> {
   pageSizes?: number[];
   /** What a refusal of the list says (a module's own codes in Spanish); the shell's wording by default. */
   describeError?: (error: unknown) => string;
+  /** Asks again every few seconds while the page shown holds rows that change without a live event (a template in review). */
+  refetchWhile?: (rows: Row[]) => boolean;
 }
 
 /**
@@ -74,6 +76,7 @@ export function ServerTable<Row>({
   selectedKey,
   pageSizes = [25, 50, 100],
   describeError = problemMessage,
+  refetchWhile,
 }: ServerTableProps<Row>) {
   const [limit, setLimit] = useState(pageSizes[0] ?? 50);
   // The cursors passed belong to one list (path and page size): another list starts at its first page.
@@ -84,7 +87,12 @@ export function ServerTable<Row>({
   const cursor = cursors[cursors.length - 1] ?? null;
   const separator = path.includes('?') ? '&' : '?';
   const url = `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-  const page = useQuery({ queryKey: ['list', url], queryFn: () => api.get<Page<Row>>(url), placeholderData: keepPreviousData });
+  const page = useQuery({
+    queryKey: ['list', url],
+    queryFn: () => api.get<Page<Row>>(url),
+    placeholderData: keepPreviousData,
+    refetchInterval: (query) => (refetchWhile?.(query.state.data?.data ?? []) ? 5000 : false),
+  });
   const rows = page.data?.data ?? [];
   const pageNumber = cursors.length;
 

@@ -20,8 +20,11 @@ function LiveBadge() {
   );
 }
 
-function isCurrent(entry: ConsoleEntry, path: string): boolean {
-  return entry.path === '/' ? path === '/' : path === entry.path || path.startsWith(`${entry.path}/`);
+const within = (entry: ConsoleEntry, path: string) => (entry.path === '/' ? path === '/' : path === entry.path || path.startsWith(`${entry.path}/`));
+
+/** The entry whose screen is open: the most specific one the path is within (`/whatsapp/campanas`, not `/whatsapp`). */
+function isCurrent(entry: ConsoleEntry, path: string, entries: readonly ConsoleEntry[]): boolean {
+  return within(entry, path) && !entries.some((other) => other.path.length > entry.path.length && within(other, path));
 }
 
 /** The console's frame: the modules the role may use, the account, the live connection, and the open screen. */
@@ -71,8 +74,8 @@ export function Shell() {
                         component={Link}
                         to={entry.path}
                         label={entry.label}
-                        active={isCurrent(entry, location.pathname)}
-                        aria-current={isCurrent(entry, location.pathname) ? 'page' : undefined}
+                        active={isCurrent(entry, location.pathname, entries)}
+                        aria-current={isCurrent(entry, location.pathname, entries) ? 'page' : undefined}
                         onClick={nav.close}
                       />
                     ),

@@ -103,9 +103,18 @@ function zoneOffset(at: Date, timeZone: string): string {
  * filter "created from / to" takes. Undefined for anything that is not a date.
  */
 export function localDayBound(date: string, end: 'start' | 'end', timeZone = CAMPAIGN_TIME_ZONE): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return undefined;
+  return localInstant(date, end === 'start' ? '00:00:00.000' : '23:59:59.999', timeZone);
+}
+
+/**
+ * A local date and time (`2026-11-28`, `14:30`, as date and time inputs give them) as an instant in
+ * the campaign's time zone with that zone's offset (`2026-11-28T14:30:00-05:00`): a time to schedule
+ * something at. Undefined unless both are given.
+ */
+export function localInstant(date: string, time: string, timeZone = CAMPAIGN_TIME_ZONE): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !/^\d{2}:\d{2}(:\d{2}(\.\d{3})?)?$/.test(time)) return undefined;
   const offset = zoneOffset(new Date(`${date}T12:00:00Z`), timeZone);
-  return `${date}T${end === 'start' ? '00:00:00.000' : '23:59:59.999'}${offset}`;
+  return `${date}T${time.length === 5 ? `${time}:00` : time}${offset}`;
 }
 
 /** Today as a local date in the campaign's time zone (`2026-11-28`), for file names and date inputs. */

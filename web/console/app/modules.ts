@@ -47,6 +47,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     page: () => import('../whatsapp/InboxPage'),
   },
   {
+    path: '/whatsapp/campanas',
+    label: 'Campañas de WhatsApp',
+    group: 'Campaña',
+    roles: whatsappPolicy.roles('readCampaigns'),
+    description: 'Plantillas y envíos masivos a un segmento, con su avance en vivo',
+    page: () => import('../whatsapp/CampaignsPage'),
+  },
+  {
     path: '/pqrs',
     label: 'PQRS',
     group: 'Campaña',

@@ -1,5 +1,5 @@
 import './inbox.css';
-import { Alert, Badge, Button, Drawer, Text, VisuallyHidden } from '@mantine/core';
+import { Badge, Button, Drawer, Text, VisuallyHidden } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -10,9 +10,11 @@ import { useLiveEvent } from '../app/live';
 import { PageTitle } from '../app/pages';
 import { useSignedIn } from '../app/session';
 import { ConversationList } from './ConversationList';
-import { addMessage, applyStatuses, keys, upsertConversation, type Unread, type WhatsAppDashboard } from './inbox';
+import { addMessage, applyStatuses, keys, upsertConversation, type Unread } from './inbox';
 import { PersonPanel } from './PersonPanel';
+import { SimulatorNotice } from './SimulatorNotice';
 import { Thread } from './Thread';
+import { WhatsAppTabs } from './WhatsAppTabs';
 
 /** The WhatsApp inbox: `/whatsapp` lists the conversations, `/whatsapp/:conversationId` opens one beside them. */
 export default function InboxPage() {
@@ -39,17 +41,6 @@ function UnreadBadge() {
   );
 }
 
-/** Says so when nothing reaches WhatsApp: with no Cloud API token the server runs its simulator. */
-function SimulatorNotice() {
-  const dashboard = useQuery({ queryKey: keys.dashboard, queryFn: () => api.get<WhatsAppDashboard>('/api/whatsapp/dashboard'), staleTime: Infinity });
-  if (dashboard.data?.provider !== 'simulator') return null;
-  return (
-    <Alert color="yellow" variant="light" mb="sm" py={6} title="Modo simulado: los mensajes no salen a WhatsApp">
-      No hay una cuenta de WhatsApp Business configurada. Las respuestas, entregas y lecturas que vea son de prueba.
-    </Alert>
-  );
-}
-
 function Inbox() {
   const { conversationId } = useParams();
   const { user } = useSignedIn();
@@ -70,7 +61,8 @@ function Inbox() {
   return (
     <div className="inbox-page">
       <PageTitle actions={<UnreadBadge />}>WhatsApp</PageTitle>
-      <SimulatorNotice />
+      <WhatsAppTabs />
+      <SimulatorNotice>No hay una cuenta de WhatsApp Business configurada. Las respuestas, entregas y lecturas que vea son de prueba.</SimulatorNotice>
       <div className="inbox" data-view={conversationId ? 'thread' : 'list'} data-wide={wide || undefined}>
         <section className="inbox-list" aria-labelledby="inbox-list-title">
           <ConversationList selectedId={conversationId} />
