@@ -258,6 +258,8 @@ describe('war room', () => {
     }
     expect(width).toBe(48);
     expect(await axeBlocking(page)).toEqual([]);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'war-room-incident.png') });
     await page.keyboard.press('Escape');
     await page.waitForSelector('#incident', { state: 'hidden' });
   });
