@@ -234,7 +234,8 @@ describe('incidents', () => {
     ).body;
     const recent = await app.http.get('/api/gotv/incidents').set(viewer.auth).query({ since: before }).expect(200);
     expect(recent.body.data.map((row: { id: string }) => row.id)).toEqual([b.id, a.id]);
-    expect(recent.body.data[0]).toEqual(b);
+    // The list names the reporter (the war room's feed and detail show who reported it).
+    expect(recent.body.data[0]).toEqual({ ...b, reportedByName: 'A manager' });
     const all = await app.http.get('/api/gotv/incidents').set(manager.auth).query({ limit: 2 }).expect(200);
     expect(all.body.data.map((row: { id: string }) => row.id)).toEqual([b.id, a.id]);
     expect(all.body.nextCursor).toEqual(expect.any(String));
@@ -246,5 +247,34 @@ describe('incidents', () => {
     expectProblem(await app.http.get('/api/gotv/incidents').set(member.auth), 403);
     expectProblem(await app.http.get('/api/gotv/incidents').set(viewer.auth).query({ since: 'yesterday' }), 400);
     expectProblem(await app.http.get('/api/gotv/incidents').set(viewer.auth).query({ cursor: 'abc' }), 400);
+  });
+
+  it('gives one incident with its reporter’s name to staff (the war room’s detail)', async () => {
+    const reported = (
+      await app.http
+        .post('/api/gotv/incidents')
+        .set(member.auth)
+        .send(incident(covered, { type: 'vote_buying' }))
+        .expect(201)
+    ).body;
+    const one = await app.http.get(`/api/gotv/incidents/${reported.id}`).set(viewer.auth).expect(200);
+    expect(one.body).toEqual({ ...reported, reportedByName: 'A brigade' });
+    expectProblem(await app.http.get(`/api/gotv/incidents/${randomUUID()}`).set(viewer.auth), 404);
+    expectProblem(await app.http.get('/api/gotv/incidents/not-an-id').set(viewer.auth), 400);
+    expectProblem(await app.http.get(`/api/gotv/incidents/${reported.id}`).set(member.auth), 403);
+    expectProblem(await app.http.get(`/api/gotv/incidents/${reported.id}`), 401);
+  });
+
+  it('counts the day’s incidents on the dashboard, also once their stations are closed', async () => {
+    const before = (await app.http.get('/api/gotv/dashboard').set(viewer.auth).expect(200)).body;
+    const listed = await app.http.get('/api/gotv/incidents').set(viewer.auth).query({ since: before.incidents.since, limit: 200 }).expect(200);
+    expect(before.incidents.reported).toBe(listed.body.data.length);
+    expect(before.incidents.stations).toBe(new Set(listed.body.data.map((row: { pollingStationId: string }) => row.pollingStationId)).size);
+    await app.http.post('/api/gotv/incidents').set(manager.auth).send(incident(other)).expect(201);
+    await app.http.patch(`/api/gotv/polling-stations/${other}`).set(manager.auth).send({ status: 'closed' }).expect(200);
+    const after = (await app.http.get('/api/gotv/dashboard').set(viewer.auth).expect(200)).body;
+    expect(after.incidents).toEqual({ reported: before.incidents.reported + 1, stations: 2, since: before.incidents.since });
+    expect(after.stations.closed).toBe(1);
+    await app.http.patch(`/api/gotv/polling-stations/${other}`).set(manager.auth).send({ status: 'open' }).expect(200);
   });
 });

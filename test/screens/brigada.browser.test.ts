@@ -26,6 +26,7 @@ let app: TestApp;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+let admin: TestUser;
 let manager: TestUser;
 let member: TestUser;
 let campaign: Campaign;
@@ -35,7 +36,7 @@ jest.setTimeout(120_000);
 beforeAll(async () => {
   assertBuilt();
   app = await startTestApp({ DATA_DIR });
-  const admin = await registerAdmin(app);
+  admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   member = await createUser(app, admin, 'brigade', 'Brigadista Uno');
   campaign = await createCampaign(app, manager, 2, 14);
@@ -225,6 +226,7 @@ describe('brigade app', () => {
     await page.waitForSelector('#network[data-online="false"]');
     await page.click('[data-tab="stations"]');
     await page.selectOption(`#type-${station}`, 'material_missing');
+    await page.selectOption(`#severity-${station}`, 'medium');
     await page.fill(`#description-${station}`, 'Faltan tarjetones en la mesa 3');
     await page.setInputFiles(`#photo-${station}`, { name: 'foto.png', mimeType: 'image/png', buffer: gradientPng(2400, 1600) });
     await page.click(`[data-station="${station}"] form.incident button`);
@@ -285,6 +287,7 @@ describe('brigade app', () => {
     const before = await incidents();
     await page.click('[data-tab="stations"]');
     await page.selectOption(`#type-${station}`, 'material_missing');
+    await page.selectOption(`#severity-${station}`, 'high');
     await page.fill(`#description-${station}`, 'Se acabaron los formularios E-11');
     await page.setInputFiles(`#photo-${station}`, { name: 'foto.png', mimeType: 'image/png', buffer: gradientPng(2400, 1600) });
     await page.dblclick(`[data-station="${station}"] form.incident button`);
@@ -306,6 +309,147 @@ describe('brigade app', () => {
     expect(await memberReports()).toHaveLength(reportsBefore.length + 1);
     expect(await page.locator('#outbox li[data-state="conflict"]').count()).toBe(conflictsBefore);
     expect(await page.locator('#outbox li', { hasText: `Ya votó: ${name}` }).count()).toBe(1);
+  });
+
+  it('takes back a mis-tapped “Ya votó” with “Deshacer”, offline too, and sends the others only after their undo time', async () => {
+    await page.click('[data-tab="calls"]');
+    const before = await memberReports();
+    const tap = async (except = ''): Promise<string> => {
+      const voterId = (await page.locator(`#voters li[data-voter]:not([data-voter="${except}"])`).first().getAttribute('data-voter'))!;
+      await page.click(`#voters li[data-voter="${voterId}"] button.voted`);
+      await page.waitForSelector(`#voters li[data-voter="${voterId}"]`, { state: 'detached' });
+      return voterId;
+    };
+    // Online: the report waits out its undo time on the phone, then goes.
+    const kept = await tap();
+    await page.locator('#undo li', { hasText: 'Ya votó' }).waitFor();
+    expect(await memberReports()).toEqual(before);
+    await page.waitForSelector('#undo', { state: 'hidden', timeout: 30_000 });
+    await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
+    expect(await memberReports()).toHaveLength(before.length + 1);
+
+    // Offline: one taken back, one kept; back online only the kept one reaches the server.
+    await context.setOffline(true);
+    await page.waitForSelector('#network[data-online="false"]');
+    const undone = await tap();
+    await page.click('#undo li button:has-text("Deshacer")');
+    await page.waitForSelector(`#voters li[data-voter="${undone}"]`);
+    expect(await page.textContent('#notice')).toContain('vuelve a la lista');
+    const second = await tap(undone);
+    await page.waitForSelector('#undo', { state: 'hidden', timeout: 30_000 });
+    await context.setOffline(false);
+    await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
+    const voted = await app.runtime.deps.db.rows(sql<{ voter_id: string }>`select voter_id from gotv_turnout_reports where reported_by_id = ${member.id} and voter_id is not null`);
+    const votedIds = voted.map((row) => row.voter_id);
+    expect(votedIds).toEqual(expect.arrayContaining([kept, second]));
+    expect(votedIds).not.toContain(undone);
+    expect(await memberReports()).toHaveLength(before.length + 2);
+    expect(await page.locator(`#voters li[data-voter="${undone}"]`).count()).toBe(1);
+  });
+
+  it('lets the connection banner go when the network, or the server, comes back', async () => {
+    // The network goes and the app is reopened: the list is the one kept on the phone, and it says so.
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#network[data-online="false"]');
+    await page.waitForSelector('#notice:has-text("Sin conexión")');
+    await context.setOffline(false);
+    await page.waitForSelector('#network[data-online="true"]', { timeout: 30_000 });
+    await page.waitForSelector('#notice', { state: 'hidden', timeout: 30_000 });
+    expect(await page.textContent('#network')).toBe('En línea');
+
+    // The phone's network stays up but the server cannot be reached: the same banner, gone when it answers again.
+    await page.route('**/api/**', (route) => route.abort('connectionrefused'));
+    await page.route('**/healthz', (route) => route.abort('connectionrefused'));
+    await page.click('[data-tab="stations"]');
+    await page.fill(`#count-${campaign.stations[1]!.id}`, '140');
+    await page.click(`[data-station="${campaign.stations[1]!.id}"] form.count button`);
+    await page.waitForSelector('#network[data-online="false"]', { timeout: 30_000 });
+    await page.unroute('**/api/**');
+    await page.unroute('**/healthz');
+    await page.waitForSelector('#network[data-online="true"]', { timeout: 30_000 });
+    await page.click('[data-tab="outbox"]');
+    await page.click('#send-now');
+    await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
+  });
+
+  it('makes the member choose an incident’s type and severity: none is chosen for them', async () => {
+    const station = campaign.stations[0]!.id;
+    await page.click('[data-tab="stations"]');
+    expect(await page.inputValue(`#type-${station}`)).toBe('');
+    expect(await page.inputValue(`#severity-${station}`)).toBe('');
+    expect(await page.textContent(`label[for="type-${station}"]`)).toContain('obligatorio');
+    const pending = await page.getAttribute('#pending-count', 'data-value');
+    await page.fill(`#description-${station}`, 'Llegó la policía');
+    await page.click(`[data-station="${station}"] form.incident button`);
+    expect(await page.locator(`#type-${station}`).evaluate((element) => (element as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing)).toBe(true);
+    expect(await page.getAttribute('#pending-count', 'data-value')).toBe(pending);
+    expect(await page.inputValue(`#description-${station}`)).toBe('Llegó la policía');
+    await page.fill(`#description-${station}`, '');
+  });
+
+  it('searches a list of 1,000 voters by name or cédula, accents and case aside, and by station, drawing 50 rows at a time', async () => {
+    const big = await createCampaign(app, manager, 2, 500);
+    const seeker = await createUser(app, admin, 'brigade', 'Brigadista Dos');
+    const [first, second] = big.stations as [Campaign['stations'][number], Campaign['stations'][number]];
+    const brigade = await app.http
+      .post('/api/gotv/brigades')
+      .set(manager.auth)
+      .send({ name: 'Brigada Sur', memberIds: [seeker.id], stationIds: [first.id, second.id] })
+      .expect(201);
+    await app.http
+      .post(`/api/gotv/brigades/${brigade.body.id}/voters`)
+      .set(manager.auth)
+      .send({ voterIds: [...big.voters.values()].flat() })
+      .expect(200);
+    // Two people whose names carry accents, one at each station.
+    const jose = big.voters.get(first.id)![7]!;
+    const josefa = big.voters.get(second.id)![300]!;
+    await app.http.patch(`/api/gotv/voters/${jose}`).set(manager.auth).send({ name: 'José Pérez Núñez', documentId: '1017234567' }).expect(200);
+    await app.http.patch(`/api/gotv/voters/${josefa}`).set(manager.auth).send({ name: 'Josefa Peréz Ángel' }).expect(200);
+
+    const phone = await browser.newContext({ viewport: PHONE });
+    try {
+      const list = await phone.newPage();
+      await list.goto(`${app.url}/brigada/`);
+      await list.fill('#email', seeker.email);
+      await list.fill('#password', seeker.password);
+      await list.click('button[type=submit]');
+      await list.waitForSelector('body[data-ready="true"]');
+      await list.waitForSelector('#voters[data-total="1000"]');
+      const rows = list.locator('#voters li[data-voter]');
+      expect(await rows.count()).toBe(50);
+      await list.click('#voters-more');
+      await rows.nth(99).waitFor({ state: 'attached' });
+      expect(await rows.count()).toBe(100);
+
+      // As the member types: case and accents do not matter, every word anywhere in the name.
+      await list.fill('#voter-search', 'PEREZ');
+      await list.waitForSelector('#voters[data-total="2"]');
+      expect(await list.locator('#voters-more').isHidden()).toBe(true);
+      await list.fill('#voter-search', 'jose nunez');
+      await list.waitForSelector('#voters[data-total="1"]');
+      expect(await rows.first().getAttribute('data-voter')).toBe(jose);
+      // A cédula, typed with or without its dots, or a part of it.
+      await list.fill('#voter-search', '1.017.234');
+      await list.waitForSelector('#voters[data-total="1"]');
+      expect(await rows.first().getAttribute('data-voter')).toBe(jose);
+      // The station narrows the search and the whole list.
+      await list.fill('#voter-search', 'pérez');
+      await list.selectOption('#voter-station', second.id);
+      await list.waitForSelector('#voters[data-total="1"]');
+      expect(await rows.first().getAttribute('data-voter')).toBe(josefa);
+      await list.fill('#voter-search', 'nadie se llama así');
+      await list.waitForSelector('#voters[data-total="0"]');
+      expect(await list.textContent('#voters')).toContain('Nadie por votar coincide');
+      await list.fill('#voter-search', '');
+      await list.waitForSelector('#voters[data-total="500"]');
+      expect(await rows.count()).toBe(50);
+      expect(await axeBlocking(list)).toEqual([]);
+    } finally {
+      await phone.close();
+    }
   });
 
   it('has no serious or critical accessibility violation once signed in', async () => {

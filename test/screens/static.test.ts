@@ -28,13 +28,17 @@ afterAll(async () => {
 const anAsset = () => `/assets/${readdirSync(join(WEB_BUILD, 'assets')).find((name) => name.endsWith('.js'))}`;
 
 describe('serving the screens', () => {
-  it('serves the war room page, revalidated, with the page CSP and no tile meta by default', async () => {
+  it('serves the war room page, revalidated, with the page CSP (and blob: images only, for incident photos) and no tile meta by default', async () => {
     const page = await app.http.get('/war-room/').expect(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.headers['cache-control']).toBe('no-cache');
     expect(page.headers['content-security-policy']).toMatch(/^default-src 'self'; script-src 'self';/);
-    expect(page.headers['content-security-policy']).toContain("img-src 'self' data:;");
+    expect(page.headers['content-security-policy']).toContain("img-src 'self' data: blob:;");
+    expect(page.headers['content-security-policy']).toContain("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';");
     expect(page.headers['x-frame-options']).toBe('DENY');
+    // The brigade app and the console need no blob: images.
+    expect((await app.http.get('/brigada/').expect(200)).headers['content-security-policy']).toContain("img-src 'self' data:;");
+    expect((await app.http.get('/').set('Accept', 'text/html').expect(200)).headers['content-security-policy']).toContain("img-src 'self' data:;");
     expect(page.text).not.toContain('comando:map-tiles');
     expect(page.text).toMatch(/<script type="module" crossorigin src="\/assets\/[^"]+\.js">/);
   });
@@ -91,7 +95,7 @@ describe('serving the screens', () => {
 
   it('adds the tile server to the war room only when MAP_TILE_URL is set, escaped', async () => {
     const page = await withTiles.http.get('/war-room/').expect(200);
-    expect(page.headers['content-security-policy']).toContain("img-src 'self' data: https://tiles.example.org;");
+    expect(page.headers['content-security-policy']).toContain("img-src 'self' data: blob: https://tiles.example.org;");
     expect(page.text).toContain(`<meta name="comando:map-tiles" content="${TILES}" />`);
     expect(page.text).toContain('content="© Mapas &quot;propios&quot; &lt;b&gt;"');
     // Other pages keep the default CSP.

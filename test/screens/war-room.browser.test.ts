@@ -10,6 +10,10 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { newId } from '../../src/kernel/ids';
+import { FakeWhatsAppCloud, signBody } from '../fakes/whatsapp-cloud';
+import { CLOUD } from '../whatsapp/setup';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { Runtime } from '../../src/runtime';
@@ -33,7 +37,8 @@ jest.setTimeout(90_000);
 
 beforeAll(async () => {
   assertBuilt();
-  app = await startTestApp({ DATA_DIR });
+  // The WhatsApp app secret, so that a signed webhook (someone replying) is taken.
+  app = await startTestApp({ DATA_DIR, WHATSAPP_APP_SECRET: CLOUD.appSecret, WHATSAPP_PHONE_NUMBER_ID: CLOUD.phoneNumberId, WHATSAPP_WABA_ID: CLOUD.wabaId });
   const admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   campaign = await createCampaign(app, manager, 3, 5);
@@ -73,8 +78,14 @@ async function pendingRows(count: number): Promise<void> {
 const loads = async () => Number(await page.getAttribute('body', 'data-loads'));
 
 async function dashboard() {
-  return (await app.http.get('/api/gotv/dashboard').set(manager.auth).expect(200)).body as { voters: { confirmed: number; voted: number }; stations: Record<string, number> };
+  return (await app.http.get('/api/gotv/dashboard').set(manager.auth).expect(200)).body as {
+    voters: { confirmed: number; voted: number };
+    stations: Record<string, number>;
+    incidents: { reported: number; stations: number; since: string };
+  };
 }
+
+const es = new Intl.NumberFormat('es-CO');
 
 let reportNumber = 0;
 function voterReport(stationIndex: number) {
@@ -108,6 +119,11 @@ describe('war room', () => {
     expect(await counter('c-voted')).toBe(0);
     expect(await counter('c-open')).toBe(4);
     await pendingRows(4);
+    // No count yet: the projection says there is none rather than showing a number.
+    const projection = (await app.http.get('/api/gotv/projection').set(manager.auth).expect(200)).body as { overall: { projectedTurnout: number | null } };
+    expect(projection.overall.projectedTurnout).toBeNull();
+    expect(await page.textContent('#projection')).toContain('Proyección al cierre');
+    expect(await page.textContent('#p-turnout')).toContain('Sin proyección todavía');
     // The token is in sessionStorage, never in the URL.
     expect(page.url()).toBe(`${app.url}/war-room/`);
   });
@@ -205,6 +221,138 @@ describe('war room', () => {
     await app.http.put(`/api/gotv/incidents/${second.id}/photo`).set(manager.auth).set('Content-Type', 'image/jpeg').send(jpeg).expect(200);
     await page.locator(`#alerts li[data-incident="${second.id}"]`, { hasText: 'con foto' }).waitFor({ timeout: 30_000 });
     expect(await feed.count()).toBe(2);
+  });
+
+  it('opens an incident into its detail: type, station, time, text, reporter and the photo fetched with the session', async () => {
+    const png = new PNG({ width: 48, height: 32 });
+    png.data.fill(200);
+    const station = campaign.stations[1]!;
+    const incident = (
+      await app.http
+        .post('/api/gotv/incidents')
+        .set(manager.auth)
+        .send({ pollingStationId: station.id, type: 'vote_buying', severity: 'high', description: 'Ofrecen mercados a la entrada del puesto' })
+        .expect(201)
+    ).body as { id: string };
+    await app.http.put(`/api/gotv/incidents/${incident.id}/photo`).set(manager.auth).set('Content-Type', 'image/png').send(PNG.sync.write(png)).expect(200);
+    const open = page.locator(`#alerts li[data-incident="${incident.id}"] button.open`);
+    await page.locator(`#alerts li[data-incident="${incident.id}"]`, { hasText: 'con foto' }).waitFor({ timeout: 30_000 });
+    // From the keyboard, as from a mouse.
+    await open.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#incident[open]');
+    await page.locator('#incident dl').waitFor();
+    const text = (await page.textContent('#incident'))!;
+    expect(text).toContain('Compra de votos');
+    expect(text).toContain(`${station.name} (${station.code})`);
+    expect(text).toContain('alta');
+    expect(text).toContain('A manager');
+    expect(text).toContain('Ofrecen mercados a la entrada del puesto');
+    const image = page.locator('#incident img');
+    await image.waitFor({ timeout: 30_000 });
+    expect(await image.getAttribute('src')).toMatch(/^blob:/);
+    let width = 0;
+    for (let tries = 0; tries < 100 && width === 0; tries++) {
+      width = await image.evaluate((element) => (element as unknown as { complete: boolean; naturalWidth: number }).naturalWidth);
+      if (width === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(width).toBe(48);
+    expect(await axeBlocking(page)).toEqual([]);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'war-room-incident.png') });
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#incident', { state: 'hidden' });
+  });
+
+  it('counts the day’s incidents as the feed and the API do, and says how many stations are still marked', async () => {
+    let rest = await dashboard();
+    expect(rest.incidents.reported).toBe(3);
+    await waitForCounter('c-incident', rest.incidents.reported);
+    expect(await page.locator('#alerts li[data-incident]').count()).toBe(rest.incidents.reported);
+    expect(await page.textContent('#c-incident-now')).toContain(`${rest.stations.incident} puestos siguen en incidente`);
+    // Closing the stations clears their mark, not the day's incidents.
+    for (const station of campaign.stations.slice(0, 2)) {
+      await app.http.patch(`/api/gotv/polling-stations/${station.id}`).set(manager.auth).send({ status: 'closed' }).expect(200);
+    }
+    await page.waitForSelector('#c-incident-now:has-text("0 puestos siguen en incidente")', { timeout: 30_000 });
+    rest = await dashboard();
+    expect(rest.stations.incident).toBe(0);
+    expect(await counter('c-incident')).toBe(rest.incidents.reported);
+    expect(await page.locator('#alerts li[data-incident]').count()).toBe(3);
+    // The territory filter counts the incidents of its stations only.
+    await page.selectOption('#territory', other.territoryId);
+    await waitForCounter('c-incident', 0);
+    await page.selectOption('#territory', '');
+    await waitForCounter('c-incident', 3);
+    for (const station of campaign.stations.slice(0, 2)) {
+      await app.http.patch(`/api/gotv/polling-stations/${station.id}`).set(manager.auth).send({ status: 'open' }).expect(200);
+    }
+  });
+
+  it('shows the social alerts and WhatsApp replies that came before it opened, then live ones, each once', async () => {
+    const before = newId();
+    await app.runtime.deps.db.write(sql`
+      insert into social_alerts (id, kind, dedupe_key, severity, title, details, state, created_at)
+      values (${before}, 'keyword', ${newId()}, 'warning', 'Mención de "cierre de vías"', '{}'::jsonb, 'new', now())`);
+    const cloud = new FakeWhatsAppCloud({ ...CLOUD });
+    const raw = JSON.stringify(cloud.inboundPayload('573001112233', { type: 'text', text: { body: '¿Dónde voto?' } }, 'Carla'));
+    await app.http.post('/api/whatsapp/webhook').set('Content-Type', 'application/json').set('X-Hub-Signature-256', signBody(CLOUD.appSecret, raw)).send(raw).expect(200);
+    const [reply] = await app.runtime.deps.db.rows(sql<{ id: string }>`select id from wa_messages where direction = 'in'`);
+    // A screen opened now (a reload starts from nothing) shows both, read from REST.
+    await page.reload();
+    await page.waitForSelector('body[data-loads="1"]');
+    await page.locator(`#alerts li[data-key="social:${before}"]`).waitFor({ timeout: 30_000 });
+    await page.locator(`#alerts li[data-key="whatsapp:${reply!.id}"]`).waitFor({ timeout: 30_000 });
+    expect(await page.textContent(`#alerts li[data-key="social:${before}"]`)).toContain('cierre de vías');
+    // The reply is shown without its words or its number.
+    expect(await page.textContent('#alerts')).not.toContain('Dónde voto');
+    expect(await page.textContent('#alerts')).not.toContain('3001112233');
+    // A live alert, then a reload from REST that reads them all again: each once.
+    const live = newId();
+    app.runtime.deps.realtime.publish('social', 'social:alert', {
+      id: live,
+      kind: 'keyword',
+      severity: 'warning',
+      title: 'Mención de "transporte"',
+      competitorId: null,
+      profileId: null,
+      postId: null,
+      state: 'new',
+      createdAt: new Date().toISOString(),
+    });
+    await page.locator(`#alerts li[data-key="social:${live}"]`).waitFor({ timeout: 30_000 });
+    app.runtime.deps.realtime.io.emit('resync', { rooms: ['social', 'whatsapp'], reason: 'redis_outage', at: new Date().toISOString() });
+    await page.waitForSelector('body[data-loads="2"]', { timeout: 30_000 });
+    expect(await page.locator(`#alerts li[data-key="social:${before}"]`).count()).toBe(1);
+    expect(await page.locator(`#alerts li[data-key="whatsapp:${reply!.id}"]`).count()).toBe(1);
+    expect(await page.locator('#alerts li.social').count()).toBe(1 + 1);
+  });
+
+  it('names the projection at closing as one, with its interval', async () => {
+    // Counts at every station make a projection.
+    for (const [index, station] of [...campaign.stations, ...other.stations].entries()) {
+      await app.http
+        .post('/api/gotv/turnout')
+        .set(manager.auth)
+        .send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station.id, votersSoFar: 300 + index * 40 })
+        .expect(201);
+    }
+    let figures: { projectedTurnout: number | null; projectedTurnoutLow: number | null; projectedTurnoutHigh: number | null } | undefined;
+    for (let tries = 0; tries < 60 && !figures?.projectedTurnout; tries++) {
+      figures = ((await app.http.get('/api/gotv/projection').set(manager.auth).expect(200)).body as { overall: NonNullable<typeof figures> }).overall;
+      if (!figures.projectedTurnout) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(figures?.projectedTurnout).toEqual(expect.any(Number));
+    app.runtime.deps.realtime.io.emit('resync', { rooms: ['gotv'], reason: 'redis_outage', at: new Date().toISOString() });
+    await page.waitForSelector(`#p-turnout[data-value="${figures!.projectedTurnout}"]`, { timeout: 30_000 });
+    // The interval moves with the clock between two readings: its shape is checked, and that it holds the figure.
+    const shown = (await page.textContent('#p-turnout'))!;
+    const match = /^([\d.]+) \(([\d.]+)–([\d.]+)\)$/.exec(shown);
+    expect(match?.[1]).toBe(es.format(figures!.projectedTurnout!));
+    const [low, high] = [match![2]!, match![3]!].map((part) => Number(part.replace(/\./g, '')));
+    expect(low).toBeLessThanOrEqual(figures!.projectedTurnout!);
+    expect(high).toBeGreaterThanOrEqual(figures!.projectedTurnout!);
+    expect(await page.textContent('#projection dl:first-child dt')).toBe('Proyección al cierre: votantes');
   });
 
   it('survives a server restart and ends with the figures REST gives', async () => {

@@ -445,3 +445,29 @@ describe('templates for a reply outside the window', () => {
     expectProblem(await t.app.http.get('/api/whatsapp/templates').set(t.manager.auth).query({ status: 'whatever' }), 400);
   });
 });
+
+describe('the text-free activity list', () => {
+  it('lists conversation messages newest first without their words or numbers, to the roles that follow the figures', async () => {
+    const conversation = await inbound(11, 'Mi vecina también quiere votar');
+    await t.app.http.post(`/api/whatsapp/conversations/${conversation.id}/messages`).set(t.manager.auth).send({ text: 'Gracias por escribir.' }).expect(202);
+    await inbound(12, 'Otro mensaje');
+    const all = (await t.app.http.get('/api/whatsapp/activity').set(viewer.auth).query({ limit: 3 }).expect(200)).body as {
+      data: { id: string; direction: string; kind: string; createdAt: string }[];
+      nextCursor: string | null;
+    };
+    expect(all.data.map((message) => message.direction)).toEqual(['in', 'out', 'in']);
+    expect(all.nextCursor).toEqual(expect.any(String));
+    for (const message of all.data) expect(Object.keys(message).sort()).toEqual(['createdAt', 'direction', 'id', 'kind']);
+    const text = JSON.stringify(all);
+    expect(text).not.toContain('vecina');
+    expect(text).not.toContain(phoneDigits(12).slice(2));
+    const replies = (await t.app.http.get('/api/whatsapp/activity').set(t.manager.auth).query({ direction: 'in', limit: 2 }).expect(200)).body as {
+      data: { id: string; direction: string }[];
+    };
+    expect(replies.data.map((message) => message.id)).toEqual([all.data[0]!.id, all.data[2]!.id]);
+    expectProblem(await t.app.http.get('/api/whatsapp/activity').set(viewer.auth).query({ direction: 'sideways' }), 400);
+    expectProblem(await t.app.http.get('/api/whatsapp/activity').set(viewer.auth).query({ cursor: 'abc' }), 400);
+    expectProblem(await t.app.http.get('/api/whatsapp/activity').set(volunteer.auth), 403);
+    expectProblem(await t.app.http.get('/api/whatsapp/activity'), 401);
+  });
+});

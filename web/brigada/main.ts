@@ -9,14 +9,23 @@ import { syncOutbox } from './sync';
 // The phone keeps its session across closed tabs (localStorage): the queue must go out when it is reopened.
 const api = new Api(localStorage, 'comando.brigada');
 const SYNC_EVERY_MS = 15_000;
+/** How long a "Ya votó" may be taken back: a mis-tap is noticed in a few seconds. */
+const UNDO_MS = 6_000;
+/** Rows drawn at once: a cheap phone draws 50 rows quickly, not 1,000; "Ver más" draws the next ones. */
+const VOTERS_PAGE = 50;
 
 let voters: Voter[] = [];
 let stations: Station[] = [];
 let items: OutboxItem[] = [];
 let syncing: Promise<void> | undefined;
 let syncAgain = false;
+/** Whether the last request reached the server: the browser may say it is online while the server (or the network beyond the phone) is not. */
+let reachable = true;
+/** The voters' search keys (name without accents, lower case; digits of the cédula), made once per list. */
+let searchKeys = new Map<string, { name: string; document: string }>();
+let votersShown = VOTERS_PAGE;
 
-function notice(message: string, kind: 'error' | 'info' = 'error'): void {
+function notice(message: string, kind: 'error' | 'info' | 'offline' = 'error'): void {
   const element = byId('notice');
   element.hidden = !message;
   element.dataset.kind = kind;
@@ -24,13 +33,21 @@ function notice(message: string, kind: 'error' | 'info' = 'error'): void {
 }
 
 function online(): boolean {
-  return navigator.onLine;
+  return navigator.onLine && reachable;
 }
 
 function renderNetwork(): void {
   const element = byId('network');
   element.dataset.online = String(online());
   setText(element, online() ? 'En línea' : 'Sin conexión');
+  // A notice about being offline says nothing true once the connection is back.
+  if (online() && byId('notice').dataset.kind === 'offline') notice('');
+}
+
+function setReachable(value: boolean): void {
+  if (reachable === value) return;
+  reachable = value;
+  renderNetwork();
 }
 
 const stateLabels: Record<OutboxItem['state'], string> = { pending: 'Pendiente', sent: 'Enviado', conflict: 'Conflicto', rejected: 'Rechazado' };
@@ -64,16 +81,63 @@ function stationName(id: string): string {
   return stations.find((station) => station.id === id)?.name ?? 'Puesto';
 }
 
+/** Lower case without accents: "Pérez" is found by "perez" and "PEREZ". */
+function folded(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
+}
+
+function indexVoters(): void {
+  searchKeys = new Map(voters.map((voter) => [voter.id, { name: folded(voter.name), document: voter.documentId.replace(/\D/g, '') }]));
+}
+
+/** A search of digits (dots and spaces allowed) looks in the cédula; any other, every word in the name. */
+function matcher(query: string): (voter: Voter) => boolean {
+  const text = folded(query.trim());
+  if (!text) return () => true;
+  const digits = text.replace(/[\s.-]/g, '');
+  if (/^\d+$/.test(digits)) return (voter) => searchKeys.get(voter.id)?.document.includes(digits) ?? false;
+  const words = text.split(/\s+/);
+  return (voter) => {
+    const name = searchKeys.get(voter.id)?.name ?? '';
+    return words.every((word) => name.includes(word));
+  };
+}
+
+function renderStationFilter(): void {
+  const select = byId<HTMLSelectElement>('voter-station');
+  const chosen = select.value;
+  select.replaceChildren(h('option', { value: '' }, 'Todos los puestos'), ...stations.map((station) => h('option', { value: station.id }, station.name)));
+  select.value = stations.some((station) => station.id === chosen) ? chosen : '';
+}
+
 function renderVoters(): void {
   const me = api.current?.user.id;
   const reported = reportedVoters();
   const rank = { high: 0, normal: 1, low: 2 } as Record<string, number>;
-  const list = voters
-    .filter((voter) => voter.status !== 'voted' && !reported.has(voter.id))
+  const remaining = voters.filter((voter) => voter.status !== 'voted' && !reported.has(voter.id));
+  const station = byId<HTMLSelectElement>('voter-station').value;
+  const matches = matcher(byId<HTMLInputElement>('voter-search').value);
+  const list = remaining
+    .filter((voter) => (!station || voter.pollingStationId === station) && matches(voter))
     .sort((a, b) => (rank[a.priority] ?? 1) - (rank[b.priority] ?? 1) || a.name.localeCompare(b.name, 'es', { numeric: true }));
-  setText(byId('calls-meta'), `${list.length} por votar. Tome un votante antes de llamarlo; al terminar, anote cómo le fue.`);
+  const filtered = list.length !== remaining.length;
+  setText(
+    byId('calls-meta'),
+    filtered
+      ? `${list.length} de ${remaining.length} por votar con esta búsqueda.`
+      : `${list.length} por votar. Tome un votante antes de llamarlo; al terminar, anote cómo le fue.`,
+  );
+  const shown = list.slice(0, votersShown);
+  const more = byId<HTMLButtonElement>('voters-more');
+  more.hidden = list.length <= shown.length;
+  setText(more, `Ver más (${list.length - shown.length} más)`);
+  byId('voters').dataset.total = String(list.length);
   byId('voters').replaceChildren(
-    ...list.map((voter) => {
+    ...(list.length ? [] : [h('li', { class: 'hint empty' }, filtered ? 'Nadie por votar coincide con la búsqueda.' : 'Nadie por votar en su lista.')]),
+    ...shown.map((voter) => {
       const mine = voter.claimedBy === me;
       const taken = voter.claimedBy !== null && !mine;
       const outcome = h(
@@ -120,8 +184,19 @@ function renderStations(): void {
   byId('stations').replaceChildren(
     ...(stations.length ? stations : []).map((station) => {
       const count = h('input', { type: 'number', min: 0, max: 10_000_000, inputmode: 'numeric', required: true, id: `count-${station.id}` });
-      const type = h('select', { id: `type-${station.id}` }, ...Object.entries(incidentTypes).map(([value, label]) => h('option', { value }, label)));
-      const severity = h('select', { id: `severity-${station.id}` }, ...Object.entries(severities).map(([value, label]) => h('option', { value }, label)));
+      // No type or severity is chosen for the member: a default one is reported whenever they forget to change it.
+      const type = h(
+        'select',
+        { id: `type-${station.id}`, required: true },
+        h('option', { value: '' }, 'Elija el tipo…'),
+        ...Object.entries(incidentTypes).map(([value, label]) => h('option', { value }, label)),
+      );
+      const severity = h(
+        'select',
+        { id: `severity-${station.id}`, required: true },
+        h('option', { value: '' }, 'Elija la gravedad…'),
+        ...Object.entries(severities).map(([value, label]) => h('option', { value }, label)),
+      );
       const description = h('textarea', { id: `description-${station.id}`, rows: 3, minlength: 3, maxlength: 2000, required: true });
       const photo = h('input', { type: 'file', accept: 'image/*', capture: 'environment', id: `photo-${station.id}` });
       return h(
@@ -151,14 +226,17 @@ function renderStations(): void {
               event.preventDefault();
               void reportIncident(station, type.value, severity.value, description.value, photo.files?.[0]).then((saved) => {
                 if (!saved) return;
+                type.value = '';
+                severity.value = '';
                 description.value = '';
                 photo.value = '';
               });
             },
           },
-          h('label', { for: `type-${station.id}` }, 'Incidente'),
+          h('p', { class: 'hint' }, 'Elija el tipo y la gravedad: ninguno viene marcado.'),
+          h('label', { for: `type-${station.id}` }, 'Tipo de incidente (obligatorio)'),
           type,
-          h('label', { for: `severity-${station.id}` }, 'Gravedad'),
+          h('label', { for: `severity-${station.id}` }, 'Gravedad (obligatoria)'),
           severity,
           h('label', { for: `description-${station.id}` }, 'Qué pasó'),
           description,
@@ -176,12 +254,56 @@ async function refreshOutbox(): Promise<void> {
   items = await outbox.all();
   renderOutbox();
   renderVoters();
+  renderUndo();
+}
+
+let undoTimer: number | undefined;
+/** The reports still in their undo time, each with its "Deshacer"; drawn from the outbox, so a reopened app shows them too. */
+function renderUndo(): void {
+  const now = Date.now();
+  const held = items.filter((item) => item.state === 'pending' && (item.holdUntil ?? 0) > now);
+  byId('undo').hidden = held.length === 0;
+  byId('undo-list').replaceChildren(
+    ...held.map((item) =>
+      h(
+        'li',
+        { 'data-id': item.id },
+        h('span', {}, `${item.label}. Se enviará en unos segundos.`),
+        h('button', { type: 'button', class: 'secondary', 'aria-label': `Deshacer: ${item.label}`, onclick: () => void undo(item.id) }, 'Deshacer'),
+      ),
+    ),
+  );
+  window.clearTimeout(undoTimer);
+  if (held.length) {
+    // When the next one's time is up it leaves the bar and goes out.
+    const next = Math.min(...held.map((item) => item.holdUntil ?? now));
+    undoTimer = window.setTimeout(
+      () => {
+        renderUndo();
+        void sync();
+      },
+      next - now + 50,
+    );
+  }
+}
+
+/** Takes back a report still in its undo time: it was never sent, so the phone just forgets it. */
+async function undo(id: string): Promise<void> {
+  const item = (await outbox.all()).find((candidate) => candidate.id === id);
+  if (!item || item.state !== 'pending' || (item.holdUntil ?? 0) <= Date.now()) {
+    notice('Ya no se puede deshacer: el reporte salió. Pida a su coordinador que lo corrija.');
+    await refreshOutbox();
+    return;
+  }
+  await outbox.delete(id);
+  notice(`Deshecho: ${item.label.replace(/^Ya votó: /, '')} vuelve a la lista.`, 'info');
+  await refreshOutbox();
 }
 
 /** Every report is saved on the phone first; only then is it sent. A full phone loses nothing silently. */
 async function enqueue(item: Omit<OutboxItem, 'createdAt' | 'state' | 'attempts' | 'nextAttemptAt'>): Promise<boolean> {
   try {
-    await outbox.put({ ...item, createdAt: new Date().toISOString(), state: 'pending', attempts: 0, nextAttemptAt: 0 });
+    await outbox.put({ ...item, createdAt: new Date().toISOString(), state: 'pending', attempts: 0, nextAttemptAt: item.holdUntil ?? 0 });
   } catch (error) {
     notice(isQuotaError(error) ? 'El teléfono no tiene espacio: este reporte NO se guardó. Libere espacio y repítalo.' : 'No se pudo guardar el reporte en el teléfono. Repítalo.');
     return false;
@@ -216,6 +338,8 @@ function reportVoted(voter: Voter): Promise<boolean> {
       voterId: voter.id,
       label: `Ya votó: ${voter.name}`,
       body: { kind: 'voter', clientReportId: id, voterId: voter.id, votedAt: new Date().toISOString() },
+      // Saved at once (a closed tab loses nothing) but held back a few seconds: a mis-tap is taken back before anyone hears of it.
+      holdUntil: Date.now() + UNDO_MS,
     }),
   );
 }
@@ -267,6 +391,10 @@ function reportIncident(station: Station, type: string, severity: string, descri
 }
 
 async function saveIncident(station: Station, type: string, severity: string, description: string, file: File | undefined): Promise<boolean> {
+  if (!(type in incidentTypes) || !(severity in severities)) {
+    notice('Elija el tipo de incidente y su gravedad.');
+    return false;
+  }
   if (description.trim().length < 3) {
     notice('Describa el incidente en pocas palabras.');
     return false;
@@ -309,6 +437,7 @@ async function claim(voter: Voter, take: boolean): Promise<void> {
 async function loadLists(): Promise<void> {
   try {
     voters = (await api.all<Voter>('/api/gotv/voters')).filter((voter) => voter.status !== 'voted');
+    if (byId('notice').dataset.kind === 'offline') notice('');
     const brigadeIds = [...new Set(voters.map((voter) => voter.brigadeId).filter((id): id is string => id !== null))];
     const brigades = await Promise.all(brigadeIds.map((id) => api.get<Brigade>(`/api/gotv/brigades/${id}`)));
     const stationIds = [...new Set([...brigades.flatMap((brigade) => brigade.stationIds), ...voters.map((voter) => voter.pollingStationId)])];
@@ -320,9 +449,11 @@ async function loadLists(): Promise<void> {
     if (saved) {
       voters = saved.voters;
       stations = saved.stations;
-      if (error instanceof NetworkError) notice(`Sin conexión: lista guardada a las ${clock(new Date(saved.at))}.`, 'info');
+      if (error instanceof NetworkError) notice(`Sin conexión: lista guardada a las ${clock(new Date(saved.at))}.`, 'offline');
     }
   }
+  indexVoters();
+  renderStationFilter();
   renderVoters();
   renderStations();
   document.body.dataset.ready = 'true';
@@ -366,7 +497,11 @@ function start(): void {
   }
   started = true;
   void refreshOutbox().then(loadLists).then(sync);
-  window.setInterval(() => void sync(), SYNC_EVERY_MS);
+  window.setInterval(() => {
+    void sync();
+    // Nothing to send tells nothing about the server: ask it whether it is back.
+    if (!reachable && navigator.onLine) void api.get('/healthz').catch(() => undefined);
+  }, SYNC_EVERY_MS);
 }
 
 function showLogin(message = ''): void {
@@ -395,10 +530,23 @@ byId<HTMLFormElement>('login-form').addEventListener('submit', (event) => {
 });
 
 for (const button of document.querySelectorAll<HTMLButtonElement>('[data-tab]')) button.addEventListener('click', () => showTab(button.dataset.tab!));
+const refilter = () => {
+  votersShown = VOTERS_PAGE;
+  renderVoters();
+};
+byId('voter-search').addEventListener('input', refilter);
+byId('voter-station').addEventListener('change', refilter);
+byId('voter-filters').addEventListener('submit', (event) => event.preventDefault());
+byId('voters-more').addEventListener('click', () => {
+  votersShown += VOTERS_PAGE;
+  renderVoters();
+});
 byId('send-now').addEventListener('click', () => {
   void outbox.all().then(async (all) => {
-    // "Send now" skips the backoff wait of what is still pending.
-    for (const item of all) if (item.state === 'pending' && item.nextAttemptAt > Date.now()) await outbox.put({ ...item, nextAttemptAt: 0 });
+    // "Send now" skips the backoff wait of what is still pending, not the undo time of a "Ya votó" just tapped.
+    for (const item of all) {
+      if (item.state === 'pending' && item.nextAttemptAt > Date.now() && (item.holdUntil ?? 0) <= Date.now()) await outbox.put({ ...item, nextAttemptAt: 0 });
+    }
     await sync();
   });
 });
@@ -416,6 +564,7 @@ document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') void sync();
 });
 
+api.onReachable = setReachable;
 api.onExpired = () => showLogin('Su sesión terminó. Ingrese de nuevo: los reportes pendientes siguen guardados en el teléfono.');
 renderNetwork();
 void outbox.prune().catch(() => undefined);

@@ -23,6 +23,8 @@ export interface OutboxItem {
   attempts: number;
   /** ms since the epoch: not sent before this (backoff after a failure). */
   nextAttemptAt: number;
+  /** ms since the epoch: until then the member may take the report back ("Deshacer") and it is not sent, not even by "Enviar ahora". */
+  holdUntil?: number;
   /** An incident's photo, already compressed on the phone; dropped once the server has it. */
   photo?: Blob;
   /** The incident's id once the server recorded it: a retry then sends only the photo. */
@@ -68,11 +70,12 @@ export function isQuotaError(error: unknown): boolean {
 
 export const outbox = {
   put: (item: OutboxItem) => run(OUTBOX, 'readwrite', (objects) => objects.put(item)).then(() => undefined),
+  delete: (id: string) => run(OUTBOX, 'readwrite', (objects) => objects.delete(id)).then(() => undefined),
   all: async (): Promise<OutboxItem[]> => (await run<OutboxItem[]>(OUTBOX, 'readonly', (objects) => objects.index('createdAt').getAll())).reverse(),
   /** Sent items older than a day are dropped; refused and conflicting ones stay until the member reads them. */
   prune: async (): Promise<void> => {
     const dayAgo = new Date(Date.now() - 86_400_000).toISOString();
-    for (const item of await outbox.all()) if (item.state === 'sent' && item.createdAt < dayAgo) await run(OUTBOX, 'readwrite', (objects) => objects.delete(item.id));
+    for (const item of await outbox.all()) if (item.state === 'sent' && item.createdAt < dayAgo) await outbox.delete(item.id);
   },
 };
 

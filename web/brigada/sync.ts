@@ -40,7 +40,8 @@ export type SyncResult = 'done' | 'offline' | 'unauthorized';
  */
 export async function syncOutbox(api: Api): Promise<SyncResult> {
   if (!navigator.onLine) return 'offline';
-  const due = (await outbox.all()).filter((item) => item.state === 'pending' && item.nextAttemptAt <= Date.now()).reverse();
+  const now = Date.now();
+  const due = (await outbox.all()).filter((item) => item.state === 'pending' && item.nextAttemptAt <= now && (item.holdUntil ?? 0) <= now).reverse();
   const turnout = due.filter((item) => item.kind === 'voter' || item.kind === 'count');
   try {
     for (let i = 0; i < turnout.length; i += BATCH) await sendTurnout(api, turnout.slice(i, i + BATCH));

@@ -12,6 +12,8 @@ import type { claimView, contactOutcomeBody, createIncidentBody, incidentView, t
 import type { brigadeView } from '../../src/modules/gotv/gotv.schemas';
 import type { stationView } from '../../src/modules/gotv/gotv.schemas';
 import type { territoryDetailView, territoryView } from '../../src/modules/territories/territories.schemas';
+import type { alertView } from '../../src/modules/social/social.schemas';
+import type { activityView } from '../../src/modules/whatsapp/whatsapp.schemas';
 
 export type { IncidentEvent, ProjectionSummary, StationEvent, TurnoutItem } from '../../src/modules/gotv/gotv.events';
 export type { SocialAlertEvent } from '../../src/modules/social/social.events';
@@ -34,6 +36,8 @@ export type TurnoutReport = z.input<typeof turnoutReport>;
 export type ContactOutcome = z.input<typeof contactOutcomeBody>['outcome'];
 export type IncidentInput = z.input<typeof createIncidentBody>;
 export type Incident = z.output<typeof incidentView>;
+export type SocialAlert = z.output<typeof alertView>;
+export type WhatsappActivity = z.output<typeof activityView>;
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;

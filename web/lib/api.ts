@@ -29,6 +29,8 @@ export interface Session {
 export class Api {
   private session: Session | undefined;
   onExpired: () => void = () => undefined;
+  /** Told after every request whether the server answered (any status) or could not be reached: a screen's "Sin conexión". */
+  onReachable: (reachable: boolean) => void = () => undefined;
 
   constructor(
     private readonly storage: Storage,
@@ -124,8 +126,9 @@ export class Api {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (body !== undefined && !(body instanceof FormData)) headers['Content-Type'] = body instanceof Blob ? body.type : 'application/json';
     if (authenticated && this.session) headers.Authorization = `Bearer ${this.session.token}`;
+    let response: Response;
     try {
-      return await fetch(path, {
+      response = await fetch(path, {
         method,
         headers,
         body: body === undefined ? undefined : body instanceof Blob || body instanceof FormData ? body : JSON.stringify(body),
@@ -133,8 +136,11 @@ export class Api {
         cache: 'no-store',
       });
     } catch (error) {
+      this.onReachable(false);
       throw new NetworkError((error as Error).message);
     }
+    this.onReachable(true);
+    return response;
   }
 
   private async refusal(response: Response, authenticated: boolean): Promise<never> {

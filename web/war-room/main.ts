@@ -9,11 +9,13 @@ import type {
   Page,
   Projection,
   ProjectionSummary,
+  SocialAlert,
   SocialAlertEvent,
   StationEvent,
   Territory,
   TerritoryDetail,
   TurnoutItem,
+  WhatsappActivity,
   WhatsappActivityEvent,
 } from '../lib/api-types';
 import { byId, h, setText } from '../lib/dom';
@@ -26,8 +28,8 @@ import { decodeTurnout, type TurnoutMessage } from '../../src/modules/gotv/gotv.
 const api = new Api(sessionStorage, 'comando.war-room');
 const state = new WarRoomState();
 const MAX_ALERTS = 80;
-/** The incidents read from REST on every (re)load: the feed is whole again after a reload or a reconnection. */
-const RECENT_INCIDENTS = 50;
+/** Social alerts and WhatsApp replies read on every (re)load: those that came before the screen opened. */
+const RECENT_OTHERS = 20;
 /** A full reload from REST this often, whatever happens: the screen never drifts from the API for long. */
 const RECONCILE_MS = 60_000;
 
@@ -72,7 +74,8 @@ function render(): void {
     counter('c-pending', totals.pending);
     counter('c-open', totals.open);
     counter('c-closed', totals.closed);
-    counter('c-incident', totals.incident);
+    counter('c-incident', incidentsToday(only));
+    setText(byId('c-incident-now'), `${number.format(totals.incident)} ${totals.incident === 1 ? 'puesto sigue' : 'puestos siguen'} en incidente`);
     setText(byId('c-voted-pct'), totals.confirmed ? `${((totals.voted / totals.confirmed) * 100).toFixed(1)} %` : '');
     pendingDue(only);
   }
@@ -135,31 +138,32 @@ function renderCurve(): void {
   const box = byId('projection');
   if (!projection) {
     setText(byId('phase'), '');
-    box.replaceChildren(h('p', { class: 'muted' }, 'Sin proyección: falta configurar la fecha de la elección.'));
+    box.replaceChildren(h('p', { id: 'p-none', class: 'muted' }, 'Sin proyección todavía: falta configurar la fecha de la elección.'));
     return;
   }
   setText(byId('phase'), `· ${phases[projection.phase] ?? projection.phase}`);
   const figures = filter ? (projection.byTerritory.find((row) => row.territoryId === filter?.territoryId) ?? projection.overall) : projection.overall;
+  // A projection is an estimate: it is named as one, with its interval, and says when there is none yet.
   const range = (value: number | null, low: number | null, high: number | null) =>
-    value === null ? 'sin datos suficientes' : `${number.format(value)} (entre ${number.format(low ?? value)} y ${number.format(high ?? value)})`;
+    value === null ? 'Sin proyección todavía: faltan conteos de los puestos.' : `${number.format(value)} (${number.format(low ?? value)}–${number.format(high ?? value)})`;
   const coverage = Math.round(projection.coverage * 100);
   box.replaceChildren(
     h(
       'dl',
       {},
-      h('dt', {}, 'Votantes al cierre'),
+      h('dt', {}, 'Proyección al cierre: votantes'),
       h('dd', { id: 'p-turnout', 'data-value': figures.projectedTurnout ?? '' }, range(figures.projectedTurnout, figures.projectedTurnoutLow, figures.projectedTurnoutHigh)),
     ),
     h(
       'dl',
       {},
-      h('dt', {}, 'Apoyos que votarán'),
+      h('dt', {}, 'Proyección al cierre: apoyos que votarán'),
       h('dd', { id: 'p-confirmed', 'data-value': figures.projectedConfirmedVoted ?? '' }, range(figures.projectedConfirmedVoted, figures.low, figures.high)),
     ),
     h(
       'p',
       { class: 'muted' },
-      `Intervalos al ${coverage} %. ${number.format(figures.reportingStations)} de ${number.format(figures.stations)} puestos con conteo. Curva ${projection.curve.scope === 'territory' ? 'del territorio' : 'del día'}: ${projection.curve.countedStations} puestos.`,
+      `Estimaciones, no conteos: entre paréntesis, el intervalo al ${coverage} %. ${number.format(figures.reportingStations)} de ${number.format(figures.stations)} puestos con conteo. Curva ${projection.curve.scope === 'territory' ? 'del territorio' : 'del día'}: ${projection.curve.countedStations} puestos.`,
     ),
   );
 }
@@ -191,23 +195,44 @@ function beep(): void {
   tone.onended = () => void context.close();
 }
 
-/** The incidents in the feed, by id: one read from REST and also heard live is shown once. */
-const shownIncidents = new Map<string, HTMLElement>();
+/** What the feed shows, by kind and id: one read from REST and also heard live is shown once. */
+const shown = new Map<string, HTMLElement>();
 
-/** Puts an alert in the feed in time order (newest first), whether it is live or read on a reload. */
-function addAlert(kind: 'incident' | 'social' | 'whatsapp', title: string, detail: string, severity: string, at: string, live = true): HTMLElement {
+/** The day's incidents (id → station), from REST on every load and then live: the counter counts these, as the API does. */
+let dayIncidents = new Map<string, string>();
+
+function incidentsToday(only: ReadonlySet<string> | undefined): number {
+  if (!only) return dayIncidents.size;
+  let count = 0;
+  for (const stationId of dayIncidents.values()) if (only.has(stationId)) count++;
+  return count;
+}
+
+/** Puts an alert in the feed in time order (newest first), whether it is live or read on a reload; undefined when it is there already. */
+function addAlert(
+  key: string,
+  kind: 'incident' | 'social' | 'whatsapp',
+  title: string | HTMLElement,
+  detail: string,
+  severity: string,
+  at: string,
+  live = true,
+): HTMLElement | undefined {
+  if (shown.get(key)?.isConnected) return undefined;
   const list = byId('alerts');
   const item = h(
     'li',
-    { class: `alert-item ${kind} severity-${severity}`, 'data-at': at },
+    { class: `alert-item ${kind} severity-${severity}`, 'data-at': at, 'data-key': key },
     h('time', { datetime: at }, clock(new Date(at), state.timeZone)),
-    h('strong', {}, title),
+    typeof title === 'string' ? h('strong', {}, title) : title,
     h('span', {}, detail),
   );
   const later = [...list.children].find((other) => ((other as HTMLElement).dataset.at ?? '') < at);
   list.insertBefore(item, later ?? null);
   byId('no-alerts').hidden = true;
   while (list.children.length > MAX_ALERTS) list.lastElementChild?.remove();
+  shown.set(key, item);
+  for (const [other, element] of shown) if (!element.isConnected) shown.delete(other);
   if (live && (severity === 'high' || severity === 'critical')) beep();
   return item;
 }
@@ -218,27 +243,105 @@ function incidentDetail(incident: { stationId: string; severity: string; hasPhot
 }
 
 function showIncident(incident: { id: string; stationId: string; type: string; severity: string; createdAt: string; hasPhoto?: boolean }, live: boolean): void {
-  const shown = shownIncidents.get(incident.id);
-  if (shown) {
+  if (live && !dayIncidents.has(incident.id)) {
+    dayIncidents.set(incident.id, incident.stationId);
+    state.dirty.totals = true;
+    requestFrame();
+  }
+  const existing = shown.get(`incident:${incident.id}`);
+  if (existing?.isConnected) {
     // Read again on a reload: only what may have changed since (a photo added) is redrawn.
-    if (incident.hasPhoto) setText(shown.querySelector('span')!, incidentDetail(incident));
+    if (incident.hasPhoto) setText(existing.querySelector('span')!, incidentDetail(incident));
     return;
   }
-  const item = addAlert('incident', `Incidente: ${incidentTypes[incident.type] ?? incident.type}`, incidentDetail(incident), incident.severity, incident.createdAt, live);
-  item.dataset.incident = incident.id;
-  shownIncidents.set(incident.id, item);
-  for (const [id, element] of shownIncidents) if (!element.isConnected) shownIncidents.delete(id);
+  const title = `Incidente: ${incidentTypes[incident.type] ?? incident.type}`;
+  const open = h('button', { type: 'button', class: 'open', 'aria-haspopup': 'dialog', onclick: () => void openIncident(incident.id) }, title);
+  const item = addAlert(`incident:${incident.id}`, 'incident', open, incidentDetail(incident), incident.severity, incident.createdAt, live);
+  if (item) item.dataset.incident = incident.id;
 }
 
-/** The latest incidents from REST, merged into the feed (those already shown stay as they are). */
-async function loadIncidents(): Promise<void> {
-  const page = await api.get<Page<Incident>>(`/api/gotv/incidents?limit=${RECENT_INCIDENTS}`);
-  for (const incident of page.data) {
+/** The day's incidents from REST (the counter's), the latest of them merged into the feed (those already shown stay as they are). */
+async function loadIncidents(since: string): Promise<void> {
+  const incidents = await api.all<Incident>(`/api/gotv/incidents?since=${encodeURIComponent(since)}`);
+  dayIncidents = new Map(incidents.map((incident) => [incident.id, incident.pollingStationId]));
+  for (const incident of incidents.slice(0, MAX_ALERTS)) {
     showIncident(
       { id: incident.id, stationId: incident.pollingStationId, type: incident.type, severity: incident.severity, createdAt: incident.createdAt, hasPhoto: incident.photo !== null },
       false,
     );
   }
+}
+
+function showSocialAlert(alert: { id: string; title: string; severity: string; createdAt: string }, live: boolean): void {
+  addAlert(`social:${alert.id}`, 'social', 'Redes sociales', alert.title, alert.severity, alert.createdAt, live);
+}
+
+function showWhatsappReply(message: { id: string; direction: string; createdAt: string }, live: boolean): void {
+  if (message.direction === 'in') addAlert(`whatsapp:${message.id}`, 'whatsapp', 'WhatsApp', 'Nueva respuesta de un contacto', 'low', message.createdAt, live);
+}
+
+/** Social alerts and WhatsApp replies that came before the screen opened (or while it was away); a module the account may not read is left out. */
+async function loadRecentOthers(): Promise<void> {
+  const [alerts, replies] = await Promise.allSettled([
+    api.get<Page<SocialAlert>>(`/api/social-monitoring/alerts?limit=${RECENT_OTHERS}`),
+    api.get<Page<WhatsappActivity>>(`/api/whatsapp/activity?direction=in&limit=${RECENT_OTHERS}`),
+  ]);
+  if (alerts.status === 'fulfilled') for (const alert of alerts.value.data) showSocialAlert(alert, false);
+  if (replies.status === 'fulfilled') for (const reply of replies.value.data) showWhatsappReply(reply, false);
+}
+
+let photoUrl: string | undefined;
+
+/** An incident's detail in a dialog: read afresh (its photo may have arrived), the photo fetched with the session's token. */
+async function openIncident(id: string): Promise<void> {
+  const dialog = byId<HTMLDialogElement>('incident');
+  const body = byId('incident-body');
+  setText(byId('incident-title'), 'Incidente');
+  body.replaceChildren(h('p', { class: 'muted' }, 'Cargando…'));
+  if (!dialog.open) dialog.showModal();
+  let incident: Incident;
+  try {
+    incident = await api.get<Incident>(`/api/gotv/incidents/${id}`);
+  } catch {
+    body.replaceChildren(h('p', { class: 'error' }, 'No se pudo leer el incidente. Intente de nuevo.'));
+    return;
+  }
+  const station = state.stations.get(incident.pollingStationId);
+  const at = new Date(incident.createdAt);
+  setText(byId('incident-title'), `Incidente: ${incidentTypes[incident.type] ?? incident.type}`);
+  const row = (term: string, value: string) => [h('dt', {}, term), h('dd', {}, value)];
+  const photo = h('figure', { class: 'photo' }, h('p', { class: 'muted' }, incident.photo ? 'Cargando la foto…' : 'Sin foto.'));
+  body.replaceChildren(
+    h(
+      'dl',
+      { class: 'facts' },
+      ...row('Puesto', station ? `${station.name} (${station.code})` : 'Puesto'),
+      ...row('Hora', `${clock(at, state.timeZone)} · ${at.toLocaleDateString('es-CO', { timeZone: state.timeZone, day: 'numeric', month: 'long' })}`),
+      ...row('Gravedad', severities[incident.severity] ?? incident.severity),
+      ...row('Reportó', incident.reportedByName ?? 'Sin nombre'),
+    ),
+    h('h3', {}, 'Qué pasó'),
+    h('p', { class: 'description' }, incident.description),
+    photo,
+  );
+  if (!incident.photo) return;
+  try {
+    const blob = await api.download(`/api/gotv/incidents/${id}/photo`);
+    if (!dialog.open) return;
+    releasePhoto();
+    photoUrl = URL.createObjectURL(blob);
+    photo.replaceChildren(
+      h('img', { src: photoUrl, alt: `Foto del incidente en ${station?.name ?? 'el puesto'}` }),
+      h('figcaption', { class: 'muted' }, 'Foto tomada por quien lo reportó.'),
+    );
+  } catch {
+    photo.replaceChildren(h('p', { class: 'error' }, 'No se pudo cargar la foto.'));
+  }
+}
+
+function releasePhoto(): void {
+  if (photoUrl) URL.revokeObjectURL(photoUrl);
+  photoUrl = undefined;
 }
 
 /** The figures from REST, whole: after connecting, after a reconnection without recovery, after `resync`. */
@@ -259,8 +362,8 @@ async function reload(reason: 'connect' | 'reconnect' | 'resync' | 'reconcile'):
       }),
     ]);
     state.load(live, dashboard, projection);
-    // After the stations, so the feed names them.
-    await loadIncidents();
+    // After the stations, so the feed names them; the same day as the dashboard's count of incidents.
+    await Promise.all([loadIncidents(dashboard.incidents.since), loadRecentOthers()]);
     map?.update(state.stations.values(), filter?.stations ?? new Set(state.stations.keys()));
     if (filter) await loadFilter(filter.territoryId);
     loads.count++;
@@ -409,11 +512,15 @@ function start(): void {
     refreshFilterProjection();
     requestFrame();
   });
-  socket.on('gotv:incident', (incident: IncidentEvent) => showIncident({ ...incident, hasPhoto: incident.photo }, true));
-  socket.on('social:alert', (alert: SocialAlertEvent) => addAlert('social', 'Redes sociales', alert.title, alert.severity, alert.createdAt));
-  socket.on('whatsapp:activity', (message: WhatsappActivityEvent) => {
-    if (message.direction === 'in') addAlert('whatsapp', 'WhatsApp', 'Nueva respuesta de un contacto', 'low', message.createdAt);
+  socket.on('gotv:incident', (incident: IncidentEvent) => {
+    noteEvent();
+    showIncident({ ...incident, hasPhoto: incident.photo }, true);
   });
+  socket.on('social:alert', (alert: SocialAlertEvent) => showSocialAlert(alert, true));
+  socket.on('whatsapp:activity', (message: WhatsappActivityEvent) => showWhatsappReply(message, true));
+  const dialog = byId<HTMLDialogElement>('incident');
+  dialog.addEventListener('close', releasePhoto);
+  byId('incident-close').addEventListener('click', () => dialog.close());
   window.setInterval(() => void reload('reconcile'), RECONCILE_MS);
   window.setInterval(() => {
     setText(byId('clock'), clock(new Date(), state.timeZone));

@@ -112,9 +112,14 @@ function load(dir: string, options: StaticAppsOptions): Map<string, StaticFile> 
       body = Buffer.from(page.html);
       csp = pageCsp([], page.scriptHashes);
     }
-    if (screen === 'war-room' && options.mapTiles) {
-      body = Buffer.from(withTileMeta(body.toString('utf8'), options.mapTiles));
-      csp = pageCsp([tileOrigin(options.mapTiles.url)]);
+    if (screen === 'war-room') {
+      // An incident's photo is fetched with the session's token and shown from an object URL (`blob:`): no token in an image URL.
+      const images = ['blob:'];
+      if (options.mapTiles) {
+        body = Buffer.from(withTileMeta(body.toString('utf8'), options.mapTiles));
+        images.push(tileOrigin(options.mapTiles.url));
+      }
+      csp = pageCsp(images);
     }
     // A service worker runs under its own script's CSP: the API's `default-src 'none'` would stop it fetching the app.
     if (name.endsWith('/sw.js')) csp = "default-src 'self'";

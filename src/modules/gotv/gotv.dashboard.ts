@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../kernel/schemas';
 import { ConflictError } from '../../kernel/errors';
 import type { Queries } from '../../kernel/sql';
 import { STATION_STATUSES } from './gotv.entities';
@@ -16,6 +17,13 @@ export const dashboardView = z
     byTerritory: z.array(z.object({ territoryId: z.uuid().nullable(), name: z.string(), ...progress })),
     byBrigade: z.array(z.object({ brigadeId: z.uuid().nullable(), name: z.string(), ...progress })),
     mostPending: z.array(z.object({ stationId: z.uuid(), code: z.string(), name: z.string(), pending: z.number().int() })),
+    incidents: z
+      .object({
+        reported: z.number().int().describe('Incidents reported during the day (what `GET /api/gotv/incidents?since=` with `since` lists)'),
+        stations: z.number().int().describe('Stations they were reported at'),
+        since: instant.describe('Start of the day counted, in the campaign’s time zone'),
+      })
+      .describe('The day’s incidents, all of them: `stations.incident` counts only stations still marked with one (closing a station clears it)'),
     projection: z
       .object({ phase: z.string(), projectedTurnout: z.number().int().nullable(), projectedConfirmedVoted: z.number().int().nullable() })
       .nullable()
@@ -31,7 +39,7 @@ export const dashboardView = z
 export async function gotvDashboard(q: Queries, timeZone: string): Promise<z.input<typeof dashboardView>> {
   // The hourly curve is the live day's: today's, or election day's once it has passed.
   const dayStart = liveDayStart(new Date(), timeZone, (await getSettings(q)).electionDate);
-  const { statuses, voters: totals, hourly, byTerritory, byBrigade, mostPending } = await dashboardRows(q, timeZone, dayStart);
+  const { statuses, voters: totals, hourly, byTerritory, byBrigade, mostPending, incidents } = await dashboardRows(q, timeZone, dayStart);
   let summary: z.input<typeof dashboardView>['projection'] = null;
   try {
     const projected = await projection(q, timeZone);
@@ -61,6 +69,7 @@ export async function gotvDashboard(q: Queries, timeZone: string): Promise<z.inp
       pending: row.assigned - row.voted,
     })),
     mostPending: mostPending.map((row) => ({ stationId: row.station_id, code: row.code, name: row.name, pending: row.pending })),
+    incidents: { ...incidents, since: dayStart.toISOString() },
     projection: summary,
     timeZone,
   };

@@ -6,6 +6,11 @@ export function findIncident(em: EntityManager, id: string): Promise<Incident | 
   return em.findOne(IncidentSchema, { id });
 }
 
+/** The incident with its reporter loaded (their name is shown with it). */
+export function findIncidentWithReporter(em: EntityManager, id: string): Promise<Incident | null> {
+  return em.findOne(IncidentSchema, { id }, { populate: ['reportedBy'] });
+}
+
 /** The incident this reporter already sent with this clientId, if any. */
 export function findIncidentByClientId(em: EntityManager, reportedById: string, clientId: string): Promise<Incident | null> {
   return em.findOne(IncidentSchema, { reportedBy: reportedById, clientId });
@@ -21,7 +26,7 @@ export function incidentPage<Out>(em: EntityManager, filter: IncidentFilter, pag
   const where: Record<string, unknown> = {};
   if (filter.stationId) where.station = filter.stationId;
   if (filter.since) where.createdAt = { $gte: filter.since };
-  return findPage(em, IncidentSchema, where, page, { createdAt: 'desc', id: 'desc' }, present);
+  return findPage(em, IncidentSchema, where, page, { createdAt: 'desc', id: 'desc' }, present, { populate: ['reportedBy'] });
 }
 
 export async function setIncidentPhoto(em: EntityManager, incident: Incident, photo: { type: IncidentPhotoType; size: number }): Promise<void> {

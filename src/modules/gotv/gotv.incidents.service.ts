@@ -8,7 +8,7 @@ import { FileArea, detectFileType, readBody } from '../../kernel/file-store';
 import { newId } from '../../kernel/ids';
 import { INCIDENT_PHOTO_TYPES, type Incident, type IncidentPhotoType } from './gotv.entities';
 import { GOTV_ROOM } from './gotv.events';
-import { findIncident, findIncidentByClientId, incidentPage, setIncidentPhoto } from './gotv.incidents.repository';
+import { findIncident, findIncidentByClientId, findIncidentWithReporter, incidentPage, setIncidentPhoto } from './gotv.incidents.repository';
 import { gotvPolicy } from './gotv.policy';
 import { presentIncident } from './gotv.presenter';
 import { publishStations } from './gotv.pushes';
@@ -67,6 +67,13 @@ const incidentEvent = (incident: Incident) => ({
 export function listIncidents(em: EntityManager, query: ListIncidentsInput) {
   const { cursor, limit, pollingStationId, since } = query;
   return incidentPage(em, { stationId: pollingStationId, since: since ? new Date(since) : undefined }, { cursor, limit }, presentIncident);
+}
+
+/** One incident, with its reporter's name: the war room's detail. */
+export async function getIncident(em: EntityManager, id: string) {
+  const incident = await findIncidentWithReporter(em, id);
+  if (!incident) throw new NotFoundError('No incident has this id.');
+  return presentIncident(incident);
 }
 
 /** The incident, if this actor may add its photo: its reporter (still covering the station) or a manager. */

@@ -136,11 +136,13 @@ export interface DashboardRows {
   byTerritory: { territory_id: string | null; name: string | null; assigned: number; voted: number }[];
   byBrigade: { brigade_id: string | null; name: string | null; assigned: number; voted: number }[];
   mostPending: { station_id: string; code: string; name: string; pending: number }[];
+  /** Incidents reported during the day, and at how many stations. */
+  incidents: { reported: number; stations: number };
 }
 
 /** The dashboard's blocks, each one aggregate statement, run side by side; hours in `timeZone`, of the day starting at `dayStart`. */
 export async function dashboardRows(q: Queries, timeZone: string, dayStart: Date): Promise<DashboardRows> {
-  const [statuses, voters, hourly, byTerritory, byBrigade, mostPending] = await Promise.all([
+  const [statuses, voters, hourly, byTerritory, byBrigade, mostPending, incidents] = await Promise.all([
     q.rows(sql<DashboardRows['statuses'][number]>`select status, count(*)::int as n from gotv_polling_stations group by status`),
     q.first(
       sql<DashboardRows['voters']>`
@@ -170,6 +172,11 @@ export async function dashboardRows(q: Queries, timeZone: string, dayStart: Date
         from gotv_station_tallies c join gotv_polling_stations s on s.id = c.station_id
         where c.confirmed_voters > c.confirmed_voted order by pending desc, s.name limit 10`,
     ),
+    q.first(
+      sql<DashboardRows['incidents']>`
+        select count(*)::int as reported, count(distinct station_id)::int as stations
+        from gotv_incidents where created_at >= ${dayStart}::timestamptz and created_at < ${dayStart}::timestamptz + interval '1 day'`,
+    ),
   ]);
-  return { statuses, voters: voters ?? { confirmed: 0, voted: 0 }, hourly, byTerritory, byBrigade, mostPending };
+  return { statuses, voters: voters ?? { confirmed: 0, voted: 0 }, hourly, byTerritory, byBrigade, mostPending, incidents: incidents ?? { reported: 0, stations: 0 } };
 }

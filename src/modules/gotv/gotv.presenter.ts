@@ -1,3 +1,4 @@
+import { wrap } from '@mikro-orm/core';
 import type { z } from 'zod';
 import type { Incident, PollingStation, Voter } from './gotv.entities';
 import type { incidentView, stationView, voterView } from './gotv.schemas';
@@ -48,6 +49,7 @@ export function presentIncident(incident: Incident): z.infer<typeof incidentView
     severity: incident.severity,
     description: incident.description,
     reportedBy: incident.reportedBy.id,
+    reportedByName: wrap(incident.reportedBy).isInitialized() ? incident.reportedBy.name : null,
     photo: incident.photoType && incident.photoSize !== null && incident.photoSize !== undefined ? { type: incident.photoType, size: incident.photoSize } : null,
     createdAt: incident.createdAt.toISOString(),
   };

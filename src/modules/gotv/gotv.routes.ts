@@ -33,7 +33,7 @@ import * as voters from './gotv.voters.service';
 import * as brigades from './gotv.brigades.service';
 import { gotvPolicy } from './gotv.policy';
 import { recordTurnout } from './gotv.turnout.service';
-import { INCIDENT_PHOTO_MAX_BYTES, attachIncidentPhoto, incidentPhotoOf, listIncidents, reportIncident } from './gotv.incidents.service';
+import { INCIDENT_PHOTO_MAX_BYTES, attachIncidentPhoto, getIncident, incidentPhotoOf, listIncidents, reportIncident } from './gotv.incidents.service';
 import { INCIDENT_PHOTO_TYPES } from './gotv.entities';
 import { claimVoter, logContact, releaseClaim } from './gotv.chase.service';
 import { dashboardView, gotvDashboard } from './gotv.dashboard';
@@ -356,6 +356,18 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       response: pageSchema(incidentView),
     },
     async ({ input, em }) => listIncidents(em, input.query),
+  )
+  .get(
+    '/api/gotv/incidents/:id',
+    {
+      summary: 'One incident, with its reporter’s name',
+      description: 'The war room’s detail of an incident; its photo, when `photo` is not null, is `GET /api/gotv/incidents/{id}/photo`.',
+      access: gotvPolicy.roles('watch'),
+      params: incidentIdParams,
+      response: incidentView,
+      errors: { 404: 'No such incident' },
+    },
+    async ({ input, em }) => getIncident(em, input.params.id),
   )
   .put(
     '/api/gotv/incidents/:id/photo',

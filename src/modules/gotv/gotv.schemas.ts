@@ -274,6 +274,10 @@ export const incidentView = z
     severity: z.enum(INCIDENT_SEVERITIES),
     description: z.string(),
     reportedBy: z.uuid(),
+    reportedByName: z
+      .string()
+      .nullable()
+      .describe('The reporter’s name: always in the list of incidents (the war room’s detail), possibly null in the answers to a report or a photo'),
     photo: z.object({ type: z.enum(INCIDENT_PHOTO_TYPES), size: z.number().int() }).nullable(),
     createdAt: instant,
   })

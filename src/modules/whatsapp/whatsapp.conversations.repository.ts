@@ -66,6 +66,11 @@ export async function unreadTotals(q: Queries): Promise<UnreadTotals> {
   return row ?? { conversations: 0, messages: 0 };
 }
 
+/** Conversation messages of everyone, newest first (`direction` narrows), as the text-free activity list presents them. */
+export function activityPage<Out>(em: EntityManager, direction: 'in' | 'out' | undefined, page: PageRequest, present: (message: WaMessage) => Out): Promise<Page<Out>> {
+  return findPage(em, WaMessageSchema, { conversation: { $ne: null }, ...(direction ? { direction } : {}) }, page, { id: 'desc' }, present);
+}
+
 /** A contact's whole thread (campaign messages included), newest first. */
 export function messagePage(em: EntityManager, contactId: string, page: PageRequest): Promise<Page<WaMessage>> {
   return findPage(em, WaMessageSchema, { contact: contactId }, page, { id: 'desc' }, (row: WaMessage) => row);

@@ -93,6 +93,16 @@ export async function listMessages(em: EntityManager, id: string, page: PageRequ
   return { data: result.data.map((message) => presentMessage(message, message.template ? bodies.get(message.template.id) : undefined)), nextCursor: result.nextCursor };
 }
 
+/** Recent conversation messages without a word of them: what the war room shows of WhatsApp on opening, before `whatsapp:activity` keeps it live. */
+export function listActivity(em: EntityManager, query: PageRequest & { direction?: 'in' | 'out' | undefined }) {
+  return repository.activityPage(em, query.direction, { cursor: query.cursor, limit: query.limit }, (message) => ({
+    id: message.id,
+    direction: message.direction,
+    kind: message.kind,
+    createdAt: message.createdAt.toISOString(),
+  }));
+}
+
 /**
  * A new conversation message, told live: in full (text, conversation row) to the inbox room, and
  * as a text-free note to the figures room. `view` is the message as the caller answers it (a

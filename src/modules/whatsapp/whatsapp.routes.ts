@@ -11,12 +11,14 @@ import { createTemplate, listTemplates } from './whatsapp.templates';
 import { handleWebhookPayload, signatureValid } from './whatsapp.webhook';
 import { campaignIdParams, campaignPreviewView, campaignView, createCampaignBody, listCampaignsQuery, previewCampaignBody, sendResponse } from './whatsapp.campaigns.schemas';
 import {
+  activityView,
   assigneeView,
   conversationIdParams,
   conversationView,
   createQuickReplyBody,
   createTemplateBody,
   dashboardView,
+  listActivityQuery,
   listAssigneesQuery,
   listConversationsQuery,
   listMessagesQuery,
@@ -194,6 +196,19 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: pageSchema(conversationView),
     },
     async ({ input, em, actor }) => conversations.listConversations(em, actor, input.query),
+  )
+  .get(
+    '/api/whatsapp/activity',
+    {
+      summary: 'Recent conversation messages, without their text (what `whatsapp:activity` pushes)',
+      description:
+        'Newest first: each message’s id, direction, kind and time, never its text, number or author, so roles that follow the figures (viewers: the war room) ' +
+        'may read it. `direction=in` lists people’s replies.',
+      access: whatsappPolicy.roles('follow'),
+      query: listActivityQuery,
+      response: pageSchema(activityView),
+    },
+    async ({ input, em }) => conversations.listActivity(em, input.query),
   )
   .get(
     '/api/whatsapp/conversations/unread',

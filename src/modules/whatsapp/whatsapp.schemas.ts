@@ -270,3 +270,11 @@ export const quickReplyView = z
     updatedAt: instant,
   })
   .meta({ id: 'WhatsAppQuickReply' });
+
+export const listActivityQuery = z.object({
+  ...pageQueryShape,
+  direction: z.enum(['in', 'out']).optional().describe('`in`: people’s messages to the campaign; `out`: the campaign’s'),
+});
+
+/** A conversation message as the figures room hears of it (`whatsapp:activity`): that it happened, never its text, number or author. */
+export const activityView = z.object({ id: z.uuid(), direction: z.enum(['in', 'out']), kind: z.enum(MESSAGE_KINDS), createdAt: instant }).meta({ id: 'WhatsappActivity' });
