@@ -49,6 +49,29 @@ const precompressAssets = {
 };
 
 /**
+ * How the console's code is cut into files. The framework every screen needs is two vendor chunks
+ * whose contents do not depend on the module screens: React, React DOM, React Router and TanStack
+ * Query; and the Mantine the shell itself renders (`$initial`: reached by static imports from the
+ * entry). zod and Mantine's form library are a third, fetched with the first form (the sign-in
+ * page has one). Everything else, each module's screens and the Mantine components only they use,
+ * is left to the automatic splitting of lazy imports, so a new module's code and the components
+ * it brings load when it is first opened and never join the first load; without these groups the
+ * bundler cut the framework along the module screens' shared pieces, and each new screen added
+ * small early chunks to the first load.
+ */
+/** @type {import('rolldown').CodeSplittingGroup[]} */
+const CONSOLE_CHUNKS = [
+  { name: 'vendor-react', test: /node_modules[\\/](react|react-dom|scheduler|react-router|@tanstack[\\/][^\\/]+)[\\/]/, priority: 30 },
+  { name: 'vendor-forms', test: /node_modules[\\/](zod|@mantine[\\/]form|klona|fast-deep-equal)[\\/]/, priority: 20 },
+  {
+    name: 'vendor-mantine',
+    test: /node_modules[\\/](@mantine|@floating-ui|react-remove-scroll|react-remove-scroll-bar|react-style-singleton|use-callback-ref|use-sidecar|react-transition-group|clsx|tslib|@babel[\\/]runtime|dom-helpers)[\\/]/,
+    tags: ['$initial'],
+    priority: 10,
+  },
+];
+
+/**
  * The staff console (at /) and the two election-day screens, built into dist/web for Koa to serve (src/kernel/http/static-apps.ts):
  * hashed files under /assets/ (cached for a year), each page's index.html (never cached), and the
  * brigade app's service worker at a fixed name so that its scope is /brigada/.
@@ -74,10 +97,11 @@ export default defineConfig(({ mode }) => {
       sourcemap: process.env.WEB_SOURCEMAP === '1',
       // The preload polyfill is for browsers without <link rel="modulepreload">; ours all have it.
       modulePreload: { polyfill: false },
-      rollupOptions: {
+      rolldownOptions: {
         input: brigada ? { brigada: web('brigada/index.html'), sw: web('brigada/sw.ts') } : { warRoom: web('war-room/index.html'), console: web('console/index.html') },
         output: {
           entryFileNames: (chunk) => (chunk.name === 'sw' ? 'brigada/sw.js' : 'assets/[name]-[hash].js'),
+          codeSplitting: brigada ? true : { groups: CONSOLE_CHUNKS },
         },
       },
     },

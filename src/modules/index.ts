@@ -1,6 +1,7 @@
 import type { ModuleManifest } from '../kernel/module';
 import { authModule } from './auth';
 import { territoriesModule } from './territories';
+import { campaignModule } from './campaign';
 import { audienceModule } from './audience';
 import { qrModule } from './qr';
 import { gotvModule } from './gotv';
@@ -19,6 +20,7 @@ import { dashboardModule } from './dashboard';
 export const modules: ModuleManifest[] = [
   authModule,
   territoriesModule,
+  campaignModule,
   audienceModule,
   qrModule,
   gotvModule,

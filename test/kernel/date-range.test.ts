@@ -231,9 +231,9 @@ it('rejects out-of-range dates in batches that judge each item (metrics, importe
 
 it('reads an election date stored before the range was enforced as not set, so the screens keep working', async () => {
   await app.http.put('/api/gotv/settings').set(admin.auth).send({ electionDate: '2026-03-08' }).expect(200);
-  await app.runtime.deps.db.write(sql`update gotv_settings set election_date = '0999-12-31'`);
+  await app.runtime.deps.db.write(sql`update campaign_settings set election_date = '0999-12-31'`);
   // The process caches the date it read (as every other process would have): dropped as a save would.
-  await app.runtime.deps.caches.named('gotv-election-date', async () => null, 1).invalidate('current');
+  await app.runtime.deps.caches.named('campaign-election-date', async () => null, 1).invalidate('current');
   const answers = await Promise.all(['/api/gotv/settings', '/api/gotv/projection', '/api/gotv/live-map', '/api/gotv/dashboard'].map((path) => app.http.get(path).set(admin.auth)));
   expect(answers.map((answer) => answer.status)).toEqual([200, 409, 200, 200]);
   expect(answers[0]!.body.electionDate).toBeNull();

@@ -2,16 +2,18 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createCampaign, campaignBody, generateCodes } from '../helpers/qr';
+import { signSheetLink } from '../../src/modules/qr/qr.sheet-link';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 
 let app: TestApp;
 let manager: TestUser;
 let viewer: TestUser;
 let volunteer: TestUser;
+let admin: TestUser;
 
 beforeAll(async () => {
   app = await startTestApp({ PUBLIC_BASE_URL: 'https://comando.example.org' });
-  const admin = await registerAdmin(app);
+  admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   viewer = await createUser(app, admin, 'viewer');
   volunteer = await createUser(app, admin, 'volunteer');
@@ -225,6 +227,69 @@ describe('the printable sheet, a page at a time', () => {
 
   it('refuses unknown query parameters with 400', async () => {
     expectProblem(await sheet('?pagina=2'), 400);
+  });
+});
+
+describe('the printable sheet opened from a browser, through a signed link', () => {
+  let campaignId: string;
+  let otherId: string;
+  const link = (id: string, user = manager) => app.http.post(`/api/poster-qr/campaigns/${id}/sheet-link`).set(user.auth);
+  /** The link's path and query: PUBLIC_BASE_URL is not where the test app listens. */
+  const opened = (url: string) => {
+    const parsed = new URL(url);
+    return app.http.get(`${parsed.pathname}${parsed.search}`);
+  };
+
+  beforeAll(async () => {
+    campaignId = (await createCampaign(app, manager)).id;
+    otherId = (await createCampaign(app, manager)).id;
+    await generateCodes(app, manager, campaignId, { count: 241, labelPrefix: 'Enlace' });
+  });
+
+  it('opens the sheet, every page of it, without the bearer header, for five minutes', async () => {
+    const before = Date.now();
+    const answer = await link(campaignId).expect(201);
+    expect(answer.body.url).toMatch(new RegExp(`^https://comando\\.example\\.org/api/poster-qr/campaigns/${campaignId}/sheet\\?link=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`));
+    const expiresIn = Date.parse(answer.body.expiresAt) - before;
+    expect(expiresIn).toBeGreaterThan(4 * 60_000);
+    expect(expiresIn).toBeLessThanOrEqual(5 * 60_000);
+    const first = await opened(answer.body.url).expect(200);
+    expect(first.headers['content-type']).toMatch(/text\/html/);
+    expect(first.headers['cache-control']).toBe('private, no-store');
+    expect(first.text).toContain('Enlace 1');
+    // Its page links keep the link, so the next page opens too.
+    const token = new URL(answer.body.url).searchParams.get('link')!;
+    expect(first.text).toContain(`<a href="?page=2&amp;link=${token}" rel="next">`);
+    const second = await app.http.get(`/api/poster-qr/campaigns/${campaignId}/sheet?page=2&link=${token}`).expect(200);
+    expect(second.text).toContain('Enlace 241');
+  });
+
+  it('refuses the link for another campaign, once expired, altered, or after its user signs out everywhere', async () => {
+    const token = new URL((await link(campaignId).expect(201)).body.url).searchParams.get('link')!;
+    expectProblem(await app.http.get(`/api/poster-qr/campaigns/${otherId}/sheet?link=${token}`), 403);
+    const [body, mac] = token.split('.');
+    const forged = Buffer.from(Buffer.from(body!, 'base64url').toString().replace(campaignId, otherId)).toString('base64url');
+    expectProblem(await app.http.get(`/api/poster-qr/campaigns/${otherId}/sheet?link=${forged}.${mac}`), 401);
+    expectProblem(await app.http.get(`/api/poster-qr/campaigns/${campaignId}/sheet?link=${body}.${mac!.slice(1)}A`), 401);
+    // Signed six minutes ago: five minutes long, so over a minute expired.
+    const stale = await signSheetLink(app.runtime.deps, { id: manager.id, role: 'manager' }, campaignId, new Date(Date.now() - 6 * 60_000));
+    const expired = expectProblem(await app.http.get(`/api/poster-qr/campaigns/${campaignId}/sheet?link=${stale.token}`), 401) as { detail: string };
+    expect(expired.detail).toMatch(/expired/);
+
+    const leaving = await createUser(app, admin, 'manager');
+    const theirs = new URL((await link(campaignId, leaving).expect(201)).body.url).searchParams.get('link')!;
+    await app.http.get(`/api/poster-qr/campaigns/${campaignId}/sheet?link=${theirs}`).expect(200);
+    await app.http.post('/api/auth/logout').set(leaving.auth).expect(204);
+    expectProblem(await app.http.get(`/api/poster-qr/campaigns/${campaignId}/sheet?link=${theirs}`), 401);
+  });
+
+  it('is only for managers, of a campaign that exists; a malformed link is a 400', async () => {
+    expectProblem(await link(campaignId, viewer), 403);
+    expectProblem(await app.http.post(`/api/poster-qr/campaigns/${campaignId}/sheet-link`), 401);
+    expectProblem(await link('01960000-0000-7000-8000-000000000000'), 404);
+    expectProblem(await link('nope'), 400);
+    expectProblem(await app.http.get(`/api/poster-qr/campaigns/${campaignId}/sheet?link=no%20es%20un%20enlace`), 400, 'validation_failed');
+    expectProblem(await app.http.get(`/api/poster-qr/campaigns/${campaignId}/sheet?link=${'a'.repeat(300)}.${'b'.repeat(200)}`), 400, 'validation_failed');
   });
 });
 

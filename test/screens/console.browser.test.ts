@@ -117,7 +117,8 @@ describe('staff console', () => {
     expect(await page.title()).toBe('Comando');
     expect(await page.getAttribute('html', 'lang')).toBe('es-CO');
     expect(await axeBlocking(page)).toEqual([]);
-    const loginBytes = await gzipBytes(app, loginScripts());
+    const loginList = loginScripts();
+    const loginBytes = await gzipBytes(app, loginList);
 
     // The form checks the server's own rules before sending: an empty password never leaves the page.
     await page.getByLabel('Correo').fill('no-es-un-correo');
@@ -143,6 +144,9 @@ describe('staff console', () => {
     expect(homeBytes).toBeLessThanOrEqual(FIRST_LOAD_JS_BUDGET);
     // Modules' screens are not part of it: the home page loads no other module's chunk.
     expect(homeScripts().some((path) => /LoginPage|forms-/.test(path))).toBe(false);
+    // The framework comes in its two vendor chunks, whatever the modules are.
+    for (const scripts of [loginList, homeScripts()]) expect(scripts.filter((path) => /\/vendor-(react|mantine)-/.test(path))).toHaveLength(2);
+    expect(loginList.some((path) => /PeoplePage|InboxPage|PqrsPage|DashboardPage/.test(path))).toBe(false);
     await context.close();
   });
 

@@ -104,7 +104,7 @@ export const FinanceEntrySchema = defineEntity({
 });
 export type FinanceEntry = InferEntity<typeof FinanceEntrySchema>;
 
-/** The module's settings, one row: the spending cap, the election day, the donor limit and the closed period. */
+/** The module's settings, one row: the spending cap, the donor limit and the closed period (the election day is the campaign's). */
 export const FinanceSettingsSchema = defineEntity({
   name: 'FinanceSettings',
   tableName: 'finance_settings',
@@ -115,7 +115,6 @@ export const FinanceSettingsSchema = defineEntity({
   properties: (p) => ({
     id: p.smallint().primary().autoincrement(false),
     spendingCap: p.bigint('number').nullable(),
-    electionDate: p.string().length(10).nullable(),
     donorLimitShare: p.double(),
     closedThrough: p.string().length(10).nullable(),
     updatedBy: () => p.manyToOne(UserSchema).nullable().deleteRule('restrict'),

@@ -30,7 +30,7 @@ export function presentEntry(entry: LedgerEntry, closedThrough: string | null): 
   };
 }
 
-export function presentSettings(settings: SettingsRecord): z.input<typeof settingsView> {
+export function presentSettings(settings: SettingsRecord & { electionDate: string | null }): z.input<typeof settingsView> {
   return {
     spendingCap: settings.spendingCap,
     electionDate: settings.electionDate,

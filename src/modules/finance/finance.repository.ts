@@ -26,21 +26,20 @@ const pesos = (value: string | number | bigint | null | undefined): number => Nu
 
 // ───────────── settings
 
+/** The module's own settings; the election date is the campaign's (`modules/campaign`). */
 export interface SettingsRecord {
   spendingCap: number | null;
-  electionDate: string | null;
   donorLimitShare: number;
   closedThrough: string | null;
   updatedAt: Date;
   updatedById: string | null;
 }
 
-const settingsColumns = ['spending_cap', 'election_date', 'donor_limit_share', 'closed_through', 'updated_at', 'updated_by_id'] as const;
+const settingsColumns = ['spending_cap', 'donor_limit_share', 'closed_through', 'updated_at', 'updated_by_id'] as const;
 
 function settingsOf(row: Pick<Selectable<FinanceTables['finance_settings']>, (typeof settingsColumns)[number]>): SettingsRecord {
   return {
     spendingCap: row.spending_cap === null || row.spending_cap === undefined ? null : pesos(row.spending_cap),
-    electionDate: row.election_date ?? null,
     donorLimitShare: Number(row.donor_limit_share),
     closedThrough: row.closed_through ?? null,
     updatedAt: row.updated_at,
@@ -71,7 +70,6 @@ export async function saveSettings(tx: Queries, settings: Omit<SettingsRecord, '
       .updateTable('finance_settings')
       .set({
         spending_cap: settings.spendingCap,
-        election_date: settings.electionDate,
         donor_limit_share: settings.donorLimitShare,
         closed_through: settings.closedThrough,
         updated_by_id: settings.updatedById,

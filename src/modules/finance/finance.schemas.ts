@@ -178,7 +178,10 @@ export const DONOR_LIMIT_SHARE_DEFAULT = 0.1;
 export const settingsBody = z
   .object({
     spendingCap: pesos.nullable().describe('Tope de gastos in whole pesos, null for none'),
-    electionDate: calendarDate.nullable(),
+    electionDate: calendarDate
+      .nullable()
+      .optional()
+      .describe('The campaign’s election day (the one `PUT /api/campaign/settings` sets, which GOTV reads too); omitted: kept as it is'),
     donorLimitShare: z
       .number()
       .positive()

@@ -5,6 +5,7 @@ import type { AppDeps } from '../../kernel/context';
 import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import type { Queries } from '../../kernel/sql';
+import { electionDateChanged, electionDateOf, readElectionDate, setElectionDate } from '../campaign';
 import { presentCode, presentSettings } from './finance.presenter';
 import {
   deleteUnusedCode,
@@ -25,15 +26,16 @@ import type { CreateCodeInput, ListCodesInput, SettingsInput, UpdateCodeInput, s
 import { changesBetween, todayIn } from './finance.service';
 import { capSummary, rateWindowStart } from './finance.summary';
 
-type Deps = Pick<AppDeps, 'db' | 'config'>;
+type Deps = Pick<AppDeps, 'db' | 'config' | 'caches'>;
 
 // ───────────── settings
 
 export async function getSettings(q: Queries) {
-  return presentSettings(await readSettings(q));
+  const [settings, electionDate] = await Promise.all([readSettings(q), readElectionDate(q)]);
+  return presentSettings({ ...settings, electionDate });
 }
 
-const settingsFields = (settings: Omit<SettingsRecord, 'updatedAt' | 'updatedById'>) => ({
+const settingsFields = (settings: Omit<SettingsRecord, 'updatedAt' | 'updatedById'> & { electionDate: string | null }) => ({
   spendingCap: settings.spendingCap,
   electionDate: settings.electionDate,
   donorLimitShare: settings.donorLimitShare,
@@ -42,39 +44,49 @@ const settingsFields = (settings: Omit<SettingsRecord, 'updatedAt' | 'updatedByI
 
 /**
  * Replaces the settings. `closedThrough` closes every day up to it for good: it only moves forward
- * and only to a day already over, so today's entries and reversals are always open.
+ * and only to a day already over, so today's entries and reversals are always open. The election
+ * date is the campaign's: given, it is set there (omitted, kept), and the change audited here too.
  */
 export async function replaceSettings(deps: Deps, input: SettingsInput, actor: Actor) {
   const now = new Date();
   const today = todayIn(deps.config.timeZone, now);
-  return deps.db.transaction(async (tx) => {
-    const current = await lockSettings(tx);
+  const { answer, dateChanged } = await deps.db.transaction(async (tx) => {
+    const current = { ...(await lockSettings(tx)), electionDate: await readElectionDate(tx) };
     if (input.closedThrough !== undefined) {
       if (input.closedThrough >= today) throw invalidField('body.closedThrough', `Only a day that is over can be closed; today is ${today}.`);
       if (current.closedThrough && input.closedThrough < current.closedThrough) {
         throw new ConflictError(`Days up to ${current.closedThrough} are already closed, and a closed period is never reopened.`, 'period_closed');
       }
     }
-    const next: SettingsRecord = {
+    const next = {
       spendingCap: input.spendingCap,
-      electionDate: input.electionDate,
+      electionDate: input.electionDate === undefined ? current.electionDate : input.electionDate,
       donorLimitShare: input.donorLimitShare ?? current.donorLimitShare,
       closedThrough: input.closedThrough ?? current.closedThrough,
       updatedById: actor.id,
       updatedAt: now,
     };
     const changes = changesBetween(settingsFields(current), settingsFields(next));
-    if (!Object.keys(changes).length) return presentSettings(current);
+    if (!Object.keys(changes).length) return { answer: presentSettings(current), dateChanged: false };
     await saveSettings(tx, next, now);
+    const dateChanged = next.electionDate !== current.electionDate;
+    if (dateChanged) await setElectionDate(tx, next.electionDate);
     await insertAudit(tx, [{ id: newId(), entryId: null, action: 'settings', actorId: actor.id, at: now, changes, reason: null }]);
-    return presentSettings(next);
+    return { answer: presentSettings(next), dateChanged };
   });
+  if (dateChanged) await electionDateChanged(deps);
+  return answer;
 }
 
 export async function financeSummary(deps: Deps): Promise<z.input<typeof summaryView>> {
   const today = todayIn(deps.config.timeZone);
-  const [settings, figures, byCode] = await Promise.all([readSettings(deps.db), ledgerFigures(deps.db, rateWindowStart(today), today), totalsByCode(deps.db)]);
-  return { ...capSummary(figures, settings, today), byCode };
+  const [settings, electionDate, figures, byCode] = await Promise.all([
+    readSettings(deps.db),
+    electionDateOf(deps),
+    ledgerFigures(deps.db, rateWindowStart(today), today),
+    totalsByCode(deps.db),
+  ]);
+  return { ...capSummary(figures, { ...settings, electionDate }, today), byCode };
 }
 
 // ───────────── catalogue

@@ -172,13 +172,12 @@ export const TurnoutReportSchema = defineEntity({
 export type CurvePointJson = { time: string; fraction: number };
 export type StoredTurnoutCurve = CurvePointJson[] | { curve: CurvePointJson[] | null; history: unknown[]; previousTurnoutSpread?: unknown };
 
-/** Election-day settings: one row (id 1), in TIMEZONE. */
+/** Election-day settings: one row (id 1), in TIMEZONE. The date itself is the campaign's (`modules/campaign`). */
 export const GotvSettingsSchema = defineEntity({
   name: 'GotvSettings',
   tableName: 'gotv_settings',
   properties: (p) => ({
     id: p.integer().primary(),
-    electionDate: p.string().length(10),
     opensAt: p.string().length(5),
     closesAt: p.string().length(5),
     /**

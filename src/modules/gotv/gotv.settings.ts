@@ -7,10 +7,13 @@ import { instantAt, localClock } from '../../kernel/calendar';
 import { curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT } from './gotv.curve';
 import { curveHistorySchema, dayPrior, historyCurveSchema, previousTurnoutSpreadSchema, readPreviousTurnoutSpread, type DayPrior, type HistoryCurve } from './gotv.curve-history';
 import { findSettings, saveSettings } from './gotv.stations.repository';
+import { electionDateChanged, readElectionDate, setElectionDate } from '../campaign';
+
+export { electionDateOf } from '../campaign';
 
 export const settingsBody = z
   .object({
-    electionDate: calendarDate,
+    electionDate: calendarDate.optional().describe('the campaign’s election day (the same as `PUT /api/campaign/settings` sets, which finance reads too); omitted: kept as it is'),
     curveHistory: curveHistorySchema
       .optional()
       .describe(
@@ -39,13 +42,10 @@ export const settingsView = z
 
 export type SettingsInput = z.infer<typeof settingsBody>;
 
-/** A stored date the API would refuse today (saved before the range was enforced) counts as not set: the screens ask for it again rather than fail. */
-const usableDate = (stored: string | null | undefined): string | null => (stored && calendarDate.safeParse(stored).success ? stored : null);
-
 export async function getSettings(q: Queries): Promise<z.input<typeof settingsView>> {
-  const row = await findSettings(q);
+  const [row, electionDate] = await Promise.all([findSettings(q), readElectionDate(q)]);
   return {
-    electionDate: usableDate(row?.electionDate),
+    electionDate,
     opensAt: row?.opensAt ?? DEFAULT_OPENS_AT,
     closesAt: row?.closesAt ?? DEFAULT_CLOSES_AT,
     turnoutCurve: row?.turnoutCurve ?? null,
@@ -59,11 +59,6 @@ export async function getSettings(q: Queries): Promise<z.input<typeof settingsVi
 }
 
 type SettingsDeps = Pick<AppDeps, 'caches' | 'db'>;
-
-/** The election date, read on every voter report: cached, and dropped in every process when the settings change. */
-const electionDates = (deps: SettingsDeps) => deps.caches.named<string | null>('gotv-election-date', async () => (await getSettings(deps.db)).electionDate, 30_000);
-
-export const electionDateOf = (deps: SettingsDeps): Promise<string | null> => electionDates(deps).get('current');
 
 /**
  * Where the live figures (a station's last count, the hourly curve) start: today's local midnight,
@@ -80,27 +75,24 @@ export async function putSettings(deps: SettingsDeps, input: SettingsInput) {
   const stored = input.curveHistory === undefined || input.previousTurnoutSpread === undefined ? await findSettings(deps.db) : undefined;
   const curveHistory = input.curveHistory ?? stored?.curveHistory ?? [];
   const previousTurnoutSpread = input.previousTurnoutSpread === undefined ? (stored?.previousTurnoutSpread ?? null) : input.previousTurnoutSpread;
-  await saveSettings(deps.db, {
-    electionDate: input.electionDate,
-    opensAt: input.opensAt,
-    closesAt: input.closesAt,
-    turnoutCurve: input.turnoutCurve ?? null,
-    curveHistory,
-    previousTurnoutSpread,
+  await deps.db.transaction(async (tx) => {
+    await saveSettings(tx, { opensAt: input.opensAt, closesAt: input.closesAt, turnoutCurve: input.turnoutCurve ?? null, curveHistory, previousTurnoutSpread });
+    if (input.electionDate !== undefined) await setElectionDate(tx, input.electionDate);
   });
-  await electionDates(deps).invalidate('current');
+  if (input.electionDate !== undefined) await electionDateChanged(deps);
   return getSettings(deps.db);
 }
+
+const DEFAULT_DAY = { opensAt: DEFAULT_OPENS_AT, closesAt: DEFAULT_CLOSES_AT, turnoutCurve: null, curveHistory: [] };
 
 /**
  * The election date and the prior the projection needs (curve, its source and spread, and any
  * stored curve set aside); 409 until a manager has set the date.
  */
 export async function electionDay(q: Queries): Promise<{ electionDate: string } & DayPrior> {
-  const settings = await findSettings(q);
-  const electionDate = usableDate(settings?.electionDate);
-  if (!settings || !electionDate) {
-    throw new ConflictError('Set the election date first (PUT /api/gotv/settings).', 'election_date_not_set');
+  const [settings, electionDate] = await Promise.all([findSettings(q), readElectionDate(q)]);
+  if (!electionDate) {
+    throw new ConflictError('Set the election date first (PUT /api/campaign/settings).', 'election_date_not_set');
   }
-  return { electionDate, ...dayPrior(settings) };
+  return { electionDate, ...dayPrior(settings ?? DEFAULT_DAY) };
 }

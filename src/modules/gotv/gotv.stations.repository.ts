@@ -164,7 +164,6 @@ export async function recordIncident(em: EntityManager, station: PollingStation,
 const SINGLE_ROW = 1;
 
 export interface SettingsRecord {
-  electionDate: string;
   opensAt: string;
   closesAt: string;
   turnoutCurve: CurvePointJson[] | null;
@@ -185,8 +184,8 @@ function readStoredCurve(stored: StoredTurnoutCurve | null): Pick<SettingsRecord
 }
 
 export async function findSettings(q: Queries): Promise<SettingsRecord | undefined> {
-  const row = await q.first(db.selectFrom('gotv_settings').select(['election_date', 'opens_at', 'closes_at', 'turnout_curve']).where('id', '=', SINGLE_ROW));
-  return row && { electionDate: row.election_date, opensAt: row.opens_at, closesAt: row.closes_at, ...readStoredCurve(row.turnout_curve) };
+  const row = await q.first(db.selectFrom('gotv_settings').select(['opens_at', 'closes_at', 'turnout_curve']).where('id', '=', SINGLE_ROW));
+  return row && { opensAt: row.opens_at, closesAt: row.closes_at, ...readStoredCurve(row.turnout_curve) };
 }
 
 export async function saveSettings(q: Queries, settings: SettingsRecord): Promise<void> {
@@ -197,9 +196,9 @@ export async function saveSettings(q: Queries, settings: SettingsRecord): Promis
       : settings.turnoutCurve;
   const curve = stored === null ? null : JSON.stringify(stored);
   await q.write(
-    sql`insert into gotv_settings (id, election_date, opens_at, closes_at, turnout_curve, updated_at)
-        values (${SINGLE_ROW}, ${settings.electionDate}, ${settings.opensAt}, ${settings.closesAt}, ${curve}::jsonb, now())
-        on conflict (id) do update set election_date = excluded.election_date, opens_at = excluded.opens_at, closes_at = excluded.closes_at,
+    sql`insert into gotv_settings (id, opens_at, closes_at, turnout_curve, updated_at)
+        values (${SINGLE_ROW}, ${settings.opensAt}, ${settings.closesAt}, ${curve}::jsonb, now())
+        on conflict (id) do update set opens_at = excluded.opens_at, closes_at = excluded.closes_at,
           turnout_curve = excluded.turnout_curve, updated_at = excluded.updated_at`,
   );
 }

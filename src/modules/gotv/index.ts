@@ -62,6 +62,5 @@ export const gotvModule: ModuleManifest = {
 };
 
 export { VoterSchema } from './gotv.entities';
-export { electionDateOf } from './gotv.settings';
 export { brigadeWorkSince, findVoterIds, gotvVoterStatuses, type BrigadeWork } from './gotv.work.repository';
 export { stationFigures, turnoutTotals, type StationFigures, type TurnoutTotals } from './gotv.figures.repository';

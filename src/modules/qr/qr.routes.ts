@@ -1,5 +1,6 @@
 import { ApiRouter } from '../../kernel/http/router';
-import { NotFoundError } from '../../kernel/errors';
+import { roleAllowed } from '../../kernel/auth/roles';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../kernel/errors';
 import { pageSchema } from '../../kernel/pagination';
 import { analyseCampaign, analysisView } from './qr.analysis';
 import * as campaigns from './qr.campaigns.service';
@@ -19,11 +20,15 @@ import {
   generateCodesResponse,
   listCampaignsQuery,
   listCodesQuery,
+  sheetLinkView,
   sheetQuery,
   updateCampaignBody,
   updateCodeBody,
 } from './qr.schemas';
 import { renderSheet } from './qr.sheet';
+import { actorOfSheetLink, signSheetLink } from './qr.sheet-link';
+
+const sheetPath = (campaignId: string) => `/api/poster-qr/campaigns/${campaignId}/sheet`;
 
 const noCampaign = { 404: 'No such campaign' };
 
@@ -126,24 +131,54 @@ export const qrRouter = new ApiRouter('poster-qr', 'Poster QR campaigns, codes, 
       return undefined;
     },
   )
+  .post(
+    '/api/poster-qr/campaigns/:id/sheet-link',
+    {
+      summary: "A short-lived link that opens a campaign's printable sheet in a browser",
+      description:
+        'The sheet answers a bearer header, which a browser tab cannot send: this link carries, signed, the campaign, the ' +
+        'caller and their token version, for five minutes. It opens only this campaign’s sheet (every page of it), and ' +
+        'stops with the caller’s tokens (sign-out everywhere, a role change, deactivation).',
+      access: qrPolicy.roles('manage'),
+      params: campaignIdParams,
+      status: 201,
+      response: sheetLinkView,
+      errors: noCampaign,
+    },
+    async ({ ctx, input, actor }) => {
+      await campaigns.getCampaign(ctx.deps.db, input.params.id);
+      const { token, expiresAt } = await signSheetLink(ctx.deps, actor, input.params.id);
+      return { url: `${ctx.deps.config.publicBaseUrl}${sheetPath(input.params.id)}?link=${token}`, expiresAt: expiresAt.toISOString() };
+    },
+  )
   .get(
     '/api/poster-qr/campaigns/:id/sheet',
     {
       summary: "Printable sheet of a campaign's poster codes, a page at a time (HTML, label under each code)",
       description:
         'Page `page` (from 1) holds 240 codes, oldest first, laid out as ten A4 sheets of 24 (4 × 6) with the label and URL ' +
-        'under each QR; links to the other pages show on screen, not on paper. A campaign without codes has one empty page.',
-      access: qrPolicy.roles('manage'),
+        'under each QR; links to the other pages show on screen, not on paper. A campaign without codes has one empty page. ' +
+        'A manager’s bearer header, or `link` from `POST …/sheet-link` (a browser tab): an expired link is a 401, one ' +
+        'signed for another campaign a 403.',
+      access: 'optional',
       params: campaignIdParams,
       query: sheetQuery,
       produces: { 'text/html': 'A4 print layout' },
-      errors: { 404: 'No such campaign, or no such page' },
+      errors: {
+        401: 'No bearer header and no link, or the link expired or is not valid',
+        403: 'Not a manager, or a link for another campaign',
+        404: 'No such campaign, or no such page',
+      },
     },
-    async ({ ctx, input }) => {
+    async ({ ctx, input, maybeActor }) => {
+      const { link } = input.query;
+      if (link) await actorOfSheetLink(ctx.deps, link, input.params.id);
+      else if (!maybeActor) throw new UnauthorizedError();
+      else if (!roleAllowed(maybeActor.role, qrPolicy.roles('manage'))) throw new ForbiddenError();
       const sheet = await campaigns.codesForSheet(ctx.deps.db, input.params.id, input.query.page);
       ctx.type = 'html';
-      ctx.set('Cache-Control', 'private, no-cache');
-      ctx.body = await renderSheet(sheet, qrImages(ctx.deps), ctx.deps.config.publicBaseUrl);
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.body = await renderSheet(sheet, qrImages(ctx.deps), ctx.deps.config.publicBaseUrl, link);
       return undefined;
     },
   )

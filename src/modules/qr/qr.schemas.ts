@@ -191,7 +191,20 @@ export const codeImageParams = z.object({
 export const codeIdParams = z.object({ id: z.uuid() });
 export const sheetQuery = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1).describe('Which page of 240 codes (ten A4 sheets of 24), oldest codes first'),
+  link: z
+    .string()
+    .max(400)
+    .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'not a sheet link')
+    .optional()
+    .describe('A signed link from `POST …/sheet-link`, for a browser that cannot send the bearer header'),
 });
+
+export const sheetLinkView = z
+  .object({
+    url: z.url().describe("The sheet's first page, openable in a browser without the bearer header until `expiresAt`"),
+    expiresAt: instant,
+  })
+  .meta({ id: 'QrSheetLink' });
 
 export type CreateCampaignInput = z.infer<typeof createCampaignBody>;
 export type UpdateCampaignInput = z.infer<typeof updateCampaignBody>;

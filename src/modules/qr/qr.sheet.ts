@@ -38,9 +38,11 @@ const STYLE = `
   }
 `;
 
-function pageLinks(view: SheetPage): string {
+function pageLinks(view: SheetPage, sheetLink: string | undefined): string {
+  // A sheet opened from a signed link keeps it on its other pages.
+  const query = (page: number) => (sheetLink ? `?page=${page}&amp;link=${encodeURIComponent(sheetLink)}` : `?page=${page}`);
   const link = (page: number, text: string, rel?: string) =>
-    `<a href="?page=${page}"${rel ? ` rel="${rel}"` : ''}${page === view.page && !rel ? ' aria-current="page"' : ''}>${escapeHtml(text)}</a>`;
+    `<a href="${query(page)}"${rel ? ` rel="${rel}"` : ''}${page === view.page && !rel ? ' aria-current="page"' : ''}>${escapeHtml(text)}</a>`;
   // Every page number up to 50 pages (12,000 codes); beyond, the first, the last and the ten around this one.
   const shown = Array.from({ length: view.pages }, (_, index) => index + 1).filter(
     (page) => view.pages <= 50 || page === 1 || page === view.pages || Math.abs(page - view.page) <= 5,
@@ -53,11 +55,11 @@ function pageLinks(view: SheetPage): string {
 
 /**
  * One page of a campaign's printable sheet: its codes in A4 sheets of 24, each QR with its label
- * and URL under it, and links to the other pages (not printed). Images come from the process's
+ * and URL under it, and links to the other pages (not printed; through `sheetLink` when it was opened with one). Images come from the process's
  * cache, so a page that was printed before costs no rendering; the first time, the work yields to
  * the event loop after each A4 sheet so that requests and sockets keep being served.
  */
-export async function renderSheet(view: SheetPage, images: QrImages, publicBaseUrl: string): Promise<string> {
+export async function renderSheet(view: SheetPage, images: QrImages, publicBaseUrl: string, sheetLink?: string): Promise<string> {
   const sheets: string[] = [];
   for (let start = 0; start < view.codes.length; start += CODES_PER_A4) {
     const cells: string[] = [];
@@ -80,7 +82,7 @@ export async function renderSheet(view: SheetPage, images: QrImages, publicBaseU
 <body>
 <h1>${escapeHtml(view.campaign.name)} — página ${view.page} de ${view.pages}</h1>
 <p class="screen-only">${escapeHtml(range)} · ${view.pageSize} códigos por página (${view.pageSize / CODES_PER_A4} hojas A4 de ${CODES_PER_A4}).</p>
-<nav aria-label="Páginas">${pageLinks(view)}</nav>
+<nav aria-label="Páginas">${pageLinks(view, sheetLink)}</nav>
 <main>
 ${sheets.join('\n')}
 </main>

@@ -3,7 +3,7 @@ import { daysBetween, localClock } from '../../kernel/calendar';
 import type { AppDeps } from '../../kernel/context';
 import { NotFoundError } from '../../kernel/errors';
 import { sql, type Sql } from '../../kernel/sql';
-import { electionDateOf } from '../gotv';
+import { electionDateOf } from '../campaign';
 import { ACTIVITY_TYPES, ACTIVITY_UNITS, type ActivityType, type ActivityUnit } from './volunteers.entities';
 import { activeWindow, findVolunteer, leaderboardRows, pyramidRows, type PyramidRow } from './volunteers.repository';
 import type { LeaderboardInput, leaderboardView, pyramidNodeView, pyramidView } from './volunteers.schemas';
