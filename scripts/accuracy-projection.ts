@@ -17,10 +17,10 @@
  * `--json` prints the measures instead of the table (test/gotv/projection-accuracy.test.ts reads them).
  */
 import { performance } from 'node:perf_hooks';
-import { parseTimeOfDay } from '../src/modules/gotv/gotv.curve';
-import { dayPrior, MAX_HISTORY_CURVES } from '../src/modules/gotv/gotv.curve-history';
-import { DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, type CurveSpread, type LevelSpread } from '../src/modules/gotv/gotv.curve-model';
-import { project } from '../src/modules/gotv/gotv.projection';
+import { parseTimeOfDay } from '../src/modules/gotv/projection/curve';
+import { dayPrior, MAX_HISTORY_CURVES } from '../src/modules/gotv/projection/curve-history';
+import { DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, type CurveSpread, type LevelSpread } from '../src/modules/gotv/projection/curve-model';
+import { project } from '../src/modules/gotv/projection/projection';
 import { CHECKPOINTS, FAMILIES, familyDay, pastDayCurves, type Family } from '../test/gotv/families';
 import { at, ELECTION_DATE, TIME_ZONE } from '../test/gotv/synthetic';
 

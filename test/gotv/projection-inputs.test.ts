@@ -1,8 +1,8 @@
-import { buildCurve, DEFAULT_CURVE, fractionAt, parseTimeOfDay } from '../../src/modules/gotv/gotv.curve';
-import { dayPrior, spreadFromHistory } from '../../src/modules/gotv/gotv.curve-history';
-import { DEFAULT_CURVE_SPREAD } from '../../src/modules/gotv/gotv.curve-model';
-import { estimateLag, reportedWithin, type LagCount } from '../../src/modules/gotv/gotv.lag';
-import { fitPrepared, prepareDay, project, projectionView, type ProjectionInput, type StationInput } from '../../src/modules/gotv/gotv.projection';
+import { buildCurve, DEFAULT_CURVE, fractionAt, parseTimeOfDay } from '../../src/modules/gotv/projection/curve';
+import { dayPrior, spreadFromHistory } from '../../src/modules/gotv/projection/curve-history';
+import { DEFAULT_CURVE_SPREAD } from '../../src/modules/gotv/projection/curve-model';
+import { estimateLag, reportedWithin, type LagCount } from '../../src/modules/gotv/projection/lag';
+import { fitPrepared, prepareDay, project, projectionView, type ProjectionInput, type StationInput } from '../../src/modules/gotv/projection/projection';
 import { familyDay } from './families';
 import { at, ELECTION_DATE, mulberry32, syntheticDay, TIME_ZONE } from './synthetic';
 

@@ -1,6 +1,6 @@
 import { instantAt, localClock, minutesOfDay } from '../../src/kernel/calendar';
-import { buildCurve, DEFAULT_CURVE, fractionAt, InvalidCurveError, parseTimeOfDay } from '../../src/modules/gotv/gotv.curve';
-import { project, projectionView, stationFigure, type StationInput } from '../../src/modules/gotv/gotv.projection';
+import { buildCurve, DEFAULT_CURVE, fractionAt, InvalidCurveError, parseTimeOfDay } from '../../src/modules/gotv/projection/curve';
+import { project, projectionView, stationFigure, type StationInput } from '../../src/modules/gotv/projection/projection';
 import { at, ELECTION_DATE, syntheticDay, TIME_ZONE } from './synthetic';
 
 const h = (time: string) => parseTimeOfDay(time);
@@ -205,7 +205,7 @@ describe('projection accuracy on synthetic election days (300 stations)', () => 
   const seeds = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
   const times = ['10:00', '12:00', '14:00'];
 
-  // Coverage against the truth is measured over many days in projection-accuracy.test.ts.
+  // Coverage against the truth over many days is the accuracy report's (npm run accuracy:projection).
   it.each(seeds)('seed %i: figures stay within what is reported and what is possible, and the interval narrows through the day', (seed) => {
     const day = syntheticDay(seed);
     const reporting = day.stations.filter((s) => s.counts.length > 0).length;

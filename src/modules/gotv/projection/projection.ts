@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { instant } from '../../kernel/schemas';
-import { daysBetween, instantAt, localClock } from '../../kernel/calendar';
-import { formatTimeOfDay, fractionAt, type TurnoutCurve } from './gotv.curve';
+import { instant } from '../../../kernel/schemas';
+import { daysBetween, instantAt, localClock } from '../../../kernel/calendar';
+import { formatTimeOfDay, fractionAt, type TurnoutCurve } from './curve';
 import {
   curveGrid,
   curveShares,
@@ -20,14 +20,14 @@ import {
   type FitFlow,
   type FitStation,
   type LevelSpread,
-} from './gotv.curve-model';
-import type { CurveSource } from './gotv.curve-history';
-import { estimateLag, LAG_MODEL, reportedWithin, type LagCount, type LagDistribution } from './gotv.lag';
+} from './curve-model';
+import type { CurveSource } from './curve-history';
+import { estimateLag, LAG_MODEL, reportedWithin, type LagCount, type LagDistribution } from './lag';
 
 /**
  * The election-day projection: what the day will end at, from what has been reported so far.
  * Pure and deterministic (same input → same output). The curve the counts are scaled by is learned
- * from the day's own counts (gotv.curve-model.ts), with the configured curve as its prior.
+ * from the day's own counts (curve-model.ts), with the configured curve as its prior.
  * Method and formulas: docs/gotv-projection.md — keep the two in step.
  */
 export const PROJECTION_METHOD = 'learned-curve/v3';

@@ -1,5 +1,5 @@
-import { fractionAt, type TurnoutCurve } from './gotv.curve';
-import { cholesky, choleskySolve, inverseQuadraticForm, SymmetricMatrix } from './gotv.linalg';
+import { fractionAt, type TurnoutCurve } from './curve';
+import { cholesky, choleskySolve, inverseQuadraticForm, SymmetricMatrix } from './linalg';
 
 /**
  * The day's own turnout curve, learned from the stations' count reports and the supporters' vote

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { calendarDate } from '../../kernel/schemas';
-import { buildCurve, curveProblems, curvePointsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, fractionAt, InvalidCurveError, parseTimeOfDay, type TurnoutCurve } from './gotv.curve';
-import { CURVE_MODEL, curveGrid, DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, isOpeningBin, type CurveGrid, type CurveSpread, type LevelSpread } from './gotv.curve-model';
+import { calendarDate } from '../../../kernel/schemas';
+import { buildCurve, curveProblems, curvePointsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, fractionAt, InvalidCurveError, parseTimeOfDay, type TurnoutCurve } from './curve';
+import { CURVE_MODEL, curveGrid, DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, isOpeningBin, type CurveGrid, type CurveSpread, type LevelSpread } from './curve-model';
 
 /**
  * Past election days' curves, kept in the GOTV settings, and the prior they make for today: the
