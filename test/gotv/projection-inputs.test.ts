@@ -1,6 +1,6 @@
 import { buildCurve, DEFAULT_CURVE, fractionAt, parseTimeOfDay } from '../../src/modules/gotv/projection/curve';
 import { dayPrior, spreadFromHistory } from '../../src/modules/gotv/projection/curve-history';
-import { DEFAULT_CURVE_SPREAD } from '../../src/modules/gotv/projection/curve-model';
+import { DEFAULT_CURVE_SPREAD, HISTORY_CURVE_SPREAD } from '../../src/modules/gotv/projection/curve-model';
 import { estimateLag, reportedWithin, type LagCount } from '../../src/modules/gotv/projection/lag';
 import { fitPrepared, prepareDay, project, projectionView, type ProjectionInput, type StationInput } from '../../src/modules/gotv/projection/projection';
 import { familyDay } from './families';
@@ -317,7 +317,7 @@ describe('curve history', () => {
     );
   });
 
-  it('a configured curve stays the prior’s mean; the history sets its spread once there are three days', () => {
+  it('a configured curve stays the prior’s mean; one or two history days bring the real days’ spread, three or more their own', () => {
     const configured = buildCurve({}).points.map((p) => ({ time: `${String(Math.floor(p.minute / 60)).padStart(2, '0')}:00`, fraction: p.fraction }));
     const two = dayPrior({
       opensAt: '08:00',
@@ -329,7 +329,7 @@ describe('curve history', () => {
       ],
     });
     expect(two.source).toBe('configured');
-    expect(two.spread).toEqual(DEFAULT_CURVE_SPREAD);
+    expect(two.spread).toEqual(HISTORY_CURVE_SPREAD);
     // Three days just like the prior: calmer than the default, but never below what the blend allows.
     const calm = spreadFromHistory(DEFAULT_CURVE, calmDays());
     expect(calm.tiltSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.tiltSd / Math.SQRT2, 5);

@@ -197,9 +197,10 @@ export function stationFigure(counts: readonly CountReport[], from: number, now:
 /** Where election day stands at `now`: polls not yet open (or an earlier day), open, or closed (or a later day). */
 export function phaseAt(now: Date, timeZone: string, electionDate: string, curve: TurnoutCurve): Phase {
   const clock = localClock(now, timeZone);
-  const day = daysBetween(electionDate, clock.date);
-  if (day < 0 || (day === 0 && clock.minutes < curve.opensAt)) return 'before_open';
-  return day > 0 || clock.minutes >= curve.closesAt ? 'closed' : 'open';
+  // Minutes since election day's midnight, past 24 h on the days after it (a curve may close then).
+  const minute = daysBetween(electionDate, clock.date) * 24 * 60 + clock.minutes;
+  if (minute < curve.opensAt) return 'before_open';
+  return minute >= curve.closesAt ? 'closed' : 'open';
 }
 
 /** Counts the model set aside, by reason. */
