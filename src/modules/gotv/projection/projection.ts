@@ -36,11 +36,18 @@ export const PROJECTION_TUNING = {
   /** Nominal coverage of every interval. */
   coverage: 0.9,
   /**
-   * A count read while the prior curve is below this fraction (the first half hour) says more about
-   * the station's timing than about its turnout: it is not used. The confirmed-supporter
-   * projection also waits until this share of their votes is expected to be reported.
+   * A count read in the first minutes after opening says more about the station's timing than about
+   * its turnout: it is not used. Measured in minutes, not in the prior curve's share, so that a
+   * curve with a slow morning (a curve history, a long day) does not set aside the 9:00 counts.
+   */
+  firstMinutes: 30,
+  /**
+   * Below this expected share of the supporters' votes reported, the confirmed-supporter projection
+   * still answers, with the widest honest interval (what is reported to every confirmed supporter).
    */
   minFraction: 0.05,
+  /** Share of the day voted by the latest counts below which the answer says it is early. */
+  earlyFraction: 0.3,
 } as const;
 
 /** Two-sided normal quantile for the nominal coverage (0.9 → 1.645). */
@@ -153,6 +160,11 @@ export const projectionView = z
     elapsedFraction: z.number().min(0).max(1).describe('learned curve at generatedAt: estimated share of the final turnout already cast'),
     curveSource: z.enum(['default', 'configured', 'history']).describe('where the prior curve comes from'),
     warnings: z.array(z.string()).describe('inputs set aside and why (counts going down, above registered voters, outside opening hours, …)'),
+    wideBecause: z
+      .array(z.string())
+      .describe(
+        'while polls are open: why the intervals are as wide as they are (early in the day, the default curve, no previous turnout, too few supporter reports); empty once they are not',
+      ),
     ...explanationShape,
     overall: z.object(aggregateShape),
     stations: z.array(
@@ -287,7 +299,7 @@ export function prepareDay(input: ProjectionInput): PreparedDay {
         if (value > 0) setAside.beforeOpening += 1;
         continue;
       }
-      if (value === 0 || (minute < curve.closesAt && fractionAt(curve, minute) < PROJECTION_TUNING.minFraction)) continue;
+      if (value === 0 || (minute < curve.closesAt && minute - curve.opensAt < PROJECTION_TUNING.firstMinutes)) continue;
       reports.push({ minute, votersSoFar: value });
     }
     const group = station.territoryId ?? '';
@@ -543,6 +555,20 @@ function warningsOf(input: ProjectionInput, setAside: SetAside, fit: DayFit, pha
   return warnings;
 }
 
+/** Why the intervals are as wide as they are, in the order a reader should fix them. */
+function wideBecause(input: ProjectionInput, fit: DayFit, phase: Phase, elapsed: number, earlySupporters: boolean): string[] {
+  if (phase !== 'open') return [];
+  const reasons: string[] = [];
+  if (!fit.informed) reasons.push('no usable count yet: the turnout waits for a count read 30 minutes or more after opening');
+  else if (elapsed < PROJECTION_TUNING.earlyFraction) {
+    reasons.push(`early in the day: about ${Math.round(elapsed * 100)} % of the day's turnout has voted by now; the rest comes from the prior curve, not from counts`);
+  }
+  if (earlySupporters) reasons.push("too few supporters' votes expected to be reported yet to scale by: their interval runs from those reported to every confirmed supporter");
+  if (input.curveSource === 'default') reasons.push('the curve is the default shape: a curve history (past days of this campaign) narrows the part of the day no count has seen');
+  if (!input.stations.some((s) => (s.previousTurnout ?? 0) > 0)) reasons.push("no station has a previous turnout: the day's level comes from the counts alone");
+  return reasons;
+}
+
 export interface ProjectOptions {
   /** Supplies the fit for a prepared day (a cache); by default the day is fitted here. */
   fit?: (prepared: PreparedDay) => DayFit;
@@ -609,6 +635,7 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
     return value;
   };
 
+  let earlySupporters = false;
   const overallSum = newAggregate(size);
   const territorySums = new Map<string | null, Aggregate>();
   const stations: StationProjection[] = [];
@@ -632,16 +659,19 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
     let confirmed: Quantity | null = null;
     if (phase !== 'before_open') {
       const { share, gradient } = reportedShareOf(territory);
-      if (share >= PROJECTION_TUNING.minFraction) {
+      if (share > 0) {
         const raw = s.confirmedVoted / share;
         const cap = Math.max(s.confirmedVoters, s.confirmedVoted);
         const capped = raw >= cap;
+        // Too early to scale by: the projection still answers, its interval everything still possible.
+        const early = share < PROJECTION_TUNING.minFraction;
+        if (early) earlySupporters = true;
         confirmed = {
           projected: Math.min(cap, Math.max(s.confirmedVoted, raw)),
-          gradient: capped ? new Float64Array(size) : gradient.map((g) => (-s.confirmedVoted / (share * share)) * g),
+          gradient: capped || early ? new Float64Array(size) : gradient.map((g) => (-s.confirmedVoted / (share * share)) * g),
           territory: new Map(),
           // Which of the supporters who will vote have voted and been reported by now is binomial.
-          independent: capped ? 0 : (raw * (1 - Math.min(1, share))) / share,
+          independent: early && !capped ? Number.POSITIVE_INFINITY : capped ? 0 : (raw * (1 - Math.min(1, share))) / share,
           floor: s.confirmedVoted,
           cap,
         };
@@ -687,6 +717,7 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
     elapsedFraction: Math.round(elapsed * 10_000) / 10_000,
     curveSource: input.curveSource ?? 'configured',
     warnings: warningsOf(input, prepared.setAside, fit, phase),
+    wideBecause: wideBecause(input, fit, phase, elapsed, earlySupporters),
     ...explanation('*'),
     overall: aggregateFigures(fit, overallSum),
     stations,
