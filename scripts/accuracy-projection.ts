@@ -1,5 +1,15 @@
 /**
- * The projection's accuracy table (docs/gotv-projection.md): for every family of synthetic days
+ * The projection's accuracy report (docs/gotv-projection.md).
+ *
+ * `--suite real` (the default): real elections (scripts/accuracy/real-elections.ts), calibration and
+ * evaluation, every input variant the file allows, and the goals met or not:
+ *
+ *   npm run accuracy:projection -- [--elections it-politiche-2022,romania] [--every K] [--json]
+ *
+ * `--suite calibrate`: what the calibration elections say about the spreads (scripts/accuracy/calibrate.ts).
+ * `--every K` keeps every K-th unit (quick runs while iterating; the report is made with all).
+ *
+ * `--suite synthetic`: for every family of synthetic days
  * (test/gotv/families.ts), the share of days whose true final lies inside the interval (coverage,
  * nominal 0.9), the mean absolute error and the mean interval width, at each checkpoint, for the
  * turnout, the confirmed supporters and each territory's turnout; and the time project() takes.
@@ -17,17 +27,22 @@
  * `--json` prints the measures instead of the table (test/gotv/projection-accuracy.test.ts reads them).
  */
 import { performance } from 'node:perf_hooks';
-import { parseTimeOfDay } from '../src/modules/gotv/gotv.curve';
-import { dayPrior, MAX_HISTORY_CURVES } from '../src/modules/gotv/gotv.curve-history';
-import { DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, type CurveSpread, type LevelSpread } from '../src/modules/gotv/gotv.curve-model';
-import { project } from '../src/modules/gotv/gotv.projection';
+import { parseTimeOfDay } from '../src/modules/gotv/projection/curve';
+import { dayPrior, MAX_HISTORY_CURVES } from '../src/modules/gotv/projection/curve-history';
+import { DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, type CurveSpread, type LevelSpread } from '../src/modules/gotv/projection/curve-model';
+import { project } from '../src/modules/gotv/projection/projection';
 import { CHECKPOINTS, FAMILIES, familyDay, pastDayCurves, type Family } from '../test/gotv/families';
 import { at, ELECTION_DATE, TIME_ZONE } from '../test/gotv/synthetic';
+import { calibrationReport } from './accuracy/calibrate';
+import { realReport, runReal } from './accuracy/real-report';
 
 function argument(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? process.argv[index + 1] : undefined;
 }
+
+const suite = argument('suite') ?? 'real';
+if (suite !== 'real' && suite !== 'synthetic' && suite !== 'calibrate') throw new Error(`--suite takes real, calibrate or synthetic; got ${suite}`);
 
 const days = Number(argument('days') ?? 200);
 const stationCount = Number(argument('stations') ?? 300);
@@ -149,44 +164,53 @@ function measureFamily(family: Family, history: boolean): FamilyAccuracy {
   };
 }
 
-const results: FamilyAccuracy[] = [];
-for (const history of histories) {
-  for (const family of families) {
-    results.push(measureFamily(family, history));
-    if (!asJson) process.stderr.write(`${family} ${history ? 'with' : 'without'} history done\n`);
+function synthetic(): void {
+  const results: FamilyAccuracy[] = [];
+  for (const history of histories) {
+    for (const family of families) {
+      results.push(measureFamily(family, history));
+      if (!asJson) process.stderr.write(`${family} ${history ? 'with' : 'without'} history done\n`);
+    }
+  }
+
+  if (asJson) {
+    console.log(JSON.stringify(results));
+  } else {
+    const pct = (value: number) => (100 * value).toFixed(1);
+    const sorted = [...fitTimes].sort((a, b) => a - b);
+    const quantile = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
+    console.log(
+      curveHistoryDays > 0
+        ? `Curve and spread from ${curveHistoryDays} past days' curves (overrides: ${argument('spread') ?? 'none'}); level spread ${JSON.stringify(level)}.`
+        : `Curve spread ${JSON.stringify(spread)}; level spread ${JSON.stringify(level)}.`,
+    );
+    console.log(`${days} days per family, ${stationCount} stations; nominal coverage 0.90. Errors and widths in % of the true final.\n`);
+    console.log(
+      '| family | history | time | turnout coverage | MAE % | width % | confirmed coverage | MAE % | width % | territory coverage | territory MAE % | days narrowing 10→15 % |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const { family, history, checkpoints, narrowingDays } of results) {
+      checkpoints.forEach(({ time, turnout: t, confirmed: c, territories: k }, i) => {
+        const cells = [
+          t.coverage.toFixed(2),
+          pct(t.meanAbsoluteError),
+          pct(t.meanWidth),
+          c.coverage.toFixed(2),
+          pct(c.meanAbsoluteError),
+          pct(c.meanWidth),
+          k.coverage.toFixed(2),
+          pct(k.meanAbsoluteError),
+        ];
+        console.log(`| ${i === 0 ? family : ''} | ${i === 0 ? (history ? 'yes' : 'no') : ''} | ${time} | ${cells.join(' | ')} | ${i === 0 ? pct(narrowingDays) : ''} |`);
+      });
+    }
+    console.log(`\nproject() for ${stationCount} stations (fit included): median ${quantile(0.5)} ms, p95 ${quantile(0.95)} ms, max ${quantile(1)} ms.`);
   }
 }
 
-if (asJson) {
-  console.log(JSON.stringify(results));
-} else {
-  const pct = (value: number) => (100 * value).toFixed(1);
-  const sorted = [...fitTimes].sort((a, b) => a - b);
-  const quantile = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
-  console.log(
-    curveHistoryDays > 0
-      ? `Curve and spread from ${curveHistoryDays} past days' curves (overrides: ${argument('spread') ?? 'none'}); level spread ${JSON.stringify(level)}.`
-      : `Curve spread ${JSON.stringify(spread)}; level spread ${JSON.stringify(level)}.`,
-  );
-  console.log(`${days} days per family, ${stationCount} stations; nominal coverage 0.90. Errors and widths in % of the true final.\n`);
-  console.log(
-    '| family | history | time | turnout coverage | MAE % | width % | confirmed coverage | MAE % | width % | territory coverage | territory MAE % | days narrowing 10→15 % |',
-  );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
-  for (const { family, history, checkpoints, narrowingDays } of results) {
-    checkpoints.forEach(({ time, turnout: t, confirmed: c, territories: k }, i) => {
-      const cells = [
-        t.coverage.toFixed(2),
-        pct(t.meanAbsoluteError),
-        pct(t.meanWidth),
-        c.coverage.toFixed(2),
-        pct(c.meanAbsoluteError),
-        pct(c.meanWidth),
-        k.coverage.toFixed(2),
-        pct(k.meanAbsoluteError),
-      ];
-      console.log(`| ${i === 0 ? family : ''} | ${i === 0 ? (history ? 'yes' : 'no') : ''} | ${time} | ${cells.join(' | ')} | ${i === 0 ? pct(narrowingDays) : ''} |`);
-    });
-  }
-  console.log(`\nproject() for ${stationCount} stations (fit included): median ${quantile(0.5)} ms, p95 ${quantile(0.95)} ms, max ${quantile(1)} ms.`);
-}
+if (suite === 'calibrate') console.log(calibrationReport());
+else if (suite === 'real') {
+  const every = Number(argument('every') ?? 1);
+  const cases = runReal({ elections: argument('elections')?.split(','), every, spread: argument('spread') ? spread : undefined, level: argument('level') ? level : undefined });
+  console.log(asJson ? JSON.stringify(cases) : realReport(cases));
+} else synthetic();

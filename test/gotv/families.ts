@@ -1,10 +1,10 @@
-import { DEFAULT_CURVE, formatTimeOfDay, fractionAt, type TurnoutCurve } from '../../src/modules/gotv/gotv.curve';
-import type { HistoryCurve } from '../../src/modules/gotv/gotv.curve-history';
-import type { CountReport, StationInput, VoterLagCount, VoterVoteCount } from '../../src/modules/gotv/gotv.projection';
+import { DEFAULT_CURVE, formatTimeOfDay, fractionAt, type TurnoutCurve } from '../../src/modules/gotv/projection/curve';
+import type { HistoryCurve } from '../../src/modules/gotv/projection/curve-history';
+import type { CountReport, StationInput, VoterLagCount, VoterVoteCount } from '../../src/modules/gotv/projection/projection';
 import { at, mulberry32, TERRITORY_RATES } from './synthetic';
 
 /**
- * Families of synthetic election days for the projection's accuracy (test/gotv/projection-accuracy.test.ts,
+ * Families of synthetic election days for the projection's accuracy (test/gotv/projection-regression.test.ts,
  * scripts/accuracy-projection.ts). The campaign's configured curve is always the default one; the
  * day's true curve departs from it by the family's shape plus a random day-to-day variation, and
  * every station runs early or late on its own. What each family stresses: docs/gotv-projection.md.

@@ -1,8 +1,8 @@
-import { buildCurve, DEFAULT_CURVE, fractionAt, parseTimeOfDay } from '../../src/modules/gotv/gotv.curve';
-import { dayPrior, spreadFromHistory } from '../../src/modules/gotv/gotv.curve-history';
-import { DEFAULT_CURVE_SPREAD } from '../../src/modules/gotv/gotv.curve-model';
-import { estimateLag, reportedWithin, type LagCount } from '../../src/modules/gotv/gotv.lag';
-import { fitPrepared, prepareDay, project, projectionView, type ProjectionInput, type StationInput } from '../../src/modules/gotv/gotv.projection';
+import { buildCurve, DEFAULT_CURVE, fractionAt, parseTimeOfDay } from '../../src/modules/gotv/projection/curve';
+import { dayPrior, spreadFromHistory } from '../../src/modules/gotv/projection/curve-history';
+import { DEFAULT_CURVE_SPREAD, HISTORY_CURVE_SPREAD } from '../../src/modules/gotv/projection/curve-model';
+import { estimateLag, reportedWithin, type LagCount } from '../../src/modules/gotv/projection/lag';
+import { fitPrepared, prepareDay, project, projectionView, type ProjectionInput, type StationInput } from '../../src/modules/gotv/projection/projection';
 import { familyDay } from './families';
 import { at, ELECTION_DATE, mulberry32, syntheticDay, TIME_ZONE } from './synthetic';
 
@@ -90,6 +90,44 @@ describe('inputs the projection sets aside or falls back on', () => {
     expect(result.warnings).toContain('no usable count yet: turnout is not projected and the curve is the prior');
     expect(result.curve.points.map((p) => p.fraction)).toEqual(result.curve.points.map((p) => p.prior));
     expect(result.overall.projectedConfirmedVoted).toBeGreaterThan(result.overall.confirmedVoted);
+  });
+
+  it('answers from the first usable counts on a slow morning, with a wide interval and why it is wide', () => {
+    // A 07:00–23:00 day whose curve history says 3 % have voted by 9:00 and 4.5 % by 10:00.
+    const slow = buildCurve({
+      opensAt: '07:00',
+      closesAt: '23:00',
+      turnoutCurve: [
+        { time: '07:00', fraction: 0 },
+        { time: '09:00', fraction: 0.03 },
+        { time: '10:00', fraction: 0.045 },
+        { time: '19:00', fraction: 0.75 },
+        { time: '23:00', fraction: 1 },
+      ],
+    });
+    const stations = Array.from({ length: 40 }, (_, i) =>
+      station(`s${i}`, [{ votersSoFar: 15 + (i % 7), at: '09:00' }], { territoryId: `t${i % 4}`, confirmedVoters: 300, confirmedVoted: 8 }),
+    );
+    const result = projectAt(h('10:00'), stations, { curve: slow, curveSource: 'history' });
+    expectWellFormed(result);
+    const { overall } = result;
+    expect(overall.projectedTurnout).not.toBeNull();
+    expect(overall.projectedTurnoutLow!).toBeLessThan(overall.projectedTurnout!);
+    expect(overall.projectedTurnoutHigh!).toBeGreaterThan(overall.projectedTurnout!);
+    // The supporters' share expected reported (4.5 %) is too small to scale by: the widest interval.
+    expect(overall.projectedConfirmedVoted).not.toBeNull();
+    expect(overall.low).toBe(overall.confirmedVoted);
+    expect(overall.high).toBe(overall.confirmedVoters);
+    expect(result.wideBecause.some((reason) => reason.startsWith('early in the day'))).toBe(true);
+    expect(result.wideBecause.some((reason) => reason.startsWith("too few supporters' votes"))).toBe(true);
+    expect(result.wideBecause.some((reason) => reason.startsWith('no station has a previous turnout'))).toBe(true);
+    // Later in the day, with counts that pin it, the early reasons are gone.
+    const later = projectAt(
+      h('20:00'),
+      stations.map((s, i) => ({ ...s, previousTurnout: 600, counts: [...s.counts, { votersSoFar: 500 + i, reportedAt: at(h('19:30')) }] })),
+      { curve: slow, curveSource: 'history' },
+    );
+    expect(later.wideBecause).toEqual([]);
   });
 
   it('a station with no registered voters, or counts of zero, projects to its figure without NaN', () => {
@@ -317,7 +355,7 @@ describe('curve history', () => {
     );
   });
 
-  it('a configured curve stays the prior’s mean; the history sets its spread once there are three days', () => {
+  it('a configured curve stays the prior’s mean; one or two history days bring the real days’ spread, three or more their own', () => {
     const configured = buildCurve({}).points.map((p) => ({ time: `${String(Math.floor(p.minute / 60)).padStart(2, '0')}:00`, fraction: p.fraction }));
     const two = dayPrior({
       opensAt: '08:00',
@@ -329,7 +367,7 @@ describe('curve history', () => {
       ],
     });
     expect(two.source).toBe('configured');
-    expect(two.spread).toEqual(DEFAULT_CURVE_SPREAD);
+    expect(two.spread).toEqual(HISTORY_CURVE_SPREAD);
     // Three days just like the prior: calmer than the default, but never below what the blend allows.
     const calm = spreadFromHistory(DEFAULT_CURVE, calmDays());
     expect(calm.tiltSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.tiltSd / Math.SQRT2, 5);

@@ -1,6 +1,6 @@
 import { instantAt, localClock, minutesOfDay } from '../../src/kernel/calendar';
-import { buildCurve, DEFAULT_CURVE, fractionAt, InvalidCurveError, parseTimeOfDay } from '../../src/modules/gotv/gotv.curve';
-import { project, projectionView, stationFigure, type StationInput } from '../../src/modules/gotv/gotv.projection';
+import { buildCurve, DEFAULT_CURVE, defaultCurveFor, fractionAt, InvalidCurveError, parseTimeOfDay } from '../../src/modules/gotv/projection/curve';
+import { project, projectionView, stationFigure, type StationInput } from '../../src/modules/gotv/projection/projection';
 import { at, ELECTION_DATE, syntheticDay, TIME_ZONE } from './synthetic';
 
 const h = (time: string) => parseTimeOfDay(time);
@@ -19,10 +19,21 @@ describe('turnout curve', () => {
     expect(fractionAt(DEFAULT_CURVE, h('20:00'))).toBe(1);
   });
 
-  it('stretches the default shape onto other hours, and takes a valid custom curve', () => {
+  it('adapts the default to other hours by its flow per clock hour (not stretched), and takes a valid custom curve', () => {
+    // 07:00–17:00: the default's 08:00–16:00 flow plus an hour either side at its mean hourly flow (1/8).
     const longer = buildCurve({ opensAt: '07:00', closesAt: '17:00' });
-    expect(fractionAt(longer, h('12:00'))).toBeCloseTo(0.46);
+    expect(fractionAt(longer, h('12:00'))).toBeCloseTo((0.125 + 0.46) / 1.25, 6);
     expect(fractionAt(longer, h('17:00'))).toBe(1);
+    // A 07:00–23:00 day: by noon, the flow of 07:00–12:00 over the day's (stretched, noon was the default's 10:30).
+    const italian = buildCurve({ opensAt: '07:00', closesAt: '23:00' });
+    expect(fractionAt(italian, h('12:00'))).toBeCloseTo((0.125 + 0.46) / 2, 6);
+    // Two days with the night taken out: Sunday 07–23 and Monday 07–15 is 24 hours of polling time.
+    const twoDays = defaultCurveFor([
+      { opensAt: h('07:00'), closesAt: h('23:00') },
+      { opensAt: h('07:00'), closesAt: h('15:00') },
+    ]);
+    expect(twoDays.closesAt - twoDays.opensAt).toBe(24 * 60);
+    expect(fractionAt(twoDays, h('23:00'))).toBeCloseTo(2 / (2 + 0.125 + 0.85), 6);
     const custom = buildCurve({
       turnoutCurve: [
         { time: '08:00', fraction: 0 },
@@ -205,7 +216,7 @@ describe('projection accuracy on synthetic election days (300 stations)', () => 
   const seeds = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
   const times = ['10:00', '12:00', '14:00'];
 
-  // Coverage against the truth is measured over many days in projection-accuracy.test.ts.
+  // Coverage against the truth over many days is the accuracy report's (npm run accuracy:projection).
   it.each(seeds)('seed %i: figures stay within what is reported and what is possible, and the interval narrows through the day', (seed) => {
     const day = syntheticDay(seed);
     const reporting = day.stations.filter((s) => s.counts.length > 0).length;

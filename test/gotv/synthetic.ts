@@ -1,6 +1,6 @@
 import { instantAt } from '../../src/kernel/calendar';
-import { DEFAULT_CURVE, fractionAt, type TurnoutCurve } from '../../src/modules/gotv/gotv.curve';
-import type { CountReport, StationInput } from '../../src/modules/gotv/gotv.projection';
+import { DEFAULT_CURVE, fractionAt, type TurnoutCurve } from '../../src/modules/gotv/projection/curve';
+import type { CountReport, StationInput } from '../../src/modules/gotv/projection/projection';
 
 /**
  * Synthetic election days for the projection tests: a known curve, a day that runs a little early

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { loginResponse } from '../../src/modules/auth/auth.schemas';
 import type { dashboardView } from '../../src/modules/gotv/gotv.dashboard';
 import type { liveMapView } from '../../src/modules/gotv/gotv.live';
-import type { projectionView } from '../../src/modules/gotv/gotv.projection';
+import type { projectionView } from '../../src/modules/gotv/projection/projection';
 import type { claimView, contactOutcomeBody, createIncidentBody, incidentView, turnoutAnswer, turnoutReport, voterView } from '../../src/modules/gotv/gotv.schemas';
 import type { brigadeView } from '../../src/modules/gotv/gotv.schemas';
 import type { stationView } from '../../src/modules/gotv/gotv.schemas';

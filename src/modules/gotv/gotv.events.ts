@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { stationProperties } from './gotv.live';
-import type { Projection } from './gotv.projection';
+import type { Projection } from './projection/projection';
 import type { TurnoutMessage } from './gotv.turnout-wire';
 
 /** The war room sees every station; a brigade follows the stations it works. */

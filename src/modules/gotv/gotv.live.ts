@@ -4,10 +4,10 @@ import type { Queries } from '../../kernel/sql';
 import { instantAt } from '../../kernel/calendar';
 import { STATION_STATUSES } from './gotv.entities';
 import type { StationEvent } from './gotv.events';
-import { DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT } from './gotv.curve';
-import { dayPrior } from './gotv.curve-history';
-import type { DayFit } from './gotv.curve-model';
-import { LAG_MODEL } from './gotv.lag';
+import { DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT } from './projection/curve';
+import { dayPrior } from './projection/curve-history';
+import type { DayFit } from './projection/curve-model';
+import { LAG_MODEL } from './projection/lag';
 import { countReportsSince, stationRows, voterLagRows, voterVoteRows, type StationFilter, type StationRow, type VoterLagRow, type VoterVoteRow } from './gotv.live.repository';
 import {
   curvePoints,
@@ -23,7 +23,7 @@ import {
   type StationInput,
   type VoterLagCount,
   type VoterVoteCount,
-} from './gotv.projection';
+} from './projection/projection';
 import { electionDay, liveDayStart } from './gotv.settings';
 import { findSettings } from './gotv.stations.repository';
 

@@ -4,7 +4,7 @@ import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import { GOTV_ROOM, stationRoom, type ProjectionSummary } from './gotv.events';
 import { projection, stationEvents } from './gotv.live';
 import { stationsReportedSince } from './gotv.live.repository';
-import { phaseAt, type Phase, type Projection } from './gotv.projection';
+import { phaseAt, type Phase, type Projection } from './projection/projection';
 import { electionDateOf, electionDay } from './gotv.settings';
 
 // What GOTV pushes besides the turnout items themselves (gotv.turnout.service.ts batches those).

@@ -40,7 +40,7 @@ import { dashboardView, gotvDashboard } from './gotv.dashboard';
 import { importAnswer, importColumns, importVoters } from './gotv.import';
 import { importStations, stationImportAnswer, stationImportColumns } from './gotv.stations.import';
 import { dayCurve, dayCurveQuery, dayCurveView, liveMap, liveMapQuery, liveMapView, projection } from './gotv.live';
-import { projectionView } from './gotv.projection';
+import { projectionView } from './projection/projection';
 import { electionDateOf, getSettings, putSettings, settingsBody, settingsView } from './gotv.settings';
 import { AppError } from '../../kernel/errors';
 import { z } from 'zod';

@@ -4,8 +4,16 @@ import type { AppDeps } from '../../kernel/context';
 import { ConflictError } from '../../kernel/errors';
 import type { Queries } from '../../kernel/sql';
 import { instantAt, localClock } from '../../kernel/calendar';
-import { curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT } from './gotv.curve';
-import { curveHistorySchema, dayPrior, historyCurveSchema, previousTurnoutSpreadSchema, readPreviousTurnoutSpread, type DayPrior, type HistoryCurve } from './gotv.curve-history';
+import { curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT } from './projection/curve';
+import {
+  curveHistorySchema,
+  dayPrior,
+  historyCurveSchema,
+  previousTurnoutSpreadSchema,
+  readPreviousTurnoutSpread,
+  type DayPrior,
+  type HistoryCurve,
+} from './projection/curve-history';
 import { findSettings, saveSettings } from './gotv.stations.repository';
 import { electionDateChanged, readElectionDate, setElectionDate } from '../campaign';
 

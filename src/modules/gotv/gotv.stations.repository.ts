@@ -167,7 +167,7 @@ export interface SettingsRecord {
   opensAt: string;
   closesAt: string;
   turnoutCurve: CurvePointJson[] | null;
-  /** Past days' curves as stored (validated where they are used: gotv.curve-history.ts). */
+  /** Past days' curves as stored (validated where they are used: projection/curve-history.ts). */
   curveHistory: unknown[];
   /** How far turnout strays from the stations' previous turnout, as stored (null: the defaults). */
   previousTurnoutSpread: unknown;

@@ -1,7 +1,17 @@
 import { z } from 'zod';
-import { calendarDate } from '../../kernel/schemas';
-import { buildCurve, curveProblems, curvePointsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, fractionAt, InvalidCurveError, parseTimeOfDay, type TurnoutCurve } from './gotv.curve';
-import { CURVE_MODEL, curveGrid, DEFAULT_CURVE_SPREAD, DEFAULT_LEVEL_SPREAD, isOpeningBin, type CurveGrid, type CurveSpread, type LevelSpread } from './gotv.curve-model';
+import { calendarDate } from '../../../kernel/schemas';
+import { buildCurve, curveProblems, curvePointsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, fractionAt, InvalidCurveError, parseTimeOfDay, type TurnoutCurve } from './curve';
+import {
+  CURVE_MODEL,
+  curveGrid,
+  DEFAULT_CURVE_SPREAD,
+  DEFAULT_LEVEL_SPREAD,
+  HISTORY_CURVE_SPREAD,
+  isOpeningBin,
+  type CurveGrid,
+  type CurveSpread,
+  type LevelSpread,
+} from './curve-model';
 
 /**
  * Past election days' curves, kept in the GOTV settings, and the prior they make for today: the
@@ -85,7 +95,8 @@ const SPREAD_PSEUDO_DAYS = 3;
  * more days, so a short history cannot make it tiny.
  */
 export function spreadFromHistory(prior: TurnoutCurve, curves: ((share: number) => number)[]): CurveSpread {
-  if (curves.length < 3) return DEFAULT_CURVE_SPREAD;
+  if (curves.length === 0) return DEFAULT_CURVE_SPREAD;
+  if (curves.length < 3) return HISTORY_CURVE_SPREAD;
   const grid = curveGrid(prior);
   const length = prior.closesAt - prior.opensAt;
   let tiltSquares = 0;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { instant } from '../../kernel/schemas';
-import { daysBetween, instantAt, localClock } from '../../kernel/calendar';
-import { formatTimeOfDay, fractionAt, type TurnoutCurve } from './gotv.curve';
+import { instant } from '../../../kernel/schemas';
+import { daysBetween, instantAt, localClock } from '../../../kernel/calendar';
+import { formatTimeOfDay, fractionAt, type TurnoutCurve } from './curve';
 import {
   curveGrid,
   curveShares,
@@ -20,14 +20,14 @@ import {
   type FitFlow,
   type FitStation,
   type LevelSpread,
-} from './gotv.curve-model';
-import type { CurveSource } from './gotv.curve-history';
-import { estimateLag, LAG_MODEL, reportedWithin, type LagCount, type LagDistribution } from './gotv.lag';
+} from './curve-model';
+import type { CurveSource } from './curve-history';
+import { estimateLag, LAG_MODEL, reportedWithin, type LagCount, type LagDistribution } from './lag';
 
 /**
  * The election-day projection: what the day will end at, from what has been reported so far.
  * Pure and deterministic (same input → same output). The curve the counts are scaled by is learned
- * from the day's own counts (gotv.curve-model.ts), with the configured curve as its prior.
+ * from the day's own counts (curve-model.ts), with the configured curve as its prior.
  * Method and formulas: docs/gotv-projection.md — keep the two in step.
  */
 export const PROJECTION_METHOD = 'learned-curve/v3';
@@ -36,11 +36,18 @@ export const PROJECTION_TUNING = {
   /** Nominal coverage of every interval. */
   coverage: 0.9,
   /**
-   * A count read while the prior curve is below this fraction (the first half hour) says more about
-   * the station's timing than about its turnout: it is not used. The confirmed-supporter
-   * projection also waits until this share of their votes is expected to be reported.
+   * A count read in the first minutes after opening says more about the station's timing than about
+   * its turnout: it is not used. Measured in minutes, not in the prior curve's share, so that a
+   * curve with a slow morning (a curve history, a long day) does not set aside the 9:00 counts.
+   */
+  firstMinutes: 30,
+  /**
+   * Below this expected share of the supporters' votes reported, the confirmed-supporter projection
+   * still answers, with the widest honest interval (what is reported to every confirmed supporter).
    */
   minFraction: 0.05,
+  /** Share of the day voted by the latest counts below which the answer says it is early. */
+  earlyFraction: 0.3,
 } as const;
 
 /** Two-sided normal quantile for the nominal coverage (0.9 → 1.645). */
@@ -153,6 +160,11 @@ export const projectionView = z
     elapsedFraction: z.number().min(0).max(1).describe('learned curve at generatedAt: estimated share of the final turnout already cast'),
     curveSource: z.enum(['default', 'configured', 'history']).describe('where the prior curve comes from'),
     warnings: z.array(z.string()).describe('inputs set aside and why (counts going down, above registered voters, outside opening hours, …)'),
+    wideBecause: z
+      .array(z.string())
+      .describe(
+        'while polls are open: why the intervals are as wide as they are (early in the day, the default curve, no previous turnout, too few supporter reports); empty once they are not',
+      ),
     ...explanationShape,
     overall: z.object(aggregateShape),
     stations: z.array(
@@ -197,9 +209,10 @@ export function stationFigure(counts: readonly CountReport[], from: number, now:
 /** Where election day stands at `now`: polls not yet open (or an earlier day), open, or closed (or a later day). */
 export function phaseAt(now: Date, timeZone: string, electionDate: string, curve: TurnoutCurve): Phase {
   const clock = localClock(now, timeZone);
-  const day = daysBetween(electionDate, clock.date);
-  if (day < 0 || (day === 0 && clock.minutes < curve.opensAt)) return 'before_open';
-  return day > 0 || clock.minutes >= curve.closesAt ? 'closed' : 'open';
+  // Minutes since election day's midnight, past 24 h on the days after it (a curve may close then).
+  const minute = daysBetween(electionDate, clock.date) * 24 * 60 + clock.minutes;
+  if (minute < curve.opensAt) return 'before_open';
+  return minute >= curve.closesAt ? 'closed' : 'open';
 }
 
 /** Counts the model set aside, by reason. */
@@ -286,7 +299,7 @@ export function prepareDay(input: ProjectionInput): PreparedDay {
         if (value > 0) setAside.beforeOpening += 1;
         continue;
       }
-      if (value === 0 || (minute < curve.closesAt && fractionAt(curve, minute) < PROJECTION_TUNING.minFraction)) continue;
+      if (value === 0 || (minute < curve.closesAt && minute - curve.opensAt < PROJECTION_TUNING.firstMinutes)) continue;
       reports.push({ minute, votersSoFar: value });
     }
     const group = station.territoryId ?? '';
@@ -542,6 +555,20 @@ function warningsOf(input: ProjectionInput, setAside: SetAside, fit: DayFit, pha
   return warnings;
 }
 
+/** Why the intervals are as wide as they are, in the order a reader should fix them. */
+function wideBecause(input: ProjectionInput, fit: DayFit, phase: Phase, elapsed: number, earlySupporters: boolean): string[] {
+  if (phase !== 'open') return [];
+  const reasons: string[] = [];
+  if (!fit.informed) reasons.push('no usable count yet: the turnout waits for a count read 30 minutes or more after opening');
+  else if (elapsed < PROJECTION_TUNING.earlyFraction) {
+    reasons.push(`early in the day: about ${Math.round(elapsed * 100)} % of the day's turnout has voted by now; the rest comes from the prior curve, not from counts`);
+  }
+  if (earlySupporters) reasons.push("too few supporters' votes expected to be reported yet to scale by: their interval runs from those reported to every confirmed supporter");
+  if (input.curveSource === 'default') reasons.push('the curve is the default shape: a curve history (past days of this campaign) narrows the part of the day no count has seen');
+  if (!input.stations.some((s) => (s.previousTurnout ?? 0) > 0)) reasons.push("no station has a previous turnout: the day's level comes from the counts alone");
+  return reasons;
+}
+
 export interface ProjectOptions {
   /** Supplies the fit for a prepared day (a cache); by default the day is fitted here. */
   fit?: (prepared: PreparedDay) => DayFit;
@@ -608,6 +635,7 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
     return value;
   };
 
+  let earlySupporters = false;
   const overallSum = newAggregate(size);
   const territorySums = new Map<string | null, Aggregate>();
   const stations: StationProjection[] = [];
@@ -631,16 +659,19 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
     let confirmed: Quantity | null = null;
     if (phase !== 'before_open') {
       const { share, gradient } = reportedShareOf(territory);
-      if (share >= PROJECTION_TUNING.minFraction) {
+      if (share > 0) {
         const raw = s.confirmedVoted / share;
         const cap = Math.max(s.confirmedVoters, s.confirmedVoted);
         const capped = raw >= cap;
+        // Too early to scale by: the projection still answers, its interval everything still possible.
+        const early = share < PROJECTION_TUNING.minFraction;
+        if (early) earlySupporters = true;
         confirmed = {
           projected: Math.min(cap, Math.max(s.confirmedVoted, raw)),
-          gradient: capped ? new Float64Array(size) : gradient.map((g) => (-s.confirmedVoted / (share * share)) * g),
+          gradient: capped || early ? new Float64Array(size) : gradient.map((g) => (-s.confirmedVoted / (share * share)) * g),
           territory: new Map(),
           // Which of the supporters who will vote have voted and been reported by now is binomial.
-          independent: capped ? 0 : (raw * (1 - Math.min(1, share))) / share,
+          independent: early && !capped ? Number.POSITIVE_INFINITY : capped ? 0 : (raw * (1 - Math.min(1, share))) / share,
           floor: s.confirmedVoted,
           cap,
         };
@@ -686,6 +717,7 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
     elapsedFraction: Math.round(elapsed * 10_000) / 10_000,
     curveSource: input.curveSource ?? 'configured',
     warnings: warningsOf(input, prepared.setAside, fit, phase),
+    wideBecause: wideBecause(input, fit, phase, elapsed, earlySupporters),
     ...explanation('*'),
     overall: aggregateFigures(fit, overallSum),
     stations,

@@ -1,5 +1,5 @@
-import { fractionAt, type TurnoutCurve } from './gotv.curve';
-import { cholesky, choleskySolve, inverseQuadraticForm, SymmetricMatrix } from './gotv.linalg';
+import { fractionAt, type TurnoutCurve } from './curve';
+import { cholesky, choleskySolve, inverseQuadraticForm, SymmetricMatrix } from './linalg';
 
 /**
  * The day's own turnout curve, learned from the stations' count reports and the supporters' vote
@@ -70,7 +70,20 @@ export interface LevelSpread {
   stationSd: number;
 }
 
-export const DEFAULT_LEVEL_SPREAD: LevelSpread = { daySd: 0.12, territorySd: 0.06, stationSd: 0.1 };
+/**
+ * Measured on the calibration elections (docs/gotv-projection.md, "Spreads from real days"): the
+ * day's log ratio of final to previous final moved by 0.15 rms, a territory's around it by 0.07–0.12,
+ * a comune's around its province's by 0.13.
+ */
+export const DEFAULT_LEVEL_SPREAD: LevelSpread = { daySd: 0.15, territorySd: 0.09, stationSd: 0.12 };
+
+/**
+ * The spread when the prior is a curve history of one or two past days (too few to measure their own
+ * spread): real days follow a comparable day's curve closely (the share voted by each hour moved by
+ * 0.08 rms in log odds between comparable calibration elections), so the part of the day no count has
+ * seen (λ, the drift) strays little; a level far from the previous turnout is then the level's.
+ */
+export const HISTORY_CURVE_SPREAD: CurveSpread = { ...DEFAULT_CURVE_SPREAD, futureSd: 0.1, driftSd: (DEFAULT_CURVE_SPREAD.driftSd * 0.1) / DEFAULT_CURVE_SPREAD.futureSd };
 
 export const CURVE_MODEL = {
   binMinutes: 30,
@@ -478,6 +491,7 @@ class DayModel {
     this.historyStationVariance = level.stationSd ** 2;
     this.stationReports = input.map(() => []);
     let countedHistory = 0;
+    const ratios = new Map<string, number>();
     input.forEach((station, index) => {
       const history = station.previousLogRate !== undefined && Number.isFinite(station.previousLogRate);
       const key = history ? `${station.group}\u0000history` : station.group;
@@ -499,15 +513,21 @@ class DayModel {
         this.stationReports[index]!.push(this.reports.length);
         this.reports.push({ station: index, minute: report.minute, bin, part, y: Math.log(report.votersSoFar / station.registeredVoters) - offset, closing, weight: 0 });
       }
-      if (this.stationReports[index]!.length > 0) {
+      const own = this.stationReports[index]!;
+      if (own.length > 0) {
         group.counted += 1;
         if (history) countedHistory += 1;
+        // A territory's own shape shows only in the ratios of a station's counts read at different times.
+        const first = this.reports[own[0]!]!.minute;
+        if (own.some((r) => this.reports[r]!.minute - first >= CURVE_MODEL.binMinutes)) ratios.set(station.group, (ratios.get(station.group) ?? 0) + 1);
       }
     });
     this.groups = [...byKey.values()];
     const counted = new Map<string, number>();
     for (const group of this.groups) counted.set(group.territory, (counted.get(group.territory) ?? 0) + group.counted);
-    const curveTerritories = [...counted.entries()]
+    // Without ratios a territory's tilt would only trade against its rate: a territory voting at a
+    // lower level would be read as one voting late, and the day's curve would follow it.
+    const curveTerritories = [...ratios.entries()]
       .filter(([, n]) => n >= CURVE_MODEL.territoryCurveStations)
       .sort(([a, n], [b, m]) => m - n || (a < b ? -1 : 1))
       .slice(0, CURVE_MODEL.maxTerritoryCurves);

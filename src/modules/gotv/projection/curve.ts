@@ -133,10 +133,54 @@ export function buildCurve(settings: CurveSettings = {}): TurnoutCurve {
     const points = parsed.data.turnoutCurve.map((p) => ({ minute: parseTimeOfDay(p.time), fraction: p.fraction }));
     return { opensAt, closesAt, points };
   }
+  if (opensAt === parseTimeOfDay(DEFAULT_OPENS_AT) && closesAt === parseTimeOfDay(DEFAULT_CLOSES_AT))
+    return { opensAt, closesAt, points: DEFAULT_CURVE_POINTS.map((p) => ({ minute: parseTimeOfDay(p.time), fraction: p.fraction })) };
+  return defaultCurveFor([{ opensAt, closesAt }]);
+}
+
+/** One opening of the polls on one day: minutes since that day's midnight. */
+export interface PollingPeriod {
+  opensAt: number;
+  closesAt: number;
+}
+
+/**
+ * The default curve for other polling hours. The default is read as a flow per clock hour (how
+ * many vote between 10:00 and 11:00), not as a shape to stretch: a 07:00–23:00 day stretched from
+ * 08:00–16:00 would put the default's noon at 15:00. An hour the default covers keeps its flow; an
+ * hour outside it gets the default's mean hourly flow (evening hours in Italy vote about as much as
+ * midday ones). Periods on several days (each with its own opening and closing) follow each other
+ * with the pauses taken out: the curve's minutes are polling time from the first opening.
+ */
+export function defaultCurveFor(periods: readonly PollingPeriod[]): TurnoutCurve {
   const defaultOpen = parseTimeOfDay(DEFAULT_OPENS_AT);
-  const scale = (closesAt - opensAt) / (parseTimeOfDay(DEFAULT_CLOSES_AT) - defaultOpen);
-  const points = DEFAULT_CURVE_POINTS.map((p) => ({ minute: opensAt + (parseTimeOfDay(p.time) - defaultOpen) * scale, fraction: p.fraction }));
-  return { opensAt, closesAt, points };
+  const defaultClose = parseTimeOfDay(DEFAULT_CLOSES_AT);
+  const defaultCurve: TurnoutCurve = {
+    opensAt: defaultOpen,
+    closesAt: defaultClose,
+    points: DEFAULT_CURVE_POINTS.map((p) => ({ minute: parseTimeOfDay(p.time), fraction: p.fraction })),
+  };
+  const meanFlow = 1 / (defaultClose - defaultOpen);
+  // Cumulative default flow from midnight to a clock minute (0–1440): the mean flow outside the default's hours.
+  const cumulative = (minute: number) =>
+    meanFlow * Math.min(minute, defaultOpen) + fractionAt(defaultCurve, Math.min(Math.max(minute, defaultOpen), defaultClose)) + meanFlow * Math.max(0, minute - defaultClose);
+  const first = periods[0]!;
+  const raw: { minute: number; mass: number }[] = [{ minute: first.opensAt, mass: 0 }];
+  let at = first.opensAt;
+  let mass = 0;
+  for (const period of periods) {
+    let from = period.opensAt;
+    // Whole clock hours inside the period, so the curve bends where the flow changes.
+    while (from < period.closesAt) {
+      const to = Math.min(period.closesAt, (Math.floor(from / 60) + 1) * 60);
+      mass += cumulative(to) - cumulative(from);
+      at += to - from;
+      raw.push({ minute: at, mass });
+      from = to;
+    }
+  }
+  const points = raw.map((p, i) => ({ minute: p.minute, fraction: i === raw.length - 1 ? 1 : p.mass / mass }));
+  return { opensAt: first.opensAt, closesAt: at, points };
 }
 
 export const DEFAULT_CURVE: TurnoutCurve = buildCurve();

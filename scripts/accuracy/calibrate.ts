@@ -1,0 +1,131 @@
+/**
+ * What the calibration elections say about the projection's spreads (docs/gotv-projection.md, "Spreads
+ * from real days"): how far the level moves between comparable elections (the previous turnout's
+ * spreads: the day's, a territory's and a unit's log ratio), how far territories' turnout rates stray
+ * from the overall one, and how far the day's shape moves against the previous election's curve
+ * (the curve history): the log odds of the share voted by each reading against the history's, and
+ * each territory's against the day's. Evaluation elections are never read here.
+ *
+ *   npm run accuracy:projection -- --suite calibrate
+ */
+import { REAL_ELECTIONS, type RealElection } from './real-elections';
+
+const CALIBRATION = ['it-europee-2024', 'romania'];
+
+const rms = (values: number[]) => Math.sqrt(values.reduce((sum, v) => sum + v * v, 0) / Math.max(1, values.length));
+const logit = (p: number) => Math.log(p / (1 - p));
+
+/** Weighted sd around the weighted mean. */
+function spread(values: { value: number; weight: number }[]): number {
+  const total = values.reduce((sum, v) => sum + v.weight, 0);
+  const mean = values.reduce((sum, v) => sum + v.weight * v.value, 0) / total;
+  return Math.sqrt(values.reduce((sum, v) => sum + v.weight * (v.value - mean) ** 2, 0) / total);
+}
+
+interface Measures {
+  election: string;
+  dayLevel: number | null;
+  territoryLevelSd: number | null;
+  unitLevelSd: number | null;
+  territoryRateSd: number;
+  shape: { reading: number; elapsed: number; logOdds: number }[];
+  territoryShapeSd: number | null;
+}
+
+function measure(election: RealElection): Measures {
+  const units = election.units;
+  const withPrevious = units.filter((u) => u.previous && u.previous > 0);
+  let dayLevel: number | null = null;
+  let territoryLevelSd: number | null = null;
+  let unitLevelSd: number | null = null;
+  if (withPrevious.length > 0) {
+    const final = withPrevious.reduce((sum, u) => sum + u.final, 0);
+    const previous = withPrevious.reduce((sum, u) => sum + u.previous!, 0);
+    dayLevel = Math.log(final / previous);
+    const byTerritory = new Map<string, { final: number; previous: number }>();
+    for (const u of withPrevious) {
+      const key = u.territoryId ?? u.id;
+      const t = byTerritory.get(key) ?? { final: 0, previous: 0 };
+      t.final += u.final;
+      t.previous += u.previous!;
+      byTerritory.set(key, t);
+    }
+    territoryLevelSd = spread([...byTerritory.values()].map((t) => ({ value: Math.log(t.final / t.previous), weight: 1 })));
+    // A unit against its territory, weighted by size (small comuni's ratios are mostly sampling noise).
+    unitLevelSd = spread(
+      withPrevious.map((u) => {
+        const t = byTerritory.get(u.territoryId ?? u.id)!;
+        return { value: Math.log(u.final / u.previous!) - Math.log(t.final / t.previous), weight: u.registered };
+      }),
+    );
+  }
+  const rates = new Map<string, { final: number; registered: number }>();
+  for (const u of units) {
+    const key = u.territoryId ?? u.id;
+    const t = rates.get(key) ?? { final: 0, registered: 0 };
+    t.final += u.final;
+    t.registered += u.registered;
+    rates.set(key, t);
+  }
+  const territoryRateSd = spread([...rates.values()].map((t) => ({ value: Math.log(t.final / t.registered), weight: 1 })));
+  // The day's share voted at each reading against the history curve's at the same polling time.
+  const readings = [...new Set(units.flatMap((u) => u.counts.map((c) => c.minute)))].sort((a, b) => a - b);
+  const totalFinal = units.reduce((sum, u) => sum + u.final, 0);
+  const shareAt = (list: typeof units, minute: number) =>
+    list.reduce((sum, u) => sum + (u.counts.find((c) => c.minute === minute)?.voters ?? 0), 0) / list.reduce((sum, u) => sum + u.final, 0);
+  const history = election.historyCurve;
+  const historyAt = (minute: number) => {
+    if (!history) return null;
+    for (let i = 1; i < history.length; i++) {
+      const a = history[i - 1]!;
+      const b = history[i]!;
+      if (minute <= b.minute) return a.fraction + ((b.fraction - a.fraction) * (minute - a.minute)) / (b.minute - a.minute);
+    }
+    return 1;
+  };
+  const shape = history
+    ? readings
+        .map((minute) => ({ minute, day: shareAt(units, minute), past: historyAt(minute)! }))
+        .filter((r) => r.day > 0 && r.day < 1 && r.past > 0 && r.past < 1)
+        .map((r) => ({ reading: r.minute, elapsed: (r.minute - election.opensAt) / (election.closesAt - election.opensAt), logOdds: logit(r.day) - logit(r.past) }))
+    : [];
+  // Territories' own shapes against the day's: the log odds of their share voted at each reading.
+  let territoryShapeSd: number | null = null;
+  const groups = new Map<string, typeof units>();
+  for (const u of units) if (u.territoryId) groups.set(u.territoryId, [...(groups.get(u.territoryId) ?? []), u]);
+  if (groups.size > 1) {
+    const deviations: number[] = [];
+    for (const minute of readings) {
+      const day = shareAt(units, minute);
+      if (!(day > 0 && day < 1) || totalFinal <= 0) continue;
+      for (const list of groups.values()) {
+        const own = shareAt(list, minute);
+        if (own > 0 && own < 1) deviations.push(logit(own) - logit(day));
+      }
+    }
+    territoryShapeSd = rms(deviations);
+  }
+  return { election: election.id, dayLevel, territoryLevelSd, unitLevelSd, territoryRateSd, shape, territoryShapeSd };
+}
+
+export function calibrationReport(): string {
+  const lines: string[] = [];
+  const all: Measures[] = [];
+  for (const name of CALIBRATION) for (const election of REAL_ELECTIONS[name]!()) all.push(measure(election));
+  const f = (value: number | null) => (value === null ? '—' : value.toFixed(3));
+  lines.push(
+    '| election | day level (log final ÷ previous) | territory level sd | unit level sd | territory rate sd | territory shape sd (log odds) | shape vs curve history (log odds at elapsed share) |',
+  );
+  lines.push('|---|---|---|---|---|---|---|');
+  for (const m of all) {
+    const shape = m.shape.map((s) => `${(100 * s.elapsed).toFixed(0)} %: ${s.logOdds >= 0 ? '+' : ''}${s.logOdds.toFixed(3)}`).join(', ');
+    lines.push(`| ${m.election} | ${f(m.dayLevel)} | ${f(m.territoryLevelSd)} | ${f(m.unitLevelSd)} | ${f(m.territoryRateSd)} | ${f(m.territoryShapeSd)} | ${shape || '—'} |`);
+  }
+  const levels = all.flatMap((m) => (m.dayLevel === null ? [] : [m.dayLevel]));
+  const shapes = all.flatMap((m) => m.shape.filter((s) => s.elapsed >= 0.2).map((s) => s.logOdds));
+  lines.push('');
+  lines.push(
+    `Day level: rms ${rms(levels).toFixed(3)} over ${levels.length} comparable pairs. Shape against the curve history: rms ${rms(shapes).toFixed(3)} log odds over ${shapes.length} readings (from 20 % of the polling time).`,
+  );
+  return lines.join('\n');
+}
