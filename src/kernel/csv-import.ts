@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { z } from 'zod';
 import { AppError } from './errors';
@@ -88,8 +88,7 @@ export async function readCsvRows(
 
 /**
  * Reads the body up to the end of its first line, picks the delimiter that line holds most of
- * outside quotes (the first given on a tie), and gives back a stream that starts again from the
- * first byte.
+ * outside quotes (the first given on a tie), and gives back a stream of the whole body again.
  */
 async function sniffDelimiter(csv: Readable, delimiters: readonly string[]): Promise<{ delimiter: string; source: Readable }> {
   const chunks: Buffer[] = [];
@@ -116,9 +115,13 @@ async function sniffDelimiter(csv: Readable, delimiters: readonly string[]): Pro
   const outsideQuotes = firstLine.replace(/"[^"]*"/g, '');
   let delimiter = delimiters[0]!;
   for (const candidate of delimiters) if (outsideQuotes.split(candidate).length > outsideQuotes.split(delimiter).length) delimiter = candidate;
-  if (ended) return { delimiter, source: Readable.from([head]) };
-  csv.unshift(head);
-  return { delimiter, source: csv };
+  const source = new PassThrough();
+  if (ended || csv.readableEnded) source.end(head);
+  else {
+    source.write(head);
+    csv.pipe(source);
+  }
+  return { delimiter, source };
 }
 
 function tooManyRows(maxRows: number): AppError {
