@@ -20,7 +20,7 @@ import { RateLimits } from './kernel/rate-limit';
 import { ADAPTER_SOCKET_TIMEOUT_MS, Realtime } from './kernel/realtime';
 import { catchUnawaitedAnswers, createRedis, failFastOnceServing, handshakeDone, reportOutages } from './kernel/redis';
 import { modules as allModules } from './modules';
-import { personalDataSections, personTimelineSections, type BackgroundTask, type ModuleManifest } from './kernel/module';
+import { personalDataSections, personTimelineSections, territoryReferenceSections, type BackgroundTask, type ModuleManifest } from './kernel/module';
 import { principalLoader } from './modules/auth';
 
 /** The embedded default keeps its signing secret beside its data, so tokens survive restarts. */
@@ -155,6 +155,7 @@ export class Runtime {
       rateLimits: new RateLimits(redis, config.redisKeyPrefix, createSecretKey(createHmac('sha256', jwtSecret).update('comando:rate-limit').digest())),
       personalData: personalDataSections(modules),
       personTimeline: personTimelineSections(modules),
+      territoryReferences: territoryReferenceSections(modules),
       local: new ProcessLocal(logger),
     };
     realtime.addCommands(modules.flatMap((module) => module.socketCommands?.(deps) ?? []));

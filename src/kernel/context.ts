@@ -7,7 +7,7 @@ import type { Authenticator } from './auth/authenticate';
 import type { Caches } from './cache';
 import type { Actor } from './auth/roles';
 import type { Jobs } from './jobs';
-import type { PersonalDataSection, PersonTimelineSection } from './module';
+import type { PersonalDataSection, PersonTimelineSection, TerritoryReferenceSection } from './module';
 import type { ProcessLocal } from './process-local';
 import type { RateLimits } from './rate-limit';
 import type { Realtime } from './realtime';
@@ -41,6 +41,8 @@ export interface AppDeps {
   personalData: readonly PersonalDataSection[];
   /** Every module's part of a person's page (the manifests' `personTimeline`). */
   personTimeline: readonly PersonTimelineSection[];
+  /** Every module's count of its rows pointing at a territory (the manifests' `territoryReferences`). */
+  territoryReferences: readonly TerritoryReferenceSection[];
   /** Modules' per-process state (`processLocal`), closed at shutdown. */
   local: ProcessLocal;
 }

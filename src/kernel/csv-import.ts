@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { z } from 'zod';
 import { AppError } from './errors';
@@ -46,11 +46,14 @@ export async function readCsvRows(
      * refusing the file. Runs before `requiredColumns` is checked against what it returns.
      */
     header?: (columns: string[]) => string[];
+    /** Read the header line first and split on whichever of these it holds most of (outside quotes): the Registraduría's files come with `,` or `;`. */
+    delimiters?: readonly string[];
   },
   onRow: (record: Record<string, string>, line: number) => void,
 ): Promise<void> {
   const required = options.requiredColumns ?? [];
-  const parser = csv.pipe(
+  const { delimiter, source } = options.delimiters?.length ? await sniffDelimiter(csv, options.delimiters) : { delimiter: ',', source: csv };
+  const parser = source.pipe(
     parse({
       columns: (given: string[]) => {
         const header = options.header ? options.header(given) : given;
@@ -61,6 +64,7 @@ export async function readCsvRows(
       skip_empty_lines: true,
       trim: true,
       bom: true,
+      delimiter,
       relax_column_count: true,
       max_record_size: options.maxRecordSize ?? 10_000,
     }),
@@ -73,13 +77,51 @@ export async function readCsvRows(
       onRow(record, line);
     }
   } catch (error) {
-    csv.unpipe();
-    csv.resume();
+    source.unpipe();
+    source.resume();
     if (error instanceof CsvError) {
       throw new AppError(400, 'malformed_csv', 'Malformed CSV', `The CSV could not be read (${error.message}); nothing was imported.`);
     }
     throw error;
   }
+}
+
+/**
+ * Reads the body up to the end of its first line, picks the delimiter that line holds most of
+ * outside quotes (the first given on a tie), and gives back a stream of the whole body again.
+ */
+async function sniffDelimiter(csv: Readable, delimiters: readonly string[]): Promise<{ delimiter: string; source: Readable }> {
+  const chunks: Buffer[] = [];
+  const ended = await new Promise<boolean>((resolve, fail) => {
+    const finish = (atEnd: boolean) => {
+      csv.off('data', onData);
+      csv.off('end', onEnd);
+      csv.off('error', fail);
+      csv.pause();
+      resolve(atEnd);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      chunks.push(bytes);
+      if (bytes.includes(10)) finish(false);
+    };
+    const onEnd = () => finish(true);
+    csv.on('data', onData);
+    csv.once('end', onEnd);
+    csv.once('error', fail);
+  });
+  const head = Buffer.concat(chunks);
+  const firstLine = head.subarray(0, head.includes(10) ? head.indexOf(10) : head.length).toString('utf8');
+  const outsideQuotes = firstLine.replace(/"[^"]*"/g, '');
+  let delimiter = delimiters[0]!;
+  for (const candidate of delimiters) if (outsideQuotes.split(candidate).length > outsideQuotes.split(delimiter).length) delimiter = candidate;
+  const source = new PassThrough();
+  if (ended || csv.readableEnded) source.end(head);
+  else {
+    source.write(head);
+    csv.pipe(source);
+  }
+  return { delimiter, source };
 }
 
 function tooManyRows(maxRows: number): AppError {

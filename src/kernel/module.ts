@@ -34,6 +34,8 @@ export interface ModuleManifest {
   personalData?: PersonalDataHolder;
   /** What the module has to say on a person's page: its dated facts about them, and the names of the origins it owns. */
   personTimeline?: PersonTimelineHolder;
+  /** What in the module's tables points at a territory, so that deleting one still in use is refused naming it. */
+  territoryReferences?: TerritoryReferenceHolder;
 }
 
 /** A value that serialises to JSON (a date becomes its ISO string). */
@@ -174,6 +176,30 @@ export function personTimelineSections(modules: readonly ModuleManifest[]): Pers
     if (!holder) return [];
     return [{ module: module.name, items: holder.items, ...(holder.originNames ? { originNames: holder.originNames } : {}) }];
   });
+}
+
+/** Rows of one kind that point at a territory: `{ count: 3, one: 'puesto', many: 'puestos' }` (Spanish nouns, for staff). */
+export interface TerritoryReference {
+  count: number;
+  one: string;
+  many: string;
+}
+
+/**
+ * A module's part of the check before a territory is deleted: how many of its rows point at it
+ * (only kinds with a count above zero need be listed), read from its own tables on the caller's `q`.
+ */
+export type TerritoryReferenceHolder = (q: Queries, territoryId: string) => Promise<TerritoryReference[]>;
+
+/** A module's territory-reference holder, under the module's name. */
+export interface TerritoryReferenceSection {
+  module: string;
+  references: TerritoryReferenceHolder;
+}
+
+/** The territory-reference holders of the process's modules, in the modules' order. */
+export function territoryReferenceSections(modules: readonly ModuleManifest[]): TerritoryReferenceSection[] {
+  return modules.flatMap((module) => (module.territoryReferences ? [{ module: module.name, references: module.territoryReferences }] : []));
 }
 
 export interface BackgroundTask {

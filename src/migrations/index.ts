@@ -1,6 +1,7 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261128113931_WhatsAppMessageProvider } from './Migration20261128113931_WhatsAppMessageProvider';
 import { Migration20261128140500_CampaignElectionDate } from './Migration20261128140500_CampaignElectionDate';
+import { Migration20261128140000_PlacesDeleteRestrict } from './Migration20261128140000_PlacesDeleteRestrict';
 import { Migration20261128112007_AgendaFeedTokenVersion } from './Migration20261128112007_AgendaFeedTokenVersion';
 import { Migration20261128113000_PqrsAttachmentNamesByType } from './Migration20261128113000_PqrsAttachmentNamesByType';
 import { Migration20261128103715_ErasedIdentifiers } from './Migration20261128103715_ErasedIdentifiers';
@@ -93,5 +94,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128112007_AgendaFeedTokenVersion', class: Migration20261128112007_AgendaFeedTokenVersion },
   { name: 'Migration20261128113000_PqrsAttachmentNamesByType', class: Migration20261128113000_PqrsAttachmentNamesByType },
   { name: 'Migration20261128113931_WhatsAppMessageProvider', class: Migration20261128113931_WhatsAppMessageProvider },
+  { name: 'Migration20261128140000_PlacesDeleteRestrict', class: Migration20261128140000_PlacesDeleteRestrict },
   { name: 'Migration20261128140500_CampaignElectionDate', class: Migration20261128140500_CampaignElectionDate },
 ];

@@ -44,7 +44,7 @@ export const AgendaEventSchema = defineEntity({
     /** IANA zone the event's wall-clock times are shown in (the campaign's by default). */
     timeZone: p.string().length(64),
     address: p.string().length(300).nullable(),
-    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     latitude: p.double().nullable(),
     longitude: p.double().nullable(),
     /** People who may say `going`; null is unlimited. */

@@ -16,6 +16,7 @@ import {
   type RsvpStatus,
   type Visibility,
 } from './agenda.entities';
+import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 type AgendaTables = InferKyselyDB<
   typeof AgendaEventSchema | typeof AgendaShiftSchema | typeof AgendaRsvpSchema | typeof AgendaShiftSignupSchema | typeof AgendaCheckInSchema | typeof AgendaUserContactSchema
@@ -480,3 +481,9 @@ export async function upcomingEvents(q: Queries, from: Date, to: Date): Promise<
 export async function resetReminders(q: Queries, eventId: string): Promise<void> {
   await q.write(db.updateTable('agenda_rsvps').set({ day_reminder_at: null, hours_reminder_at: null }).where('event_id', '=', eventId));
 }
+
+/** Events held in a territory. */
+export const agendaTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
+  const row = await q.first(sql<{ events: number }>`select count(*)::int as events from agenda_events where territory_id = ${territoryId}`);
+  return [{ count: row?.events ?? 0, one: 'evento', many: 'eventos' }];
+};

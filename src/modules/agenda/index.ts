@@ -7,9 +7,11 @@ import { agendaPolicy } from './agenda.policy';
 import { logisticsRouter } from './agenda.logistics.routes';
 import { startReminders } from './agenda.reminders';
 import { agendaRouter } from './agenda.routes';
+import { agendaTerritoryReferences } from './agenda.repository';
 
 /** Events, answers, shifts, check-in and logistics (docs/agenda.md). People are audience contacts, referenced by id. */
 export const agendaModule: ModuleManifest = {
+  territoryReferences: agendaTerritoryReferences,
   name: 'agenda',
   entities: agendaEntities,
   routers: [agendaRouter, logisticsRouter],

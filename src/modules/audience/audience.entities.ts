@@ -61,7 +61,7 @@ export const ContactSchema = defineEntity({
     phone: p.string().length(20).nullable().index(),
     email: p.string().length(254).nullable().index(),
     documentId: p.string().length(20).nullable(),
-    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     neighbourhood: p.string().length(120).nullable(),
     interests: p.array().default([]),
     /** Staff's labels (`líder`, `transporte`…): replaced as a list by `PATCH /api/audience/contacts/:id`, merged like interests by imports and merges. */

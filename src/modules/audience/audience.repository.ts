@@ -19,6 +19,7 @@ import {
   type ContactSchema,
 } from './audience.entities';
 import type { Channel, Segment } from './audience.segments';
+import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 /** The tables this module owns: nothing else writes them. */
 type AudienceTables = InferKyselyDB<typeof ContactSchema | typeof ContactOriginSchema | typeof ConsentTextSchema | typeof ConsentSchema | typeof AudienceAuditSchema>;
@@ -438,3 +439,9 @@ export function auditPage<Out>(em: EntityManager, filter: AuditFilter, page: Pag
   if (filter.action) where.action = filter.action;
   return findPage(em, AudienceAuditSchema, where, page, { at: 'desc', id: 'desc' }, present);
 }
+
+/** Contacts placed in a territory (erased and merged-away ones too: their rows still point at it). */
+export const audienceTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
+  const row = await q.first(sql<{ contacts: number }>`select count(*)::int as contacts from contacts where territory_id = ${territoryId}`);
+  return [{ count: row?.contacts ?? 0, one: 'contacto', many: 'contactos' }];
+};

@@ -9,6 +9,7 @@ import { peopleRouter } from './audience.people.routes';
 import { audiencePersonalData } from './audience.personal-data';
 import { audienceRouter } from './audience.routes';
 import { audienceTimeline } from './audience.timeline';
+import { audienceTerritoryReferences } from './audience.repository';
 
 /**
  * People the campaign may reach, their consent, and the segments that select them. Audience owns
@@ -19,6 +20,7 @@ import { audienceTimeline } from './audience.timeline';
  * moving its own rows through `personalData.merge`).
  */
 export const audienceModule: ModuleManifest = {
+  territoryReferences: audienceTerritoryReferences,
   name: 'audience',
   entities: [ContactSchema, ContactOriginSchema, ConsentTextSchema, ConsentSchema, AudienceAuditSchema, ErasedIdentifierSchema, ContactNoteSchema, ...peopleEntities],
   routers: [audienceRouter, peopleRouter, mergeRouter],

@@ -21,7 +21,7 @@ export const PollingStationSchema = defineEntity({
     code: p.string().length(40).unique(),
     name: p.string().length(200),
     address: p.string().length(300).nullable(),
-    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     lat: p.double(),
     lng: p.double(),
     tables: p.integer(),
@@ -130,7 +130,7 @@ export const BrigadeStationSchema = defineEntity({
   indexes: [{ properties: ['station'] }],
   properties: (p) => ({
     brigade: () => p.manyToOne(BrigadeSchema).primary().deleteRule('cascade'),
-    station: () => p.manyToOne(PollingStationSchema).primary().deleteRule('cascade'),
+    station: () => p.manyToOne(PollingStationSchema).primary().deleteRule('restrict'),
   }),
 });
 
@@ -154,7 +154,7 @@ export const TurnoutReportSchema = defineEntity({
       .onCreate(() => newId()),
     clientReportId: p.uuid().unique(),
     kind: p.enum([...REPORT_KINDS]),
-    station: () => p.manyToOne(PollingStationSchema).deleteRule('cascade'),
+    station: () => p.manyToOne(PollingStationSchema).deleteRule('restrict'),
     /** Null once the voter was deleted (a correction, or their request): the fact stays, the person goes. */
     voter: () => p.manyToOne(VoterSchema).nullable().deleteRule('set null'),
     votersSoFar: p.integer().nullable(),
@@ -211,7 +211,7 @@ export const IncidentSchema = defineEntity({
       .uuid()
       .primary()
       .onCreate(() => newId()),
-    station: () => p.manyToOne(PollingStationSchema).deleteRule('cascade'),
+    station: () => p.manyToOne(PollingStationSchema).deleteRule('restrict'),
     type: p.enum([...INCIDENT_TYPES]),
     severity: p.enum([...INCIDENT_SEVERITIES]),
     description: p.text(),

@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { issuesOf, readCsvRows, reject, rejectedRows } from '../../kernel/csv-import';
-import { ConflictError } from '../../kernel/errors';
-import { existingTerritoryIds, territoryIdsByCode } from '../territories';
+import { AppError, ConflictError } from '../../kernel/errors';
+import { existingTerritoryIds, headerReader, placeFinder, placeKey, territoryIdsByCode } from '../territories';
 import { GOTV_ROOM, stationRoom } from './gotv.events';
 import { publishStations } from './gotv.pushes';
 import { insertStationBatch, stationsByCode, updateStationBatch, type RegisteredStation, type StationBatch } from './gotv.stations.repository';
@@ -13,6 +14,65 @@ import { insertStationBatch, stationsByCode, updateStationBatch, type Registered
 export const STATION_IMPORT_MAX_ROWS = 20_000;
 
 export const stationImportColumns = ['code', 'name', 'address', 'territoryId', 'territoryCode', 'lat', 'lng', 'tables', 'registeredVoters', 'previousTurnout'] as const;
+
+/**
+ * Each column under the names the files use, matched without case, accents, spaces or underscores:
+ * the API's own and the Registraduría's (a puestos file's `PUESTO`, `DIRECCIÓN`, `LATITUD`,
+ * `LONGITUD`; a census file's `total` registered voters and `mesas`). Other columns are ignored.
+ */
+export const STATION_IMPORT_COLUMNS = {
+  code: ['code', 'codigo', 'codigoPuesto', 'codPuesto'],
+  name: ['name', 'puesto', 'nombrePuesto'],
+  address: ['address', 'direccion'],
+  territoryId: ['territoryId'],
+  territoryCode: ['territoryCode'],
+  lat: ['lat', 'latitud', 'latitude'],
+  lng: ['lng', 'lon', 'longitud', 'longitude'],
+  tables: ['tables', 'mesas'],
+  registeredVoters: ['registeredVoters', 'total', 'potencialElectoral'],
+  previousTurnout: ['previousTurnout'],
+  departamento: ['departamento'],
+  municipio: ['municipio'],
+  comuna: ['comuna'],
+} as const satisfies Record<(typeof stationImportColumns)[number] | 'departamento' | 'municipio' | 'comuna', readonly string[]>;
+const readHeader = headerReader(STATION_IMPORT_COLUMNS);
+
+/** The header as the rows are keyed, or the file refused: it needs `code`, or a puesto's departamento, municipio and name. */
+function stationHeader(given: string[]): string[] {
+  const columns = readHeader(given);
+  if (columns.includes('code') || ['departamento', 'municipio', 'name'].every((column) => columns.includes(column))) return columns;
+  const missing = ['code', 'or departamento, municipio and puesto'];
+  throw new AppError(400, 'missing_columns', 'Missing columns', `The header row has no ${missing.join(' ')} column; nothing was imported.`, undefined, { missing });
+}
+
+/**
+ * The code of a Registraduría puesto, which its files do not carry: `RNEC-` and 16 hex digits of
+ * the SHA-256 of its departamento, municipio and name (as `placeKey` reads them), so every file
+ * that names the puesto alike gives it the same code. A name the file repeats within one municipio
+ * (Bogotá has a few) also takes its comuna and address.
+ */
+export function puestoCode(departamento: string, municipio: string, puesto: string, tell?: { comuna?: string | undefined; address?: string | undefined }): string {
+  const parts = [departamento, municipio, puesto, ...(tell ? [tell.comuna ?? '', tell.address ?? ''] : [])].map(placeKey);
+  return `RNEC-${createHash('sha256').update(parts.join('|')).digest('hex').slice(0, 16)}`;
+}
+
+/** Colombia's extent, with a margin: where a repaired coordinate must land. */
+const COLOMBIA = { lat: [-4.5, 13.6], lng: [-82, -66.8] } as const;
+
+/**
+ * A coordinate the Registraduría's files print with thousands separators instead of its decimal
+ * point (`10,965,899` for 10.965899): the one placement of the point that lands inside Colombia,
+ * else the cell as it was (and the row is refused).
+ */
+function repairedCoordinate(cell: string | undefined, axis: 'lat' | 'lng'): string | undefined {
+  if (!cell || !/^-?\d{1,3}(,\d{3})+$/.test(cell.trim())) return cell;
+  const digits = cell.trim().replace(/,/g, '');
+  const sign = digits.startsWith('-') ? '-' : '';
+  const bare = sign ? digits.slice(1) : digits;
+  const [low, high] = COLOMBIA[axis];
+  const fits = [1, 2].map((whole) => `${sign}${bare.slice(0, whole)}.${bare.slice(whole)}`).filter((value) => Number(value) >= low && Number(value) <= high);
+  return fits.length === 1 ? fits[0] : cell;
+}
 /** Up to this many changed stations each gets its `gotv:station` event; more, and their rooms get one `resync`. */
 export const EVENTS_UP_TO = 100;
 /** What a new station cannot be registered without (an existing one keeps what a row leaves empty). */
@@ -37,6 +97,9 @@ const countCell = numberCell(z.number().int('a whole number').min(0).max(10_000_
 
 const row = z.object({
   code: z.string().trim().min(1, 'the station code is required').max(40),
+  departamento: cell.pipe(z.string().max(160).optional()),
+  municipio: cell.pipe(z.string().max(160).optional()),
+  comuna: cell.pipe(z.string().max(160).optional()),
   name: cell.pipe(z.string().max(200).optional()),
   address: cell.pipe(z.string().max(300).optional()),
   territoryId: cell.pipe(z.uuid().optional()),
@@ -89,29 +152,67 @@ const changes = (r: Row, known: RegisteredStation) => STATION_FIELDS.some((field
 export async function importStations(deps: AppDeps, csv: Readable): Promise<StationImportAnswer> {
   const answer: StationImportAnswer = { created: 0, updated: 0, unchanged: 0, rejected: [], rejectedCount: 0 };
   const registered = new Map((await stationsByCode(deps.db)).map((station) => [station.code, station]));
+  const read: { line: number; record: Record<string, string> }[] = [];
+  await readCsvRows(csv, { maxRows: STATION_IMPORT_MAX_ROWS, header: stationHeader, delimiters: [',', ';'] }, (record, line) => void read.push({ line, record }));
+
+  // A puesto without a code gets its derived one; names a file repeats in a municipio take more to tell them apart.
+  const puesto = (record: Record<string, string>) =>
+    !record.code?.trim() && record.departamento?.trim() && record.municipio?.trim() && record.name?.trim()
+      ? [record.departamento, record.municipio, record.name].map(placeKey).join('|')
+      : undefined;
+  const named = new Map<string, number>();
+  for (const { record } of read) {
+    const key = puesto(record);
+    if (key) named.set(key, (named.get(key) ?? 0) + 1);
+  }
+  const place = await placeFinder(deps.db);
   const seen = new Set<string>();
   const rows: { line: number; row: Row; known: RegisteredStation | undefined }[] = [];
-
-  await readCsvRows(csv, { maxRows: STATION_IMPORT_MAX_ROWS, requiredColumns: ['code'] }, (record, line) => {
-    const parsed = row.safeParse(record);
-    if (!parsed.success) return reject(answer, line, issuesOf(parsed.error));
+  for (const { line, record } of read) {
+    const key = puesto(record);
+    const fromRegistrar = Boolean(record.departamento?.trim() && record.municipio?.trim());
+    const given = fromRegistrar ? { ...record, lat: repairedCoordinate(record.lat, 'lat'), lng: repairedCoordinate(record.lng, 'lng') } : record;
+    const withCode = key
+      ? { ...given, code: puestoCode(record.departamento!, record.municipio!, record.name!, named.get(key)! > 1 ? { comuna: record.comuna, address: record.address } : undefined) }
+      : given;
+    const parsed = row.safeParse(withCode);
+    if (!parsed.success) {
+      reject(answer, line, issuesOf(parsed.error));
+      continue;
+    }
     const r = parsed.data;
-    if (seen.has(r.code)) return reject(answer, line, `code: ${r.code} appears earlier in this file`);
-    if (r.territoryId && r.territoryCode) return reject(answer, line, 'territoryCode: fill territoryId or territoryCode, not both');
+    if (seen.has(r.code)) {
+      reject(answer, line, `code: ${r.code} appears earlier in this file`);
+      continue;
+    }
+    if (r.territoryId && r.territoryCode) {
+      reject(answer, line, 'territoryCode: fill territoryId or territoryCode, not both');
+      continue;
+    }
     seen.add(r.code);
     const known = registered.get(r.code);
     if (!known) {
+      // A puesto's file may not say how many mesas and voters it has: the census file, imported after, does.
+      if (fromRegistrar) {
+        r.tables ??= 1;
+        r.registeredVoters ??= 0;
+      }
       const missing = NEW_STATION_NEEDS.filter((field) => r[field] === undefined);
-      if (missing.length) return reject(answer, line, `no station has code ${r.code}, and registering it needs ${missing.join(', ')}`);
+      if (missing.length) {
+        reject(answer, line, `no station has code ${r.code}, and registering it needs ${missing.join(', ')}`);
+        continue;
+      }
     }
+    if (fromRegistrar && !r.territoryId && !r.territoryCode) r.territoryId = place(r.departamento!, r.municipio!, r.comuna);
     // Checked against the registered voters the station will have once the row is applied.
     const registeredVoters = r.registeredVoters ?? known?.registeredVoters ?? 0;
     const previousTurnout = r.previousTurnout ?? known?.previousTurnout ?? null;
     if (previousTurnout !== null && previousTurnout > registeredVoters) {
-      return reject(answer, line, `previousTurnout (${previousTurnout}) cannot exceed registeredVoters (${registeredVoters})`);
+      reject(answer, line, `previousTurnout (${previousTurnout}) cannot exceed registeredVoters (${registeredVoters})`);
+      continue;
     }
     rows.push({ line, row: r, known });
-  });
+  }
 
   const distinct = (pick: (r: Row) => string | undefined) => [...new Set(rows.flatMap(({ row: r }) => pick(r) ?? []))];
   const territories = await existingTerritoryIds(

@@ -16,6 +16,7 @@ import {
   type IncidentSeverity,
   type IncidentType,
 } from './gotv.entities';
+import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 type StationTables = InferKyselyDB<typeof PollingStationSchema | typeof GotvSettingsSchema>;
 const db = tables<StationTables>();
@@ -202,3 +203,18 @@ export async function saveSettings(q: Queries, settings: SettingsRecord): Promis
           turnout_curve = excluded.turnout_curve, updated_at = excluded.updated_at`,
   );
 }
+
+/** Stations placed in a territory, the confirmed voters at them and the brigades that cover them. */
+export const gotvTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
+  const row = await q.first(
+    sql<{ stations: number; voters: number; brigades: number }>`select
+      (select count(*)::int from gotv_polling_stations where territory_id = ${territoryId}) as stations,
+      (select count(*)::int from gotv_voters v join gotv_polling_stations s on s.id = v.polling_station_id where s.territory_id = ${territoryId}) as voters,
+      (select count(distinct b.brigade_id)::int from gotv_brigade_stations b join gotv_polling_stations s on s.id = b.station_id where s.territory_id = ${territoryId}) as brigades`,
+  );
+  return [
+    { count: row?.stations ?? 0, one: 'puesto', many: 'puestos' },
+    { count: row?.voters ?? 0, one: 'votante', many: 'votantes' },
+    { count: row?.brigades ?? 0, one: 'brigada', many: 'brigadas' },
+  ];
+};

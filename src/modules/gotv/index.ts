@@ -20,9 +20,11 @@ import { recordTurnout } from './gotv.turnout.service';
 import { gotvBackground } from './gotv.pushes';
 import { gotvPersonalData } from './gotv.personal-data';
 import { gotvTimeline } from './gotv.timeline';
+import { gotvTerritoryReferences } from './gotv.stations.repository';
 
 /** Get-out-the-vote: election-day stations, (next) voters, brigades, turnout, map and projection. */
 export const gotvModule: ModuleManifest = {
+  territoryReferences: gotvTerritoryReferences,
   name: 'gotv',
   entities: [
     PollingStationSchema,

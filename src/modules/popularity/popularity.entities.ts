@@ -38,7 +38,7 @@ export const PollSchema = defineEntity({
     fieldworkEnd: p.string().length(10),
     publishedAt: p.string().length(10),
     scope: p.enum([...POLL_SCOPES]),
-    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     universe: p.text().nullable(),
     sampleSize: p.integer(),
     method: p.enum([...POLL_METHODS]),

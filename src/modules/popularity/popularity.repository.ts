@@ -17,6 +17,7 @@ import {
   type SwotEvidence,
   type SwotQuadrant,
 } from './popularity.entities';
+import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 type PopularityTables = InferKyselyDB<typeof PollSchema | typeof MetricSchema | typeof SwotItemSchema | typeof PopularitySettingsSchema | typeof DailyRunSchema>;
 const db = tables<PopularityTables>();
@@ -374,3 +375,9 @@ export async function deleteSwotItem(q: Queries, id: string): Promise<boolean> {
 export async function allSwotItems(q: Queries): Promise<SwotRecord[]> {
   return (await q.rows(db.selectFrom('popularity_swot_items').select(swotColumns).orderBy('active', 'desc').orderBy('created_at', 'desc').orderBy('id'))).map(swotOf);
 }
+
+/** Polls taken in a territory. */
+export const popularityTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
+  const row = await q.first(sql<{ polls: number }>`select count(*)::int as polls from popularity_polls where territory_id = ${territoryId}`);
+  return [{ count: row?.polls ?? 0, one: 'encuesta', many: 'encuestas' }];
+};

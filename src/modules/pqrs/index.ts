@@ -6,9 +6,11 @@ import { pqrsTimeline } from './pqrs.timeline';
 import { pqrsPolicy, PQRS_ROOM } from './pqrs.policy';
 import { pqrsRouter } from './pqrs.routes';
 import './pqrs.events';
+import { pqrsTerritoryReferences } from './pqrs.repository';
 
 /** The PQRS desk: citizens' requests, the legal clock of Ley 1755 de 2015, answers and extensions (docs/pqrs.md). */
 export const pqrsModule: ModuleManifest = {
+  territoryReferences: pqrsTerritoryReferences,
   name: 'pqrs',
   entities: pqrsEntities,
   routers: [pqrsRouter],

@@ -69,7 +69,7 @@ export const PqrsRequestSchema = defineEntity({
     channel: p.enum([...PQRS_CHANNELS]),
     contact: () => p.manyToOne(ContactSchema).nullable().deleteRule('set null'),
     anonymous: p.boolean().default(false),
-    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     assignee: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     priority: p.enum([...PQRS_PRIORITIES]).default('normal'),
     status: p.enum([...PQRS_STATUSES]).default('received'),

@@ -19,6 +19,7 @@ import {
   type StoredNotice,
 } from './pqrs.entities';
 import { DUE_STATES, type DueState } from './pqrs.clock';
+import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 type PqrsTables = InferKyselyDB<typeof PqrsRequestSchema | typeof PqrsHistorySchema | typeof PqrsAttachmentSchema | typeof PqrsCounterSchema | typeof PqrsSettingsSchema>;
 const db = tables<PqrsTables>();
@@ -590,3 +591,9 @@ export async function existingAttachmentIds(q: Queries, ids: readonly string[]):
   );
   return new Set(rows.map((row) => row.id));
 }
+
+/** Requests filed about a territory. */
+export const pqrsTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
+  const row = await q.first(sql<{ requests: number }>`select count(*)::int as requests from pqrs_requests where territory_id = ${territoryId}`);
+  return [{ count: row?.requests ?? 0, one: 'PQRS', many: 'PQRS' }];
+};

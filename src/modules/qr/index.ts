@@ -6,9 +6,11 @@ import { qrPolicy } from './qr.policy';
 import { qrRouter } from './qr.routes';
 import { qrPersonalData } from './qr.personal-data';
 import { qrTimeline } from './qr.timeline';
+import { qrTerritoryReferences } from './qr.repository';
 
 /** Poster campaigns, scans, the public landing page and lead capture. */
 export const qrModule: ModuleManifest = {
+  territoryReferences: qrTerritoryReferences,
   name: 'qr',
   entities: [QrCampaignSchema, QrCodeSchema, QrScanSchema, QrLeadSchema],
   routers: [qrRouter, landingRouter],

@@ -36,7 +36,7 @@ export const QrCampaignSchema = defineEntity({
     status: p.enum([...CAMPAIGN_STATUSES]).default('draft'),
     startsAt: p.datetime().nullable(),
     endsAt: p.datetime().nullable(),
-    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     landing: p.json<LandingConfig>(),
     /** The consent text record the landing currently shows (proof keeps old versions). */
     consentTextId: p.uuid(),
@@ -71,7 +71,7 @@ export const QrCodeSchema = defineEntity({
     address: p.string().length(300).nullable(),
     lat: p.double().nullable(),
     lng: p.double().nullable(),
-    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     placedAt: p.datetime().nullable(),
     authorisedSite: p.boolean().default(false),
     removalDeadline: p.datetime().nullable(),
@@ -129,7 +129,7 @@ export const QrLeadSchema = defineEntity({
     /** The poster that brought the person first. */
     code: () => p.manyToOne(QrCodeSchema).deleteRule('cascade'),
     contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
-    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     neighbourhood: p.string().length(120).nullable(),
     interests: p.array().default([]),
     whatsappOptIn: p.boolean(),

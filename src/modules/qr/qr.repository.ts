@@ -7,6 +7,7 @@ import { numberOrNull, prepared, sql, tables, type Queries, type Sql } from '../
 import { arrivingContact, type CapturedPerson, type ConsentProof } from '../audience';
 import { territoryAndDescendants, territoryDirectory } from '../territories';
 import { QrCampaignSchema, QrCodeSchema, QrLeadSchema, type CampaignStatus, type LandingConfig, type QrCampaign, type QrCode, type QrLead, type QrScanSchema } from './qr.entities';
+import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 /** The tables this module owns, as the typed query builder sees them. */
 type QrTables = InferKyselyDB<typeof QrCampaignSchema | typeof QrCodeSchema | typeof QrScanSchema | typeof QrLeadSchema>;
@@ -599,3 +600,18 @@ export async function leadsCapturedBetween(q: Queries, since: Date, until: Date)
   const row = await q.first<{ count: number }>(sql`select count(*)::int as count from qr_leads where created_at >= ${since}::timestamptz and created_at < ${until}::timestamptz`);
   return row?.count ?? 0;
 }
+
+/** Poster campaigns, codes and leads placed in a territory. */
+export const qrTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
+  const row = await q.first(
+    sql<{ campaigns: number; codes: number; leads: number }>`select
+      (select count(*)::int from qr_campaigns where territory_id = ${territoryId}) as campaigns,
+      (select count(*)::int from qr_codes where territory_id = ${territoryId}) as codes,
+      (select count(*)::int from qr_leads where territory_id = ${territoryId}) as leads`,
+  );
+  return [
+    { count: row?.campaigns ?? 0, one: 'campaña QR', many: 'campañas QR' },
+    { count: row?.codes ?? 0, one: 'código QR', many: 'códigos QR' },
+    { count: row?.leads ?? 0, one: 'lead', many: 'leads' },
+  ];
+};

@@ -5,8 +5,10 @@ import { socialPolicy } from './social.policy';
 import { fetchProfileJob, startPolling } from './social.poller';
 import { socialRouter } from './social.routes';
 import { ensureRollupZone } from './social.stats.repository';
+import { socialTerritoryReferences } from './social.repository';
 
 export const socialModule: ModuleManifest = {
+  territoryReferences: socialTerritoryReferences,
   name: 'social',
   entities: socialEntities,
   routers: [socialRouter],

@@ -29,7 +29,7 @@ export const CompetitorSchema = defineEntity({
     photoUrl: p.string().length(2048).nullable(),
     notes: p.text().nullable(),
     isOwn: p.boolean().default(false),
-    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     active: p.boolean().default(true),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p

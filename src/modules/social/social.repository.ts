@@ -14,6 +14,7 @@ import {
   type ProfileSource,
   type Severity,
 } from './social.entities';
+import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 /** The tables of competitors, their profiles and the alert rules, as the typed query builder sees them. */
 type SocialTables = InferKyselyDB<typeof CompetitorSchema | typeof ProfileSchema | typeof AlertRuleSchema>;
@@ -339,3 +340,9 @@ export async function updateRule(q: Queries, rule: RuleRecord): Promise<void> {
 export async function deleteRule(q: Queries, id: string): Promise<boolean> {
   return (await q.write(db.deleteFrom('social_alert_rules').where('id', '=', id))).count > 0;
 }
+
+/** Competitors placed in a territory. */
+export const socialTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
+  const row = await q.first(sql<{ competitors: number }>`select count(*)::int as competitors from social_competitors where territory_id = ${territoryId}`);
+  return [{ count: row?.competitors ?? 0, one: 'competidor', many: 'competidores' }];
+};

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Updateable } from 'kysely';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { containsPattern } from '../../kernel/search';
 import { numberOrNull, prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
@@ -162,3 +163,89 @@ export function territoryAndDescendants(ids: readonly string[]): Sql<{ id: strin
 export function territoryDirectory(): Sql<never> {
   return sql`(select id, name, type, code, parent_id from territories)`;
 }
+
+/** The fields a change sets (undefined: kept). */
+export interface TerritoryChanges {
+  name?: string;
+  type?: TerritoryType;
+  code?: string | null;
+  parentId?: string | null;
+  centroid?: { lat: number; lng: number } | null;
+  geometry?: Geometry | null;
+  population?: number | null;
+  registeredVoters?: number | null;
+}
+
+/** Writes a change; a (type, code) taken by another territory is the database's unique violation. */
+export async function updateTerritory(q: Queries, id: string, changes: TerritoryChanges): Promise<void> {
+  const set: Updateable<TerritoryTables['territories']> = { updated_at: new Date() };
+  if (changes.name !== undefined) set.name = changes.name;
+  if (changes.type !== undefined) set.type = changes.type;
+  if (changes.code !== undefined) set.code = changes.code;
+  if (changes.parentId !== undefined) set.parent_id = changes.parentId;
+  if (changes.centroid !== undefined) {
+    set.centroid_lat = changes.centroid?.lat ?? null;
+    set.centroid_lng = changes.centroid?.lng ?? null;
+  }
+  if (changes.geometry !== undefined) set.geometry = changes.geometry;
+  if (changes.population !== undefined) set.population = changes.population;
+  if (changes.registeredVoters !== undefined) set.registered_voters = changes.registeredVoters;
+  await q.write(db.updateTable('territories').set(set).where('id', '=', id));
+}
+
+/** Removes a territory; one that rows still point at is the database's foreign-key violation. */
+export async function deleteTerritory(q: Queries, id: string): Promise<boolean> {
+  const { count } = await q.write(db.deleteFrom('territories').where('id', '=', id));
+  return count > 0;
+}
+
+/** Whether `candidate` is `id` or lies inside it (a move under it would make a cycle). */
+export async function isWithin(q: Queries, candidate: string, id: string): Promise<boolean> {
+  const row = await q.first(sql<{ inside: boolean }>`select exists (select 1 from (${territoryAndDescendants([id])}) d where d.id = ${candidate}) as inside`);
+  return row?.inside ?? false;
+}
+
+/** The types of a territory's direct children, with how many of each. */
+export async function childTypes(q: Queries, id: string): Promise<Map<TerritoryType, number>> {
+  const rows = await q.rows(sql<{ type: TerritoryType; n: number }>`select type, count(*)::int as n from territories where parent_id = ${id} group by type`);
+  return new Map(rows.map((row) => [row.type, row.n]));
+}
+
+/** A place of the hierarchy as an import matches it: its level, code, name and parent. */
+export interface Place {
+  id: string;
+  type: TerritoryType;
+  name: string;
+  code: string | null;
+  parentId: string | null;
+}
+
+/** Every department, municipality and commune: what an import of the country's divisions matches rows against. */
+export function administrativePlaces(q: Queries): Promise<Place[]> {
+  return q.rows(db.selectFrom('territories').select(['id', 'type', 'name', 'code', 'parent_id as parentId']).where('type', 'in', ['department', 'municipality', 'commune']));
+}
+
+/** New places in one statement (parents before children in the arrays, or in earlier calls). */
+export async function insertPlaces(q: Queries, places: readonly Place[], at: Date): Promise<void> {
+  if (!places.length) return;
+  await q.write(sql`
+    insert into territories (id, name, type, code, parent_id, created_at, updated_at)
+    select id, name, type, code, parent_id, ${at}, ${at}
+    from unnest(${places.map((p) => p.id)}::uuid[], ${places.map((p) => p.name)}::text[], ${places.map((p) => p.type)}::text[],
+                ${places.map((p) => p.code)}::text[], ${places.map((p) => p.parentId)}::uuid[]) as t(id, name, type, code, parent_id)`);
+}
+
+/** Names and codes of matched places, in one statement. */
+export async function renamePlaces(q: Queries, places: readonly Place[]): Promise<void> {
+  if (!places.length) return;
+  await q.write(sql`
+    update territories t set name = u.name, code = u.code, updated_at = now()
+    from unnest(${places.map((p) => p.id)}::uuid[], ${places.map((p) => p.name)}::text[], ${places.map((p) => p.code)}::text[]) as u(id, name, code)
+    where t.id = u.id`);
+}
+
+/** Sub-territories, for the check before a territory is deleted. */
+export const territoriesTerritoryReferences = async (q: Queries, territoryId: string) => {
+  const row = await q.first(sql<{ children: number }>`select count(*)::int as children from territories where parent_id = ${territoryId}`);
+  return [{ count: row?.children ?? 0, one: 'sub-territorio', many: 'sub-territorios' }];
+};

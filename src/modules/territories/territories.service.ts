@@ -1,17 +1,30 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
-import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
+import { AppError, ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
+import type { TerritoryReference } from '../../kernel/module';
 import { newId } from '../../kernel/ids';
 import type { Queries } from '../../kernel/sql';
 import { centroidOf } from './geometry';
+import type { TerritoryType } from './territories.entities';
 import { TERRITORIES_ROOM } from './territories.events';
 import { allowedParentTypes, parentAllowed } from './territories.policy';
 import { presentTerritory, presentTerritoryDetail } from './territories.presenter';
-import { existingTerritoryIds, findTerritory, insertTerritory, territoryPage, typesOf, type TerritoryRecord } from './territories.repository';
-import type { CreateTerritoryInput, ListTerritoriesInput } from './territories.schemas';
+import {
+  childTypes,
+  deleteTerritory,
+  existingTerritoryIds,
+  findTerritory,
+  insertTerritory,
+  isWithin,
+  territoryPage,
+  typesOf,
+  updateTerritory as writeChanges,
+  type TerritoryRecord,
+} from './territories.repository';
+import type { CreateTerritoryInput, ListTerritoriesInput, UpdateTerritoryInput } from './territories.schemas';
 
-async function checkParent(q: Queries, input: CreateTerritoryInput): Promise<void> {
+async function checkParent(q: Queries, input: { type: TerritoryType; parentId?: string | null | undefined }): Promise<void> {
   if (!input.parentId) return;
   const parentType = (await typesOf(q, [input.parentId])).get(input.parentId);
   if (!parentType) throw invalidField('body.parentId', 'No territory has this id.');
@@ -22,6 +35,13 @@ async function checkParent(q: Queries, input: CreateTerritoryInput): Promise<voi
       allowed.length ? `A ${input.type} can only be inside a ${allowed.join(' or ')}, not a ${parentType}.` : `A ${input.type} cannot be inside another territory.`,
     );
   }
+}
+
+function codeTaken(type: TerritoryType, code: string | null | undefined) {
+  return (error: unknown): never => {
+    if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`A ${type} with code ${code} already exists.`, 'territory_code_taken');
+    throw error;
+  };
 }
 
 /**
@@ -59,10 +79,7 @@ export async function createTerritory(deps: Pick<AppDeps, 'db' | 'realtime'>, in
       at: territory.createdAt,
     });
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) {
-      throw new ConflictError(`A ${input.type} with code ${input.code} already exists.`, 'territory_code_taken');
-    }
-    throw error;
+    codeTaken(input.type, input.code)(error);
   }
   deps.realtime.publish(TERRITORIES_ROOM, 'territories:created', {
     id: territory.id,
@@ -95,4 +112,73 @@ export async function assertTerritoriesExist(source: EntityManager | Queries, id
   const found = await existingTerritoryIds(source, wanted);
   const missing = ids.findIndex((id) => id && !found.has(id));
   if (missing >= 0) throw invalidField(path(missing), 'No territory has this id.');
+}
+
+/**
+ * Changes a territory: its level and parent are checked as on creation, and a move under itself
+ * or one of its own sub-territories (a cycle) is refused, as is a level its sub-territories could
+ * not sit in. A new geometry without a centroid moves the centroid to the geometry's.
+ */
+export async function updateTerritory(deps: Pick<AppDeps, 'db' | 'realtime'>, id: string, input: UpdateTerritoryInput) {
+  const current = await getTerritory(deps.db, id);
+  const type = input.type ?? current.type;
+  const parentId = input.parentId === undefined ? current.parentId : input.parentId;
+  if (input.parentId && (await isWithin(deps.db, input.parentId, id))) {
+    throw invalidField('body.parentId', input.parentId === id ? 'A territory cannot be inside itself.' : 'The new parent lies inside this territory: the move would make a cycle.');
+  }
+  if (input.type !== undefined || input.parentId !== undefined) {
+    await checkParent(deps.db, { type, parentId });
+    if (type !== current.type) {
+      const refused = [...(await childTypes(deps.db, id))].filter(([child]) => !parentAllowed(child, type));
+      if (refused.length) {
+        const what = refused.map(([child, n]) => `${n} ${child}`).join(', ');
+        throw invalidField('body.type', `Its sub-territories (${what}) cannot be inside a ${type}; move them first.`);
+      }
+    }
+  }
+  const centroid = input.centroid !== undefined ? input.centroid : input.geometry ? centroidOf(input.geometry) : undefined;
+  const code = input.code === undefined ? current.code : input.code;
+  await writeChanges(deps.db, id, { ...input, type, parentId, centroid }).catch(codeTaken(type, code));
+  const changed = await getTerritory(deps.db, id);
+  if (changed.name !== current.name || changed.type !== current.type || changed.parentId !== current.parentId) {
+    deps.realtime.publish(TERRITORIES_ROOM, 'territories:updated', { id, name: changed.name, type: changed.type, parentId: changed.parentId });
+  }
+  return presentTerritoryDetail(changed);
+}
+
+/** What still points at a territory, from every module (its sub-territories too), the kinds with none left out. */
+export async function territoryReferences(deps: Pick<AppDeps, 'db' | 'territoryReferences'>, q: Queries, id: string): Promise<(TerritoryReference & { module: string })[]> {
+  const found = await Promise.all(
+    deps.territoryReferences.map(async (section) => (await section.references(q, id)).map((reference) => ({ module: section.module, ...reference }))),
+  );
+  return found.flat().filter((reference) => reference.count > 0);
+}
+
+function inUse(references: readonly TerritoryReference[]): AppError {
+  const said = references.length
+    ? references.map((reference) => `${reference.count.toLocaleString('es-CO')} ${reference.count === 1 ? reference.one : reference.many}`).join(', ')
+    : 'something was placed in it meanwhile';
+  return new AppError(409, 'territory_in_use', 'Territory in use', `The territory is still in use (${said}); move or remove them first. Nothing was deleted.`, undefined, {
+    references: references.map((reference) => ({ ...reference })),
+  });
+}
+
+/**
+ * Deletes a territory nothing points at: while any module's rows (or a sub-territory) do, 409
+ * `territory_in_use` naming them with their counts. The foreign keys refuse a delete that races a
+ * new reference, answered the same way.
+ */
+export async function removeTerritory(deps: Pick<AppDeps, 'db' | 'realtime' | 'territoryReferences'>, id: string): Promise<void> {
+  await getTerritory(deps.db, id);
+  await deps.db
+    .transaction(async (tx) => {
+      const references = await territoryReferences(deps, tx, id);
+      if (references.length) throw inUse(references);
+      await deleteTerritory(tx, id);
+    })
+    .catch((error: unknown) => {
+      if (error instanceof ForeignKeyConstraintViolationException) throw inUse([]);
+      throw error;
+    });
+  deps.realtime.publish(TERRITORIES_ROOM, 'territories:deleted', { id });
 }

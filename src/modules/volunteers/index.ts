@@ -4,9 +4,11 @@ import { volunteersPersonalData } from './volunteers.personal-data';
 import { volunteersTimeline } from './volunteers.timeline';
 import { volunteersRouter } from './volunteers.routes';
 import { volunteersBackground } from './volunteers.sync';
+import { volunteersTerritoryReferences } from './volunteers.repository';
 
 /** The campaign's team: volunteers, activities, the leader pyramid and the leaderboard (docs/volunteers.md). */
 export const volunteersModule: ModuleManifest = {
+  territoryReferences: volunteersTerritoryReferences,
   name: 'volunteers',
   entities: volunteersEntities,
   routers: [volunteersRouter],

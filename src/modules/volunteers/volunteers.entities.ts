@@ -44,7 +44,7 @@ export const VolunteerSchema = defineEntity({
       .onCreate(() => newId()),
     contact: () => p.manyToOne(ContactSchema).unique().deleteRule('restrict'),
     user: () => p.manyToOne(UserSchema).nullable().unique().deleteRule('set null'),
-    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     skills: p.array().default([]),
     /** `day:slot` pairs (`mon:evening`). */
     availability: p.array().default([]),
@@ -104,7 +104,7 @@ export const VolunteerActivitySchema = defineEntity({
     durationMinutes: p.integer().nullable(),
     quantity: p.integer().nullable(),
     unit: p.enum([...ACTIVITY_UNITS]).nullable(),
-    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('set null'),
+    territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     notes: p.string().length(1000).nullable(),
     lat: p.double().nullable(),
     lng: p.double().nullable(),

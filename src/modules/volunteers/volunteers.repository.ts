@@ -14,6 +14,7 @@ import {
   type ActivityUnit,
   type VolunteerStatus,
 } from './volunteers.entities';
+import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 type VolunteerTables = InferKyselyDB<typeof VolunteerSchema | typeof VolunteerActivitySchema | typeof VolunteerVoterSchema | typeof VolunteerSyncSchema>;
 const db = tables<VolunteerTables>();
@@ -599,3 +600,16 @@ export async function countActiveVolunteers(q: Queries, window: ActiveWindow, te
 export function countVolunteersByStatus(q: Queries): Promise<{ status: VolunteerStatus; n: number }[]> {
   return q.rows(sql<{ status: VolunteerStatus; n: number }>`select status, count(*)::int as n from volunteers where erased_at is null group by status`);
 }
+
+/** Volunteers and their activities placed in a territory. */
+export const volunteersTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
+  const row = await q.first(
+    sql<{ volunteers: number; activities: number }>`select
+      (select count(*)::int from volunteers where territory_id = ${territoryId}) as volunteers,
+      (select count(*)::int from volunteer_activities where territory_id = ${territoryId}) as activities`,
+  );
+  return [
+    { count: row?.volunteers ?? 0, one: 'voluntario', many: 'voluntarios' },
+    { count: row?.activities ?? 0, one: 'actividad de voluntarios', many: 'actividades de voluntarios' },
+  ];
+};
