@@ -12,6 +12,7 @@ import type { AppDeps } from './kernel/context';
 import { createOrm, migrate } from './kernel/db';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './kernel/embedded-postgres';
 import { BullJobs, MemoryJobs, type Jobs } from './kernel/jobs';
+import { createFileStore } from './kernel/file-store';
 import { createLogger } from './kernel/logger';
 import { principalCache } from './kernel/auth/principals';
 import { Caches, type CacheBus } from './kernel/cache';
@@ -152,6 +153,7 @@ export class Runtime {
       auth,
       realtime,
       jobs,
+      files: createFileStore(config.files),
       rateLimits: new RateLimits(redis, config.redisKeyPrefix, createSecretKey(createHmac('sha256', jwtSecret).update('comando:rate-limit').digest())),
       personalData: personalDataSections(modules),
       personTimeline: personTimelineSections(modules),
@@ -220,6 +222,7 @@ export class Runtime {
     await jobs.close();
     await this.deps.local.closeAll();
     await orm.close();
+    this.deps.files.close();
     await Promise.all(this.closers.redisClients.map((client) => client.quit().catch(() => client.disconnect())));
     if (this.closers.embedded) await this.closers.embedded.stop();
     logger.info('shutdown complete');

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Authenticator } from './auth/authenticate';
 import type { Caches } from './cache';
+import type { FileStore } from './file-store';
 import type { Actor } from './auth/roles';
 import type { Jobs } from './jobs';
 import type { PersonalDataSection, PersonTimelineSection } from './module';
@@ -36,6 +37,8 @@ export interface AppDeps {
   auth: Authenticator;
   realtime: Realtime;
   jobs: Jobs;
+  /** Uploaded files and the email outbox: under DATA_DIR, or a bucket every process shares. */
+  files: FileStore;
   rateLimits: RateLimits;
   /** Every module's part of what the process holds about a person (the manifests' `personalData`). */
   personalData: readonly PersonalDataSection[];
