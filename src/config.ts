@@ -97,6 +97,8 @@ const envSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DATA_DIR: z.string().min(1).default('./data'),
     // Where uploaded files live: under DATA_DIR (one host), or in an S3-compatible bucket every process shares.
+    // Bearer token that GET /metrics asks for; unset, /metrics is a 404.
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     FILE_STORE: z.enum(['local', 's3']).default('local'),
     S3_BUCKET: z
       .string()
@@ -309,6 +311,8 @@ export interface Config {
   holidayCountry: string;
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
+  /** What `GET /metrics` asks for as a bearer token; absent → no metrics endpoint (404). */
+  metricsToken: string | undefined;
   /** Where uploaded files and the email outbox live (kernel/file-store.ts). */
   files: FileStoreConfig;
   embeddedPgPort: number;
@@ -448,6 +452,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     holidayCountry: env.HOLIDAY_COUNTRY,
     logLevel: env.LOG_LEVEL,
     dataDir: path.resolve(env.DATA_DIR),
+    metricsToken: env.METRICS_TOKEN,
     files:
       env.FILE_STORE === 's3'
         ? {

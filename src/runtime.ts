@@ -19,7 +19,8 @@ import { Caches, type CacheBus } from './kernel/cache';
 import { TokenService } from './kernel/auth/tokens';
 import { RateLimits } from './kernel/rate-limit';
 import { ADAPTER_SOCKET_TIMEOUT_MS, Realtime } from './kernel/realtime';
-import { catchUnawaitedAnswers, createRedis, failFastOnceServing, handshakeDone, reportOutages } from './kernel/redis';
+import { Metrics } from './kernel/metrics';
+import { catchUnawaitedAnswers, countFailures, createRedis, failFastOnceServing, handshakeDone, reportOutages } from './kernel/redis';
 import { modules as allModules } from './modules';
 import { personalDataSections, personTimelineSections, type BackgroundTask, type ModuleManifest } from './kernel/module';
 import { principalLoader } from './modules/auth';
@@ -81,6 +82,7 @@ export class Runtime {
       databaseUrl = embedded.url;
       logger.info({ dataDir: config.dataDir }, 'no DATABASE_URL: using the embedded PostgreSQL');
     }
+    const metrics = new Metrics();
     const { orm, db } = await createOrm({
       clientUrl: databaseUrl,
       poolMax: config.databasePoolMax,
@@ -115,6 +117,8 @@ export class Runtime {
       redisClients.push(redis, subscriber, adapterClient);
       await Promise.all(redisClients.map((client) => client.connect()));
       ['commands', 'subscriber', 'socket adapter'].forEach((name, index) => reportOutages(redisClients[index]!, name, logger));
+      countFailures(redis, metrics.redisFailures.labels('commands'));
+      countFailures(adapterClient, metrics.redisFailures.labels('socket_adapter'));
       bus = { publisher: redis, subscriber, prefix: config.redisKeyPrefix };
     } else {
       logger.info('no REDIS_URL: in-memory socket adapter, in-process jobs and rate limits');
@@ -134,7 +138,9 @@ export class Runtime {
       logger,
       corsOrigins: config.corsOrigins,
       redis: redis ? { client: redisClients[2]!, commands: redis, prefix: config.redisKeyPrefix, streamMaxAgeMs: config.realtimeStreamMaxAgeSeconds * 1000 } : undefined,
+      metrics,
     });
+    metrics.trackPool(() => db.poolStats());
     const deps: AppDeps = {
       config,
       logger,
@@ -154,6 +160,7 @@ export class Runtime {
       realtime,
       jobs,
       files: createFileStore(config.files),
+      metrics,
       rateLimits: new RateLimits(redis, config.redisKeyPrefix, createSecretKey(createHmac('sha256', jwtSecret).update('comando:rate-limit').digest())),
       personalData: personalDataSections(modules),
       personTimeline: personTimelineSections(modules),

@@ -8,6 +8,7 @@ import type { Caches } from './cache';
 import type { FileStore } from './file-store';
 import type { Actor } from './auth/roles';
 import type { Jobs } from './jobs';
+import type { Metrics } from './metrics';
 import type { PersonalDataSection, PersonTimelineSection } from './module';
 import type { ProcessLocal } from './process-local';
 import type { RateLimits } from './rate-limit';
@@ -39,6 +40,8 @@ export interface AppDeps {
   jobs: Jobs;
   /** Uploaded files and the email outbox: under DATA_DIR, or a bucket every process shares. */
   files: FileStore;
+  /** Prometheus metrics of this process (`GET /metrics`). */
+  metrics: Metrics;
   rateLimits: RateLimits;
   /** Every module's part of what the process holds about a person (the manifests' `personalData`). */
   personalData: readonly PersonalDataSection[];
