@@ -8,6 +8,7 @@ import { problemMiddleware } from './kernel/http/problem';
 import { routeDispatcher } from './kernel/http/dispatch';
 import { requestFrame } from './kernel/http/middleware';
 import type { ApiRouter, RouteDefinition } from './kernel/http/router';
+import { metricsEndpoint } from './kernel/http/metrics';
 import { staticApps } from './kernel/http/static-apps';
 import { systemRouter } from './kernel/http/system.routes';
 import type { ModuleManifest } from './kernel/module';
@@ -52,7 +53,7 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
   for (const apiRouter of routers) routes.push(...apiRouter.routes);
 
   const allowedOrigins = new Set(config.corsOrigins);
-  app.use(requestFrame(deps.logger));
+  app.use(requestFrame(deps.logger, deps.metrics));
   // Text answers above 2 KB go out compressed (the API reference is 2 MB of script). Answers that carry a
   // token (sign-in) are left alone: a secret beside reflected input in a compressed body is what BREACH reads.
   app.use(
@@ -79,6 +80,7 @@ export function createApp(deps: AppDeps, modules: ModuleManifest[]): CreatedApp 
   // Same-origin and non-browser callers send no Origin: nothing for CORS to do.
   app.use((ctx, next) => (ctx.get('Origin') ? corsMiddleware(ctx, next) : next()));
   app.use(problemMiddleware(deps.logger));
+  app.use(metricsEndpoint(deps.metrics, config.metricsToken));
   // The election-day screens (web/, built into dist/web): static files, before any body parsing.
   app.use(staticApps({ mapTiles: config.mapTiles }));
   const bodyOptions = {

@@ -96,6 +96,31 @@ const envSchema = z
     PQRS_WINDOW: duration.default(60 * 60),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DATA_DIR: z.string().min(1).default('./data'),
+    // Where uploaded files live: under DATA_DIR (one host), or in an S3-compatible bucket every process shares.
+    // Bearer token that GET /metrics asks for; unset, /metrics is a 404.
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    FILE_STORE: z.enum(['local', 's3']).default('local'),
+    S3_BUCKET: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'expected a bucket name: 3-63 lower-case letters, digits, . and -')
+      .optional(),
+    // Absent: AWS's own endpoint for S3_REGION; MinIO, R2 and GCS's XML API give theirs.
+    S3_ENDPOINT: z
+      .string()
+      .url()
+      .refine((value) => /^https?:\/\//.test(value), 'expected an http:// or https:// URL')
+      .optional(),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    // Absent (both): the SDK's own credential chain (instance role, web identity, ~/.aws).
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    // MinIO and most self-hosted servers address buckets by path, not by host name.
+    S3_FORCE_PATH_STYLE: booleanFlag.default(false),
+    // Lets several deployments (or a staging copy) share one bucket.
+    S3_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'letters, digits, _ and - separated by /')
+      .optional(),
     EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
     TRUST_PROXY: booleanFlag.default(false),
     BODY_LIMIT: z
@@ -236,6 +261,12 @@ const envSchema = z
     if (env.GOTV_REPORT_LOCK_TIMEOUT >= env.GOTV_REPORT_DEADLINE) {
       ctx.addIssue({ code: 'custom', path: ['GOTV_REPORT_LOCK_TIMEOUT'], message: 'must be below GOTV_REPORT_DEADLINE' });
     }
+    if (env.FILE_STORE === 's3' && !env.S3_BUCKET) {
+      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when FILE_STORE=s3' });
+    }
+    if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+      ctx.addIssue({ code: 'custom', path: ['S3_SECRET_ACCESS_KEY'], message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or neither, for the SDK credential chain)' });
+    }
     if (env.DATABASE_URL && !env.JWT_SECRET) {
       ctx.addIssue({
         code: 'custom',
@@ -280,6 +311,10 @@ export interface Config {
   holidayCountry: string;
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
+  /** What `GET /metrics` asks for as a bearer token; absent → no metrics endpoint (404). */
+  metricsToken: string | undefined;
+  /** Where uploaded files and the email outbox live (kernel/file-store.ts). */
+  files: FileStoreConfig;
   embeddedPgPort: number;
   trustProxy: boolean;
   bodyLimit: string;
@@ -307,6 +342,19 @@ export interface Config {
   volunteers: { activeDays: number; syncIntervalSeconds: number };
 }
 
+export type FileStoreConfig =
+  | { kind: 'local'; dir: string }
+  | {
+      kind: 's3';
+      bucket: string;
+      endpoint: string | undefined;
+      region: string;
+      credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+      forcePathStyle: boolean;
+      /** Prepended to every key, without a trailing slash; empty for none. */
+      prefix: string;
+    };
+
 // WhatsApp
 export interface WhatsAppConfig {
   provider: 'cloud' | 'simulator';
@@ -332,9 +380,8 @@ export interface WhatsAppConfig {
 
 // Email marketing
 export interface EmailConfig {
-  /** Absent → each message is written as an .eml file under outboxDir. */
+  /** Absent → each message is written as an .eml file in the file store's `outbox` area. */
   smtpUrl: string | undefined;
-  outboxDir: string;
   /** Pooled SMTP connections per process: also the most messages in flight, so the most in doubt after a crash. */
   maxConnections: number;
   ratePerSecond: number;
@@ -405,6 +452,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     holidayCountry: env.HOLIDAY_COUNTRY,
     logLevel: env.LOG_LEVEL,
     dataDir: path.resolve(env.DATA_DIR),
+    metricsToken: env.METRICS_TOKEN,
+    files:
+      env.FILE_STORE === 's3'
+        ? {
+            kind: 's3',
+            bucket: env.S3_BUCKET!,
+            endpoint: env.S3_ENDPOINT,
+            region: env.S3_REGION,
+            credentials: env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY } : undefined,
+            forcePathStyle: env.S3_FORCE_PATH_STYLE,
+            prefix: env.S3_PREFIX ?? '',
+          }
+        : { kind: 'local', dir: path.resolve(env.DATA_DIR) },
     embeddedPgPort: env.EMBEDDED_PG_PORT,
     trustProxy: env.TRUST_PROXY,
     bodyLimit: env.BODY_LIMIT.toLowerCase(),
@@ -445,7 +505,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     email: {
       smtpUrl: env.SMTP_URL,
-      outboxDir: path.join(path.resolve(env.DATA_DIR), 'outbox'),
       maxConnections: env.SMTP_MAX_CONNECTIONS,
       ratePerSecond: env.EMAIL_RATE_PER_SECOND,
       maxAttempts: env.EMAIL_MAX_ATTEMPTS,

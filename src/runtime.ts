@@ -12,13 +12,15 @@ import type { AppDeps } from './kernel/context';
 import { createOrm, migrate } from './kernel/db';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './kernel/embedded-postgres';
 import { BullJobs, MemoryJobs, type Jobs } from './kernel/jobs';
+import { createFileStore } from './kernel/file-store';
 import { createLogger } from './kernel/logger';
 import { principalCache } from './kernel/auth/principals';
 import { Caches, type CacheBus } from './kernel/cache';
 import { TokenService } from './kernel/auth/tokens';
 import { RateLimits } from './kernel/rate-limit';
 import { ADAPTER_SOCKET_TIMEOUT_MS, Realtime } from './kernel/realtime';
-import { catchUnawaitedAnswers, createRedis, failFastOnceServing, handshakeDone, reportOutages } from './kernel/redis';
+import { Metrics } from './kernel/metrics';
+import { catchUnawaitedAnswers, countFailures, createRedis, failFastOnceServing, handshakeDone, reportOutages } from './kernel/redis';
 import { modules as allModules } from './modules';
 import { personalDataSections, personTimelineSections, territoryReferenceSections, type BackgroundTask, type ModuleManifest } from './kernel/module';
 import { principalLoader } from './modules/auth';
@@ -80,6 +82,7 @@ export class Runtime {
       databaseUrl = embedded.url;
       logger.info({ dataDir: config.dataDir }, 'no DATABASE_URL: using the embedded PostgreSQL');
     }
+    const metrics = new Metrics();
     const { orm, db } = await createOrm({
       clientUrl: databaseUrl,
       poolMax: config.databasePoolMax,
@@ -114,6 +117,8 @@ export class Runtime {
       redisClients.push(redis, subscriber, adapterClient);
       await Promise.all(redisClients.map((client) => client.connect()));
       ['commands', 'subscriber', 'socket adapter'].forEach((name, index) => reportOutages(redisClients[index]!, name, logger));
+      countFailures(redis, metrics.redisFailures.labels('commands'));
+      countFailures(adapterClient, metrics.redisFailures.labels('socket_adapter'));
       bus = { publisher: redis, subscriber, prefix: config.redisKeyPrefix };
     } else {
       logger.info('no REDIS_URL: in-memory socket adapter, in-process jobs and rate limits');
@@ -133,7 +138,9 @@ export class Runtime {
       logger,
       corsOrigins: config.corsOrigins,
       redis: redis ? { client: redisClients[2]!, commands: redis, prefix: config.redisKeyPrefix, streamMaxAgeMs: config.realtimeStreamMaxAgeSeconds * 1000 } : undefined,
+      metrics,
     });
+    metrics.trackPool(() => db.poolStats());
     const deps: AppDeps = {
       config,
       logger,
@@ -152,6 +159,8 @@ export class Runtime {
       auth,
       realtime,
       jobs,
+      files: createFileStore(config.files),
+      metrics,
       rateLimits: new RateLimits(redis, config.redisKeyPrefix, createSecretKey(createHmac('sha256', jwtSecret).update('comando:rate-limit').digest())),
       personalData: personalDataSections(modules),
       personTimeline: personTimelineSections(modules),
@@ -221,6 +230,7 @@ export class Runtime {
     await jobs.close();
     await this.deps.local.closeAll();
     await orm.close();
+    this.deps.files.close();
     await Promise.all(this.closers.redisClients.map((client) => client.quit().catch(() => client.disconnect())));
     if (this.closers.embedded) await this.closers.embedded.stop();
     logger.info('shutdown complete');

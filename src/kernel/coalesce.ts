@@ -1,3 +1,6 @@
+import type { Histogram } from 'prom-client';
+import type { Metrics } from './metrics';
+
 /** What a batch answers for an item that must go again in a later batch (it collided with an earlier one). */
 export const AGAIN: unique symbol = Symbol('again');
 
@@ -9,6 +12,8 @@ interface Waiting<I, O> {
   reject: (error: unknown) => void;
   /** The caller stopped waiting before the item was sent (or sent again). */
   signal: AbortSignal | undefined;
+  /** performance.now() at submit (or when sent back to the queue), for the wait metric. */
+  queuedAt: number;
 }
 
 export interface CoalescerOptions {
@@ -22,6 +27,8 @@ export interface CoalescerOptions {
    * and the wake-ups of both ends whatever its size, so a short wait makes one batch of several.
    */
   lingerMs?: number;
+  /** Reports the queue's depth and each item's wait under this name (`comando_coalescer_*`). */
+  metrics?: { registry: Metrics; name: string };
 }
 
 /**
@@ -40,16 +47,23 @@ export class Coalescer<I, O> {
   private inFlight = 0;
   private scheduled = false;
   private lingering: NodeJS.Timeout | undefined;
+  private readonly waits: Histogram.Internal<'coalescer'> | undefined;
 
   constructor(
     private readonly run: (items: I[]) => Promise<BatchAnswer<O>[]>,
     private readonly options: CoalescerOptions,
-  ) {}
+  ) {
+    if (options.metrics) {
+      const { registry, name } = options.metrics;
+      registry.trackCoalescer(name, () => this.queue.length);
+      this.waits = registry.coalescerWait.labels(name);
+    }
+  }
 
   submit(item: I, signal?: AbortSignal): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const waiting: Waiting<I, O> = { item, resolve, reject, signal };
+      const waiting: Waiting<I, O> = { item, resolve, reject, signal, queuedAt: this.waits ? performance.now() : 0 };
       if (signal) {
         const withdraw = () => {
           const index = this.queue.indexOf(waiting);
@@ -95,6 +109,10 @@ export class Coalescer<I, O> {
   private startBatch(): void {
     while (this.inFlight < this.options.concurrency && this.queue.length > 0) {
       const batch = this.queue.splice(0, this.options.maxBatch);
+      if (this.waits) {
+        const now = performance.now();
+        for (const waiting of batch) this.waits.observe((now - waiting.queuedAt) / 1000);
+      }
       this.inFlight++;
       void this.settle(batch).finally(() => {
         this.inFlight--;
@@ -122,7 +140,11 @@ export class Coalescer<I, O> {
       else if (answer === AGAIN) again.push(waiting);
       else waiting.resolve(answer);
     });
-    if (again.length) this.queue.unshift(...again);
+    if (again.length) {
+      const now = performance.now();
+      for (const waiting of again) waiting.queuedAt = now;
+      this.queue.unshift(...again);
+    }
   }
 
   /** One item of a failed batch, by itself: its own answer or its own error. */

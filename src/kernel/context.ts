@@ -5,8 +5,10 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Authenticator } from './auth/authenticate';
 import type { Caches } from './cache';
+import type { FileStore } from './file-store';
 import type { Actor } from './auth/roles';
 import type { Jobs } from './jobs';
+import type { Metrics } from './metrics';
 import type { PersonalDataSection, PersonTimelineSection, TerritoryReferenceSection } from './module';
 import type { ProcessLocal } from './process-local';
 import type { RateLimits } from './rate-limit';
@@ -36,6 +38,10 @@ export interface AppDeps {
   auth: Authenticator;
   realtime: Realtime;
   jobs: Jobs;
+  /** Uploaded files and the email outbox: under DATA_DIR, or a bucket every process shares. */
+  files: FileStore;
+  /** Prometheus metrics of this process (`GET /metrics`). */
+  metrics: Metrics;
   rateLimits: RateLimits;
   /** Every module's part of what the process holds about a person (the manifests' `personalData`). */
   personalData: readonly PersonalDataSection[];

@@ -2,12 +2,24 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type ListObjectsV2CommandOutput,
+} from '@aws-sdk/client-s3';
+import type { FileStoreConfig } from '../config';
 import { AppError } from './errors';
 
 /**
- * Files people send (receipts, PQRS attachments), kept under `${DATA_DIR}/<area>/<name>`. What a
- * file is comes from its first bytes, never from the declared type or the file name, and a body
- * is refused as soon as it passes the area's size limit. S3-compatible storage is not offered yet.
+ * Files people send (receipts, PQRS attachments, incident photos) and the email outbox, kept as
+ * `<area>/<name>` under `DATA_DIR` or in an S3-compatible bucket (`FILE_STORE`). What a file is
+ * comes from its first bytes, never from the declared type or the file name, and a body is
+ * refused as soon as it passes the area's size limit.
  */
 
 export const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -121,54 +133,270 @@ export async function readBody(stream: Readable, declaredLength: number | undefi
 
 export const sha256Of = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
-/** A written file not yet in its place: `place()` renames it there (a reader never sees half a file), `discard()` removes it. */
+/** A written file not yet in its place: `place()` moves it there (a reader never sees half a file), `discard()` removes it. */
 export interface StagedFile {
   place(): Promise<void>;
   discard(): Promise<void>;
 }
 
-/** One area of the store (`finance/receipts`, `pqrs/attachments`): file names are ids the module chooses. */
-export class FileArea {
-  readonly dir: string;
+export interface StoredFile {
+  size: number;
+  stream: Readable;
+}
 
-  constructor(dataDir: string, area: string) {
-    if (!/^[a-z0-9-]+(\/[a-z0-9-]+)*$/.test(area)) throw new Error(`file area "${area}" must be lower-case words separated by /`);
-    this.dir = path.join(dataDir, ...area.split('/'));
+export interface StoredEntry {
+  name: string;
+  size: number;
+  modifiedAt: Date;
+}
+
+/** What a back end does with whole keys (`pqrs/attachments/<id>`); FileArea checks every key it builds. */
+export interface FileBackend {
+  readonly kind: FileStoreConfig['kind'];
+  write(key: string, bytes: Buffer): Promise<void>;
+  /** Replaces `to` with `from` as one step a reader cannot see half of. */
+  move(from: string, to: string): Promise<void>;
+  read(key: string): Promise<StoredFile | undefined>;
+  size(key: string): Promise<number | undefined>;
+  remove(key: string): Promise<void>;
+  /** The files directly under `dir` (no trailing slash). */
+  list(dir: string): Promise<StoredEntry[]>;
+  close(): void;
+}
+
+const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+/** Files under one folder (`DATA_DIR`): the embedded default, for one host. */
+export class LocalBackend implements FileBackend {
+  readonly kind = 'local';
+  private readonly made = new Set<string>();
+
+  constructor(readonly root: string) {}
+
+  private pathOf(key: string): string {
+    return path.join(this.root, ...key.split('/'));
   }
 
-  /** Where a file is; the name must be a plain id (no separators or dots), so it cannot leave the area. */
-  pathOf(name: string): string {
-    if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new Error('a stored file name is an id: letters, digits, - and _ only');
-    return path.join(this.dir, name);
+  async write(key: string, bytes: Buffer): Promise<void> {
+    const file = this.pathOf(key);
+    const dir = path.dirname(file);
+    if (!this.made.has(dir)) {
+      await fs.promises.mkdir(dir, { recursive: true });
+      this.made.add(dir);
+    }
+    await fs.promises.writeFile(file, bytes, { mode: 0o640 });
+  }
+
+  move(from: string, to: string): Promise<void> {
+    return fs.promises.rename(this.pathOf(from), this.pathOf(to));
+  }
+
+  async read(key: string): Promise<StoredFile | undefined> {
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await fs.promises.open(this.pathOf(key), 'r');
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      return { size, stream: handle.createReadStream() };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    try {
+      return (await fs.promises.stat(this.pathOf(key))).size;
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async remove(key: string): Promise<void> {
+    await fs.promises.rm(this.pathOf(key), { force: true });
+  }
+
+  async list(dir: string): Promise<StoredEntry[]> {
+    const folder = this.pathOf(dir);
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(folder);
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+    const entries: StoredEntry[] = [];
+    for (const name of names) {
+      const stat = await fs.promises.stat(path.join(folder, name)).catch(() => undefined);
+      if (stat?.isFile()) entries.push({ name, size: stat.size, modifiedAt: stat.mtime });
+    }
+    return entries;
+  }
+
+  close(): void {}
+}
+
+type S3Config = Extract<FileStoreConfig, { kind: 's3' }>;
+
+const notFound = (error: unknown) => {
+  const failure = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return failure.name === 'NoSuchKey' || failure.name === 'NotFound' || failure.$metadata?.httpStatusCode === 404;
+};
+
+/** Objects in an S3-compatible bucket (S3, MinIO, R2, GCS's XML API): every process and host sees the same files. */
+export class S3Backend implements FileBackend {
+  readonly kind = 's3';
+  private readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly prefix: string;
+
+  constructor(config: S3Config) {
+    this.bucket = config.bucket;
+    this.prefix = config.prefix ? `${config.prefix}/` : '';
+    this.client = new S3Client({
+      region: config.region,
+      endpoint: config.endpoint,
+      forcePathStyle: config.forcePathStyle,
+      credentials: config.credentials,
+      // The SDK's default CRC checksums are AWS-only headers that GCS and older MinIO refuse.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  private keyOf(key: string): string {
+    return this.prefix + key;
+  }
+
+  async write(key: string, bytes: Buffer): Promise<void> {
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key), Body: bytes, ContentLength: bytes.length }));
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    // A copy inside the store (no bytes through this process); a PUT or COPY replaces an object whole.
+    const source = `${this.bucket}/${this.keyOf(from).split('/').map(encodeURIComponent).join('/')}`;
+    await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.keyOf(to), CopySource: source }));
+    await this.remove(from);
+  }
+
+  async read(key: string): Promise<StoredFile | undefined> {
+    try {
+      const answer = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key) }));
+      return { size: answer.ContentLength ?? 0, stream: answer.Body as Readable };
+    } catch (error) {
+      if (notFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    try {
+      return (await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key) }))).ContentLength;
+    } catch (error) {
+      if (notFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key) }));
+  }
+
+  async list(dir: string): Promise<StoredEntry[]> {
+    const prefix = `${this.keyOf(dir)}/`;
+    const entries: StoredEntry[] = [];
+    let token: string | undefined;
+    do {
+      const page: ListObjectsV2CommandOutput = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token }));
+      for (const object of page.Contents ?? []) {
+        if (!object.Key) continue;
+        entries.push({ name: object.Key.slice(prefix.length), size: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date(0) });
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return entries;
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}
+
+/** A stored file's name: an id or a generated file name (no separator, not starting with a dot), so it cannot leave its area. */
+const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9@._-]*$/;
+/** A name `list()` may give: a file's, or a staged one's (one leading dot). */
+const LISTED_NAME = /^\.?[A-Za-z0-9_-][A-Za-z0-9@._-]*$/;
+
+/** One area of the store (`finance/receipts`, `pqrs/attachments`): file names are ids the module chooses. */
+export class FileArea {
+  constructor(
+    private readonly backend: FileBackend,
+    readonly area: string,
+  ) {
+    if (!/^[a-z0-9-]+(\/[a-z0-9-]+)*$/.test(area)) throw new Error(`file area "${area}" must be lower-case words separated by /`);
+  }
+
+  private keyOf(name: string, pattern = FILE_NAME): string {
+    if (!pattern.test(name)) throw new Error('a stored file name is an id: letters, digits, @ . - and _ only, not starting with a dot');
+    return `${this.area}/${name}`;
   }
 
   /** Writes the bytes beside their final place, for the caller to place once its record is written. */
   async stage(name: string, bytes: Buffer): Promise<StagedFile> {
-    const final = this.pathOf(name);
-    await fs.promises.mkdir(this.dir, { recursive: true });
-    const staged = path.join(this.dir, `.${name}.${randomBytes(6).toString('hex')}.part`);
-    await fs.promises.writeFile(staged, bytes, { mode: 0o640 });
+    const final = this.keyOf(name);
+    // Staged names start with a dot, so no module's id is ever one; the area's sweep removes those a crash left.
+    const staged = `${this.area}/.${name}.${randomBytes(6).toString('hex')}.part`;
+    await this.backend.write(staged, bytes);
     return {
-      place: () => fs.promises.rename(staged, final),
-      discard: () => fs.promises.rm(staged, { force: true }),
+      place: () => this.backend.move(staged, final),
+      discard: () => this.backend.remove(staged),
     };
   }
 
+  /** Writes a file in one step (no record waits on it). */
+  async put(name: string, bytes: Buffer): Promise<void> {
+    await this.backend.write(this.keyOf(name), bytes);
+  }
+
+  /** The file's size and its bytes as a stream, or undefined when it is not there. */
+  read(name: string): Promise<StoredFile | undefined> {
+    return this.backend.read(this.keyOf(name));
+  }
+
   /** The file's size, or undefined when it is not there. */
-  async sizeOf(name: string): Promise<number | undefined> {
-    try {
-      return (await fs.promises.stat(this.pathOf(name))).size;
-    } catch {
-      return undefined;
-    }
+  sizeOf(name: string): Promise<number | undefined> {
+    return this.backend.size(this.keyOf(name));
   }
 
-  open(name: string): fs.ReadStream {
-    return fs.createReadStream(this.pathOf(name));
+  /** Removes a file (or a staged one `list()` gave); one that is already gone is not an error. */
+  remove(name: string): Promise<void> {
+    return this.backend.remove(this.keyOf(name, LISTED_NAME));
   }
 
-  /** Removes a file; one that is already gone is not an error. */
-  async remove(name: string): Promise<void> {
-    await fs.promises.rm(this.pathOf(name), { force: true });
+  /** Every file in the area, staged ones included (their names start with a dot). */
+  list(): Promise<StoredEntry[]> {
+    return this.backend.list(this.area);
   }
+}
+
+/** The process's file store: one back end, areas on it. */
+export class FileStore {
+  constructor(readonly backend: FileBackend) {}
+
+  area(name: string): FileArea {
+    return new FileArea(this.backend, name);
+  }
+
+  close(): void {
+    this.backend.close();
+  }
+}
+
+export function createFileStore(config: FileStoreConfig): FileStore {
+  return new FileStore(config.kind === 's3' ? new S3Backend(config) : new LocalBackend(config.dir));
 }

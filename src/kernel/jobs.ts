@@ -137,6 +137,7 @@ export class BullJobs implements Jobs {
       worker.on('completed', (job) => this.taken.delete(`${definition.name}:${job.id}`));
       worker.on('failed', (job, error) => {
         if (job) this.taken.delete(`${definition.name}:${job.id}`);
+        deps.metrics.jobFailures.inc({ job: definition.name });
         this.logger.warn({ job: definition.name, jobId: job?.id, attempt: job?.attemptsMade, ...safeErrorFields(error) }, 'job failed');
       });
       worker.on('error', (error) => this.logOnce(`worker:${definition.name}`, () => this.logger.warn({ job: definition.name, ...safeErrorFields(error) }, 'job worker error')));
@@ -293,6 +294,7 @@ export class MemoryJobs implements Jobs {
       this.finish(entry);
     } catch (error) {
       const attempts = definition.attempts ?? DEFAULTS.attempts;
+      this.deps?.metrics.jobFailures.inc({ job: definition.name });
       this.logger.warn({ job: definition.name, attempt: entry.attemptsMade, ...safeErrorFields(error) }, 'job failed');
       if (entry.attemptsMade >= attempts || this.closed) return this.finish(entry);
       const backoff = (definition.backoffMs ?? DEFAULTS.backoffMs) * 2 ** (entry.attemptsMade - 1);

@@ -1,3 +1,4 @@
+import type { Metrics } from './metrics';
 import type { Logger } from 'pino';
 import { safeErrorFields } from './http/problem';
 import type { Realtime } from './realtime';
@@ -329,6 +330,8 @@ class Settler<M extends OutboundMessage, Detail> {
 export interface OutboundDeps {
   logger: Logger;
   realtime: Pick<Realtime, 'publish'>;
+  /** Sends by outcome and what the engine holds, per channel; absent in tests that drive an engine alone. */
+  metrics?: Metrics;
 }
 
 /** One drain's slots and bookkeeping, shared by its claim loop and the writes that refill it. */
@@ -370,6 +373,7 @@ export class OutboundEngine<M extends OutboundMessage, Detail = unknown> {
     const { ratePerSecond, burst } = adapter.settings;
     if (ratePerSecond !== null) this.bucket = new TokenBucket(ratePerSecond, Math.max(1, burst ?? 1));
     this.settler = new Settler((items) => this.write(items), deps.logger, adapter.channel);
+    deps.metrics?.trackOutbound(adapter.channel, () => ({ waiting: this.waiting.size, inFlight: (this.drainState?.slots.busy ?? 0) - this.waiting.size }));
   }
 
   drain(): Promise<void> {
@@ -537,6 +541,7 @@ export class OutboundEngine<M extends OutboundMessage, Detail = unknown> {
     // Before the outcome is written: that write may claim the next messages, and a campaign this
     // answer pauses must not be among them.
     await this.countErrors(message, outcome);
+    this.deps.metrics?.outboundSends.inc({ channel: this.adapter.channel, outcome: settlement.kind });
     await this.settler.add(settlement);
   }
 

@@ -1,3 +1,4 @@
+import type { Metrics } from './metrics';
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-streams-adapter';
@@ -138,6 +139,8 @@ export interface RealtimeOptions {
    * stream keeps events `streamMaxAgeMs` (default three minutes) for sockets that reconnect.
    */
   redis?: { client: Redis; commands: Redis; prefix: string; streamMaxAgeMs?: number };
+  /** Socket counts by room kind and batched windows' delays go here. */
+  metrics?: Metrics;
 }
 
 /**
@@ -196,6 +199,7 @@ export class Realtime {
         });
     });
     this.io.on('connection', (socket) => this.onConnection(socket));
+    options.metrics?.trackSockets(() => this.roomKinds());
     if (options.redis) {
       // Defined before any traffic: ioredis 6.0.0 crashes the process when a command is defined
       // after an auto-pipeline it then joins was created (redis/ioredis#1931). EVALSHA-cached.
@@ -367,6 +371,19 @@ export class Realtime {
     this.io.local.to(room).emit(event as string, payload);
   }
 
+  /** Sockets of this process by room kind (the name up to its first ':'), each socket's own room and its user's left out. */
+  private roomKinds(): Map<string, number> {
+    const namespace = this.io.of('/');
+    const counts = new Map<string, number>([['connected', namespace.sockets.size]]);
+    for (const [room, members] of namespace.adapter.rooms) {
+      if (namespace.sockets.has(room) || room.startsWith(USER_ROOM_PREFIX)) continue;
+      const colon = room.indexOf(':');
+      const kind = colon < 0 ? room : room.slice(0, colon);
+      counts.set(kind, (counts.get(kind) ?? 0) + members.size);
+    }
+    return counts;
+  }
+
   /** The rooms starting with `prefix` that sockets connected to this process are in. */
   localRooms(prefix: string): string[] {
     const rooms: string[] = [];
@@ -396,7 +413,11 @@ export class Realtime {
     const key = `${room}\u0000${String(event)}`;
     const existing = this.batchers.get(key);
     if (existing) return existing as (item: T) => void;
-    const publishItems = (items: T[]) => this.publish(room, event, encode(items) as RealtimeEvents[typeof event]);
+    const delay = this.options.metrics?.windowDelay.labels(String(event));
+    const publishItems = (items: T[], openedAt: number) => {
+      this.publish(room, event, encode(items) as RealtimeEvents[typeof event]);
+      delay?.observe((performance.now() - openedAt) / 1000);
+    };
     const local = this.localWindow(publishItems, windowMs);
     const add = this.options.redis ? this.sharedWindow(`${this.options.redis.prefix}:window:${room}:${String(event)}`, publishItems, local, windowMs) : local;
     this.batchers.set(key, add as (item: unknown) => void);
@@ -404,14 +425,15 @@ export class Realtime {
   }
 
   /** A window in this process: the first item starts it, the timer sends everything added since. */
-  private localWindow<T>(send: (items: T[]) => void, windowMs: number): (item: T) => void {
+  private localWindow<T>(send: (items: T[], openedAt: number) => void, windowMs: number): (item: T) => void {
     let pending: T[] = [];
     let timer: NodeJS.Timeout | undefined;
+    let openedAt = 0;
     const flush = () => {
       timer = undefined;
       const items = pending;
       pending = [];
-      send(items);
+      send(items, openedAt);
     };
     this.flushers.add(() => {
       if (timer) {
@@ -421,7 +443,9 @@ export class Realtime {
     });
     return (item: T) => {
       pending.push(item);
-      timer ??= setTimeout(flush, windowMs);
+      if (timer) return;
+      openedAt = performance.now();
+      timer = setTimeout(flush, windowMs);
     };
   }
 
@@ -431,7 +455,7 @@ export class Realtime {
    * so under load a process sends one command per round trip rather than one per item, and with
    * no load an item waits for nothing.
    */
-  private sharedWindow<T>(listKey: string, send: (items: T[]) => void, fallback: (item: T) => void, windowMs: number): (item: T) => void {
+  private sharedWindow<T>(listKey: string, send: (items: T[], openedAt: number) => void, fallback: (item: T) => void, windowMs: number): (item: T) => void {
     const redis = this.options.redis!.commands as Redis & WindowCommands;
     const openKey = `${listKey}:open`;
     // The lease outlives the window tenfold: only a process that died (or stalled that long) loses it.
@@ -449,7 +473,7 @@ export class Realtime {
       const batches = await redis.takeWindow(listKey, openKey);
       const taken = performance.now();
       const items = batches.flatMap((batch) => JSON.parse(batch) as T[]);
-      if (items.length) send(items);
+      if (items.length) send(items, openedAt);
       // How late windows close and how long taking one takes: where a delivery tail starts.
       this.options.logger.debug(
         { listKey, items: items.length, openMs: Math.round(due - openedAt), takeMs: Math.round(taken - due), sendMs: Math.round(performance.now() - taken) },

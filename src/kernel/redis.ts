@@ -57,6 +57,23 @@ export function reportOutages(client: Redis, name: string, logger: Logger): void
   });
 }
 
+/** What ioredis sends on every (re)connection; some are refused by design on older servers (RESP3's HELLO, CLIENT SETINFO). */
+const HANDSHAKE_COMMANDS = new Set(['hello', 'client', 'info', 'select', 'auth']);
+
+/**
+ * Counts the connection's failed commands (timeouts, refusals while it is down) in `failures`:
+ * one shared handler per answer, nothing else on the command's path.
+ */
+export function countFailures(client: Redis, failures: { inc(): void }): void {
+  const count = () => failures.inc();
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+    const answer = send(...args) as Promise<unknown>;
+    if (!HANDSHAKE_COMMANDS.has(args[0].name)) answer.then(undefined, count);
+    return answer;
+  }) as Redis['sendCommand'];
+}
+
 /**
  * A connection whose answers to `methods` are caught, for callers that send them without waiting
  * for the answer (the Socket.IO adapter subscribes, saves a disconnected socket's session with SET

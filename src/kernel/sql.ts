@@ -139,6 +139,11 @@ export class Database extends Runner {
 
   private readonly convert: (error: Error) => Error;
 
+  /** The pool's connections (open, idle) and the statements waiting for one, for the metrics. */
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   /**
    * Runs `work` on one connection held throughout, outside any transaction: for session state
    * such as an advisory lock that must be released on the connection that took it.

@@ -3,7 +3,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
-import { createMailer } from '../../src/modules/email/providers/mailer';
+import { createFileStore } from '../../src/kernel/file-store';
+import { createMailer, outboxArea, outboxName } from '../../src/modules/email/providers/mailer';
+import { FILE_STORES, fileStoreEnv, storedBytes, storedNames } from '../helpers/file-stores';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin } from '../helpers/users';
 import { campaignBody, createCampaign, createTemplate, seedContacts, waitForCampaign } from './helpers';
@@ -32,28 +34,36 @@ describe('the embedded outbox and DKIM', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('writes each message as an .eml file when no SMTP_URL is set', async () => {
-    const config = loadConfig({ DATA_DIR: dir });
+  it.each(FILE_STORES)('writes each message as an .eml file when no SMTP_URL is set (%s file store)', async (store) => {
+    const config = loadConfig({ DATA_DIR: dir, ...(await fileStoreEnv(store)) });
     expect(config.email.smtpUrl).toBeUndefined();
-    expect(config.email.outboxDir).toBe(path.join(dir, 'outbox'));
-    const mailer = createMailer(config.email);
-    expect(await mailer.send(message)).toEqual({ kind: 'sent' });
-    mailer.close();
-    const files = readdirSync(config.email.outboxDir);
-    expect(files).toEqual(['0190f2a4-7b8c-7def-8123-456789abcdef@ejemplo.co.eml']);
-    const raw = readFileSync(path.join(config.email.outboxDir, files[0]!), 'utf8');
-    expect(headers(raw)).toContain('List-Unsubscribe: <https://comando.example.org/e/u/token>');
-    expect(headers(raw)).toContain('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+    const files = createFileStore(config.files);
+    try {
+      const mailer = createMailer(config.email, files);
+      expect(await mailer.send(message)).toEqual({ kind: 'sent' });
+      mailer.close();
+      const name = '0190f2a4-7b8c-7def-8123-456789abcdef@ejemplo.co.eml';
+      expect(await storedNames(files, 'outbox', { staged: true })).toEqual([name]);
+      if (store === 'local') expect(readdirSync(path.join(dir, 'outbox'))).toEqual([name]);
+      const raw = (await storedBytes(files, 'outbox', name))!.toString('utf8');
+      expect(headers(raw)).toContain('List-Unsubscribe: <https://comando.example.org/e/u/token>');
+      expect(headers(raw)).toContain('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+      // What a person's erasure does with their messages.
+      await outboxArea(files).remove(outboxName(message.messageId));
+      expect(await storedNames(files, 'outbox', { staged: true })).toEqual([]);
+    } finally {
+      files.close();
+    }
   });
 
   it('signs List-Unsubscribe and List-Unsubscribe-Post with DKIM when configured (RFC 8058)', async () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     const config = loadConfig({ DATA_DIR: dir, EMAIL_DKIM_DOMAIN: 'ejemplo.co', EMAIL_DKIM_SELECTOR: 'c2026', EMAIL_DKIM_PRIVATE_KEY: pem.replace(/\n/g, '\\n') });
-    const mailer = createMailer(config.email);
+    const mailer = createMailer(config.email, createFileStore(config.files));
     await mailer.send(message);
     mailer.close();
-    const raw = readFileSync(path.join(config.email.outboxDir, readdirSync(config.email.outboxDir)[0]!), 'utf8');
+    const raw = readFileSync(path.join(dir, 'outbox', readdirSync(path.join(dir, 'outbox'))[0]!), 'utf8');
     const signature = /DKIM-Signature: ([^\r\n]+)/.exec(headers(raw))![1]!;
     expect(signature).toMatch(/d=ejemplo\.co;/);
     expect(signature).toMatch(/s=c2026;/);

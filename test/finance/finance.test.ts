@@ -7,6 +7,7 @@ import type { Response } from 'supertest';
 import { sql } from '../../src/kernel/sql';
 import { todayIn } from '../../src/modules/finance/finance.service';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { FILE_STORES, fileStoreEnv, storedBytes, storedNames } from '../helpers/file-stores';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 
 const base = '/api/finance';
@@ -25,9 +26,9 @@ interface Staff {
 }
 
 /** A process of its own (its own database and DATA_DIR), with one user of each role that matters here. */
-async function startFinance(): Promise<Staff> {
+async function startFinance(overrides: Record<string, string> = {}): Promise<Staff> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'comando-finance-'));
-  const app = await startTestApp({ DATA_DIR: dataDir }, { workers: false });
+  const app = await startTestApp({ DATA_DIR: dataDir, ...overrides }, { workers: false });
   const admin = await registerAdmin(app);
   const [manager, treasurer, viewer, volunteer] = await Promise.all([
     createUser(app, admin, 'manager'),
@@ -126,7 +127,7 @@ describe('roles', () => {
   });
 });
 
-describe('entries, catalogue, receipts and report', () => {
+describe('entries, catalogue and report', () => {
   let s: Staff;
   beforeAll(async () => {
     s = await startFinance();
@@ -344,50 +345,6 @@ describe('entries, catalogue, receipts and report', () => {
     expectProblem(await app.http.patch(`${base}/codes/G-201`).set(treasurer.auth).send({ donation: true }), 400);
   });
 
-  it('stores a receipt checked by its bytes, streams it back, and refuses the wrong type or a large one', async () => {
-    const { app, treasurer, dataDir } = s;
-    const entry = (await app.http.post(`${base}/entries`).set(treasurer.auth).send(expense()).expect(201)).body;
-    const url = `${base}/entries/${entry.id}/receipt`;
-    expectProblem(await app.http.get(url).set(treasurer.auth), 404);
-
-    const uploaded = await app.http.put(url).set(treasurer.auth).set('Content-Type', 'image/jpeg').send(JPEG).expect(200);
-    const sha256 = (await import('node:crypto')).createHash('sha256').update(JPEG).digest('hex');
-    expect(uploaded.body.receipt).toMatchObject({ sha256, type: 'image/jpeg', size: JPEG.length });
-    expect(fs.readFileSync(path.join(dataDir, 'finance', 'receipts', entry.id))).toEqual(JPEG);
-    const back = await app.http.get(url).set(treasurer.auth).buffer(true).parse(binary).expect(200);
-    expect(back.headers['content-type']).toBe('image/jpeg');
-    expect(back.headers['content-disposition']).toContain(`recibo-${entry.id}.jpg`);
-    expect(back.body).toEqual(JPEG);
-
-    // A replacement, as PDF; the GET answers with the new type.
-    await app.http.put(url).set(treasurer.auth).set('Content-Type', 'application/pdf').send(PDF).expect(200);
-    const pdf = await app.http.get(url).set(treasurer.auth).buffer(true).parse(binary).expect(200);
-    expect(pdf.headers['content-type']).toBe('application/pdf');
-    expect(pdf.body).toEqual(PDF);
-    await app.http.put(url).set(treasurer.auth).set('Content-Type', 'image/png').send(PNG).expect(200);
-
-    expectProblem(await app.http.put(url).set(treasurer.auth).set('Content-Type', 'image/png').send(JPEG), 415, 'receipt_type_mismatch');
-    expectProblem(await app.http.put(url).set(treasurer.auth).set('Content-Type', 'application/pdf').send(Buffer.from('MZ not a pdf at all')), 415, 'receipt_type_mismatch');
-    expectProblem(await app.http.put(url).set(treasurer.auth).set('Content-Type', 'text/plain').send('%PDF-1.4 text'), 415, 'unsupported_media_type');
-    expectProblem(await app.http.put(url).set(treasurer.auth).set('Content-Type', 'image/gif').send(Buffer.from('GIF89a')), 415);
-    expectProblem(await app.http.put(url).set(treasurer.auth).set('Content-Type', 'image/jpeg').send(Buffer.alloc(0)), 400, 'empty_body');
-    const large = Buffer.concat([JPEG, Buffer.alloc(5 * 1024 * 1024)]);
-    expectProblem(await app.http.put(url).set(treasurer.auth).set('Content-Type', 'image/jpeg').send(large), 413, 'payload_too_large');
-    expectProblem(await app.http.put(`${base}/entries/01960000-0000-7000-8000-000000000000/receipt`).set(treasurer.auth).set('Content-Type', 'image/jpeg').send(JPEG), 404);
-    expectProblem(await app.http.put(url).set(s.viewer.auth).set('Content-Type', 'image/jpeg').send(JPEG), 403);
-
-    // The refused uploads left the PNG in place and no stray files.
-    const stored = await app.http.get(`${base}/entries/${entry.id}`).set(treasurer.auth).expect(200);
-    expect(stored.body.receipt).toMatchObject({ type: 'image/png', size: PNG.length });
-    expect(fs.readdirSync(path.join(dataDir, 'finance', 'receipts'))).toEqual([entry.id]);
-    const history = await app.http.get(`${base}/entries/${entry.id}/history`).set(treasurer.auth).expect(200);
-    expect(history.body.data.map((row: { action: string }) => row.action)).toEqual(['create', 'receipt', 'receipt', 'receipt']);
-    expect(history.body.data[2].changes.receipt).toEqual({
-      before: { sha256, type: 'image/jpeg', size: JPEG.length },
-      after: expect.objectContaining({ type: 'application/pdf' }),
-    });
-  });
-
   it('reports by code with totals equal to the ledger, as JSON, CSV and a workbook with the same rows', async () => {
     const { app, treasurer } = s;
     // A catalogue name that would run as a formula in a spreadsheet.
@@ -462,6 +419,59 @@ describe('entries, catalogue, receipts and report', () => {
     expect(ranged.body.totals).toEqual({ income: rangedLedger.income, expenses: rangedLedger.expenses, balance: rangedLedger.balance });
     expectProblem(await app.http.get(`${base}/report?from=${shift(-1)}&to=${shift(-3)}`).set(treasurer.auth), 400);
     expectProblem(await app.http.get(`${base}/report?format=pdf`).set(treasurer.auth), 400);
+  });
+});
+
+describe.each(FILE_STORES)('receipts (%s file store)', (store) => {
+  let s: Staff;
+  beforeAll(async () => {
+    s = await startFinance(await fileStoreEnv(store));
+  });
+  afterAll(() => stop(s));
+
+  it('stores a receipt checked by its bytes, streams it back, and refuses the wrong type or a large one', async () => {
+    const { app, treasurer } = s;
+    const files = app.runtime.deps.files;
+    const entry = (await app.http.post(`${base}/entries`).set(treasurer.auth).send(expense()).expect(201)).body;
+    const url = `${base}/entries/${entry.id}/receipt`;
+    expectProblem(await app.http.get(url).set(treasurer.auth), 404);
+
+    const uploaded = await app.http.put(url).set(treasurer.auth).set('Content-Type', 'image/jpeg').send(JPEG).expect(200);
+    const sha256 = (await import('node:crypto')).createHash('sha256').update(JPEG).digest('hex');
+    expect(uploaded.body.receipt).toMatchObject({ sha256, type: 'image/jpeg', size: JPEG.length });
+    expect(await storedBytes(files, 'finance/receipts', entry.id)).toEqual(JPEG);
+    const back = await app.http.get(url).set(treasurer.auth).buffer(true).parse(binary).expect(200);
+    expect(back.headers['content-type']).toBe('image/jpeg');
+    expect(back.headers['content-disposition']).toContain(`recibo-${entry.id}.jpg`);
+    expect(back.body).toEqual(JPEG);
+
+    // A replacement, as PDF; the GET answers with the new type.
+    await app.http.put(url).set(treasurer.auth).set('Content-Type', 'application/pdf').send(PDF).expect(200);
+    const pdf = await app.http.get(url).set(treasurer.auth).buffer(true).parse(binary).expect(200);
+    expect(pdf.headers['content-type']).toBe('application/pdf');
+    expect(pdf.body).toEqual(PDF);
+    await app.http.put(url).set(treasurer.auth).set('Content-Type', 'image/png').send(PNG).expect(200);
+
+    expectProblem(await app.http.put(url).set(treasurer.auth).set('Content-Type', 'image/png').send(JPEG), 415, 'receipt_type_mismatch');
+    expectProblem(await app.http.put(url).set(treasurer.auth).set('Content-Type', 'application/pdf').send(Buffer.from('MZ not a pdf at all')), 415, 'receipt_type_mismatch');
+    expectProblem(await app.http.put(url).set(treasurer.auth).set('Content-Type', 'text/plain').send('%PDF-1.4 text'), 415, 'unsupported_media_type');
+    expectProblem(await app.http.put(url).set(treasurer.auth).set('Content-Type', 'image/gif').send(Buffer.from('GIF89a')), 415);
+    expectProblem(await app.http.put(url).set(treasurer.auth).set('Content-Type', 'image/jpeg').send(Buffer.alloc(0)), 400, 'empty_body');
+    const large = Buffer.concat([JPEG, Buffer.alloc(5 * 1024 * 1024)]);
+    expectProblem(await app.http.put(url).set(treasurer.auth).set('Content-Type', 'image/jpeg').send(large), 413, 'payload_too_large');
+    expectProblem(await app.http.put(`${base}/entries/01960000-0000-7000-8000-000000000000/receipt`).set(treasurer.auth).set('Content-Type', 'image/jpeg').send(JPEG), 404);
+    expectProblem(await app.http.put(url).set(s.viewer.auth).set('Content-Type', 'image/jpeg').send(JPEG), 403);
+
+    // The refused uploads left the PNG in place and no stray files.
+    const stored = await app.http.get(`${base}/entries/${entry.id}`).set(treasurer.auth).expect(200);
+    expect(stored.body.receipt).toMatchObject({ type: 'image/png', size: PNG.length });
+    expect(await storedNames(files, 'finance/receipts', { staged: true })).toEqual([entry.id]);
+    const history = await app.http.get(`${base}/entries/${entry.id}/history`).set(treasurer.auth).expect(200);
+    expect(history.body.data.map((row: { action: string }) => row.action)).toEqual(['create', 'receipt', 'receipt', 'receipt']);
+    expect(history.body.data[2].changes.receipt).toEqual({
+      before: { sha256, type: 'image/jpeg', size: JPEG.length },
+      after: expect.objectContaining({ type: 'application/pdf' }),
+    });
   });
 });
 

@@ -37,6 +37,28 @@ describe('config', () => {
     expect(config.publicBaseUrl).toBe('https://comando.example.org');
   });
 
+  it('reads an S3-compatible file store', () => {
+    const config = loadConfig({
+      FILE_STORE: 's3',
+      S3_BUCKET: 'comando-archivos',
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_ACCESS_KEY_ID: 'comando',
+      S3_SECRET_ACCESS_KEY: 'una clave larga',
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_PREFIX: 'produccion',
+    });
+    expect(config.files).toEqual({
+      kind: 's3',
+      bucket: 'comando-archivos',
+      endpoint: 'http://minio:9000',
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'comando', secretAccessKey: 'una clave larga' },
+      forcePathStyle: true,
+      prefix: 'produccion',
+    });
+    expect(loadConfig({ FILE_STORE: 's3', S3_BUCKET: 'comando' }).files).toMatchObject({ credentials: undefined, endpoint: undefined, forcePathStyle: false, prefix: '' });
+  });
+
   it.each([
     [{ PORT: 'eighty' }, 'PORT'],
     [{ TIMEZONE: 'Mars/Olympus' }, 'TIMEZONE'],
@@ -51,6 +73,11 @@ describe('config', () => {
     [{ GOTV_REPORT_LOCK_TIMEOUT: '3000', GOTV_REPORT_STATEMENT_TIMEOUT: '20000', GOTV_REPORT_DEADLINE: '2000' }, 'GOTV_REPORT_LOCK_TIMEOUT'],
     [{ DATABASE_ACQUIRE_TIMEOUT: '0' }, 'DATABASE_ACQUIRE_TIMEOUT'],
     [{ HTTP_KEEP_ALIVE_TIMEOUT: 'forever' }, 'HTTP_KEEP_ALIVE_TIMEOUT'],
+    [{ FILE_STORE: 'ftp' }, 'FILE_STORE'],
+    [{ FILE_STORE: 's3' }, 'S3_BUCKET'],
+    [{ FILE_STORE: 's3', S3_BUCKET: 'Not_A_Bucket' }, 'S3_BUCKET'],
+    [{ FILE_STORE: 's3', S3_BUCKET: 'comando', S3_ACCESS_KEY_ID: 'AKIA' }, 'S3_SECRET_ACCESS_KEY'],
+    [{ FILE_STORE: 's3', S3_BUCKET: 'comando', S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT'],
   ])('stops on %j with a message naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(variable));
@@ -72,9 +99,8 @@ describe("the tests' own files", () => {
   it("go under the system's temporary folder, never into the checkout's ./data", () => {
     const config = testConfig();
     const checkout = path.resolve(__dirname, '..', '..');
-    for (const dir of [config.dataDir, config.email.outboxDir]) {
-      expect(dir.startsWith(os.tmpdir())).toBe(true);
-      expect(dir.startsWith(checkout)).toBe(false);
-    }
+    expect(config.files).toEqual({ kind: 'local', dir: config.dataDir });
+    expect(config.dataDir.startsWith(os.tmpdir())).toBe(true);
+    expect(config.dataDir.startsWith(checkout)).toBe(false);
   });
 });

@@ -4,11 +4,14 @@ import { z } from 'zod';
 import { Redis } from 'ioredis';
 import { BullJobs, MemoryJobs, defineJob, type Jobs } from '../../src/kernel/jobs';
 import type { AppDeps } from '../../src/kernel/context';
+import { Metrics } from '../../src/kernel/metrics';
 import { testRedisUrl } from '../helpers/database';
 import { freePort, startRedis, stopRedis, until } from '../helpers/redis-server';
 
 const logger = pino({ level: 'silent' });
-const deps = {} as AppDeps; // these probe jobs use nothing from the app
+const metrics = new Metrics();
+const deps = { metrics } as AppDeps; // these probe jobs use nothing else from the app
+const failuresOf = async (job: string) => (await metrics.jobFailures.get()).values.find((value) => value.labels.job === job)?.value ?? 0;
 
 /** A job that fails its first `failures` tries, recording when each try ran. */
 function flakyJob(name: string, failures: number) {
@@ -65,9 +68,12 @@ describe.each(runners)('jobs (%s)', (_name, make) => {
     const jobs = make([job], prefix);
     opened.push(jobs);
     await jobs.start(deps);
+    const before = await failuresOf('doomed');
     await jobs.enqueue(job, { key: 'b' });
     await jobs.idle(10_000);
     expect(tries.get('b')).toHaveLength(4);
+    // Every failed attempt is counted (comando_job_failures_total).
+    await until(async () => (await failuresOf('doomed')) - before === 4, 5000);
   });
 
   it('does not add a job twice while one with the same id is pending', async () => {

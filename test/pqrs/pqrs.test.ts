@@ -8,6 +8,7 @@ import { runDueSoon, sweepAttachments } from '../../src/modules/pqrs/pqrs.backgr
 import { deadlineFor, endOfLocalDay, latestExtension, localDateOf } from '../../src/modules/pqrs/pqrs.clock';
 import { handleWebhookPayload } from '../../src/modules/whatsapp';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { FILE_STORES, fileStoreEnv, storedBytes, storedNames } from '../helpers/file-stores';
 import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 
@@ -27,11 +28,16 @@ let viewer: TestUser;
 let volunteer: TestUser;
 let dataDir: string;
 
-beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'comando-pqrs-'));
-  app = await startTestApp({ DATA_DIR: dataDir, PQRS_MAX_PER_IP: '100' }, { workers: false });
+/** Starts a process of its own and makes it the one every test below talks to. */
+async function startPqrs(overrides: Record<string, string> = {}): Promise<void> {
+  app = await startTestApp({ DATA_DIR: dataDir, PQRS_MAX_PER_IP: '100', ...overrides }, { workers: false });
   admin = await registerAdmin(app);
   [manager, viewer, volunteer] = await Promise.all([createUser(app, admin, 'manager'), createUser(app, admin, 'viewer'), createUser(app, admin, 'volunteer')]);
+}
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'comando-pqrs-'));
+  await startPqrs();
 });
 
 afterAll(async () => {
@@ -467,77 +473,6 @@ describe('WhatsApp conversion', () => {
   });
 });
 
-describe('attachments', () => {
-  it('takes a PDF from the filer with the upload token, and refuses a 20 MB file, a program and a wrong type', async () => {
-    const filed = await file();
-    const url = `${base}/${filed.id}/attachments`;
-    const stored = await app.http
-      .post(url)
-      .query({ fileName: 'C:\\fotos\\recibo luz.pdf' })
-      .set('X-Upload-Token', filed.uploadToken)
-      .set('Content-Type', 'application/pdf')
-      .send(PDF)
-      .expect(201);
-    expect(stored.body).toMatchObject({ fileName: 'recibo luz.pdf', type: 'application/pdf', size: PDF.length });
-    expect(fs.readFileSync(path.join(dataDir, 'pqrs', 'attachments', stored.body.id))).toEqual(PDF);
-
-    const big = Buffer.alloc(20 * 1024 * 1024, 0x20);
-    PDF.copy(big);
-    expectProblem(await app.http.post(url).set(manager.auth).set('Content-Type', 'application/pdf').send(big), 413, 'payload_too_large');
-    expectProblem(await app.http.post(url).set(manager.auth).set('Content-Type', 'application/pdf').send(EXE), 415, 'executable_refused');
-    expectProblem(await app.http.post(url).set(manager.auth).set('Content-Type', 'application/x-msdownload').send(EXE), 415);
-    expectProblem(await app.http.post(url).set(manager.auth).set('Content-Type', 'image/png').send(PDF), 415, 'attachment_type_mismatch');
-    expectProblem(await app.http.post(url).set(manager.auth).set('Content-Type', 'image/jpeg').send(Buffer.from('not a jpeg')), 415, 'attachment_type_mismatch');
-    expectProblem(await app.http.post(url).set(manager.auth).set('Content-Type', 'application/pdf').send(Buffer.alloc(0)), 400);
-    expectProblem(await app.http.post(url).set('Content-Type', 'application/pdf').send(PDF), 401);
-    expectProblem(await app.http.post(url).set('X-Upload-Token', 'wrong').set('Content-Type', 'application/pdf').send(PDF), 403);
-    expectProblem(await app.http.post(url).set(viewer.auth).set('Content-Type', 'application/pdf').send(PDF), 403);
-    expectProblem(await app.http.post(`${base}/${UNKNOWN}/attachments`).set(manager.auth).set('Content-Type', 'application/pdf').send(PDF), 404);
-    expectProblem(await app.http.post(url).set(manager.auth).query({ other: '1' }).set('Content-Type', 'application/pdf').send(PDF), 400);
-    await app.http.post(url).set(manager.auth).set('Content-Type', 'image/png').send(PNG).expect(201);
-    expect(fs.readdirSync(path.join(dataDir, 'pqrs', 'attachments')).filter((name) => !name.startsWith('.'))).toHaveLength(2);
-
-    const downloaded = await app.http.get(`${url}/${stored.body.id}`).set(manager.auth).buffer(true).expect(200);
-    expect(downloaded.headers['content-type']).toBe('application/pdf');
-    expect(Buffer.from(downloaded.body as Buffer)).toEqual(PDF);
-    expectProblem(await app.http.get(`${url}/${stored.body.id}`).set(viewer.auth), 403);
-    expectProblem(await app.http.get(`${url}/${UNKNOWN}`).set(manager.auth), 404);
-    const one = await app.http.get(`${base}/${filed.id}`).set(manager.auth).expect(200);
-    expect(one.body.personal.attachments.map((attachment: { type: string }) => attachment.type)).toEqual(['application/pdf', 'image/png']);
-  });
-
-  it('names each stored file by the type its bytes are, not by the extension it was sent with', async () => {
-    const filed = await file();
-    const url = `${base}/${filed.id}/attachments`;
-    const attach = async (bytes: Buffer, type: string, fileName?: string) =>
-      (
-        await app.http
-          .post(url)
-          .query(fileName === undefined ? {} : { fileName })
-          .set(manager.auth)
-          .set('Content-Type', type)
-          .send(bytes)
-          .expect(201)
-      ).body as { id: string; fileName: string };
-    const disguised = await attach(PDF, 'application/pdf', 'factura.html');
-    expect(disguised.fileName).toBe('factura.pdf');
-    const downloaded = await app.http.get(`${url}/${disguised.id}`).set(manager.auth).buffer(true).expect(200);
-    expect(downloaded.headers['content-type']).toBe('application/pdf');
-    expect(downloaded.headers['content-disposition']).toBe('attachment; filename="factura.pdf"');
-    expect((await attach(PNG, 'image/png', 'foto.PDF')).fileName).toBe('foto.png');
-    expect((await attach(PDF, 'application/pdf', 'Acta 12.03.2026')).fileName).toBe('Acta 12.03.2026.pdf');
-    expect((await attach(PDF, 'application/pdf')).fileName).toBe('adjunto.pdf');
-    expect((await attach(PDF, 'application/pdf', 'informe.docx')).fileName).toBe('informe.pdf');
-  });
-
-  it('stops the token working after 24 hours and on another request', async () => {
-    const [first, second] = [await file(), await file()];
-    expectProblem(await app.http.post(`${base}/${second.id}/attachments`).set('X-Upload-Token', first.uploadToken).set('Content-Type', 'application/pdf').send(PDF), 403);
-    await app.runtime.deps.db.write(sql`update pqrs_requests set upload_token_expires_at = now() - interval '1 second' where id = ${first.id}::uuid`);
-    expectProblem(await app.http.post(`${base}/${first.id}/attachments`).set('X-Upload-Token', first.uploadToken).set('Content-Type', 'application/pdf').send(PDF), 403);
-  });
-});
-
 describe('citizen notices', () => {
   async function approveTemplate(name: string, placeholders: number) {
     const body = Array.from({ length: placeholders }, (_, index) => `{{${index + 1}}}`).join(' ');
@@ -606,35 +541,120 @@ describe('citizen notices', () => {
   });
 });
 
-describe('a person’s data', () => {
-  it('exports the citizen’s requests and erases their texts and attachments, keeping the figures', async () => {
-    const filed = await file({ description: 'Mi vecino Pedro Ruiz vende votos en la tienda.' });
-    await app.http.post(`${base}/${filed.id}/attachments`).set('X-Upload-Token', filed.uploadToken).set('Content-Type', 'application/pdf').send(PDF).expect(201);
-    await app.http.post(`${base}/${filed.id}/answer`).set(manager.auth).send({ answer: 'Trasladamos su denuncia a la Registraduría.' }).expect(200);
-    const [stored] = await rows(sql<{ contact_id: string }>`select contact_id from pqrs_requests where id = ${filed.id}::uuid`);
-    const contactId = stored!.contact_id;
+describe.each(FILE_STORES)('on the %s file store', (store) => {
+  let main: { app: TestApp; admin: TestUser; manager: TestUser; viewer: TestUser; volunteer: TestUser };
+  beforeAll(async () => {
+    if (store === 'local') return;
+    main = { app, admin, manager, viewer, volunteer };
+    await startPqrs(await fileStoreEnv(store));
+  });
+  afterAll(async () => {
+    if (store === 'local') return;
+    await app.close();
+    ({ app, admin, manager, viewer, volunteer } = main);
+  });
 
-    const exported = await app.http.get(`/api/audience/contacts/${contactId}/export`).set(manager.auth).expect(200);
-    const pqrs = JSON.stringify(exported.body);
-    expect(pqrs).toContain('Mi vecino Pedro Ruiz');
-    expect(pqrs).toContain(filed.number);
+  describe('attachments', () => {
+    it('takes a PDF from the filer with the upload token, and refuses a 20 MB file, a program and a wrong type', async () => {
+      const filed = await file();
+      const url = `${base}/${filed.id}/attachments`;
+      const stored = await app.http
+        .post(url)
+        .query({ fileName: 'C:\\fotos\\recibo luz.pdf' })
+        .set('X-Upload-Token', filed.uploadToken)
+        .set('Content-Type', 'application/pdf')
+        .send(PDF)
+        .expect(201);
+      expect(stored.body).toMatchObject({ fileName: 'recibo luz.pdf', type: 'application/pdf', size: PDF.length });
+      expect(await storedBytes(app.runtime.deps.files, 'pqrs/attachments', stored.body.id)).toEqual(PDF);
 
-    await app.http.delete(`/api/audience/contacts/${contactId}`).set(manager.auth).expect(200);
-    const after = await app.http.get(`${base}/${filed.id}`).set(manager.auth).expect(200);
-    expect(after.body).toMatchObject({
-      number: filed.number,
-      status: 'answered',
-      citizenErased: true,
-      personal: { description: '(texto suprimido a solicitud del titular)', attachments: [] },
+      const big = Buffer.alloc(20 * 1024 * 1024, 0x20);
+      PDF.copy(big);
+      expectProblem(await app.http.post(url).set(manager.auth).set('Content-Type', 'application/pdf').send(big), 413, 'payload_too_large');
+      expectProblem(await app.http.post(url).set(manager.auth).set('Content-Type', 'application/pdf').send(EXE), 415, 'executable_refused');
+      expectProblem(await app.http.post(url).set(manager.auth).set('Content-Type', 'application/x-msdownload').send(EXE), 415);
+      expectProblem(await app.http.post(url).set(manager.auth).set('Content-Type', 'image/png').send(PDF), 415, 'attachment_type_mismatch');
+      expectProblem(await app.http.post(url).set(manager.auth).set('Content-Type', 'image/jpeg').send(Buffer.from('not a jpeg')), 415, 'attachment_type_mismatch');
+      expectProblem(await app.http.post(url).set(manager.auth).set('Content-Type', 'application/pdf').send(Buffer.alloc(0)), 400);
+      expectProblem(await app.http.post(url).set('Content-Type', 'application/pdf').send(PDF), 401);
+      expectProblem(await app.http.post(url).set('X-Upload-Token', 'wrong').set('Content-Type', 'application/pdf').send(PDF), 403);
+      expectProblem(await app.http.post(url).set(viewer.auth).set('Content-Type', 'application/pdf').send(PDF), 403);
+      expectProblem(await app.http.post(`${base}/${UNKNOWN}/attachments`).set(manager.auth).set('Content-Type', 'application/pdf').send(PDF), 404);
+      expectProblem(await app.http.post(url).set(manager.auth).query({ other: '1' }).set('Content-Type', 'application/pdf').send(PDF), 400);
+      await app.http.post(url).set(manager.auth).set('Content-Type', 'image/png').send(PNG).expect(201);
+      expect(await storedNames(app.runtime.deps.files, 'pqrs/attachments')).toHaveLength(2);
+
+      const downloaded = await app.http.get(`${url}/${stored.body.id}`).set(manager.auth).buffer(true).expect(200);
+      expect(downloaded.headers['content-type']).toBe('application/pdf');
+      expect(Buffer.from(downloaded.body as Buffer)).toEqual(PDF);
+      expectProblem(await app.http.get(`${url}/${stored.body.id}`).set(viewer.auth), 403);
+      expectProblem(await app.http.get(`${url}/${UNKNOWN}`).set(manager.auth), 404);
+      const one = await app.http.get(`${base}/${filed.id}`).set(manager.auth).expect(200);
+      expect(one.body.personal.attachments.map((attachment: { type: string }) => attachment.type)).toEqual(['application/pdf', 'image/png']);
     });
-    expect(after.body.personal.answer).toBe('(texto suprimido a solicitud del titular)');
-    expect(JSON.stringify(after.body)).not.toMatch(/Pedro Ruiz|Ana Pérez|300555/);
-    const [history] = await rows(sql<{ n: number }>`select count(*)::int as n from pqrs_history where request_id = ${filed.id}::uuid`);
-    expect(history!.n).toBe(5); // filed, notice, attachment, answer, notice
-    const later = new Date(Date.now() + 3600_000);
-    expect(await sweepAttachments(app.runtime.deps, later)).toBe(1);
-    const left = await rows(sql<{ id: string }>`select id from pqrs_attachments`);
-    expect(fs.readdirSync(path.join(dataDir, 'pqrs', 'attachments')).sort()).toEqual(left.map((row) => row.id).sort());
+
+    it('names each stored file by the type its bytes are, not by the extension it was sent with', async () => {
+      const filed = await file();
+      const url = `${base}/${filed.id}/attachments`;
+      const attach = async (bytes: Buffer, type: string, fileName?: string) =>
+        (
+          await app.http
+            .post(url)
+            .query(fileName === undefined ? {} : { fileName })
+            .set(manager.auth)
+            .set('Content-Type', type)
+            .send(bytes)
+            .expect(201)
+        ).body as { id: string; fileName: string };
+      const disguised = await attach(PDF, 'application/pdf', 'factura.html');
+      expect(disguised.fileName).toBe('factura.pdf');
+      const downloaded = await app.http.get(`${url}/${disguised.id}`).set(manager.auth).buffer(true).expect(200);
+      expect(downloaded.headers['content-type']).toBe('application/pdf');
+      expect(downloaded.headers['content-disposition']).toBe('attachment; filename="factura.pdf"');
+      expect((await attach(PNG, 'image/png', 'foto.PDF')).fileName).toBe('foto.png');
+      expect((await attach(PDF, 'application/pdf', 'Acta 12.03.2026')).fileName).toBe('Acta 12.03.2026.pdf');
+      expect((await attach(PDF, 'application/pdf')).fileName).toBe('adjunto.pdf');
+      expect((await attach(PDF, 'application/pdf', 'informe.docx')).fileName).toBe('informe.pdf');
+    });
+
+    it('stops the token working after 24 hours and on another request', async () => {
+      const [first, second] = [await file(), await file()];
+      expectProblem(await app.http.post(`${base}/${second.id}/attachments`).set('X-Upload-Token', first.uploadToken).set('Content-Type', 'application/pdf').send(PDF), 403);
+      await app.runtime.deps.db.write(sql`update pqrs_requests set upload_token_expires_at = now() - interval '1 second' where id = ${first.id}::uuid`);
+      expectProblem(await app.http.post(`${base}/${first.id}/attachments`).set('X-Upload-Token', first.uploadToken).set('Content-Type', 'application/pdf').send(PDF), 403);
+    });
+  });
+
+  describe('a person’s data', () => {
+    it('exports the citizen’s requests and erases their texts and attachments, keeping the figures', async () => {
+      const filed = await file({ description: 'Mi vecino Pedro Ruiz vende votos en la tienda.' });
+      await app.http.post(`${base}/${filed.id}/attachments`).set('X-Upload-Token', filed.uploadToken).set('Content-Type', 'application/pdf').send(PDF).expect(201);
+      await app.http.post(`${base}/${filed.id}/answer`).set(manager.auth).send({ answer: 'Trasladamos su denuncia a la Registraduría.' }).expect(200);
+      const [stored] = await rows(sql<{ contact_id: string }>`select contact_id from pqrs_requests where id = ${filed.id}::uuid`);
+      const contactId = stored!.contact_id;
+
+      const exported = await app.http.get(`/api/audience/contacts/${contactId}/export`).set(manager.auth).expect(200);
+      const pqrs = JSON.stringify(exported.body);
+      expect(pqrs).toContain('Mi vecino Pedro Ruiz');
+      expect(pqrs).toContain(filed.number);
+
+      await app.http.delete(`/api/audience/contacts/${contactId}`).set(manager.auth).expect(200);
+      const after = await app.http.get(`${base}/${filed.id}`).set(manager.auth).expect(200);
+      expect(after.body).toMatchObject({
+        number: filed.number,
+        status: 'answered',
+        citizenErased: true,
+        personal: { description: '(texto suprimido a solicitud del titular)', attachments: [] },
+      });
+      expect(after.body.personal.answer).toBe('(texto suprimido a solicitud del titular)');
+      expect(JSON.stringify(after.body)).not.toMatch(/Pedro Ruiz|Ana Pérez|300555/);
+      const [history] = await rows(sql<{ n: number }>`select count(*)::int as n from pqrs_history where request_id = ${filed.id}::uuid`);
+      expect(history!.n).toBe(5); // filed, notice, attachment, answer, notice
+      const later = new Date(Date.now() + 3600_000);
+      expect(await sweepAttachments(app.runtime.deps, later)).toBe(1);
+      const left = await rows(sql<{ id: string }>`select id from pqrs_attachments`);
+      expect(await storedNames(app.runtime.deps.files, 'pqrs/attachments', { staged: true })).toEqual(left.map((row) => row.id).sort());
+    });
   });
 });
 

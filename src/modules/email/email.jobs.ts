@@ -59,7 +59,7 @@ export const startJob = defineJob({
  * idle get a send job. The sender and that check are stopped at shutdown.
  */
 export async function resumeUnfinished(deps: AppDeps): Promise<BackgroundTask> {
-  if (!deps.config.email.smtpUrl) deps.logger.info({ outboxDir: deps.config.email.outboxDir }, 'no SMTP_URL: email campaigns are written as .eml files to the outbox');
+  if (!deps.config.email.smtpUrl) deps.logger.info({ fileStore: deps.files.backend.kind }, "no SMTP_URL: email campaigns are written as .eml files to the file store's outbox");
   const stale = await releaseStaleClaims(deps.db, deps.config.email.claimTimeoutSeconds);
   if (stale) deps.logger.warn({ recipients: stale }, 'email recipients claimed by a stopped process are in doubt (not resent)');
   const campaigns = await unfinishedCampaigns(deps.db);

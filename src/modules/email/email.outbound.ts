@@ -158,7 +158,7 @@ export class EmailChannel implements OutboundAdapter<EmailOutbound, EmailDetail>
   async send(recipient: EmailOutbound): Promise<Outcome<EmailDetail>> {
     const message = this.messageFor(recipient);
     if (!message) return { kind: 'failed', reason: recipient.source === 'notice' ? 'its content could not be read' : 'its variant is not part of the campaign' };
-    this.mailer ??= createMailer(this.deps.config.email);
+    this.mailer ??= createMailer(this.deps.config.email, this.deps.files);
     return outcomeOf(await this.mailer.send(message), message.messageId);
   }
 

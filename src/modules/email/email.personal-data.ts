@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { PersonalDataHolder } from '../../kernel/module';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
 import type { EmailCampaignSchema, EmailEventSchema, EmailNoticeSchema, EmailRecipientSchema, EmailSuppressionSchema } from './email.entities';
-import { outboxFile } from './providers/mailer';
+import { outboxArea, outboxName } from './providers/mailer';
 
 type EmailTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailRecipientSchema | typeof EmailEventSchema | typeof EmailSuppressionSchema | typeof EmailNoticeSchema>;
 const db = tables<EmailTables>();
@@ -123,7 +122,7 @@ export const emailPersonalData: PersonalDataHolder = {
       union select message_id from email_notices where contact_id = ${personId}::uuid and message_id is not null`);
     if (sent.length) {
       erasure.afterCommit(async (deps) => {
-        for (const { message_id: messageId } of sent) await rm(outboxFile(deps.config.email.outboxDir, messageId), { force: true });
+        for (const { message_id: messageId } of sent) await outboxArea(deps.files).remove(outboxName(messageId));
       });
     }
     const unsent = await q.write(db.updateTable('email_recipients').set({ status: 'skipped' }).where('contact_id', '=', personId).where('status', 'in', ['held', 'queued']));

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
-import { FileArea, detectFileType, fileExtension, readBody as readLimitedBody, sha256Of, type StagedFile } from '../../kernel/file-store';
+import { detectFileType, fileExtension, readBody as readLimitedBody, sha256Of, type FileArea, type FileStore } from '../../kernel/file-store';
 
 /**
  * Receipt files: what may be stored (checked by content, not by the declared type), how large,
- * and where: `${DATA_DIR}/finance/receipts/<entry id>` (the shared file store, kernel/file-store.ts).
+ * and where: `finance/receipts/<entry id>` in the shared file store (kernel/file-store.ts).
  */
 
 export const RECEIPT_MAX_BYTES = 5 * 1024 * 1024;
@@ -25,13 +25,4 @@ export function readBody(stream: Readable, declaredLength: number | undefined, l
   return readLimitedBody(stream, declaredLength, limit, 'A receipt');
 }
 
-export const receiptArea = (dataDir: string): FileArea => new FileArea(dataDir, 'finance/receipts');
-
-export function receiptPath(dataDir: string, entryId: string): string {
-  return receiptArea(dataDir).pathOf(entryId);
-}
-
-/** Writes the bytes beside their final place; `place()` moves them there in one rename, `discard()` removes them. */
-export function stageReceipt(dataDir: string, entryId: string, bytes: Buffer): Promise<StagedFile> {
-  return receiptArea(dataDir).stage(entryId, bytes);
-}
+export const receiptArea = (files: FileStore): FileArea => files.area('finance/receipts');

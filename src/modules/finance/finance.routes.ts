@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { z } from 'zod';
 import { ApiRouter } from '../../kernel/http/router';
 import { financePolicy } from './finance.policy';
@@ -156,7 +155,7 @@ export const financeRouter = new ApiRouter('finance', 'The campaign ledger, spen
       ctx.length = receipt.size;
       ctx.set('Content-Disposition', `attachment; filename="recibo-${input.params.id}.${receiptExtension(receipt.type)}"`);
       ctx.set('ETag', `"${receipt.sha256}"`);
-      ctx.body = fs.createReadStream(receipt.path);
+      ctx.body = receipt.stream;
       return undefined;
     },
   )

@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { z } from 'zod';
@@ -11,7 +11,7 @@ import type { Queries } from '../../kernel/sql';
 import { LIMITED_DONOR_TYPES, type DonorType, type EntryKind, type OverridableRule, type StoredChanges, type StoredOverride } from './finance.entities';
 import { financePolicy } from './finance.policy';
 import { isClosed, presentAudit, presentEntry } from './finance.presenter';
-import { detectReceiptType, receiptPath, sha256Of, stageReceipt } from './finance.receipts';
+import { detectReceiptType, receiptArea, sha256Of } from './finance.receipts';
 import {
   auditOf,
   donatedBy,
@@ -36,7 +36,7 @@ import type { CreateEntryInput, ListEntriesInput, ReverseEntryInput, UpdateEntry
 import { eventBudget, eventExists } from '../agenda';
 import { donorLimit } from './finance.summary';
 
-type Deps = Pick<AppDeps, 'db' | 'config'>;
+type Deps = Pick<AppDeps, 'db' | 'config' | 'files'>;
 
 export const todayIn = (timeZone: string, now = new Date()): string => localClock(now, timeZone).date;
 
@@ -392,7 +392,7 @@ export async function attachReceipt(deps: Deps, id: string, declaredType: string
   }
   const now = new Date();
   const receipt: ReceiptRecord = { sha256: sha256Of(bytes), type: detected, size: bytes.length, uploadedAt: now };
-  const staged = await stageReceipt(deps.config.dataDir, id, bytes);
+  const staged = await receiptArea(deps.files).stage(id, bytes);
   try {
     return await deps.db.transaction(async (tx) => {
       const settings = await lockSettings(tx);
@@ -425,16 +425,14 @@ export async function attachReceipt(deps: Deps, id: string, declaredType: string
 }
 
 /** Where an entry's receipt is, with its type; 404 when it has none. */
-export async function receiptOf(deps: Deps & Pick<AppDeps, 'logger'>, id: string): Promise<{ path: string; type: string; size: number; sha256: string }> {
+export async function receiptOf(deps: Deps & Pick<AppDeps, 'logger'>, id: string): Promise<{ stream: Readable; type: string; size: number; sha256: string }> {
   const entry = await findEntry(deps.db, id);
   if (!entry) throw new NotFoundError('No finance entry has this id.');
   if (!entry.receipt) throw new NotFoundError('This entry has no receipt.');
-  const file = receiptPath(deps.config.dataDir, id);
-  try {
-    const stat = await fs.promises.stat(file);
-    return { path: file, type: entry.receipt.type, size: stat.size, sha256: entry.receipt.sha256 };
-  } catch {
+  const stored = await receiptArea(deps.files).read(id);
+  if (!stored) {
     deps.logger.warn({ entryId: id }, 'finance receipt recorded but its file is missing');
-    throw new NotFoundError('The receipt is recorded but its file is missing from this server’s storage.');
+    throw new NotFoundError('The receipt is recorded but its file is missing from the file store.');
   }
+  return { stream: stored.stream, type: entry.receipt.type, size: stored.size, sha256: entry.receipt.sha256 };
 }

@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import type { Actor } from '../../kernel/auth/roles';
 import { AppError, ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
-import { FileArea, detectFileType, readBody } from '../../kernel/file-store';
+import { detectFileType, readBody, type FileArea } from '../../kernel/file-store';
 import { newId } from '../../kernel/ids';
 import { INCIDENT_PHOTO_TYPES, type Incident, type IncidentPhotoType } from './gotv.entities';
 import { GOTV_ROOM } from './gotv.events';
@@ -19,7 +19,7 @@ import type { CreateIncidentInput, ListIncidentsInput } from './gotv.schemas';
 /** A phone's photo, compressed before it is sent: 2 MB is several times what the brigade app sends. */
 export const INCIDENT_PHOTO_MAX_BYTES = 2 * 1024 * 1024;
 
-export const incidentPhotoArea = (deps: Pick<AppDeps, 'config'>): FileArea => new FileArea(deps.config.dataDir, 'gotv/incident-photos');
+export const incidentPhotoArea = (deps: Pick<AppDeps, 'files'>): FileArea => deps.files.area('gotv/incident-photos');
 
 /**
  * Records an incident and sets its station to `incident` in one flush; the war room hears of it
@@ -123,7 +123,7 @@ export async function incidentPhotoOf(em: EntityManager, deps: AppDeps, actor: A
   if (!incident) throw new NotFoundError('No incident has this id.');
   gotvPolicy.authorize(actor, 'seeIncidentPhoto', { reportedById: incident.reportedBy.id });
   const area = incidentPhotoArea(deps);
-  const size = incident.photoType ? await area.sizeOf(incident.id) : undefined;
-  if (!incident.photoType || size === undefined) throw new NotFoundError('This incident has no photo.');
-  return { type: incident.photoType, size, file: area.open(incident.id) };
+  const stored = incident.photoType ? await area.read(incident.id) : undefined;
+  if (!incident.photoType || !stored) throw new NotFoundError('This incident has no photo.');
+  return { type: incident.photoType, size: stored.size, file: stored.stream };
 }

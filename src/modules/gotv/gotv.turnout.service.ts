@@ -70,7 +70,7 @@ const voterReports = processLocal('gotv.voterReports', (deps: AppDeps) => {
       }
       return rows.map((row) => (row.again ? AGAIN : row));
     },
-    { maxBatch: 500, concurrency: 2, lingerMs: REPORT_LINGER_MS },
+    { maxBatch: 500, concurrency: 2, lingerMs: REPORT_LINGER_MS, metrics: { registry: deps.metrics, name: 'gotv_voter_reports' } },
   );
 });
 
@@ -152,8 +152,9 @@ const settled = (work: Promise<Outcome>): Promise<Settled> =>
   );
 
 /** Accepted reports to the war room, and the projection told. */
-function announce(deps: AppDeps, events: TurnoutItem[]): void {
+function announce(deps: AppDeps, events: TurnoutItem[], arrivedAt: number): void {
   if (!events.length) return;
+  deps.metrics.reportToPublish.observe((performance.now() - arrivedAt) / 1000);
   const publish = deps.realtime.batched(GOTV_ROOM, 'gotv:turnout', { encode: encodeTurnout });
   for (const event of events) publish(event);
   projectionChanged(deps)();
@@ -174,6 +175,7 @@ function announce(deps: AppDeps, events: TurnoutItem[]): void {
  * the war room) on its own.
  */
 export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutItemInput[]): Promise<TurnoutAnswer> {
+  const arrivedAt = performance.now();
   const deadline = AbortSignal.timeout(deps.config.gotvReports.deadlineMs);
   const electionDate = await electionDateOf(deps);
   // Counts check a brigade's stations here (cached); voter reports check scope in their statement.
@@ -224,7 +226,7 @@ export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutI
       if (!joined) {
         work.then(
           (outcome) => {
-            if (outcome.kind === 'accepted') announce(deps, [outcome.event]);
+            if (outcome.kind === 'accepted') announce(deps, [outcome.event], arrivedAt);
           },
           () => undefined,
         );
@@ -245,7 +247,7 @@ export async function recordTurnout(deps: AppDeps, actor: Actor, items: TurnoutI
   }
   // A request's reports go out together (one append to the shared window, so one message), each
   // already committed, even when another failed; the projection is told once.
-  announce(deps, accepted);
+  announce(deps, accepted, arrivedAt);
   if (failure) throw failure.error;
   if (busy) {
     throw new ServiceBusyError(

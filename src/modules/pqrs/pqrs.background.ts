@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import type { AppDeps } from '../../kernel/context';
 import { newId } from '../../kernel/ids';
 import { repeatEvery, type BackgroundTask } from '../../kernel/module';
@@ -50,19 +49,9 @@ export async function runDueSoon(deps: Pick<AppDeps, 'db' | 'config' | 'realtime
 }
 
 /** Removes attachment files whose record is gone (erased with their owner's data) or never committed. */
-export async function sweepAttachments(deps: Pick<AppDeps, 'db' | 'config'>, now = new Date()): Promise<number> {
+export async function sweepAttachments(deps: Pick<AppDeps, 'db' | 'files'>, now = new Date()): Promise<number> {
   const area = attachmentArea(deps);
-  let names: string[];
-  try {
-    names = await fs.promises.readdir(area.dir);
-  } catch {
-    return 0;
-  }
-  const candidates: string[] = [];
-  for (const name of names) {
-    const stat = await fs.promises.stat(`${area.dir}/${name}`).catch(() => undefined);
-    if (stat?.isFile() && now.getTime() - stat.mtimeMs > SWEEP_GRACE_MS) candidates.push(name);
-  }
+  const candidates = (await area.list()).filter((entry) => now.getTime() - entry.modifiedAt.getTime() > SWEEP_GRACE_MS).map((entry) => entry.name);
   const kept = await existingAttachmentIds(
     deps.db,
     candidates.filter((name) => /^[0-9a-f-]{36}$/.test(name)),
@@ -70,7 +59,7 @@ export async function sweepAttachments(deps: Pick<AppDeps, 'db' | 'config'>, now
   let removed = 0;
   for (const name of candidates) {
     if (kept.has(name)) continue;
-    await fs.promises.rm(`${area.dir}/${name}`, { force: true });
+    await area.remove(name);
     removed += 1;
   }
   return removed;

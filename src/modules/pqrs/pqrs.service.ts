@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError, invalidField, type FieldError } from '../../kernel/errors';
-import { FileArea, detectFileType, DOCX_TYPE, fileExtension, isExecutable, sha256Of, type StoredFileType } from '../../kernel/file-store';
+import { type FileArea, detectFileType, DOCX_TYPE, fileExtension, isExecutable, sha256Of, type StoredFileType } from '../../kernel/file-store';
 import { zodIssuesToFieldErrors } from '../../kernel/http/router';
 import { newId } from '../../kernel/ids';
 import { hashIp } from '../../kernel/privacy';
@@ -42,7 +42,7 @@ import {
 import { fileBody, type FileInput } from './pqrs.filing.schemas';
 import type { AnswerInput, ExtendInput, FromWhatsAppInput, ListInput, SettingsInput, SummaryInput, UpdateInput } from './pqrs.schemas';
 
-type Deps = Pick<AppDeps, 'db' | 'config' | 'realtime'>;
+type Deps = Pick<AppDeps, 'db' | 'config' | 'realtime' | 'files'>;
 
 export const clockOf = (deps: Pick<AppDeps, 'config'>): ClockSettings => ({ timeZone: deps.config.timeZone, holidayCountry: deps.config.holidayCountry });
 
@@ -59,7 +59,7 @@ export const ATTACHMENT_TYPES = ['application/pdf', 'image/jpeg', 'image/png', D
 /** How long the filer may attach files with the token the filing returned. */
 const UPLOAD_TOKEN_TTL_MS = 24 * 3600_000;
 
-export const attachmentArea = (deps: Pick<AppDeps, 'config'>): FileArea => new FileArea(deps.config.dataDir, 'pqrs/attachments');
+export const attachmentArea = (deps: Pick<AppDeps, 'files'>): FileArea => deps.files.area('pqrs/attachments');
 
 // ───────────── filing
 
@@ -690,16 +690,16 @@ export async function addAttachment(deps: Deps, id: string, file: { declaredType
   }
 }
 
-export async function attachmentFile(deps: Pick<AppDeps, 'db' | 'config' | 'logger'>, id: string, attachmentId: string) {
+export async function attachmentFile(deps: Pick<AppDeps, 'db' | 'files' | 'logger'>, id: string, attachmentId: string) {
   const attachment = (await attachmentsOf(deps.db, [id])).find((candidate) => candidate.id === attachmentId);
   if (!attachment) throw new NotFoundError('This request has no attachment with this id.');
   const area = attachmentArea(deps);
-  const size = await area.sizeOf(attachmentId);
-  if (size === undefined) {
+  const stored = await area.read(attachmentId);
+  if (!stored) {
     deps.logger.warn({ attachmentId }, 'pqrs attachment recorded but its file is missing');
-    throw new NotFoundError('The attachment is recorded but its file is missing from this server’s storage.');
+    throw new NotFoundError('The attachment is recorded but its file is missing from the file store.');
   }
-  return { attachment, size, stream: area.open(attachmentId) };
+  return { attachment, size: stored.size, stream: stored.stream };
 }
 
 // ───────────── settings

@@ -1,11 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { EmailConfig } from '../../../config';
+import type { FileArea, FileStore } from '../../../kernel/file-store';
 
 /**
  * The SMTP side: one pooled nodemailer transport per drain of the sender (SMTP_URL), or, with no
- * SMTP_URL, the embedded default that writes each message as an .eml file under the outbox.
+ * SMTP_URL, the embedded default that writes each message as an .eml file in the file store's `outbox` area.
  */
 export interface OutgoingMessage {
   fromName: string;
@@ -76,9 +75,11 @@ function mailOptions(message: OutgoingMessage, mailto: string | undefined) {
   };
 }
 
-export function createMailer(config: EmailConfig): Mailer {
+export const outboxArea = (files: FileStore): FileArea => files.area('outbox');
+
+export function createMailer(config: EmailConfig, files: FileStore): Mailer {
   const dkim = config.dkim ? { ...config.dkim, headerFieldNames: DKIM_SIGNED_HEADERS } : undefined;
-  if (!config.smtpUrl) return new OutboxMailer(config.outboxDir, config.unsubscribeMailto, dkim);
+  if (!config.smtpUrl) return new OutboxMailer(outboxArea(files), config.unsubscribeMailto, dkim);
   // The outbound engine paces sends and keeps at most maxConnections in flight: the pool needs no limit of its own.
   const transport = nodemailer.createTransport({
     url: config.smtpUrl,
@@ -112,18 +113,20 @@ class SmtpMailer implements Mailer {
   }
 }
 
-/** Where the outbox keeps the message with this Message-ID: the person's erasure finds their files by it. */
-export function outboxFile(dir: string, messageId: string): string {
-  return path.join(dir, `${messageId.replace(/[<>]/g, '').replace(/[^A-Za-z0-9@._-]/g, '_')}.eml`);
+/** The outbox's name for the message with this Message-ID: the person's erasure finds their files by it. */
+export function outboxName(messageId: string): string {
+  return `${messageId
+    .replace(/[<>]/g, '')
+    .replace(/[^A-Za-z0-9@._-]/g, '_')
+    .replace(/^\./, '_')}.eml`;
 }
 
 /** Embedded default: nodemailer builds the exact message (DKIM included) and it lands in a file. */
 class OutboxMailer implements Mailer {
   private readonly transport: Transporter;
-  private ready: Promise<unknown> | undefined;
 
   constructor(
-    private readonly dir: string,
+    private readonly outbox: FileArea,
     private readonly mailto: string | undefined,
     dkim: object | undefined,
   ) {
@@ -131,10 +134,8 @@ class OutboxMailer implements Mailer {
   }
 
   async send(message: OutgoingMessage): Promise<SendOutcome> {
-    this.ready ??= mkdir(this.dir, { recursive: true });
-    await this.ready;
     const info = (await this.transport.sendMail(mailOptions(message, this.mailto))) as unknown as { message: Buffer };
-    await writeFile(outboxFile(this.dir, message.messageId), info.message);
+    await this.outbox.put(outboxName(message.messageId), info.message);
     return { kind: 'sent' };
   }
 
