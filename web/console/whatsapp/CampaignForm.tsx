@@ -34,6 +34,9 @@ type Segment = Values['segment'];
 type Variable = NonNullable<Values['variables']>[number];
 
 const LITERAL = 'literal';
+
+/** Whether an instant has gone by (read when the form is sent). */
+const isPast = (instant: string) => Date.parse(instant) <= Date.now();
 const INITIAL: Values = { name: '', templateId: '', variables: [], segment: {} };
 
 /** Whom the segment reaches right now (the API counts it as the campaign will), and what the tier makes of the send. */
@@ -125,6 +128,11 @@ export function CampaignForm() {
   const onSubmit = submit(async (body) => {
     if (schedule.on && !body.scheduledAt) {
       form.setFieldError('scheduledAt', 'Elija el día y la hora del envío.');
+      return;
+    }
+    // The server refuses a time already past too, in English: said here in Spanish first.
+    if (body.scheduledAt && isPast(body.scheduledAt)) {
+      form.setFieldError('scheduledAt', 'Elija un día y una hora que no hayan pasado (hora de Bogotá).');
       return;
     }
     const created = await api.post<Campaign>(CAMPAIGNS_PATH, body);
