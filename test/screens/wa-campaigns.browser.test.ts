@@ -146,7 +146,7 @@ describe('WhatsApp campaigns', () => {
     expect(await reach.textContent()).toContain('Este envío cabe completo: sale a 2 mensajes por segundo');
 
     // The territory narrows nothing here (all 24 live in Bosa), an unknown interest empties it.
-    await page.getByRole('combobox', { name: 'Territorio', exact: true }).fill('Bos');
+    await page.getByRole('combobox', { name: 'Territorios', exact: true }).fill('Bos');
     await page.getByRole('option', { name: 'Bosa (comuna)' }).click();
     await reach.getByText('Alcance: 24 personas', { exact: false }).waitFor();
     const all = page.getByRole('combobox', { name: 'Con todos estos intereses' });

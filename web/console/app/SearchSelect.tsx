@@ -1,6 +1,6 @@
-import { Select, type SelectProps } from '@mantine/core';
+import { MultiSelect, Select, type MultiSelectProps, type SelectProps } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQueries, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { Page, Territory } from '../../lib/api-types';
 import { api } from './api';
@@ -49,22 +49,61 @@ export function SearchSelect({ queryKey, value, onChange, search, resolve, ...pr
   );
 }
 
+export interface SearchMultiSelectProps extends Omit<MultiSelectProps, 'data' | 'value' | 'onChange' | 'searchValue' | 'onSearchChange' | 'filter'> {
+  queryKey: readonly unknown[];
+  value: string[];
+  onChange: (value: string[]) => void;
+  search: (text: string) => Promise<SearchOption[]>;
+  resolve: (value: string) => Promise<string>;
+}
+
+/** Several of them, found the same way (territories among thousands); the chosen ones keep their names whatever was typed since. */
+export function SearchMultiSelect({ queryKey, value, onChange, search, resolve, ...props }: SearchMultiSelectProps) {
+  const [typed, setTyped] = useState('');
+  const [text] = useDebouncedValue(typed, 250);
+  const options = useQuery({ queryKey: [...queryKey, text], queryFn: () => search(text), placeholderData: keepPreviousData, staleTime: 60_000 });
+  const labels = useQueries({ queries: value.map((id) => ({ queryKey: [...queryKey, 'label', id], queryFn: () => resolve(id), staleTime: 300_000 })) });
+  const data = [...(options.data ?? [])];
+  value.forEach((id, index) => {
+    if (!data.some((option) => option.value === id)) data.unshift({ value: id, label: labels[index]?.data ?? '…' });
+  });
+  return (
+    <MultiSelect
+      searchable
+      clearable
+      clearButtonProps={{ 'aria-label': typeof props.label === 'string' ? `Quitar ${props.label.toLowerCase()}` : 'Quitar la elección' }}
+      nothingFoundMessage={options.isFetching ? 'Buscando…' : 'Nada coincide'}
+      comboboxProps={{ withinPortal: true }}
+      {...props}
+      data={data}
+      value={value}
+      onChange={onChange}
+      searchValue={typed}
+      onSearchChange={setTyped}
+      filter={({ options: all }) => all}
+    />
+  );
+}
+
 const TERRITORY_TYPES: Record<string, string> = { department: 'departamento', municipality: 'municipio', commune: 'comuna', neighbourhood: 'barrio', zone: 'zona' };
 
 const territoryLabel = (territory: Pick<Territory, 'name' | 'type'>) => `${territory.name} (${TERRITORY_TYPES[territory.type] ?? territory.type})`;
 
+const territorySearch = {
+  queryKey: ['territories', 'search'],
+  search: async (text: string) => {
+    const page = await api.get<Page<Territory>>(`/api/territories?limit=20${text.trim() ? `&q=${encodeURIComponent(text.trim().slice(0, 100))}` : ''}`);
+    return page.data.map((territory) => ({ value: territory.id, label: territoryLabel(territory) }));
+  },
+  resolve: async (id: string) => territoryLabel(await api.get<Territory>(`/api/territories/${id}`)),
+} as const;
+
 /** A territory (department to barrio, or a campaign zone) found by name. */
 export function TerritorySelect(props: Omit<SearchSelectProps, 'queryKey' | 'search' | 'resolve'>) {
-  return (
-    <SearchSelect
-      placeholder="Buscar…"
-      {...props}
-      queryKey={['territories', 'search']}
-      search={async (text) => {
-        const page = await api.get<Page<Territory>>(`/api/territories?limit=20${text.trim() ? `&q=${encodeURIComponent(text.trim().slice(0, 100))}` : ''}`);
-        return page.data.map((territory) => ({ value: territory.id, label: territoryLabel(territory) }));
-      }}
-      resolve={async (id) => territoryLabel(await api.get<Territory>(`/api/territories/${id}`))}
-    />
-  );
+  return <SearchSelect placeholder="Buscar…" {...props} {...territorySearch} />;
+}
+
+/** Several territories, each found by name (a campaign's segment). */
+export function TerritoryMultiSelect(props: Omit<SearchMultiSelectProps, 'queryKey' | 'search' | 'resolve'>) {
+  return <SearchMultiSelect placeholder="Buscar…" {...props} {...territorySearch} />;
 }

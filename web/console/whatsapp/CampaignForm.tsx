@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Group, NativeSelect, Paper, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, MultiSelect, NativeSelect, Paper, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -12,7 +12,7 @@ import { schemaErrors, useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
 import { invalidateServerLists } from '../app/ServerTable';
-import { TerritorySelect } from '../app/SearchSelect';
+import { TerritoryMultiSelect } from '../app/SearchSelect';
 import {
   CAMPAIGN_PROBLEMS,
   campaignKeys,
@@ -85,6 +85,12 @@ function Reach({ segment, error }: { segment: Segment; error: string | undefined
 export function CampaignForm() {
   const navigate = useNavigate();
   const templates = useQuery({ queryKey: keys.templates, queryFn: () => api.all<Template>(`${TEMPLATES_PATH}?status=APPROVED`, 500) });
+  // The poster campaigns people came from (the people list's filter reads the same cached answer).
+  const posters = useQuery({
+    queryKey: ['poster-qr', 'campaigns', 'all'],
+    queryFn: () => api.all<{ id: string; name: string }>('/api/poster-qr/campaigns', 400),
+    staleTime: 60_000,
+  });
   const { form, submit, submitting, formError } = useSchemaForm(createCampaignBody, { initialValues: INITIAL }, CAMPAIGN_PROBLEMS);
   const [days, setDays] = useState({ from: '', to: '' });
   const [schedule, setSchedule] = useState({ on: false, date: '', time: '' });
@@ -237,12 +243,24 @@ export function CampaignForm() {
             onChange={(list) => setSegment('interestsAll', list)}
             error={form.errors['segment.interestsAll']}
           />
-          <TerritorySelect
-            label="Territorio"
-            description="Incluye lo que está dentro (una comuna, sus barrios)"
-            value={segment.territoryIds?.[0] ?? null}
-            onChange={(id) => setSegment('territoryIds', id ? [id] : undefined)}
+          <TerritoryMultiSelect
+            label="Territorios"
+            description="Cada uno incluye lo que está dentro (una comuna, sus barrios)"
+            value={segment.territoryIds ?? []}
+            onChange={(ids) => setSegment('territoryIds', ids)}
             error={form.errors['segment.territoryIds']}
+          />
+          <MultiSelect
+            label="Llegaron por campañas de afiches"
+            placeholder={posters.isPending ? 'Cargando…' : undefined}
+            searchable
+            clearable
+            clearButtonProps={{ 'aria-label': 'Quitar las campañas de afiches' }}
+            nothingFoundMessage="Ninguna campaña de afiches con ese nombre"
+            data={(posters.data ?? []).map((campaign) => ({ value: campaign.id, label: campaign.name }))}
+            value={segment.qrCampaignIds ?? []}
+            onChange={(ids) => setSegment('qrCampaignIds', ids)}
+            error={form.errors['segment.qrCampaignIds']}
           />
           <Group grow align="flex-start">
             <TextInput type="date" label="Registradas desde" max={localToday()} value={days.from} onChange={(event) => setDay('from', event.currentTarget.value)} />
