@@ -15,7 +15,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { waitUntil } from '../helpers/wait';
 import { seedContacts } from '../whatsapp/setup';
-import { assertBuilt, axeBlocking, launchChromium } from './campaign';
+import { assertBuilt, axeBlocking, launchChromium, today } from './campaign';
 import { openConsole } from './console';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
@@ -146,7 +146,7 @@ describe('WhatsApp campaigns', () => {
     expect(await reach.textContent()).toContain('Este envío cabe completo: sale a 2 mensajes por segundo');
 
     // The territory narrows nothing here (all 24 live in Bosa), an unknown interest empties it.
-    await page.getByRole('combobox', { name: 'Territorio', exact: true }).fill('Bos');
+    await page.getByRole('combobox', { name: 'Territorios', exact: true }).fill('Bos');
     await page.getByRole('option', { name: 'Bosa (comuna)' }).click();
     await reach.getByText('Alcance: 24 personas', { exact: false }).waitFor();
     const all = page.getByRole('combobox', { name: 'Con todos estos intereses' });
@@ -220,10 +220,40 @@ describe('WhatsApp campaigns', () => {
     await page.context().close();
   });
 
+  it('schedules a campaign at a day and time in Bogotá, and refuses a time already past', async () => {
+    const templateId = await approvedTemplate('aviso_programado');
+    const page = await openConsole(browser, app, manager, '/whatsapp/campanas/nueva');
+    await page.getByLabel('Nombre de la campaña').fill('Cierre en Bosa');
+    await page.getByLabel('Plantilla aprobada').selectOption(templateId);
+    await page.getByLabel('Texto de {{2}}').fill('domingo');
+    await page.getByLabel('Todas las personas con autorización de WhatsApp').check();
+    await page.getByRole('status').getByText('Alcance: 34 personas', { exact: false }).waitFor();
+    await page.getByLabel('Programar el envío', { exact: false }).check();
+    await page.getByLabel('Día', { exact: true }).fill(today());
+    await page.getByLabel('Hora', { exact: true }).fill('00:00');
+    await page.getByRole('button', { name: 'Programar campaña' }).click();
+    await page.getByText('Elija un día y una hora que no hayan pasado', { exact: false }).waitFor();
+    expect(await axeBlocking(page)).toEqual([]);
+
+    const tomorrow = new Date(Date.parse(`${today()}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel('Día', { exact: true }).fill(tomorrow);
+    await page.getByLabel('Hora', { exact: true }).fill('09:30');
+    await page.getByRole('button', { name: 'Programar campaña' }).click();
+    await page.waitForURL(/\/whatsapp\/campanas\/[0-9a-f-]{36}$/);
+    await page.getByText('Programada', { exact: true }).waitFor();
+    const view = await app.http
+      .get(`/api/whatsapp/campaigns/${page.url().split('/').pop()}`)
+      .set(manager.auth)
+      .expect(200);
+    expect(view.body).toMatchObject({ status: 'scheduled', audienceSize: 34 });
+    expect(view.body.scheduledAt).toBe(new Date(`${tomorrow}T09:30:00-05:00`).toISOString());
+    await page.context().close();
+  });
+
   it('lists campaigns paged by the server, reachable by keyboard, and lets a viewer follow but not act', async () => {
     const templateId = await approvedTemplate('aviso_salud');
-    // 26 more: with the first, two pages of 25.
-    for (let n = 1; n <= 26; n++) {
+    // 25 more: with the two before, two pages of 25.
+    for (let n = 1; n <= 25; n++) {
       await app.http
         .post('/api/whatsapp/campaigns')
         .set(manager.auth)
@@ -240,7 +270,7 @@ describe('WhatsApp campaigns', () => {
 
     // Newest first, 25 a page: the first campaign is on the second page, which the server's cursor gives.
     const table = page.getByRole('table', { name: 'Campañas de WhatsApp' });
-    await table.getByRole('link', { name: 'Salud 26' }).waitFor();
+    await table.getByRole('link', { name: 'Salud 25' }).waitFor();
     expect(await table.getByRole('link').count()).toBe(25);
     expect(await table.getByRole('link', { name: 'Jóvenes de Bosa' }).count()).toBe(0);
     const asked: string[] = [];
@@ -276,7 +306,7 @@ describe('WhatsApp campaigns', () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'console-whatsapp-campaign.png'), fullPage: true });
     await page.goto(`${app.url}/whatsapp/campanas`);
-    await page.getByRole('table', { name: 'Campañas de WhatsApp' }).getByRole('link', { name: 'Salud 26' }).waitFor();
+    await page.getByRole('table', { name: 'Campañas de WhatsApp' }).getByRole('link', { name: 'Salud 25' }).waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'console-whatsapp-campaigns.png') });
     await page.context().close();
   });

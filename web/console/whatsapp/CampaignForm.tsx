@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Group, NativeSelect, Paper, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, MultiSelect, NativeSelect, Paper, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -12,7 +12,7 @@ import { schemaErrors, useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
 import { invalidateServerLists } from '../app/ServerTable';
-import { TerritorySelect } from '../app/SearchSelect';
+import { TerritoryMultiSelect } from '../app/SearchSelect';
 import {
   CAMPAIGN_PROBLEMS,
   campaignKeys,
@@ -34,6 +34,9 @@ type Segment = Values['segment'];
 type Variable = NonNullable<Values['variables']>[number];
 
 const LITERAL = 'literal';
+
+/** Whether an instant has gone by (read when the form is sent). */
+const isPast = (instant: string) => Date.parse(instant) <= Date.now();
 const INITIAL: Values = { name: '', templateId: '', variables: [], segment: {} };
 
 /** Whom the segment reaches right now (the API counts it as the campaign will), and what the tier makes of the send. */
@@ -82,6 +85,12 @@ function Reach({ segment, error }: { segment: Segment; error: string | undefined
 export function CampaignForm() {
   const navigate = useNavigate();
   const templates = useQuery({ queryKey: keys.templates, queryFn: () => api.all<Template>(`${TEMPLATES_PATH}?status=APPROVED`, 500) });
+  // The poster campaigns people came from (the people list's filter reads the same cached answer).
+  const posters = useQuery({
+    queryKey: ['poster-qr', 'campaigns', 'all'],
+    queryFn: () => api.all<{ id: string; name: string }>('/api/poster-qr/campaigns', 400),
+    staleTime: 60_000,
+  });
   const { form, submit, submitting, formError } = useSchemaForm(createCampaignBody, { initialValues: INITIAL }, CAMPAIGN_PROBLEMS);
   const [days, setDays] = useState({ from: '', to: '' });
   const [schedule, setSchedule] = useState({ on: false, date: '', time: '' });
@@ -125,6 +134,11 @@ export function CampaignForm() {
   const onSubmit = submit(async (body) => {
     if (schedule.on && !body.scheduledAt) {
       form.setFieldError('scheduledAt', 'Elija el día y la hora del envío.');
+      return;
+    }
+    // The server refuses a time already past too, in English: said here in Spanish first.
+    if (body.scheduledAt && isPast(body.scheduledAt)) {
+      form.setFieldError('scheduledAt', 'Elija un día y una hora que no hayan pasado (hora de Bogotá).');
       return;
     }
     const created = await api.post<Campaign>(CAMPAIGNS_PATH, body);
@@ -229,12 +243,24 @@ export function CampaignForm() {
             onChange={(list) => setSegment('interestsAll', list)}
             error={form.errors['segment.interestsAll']}
           />
-          <TerritorySelect
-            label="Territorio"
-            description="Incluye lo que está dentro (una comuna, sus barrios)"
-            value={segment.territoryIds?.[0] ?? null}
-            onChange={(id) => setSegment('territoryIds', id ? [id] : undefined)}
+          <TerritoryMultiSelect
+            label="Territorios"
+            description="Cada uno incluye lo que está dentro (una comuna, sus barrios)"
+            value={segment.territoryIds ?? []}
+            onChange={(ids) => setSegment('territoryIds', ids)}
             error={form.errors['segment.territoryIds']}
+          />
+          <MultiSelect
+            label="Llegaron por campañas de afiches"
+            placeholder={posters.isPending ? 'Cargando…' : undefined}
+            searchable
+            clearable
+            clearButtonProps={{ 'aria-label': 'Quitar las campañas de afiches' }}
+            nothingFoundMessage="Ninguna campaña de afiches con ese nombre"
+            data={(posters.data ?? []).map((campaign) => ({ value: campaign.id, label: campaign.name }))}
+            value={segment.qrCampaignIds ?? []}
+            onChange={(ids) => setSegment('qrCampaignIds', ids)}
+            error={form.errors['segment.qrCampaignIds']}
           />
           <Group grow align="flex-start">
             <TextInput type="date" label="Registradas desde" max={localToday()} value={days.from} onChange={(event) => setDay('from', event.currentTarget.value)} />
