@@ -13,7 +13,7 @@ import {
   type ListObjectsV2CommandOutput,
 } from '@aws-sdk/client-s3';
 import type { FileStoreConfig } from '../config';
-import { AppError } from './errors';
+import { AppError, ServiceBusyError } from './errors';
 
 /**
  * Files people send (receipts, PQRS attachments, incident photos) and the email outbox, kept as
@@ -248,6 +248,19 @@ const notFound = (error: unknown) => {
   return failure.name === 'NoSuchKey' || failure.name === 'NotFound' || failure.$metadata?.httpStatusCode === 404;
 };
 
+/** Seconds a client is asked to wait when the bucket cannot be reached. */
+const STORE_RETRY_AFTER_SECONDS = 10;
+
+/** The store unreachable or refusing (after the SDK's own retries) is the service's trouble, not the request's: a 503 to retry. */
+async function storeCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (notFound(error)) throw error;
+    throw Object.assign(new ServiceBusyError(STORE_RETRY_AFTER_SECONDS, 'The file store cannot be reached now; send the request again.'), { cause: error });
+  }
+}
+
 /** Objects in an S3-compatible bucket (S3, MinIO, R2, GCS's XML API): every process and host sees the same files. */
 export class S3Backend implements FileBackend {
   readonly kind = 's3';
@@ -274,19 +287,19 @@ export class S3Backend implements FileBackend {
   }
 
   async write(key: string, bytes: Buffer): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key), Body: bytes, ContentLength: bytes.length }));
+    await storeCall(() => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key), Body: bytes, ContentLength: bytes.length })));
   }
 
   async move(from: string, to: string): Promise<void> {
     // A copy inside the store (no bytes through this process); a PUT or COPY replaces an object whole.
     const source = `${this.bucket}/${this.keyOf(from).split('/').map(encodeURIComponent).join('/')}`;
-    await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.keyOf(to), CopySource: source }));
+    await storeCall(() => this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.keyOf(to), CopySource: source })));
     await this.remove(from);
   }
 
   async read(key: string): Promise<StoredFile | undefined> {
     try {
-      const answer = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key) }));
+      const answer = await storeCall(() => this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key) })));
       return { size: answer.ContentLength ?? 0, stream: answer.Body as Readable };
     } catch (error) {
       if (notFound(error)) return undefined;
@@ -296,7 +309,7 @@ export class S3Backend implements FileBackend {
 
   async size(key: string): Promise<number | undefined> {
     try {
-      return (await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key) }))).ContentLength;
+      return (await storeCall(() => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key) })))).ContentLength;
     } catch (error) {
       if (notFound(error)) return undefined;
       throw error;
@@ -304,7 +317,7 @@ export class S3Backend implements FileBackend {
   }
 
   async remove(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key) }));
+    await storeCall(() => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key) })));
   }
 
   async list(dir: string): Promise<StoredEntry[]> {
@@ -312,7 +325,9 @@ export class S3Backend implements FileBackend {
     const entries: StoredEntry[] = [];
     let token: string | undefined;
     do {
-      const page: ListObjectsV2CommandOutput = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token }));
+      const page: ListObjectsV2CommandOutput = await storeCall(() =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token })),
+      );
       for (const object of page.Contents ?? []) {
         if (!object.Key) continue;
         entries.push({ name: object.Key.slice(prefix.length), size: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date(0) });

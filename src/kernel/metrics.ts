@@ -43,6 +43,20 @@ export class Metrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'comando_' });
+    // Defaults whose cost grows with the sockets connected, several ms a scrape at 2,000 (the
+    // descriptor count reads a directory entry per socket, the handle and resource counts list
+    // every one; comando_socket_room_members counts sockets instead), and the plain lag gauge,
+    // which waits a turn of a busy event loop (the lag percentiles, from Node's own monitor, stay).
+    for (const name of [
+      'process_open_fds',
+      'nodejs_active_handles',
+      'nodejs_active_handles_total',
+      'nodejs_active_resources',
+      'nodejs_active_resources_total',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
+      this.registry.removeSingleMetric(`comando_${name}`);
+    }
     this.httpRequests = new Histogram({
       name: 'comando_http_request_duration_seconds',
       help: 'HTTP requests by method, route template (never the raw path) and status',

@@ -5,7 +5,8 @@ import { loadConfig } from '../../src/config';
 import { createFileStore, type FileStore } from '../../src/kernel/file-store';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { FILE_STORES, fileStoreEnv, s3Env, storedBytes, storedNames } from '../helpers/file-stores';
-import { createUser, registerAdmin } from '../helpers/users';
+import { freePort } from '../helpers/redis-server';
+import { createUser, expectProblem, registerAdmin } from '../helpers/users';
 
 const PDF = Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n');
 const dirs: string[] = [];
@@ -59,6 +60,27 @@ describe.each(FILE_STORES)('the %s file store', (kind) => {
     const area = files.area('tests/names');
     for (const name of ['../escape', 'a/b', '.hidden', '', 'a b']) await expect(area.stage(name, Buffer.from('x'))).rejects.toThrow(/stored file name/);
     expect(() => files.area('Tests/../x')).toThrow(/file area/);
+  });
+});
+
+describe('an S3 store that cannot be reached', () => {
+  let app: TestApp;
+  afterAll(() => app?.close());
+
+  it('answers an upload 503 busy with Retry-After, not a 500, and records no attachment', async () => {
+    const closedPort = await freePort();
+    app = await startTestApp({ DATA_DIR: tempDir(), ...(await s3Env()), S3_ENDPOINT: `http://127.0.0.1:${closedPort}` }, { workers: false });
+    const admin = await registerAdmin(app);
+    const manager = await createUser(app, admin, 'manager');
+    const filed = await app.http
+      .post('/api/pqrs')
+      .send({ type: 'peticion', subject: 'Alumbrado', description: 'La calle 10 sigue sin alumbrado público.', name: 'Ana Pérez', phone: '300 555 0102', consent: true })
+      .expect(201);
+    const upload = await app.http.post(`/api/pqrs/${filed.body.id}/attachments`).set('X-Upload-Token', filed.body.uploadToken).set('Content-Type', 'application/pdf').send(PDF);
+    expectProblem(upload, 503, 'busy');
+    expect(upload.headers['retry-after']).toBe('10');
+    const request = await app.http.get(`/api/pqrs/${filed.body.id}`).set(manager.auth).expect(200);
+    expect(request.body.personal.attachments).toEqual([]);
   });
 });
 

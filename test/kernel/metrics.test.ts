@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Coalescer } from '../../src/kernel/coalesce';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { campaignBody, createCampaign, createTemplate, seedContacts, waitForCampaign } from '../email/helpers';
@@ -142,5 +144,14 @@ describe('GET /metrics', () => {
     const text = await scrape();
     expect(sample(text, 'comando_outbound_sends_total', { channel: 'email', outcome: 'sent' })).toBe(3);
     expect(text).toMatch(/comando_outbound_queue_depth\{channel="email",state="waiting"\} 0/);
+  });
+
+  it('exports every series the Grafana dashboard in deploy/ queries', async () => {
+    const dashboard = readFileSync(path.join(__dirname, '..', '..', 'deploy', 'grafana-election-day.json'), 'utf8');
+    const queried = [...new Set(dashboard.match(/comando_[a-z0-9_]+/g))];
+    expect(queried.length).toBeGreaterThan(10);
+    const text = await scrape();
+    const missing = queried.filter((name) => !text.includes(`# TYPE ${name.replace(/_(bucket|count|sum)$/, '')} `));
+    expect(missing).toEqual([]);
   });
 });
