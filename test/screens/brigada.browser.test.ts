@@ -324,6 +324,8 @@ describe('brigade app', () => {
     const kept = await tap();
     await page.locator('#undo li', { hasText: 'Ya votó' }).waitFor();
     expect(await memberReports()).toEqual(before);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'brigada-undo.png') });
     await page.waitForSelector('#undo', { state: 'hidden', timeout: 30_000 });
     await page.waitForSelector('#pending-count[data-value="0"]', { timeout: 30_000 });
     expect(await memberReports()).toHaveLength(before.length + 1);
