@@ -77,7 +77,7 @@ describe('GET /api/qr-leads', () => {
     expect(page.body.data[0]).toMatchObject({ submissions: 2, interests: ['seguridad'], codeId: codes[1]!.id, contact: { phone: '+573001110003' } });
     // Campaign, poster and territory by name, as a person reads the list.
     const luz = page.body.data[2];
-    expect(luz).toMatchObject({ campaignName: 'Afiches Kennedy', poster: `${codes[0]!.code} · ${codes[0]!.label}`, territoryId: barrio, territoryName: expect.any(String) });
+    expect(luz).toMatchObject({ campaignName: 'Afiches Kennedy', poster: `${codes[0]!.code} · Parque`, territoryId: barrio, territoryName: expect.any(String) });
     expect(luz.territoryName.length).toBeGreaterThan(0);
     expect(page.body.data[0]).toMatchObject({ territoryName: null });
   });
