@@ -1,0 +1,81 @@
+import { Alert, Button, Group, NativeSelect, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { useNavigate } from 'react-router';
+import { createCampaignBody } from '../../../src/modules/qr/qr.schemas';
+import { api } from '../app/api';
+import { useSchemaForm } from '../app/forms';
+import { PageTitle } from '../app/pages';
+import { invalidateServerLists } from '../app/ServerTable';
+import { CAMPAIGNS_PATH, STATUS_LABELS, type Campaign } from './data';
+
+const CONSENT_MIN = 20;
+
+/** A new poster campaign and its landing page; the consent text and the privacy link are checked as they are typed, by the API's own rules. */
+export default function NewCampaignPage() {
+  const navigate = useNavigate();
+  const { form, submit, submitting, formError } = useSchemaForm(createCampaignBody, {
+    initialValues: {
+      name: '',
+      status: 'draft' as 'draft' | 'active',
+      landing: { title: 'Súmate a la campaña', intro: '', consentText: '', privacyPolicyUrl: '', thankYouMessage: '¡Gracias! Recibimos tus datos.' },
+    },
+    // The legal pieces are checked while typed, beside their fields, not only on saving.
+    validateInputOnChange: ['landing.consentText', 'landing.privacyPolicyUrl'],
+    messages: { 'landing.privacyPolicyUrl': 'Escriba la dirección completa de la política de tratamiento de datos, empezando por https://' } as Record<string, string>,
+  });
+  const consentLength = form.getValues().landing.consentText.trim().length;
+  const onSubmit = submit(async (values) => {
+    const created = await api.post<Campaign>(CAMPAIGNS_PATH, values);
+    await invalidateServerLists(CAMPAIGNS_PATH);
+    void navigate(`/afiches/${created.id}`);
+  });
+  return (
+    <>
+      <PageTitle>Nueva campaña de afiches</PageTitle>
+      <form onSubmit={onSubmit} noValidate>
+        <Stack maw={720}>
+          {formError && (
+            <Alert color="red" role="alert">
+              {formError}
+            </Alert>
+          )}
+          <TextInput label="Nombre de la campaña" required {...form.getInputProps('name')} />
+          <NativeSelect
+            label="Estado al crearla"
+            description="Un borrador no recibe datos; actívela cuando los afiches estén en la calle."
+            data={(['draft', 'active'] as const).map((value) => ({ value, label: STATUS_LABELS[value] }))}
+            {...form.getInputProps('status')}
+          />
+          <TextInput label="Título de la página" required {...form.getInputProps('landing.title')} />
+          <Textarea label="Texto de presentación" autosize minRows={2} {...form.getInputProps('landing.intro')} />
+          <Textarea
+            label="Texto de autorización (Ley 1581)"
+            description={`Se muestra completo junto a la casilla de autorización: quién es responsable de los datos, para qué se usan y los derechos de la persona. Al menos ${CONSENT_MIN} caracteres (lleva ${consentLength}).`}
+            required
+            autosize
+            minRows={4}
+            {...form.getInputProps('landing.consentText')}
+          />
+          <TextInput
+            label="Enlace a la política de tratamiento de datos"
+            description="Dirección web completa (https://…), la que la página enlaza junto a la autorización."
+            required
+            type="url"
+            {...form.getInputProps('landing.privacyPolicyUrl')}
+          />
+          <TextInput label="Mensaje de agradecimiento" {...form.getInputProps('landing.thankYouMessage')} />
+          <Text size="sm" c="dimmed">
+            Después de crearla podrá generar los códigos e imprimir la hoja de afiches.
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => void navigate('/afiches')}>
+              Cancelar
+            </Button>
+            <Button type="submit" loading={submitting}>
+              Crear campaña
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </>
+  );
+}
