@@ -152,6 +152,21 @@ describe('poster QR screens', () => {
     await page.getByText('Ningún afiche sigue puesto después de su fecha límite.').waitFor();
   });
 
+  it('pauses and resumes the campaign with the moves its policy allows', async () => {
+    await page.getByRole('button', { name: 'Pausar' }).click();
+    await page.getByText('En pausa', { exact: true }).waitFor();
+    expect((await app.http.get(`/api/poster-qr/campaigns/${campaignId}`).set(manager.auth).expect(200)).body.status).toBe('paused');
+    expect(await page.getByRole('button', { name: 'Pausar' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Reanudar' }).click();
+    await page.getByText('Activa', { exact: true }).waitFor();
+    // Ending is final: it asks first, and Escape leaves the campaign as it was.
+    await page.getByRole('button', { name: 'Terminar' }).click();
+    await page.getByRole('dialog', { name: 'Terminar la campaña' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    expect((await app.http.get(`/api/poster-qr/campaigns/${campaignId}`).set(manager.auth).expect(200)).body.status).toBe('active');
+  });
+
   it('shows the analysis with bot scans apart, and the leads by name with their CSV', async () => {
     const [first] = (await app.http.get(`/api/poster-qr/campaigns/${campaignId}/codes?limit=1`).set(manager.auth).expect(200)).body.data as { code: string; label: string }[];
     const phone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148 Safari/604.1';

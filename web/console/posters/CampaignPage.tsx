@@ -1,12 +1,14 @@
 import { Alert, Anchor, Badge, Button, Card, Group, Loader, NumberInput, SimpleGrid, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { roleAllowed } from '../../../src/kernel/auth/roles';
-import { qrPolicy } from '../../../src/modules/qr/qr.policy';
+import type { CampaignStatus } from '../../../src/modules/qr/qr.constants';
+import { canMoveTo, qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { generateCodesBody } from '../../../src/modules/qr/qr.schemas';
 import { api } from '../app/api';
+import { ConfirmDialog } from '../app/ConfirmDialog';
 import { formatDate, formatNumber, formatPercent } from '../app/format';
 import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
@@ -220,6 +222,55 @@ function AnalysisSection({ campaign }: { campaign: Campaign }) {
   );
 }
 
+const MOVES: { to: CampaignStatus; label: string }[] = [
+  { to: 'active', label: 'Activar' },
+  { to: 'paused', label: 'Pausar' },
+  { to: 'ended', label: 'Terminar' },
+];
+
+/** The status changes the policy allows from here; ending is final, so it asks first. */
+function StatusActions({ campaign }: { campaign: Campaign }) {
+  const queryClient = useQueryClient();
+  const [ending, setEnding] = useState(false);
+  const move = async (to: CampaignStatus) => {
+    await api.patch(`${CAMPAIGNS_PATH}/${campaign.id}`, { status: to });
+    await queryClient.invalidateQueries({ queryKey: ['poster-campaign', campaign.id] });
+    await invalidateServerLists(CAMPAIGNS_PATH);
+    notifications.show({ color: 'green', message: `Campaña: ${STATUS_LABELS[to].toLowerCase()}.` });
+  };
+  const moves = MOVES.filter((item) => item.to !== campaign.status && canMoveTo(campaign.status, item.to));
+  return (
+    <>
+      {moves.map((item) =>
+        item.to === 'ended' ? (
+          <Button key={item.to} size="xs" variant="default" color="red" onClick={() => setEnding(true)}>
+            {item.label}
+          </Button>
+        ) : (
+          <Button
+            key={item.to}
+            size="xs"
+            variant="default"
+            onClick={() => void move(item.to).catch((error: unknown) => notifications.show({ color: 'red', message: problemMessage(error) }))}
+          >
+            {campaign.status === 'paused' && item.to === 'active' ? 'Reanudar' : item.label}
+          </Button>
+        ),
+      )}
+      <ConfirmDialog
+        opened={ending}
+        onClose={() => setEnding(false)}
+        title="Terminar la campaña"
+        confirmLabel="Terminar"
+        danger
+        onConfirm={() => move('ended').then(() => setEnding(false))}
+      >
+        <Text size="sm">La página de los afiches dejará de recibir datos y no se podrán generar más códigos. Las cifras y los contactos se conservan. No se puede deshacer.</Text>
+      </ConfirmDialog>
+    </>
+  );
+}
+
 export default function CampaignPage() {
   const { id = '' } = useParams();
   const { user } = useSignedIn();
@@ -252,6 +303,7 @@ export default function CampaignPage() {
           <Badge color={TONES[STATUS_TONES[data.status]].color} c={TONES[STATUS_TONES[data.status]].text} variant="light">
             {STATUS_LABELS[data.status]}
           </Badge>
+          {manages && <StatusActions campaign={data} />}
           <Anchor component={Link} to="/afiches" size="sm">
             Todas las campañas
           </Anchor>
