@@ -167,6 +167,20 @@ describe('poster QR screens', () => {
     expect((await app.http.get(`/api/poster-qr/campaigns/${campaignId}`).set(manager.auth).expect(200)).body.status).toBe('active');
   });
 
+  it("changes the campaign's landing page with the same checks, keeping what the form does not show", async () => {
+    await page.getByRole('link', { name: 'Editar página' }).click();
+    await page.getByRole('heading', { name: 'Editar: Afiches Kennedy' }).waitFor();
+    await page.getByLabel(/^Texto de presentación/).fill('Cuéntanos qué le falta a tu barrio.');
+    await page.getByLabel(/^Texto de autorización/).fill('Corto.');
+    await page.getByText(/Demasiado pequeño.*20 caracteres/).waitFor();
+    expect(await axeBlocking(page)).toEqual([]);
+    await page.getByLabel(/^Texto de autorización/).fill(CONSENT_TEXT);
+    await page.getByRole('button', { name: 'Guardar cambios' }).click();
+    await page.getByRole('heading', { name: 'Afiches Kennedy' }).waitFor();
+    const stored = (await app.http.get(`/api/poster-qr/campaigns/${campaignId}`).set(manager.auth).expect(200)).body;
+    expect(stored.landing).toMatchObject({ intro: 'Cuéntanos qué le falta a tu barrio.', consentText: CONSENT_TEXT, fields: { phone: 'required', email: 'optional' } });
+  });
+
   it('shows the analysis with bot scans apart, and the leads by name with their CSV', async () => {
     const [first] = (await app.http.get(`/api/poster-qr/campaigns/${campaignId}/codes?limit=1`).set(manager.auth).expect(200)).body.data as { code: string; label: string }[];
     const phone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148 Safari/604.1';

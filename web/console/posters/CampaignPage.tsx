@@ -304,6 +304,11 @@ export default function CampaignPage() {
             {STATUS_LABELS[data.status]}
           </Badge>
           {manages && <StatusActions campaign={data} />}
+          {manages && (
+            <Button component={Link} to={`/afiches/${data.id}/editar`} size="xs" variant="default">
+              Editar página
+            </Button>
+          )}
           <Anchor component={Link} to="/afiches" size="sm">
             Todas las campañas
           </Anchor>

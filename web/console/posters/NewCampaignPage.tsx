@@ -1,13 +1,12 @@
-import { Alert, Button, Group, NativeSelect, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { Alert, Button, Group, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
 import { useNavigate } from 'react-router';
 import { createCampaignBody } from '../../../src/modules/qr/qr.schemas';
 import { api } from '../app/api';
 import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { invalidateServerLists } from '../app/ServerTable';
+import { LANDING_FORM_OPTIONS, LandingFields } from './LandingFields';
 import { CAMPAIGNS_PATH, STATUS_LABELS, type Campaign } from './data';
-
-const CONSENT_MIN = 20;
 
 /** A new poster campaign and its landing page; the consent text and the privacy link are checked as they are typed, by the API's own rules. */
 export default function NewCampaignPage() {
@@ -18,11 +17,8 @@ export default function NewCampaignPage() {
       status: 'draft' as 'draft' | 'active',
       landing: { title: 'Súmate a la campaña', intro: '', consentText: '', privacyPolicyUrl: '', thankYouMessage: '¡Gracias! Recibimos tus datos.' },
     },
-    // The legal pieces are checked while typed, beside their fields, not only on saving.
-    validateInputOnChange: ['landing.consentText', 'landing.privacyPolicyUrl'],
-    messages: { 'landing.privacyPolicyUrl': 'Escriba la dirección completa de la política de tratamiento de datos, empezando por https://' } as Record<string, string>,
+    ...LANDING_FORM_OPTIONS,
   });
-  const consentLength = form.getValues().landing.consentText.trim().length;
   const onSubmit = submit(async (values) => {
     const created = await api.post<Campaign>(CAMPAIGNS_PATH, values);
     await invalidateServerLists(CAMPAIGNS_PATH);
@@ -45,24 +41,7 @@ export default function NewCampaignPage() {
             data={(['draft', 'active'] as const).map((value) => ({ value, label: STATUS_LABELS[value] }))}
             {...form.getInputProps('status')}
           />
-          <TextInput label="Título de la página" required {...form.getInputProps('landing.title')} />
-          <Textarea label="Texto de presentación" autosize minRows={2} {...form.getInputProps('landing.intro')} />
-          <Textarea
-            label="Texto de autorización (Ley 1581)"
-            description={`Se muestra completo junto a la casilla de autorización: quién es responsable de los datos, para qué se usan y los derechos de la persona. Al menos ${CONSENT_MIN} caracteres (lleva ${consentLength}).`}
-            required
-            autosize
-            minRows={4}
-            {...form.getInputProps('landing.consentText')}
-          />
-          <TextInput
-            label="Enlace a la política de tratamiento de datos"
-            description="Dirección web completa (https://…), la que la página enlaza junto a la autorización."
-            required
-            type="url"
-            {...form.getInputProps('landing.privacyPolicyUrl')}
-          />
-          <TextInput label="Mensaje de agradecimiento" {...form.getInputProps('landing.thankYouMessage')} />
+          <LandingFields field={form.getInputProps} consentLength={form.getValues().landing.consentText.trim().length} />
           <Text size="sm" c="dimmed">
             Después de crearla podrá generar los códigos e imprimir la hoja de afiches.
           </Text>

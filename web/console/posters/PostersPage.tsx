@@ -5,6 +5,7 @@ import CampaignsPage from './CampaignsPage';
 
 const NewCampaignPage = lazy(() => import('./NewCampaignPage'));
 const CampaignPage = lazy(() => import('./CampaignPage'));
+const EditCampaignPage = lazy(() => import('./EditCampaignPage'));
 const LeadsPage = lazy(() => import('./LeadsPage'));
 
 /** Poster QR campaigns: the list at /afiches, a new one, each campaign's codes, posters and figures, and the people they brought in. */
@@ -15,6 +16,7 @@ export default function PostersPage() {
       <Route path="nueva" element={<NewCampaignPage />} />
       <Route path="contactos" element={<LeadsPage />} />
       <Route path=":id" element={<CampaignPage />} />
+      <Route path=":id/editar" element={<EditCampaignPage />} />
       <Route path="*" element={<NotFoundPage />} />
     </Routes>
   );
