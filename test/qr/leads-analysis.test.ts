@@ -75,6 +75,11 @@ describe('GET /api/qr-leads', () => {
     const page = await app.http.get(`/api/qr-leads?campaignId=${campaignId}`).set(manager.auth).expect(200);
     expect(page.body.data.map((row: { contact: { name: string } }) => row.contact.name)).toEqual(['Jorge Ruiz', '=HYPERLINK("http://evil")', 'Luz Díaz']);
     expect(page.body.data[0]).toMatchObject({ submissions: 2, interests: ['seguridad'], codeId: codes[1]!.id, contact: { phone: '+573001110003' } });
+    // Campaign, poster and territory by name, as a person reads the list.
+    const luz = page.body.data[2];
+    expect(luz).toMatchObject({ campaignName: 'Afiches Kennedy', poster: `${codes[0]!.code} · Parque`, territoryId: barrio, territoryName: expect.any(String) });
+    expect(luz.territoryName.length).toBeGreaterThan(0);
+    expect(page.body.data[0]).toMatchObject({ territoryName: null });
   });
 
   it.each([

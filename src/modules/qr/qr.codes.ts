@@ -2,14 +2,9 @@ import { randomInt } from 'node:crypto';
 import QRCode from 'qrcode';
 import type { AppDeps } from '../../kernel/context';
 import { processLocal } from '../../kernel/process-local';
+import { CODE_ALPHABET as ALPHABET, CODE_LENGTH } from './qr.constants';
 
-/**
- * Poster codes: 10 characters from 31 that cannot be mistaken for each other when read off a
- * poster or typed (no 0/o, 1/l/i). 31^10 ≈ 8·10^14 codes: unguessable at any rate limit.
- */
-const ALPHABET = '23456789abcdefghjkmnpqrstuvwxyz';
-export const CODE_LENGTH = 10;
-export const CODE_PATTERN = new RegExp(`^[${ALPHABET}]{${CODE_LENGTH}}$`);
+export { CODE_LENGTH, CODE_PATTERN } from './qr.constants';
 
 export function newPosterCode(): string {
   let code = '';

@@ -2,12 +2,9 @@ import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { newId } from '../../kernel/ids';
 import { TerritorySchema } from '../territories';
 import { ContactSchema } from '../audience';
+import { CAMPAIGN_STATUSES, type FieldMode } from './qr.constants';
 
-export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'ended'] as const;
-export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
-
-export const FIELD_MODES = ['required', 'optional', 'hidden'] as const;
-export type FieldMode = (typeof FIELD_MODES)[number];
+export { CAMPAIGN_STATUSES, FIELD_MODES, type CampaignStatus, type FieldMode } from './qr.constants';
 
 /** What the landing page shows and asks; the campaign's own words, Spanish by default. */
 export interface LandingConfig {

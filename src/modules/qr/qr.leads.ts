@@ -6,7 +6,7 @@ import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/pagination';
 import { safeCell } from '../../kernel/spreadsheet';
 import type { Queries } from '../../kernel/sql';
-import { leadBatch, leadPage, leadPlaceNames, type LeadFilter, type LeadRecord } from './qr.repository';
+import { leadBatch, leadPage, leadPlaceNames, type LeadFilter, type LeadPlaceNames, type LeadRecord } from './qr.repository';
 
 export const listLeadsQuery = z
   .object({
@@ -29,9 +29,12 @@ export const leadView = z
   .object({
     id: z.uuid(),
     campaignId: z.uuid(),
+    campaignName: z.string().describe("The campaign's name"),
     codeId: z.uuid(),
+    poster: z.string().describe('The poster: its code and label'),
     contact: z.object({ id: z.uuid(), name: z.string(), phone: z.string().nullable(), email: z.string().nullable(), documentId: z.string().nullable() }),
     territoryId: z.uuid().nullable(),
+    territoryName: z.string().nullable(),
     neighbourhood: z.string().nullable(),
     interests: z.array(z.string()),
     whatsappOptIn: z.boolean(),
@@ -42,13 +45,16 @@ export const leadView = z
   })
   .meta({ id: 'QrLead' });
 
-export function presentLead(lead: LeadRecord): z.input<typeof leadView> {
+export function presentLead(lead: LeadRecord, names: LeadPlaceNames): z.input<typeof leadView> {
   return {
     id: lead.id,
     campaignId: lead.campaignId,
+    campaignName: names.campaigns.get(lead.campaignId) ?? '',
     codeId: lead.codeId,
+    poster: names.posters.get(lead.codeId) ?? '',
     contact: lead.contact,
     territoryId: lead.territoryId,
+    territoryName: lead.territoryId ? (names.territories.get(lead.territoryId) ?? null) : null,
     neighbourhood: lead.neighbourhood,
     interests: lead.interests,
     whatsappOptIn: lead.whatsappOptIn,
@@ -72,10 +78,11 @@ function leadFilter(query: ListLeadsInput): LeadFilter {
   };
 }
 
-/** Newest first: ids are UUID v7, so id order is creation order. */
-export async function listLeads(em: EntityManager, query: ListLeadsInput) {
-  const page = await leadPage(em, leadFilter(query), query);
-  return { data: page.data.map(presentLead), nextCursor: page.nextCursor };
+/** Newest first: ids are UUID v7, so id order is creation order. Campaign, poster and territory by name, as people read them. */
+export async function listLeads(data: { em: EntityManager; db: Queries }, query: ListLeadsInput) {
+  const page = await leadPage(data.em, leadFilter(query), query);
+  const names = await leadPlaceNames(data.db, page.data);
+  return { data: page.data.map((lead) => presentLead(lead, names)), nextCursor: page.nextCursor };
 }
 
 /** Names where a person reads the file (campaign, poster, territory); the ids last, for joining with other exports. */
@@ -109,17 +116,17 @@ export function leadsCsv(data: { em: EntityManager; db: Queries }, query: ListLe
       const batch = await leadBatch(data.em, filter, before, 1000);
       const names = await leadPlaceNames(data.db, batch);
       for (const lead of batch) {
-        const view = presentLead(lead);
+        const view = presentLead(lead, names);
         yield [
           view.id,
           view.createdAt,
-          names.campaigns.get(view.campaignId) ?? '',
-          names.posters.get(view.codeId) ?? '',
+          view.campaignName,
+          view.poster,
           view.contact.name,
           view.contact.phone,
           view.contact.email,
           view.contact.documentId,
-          view.territoryId ? (names.territories.get(view.territoryId) ?? '') : null,
+          view.territoryId ? (view.territoryName ?? '') : null,
           view.neighbourhood,
           view.interests.join(';'),
           view.whatsappOptIn,

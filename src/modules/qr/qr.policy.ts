@@ -1,5 +1,5 @@
 import { definePolicy } from '../../kernel/policy';
-import type { CampaignStatus } from './qr.entities';
+import type { CampaignStatus } from './qr.constants';
 
 /**
  * Who may do what with poster campaigns: managers run them; viewers follow their figures; only

@@ -199,7 +199,7 @@ export const qrRouter = new ApiRouter('poster-qr', 'Poster QR campaigns, codes, 
         ctx.body = leadsCsv({ em, db: ctx.deps.db }, input.query);
         return undefined;
       }
-      return listLeads(em, input.query);
+      return listLeads({ em, db: ctx.deps.db }, input.query);
     },
   )
   .get(

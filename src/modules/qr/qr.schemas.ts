@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { CAMPAIGN_STATUSES, FIELD_MODES } from './qr.entities';
-import { CODE_PATTERN } from './qr.codes';
+import { CAMPAIGN_STATUSES, CODE_PATTERN, FIELD_MODES } from './qr.constants';
 
 const slug = z
   .string()

@@ -5,6 +5,7 @@ import { authPolicy } from '../../../src/modules/auth/auth.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
 import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
+import { qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 
 /** A screen of the console, or another app it links to. Who sees it comes from the module's policy, never a second list. */
@@ -61,6 +62,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: pqrsPolicy.roles('read'),
     description: 'Peticiones, quejas y reclamos de la ciudadanía, por fecha de vencimiento legal',
     page: () => import('../pqrs/PqrsPage'),
+  },
+  {
+    path: '/afiches',
+    label: 'Afiches QR',
+    group: 'Campaña',
+    roles: qrPolicy.roles('read'),
+    description: 'Campañas de afiches: códigos, hoja para imprimir, registro con fecha de retiro, análisis y contactos',
+    page: () => import('../posters/PostersPage'),
   },
   {
     path: '/usuarios',
