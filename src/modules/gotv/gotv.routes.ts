@@ -115,6 +115,20 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
     },
     async ({ ctx, input, em }) => stations.updateStation(em, ctx.deps, input.params.id, input.body),
   )
+  .delete(
+    '/api/gotv/polling-stations/:id',
+    {
+      summary: 'Delete a polling station nothing points at',
+      description:
+        'Refused with 409 `station_in_use` while voters, turnout reports, brigades or incidents point at it: the detail names each with its count, ' +
+        'and `references` lists them `{ count, one, many }`. Once deleted, `gotv` and the station’s room get `resync` (reason `bulk_change`), so it leaves the live map.',
+      access: gotvPolicy.roles('manageStations'),
+      params: stationIdParams,
+      status: 204,
+      errors: { ...noStation, 409: 'Something still points at the station (`station_in_use`)' },
+    },
+    async ({ ctx, input }) => stations.deleteStation(ctx.deps, input.params.id),
+  )
   .post(
     '/api/gotv/voters',
     {
