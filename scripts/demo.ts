@@ -1219,14 +1219,14 @@ async function main(): Promise<void> {
       rows.push(`${personName()},${document++},${mobile()},${station.code},${1 + randomInt(Math.ceil(station.registered / 350))},${priority}`);
     }
   }
-  const imported = await must<{ imported: number; rejectedCount: number; rejected: { line: number; message: string }[] }>(
+  const imported = await must<{ created: number; rejectedCount: number; rejected: { line: number; message: string }[] }>(
     'POST',
     '/api/gotv/voters/import',
     manager.token,
     rows.join('\n'),
     'text/csv',
   );
-  log(`  ${imported.imported} confirmed voters imported${imported.rejectedCount ? ` (${imported.rejectedCount} rows refused, e.g. ${imported.rejected[0]?.message})` : ''}`);
+  log(`  ${imported.created} confirmed voters imported${imported.rejectedCount ? ` (${imported.rejectedCount} rows refused, e.g. ${imported.rejected[0]?.message})` : ''}`);
 
   const plans: StationPlan[] = await inParallel(stations, async (station, i) => {
     const voters: StationPlan['voters'] = [];
