@@ -1,8 +1,10 @@
 /**
  * `npm run demo`: fills a running Comando with an election-day campaign and plays the day, through
  * the public API only, as staff and phones would. A Medellín-like city (16 comunas with outlines
- * drawn as a grid: real boundaries would need a download), 300 polling stations, 30,000 confirmed
- * voters, 30 brigades each with a member and 10 stations, a poster campaign with its leads. Then
+ * drawn as a grid: real boundaries would need a download) for the campaign's people; election day
+ * at Cartagena's 120 real puestos (the Registraduría's files in fixtures/co-puestos: coordinates,
+ * registered voters, mesas), 30,000 confirmed voters, 30 brigades each with a member and 4
+ * stations, a poster campaign with its leads. Then
  * the campaign's ordinary week, so the console's People, WhatsApp and PQRS screens are full: a
  * supporters' spreadsheet imported, people writing on WhatsApp (through the signed webhook, as
  * Meta delivers them), requests filed at the PQRS desk and answered. Then the day is played
@@ -21,7 +23,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -230,6 +232,25 @@ async function createUser(admin: Session, role: string, local: string, name: str
   const email = `${local}-${RUN}@demo.comando.co`;
   const answer = await must<{ token: string; user: { id: string } }>('POST', '/api/auth/register', admin.token, { email, password: PASSWORD, name, role });
   return { id: answer.user.id, email, name, token: answer.token, role };
+}
+
+/**
+ * Cartagena's rows of the Registraduría's Bolívar files (fixtures/co-puestos), kept to the puestos
+ * both files name: the georeferenced one (comma-separated) and the census (`;`, with its BOM).
+ */
+function cartagenaPuestos(): { georeferenced: string; census: string } {
+  const folder = path.join(__dirname, '..', 'fixtures', 'co-puestos');
+  const lines = (file: string) => readFileSync(path.join(folder, file), 'utf8').trimEnd().split(/\r?\n/);
+  const [censusHeader, ...censusRows] = lines('DvipolaUltimate_BOLIVAR_censo_mesas.csv');
+  const census = censusRows.filter((line) => line.startsWith('BOLIVAR;CARTAGENA;'));
+  const named = new Set(census.map((line) => line.split(';')[2]!.trim()));
+  const [georefHeader, ...georefRows] = lines('Divipole_Territoriales_2023_georref_BOLIVAR.csv');
+  const georeferenced = georefRows.filter((line) => line.startsWith('"BOLIVAR","CARTAGENA",') && named.has(line.split('","')[2]!.trim()));
+  const kept = new Set(georeferenced.map((line) => line.split('","')[2]!.trim()));
+  return {
+    georeferenced: [georefHeader!, ...georeferenced].join('\n'),
+    census: [censusHeader!, ...census.filter((line) => kept.has(line.split(';')[2]!.trim()))].join('\n'),
+  };
 }
 
 /** A comuna's outline: its grid cell with the corners and edges nudged, so the map reads like a city. */
@@ -1191,43 +1212,48 @@ async function main(): Promise<void> {
   });
   log('  16 comunas with outlines');
 
-  const stations = await inParallel(
-    Array.from({ length: 300 }, (_, i) => i),
-    async (i) => {
-      const comuna = comunas[i % comunas.length]!;
-      const code = `D${RUN}-${String(i + 1).padStart(3, '0')}`;
-      const registered = 1200 + randomInt(3600);
-      const station = await must<{ id: string }>('POST', '/api/gotv/polling-stations', manager.token, {
-        code,
-        name: `Puesto ${i + 1} · ${comuna.name}`,
-        territoryId: comuna.id,
-        lat: comuna.south + 0.004 + Math.random() * (cellHeight - 0.008),
-        lng: comuna.west + 0.004 + Math.random() * (cellWidth - 0.008),
-        tables: Math.ceil(registered / 350),
-        registeredVoters: registered,
-      });
-      return { id: station.id, code, registered };
-    },
-  );
-  log('  300 polling stations');
+  // Election day happens at Cartagena's real puestos (fixtures/co-puestos): its localidades as
+  // comunas, each puesto where the Registraduría places it, its registered voters and mesas from the
+  // census file (the puestos both files name).
+  const puestos = cartagenaPuestos();
+  const territories = await must<{ created: number }>('POST', '/api/territories/import', manager.token, puestos.georeferenced, 'text/csv');
+  const placed = await must<{ created: number }>('POST', '/api/gotv/polling-stations/import', manager.token, puestos.georeferenced, 'text/csv');
+  await must('POST', '/api/gotv/polling-stations/import', manager.token, puestos.census, 'text/csv');
+  const stations: { id: string; code: string; registered: number; tables: number }[] = [];
+  let stationCursor: string | null = null;
+  do {
+    const page: { data: { id: string; code: string; registeredVoters: number; tables: number }[]; nextCursor: string | null } = await must(
+      'GET',
+      `/api/gotv/polling-stations?limit=200${stationCursor ? `&cursor=${encodeURIComponent(stationCursor)}` : ''}`,
+      manager.token,
+    );
+    for (const station of page.data)
+      if (station.code.startsWith('RNEC-')) stations.push({ id: station.id, code: station.code, registered: station.registeredVoters, tables: station.tables });
+    stationCursor = page.nextCursor;
+  } while (stationCursor);
+  log(`  Cartagena: ${territories.created} territories (its 3 localidades), ${placed.created} real polling stations with their census figures`);
 
   const rows = ['name,documentId,phone,pollingStationCode,tableNumber,priority'];
   let document = 1_000_000_000 + randomInt(500_000_000);
+  // 30,000 confirmed voters over the puestos, in proportion to each one's registered voters.
+  const registeredInAll = stations.reduce((sum, station) => sum + station.registered, 0);
   for (const station of stations) {
-    for (let v = 0; v < 100; v++) {
+    const confirmed = Math.max(1, Math.round((30_000 * station.registered) / registeredInAll));
+    for (let v = 0; v < confirmed; v++) {
       const priority = Math.random() < 0.15 ? 'high' : Math.random() < 0.18 ? 'low' : 'normal';
-      rows.push(`${personName()},${document++},${mobile()},${station.code},${1 + randomInt(Math.ceil(station.registered / 350))},${priority}`);
+      rows.push(`${personName()},${document++},${mobile()},${station.code},${1 + randomInt(station.tables)},${priority}`);
     }
   }
-  const imported = await must<{ imported: number; rejectedCount: number; rejected: { line: number; message: string }[] }>(
+  const imported = await must<{ created: number; rejectedCount: number; rejected: { line: number; message: string }[] }>(
     'POST',
     '/api/gotv/voters/import',
     manager.token,
     rows.join('\n'),
     'text/csv',
   );
-  log(`  ${imported.imported} confirmed voters imported${imported.rejectedCount ? ` (${imported.rejectedCount} rows refused, e.g. ${imported.rejected[0]?.message})` : ''}`);
+  log(`  ${imported.created} confirmed voters imported${imported.rejectedCount ? ` (${imported.rejectedCount} rows refused, e.g. ${imported.rejected[0]?.message})` : ''}`);
 
+  const perBrigade = Math.ceil(stations.length / members.length);
   const plans: StationPlan[] = await inParallel(stations, async (station, i) => {
     const voters: StationPlan['voters'] = [];
     let cursor: string | null = null;
@@ -1240,10 +1266,10 @@ async function main(): Promise<void> {
       for (const voter of page.data) voters.push({ id: voter.id, at: Math.random() < 0.68 ? voteMoment() : Infinity, reported: false });
       cursor = page.nextCursor;
     } while (cursor);
-    return { ...station, finalTurnout: 0.42 + Math.random() * 0.25, lastCount: 0, member: members[Math.floor(i / 10)]!, voters };
+    return { ...station, finalTurnout: 0.42 + Math.random() * 0.25, lastCount: 0, member: members[Math.floor(i / perBrigade)]!, voters };
   });
   await inParallel(members, async (member, b) => {
-    const own = plans.slice(b * 10, b * 10 + 10);
+    const own = plans.slice(b * perBrigade, b * perBrigade + perBrigade);
     const brigade = await must<{ id: string }>('POST', '/api/gotv/brigades', manager.token, {
       name: `Brigada ${b + 1} (${RUN})`,
       leaderId: undefined,
@@ -1252,7 +1278,7 @@ async function main(): Promise<void> {
     });
     await must('POST', `/api/gotv/brigades/${brigade.id}/voters`, manager.token, { voterIds: own.flatMap((plan) => plan.voters.map((voter) => voter.id)) });
   });
-  log('  30 brigades, each with a member, 10 stations and their voters');
+  log(`  30 brigades, each with a member, ${perBrigade} stations and their voters`);
 
   const campaign = await must<{ id: string }>('POST', '/api/poster-qr/campaigns', manager.token, {
     name: `Afiches Medellín ${RUN}`,

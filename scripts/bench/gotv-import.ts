@@ -171,8 +171,8 @@ function report(r: { copy: Round[]; comando: Round[]; checked: Round[]; answer: 
   const ratio = rate(best(r.comando)) / rate(best(r.copy));
   const checkedRatio = rate(best(r.checked)) / rate(best(r.copy));
   const rowsOk = [...r.copy, ...r.comando, ...r.checked].every((round) => round.rows === ROWS);
-  const answer = r.answer as { imported?: number; rejectedCount?: number; duplicates?: number };
-  const answerOk = answer.imported === ROWS && answer.rejectedCount === 0 && answer.duplicates === 0;
+  const answer = r.answer as { created?: number; updated?: number; unchanged?: number; rejectedCount?: number };
+  const answerOk = answer.created === ROWS && answer.rejectedCount === 0 && answer.updated === 0 && answer.unchanged === 0;
   const line = (name: string, rounds: Round[]) => [
     name,
     rounds.map((round) => round.seconds.toFixed(2)).join(' / '),

@@ -27,6 +27,31 @@ export function issuesOf(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
 }
 
+/** A header cell as imports match it: without case, accents, spaces, dots, dashes or underscores (`Teléfono`, `DIRECCIÓN`, `codigo_municipio`). */
+export const headerKey = (name: string) =>
+  name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[\s_.-]+/g, '')
+    .toLowerCase();
+
+/**
+ * The file's header as the names rows are keyed by: each known column under its one name (the
+ * first of a repeated one), anything else under a name no row field uses.
+ */
+export function headerReader<C extends string>(columns: Record<C, readonly string[]>): (given: string[]) => string[] {
+  const byHeader = new Map<string, C>(Object.entries<readonly string[]>(columns).flatMap(([column, names]) => names.map((name) => [headerKey(name), column as C])));
+  return (given) => {
+    const seen = new Set<C>();
+    return given.map((name, index) => {
+      const column = byHeader.get(headerKey(name));
+      if (!column || seen.has(column)) return `ignored:${index}`;
+      seen.add(column);
+      return column;
+    });
+  };
+}
+
 /**
  * Reads an uploaded CSV as it streams in: a header row, then each data row handed to `onRow` with
  * its line number (the header is line 1). A problem with the file itself refuses all of it before

@@ -90,7 +90,7 @@ beforeAll(async () => {
   const imported = await importVoters(
     `name,documentId,phone,pollingStationCode,tableNumber\n${PERSON.name},52.987.123,(315) 888-4422,ERA-1,3\nMarcos Pardo,41222333,+57 315 888 4422,ERA-1,3\n`,
   ).expect(200);
-  expect(imported.body).toMatchObject({ imported: 2, rejectedCount: 0 });
+  expect(imported.body).toMatchObject({ created: 2, rejectedCount: 0 });
   const voter = await db().first(sql<{ id: string; contact_id: string | null; phone: string }>`select id, contact_id, phone from gotv_voters where document_id = ${PERSON.cedula}`);
   expect(voter).toMatchObject({ contact_id: null, phone: PERSON.phone });
   voterId = voter!.id;
@@ -216,7 +216,7 @@ describe('the erasure', () => {
 describe('after the erasure', () => {
   it('a voter list naming her again is refused by her cédula, and her phone is dropped from another voter', async () => {
     const answer = await importVoters(`name,documentId,phone,pollingStationCode\nE. Tumbaco,52 987 123,,ERA-1\nOtra Persona,10203040,+57 315 888 4422,ERA-1\n`).expect(200);
-    expect(answer.body).toMatchObject({ imported: 1, rejectedCount: 1, rejected: [{ line: 2, message: expect.stringMatching(/erased/) }] });
+    expect(answer.body).toMatchObject({ created: 1, rejectedCount: 1, rejected: [{ line: 2, message: expect.stringMatching(/erased/) }] });
     const other = await db().first(sql<{ phone: string | null }>`select phone from gotv_voters where document_id = '10203040'`);
     expect(other).toEqual({ phone: null });
     expect((await tracesLeft(db(), TRACES)).sort()).toEqual(RETAINED);

@@ -36,20 +36,48 @@ describe('voter CSV import', () => {
       '=cmd|calc,52777888,,P-01,,low',
     ].join('\n');
     const first = await upload(csv).expect(200);
-    expect(first.body).toMatchObject({ imported: 3, duplicates: 0, rejectedCount: 4, batches: 1 });
+    expect(first.body).toMatchObject({ created: 3, updated: 0, unchanged: 0, rejectedCount: 4, batches: 1 });
     expect(first.body.rejected.map((item: { line: number }) => item.line)).toEqual([4, 5, 6, 7]);
     expect(first.body.rejected[1].message).toContain('P-99');
     const again = await upload(csv).expect(200);
-    expect(again.body).toMatchObject({ imported: 0, duplicates: 3 });
+    expect(again.body).toMatchObject({ created: 0, updated: 0, unchanged: 3 });
     expect(await count()).toBe(3);
     const ana = await app.http.get('/api/gotv/voters?q=ana').set(manager.auth).expect(200);
     expect(ana.body.data[0]).toMatchObject({ documentId: '52111222', phone: '+573005550001', tableNumber: 2, priority: 'high' });
   });
 
+  it('updates the voters a corrected file changes and leaves the others, keeping what its empty cells do not say', async () => {
+    const csv = [
+      header,
+      'Ana María Ruiz,52111222,,P-01,,', // renamed; phone, table and priority kept
+      'Beto Díaz,1020304050,3005550002,P-01,3,low', // moved, with a phone, a table and a priority
+      'Dani Paz,52555666,,P-02,2,', // new
+      '=cmd|calc,52777888,,P-01,,low', // as it was
+    ].join('\n');
+    const answer = await upload(csv).expect(200);
+    expect(answer.body).toMatchObject({ created: 1, updated: 2, unchanged: 1, rejectedCount: 0 });
+    const voter = async (q: string) => (await app.http.get(`/api/gotv/voters?q=${q}`).set(manager.auth).expect(200)).body.data[0];
+    expect(await voter('52111222')).toMatchObject({ name: 'Ana María Ruiz', phone: '+573005550001', tableNumber: 2, priority: 'high' });
+    expect(await voter('1020304050')).toMatchObject({ phone: '+573005550002', tableNumber: 3, priority: 'low' });
+    // A move to another station without a table clears the old station's table.
+    await upload([header, 'Beto Díaz,1020304050,,P-02,,'].join('\n')).expect(200);
+    expect(await voter('1020304050')).toMatchObject({ tableNumber: null, priority: 'low', phone: '+573005550002' });
+    expect((await upload(csv).expect(200)).body).toMatchObject({ created: 0, updated: 1, unchanged: 3 });
+  });
+
+  it('lists every error of a bad row on its line', async () => {
+    const answer = await upload([header, 'X,12,abc,P-99,0,urgent', 'Eva Luna,52999000,123,P-02,9,', 'Eva Otra,52999000,,P-01,,'].join('\n')).expect(200);
+    expect(answer.body).toMatchObject({ created: 1, rejectedCount: 2 });
+    const [first, second] = answer.body.rejected as { line: number; message: string }[];
+    expect(first!.line).toBe(2);
+    for (const field of ['name', 'documentId', 'tableNumber', 'priority', 'pollingStationCode']) expect(first!.message).toContain(`${field}:`);
+    expect(second).toEqual({ line: 3, message: 'tableNumber: the station has 3 tables; phone: not a valid phone number' });
+  });
+
   it('streams ten thousand rows in batches', async () => {
     const rows = Array.from({ length: 10_000 }, (_, i) => `Votante ${i},${70_000_000 + i},,P-01,,`);
     const answer = await upload(['name,documentId,phone,pollingStationCode,tableNumber,priority', ...rows].join('\n')).expect(200);
-    expect(answer.body).toMatchObject({ imported: 10_000, rejectedCount: 0, batches: 5 });
+    expect(answer.body).toMatchObject({ created: 10_000, rejectedCount: 0, batches: 5 });
   });
 
   it('refuses a file of more than 100,000 data rows with 413 and writes none of it', async () => {
@@ -73,14 +101,14 @@ describe('voter CSV import', () => {
   it('rejects a name with a NUL character by its line and imports the rest of its batch', async () => {
     const rows = Array.from({ length: 3000 }, (_, i) => `${i === 2500 ? 'Mala\u0000Fila' : `Fila ${i}`},${92_000_000 + i},,P-01,,`);
     const answer = await upload([header, ...rows].join('\n')).expect(200);
-    expect(answer.body).toMatchObject({ imported: 2999, rejectedCount: 1, batches: 2 });
+    expect(answer.body).toMatchObject({ created: 2999, rejectedCount: 1, batches: 2 });
     expect(answer.body.rejected[0]).toMatchObject({ line: 2502, message: expect.stringContaining('NUL') });
   });
 
   it('stores names that begin with = + - @ as given (no voter CSV export exists to neutralise them in)', async () => {
     const names = ['=HYPERLINK("x")', '+Pedro Mora', '-Lina Vega', '@Rafa Toro'];
     const csv = [header, ...names.map((name, i) => `"${name.replace(/"/g, '""')}",${987_654_300 + i},,P-01,,`)].join('\n');
-    expect((await upload(csv).expect(200)).body).toMatchObject({ imported: 4, rejectedCount: 0 });
+    expect((await upload(csv).expect(200)).body).toMatchObject({ created: 4, rejectedCount: 0 });
     const stored = await app.http.get('/api/gotv/voters?q=98765430&limit=10').set(manager.auth).expect(200);
     expect(stored.body.data.map((voter: { name: string }) => voter.name).sort()).toEqual([...names].sort());
   });

@@ -69,11 +69,11 @@ describe('station tallies', () => {
         .expect(201);
     }
     const rows = Array.from({ length: 2_500 }, (_, i) => `Votante ${i},${41_000_000 + i},,${i % 2 ? 'T-A' : 'T-B'},,`);
-    // A document already registered is skipped by the import: it must not be counted twice.
-    rows.push('Repetido,40000001,,T-B,,');
+    // A document already registered, as it is: left alone by the import, it must not be counted twice.
+    rows.push('V 40000001,40000001,,T-A,,');
     const csv = ['name,documentId,phone,pollingStationCode,tableNumber,priority', ...rows].join('\n');
     const answer = await app.http.post('/api/gotv/voters/import').set(manager.auth).set('Content-Type', 'text/csv').send(csv).expect(200);
-    expect(answer.body).toMatchObject({ imported: 2_500, duplicates: 1, batches: 2 });
+    expect(answer.body).toMatchObject({ created: 2_500, unchanged: 1, batches: 2 });
     const tallies = await expectTalliesToMatchVoters();
     expect(tallies.get(stationA)).toMatchObject({ confirmed_voters: 1_252, confirmed_voted: 0 });
     expect(tallies.get(stationB)).toMatchObject({ confirmed_voters: 1_250, confirmed_voted: 0 });

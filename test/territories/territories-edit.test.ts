@@ -1,5 +1,6 @@
 import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { connectSocket, nextEvent, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 
 /** Changing and deleting territories; levels named in Spanish. */
@@ -144,9 +145,20 @@ describe('DELETE /api/territories/:id', () => {
     await app.http.get(`/api/territories/${city.id}`).set(manager.auth).expect(200);
   });
 
-  it('deletes a territory nothing points at', async () => {
+  it('deletes a territory nothing points at, telling live maps of the change and the deletion', async () => {
     const zone = await create({ name: 'Zona borrable', type: 'zone' });
-    await remove(zone.id).expect(204);
+    const socket = await connectSocket(app.url, volunteer.token);
+    try {
+      expect((await subscribe(socket, ['territories'])).joined).toEqual(['territories']);
+      const updated = nextEvent(socket, 'territories:updated');
+      await patch(zone.id, { name: 'Zona por borrar' }).expect(200);
+      expect(await updated).toEqual({ id: zone.id, name: 'Zona por borrar', type: 'zone', parentId: null });
+      const deleted = nextEvent(socket, 'territories:deleted');
+      await remove(zone.id).expect(204);
+      expect(await deleted).toEqual({ id: zone.id });
+    } finally {
+      socket.close();
+    }
     expectProblem(await app.http.get(`/api/territories/${zone.id}`).set(manager.auth), 404);
     expectProblem(await remove(zone.id), 404, 'not_found');
   });

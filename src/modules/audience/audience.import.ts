@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
-import { MAX_REPORTED_REJECTIONS, readCsvRows, reject, rejectedRows } from '../../kernel/csv-import';
+import { headerKey, MAX_REPORTED_REJECTIONS, readCsvRows, reject, rejectedRows } from '../../kernel/csv-import';
 import { AppError, ConflictError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import type { Queries } from '../../kernel/sql';
@@ -28,12 +28,6 @@ export { CONTACT_IMPORT_MAX_ROWS, CONTACT_IMPORT_MAX_RECORD_BYTES, IMPORT_COLUMN
 
 type Column = keyof typeof IMPORT_COLUMNS;
 
-const headerKey = (name: string) =>
-  name
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[\s_-]+/g, '')
-    .toLowerCase();
 const COLUMN_BY_HEADER = new Map<string, Column>(Object.entries(IMPORT_COLUMNS).flatMap(([column, names]) => names.map((name) => [headerKey(name), column as Column])));
 
 /** The file's header as the import's column names, or the file refused: unknown or repeated columns, no name, neither phone nor email. */

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../kernel/context';
 import { issuesOf, readCsvRows, reject, rejectedRows } from '../../kernel/csv-import';
 import { erasedIdentifiersAmong, normalisePhone } from '../audience';
 import { VOTER_PRIORITIES } from './gotv.entities';
-import { insertVoterBatch, type VoterBatch } from './gotv.repository';
+import { upsertVoterBatch, type VoterBatch } from './gotv.repository';
 import { stationsByCode } from './gotv.stations.repository';
 
 export const IMPORT_MAX_ROWS = 100_000;
@@ -38,18 +38,20 @@ const row = z.object({
     .optional()
     .transform((value) => (value ? Number(value) : undefined))
     .pipe(z.number().int().min(1).max(1000).optional()),
+  // Empty: `normal` for a new voter, kept for a registered one.
   priority: z
     .string()
     .trim()
     .optional()
-    .transform((value) => value || 'normal')
-    .pipe(z.enum(VOTER_PRIORITIES)),
+    .transform((value) => value || undefined)
+    .pipe(z.enum(VOTER_PRIORITIES).optional()),
 });
 
 export const importAnswer = z
   .object({
-    imported: z.number().int(),
-    duplicates: z.number().int().describe('rows whose document number was already registered (skipped)'),
+    created: z.number().int().describe('voters the file registers'),
+    updated: z.number().int().describe('registered voters (by document number) whose row changed their name, phone, station, table or priority'),
+    unchanged: z.number().int().describe('rows of registered voters that already hold those values'),
     ...rejectedRows,
     batches: z.number().int(),
   })
@@ -64,7 +66,7 @@ class Columns implements VoterBatch {
   readonly phones: (string | null)[] = [];
   readonly stationIds: string[] = [];
   readonly tableNumbers: (number | null)[] = [];
-  readonly priorities: string[] = [];
+  readonly priorities: (string | null)[] = [];
 
   get length(): number {
     return this.names.length;
@@ -114,14 +116,15 @@ class Columns implements VoterBatch {
  * Writing: a row naming a person whose data was erased is refused (by its cédula; their phone is
  * dropped from a row of another cédula), then the valid rows go in 2,000 at a time, each batch in
  * one statement (all of it or none of it; the earlier batches stay if a later one fails).
- * Documents already registered are skipped and counted, so a re-run of the same file imports
- * nothing twice.
+ * A registered document number updates that voter: the name and station the row gives, and the
+ * phone, table and priority it fills (an empty cell keeps them; a move to another station without a
+ * table clears the table); a re-run of the same file changes nothing and says so (`unchanged`).
  */
 const ERASED_PERSON =
   'documentId: this person asked for their data to be erased (Ley 1581 de 2012, art. 8); a list does not add them again. If they ask to be a voter again, add them one by one.';
 
 export async function importVoters(deps: Pick<AppDeps, 'db' | 'secrets'>, csv: Readable): Promise<ImportAnswer> {
-  const answer: ImportAnswer = { imported: 0, duplicates: 0, rejected: [], rejectedCount: 0, batches: 0 };
+  const answer: ImportAnswer = { created: 0, updated: 0, unchanged: 0, rejected: [], rejectedCount: 0, batches: 0 };
   const stations = new Map<string, { id: string; tables: number }>();
   for (const station of await stationsByCode(deps.db)) {
     stations.set(station.code, { id: station.id, tables: station.tables });
@@ -130,14 +133,21 @@ export async function importVoters(deps: Pick<AppDeps, 'db' | 'secrets'>, csv: R
   let valid = new Columns();
 
   await readCsvRows(csv, { maxRows: IMPORT_MAX_ROWS }, (record, line) => {
+    // Every problem of the row, not only the first: the fields' own, then what they say together.
     const parsed = row.safeParse(record);
-    if (!parsed.success) return reject(answer, line, issuesOf(parsed.error));
-    const station = stations.get(parsed.data.pollingStationCode);
-    if (!station) return reject(answer, line, `pollingStationCode: no station has code ${parsed.data.pollingStationCode}`);
-    if (parsed.data.tableNumber && parsed.data.tableNumber > station.tables) return reject(answer, line, `tableNumber: the station has ${station.tables} tables`);
-    const phone = parsed.data.phone ? normalisePhone(parsed.data.phone) : undefined;
-    if (parsed.data.phone && !phone) return reject(answer, line, 'phone: not a valid phone number');
-    if (seen.has(parsed.data.documentId)) return reject(answer, line, 'documentId: repeated earlier in this file');
+    const problems = parsed.success ? [] : [issuesOf(parsed.error)];
+    const issueAt = (field: string) => !parsed.success && parsed.error.issues.some((issue) => issue.path[0] === field);
+    const code = record.pollingStationCode?.trim();
+    const station = code ? stations.get(code) : undefined;
+    if (code && !issueAt('pollingStationCode') && !station) problems.push(`pollingStationCode: no station has code ${code}`);
+    const table = parsed.success ? parsed.data.tableNumber : undefined;
+    if (station && table && table > station.tables) problems.push(`tableNumber: the station has ${station.tables} tables`);
+    const given = parsed.success ? parsed.data.phone : undefined;
+    const phone = given ? normalisePhone(given) : undefined;
+    if (given && !phone) problems.push('phone: not a valid phone number');
+    const documentId = parsed.success ? parsed.data.documentId : undefined;
+    if (documentId && seen.has(documentId)) problems.push('documentId: repeated earlier in this file');
+    if (problems.length || !parsed.success || !station) return reject(answer, line, problems.join('; '));
     seen.add(parsed.data.documentId);
     valid.lines.push(line);
     valid.names.push(parsed.data.name);
@@ -145,7 +155,7 @@ export async function importVoters(deps: Pick<AppDeps, 'db' | 'secrets'>, csv: R
     valid.phones.push(phone ?? null);
     valid.stationIds.push(station.id);
     valid.tableNumbers.push(parsed.data.tableNumber ?? null);
-    valid.priorities.push(parsed.data.priority);
+    valid.priorities.push(parsed.data.priority ?? null);
   });
 
   const erased = await erasedIdentifiersAmong(deps.db, deps.secrets.erasureKey, {
@@ -157,10 +167,11 @@ export async function importVoters(deps: Pick<AppDeps, 'db' | 'secrets'>, csv: R
     answer.rejected.sort((a, b) => a.line - b.line);
   }
   for (let from = 0; from < valid.length; from += BATCH_SIZE) {
-    const inserted = await insertVoterBatch(deps.db, valid.slice(from, from + BATCH_SIZE));
+    const written = await upsertVoterBatch(deps.db, valid.slice(from, from + BATCH_SIZE));
     const size = Math.min(BATCH_SIZE, valid.length - from);
-    answer.imported += inserted.length;
-    answer.duplicates += size - inserted.length;
+    answer.created += written.created;
+    answer.updated += written.updated;
+    answer.unchanged += size - written.created - written.updated;
     answer.batches++;
   }
   return answer;

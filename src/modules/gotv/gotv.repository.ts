@@ -182,25 +182,45 @@ export interface VoterBatch {
   phones: (string | null)[];
   stationIds: string[];
   tableNumbers: (number | null)[];
-  priorities: string[];
+  /** Null: `normal` for a new voter, kept for a registered one. */
+  priorities: (string | null)[];
 }
 
 /**
- * One statement per import batch: atomic, and PostgreSQL expands the arrays itself (no row-by-row
- * inserts). A cédula already registered is skipped; returns the cédulas inserted.
+ * Registers new voters and updates registered ones (by document number) in one statement: the name
+ * and station always, the phone, table and priority when the row has them (a move to another
+ * station without a table clears it). A row that would change nothing is left alone, so only the
+ * rows returned were written; each says whether it was new.
  */
-export async function insertVoterBatch(db: Queries, batch: VoterBatch): Promise<string[]> {
+export async function upsertVoterBatch(db: Queries, batch: VoterBatch): Promise<{ created: number; updated: number }> {
   const ids = batch.names.map(() => newId());
-  const rows = await db.rows(
-    sql<{ document_id: string }>`
-      insert into gotv_voters (id, name, document_id, phone, polling_station_id, table_number, priority, status, created_at, updated_at)
-      select id, name, document_id, phone, station_id, table_number, priority, 'pending', now(), now()
-      from unnest(${sql.batch(ids, 'uuid')}, ${sql.batch(batch.names, 'text')}, ${sql.batch(batch.documentIds, 'text')},
-                  ${sql.batch(batch.phones, 'text')}, ${sql.batch(batch.stationIds, 'uuid')}, ${sql.batch(batch.tableNumbers, 'int')},
-                  ${sql.batch(batch.priorities, 'text')})
-        as t(id, name, document_id, phone, station_id, table_number, priority)
-      on conflict (document_id) do nothing
-      returning document_id`.prepared('gotv_voters_import'),
+  const row = await db.first(
+    sql<{ created: number; updated: number }>`
+      with input as (
+        select * from unnest(${sql.batch(ids, 'uuid')}, ${sql.batch(batch.names, 'text')}, ${sql.batch(batch.documentIds, 'text')},
+                             ${sql.batch(batch.phones, 'text')}, ${sql.batch(batch.stationIds, 'uuid')}, ${sql.batch(batch.tableNumbers, 'int')},
+                             ${sql.batch(batch.priorities, 'text')})
+          as t(id, name, document_id, phone, station_id, table_number, priority)
+      ), wanted as (
+        select v.id, i.name, coalesce(i.phone, v.phone) as phone, i.station_id,
+               case when i.table_number is not null then i.table_number when i.station_id = v.polling_station_id then v.table_number end as table_number,
+               coalesce(i.priority, v.priority) as priority
+        from input i join gotv_voters v on v.document_id = i.document_id
+      ), updated as (
+        update gotv_voters v
+        set name = w.name, phone = w.phone, polling_station_id = w.station_id, table_number = w.table_number, priority = w.priority, updated_at = now()
+        from wanted w
+        where v.id = w.id and (v.name, v.phone, v.polling_station_id, v.table_number, v.priority) is distinct from (w.name, w.phone, w.station_id, w.table_number, w.priority)
+        returning v.id
+      ), inserted as (
+        insert into gotv_voters (id, name, document_id, phone, polling_station_id, table_number, priority, status, created_at, updated_at)
+        select i.id, i.name, i.document_id, i.phone, i.station_id, i.table_number, coalesce(i.priority, 'normal'), 'pending', now(), now()
+        from input i
+        where not exists (select 1 from gotv_voters v where v.document_id = i.document_id)
+        on conflict (document_id) do nothing
+        returning id
+      )
+      select (select count(*)::int from inserted) as created, (select count(*)::int from updated) as updated`.prepared('gotv_voters_import'),
   );
-  return rows.map((row) => row.document_id);
+  return { created: row?.created ?? 0, updated: row?.updated ?? 0 };
 }

@@ -34,7 +34,7 @@ import * as brigades from './gotv.brigades.service';
 import { gotvPolicy } from './gotv.policy';
 import { recordTurnout } from './gotv.turnout.service';
 import { INCIDENT_PHOTO_MAX_BYTES, attachIncidentPhoto, getIncident, incidentPhotoOf, listIncidents, reportIncident } from './gotv.incidents.service';
-import { INCIDENT_PHOTO_TYPES } from './gotv.entities';
+import { INCIDENT_PHOTO_TYPES, VOTER_PRIORITIES } from './gotv.entities';
 import { claimVoter, logContact, releaseClaim } from './gotv.chase.service';
 import { dashboardView, gotvDashboard } from './gotv.dashboard';
 import { importAnswer, importColumns, importVoters } from './gotv.import';
@@ -114,6 +114,20 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       errors: noStation,
     },
     async ({ ctx, input, em }) => stations.updateStation(em, ctx.deps, input.params.id, input.body),
+  )
+  .delete(
+    '/api/gotv/polling-stations/:id',
+    {
+      summary: 'Delete a polling station nothing points at',
+      description:
+        'Refused with 409 `station_in_use` while voters, turnout reports, brigades or incidents point at it: the detail names each with its count, ' +
+        'and `references` lists them `{ count, one, many }`. Once deleted, `gotv` and the station’s room get `resync` (reason `bulk_change`), so it leaves the live map.',
+      access: gotvPolicy.roles('manageStations'),
+      params: stationIdParams,
+      status: 204,
+      errors: { ...noStation, 409: 'Something still points at the station (`station_in_use`)' },
+    },
+    async ({ ctx, input }) => stations.deleteStation(ctx.deps, input.params.id),
   )
   .post(
     '/api/gotv/voters',
@@ -467,9 +481,11 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
     {
       summary: 'Import confirmed voters from CSV (up to 100,000 rows, streamed)',
       description:
-        `Send \`text/csv\` with a header row: ${importColumns.join(', ')} (phone, tableNumber and priority may be empty). ` +
-        'Rows with errors are reported by line and skipped; the whole file is read before anything is written, then valid rows ' +
-        'are written 2,000 at a time, each batch in one statement. Document numbers already registered are skipped and counted as duplicates.',
+        `Send \`text/csv\` with a header row: ${importColumns.join(', ')} (phone, tableNumber and priority may be empty; priority is ${VOTER_PRIORITIES.join(', ')}, \`normal\` when empty). ` +
+        'Rows with errors are reported by line, each with all its errors, and skipped; the whole file is read before anything is written, then valid rows ' +
+        'are written 2,000 at a time, each batch in one statement. A registered document number updates that voter (name and station as given; phone, table and ' +
+        'priority when filled; a move to another station without a table clears it): the answer counts created, updated and unchanged rows, so a corrected file can be sent again. ' +
+        'A cédula or phone of a person whose data was erased is not imported.',
       access: gotvPolicy.roles('manageVoters'),
       body: z.string().describe('CSV text'),
       bodyTypes: ['csv'],

@@ -16,7 +16,7 @@ import {
   type IncidentSeverity,
   type IncidentType,
 } from './gotv.entities';
-import type { TerritoryReferenceHolder } from '../../kernel/module';
+import type { TerritoryReference, TerritoryReferenceHolder } from '../../kernel/module';
 
 type StationTables = InferKyselyDB<typeof PollingStationSchema | typeof GotvSettingsSchema>;
 const db = tables<StationTables>();
@@ -218,3 +218,26 @@ export const gotvTerritoryReferences: TerritoryReferenceHolder = async (q, terri
     { count: row?.brigades ?? 0, one: 'brigada', many: 'brigadas' },
   ];
 };
+
+/** What points at a station: its voters, turnout reports, covering brigades and incidents. */
+export async function stationReferences(q: Queries, id: string): Promise<TerritoryReference[]> {
+  const row = await q.first(
+    sql<{ voters: number; reports: number; brigades: number; incidents: number }>`select
+      (select count(*)::int from gotv_voters where polling_station_id = ${id}) as voters,
+      (select count(*)::int from gotv_turnout_reports where station_id = ${id}) as reports,
+      (select count(*)::int from gotv_brigade_stations where station_id = ${id}) as brigades,
+      (select count(*)::int from gotv_incidents where station_id = ${id}) as incidents`,
+  );
+  return [
+    { count: row?.voters ?? 0, one: 'votante', many: 'votantes' },
+    { count: row?.reports ?? 0, one: 'reporte de votación', many: 'reportes de votación' },
+    { count: row?.brigades ?? 0, one: 'brigada', many: 'brigadas' },
+    { count: row?.incidents ?? 0, one: 'incidente', many: 'incidentes' },
+  ];
+}
+
+/** Removes a station (its tally goes with it); one that rows still point at is the foreign-key violation. */
+export async function deleteStation(q: Queries, id: string): Promise<boolean> {
+  const { count } = await q.write(sql`delete from gotv_polling_stations where id = ${id}`);
+  return count > 0;
+}

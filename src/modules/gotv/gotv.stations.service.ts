@@ -1,7 +1,9 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
-import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
+import { AppError, ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
+import type { TerritoryReference } from '../../kernel/module';
+import { GOTV_ROOM, stationRoom } from './gotv.events';
 import { newId } from '../../kernel/ids';
 import { assertTerritoriesExist } from '../territories';
 import type { PollingStation } from './gotv.entities';
@@ -64,4 +66,32 @@ export async function updateStation(em: EntityManager, deps: AppDeps, id: string
 export function listStations(em: EntityManager, query: ListStationsInput) {
   const { cursor, limit, territoryId, status, q } = query;
   return repository.stationPage(em, { territoryId, status, search: q }, { cursor, limit }, presentStation);
+}
+
+function stationInUse(references: readonly TerritoryReference[]): AppError {
+  const said = references.length
+    ? references.map((reference) => `${reference.count.toLocaleString('es-CO')} ${reference.count === 1 ? reference.one : reference.many}`).join(', ')
+    : 'something was added to it meanwhile';
+  return new AppError(409, 'station_in_use', 'Station in use', `The polling station is still in use (${said}); move or remove them first. Nothing was deleted.`, undefined, {
+    references: references.map((reference) => ({ ...reference })),
+  });
+}
+
+/**
+ * Deletes a station nothing points at: while voters, turnout reports, brigades or incidents do,
+ * 409 `station_in_use` with their counts (the foreign keys refuse one that races a new row, answered
+ * the same way). Screens following it are told to reload, so it leaves the live map.
+ */
+export async function deleteStation(deps: AppDeps, id: string): Promise<void> {
+  await deps.db
+    .transaction(async (tx) => {
+      const references = (await repository.stationReferences(tx, id)).filter((reference) => reference.count > 0);
+      if (references.length) throw stationInUse(references);
+      if (!(await repository.deleteStation(tx, id))) throw new NotFoundError('No polling station has this id.');
+    })
+    .catch((error: unknown) => {
+      if (error instanceof ForeignKeyConstraintViolationException) throw stationInUse([]);
+      throw error;
+    });
+  deps.realtime.publish([GOTV_ROOM, stationRoom(id)], 'resync', { rooms: [], reason: 'bulk_change', at: new Date().toISOString() });
 }

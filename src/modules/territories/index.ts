@@ -18,5 +18,5 @@ export { assertTerritoriesExist } from './territories.service';
 export { existingTerritoryIds, territoryAndDescendants, territoryDirectory, territoryIdsByCode } from './territories.repository';
 export { territoriesForMap, type MapTerritory } from './territories.map.repository';
 export { TERRITORY_TYPES, type TerritoryType } from './territories.entities';
-export { headerKey, headerReader, placeFinder } from './territories.import';
+export { placeFinder } from './territories.import';
 export { communeCell, placeKey, placeName } from './territories.places';

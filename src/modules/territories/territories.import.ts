@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
-import { issuesOf, readCsvRows, reject, rejectedRows } from '../../kernel/csv-import';
+import { headerReader, issuesOf, readCsvRows, reject, rejectedRows } from '../../kernel/csv-import';
 import { ConflictError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import type { Queries } from '../../kernel/sql';
@@ -29,31 +29,6 @@ export const TERRITORY_IMPORT_COLUMNS: Record<Column, readonly string[]> = {
   codigoMunicipio: ['codigoMunicipio', 'codMunicipio', 'codMpio', 'municipalityCode', 'mm'],
   comuna: ['comuna', 'commune', 'localidad'],
 };
-
-/** A header cell as the imports of the Registraduría's files match it. */
-export const headerKey = (name: string) =>
-  name
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[\s_.-]+/g, '')
-    .toLowerCase();
-
-/**
- * The file's header as the names rows are keyed by: each known column under its one name (the
- * first of a repeated one), anything else under a name no row field uses.
- */
-export function headerReader<C extends string>(columns: Record<C, readonly string[]>): (given: string[]) => string[] {
-  const byHeader = new Map<string, C>(Object.entries<readonly string[]>(columns).flatMap(([column, names]) => names.map((name) => [headerKey(name), column as C])));
-  return (given) => {
-    const seen = new Set<C>();
-    return given.map((name, index) => {
-      const column = byHeader.get(headerKey(name));
-      if (!column || seen.has(column)) return `ignored:${index}`;
-      seen.add(column);
-      return column;
-    });
-  };
-}
 
 export const territoryImportAnswer = z
   .object({
