@@ -44,7 +44,7 @@ export interface RealElection {
   date: string;
   opensAt: number;
   closesAt: number;
-  /** The polls' openings, each in minutes of its own day (the first day's opensAt, the last's closesAt). */
+  /** The polls' openings, in wall-clock minutes since the first day's midnight (the curve takes the pauses out). */
   periods: PollingPeriod[];
   units: RealUnit[];
   checkpoints: Checkpoint[];
@@ -191,7 +191,7 @@ function europee2024(): RealElection {
     date: '2024-06-08',
     periods: [
       { opensAt: hour(15), closesAt: hour(23) },
-      { opensAt: hour(7), closesAt: hour(23) },
+      { opensAt: hour(24 + 7), closesAt: hour(24 + 23) },
     ],
     opensAt: hour(15),
     closesAt: axis['4']!,
@@ -247,7 +247,7 @@ function referendum2026(): RealElection {
     date: '2026-03-22',
     periods: [
       { opensAt: hour(7), closesAt: hour(23) },
-      { opensAt: hour(7), closesAt: hour(15) },
+      { opensAt: hour(24 + 7), closesAt: hour(24 + 15) },
     ],
     opensAt: hour(7),
     closesAt: axis['4']!,
@@ -299,7 +299,7 @@ function liguria2024(): RealElection {
     date: '2024-10-27',
     periods: [
       { opensAt: hour(7), closesAt: hour(23) },
-      { opensAt: hour(7), closesAt: hour(15) },
+      { opensAt: hour(24 + 7), closesAt: hour(24 + 15) },
     ],
     opensAt: hour(7),
     closesAt: hour(23) + hour(8),

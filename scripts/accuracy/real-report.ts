@@ -61,7 +61,10 @@ function runElection(election: RealElection, options: RealOptions): RealCase[] {
   const at = (minute: number) => instantAt(election.date, minute, TIME_ZONE);
   for (const variant of variantsOf(election)) {
     const curve: TurnoutCurve =
-      variant.history && election.historyCurve ? { opensAt: election.opensAt, closesAt: election.closesAt, points: election.historyCurve } : defaultCurveFor(election.periods);
+      variant.history && election.historyCurve
+        ? { opensAt: election.opensAt, closesAt: election.closesAt, points: election.historyCurve }
+        : // The counts here are already on polling time (pauses taken out): the curve's pauses are not applied again.
+          { ...defaultCurveFor(election.periods), pauses: [] };
     for (const checkpoint of election.checkpoints) {
       const stations: StationInput[] = units.map((u) => ({
         id: u.id,
