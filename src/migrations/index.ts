@@ -1,5 +1,6 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261128113931_WhatsAppMessageProvider } from './Migration20261128113931_WhatsAppMessageProvider';
+import { Migration20261128143000_GotvFollowingDays } from './Migration20261128143000_GotvFollowingDays';
 import { Migration20261128112007_AgendaFeedTokenVersion } from './Migration20261128112007_AgendaFeedTokenVersion';
 import { Migration20261128113000_PqrsAttachmentNamesByType } from './Migration20261128113000_PqrsAttachmentNamesByType';
 import { Migration20261128103715_ErasedIdentifiers } from './Migration20261128103715_ErasedIdentifiers';
@@ -92,4 +93,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128112007_AgendaFeedTokenVersion', class: Migration20261128112007_AgendaFeedTokenVersion },
   { name: 'Migration20261128113000_PqrsAttachmentNamesByType', class: Migration20261128113000_PqrsAttachmentNamesByType },
   { name: 'Migration20261128113931_WhatsAppMessageProvider', class: Migration20261128113931_WhatsAppMessageProvider },
+  { name: 'Migration20261128143000_GotvFollowingDays', class: Migration20261128143000_GotvFollowingDays },
 ];

@@ -8,6 +8,9 @@ import { curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT } from './proj
 import {
   curveHistorySchema,
   dayPrior,
+  followingDaySchema,
+  followingDaysProblems,
+  followingDaysSchema,
   historyCurveSchema,
   previousTurnoutSpreadSchema,
   readPreviousTurnoutSpread,
@@ -28,8 +31,21 @@ export const settingsBody = z
       .nullable()
       .optional()
       .describe('how far this election’s turnout may stray from the stations’ `previousTurnout` (log sds); omitted: kept as stored, null: the defaults'),
+    followingDays: followingDaysSchema
+      .optional()
+      .describe(
+        'later days the polls open too (Italy: Sunday and Monday), each after the one before, with its own hours; the night between is a pause. With later days the curve is the curve history’s or the default’s (a `turnoutCurve` covers one day). Omitted or []: election day only',
+      ),
   })
-  .and(curveSettingsSchema);
+  .and(curveSettingsSchema)
+  .superRefine((settings, ctx) => {
+    for (const { index, message } of followingDaysProblems(settings.electionDate, settings.followingDays ?? [])) {
+      ctx.addIssue({ code: 'custom', message, path: ['followingDays', index] });
+    }
+    if (settings.followingDays?.length && settings.turnoutCurve) {
+      ctx.addIssue({ code: 'custom', message: 'a turnoutCurve covers one day: with followingDays, give the past days as curveHistory', path: ['turnoutCurve'] });
+    }
+  });
 
 export const settingsView = z
   .object({
@@ -42,6 +58,7 @@ export const settingsView = z
       .describe('null: the documented default curve (or the mean of the curve history)'),
     curveHistory: z.array(z.object({ label: z.string(), electionDate: z.string().optional(), turnoutCurve: z.array(z.object({ time: z.string(), fraction: z.number() })) })),
     previousTurnoutSpread: previousTurnoutSpreadSchema.describe('in use: the stored one, or the defaults'),
+    followingDays: z.array(followingDaySchema).describe('later polling days (empty: election day only)'),
   })
   .meta({ id: 'GotvSettings' });
 
@@ -63,6 +80,12 @@ export async function getSettings(q: Queries): Promise<z.input<typeof settingsVi
       return parsed.success ? [parsed.data] : [];
     }),
     previousTurnoutSpread: readPreviousTurnoutSpread(row?.previousTurnoutSpread ?? null),
+    // Days that no longer fit election day are left out here; the projection says so in its warnings.
+    followingDays: (() => {
+      const parsed = followingDaysSchema.safeParse(row?.followingDays ?? []);
+      const date = usableDate(row?.electionDate);
+      return parsed.success && date && followingDaysProblems(date, parsed.data).length === 0 ? parsed.data : [];
+    })(),
   };
 }
 
@@ -95,6 +118,7 @@ export async function putSettings(deps: SettingsDeps, input: SettingsInput) {
     turnoutCurve: input.turnoutCurve ?? null,
     curveHistory,
     previousTurnoutSpread,
+    followingDays: input.followingDays ?? [],
   });
   await electionDates(deps).invalidate('current');
   return getSettings(deps.db);
