@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { instantAt } from '../../src/kernel/calendar';
 import { defaultCurveFor, pollingMinute, type TurnoutCurve } from '../../src/modules/gotv/projection/curve';
 import { project, type StationInput } from '../../src/modules/gotv/projection/projection';
-import { HISTORY_CURVE_SPREAD, type CurveSpread, type LevelSpread } from '../../src/modules/gotv/projection/curve-model';
+import { ADAPTED_DEFAULT_SPREAD, HISTORY_CURVE_SPREAD, type CurveSpread, type LevelSpread } from '../../src/modules/gotv/projection/curve-model';
 import { REAL_ELECTIONS, type RealElection, type Role } from './real-elections';
 
 const TIME_ZONE = 'UTC';
@@ -82,8 +82,8 @@ function runElection(election: RealElection, options: RealOptions): RealCase[] {
         electionDate: election.date,
         curve,
         curveSource: variant.history ? 'history' : 'default',
-        // As the settings make it: a curve history of one past day brings its own spread.
-        ...(options.spread ? { spread: options.spread } : variant.history ? { spread: HISTORY_CURVE_SPREAD } : {}),
+        // As the settings make it (dayPrior): a one-day curve history, or the default on other hours, brings its spread.
+        spread: options.spread ?? (variant.history ? HISTORY_CURVE_SPREAD : ADAPTED_DEFAULT_SPREAD),
         ...(options.level ? { level: options.level } : {}),
         stations,
       });

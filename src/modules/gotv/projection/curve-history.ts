@@ -16,6 +16,7 @@ import {
   type TurnoutCurve,
 } from './curve';
 import {
+  ADAPTED_DEFAULT_SPREAD,
   CURVE_MODEL,
   curveGrid,
   DEFAULT_CURVE_SPREAD,
@@ -297,7 +298,10 @@ export function dayPrior(settings: {
     }
     source = 'default';
   }
-  return { curve, source, spread: spreadFromHistory(curve, relative), level, warnings };
+  const defaultHours = curve.opensAt === parseTimeOfDay(DEFAULT_OPENS_AT) && curve.closesAt === parseTimeOfDay(DEFAULT_CLOSES_AT) && !curve.pauses?.length;
+  // The default adapted to other hours is a guess real days stray far from (measured, ADAPTED_DEFAULT_SPREAD).
+  const spread = source === 'default' && !defaultHours ? ADAPTED_DEFAULT_SPREAD : spreadFromHistory(curve, relative);
+  return { curve, source, spread, level, warnings };
 }
 
 /** The stored later polling days, or none (with a warning) when they no longer fit election day. */
