@@ -24,7 +24,7 @@
  * pastDayCurves), and the prior (its curve and spread) is made from them as the settings would
  * make it; `--spread` then only overrides the spreads it names.
  * `--no-flow`: the projection without the supporters' flow (their vote times), to compare.
- * `--json` prints the measures instead of the table (test/gotv/projection-accuracy.test.ts reads them).
+ * `--json` prints the measures (or the real cases) instead of the table.
  */
 import { performance } from 'node:perf_hooks';
 import { parseTimeOfDay } from '../src/modules/gotv/projection/curve';

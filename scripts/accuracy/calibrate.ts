@@ -8,6 +8,7 @@
  *
  *   npm run accuracy:projection -- --suite calibrate
  */
+import { defaultCurveFor, pollingMinute } from '../../src/modules/gotv/projection/curve';
 import { REAL_ELECTIONS, type RealElection } from './real-elections';
 
 const CALIBRATION = ['it-europee-2024', 'romania'];
@@ -74,6 +75,7 @@ function measure(election: RealElection): Measures {
   const shareAt = (list: typeof units, minute: number) =>
     list.reduce((sum, u) => sum + (u.counts.find((c) => c.minute === minute)?.voters ?? 0), 0) / list.reduce((sum, u) => sum + u.final, 0);
   const history = election.historyCurve;
+  const polling = defaultCurveFor(election.periods);
   const historyAt = (minute: number) => {
     if (!history) return null;
     for (let i = 1; i < history.length; i++) {
@@ -87,7 +89,11 @@ function measure(election: RealElection): Measures {
     ? readings
         .map((minute) => ({ minute, day: shareAt(units, minute), past: historyAt(minute)! }))
         .filter((r) => r.day > 0 && r.day < 1 && r.past > 0 && r.past < 1)
-        .map((r) => ({ reading: r.minute, elapsed: (r.minute - election.opensAt) / (election.closesAt - election.opensAt), logOdds: logit(r.day) - logit(r.past) }))
+        .map((r) => ({
+          reading: r.minute,
+          elapsed: (pollingMinute(polling, r.minute) - election.opensAt) / (election.closesAt - election.opensAt),
+          logOdds: logit(r.day) - logit(r.past),
+        }))
     : [];
   // Territories' own shapes against the day's: the log odds of their share voted at each reading.
   let territoryShapeSd: number | null = null;

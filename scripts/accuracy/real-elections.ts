@@ -5,14 +5,14 @@
  * Each election is represented as the projection sees a day: stations (the units the file gives:
  * comuni, polling sections or counties) with their registered voters, counts at the times the file
  * gives, the previous election's turnout where the file has it, and the true final. Times are
- * minutes on the election's polling-time axis: minutes since the first polling day's midnight, with
- * every overnight pause taken out (Italy's Sunday 23:00 is followed by Monday 07:00), so a two-day
- * election is one stretch of polling time from the first opening to the last closing.
+ * wall-clock minutes since the first polling day's midnight (past 24 h on the second day), as the
+ * projection reads them; its curve takes each overnight pause out (`defaultCurveFor`, `pauses`), so a
+ * two-day election is one stretch of polling time from the first opening to the last closing.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { PollingPeriod } from '../../src/modules/gotv/projection/curve';
+import { defaultCurveFor, type PollingPeriod } from '../../src/modules/gotv/projection/curve';
 
 export type Role = 'calibration' | 'evaluation';
 
@@ -31,8 +31,10 @@ export interface RealUnit {
 
 export interface Checkpoint {
   label: string;
-  /** Polling-time minute of the latest counts the projection sees. */
+  /** Wall-clock minute of the latest counts the projection sees. */
   countsAt: number;
+  /** Wall-clock minute the projection is made at. */
+  at: number;
 }
 
 export interface RealElection {
@@ -42,15 +44,16 @@ export interface RealElection {
   description: string;
   /** 'YYYY-MM-DD' of the first polling day; minutes count from its midnight (UTC in the report). */
   date: string;
+  /** Polling time (the curve's minutes): the first opening and the last closing, pauses taken out. */
   opensAt: number;
   closesAt: number;
-  /** The polls' openings, each in minutes of its own day (the first day's opensAt, the last's closesAt). */
+  /** The polls' openings, in wall-clock minutes since the first day's midnight (the curve takes the pauses out). */
   periods: PollingPeriod[];
   units: RealUnit[];
   checkpoints: Checkpoint[];
   /**
    * The previous election's curve at the same reading times (share of its final), where the file
-   * has it: the curve history a campaign would enter. Minutes on this election's polling-time axis.
+   * has it: the curve history a campaign would enter (one-day elections only: wall clock = polling time).
    */
   historyCurve: { minute: number; fraction: number }[] | null;
 }
@@ -86,6 +89,12 @@ function readCsv(path: string): Record<string, string>[] {
 }
 
 const hour = (h: number) => h * 60;
+
+/** The first opening and the last closing in polling time, the pauses taken out. */
+function pollingHours(periods: PollingPeriod[]): { periods: PollingPeriod[]; opensAt: number; closesAt: number } {
+  const curve = defaultCurveFor(periods);
+  return { periods, opensAt: curve.opensAt, closesAt: curve.closesAt };
+}
 const num = (value: string | undefined) => Number((value ?? '').replace(',', '.'));
 
 /** Sums of voters over the units at a reading, and of their previous election's at the same reading. */
@@ -137,8 +146,8 @@ function politiche2022(): RealElection {
     closesAt: hour(23),
     units,
     checkpoints: [
-      { label: '12:30', countsAt: hour(12) },
-      { label: '19:30', countsAt: hour(19) },
+      { label: '12:30', countsAt: hour(12), at: hour(12.5) },
+      { label: '19:30', countsAt: hour(19), at: hour(19.5) },
     ],
     historyCurve: historyCurveOf(
       [hour(12), hour(19), hour(23)].map((minute, i) => ({ minute, previousShare: prevShares[i]! })),
@@ -158,7 +167,7 @@ function politiche2022(): RealElection {
  */
 function europee2024(): RealElection {
   const rows = readCsv('it_europee_2024/affluenza_comuni_long.csv.gz');
-  const axis: Record<string, number> = { '1': hour(23), '2': hour(23) + hour(5), '3': hour(23) + hour(12), '4': hour(23) + hour(16) };
+  const axis: Record<string, number> = { '1': hour(23), '2': hour(24 + 12), '3': hour(24 + 19), '4': hour(24 + 23) };
   const byUnit = new Map<string, Record<string, string>[]>();
   for (const row of rows) {
     const key = `${row['provincia_file']}-${row['cod_comune']}`;
@@ -189,17 +198,15 @@ function europee2024(): RealElection {
     role: 'calibration',
     description: 'Italy, European election 2024: comuni, Sat 15–23 and Sun 07–23, counts at Sat 23:00, Sun 12:00 and 19:00, final at Sun 23:00; previous: 2019',
     date: '2024-06-08',
-    periods: [
+    ...pollingHours([
       { opensAt: hour(15), closesAt: hour(23) },
-      { opensAt: hour(7), closesAt: hour(23) },
-    ],
-    opensAt: hour(15),
-    closesAt: axis['4']!,
+      { opensAt: hour(24 + 7), closesAt: hour(24 + 23) },
+    ]),
     units,
     checkpoints: [
-      { label: 'Sat 23:30', countsAt: axis['1']! },
-      { label: 'Sun 12:30', countsAt: axis['2']! },
-      { label: 'Sun 19:30', countsAt: axis['3']! },
+      { label: 'Sat 23:30', countsAt: axis['1']!, at: axis['1']! + 30 },
+      { label: 'Sun 12:30', countsAt: axis['2']!, at: axis['2']! + 30 },
+      { label: 'Sun 19:30', countsAt: axis['3']!, at: axis['3']! + 30 },
     ],
     // 2019 voted on one day (Sunday 07:00–23:00) and 2024 from Saturday afternoon: the ministry pairs
     // readings by their order (Saturday's 23:00 with 2019's 12:00), not by the share of polling time,
@@ -216,7 +223,7 @@ function europee2024(): RealElection {
  */
 function referendum2026(): RealElection {
   const rows = readCsv('it_referendum_2026/affluenza.csv.gz').filter((row) => row['livello'] === 'comune');
-  const axis: Record<string, number> = { '1': hour(12), '2': hour(19), '3': hour(23), '4': hour(23) + hour(8) };
+  const axis: Record<string, number> = { '1': hour(12), '2': hour(19), '3': hour(23), '4': hour(24 + 15) };
   const byUnit = new Map<string, Record<string, string>[]>();
   for (const row of rows) {
     const list = byUnit.get(row['cod_eligendo']!) ?? [];
@@ -245,17 +252,15 @@ function referendum2026(): RealElection {
     role: 'evaluation',
     description: 'Italy, referendum 2026: comuni, Sun 07–23 and Mon 07–15, counts at Sun 12:00, 19:00, 23:00, final at Mon 15:00; no previous',
     date: '2026-03-22',
-    periods: [
+    ...pollingHours([
       { opensAt: hour(7), closesAt: hour(23) },
-      { opensAt: hour(7), closesAt: hour(15) },
-    ],
-    opensAt: hour(7),
-    closesAt: axis['4']!,
+      { opensAt: hour(24 + 7), closesAt: hour(24 + 15) },
+    ]),
     units,
     checkpoints: [
-      { label: 'Sun 12:30', countsAt: axis['1']! },
-      { label: 'Sun 19:30', countsAt: axis['2']! },
-      { label: 'Mon 07:30', countsAt: axis['3']! },
+      { label: 'Sun 12:30', countsAt: axis['1']!, at: hour(12.5) },
+      { label: 'Sun 19:30', countsAt: axis['2']!, at: hour(19.5) },
+      { label: 'Mon 07:30', countsAt: axis['3']!, at: hour(24 + 7.5) },
     ],
     historyCurve: null,
   };
@@ -268,7 +273,7 @@ function referendum2026(): RealElection {
  */
 function liguria2024(): RealElection {
   const rows = readCsv('it_liguria_2024/affluenza_comuni.csv.gz');
-  const axis: Record<string, number> = { '20241027120000': hour(12), '20241027190000': hour(19), '20241027230000': hour(23), '20241028150000': hour(23) + hour(8) };
+  const axis: Record<string, number> = { '20241027120000': hour(12), '20241027190000': hour(19), '20241027230000': hour(23), '20241028150000': hour(24 + 15) };
   const bySection = new Map<string, Record<string, string>[]>();
   for (const row of rows) {
     const key = `${row['minint_elettorale']}-${row['codice_sezione']}`;
@@ -297,17 +302,15 @@ function liguria2024(): RealElection {
     role: 'evaluation',
     description: 'Liguria, regional election 2024: polling sections, Sun 07–23 and Mon 07–15, counts at Sun 12:00, 19:00, 23:00, final at Mon 15:00; no previous',
     date: '2024-10-27',
-    periods: [
+    ...pollingHours([
       { opensAt: hour(7), closesAt: hour(23) },
-      { opensAt: hour(7), closesAt: hour(15) },
-    ],
-    opensAt: hour(7),
-    closesAt: hour(23) + hour(8),
+      { opensAt: hour(24 + 7), closesAt: hour(24 + 15) },
+    ]),
     units,
     checkpoints: [
-      { label: 'Sun 12:30', countsAt: hour(12) },
-      { label: 'Sun 19:30', countsAt: hour(19) },
-      { label: 'Mon 07:30', countsAt: hour(23) },
+      { label: 'Sun 12:30', countsAt: hour(12), at: hour(12.5) },
+      { label: 'Sun 19:30', countsAt: hour(19), at: hour(19.5) },
+      { label: 'Mon 07:30', countsAt: hour(23), at: hour(24 + 7.5) },
     ],
     historyCurve: null,
   };
@@ -384,9 +387,9 @@ function romania(): RealElection[] {
       closesAt: hour(20),
       units,
       checkpoints: [
-        { label: '10:30', countsAt: hour(10) },
-        { label: '13:30', countsAt: hour(13) },
-        { label: '17:30', countsAt: hour(17) },
+        { label: '10:30', countsAt: hour(10), at: hour(10.5) },
+        { label: '13:30', countsAt: hour(13), at: hour(13.5) },
+        { label: '17:30', countsAt: hour(17), at: hour(17.5) },
       ],
       historyCurve: index > 0 ? nationalCurve(ROMANIA[index - 1]!.id) : null,
     };

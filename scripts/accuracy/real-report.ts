@@ -7,9 +7,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { instantAt } from '../../src/kernel/calendar';
-import { defaultCurveFor, type TurnoutCurve } from '../../src/modules/gotv/projection/curve';
+import { defaultCurveFor, pollingMinute, type TurnoutCurve } from '../../src/modules/gotv/projection/curve';
 import { project, type StationInput } from '../../src/modules/gotv/projection/projection';
-import { HISTORY_CURVE_SPREAD, type CurveSpread, type LevelSpread } from '../../src/modules/gotv/projection/curve-model';
+import { ADAPTED_DEFAULT_SPREAD, HISTORY_CURVE_SPREAD, type CurveSpread, type LevelSpread } from '../../src/modules/gotv/projection/curve-model';
 import { REAL_ELECTIONS, type RealElection, type Role } from './real-elections';
 
 const TIME_ZONE = 'UTC';
@@ -60,8 +60,11 @@ function runElection(election: RealElection, options: RealOptions): RealCase[] {
   const cases: RealCase[] = [];
   const at = (minute: number) => instantAt(election.date, minute, TIME_ZONE);
   for (const variant of variantsOf(election)) {
-    const curve: TurnoutCurve =
+    const shape: TurnoutCurve =
       variant.history && election.historyCurve ? { opensAt: election.opensAt, closesAt: election.closesAt, points: election.historyCurve } : defaultCurveFor(election.periods);
+    // The counts are on the wall clock; the pauses (the nights) make it polling time.
+    const pauses = defaultCurveFor(election.periods).pauses;
+    const curve: TurnoutCurve = pauses ? { ...shape, pauses } : shape;
     for (const checkpoint of election.checkpoints) {
       const stations: StationInput[] = units.map((u) => ({
         id: u.id,
@@ -74,13 +77,13 @@ function runElection(election: RealElection, options: RealOptions): RealCase[] {
       }));
       const started = performance.now();
       const result = project({
-        now: at(checkpoint.countsAt + 30),
+        now: at(checkpoint.at),
         timeZone: TIME_ZONE,
         electionDate: election.date,
         curve,
         curveSource: variant.history ? 'history' : 'default',
-        // As the settings make it: a curve history of one past day brings its own spread.
-        ...(options.spread ? { spread: options.spread } : variant.history ? { spread: HISTORY_CURVE_SPREAD } : {}),
+        // As the settings make it (dayPrior): a one-day curve history, or the default on other hours, brings its spread.
+        spread: options.spread ?? (variant.history ? HISTORY_CURVE_SPREAD : ADAPTED_DEFAULT_SPREAD),
         ...(options.level ? { level: options.level } : {}),
         stations,
       });
@@ -113,7 +116,7 @@ function runElection(election: RealElection, options: RealOptions): RealCase[] {
         role: election.role,
         variant,
         checkpoint: checkpoint.label,
-        elapsed: (checkpoint.countsAt - election.opensAt) / (election.closesAt - election.opensAt),
+        elapsed: (pollingMinute(curve, checkpoint.countsAt) - election.opensAt) / (election.closesAt - election.opensAt),
         projected: o.projectedTurnout ?? Number.NaN,
         low: o.projectedTurnoutLow ?? Number.NaN,
         high: o.projectedTurnoutHigh ?? Number.NaN,

@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261128113931_WhatsAppMessageProvider } from './Migration20261128113931_WhatsAppMessageProvider';
 import { Migration20261128140500_CampaignElectionDate } from './Migration20261128140500_CampaignElectionDate';
 import { Migration20261128140000_PlacesDeleteRestrict } from './Migration20261128140000_PlacesDeleteRestrict';
+import { Migration20261128143000_GotvFollowingDays } from './Migration20261128143000_GotvFollowingDays';
 import { Migration20261128112007_AgendaFeedTokenVersion } from './Migration20261128112007_AgendaFeedTokenVersion';
 import { Migration20261128113000_PqrsAttachmentNamesByType } from './Migration20261128113000_PqrsAttachmentNamesByType';
 import { Migration20261128103715_ErasedIdentifiers } from './Migration20261128103715_ErasedIdentifiers';
@@ -96,4 +97,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128113931_WhatsAppMessageProvider', class: Migration20261128113931_WhatsAppMessageProvider },
   { name: 'Migration20261128140000_PlacesDeleteRestrict', class: Migration20261128140000_PlacesDeleteRestrict },
   { name: 'Migration20261128140500_CampaignElectionDate', class: Migration20261128140500_CampaignElectionDate },
+  { name: 'Migration20261128143000_GotvFollowingDays', class: Migration20261128143000_GotvFollowingDays },
 ];

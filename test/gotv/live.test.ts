@@ -70,6 +70,7 @@ describe('GOTV settings', () => {
       turnoutCurve: null,
       curveHistory: [],
       previousTurnoutSpread: { day: 0.15, territory: 0.09, station: 0.12 },
+      followingDays: [],
     });
     expectProblem(await app.http.get('/api/gotv/projection').set(viewer.auth), 409, 'election_date_not_set');
     const saved = await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200);
@@ -449,5 +450,68 @@ describe('the learned curve, its explanation and its history', () => {
     const derived = (await app.http.get(`/api/gotv/day-curve?date=${yesterday()}`).set(viewer.auth).expect(200)).body;
     // 09:00–09:30 and 10:30–11:00, twelve votes each.
     expect(derived.curve.supporterVotes).toBe(24);
+  });
+});
+
+describe('polls over several days', () => {
+  const dayOffset = (days: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date(Date.now() + days * 86_400_000));
+
+  it('keeps later polling days in the settings, checks them, and projects across the night', async () => {
+    // Opened yesterday and open all of today: whatever the hour, the polls are open now.
+    const body = { electionDate: dayOffset(-1), opensAt: '07:00', closesAt: '23:00', followingDays: [{ date: today(), opensAt: '00:00', closesAt: '23:59' }] };
+    const saved = (await app.http.put('/api/gotv/settings').set(manager.auth).send(body).expect(200)).body;
+    expect(saved.followingDays).toEqual(body.followingDays);
+    expect((await app.http.get('/api/gotv/settings').set(viewer.auth).expect(200)).body.followingDays).toEqual(body.followingDays);
+    const projection = (await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200)).body;
+    expect(projection.phase).toBe('open');
+    expect(projection.curveSource).toBe('default');
+
+    for (const bad of [
+      { followingDays: [{ date: dayOffset(-1), opensAt: '07:00', closesAt: '15:00' }] },
+      { followingDays: [{ date: today(), opensAt: '15:00', closesAt: '07:00' }] },
+      { followingDays: [{ date: today(), opensAt: '7:00', closesAt: '15:00' }] },
+      { followingDays: [{ date: 'lunes', opensAt: '07:00', closesAt: '15:00' }] },
+      {
+        followingDays: [
+          { date: dayOffset(1), opensAt: '07:00', closesAt: '15:00' },
+          { date: today(), opensAt: '07:00', closesAt: '15:00' },
+        ],
+      },
+      {
+        followingDays: [{ date: today(), opensAt: '07:00', closesAt: '15:00' }],
+        turnoutCurve: [
+          { time: '07:00', fraction: 0 },
+          { time: '23:00', fraction: 1 },
+        ],
+      },
+    ]) {
+      const problem = expectProblem(
+        await app.http
+          .put('/api/gotv/settings')
+          .set(manager.auth)
+          .send({ ...body, ...bad }),
+        400,
+      );
+      expect(JSON.stringify(problem.errors)).toMatch(/followingDays|turnoutCurve/);
+    }
+
+    // Without a date in the body, later days are checked against the campaign's stored one.
+    const { electionDate: _kept, ...withoutDate } = body;
+    const refused = expectProblem(
+      await app.http
+        .put('/api/gotv/settings')
+        .set(manager.auth)
+        .send({ ...withoutDate, followingDays: [{ date: dayOffset(-2), opensAt: '07:00', closesAt: '15:00' }] }),
+      400,
+    );
+    expect(JSON.stringify(refused.errors)).toMatch(/followingDays/);
+    expect((await app.http.put('/api/gotv/settings').set(manager.auth).send(withoutDate).expect(200)).body).toMatchObject({
+      electionDate: body.electionDate,
+      followingDays: body.followingDays,
+    });
+
+    // Election day only again: omitted (or []) means no later day.
+    const single = (await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200)).body;
+    expect(single.followingDays).toEqual([]);
   });
 });

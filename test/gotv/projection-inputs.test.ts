@@ -1,6 +1,6 @@
 import { buildCurve, DEFAULT_CURVE, fractionAt, parseTimeOfDay } from '../../src/modules/gotv/projection/curve';
 import { dayPrior, spreadFromHistory } from '../../src/modules/gotv/projection/curve-history';
-import { DEFAULT_CURVE_SPREAD, HISTORY_CURVE_SPREAD } from '../../src/modules/gotv/projection/curve-model';
+import { ADAPTED_DEFAULT_SPREAD, DEFAULT_CURVE_SPREAD, HISTORY_CURVE_SPREAD } from '../../src/modules/gotv/projection/curve-model';
 import { estimateLag, reportedWithin, type LagCount } from '../../src/modules/gotv/projection/lag';
 import { fitPrepared, prepareDay, project, projectionView, type ProjectionInput, type StationInput } from '../../src/modules/gotv/projection/projection';
 import { familyDay } from './families';
@@ -368,6 +368,9 @@ describe('curve history', () => {
     });
     expect(two.source).toBe('configured');
     expect(two.spread).toEqual(HISTORY_CURVE_SPREAD);
+    // The default on its own hours keeps its spread; adapted to other hours, the real days' wider one.
+    expect(dayPrior({ opensAt: '08:00', closesAt: '16:00', turnoutCurve: null, curveHistory: [] }).spread).toEqual(DEFAULT_CURVE_SPREAD);
+    expect(dayPrior({ opensAt: '07:00', closesAt: '23:00', turnoutCurve: null, curveHistory: [] }).spread).toEqual(ADAPTED_DEFAULT_SPREAD);
     // Three days just like the prior: calmer than the default, but never below what the blend allows.
     const calm = spreadFromHistory(DEFAULT_CURVE, calmDays());
     expect(calm.tiltSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.tiltSd / Math.SQRT2, 5);

@@ -30,8 +30,9 @@ describe('turnout curve', () => {
     // Two days with the night taken out: Sunday 07–23 and Monday 07–15 is 24 hours of polling time.
     const twoDays = defaultCurveFor([
       { opensAt: h('07:00'), closesAt: h('23:00') },
-      { opensAt: h('07:00'), closesAt: h('15:00') },
+      { opensAt: 24 * 60 + h('07:00'), closesAt: 24 * 60 + h('15:00') },
     ]);
+    expect(twoDays.pauses).toEqual([{ from: h('23:00'), to: 24 * 60 + h('07:00') }]);
     expect(twoDays.closesAt - twoDays.opensAt).toBe(24 * 60);
     expect(fractionAt(twoDays, h('23:00'))).toBeCloseTo(2 / (2 + 0.125 + 0.85), 6);
     const custom = buildCurve({
@@ -191,6 +192,44 @@ describe('phases', () => {
       expect(result.stations.every((s) => s.projectedTurnout === null && s.basis === 'none')).toBe(true);
       expect(projectionView.safeParse(result).success).toBe(true);
     }
+  });
+
+  it('polls over two days: the night is a pause, not the close; counts after it continue the day', () => {
+    // Sunday 07:00–23:00 and Monday 07:00–15:00; the day after ELECTION_DATE is 2026-03-09.
+    const curve = defaultCurveFor([
+      { opensAt: h('07:00'), closesAt: h('23:00') },
+      { opensAt: 24 * 60 + h('07:00'), closesAt: 24 * 60 + h('15:00') },
+    ]);
+    const stations: StationInput[] = Array.from({ length: 30 }, (_, i) => ({
+      id: `s${i}`,
+      territoryId: `t${i % 3}`,
+      registeredVoters: 1000,
+      confirmedVoters: 0,
+      confirmedVoted: 0,
+      counts: [
+        { votersSoFar: 150 + i, reportedAt: at(h('12:00')) },
+        { votersSoFar: 380 + i, reportedAt: at(h('19:00')) },
+        { votersSoFar: 450 + i, reportedAt: at(h('23:00')) },
+        { votersSoFar: 520 + i, reportedAt: at(h('10:00'), '2026-03-09') },
+      ],
+    }));
+    const run = (minutes: number, date = ELECTION_DATE) => project({ now: at(minutes, date), timeZone: TIME_ZONE, electionDate: ELECTION_DATE, curve, stations });
+    const night = run(h('23:30'));
+    // Sunday 23:00 is not the close: the phase stays open through the night and the final is still to come.
+    expect(night.phase).toBe('open');
+    expect(night.overall.projectedTurnout!).toBeGreaterThan(night.overall.votersSoFar);
+    expect(night.overall.projectedTurnoutHigh!).toBeGreaterThan(night.overall.projectedTurnout!);
+    // The night adds no polling time: 03:00 on Monday is where Sunday closed.
+    expect(run(h('03:00'), '2026-03-09').elapsedFraction).toBe(night.elapsedFraction);
+    const monday = run(h('10:30'), '2026-03-09');
+    expect(monday.phase).toBe('open');
+    expect(monday.elapsedFraction).toBeGreaterThan(night.elapsedFraction);
+    expect(monday.overall.projectedTurnout!).toBeGreaterThan(monday.overall.votersSoFar);
+    // The curve's hourly points are labelled with the wall clock: Monday's 08:00 follows Sunday's 23:00.
+    const times = monday.curve.points.map((p) => p.time);
+    expect(times.slice(times.indexOf('23:00'), times.indexOf('23:00') + 2)).toEqual(['23:00', '08:00']);
+    expect(run(h('15:30'), '2026-03-09').phase).toBe('closed');
+    expect(projectionView.safeParse(monday).success).toBe(true);
   });
 
   it('after closing, with every station reporting, equals the reported totals', () => {

@@ -170,6 +170,7 @@ export const TurnoutReportSchema = defineEntity({
 });
 
 export type CurvePointJson = { time: string; fraction: number };
+export type FollowingDayJson = { date: string; opensAt: string; closesAt: string };
 export type StoredTurnoutCurve = CurvePointJson[] | { curve: CurvePointJson[] | null; history: unknown[]; previousTurnoutSpread?: unknown };
 
 /** Election-day settings: one row (id 1), in TIMEZONE. The date itself is the campaign's (`modules/campaign`). */
@@ -185,6 +186,8 @@ export const GotvSettingsSchema = defineEntity({
      * `{ curve: [...] | null, history: [...] }` (gotv.stations.repository.ts reads both).
      */
     turnoutCurve: p.json<StoredTurnoutCurve>().nullable(),
+    /** Polls open on later days too (Italy's Monday): `[{ date, opensAt, closesAt }]`, validated where used. */
+    followingDays: p.json<FollowingDayJson[]>().nullable(),
     updatedAt: p
       .datetime()
       .onCreate(() => new Date())

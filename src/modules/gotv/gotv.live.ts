@@ -233,7 +233,8 @@ export const dayCurveView = z
  */
 export async function dayCurve(q: Queries, timeZone: string, date: string): Promise<z.input<typeof dayCurveView>> {
   const settings = await findSettings(q);
-  const prior = dayPrior(settings ?? { opensAt: DEFAULT_OPENS_AT, closesAt: DEFAULT_CLOSES_AT, turnoutCurve: null, curveHistory: [] });
+  // A past day is one date: its curve on election day's first day's hours.
+  const prior = dayPrior(settings ? { ...settings, followingDays: [] } : { opensAt: DEFAULT_OPENS_AT, closesAt: DEFAULT_CLOSES_AT, turnoutCurve: null, curveHistory: [] });
   const from = instantAt(date, 0, timeZone);
   const until = instantAt(date, 24 * 60, timeZone);
   const [stations, counts, votes] = await Promise.all([stationRows(q, {}), countsByStation(q, from, undefined, until), voterVotes(q, from, until, new Date(), false)]);

@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { calendarDate } from '../../kernel/schemas';
 import type { AppDeps } from '../../kernel/context';
-import { ConflictError } from '../../kernel/errors';
+import { ConflictError, invalidField } from '../../kernel/errors';
 import type { Queries } from '../../kernel/sql';
 import { instantAt, localClock } from '../../kernel/calendar';
 import { curveSettingsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT } from './projection/curve';
 import {
   curveHistorySchema,
   dayPrior,
+  followingDaySchema,
+  followingDaysProblems,
+  followingDaysSchema,
   historyCurveSchema,
   previousTurnoutSpreadSchema,
   readPreviousTurnoutSpread,
@@ -31,8 +34,24 @@ export const settingsBody = z
       .nullable()
       .optional()
       .describe('how far this election’s turnout may stray from the stations’ `previousTurnout` (log sds); omitted: kept as stored, null: the defaults'),
+    followingDays: followingDaysSchema
+      .optional()
+      .describe(
+        'later days the polls open too (Italy: Sunday and Monday), each after the one before, with its own hours; the night between is a pause. With later days the curve is the curve history’s or the default’s (a `turnoutCurve` covers one day). Omitted or []: election day only',
+      ),
   })
-  .and(curveSettingsSchema);
+  .and(curveSettingsSchema)
+  .superRefine((settings, ctx) => {
+    // Without a date in the body, the stored one is checked when saving.
+    if (settings.electionDate !== undefined) {
+      for (const { index, message } of followingDaysProblems(settings.electionDate, settings.followingDays ?? [])) {
+        ctx.addIssue({ code: 'custom', message, path: ['followingDays', index] });
+      }
+    }
+    if (settings.followingDays?.length && settings.turnoutCurve) {
+      ctx.addIssue({ code: 'custom', message: 'a turnoutCurve covers one day: with followingDays, give the past days as curveHistory', path: ['turnoutCurve'] });
+    }
+  });
 
 export const settingsView = z
   .object({
@@ -45,6 +64,7 @@ export const settingsView = z
       .describe('null: the documented default curve (or the mean of the curve history)'),
     curveHistory: z.array(z.object({ label: z.string(), electionDate: z.string().optional(), turnoutCurve: z.array(z.object({ time: z.string(), fraction: z.number() })) })),
     previousTurnoutSpread: previousTurnoutSpreadSchema.describe('in use: the stored one, or the defaults'),
+    followingDays: z.array(followingDaySchema).describe('later polling days (empty: election day only)'),
   })
   .meta({ id: 'GotvSettings' });
 
@@ -63,6 +83,11 @@ export async function getSettings(q: Queries): Promise<z.input<typeof settingsVi
       return parsed.success ? [parsed.data] : [];
     }),
     previousTurnoutSpread: readPreviousTurnoutSpread(row?.previousTurnoutSpread ?? null),
+    // Days that no longer fit election day are left out here; the projection says so in its warnings.
+    followingDays: (() => {
+      const parsed = followingDaysSchema.safeParse(row?.followingDays ?? []);
+      return parsed.success && electionDate && followingDaysProblems(electionDate, parsed.data).length === 0 ? parsed.data : [];
+    })(),
   };
 }
 
@@ -83,8 +108,16 @@ export async function putSettings(deps: SettingsDeps, input: SettingsInput) {
   const stored = input.curveHistory === undefined || input.previousTurnoutSpread === undefined ? await findSettings(deps.db) : undefined;
   const curveHistory = input.curveHistory ?? stored?.curveHistory ?? [];
   const previousTurnoutSpread = input.previousTurnoutSpread === undefined ? (stored?.previousTurnoutSpread ?? null) : input.previousTurnoutSpread;
+  const followingDays = input.followingDays ?? [];
+  if (followingDays.length) {
+    // The body may leave the date out (kept as it is): the later days are checked against the one that will hold.
+    const electionDate = input.electionDate ?? (await readElectionDate(deps.db));
+    if (!electionDate) throw invalidField('body.electionDate', 'set the election date before later polling days (followingDays)');
+    const [problem] = followingDaysProblems(electionDate, followingDays);
+    if (problem) throw invalidField(`body.followingDays.${problem.index}`, problem.message);
+  }
   await deps.db.transaction(async (tx) => {
-    await saveSettings(tx, { opensAt: input.opensAt, closesAt: input.closesAt, turnoutCurve: input.turnoutCurve ?? null, curveHistory, previousTurnoutSpread });
+    await saveSettings(tx, { opensAt: input.opensAt, closesAt: input.closesAt, turnoutCurve: input.turnoutCurve ?? null, curveHistory, previousTurnoutSpread, followingDays });
     if (input.electionDate !== undefined) await setElectionDate(tx, input.electionDate);
   });
   if (input.electionDate !== undefined) await electionDateChanged(deps);
@@ -102,5 +135,5 @@ export async function electionDay(q: Queries): Promise<{ electionDate: string } 
   if (!electionDate) {
     throw new ConflictError('Set the election date first (PUT /api/campaign/settings).', 'election_date_not_set');
   }
-  return { electionDate, ...dayPrior(settings ?? DEFAULT_DAY) };
+  return { electionDate, ...dayPrior({ ...(settings ?? DEFAULT_DAY), electionDate }) };
 }

@@ -172,6 +172,8 @@ export interface SettingsRecord {
   curveHistory: unknown[];
   /** How far turnout strays from the stations' previous turnout, as stored (null: the defaults). */
   previousTurnoutSpread: unknown;
+  /** Later polling days as stored (validated where they are used: projection/curve-history.ts). */
+  followingDays: unknown[];
 }
 
 /**
@@ -185,8 +187,15 @@ function readStoredCurve(stored: StoredTurnoutCurve | null): Pick<SettingsRecord
 }
 
 export async function findSettings(q: Queries): Promise<SettingsRecord | undefined> {
-  const row = await q.first(db.selectFrom('gotv_settings').select(['opens_at', 'closes_at', 'turnout_curve']).where('id', '=', SINGLE_ROW));
-  return row && { opensAt: row.opens_at, closesAt: row.closes_at, ...readStoredCurve(row.turnout_curve) };
+  const row = await q.first(db.selectFrom('gotv_settings').select(['opens_at', 'closes_at', 'turnout_curve', 'following_days']).where('id', '=', SINGLE_ROW));
+  return (
+    row && {
+      opensAt: row.opens_at,
+      closesAt: row.closes_at,
+      ...readStoredCurve(row.turnout_curve),
+      followingDays: Array.isArray(row.following_days) ? row.following_days : [],
+    }
+  );
 }
 
 export async function saveSettings(q: Queries, settings: SettingsRecord): Promise<void> {
@@ -196,11 +205,12 @@ export async function saveSettings(q: Queries, settings: SettingsRecord): Promis
       ? { curve: settings.turnoutCurve, history: settings.curveHistory, ...(spread !== null ? { previousTurnoutSpread: spread } : {}) }
       : settings.turnoutCurve;
   const curve = stored === null ? null : JSON.stringify(stored);
+  const followingDays = settings.followingDays.length ? JSON.stringify(settings.followingDays) : null;
   await q.write(
-    sql`insert into gotv_settings (id, opens_at, closes_at, turnout_curve, updated_at)
-        values (${SINGLE_ROW}, ${settings.opensAt}, ${settings.closesAt}, ${curve}::jsonb, now())
+    sql`insert into gotv_settings (id, opens_at, closes_at, turnout_curve, following_days, updated_at)
+        values (${SINGLE_ROW}, ${settings.opensAt}, ${settings.closesAt}, ${curve}::jsonb, ${followingDays}::jsonb, now())
         on conflict (id) do update set opens_at = excluded.opens_at, closes_at = excluded.closes_at,
-          turnout_curve = excluded.turnout_curve, updated_at = excluded.updated_at`,
+          turnout_curve = excluded.turnout_curve, following_days = excluded.following_days, updated_at = excluded.updated_at`,
   );
 }
 

@@ -1,7 +1,22 @@
 import { z } from 'zod';
 import { calendarDate } from '../../../kernel/schemas';
-import { buildCurve, curveProblems, curvePointsSchema, DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT, fractionAt, InvalidCurveError, parseTimeOfDay, type TurnoutCurve } from './curve';
+import { daysBetween } from '../../../kernel/calendar';
 import {
+  buildCurve,
+  curveProblems,
+  curvePointsSchema,
+  DEFAULT_CLOSES_AT,
+  DEFAULT_OPENS_AT,
+  defaultCurveFor,
+  fractionAt,
+  InvalidCurveError,
+  parseTimeOfDay,
+  timeOfDaySchema,
+  type PollingPeriod,
+  type TurnoutCurve,
+} from './curve';
+import {
+  ADAPTED_DEFAULT_SPREAD,
   CURVE_MODEL,
   curveGrid,
   DEFAULT_CURVE_SPREAD,
@@ -20,6 +35,39 @@ import {
  */
 
 export const MAX_HISTORY_CURVES = 20;
+
+/** Polls may open on at most this many days after election day (Italy: one, the Monday). */
+export const MAX_FOLLOWING_DAYS = 3;
+
+/** A later polling day: its date and hours. Checked against election day by `followingDaysProblems`. */
+export const followingDaySchema = z.object({ date: calendarDate, opensAt: timeOfDaySchema, closesAt: timeOfDaySchema });
+export const followingDaysSchema = z.array(followingDaySchema).max(MAX_FOLLOWING_DAYS);
+export type FollowingDay = z.infer<typeof followingDaySchema>;
+
+/** Everything wrong with the later polling days against election day, as `{ index, message }`. */
+export function followingDaysProblems(electionDate: string, days: readonly FollowingDay[]): { index: number; message: string }[] {
+  const problems: { index: number; message: string }[] = [];
+  let previous = electionDate;
+  days.forEach((day, index) => {
+    // zod still refines after a malformed field; that field's own issue already says what is wrong.
+    if (!followingDaySchema.safeParse(day).success || !calendarDate.safeParse(previous).success) return;
+    if (daysBetween(previous, day.date) < 1) problems.push({ index, message: `date ${day.date} must be after ${previous} (election day, then each earlier polling day)` });
+    if (parseTimeOfDay(day.closesAt) <= parseTimeOfDay(day.opensAt)) problems.push({ index, message: `closesAt (${day.closesAt}) must be after opensAt (${day.opensAt})` });
+    previous = day.date;
+  });
+  return problems;
+}
+
+/** The polling periods on election day's clock (minutes since its midnight, past 24 h on later days). */
+export function pollingPeriods(electionDate: string, opensAt: number, closesAt: number, days: readonly FollowingDay[]): PollingPeriod[] {
+  return [
+    { opensAt, closesAt },
+    ...days.map((day) => {
+      const offset = daysBetween(electionDate, day.date) * 24 * 60;
+      return { opensAt: offset + parseTimeOfDay(day.opensAt), closesAt: offset + parseTimeOfDay(day.closesAt) };
+    }),
+  ];
+}
 
 export const historyCurveSchema = z
   .object({
@@ -200,11 +248,13 @@ function meanSquareSurprise(grid: CurveGrid, openingBins: number, deviations: Fl
  * the projection: the default shape is used on the configured hours (or 08:00–16:00).
  */
 export function dayPrior(settings: {
+  electionDate?: string | null;
   opensAt: string;
   closesAt: string;
   turnoutCurve: { time: string; fraction: number }[] | null;
   curveHistory: unknown[];
   previousTurnoutSpread?: unknown;
+  followingDays?: unknown[];
 }): DayPrior {
   const warnings: string[] = [];
   const previous = readPreviousTurnoutSpread(settings.previousTurnoutSpread, warnings);
@@ -217,10 +267,20 @@ export function dayPrior(settings: {
   });
   const relative = history.map(relativeCurve);
 
+  const days = readFollowingDays(settings, warnings);
+
   let curve: TurnoutCurve;
   let source: CurveSource;
   try {
-    if (settings.turnoutCurve) {
+    if (days.length && settings.electionDate) {
+      // Polls over several days: the history's mean (or the default) over the polling time, the nights taken out.
+      const hours = buildCurve({ opensAt: settings.opensAt, closesAt: settings.closesAt });
+      const periods = pollingPeriods(settings.electionDate, hours.opensAt, hours.closesAt, days);
+      const byDefault = defaultCurveFor(periods);
+      if (settings.turnoutCurve) warnings.push('the configured turnout curve covers one day: with later polling days the curve history or the default is used');
+      curve = relative.length ? { ...meanCurve(byDefault.opensAt, byDefault.closesAt, relative), ...(byDefault.pauses ? { pauses: byDefault.pauses } : {}) } : byDefault;
+      source = relative.length ? 'history' : 'default';
+    } else if (settings.turnoutCurve) {
       curve = buildCurve({ opensAt: settings.opensAt, closesAt: settings.closesAt, turnoutCurve: settings.turnoutCurve });
       source = 'configured';
     } else {
@@ -238,7 +298,22 @@ export function dayPrior(settings: {
     }
     source = 'default';
   }
-  return { curve, source, spread: spreadFromHistory(curve, relative), level, warnings };
+  const defaultHours = curve.opensAt === parseTimeOfDay(DEFAULT_OPENS_AT) && curve.closesAt === parseTimeOfDay(DEFAULT_CLOSES_AT) && !curve.pauses?.length;
+  // The default adapted to other hours is a guess real days stray far from (measured, ADAPTED_DEFAULT_SPREAD).
+  const spread = source === 'default' && !defaultHours ? ADAPTED_DEFAULT_SPREAD : spreadFromHistory(curve, relative);
+  return { curve, source, spread, level, warnings };
+}
+
+/** The stored later polling days, or none (with a warning) when they no longer fit election day. */
+function readFollowingDays(settings: { electionDate?: string | null; followingDays?: unknown[] }, warnings: string[]): FollowingDay[] {
+  if (!settings.followingDays?.length || !settings.electionDate) return [];
+  const parsed = followingDaysSchema.safeParse(settings.followingDays);
+  const problems = parsed.success ? followingDaysProblems(settings.electionDate, parsed.data).map((p) => p.message) : parsed.error.issues.map((issue) => issue.message);
+  if (!parsed.success || problems.length) {
+    warnings.push(`stored later polling days set aside (${problems.join('; ')}): polls on election day only`);
+    return [];
+  }
+  return parsed.data;
 }
 
 /** The pointwise mean of the history's curves on today's hours, every half hour. */

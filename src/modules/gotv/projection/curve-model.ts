@@ -71,6 +71,23 @@ export interface LevelSpread {
 }
 
 /**
+ * The spread when the prior is the default adapted to other hours (not 08:00–16:00): how far the
+ * calibration elections' days (Romania's four, 07:00–20:00) strayed from it, measured as a curve
+ * history would be (`spreadFromHistory`, blended with the default as three days): real mornings
+ * ramp up over hours where the default's first hour alone may stray, and a fixed tilt read from
+ * them ran the projection far into the evening.
+ */
+export const ADAPTED_DEFAULT_SPREAD: CurveSpread = {
+  tiltSd: 0.54,
+  wiggleSd: 0.24,
+  openingWiggleSd: 0.74,
+  wiggleHourCorrelation: 0.5,
+  territoryTiltSd: 0.4,
+  driftSd: 0.085,
+  futureSd: 0.51,
+};
+
+/**
  * Measured on the calibration elections (docs/gotv-projection.md, "Spreads from real days"): the
  * day's log ratio of final to previous final moved by 0.15 rms, a territory's around it by 0.07–0.12,
  * a comune's around its province's by 0.13.

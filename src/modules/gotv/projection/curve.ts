@@ -16,6 +16,29 @@ export interface TurnoutCurve {
   closesAt: number;
   /** Strictly increasing minutes from opensAt (fraction 0) to closesAt (fraction 1), fractions non-decreasing. */
   points: readonly CurvePoint[];
+  /**
+   * Polls open over several days: the pauses between them (the night), as wall-clock minutes since
+   * election day's midnight (past 24 h on the following days), in order. The curve's minutes are
+   * then polling time: a wall-clock minute after a pause is read as `pollingMinute` says.
+   */
+  pauses?: readonly { from: number; to: number }[];
+}
+
+/** A wall-clock minute (since election day's midnight) as a minute of the curve: inside a pause, its start. */
+export function pollingMinute(curve: TurnoutCurve, wall: number): number {
+  let shift = 0;
+  for (const pause of curve.pauses ?? []) {
+    if (wall >= pause.to) shift += pause.to - pause.from;
+    else if (wall > pause.from) return pause.from - shift;
+  }
+  return wall - shift;
+}
+
+/** A minute of the curve as a wall-clock minute since election day's midnight (the end of a pause reads as its start). */
+export function wallMinute(curve: TurnoutCurve, polling: number): number {
+  let wall = polling;
+  for (const pause of curve.pauses ?? []) if (wall > pause.from) wall += pause.to - pause.from;
+  return wall;
 }
 
 export const DEFAULT_OPENS_AT = '08:00';
@@ -138,7 +161,7 @@ export function buildCurve(settings: CurveSettings = {}): TurnoutCurve {
   return defaultCurveFor([{ opensAt, closesAt }]);
 }
 
-/** One opening of the polls on one day: minutes since that day's midnight. */
+/** One opening of the polls: wall-clock minutes since election day's midnight (past 24 h on a following day). */
 export interface PollingPeriod {
   opensAt: number;
   closesAt: number;
@@ -147,10 +170,9 @@ export interface PollingPeriod {
 /**
  * The default curve for other polling hours. The default is read as a flow per clock hour (how
  * many vote between 10:00 and 11:00), not as a shape to stretch: a 07:00–23:00 day stretched from
- * 08:00–16:00 would put the default's noon at 15:00. An hour the default covers keeps its flow; an
+ * 08:00–16:00 would put the default's 10:30 at noon. An hour the default covers keeps its flow; an
  * hour outside it gets the default's mean hourly flow (evening hours in Italy vote about as much as
- * midday ones). Periods on several days (each with its own opening and closing) follow each other
- * with the pauses taken out: the curve's minutes are polling time from the first opening.
+ * midday ones). Periods on several days follow each other with the pauses taken out (`pauses`).
  */
 export function defaultCurveFor(periods: readonly PollingPeriod[]): TurnoutCurve {
   const defaultOpen = parseTimeOfDay(DEFAULT_OPENS_AT);
@@ -166,21 +188,24 @@ export function defaultCurveFor(periods: readonly PollingPeriod[]): TurnoutCurve
     meanFlow * Math.min(minute, defaultOpen) + fractionAt(defaultCurve, Math.min(Math.max(minute, defaultOpen), defaultClose)) + meanFlow * Math.max(0, minute - defaultClose);
   const first = periods[0]!;
   const raw: { minute: number; mass: number }[] = [{ minute: first.opensAt, mass: 0 }];
+  const pauses: { from: number; to: number }[] = [];
   let at = first.opensAt;
   let mass = 0;
-  for (const period of periods) {
+  periods.forEach((period, i) => {
+    if (i > 0) pauses.push({ from: periods[i - 1]!.closesAt, to: period.opensAt });
     let from = period.opensAt;
     // Whole clock hours inside the period, so the curve bends where the flow changes.
     while (from < period.closesAt) {
       const to = Math.min(period.closesAt, (Math.floor(from / 60) + 1) * 60);
-      mass += cumulative(to) - cumulative(from);
+      const day = Math.floor(from / 1440) * 1440;
+      mass += cumulative(to - day) - cumulative(from - day);
       at += to - from;
       raw.push({ minute: at, mass });
       from = to;
     }
-  }
+  });
   const points = raw.map((p, i) => ({ minute: p.minute, fraction: i === raw.length - 1 ? 1 : p.mass / mass }));
-  return { opensAt: first.opensAt, closesAt: at, points };
+  return { opensAt: first.opensAt, closesAt: at, points, ...(pauses.length ? { pauses } : {}) };
 }
 
 export const DEFAULT_CURVE: TurnoutCurve = buildCurve();

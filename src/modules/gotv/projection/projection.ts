@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { instant } from '../../../kernel/schemas';
 import { daysBetween, instantAt, localClock } from '../../../kernel/calendar';
-import { formatTimeOfDay, fractionAt, type TurnoutCurve } from './curve';
+import { formatTimeOfDay, fractionAt, pollingMinute, wallMinute, type TurnoutCurve } from './curve';
 import {
   curveGrid,
   curveShares,
@@ -209,8 +209,8 @@ export function stationFigure(counts: readonly CountReport[], from: number, now:
 /** Where election day stands at `now`: polls not yet open (or an earlier day), open, or closed (or a later day). */
 export function phaseAt(now: Date, timeZone: string, electionDate: string, curve: TurnoutCurve): Phase {
   const clock = localClock(now, timeZone);
-  // Minutes since election day's midnight, past 24 h on the days after it (a curve may close then).
-  const minute = daysBetween(electionDate, clock.date) * 24 * 60 + clock.minutes;
+  // Minutes since election day's midnight, past 24 h on the days after it, as the curve's polling time.
+  const minute = pollingMinute(curve, daysBetween(electionDate, clock.date) * 24 * 60 + clock.minutes);
   if (minute < curve.opensAt) return 'before_open';
   return minute >= curve.closesAt ? 'closed' : 'open';
 }
@@ -244,14 +244,16 @@ export interface PreparedDay {
  * Minutes since the election day's local midnight. On a day without a change of offset (every
  * day in Colombia) this is plain arithmetic; otherwise the wall clock is read for each instant.
  */
-function minuteReader(electionDate: string, timeZone: string): (at: Date) => number {
+function minuteReader(electionDate: string, timeZone: string, curve: TurnoutCurve): (at: Date) => number {
   const start = instantAt(electionDate, 0, timeZone).getTime();
-  const end = instantAt(electionDate, 24 * 60, timeZone).getTime();
-  if (end - start === 24 * 3_600_000) return (at) => (at.getTime() - start) / 60_000;
-  return (at) => {
+  const plain = instantAt(electionDate, 24 * 60, timeZone).getTime() - start === 24 * 3_600_000;
+  const wall = (at: Date) => {
+    if (plain) return (at.getTime() - start) / 60_000;
     const clock = localClock(at, timeZone);
     return daysBetween(electionDate, clock.date) * 24 * 60 + clock.minutes;
   };
+  // Polls open over several days: the pauses are taken out (the curve's polling time).
+  return curve.pauses?.length ? (at) => pollingMinute(curve, wall(at)) : wall;
 }
 
 /**
@@ -269,9 +271,9 @@ export function prepareDay(input: ProjectionInput): PreparedDay {
   // Reports from before election day are rehearsals: they never count.
   const dayStart = instantAt(electionDate, 0, timeZone).getTime();
   const nowMs = now.getTime();
-  const minuteOf = minuteReader(electionDate, timeZone);
+  const minuteOf = minuteReader(electionDate, timeZone, curve);
   const setAside: SetAside = { decreasing: 0, aboveRegistered: 0, beforeOpening: 0, previousAboveRegistered: 0 };
-  const priorKey = `${curve.opensAt}|${curve.closesAt}|${curve.points.map((p) => `${p.minute}:${p.fraction}`).join(',')}|${JSON.stringify(spread)}|${JSON.stringify(level)}`;
+  const priorKey = `${curve.opensAt}|${curve.closesAt}|${curve.points.map((p) => `${p.minute}:${p.fraction}`).join(',')}|${JSON.stringify(curve.pauses ?? [])}|${JSON.stringify(spread)}|${JSON.stringify(level)}`;
   const hash = createHash('sha1');
   hash.update(priorKey);
   const figures: PreparedDay['figures'] = [];
@@ -435,7 +437,7 @@ export function curvePoints(fit: DayFit, prior: TurnoutCurve, curve: CurveShares
       low = 1 / (1 + Math.exp(-(logit - spread)));
       high = 1 / (1 + Math.exp(-(logit + spread)));
     }
-    return { time: formatTimeOfDay(minute), fraction: round(fraction), low: round(low), high: round(high), prior: round(fractionAt(prior, minute)) };
+    return { time: formatTimeOfDay(wallMinute(prior, minute) % (24 * 60)), fraction: round(fraction), low: round(low), high: round(high), prior: round(fractionAt(prior, minute)) };
   });
 }
 
@@ -592,7 +594,7 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
   const curves = fittedCurves(fit);
   const clock = localClock(now, timeZone);
   const day = daysBetween(electionDate, clock.date);
-  const nowMinute = day < 0 ? 0 : day > 0 ? 24 * 60 * day + clock.minutes : clock.minutes;
+  const nowMinute = day < 0 ? 0 : pollingMinute(curve, 24 * 60 * day + clock.minutes);
   const elapsed = phase === 'before_open' ? 0 : phase === 'closed' ? 1 : fractionOf(fit.grid, curves.day, nowMinute);
 
   // Delays of voter reports: overall, and per territory where there are enough of them.
