@@ -120,7 +120,8 @@ it("changes a role, ends someone's sessions and deactivates an account, each at 
   await page.getByRole('option', { name: 'Solo lectura' }).click();
   await roleDialog.getByRole('button', { name: 'Cambiar el rol' }).click();
   await roleDialog.waitFor({ state: 'detached' });
-  await expect(row('Bruno Brigadista').textContent()).resolves.toContain('Solo lectura');
+  // The list is read again after the change: wait for the row to say it.
+  await row('Bruno Brigadista').filter({ hasText: 'Solo lectura' }).waitFor();
   expect(await roleOf(brigadista.id)).toMatchObject({ role: 'viewer' });
 
   await app.http.get('/api/auth/me').set(manager.auth).expect(200);
