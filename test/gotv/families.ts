@@ -19,15 +19,15 @@ export const FAMILIES = [
   'silent-stations',
   'counts-stop-at-noon',
   'delayed-voter-reports',
-  'issue-15',
+  'flat-surge',
   'brigade-push',
 ] as const;
 export type Family = (typeof FAMILIES)[number];
 
 export const CHECKPOINTS = ['10:00', '11:00', '12:00', '13:00', '14:00', '15:00'] as const;
 
-/** The shares by 10:00, 12:00, 14:00 and 15:00 reported in issue 15 (a flat day with a surge after 14:00). */
-const ISSUE_15_POINTS = [
+/** The shares by 10:00, 12:00, 14:00 and 15:00 reported for a real day (a flat day with a surge after 14:00). */
+const FLAT_SURGE_POINTS = [
   { minute: 480, fraction: 0 },
   { minute: 600, fraction: 0.1 },
   { minute: 720, fraction: 0.26 },
@@ -85,7 +85,7 @@ function cumulativeShares(length: number, flow: (minute: number) => number): Flo
 /**
  * A campaign's curve history for day `seed`: `count` past election days that followed the default
  * curve with the same day-to-day variation as any family's day (none of them a surge, a dip or
- * issue 15's day), as `curveHistory` entries with a point every half hour. The same past days
+ * the flat-surge day), as `curveHistory` entries with a point every half hour. The same past days
  * whatever today's family is: a campaign's history does not know what today will bring.
  */
 export function pastDayCurves(seed: number, count: number): HistoryCurve[] {
@@ -154,7 +154,7 @@ export function familyDay(family: Family, seed: number, options: FamilyOptions =
   // The day's shape: the family's departure from the prior plus this day's own variation.
   const { departure: ordinaryDeparture, shift: dayShift } = dayVariation(random);
   const territoryTilts = [-1, -0.5, 0, 0.5, 1];
-  const baseFraction = (minute: number) => (family === 'issue-15' ? fractionAt({ opensAt, closesAt, points: ISSUE_15_POINTS }, minute) : fractionAt(curve, minute));
+  const baseFraction = (minute: number) => (family === 'flat-surge' ? fractionAt({ opensAt, closesAt, points: FLAT_SURGE_POINTS }, minute) : fractionAt(curve, minute));
   const departure = (territory: number, minute: number): number => {
     const u = (minute - opensAt) / length;
     let value = ordinaryDeparture(u);

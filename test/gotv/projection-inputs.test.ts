@@ -401,7 +401,7 @@ describe('curve history', () => {
     expect(calm.driftSd).toBeCloseTo(DEFAULT_CURVE_SPREAD.driftSd / Math.SQRT2, 5);
     // Early and late days tilt the whole day: their mornings tell their afternoons.
     const tilted = spreadFromHistory(DEFAULT_CURVE, [relative(late), relative(early), relative(late), relative(early)]);
-    // Days that went flat and surged after 14:00 (issue 15's): the morning looked ordinary, the afternoon was not.
+    // Days that went flat and surged after 14:00 (the flat-surge day's): the morning looked ordinary, the afternoon was not.
     const surging = [
       { time: '08:00', fraction: 0 },
       { time: '10:00', fraction: 0.1 },

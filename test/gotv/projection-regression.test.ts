@@ -43,17 +43,17 @@ describe('projection regression on seeded synthetic days', () => {
     expect(mean(rows.map((r) => r.width))).toBeLessThan(0.45);
   });
 
-  it('issue 15’s day is rescued by the previous turnout (and is not without it)', () => {
-    const withLevel = measured('issue-15', true, '14:00');
-    const without = measured('issue-15', false, '14:00');
+  it('the flat-surge day is rescued by the previous turnout (and is not without it)', () => {
+    const withLevel = measured('flat-surge', true, '14:00');
+    const without = measured('flat-surge', false, '14:00');
     expect(mean(withLevel.map((r) => r.error))).toBeLessThan(0.15);
     expect(mean(without.map((r) => r.error))).toBeGreaterThan(0.25);
   });
 });
 
-// Why issue 15's day is not held to the goals without history: up to 14:00 its curve has an
+// Why the flat-surge day is not held to the goals without history: up to 14:00 its curve has an
 // ordinary day's shape, yet only 0.40 of its day has voted by then against an ordinary day's 0.71.
-it('issue 15’s day up to 14:00 has an ordinary day’s shape and a different level', () => {
+it('the flat-surge day up to 14:00 has an ordinary day’s shape and a different level', () => {
   const days = 100;
   const shape = (family: Family, seed: number) => {
     const day = familyDay(family, seed, { stations: 5 });
@@ -62,7 +62,7 @@ it('issue 15’s day up to 14:00 has an ordinary day’s shape and a different l
     return { ratios: [10, 11, 12, 13].map((hour) => fraction(hour * 60) / by14), by14 };
   };
   const ordinary = Array.from({ length: days }, (_, i) => shape('default', i + 1));
-  const surging = Array.from({ length: days }, (_, i) => shape('issue-15', i + 1));
+  const surging = Array.from({ length: days }, (_, i) => shape('flat-surge', i + 1));
   const range = [0, 1, 2, 3].map((k) => {
     const sorted = ordinary.map((d) => d.ratios[k]!).sort((a, b) => a - b);
     return [sorted[Math.floor(0.025 * days)]!, sorted[Math.ceil(0.975 * days) - 1]!] as const;
