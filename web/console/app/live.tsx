@@ -13,7 +13,7 @@ import { SOCIAL_ROOM } from '../../../src/modules/social/social.events';
 import { socialPolicy } from '../../../src/modules/social/social.policy';
 import { WHATSAPP_INBOX_ROOM, WHATSAPP_ROOM } from '../../../src/modules/whatsapp/whatsapp.events';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
-import { connectLive, type LiveState } from '../../lib/live';
+import type { LiveState } from '../../lib/live';
 import { api, queryClient } from './api';
 import { useSession } from './session';
 
@@ -54,23 +54,30 @@ const connection = {
   },
   open(rooms: string[], onUnauthorized: () => void): () => void {
     let current = true;
-    const socket = connectLive({
-      token: () => api.current?.token,
-      rooms,
-      onState: (state) => {
-        if (current) connection.set({ state, socket });
-      },
-      onReload: (reason) => {
-        if (current && reason !== 'connect') void queryClient.invalidateQueries();
-      },
-      onUnauthorized: () => {
-        if (current) onUnauthorized();
-      },
+    let socket: Socket | undefined;
+    connection.set({ state: 'connecting', socket: undefined });
+    // The socket client loads with the first signed-in screen, not with the sign-in page.
+    void import('../../lib/live').then(({ connectLive }) => {
+      if (!current) return;
+      const opened = connectLive({
+        token: () => api.current?.token,
+        rooms,
+        onState: (state) => {
+          if (current) connection.set({ state, socket: opened });
+        },
+        onReload: (reason) => {
+          if (current && reason !== 'connect') void queryClient.invalidateQueries();
+        },
+        onUnauthorized: () => {
+          if (current) onUnauthorized();
+        },
+      });
+      socket = opened;
+      connection.set({ state: 'connecting', socket: opened });
     });
-    connection.set({ state: 'connecting', socket });
     return () => {
       current = false;
-      socket.disconnect();
+      socket?.disconnect();
       connection.set(OFF);
     };
   },
