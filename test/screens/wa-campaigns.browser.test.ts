@@ -226,8 +226,12 @@ describe('WhatsApp campaigns', () => {
     await page.getByLabel('Nombre de la campaña').fill('Cierre en Bosa');
     await page.getByLabel('Plantilla aprobada').selectOption(templateId);
     await page.getByLabel('Texto de {{2}}').fill('domingo');
-    await page.getByLabel('Todas las personas con autorización de WhatsApp').check();
-    await page.getByRole('status').getByText('Alcance: 34 personas', { exact: false }).waitFor();
+    // People nobody has messaged yet: the simulator's replies to the campaign sent above include
+    // opt-outs ("BAJA"), which would take people out of a segment holding them while this test runs.
+    const interests = page.getByRole('combobox', { name: 'Con alguno de estos intereses' });
+    await interests.fill('salud');
+    await interests.press('Enter');
+    await page.getByRole('status').getByText('Alcance: 10 personas', { exact: false }).waitFor();
     await page.getByLabel('Programar el envío', { exact: false }).check();
     await page.getByLabel('Día', { exact: true }).fill(today());
     await page.getByLabel('Hora', { exact: true }).fill('00:00');
@@ -245,7 +249,7 @@ describe('WhatsApp campaigns', () => {
       .get(`/api/whatsapp/campaigns/${page.url().split('/').pop()}`)
       .set(manager.auth)
       .expect(200);
-    expect(view.body).toMatchObject({ status: 'scheduled', audienceSize: 34 });
+    expect(view.body).toMatchObject({ status: 'scheduled', audienceSize: 10 });
     expect(view.body.scheduledAt).toBe(new Date(`${tomorrow}T09:30:00-05:00`).toISOString());
     await page.context().close();
   });
