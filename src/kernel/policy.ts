@@ -1,4 +1,4 @@
-import { roleAllowed, type Actor, type Role } from './auth/roles';
+import { rolePermitted, type Actor, type Role } from './auth/roles';
 import { ForbiddenError } from './errors';
 
 /**
@@ -34,8 +34,7 @@ export interface Policy<Actions extends Record<string, Permission<never>>> {
 export function definePolicy<Actions extends Record<string, Permission<never>>>(actions: Actions): Policy<Actions> {
   const allows = (actor: Actor, action: keyof Actions, subject?: unknown): boolean => {
     const permission = actions[action] as Permission<unknown>;
-    // An empty list admits every signed-in role, as a route's access does.
-    if (permission.roles.length > 0 && !roleAllowed(actor.role, permission.roles)) return false;
+    if (!rolePermitted(actor.role, permission.roles)) return false;
     return permission.check ? permission.check(actor, subject) : true;
   };
   return {

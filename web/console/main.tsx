@@ -8,7 +8,7 @@ import { StrictMode, Suspense, lazy, type ComponentType } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { RouterProvider } from 'react-router/dom';
-import { roleAllowed } from '../../src/kernel/auth/roles';
+import { rolePermitted } from '../../src/kernel/auth/roles';
 import { queryClient } from './app/api';
 import { LiveProvider } from './app/live';
 import { CONSOLE_ENTRIES, type ConsoleEntry } from './app/modules';
@@ -33,7 +33,7 @@ function guarded(entry: ConsoleEntry & { page: NonNullable<ConsoleEntry['page']>
   const Page = lazy(entry.page);
   return function GuardedScreen() {
     const { role } = useSession();
-    if (!role || !roleAllowed(role, entry.roles)) return entry.path === '/' ? <HomeLinks /> : <ForbiddenPage />;
+    if (!role || !rolePermitted(role, entry.roles)) return entry.path === '/' ? <HomeLinks /> : <ForbiddenPage />;
     return <Page />;
   };
 }

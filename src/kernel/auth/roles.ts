@@ -12,3 +12,8 @@ export interface Actor {
 export function roleAllowed(role: Role, allowed: readonly Role[]): boolean {
   return role === 'admin' || allowed.includes(role);
 }
+
+/** Whether a permission's roles admit `role`: admins always, and an empty list every signed-in role. */
+export function rolePermitted(role: Role, roles: readonly Role[]): boolean {
+  return roles.length === 0 || roleAllowed(role, roles);
+}

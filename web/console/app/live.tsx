@@ -1,6 +1,6 @@
 import { useEffect, useEffectEvent, useSyncExternalStore, type ReactNode } from 'react';
 import type { Socket } from 'socket.io-client';
-import { roleAllowed, type Role } from '../../../src/kernel/auth/roles';
+import { rolePermitted, type Role } from '../../../src/kernel/auth/roles';
 import type { RealtimeEvents } from '../../../src/kernel/realtime';
 import { DASHBOARD_ROOM } from '../../../src/modules/dashboard/dashboard.events';
 // Each module's events file adds its events to RealtimeEvents; these make the console's typing see them all.
@@ -27,7 +27,7 @@ const ROOMS: readonly { room: string; roles: readonly Role[] }[] = [
   { room: PQRS_ROOM, roles: pqrsPolicy.roles('follow') },
 ];
 
-export const roomsFor = (role: Role): string[] => ROOMS.filter((entry) => roleAllowed(role, entry.roles)).map((entry) => entry.room);
+export const roomsFor = (role: Role): string[] => ROOMS.filter((entry) => rolePermitted(role, entry.roles)).map((entry) => entry.room);
 
 export interface LiveSnapshot {
   state: LiveState | 'off';

@@ -1,10 +1,11 @@
 import type { ComponentType } from 'react';
-import { roleAllowed, type Role } from '../../../src/kernel/auth/roles';
+import { rolePermitted, type Role } from '../../../src/kernel/auth/roles';
 import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { authPolicy } from '../../../src/modules/auth/auth.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
 import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
+import { territoriesPolicy } from '../../../src/modules/territories/territories.policy';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 
@@ -72,6 +73,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     page: () => import('../posters/PostersPage'),
   },
   {
+    path: '/territorios',
+    label: 'Territorios',
+    group: 'Organización',
+    roles: territoriesPolicy.roles('read'),
+    description: 'Departamentos, municipios, comunas y barrios: editar, quitar lo que nada usa, importar DIVIPOLE',
+    page: () => import('../territories/TerritoriesPage'),
+  },
+  {
     path: '/usuarios',
     label: 'Usuarios',
     group: 'Organización',
@@ -97,4 +106,4 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
   },
 ];
 
-export const entriesFor = (role: Role): ConsoleEntry[] => CONSOLE_ENTRIES.filter((entry) => roleAllowed(role, entry.roles));
+export const entriesFor = (role: Role): ConsoleEntry[] => CONSOLE_ENTRIES.filter((entry) => rolePermitted(role, entry.roles));

@@ -1,7 +1,7 @@
 import { Anchor, Badge, Card, Group, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { roleAllowed } from '../../../src/kernel/auth/roles';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 import { formatDateTime, formatRelative } from '../app/format';
 import { useLiveEvent } from '../app/live';
@@ -26,7 +26,7 @@ const MAX_ITEMS = 25;
  */
 export function ActivityFeed({ latestAlerts }: { latestAlerts: { id: string; severity: string; title: string; createdAt: string }[] }) {
   const { user } = useSignedIn();
-  const mayConverse = roleAllowed(user.role, whatsappPolicy.roles('converse'));
+  const mayConverse = rolePermitted(user.role, whatsappPolicy.roles('converse'));
   const [live, setLive] = useState<FeedItem[]>([]);
   const add = (item: FeedItem) => setLive((items) => [item, ...items.filter((existing) => existing.key !== item.key)].slice(0, MAX_ITEMS));
 

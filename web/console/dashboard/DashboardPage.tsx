@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { Link } from 'react-router';
 import type { z } from 'zod';
-import { roleAllowed } from '../../../src/kernel/auth/roles';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
 import type { overviewView } from '../../../src/modules/dashboard/dashboard.schemas';
 import { api, queryClient } from '../app/api';
 import { formatNumber, formatPercent, formatPesos } from '../app/format';
@@ -20,10 +20,10 @@ export type Overview = z.output<typeof overviewView>;
 export const OVERVIEW_KEY = ['dashboard', 'overview'] as const;
 
 /** The console screen behind a KPI, when the console has it (a later module's screen lights its link up by existing). */
-function screenFor(path: string, role: Parameters<typeof roleAllowed>[0]): string | undefined {
+function screenFor(path: string, role: Parameters<typeof rolePermitted>[0]): string | undefined {
   const base = path.split('?')[0] ?? path;
   const entry = CONSOLE_ENTRIES.find((candidate) => !candidate.external && candidate.path === base);
-  return entry && roleAllowed(role, entry.roles) ? path : undefined;
+  return entry && rolePermitted(role, entry.roles) ? path : undefined;
 }
 
 interface KpiCardProps {

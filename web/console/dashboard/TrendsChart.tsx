@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import type { z } from 'zod';
-import { roleAllowed } from '../../../src/kernel/auth/roles';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
 import type { TrendMetric, trendsView } from '../../../src/modules/dashboard/dashboard.schemas';
 import { financePolicy } from '../../../src/modules/finance/finance.policy';
@@ -30,7 +30,7 @@ const RANGES = { day: 'Últimos 30 días', week: 'Últimas 12 semanas' } as cons
 export default function TrendsChart() {
   const { user } = useSignedIn();
   const [interval, setInterval] = useState<'day' | 'week'>('day');
-  const shown = METRICS.filter((entry) => roleAllowed(user.role, entry.money ? financePolicy.roles('readSummary') : dashboardPolicy.roles('readCampaignFigures')));
+  const shown = METRICS.filter((entry) => rolePermitted(user.role, entry.money ? financePolicy.roles('readSummary') : dashboardPolicy.roles('readCampaignFigures')));
   const path = `/api/dashboard/trends?metrics=${shown.map((entry) => entry.metric).join(',')}&interval=${interval}`;
   const trends = useQuery({ queryKey: ['dashboard', 'trends', path], queryFn: () => api.get<Trends>(path), placeholderData: keepPreviousData, enabled: shown.length > 0 });
   // Today's bucket moves with every lead and reply: refetch at most once a minute while events arrive.

@@ -3,7 +3,7 @@ import { notifications } from '@mantine/notifications';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { roleAllowed } from '../../../src/kernel/auth/roles';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
 import type { CampaignStatus } from '../../../src/modules/qr/qr.constants';
 import { canMoveTo, qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { generateCodesBody } from '../../../src/modules/qr/qr.schemas';
@@ -274,8 +274,8 @@ function StatusActions({ campaign }: { campaign: Campaign }) {
 export default function CampaignPage() {
   const { id = '' } = useParams();
   const { user } = useSignedIn();
-  const manages = roleAllowed(user.role, qrPolicy.roles('manage'));
-  const seesLeads = roleAllowed(user.role, qrPolicy.roles('readLeads'));
+  const manages = rolePermitted(user.role, qrPolicy.roles('manage'));
+  const seesLeads = rolePermitted(user.role, qrPolicy.roles('readLeads'));
   const campaign = useQuery({ queryKey: ['poster-campaign', id], queryFn: () => api.get<Campaign>(`${CAMPAIGNS_PATH}/${id}`) });
   if (campaign.isPending) return <Loader aria-label="Cargando campaña" />;
   if (campaign.isError)

@@ -1,6 +1,6 @@
 import { Anchor, Badge, Button, Group } from '@mantine/core';
 import { Link } from 'react-router';
-import { roleAllowed } from '../../../src/kernel/auth/roles';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { formatDate } from '../app/format';
 import { PageTitle } from '../app/pages';
@@ -11,8 +11,8 @@ import { CAMPAIGNS_PATH, STATUS_TONES, STATUS_LABELS, type Campaign } from './da
 
 export default function CampaignsPage() {
   const { user } = useSignedIn();
-  const manages = roleAllowed(user.role, qrPolicy.roles('manage'));
-  const seesLeads = roleAllowed(user.role, qrPolicy.roles('readLeads'));
+  const manages = rolePermitted(user.role, qrPolicy.roles('manage'));
+  const seesLeads = rolePermitted(user.role, qrPolicy.roles('readLeads'));
   const columns: Column<Campaign>[] = [
     {
       key: 'name',

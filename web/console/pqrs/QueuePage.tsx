@@ -3,7 +3,7 @@ import { useDebouncedCallback } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import { roleAllowed } from '../../../src/kernel/auth/roles';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { DUE_STATES, PQRS_CHANNELS, PQRS_STATUSES, PQRS_TYPES, type DueState } from '../../../src/modules/pqrs/pqrs.constants';
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { api } from '../app/api';
@@ -82,7 +82,7 @@ function SummaryButtons({ summary, selected, onToggle }: { summary: PqrsSummary 
 export default function QueuePage() {
   const { user } = useSignedIn();
   const location = useLocation();
-  const seesCitizens = roleAllowed(user.role, pqrsPolicy.roles('readPersonal'));
+  const seesCitizens = rolePermitted(user.role, pqrsPolicy.roles('readPersonal'));
   const filters = useUrlFilters(FILTERS);
   const values = filters.values;
   const assignees = useAssignees();

@@ -2,7 +2,7 @@ import { Alert, Anchor, Grid, Group, SimpleGrid, Skeleton, Stack, Text } from '@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, useLocation, useParams } from 'react-router';
-import { roleAllowed } from '../../../src/kernel/auth/roles';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
@@ -59,7 +59,7 @@ function Citizen({ request }: { request: PqrsRequest }) {
           ['Correo', citizen.email ?? 'No lo dejó'],
         ]}
       />
-      {roleAllowed(user.role, audiencePolicy.roles('readPerson')) && (
+      {rolePermitted(user.role, audiencePolicy.roles('readPerson')) && (
         <Anchor component={Link} to={`/personas/${citizen.contactId}`} size="sm">
           Ver la ficha de {citizen.name}
         </Anchor>
@@ -75,8 +75,8 @@ export default function RequestPage() {
   const { user } = useSignedIn();
   const request = useRequest(id);
   const assignees = useAssignees();
-  const mayHandle = roleAllowed(user.role, pqrsPolicy.roles('handle'));
-  const mayConverse = roleAllowed(user.role, whatsappPolicy.roles('converse'));
+  const mayHandle = rolePermitted(user.role, pqrsPolicy.roles('handle'));
+  const mayConverse = rolePermitted(user.role, whatsappPolicy.roles('converse'));
   const queue = `${QUEUE_PATH}${(location.state as { queue?: string } | null)?.queue ?? ''}`;
 
   if (request.error instanceof ApiError && (request.error.status === 404 || request.error.status === 400)) return <NotFoundPage />;

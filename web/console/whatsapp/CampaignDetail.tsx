@@ -2,7 +2,7 @@ import { Alert, Button, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } f
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import { roleAllowed } from '../../../src/kernel/auth/roles';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 import { api, queryClient } from '../app/api';
 import { ConfirmDialog } from '../app/ConfirmDialog';
@@ -76,7 +76,7 @@ function Figure({ label, value, hint }: { label: string; value: string; hint?: s
 export function CampaignDetail() {
   const { campaignId = '' } = useParams();
   const { user } = useSignedIn();
-  const manages = roleAllowed(user.role, whatsappPolicy.roles('manageCampaigns'));
+  const manages = rolePermitted(user.role, whatsappPolicy.roles('manageCampaigns'));
   const campaign = useQuery({ queryKey: campaignKeys.campaign(campaignId), queryFn: () => api.get<Campaign>(`${CAMPAIGNS_PATH}/${campaignId}`) });
   const [act, setAct] = useState<Act | null>(null);
   const [sendNotice, setSendNotice] = useState<string | null>(null);

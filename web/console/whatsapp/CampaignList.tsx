@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Group, NativeSelect, Progress, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { roleAllowed } from '../../../src/kernel/auth/roles';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { CAMPAIGN_STATUSES } from '../../../src/modules/whatsapp/whatsapp.codes';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 import { formatDateTime, formatNumber } from '../app/format';
@@ -77,7 +77,7 @@ export function CampaignList() {
     <>
       <PageTitle
         actions={
-          roleAllowed(user.role, whatsappPolicy.roles('manageCampaigns')) && (
+          rolePermitted(user.role, whatsappPolicy.roles('manageCampaigns')) && (
             <Button component={Link} to="/whatsapp/campanas/nueva">
               Nueva campaña
             </Button>

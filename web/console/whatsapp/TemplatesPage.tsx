@@ -3,7 +3,7 @@ import { notifications } from '@mantine/notifications';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { z } from 'zod';
-import { roleAllowed } from '../../../src/kernel/auth/roles';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from '../../../src/modules/whatsapp/whatsapp.codes';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 import { checkPlaceholders, createTemplateBody } from '../../../src/modules/whatsapp/whatsapp.schemas';
@@ -61,7 +61,7 @@ export function TemplatesPage() {
     <>
       <PageTitle
         actions={
-          roleAllowed(user.role, whatsappPolicy.roles('manageTemplates')) && (
+          rolePermitted(user.role, whatsappPolicy.roles('manageTemplates')) && (
             <Button component={Link} to="/whatsapp/campanas/plantillas/nueva">
               Nueva plantilla
             </Button>

@@ -1,6 +1,6 @@
 import { Button, Group } from '@mantine/core';
 import { Link, useLocation } from 'react-router';
-import { roleAllowed } from '../../../src/kernel/auth/roles';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 import { useSignedIn } from '../app/session';
 
@@ -23,7 +23,7 @@ export function currentSection(pathname: string): string | undefined {
 export function WhatsAppTabs() {
   const { user } = useSignedIn();
   const { pathname } = useLocation();
-  const sections = SECTIONS.filter((section) => roleAllowed(user.role, section.roles));
+  const sections = SECTIONS.filter((section) => rolePermitted(user.role, section.roles));
   if (sections.length < 2) return null;
   const current = currentSection(pathname);
   return (
