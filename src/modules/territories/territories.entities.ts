@@ -1,9 +1,9 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { newId } from '../../kernel/ids';
 import type { Geometry } from './geometry';
+import { TERRITORY_TYPES } from './territories.constants';
 
-export const TERRITORY_TYPES = ['department', 'municipality', 'commune', 'neighbourhood', 'zone'] as const;
-export type TerritoryType = (typeof TERRITORY_TYPES)[number];
+export { TERRITORY_TYPES, type TerritoryType } from './territories.constants';
 
 export const TerritorySchema = defineEntity({
   name: 'Territory',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { geometrySchema, latLngSchema } from './geometry';
-import { TERRITORY_TYPES, type TerritoryType } from './territories.entities';
+import { TERRITORY_TYPES, type TerritoryType } from './territories.constants';
 
 /** The levels as answers name them. */
 export const territoryType = z.enum(TERRITORY_TYPES);
