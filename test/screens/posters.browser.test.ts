@@ -170,11 +170,15 @@ describe('poster QR screens', () => {
   it("changes the campaign's landing page with the same checks, keeping what the form does not show", async () => {
     await page.getByRole('link', { name: 'Editar página' }).click();
     await page.getByRole('heading', { name: 'Editar: Afiches Kennedy' }).waitFor();
-    await page.getByLabel(/^Texto de presentación/).fill('Cuéntanos qué le falta a tu barrio.');
+    // Typed once the page has its data and its chunks (what is typed earlier can be drawn over).
+    await page.waitForLoadState('networkidle');
+    const intro = page.getByLabel(/^Texto de presentación/);
+    await intro.fill('Cuéntanos qué le falta a tu barrio.');
     await page.getByLabel(/^Texto de autorización/).fill('Corto.');
     await page.getByText(/Demasiado pequeño.*20 caracteres/).waitFor();
     expect(await axeBlocking(page)).toEqual([]);
     await page.getByLabel(/^Texto de autorización/).fill(CONSENT_TEXT);
+    expect(await intro.inputValue()).toBe('Cuéntanos qué le falta a tu barrio.');
     await page.getByRole('button', { name: 'Guardar cambios' }).click();
     await page.getByRole('heading', { name: 'Afiches Kennedy' }).waitFor();
     const stored = (await app.http.get(`/api/poster-qr/campaigns/${campaignId}`).set(manager.auth).expect(200)).body;
