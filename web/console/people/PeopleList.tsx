@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Group, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { PeopleSort } from '../../../src/modules/audience/audience.people.schemas';
 import { api } from '../app/api';
@@ -9,6 +9,7 @@ import { fileNamePart, saveFile } from '../app/files';
 import { formatDate, formatDateTime, formatPhone, localDayBound, localToday } from '../app/format';
 import { PageTitle } from '../app/pages';
 import { ServerTable, type Column, type Sort } from '../app/ServerTable';
+import { SearchForm } from '../app/SearchForm';
 import { TerritorySelect } from '../app/SearchSelect';
 import { CHANNEL_LABELS, CONSENT_FILTER_LABELS, CONSENT_STATE_COLOURS, CONSENT_STATE_LABELS, ORIGIN_LABELS } from './labels';
 import { peopleProblem } from './problems';
@@ -159,32 +160,6 @@ function CommittedInput({ label, value, onCommit, placeholder }: { label: string
   );
 }
 
-/** The one search box: what is typed is searched on Enter or the button (keyed by the search in the address, so Back shows it again). */
-function SearchForm({ value, onSearch }: { value: string; onSearch: (value: string) => void }) {
-  const [search, setSearch] = useState(value);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    onSearch(search.trim());
-  };
-  return (
-    <form onSubmit={submit} role="search" aria-label="Buscar personas">
-      <Group align="flex-end" gap="xs" wrap="nowrap">
-        <TextInput
-          label="Buscar"
-          description="Nombre, teléfono (en cualquier formato), correo o cédula"
-          placeholder="Ej.: 300 123 4567, ana@correo.co, José Pérez"
-          value={search}
-          onChange={(event) => setSearch(event.currentTarget.value)}
-          style={{ flex: 1 }}
-          maxLength={100}
-          type="search"
-        />
-        <Button type="submit">Buscar</Button>
-      </Group>
-    </form>
-  );
-}
-
 /** `/personas`: one search box for name, phone, email or cédula, filters, and the list the server pages. */
 export default function PeopleList() {
   const [params, setParams] = useSearchParams();
@@ -243,7 +218,14 @@ export default function PeopleList() {
         Personas
       </PageTitle>
       <Stack gap="md">
-        <SearchForm key={`q:${get('q')}`} value={get('q')} onSearch={(value) => change({ q: value || null })} />
+        <SearchForm
+          key={`q:${get('q')}`}
+          name="Buscar personas"
+          description="Nombre, teléfono (en cualquier formato), correo o cédula"
+          placeholder="Ej.: 300 123 4567, ana@correo.co, José Pérez"
+          value={get('q')}
+          onSearch={(value) => change({ q: value || null })}
+        />
         <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }} spacing="sm">
           <TerritorySelect label="Territorio" value={params.get('territorio')} onChange={(id) => change({ territorio: id })} />
           <Select

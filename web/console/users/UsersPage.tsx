@@ -1,7 +1,7 @@
-import { Alert, Badge, Button, Group, Menu, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, Group, Menu, Select, SimpleGrid, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import type { z } from 'zod';
 import type { Role } from '../../../src/kernel/auth/roles';
 import type { passwordResetView, setupView, userView } from '../../../src/modules/auth/auth.schemas';
@@ -11,6 +11,7 @@ import { ConfirmDialog } from '../app/ConfirmDialog';
 import { useUrlFilters, queryString } from '../app/filters';
 import { formatDate, formatDateTime, formatRelative } from '../app/format';
 import { PageTitle } from '../app/pages';
+import { SearchForm } from '../app/SearchForm';
 import { ServerTable, invalidateServerLists, type Column } from '../app/ServerTable';
 import { useSignedIn } from '../app/session';
 import { InviteDialog, LinkToHandOver } from './InviteDialog';
@@ -28,30 +29,6 @@ const STATE_OPTIONS = [
 
 /** What a row's action menu opened: one dialog at a time, for one user. */
 type Acting = { kind: 'role' | 'link' | 'sessions' | 'active'; user: User } | null;
-
-function SearchForm({ value, onSearch }: { value: string; onSearch: (value: string) => void }) {
-  const [search, setSearch] = useState(value);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    onSearch(search.trim());
-  };
-  return (
-    <form onSubmit={submit} role="search" aria-label="Buscar usuarios">
-      <Group align="flex-end" gap="xs" wrap="nowrap">
-        <TextInput
-          label="Buscar"
-          placeholder="Nombre o correo"
-          value={search}
-          onChange={(event) => setSearch(event.currentTarget.value)}
-          style={{ flex: 1 }}
-          maxLength={100}
-          type="search"
-        />
-        <Button type="submit">Buscar</Button>
-      </Group>
-    </form>
-  );
-}
 
 /** How people get an account here: invited by an admin, or asking for one when self-registration is on. */
 function RegistrationNote() {
@@ -167,7 +144,7 @@ export default function UsersPage() {
         </Alert>
       )}
       <SimpleGrid cols={{ base: 1, sm: 3 }} mb="md">
-        <SearchForm key={q ?? ''} value={q ?? ''} onSearch={(value) => filters.set({ q: value })} />
+        <SearchForm key={q ?? ''} name="Buscar usuarios" placeholder="Nombre o correo" value={q ?? ''} onSearch={(value) => filters.set({ q: value })} />
         <Select
           label="Rol"
           placeholder="Todos"
