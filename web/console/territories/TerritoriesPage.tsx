@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, FileButton, Group, Loader, Modal, Select, Stack, Table, Text, TextInput, UnstyledButton } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import type { z } from 'zod';
 import { allowedParentTypes, territoriesPolicy } from '../../../src/modules/territories/territories.policy';
 import { createTerritoryBody, updateTerritoryBody, type territoryView } from '../../../src/modules/territories/territories.schemas';
@@ -116,6 +116,40 @@ function Node({ territory, depth, onAct, manage }: { territory: Territory; depth
 
 type Act = { kind: 'edit'; territory: Territory } | { kind: 'add'; parent: Territory | null } | { kind: 'remove'; territory: Territory } | { kind: 'import' } | null;
 
+/** A dialog holding one form: its refusal above the fields, Cancelar and the act's own button below. */
+function FormDialog(props: {
+  title: string;
+  onClose: () => void;
+  onSubmit: (event?: FormEvent<HTMLFormElement>) => void;
+  formError: string | null;
+  submitting: boolean;
+  submitLabel: string;
+  children: ReactNode;
+}) {
+  return (
+    <Modal opened onClose={props.onClose} title={props.title} closeButtonProps={{ 'aria-label': 'Cerrar' }}>
+      <form onSubmit={props.onSubmit} noValidate>
+        <Stack>
+          {props.formError && (
+            <Alert color="red" role="alert">
+              {props.formError}
+            </Alert>
+          )}
+          {props.children}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={props.onClose}>
+              Cancelar
+            </Button>
+            <Button type="submit" loading={props.submitting}>
+              {props.submitLabel}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
 function EditDialog({ territory, onClose }: { territory: Territory; onClose: () => void }) {
   const { form, submit, submitting, formError } = useSchemaForm(
     updateTerritoryBody,
@@ -129,27 +163,10 @@ function EditDialog({ territory, onClose }: { territory: Territory; onClose: () 
     onClose();
   });
   return (
-    <Modal opened onClose={onClose} title={`Editar ${territory.name}`} closeButtonProps={{ 'aria-label': 'Cerrar' }}>
-      <form onSubmit={onSubmit} noValidate>
-        <Stack>
-          {formError && (
-            <Alert color="red" role="alert">
-              {formError}
-            </Alert>
-          )}
-          <TextInput label="Nombre" required data-autofocus {...form.getInputProps('name')} />
-          <TextInput label="Código" description="DIVIPOLE o el de la campaña; vacío: sin código" {...form.getInputProps('code')} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancelar
-            </Button>
-            <Button type="submit" loading={submitting}>
-              Guardar
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog title={`Editar ${territory.name}`} onClose={onClose} onSubmit={onSubmit} formError={formError} submitting={submitting} submitLabel="Guardar">
+      <TextInput label="Nombre" required data-autofocus {...form.getInputProps('name')} />
+      <TextInput label="Código" description="DIVIPOLE o el de la campaña; vacío: sin código" {...form.getInputProps('code')} />
+    </FormDialog>
   );
 }
 
@@ -167,28 +184,18 @@ function AddDialog({ parent, onClose }: { parent: Territory | null; onClose: () 
     onClose();
   });
   return (
-    <Modal opened onClose={onClose} title={parent ? `Agregar dentro de ${parent.name}` : 'Agregar territorio'} closeButtonProps={{ 'aria-label': 'Cerrar' }}>
-      <form onSubmit={onSubmit} noValidate>
-        <Stack>
-          {formError && (
-            <Alert color="red" role="alert">
-              {formError}
-            </Alert>
-          )}
-          <TextInput label="Nombre" required data-autofocus {...form.getInputProps('name')} />
-          <Select label="Nivel" required allowDeselect={false} data={levels.map((level) => ({ value: level, label: LEVELS[level] }))} {...form.getInputProps('type')} />
-          <TextInput label="Código" description="Opcional" {...form.getInputProps('code')} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancelar
-            </Button>
-            <Button type="submit" loading={submitting}>
-              Agregar
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog
+      title={parent ? `Agregar dentro de ${parent.name}` : 'Agregar territorio'}
+      onClose={onClose}
+      onSubmit={onSubmit}
+      formError={formError}
+      submitting={submitting}
+      submitLabel="Agregar"
+    >
+      <TextInput label="Nombre" required data-autofocus {...form.getInputProps('name')} />
+      <Select label="Nivel" required allowDeselect={false} data={levels.map((level) => ({ value: level, label: LEVELS[level] }))} {...form.getInputProps('type')} />
+      <TextInput label="Código" description="Opcional" {...form.getInputProps('code')} />
+    </FormDialog>
   );
 }
 
