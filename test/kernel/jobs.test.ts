@@ -87,6 +87,18 @@ describe.each(runners)('jobs (%s)', (_name, make) => {
     expect(tries.get('c')).toHaveLength(1);
   });
 
+  it('idle() waits for a delayed job due within its wait, not for one due after it', async () => {
+    const { job, tries } = flakyJob('scheduled', 0);
+    const jobs = make([job], prefix);
+    opened.push(jobs);
+    await jobs.start(deps);
+    await jobs.enqueue(job, { key: 'soon' }, { delayMs: 1000 });
+    await jobs.enqueue(job, { key: 'later' }, { delayMs: 60_000 });
+    await jobs.idle(10_000);
+    expect(tries.get('soon')).toHaveLength(1);
+    expect(tries.get('later')).toBeUndefined();
+  });
+
   it('lets a running job finish and be recorded before close() returns', async () => {
     let finished = false;
     let started!: () => void;
