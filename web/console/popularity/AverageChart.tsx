@@ -14,8 +14,9 @@ export function competitorColours(averages: PopularityDashboard['pollAverage']['
   return new Map(ordered.map((row, index) => [row.competitorId, PALETTE[index % PALETTE.length]!]));
 }
 
-/** Hex colour with an alpha, for a band's fill. */
-const translucent = (hex: string) => `${hex}33`;
+/** A band's fill (20 % opaque) and its edges (40 %): the line stands out of its band. */
+const bandFill = (hex: string) => `${hex}33`;
+const bandEdge = (hex: string) => `${hex}66`;
 
 /**
  * The poll average over the last 30 days, one line per competitor inside its band (the 95 % range
@@ -40,11 +41,11 @@ export function AverageChart({ pollAverage }: { pollAverage: PopularityDashboard
       const first = series.length;
       series.push(
         { label: row.name, stroke: colour, width: 2, value: (_plot, value) => points(value) },
-        { label: `${row.name} (banda alta)`, stroke: translucent(colour), width: 1, value: (_plot, value) => points(value) },
-        { label: `${row.name} (banda baja)`, stroke: translucent(colour), width: 1, value: (_plot, value) => points(value) },
+        { label: `${row.name} (banda alta)`, stroke: bandEdge(colour), width: 1, value: (_plot, value) => points(value) },
+        { label: `${row.name} (banda baja)`, stroke: bandEdge(colour), width: 1, value: (_plot, value) => points(value) },
       );
       data.push(column(row.competitorId, 'average'), column(row.competitorId, 'high'), column(row.competitorId, 'low'));
-      bands.push({ series: [first + 1, first + 2], fill: translucent(colour) });
+      bands.push({ series: [first + 1, first + 2], fill: bandFill(colour) });
     }
     const plot = new uPlot(
       {

@@ -112,7 +112,11 @@ function PollForm({ competitors }: { competitors: Competitor[] }) {
     // A competitor or option the poll did not report is a row left empty: not part of the poll. Rows
     // cannot be refused once filled (the boxes keep 0–100), so dropping empty ones moves no error.
     prepare: (values) => ({ ...values, results: values.results.filter((row) => typeof row.percentage === 'number') }),
-    messages: { territoryId: 'Elija el territorio de una encuesta que no es nacional.', fieldworkEnd: 'El trabajo de campo no puede terminar antes de empezar.' },
+    messages: {
+      results: 'Los resultados suman más de 100 %: revise los porcentajes.',
+      territoryId: 'Elija el territorio de una encuesta que no es nacional.',
+      fieldworkEnd: 'El trabajo de campo no puede terminar antes de empezar.',
+    },
   });
   const values = form.getValues();
   const compliance = liveCompliance(values);
