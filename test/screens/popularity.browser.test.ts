@@ -304,6 +304,8 @@ it('shows the screens to the roles the policy names: a viewer reads without acti
     .waitFor();
   expect(await viewing.getByRole('link', { name: 'Registrar encuesta' }).count()).toBe(0);
   expect(await viewing.getByRole('link', { name: 'Popularidad' }).count()).toBeGreaterThan(0);
+  await viewing.goto(`${app.url}/popularidad/encuestas/nueva`);
+  await viewing.getByRole('heading', { name: 'Sin acceso', level: 1 }).waitFor();
   await viewing.context().close();
 
   const brigadePage = await openConsole(browser, app, brigade, '/popularidad');

@@ -4,15 +4,18 @@ import { useNavigate } from 'react-router';
 import type { z } from 'zod';
 import { checkCompliance, type Compliance } from '../../../src/modules/popularity/popularity.compliance';
 import { POLL_METHODS, POLL_OPTIONS, POLL_SCOPES } from '../../../src/modules/popularity/popularity.constants';
+import { popularityPolicy } from '../../../src/modules/popularity/popularity.policy';
 import { createPollBody } from '../../../src/modules/popularity/popularity.schemas';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
 import type { Page } from '../../lib/api-types';
 import { api } from '../app/api';
 import { useSchemaForm } from '../app/forms';
 import { localToday } from '../app/format';
-import { PageTitle } from '../app/pages';
+import { ForbiddenPage, PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
 import { TerritorySelect } from '../app/SearchSelect';
 import { SectionTabs } from '../app/SectionTabs';
+import { useSignedIn } from '../app/session';
 import { invalidateServerLists } from '../app/ServerTable';
 import { LawNotes } from './Law';
 import {
@@ -61,7 +64,10 @@ function liveCompliance(values: PollValues): Compliance | null {
 
 /** Registers a published poll: the technical sheet checked against Ley 2494 as it is typed, by the API's own rules; a sheet that fails them is stored and flagged. */
 export default function NewPollPage() {
-  const competitors = useQuery({ queryKey: ['popularity', 'competitors'], queryFn: () => api.get<Page<Competitor>>(COMPETITORS_PATH) });
+  const { user } = useSignedIn();
+  const records = rolePermitted(user.role, popularityPolicy.roles('record'));
+  const competitors = useQuery({ queryKey: ['popularity', 'competitors'], queryFn: () => api.get<Page<Competitor>>(COMPETITORS_PATH), enabled: records });
+  if (!records) return <ForbiddenPage />;
   return (
     <>
       <PageTitle>Registrar encuesta</PageTitle>

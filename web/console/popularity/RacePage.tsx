@@ -111,7 +111,7 @@ function LeadCard({ lead, nameOf, confidence }: { lead: PopularityDashboard['lea
       ) : (
         <>
           <Text size="xl" fw={700}>
-            {formatSigned(lead.lead)} puntos sobre {rival}
+            {lead.lead >= 0 ? `${formatSigned(lead.lead)} puntos sobre ${rival}` : `${formatPoints(-lead.lead)} puntos detrás de ${rival}`}
           </Text>
           <Text size="sm" mb="sm">
             Banda al {confidence}: de {formatSigned(lead.low)} a {formatSigned(lead.high)} puntos
