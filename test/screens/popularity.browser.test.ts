@@ -5,7 +5,8 @@
  * field after saving; the race page draws the poll average of a few polls with its band, the same
  * numbers as a table, our lead with its band and the composite score's parts; a SWOT suggestion is
  * accepted from the keyboard and becomes an item. axe on every screen; a viewer reads without acting,
- * a brigade member never sees the module. Leaves test-artifacts/console-popularity.png.
+ * a brigade member never sees the module. Leaves test-artifacts/console-popularity.png (the race) and
+ * console-popularity-poll.png (the form with the problem beside the margin).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -147,6 +148,8 @@ it('says a 4.5-point margin breaks Ley 2494 beside the margin field before savin
   await page.getByText('La ficha no cumple la Ley 2494 de 2025').waitFor();
   expect(posted).toBe(0);
   expect(await axeSettled(page)).toEqual([]);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, 'console-popularity-poll.png'), fullPage: true });
 
   // A margin within the law takes the problem away as it is typed; 4.5 again brings it back.
   await margin.fill('2,9');
