@@ -53,6 +53,13 @@ export interface SchemaFormOptions<Values extends FormValues> extends Omit<UseFo
   emptyAs?: Partial<Record<keyof Values & string, EmptyMeaning>>;
   /** Spanish for the schema's own rules by field (its refinements and patterns are worded in English for the API). */
   messages?: Partial<Record<keyof Values & string, string>>;
+  /**
+   * The values as the API takes them, after `emptyAs`, when the form holds more than the body (rows
+   * of a list left empty: a poll's results for the competitors it did not ask about). Validated and
+   * sent that way, and an error lands on the path it names in the prepared values: what is dropped
+   * must leave the paths of the fields that can be refused where they were (or only rows after them).
+   */
+  prepare?: (values: Values) => Values;
 }
 
 /**
@@ -68,8 +75,8 @@ export function useSchemaForm<Values extends FormValues>(
   /** The screen's Spanish for refusals it expects, by problem code (on the field the problem names, or above the form). */
   problems?: ProblemMessages,
 ) {
-  const { emptyAs = {}, messages = {}, ...formInput } = input;
-  const clean = (values: Values) => withoutEmpty(values, emptyAs as Partial<Record<keyof Values & string, EmptyMeaning>>);
+  const { emptyAs = {}, messages = {}, prepare = (values: Values) => values, ...formInput } = input;
+  const clean = (values: Values) => prepare(withoutEmpty(values, emptyAs as Partial<Record<keyof Values & string, EmptyMeaning>>));
   const form = useForm<Values>({
     mode: 'controlled',
     validateInputOnBlur: true,

@@ -4,6 +4,7 @@ import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { authPolicy } from '../../../src/modules/auth/auth.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
 import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
+import { popularityPolicy } from '../../../src/modules/popularity/popularity.policy';
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { territoriesPolicy } from '../../../src/modules/territories/territories.policy';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
@@ -71,6 +72,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: qrPolicy.roles('read'),
     description: 'Campañas de afiches: códigos, hoja para imprimir, registro con fecha de retiro, análisis y contactos',
     page: () => import('../posters/PostersPage'),
+  },
+  {
+    path: '/popularidad',
+    label: 'Popularidad',
+    group: 'Campaña',
+    roles: popularityPolicy.roles('read'),
+    description: 'Encuestas con su ficha técnica (Ley 2494), promedio con su banda, ventaja, puntaje compuesto y DOFA',
+    page: () => import('../popularity/PopularityPage'),
   },
   {
     path: '/territorios',
