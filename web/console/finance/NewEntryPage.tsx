@@ -1,0 +1,245 @@
+import { Alert, Button, FileInput, Group, NativeSelect, NumberInput, SegmentedControl, SimpleGrid, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import type { z } from 'zod';
+import type { EntryKind } from '../../../src/modules/finance/finance.codes';
+import { DONOR_TYPES } from '../../../src/modules/finance/finance.codes';
+import { rolePermitted } from '../../../src/kernel/auth/roles';
+import { financePolicy } from '../../../src/modules/finance/finance.policy';
+import { createEntryBody } from '../../../src/modules/finance/finance.schemas';
+import type { eventView } from '../../../src/modules/agenda/agenda.schemas';
+import type { Page } from '../../lib/api-types';
+import { api, ApiError, queryClient } from '../app/api';
+import { formatDate, localToday } from '../app/format';
+import { useSchemaForm } from '../app/forms';
+import { PageTitle } from '../app/pages';
+import { invalidateServerLists } from '../app/ServerTable';
+import { useSignedIn } from '../app/session';
+import {
+  CODES,
+  DONOR_LABELS,
+  ENTRIES,
+  FINANCE_PROBLEMS,
+  KIND_LABELS,
+  SETTINGS,
+  codesKey,
+  financeProblem,
+  isOverridable,
+  settingsKey,
+  type Code,
+  type Entry,
+  type OverridableRule,
+  type Settings,
+} from './data';
+import { useSummary } from './LedgerPage';
+import { RuleRefusal } from './refusal';
+import { FinanceTabs } from './FinanceTabs';
+import { RECEIPT_ACCEPT, receiptFile, uploadReceipt } from './receipts';
+
+type AgendaEvent = z.output<typeof eventView>;
+
+/** The form's values: what the inputs hold (text, or '' for "none"), which the API's schema checks as the request it becomes. */
+interface EntryForm extends Record<string, unknown> {
+  kind: EntryKind;
+  date: string;
+  amount: number | string;
+  code: string;
+  counterparty: { name: string; idNumber: string };
+  description: string;
+  notes: string;
+  donorType: string;
+  eventId: string;
+  override?: { reason: string };
+}
+
+const entrySchema = createEntryBody as unknown as z.ZodType<unknown, EntryForm>;
+
+export const useSettings = () => useQuery({ queryKey: settingsKey, queryFn: () => api.get<Settings>(SETTINGS) });
+
+/**
+ * `/finanzas/nuevo`: an income or expense with its receipt. The fields take their rules from the
+ * API's own schema (whole pesos, a day not after today, a code of the kind, a donor's number);
+ * the server's refusals land beside the fields they name. An entry past the spending cap or the
+ * donor limit is refused with the rule and its law, and a manager records it with a reason.
+ */
+export default function NewEntryPage() {
+  const navigate = useNavigate();
+  const { user } = useSignedIn();
+  const mayOverride = rolePermitted(user.role, financePolicy.roles('override'));
+  const summary = useSummary();
+  const settings = useSettings();
+  const codes = useQuery({ queryKey: [...codesKey, 'active'], queryFn: () => api.get<{ data: Code[] }>(`${CODES}?active=true`) });
+  const events = useQuery({ queryKey: ['finance', 'events'], queryFn: () => api.get<Page<AgendaEvent>>('/api/agenda/events?limit=100') });
+  const [refused, setRefused] = useState<OverridableRule | null>(null);
+  const [receipt, setReceipt] = useState<File | null>(null);
+  const [receiptError, setReceiptError] = useState<string | null>(null);
+
+  const { form, submit, submitting, formError } = useSchemaForm<EntryForm>(
+    entrySchema,
+    {
+      initialValues: {
+        kind: 'expense',
+        date: localToday(),
+        amount: '',
+        code: '',
+        counterparty: { name: '', idNumber: '' },
+        description: '',
+        notes: '',
+        donorType: '',
+        eventId: '',
+      },
+      emptyAs: { amount: 'absent', code: 'absent', description: 'absent', notes: 'absent', donorType: 'absent', eventId: 'absent', 'counterparty.idNumber': 'absent' },
+      messages: {
+        'counterparty.idNumber': 'Un NIT o una cédula: de 3 a 20 dígitos o letras (puntos, espacios y dígito de verificación se quitan).',
+        donorType: 'Solo un ingreso tiene donante.',
+      },
+    },
+    FINANCE_PROBLEMS,
+  );
+  const values = form.getValues();
+  const kindCodes = (codes.data?.data ?? []).filter((code) => code.kind === values.kind);
+  const chosenCode = kindCodes.find((code) => code.code === values.code);
+
+  const chooseKind = (kind: EntryKind) => {
+    form.setValues({ kind, code: '', donorType: '' });
+    setRefused(null);
+    form.setFieldValue('override', undefined);
+  };
+
+  const onSubmit = submit(async (input) => {
+    const typeError = receipt ? receiptFile(receipt).error : null;
+    if (typeError) {
+      setReceiptError(typeError);
+      return;
+    }
+    let entry: Entry;
+    try {
+      entry = await api.post<Entry>(ENTRIES, input);
+    } catch (error) {
+      const code = error instanceof ApiError ? error.problem?.code : undefined;
+      if (isOverridable(code)) {
+        setRefused(code);
+        // The summary's figures (what is left under the cap) are read again for the refusal.
+        void queryClient.invalidateQueries({ queryKey: ['finance'] });
+        if (rolePermitted(user.role, financePolicy.roles('override')) && !form.getValues().override) form.setFieldValue('override', { reason: '' });
+        return;
+      }
+      throw error;
+    }
+    let uploadProblem: string | null = null;
+    if (receipt) {
+      try {
+        await uploadReceipt(entry.id, receipt);
+      } catch (error) {
+        uploadProblem = financeProblem(error);
+      }
+    }
+    await Promise.all([invalidateServerLists(ENTRIES), queryClient.invalidateQueries({ queryKey: ['finance'] })]);
+    void navigate(`/finanzas/movimientos/${entry.id}`, { state: { created: true, uploadProblem } });
+  });
+
+  return (
+    <>
+      <PageTitle>Registrar movimiento</PageTitle>
+      <FinanceTabs />
+      <form onSubmit={onSubmit} noValidate>
+        <Stack maw={820}>
+          {formError && (
+            <Alert color="red" role="alert">
+              {formError}
+            </Alert>
+          )}
+          <div>
+            <Text size="sm" fw={500} id="entry-kind-label" mb={4}>
+              Tipo
+            </Text>
+            <SegmentedControl
+              aria-labelledby="entry-kind-label"
+              value={values.kind}
+              onChange={(value) => chooseKind(value as EntryKind)}
+              data={(['expense', 'income'] as const).map((kind) => ({ value: kind, label: KIND_LABELS[kind] }))}
+            />
+          </div>
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <TextInput type="date" label="Fecha" description="El día en que ocurrió; no después de hoy." required max={localToday()} {...form.getInputProps('date')} />
+            <NumberInput
+              label="Valor (pesos)"
+              description="Pesos enteros, sin centavos."
+              required
+              min={1}
+              allowDecimal={false}
+              allowNegative={false}
+              thousandSeparator="."
+              decimalSeparator=","
+              {...form.getInputProps('amount')}
+            />
+          </SimpleGrid>
+          <NativeSelect
+            label="Código del Formulario 5B"
+            required
+            description={chosenCode?.donation ? 'Código de donación: pide el tipo de donante y su NIT o cédula (Ley 1475 de 2011, art. 27).' : undefined}
+            data={[
+              { value: '', label: codes.isPending ? 'Cargando el catálogo…' : 'Elija un código' },
+              ...kindCodes.map((code) => ({ value: code.code, label: `${code.code} ${code.name}` })),
+            ]}
+            {...form.getInputProps('code')}
+          />
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <TextInput label={values.kind === 'income' ? 'Quién aportó' : 'A quién se pagó'} required autoComplete="off" {...form.getInputProps('counterparty.name')} />
+            <TextInput label="NIT o cédula" required={chosenCode?.donation} autoComplete="off" {...form.getInputProps('counterparty.idNumber')} />
+          </SimpleGrid>
+          {values.kind === 'income' && (
+            <NativeSelect
+              label="Tipo de donante"
+              required={chosenCode?.donation}
+              data={[{ value: '', label: 'Sin indicar' }, ...DONOR_TYPES.map((type) => ({ value: type, label: DONOR_LABELS[type] }))]}
+              {...form.getInputProps('donorType')}
+            />
+          )}
+          <NativeSelect
+            label="Evento de la agenda"
+            description="Opcional: el movimiento cuenta en el presupuesto del evento."
+            data={[{ value: '', label: 'Ninguno' }, ...(events.data?.data ?? []).map((event) => ({ value: event.id, label: `${event.title} (${formatDate(event.startsAt)})` }))]}
+            {...form.getInputProps('eventId')}
+          />
+          <TextInput label="Descripción" maxLength={500} {...form.getInputProps('description')} />
+          <Textarea label="Notas" autosize minRows={2} maxLength={5000} {...form.getInputProps('notes')} />
+          <FileInput
+            label="Soporte (factura o recibo)"
+            description="PDF, JPEG o PNG, hasta 5 MB. También puede subirlo después."
+            accept={RECEIPT_ACCEPT}
+            clearable
+            clearButtonProps={{ 'aria-label': 'Quitar el soporte elegido' }}
+            value={receipt}
+            error={receiptError}
+            onChange={(file) => {
+              setReceipt(file);
+              setReceiptError(file ? receiptFile(file).error : null);
+            }}
+          />
+          {refused && <RuleRefusal rule={refused} role={user.role} summary={summary.data} settings={settings.data} />}
+          {refused && mayOverride && values.override && (
+            <Textarea
+              label="Razón de la autorización"
+              description="Queda en el movimiento y en su historial, con su nombre."
+              required
+              autosize
+              minRows={2}
+              maxLength={500}
+              {...form.getInputProps('override.reason')}
+            />
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" component={Link} to="/finanzas">
+              Cancelar
+            </Button>
+            <Button type="submit" loading={submitting}>
+              {refused && values.override ? 'Registrar con autorización' : 'Registrar'}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </>
+  );
+}
