@@ -138,6 +138,8 @@ describe('finance screens', () => {
 
     // A period that ends before it starts is said beside the field, and not asked for.
     await page.getByLabel('Desde', { exact: true }).fill(today());
+    // Each filter goes into the address on its own; the next waits for the one before it there.
+    await until(page, `new URL(location.href).searchParams.get('desde') === '${today()}'`);
     await page.getByLabel('Hasta', { exact: true }).fill(dayBefore(today()));
     await page.getByText('Debe ser el mismo día de «Desde» o uno posterior.').waitFor();
     await page.getByLabel('Hasta', { exact: true }).fill(today());
@@ -267,6 +269,35 @@ describe('finance screens', () => {
       .getByRole('row')
       .filter({ hasText: 'Sonido Andino' })
       .waitFor();
+  });
+
+  it('refuses a donation past the donor limit with its law; a new amount asks again', async () => {
+    const page = treasurerPage;
+    await page.goto(`${app.url}/finanzas/nuevo`);
+    await page.getByRole('heading', { name: 'Registrar movimiento' }).waitFor();
+    await page.getByText('Ingreso', { exact: true }).click();
+    expect(await page.getByRole('radio', { name: 'Ingreso' }).isChecked()).toBe(true);
+    await page.getByLabel('Código del Formulario 5B').selectOption('I-103');
+    await page.getByLabel('Quién aportó').fill('Rosa Donante');
+    await page.getByLabel('Valor (pesos)').fill('1200000');
+    // A donation names its donor (Ley 1475, art. 27): without the number it is said beside the field, and nothing is sent.
+    await page.getByLabel('Tipo de donante').selectOption('person');
+    const before = await entryCount();
+    await page.getByRole('button', { name: 'Registrar', exact: true }).click();
+    await page.getByText('Una donación lleva el NIT o la cédula de quien la dio (Ley 1475 de 2011, art. 27: no se aceptan aportes anónimos).').waitFor();
+    expect(await page.getByLabel('NIT o cédula').getAttribute('aria-invalid')).toBe('true');
+    expect(await entryCount()).toBe(before);
+    await page.getByLabel('NIT o cédula').fill('43.555.666');
+    await page.getByRole('button', { name: 'Registrar', exact: true }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'Rechazado: pasa el límite por donante' });
+    await refusal.waitFor();
+    expect(await said(refusal)).toContain('Ley 1475 de 2011, art. 23');
+    expect(await said(refusal)).toContain('límite por donante de $ 1.000.000 (10 % del tope de gastos)');
+    expect(await axeSettled(page)).toEqual([]);
+    await page.getByLabel('Valor (pesos)').fill('1000000');
+    await refusal.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Registrar', exact: true }).click();
+    await page.getByText('Movimiento registrado.').waitFor();
   });
 
   it('closes a period for a manager (a day not over refused beside the field); a treasurer only reads it', async () => {

@@ -22,6 +22,7 @@ import {
   ENTRIES,
   FINANCE_PROBLEMS,
   KIND_LABELS,
+  RULE_LAWS,
   SETTINGS,
   codesKey,
   financeProblem,
@@ -101,13 +102,37 @@ export default function NewEntryPage() {
   const kindCodes = (codes.data?.data ?? []).filter((code) => code.kind === values.kind);
   const chosenCode = kindCodes.find((code) => code.code === values.code);
 
-  const chooseKind = (kind: EntryKind) => {
-    form.setValues({ kind, code: '', donorType: '' });
+  /** A refusal is of the figures that were sent: changing one of them asks again, without the authorisation. */
+  const clearRefusal = () => {
+    if (!refused) return;
     setRefused(null);
     form.setFieldValue('override', undefined);
   };
+  const chooseKind = (kind: EntryKind) => {
+    form.setValues({ kind, code: '', donorType: '' });
+    clearRefusal();
+  };
+  /** The input's props, its changes also clearing a refusal (the amount, the code, the donor). */
+  const figure = (path: 'amount' | 'code' | 'donorType' | 'counterparty.idNumber') => {
+    const props = form.getInputProps(path);
+    return {
+      ...props,
+      onChange: (value: unknown) => {
+        props.onChange(value);
+        clearRefusal();
+      },
+    };
+  };
 
   const onSubmit = submit(async (input) => {
+    // A donation names its donor (the API refuses it otherwise): said beside the fields, in Spanish, before sending.
+    if (input.kind === 'income' && chosenCode?.donation) {
+      const missing = { donorType: !input.donorType, 'counterparty.idNumber': !input.counterparty.idNumber };
+      if (missing.donorType) form.setFieldError('donorType', `Una donación dice quién la dio (${RULE_LAWS.donation_names_donor}).`);
+      if (missing['counterparty.idNumber'])
+        form.setFieldError('counterparty.idNumber', `Una donación lleva el NIT o la cédula de quien la dio (${RULE_LAWS.donation_names_donor}).`);
+      if (missing.donorType || missing['counterparty.idNumber']) return;
+    }
     const typeError = receipt ? receiptFile(receipt).error : null;
     if (typeError) {
       setReceiptError(typeError);
@@ -172,7 +197,7 @@ export default function NewEntryPage() {
               allowNegative={false}
               thousandSeparator="."
               decimalSeparator=","
-              {...form.getInputProps('amount')}
+              {...figure('amount')}
             />
           </SimpleGrid>
           <NativeSelect
@@ -183,18 +208,18 @@ export default function NewEntryPage() {
               { value: '', label: codes.isPending ? 'Cargando el catálogo…' : 'Elija un código' },
               ...kindCodes.map((code) => ({ value: code.code, label: `${code.code} ${code.name}` })),
             ]}
-            {...form.getInputProps('code')}
+            {...figure('code')}
           />
           <SimpleGrid cols={{ base: 1, sm: 2 }}>
             <TextInput label={values.kind === 'income' ? 'Quién aportó' : 'A quién se pagó'} required autoComplete="off" {...form.getInputProps('counterparty.name')} />
-            <TextInput label="NIT o cédula" required={chosenCode?.donation} autoComplete="off" {...form.getInputProps('counterparty.idNumber')} />
+            <TextInput label="NIT o cédula" required={chosenCode?.donation} autoComplete="off" {...figure('counterparty.idNumber')} />
           </SimpleGrid>
           {values.kind === 'income' && (
             <NativeSelect
               label="Tipo de donante"
               required={chosenCode?.donation}
               data={[{ value: '', label: 'Sin indicar' }, ...DONOR_TYPES.map((type) => ({ value: type, label: DONOR_LABELS[type] }))]}
-              {...form.getInputProps('donorType')}
+              {...figure('donorType')}
             />
           )}
           <NativeSelect
