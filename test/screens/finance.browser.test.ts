@@ -300,6 +300,33 @@ describe('finance screens', () => {
     await page.getByText('Movimiento registrado.').waitFor();
   });
 
+  it('corrects an entry of an open period with the same form; raising it past the cap is refused the same way', async () => {
+    const page = treasurerPage;
+    await page.goto(`${app.url}/finanzas?codigo=G-204`);
+    await page
+      .getByRole('table', { name: /Movimientos del libro/ })
+      .getByRole('link', { name: /Sonido Andino/ })
+      .click();
+    await page.getByRole('link', { name: 'Corregir' }).click();
+    await page.getByRole('heading', { name: 'Corregir movimiento' }).waitFor();
+    expect(await page.getByRole('radio', { name: 'Ingreso' }).isDisabled()).toBe(true);
+    await page.getByLabel('Valor (pesos)').fill('600000');
+    await page.getByRole('button', { name: 'Guardar la corrección' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'Rechazado: pasa el tope de gastos' });
+    await refusal.waitFor();
+    expect(await said(refusal)).toContain('Ley 1475 de 2011, art. 24');
+    expect(await axeSettled(page)).toEqual([]);
+    await page.getByLabel('Valor (pesos)').fill('500000');
+    await refusal.waitFor({ state: 'detached' });
+    await page.getByLabel('Descripción').fill('Sonido y tarima del cierre');
+    await page.getByRole('button', { name: 'Guardar la corrección' }).click();
+    await page.getByText('Corrección guardada.').waitFor();
+    const id = page.url().split('/').pop()!;
+    const stored = await app.http.get(`/api/finance/entries/${id}`).set(manager.auth).expect(200);
+    expect(stored.body).toMatchObject({ amount: 500_000, description: 'Sonido y tarima del cierre', eventId, counterparty: { idNumber: '900123456' } });
+    await page.getByRole('listitem').filter({ hasText: 'Corrección' }).waitFor();
+  });
+
   it('closes a period for a manager (a day not over refused beside the field); a treasurer only reads it', async () => {
     const page = managerPage;
     await page.getByRole('link', { name: 'Tope y proyección' }).waitFor();

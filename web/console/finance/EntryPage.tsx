@@ -113,7 +113,7 @@ export default function EntryPage() {
   const { id = '' } = useParams();
   const { user } = useSignedIn();
   const location = useLocation();
-  const created = (location.state as { created?: boolean; uploadProblem?: string | null } | null) ?? null;
+  const created = (location.state as { created?: boolean; corrected?: boolean; uploadProblem?: string | null } | null) ?? null;
   const mayRecord = rolePermitted(user.role, financePolicy.roles('record'));
   const entry = useQuery({ queryKey: entryKey(id), queryFn: () => api.get<Entry>(`${ENTRIES}/${id}`) });
   const history = useQuery({ queryKey: historyKey(id), queryFn: () => api.get<{ data: History }>(`${ENTRIES}/${id}/history`) });
@@ -137,9 +137,16 @@ export default function EntryPage() {
           mayRecord &&
           !row.reversesId &&
           !row.reversedById && (
-            <Button variant="default" color="red" onClick={() => setReversing(true)}>
-              Reversar
-            </Button>
+            <Group gap="xs">
+              {!row.periodClosed && (
+                <Button variant="default" component={Link} to={`/finanzas/movimientos/${row.id}/corregir`}>
+                  Corregir
+                </Button>
+              )}
+              <Button variant="default" color="red" onClick={() => setReversing(true)}>
+                Reversar
+              </Button>
+            </Group>
           )
         }
       >
@@ -150,6 +157,11 @@ export default function EntryPage() {
         {created?.created && (
           <Alert color="green" role="status">
             Movimiento registrado.
+          </Alert>
+        )}
+        {created?.corrected && (
+          <Alert color="green" role="status">
+            Corrección guardada.
           </Alert>
         )}
         {created?.uploadProblem && (

@@ -5,6 +5,7 @@ import LedgerPage from './LedgerPage';
 
 const NewEntryPage = lazy(() => import('./NewEntryPage'));
 const EntryPage = lazy(() => import('./EntryPage'));
+const EditEntryPage = lazy(() => import('./EditEntryPage'));
 const CapPage = lazy(() => import('./CapPage'));
 const EventBudgetsPage = lazy(() => import('./EventBudgetsPage'));
 const PeriodsPage = lazy(() => import('./PeriodsPage'));
@@ -21,6 +22,7 @@ export default function FinancePage() {
       <Route path="cierre" element={<PeriodsPage />} />
       <Route path="informe" element={<ReportPage />} />
       <Route path="movimientos/:id" element={<EntryPage />} />
+      <Route path="movimientos/:id/corregir" element={<EditEntryPage />} />
       <Route path="*" element={<NotFoundPage />} />
     </Routes>
   );

@@ -2,12 +2,12 @@ import { Alert, Button, FileInput, Group, NativeSelect, NumberInput, SegmentedCo
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { EntryKind } from '../../../src/modules/finance/finance.codes';
 import { DONOR_TYPES } from '../../../src/modules/finance/finance.codes';
 import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { financePolicy } from '../../../src/modules/finance/finance.policy';
-import { createEntryBody } from '../../../src/modules/finance/finance.schemas';
+import { createEntryBody, updateEntryBody } from '../../../src/modules/finance/finance.schemas';
 import type { eventView } from '../../../src/modules/agenda/agenda.schemas';
 import type { Page } from '../../lib/api-types';
 import { api, ApiError, queryClient } from '../app/api';
@@ -55,16 +55,20 @@ interface EntryForm extends Record<string, unknown> {
 }
 
 const entrySchema = createEntryBody as unknown as z.ZodType<unknown, EntryForm>;
+/** A correction is the same form without its kind (the API does not change it): checked with the API's schema for a PATCH. */
+const withoutKind = ({ kind: _kind, ...rest }: Record<string, unknown>) => rest;
+const correctionSchema = z.preprocess((values) => withoutKind(values as Record<string, unknown>), updateEntryBody) as unknown as z.ZodType<unknown, EntryForm>;
 
 export const useSettings = () => useQuery({ queryKey: settingsKey, queryFn: () => api.get<Settings>(SETTINGS) });
 
 /**
- * `/finanzas/nuevo`: an income or expense with its receipt. The fields take their rules from the
- * API's own schema (whole pesos, a day not after today, a code of the kind, a donor's number);
- * the server's refusals land beside the fields they name. An entry past the spending cap or the
- * donor limit is refused with the rule and its law, and a manager records it with a reason.
+ * `/finanzas/nuevo`: an income or expense with its receipt; `/finanzas/movimientos/:id/corregir`:
+ * the same form for an entry of an open period. The fields take their rules from the API's own
+ * schema (whole pesos, a day not after today, a code of the kind, a donor's number); the server's
+ * refusals land beside the fields they name. An entry past the spending cap or the donor limit is
+ * refused with the rule and its law, and a manager records it with a reason.
  */
-export default function NewEntryPage() {
+export function EntryFormScreen({ entry }: { entry?: Entry | undefined }) {
   const navigate = useNavigate();
   const { user } = useSignedIn();
   const mayOverride = rolePermitted(user.role, financePolicy.roles('override'));
@@ -75,22 +79,24 @@ export default function NewEntryPage() {
   const [refused, setRefused] = useState<OverridableRule | null>(null);
   const [receipt, setReceipt] = useState<File | null>(null);
   const [receiptError, setReceiptError] = useState<string | null>(null);
+  // A correction clears what is emptied (null); a new entry leaves it out.
+  const empty = entry ? 'null' : 'absent';
 
   const { form, submit, submitting, formError } = useSchemaForm<EntryForm>(
-    entrySchema,
+    entry ? correctionSchema : entrySchema,
     {
       initialValues: {
-        kind: 'expense',
-        date: localToday(),
-        amount: '',
-        code: '',
-        counterparty: { name: '', idNumber: '' },
-        description: '',
-        notes: '',
-        donorType: '',
-        eventId: '',
+        kind: entry?.kind ?? 'expense',
+        date: entry?.date ?? localToday(),
+        amount: entry?.amount ?? '',
+        code: entry?.code ?? '',
+        counterparty: { name: entry?.counterparty.name ?? '', idNumber: entry?.counterparty.idNumber ?? '' },
+        description: entry?.description ?? '',
+        notes: entry?.notes ?? '',
+        donorType: entry?.donorType ?? '',
+        eventId: entry?.eventId ?? '',
       },
-      emptyAs: { amount: 'absent', code: 'absent', description: 'absent', notes: 'absent', donorType: 'absent', eventId: 'absent', 'counterparty.idNumber': 'absent' },
+      emptyAs: { amount: 'absent', code: 'absent', description: empty, notes: empty, donorType: empty, eventId: empty, 'counterparty.idNumber': empty },
       messages: {
         'counterparty.idNumber': 'Un NIT o una cédula: de 3 a 20 dígitos o letras (puntos, espacios y dígito de verificación se quitan).',
         donorType: 'Solo un ingreso tiene donante.',
@@ -138,9 +144,9 @@ export default function NewEntryPage() {
       setReceiptError(typeError);
       return;
     }
-    let entry: Entry;
+    let saved: Entry;
     try {
-      entry = await api.post<Entry>(ENTRIES, input);
+      saved = entry ? await api.patch<Entry>(`${ENTRIES}/${entry.id}`, withoutKind(input)) : await api.post<Entry>(ENTRIES, input);
     } catch (error) {
       const code = error instanceof ApiError ? error.problem?.code : undefined;
       if (isOverridable(code)) {
@@ -155,18 +161,18 @@ export default function NewEntryPage() {
     let uploadProblem: string | null = null;
     if (receipt) {
       try {
-        await uploadReceipt(entry.id, receipt);
+        await uploadReceipt(saved.id, receipt);
       } catch (error) {
         uploadProblem = financeProblem(error);
       }
     }
     await Promise.all([invalidateServerLists(ENTRIES), queryClient.invalidateQueries({ queryKey: ['finance'] })]);
-    void navigate(`/finanzas/movimientos/${entry.id}`, { state: { created: true, uploadProblem } });
+    void navigate(`/finanzas/movimientos/${saved.id}`, { state: entry ? { corrected: true } : { created: true, uploadProblem } });
   });
 
   return (
     <>
-      <PageTitle>Registrar movimiento</PageTitle>
+      <PageTitle>{entry ? 'Corregir movimiento' : 'Registrar movimiento'}</PageTitle>
       <FinanceTabs />
       <form onSubmit={onSubmit} noValidate>
         <Stack maw={820}>
@@ -183,6 +189,7 @@ export default function NewEntryPage() {
               aria-labelledby="entry-kind-label"
               value={values.kind}
               onChange={(value) => chooseKind(value as EntryKind)}
+              disabled={Boolean(entry)}
               data={(['expense', 'income'] as const).map((kind) => ({ value: kind, label: KIND_LABELS[kind] }))}
             />
           </div>
@@ -230,19 +237,21 @@ export default function NewEntryPage() {
           />
           <TextInput label="Descripción" maxLength={500} {...form.getInputProps('description')} />
           <Textarea label="Notas" autosize minRows={2} maxLength={5000} {...form.getInputProps('notes')} />
-          <FileInput
-            label="Soporte (factura o recibo)"
-            description="PDF, JPEG o PNG, hasta 5 MB. También puede subirlo después."
-            accept={RECEIPT_ACCEPT}
-            clearable
-            clearButtonProps={{ 'aria-label': 'Quitar el soporte elegido' }}
-            value={receipt}
-            error={receiptError}
-            onChange={(file) => {
-              setReceipt(file);
-              setReceiptError(file ? receiptFile(file).error : null);
-            }}
-          />
+          {!entry && (
+            <FileInput
+              label="Soporte (factura o recibo)"
+              description="PDF, JPEG o PNG, hasta 5 MB. También puede subirlo después."
+              accept={RECEIPT_ACCEPT}
+              clearable
+              clearButtonProps={{ 'aria-label': 'Quitar el soporte elegido' }}
+              value={receipt}
+              error={receiptError}
+              onChange={(file) => {
+                setReceipt(file);
+                setReceiptError(file ? receiptFile(file).error : null);
+              }}
+            />
+          )}
           {refused && <RuleRefusal rule={refused} role={user.role} summary={summary.data} settings={settings.data} />}
           {refused && mayOverride && values.override && (
             <Textarea
@@ -256,15 +265,19 @@ export default function NewEntryPage() {
             />
           )}
           <Group justify="flex-end">
-            <Button variant="default" component={Link} to="/finanzas">
+            <Button variant="default" component={Link} to={entry ? `/finanzas/movimientos/${entry.id}` : '/finanzas'}>
               Cancelar
             </Button>
             <Button type="submit" loading={submitting}>
-              {refused && values.override ? 'Registrar con autorización' : 'Registrar'}
+              {refused && values.override ? (entry ? 'Guardar con autorización' : 'Registrar con autorización') : entry ? 'Guardar la corrección' : 'Registrar'}
             </Button>
           </Group>
         </Stack>
       </form>
     </>
   );
+}
+
+export default function NewEntryPage() {
+  return <EntryFormScreen />;
 }
