@@ -3,6 +3,7 @@ import { rolePermitted, type Role } from '../../../src/kernel/auth/roles';
 import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { authPolicy } from '../../../src/modules/auth/auth.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
+import { financePolicy } from '../../../src/modules/finance/finance.policy';
 import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
 import { popularityPolicy } from '../../../src/modules/popularity/popularity.policy';
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
@@ -88,6 +89,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: territoriesPolicy.roles('read'),
     description: 'Departamentos, municipios, comunas y barrios: editar, quitar lo que nada usa, importar DIVIPOLE',
     page: () => import('../territories/TerritoriesPage'),
+  },
+  {
+    path: '/finanzas',
+    label: 'Finanzas',
+    group: 'Organización',
+    roles: financePolicy.roles('read'),
+    description: 'Libro por el catálogo del Formulario 5B, soportes, tope de gastos, periodos cerrados e informe para Cuentas Claras',
+    page: () => import('../finance/FinancePage'),
   },
   {
     path: '/usuarios',
