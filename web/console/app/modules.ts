@@ -7,6 +7,7 @@ import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { territoriesPolicy } from '../../../src/modules/territories/territories.policy';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
+import { volunteersPolicy } from '../../../src/modules/volunteers/volunteers.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 
 /** A screen of the console, or another app it links to. Who sees it comes from the module's policy, never a second list. */
@@ -79,6 +80,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: territoriesPolicy.roles('read'),
     description: 'Departamentos, municipios, comunas y barrios: editar, quitar lo que nada usa, importar DIVIPOLE',
     page: () => import('../territories/TerritoriesPage'),
+  },
+  {
+    path: '/voluntarios',
+    label: 'Voluntarios',
+    group: 'Organización',
+    roles: volunteersPolicy.roles('readPyramid'),
+    description: 'El equipo: fichas, pirámide de líderes con metas y votos amarrados, clasificación y actividades',
+    page: () => import('../volunteers/VolunteersPage'),
   },
   {
     path: '/usuarios',
