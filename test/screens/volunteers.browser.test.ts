@@ -5,7 +5,8 @@
  * votes and goal, and a branch collapses and opens from the keyboard; the search opens the branches
  * down to a volunteer on the fifth level and gives them the focus; the list filters by status and
  * by text (the filters in the address); a profile shows the leader and the activity, and an admin
- * links and unlinks a login account; the leaderboard and the activity log list the work; a viewer
+ * links and unlinks a login account; a goal is edited with the API's rules, and a leader that would
+ * close a loop is refused beside the field; the leaderboard and the activity log list the work; a viewer
  * gets the pyramid and no list. axe on each screen and on a dialog. Leaves a screenshot in
  * test-artifacts/console-volunteers.png and the pyramid's timings in test-artifacts/volunteers-pyramid.json.
  */
@@ -222,6 +223,37 @@ it('shows a profile with its leader and activity, and an admin links and unlinks
   await page.getByRole('button', { name: 'Vincular una cuenta' }).waitFor();
   expect((await app.http.get(`/api/volunteers/${pedroId}`).set(admin.auth).expect(200)).body.userId).toBeNull();
   expect(await axeSettled(page)).toEqual([]);
+});
+
+it('edits a leader’s goal with the API’s rules, and refuses a leader that would close a loop beside the field', async () => {
+  const top = tree[0]!;
+  await page.goto(`${app.url}/voluntarios/${top.id}`);
+  await page.getByRole('heading', { name: top.name, level: 1 }).waitFor();
+  await page
+    .getByRole('table', { name: `Personas que lidera ${top.name}` })
+    .getByRole('link', { name: 'Pedro Prospecto' })
+    .waitFor();
+  await page.getByRole('button', { name: 'Editar' }).click();
+  const dialog = page.getByRole('dialog', { name: `Editar a ${top.name}` });
+  // Pedro is under her: as her leader he would close a loop, which the API refuses on the field.
+  await dialog.getByRole('combobox', { name: 'Líder' }).fill('Pedro');
+  await page.getByRole('option', { name: 'Pedro Prospecto' }).click();
+  await dialog.getByRole('button', { name: 'Guardar' }).click();
+  await dialog.getByText('Ese cambio cerraría un círculo en la pirámide.').waitFor();
+  expect(await dialog.getByRole('combobox', { name: 'Líder' }).getAttribute('aria-invalid')).toBe('true');
+  expect(await axeSettled(page)).toEqual([]);
+  // A goal above the schema's maximum is refused in the browser, before the API.
+  // Mantine keeps the clear button out of the accessibility tree (a mouse shortcut): found by its label.
+  await dialog.locator('button[aria-label="Quitar líder"]').click();
+  await dialog.getByLabel('Meta de votos').fill('2000000');
+  await dialog.getByRole('button', { name: 'Guardar' }).click();
+  await dialog.getByText(/1000000|1\.000\.000/).waitFor();
+  await dialog.getByLabel('Meta de votos').fill('25');
+  await dialog.getByRole('button', { name: 'Guardar' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  const saved = (await app.http.get(`/api/volunteers/${top.id}`).set(admin.auth).expect(200)).body;
+  expect(saved).toMatchObject({ leaderId: null, goals: { promisedVotes: 25 } });
+  await page.getByText('25 votos', { exact: false }).waitFor();
 });
 
 it('ranks the work on the leaderboard and lists it in the activity log', async () => {
