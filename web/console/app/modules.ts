@@ -9,6 +9,7 @@ import { popularityPolicy } from '../../../src/modules/popularity/popularity.pol
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { territoriesPolicy } from '../../../src/modules/territories/territories.policy';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
+import { volunteersPolicy } from '../../../src/modules/volunteers/volunteers.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 
 /** A screen of the console, or another app it links to. Who sees it comes from the module's policy, never a second list. */
@@ -97,6 +98,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: financePolicy.roles('read'),
     description: 'Libro por el catálogo del Formulario 5B, soportes, tope de gastos, periodos cerrados e informe para Cuentas Claras',
     page: () => import('../finance/FinancePage'),
+  },
+  {
+    path: '/voluntarios',
+    label: 'Voluntarios',
+    group: 'Organización',
+    roles: volunteersPolicy.roles('readPyramid'),
+    description: 'El equipo: fichas, pirámide de líderes con metas y votos amarrados, clasificación y actividades',
+    page: () => import('../volunteers/VolunteersPage'),
   },
   {
     path: '/usuarios',
