@@ -55,8 +55,8 @@ export interface ListenerJob {
   firstClient: number;
   clients: number;
   totalReports: number;
-  /** Reports from this sequence number on are in the measured part. */
-  measuredFrom: number;
+  /** Int8 per report: the step whose histogram its deliveries go to, -1 for none (a warm-up). */
+  stepOf: SharedArrayBuffer;
   /** voterIds[seq] is the voter of report seq: how an item is matched to its report. */
   voterIds: string[];
   /** Float64: absolute send time of each report. */
@@ -66,12 +66,28 @@ export interface ListenerJob {
   lastReceivedAt: SharedArrayBuffer;
   /** Uint8, clients × totalReports: 1 once client c received report seq. */
   received: SharedArrayBuffer;
-  histogram: SharedArrayBuffer;
+  /** A latency histogram per step. */
+  histograms: SharedArrayBuffer[];
   /** Int32: [messages carrying this run's reports, duplicate deliveries]. */
   counters: SharedArrayBuffer;
   /** Float64 per second of sending (seq / rate): the latest delivery of that second's reports, in ms. */
   slowestBySecond: SharedArrayBuffer;
   reportRate: number;
+  /** Instead of war-room screens, this thread's clients are station screens. */
+  stations?: StationScreens;
+}
+
+/**
+ * Station screens, as a brigade phone follows its station: client i joins `gotv:station:<ids[i]>`
+ * with `tokens[i]` (a member of a brigade covering it) and records, in `seenAt` (Float64, clients ×
+ * levels), when it first showed each value of the station's `confirmedVoted` (level k: the k-th
+ * voter of the station marked voted), so that the main thread can time each report to it.
+ */
+export interface StationScreens {
+  ids: string[];
+  tokens: string[];
+  levels: number;
+  seenAt: SharedArrayBuffer;
 }
 
 /**
@@ -82,9 +98,29 @@ export interface ListenerJob {
 export type ListenerCommand = { type: 'close' } | { type: 'stop-recording' };
 export type ListenerEvent = { type: 'ready' } | { type: 'error'; message: string } | { type: 'closed'; projectionPushes: number[][]; projectionBytes: number[] };
 
+/** A station screen (see `StationScreens`): joins its station's room and notes when each figure first showed. */
+async function stationScreen(url: string, stations: StationScreens, local: number): Promise<Socket> {
+  const seenAt = new Float64Array(stations.seenAt, local * stations.levels * 8, stations.levels);
+  const stationId = stations.ids[local]!;
+  const socket = io(url, { path: '/socket.io', transports: ['websocket'], forceNew: true, reconnection: false, auth: { token: stations.tokens[local] } });
+  socket.on('gotv:station', (event: { id: string; confirmedVoted: number }) => {
+    if (event.id !== stationId) return;
+    const now = sharedNow();
+    for (let level = Math.min(event.confirmedVoted, stations.levels - 1); level > 0 && !seenAt[level]; level--) seenAt[level] = now;
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('connect_error', (error) => reject(error));
+  });
+  const answer = (await socket.timeout(10_000).emitWithAck('subscribe', { rooms: [`gotv:station:${stationId}`] })) as { ok: boolean };
+  if (!answer.ok) throw new Error(`a station screen could not join its station's room: ${JSON.stringify(answer)}`);
+  return socket;
+}
+
 async function listen(job: ListenerJob): Promise<void> {
   const sentAt = new Float64Array(job.sentAt);
-  const histogram = new Histogram(job.histogram);
+  const histograms = job.histograms.map((buffer) => new Histogram(buffer));
+  const stepOf = new Int8Array(job.stepOf);
   const counters = new Int32Array(job.counters);
   const slowestBySecond = new Float64Array(job.slowestBySecond);
   const firstReceivedAt = new Float64Array(job.firstReceivedAt);
@@ -141,6 +177,7 @@ async function listen(job: ListenerJob): Promise<void> {
       const local = start + offset;
       const global = job.firstClient + local;
       const url = job.urls[global % job.urls.length]!;
+      if (job.stations) return stationScreen(url, job.stations, local);
       const seen = new Uint8Array(job.received, local * job.totalReports, job.totalReports);
       return new Promise<Socket>((resolve, reject) => {
         const socket = io(url, { path: '/socket.io', transports: ['websocket'], forceNew: true, reconnection: false, ...(job.token ? { auth: { token: job.token } } : {}) });
@@ -154,9 +191,9 @@ async function listen(job: ListenerJob): Promise<void> {
             if (seen[seq]) counters[1]!++;
             seen[seq] = 1;
             const latency = now - sentAt[seq]!;
-            if (seq >= job.measuredFrom) histogram.record(latency);
+            if (stepOf[seq]! >= 0) histograms[stepOf[seq]!]!.record(latency);
             const second = Math.floor(seq / job.reportRate);
-            if (latency > slowestBySecond[second]!) slowestBySecond[second] = latency;
+            if (second < slowestBySecond.length && latency > slowestBySecond[second]!) slowestBySecond[second] = latency;
             if (traced) {
               if (!firstReceivedAt[seq] || now < firstReceivedAt[seq]!) firstReceivedAt[seq] = now;
               if (now > lastReceivedAt[seq]!) lastReceivedAt[seq] = now;
@@ -187,7 +224,7 @@ async function listen(job: ListenerJob): Promise<void> {
     });
     sockets.push(...(await Promise.all(batch)));
   }
-  if (job.token) {
+  if (job.token && !job.stations) {
     // Comando's clients ask to join the room, like the war-room screens do.
     const answers = await Promise.all(sockets.map((socket) => socket.timeout(10_000).emitWithAck('subscribe', { rooms: ['gotv'] }) as Promise<{ ok: boolean }>));
     if (!answers.every((answer) => answer.ok)) throw new Error('a client could not join gotv');

@@ -27,14 +27,12 @@
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { setUpElectionDay } from './gotv-fixtures';
-import { HISTOGRAM_BUCKETS, Histogram, sharedNow, type ListenerCommand, type ListenerEvent, type ListenerJob } from './gotv-listeners';
+import { agent, cpuReadings, cpuUsed, delivery, drive, newRun, post, startListeners, stopListeners, stopRecording, type Delivery, type Listeners, type Run } from './gotv-load';
 import {
   barePgInsertLoad,
   barePgInsertServer,
@@ -43,15 +41,12 @@ import {
   cpuProfileArgs,
   benchRedisUrl,
   callJson,
-  commandCpuSeconds,
-  cpuSeconds,
   deleteRedisKeys,
   logDir,
   machineNote,
   markdownTable,
   measure,
   onInterrupt,
-  ownCpuSeconds,
   registerFirstAdmin,
   startServer,
   withPg,
@@ -96,218 +91,41 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 // ---------------------------------------------------------------------------------------------
-// One run's record: send times and deliveries in shared memory, written by the listener threads
+// One run (gotv-load.ts), with the CPU each side used over its steady phase
 
-interface Run {
-  totalReports: number;
-  /** Absolute send time of each report (`sharedNow()`), read by the listener threads. */
-  sentAt: Float64Array;
-  /** BENCH_GOTV_TRACE: when each report was answered, and first and last received by any client. */
-  answeredAt: Float64Array;
-  firstReceivedAt: Float64Array;
-  lastReceivedAt: Float64Array;
-  accepted: Uint8Array;
-  httpLatency: Histogram;
-  sendErrors: number;
+interface GotvRun extends Run {
   loadCpuSeconds: number;
   /** CPU seconds over the steady phase: both app processes, PostgreSQL (all backends), Redis. */
   serversCpuSeconds: number;
   postgresCpuSeconds: number;
   redisCpuSeconds: number;
   elapsedSeconds: number;
-  // Filled by the listeners:
-  latency: Histogram;
-  received: Uint8Array[];
-  messages: number;
-  duplicates: number;
-  projectionPushes: number[][];
-  /** The size of each gotv:projection push as JSON, as the first client on each process read it. */
-  projectionBytes: number[];
-  /** Per second of sending: the slowest delivery (all listener threads write it) and the slowest answer. */
-  slowestBySecond: Float64Array;
-  slowestAnswerBySecond: Float64Array;
 }
 
-function newRun(): Run {
-  const totalReports = REPORT_RATE * (WARMUP + DURATION);
-  return {
-    totalReports,
-    sentAt: new Float64Array(new SharedArrayBuffer(totalReports * 8)),
-    answeredAt: new Float64Array(totalReports),
-    firstReceivedAt: new Float64Array(new SharedArrayBuffer(totalReports * 8)),
-    lastReceivedAt: new Float64Array(new SharedArrayBuffer(totalReports * 8)),
-    accepted: new Uint8Array(totalReports),
-    httpLatency: new Histogram(),
-    sendErrors: 0,
-    loadCpuSeconds: 0,
-    serversCpuSeconds: 0,
-    postgresCpuSeconds: 0,
-    redisCpuSeconds: 0,
-    elapsedSeconds: 0,
-    latency: new Histogram(),
-    received: [],
-    messages: 0,
-    duplicates: 0,
-    projectionPushes: [],
-    projectionBytes: [],
-    slowestBySecond: new Float64Array(new SharedArrayBuffer((WARMUP + DURATION) * 8)),
-    slowestAnswerBySecond: new Float64Array(WARMUP + DURATION),
-  };
+function newGotvRun(): GotvRun {
+  const run = newRun(REPORT_RATE * (WARMUP + DURATION), 1, REPORT_RATE, WARMUP + DURATION);
+  return { ...run, loadCpuSeconds: 0, serversCpuSeconds: 0, postgresCpuSeconds: 0, redisCpuSeconds: 0, elapsedSeconds: 0 };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Clients: CLIENTS socket.io clients spread over LISTENER_THREADS worker threads of this process
-
-interface Thread {
-  worker: Worker;
-  histogram: Histogram;
-  counters: Int32Array;
-  received: Uint8Array[];
+/** CLIENTS war-room clients over LISTENER_THREADS threads (client i to urls[i % urls.length]); with a token, joined to `gotv`. */
+function listen(urls: string[], token: string | undefined, run: GotvRun, voterIds: string[]): Promise<Listeners> {
+  return startListeners({ urls, token, clients: CLIENTS, threads: LISTENER_THREADS, voterIds }, run);
 }
 
-interface Listeners {
-  run: Run;
-  threads: Thread[];
-}
-
-function nextEvent(worker: Worker, type: ListenerEvent['type']): Promise<ListenerEvent> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (event: ListenerEvent) => {
-      if (event.type === 'error') reject(new Error(`listener thread: ${event.message}`));
-      else if (event.type === type) resolve(event);
-      else return;
-      worker.off('message', onMessage);
-    };
-    worker.on('message', onMessage);
-    worker.once('error', reject);
-  });
-}
-
-/** Connects every client (client i to urls[i % urls.length]) and, with a token, joins them to `gotv`. */
-async function startListeners(urls: string[], token: string | undefined, run: Run, voterIds: string[]): Promise<Listeners> {
-  const perThread = Math.ceil(CLIENTS / LISTENER_THREADS);
-  const threads: Thread[] = [];
-  for (let firstClient = 0; firstClient < CLIENTS; firstClient += perThread) {
-    const clients = Math.min(perThread, CLIENTS - firstClient);
-    const job: ListenerJob = {
-      urls,
-      token,
-      firstClient,
-      clients,
-      totalReports: run.totalReports,
-      measuredFrom: REPORT_RATE * WARMUP,
-      voterIds,
-      sentAt: run.sentAt.buffer as SharedArrayBuffer,
-      firstReceivedAt: run.firstReceivedAt.buffer as SharedArrayBuffer,
-      lastReceivedAt: run.lastReceivedAt.buffer as SharedArrayBuffer,
-      received: new SharedArrayBuffer(clients * run.totalReports),
-      histogram: new SharedArrayBuffer(HISTOGRAM_BUCKETS * 4),
-      counters: new SharedArrayBuffer(8),
-      slowestBySecond: run.slowestBySecond.buffer as SharedArrayBuffer,
-      reportRate: REPORT_RATE,
-    };
-    const worker = new Worker(path.join(__dirname, 'gotv-listeners.js'), { workerData: job });
-    threads.push({
-      worker,
-      histogram: new Histogram(job.histogram),
-      counters: new Int32Array(job.counters),
-      received: Array.from({ length: clients }, (_, c) => new Uint8Array(job.received, c * run.totalReports, run.totalReports)),
-    });
-  }
-  await Promise.all(threads.map((thread) => nextEvent(thread.worker, 'ready')));
-  return { run, threads };
-}
-
-/** Closes the clients, ends the threads and gathers what they recorded into the run. */
-async function stopListeners({ run, threads }: Listeners): Promise<void> {
-  const pushes: number[][] = [];
-  for (const thread of threads) {
-    const closed = nextEvent(thread.worker, 'closed');
-    thread.worker.postMessage({ type: 'close' } satisfies ListenerCommand);
-    const event = (await closed) as Extract<ListenerEvent, { type: 'closed' }>;
-    event.projectionPushes.forEach((list, i) => (pushes[i] = [...(pushes[i] ?? []), ...list]));
-    run.projectionBytes.push(...event.projectionBytes);
-    await thread.worker.terminate();
-    run.latency.add(thread.histogram);
-    run.received.push(...thread.received);
-    run.messages += thread.counters[0]!;
-    run.duplicates += thread.counters[1]!;
-  }
-  run.projectionPushes = pushes;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Brigade phones: a steady rate of single-report POSTs over keep-alive connections
-
-// Idle connections are dropped before any server's keep-alive timeout (the baseline's is Node's
-// default, 5 s; Comando's HTTP_KEEP_ALIVE_TIMEOUT, 65 s), so a request never goes out on a
-// connection the server is closing at that moment (ECONNRESET).
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64, scheduling: 'lifo', timeout: 4000 });
-
-function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-/** CPU seconds so far of the load process, the app processes, PostgreSQL and Redis (NaN where unreadable). */
-function cpuReadings(serverPids: number[]): { load: number; servers: number; postgres: number; redis: number } {
-  return {
-    load: ownCpuSeconds(),
-    servers: serverPids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? Number.NaN), 0),
-    postgres: commandCpuSeconds('postgres') ?? Number.NaN,
-    redis: commandCpuSeconds('redis-server') ?? Number.NaN,
-  };
-}
-
-async function drive(run: Run, serverPids: number[], send: (seq: number) => Promise<boolean>): Promise<void> {
+async function driveRun(run: GotvRun, serverPids: number[], send: (seq: number) => Promise<boolean>): Promise<void> {
   const cpuBefore = cpuReadings(serverPids);
   const startedUs = process.hrtime.bigint() / 1000n;
   const started = performance.now();
-  const inFlight = new Set<Promise<void>>();
-  let seq = 0;
-  while (seq < run.totalReports) {
-    const due = Math.min(run.totalReports, Math.floor(((performance.now() - started) / 1000) * REPORT_RATE));
-    for (; seq < due; seq++) {
-      const mine = seq;
-      run.sentAt[mine] = sharedNow();
-      const promise = send(mine)
-        .then((accepted) => {
-          run.answeredAt[mine] = sharedNow();
-          const answeredIn = run.answeredAt[mine] - run.sentAt[mine]!;
-          run.httpLatency.record(answeredIn);
-          const second = Math.floor(mine / REPORT_RATE);
-          run.slowestAnswerBySecond[second] = Math.max(run.slowestAnswerBySecond[second]!, answeredIn);
-          if (accepted) run.accepted[mine] = 1;
-        })
-        .catch((error: unknown) => {
-          if (!run.sendErrors++) log(`  a report could not be sent: ${String(error)}`);
-        })
-        .finally(() => inFlight.delete(promise));
-      inFlight.add(promise);
-    }
-    await sleep(2);
-  }
-  await Promise.all(inFlight);
+  await drive(run, { from: 0, to: run.totalReports, rate: REPORT_RATE, measuredFrom: REPORT_RATE * WARMUP, step: 0 }, send);
   run.elapsedSeconds = (performance.now() - started) / 1000;
   // The profile's clock: cut a BENCH_CPU_PROF profile to this phase with cpuprofile-layers.
   if (process.env.BENCH_CPU_PROF) log(`  steady phase, monotonic µs: ${startedUs} ${process.hrtime.bigint() / 1000n}`);
   await sleep(2000); // the last window, and anything still crossing Redis
-  const cpuAfter = cpuReadings(serverPids);
-  run.loadCpuSeconds = cpuAfter.load - cpuBefore.load;
-  run.serversCpuSeconds = cpuAfter.servers - cpuBefore.servers;
-  run.postgresCpuSeconds = cpuAfter.postgres - cpuBefore.postgres;
-  run.redisCpuSeconds = cpuAfter.redis - cpuBefore.redis;
+  const used = cpuUsed(cpuBefore, cpuReadings(serverPids));
+  run.loadCpuSeconds = used.load;
+  run.serversCpuSeconds = used.servers.reduce((sum, seconds) => sum + seconds, 0);
+  run.postgresCpuSeconds = used.postgres;
+  run.redisCpuSeconds = used.redis;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,7 +164,7 @@ function comando(name: string, jwtSecret: string, profile = false): ServerOption
   return comandoServer({ name, databaseUrl: db.url, redisKeyPrefix: PREFIX, jwtSecret, ...(profile ? { nodeArgs: cpuProfileArgs() } : {}) });
 }
 
-async function baselinePhase(): Promise<Run> {
+async function baselinePhase(): Promise<GotvRun> {
   const servers: RunningServer[] = [];
   try {
     for (const name of ['bare-socket-a', 'bare-socket-b']) {
@@ -359,18 +177,18 @@ async function baselinePhase(): Promise<Run> {
       const nodeArgs = name.endsWith('-a') ? cpuProfileArgs() : [];
       servers.push(await startServer({ name, script: 'dist/scripts/bench/baseline-socket-broadcast.js', readyPath: '/healthz', env, nodeArgs }));
     }
-    const run = newRun();
+    const run = newGotvRun();
     // UUIDs like Comando's voter and station ids, so that both runs carry the same bytes.
     const voterIds = Array.from({ length: run.totalReports }, () => randomUUID());
     const stationIds = Array.from({ length: STATIONS }, () => randomUUID());
-    const listeners = await startListeners(
+    const listeners = await listen(
       servers.map((server) => server.url),
       undefined,
       run,
       voterIds,
     );
     log(`  ${CLIENTS} clients connected (${listeners.threads.length} listener threads); ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
-    await drive(
+    await driveRun(
       run,
       servers.map((server) => server.pid),
       async (seq) => {
@@ -387,7 +205,7 @@ async function baselinePhase(): Promise<Run> {
 }
 
 interface ComandoResults {
-  live: Run;
+  live: GotvRun;
   withListeners: Measurement;
   withoutListeners: Measurement;
   /** The bare pg insert route at full speed, right after: what a report's CPU is compared with. */
@@ -405,11 +223,11 @@ async function comandoPhase(): Promise<ComandoResults> {
   try {
     log('  setting up stations, brigade, settings and 150,000 voters through the API …');
     const setup = await setUp(a.url);
-    const live = newRun();
-    const listeners = await startListeners([a.url, b.url], setup.viewerToken, live, setup.voterIds);
+    const live = newGotvRun();
+    const listeners = await listen([a.url, b.url], setup.viewerToken, live, setup.voterIds);
     log(`  ${CLIENTS} clients connected and subscribed (${listeners.threads.length} listener threads); ${REPORT_RATE} reports/s for ${WARMUP} + ${DURATION} s …`);
     const projectionFrom = Date.now();
-    await drive(live, [a.pid, b.pid], async (seq) => {
+    await driveRun(live, [a.pid, b.pid], async (seq) => {
       const body = JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: setup.voterIds[seq] });
       const response = await post(`${(seq % 2 ? b : a).url}/api/gotv/turnout`, body, { authorization: `Bearer ${setup.phoneTokens[seq % BRIGADE_PHONES]}` });
       return response.status === 201 && (JSON.parse(response.body) as { accepted: number }).accepted === 1;
@@ -434,7 +252,7 @@ async function comandoPhase(): Promise<ComandoResults> {
       next += result.used;
       return result;
     };
-    for (const thread of listeners.threads) thread.worker.postMessage({ type: 'stop-recording' } satisfies ListenerCommand);
+    stopRecording(listeners);
     log(`  POST /api/gotv/turnout at full speed on one process (load from its own process), ${CLIENTS} clients listening …`);
     const withListeners = await fullSpeed();
     await stopListeners(listeners);
@@ -461,32 +279,12 @@ async function comandoPhase(): Promise<ComandoResults> {
 // ---------------------------------------------------------------------------------------------
 // Report
 
-interface Delivery {
-  accepted: number;
-  lost: number;
-  clientsMissing: number;
-}
-
-function delivery(run: Run): Delivery {
-  let accepted = 0;
-  for (let seq = 0; seq < run.totalReports; seq++) accepted += run.accepted[seq]!;
-  let lost = 0;
-  let clientsMissing = 0;
-  for (const seen of run.received) {
-    let missing = 0;
-    for (let seq = 0; seq < run.totalReports; seq++) if (run.accepted[seq] && !seen[seq]) missing++;
-    lost += missing;
-    if (missing) clientsMissing++;
-  }
-  return { accepted, lost, clientsMissing };
-}
-
 /**
  * BENCH_GOTV_TRACE: each measured report's time split into its answer (sent → answered), the wait
  * for its window (answered → first client), and the delivery's spread (first → last client), at
  * the median and averaged over the slowest 1 % of reports by their last delivery.
  */
-function stages(name: string, run: Run): string {
+function stages(name: string, run: GotvRun): string {
   const measured: { http: number; toFirst: number; spread: number; total: number }[] = [];
   for (let seq = REPORT_RATE * WARMUP; seq < run.totalReports; seq++) {
     if (!run.accepted[seq] || !run.lastReceivedAt[seq]) continue;
@@ -511,15 +309,15 @@ function bytesNote(sizes: number[]): string {
   return sizes.length ? `${Math.round(sizes.reduce((sum, size) => sum + size, 0) / sizes.length).toLocaleString('en-US')} bytes` : 'no push';
 }
 
-function report(baseline: Run, comando: ComandoResults, machine: string): { markdown: string; pass: boolean } {
+function report(baseline: GotvRun, comando: ComandoResults, machine: string): { markdown: string; pass: boolean } {
   const live = comando.live;
-  const [bd, cd] = [delivery(baseline), delivery(live)];
-  const row = (name: string, run: Run, d: Delivery) => [
+  const [bd, cd] = [delivery(baseline, baseline.received), delivery(live, live.received)];
+  const row = (name: string, run: GotvRun, d: Delivery) => [
     name,
     (d.accepted / run.elapsedSeconds).toFixed(0),
-    run.latency.percentile(50).toFixed(1),
-    run.latency.percentile(99).toFixed(1),
-    run.httpLatency.percentile(99).toFixed(1),
+    run.latencies[0]!.percentile(50).toFixed(1),
+    run.latencies[0]!.percentile(99).toFixed(1),
+    run.httpLatencies[0]!.percentile(99).toFixed(1),
     (run.messages / CLIENTS / run.elapsedSeconds).toFixed(1),
     `${d.lost} (${d.clientsMissing} clients)`,
     String(run.duplicates),
@@ -565,8 +363,8 @@ function report(baseline: Run, comando: ComandoResults, machine: string): { mark
   );
   const reportCpu = comando.withoutListeners.serverCpuUsPerRequest ?? Number.NaN;
   const insertCpu = comando.bareInsert.serverCpuUsPerRequest ?? Number.NaN;
-  const p99 = live.latency.percentile(99);
-  const baseP99 = baseline.latency.percentile(99);
+  const p99 = live.latencies[0]!.percentile(99);
+  const baseP99 = baseline.latencies[0]!.percentile(99);
   const allAccepted = cd.accepted === live.totalReports && live.sendErrors === 0;
   const verdicts: Array<[string, string, string, boolean]> = [
     ['p99 report → event at the clients', `≤ ${goals.p99Ms} ms`, `${p99.toFixed(1)} ms`, p99 <= goals.p99Ms],
@@ -638,7 +436,7 @@ async function cleanUp(): Promise<void> {
 async function main(): Promise<void> {
   const machine = machineNote();
   onInterrupt(cleanUp);
-  let baseline: Run;
+  let baseline: GotvRun;
   let comando: ComandoResults;
   try {
     await db.recreate();
