@@ -282,8 +282,13 @@ export interface BenchDatabase {
   count(tables: readonly string[]): Promise<Record<string, number>>;
 }
 
-/** A throw-away database beside pgAdminUrl's; the name must be a plain identifier. */
-export function benchDatabase(name: string): BenchDatabase {
+/**
+ * A throw-away database beside pgAdminUrl's; the name must be a plain identifier. BENCH_DB_SUFFIX
+ * is appended to it, so that two people running the same benchmark on one PostgreSQL do not drop
+ * each other's database (each run recreates its database at the start and drops it at the end).
+ */
+export function benchDatabase(base: string): BenchDatabase {
+  const name = `${base}${process.env.BENCH_DB_SUFFIX ?? ''}`;
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
   const url = Object.assign(new URL(pgAdminUrl), { pathname: `/${name}` }).toString();
   const drop = async (): Promise<void> => {
