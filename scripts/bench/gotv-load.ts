@@ -230,11 +230,15 @@ export interface CpuReading {
   redis: number;
 }
 
-export function cpuReadings(serverPids: number[]): CpuReading {
+/**
+ * With `postgresPids` (the backends of the run's own database, from `pg_stat_activity`), PostgreSQL
+ * is those backends only: on a machine others use too, every `postgres` process counts their work.
+ */
+export function cpuReadings(serverPids: number[], postgresPids?: number[]): CpuReading {
   return {
     load: ownCpuSeconds(),
     servers: serverPids.map((pid) => cpuSeconds(pid) ?? Number.NaN),
-    postgres: commandCpuSeconds('postgres') ?? Number.NaN,
+    postgres: postgresPids ? postgresPids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0) : (commandCpuSeconds('postgres') ?? Number.NaN),
     redis: commandCpuSeconds('redis-server') ?? Number.NaN,
   };
 }

@@ -96,7 +96,19 @@ async function reportCounts(baseUrl: string, token: string, ids: string[]): Prom
       })),
     );
   for (let from = 0; from < reports.length; from += 500) {
-    await callJson(`${baseUrl}/api/gotv/turnout`, { token, body: { reports: reports.slice(from, from + 500) }, expect: 201 });
+    // A batch whose stations were busy (503, on a loaded machine) goes again, as a phone resends
+    // it: what was recorded answers as a duplicate.
+    for (let attempt = 1; ; attempt++) {
+      const response = await fetch(`${baseUrl}/api/gotv/turnout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ reports: reports.slice(from, from + 500) }),
+      });
+      const text = await response.text();
+      if (response.status === 201) break;
+      if (response.status !== 503 || attempt === 5) throw new Error(`POST /api/gotv/turnout answered ${response.status}: ${text.slice(0, 300)}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+    }
   }
 }
 

@@ -198,6 +198,8 @@ interface Target {
   run: Run;
   /** Sends report seq to server `seq % servers.length`; answers whether it was accepted. */
   send: (seq: number, server: RunningServer) => Promise<boolean>;
+  /** The run's database, whose backends' CPU is PostgreSQL's (none for the bare baseline). */
+  database?: string;
   /** Station screens' stations (index into the day's stations), and how many stations there are. */
   stationScreens?: { stationOf: number[]; stations: number; levels: number };
 }
@@ -239,12 +241,18 @@ async function stepThrough(target: Target): Promise<Stepping> {
     const measuredFrom = from + rate * warmupOf(index);
     const errorsBefore = run.sendErrors;
     const doubledBefore = collectLatencies(listeners).duplicates;
+    // The backends of the run's database (its pools are open by now): PostgreSQL's share is theirs.
+    const postgresPids = target.database
+      ? await withPg(target.database, async (client) =>
+          (await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database()')).rows.map((row) => row.pid),
+        )
+      : [];
     let cpuBefore: CpuReading | undefined;
     log(`  ${target.name}: ${rate} reports/s for ${warmupOf(index)} + ${DURATION} s …`);
-    const { measuredSeconds } = await drive(run, { from, to, rate, measuredFrom, step: index, onMeasured: () => (cpuBefore = cpuReadings(pids)) }, (seq) =>
+    const { measuredSeconds } = await drive(run, { from, to, rate, measuredFrom, step: index, onMeasured: () => (cpuBefore = cpuReadings(pids, postgresPids)) }, (seq) =>
       target.send(seq, servers[seq % servers.length]!),
     );
-    const used = cpuUsed(cpuBefore!, cpuReadings(pids));
+    const used = cpuUsed(cpuBefore!, cpuReadings(pids, postgresPids));
     await sleep(SETTLE_MS);
     const collected = collectLatencies(listeners);
     const warRoom = delivery(run, receivedSoFar(listeners), from, to);
@@ -369,6 +377,7 @@ async function comandoPhase(): Promise<{ stepping: Stepping; stations: number }>
         servers,
         listeners,
         run,
+        database: db.url,
         stationScreens: { stationOf, stations, levels },
         send: async (seq, server) => {
           const body = JSON.stringify({ kind: 'voter', clientReportId: randomUUID(), voterId: day.voterIds[seq] });
@@ -488,7 +497,8 @@ One voter report per request, alternating over the processes, stepped ${STEPS.jo
 exactly once: lost and doubled counted). Station screens: report sent → the first \`gotv:station\` whose \`confirmedVoted\` counts it
 (the station watch pushes at most once a second, so about a second is the floor). A step breaks on a war-room p99 over
 ${breakAt.p99Ms} ms, a report refused or unanswered, or a delivery lost or doubled (station figures included); the stepping stops there. CPU is
-over the measured part, in cores (CPU seconds per second). Lost and doubled of a step that broke are counted
+over the measured part, in cores (CPU seconds per second); PostgreSQL's is the backends of the run's database (shared
+background work, WAL writer and checkpointer, is not in it), Redis's the whole \`redis-server\` (shared with anything else using it). Lost and doubled of a step that broke are counted
 ${LATE_MS / 1000} s after it (what came late is in its latency, not lost). The baseline, in the same run: the bare Socket.IO broadcast of
 \`bench:gotv\` (\`baseline-socket-broadcast.ts\`: no authentication, validation or database, the same packed windows) on ${PROCESSES} processes
 with the ${WAR_ROOM_SCREENS.toLocaleString('en-US')} war-room screens, stepped alike.
