@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { calendarDate, calendarDateOrInstant, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { ALERT_KINDS, ALERT_STATES, PLATFORMS, PROFILE_SOURCES, SENTIMENT_LABELS, SEVERITIES } from './social.entities';
+import { ALERT_KINDS, ALERT_STATES, PLATFORMS, PROFILE_SOURCES, SENTIMENT_LABELS, SEVERITIES } from './social.constants';
 
 export const platformSchema = z.enum(PLATFORMS);
 /** A day (`2026-11-01`, the campaign's time zone) or an instant. */
