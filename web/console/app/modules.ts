@@ -7,6 +7,7 @@ import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { territoriesPolicy } from '../../../src/modules/territories/territories.policy';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
+import { socialPolicy } from '../../../src/modules/social/social.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 
 /** A screen of the console, or another app it links to. Who sees it comes from the module's policy, never a second list. */
@@ -71,6 +72,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: qrPolicy.roles('read'),
     description: 'Campañas de afiches: códigos, hoja para imprimir, registro con fecha de retiro, análisis y contactos',
     page: () => import('../posters/PostersPage'),
+  },
+  {
+    path: '/redes',
+    label: 'Redes sociales',
+    group: 'Campaña',
+    roles: socialPolicy.roles('read'),
+    description: 'Competidores y sus perfiles, publicaciones, alertas en vivo y comparaciones',
+    page: () => import('../social/SocialPage'),
   },
   {
     path: '/territorios',
