@@ -113,6 +113,9 @@ afterAll(async () => {
   await fake?.close();
 });
 
+/** Until the toasts have closed by themselves: one fading out while axe runs reads as low contrast. */
+const toastsGone = () => until(page, "document.querySelectorAll('.mantine-Notification-root').length === 0", 20_000);
+
 const liveList = () => page.getByRole('list', { name: 'Alertas que llegaron en vivo' });
 
 it('shows a rival post that takes off as a live alert with its reasons, without a reload', async () => {
@@ -193,9 +196,11 @@ it('shows why a profile is paused, edits it to its new handle and reads it now',
   expect(await xRow.textContent()).toContain('21.500');
   expect(await xRow.textContent()).toContain('Ana Rival Oficial');
   await page.getByText('Se leyó: 1 publicación, 1 nueva.').waitFor();
+  await page.screenshot({ path: join(ARTIFACTS, 'console-social-competitor.png'), fullPage: true });
 });
 
 it('searches the feed without accents and filters it', async () => {
+  await toastsGone();
   await page.getByRole('link', { name: 'Publicaciones', exact: true }).click();
   await page.getByRole('heading', { name: 'Redes sociales: publicaciones', level: 1 }).waitFor();
   const table = page.getByRole('table', { name: 'Publicaciones de los competidores' });
@@ -257,7 +262,37 @@ it('compares the metrics by day with the numbers as a table, and share of voice'
   await table.getByRole('columnheader', { name: 'Ana Rival' }).waitFor();
   // Today's followers of Ana Rival: X's, read by "Consultar ahora" (her TikTok imports carried none).
   expect(await table.locator('tbody tr').last().textContent()).toContain('21.500');
+  await page.screenshot({ path: join(ARTIFACTS, 'console-social-comparison.png'), fullPage: true });
   expect(await axeSettled(page)).toEqual([]);
+});
+
+it('adds a competitor (its colour checked beside the field by the API schema) and a profile', async () => {
+  await page.getByRole('link', { name: 'Competidores', exact: true }).click();
+  await page.getByRole('heading', { name: 'Redes sociales: competidores', level: 1 }).waitFor();
+  await page.getByRole('button', { name: 'Agregar competidor' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Agregar competidor' });
+  await dialog.getByLabel('Nombre').fill('Luis Tercero');
+  await dialog.getByLabel('Color').fill('azul');
+  await dialog.getByRole('button', { name: 'Agregar' }).click();
+  await dialog.getByText('Un color como #1f77b4 (numeral y seis cifras hexadecimales).').waitFor();
+  expect(await dialog.getByLabel('Color').getAttribute('aria-invalid')).toBe('true');
+  expect(await axeSettled(page)).toEqual([]);
+  await dialog.getByLabel('Color').fill('#C92A2A');
+  await dialog.getByRole('button', { name: 'Agregar' }).click();
+  await page.getByRole('heading', { name: 'Luis Tercero', level: 1 }).waitFor();
+
+  await page.getByRole('button', { name: 'Agregar perfil' }).focus();
+  await page.keyboard.press('Enter');
+  const add = page.getByRole('dialog', { name: 'Agregar perfil de Luis Tercero' });
+  await add.getByRole('combobox', { name: /^Red/ }).click();
+  await page.getByRole('option', { name: 'TikTok' }).click();
+  await add.getByLabel(/^Usuario o dirección del perfil/).fill('https://www.tiktok.com/@LuisTercero');
+  await add.getByRole('button', { name: 'Agregar' }).click();
+  await add.waitFor({ state: 'detached' });
+  const row = page.getByRole('row').filter({ hasText: 'luistercero' });
+  await row.getByText('Por importación').waitFor();
+  const listed = (await app.http.get(`${base}/competitors`).set(viewer.auth).expect(200)).body.data.find((competitor: { name: string }) => competitor.name === 'Luis Tercero');
+  expect(listed).toMatchObject({ colour: '#c92a2a', profiles: [{ platform: 'tiktok', handle: 'luistercero', source: 'import' }] });
 });
 
 it('lets a viewer follow alerts and read profiles without the managers’ actions', async () => {

@@ -57,7 +57,13 @@ export function LineChart({ buckets, interval, series, label, height = 280 }: Li
           { space: 70, values: (_plot, ticks) => ticks.map((tick) => formatDayMonth(new Date(tick * 1000))) },
           ...scales.map((scale, index) => {
             const format = series.find((entry) => entry.scale === scale)!.format;
-            return { scale, ...(index > 0 && { side: 1 as const }), values: (_plot: uPlot, ticks: number[]) => ticks.map((tick) => format(tick)) };
+            return {
+              scale,
+              ...(index > 0 && { side: 1 as const }),
+              values: (_plot: uPlot, ticks: number[]) => ticks.map((tick) => format(tick)),
+              // Wide enough for the longest label ("21.500", "$ 1.250.000"): uPlot's default cuts them.
+              size: (_plot: uPlot, values: string[] | null) => Math.max(50, ...(values ?? []).map((value) => value.length * 7 + 24)),
+            };
           }),
         ],
         scales: { x: { time: true } },

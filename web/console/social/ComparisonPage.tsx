@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { ComparisonMetric, comparisonView, dashboardView } from '../../../src/modules/social/social.schemas';
 import { api } from '../app/api';
 import { queryString, useUrlFilters } from '../app/filters';
-import { formatNumber, localToday } from '../app/format';
+import { formatNumber, localToday, plural } from '../app/format';
 import { LineChart, type LineSeries } from '../app/LineChart';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
@@ -26,7 +26,7 @@ const METRICS: Record<ComparisonMetric, { label: string; format: (value: number)
   shareOfVoice: { label: 'Participación de voz', format: percent },
 };
 
-const INTERVALS = { day: 'Por día (30 días)', week: 'Por semana (12 semanas)' } as const;
+const INTERVALS = { day: 'Por día', week: 'Por semana' } as const;
 /** Lines of competitors without a colour of their own, told apart (and dark enough on white). */
 const PALETTE = ['#1864ab', '#c92a2a', '#2b8a3e', '#e67700', '#5f3dc4', '#0b7285', '#a61e4d', '#495057'];
 
@@ -126,8 +126,8 @@ function ShareOfVoice({ days }: { days: number }) {
                   {row.isOwn ? `${row.name} (nosotros)` : row.name}
                 </Text>
                 <Text size="sm">
-                  {row.shareOfVoice === null ? 'sin interacción' : percent(row.shareOfVoice)} · {formatNumber(row.engagement)} interacciones en {formatNumber(row.posts)}{' '}
-                  publicaciones
+                  {row.shareOfVoice === null ? 'sin interacción' : percent(row.shareOfVoice)} · {plural(row.engagement, 'interacción', 'interacciones')} en{' '}
+                  {plural(row.posts, 'publicación', 'publicaciones')}
                 </Text>
               </Group>
               {/* The bar repeats the figure written above it. */}
@@ -185,7 +185,7 @@ export default function ComparisonPage() {
         </SimpleGrid>
         <section aria-labelledby="comparison-heading">
           <Title order={2} size="h4" id="comparison-heading" mb="xs">
-            {METRICS[metric].label} por {interval === 'day' ? 'día' : 'semana'}
+            {METRICS[metric].label} por {interval === 'day' ? 'día, últimos 30 días' : 'semana, últimas 12 semanas'}
           </Title>
           {comparison.isError && (
             <Alert color="red" role="alert">

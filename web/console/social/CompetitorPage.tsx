@@ -161,6 +161,11 @@ export default function CompetitorPage() {
                       ) : (
                         'Nunca'
                       )}
+                      {profile.nextFetchAt && profile.status !== 'paused' && profile.status !== 'not_configured' && (
+                        <Text size="xs" c="dimmed" title={formatDateTime(profile.nextFetchAt)}>
+                          Próxima: {formatRelative(profile.nextFetchAt)}
+                        </Text>
+                      )}
                     </Table.Td>
                     {manage && (
                       <Table.Td>
