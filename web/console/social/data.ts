@@ -58,25 +58,4 @@ export function useCompetitors() {
 export const refreshCompetitors = () =>
   queryClient.invalidateQueries({ predicate: (query) => JSON.stringify(query.queryKey).includes(COMPETITORS) || query.queryKey[0] === 'social' });
 
-const number = new Intl.NumberFormat('es-CO', { maximumFractionDigits: 2 });
-const say = (value: unknown) => (typeof value === 'number' ? number.format(value) : String(value));
-
-/** Why an alert fired, in Spanish, from its details (docs/social-monitoring.md gives each formula). */
-export function alertReasons(kind: AlertKind, details: Record<string, unknown>): string[] {
-  const reasons: string[] = [];
-  if (kind === 'engagement_spike') {
-    const measure = details.measure === 'engagementRate' ? 'tasa de interacción' : 'interacción';
-    reasons.push(
-      `${measure[0]!.toUpperCase()}${measure.slice(1)} de ${say(details.value)} frente a un promedio de ${say(details.baselineMean)} en ${say(details.baselinePosts)} publicaciones anteriores`,
-    );
-    if (typeof details.zScore === 'number') reasons.push(`${say(details.zScore)} desviaciones estándar sobre el promedio`);
-  } else if (kind === 'keyword' && Array.isArray(details.matched)) {
-    reasons.push(`Menciona: ${details.matched.join(', ')}`);
-  } else if (kind === 'follower_change') {
-    reasons.push(`De ${say(details.referenceFollowers)} a ${say(details.followers)} seguidores (${say(details.percent)} %)`);
-  } else if (kind === 'negative_sentiment') {
-    reasons.push(`${say(details.negative)} de ${say(details.posts)} publicaciones que nos mencionan son negativas (umbral ${say(Number(details.threshold) * 100)} %)`);
-  }
-  if (typeof details.excerpt === 'string' && details.excerpt) reasons.push(`«${details.excerpt}»`);
-  return reasons;
-}
+export { alertReasons } from './reasons';
