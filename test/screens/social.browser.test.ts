@@ -33,6 +33,7 @@ let viewer: TestUser;
 let page: Page;
 let rivalId: string;
 let xProfileId: string;
+let territoryId: string;
 
 const importPosts = (posts: unknown[]) => app.http.post(`${base}/posts/import`).set(manager.auth).send({ posts }).expect(200);
 
@@ -102,6 +103,8 @@ beforeAll(async () => {
   await importPosts([
     { platform: 'tiktok', handle: 'nuestra', postId: 'own-1', publishedAt: hoursAgo(30), text: 'Gracias Medellín', likes: 300, comments: 20, shares: 10, capturedAt: hoursAgo(20) },
   ]);
+
+  territoryId = (await app.http.post('/api/territories').set(manager.auth).send({ name: 'Medellín', type: 'municipality' }).expect(201)).body.id;
 
   browser = await launchChromium();
   page = await openConsole(browser, app, manager, '/redes');
@@ -277,6 +280,8 @@ it('adds a competitor (its colour checked beside the field by the API schema) an
   await dialog.getByText('Un color como #1f77b4 (numeral y seis cifras hexadecimales).').waitFor();
   expect(await dialog.getByLabel('Color').getAttribute('aria-invalid')).toBe('true');
   expect(await axeSettled(page)).toEqual([]);
+  await dialog.getByRole('combobox', { name: /^Territorio/ }).fill('Mede');
+  await page.getByRole('option', { name: 'Medellín' }).click();
   await dialog.getByLabel('Color').fill('#C92A2A');
   await dialog.getByRole('button', { name: 'Agregar' }).click();
   await page.getByRole('heading', { name: 'Luis Tercero', level: 1 }).waitFor();
@@ -292,7 +297,7 @@ it('adds a competitor (its colour checked beside the field by the API schema) an
   const row = page.getByRole('row').filter({ hasText: 'luistercero' });
   await row.getByText('Por importación').waitFor();
   const listed = (await app.http.get(`${base}/competitors`).set(viewer.auth).expect(200)).body.data.find((competitor: { name: string }) => competitor.name === 'Luis Tercero');
-  expect(listed).toMatchObject({ colour: '#c92a2a', profiles: [{ platform: 'tiktok', handle: 'luistercero', source: 'import' }] });
+  expect(listed).toMatchObject({ colour: '#c92a2a', territoryId, profiles: [{ platform: 'tiktok', handle: 'luistercero', source: 'import' }] });
 });
 
 it('lets a viewer follow alerts and read profiles without the managers’ actions', async () => {

@@ -3,6 +3,7 @@ import { notifications } from '@mantine/notifications';
 import { createCompetitorBody, profileInput, updateCompetitorBody, updateProfileBody } from '../../../src/modules/social/social.schemas';
 import { api } from '../app/api';
 import { FormDialog } from '../app/FormDialog';
+import { TerritorySelect } from '../app/SearchSelect';
 import { useSchemaForm } from '../app/forms';
 import { COMPETITORS, PLATFORM_LABELS, PLATFORM_OPTIONS, refreshCompetitors, type Competitor, type Profile } from './data';
 
@@ -25,7 +26,11 @@ const SOURCE_OPTIONS = [
 export function NewCompetitorDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (competitor: Competitor) => void }) {
   const { form, submit, submitting, formError } = useSchemaForm(
     createCompetitorBody,
-    { initialValues: { name: '', party: '', colour: '', notes: '', isOwn: false }, emptyAs: { party: 'absent', colour: 'absent', notes: 'absent' }, messages: COLOUR_MESSAGE },
+    {
+      initialValues: { name: '', party: '', colour: '', notes: '', isOwn: false, territoryId: null as string | null },
+      emptyAs: { party: 'absent', colour: 'absent', notes: 'absent' },
+      messages: COLOUR_MESSAGE,
+    },
     SOCIAL_PROBLEMS,
   );
   const onSubmit = submit(async (values) => {
@@ -39,6 +44,14 @@ export function NewCompetitorDialog({ onClose, onCreated }: { onClose: () => voi
       <TextInput label="Nombre" required data-autofocus {...form.getInputProps('name')} />
       <TextInput label="Partido o movimiento" {...form.getInputProps('party')} />
       <TextInput label="Color" description="Para sus líneas en las gráficas, como #1f77b4" {...form.getInputProps('colour')} />
+      <TerritorySelect
+        label="Territorio"
+        description="Donde hace campaña, si es uno solo"
+        clearable
+        value={form.values.territoryId ?? null}
+        error={form.errors.territoryId}
+        onChange={(value) => form.setFieldValue('territoryId', value)}
+      />
       <Textarea label="Notas" autosize minRows={2} {...form.getInputProps('notes')} />
       <Checkbox label="Es nuestro candidato" description="Las comparaciones lo marcan; solo uno puede serlo" {...form.getInputProps('isOwn', { type: 'checkbox' })} />
     </FormDialog>
@@ -56,6 +69,7 @@ export function EditCompetitorDialog({ competitor, onClose }: { competitor: Comp
         notes: competitor.notes ?? '',
         isOwn: competitor.isOwn,
         active: competitor.active,
+        territoryId: competitor.territoryId,
       },
       emptyAs: { party: 'null', colour: 'null', notes: 'null' },
       messages: COLOUR_MESSAGE,
@@ -73,6 +87,14 @@ export function EditCompetitorDialog({ competitor, onClose }: { competitor: Comp
       <TextInput label="Nombre" required data-autofocus {...form.getInputProps('name')} />
       <TextInput label="Partido o movimiento" {...form.getInputProps('party')} />
       <TextInput label="Color" description="Para sus líneas en las gráficas, como #1f77b4" {...form.getInputProps('colour')} />
+      <TerritorySelect
+        label="Territorio"
+        description="Donde hace campaña, si es uno solo"
+        clearable
+        value={form.values.territoryId ?? null}
+        error={form.errors.territoryId}
+        onChange={(value) => form.setFieldValue('territoryId', value)}
+      />
       <Textarea label="Notas" autosize minRows={2} {...form.getInputProps('notes')} />
       <Checkbox label="Es nuestro candidato" {...form.getInputProps('isOwn', { type: 'checkbox' })} />
       <Switch label="Activo" description="Inactivo: deja de mostrarse sin perder su historia" {...form.getInputProps('active', { type: 'checkbox' })} />
