@@ -8,7 +8,7 @@
  * metric with its table and share of voice. Keyboard only where it matters, axe on every section,
  * and a viewer sees it all without the managers' actions.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { fetchProfile } from '../../src/modules/social/social.poller';
@@ -19,7 +19,6 @@ import { assertBuilt, launchChromium } from './campaign';
 import { axeSettled, openConsole, until } from './console';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
-const DOCS = join(__dirname, '..', '..', 'docs');
 const base = '/api/social-monitoring';
 const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
 
@@ -143,7 +142,6 @@ it('shows a rival post that takes off as a live alert with its reasons, without 
 
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, 'console-social.png'), fullPage: true });
-  copyFileSync(join(ARTIFACTS, 'console-social.png'), join(DOCS, 'screens-console-social.png'));
   expect(await axeSettled(page)).toEqual([]);
 });
 
