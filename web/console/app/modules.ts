@@ -10,6 +10,7 @@ import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { territoriesPolicy } from '../../../src/modules/territories/territories.policy';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { volunteersPolicy } from '../../../src/modules/volunteers/volunteers.policy';
+import { socialPolicy } from '../../../src/modules/social/social.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 
 /** A screen of the console, or another app it links to. Who sees it comes from the module's policy, never a second list. */
@@ -82,6 +83,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: popularityPolicy.roles('read'),
     description: 'Encuestas con su ficha técnica (Ley 2494), promedio con su banda, ventaja, puntaje compuesto y DOFA',
     page: () => import('../popularity/PopularityPage'),
+  },
+  {
+    path: '/redes',
+    label: 'Redes sociales',
+    group: 'Campaña',
+    roles: socialPolicy.roles('read'),
+    description: 'Competidores y sus perfiles, publicaciones, alertas en vivo y comparaciones',
+    page: () => import('../social/SocialPage'),
   },
   {
     path: '/territorios',
