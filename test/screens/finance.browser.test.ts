@@ -147,21 +147,15 @@ describe('finance screens', () => {
 
     // Two filters changed before the screen redraws both reach the address: the router's own
     // updater reads the address of the last drawing, and lost the first of them.
-    await page.evaluate(
-      ([from, to]) => {
-        const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
-        for (const [name, value] of [
-          ['Desde', from],
-          ['Hasta', to],
-        ] as const) {
-          const label = [...document.querySelectorAll('label')].find((element) => element.textContent?.trim() === name)!;
-          const input = document.getElementById(label.htmlFor) as HTMLInputElement;
-          setValue.call(input, value);
-          input.dispatchEvent(new Event('input', { bubbles: true }));
-        }
-      },
-      [dayBefore(today()), today()],
-    );
+    await page.evaluate(`(() => {
+      const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+      for (const [name, value] of [['Desde', '${dayBefore(today())}'], ['Hasta', '${today()}']]) {
+        const label = [...document.querySelectorAll('label')].find((element) => element.textContent.trim() === name);
+        const input = document.getElementById(label.htmlFor);
+        setValue.call(input, value);
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+    })()`);
     await until(page, `new URL(location.href).searchParams.get('hasta') === '${today()}'`);
     expect(new URL(page.url()).searchParams.get('desde')).toBe(dayBefore(today()));
     await page.getByRole('button', { name: 'Quitar filtros' }).click();
