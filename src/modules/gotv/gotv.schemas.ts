@@ -54,6 +54,11 @@ export const listStationsQuery = z.object({
 
 export const stationIdParams = z.object({ id: z.uuid() });
 
+/** The stations' and voters' CSV imports: `dryRun=true` reads and checks the whole file and answers what it would write, writing nothing. */
+export const gotvImportQuery = z.object({
+  dryRun: z.enum(['true', 'false'], { error: 'expected true or false' }).default('false'),
+});
+
 export const stationView = z
   .object({
     id: z.uuid(),
