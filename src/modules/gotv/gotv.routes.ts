@@ -28,6 +28,7 @@ import {
   voterIdParams,
   voterView,
   gotvImportQuery,
+  brigadePeopleView,
 } from './gotv.schemas';
 import * as stations from './gotv.stations.service';
 import * as voters from './gotv.voters.service';
@@ -219,6 +220,18 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
     '/api/gotv/brigades',
     { summary: 'List brigades with members, stations and voter counts', access: gotvPolicy.roles('listBrigades'), response: z.object({ data: z.array(brigadeView) }) },
     async ({ ctx }) => ({ data: await brigades.listBrigades(ctx.deps.db) }),
+  )
+  .get(
+    '/api/gotv/brigade-people',
+    {
+      summary: 'The people brigades are made of: brigade users to choose from, and everyone a brigade names',
+      description:
+        'Every active user with the `brigade` role (up to 2,000), who may be made a member, and every user a brigade now names as member or leader, ' +
+        'whatever their role or state (`active: false` for a deactivated account), sorted by name. Ids and names only: for the console’s brigade screen.',
+      access: gotvPolicy.roles('listBrigades'),
+      response: brigadePeopleView,
+    },
+    async ({ ctx }) => brigades.brigadePeople(ctx.deps.db),
   )
   .get(
     '/api/gotv/brigades/:id',

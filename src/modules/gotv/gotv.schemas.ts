@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { instant } from '../../kernel/schemas';
+import { ROLES } from '../../kernel/auth/roles';
 import { pageQueryShape } from '../../kernel/page-schemas';
 import { CONTACT_OUTCOMES, INCIDENT_PHOTO_TYPES, INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
 
@@ -185,6 +186,19 @@ export const updateBrigadeBody = z
     stationIds: z.array(z.uuid()).max(500).optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), 'Give at least one field to change.');
+
+export const brigadePeopleView = z
+  .object({
+    data: z.array(
+      z.object({
+        id: z.uuid(),
+        name: z.string(),
+        role: z.enum(ROLES),
+        active: z.boolean().describe('false: a deactivated account a brigade still names'),
+      }),
+    ),
+  })
+  .meta({ id: 'BrigadePeople' });
 
 export type CreateBrigadeInput = z.infer<typeof createBrigadeBody>;
 export type UpdateBrigadeInput = z.infer<typeof updateBrigadeBody>;
