@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { instant } from '../../kernel/schemas';
 import { ROLES } from '../../kernel/auth/roles';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { CONTACT_OUTCOMES, INCIDENT_PHOTO_TYPES, INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
+import { CONTACT_OUTCOMES, INCIDENT_PHOTO_TYPES, INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.constants';
 
 const count = z.number().int().min(0).max(10_000_000);
 
