@@ -81,6 +81,11 @@ export class Api {
     return this.request<T>('PUT', path, file);
   }
 
+  /** A JSON body that replaces what the path holds (settings). */
+  putJson<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>('PUT', path, body);
+  }
+
   patch<T>(path: string, body: unknown): Promise<T> {
     return this.request<T>('PATCH', path, body);
   }

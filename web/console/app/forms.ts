@@ -36,12 +36,12 @@ export function schemaErrors(schema: z.ZodType, values: unknown, messages: Recor
 /** What an empty text field means to the API: the field left out, or `null` (clear it). */
 export type EmptyMeaning = 'absent' | 'null';
 
-/** The values as the API takes them: each field named in `emptyAs` that holds only spaces is left out or null. */
+/** The values as the API takes them: each field named in `emptyAs` that holds only spaces, or nothing (a cleared select), is left out or null. */
 export function withoutEmpty<Values extends FormValues>(values: Values, emptyAs: Partial<Record<keyof Values & string, EmptyMeaning>>): Values {
   const out: FormValues = { ...values };
   for (const [field, meaning] of Object.entries(emptyAs)) {
     const value = out[field];
-    if (!(typeof value === 'string' && value.trim() === '')) continue;
+    if (!((typeof value === 'string' && value.trim() === '') || value === null)) continue;
     if (meaning === 'null') out[field] = null;
     else delete out[field];
   }
@@ -115,7 +115,8 @@ export function applyProblem<Values extends FormValues>(form: UseFormReturnType<
   const unplaced: string[] = [];
   for (const item of error.problem?.errors ?? []) {
     const field = item.path.replace(/^(body|query)\./, '');
-    if (field in form.getValues()) form.setFieldError(field, item.message);
+    // A field inside a list or object of the form (`followingDays.0.date`) is the form's too: shown where that item is.
+    if (field.split('.')[0]! in form.getValues()) form.setFieldError(field, item.message);
     else unplaced.push(item.message);
   }
   if (error.problem?.errors?.length && !unplaced.length) return null;
