@@ -138,7 +138,7 @@ function SettingsForm({ settings, canManage }: { settings: Settings; canManage: 
   const values = form.getValues();
   const errorAt = (path: string) => say(form.errors[path]);
   const onSubmit = submit(async (body) => {
-    const saved = await api.putJson<Settings>(SETTINGS, body);
+    const saved = await api.put<Settings>(SETTINGS, body);
     queryClient.setQueryData(['gotv', 'settings'], saved);
     notifications.show({ color: 'green', message: 'Se guardaron los ajustes del día electoral.' });
   });

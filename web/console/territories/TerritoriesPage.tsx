@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, FileButton, Group, Loader, Modal, Select, Stack, Table, Text, TextInput, UnstyledButton } from '@mantine/core';
+import { Alert, Badge, Button, FileButton, Group, Loader, Modal, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
@@ -12,6 +12,7 @@ import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
 import { useSignedIn } from '../app/session';
+import { TreeToggle, treeIndent } from '../app/TreeToggle';
 
 type Territory = z.output<typeof territoryView>;
 type Level = Territory['type'];
@@ -46,7 +47,7 @@ function Branch({ parent, depth, onAct, manage }: { parent: Territory | null; de
   if (children.isPending)
     return (
       <Table.Tr>
-        <Table.Td colSpan={4} pl={depth * 24 + 8}>
+        <Table.Td colSpan={4} pl={treeIndent(depth)}>
           <Loader size="xs" aria-label="Cargando" />
         </Table.Td>
       </Table.Tr>
@@ -74,16 +75,10 @@ function Node({ territory, depth, onAct, manage }: { territory: Territory; depth
   return (
     <>
       <Table.Tr data-territory={territory.id}>
-        <Table.Td pl={depth * 24 + 8}>
-          {canHaveChildren ? (
-            <UnstyledButton onClick={() => setOpen(!open)} aria-expanded={open} fw={500}>
-              <span aria-hidden>{open ? '▾' : '▸'}</span> {territory.name}
-            </UnstyledButton>
-          ) : (
-            <Text fw={500} pl={16}>
-              {territory.name}
-            </Text>
-          )}
+        <Table.Td pl={treeIndent(depth)}>
+          <TreeToggle open={open} onToggle={() => setOpen(!open)} expandable={canHaveChildren}>
+            {territory.name}
+          </TreeToggle>
         </Table.Td>
         <Table.Td>
           <Badge variant="dot" color="gray" tt="none">
