@@ -62,6 +62,15 @@ async function votersHeld(): Promise<number> {
   return answer.text.split('\n').filter((line) => line.trim()).length - 1;
 }
 
+/** The whole screen in one picture: the viewport made as tall as the page (a full-page capture would repeat the fixed header over it). */
+async function screenshot(name: string): Promise<void> {
+  const viewport = page.viewportSize()!;
+  const height = await page.evaluate('document.documentElement.scrollHeight');
+  await page.setViewportSize({ width: viewport.width, height: Math.max(viewport.height, Number(height)) });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+  await page.setViewportSize(viewport);
+}
+
 async function choose(path: string, label: string): Promise<void> {
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: label }).click();
@@ -103,7 +112,7 @@ it('checks a stations file without writing, then imports it', async () => {
   await page.getByRole('button', { name: 'Importar' }).click();
   await page.getByText('Se importaron 3 puestos.').waitFor();
   expect((await app.http.get('/api/gotv/polling-stations').set(manager.auth).expect(200)).body.data.map((s: { code: string }) => s.code).sort()).toEqual(['P-01', 'P-02', 'P-03']);
-  await page.screenshot({ path: join(ARTIFACTS, 'console-gotv-setup-stations.png'), fullPage: true });
+  await screenshot('console-gotv-setup-stations');
 });
 
 it('previews a 2,000-row voters file, lists its 3 bad rows by line, writes nothing on the dry run, then imports 1,997', async () => {
@@ -140,7 +149,7 @@ it('previews a 2,000-row voters file, lists its 3 bad rows by line, writes nothi
   expect(await page.getByRole('region', { name: 'Revisión: así quedaría' }).textContent()).toContain('1.997Se crearían');
   expect(await votersHeld()).toBe(0);
   expect(await axeSettled(page)).toEqual([]);
-  await page.screenshot({ path: join(ARTIFACTS, 'console-gotv-setup.png'), fullPage: true });
+  await screenshot('console-gotv-setup');
 
   await page.getByRole('button', { name: 'Importar' }).focus();
   await page.keyboard.press('Enter');
@@ -191,7 +200,7 @@ it('makes a brigade of a member and a station and shows its scope on the map', a
   // Leaflet drew the three stations and the area they enclose.
   await until(page, "document.querySelectorAll('.leaflet-overlay-pane path').length === 4");
   expect(await axeSettled(page)).toEqual([]);
-  await page.screenshot({ path: join(ARTIFACTS, 'console-gotv-setup-brigades.png'), fullPage: true });
+  await screenshot('console-gotv-setup-brigades');
 });
 
 it('says beside the field what is wrong with the hours, then saves the day', async () => {
@@ -216,7 +225,7 @@ it('says beside the field what is wrong with the hours, then saves the day', asy
   // The campaign's own date is the same one.
   expect((await app.http.get('/api/campaign/settings').set(manager.auth).expect(200)).body.electionDate).toBe('2027-03-14');
   expect(await axeSettled(page)).toEqual([]);
-  await page.screenshot({ path: join(ARTIFACTS, 'console-gotv-setup-settings.png'), fullPage: true });
+  await screenshot('console-gotv-setup-settings');
 });
 
 it('lists the incidents with their photos', async () => {
