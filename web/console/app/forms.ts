@@ -41,7 +41,7 @@ export type FieldPath<Values> = (keyof Values & string) | `${keyof Values & stri
 
 /**
  * The values as the API takes them: each field named in `emptyAs` that holds only spaces (or, for
- * a number input, nothing) is left out or null. A dotted name reaches into an object (`counterparty.idNumber`).
+ * a number input or a cleared select, nothing) is left out or null. A dotted name reaches into an object (`counterparty.idNumber`).
  */
 export function withoutEmpty<Values extends FormValues>(values: Values, emptyAs: Partial<Record<FieldPath<Values>, EmptyMeaning>>): Values {
   const out: FormValues = { ...values };
@@ -61,7 +61,8 @@ export function withoutEmpty<Values extends FormValues>(values: Values, emptyAs:
     }
     if (!holder) continue;
     const value = holder[field];
-    if (!(typeof value === 'string' && value.trim() === '')) continue;
+    // A cleared select holds null: empty too.
+    if (!((typeof value === 'string' && value.trim() === '') || value === null)) continue;
     if (meaning === 'null') holder[field] = null;
     else delete holder[field];
   }
