@@ -3,6 +3,8 @@ import { calendarFeed, revokeFeedToken, rotateFeedToken } from './agenda.calenda
 import { agendaPolicy } from './agenda.policy';
 import { getSettings, replaceSettings } from './agenda.reminders';
 import {
+  attendeePageView,
+  attendeesQuery,
   checkInBody,
   checkInListView,
   checkInView,
@@ -148,6 +150,21 @@ export const agendaRouter = new ApiRouter('agenda', 'Events with RSVP, waitlist,
       response: rsvpListView,
     },
     async ({ ctx, input, actor }) => agenda.listRsvps(ctx.deps, input.params.id, input.query.status, actor),
+  )
+  .get(
+    `${base}/events/:id/attendees`,
+    {
+      summary: 'The door list: who answered or was checked in, by name',
+      description:
+        'For the organiser and managers (the door volunteer runs it as the event’s organiser). Going first, then the waitlist in order (`waitlistPosition`), maybe, declined, ' +
+        'and people checked in without an answer (walk-ins). `q` finds names (each word anywhere, accents and case ignored) or, given a contact id (a scanned code), that person. ' +
+        'Keyset pages (`cursor`).',
+      access: agendaPolicy.roles('edit'),
+      params: idParams,
+      query: attendeesQuery,
+      response: attendeePageView,
+    },
+    async ({ ctx, input, actor }) => agenda.listAttendees(ctx.deps, input.params.id, input.query, actor),
   )
   .post(
     `${base}/events/:id/shifts`,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { calendarDateOrInstant, instant } from '../../kernel/schemas';
-import { pageQueryShape } from '../../kernel/page-schemas';
+import { pageQueryShape, pageSchema } from '../../kernel/page-schemas';
 import { CHECK_IN_METHODS, EVENT_STATUSES, EVENT_TYPES, RSVP_STATUSES, VISIBILITIES } from './agenda.entities';
 
 /** An instant with its offset, as the service's `Date`. */
@@ -140,6 +140,25 @@ export const rsvpResultView = rsvpView.extend({
 });
 export const rsvpListQuery = z.object({ status: z.enum(RSVP_STATUSES).optional() });
 export const rsvpListView = z.object({ data: z.array(rsvpView) });
+
+/** The door's list: everyone who answered or was checked in, by name; `q` finds a name (accents and case ignored) or a scanned contact id. */
+export const attendeesQuery = z.object({
+  ...pageQueryShape,
+  q: z.string().trim().max(100).optional().describe('Words of a name (accents and case ignored), or a contact id as a scanned code gives it'),
+  status: z.enum(RSVP_STATUSES).optional(),
+  checkedIn: z.stringbool().optional().describe('Only those checked in (true) or not yet (false)'),
+});
+export type AttendeesInput = z.infer<typeof attendeesQuery>;
+export const attendeeView = z.object({
+  contactId: z.uuid(),
+  name: z.string(),
+  status: z.enum(RSVP_STATUSES).nullable().describe('Their answer; null for someone checked in without one (a walk-in)'),
+  waitlistPosition: z.number().int().nullable().describe('1 for the first on the waitlist'),
+  respondedAt: z.string().nullable(),
+  checkedInAt: z.string().nullable(),
+  checkInMethod: z.enum(CHECK_IN_METHODS).nullable(),
+});
+export const attendeePageView = pageSchema(attendeeView);
 
 // ───────────── shifts
 

@@ -17,6 +17,8 @@ import { eventSummary, presentCheckIn, presentEvent, presentRsvp, presentShift }
 import * as repository from './agenda.repository';
 import type { EventRecord, RsvpRecord } from './agenda.repository';
 import type {
+  AttendeesInput,
+  attendeePageView,
   CheckInInput,
   CreateEventInput,
   CreateShiftInput,
@@ -282,6 +284,54 @@ export async function listRsvps(deps: Deps, eventId: string, status: RsvpRecord[
   const rsvps = await repository.rsvpsOf(deps.db, eventId, status);
   let position = 0;
   return { data: rsvps.map((rsvp) => presentRsvp(rsvp, rsvp.status === 'waitlisted' ? ++position : null)) };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function encodeAttendeeCursor(row: repository.AttendeeRow): string {
+  return Buffer.from(JSON.stringify([row.rank, row.sortAt, row.contactId])).toString('base64url');
+}
+
+function decodeAttendeeCursor(cursor: string): repository.AttendeeAfter {
+  try {
+    const [rank, sortAt, contactId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    const instant = typeof sortAt === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(sortAt) && !Number.isNaN(Date.parse(sortAt));
+    if (Number.isInteger(rank) && instant && typeof contactId === 'string' && UUID.test(contactId)) {
+      return { rank: rank as number, sortAt: sortAt as string, contactId };
+    }
+  } catch {
+    // fall through to the refusal
+  }
+  throw invalidField('query.cursor', 'The cursor is not one this list gave out.');
+}
+
+/** The door's list: who answered or came, by name, for whoever runs the event. */
+export async function listAttendees(deps: Deps, eventId: string, query: AttendeesInput, actor: Actor): Promise<z.input<typeof attendeePageView>> {
+  const event = await visibleEvent(deps.db, actor, eventId);
+  agendaPolicy.authorize(actor, 'edit', event);
+  const text = query.q?.trim() ?? '';
+  const scanned = UUID.test(text);
+  const filter: repository.AttendeeFilter = {
+    words: scanned ? [] : text.split(/\s+/).filter(Boolean).slice(0, 8),
+    contactId: scanned ? text.toLowerCase() : undefined,
+    status: query.status,
+    checkedIn: query.checkedIn,
+  };
+  const after = query.cursor ? decodeAttendeeCursor(query.cursor) : undefined;
+  const rows = await repository.attendeesPage(deps.db, eventId, filter, { limit: query.limit + 1, after });
+  const page = rows.slice(0, query.limit);
+  return {
+    data: page.map((row) => ({
+      contactId: row.contactId,
+      name: row.name,
+      status: row.status,
+      waitlistPosition: row.waitlistPosition,
+      respondedAt: row.respondedAt?.toISOString() ?? null,
+      checkedInAt: row.checkedInAt?.toISOString() ?? null,
+      checkInMethod: row.checkInMethod,
+    })),
+    nextCursor: rows.length > query.limit ? encodeAttendeeCursor(page[page.length - 1]!) : null,
+  };
 }
 
 // ───────────── shifts
