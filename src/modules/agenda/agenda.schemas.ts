@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { calendarDateOrInstant, instant } from '../../kernel/schemas';
 import { pageQueryShape, pageSchema } from '../../kernel/page-schemas';
-import { CHECK_IN_METHODS, EVENT_STATUSES, EVENT_TYPES, RSVP_STATUSES, VISIBILITIES } from './agenda.entities';
+import { CHECK_IN_METHODS, EVENT_STATUSES, EVENT_TYPES, RSVP_STATUSES, VISIBILITIES } from './agenda.constants';
 
 /** An instant with its offset, as the service's `Date`. */
 const at = instant.transform((value) => new Date(value));
@@ -191,7 +191,8 @@ export const signupBody = z.object({ contactId: z.uuid().optional().describe('Wh
 
 // ───────────── check-in
 
-const walkIn = z
+/** Someone new at the door (`checkIn`'s `walkIn`): the console's walk-in form validates with it. */
+export const walkInBody = z
   .object({
     name: z.string().trim().min(1).max(160),
     phone: z.string().trim().min(5).max(30).optional(),
@@ -209,7 +210,7 @@ const walkIn = z
 export const checkInBody = z
   .object({
     contactId: z.uuid().optional().describe('Someone already known (scanned or picked from the list)'),
-    walkIn: walkIn.optional().describe('Someone new at the door, with their consent'),
+    walkIn: walkInBody.optional().describe('Someone new at the door, with their consent'),
     method: z.enum(['scan', 'mark']).optional().describe('How a known person was checked in (`mark` by default); walk-ins are `walk_in`'),
     shiftId: z.uuid().optional().describe('The shift they came to work'),
   })
