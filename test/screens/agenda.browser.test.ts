@@ -5,8 +5,8 @@
  * they go and the second lands on the waitlist, shown as such with their place; the door volunteer
  * who organises it finds the event from the menu, searches a name without its accent and records a
  * check-in, which the API then lists; the calendar shows the event at its Bogotá time in month and
- * week view, reached and opened by keyboard. axe on each screen. Leaves a screenshot in
- * test-artifacts/console-agenda.png.
+ * week view, reached and opened by keyboard. axe on each screen. Leaves screenshots in
+ * test-artifacts/console-agenda.png (the month) and console-agenda-waitlist.png.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -118,6 +118,8 @@ it('puts a second "going" on a full event onto the waitlist, and shows it as suc
     [people.jose, 'waitlisted', 1],
   ]);
   expect(await axeSettled(page)).toEqual([]);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, 'console-agenda-waitlist.png'), fullPage: true });
 });
 
 it('lets the door volunteer who organises it record a check-in, found from the menu and by name', async () => {
@@ -165,12 +167,10 @@ it('shows the event at its Bogotá time in month and week view, opened by keyboa
   expect(await axeSettled(page)).toEqual([]);
 
   // Keyboard only: Tab until the event's link has the focus, then Enter opens it.
+  const focused = `document.activeElement?.textContent?.includes(${JSON.stringify(TITLE)}) === true`;
   await page.getByRole('button', { name: 'Hoy' }).focus();
-  for (let presses = 0; presses < 80; presses++) {
-    await page.keyboard.press('Tab');
-    if (await page.evaluate((title) => document.activeElement?.textContent?.includes(title) ?? false, TITLE)) break;
-  }
-  await until(page, `document.activeElement?.textContent?.includes(${JSON.stringify(TITLE)}) === true`);
+  for (let presses = 0; presses < 80 && !(await page.evaluate(focused)); presses++) await page.keyboard.press('Tab');
+  await until(page, focused);
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: TITLE, level: 1 }).waitFor();
 });

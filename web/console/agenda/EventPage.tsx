@@ -6,7 +6,7 @@ import { Link, Route, Routes, useLocation, useParams } from 'react-router';
 import { agendaPolicy } from '../../../src/modules/agenda/agenda.policy';
 import { api, queryClient } from '../app/api';
 import { ConfirmDialog } from '../app/ConfirmDialog';
-import { formatDate, formatPesos, localDay } from '../app/format';
+import { formatDate, formatNumber, formatPesos, localDay, plural } from '../app/format';
 import { useLiveEvent } from '../app/live';
 import { PageLoader } from '../app/PageLoader';
 import { NotFoundPage, PageTitle } from '../app/pages';
@@ -100,7 +100,12 @@ function Summary({ event }: { event: AgendaEvent }) {
       </Text>
       {event.address && <Text>{event.address}</Text>}
       <Text>
-        {`${counts.going} confirmados${event.capacity ? ` de ${event.capacity} cupos` : ' (sin límite de cupo)'} · ${counts.waitlisted} en lista de espera · ${counts.maybe} tal vez · ${counts.checkedIn} entraron`}
+        {[
+          `${plural(counts.going, 'confirmado', 'confirmados')}${event.capacity ? ` de ${plural(event.capacity, 'cupo', 'cupos')}` : ' (sin límite de cupo)'}`,
+          `${formatNumber(counts.waitlisted)} en lista de espera`,
+          `${formatNumber(counts.maybe)} tal vez`,
+          `${plural(counts.checkedIn, 'entró', 'entraron')}`,
+        ].join(' · ')}
       </Text>
       {event.budget !== null && <Text size="sm">Presupuesto planeado: {formatPesos(event.budget)}</Text>}
       {event.status === 'cancelled' && (
