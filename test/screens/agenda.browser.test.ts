@@ -5,7 +5,9 @@
  * they go and the second lands on the waitlist, shown as such with their place; the door volunteer
  * who organises it finds the event from the menu, searches a name without its accent and records a
  * check-in, which the API then lists; the calendar shows the event at its Bogotá time in month and
- * week view, reached and opened by keyboard. axe on each screen. Leaves screenshots in
+ * week view, reached and opened by keyboard. Then a walk-in with their consent, a shift, inventory
+ * refused beyond what is free and then held, a task ticked off, and a personal calendar address
+ * copied and read by the feed. axe on each screen. Leaves screenshots in
  * test-artifacts/console-agenda.png (the month) and console-agenda-waitlist.png.
  */
 import { mkdirSync } from 'node:fs';
@@ -173,4 +175,91 @@ it('shows the event at its Bogotá time in month and week view, opened by keyboa
   await until(page, focused);
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: TITLE, level: 1 }).waitFor();
+});
+
+it('records a walk-in at the door with their consent, the errors beside the fields first', async () => {
+  await page.goto(`${app.url}/agenda/${eventId}/puerta`);
+  const form = page.getByRole('region', { name: 'Llegó alguien sin inscribirse' });
+  const consent = form.getByLabel('Autorización de datos que aceptó');
+  await form.getByLabel('Nombre').fill('Pedro Puerta');
+  await consent.fill('Autorizo a la campaña a tratar mis datos para invitarme a sus eventos.');
+  await form.getByRole('button', { name: 'Registrar su entrada' }).click();
+  await form.getByText('Escriba un teléfono o un correo.').waitFor();
+  await form.getByLabel('Teléfono').fill('+57 320 999 8877');
+  await consent.fill('Autorizo');
+  await form.getByRole('button', { name: 'Registrar su entrada' }).click();
+  await until(page, `document.querySelector('textarea[aria-invalid=true]') !== null`);
+  expect(
+    await app.http
+      .get(`/api/agenda/events/${eventId}/check-ins`)
+      .set(manager.auth)
+      .then((answer) => answer.body.data.length),
+  ).toBe(1);
+  await consent.fill('Autorizo a la campaña a tratar mis datos para invitarme a sus eventos.');
+  await form.getByRole('button', { name: 'Registrar su entrada' }).click();
+  await page.getByText(/^Entrada registrada: Pedro Puerta, a las \d\d:\d\d\.$/).waitFor();
+  await row('Pedro Puerta').getByText('Sin respuesta (llegó sin inscribirse)').waitFor();
+  // The authorisation stays for the next person at the same door.
+  expect(await consent.inputValue()).toMatch(/^Autorizo a la campaña/);
+  const checkIns = (await app.http.get(`/api/agenda/events/${eventId}/check-ins`).set(manager.auth).expect(200)).body.data;
+  expect(checkIns.map((item: { method: string }) => item.method).sort()).toEqual(['mark', 'walk_in']);
+  expect(await axeSettled(page)).toEqual([]);
+});
+
+it("keeps the event's shifts, inventory and tasks", async () => {
+  const sound = (await app.http.post('/api/agenda/resources').set(manager.auth).send({ name: 'Sonido', quantity: 2, unit: 'equipos' }).expect(201)).body;
+  await page.goto(`${app.url}/agenda/${eventId}`);
+  const shifts = page.getByRole('region', { name: 'Turnos del equipo' });
+  await shifts.getByLabel('Tarea del turno').fill('Registro');
+  await shifts.getByRole('button', { name: 'Agregar turno' }).click();
+  await shifts.getByText('Elija la hora de inicio del turno.').waitFor();
+  await shifts.getByLabel('Desde').fill(startLocal.time);
+  await shifts.getByLabel('Hasta').fill(endLocal.time);
+  await shifts.getByRole('textbox', { name: 'Cupos' }).fill('2');
+  await shifts.getByRole('button', { name: 'Agregar turno' }).click();
+  await shifts.getByRole('row').filter({ hasText: 'Registro' }).getByText('0 de 2 ocupados').waitFor();
+
+  const inventory = page.getByRole('region', { name: 'Inventario para el evento' });
+  await inventory.getByRole('combobox', { name: /^Recurso/ }).selectOption(sound.id);
+  await inventory.getByRole('textbox', { name: 'Cantidad' }).first().fill('3');
+  await inventory.getByRole('button', { name: 'Reservar' }).click();
+  await inventory.getByText('No hay unidades libres suficientes en ese lapso: otros eventos ya las tienen.').waitFor();
+  await inventory.getByRole('textbox', { name: 'Cantidad' }).first().fill('2');
+  await inventory.getByRole('button', { name: 'Reservar' }).click();
+  await inventory.getByRole('row').filter({ hasText: 'Sonido' }).getByText('2 equipos').waitFor();
+  expect(await axeSettled(page)).toEqual([]);
+
+  await page.getByRole('link', { name: 'Tareas' }).click();
+  const tasks = page.getByRole('region', { name: 'Tareas del evento' });
+  await tasks.getByLabel('Nueva tarea').fill('Llevar la lista impresa');
+  await tasks.getByLabel('Asignármela').check();
+  await tasks.getByRole('button', { name: 'Agregar tarea' }).click();
+  const task = tasks.getByRole('checkbox', { name: 'Llevar la lista impresa' });
+  await task.waitFor();
+  // Ticked when the API has it done (the box shows the server's state).
+  await task.click();
+  await tasks.getByText(/^Hecha el /).waitFor();
+  expect(await task.isChecked()).toBe(true);
+  const saved = (await app.http.get(`/api/agenda/events/${eventId}/tasks`).set(manager.auth).expect(200)).body.data;
+  expect(saved).toEqual([expect.objectContaining({ title: 'Llevar la lista impresa', assigneeId: manager.id, done: true })]);
+  expect(await axeSettled(page)).toEqual([]);
+});
+
+it('hands out a personal calendar address with a copy button, and the feed lists the internal event', async () => {
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+  await page.goto(`${app.url}/agenda`);
+  await page.getByRole('button', { name: 'Crear mi dirección personal' }).click();
+  const address = page.getByRole('textbox', { name: 'Mi calendario del equipo' });
+  await address.waitFor();
+  const url = new URL(await address.inputValue());
+  expect(url.pathname).toBe('/api/agenda/events.ics');
+  await page.getByRole('button', { name: 'Copiar: Mi calendario del equipo' }).click();
+  await page.getByRole('button', { name: 'Copiar: Mi calendario del equipo' }).getByText('Copiado').waitFor();
+  expect(await page.evaluate('navigator.clipboard.readText()')).toBe(url.toString());
+  // The address alone (no header: a calendar app) lists the team's internal event.
+  const feed = await app.http.get(`${url.pathname}${url.search}`).expect(200);
+  expect(feed.headers['content-type']).toMatch(/^text\/calendar/);
+  expect(feed.text).toContain(TITLE);
+  // The public one does not.
+  expect((await app.http.get('/api/agenda/events.ics').expect(200)).text).not.toContain(TITLE);
 });

@@ -9,6 +9,7 @@ import { formatTime } from '../app/format';
 import { useSchemaForm } from '../app/forms';
 import { problemMessage } from '../app/problems';
 import { ServerTable, type Column } from '../app/ServerTable';
+import { TONES } from '../app/tones';
 import { AGENDA_PROBLEMS, attendeesPath, eventPath, type AgendaEvent, type Attendee, type CheckInResult } from './data';
 import { AnswerBadge, refreshPeople } from './RsvpSection';
 
@@ -117,7 +118,7 @@ export function DoorSection({ event }: { event: AgendaEvent }) {
       render: (row) =>
         row.checkedInAt ? (
           <Group gap="xs" wrap="nowrap">
-            <Text size="sm" fw={600} c="green.9">
+            <Text size="sm" fw={600} c={TONES.green.text}>
               Entró a las <time dateTime={row.checkedInAt}>{formatTime(row.checkedInAt)}</time>
             </Text>
             <Button size="compact-xs" variant="subtle" onClick={() => setUndoing(row)} aria-label={`Deshacer la entrada de ${row.name}`}>

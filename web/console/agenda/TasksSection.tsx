@@ -8,6 +8,7 @@ import { formatDateTime, localInstant } from '../app/format';
 import { useSchemaForm } from '../app/forms';
 import { problemMessage } from '../app/problems';
 import { useSignedIn } from '../app/session';
+import { TONES } from '../app/tones';
 import { useNow } from '../app/useNow';
 import { AGENDA_PROBLEMS, eventPath, type AgendaEvent, type Task } from './data';
 
@@ -74,7 +75,7 @@ export function TasksSection({ event, runs }: { event: AgendaEvent; runs: boolea
                     onChange={(tick) => void change(task, { done: tick.currentTarget.checked })}
                     styles={{ label: { textDecoration: task.done ? 'line-through' : undefined } }}
                   />
-                  <Text size="xs" ml={32} c={overdue(task) ? 'red.9' : undefined}>
+                  <Text size="xs" ml={32} c={overdue(task) ? TONES.red.text : undefined}>
                     {[
                       task.done
                         ? `Hecha${task.doneAt ? ` el ${formatDateTime(task.doneAt)}` : ''}`
