@@ -1,8 +1,11 @@
 /**
- * The door's list (`GET /api/agenda/events/:id/attendees`): everyone who answered or was checked in
+ * What the console's agenda screens read beyond the events. The door's list
+ * (`GET /api/agenda/events/:id/attendees`): everyone who answered or was checked in
  * to an event, by name, going first and then the waitlist in its order; found by words of a name
  * (accents and case ignored) or by a scanned contact id; paged by keyset cursors. For the
- * organiser (a volunteer running the door) and managers; bad input is a 400, never a 500.
+ * organiser (a volunteer running the door) and managers; bad input is a 400, never a 500. And
+ * who may be named organiser (`GET /api/agenda/organisers`): active accounts whose role may run an
+ * event, for managers.
  */
 import { newId } from '../../src/kernel/ids';
 import { sql } from '../../src/kernel/sql';
@@ -129,5 +132,37 @@ describe('the door list', () => {
     const forged = Buffer.from(JSON.stringify([0, 'no es una fecha', ana])).toString('base64url');
     expect(paths(expectProblem(await attendees(eventId, { cursor: forged }), 400))).toContain('query.cursor');
     expectProblem(await attendees(newId()), 404);
+  });
+});
+
+describe('who may organise', () => {
+  it('lists active accounts whose role may run an event, by name, for managers', async () => {
+    const answer = await t.app.http.get(`${base}/organisers`).query({ limit: 200 }).set(t.manager.auth).expect(200);
+    const ids = answer.body.data.map((user: { id: string }) => user.id);
+    expect(ids).toEqual(expect.arrayContaining([t.admin.id, t.manager.id, t.volunteer.id, t.brigade.id]));
+    // A viewer cannot run an event: not offered.
+    expect(ids).not.toContain(t.viewer.id);
+    const found = await t.app.http.get(`${base}/organisers`).query({ q: t.volunteer.email.toUpperCase() }).set(t.manager.auth).expect(200);
+    expect(found.body.data).toEqual([{ id: t.volunteer.id, name: expect.any(String), role: 'volunteer' }]);
+  });
+
+  it('is for managers; bad input is a 400', async () => {
+    expectProblem(await t.app.http.get(`${base}/organisers`).set(t.volunteer.auth), 403);
+    expectProblem(await t.app.http.get(`${base}/organisers`).set(t.viewer.auth), 403);
+    expectProblem(await t.app.http.get(`${base}/organisers`), 401);
+    const paths = (problem: Record<string, unknown>) => ((problem.errors as { path: string }[] | undefined) ?? []).map((error) => error.path);
+    expect(
+      paths(
+        expectProblem(
+          await t.app.http
+            .get(`${base}/organisers`)
+            .query({ q: 'x'.repeat(101) })
+            .set(t.manager.auth),
+          400,
+        ),
+      ),
+    ).toContain('query.q');
+    expect(paths(expectProblem(await t.app.http.get(`${base}/organisers`).query({ limit: 500 }).set(t.manager.auth), 400))).toContain('query.limit');
+    expect(paths(expectProblem(await t.app.http.get(`${base}/organisers`).query({ cursor: 'bm8' }).set(t.manager.auth), 400))).toContain('query.cursor');
   });
 });

@@ -2,9 +2,9 @@
  * The console's Agenda screens in headless Chromium against a listening test app, with the browser
  * in Tokyo's zone (the screens must show Bogotá's time whatever the browser's): a manager creates
  * an event with capacity 1 through the form (its errors beside the fields first); two people say
- * they go and the second lands on the waitlist, shown as such with their place; the door volunteer
- * who organises it finds the event from the menu, searches a name without its accent and records a
- * check-in, which the API then lists; the calendar shows the event at its Bogotá time in month and
+ * they go and the second lands on the waitlist, shown as such with their place; the manager makes
+ * the door volunteer its organiser in the form, and the volunteer finds the event from the menu,
+ * searches a name without its accent and records a check-in, which the API then lists; the calendar shows the event at its Bogotá time in month and
  * week view, reached and opened by keyboard. Then a walk-in with their consent, a shift, inventory
  * refused beyond what is free and then held, a task ticked off, and a personal calendar address
  * copied and read by the feed. axe on each screen. Leaves screenshots in
@@ -125,7 +125,16 @@ it('puts a second "going" on a full event onto the waitlist, and shows it as suc
 });
 
 it('lets the door volunteer who organises it record a check-in, found from the menu and by name', async () => {
-  await app.http.patch(`/api/agenda/events/${eventId}`).set(manager.auth).send({ organiserId: doorVolunteer.id }).expect(200);
+  // The manager names the volunteer organiser in the event's form.
+  await page.goto(`${app.url}/agenda/${eventId}/editar`);
+  await page.getByRole('combobox', { name: 'Quién lo organiza' }).fill('Valeria');
+  await page.getByRole('option', { name: /Valeria Puerta/ }).click();
+  expect(await axeSettled(page)).toEqual([]);
+  await page.getByRole('button', { name: 'Guardar cambios' }).click();
+  await page.waitForURL(new RegExp(`/agenda/${eventId}$`));
+  const saved = (await app.http.get(`/api/agenda/events/${eventId}`).set(manager.auth).expect(200)).body;
+  expect(saved).toMatchObject({ organiserId: doorVolunteer.id, capacity: 1, startsAt: start.toISOString(), endsAt: end.toISOString() });
+
   const door = await openConsole(browser, app, doorVolunteer, '/', { timezoneId: 'Asia/Tokyo' });
   try {
     // A volunteer's home lists what the policy lets them use: the door among it.

@@ -17,6 +17,8 @@ import {
   eventView,
   idParams,
   listEventsQuery,
+  organiserPageView,
+  organisersQuery,
   rsvpBody,
   rsvpListQuery,
   rsvpListView,
@@ -252,6 +254,18 @@ export const agendaRouter = new ApiRouter('agenda', 'Events with RSVP, waitlist,
       await agenda.undoCheckIn(ctx.deps, input.params.id, input.params.contactId, actor);
       return undefined;
     },
+  )
+  .get(
+    `${base}/organisers`,
+    {
+      summary: 'Who may organise an event',
+      description:
+        'Active accounts whose role may run an event they organise (edit it, take its answers, check people in at its door): what `organiserId` is for. By name; `q` in the name or email.',
+      access: agendaPolicy.roles('create'),
+      query: organisersQuery,
+      response: organiserPageView,
+    },
+    async ({ input, em }) => agenda.listOrganisers(em, input.query),
   )
   .get(
     `${base}/users/:userId/contact`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { calendarDateOrInstant, instant } from '../../kernel/schemas';
+import { calendarDateOrInstant, instant, roleSchema } from '../../kernel/schemas';
 import { pageQueryShape, pageSchema } from '../../kernel/page-schemas';
 import { CHECK_IN_METHODS, EVENT_STATUSES, EVENT_TYPES, RSVP_STATUSES, VISIBILITIES } from './agenda.constants';
 
@@ -230,6 +230,15 @@ export const checkInView = z.object({
 export const checkInListView = z.object({
   data: z.array(z.object({ id: z.uuid(), contactId: z.uuid(), shiftId: z.uuid().nullable(), method: z.enum(CHECK_IN_METHODS), checkedInAt: z.string() })),
 });
+
+// ───────────── organisers
+
+export const organisersQuery = z.object({
+  ...pageQueryShape,
+  q: z.string().trim().min(1).max(100).optional().describe('In the name or the email, any case'),
+});
+export const organiserView = z.object({ id: z.uuid(), name: z.string(), role: roleSchema }).describe('An active account whose role may run an event');
+export const organiserPageView = pageSchema(organiserView);
 
 // ───────────── accounts
 

@@ -2,12 +2,14 @@ import type { z } from 'zod';
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import { instantAt } from '../../kernel/calendar';
 import type { AppDeps } from '../../kernel/context';
-import type { Actor } from '../../kernel/auth/roles';
+import { ROLES, roleAllowed, type Actor } from '../../kernel/auth/roles';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PageRequest } from '../../kernel/page-schemas';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import { sql, type Queries } from '../../kernel/sql';
 import { arrivingContact, contactExists, ensureConsentText, normalisePhone } from '../audience';
-import { findUser } from '../auth';
+import { findUser, userPage } from '../auth';
 import { assertTerritoriesExist } from '../territories';
 import { dispatchNotices } from '../notices';
 import { AGENDA_ROOM } from './agenda.events';
@@ -498,6 +500,17 @@ export async function undoCheckIn(deps: Deps, eventId: string, contactId: string
   agendaPolicy.authorize(actor, 'edit', event);
   if (!(await repository.deleteCheckIn(deps.db, eventId, contactId))) throw new NotFoundError('This person was not checked in to this event.');
   attendanceChanged(deps);
+}
+
+// ───────────── organisers
+
+/** The roles that may run an event they organise (the policy's `edit`, admins included). */
+const ORGANISER_ROLES = ROLES.filter((role) => roleAllowed(role, agendaPolicy.roles('edit')));
+
+/** Who may be named an event's organiser and so run its door: active accounts of those roles, by name. */
+export async function listOrganisers(em: EntityManager, query: PageRequest & { q?: string | undefined }) {
+  const page = await userPage(em, { roles: ORGANISER_ROLES, active: true, q: query.q }, query);
+  return { data: page.data.map((user) => ({ id: user.id, name: user.name, role: user.role })), nextCursor: page.nextCursor };
 }
 
 // ───────────── accounts

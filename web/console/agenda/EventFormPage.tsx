@@ -10,8 +10,29 @@ import { useSchemaForm } from '../app/forms';
 import { PageLoader } from '../app/PageLoader';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
-import { TerritorySelect } from '../app/SearchSelect';
+import { SearchSelect, TerritorySelect } from '../app/SearchSelect';
+import { useSignedIn } from '../app/session';
+import { agendaPolicy } from '../../../src/modules/agenda/agenda.policy';
+import { roles as ROLE_LABELS } from '../../lib/labels';
+import type { Page } from '../../lib/api-types';
 import { AGENDA_PROBLEMS, EVENTS_PATH, TYPE_LABELS, VISIBILITY_LABELS, eventPath, type AgendaEvent } from './data';
+
+const ORGANISERS_PATH = '/api/agenda/organisers';
+type Organiser = { id: string; name: string; role: keyof typeof ROLE_LABELS };
+const organiserLabel = (organiser: Organiser) => `${organiser.name} (${ROLE_LABELS[organiser.role]})`;
+
+/** The accounts that may run an event, found by name or email. */
+const ORGANISERS = {
+  queryKey: ['agenda', 'organisers'],
+  search: async (text: string) => {
+    const page = await api.get<Page<Organiser>>(`${ORGANISERS_PATH}?limit=20${text.trim() ? `&q=${encodeURIComponent(text.trim().slice(0, 100))}` : ''}`);
+    return page.data.map((organiser) => ({ value: organiser.id, label: organiserLabel(organiser) }));
+  },
+  resolve: async (id: string) => {
+    const found = (await api.all<Organiser>(ORGANISERS_PATH, 2000)).find((organiser) => organiser.id === id);
+    return found ? organiserLabel(found) : 'Una cuenta que ya no puede organizar';
+  },
+} as const;
 
 /** A wall-clock time of Bogotá (`19:00`) from an instant. */
 const localClock = (instant: string) => new Date(instant).toLocaleTimeString('en-GB', { timeZone: CAMPAIGN_TIME_ZONE, hour: '2-digit', minute: '2-digit', hour12: false });
@@ -38,6 +59,7 @@ function valuesOf(event: AgendaEvent | undefined) {
     description: event?.description ?? '',
     address: event?.address ?? '',
     territoryId: (event?.territoryId ?? null) as string | null,
+    organiserId: (event?.organiserId ?? null) as string | null,
     capacity: (event?.capacity ?? '') as number | null,
     visibility: (event?.visibility ?? 'internal') as Visibility,
     budget: (event?.budget ?? '') as number | null,
@@ -54,6 +76,8 @@ const MESSAGES = {
 /** The event's fields: title, type, when in Bogotá, place, capacity, visibility, budget. New events also choose draft or scheduled. */
 function EventForm({ event }: { event?: AgendaEvent }) {
   const navigate = useNavigate();
+  const { user } = useSignedIn();
+  const mayChooseOrganiser = agendaPolicy.allows(user, 'create');
   const [when, setWhen] = useState<When>(() => whenOf(event));
   const schema = event ? updateEventBody : createEventBody;
   const { form, submit, submitting, formError } = useSchemaForm(
@@ -77,7 +101,7 @@ function EventForm({ event }: { event?: AgendaEvent }) {
   };
 
   const onSubmit = submit(async (values) => {
-    const body = { ...values, territoryId: values.territoryId ?? (event ? null : undefined) };
+    const body = { ...values, territoryId: values.territoryId ?? (event ? null : undefined), organiserId: values.organiserId ?? (event ? null : undefined) };
     const saved = event ? await api.patch<AgendaEvent>(eventPath(event.id), body) : await api.post<AgendaEvent>(EVENTS_PATH, body);
     await queryClient.invalidateQueries({ queryKey: ['agenda'] });
     await navigate(`/agenda/${saved.id}`);
@@ -118,6 +142,17 @@ function EventForm({ event }: { event?: AgendaEvent }) {
           Dónde y cuántos
         </Title>
         <TextInput label="Dirección" {...form.getInputProps('address')} />
+        {mayChooseOrganiser && (
+          <SearchSelect
+            label="Quién lo organiza"
+            description="Lo edita, toma las respuestas y registra las entradas en la puerta (un voluntario de la puerta, por ejemplo). Vacío: quien lo crea."
+            placeholder="Buscar por nombre o correo…"
+            {...ORGANISERS}
+            value={(form.getValues().organiserId as string | null) ?? null}
+            onChange={(value) => form.setFieldValue('organiserId', value)}
+            error={form.errors.organiserId}
+          />
+        )}
         <TerritorySelect label="Territorio" value={(form.getValues().territoryId as string | null) ?? null} onChange={(value) => form.setFieldValue('territoryId', value)} />
         <Group grow align="flex-start">
           <NumberInput
