@@ -156,6 +156,8 @@ it('lets the door volunteer who organises it record a check-in, found from the m
   }
   const checkIns = (await app.http.get(`/api/agenda/events/${eventId}/check-ins`).set(manager.auth).expect(200)).body.data;
   expect(checkIns).toEqual([expect.objectContaining({ contactId: people.ana, method: 'mark' })]);
+  // The manager's page of the event, open all along, follows without a reload (agenda:attendance).
+  await page.getByText(/· 1 entró$/).waitFor();
 });
 
 it('shows the event at its Bogotá time in month and week view, opened by keyboard', async () => {

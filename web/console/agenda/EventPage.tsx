@@ -16,7 +16,7 @@ import { TONES } from '../app/tones';
 import { AGENDA_PROBLEMS, STATUS_LABELS, STATUS_TONES, TYPE_LABELS, VISIBILITY_LABELS, eventKey, eventPath, timeRange, type AgendaEvent } from './data';
 import { DoorSection } from './DoorSection';
 import { LogisticsSection } from './LogisticsSection';
-import { RsvpSection } from './RsvpSection';
+import { RsvpSection, refreshPeople } from './RsvpSection';
 import { TasksSection } from './TasksSection';
 
 /** The event page's sections as links under its title: what the role may open. */
@@ -130,6 +130,10 @@ export default function EventPage() {
   const event = useQuery({ queryKey: eventKey(id!), queryFn: () => api.get<AgendaEvent>(eventPath(id!)) });
   useLiveEvent('agenda:event', (change) => {
     if (id && change.event.id === id) void queryClient.invalidateQueries({ queryKey: eventKey(id) });
+  });
+  // Another device at the same door checked someone in: the counts and the list follow.
+  useLiveEvent('agenda:attendance', (attendance) => {
+    if (id && attendance.events.some((open) => open.eventId === id)) void refreshPeople(id);
   });
   if (event.isError)
     return (
