@@ -4,11 +4,12 @@
  * an event with capacity 1 through the form (its errors beside the fields first); two people say
  * they go and the second lands on the waitlist, shown as such with their place; the manager makes
  * the door volunteer its organiser in the form, and the volunteer finds the event from the menu,
- * searches a name without its accent and records a check-in, which the API then lists; the calendar shows the event at its Bogotá time in month and
- * week view, reached and opened by keyboard. Then a walk-in with their consent, a shift, inventory
- * refused beyond what is free and then held, a task ticked off, and a personal calendar address
- * copied and read by the feed. axe on each screen. Leaves screenshots in
- * test-artifacts/console-agenda.png (the month) and console-agenda-waitlist.png.
+ * searches a name without its accent and records a check-in, which the API then lists (and the
+ * manager's open page follows live); the calendar shows the event at its Bogotá time in month and
+ * week view, reached and opened by keyboard. Then a scanned code checked in at once, a walk-in
+ * with their consent, a shift, inventory refused beyond what is free and then held, a task ticked
+ * off, and a personal calendar address copied and read by the feed. axe on each screen. Leaves
+ * screenshots in test-artifacts/console-agenda.png (the month) and console-agenda-waitlist.png.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -188,8 +189,15 @@ it('shows the event at its Bogotá time in month and week view, opened by keyboa
   await page.getByRole('heading', { name: TITLE, level: 1 }).waitFor();
 });
 
-it('records a walk-in at the door with their consent, the errors beside the fields first', async () => {
+it('checks in a scanned code at once, and a walk-in with their consent (errors beside the fields first)', async () => {
   await page.goto(`${app.url}/agenda/${eventId}/puerta`);
+  // A reader types the code and Enter: José is checked in by scan, no click needed.
+  await page.getByRole('searchbox', { name: 'Nombre o código escaneado' }).fill(people.jose!);
+  await page.keyboard.press('Enter');
+  await page.getByText(/^Entrada registrada: José Pérez, a las \d\d:\d\d\.$/).waitFor();
+  await row('José Pérez')
+    .getByText(/Entró a las/)
+    .waitFor();
   const form = page.getByRole('region', { name: 'Llegó alguien sin inscribirse' });
   const consent = form.getByLabel('Autorización de datos que aceptó');
   await form.getByLabel('Nombre').fill('Pedro Puerta');
@@ -205,7 +213,7 @@ it('records a walk-in at the door with their consent, the errors beside the fiel
       .get(`/api/agenda/events/${eventId}/check-ins`)
       .set(manager.auth)
       .then((answer) => answer.body.data.length),
-  ).toBe(1);
+  ).toBe(2);
   await consent.fill('Autorizo a la campaña a tratar mis datos para invitarme a sus eventos.');
   await form.getByRole('button', { name: 'Registrar su entrada' }).click();
   await page.getByText(/^Entrada registrada: Pedro Puerta, a las \d\d:\d\d\.$/).waitFor();
@@ -213,7 +221,7 @@ it('records a walk-in at the door with their consent, the errors beside the fiel
   // The authorisation stays for the next person at the same door.
   expect(await consent.inputValue()).toMatch(/^Autorizo a la campaña/);
   const checkIns = (await app.http.get(`/api/agenda/events/${eventId}/check-ins`).set(manager.auth).expect(200)).body.data;
-  expect(checkIns.map((item: { method: string }) => item.method).sort()).toEqual(['mark', 'walk_in']);
+  expect(checkIns.map((item: { method: string }) => item.method).sort()).toEqual(['mark', 'scan', 'walk_in']);
   expect(await axeSettled(page)).toEqual([]);
 });
 
