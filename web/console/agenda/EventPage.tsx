@@ -2,7 +2,7 @@ import { Alert, Anchor, Badge, Button, Group, Stack, Text, Textarea } from '@man
 import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, Route, Routes, useLocation, useParams } from 'react-router';
+import { Link, Route, Routes, useParams } from 'react-router';
 import { agendaPolicy } from '../../../src/modules/agenda/agenda.policy';
 import { api, queryClient } from '../app/api';
 import { ConfirmDialog } from '../app/ConfirmDialog';
@@ -11,6 +11,7 @@ import { useLiveEvent } from '../app/live';
 import { PageLoader } from '../app/PageLoader';
 import { NotFoundPage, PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
+import { SectionTabs, type Section } from '../app/SectionTabs';
 import { useSignedIn } from '../app/session';
 import { TONES } from '../app/tones';
 import { AGENDA_PROBLEMS, STATUS_LABELS, STATUS_TONES, TYPE_LABELS, VISIBILITY_LABELS, eventKey, eventPath, timeRange, type AgendaEvent } from './data';
@@ -19,37 +20,20 @@ import { LogisticsSection } from './LogisticsSection';
 import { RsvpSection, refreshPeople } from './RsvpSection';
 import { TasksSection } from './TasksSection';
 
-/** The event page's sections as links under its title: what the role may open. */
+/** The event page's sections as links under its title: answers and the door only for those who run it. */
 function EventTabs({ event, runs }: { event: AgendaEvent; runs: boolean }) {
-  const { pathname } = useLocation();
   const base = `/agenda/${event.id}`;
-  const sections = [
-    { path: base, label: 'Turnos e inventario' },
+  const sections: Section[] = [
+    { path: base, label: 'Turnos e inventario', roles: [] },
     ...(runs
       ? [
-          { path: `${base}/respuestas`, label: 'Respuestas y lista de espera' },
-          { path: `${base}/puerta`, label: 'Puerta (registrar entradas)' },
+          { path: `${base}/respuestas`, label: 'Respuestas y lista de espera', roles: [] },
+          { path: `${base}/puerta`, label: 'Puerta (registrar entradas)', roles: [] },
         ]
       : []),
-    { path: `${base}/tareas`, label: 'Tareas' },
+    { path: `${base}/tareas`, label: 'Tareas', roles: [] },
   ];
-  const current = pathname.replace(/\/+$/, '');
-  return (
-    <Group component="nav" aria-label="Secciones del evento" gap={4} mb="md">
-      {sections.map((section) => (
-        <Button
-          key={section.path}
-          component={Link}
-          to={section.path}
-          size="compact-sm"
-          variant={current === section.path ? 'filled' : 'subtle'}
-          aria-current={current === section.path ? 'page' : undefined}
-        >
-          {section.label}
-        </Button>
-      ))}
-    </Group>
-  );
+  return <SectionTabs label="Secciones del evento" sections={sections} />;
 }
 
 /** Cancelling is final: everyone going, waiting or signed up is told, once, with the reason. */
