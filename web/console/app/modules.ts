@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import { rolePermitted, type Role } from '../../../src/kernel/auth/roles';
+import { agendaPolicy } from '../../../src/modules/agenda/agenda.policy';
 import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { authPolicy } from '../../../src/modules/auth/auth.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
@@ -91,6 +92,22 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: socialPolicy.roles('read'),
     description: 'Competidores y sus perfiles, publicaciones, alertas en vivo y comparaciones',
     page: () => import('../social/SocialPage'),
+  },
+  {
+    path: '/agenda',
+    label: 'Agenda',
+    group: 'Organización',
+    roles: agendaPolicy.roles('read'),
+    description: 'Calendario de eventos en hora de Bogotá: respuestas con lista de espera, turnos, inventario, tareas y calendario para suscribirse',
+    page: () => import('../agenda/AgendaPage'),
+  },
+  {
+    path: '/agenda/puerta',
+    label: 'Registrar entradas',
+    group: 'Organización',
+    roles: agendaPolicy.roles('edit'),
+    description: 'La puerta de los eventos que organiza: buscar por nombre o leer el código, y registrar a quien llega sin inscribirse',
+    page: () => import('../agenda/DoorPage'),
   },
   {
     path: '/territorios',
