@@ -4,13 +4,13 @@ import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { authPolicy } from '../../../src/modules/auth/auth.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
 import { financePolicy } from '../../../src/modules/finance/finance.policy';
-import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
 import { popularityPolicy } from '../../../src/modules/popularity/popularity.policy';
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { territoriesPolicy } from '../../../src/modules/territories/territories.policy';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { volunteersPolicy } from '../../../src/modules/volunteers/volunteers.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
+import { WEB_APPS } from '../../lib/apps';
 
 /** A screen of the console, or another app it links to. Who sees it comes from the module's policy, never a second list. */
 export interface ConsoleEntry {
@@ -119,7 +119,7 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     path: '/war-room/',
     label: 'Sala de situación',
     group: 'Día electoral',
-    roles: gotvPolicy.roles('followWarRoom'),
+    roles: WEB_APPS.warRoom.roles,
     description: 'Mapa de puestos, participación y proyección en vivo',
     external: true,
   },
@@ -127,7 +127,7 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     path: '/brigada/',
     label: 'App de brigada',
     group: 'Día electoral',
-    roles: gotvPolicy.roles('reportAt'),
+    roles: WEB_APPS.brigada.roles,
     description: 'Reportar quién votó desde el celular, con o sin señal',
     external: true,
   },
