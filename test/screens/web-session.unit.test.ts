@@ -9,7 +9,7 @@ import { gotvPolicy } from '../../src/modules/gotv/gotv.policy';
 import { ApiError, NetworkError } from '../../web/lib/api';
 import { WEB_APPS } from '../../web/lib/apps';
 import { AccessRefused, WebSession, type Session } from '../../web/lib/session';
-import { signInFailure } from '../../web/lib/sign-in-form';
+import { signInFailure } from '../../web/lib/sign-in-failure';
 
 /** sessionStorage / localStorage as the browser has them, in memory. */
 class MemoryStorage implements Storage {

@@ -1,6 +1,6 @@
-import { ApiError, NetworkError } from './api';
 import { byId, setText } from './dom';
-import { AccessRefused, type Session, type WebSession } from './session';
+import type { Session, WebSession } from './session';
+import { signInFailure } from './sign-in-failure';
 
 /**
  * The sign-in form of the plain-TS apps (war room, brigade app): `#login-form` with `#email` and
@@ -25,12 +25,4 @@ export function showSignIn(screen: HTMLElement, message = ''): void {
   screen.hidden = true;
   byId('login').hidden = false;
   setText(byId('login-error'), message);
-}
-
-/** What a sign-in form says when signing in failed (the console's form says it with its own fields). */
-export function signInFailure(error: unknown): string {
-  if (error instanceof AccessRefused) return error.message;
-  if (error instanceof ApiError && error.status === 401) return 'Correo o contraseña incorrectos.';
-  if (error instanceof NetworkError) return 'Sin conexión: para ingresar se necesita red.';
-  return 'No se pudo ingresar. Intente de nuevo.';
 }
