@@ -17,7 +17,7 @@ import { socialPolicy } from '../../../src/modules/social/social.policy';
 import { WHATSAPP_INBOX_ROOM, WHATSAPP_ROOM } from '../../../src/modules/whatsapp/whatsapp.events';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 import type { LiveState } from '../../lib/live';
-import { api, queryClient } from './api';
+import { queryClient, webSession } from './api';
 import { useSession } from './session';
 
 /** The rooms the console listens to, each with the policy rule the server applies when it is joined. */
@@ -64,7 +64,7 @@ const connection = {
     void import('../../lib/live').then(({ connectLive }) => {
       if (!current) return;
       const opened = connectLive({
-        token: () => api.current?.token,
+        token: () => webSession.current?.token,
         rooms,
         onState: (state) => {
           if (current) connection.set({ state, socket: opened });

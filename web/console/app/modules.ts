@@ -13,6 +13,7 @@ import { qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { volunteersPolicy } from '../../../src/modules/volunteers/volunteers.policy';
 import { socialPolicy } from '../../../src/modules/social/social.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
+import { WEB_APPS } from '../../lib/apps';
 
 /** A screen of the console, or another app it links to. Who sees it comes from the module's policy, never a second list. */
 export interface ConsoleEntry {
@@ -177,7 +178,7 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     path: '/war-room/',
     label: 'Sala de situación',
     group: 'Día electoral',
-    roles: gotvPolicy.roles('followWarRoom'),
+    roles: WEB_APPS.warRoom.roles,
     description: 'Mapa de puestos, participación y proyección en vivo',
     external: true,
   },
@@ -185,7 +186,7 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     path: '/brigada/',
     label: 'App de brigada',
     group: 'Día electoral',
-    roles: gotvPolicy.roles('reportAt'),
+    roles: WEB_APPS.brigada.roles,
     description: 'Reportar quién votó desde el celular, con o sin señal',
     external: true,
   },
