@@ -12,12 +12,16 @@ import {
   dashboardView,
   idParams,
   listQuery,
+  draftView,
   previewQuery,
   previewView,
+  renderDraftBody,
   sendAccepted,
   statsView,
   templateSummary,
   templateView,
+  testSendBody,
+  testSendView,
 } from './email.schemas';
 import { campaignStats, emailDashboard } from './email.stats';
 import { emailPolicy } from './email.policy';
@@ -40,6 +44,37 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
       response: templateView,
     },
     async ({ input, em }) => templates.createTemplate(em, input.body),
+  )
+  .post(
+    '/api/email-marketing/templates/render',
+    {
+      summary: 'Render a draft template for a live preview, saving nothing',
+      description:
+        'MJML is compiled at validation level soft, so HTML comes back even when a rule is broken; `problems` lists, each with its line, what creating the template would refuse (strict MJML, variables, links). The HTML is filled in for a sample person with the links as written.',
+      access: emailPolicy.roles('manageTemplates'),
+      body: renderDraftBody,
+      response: draftView,
+    },
+    async ({ input }) => templates.previewDraft(input.body),
+  )
+  .post(
+    '/api/email-marketing/templates/:id/test',
+    {
+      summary: 'Send a template once to an address, as a test',
+      description:
+        'Filled in for the sample person, from EMAIL_FROM, subject prefixed `[Prueba]`, through the configured SMTP (or the outbox), and waited for. No tracking, no List-Unsubscribe (it goes to no contact). 30 an hour per staff member.',
+      access: emailPolicy.roles('manageTemplates'),
+      params: idParams,
+      body: testSendBody,
+      response: testSendView,
+      errors: {
+        ...noTemplate,
+        429: 'Too many test sends this hour',
+        502: 'The mail server refused the message',
+        503: 'The mail server could not be reached or asked to try later',
+      },
+    },
+    async ({ ctx, input, actor, em }) => templates.sendTestMessage(ctx.deps, em, actor.id, input.params.id, input.body.to),
   )
   .get(
     '/api/email-marketing/templates',
