@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { emailAddress, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { segmentSchema } from '../audience';
-import { AB_METRICS, AB_PHASES, CAMPAIGN_STATUSES, TEMPLATE_SOURCES } from './email.entities';
+import { segmentSchema } from '../audience/audience.segment.schemas';
+import { AB_METRICS, AB_PHASES, CAMPAIGN_STATUSES, TEMPLATE_SOURCES } from './email.codes';
 
 const email = emailAddress();
 

@@ -3,6 +3,7 @@ import { rolePermitted, type Role } from '../../../src/kernel/auth/roles';
 import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { authPolicy } from '../../../src/modules/auth/auth.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
+import { emailPolicy } from '../../../src/modules/email/email.policy';
 import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { territoriesPolicy } from '../../../src/modules/territories/territories.policy';
@@ -55,6 +56,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: whatsappPolicy.roles('readCampaigns'),
     description: 'Plantillas y envíos masivos a un segmento, con su avance en vivo',
     page: () => import('../whatsapp/CampaignsPage'),
+  },
+  {
+    path: '/correo',
+    label: 'Correo',
+    group: 'Campaña',
+    roles: emailPolicy.roles('readCampaigns'),
+    description: 'Boletines: plantillas MJML con vista previa y prueba, campañas con prueba A/B y sus cifras',
+    page: () => import('../email/EmailPage'),
   },
   {
     path: '/pqrs',

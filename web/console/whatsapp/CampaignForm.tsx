@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Group, MultiSelect, NativeSelect, Paper, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -7,12 +7,12 @@ import type { z } from 'zod';
 import { CONTACT_FIELDS } from '../../../src/modules/whatsapp/whatsapp.codes';
 import { createCampaignBody, previewCampaignBody } from '../../../src/modules/whatsapp/whatsapp.campaigns.schemas';
 import { api } from '../app/api';
-import { localDayBound, localInstant, localToday, plural } from '../app/format';
+import { localInstant, localToday, plural } from '../app/format';
 import { schemaErrors, useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
 import { invalidateServerLists } from '../app/ServerTable';
-import { TerritoryMultiSelect } from '../app/SearchSelect';
+import { SegmentFields } from '../app/SegmentFields';
 import {
   CAMPAIGN_PROBLEMS,
   campaignKeys,
@@ -85,14 +85,7 @@ function Reach({ segment, error }: { segment: Segment; error: string | undefined
 export function CampaignForm() {
   const navigate = useNavigate();
   const templates = useQuery({ queryKey: keys.templates, queryFn: () => api.all<Template>(`${TEMPLATES_PATH}?status=APPROVED`, 500) });
-  // The poster campaigns people came from (the people list's filter reads the same cached answer).
-  const posters = useQuery({
-    queryKey: ['poster-qr', 'campaigns', 'all'],
-    queryFn: () => api.all<{ id: string; name: string }>('/api/poster-qr/campaigns', 400),
-    staleTime: 60_000,
-  });
   const { form, submit, submitting, formError } = useSchemaForm(createCampaignBody, { initialValues: INITIAL }, CAMPAIGN_PROBLEMS);
-  const [days, setDays] = useState({ from: '', to: '' });
   const [schedule, setSchedule] = useState({ on: false, date: '', time: '' });
   const values = form.getValues();
   const segment = values.segment;
@@ -104,10 +97,6 @@ export function CampaignForm() {
     if (value === undefined || (Array.isArray(value) && value.length === 0)) delete next[key];
     else next[key] = value;
     form.setFieldValue('segment', next);
-  };
-  const setDay = (which: 'from' | 'to', date: string) => {
-    setDays((current) => ({ ...current, [which]: date }));
-    setSegment(which === 'from' ? 'createdFrom' : 'createdTo', localDayBound(date, which === 'from' ? 'start' : 'end'));
   };
   const setScheduled = (next: typeof schedule) => {
     setSchedule(next);
@@ -224,54 +213,7 @@ export function CampaignForm() {
             A quién
           </Title>
           <Text size="sm">Solo reciben quienes autorizaron mensajes de WhatsApp y no se han dado de baja; una persona por número.</Text>
-          <Checkbox
-            label="Todas las personas con autorización de WhatsApp"
-            checked={segment.all === true}
-            onChange={(event) => setSegment('all', event.currentTarget.checked ? true : undefined)}
-          />
-          <TagsInput
-            label="Con alguno de estos intereses"
-            description="Escriba un interés y pulse Enter"
-            value={segment.interestsAny ?? []}
-            onChange={(list) => setSegment('interestsAny', list)}
-            error={form.errors['segment.interestsAny']}
-          />
-          <TagsInput
-            label="Con todos estos intereses"
-            description="Escriba un interés y pulse Enter"
-            value={segment.interestsAll ?? []}
-            onChange={(list) => setSegment('interestsAll', list)}
-            error={form.errors['segment.interestsAll']}
-          />
-          <TerritoryMultiSelect
-            label="Territorios"
-            description="Cada uno incluye lo que está dentro (una comuna, sus barrios)"
-            value={segment.territoryIds ?? []}
-            onChange={(ids) => setSegment('territoryIds', ids)}
-            error={form.errors['segment.territoryIds']}
-          />
-          <MultiSelect
-            label="Llegaron por campañas de afiches"
-            placeholder={posters.isPending ? 'Cargando…' : undefined}
-            searchable
-            clearable
-            clearButtonProps={{ 'aria-label': 'Quitar las campañas de afiches' }}
-            nothingFoundMessage="Ninguna campaña de afiches con ese nombre"
-            data={(posters.data ?? []).map((campaign) => ({ value: campaign.id, label: campaign.name }))}
-            value={segment.qrCampaignIds ?? []}
-            onChange={(ids) => setSegment('qrCampaignIds', ids)}
-            error={form.errors['segment.qrCampaignIds']}
-          />
-          <Group grow align="flex-start">
-            <TextInput type="date" label="Registradas desde" max={localToday()} value={days.from} onChange={(event) => setDay('from', event.currentTarget.value)} />
-            <TextInput
-              type="date"
-              label="Registradas hasta"
-              value={days.to}
-              onChange={(event) => setDay('to', event.currentTarget.value)}
-              error={form.errors['segment.createdTo']}
-            />
-          </Group>
+          <SegmentFields segment={segment} onChange={setSegment} errors={form.errors} allLabel="Todas las personas con autorización de WhatsApp" />
           <Reach segment={segment} error={form.errors.segment as string | undefined} />
 
           <Title order={2} size="h4">
