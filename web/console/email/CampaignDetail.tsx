@@ -94,7 +94,7 @@ function AbSection({ campaign, stats }: { campaign: EmailCampaign; stats: EmailS
         )}
         <Table.ScrollContainer minWidth={600}>
           <Table striped>
-            <Table.Caption>Cifras de cada variante sobre los correos entregados</Table.Caption>
+            <Table.Caption>Cifras de cada variante sobre los correos entregados (toda la campaña; la decisión usó solo la muestra de prueba)</Table.Caption>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Variante</Table.Th>
@@ -229,7 +229,7 @@ export function CampaignDetail() {
               <Figure
                 label="Aperturas únicas"
                 value={countAndRate(figures.opens.unique, figures.opens.rate)}
-                hint={`${formatNumber(figures.opens.total)} en total; incluye a quien hizo clic`}
+                hint={`${formatNumber(figures.opens.total)} aperturas de personas registradas; quien hizo clic cuenta como abierto`}
               />
               <Figure label="Aperturas de máquinas" value={formatNumber(figures.opens.machine)} hint="Apple Mail Privacy, antivirus y robots: aparte, no cuentan" />
               <Figure

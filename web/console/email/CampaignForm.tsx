@@ -177,6 +177,7 @@ export function CampaignForm() {
                   min={5}
                   max={50}
                   allowDecimal={false}
+                  clampBehavior="none"
                   value={ab.testPercent}
                   onChange={(value) => setAb({ testPercent: Number(value) })}
                   error={form.errors['abTest.testPercent']}
@@ -187,6 +188,7 @@ export function CampaignForm() {
                   min={15}
                   max={1440}
                   allowDecimal={false}
+                  clampBehavior="none"
                   value={ab.waitMinutes}
                   onChange={(value) => setAb({ waitMinutes: Number(value) })}
                   error={form.errors['abTest.waitMinutes']}

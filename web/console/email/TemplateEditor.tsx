@@ -88,7 +88,7 @@ function Preview({ draft, pending, error }: { draft: Draft | undefined; pending:
           title={`Vista previa del correo en ${width === 'desktop' ? 'escritorio' : 'teléfono'}`}
           sandbox=""
           srcDoc={draft?.html ?? ''}
-          style={{ width: WIDTHS[width], maxWidth: '100%', height: 640, border: '1px solid var(--mantine-color-gray-4)', background: 'white', display: 'block' }}
+          style={{ width: WIDTHS[width], height: 640, border: '1px solid var(--mantine-color-gray-4)', background: 'white', display: 'block' }}
           data-width={width}
         />
       </Box>
@@ -218,7 +218,7 @@ function EditorForm({ template }: { template: EmailTemplate | undefined }) {
       )}
       <form onSubmit={onSubmit} noValidate>
         <Grid gap="lg">
-          <Grid.Col span={{ base: 12, lg: 6 }}>
+          <Grid.Col span={{ base: 12, lg: 5 }}>
             <Stack>
               {formError && (
                 <Alert color="red" role="alert">
@@ -246,8 +246,12 @@ function EditorForm({ template }: { template: EmailTemplate | undefined }) {
                 autoCorrect="off"
                 styles={{ input: { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 13, whiteSpace: 'pre', overflowWrap: 'normal' } }}
                 {...form.getInputProps(kind)}
-                aria-invalid={sourceProblems.length > 0 || Boolean(form.errors[kind])}
-                aria-describedby={sourceProblems.length ? 'problemas-del-codigo' : undefined}
+                error={
+                  form.errors[kind] ??
+                  (sourceProblems.length
+                    ? `${sourceProblems.length === 1 ? 'Un problema' : `${sourceProblems.length} problemas`}: ${sourceProblems.map((problem) => `línea ${problem.line}`).join(', ')} (vea la lista)`
+                    : undefined)
+                }
                 onSelect={trackCursor}
                 onKeyUp={trackCursor}
                 onClick={trackCursor}
@@ -294,7 +298,7 @@ function EditorForm({ template }: { template: EmailTemplate | undefined }) {
               )}
             </Stack>
           </Grid.Col>
-          <Grid.Col span={{ base: 12, lg: 6 }}>
+          <Grid.Col span={{ base: 12, lg: 7 }}>
             <section aria-labelledby="vista-previa">
               <Preview draft={draft.data} pending={draft.isFetching} error={draft.isError ? draft.error : null} />
             </section>

@@ -55,7 +55,7 @@ export const METRIC_LABELS: Record<AbMetric, string> = {
 
 /** Why the winner is who it is (the API's `abTest.reason`), in words. */
 export const REASON_LABELS: Record<string, string> = {
-  significant: 'Ganó con diferencia significativa (95 % de confianza, prueba z de dos proporciones).',
+  significant: 'Ganó con diferencia significativa en la muestra de prueba (umbral: 95 % de confianza, prueba z de dos proporciones).',
   not_significant: 'La diferencia no fue significativa: se envió la variante de control (la primera).',
   too_small: 'La muestra fue muy pequeña para decidir (menos de 30 entregados por variante o menos de 5 eventos): se envió la variante de control.',
   tie: 'Empate: se envió la variante de control (la primera).',
@@ -67,7 +67,8 @@ export function significanceWords(pValue: number | null, zScore: number | null):
   if (pValue === null || zScore === null) return null;
   const confidence = Math.max(0, Math.min(100, (1 - pValue) * 100));
   const shown = confidence >= 99.99 ? '> 99,99' : confidence.toLocaleString('es-CO', { maximumFractionDigits: 2 });
-  return `Confianza ${shown} % (p = ${pValue.toLocaleString('es-CO', { maximumFractionDigits: 4 })}, z = ${zScore.toLocaleString('es-CO', { maximumFractionDigits: 2 })})`;
+  const p = pValue < 0.0001 ? 'p < 0,0001' : `p = ${pValue.toLocaleString('es-CO', { maximumFractionDigits: 4 })}`;
+  return `Confianza de que la ventaja es real: ${shown} % (${p}, z = ${zScore.toLocaleString('es-CO', { maximumFractionDigits: 2 })})`;
 }
 
 export const rateWords = (rate: number): string => `${(rate * 100).toLocaleString('es-CO', { maximumFractionDigits: 1 })} %`;
