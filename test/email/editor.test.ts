@@ -1,12 +1,16 @@
 /**
- * What the console's template editor calls besides creation: a draft rendered for the live preview
- * (nothing saved, problems by line) and a test send through the configured SMTP, received by the fake
- * server. Their refusals (standard problems) and who may call them.
+ * What the console's editors call besides creation: a template draft rendered for the live preview
+ * (nothing saved, problems by line), a test send through the configured SMTP received by the fake
+ * server, and a campaign changed before it starts (rescheduled: the old start does nothing). Their
+ * refusals (standard problems) and who may call them.
  */
+import { Queue } from 'bullmq';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { testRedisUrl } from '../helpers/database';
+import { waitUntil } from '../helpers/wait';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeSmtp } from '../fakes/smtp';
-import { MJML, createTemplate, emailEnv, query, sql } from './helpers';
+import { MJML, campaignBody, createCampaign, createTemplate, emailEnv, query, seedContacts, sql, waitForCampaign } from './helpers';
 
 let smtp: FakeSmtp;
 let app: TestApp;
@@ -143,5 +147,101 @@ describe('a test send', () => {
     for (let sent = 0; sent < 40 && status === 200; sent++) status = (await send(template.id, { to: 'limite@ejemplo.co' })).status;
     expect(status).toBe(429);
     expectProblem(await send(template.id, { to: 'limite@ejemplo.co' }), 429, 'rate_limited');
+  });
+});
+
+describe('changing a campaign before it starts', () => {
+  let templateId: string;
+  let otherTemplateId: string;
+  const put = (id: string, body: object, user: TestUser | null = manager) => {
+    const request = app.http.put(`/api/email-marketing/campaigns/${id}`);
+    return (user ? request.set(user.auth) : request).send(body);
+  };
+
+  beforeAll(async () => {
+    await seedContacts(app, { prefix: 'cambio', count: 8, interests: ['cambio'] });
+    await seedContacts(app, { prefix: 'otro', count: 3, interests: ['otro'] });
+    templateId = (await createTemplate(app, manager)).id;
+    otherTemplateId = (await createTemplate(app, manager, { name: 'Otra' })).id;
+  });
+
+  it('rewrites a draft with the creation rules: audience counted again, variants replaced, an A/B test added', async () => {
+    const campaign = await createCampaign(app, manager, campaignBody(templateId, { segment: { interestsAny: ['otro'] } }));
+    expect(campaign.audienceSize).toBe(3);
+    const changed = await put(
+      campaign.id,
+      campaignBody(templateId, {
+        name: 'Boletín corregido',
+        replyTo: undefined,
+        segment: { interestsAny: ['cambio'] },
+        variants: [
+          { name: 'A', subject: 'Uno {{contact.firstName}}', templateId },
+          { name: 'B', subject: 'Dos', templateId: otherTemplateId },
+        ],
+        abTest: { testPercent: 50, metric: 'open', waitMinutes: 30 },
+      }),
+    ).expect(200);
+    expect(changed.body).toMatchObject({
+      id: campaign.id,
+      name: 'Boletín corregido',
+      replyTo: null,
+      status: 'draft',
+      audienceSize: 8,
+      segment: { interestsAny: ['cambio'] },
+      abTest: { testPercent: 50, metric: 'open', waitMinutes: 30 },
+      variants: [
+        { name: 'A', subject: 'Uno {{contact.firstName}}', templateId },
+        { name: 'B', subject: 'Dos', templateId: otherTemplateId },
+      ],
+    });
+    const read = await app.http.get(`/api/email-marketing/campaigns/${campaign.id}`).set(viewer.auth).expect(200);
+    expect(read.body).toEqual(changed.body);
+    // Back to one variant: the A/B test goes with it.
+    const single = await put(campaign.id, campaignBody(otherTemplateId, { segment: { interestsAny: ['cambio'] } })).expect(200);
+    expect(single.body).toMatchObject({ abTest: null, variants: [{ name: 'A', templateId: otherTemplateId }] });
+  });
+
+  it('moves a scheduled start: the old start job does nothing, the new one starts it', async () => {
+    const first = new Date(Date.now() + 1500);
+    const campaign = await createCampaign(app, manager, campaignBody(templateId, { segment: { interestsAny: ['otro'] }, scheduledAt: first.toISOString() }));
+    const later = new Date(Date.now() + 3_600_000);
+    const moved = await put(campaign.id, campaignBody(templateId, { segment: { interestsAny: ['otro'] }, scheduledAt: later.toISOString() })).expect(200);
+    expect(moved.body).toMatchObject({ status: 'scheduled', scheduledAt: later.toISOString() });
+    const queue = new Queue('email.start', { connection: { url: testRedisUrl }, prefix: `${app.config.redisKeyPrefix}:jobs` });
+    try {
+      const oldJob = `email-start-${campaign.id}-${first.getTime()}`;
+      expect(await queue.getJobState(`email-start-${campaign.id}-${later.getTime()}`)).toBe('delayed');
+      await waitUntil(async () => (await queue.getJobState(oldJob)) === 'completed', 15_000, 'the first start job run');
+      expect((await app.http.get(`/api/email-marketing/campaigns/${campaign.id}`).set(viewer.auth).expect(200)).body.status).toBe('scheduled');
+      // Brought forward again, it starts at the new time; unscheduled, it is a draft.
+      await put(campaign.id, campaignBody(templateId, { segment: { interestsAny: ['otro'] }, scheduledAt: new Date(Date.now() + 1000).toISOString() })).expect(200);
+      await waitForCampaign(app, campaign.id, (row) => row.status === 'sent', 15_000);
+    } finally {
+      await queue.close();
+    }
+    const draft = await createCampaign(app, manager, campaignBody(templateId, { segment: { interestsAny: ['otro'] }, scheduledAt: later.toISOString() }));
+    expect((await put(draft.id, campaignBody(templateId, { segment: { interestsAny: ['otro'] } })).expect(200)).body).toMatchObject({ status: 'draft', scheduledAt: null });
+  });
+
+  it('refuses a campaign that started, bad bodies and unknown ids with the standard problem', async () => {
+    const campaign = await createCampaign(app, manager, campaignBody(templateId, { segment: { interestsAny: ['otro'] } }));
+    expectProblem(await put(campaign.id, campaignBody(templateId, { segment: { interestsAny: ['nadie'] } })), 400, 'empty_audience');
+    expectProblem(await put(campaign.id, campaignBody('0196f0b5-0000-7000-8000-000000000000')), 400, 'validation_failed');
+    expectProblem(await put(campaign.id, campaignBody(templateId, { variants: [] })), 400);
+    expectProblem(await put(campaign.id, campaignBody(templateId, { abTest: { testPercent: 20, waitMinutes: 30 } })), 400);
+    expectProblem(await put(campaign.id, campaignBody(templateId, { scheduledAt: '2020-01-01T00:00:00Z' })), 400);
+    expectProblem(await put(campaign.id, { name: 'x' }), 400);
+    expectProblem(await put('no-es-un-id', campaignBody(templateId)), 400);
+    expectProblem(await put('0196f0b5-0000-7000-8000-000000000000', campaignBody(templateId)), 404);
+    await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
+    expectProblem(await put(campaign.id, campaignBody(templateId, { name: 'Tarde' })), 409, 'not_editable');
+    expect((await app.http.get(`/api/email-marketing/campaigns/${campaign.id}`).set(viewer.auth).expect(200)).body.name).toBe('Boletín de junio');
+  });
+
+  it('is for those who run campaigns', async () => {
+    const campaign = await createCampaign(app, manager, campaignBody(templateId, { segment: { interestsAny: ['otro'] } }));
+    expectProblem(await put(campaign.id, campaignBody(templateId), null), 401);
+    expectProblem(await put(campaign.id, campaignBody(templateId), viewer), 403);
+    expectProblem(await put(campaign.id, campaignBody(templateId), volunteer), 403);
   });
 });

@@ -219,6 +219,22 @@ describe('email campaigns', () => {
       variants: [{ name: 'A' }, { name: 'B' }],
     });
 
+    // Until it starts it can be changed: the same form, filled in with what it holds.
+    await page.getByRole('link', { name: 'Cambiar' }).click();
+    await page.getByRole('heading', { name: 'Cambiar: Boletín de diciembre' }).waitFor();
+    expect(await page.getByRole('group', { name: 'Variante B' }).getByLabel('Plantilla').inputValue()).toBe(templates[1]);
+    expect(await page.getByRole('group', { name: 'Prueba A/B' }).getByLabel('Porcentaje de prueba').inputValue()).toBe('50 %');
+    await page.getByRole('combobox', { name: 'Con alguno de estos intereses' }).waitFor();
+    await page.getByText('boletín', { exact: true }).waitFor();
+    await page.getByLabel('Responder a (opcional)').fill('equipo@ejemplo.co');
+    await page.getByRole('button', { name: 'Guardar cambios' }).click();
+    await page.getByText('respuestas a equipo@ejemplo.co', { exact: false }).waitFor();
+    expect((await app.http.get(`/api/email-marketing/campaigns/${campaignId}`).set(viewer.auth).expect(200)).body).toMatchObject({
+      replyTo: 'equipo@ejemplo.co',
+      segment: { interestsAny: ['boletín'] },
+      abTest: { testPercent: 50 },
+    });
+
     await confirm(page, 'Enviar ahora', 'Enviar la campaña', 'Enviar');
     // The test share (60: 30 per variant) goes out and the phase changes, both by socket.
     await page.getByText('60 de 120 procesados (el resto espera a la ganadora)', { exact: false }).waitFor({ timeout: 30_000 });

@@ -76,9 +76,9 @@ export class Api {
     return this.request<T>('POST', path, body);
   }
 
-  /** A file as the raw body, with its own type as Content-Type (an incident's photo). */
-  put<T>(path: string, file: Blob): Promise<T> {
-    return this.request<T>('PUT', path, file);
+  /** A file as the raw body, with its own type as Content-Type (an incident's photo), or a whole resource as JSON (an email campaign rewritten). */
+  put<T>(path: string, body: Blob | object): Promise<T> {
+    return this.request<T>('PUT', path, body);
   }
 
   patch<T>(path: string, body: unknown): Promise<T> {

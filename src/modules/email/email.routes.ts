@@ -124,6 +124,20 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
     { summary: 'One email campaign', access: emailPolicy.roles('readCampaigns'), params: idParams, response: campaignView, errors: noCampaign },
     async ({ input, em }) => campaigns.getCampaign(em, input.params.id),
   )
+  .put(
+    '/api/email-marketing/campaigns/:id',
+    {
+      summary: 'Change a campaign that has not started',
+      description:
+        'The whole campaign as for creation (the same rules; `audienceSize` is counted again, the variants replaced). Without `scheduledAt` it becomes a draft; with it, it is scheduled at the new time. A campaign that is sending or sent is a 409 (`not_editable`).',
+      access: emailPolicy.roles('manageCampaigns'),
+      params: idParams,
+      body: createCampaignBody,
+      response: campaignView,
+      errors: { ...noCampaign, 409: 'The campaign has started' },
+    },
+    async ({ ctx, input, em }) => campaigns.updateCampaign(em, ctx.deps, input.params.id, input.body),
+  )
   .post(
     '/api/email-marketing/campaigns/:id/send',
     {

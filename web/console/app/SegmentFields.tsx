@@ -4,7 +4,7 @@ import { useState, type ReactNode } from 'react';
 import type { z } from 'zod';
 import type { segmentSchema } from '../../../src/modules/audience/audience.segment.schemas';
 import { api } from './api';
-import { localDayBound, localToday } from './format';
+import { localDay, localDayBound, localToday } from './format';
 import { TerritoryMultiSelect } from './SearchSelect';
 
 /** The audience module's segment as a form holds it; a channel may add `all` (WhatsApp asks for it explicitly). */
@@ -26,7 +26,11 @@ export interface SegmentFieldsProps<S extends SegmentValues> {
  * (Bogotá days, sent as instants). Every condition given must hold.
  */
 export function SegmentFields<S extends SegmentValues>({ segment, onChange, errors, allLabel }: SegmentFieldsProps<S>) {
-  const [days, setDays] = useState({ from: '', to: '' });
+  // The registration days as the date inputs hold them (a segment being edited brings its own).
+  const [days, setDays] = useState(() => ({
+    from: segment.createdFrom ? localDay(segment.createdFrom) : '',
+    to: segment.createdTo ? localDay(segment.createdTo) : '',
+  }));
   // The poster campaigns people came from (the people list's filter reads the same cached answer).
   const posters = useQuery({
     queryKey: ['poster-qr', 'campaigns', 'all'],

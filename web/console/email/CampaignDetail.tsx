@@ -1,7 +1,7 @@
 import { Alert, Anchor, Badge, Button, Group, Loader, Paper, Progress, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { emailPolicy } from '../../../src/modules/email/email.policy';
 import { api, queryClient } from '../app/api';
@@ -168,7 +168,8 @@ export function CampaignDetail() {
   const view = campaign.data;
   const figures = stats.data;
   const acts: Act[] = [];
-  if (view.status === 'draft' || view.status === 'scheduled') acts.push('send');
+  const editable = view.status === 'draft' || view.status === 'scheduled';
+  if (editable) acts.push('send');
   if (view.abPhase === 'waiting') acts.push('decide-winner');
   if (view.status === 'paused') acts.push('resume');
 
@@ -203,13 +204,18 @@ export function CampaignDetail() {
                 : `${percent} %: ${formatNumber(done)} de ${formatNumber(view.audienceSize)} procesados${view.abPhase === 'waiting' ? ' (el resto espera a la ganadora)' : ''}.`}
             </Text>
           </div>
-          {manages && acts.length > 0 && (
+          {manages && (acts.length > 0 || editable) && (
             <Group mt="sm">
               {acts.map((candidate) => (
                 <Button key={candidate} onClick={() => setAct(candidate)}>
                   {ACTS[candidate].button}
                 </Button>
               ))}
+              {editable && (
+                <Button variant="default" component={Link} to={`/correo/${view.id}/editar`}>
+                  Cambiar
+                </Button>
+              )}
             </Group>
           )}
         </section>

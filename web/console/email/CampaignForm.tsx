@@ -1,12 +1,13 @@
-import { ActionIcon, Alert, Button, Checkbox, Group, NativeSelect, NumberInput, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Alert, Button, Checkbox, Group, Loader, NativeSelect, NumberInput, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useNavigate } from 'react-router';
+import { useNavigate, useParams } from 'react-router';
 import type { z } from 'zod';
 import { AB_METRICS } from '../../../src/modules/email/email.codes';
 import { createCampaignBody } from '../../../src/modules/email/email.schemas';
-import { api } from '../app/api';
-import { localInstant, localToday } from '../app/format';
+import { api, queryClient } from '../app/api';
+import { formatTime, localDay, localInstant, localToday } from '../app/format';
+import { problemMessage } from '../app/problems';
 import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { invalidateServerLists } from '../app/ServerTable';
@@ -27,15 +28,51 @@ const AB_DEFAULTS: AbTest = { testPercent: 20, metric: 'click', waitMinutes: 240
 const isPast = (instant: string) => Date.parse(instant) <= Date.now();
 const INITIAL: Values = { name: '', fromName: '', fromEmail: '', replyTo: '', segment: {}, variants: [{ name: 'A', subject: '', templateId: '' }] };
 
+/** A campaign as the form holds it, to change it. */
+function valuesOf(campaign: EmailCampaign): Values {
+  return {
+    name: campaign.name,
+    fromName: campaign.fromName,
+    fromEmail: campaign.fromEmail,
+    replyTo: campaign.replyTo ?? '',
+    segment: campaign.segment as Segment,
+    variants: campaign.variants.map(({ name, subject, templateId }) => ({ name, subject, templateId })),
+    ...(campaign.abTest ? { abTest: campaign.abTest } : {}),
+    ...(campaign.scheduledAt ? { scheduledAt: campaign.scheduledAt } : {}),
+  };
+}
+
+/** A campaign that has not started, to change: the same form, filled in. */
+export function EditCampaignForm() {
+  const { campaignId = '' } = useParams();
+  const campaign = useQuery({ queryKey: emailKeys.campaign(campaignId), queryFn: () => api.get<EmailCampaign>(`${CAMPAIGNS_PATH}/${campaignId}`) });
+  if (campaign.isPending) return <Loader aria-label="Cargando la campaña" />;
+  if (campaign.isError) {
+    return (
+      <Alert color="red" role="alert" title="No se pudo abrir la campaña">
+        {problemMessage(campaign.error, EMAIL_PROBLEMS)}
+      </Alert>
+    );
+  }
+  return <CampaignForm campaign={campaign.data} />;
+}
+
 /**
- * A new email campaign: sender, the segment (the same conditions as WhatsApp's), one variant or an
- * A/B test of up to four (share tested, metric, wait before the winner goes to the rest), and when.
+ * An email campaign, new or not started yet: sender, the segment (the same conditions as
+ * WhatsApp's), one variant or an A/B test of up to four (share tested, metric, wait before the
+ * winner goes to the rest), and when.
  */
-export function CampaignForm() {
+export function CampaignForm({ campaign }: { campaign?: EmailCampaign }) {
   const navigate = useNavigate();
   const templates = useQuery({ queryKey: emailKeys.templates, queryFn: () => api.all<EmailTemplateSummary>(TEMPLATES_PATH, 500) });
-  const { form, submit, submitting, formError } = useSchemaForm(createCampaignBody, { initialValues: INITIAL, emptyAs: { replyTo: 'absent' } }, EMAIL_PROBLEMS);
-  const [schedule, setSchedule] = useState({ on: false, date: '', time: '' });
+  const { form, submit, submitting, formError } = useSchemaForm(
+    createCampaignBody,
+    { initialValues: campaign ? valuesOf(campaign) : INITIAL, emptyAs: { replyTo: 'absent' } },
+    EMAIL_PROBLEMS,
+  );
+  const [schedule, setSchedule] = useState(() =>
+    campaign?.scheduledAt ? { on: true, date: localDay(campaign.scheduledAt), time: formatTime(campaign.scheduledAt) } : { on: false, date: '', time: '' },
+  );
   const values = form.getValues();
   const variants = values.variants;
 
@@ -75,9 +112,11 @@ export function CampaignForm() {
       form.setFieldError('scheduledAt', 'Elija un día y una hora que no hayan pasado (hora de Bogotá).');
       return;
     }
-    const created = await api.post<EmailCampaign>(CAMPAIGNS_PATH, body);
+    const saved = campaign ? await api.put<EmailCampaign>(`${CAMPAIGNS_PATH}/${campaign.id}`, body) : await api.post<EmailCampaign>(CAMPAIGNS_PATH, body);
+    queryClient.setQueryData(emailKeys.campaign(saved.id), saved);
+    void queryClient.invalidateQueries({ queryKey: emailKeys.stats(saved.id) });
     void invalidateServerLists(CAMPAIGNS_PATH);
-    await navigate(`/correo/${created.id}`);
+    await navigate(`/correo/${saved.id}`);
   });
 
   const templateOptions = [
@@ -87,7 +126,7 @@ export function CampaignForm() {
   const ab = values.abTest;
   return (
     <>
-      <PageTitle>Nueva campaña de correo</PageTitle>
+      <PageTitle>{campaign ? `Cambiar: ${campaign.name}` : 'Nueva campaña de correo'}</PageTitle>
       <EmailTabs />
       <form onSubmit={onSubmit} noValidate>
         <Stack maw={820}>
@@ -247,11 +286,11 @@ export function CampaignForm() {
             </Group>
           )}
           <Group justify="flex-end">
-            <Button variant="default" onClick={() => void navigate('/correo')}>
+            <Button variant="default" onClick={() => void navigate(campaign ? `/correo/${campaign.id}` : '/correo')}>
               Volver
             </Button>
             <Button type="submit" loading={submitting}>
-              {schedule.on ? 'Programar campaña' : 'Crear borrador'}
+              {campaign ? 'Guardar cambios' : schedule.on ? 'Programar campaña' : 'Crear borrador'}
             </Button>
           </Group>
         </Stack>

@@ -1,13 +1,13 @@
 import { Route, Routes } from 'react-router';
 import { NotFoundPage } from '../app/pages';
 import { CampaignDetail } from './CampaignDetail';
-import { CampaignForm } from './CampaignForm';
+import { CampaignForm, EditCampaignForm } from './CampaignForm';
 import { CampaignList } from './CampaignList';
 import { TemplateEditor } from './TemplateEditor';
 import { TemplateList } from './TemplateList';
 
 /**
- * Email marketing: `/correo` lists the campaigns, `nueva` writes one, `:id` follows one live with its
+ * Email marketing: `/correo` lists the campaigns, `nueva` writes one, `:id` follows one live (`:id/editar` changes it until it starts) with its
  * figures and A/B decision; `plantillas` lists the templates, `plantillas/nueva` and
  * `plantillas/:id` open the MJML editor with its live preview and test send.
  */
@@ -20,6 +20,7 @@ export default function EmailPage() {
       <Route path="plantillas/nueva" element={<TemplateEditor />} />
       <Route path="plantillas/:templateId" element={<TemplateEditor />} />
       <Route path=":campaignId" element={<CampaignDetail />} />
+      <Route path=":campaignId/editar" element={<EditCampaignForm />} />
       <Route path="*" element={<NotFoundPage />} />
     </Routes>
   );
