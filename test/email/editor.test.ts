@@ -245,3 +245,36 @@ describe('changing a campaign before it starts', () => {
     expectProblem(await put(campaign.id, campaignBody(templateId), volunteer), 403);
   });
 });
+
+describe('the reach of a segment before a campaign is written', () => {
+  const preview = (body: object, user: TestUser | null = manager) => {
+    const request = app.http.post('/api/email-marketing/campaigns/preview');
+    return (user ? request.set(user.auth) : request).send(body);
+  };
+
+  it('counts the addresses a campaign would reach now, and writes nothing', async () => {
+    await seedContacts(app, { prefix: 'alcance', count: 4, interests: ['alcance'] });
+    await seedContacts(app, { prefix: 'sinpermiso', count: 2, interests: ['alcance'], emailOptIn: false });
+    await seedContacts(app, { prefix: 'baja', count: 1, interests: ['alcance'], optedOut: true });
+    const before = await query<{ n: number }>(app, sql`select count(*)::int as n from email_campaigns`);
+    expect((await preview({ segment: { interestsAny: ['alcance'] } }).expect(200)).body).toEqual({ reachable: 4 });
+    expect((await preview({ segment: { interestsAny: ['nadie'] } }).expect(200)).body).toEqual({ reachable: 0 });
+    const after = await query<{ n: number }>(app, sql`select count(*)::int as n from email_campaigns`);
+    expect(after[0]!.n).toBe(before[0]!.n);
+  });
+
+  it('refuses a bad segment with the standard problem, and is for those who run campaigns', async () => {
+    for (const body of [
+      {},
+      { segment: { interestsAny: [] } },
+      { segment: { territoryIds: ['x'] } },
+      { segment: {}, extra: 1 },
+      { segment: { createdFrom: '2026-02-01T00:00:00Z', createdTo: '2026-01-01T00:00:00Z' } },
+    ]) {
+      expectProblem(await preview(body), 400);
+    }
+    expectProblem(await preview({ segment: {} }, null), 401);
+    expectProblem(await preview({ segment: {} }, viewer), 403);
+    expectProblem(await preview({ segment: {} }, volunteer), 403);
+  });
+});

@@ -197,9 +197,13 @@ describe('email campaigns', () => {
     await ab.getByLabel('Porcentaje de prueba').blur();
     await ab.getByLabel('Espera antes de decidir').fill('15');
     await ab.getByLabel('Gana por').selectOption('click');
+    // The reach before anything is written: everyone with email consent, then the interest's 120.
+    const reach = page.getByRole('status').filter({ hasText: /^Alcance|Contando/ });
+    await reach.getByText('Alcance: 130 direcciones con autorización de correo', { exact: false }).waitFor();
     const interests = page.getByRole('combobox', { name: 'Con alguno de estos intereses' });
     await interests.fill('boletín');
     await interests.press('Enter');
+    await reach.getByText('Alcance: 120 direcciones', { exact: false }).waitFor();
     // Over 50 % the schema refuses, beside the field, before anything is sent.
     await page.getByRole('button', { name: 'Crear borrador' }).click();
     await ab.getByLabel('Porcentaje de prueba').and(page.locator('[aria-invalid="true"]')).waitFor();

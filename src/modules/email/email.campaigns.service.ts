@@ -50,6 +50,11 @@ async function checkCampaign(em: EntityManager, deps: AppDeps, input: CreateCamp
   return audienceSize;
 }
 
+/** How many distinct addresses a segment reaches now, counted as a campaign counts them. */
+export async function previewAudience(deps: AppDeps, segment: CreateCampaignInput['segment']) {
+  return { reachable: await countReachable(deps.db, segment) };
+}
+
 export async function createCampaign(em: EntityManager, deps: AppDeps, input: CreateCampaignInput) {
   const audienceSize = await checkCampaign(em, deps, input);
   const { campaign, variants } = await repository.insertCampaign(

@@ -6,6 +6,7 @@ import * as campaigns from './email.campaigns.service';
 import { resumeCampaign } from './email.outbound';
 import { presentTemplate } from './email.presenter';
 import {
+  campaignPreviewView,
   campaignView,
   createCampaignBody,
   createTemplateBody,
@@ -13,6 +14,7 @@ import {
   idParams,
   listQuery,
   draftView,
+  previewCampaignBody,
   previewQuery,
   previewView,
   renderDraftBody,
@@ -113,6 +115,17 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
       response: campaignView,
     },
     async ({ ctx, input, em }) => campaigns.createCampaign(em, ctx.deps, input.body),
+  )
+  .post(
+    '/api/email-marketing/campaigns/preview',
+    {
+      summary: 'How many a segment reaches by email, before a campaign is written',
+      description: 'Distinct addresses with email opt-in, not unsubscribed, not bounced: what `audienceSize` would be now. Nothing is written.',
+      access: emailPolicy.roles('manageCampaigns'),
+      body: previewCampaignBody,
+      response: campaignPreviewView,
+    },
+    async ({ ctx, input }) => campaigns.previewAudience(ctx.deps, input.body.segment),
   )
   .get(
     '/api/email-marketing/campaigns',

@@ -96,6 +96,10 @@ export const createCampaignBody = z
   .refine((body) => !body.scheduledAt || Date.parse(body.scheduledAt) > Date.now(), { message: 'scheduledAt must be in the future', path: ['scheduledAt'] });
 export type CreateCampaignInput = z.infer<typeof createCampaignBody>;
 
+/** The segment alone: how many addresses it would reach, before a campaign is written. */
+export const previewCampaignBody = z.object({ segment: segmentSchema }).strict();
+export const campaignPreviewView = z.object({ reachable: z.number().int() });
+
 const abTestView = z.object({ testPercent: z.number(), metric: z.enum(AB_METRICS), waitMinutes: z.number() });
 
 export const campaignView = z

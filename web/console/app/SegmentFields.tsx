@@ -1,10 +1,12 @@
-import { Checkbox, Group, MultiSelect, TagsInput, TextInput } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { Checkbox, Group, MultiSelect, Paper, TagsInput, Text, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import type { z } from 'zod';
 import type { segmentSchema } from '../../../src/modules/audience/audience.segment.schemas';
 import { api } from './api';
 import { localDay, localDayBound, localToday } from './format';
+import { schemaErrors } from './forms';
 import { TerritoryMultiSelect } from './SearchSelect';
 
 /** The audience module's segment as a form holds it; a channel may add `all` (WhatsApp asks for it explicitly). */
@@ -83,5 +85,60 @@ export function SegmentFields<S extends SegmentValues>({ segment, onChange, erro
         <TextInput type="date" label="Registradas hasta" value={days.to} onChange={(event) => setDay('to', event.currentTarget.value)} error={errors['segment.createdTo']} />
       </Group>
     </>
+  );
+}
+
+export interface SegmentReachProps<Answer> {
+  segment: SegmentValues;
+  /** The channel's preview body schema (`{ segment }`): the count is asked only for a segment it takes. */
+  schema: z.ZodType;
+  /** The channel's cache key for a segment's count (its JSON). */
+  queryKey: (segment: string) => readonly unknown[];
+  /** Asks the channel's API how many the segment reaches. */
+  count: (segment: SegmentValues) => Promise<Answer>;
+  /** The answer in words (the first line bold: "Alcance: …"). */
+  describe: (answer: Answer) => ReactNode;
+  /** What to say while the segment is not one the API takes. */
+  prompt: string;
+  describeError: (error: unknown) => string;
+  /** The form's error for the segment as a whole. */
+  error?: string | undefined;
+}
+
+/**
+ * Whom the segment reaches right now, as the channel's API counts it (the campaign will count the
+ * same way), asked again 400 ms after the last change; a live region, so a screen reader hears it.
+ */
+export function SegmentReach<Answer>({ segment, schema, queryKey, count, describe, prompt, describeError, error }: SegmentReachProps<Answer>) {
+  const [debounced] = useDebouncedValue(JSON.stringify(segment), 400);
+  const valid = Object.keys(schemaErrors(schema, { segment: JSON.parse(debounced) as SegmentValues })).length === 0;
+  const preview = useQuery({
+    queryKey: queryKey(debounced),
+    queryFn: () => count(JSON.parse(debounced) as SegmentValues),
+    enabled: valid,
+    placeholderData: keepPreviousData,
+    staleTime: 5_000,
+  });
+  return (
+    <Paper withBorder p="sm" bg="var(--mantine-color-gray-0)">
+      <div role="status" aria-live="polite" aria-atomic="true">
+        {!valid ? (
+          <Text size="sm">{prompt}</Text>
+        ) : preview.isError ? (
+          <Text size="sm" c="red.8">
+            {describeError(preview.error)}
+          </Text>
+        ) : !preview.data ? (
+          <Text size="sm">Contando…</Text>
+        ) : (
+          describe(preview.data)
+        )}
+      </div>
+      {error && (
+        <Text size="sm" c="red.8" mt={4}>
+          {error}
+        </Text>
+      )}
+    </Paper>
   );
 }

@@ -4,16 +4,16 @@ import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import type { z } from 'zod';
 import { AB_METRICS } from '../../../src/modules/email/email.codes';
-import { createCampaignBody } from '../../../src/modules/email/email.schemas';
+import { createCampaignBody, previewCampaignBody } from '../../../src/modules/email/email.schemas';
 import { api, queryClient } from '../app/api';
-import { formatTime, localDay, localInstant, localToday } from '../app/format';
+import { formatTime, localDay, localInstant, localToday, plural } from '../app/format';
 import { problemMessage } from '../app/problems';
 import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { invalidateServerLists } from '../app/ServerTable';
-import { SegmentFields } from '../app/SegmentFields';
+import { SegmentFields, SegmentReach } from '../app/SegmentFields';
 import { EmailTabs } from './EmailTabs';
-import { CAMPAIGNS_PATH, EMAIL_PROBLEMS, emailKeys, METRIC_LABELS, TEMPLATES_PATH, type EmailCampaign, type EmailTemplateSummary } from './data';
+import { CAMPAIGNS_PATH, EMAIL_PROBLEMS, emailKeys, METRIC_LABELS, TEMPLATES_PATH, type CampaignPreview, type EmailCampaign, type EmailTemplateSummary } from './data';
 
 type Values = z.input<typeof createCampaignBody>;
 type Segment = Values['segment'];
@@ -252,10 +252,25 @@ export function CampaignForm({ campaign }: { campaign?: EmailCampaign }) {
             A quién
           </Title>
           <Text size="sm">
-            Solo reciben quienes autorizaron correo, no se dieron de baja y cuya dirección no rebotó; una persona por dirección. Sin condiciones, van todas ellas. El alcance se
-            cuenta al crear la campaña.
+            Solo reciben quienes autorizaron correo, no se dieron de baja y cuya dirección no rebotó; una persona por dirección. Sin condiciones, van todas ellas.
           </Text>
           <SegmentFields segment={values.segment} onChange={setSegment} errors={form.errors} />
+          <SegmentReach
+            segment={values.segment}
+            error={form.errors.segment as string | undefined}
+            schema={previewCampaignBody}
+            queryKey={emailKeys.preview}
+            count={(segment) => api.post<CampaignPreview>(`${CAMPAIGNS_PATH}/preview`, { segment })}
+            prompt="Revise las condiciones del segmento para saber a cuántas llega."
+            describeError={(failure) => problemMessage(failure, EMAIL_PROBLEMS)}
+            describe={(preview) => (
+              <Text fw={700}>
+                {preview.reachable === 0
+                  ? 'Alcance: nadie. Ninguna dirección de este segmento autorizó correo sin darse de baja ni rebotar.'
+                  : `Alcance: ${plural(preview.reachable, 'dirección', 'direcciones')} con autorización de correo, sin baja ni rebote`}
+              </Text>
+            )}
+          />
 
           <Title order={2} size="h4">
             Cuándo

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { AbMetric, AbPhase, CampaignStatus } from '../../../src/modules/email/email.codes';
-import type { campaignView, draftView, sendAccepted, statsView, templateSummary, templateView, testSendView } from '../../../src/modules/email/email.schemas';
+import type { campaignPreviewView, campaignView, draftView, sendAccepted, statsView, templateSummary, templateView, testSendView } from '../../../src/modules/email/email.schemas';
 import { formatNumber } from '../app/format';
 import type { ProblemMessages } from '../app/problems';
 
@@ -9,6 +9,7 @@ export type EmailTemplateSummary = z.output<typeof templateSummary>;
 export type Draft = z.output<typeof draftView>;
 export type DraftProblem = Draft['problems'][number];
 export type EmailCampaign = z.output<typeof campaignView>;
+export type CampaignPreview = z.output<typeof campaignPreviewView>;
 export type EmailStats = z.output<typeof statsView>;
 export type SendAnswer = z.output<typeof sendAccepted>;
 export type TestSendAnswer = z.output<typeof testSendView>;
@@ -22,6 +23,7 @@ export const emailKeys = {
   templates: ['email', 'templates', 'all'] as const,
   draft: (key: string) => ['email', 'draft', key] as const,
   campaign: (id: string) => ['email', 'campaign', id] as const,
+  preview: (segment: string) => ['email', 'campaign-preview', segment] as const,
   stats: (id: string) => ['email', 'stats', id] as const,
 };
 

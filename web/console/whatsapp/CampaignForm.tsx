@@ -1,6 +1,5 @@
 import { Alert, Button, Checkbox, Group, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import type { z } from 'zod';
@@ -8,11 +7,11 @@ import { CONTACT_FIELDS } from '../../../src/modules/whatsapp/whatsapp.codes';
 import { createCampaignBody, previewCampaignBody } from '../../../src/modules/whatsapp/whatsapp.campaigns.schemas';
 import { api } from '../app/api';
 import { localInstant, localToday, plural } from '../app/format';
-import { schemaErrors, useSchemaForm } from '../app/forms';
+import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
 import { invalidateServerLists } from '../app/ServerTable';
-import { SegmentFields } from '../app/SegmentFields';
+import { SegmentFields, SegmentReach } from '../app/SegmentFields';
 import {
   CAMPAIGN_PROBLEMS,
   campaignKeys,
@@ -39,45 +38,28 @@ const LITERAL = 'literal';
 const isPast = (instant: string) => Date.parse(instant) <= Date.now();
 const INITIAL: Values = { name: '', templateId: '', variables: [], segment: {} };
 
-/** Whom the segment reaches right now (the API counts it as the campaign will), and what the tier makes of the send. */
+/** Whom the segment reaches on WhatsApp right now, and what the tier makes of the send. */
 function Reach({ segment, error }: { segment: Segment; error: string | undefined }) {
-  const [debounced] = useDebouncedValue(JSON.stringify(segment), 400);
-  const valid = Object.keys(schemaErrors(previewCampaignBody, { segment: JSON.parse(debounced) as Segment })).length === 0;
-  const preview = useQuery({
-    queryKey: campaignKeys.preview(debounced),
-    queryFn: () => api.post<CampaignPreview>(`${CAMPAIGNS_PATH}/preview`, { segment: JSON.parse(debounced) as Segment }),
-    enabled: valid,
-    placeholderData: keepPreviousData,
-    staleTime: 5_000,
-  });
   return (
-    <Paper withBorder p="sm" bg="var(--mantine-color-gray-0)">
-      <div role="status" aria-live="polite" aria-atomic="true">
-        {!valid ? (
-          <Text size="sm">Elija al menos una condición (o «Todas las personas») para saber a cuántas llega.</Text>
-        ) : preview.isError ? (
-          <Text size="sm" c="red.8">
-            {problemMessage(preview.error, CAMPAIGN_PROBLEMS)}
+    <SegmentReach
+      segment={segment}
+      error={error}
+      schema={previewCampaignBody}
+      queryKey={campaignKeys.preview}
+      count={(chosen) => api.post<CampaignPreview>(`${CAMPAIGNS_PATH}/preview`, { segment: chosen })}
+      prompt="Elija al menos una condición (o «Todas las personas») para saber a cuántas llega."
+      describeError={(failure) => problemMessage(failure, CAMPAIGN_PROBLEMS)}
+      describe={(preview) => (
+        <Stack gap={4}>
+          <Text fw={700}>
+            {preview.reachable === 0
+              ? 'Alcance: nadie. Ninguna persona de este segmento autorizó WhatsApp sin darse de baja.'
+              : `Alcance: ${plural(preview.reachable, 'persona', 'personas')} con autorización de WhatsApp y sin baja`}
           </Text>
-        ) : !preview.data ? (
-          <Text size="sm">Contando…</Text>
-        ) : (
-          <Stack gap={4}>
-            <Text fw={700}>
-              {preview.data.reachable === 0
-                ? 'Alcance: nadie. Ninguna persona de este segmento autorizó WhatsApp sin darse de baja.'
-                : `Alcance: ${plural(preview.data.reachable, 'persona', 'personas')} con autorización de WhatsApp y sin baja`}
-            </Text>
-            {preview.data.reachable > 0 && <Text size="sm">{tierMeaning(preview.data)}</Text>}
-          </Stack>
-        )}
-      </div>
-      {error && (
-        <Text size="sm" c="red.8" mt={4}>
-          {error}
-        </Text>
+          {preview.reachable > 0 && <Text size="sm">{tierMeaning(preview)}</Text>}
+        </Stack>
       )}
-    </Paper>
+    />
   );
 }
 
