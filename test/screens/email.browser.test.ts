@@ -27,6 +27,7 @@ let app: TestApp;
 let browser: Browser;
 let manager: TestUser;
 let viewer: TestUser;
+let savedTemplateId: string;
 
 jest.setTimeout(150_000);
 
@@ -136,6 +137,7 @@ describe('email templates', () => {
     await page.waitForURL(/\/correo\/plantillas\/[0-9a-f-]{36}$/);
     await page.getByRole('heading', { name: 'Plantilla: Boletín de diciembre' }).waitFor();
     const templateId = page.url().split('/').pop()!;
+    savedTemplateId = templateId;
     const saved = (await app.http.get(`/api/email-marketing/templates/${templateId}`).set(viewer.auth).expect(200)).body;
     expect(saved).toMatchObject({ name: 'Boletín de diciembre', subject: 'Novedades para {{contact.firstName}}', source: GOOD_MJML, links: ['https://ejemplo.co/agenda'] });
 
@@ -294,6 +296,37 @@ describe('email campaigns', () => {
     await viewing.getByRole('link', { name: 'Campañas', exact: true }).click();
     await viewing.getByRole('heading', { name: 'Campañas de correo' }).waitFor();
     expect(await viewing.getByRole('link', { name: 'Nueva campaña' }).count()).toBe(0);
+    // A viewer reads a template and its preview (the saved one, for the sample person), without writing or sending.
+    await viewing.goto(`${app.url}/correo/plantillas/${savedTemplateId}`);
+    await viewing.getByRole('heading', { name: 'Plantilla: Boletín de diciembre' }).waitFor();
+    await preview(viewing).getByText('Hola Ana,').waitFor();
+    expect(await viewing.getByRole('textbox', { name: 'MJML' }).getAttribute('readonly')).not.toBeNull();
+    expect(await viewing.getByRole('button', { name: /Enviar prueba|Guardar/ }).count()).toBe(0);
     await viewing.context().close();
+  });
+
+  it('pages the templates by the server', async () => {
+    await Promise.all(
+      Array.from({ length: 26 }, (_, index) =>
+        app.http
+          .post('/api/email-marketing/templates')
+          .set(manager.auth)
+          .send({ name: `Plantilla ${String(index + 1).padStart(2, '0')}`, subject: 'Hola', mjml: GOOD_MJML })
+          .expect(201),
+      ),
+    );
+    const page = await openConsole(browser, app, manager, '/correo/plantillas');
+    const table = page.getByRole('table', { name: 'Plantillas de correo' });
+    await table.getByRole('row').nth(25).waitFor();
+    expect(await table.getByRole('row').count()).toBe(26); // the header and 25
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/email-marketing/templates') asked.push(new URL(request.url()).search);
+    });
+    await page.getByRole('button', { name: 'Siguiente' }).click();
+    await page.getByText('Página 2').waitFor();
+    await until(page, `document.querySelectorAll('table tbody tr').length === 4`);
+    expect(asked.some((search) => /cursor=/.test(search) && /limit=25/.test(search))).toBe(true);
+    await page.context().close();
   });
 });
