@@ -189,7 +189,23 @@ describe('stats and dashboard', () => {
   it('give the campaign shape of the issue and the dashboard headline numbers', async () => {
     const body = await stats();
     expect(Object.keys(body).sort()).toEqual(
-      ['abTest', 'audienceSize', 'bounced', 'campaignId', 'clicks', 'failed', 'links', 'opens', 'sent', 'status', 'timeline', 'unsubscribed', 'variants'].sort(),
+      [
+        'abTest',
+        'audienceSize',
+        'bounced',
+        'campaignId',
+        'clicks',
+        'failed',
+        'links',
+        'opens',
+        'retrying',
+        'sent',
+        'softBounced',
+        'status',
+        'timeline',
+        'unsubscribed',
+        'variants',
+      ].sort(),
     );
     expect(body.abTest).toEqual({ phase: 'none', winner: null, decidedAt: null, metric: null, reason: null, zScore: null, pValue: null, excluded: [] });
     const dashboard = await app.http.get('/api/email-marketing/dashboard').set(viewer.auth).expect(200);

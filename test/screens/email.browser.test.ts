@@ -279,6 +279,7 @@ describe('email campaigns', () => {
     expect(await figure('Aperturas de máquinas').textContent()).toContain('1');
     expect(await figure('Aperturas únicas').textContent()).toContain('16');
     expect(await figure('Rebotes duros').textContent()).toContain('0');
+    expect(await figure('Rebotes blandos').textContent()).toContain('ninguno espera reintento');
     await page.getByRole('table', { name: 'Clics por enlace' }).getByText('https://ejemplo.co/agenda').waitFor();
     expect(await axeSettled(page)).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, 'console-email.png'), fullPage: true });

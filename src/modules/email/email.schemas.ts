@@ -137,7 +137,12 @@ export const statsView = z
     audienceSize: z.number().int(),
     sent: z.number().int(),
     failed: z.number().int(),
+    /** Hard bounces: refused at RCPT TO with a 5xx; the address is suppressed. */
     bounced: z.number().int(),
+    /** Soft bounces: recipients who got a temporary answer (4xx) or a connection error at least once, whatever came after. */
+    softBounced: z.number().int(),
+    /** Of those, the ones waiting for their next try now. */
+    retrying: z.number().int(),
     unsubscribed: z.number().int(),
     opens: z.object({ unique: z.number().int(), total: z.number().int(), rate, machine: z.number().int() }),
     clicks: z.object({ unique: z.number().int(), total: z.number().int(), rate, clickToOpenRate: rate }),

@@ -31,6 +31,8 @@ export async function campaignStats(em: EntityManager, db: Queries, campaignId: 
     sent,
     failed: delivery?.failed ?? 0,
     bounced: delivery?.bounced ?? 0,
+    softBounced: delivery?.soft_bounced ?? 0,
+    retrying: delivery?.retrying ?? 0,
     unsubscribed: events?.unsubscribed ?? 0,
     opens: { unique: opens, total: events?.open_total ?? 0, rate: ratio(opens, sent), machine: events?.machine ?? 0 },
     clicks: { unique: clicks, total: events?.click_total ?? 0, rate: ratio(clicks, sent), clickToOpenRate: ratio(clicks, opens) },

@@ -245,7 +245,12 @@ export function CampaignDetail() {
               />
               <Figure label="Bajas" value={formatNumber(figures.unsubscribed)} hint="cancelaron la suscripción desde el correo" />
               <Figure label="Rebotes duros" value={formatNumber(figures.bounced)} hint="dirección rechazada: no se le vuelve a escribir" />
-              <Figure label="Fallidos" value={formatNumber(figures.failed)} hint="rechazados por el mensaje o tras agotar reintentos (rebotes blandos)" />
+              <Figure
+                label="Rebotes blandos"
+                value={formatNumber(figures.softBounced)}
+                hint={`respuesta temporal (4xx) o sin conexión al menos una vez; ${figures.retrying ? `${formatNumber(figures.retrying)} esperan reintento` : 'ninguno espera reintento'}`}
+              />
+              <Figure label="Fallidos" value={formatNumber(figures.failed)} hint="mensaje rechazado, o rebote blando que agotó sus reintentos" />
             </SimpleGrid>
           ) : (
             !stats.isError && <Loader size="sm" aria-label="Cargando las cifras" />
