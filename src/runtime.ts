@@ -23,7 +23,7 @@ import { Metrics } from './kernel/metrics';
 import { catchUnawaitedAnswers, countFailures, createRedis, failFastOnceServing, handshakeDone, reportOutages } from './kernel/redis';
 import { modules as allModules } from './modules';
 import { personalDataSections, personTimelineSections, territoryReferenceSections, type BackgroundTask, type ModuleManifest } from './kernel/module';
-import { principalLoader } from './modules/auth';
+import { principalLoader, sessionRegistry } from './modules/auth';
 
 /** The embedded default keeps its signing secret beside its data, so tokens survive restarts. */
 function embeddedJwtSecret(dataDir: string): string {
@@ -128,7 +128,7 @@ export class Runtime {
     const caches = new Caches(bus);
     await caches.start();
     const principals = principalCache(caches, principalLoader(db));
-    const auth = { tokens: new TokenService(jwtSecret, config.jwtTtlSeconds), principals };
+    const auth = { tokens: new TokenService(jwtSecret, config.jwtTtlSeconds), principals, sessions: sessionRegistry(caches, db) };
     const jobDefinitions = modules.flatMap((module) => module.jobs ?? []);
     const jobs: Jobs = config.redisUrl
       ? new BullJobs(jobDefinitions, { url: config.redisUrl, maxRetriesPerRequest: null }, config.redisKeyPrefix, logger)

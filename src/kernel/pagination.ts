@@ -55,3 +55,20 @@ export async function findPage<T extends object, Out>(
     throw error;
   }
 }
+
+/**
+ * The same keyset paging over keys already in hand (a computed list rather than a table), in their
+ * string order: the page's keys and the cursor after the last of them.
+ */
+export function keysPage(keys: readonly string[], page: PageRequest): { keys: string[]; nextCursor: string | null } {
+  let after: string | undefined;
+  if (page.cursor) {
+    assertCursorShape(page.cursor, 1);
+    const [key] = Cursor.decode(page.cursor) as unknown[];
+    if (typeof key !== 'string') throw invalidField('query.cursor', 'The cursor is not one this list gave out.');
+    after = key;
+  }
+  const following = [...keys].sort().filter((key) => after === undefined || key > after);
+  const chosen = following.slice(0, page.limit);
+  return { keys: chosen, nextCursor: following.length > page.limit ? Cursor.encode([chosen[chosen.length - 1]]) : null };
+}

@@ -625,6 +625,21 @@ export class Realtime {
     this.io.in(userRoom(userId)).disconnectSockets(true);
   }
 
+  /**
+   * Ends the sockets one device's session opened, in every process (an admin ended that session
+   * alone); the user's other devices stay connected. A socket that cannot be reached is refused at
+   * its next request anyway (`stillValid`), and the failure logged.
+   */
+  async disconnectSession(userId: string, sessionId: string): Promise<void> {
+    try {
+      for (const socket of await this.io.in(userRoom(userId)).fetchSockets()) {
+        if ((socket.data as SocketData).claims.sid === sessionId) socket.disconnect(true);
+      }
+    } catch (error) {
+      this.options.logger.warn({ errorName: (error as Error).name }, 'session disconnect failed');
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.heartbeat);

@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261128165228_UserSessions } from './Migration20261128165228_UserSessions';
 import { Migration20261128113931_WhatsAppMessageProvider } from './Migration20261128113931_WhatsAppMessageProvider';
 import { Migration20261128140500_CampaignElectionDate } from './Migration20261128140500_CampaignElectionDate';
 import { Migration20261128140000_PlacesDeleteRestrict } from './Migration20261128140000_PlacesDeleteRestrict';
@@ -98,4 +99,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128140000_PlacesDeleteRestrict', class: Migration20261128140000_PlacesDeleteRestrict },
   { name: 'Migration20261128140500_CampaignElectionDate', class: Migration20261128140500_CampaignElectionDate },
   { name: 'Migration20261128143000_GotvFollowingDays', class: Migration20261128143000_GotvFollowingDays },
+  { name: 'Migration20261128165228_UserSessions', class: Migration20261128165228_UserSessions },
 ];

@@ -132,8 +132,37 @@ describe('live map and projection', () => {
     const response = await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200);
     expect(response.body).toMatchObject({ method: expect.any(String), phase: expect.stringMatching(/before_open|open|closed/) });
     expect(response.body.overall).toMatchObject({ confirmedVoters: 4, confirmedVoted: 3, registeredVoters: 2000 });
-    expect(response.body.stations).toHaveLength(2);
+    expect(response.body).not.toHaveProperty('stations');
     expectProblem(await app.http.get('/api/gotv/projection?territoryId=nope').set(viewer.auth), 400);
+  });
+
+  it('lists each station’s projection a page at a time, in id order, and narrows by territory', async () => {
+    const first = await app.http.get('/api/gotv/projection/stations?limit=1').set(viewer.auth).expect(200);
+    const [lower, higher] = [stationA, stationB].sort();
+    expect(first.body.data).toEqual([expect.objectContaining({ id: lower, basis: expect.any(String), registeredVoters: expect.any(Number) })]);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const second = await app.http.get('/api/gotv/projection/stations').query({ limit: 1, cursor: first.body.nextCursor }).set(viewer.auth).expect(200);
+    expect(second.body).toEqual({ data: [expect.objectContaining({ id: higher })], nextCursor: null });
+    // The stations' figures add up to the overall projection's.
+    const all = await app.http.get('/api/gotv/projection/stations').set(viewer.auth).expect(200);
+    const overall = (await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200)).body.overall;
+    expect(all.body.data.reduce((sum: number, station: { registeredVoters: number }) => sum + station.registeredVoters, 0)).toBe(overall.registeredVoters);
+    expect(all.body.data.reduce((sum: number, station: { votersSoFar: number }) => sum + station.votersSoFar, 0)).toBe(overall.votersSoFar);
+    const kennedyOnly = await app.http.get(`/api/gotv/projection/stations?territoryId=${kennedy}`).set(viewer.auth).expect(200);
+    expect(kennedyOnly.body).toEqual({ data: [expect.objectContaining({ id: stationA, territoryId: kennedy })], nextCursor: null });
+    // Bad paging and filters get a 400; the list is for the same staff as the projection.
+    for (const query of [
+      'limit=0',
+      'limit=201',
+      'cursor=bad*cursor',
+      `cursor=${Buffer.from('[1,2]').toString('base64url')}`,
+      `cursor=${Buffer.from('[7]').toString('base64url')}`,
+      'territoryId=nope',
+    ]) {
+      expectProblem(await app.http.get(`/api/gotv/projection/stations?${query}`).set(viewer.auth), 400);
+    }
+    expectProblem(await app.http.get('/api/gotv/projection/stations').set((await createUser(app, admin, 'brigade')).auth), 403);
+    expectProblem(await app.http.get('/api/gotv/projection/stations'), 401);
   });
 
   it('is for staff who watch the war room', async () => {
@@ -162,7 +191,7 @@ describe('gotv:projection pushes', () => {
     const socket = await connectSocket(app.url, viewer.token);
     try {
       await subscribe(socket, ['gotv']);
-      type Push = { generatedAt: string; overall: Record<string, number>; stations?: unknown; curve: unknown; byTerritory: Record<string, unknown>[] };
+      type Push = { generatedAt: string; overall: Record<string, number>; stations?: unknown; curve: unknown; byTerritory?: unknown };
       const pushes: Push[] = [];
       socket.on('gotv:projection', (push: Push) => pushes.push(push));
       // Twenty reports over about three seconds: a push follows the first, the rest wait for the interval.
@@ -184,16 +213,13 @@ describe('gotv:projection pushes', () => {
       for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(950);
       expect(last.overall.registeredVoters).toBe(2000);
       expect(last.overall.votersSoFar).toBe(410 + 119);
-      // A summary: per-station figures and each territory's curve are read over REST, and the figures agree with it.
+      // A summary of a size that does not grow with the day: per-territory and per-station figures
+      // are read over REST, and the overall figures agree with it.
       expect(last.stations).toBeUndefined();
+      expect(last.byTerritory).toBeUndefined();
       expect(last.curve).toMatchObject({ points: expect.any(Array) });
       const rest = (await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200)).body;
       for (const field of ['confirmedVoters', 'confirmedVoted', 'registeredVoters', 'votersSoFar']) expect(last.overall[field]).toBe(rest.overall[field]);
-      expect(last.byTerritory).toHaveLength(rest.byTerritory.length);
-      for (const [i, territory] of last.byTerritory.entries()) {
-        expect(territory).not.toHaveProperty('curve');
-        expect(rest.byTerritory[i]).toMatchObject({ ...territory, curve: { points: expect.any(Array) } });
-      }
     } finally {
       socket.close();
     }
@@ -288,10 +314,11 @@ describe('the learned curve, its explanation and its history', () => {
     expect(body.lagMinutes).toBeNull();
     expect(body.curve.points.map((p: { time: string }) => p.time)).toEqual(['08:00', '09:00', '10:00', '11:00', '12:00', '13:00', '14:00', '15:00', '16:00']);
     for (const point of body.curve.points) expect(point.low <= point.fraction && point.fraction <= point.high).toBe(true);
-    for (const territory of body.byTerritory) expect(territory).toMatchObject({ coverage: 0.9, lagMinutes: null, curve: { points: expect.any(Array) } });
-    // A territory's projection reports its stations only; the curve is learned from every station's counts.
+    // Two stations are too few for a territory's own curve: each follows the day's, given once above.
+    for (const territory of body.byTerritory) expect(territory).toMatchObject({ coverage: 0.9, lagMinutes: null, curve: null });
+    // A territory's projection sums its stations only; the curve is learned from every station's counts.
     const kennedyOnly = (await app.http.get(`/api/gotv/projection?territoryId=${kennedy}`).set(viewer.auth).expect(200)).body;
-    expect(kennedyOnly.stations.map((s: { id: string }) => s.id)).toEqual([stationA]);
+    expect(kennedyOnly.byTerritory.map((t: { territoryId: string }) => t.territoryId)).toEqual([kennedy]);
     expect(kennedyOnly.overall.registeredVoters).toBe(1000);
   });
 
@@ -513,5 +540,38 @@ describe('polls over several days', () => {
     // Election day only again: omitted (or []) means no later day.
     const single = (await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200)).body;
     expect(single.followingDays).toEqual([]);
+  });
+});
+
+describe('the projection per territory', () => {
+  it('sums each territory with everything inside it: the top level unfiltered, the children of the one asked about', async () => {
+    await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200);
+    const territory = async (name: string, type: string, parentId?: string) =>
+      (await app.http.post('/api/territories').set(manager.auth).send({ name, type, parentId }).expect(201)).body.id as string;
+    const antioquia = await territory('Antioquia', 'department');
+    const medellin = await territory('Medellín', 'municipality', antioquia);
+    const comuna = await territory('La Candelaria', 'commune', medellin);
+    const placed = async (code: string, territoryId: string) =>
+      (
+        await app.http
+          .post('/api/gotv/polling-stations')
+          .set(manager.auth)
+          .send({ code, name: `Puesto ${code}`, lat: 6.25, lng: -75.56, tables: 5, registeredVoters: 700, territoryId })
+          .expect(201)
+      ).body.id as string;
+    await placed('ANT-1', comuna);
+    await placed('ANT-2', medellin);
+    const registeredIn = async (query: string) =>
+      Object.fromEntries(
+        ((await app.http.get(`/api/gotv/projection${query}`).set(viewer.auth).expect(200)).body.byTerritory as { territoryId: string | null; registeredVoters: number }[]).map(
+          (row) => [row.territoryId, row.registeredVoters],
+        ),
+      );
+    // Unfiltered: the comuna's and the municipio's stations both under the departamento.
+    expect(await registeredIn('')).toMatchObject({ [antioquia]: 1400, [kennedy]: 1000 });
+    expect(Object.keys(await registeredIn(''))).not.toContain(comuna);
+    // Asked about the departamento: its municipio; about the municipio: the comuna, and itself for the station placed in it.
+    expect(await registeredIn(`?territoryId=${antioquia}`)).toEqual({ [medellin]: 1400 });
+    expect(await registeredIn(`?territoryId=${medellin}`)).toEqual({ [comuna]: 700, [medellin]: 700 });
   });
 });

@@ -2,7 +2,8 @@
  * The console's Users screen in headless Chromium against a listening test app: an admin invites
  * someone and the link shown lets that person set a password and sign in with the role given; the
  * list filters by role and state; a role is changed, sessions are ended and an account deactivated
- * through their dialogs (each taking effect on the API at once); the last admin cannot take away
+ * through their dialogs (each taking effect on the API at once); a user's sessions are listed by
+ * device and one is ended while the other stays, then all of them; the last admin cannot take away
  * their own role and the screen says why in Spanish. A manager has no Users entry and is kept out
  * of the address. axe on the list and on a dialog; the invitation by keyboard. Leaves a screenshot
  * in test-artifacts/console-users.png.
@@ -13,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { assertBuilt, launchChromium } from './campaign';
-import { axeSettled, openConsole } from './console';
+import { axeSettled, openConsole, until } from './console';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 
@@ -136,6 +137,40 @@ it("changes a role, ends someone's sessions and deactivates an account, each at 
   await expect(row('Bruno Brigadista').getByText('Desactivada').waitFor()).resolves.toBeUndefined();
   expect(await roleOf(brigadista.id)).toMatchObject({ active: false });
   await app.http.post('/api/auth/login').send({ email: brigadista.email, password: brigadista.password }).expect(401);
+});
+
+it("lists a user's sessions by device, ends one while the other stays, then all of them", async () => {
+  const PHONE = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/131.0 Mobile Safari/537.36';
+  const LAPTOP = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/131.0 Safari/537.36';
+  const signIn = async (userAgent: string) => {
+    const answer = await app.http.post('/api/auth/login').set('User-Agent', userAgent).send({ email: manager.email, password: manager.password }).expect(200);
+    return { Authorization: `Bearer ${answer.body.token as string}` };
+  };
+  const phone = await signIn(PHONE);
+  const laptop = await signIn(LAPTOP);
+
+  await act('Marta Gestora', 'Ver sus sesiones');
+  const dialog = page.getByRole('dialog', { name: 'Sesiones de Marta Gestora' });
+  const sessions = dialog.getByRole('table', { name: 'Sesiones abiertas de Marta Gestora' });
+  await sessions.getByRole('row').filter({ hasText: 'Chrome en Android' }).waitFor();
+  expect(await sessions.getByRole('row').filter({ hasText: 'Chrome en Windows' }).textContent()).toContain('127.0.0.1');
+  // The row's menu is gone once its closing transition ends: axe sees the dialog alone.
+  await until(page, `!document.querySelector('[role="menu"]')`);
+  expect(await axeSettled(page)).toEqual([]);
+
+  await dialog.getByRole('button', { name: /^Cerrar la sesión en Chrome en Android/ }).click();
+  await sessions.getByRole('row').filter({ hasText: 'Chrome en Android' }).waitFor({ state: 'detached' });
+  await app.http.get('/api/auth/me').set(phone).expect(401);
+  await app.http.get('/api/auth/me').set(laptop).expect(200);
+  expect(await sessions.getByRole('row').filter({ hasText: 'Chrome en Windows' }).count()).toBe(1);
+
+  await dialog.getByRole('button', { name: 'Cerrar todas las sesiones' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Cerrar sus sesiones' });
+  await confirm.getByRole('button', { name: 'Cerrar las sesiones' }).click();
+  // The dialog closes once the API answered (the earlier test's toast may still be showing).
+  await confirm.waitFor({ state: 'detached' });
+  await app.http.get('/api/auth/me').set(laptop).expect(401);
+  expect((await app.http.get(`/api/users/${manager.id}/sessions`).set(admin.auth).expect(200)).body.data).toEqual([]);
 });
 
 it('keeps the last admin: taking away their own role is refused and the screen says why', async () => {

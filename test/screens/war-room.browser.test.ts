@@ -314,6 +314,7 @@ describe('war room', () => {
       kind: 'keyword',
       severity: 'warning',
       title: 'Mención de "transporte"',
+      details: { matched: ['transporte'] },
       competitorId: null,
       profileId: null,
       postId: null,

@@ -42,7 +42,7 @@ function tileConfig(): TileConfig | undefined {
 
 let map: StationMap | undefined;
 /** The stations of the chosen territory (all when undefined) and that territory's projection. */
-let filter: { territoryId: string; stations: Set<string>; projection: ProjectionSummary | undefined } | undefined;
+let filter: { territoryId: string; stations: Set<string>; projection: Projection | undefined } | undefined;
 let liveState: LiveState = 'connecting';
 let resyncedAt: Date | undefined;
 let loading = false;
@@ -142,7 +142,8 @@ function renderCurve(): void {
     return;
   }
   setText(byId('phase'), `· ${phases[projection.phase] ?? projection.phase}`);
-  const figures = filter ? (projection.byTerritory.find((row) => row.territoryId === filter?.territoryId) ?? projection.overall) : projection.overall;
+  // Under a filter the overall figures are the chosen territory's, with everything inside it.
+  const figures = projection.overall;
   // A projection is an estimate: it is named as one, with its interval, and says when there is none yet.
   const range = (value: number | null, low: number | null, high: number | null) =>
     value === null ? 'Sin proyección todavía: faltan conteos de los puestos.' : `${number.format(value)} (${number.format(low ?? value)}–${number.format(high ?? value)})`;
@@ -356,7 +357,7 @@ async function reload(reason: 'connect' | 'reconnect' | 'resync' | 'reconcile'):
     const [live, dashboard, projection] = await Promise.all([
       api.get<LiveMap>('/api/gotv/live-map'),
       api.get<Dashboard>('/api/gotv/dashboard'),
-      api.get<Projection>('/api/gotv/projection').then(withoutStations, (error: unknown) => {
+      api.get<Projection>('/api/gotv/projection').then(summaryOf, (error: unknown) => {
         if (error instanceof ApiError && error.status === 409) return undefined; // no election date yet
         throw error;
       }),
@@ -388,15 +389,16 @@ function scheduleFollowUp(delayMs: number): void {
   }, delayMs);
 }
 
-function withoutStations(projection: Projection): ProjectionSummary {
-  const { stations: _stations, ...summary } = projection;
+/** What the screen keeps of the overall projection: what the push carries. */
+function summaryOf(projection: Projection): ProjectionSummary {
+  const { byTerritory: _perTerritory, ...summary } = projection;
   return summary;
 }
 
 async function loadFilter(territoryId: string): Promise<void> {
   const [live, projection] = await Promise.all([
     api.get<LiveMap>(`/api/gotv/live-map?territoryId=${territoryId}`),
-    api.get<Projection>(`/api/gotv/projection?territoryId=${territoryId}`).then(withoutStations, () => undefined),
+    api.get<Projection>(`/api/gotv/projection?territoryId=${territoryId}`).catch(() => undefined),
   ]);
   filter = { territoryId, stations: new Set(live.features.map((feature) => feature.properties.id)), projection };
 }
@@ -411,7 +413,7 @@ function refreshFilterProjection(): void {
     const territoryId = filter.territoryId;
     void api.get<Projection>(`/api/gotv/projection?territoryId=${territoryId}`).then((projection) => {
       if (filter?.territoryId !== territoryId) return;
-      filter.projection = withoutStations(projection);
+      filter.projection = projection;
       state.dirty.projection = true;
       requestFrame();
     });

@@ -1,12 +1,13 @@
 import type { Context, Next } from 'koa';
 import { ForbiddenError, UnauthorizedError } from '../errors';
-import type { PrincipalCache } from './principals';
+import type { PrincipalCache, SessionRegistry } from './principals';
 import { roleAllowed, type Actor, type Role } from './roles';
 import type { TokenClaims, TokenService } from './tokens';
 
 export interface Authenticator {
   tokens: TokenService;
   principals: PrincipalCache;
+  sessions: SessionRegistry;
 }
 
 /**
@@ -22,7 +23,8 @@ export async function authenticateToken(auth: Authenticator, token: string | und
 
 /**
  * The actor behind claims whose signature was already verified (a socket's handshake): the token
- * must not have expired since, and the user must still be active with the same token version.
+ * must not have expired since, the user must still be active with the same token version, and the
+ * device's session (when the token names one) must not have been ended.
  */
 export async function sessionActor(auth: Authenticator, claims: TokenClaims): Promise<Actor> {
   if (claims.exp * 1000 <= Date.now()) throw new UnauthorizedError('The token is invalid or has expired.');
@@ -30,6 +32,8 @@ export async function sessionActor(auth: Authenticator, claims: TokenClaims): Pr
   if (!principal || !principal.active || principal.tokenVersion !== claims.ver) {
     throw new UnauthorizedError('The token is no longer valid; log in again.');
   }
+  // The device's own session, when the token names one: an admin may have ended it alone.
+  if (claims.sid && !(await auth.sessions.stands(claims.sid, principal.id))) throw new UnauthorizedError('The session was ended; log in again.');
   return { id: principal.id, role: principal.role };
 }
 

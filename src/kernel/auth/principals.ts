@@ -19,3 +19,13 @@ export type PrincipalCache = SharedCache<Principal | undefined>;
 export function principalCache(caches: Caches, load: PrincipalLoader): PrincipalCache {
   return caches.named('principals', load, 10_000);
 }
+
+/**
+ * The signed-in devices' sessions, kept by the auth module: whether the one a token names still
+ * stands (an admin may end one device alone), noting that it was seen; and forgetting one that
+ * ended, in every process.
+ */
+export interface SessionRegistry {
+  stands(sessionId: string, userId: string): Promise<boolean>;
+  forget(sessionId: string): Promise<void>;
+}

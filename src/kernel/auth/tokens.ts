@@ -8,11 +8,16 @@ export const TOKEN_ISSUER = 'comando';
 export const TOKEN_AUDIENCE = 'comando-api';
 const ALGORITHM = 'HS256';
 
-/** Claims Comando puts in its access tokens; `ver` is the user's token version (revocation). */
+/**
+ * Claims Comando puts in its access tokens; `ver` is the user's token version (revocation), `sid`
+ * the signed-in device's session (an admin may end it alone). Tokens issued before sessions were
+ * kept have no `sid`: they stand on the version alone until they expire.
+ */
 const claimsSchema = z.object({
   sub: z.string().uuid(),
   role: roleSchema,
   ver: z.number().int().nonnegative(),
+  sid: z.string().uuid().optional(),
   iat: z.number(),
   exp: z.number(),
 });
@@ -48,8 +53,13 @@ export class TokenService {
     this.secret = createSecretKey(Buffer.from(secret, 'utf8'));
   }
 
-  issue(subject: { id: string; role: Role; tokenVersion: number }): IssuedToken {
-    const token = jwt.sign({ role: subject.role, ver: subject.tokenVersion }, this.secret, {
+  /** The token lasts `ttlSeconds`: a session row made for it should expire with it. */
+  get ttl(): number {
+    return this.ttlSeconds;
+  }
+
+  issue(subject: { id: string; role: Role; tokenVersion: number }, sessionId?: string): IssuedToken {
+    const token = jwt.sign({ role: subject.role, ver: subject.tokenVersion, ...(sessionId ? { sid: sessionId } : {}) }, this.secret, {
       algorithm: ALGORITHM,
       expiresIn: this.ttlSeconds,
       issuer: TOKEN_ISSUER,

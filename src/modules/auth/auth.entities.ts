@@ -49,3 +49,29 @@ export const PasswordResetSchema = defineEntity({
     usedAt: p.datetime().nullable(),
   },
 });
+
+/**
+ * A signed-in device: one row per sign-in (or fresh token after a password change), named in the
+ * token (`sid`), so an admin can see where an account is open and end one device alone. It stands
+ * while the row exists, its token version is the user's, and it has not expired; what ends every
+ * token (logout, role change, deactivation, new password) ends them all through the version.
+ * The address and browser are the device's, shown to admins only and never logged; rows go when
+ * their session ends or expires.
+ */
+export const UserSessionSchema = defineEntity({
+  name: 'UserSession',
+  tableName: 'user_sessions',
+  properties: {
+    id: p.uuid().primary(),
+    user: () => p.manyToOne(UserSchema).deleteRule('cascade').index(),
+    tokenVersion: p.integer(),
+    /** The browser's User-Agent as sent, cut to 300 characters. */
+    userAgent: p.string().length(300).nullable(),
+    ip: p.string().length(45).nullable(),
+    createdAt: p.datetime(),
+    lastSeenAt: p.datetime(),
+    expiresAt: p.datetime().index(),
+  },
+});
+
+export type UserSession = InferEntity<typeof UserSessionSchema>;

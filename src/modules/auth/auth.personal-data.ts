@@ -2,6 +2,7 @@ import { ConflictError } from '../../kernel/errors';
 import type { PersonalDataHolder } from '../../kernel/module';
 import { ERASED_NAME } from '../../kernel/privacy';
 import { accountsOfPerson, countActiveAdmins, eraseAccounts, lockAdmins } from './auth.repository';
+import { removeSessions } from './auth.sessions';
 
 /**
  * A person's login accounts: those linked to their contact (a volunteer's login, an agenda
@@ -37,6 +38,8 @@ export const authPersonalData: PersonalDataHolder = {
     }
     const ids = accounts.map((account) => account.id);
     const erased = await eraseAccounts(q, ids, ERASED_NAME, new Date());
+    // Where they signed in from (addresses, browsers) goes with the account.
+    await removeSessions(q, ids);
     erasure.afterCommit(async (deps) => {
       for (const id of ids) {
         await deps.auth.principals.invalidate(id);

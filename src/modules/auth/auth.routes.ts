@@ -21,13 +21,16 @@ import {
   resetToken,
   setupView,
   updateUserBody,
+  sessionParams,
+  sessionView,
   userIdParams,
   userView,
 } from './auth.schemas';
-import { pageSchema } from '../../kernel/pagination';
+import { pageQueryShape, pageSchema } from '../../kernel/pagination';
 import { authPolicy } from './auth.policy';
 import { presentMe, presentUser } from './auth.presenter';
 import * as service from './auth.service';
+import { deviceOf, endSession, listSessions } from './auth.sessions';
 
 const PASSWORD_SET_PATH = `${service.SET_PASSWORD_PATH}/lista`;
 const RESET_PATH = '/api/auth/password/reset';
@@ -107,7 +110,7 @@ export const authRouter = new ApiRouter('auth', 'Accounts, sessions, passwords a
       },
     },
     async ({ ctx, input, maybeActor }) => {
-      const registration = await service.register(ctx.deps, maybeActor, input.body, ctx.ip);
+      const registration = await service.register(ctx.deps, maybeActor, input.body, { ...deviceOf(ctx), ip: ctx.ip });
       if (registration.kind === 'created') return { user: presentUser(registration.user), token: registration.token };
       ctx.status = 202;
       return { status: 'pending_approval' as const, detail: service.REGISTRATION_REQUESTED };
@@ -123,7 +126,7 @@ export const authRouter = new ApiRouter('auth', 'Accounts, sessions, passwords a
       errors: { 401: 'Wrong email or password', 429: 'Too many failed attempts; see Retry-After' },
     },
     async ({ ctx, input }) => {
-      const { user, issued } = await service.login(ctx.deps, input.body, ctx.ip);
+      const { user, issued } = await service.login(ctx.deps, input.body, { ...deviceOf(ctx), ip: ctx.ip });
       return { token: issued.token, tokenType: 'Bearer' as const, expiresIn: issued.expiresIn, user: presentUser(user) };
     },
   )
@@ -153,6 +156,37 @@ export const authRouter = new ApiRouter('auth', 'Accounts, sessions, passwords a
     async ({ ctx, input, actor }) => {
       const invited = await service.inviteUser(ctx.deps, actor, input.body);
       return { user: presentUser(invited.user), setPasswordLink: { url: invited.setPasswordLink.url, expiresAt: invited.setPasswordLink.expiresAt.toISOString() } };
+    },
+  )
+  .get(
+    '/api/users/:id/sessions',
+    {
+      summary: "A user's open sessions (admin): each signed-in device",
+      description:
+        'Newest first: the browser (User-Agent) and address it signed in from, when it started, when it was last seen (to the minute), when its token ' +
+        'expires. A session ends with its token, with `POST /api/users/{id}/sessions/end` (all), or alone with `POST /api/users/{id}/sessions/{sessionId}/end`. ' +
+        'Tokens issued before sessions were kept are not listed.',
+      access: authPolicy.roles('manageUsers'),
+      params: userIdParams,
+      query: z.object(pageQueryShape),
+      response: pageSchema(sessionView),
+      errors: { 404: 'No such user' },
+    },
+    async ({ ctx, input, actor, em }) => listSessions(ctx.deps, em, actor, input.params.id, input.query),
+  )
+  .post(
+    '/api/users/:id/sessions/:sessionId/end',
+    {
+      summary: "End one of a user's sessions (admin): one lost phone",
+      description: "That device's token stops working at once, in every process, and its sockets close; the user's other devices stay signed in.",
+      access: authPolicy.roles('manageUsers'),
+      params: sessionParams,
+      status: 204,
+      errors: { 404: 'No such user, or no such session of theirs' },
+    },
+    async ({ ctx, input, actor }) => {
+      await endSession(ctx.deps, actor, input.params.id, input.params.sessionId);
+      return undefined;
     },
   )
   .post(
@@ -194,7 +228,7 @@ export const authRouter = new ApiRouter('auth', 'Accounts, sessions, passwords a
       errors: { 403: 'The current password is wrong (`wrong_password`)', 429: 'Too many wrong passwords; see Retry-After' },
     },
     async ({ ctx, input, actor }) => {
-      const issued = await service.changePassword(ctx.deps, actor, input.body);
+      const issued = await service.changePassword(ctx.deps, actor, input.body, deviceOf(ctx));
       return { token: issued.token, tokenType: 'Bearer' as const, expiresIn: issued.expiresIn };
     },
   )

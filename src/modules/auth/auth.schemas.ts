@@ -34,6 +34,18 @@ export const userView = z
   })
   .meta({ id: 'User' });
 
+/** One signed-in device of a user, as an admin sees it. */
+export const sessionView = z
+  .object({
+    id: z.uuid(),
+    userAgent: z.string().nullable().describe('The browser as it named itself (User-Agent), cut to 300 characters'),
+    ip: z.string().nullable().describe('The address it signed in from'),
+    startedAt: instant,
+    lastSeenAt: instant.describe('Its latest request, to the minute'),
+    expiresAt: instant.describe('When its token expires'),
+  })
+  .meta({ id: 'UserSession' });
+
 export const meView = userView.pick({ id: true, email: true, name: true, role: true, createdAt: true }).meta({ id: 'Me' });
 
 export const registerResponse = z.object({ user: userView, token: z.string() });
@@ -64,6 +76,7 @@ export const loginResponse = z.object({
 });
 
 export const userIdParams = z.object({ id: z.uuid() });
+export const sessionParams = z.object({ id: z.uuid(), sessionId: z.uuid() });
 
 /** An admin inviting someone: the account is created without a password, which the person sets from the link. */
 export const inviteUserBody = z

@@ -28,6 +28,7 @@ import {
   userPage,
   type UserRecord,
 } from './auth.repository';
+import { openSession, removeSessions, type Device } from './auth.sessions';
 import type { ChangePasswordInput, CompleteResetInput, InviteUserInput, ListUsersInput, LoginInput, RegisterInput, UpdateUserInput } from './auth.schemas';
 
 const WRONG_CREDENTIALS = 'The email or password is incorrect.';
@@ -65,8 +66,9 @@ export async function register(
   deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth' | 'logger'>,
   caller: Actor | undefined,
   input: RegisterInput,
-  ip: string,
+  device: Device & { ip: string },
 ): Promise<Registration> {
+  const { ip } = device;
   // Admins creating staff accounts are not held to the per-address limit on self-registration.
   const grantsRole = caller !== undefined && authPolicy.allows(caller, 'grantRole');
   if (!grantsRole) {
@@ -92,7 +94,8 @@ export async function register(
   const { user } = outcome;
   if (user) deps.logger.info({ userId: user.id, role: user.role, active: user.active }, user.active ? 'user registered' : 'registration requested');
   if (!user || !user.active) return { kind: 'requested' };
-  return { kind: 'created', user, token: deps.auth.tokens.issue(user).token };
+  // The first account signs in on this device; an admin creating an account gets its token, on no device of the new user's.
+  return { kind: 'created', user, token: (grantsRole ? deps.auth.tokens.issue(user) : await openSession(deps, user, device)).token };
 }
 
 /**
@@ -131,7 +134,8 @@ export async function firstAccountPending(db: Queries): Promise<boolean> {
  * spray) stop what the first cannot, but not at an address the account signed in from in the
  * last month, so neither someone else's guesses nor a coworker behind the same NAT locks staff out.
  */
-export async function login(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth'>, input: LoginInput, ip: string) {
+export async function login(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth'>, input: LoginInput, device: Device & { ip: string }) {
+  const { ip } = device;
   const limits = loginLimiters(deps);
   const pair = `${ip} ${input.email}`;
   await limits.byPair.check(pair);
@@ -147,7 +151,7 @@ export async function login(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' |
   }
   await Promise.all([limits.byPair.reset(pair), limits.known.record(pair)]);
   const user = await recordLogin(deps.db, found.id, new Date());
-  return { user, issued: deps.auth.tokens.issue(user) };
+  return { user, issued: await openSession(deps, user, device) };
 }
 
 export async function getUser(q: Queries, id: string): Promise<UserRecord> {
@@ -156,8 +160,9 @@ export async function getUser(q: Queries, id: string): Promise<UserRecord> {
   return user;
 }
 
-/** Ends every token the user holds, in every process, sockets included. */
-async function endSessions(deps: Pick<AppDeps, 'auth' | 'realtime'>, userId: string): Promise<void> {
+/** Ends every token the user holds, in every process, sockets included; their sessions' rows go (the token version already ended them). */
+async function endSessions(deps: Pick<AppDeps, 'db' | 'auth' | 'realtime'>, userId: string): Promise<void> {
+  await removeSessions(deps.db, [userId]);
   await deps.auth.principals.invalidate(userId);
   deps.realtime.disconnectUser(userId);
 }
@@ -215,7 +220,12 @@ const tokenHash = (token: string) => createHash('sha256').update(token).digest('
  * The caller's own password, proven by the current one. Every token the user held ends (other
  * devices and sockets too); the caller gets a fresh token so this device stays signed in.
  */
-export async function changePassword(deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth' | 'realtime' | 'logger'>, actor: Actor, input: ChangePasswordInput) {
+export async function changePassword(
+  deps: Pick<AppDeps, 'db' | 'config' | 'rateLimits' | 'auth' | 'realtime' | 'logger'>,
+  actor: Actor,
+  input: ChangePasswordInput,
+  device: Device,
+) {
   const limiter = passwordLimiters(deps).change;
   await limiter.check(actor.id);
   const current = await findPasswordHash(deps.db, actor.id);
@@ -227,7 +237,7 @@ export async function changePassword(deps: Pick<AppDeps, 'db' | 'config' | 'rate
   const user = await setPassword(deps.db, actor.id, await hashPassword(input.newPassword));
   await endSessions(deps, actor.id);
   deps.logger.info({ userId: actor.id }, 'password changed');
-  return deps.auth.tokens.issue(user);
+  return openSession(deps, user, device);
 }
 
 /**

@@ -2,14 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../../kernel/auth/principals';
 import type { ModuleManifest } from '../../kernel/module';
 import type { Queries } from '../../kernel/sql';
-import { PasswordResetSchema, UserSchema } from './auth.entities';
+import { PasswordResetSchema, UserSchema, UserSessionSchema } from './auth.entities';
 import { authPersonalData } from './auth.personal-data';
 import { loadPrincipal } from './auth.repository';
 import { authRouter } from './auth.routes';
 
 export const authModule: ModuleManifest = {
   name: 'auth',
-  entities: [UserSchema, PasswordResetSchema],
+  entities: [UserSchema, PasswordResetSchema, UserSessionSchema],
   routers: [authRouter],
   personalData: authPersonalData,
 };
@@ -24,4 +24,5 @@ export function principalLoader(source: Queries | (() => EntityManager)) {
 
 export { UserSchema, type User } from './auth.entities';
 export { authPolicy } from './auth.policy';
+export { sessionRegistry } from './auth.sessions';
 export { activeUsersWithRoles, countActiveUsers, findUser, userNameOf, userNames, userPage, usersByIds, type UserRecord } from './auth.repository';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { calendarDate, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { AUDIT_ACTIONS, DONOR_TYPES, ENTRY_KINDS, OVERRIDABLE_RULES } from './finance.entities';
+import { AUDIT_ACTIONS, DONOR_TYPES, ENTRY_KINDS, OVERRIDABLE_RULES } from './finance.codes';
 
 /** The largest amount one entry may carry: 10^13 pesos, far above any campaign and well inside exact integers. */
 export const AMOUNT_MAX = 10_000_000_000_000;

@@ -14,15 +14,12 @@ export const stationRoom = (id: string) => `gotv:station:${id}`;
 export type StationEvent = z.input<typeof stationProperties> & { lat: number; lng: number };
 
 /**
- * What `gotv:projection` pushes: the projection without its per-station list and without each
- * territory's curve. Every war-room screen parses every push, so it stays near 2 KB (the day's
- * curve with its band) plus a quarter of a KB per territory; with the territories' curves it grew
- * by 1 KB per territory, and per-station figures were ≈ 100 KB for 300 stations. Screens read
- * those from `GET /api/gotv/projection` (`?territoryId=` for one territory's curve).
+ * What `gotv:projection` pushes: the overall projection with the day's curve, near 3 KB whatever
+ * the day's size. Every war-room screen parses every push, so neither the per-territory sums (over a
+ * thousand territories on a national day) nor the stations ride along: screens read those from
+ * `GET /api/gotv/projection?territoryId=` and `GET /api/gotv/projection/stations`.
  */
-export type ProjectionSummary = Omit<Projection, 'stations' | 'byTerritory'> & {
-  byTerritory: Omit<Projection['byTerritory'][number], 'curve'>[];
-};
+export type ProjectionSummary = Omit<Projection, 'byTerritory'>;
 
 /**
  * An accepted report in `gotv:turnout`, as decoded from the wire (gotv.turnout-wire.ts): ids and

@@ -29,6 +29,11 @@ export interface StationFilter {
   ids?: string[] | undefined;
 }
 
+/** Each territory's parent: how the projection sums stations under the territories a reader asked about. */
+export function territoryParents(q: Queries): Promise<{ id: string; parent_id: string | null }[]> {
+  return q.rows(sql<{ id: string; parent_id: string | null }>`select id, parent_id from ${territoryDirectory()} t`);
+}
+
 /** Every station (or those the filter keeps; a territory includes the territories inside it) with its tallies and latest report time. */
 export function stationRows(q: Queries, filter: StationFilter): Promise<StationRow[]> {
   const clauses: Sql<never>[] = [];

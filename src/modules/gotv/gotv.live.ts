@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { calendarDate, instant } from '../../kernel/schemas';
 import type { Queries } from '../../kernel/sql';
+import { keysPage, pageQueryShape, type Page } from '../../kernel/pagination';
 import { instantAt } from '../../kernel/calendar';
 import { STATION_STATUSES } from './gotv.entities';
 import type { StationEvent } from './gotv.events';
@@ -8,7 +9,17 @@ import { DEFAULT_CLOSES_AT, DEFAULT_OPENS_AT } from './projection/curve';
 import { dayPrior } from './projection/curve-history';
 import type { DayFit } from './projection/curve-model';
 import { LAG_MODEL } from './projection/lag';
-import { countReportsSince, stationRows, voterLagRows, voterVoteRows, type StationFilter, type StationRow, type VoterLagRow, type VoterVoteRow } from './gotv.live.repository';
+import {
+  countReportsSince,
+  stationRows,
+  territoryParents,
+  voterLagRows,
+  voterVoteRows,
+  type StationFilter,
+  type StationRow,
+  type VoterLagRow,
+  type VoterVoteRow,
+} from './gotv.live.repository';
 import {
   curvePoints,
   curveSupporterVotes,
@@ -19,7 +30,10 @@ import {
   project,
   stationFigure,
   type PreparedDay,
+  type ProjectedDay,
+  type Projection,
   type ProjectionInput,
+  type StationProjection,
   type StationInput,
   type VoterLagCount,
   type VoterVoteCount,
@@ -173,25 +187,33 @@ async function voterVotes(q: Queries, dayStart: Date, until: Date, now: Date, li
   return rows.map((row) => ({ territoryId: row.territory_id, votedMinute: new Date(row.voted_minute), count: row.n }));
 }
 
+export interface ProjectionRequest {
+  /** The instant to project at (default: now, the live projection). */
+  now?: Date;
+  /** The stations whose own figures to list (default: none; the sums do not need them). */
+  stations?: (id: string) => boolean;
+}
+
 /**
- * The projection of the election day at `now` (default: the live one). Every station's counts
- * inform the learned curve; a filter (a territory with what is inside it, a bounding box) narrows
- * which stations and sums are reported.
+ * The projection of the election day at `request.now` (default: the live one). Every station's
+ * counts inform the learned curve; a filter (a territory with what is inside it, a bounding box)
+ * narrows which stations and sums are reported.
  */
-export async function projection(q: Queries, timeZone: string, filter: StationFilter = {}, now?: Date) {
-  const at = now ?? new Date();
-  const live = now === undefined;
+export async function projectedDay(q: Queries, timeZone: string, filter: StationFilter = {}, request: ProjectionRequest = {}): Promise<ProjectedDay> {
+  const at = request.now ?? new Date();
+  const live = request.now === undefined;
   const day = await electionDay(q);
   const dayStart = instantAt(day.electionDate, 0, timeZone);
   const filtered = filter.territoryId !== undefined || filter.bbox !== undefined || filter.ids !== undefined;
   // The stations first: their tallies say which voter reports the rows read next must include.
   const stations = await stationRows(q, {});
   const freshness = freshnessOf(stations, dayStart);
-  const [counts, only, lags, votes] = await Promise.all([
+  const [counts, only, lags, votes, parents] = await Promise.all([
     countsByStation(q, dayStart),
     filtered ? stationRows(q, filter).then((rows) => new Set(rows.map((row) => row.id))) : Promise.resolve(undefined),
     voterLags(q, dayStart, at, live, freshness),
     voterVotes(q, dayStart, at, at, live, freshness),
+    territoryParents(q),
   ]);
   const input: ProjectionInput = {
     now: at,
@@ -206,8 +228,52 @@ export async function projection(q: Queries, timeZone: string, filter: StationFi
     voterLags: lags,
     voterVotes: votes,
     ...(only ? { only } : {}),
+    sumsUnder: sumsUnder(stations, parents, filter.territoryId ?? null),
   };
-  return project(input, { fit: cachedFit });
+  return project(input, { fit: cachedFit, stations: request.stations ?? (() => false) });
+}
+
+/**
+ * Where each station's sums go in `byTerritory`: under the child of `root` (a top-level territory
+ * when there is none) that holds its territory, or `root` itself for a station placed there. So a
+ * national day lists its departamentos, and a departamento its municipios, not every comuna.
+ */
+function sumsUnder(stations: readonly StationRow[], parents: readonly { id: string; parent_id: string | null }[], root: string | null): Map<string, string | null> {
+  const parentOf = new Map(parents.map((row) => [row.id, row.parent_id]));
+  const topOf = new Map<string, string>();
+  const top = (territory: string): string => {
+    let found = topOf.get(territory);
+    if (found === undefined) {
+      const parent = parentOf.get(territory) ?? null;
+      found = territory === root || parent === root || parent === null ? territory : top(parent);
+      topOf.set(territory, found);
+    }
+    return found;
+  };
+  return new Map(stations.map((station) => [station.id, station.territory_id === null ? null : top(station.territory_id)]));
+}
+
+/** `GET /api/gotv/projection`: the overall and per-territory projection, without the per-station list. */
+export async function projection(q: Queries, timeZone: string, filter: StationFilter = {}, now?: Date): Promise<Projection> {
+  const { stations: _none, ...answer } = await projectedDay(q, timeZone, filter, now ? { now } : {});
+  return answer;
+}
+
+export const projectionStationsQuery = z.object({ territoryId: z.uuid().optional(), ...pageQueryShape });
+
+/**
+ * `GET /api/gotv/projection/stations`: the stations' own projections, a page at a time in id order.
+ * Each page is projected afresh (the sums, and the figures of its own stations only), so a page
+ * costs about what the overall projection does however many stations there are.
+ */
+export async function projectionStations(q: Queries, timeZone: string, query: z.output<typeof projectionStationsQuery>): Promise<Page<StationProjection>> {
+  const filter: StationFilter = query.territoryId ? { territoryId: query.territoryId } : {};
+  const ids = (await stationRows(q, filter)).map((row) => row.id);
+  const page = keysPage(ids, query);
+  const wanted = new Set(page.keys);
+  const day = await projectedDay(q, timeZone, filter, { stations: (id) => wanted.has(id) });
+  const byId = new Map(day.stations.map((station) => [station.id, station]));
+  return { data: page.keys.map((id) => byId.get(id)!), nextCursor: page.nextCursor };
 }
 
 /** Prior spread for deriving a past day's curve: loose, so that the day's own reports decide. */

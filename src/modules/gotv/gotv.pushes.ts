@@ -67,8 +67,8 @@ function stationWatch(deps: AppDeps, tickMs: number): BackgroundTask {
 
 /** What `gotv:projection` carries of a projection (see `ProjectionSummary`). */
 export function projectionSummary(full: Projection): ProjectionSummary {
-  const { stations: _perStation, byTerritory, ...summary } = full;
-  return { ...summary, byTerritory: byTerritory.map(({ curve: _curve, ...figures }) => figures) };
+  const { byTerritory: _perTerritory, ...summary } = full;
+  return summary;
 }
 
 /** The live projection's summary, or nothing before the election date is set. */

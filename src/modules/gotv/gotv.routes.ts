@@ -39,8 +39,8 @@ import { claimVoter, logContact, releaseClaim } from './gotv.chase.service';
 import { dashboardView, gotvDashboard } from './gotv.dashboard';
 import { importAnswer, importColumns, importVoters } from './gotv.import';
 import { importStations, stationImportAnswer, stationImportColumns } from './gotv.stations.import';
-import { dayCurve, dayCurveQuery, dayCurveView, liveMap, liveMapQuery, liveMapView, projection } from './gotv.live';
-import { projectionView } from './projection/projection';
+import { dayCurve, dayCurveQuery, dayCurveView, liveMap, liveMapQuery, liveMapView, projection, projectionStations, projectionStationsQuery } from './gotv.live';
+import { projectionView, stationProjectionView } from './projection/projection';
 import { electionDateOf, getSettings, putSettings, settingsBody, settingsView } from './gotv.settings';
 import { AppError } from '../../kernel/errors';
 import { z } from 'zod';
@@ -330,7 +330,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
   .get(
     '/api/gotv/projection',
     {
-      summary: 'Automatic projection of the day’s final turnout, overall, per station and per territory',
+      summary: 'Automatic projection of the day’s final turnout, overall and per territory',
       description:
         'The turnout curve is learned from the day’s counts (`curve`, with its band), intervals have nominal `coverage`, and the confirmed-supporter ' +
         'projection is corrected for the reporting delay (`lagMinutes`). Method, formulas and accuracy: docs/gotv-projection.md.',
@@ -340,6 +340,20 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       errors: { 409: 'The election date is not set' },
     },
     async ({ ctx, input }) => projection(ctx.deps.db, ctx.deps.config.timeZone, input.query),
+  )
+  .get(
+    '/api/gotv/projection/stations',
+    {
+      summary: 'The projection of each polling station, a page at a time',
+      description:
+        'Each station’s projected turnout and supporters with their intervals and `basis`, in id order (`territoryId` narrows it to a territory with what is ' +
+        'inside it). The overall and per-territory figures are in GET /api/gotv/projection; a national day’s stations are listed here so that neither answer grows with them.',
+      access: gotvPolicy.roles('watch'),
+      query: projectionStationsQuery,
+      response: pageSchema(stationProjectionView),
+      errors: { 409: 'The election date is not set' },
+    },
+    async ({ ctx, input }) => projectionStations(ctx.deps.db, ctx.deps.config.timeZone, input.query),
   )
   .post(
     '/api/gotv/incidents',

@@ -3,11 +3,9 @@ import { newId } from '../../kernel/ids';
 import { UserSchema } from '../auth';
 import { CompetitorSchema } from '../social';
 import { TerritorySchema } from '../territories';
+import { POLL_METHODS, POLL_OPTIONS, POLL_SCOPES, SWOT_QUADRANTS, type PollOption, type SwotQuadrant } from './popularity.constants';
 
-export const POLL_SCOPES = ['national', 'department', 'municipality', 'locality'] as const;
-export const POLL_METHODS = ['face_to_face', 'phone', 'online', 'mixed'] as const;
-export const POLL_OPTIONS = ['blank', 'undecided', 'none'] as const;
-export type PollOption = (typeof POLL_OPTIONS)[number];
+export { POLL_METHODS, POLL_OPTIONS, POLL_SCOPES, SWOT_QUADRANTS, type PollOption, type SwotQuadrant };
 
 /** One answer of a poll: a competitor's share, or blank vote / undecided / none. */
 export interface StoredPollResult {
@@ -81,9 +79,6 @@ export const MetricSchema = defineEntity({
   }),
 });
 export type Metric = InferEntity<typeof MetricSchema>;
-
-export const SWOT_QUADRANTS = ['strength', 'weakness', 'opportunity', 'threat'] as const;
-export type SwotQuadrant = (typeof SWOT_QUADRANTS)[number];
 
 export interface SwotEvidence {
   type: 'poll' | 'metric' | 'alert' | 'post' | 'link';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { calendarDate, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { POLL_METHODS, POLL_OPTIONS, POLL_SCOPES, SWOT_QUADRANTS } from './popularity.entities';
+import { POLL_METHODS, POLL_OPTIONS, POLL_SCOPES, SWOT_QUADRANTS } from './popularity.constants';
 
 // ───────────── polls
 

@@ -4,25 +4,10 @@ import { ContactSchema } from '../audience';
 import { UserSchema } from '../auth';
 import { VoterSchema } from '../gotv';
 import { TerritorySchema } from '../territories';
+import { ACTIVITY_SOURCES, ACTIVITY_TYPES, ACTIVITY_UNITS, VOLUNTEER_STATUSES } from './volunteers.values';
 
-export const VOLUNTEER_STATUSES = ['prospect', 'active', 'inactive'] as const;
-export type VolunteerStatus = (typeof VOLUNTEER_STATUSES)[number];
-
-/** The skills a campaign asks for most; volunteers may add free ones besides. */
-export const SKILL_CATALOGUE = ['canvassing', 'phone_bank', 'driving', 'logistics', 'social_media', 'design', 'legal', 'electoral_witness', 'training', 'photography'] as const;
-
-export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
-export const TIME_SLOTS = ['morning', 'afternoon', 'evening'] as const;
-
-export const ACTIVITY_TYPES = ['canvassing', 'phone_bank', 'event_staff', 'poster_placement', 'whatsapp_outreach', 'training', 'gotv', 'other'] as const;
-export type ActivityType = (typeof ACTIVITY_TYPES)[number];
-
-export const ACTIVITY_UNITS = ['doors', 'calls', 'posters', 'voters_registered', 'messages', 'people', 'turnout_reports', 'other'] as const;
-export type ActivityUnit = (typeof ACTIVITY_UNITS)[number];
-
-/** Where an activity came from: logged by a person, or recorded from another module's fact. */
-export const ACTIVITY_SOURCES = ['manual', 'gotv_report', 'gotv_contact', 'agenda_checkin'] as const;
-export type ActivitySource = (typeof ACTIVITY_SOURCES)[number];
+export { ACTIVITY_SOURCES, ACTIVITY_TYPES, ACTIVITY_UNITS, SKILL_CATALOGUE, TIME_SLOTS, VOLUNTEER_STATUSES, WEEKDAYS } from './volunteers.values';
+export type { ActivitySource, ActivityType, ActivityUnit, VolunteerStatus } from './volunteers.values';
 
 /**
  * A member of the campaign's team. The person is an audience contact (one volunteer per contact),

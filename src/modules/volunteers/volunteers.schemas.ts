@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { calendarDate, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { ACTIVITY_SOURCES, ACTIVITY_TYPES, ACTIVITY_UNITS, SKILL_CATALOGUE, TIME_SLOTS, VOLUNTEER_STATUSES, WEEKDAYS } from './volunteers.entities';
+import { ACTIVITY_SOURCES, ACTIVITY_TYPES, ACTIVITY_UNITS, SKILL_CATALOGUE, TIME_SLOTS, VOLUNTEER_STATUSES, WEEKDAYS } from './volunteers.values';
 
 export const idParams = z.object({ id: z.uuid() });
 

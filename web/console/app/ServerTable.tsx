@@ -40,7 +40,7 @@ export interface Sort {
   direction: 'asc' | 'desc';
 }
 
-export interface ServerTableProps<Row> {
+export interface ServerTableProps<Row, Answer extends Page<Row> = Page<Row>> {
   /** What the table lists, for screen readers (a visually hidden caption). */
   caption: string;
   /** The list endpoint with its filters and sort as that API names them (`/api/x?status=open`); the table adds `limit` and `cursor`. */
@@ -58,6 +58,8 @@ export interface ServerTableProps<Row> {
   describeError?: (error: unknown) => string;
   /** Asks again every few seconds while the page shown holds rows that change without a live event (a template in review). */
   refetchWhile?: (rows: Row[]) => boolean;
+  /** Shown above the table from the page's answer, for what a list answers besides its rows (the totals of every matching row). */
+  above?: (answer: Answer) => ReactNode;
 }
 
 /**
@@ -65,7 +67,7 @@ export interface ServerTableProps<Row> {
  * million rows costs the same as one of fifty. The table keeps the cursors of the pages it has
  * passed to go back; a change of filter or sort (a new `path`) starts again at the first page.
  */
-export function ServerTable<Row>({
+export function ServerTable<Row, Answer extends Page<Row> = Page<Row>>({
   caption,
   path,
   columns,
@@ -77,7 +79,8 @@ export function ServerTable<Row>({
   pageSizes = [25, 50, 100],
   describeError = problemMessage,
   refetchWhile,
-}: ServerTableProps<Row>) {
+  above,
+}: ServerTableProps<Row, Answer>) {
   const [limit, setLimit] = useState(pageSizes[0] ?? 50);
   // The cursors passed belong to one list (path and page size): another list starts at its first page.
   const listKey = `${path}|${limit}`;
@@ -89,7 +92,7 @@ export function ServerTable<Row>({
   const url = `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
   const page = useQuery({
     queryKey: ['list', url],
-    queryFn: () => api.get<Page<Row>>(url),
+    queryFn: () => api.get<Answer>(url),
     placeholderData: keepPreviousData,
     refetchInterval: (query) => (refetchWhile?.(query.state.data?.data ?? []) ? 5000 : false),
   });
@@ -115,6 +118,7 @@ export function ServerTable<Row>({
           {describeError(page.error)}
         </Alert>
       )}
+      {above && page.data && above(page.data)}
       <Table.ScrollContainer minWidth={600}>
         <Table striped highlightOnHover verticalSpacing="xs" aria-busy={page.isFetching}>
           <Table.Caption>
@@ -175,7 +179,10 @@ export function ServerTable<Row>({
             size="xs"
             variant="default"
             disabled={!page.data?.nextCursor || page.isPlaceholderData}
-            onClick={() => page.data?.nextCursor && setCursors((list) => [...list, page.data.nextCursor])}
+            onClick={() => {
+              const next = page.data?.nextCursor;
+              if (next) setCursors((list) => [...list, next]);
+            }}
           >
             Siguiente
           </Button>

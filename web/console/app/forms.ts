@@ -36,23 +36,50 @@ export function schemaErrors(schema: z.ZodType, values: unknown, messages: Recor
 /** What an empty text field means to the API: the field left out, or `null` (clear it). */
 export type EmptyMeaning = 'absent' | 'null';
 
-/** The values as the API takes them: each field named in `emptyAs` that holds only spaces is left out or null. */
-export function withoutEmpty<Values extends FormValues>(values: Values, emptyAs: Partial<Record<keyof Values & string, EmptyMeaning>>): Values {
+/** A field of the form: a top-level one (`date`), or one inside an object (`counterparty.idNumber`). */
+export type FieldPath<Values> = (keyof Values & string) | `${keyof Values & string}.${string}`;
+
+/**
+ * The values as the API takes them: each field named in `emptyAs` that holds only spaces (or, for
+ * a number input, nothing) is left out or null. A dotted name reaches into an object (`counterparty.idNumber`).
+ */
+export function withoutEmpty<Values extends FormValues>(values: Values, emptyAs: Partial<Record<FieldPath<Values>, EmptyMeaning>>): Values {
   const out: FormValues = { ...values };
-  for (const [field, meaning] of Object.entries(emptyAs)) {
-    const value = out[field];
+  for (const [path, meaning] of Object.entries(emptyAs) as [string, EmptyMeaning][]) {
+    const names = path.split('.');
+    const field = names.pop()!;
+    let holder: FormValues | undefined = out;
+    for (const name of names) {
+      const inner: unknown = holder?.[name];
+      if (!inner || typeof inner !== 'object') {
+        holder = undefined;
+        break;
+      }
+      // Copied on the way down, so the form's own values are never changed.
+      holder[name] = { ...(inner as FormValues) };
+      holder = holder[name] as FormValues;
+    }
+    if (!holder) continue;
+    const value = holder[field];
     if (!(typeof value === 'string' && value.trim() === '')) continue;
-    if (meaning === 'null') out[field] = null;
-    else delete out[field];
+    if (meaning === 'null') holder[field] = null;
+    else delete holder[field];
   }
   return out as Values;
 }
 
 export interface SchemaFormOptions<Values extends FormValues> extends Omit<UseFormInput<Values>, 'validate'> {
   /** Text fields whose emptiness the API reads as "not given" (`absent`) or "remove it" (`null`): validated and sent that way. */
-  emptyAs?: Partial<Record<keyof Values & string, EmptyMeaning>>;
+  emptyAs?: Partial<Record<FieldPath<Values>, EmptyMeaning>>;
   /** Spanish for the schema's own rules by field (its refinements and patterns are worded in English for the API). */
   messages?: Partial<Record<keyof Values & string, string>>;
+  /**
+   * The values as the API takes them, after `emptyAs`, when the form holds more than the body (rows
+   * of a list left empty: a poll's results for the competitors it did not ask about). Validated and
+   * sent that way, and an error lands on the path it names in the prepared values: what is dropped
+   * must leave the paths of the fields that can be refused where they were (or only rows after them).
+   */
+  prepare?: (values: Values) => Values;
 }
 
 /**
@@ -68,8 +95,8 @@ export function useSchemaForm<Values extends FormValues>(
   /** The screen's Spanish for refusals it expects, by problem code (on the field the problem names, or above the form). */
   problems?: ProblemMessages,
 ) {
-  const { emptyAs = {}, messages = {}, ...formInput } = input;
-  const clean = (values: Values) => withoutEmpty(values, emptyAs as Partial<Record<keyof Values & string, EmptyMeaning>>);
+  const { emptyAs = {}, messages = {}, prepare = (values: Values) => values, ...formInput } = input;
+  const clean = (values: Values) => prepare(withoutEmpty(values, emptyAs as Partial<Record<FieldPath<Values>, EmptyMeaning>>));
   const form = useForm<Values>({
     mode: 'controlled',
     validateInputOnBlur: true,
@@ -96,6 +123,16 @@ export function useSchemaForm<Values extends FormValues>(
   return { form, submit, submitting, formError, setFormError };
 }
 
+/** Whether the form has the field a problem names (`amount`, or `counterparty.idNumber` inside an object of it). */
+function inForm(values: FormValues, path: string): boolean {
+  let holder: unknown = values;
+  for (const name of path.split('.')) {
+    if (!holder || typeof holder !== 'object' || !(name in holder)) return false;
+    holder = (holder as FormValues)[name];
+  }
+  return true;
+}
+
 /**
  * Puts a refusal's field errors on the form; returns what is left to say above the form (or null).
  * A code the screen has words for (`problems`) is said with them, on the one field it names.
@@ -106,7 +143,7 @@ export function applyProblem<Values extends FormValues>(form: UseFormReturnType<
   const known = knownProblem(error, problems);
   if (known) {
     const fields = (error.problem?.errors ?? []).map((item) => item.path.replace(/^body\./, ''));
-    if (fields.length === 1 && fields[0]! in form.getValues()) {
+    if (fields.length === 1 && inForm(form.getValues(), fields[0]!)) {
       form.setFieldError(fields[0]!, known);
       return null;
     }
@@ -115,7 +152,7 @@ export function applyProblem<Values extends FormValues>(form: UseFormReturnType<
   const unplaced: string[] = [];
   for (const item of error.problem?.errors ?? []) {
     const field = item.path.replace(/^(body|query)\./, '');
-    if (field in form.getValues()) form.setFieldError(field, item.message);
+    if (inForm(form.getValues(), field)) form.setFieldError(field, item.message);
     else unplaced.push(item.message);
   }
   if (error.problem?.errors?.length && !unplaced.length) return null;

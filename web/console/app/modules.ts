@@ -4,10 +4,14 @@ import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { authPolicy } from '../../../src/modules/auth/auth.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
 import { emailPolicy } from '../../../src/modules/email/email.policy';
+import { financePolicy } from '../../../src/modules/finance/finance.policy';
 import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
+import { popularityPolicy } from '../../../src/modules/popularity/popularity.policy';
 import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { territoriesPolicy } from '../../../src/modules/territories/territories.policy';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
+import { volunteersPolicy } from '../../../src/modules/volunteers/volunteers.policy';
+import { socialPolicy } from '../../../src/modules/social/social.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 
 /** A screen of the console, or another app it links to. Who sees it comes from the module's policy, never a second list. */
@@ -82,12 +86,44 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     page: () => import('../posters/PostersPage'),
   },
   {
+    path: '/popularidad',
+    label: 'Popularidad',
+    group: 'Campaña',
+    roles: popularityPolicy.roles('read'),
+    description: 'Encuestas con su ficha técnica (Ley 2494), promedio con su banda, ventaja, puntaje compuesto y DOFA',
+    page: () => import('../popularity/PopularityPage'),
+  },
+  {
+    path: '/redes',
+    label: 'Redes sociales',
+    group: 'Campaña',
+    roles: socialPolicy.roles('read'),
+    description: 'Competidores y sus perfiles, publicaciones, alertas en vivo y comparaciones',
+    page: () => import('../social/SocialPage'),
+  },
+  {
     path: '/territorios',
     label: 'Territorios',
     group: 'Organización',
     roles: territoriesPolicy.roles('read'),
     description: 'Departamentos, municipios, comunas y barrios: editar, quitar lo que nada usa, importar DIVIPOLE',
     page: () => import('../territories/TerritoriesPage'),
+  },
+  {
+    path: '/finanzas',
+    label: 'Finanzas',
+    group: 'Organización',
+    roles: financePolicy.roles('read'),
+    description: 'Libro por el catálogo del Formulario 5B, soportes, tope de gastos, periodos cerrados e informe para Cuentas Claras',
+    page: () => import('../finance/FinancePage'),
+  },
+  {
+    path: '/voluntarios',
+    label: 'Voluntarios',
+    group: 'Organización',
+    roles: volunteersPolicy.roles('readPyramid'),
+    description: 'El equipo: fichas, pirámide de líderes con metas y votos amarrados, clasificación y actividades',
+    page: () => import('../volunteers/VolunteersPage'),
   },
   {
     path: '/usuarios',

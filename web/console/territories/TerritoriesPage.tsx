@@ -1,17 +1,19 @@
-import { Alert, Badge, Button, FileButton, Group, Loader, Modal, Select, Stack, Table, Text, TextInput, UnstyledButton } from '@mantine/core';
+import { Alert, Badge, Button, FileButton, Group, Loader, Modal, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState } from 'react';
 import type { z } from 'zod';
 import { allowedParentTypes, territoriesPolicy } from '../../../src/modules/territories/territories.policy';
 import { createTerritoryBody, updateTerritoryBody, type territoryView } from '../../../src/modules/territories/territories.schemas';
 import type { Problem } from '../../lib/api-types';
 import { api, ApiError, queryClient } from '../app/api';
 import { ConfirmDialog } from '../app/ConfirmDialog';
+import { FormDialog } from '../app/FormDialog';
 import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
 import { useSignedIn } from '../app/session';
+import { TreeToggle, treeIndent } from '../app/TreeToggle';
 
 type Territory = z.output<typeof territoryView>;
 type Level = Territory['type'];
@@ -46,7 +48,7 @@ function Branch({ parent, depth, onAct, manage }: { parent: Territory | null; de
   if (children.isPending)
     return (
       <Table.Tr>
-        <Table.Td colSpan={4} pl={depth * 24 + 8}>
+        <Table.Td colSpan={4} pl={treeIndent(depth)}>
           <Loader size="xs" aria-label="Cargando" />
         </Table.Td>
       </Table.Tr>
@@ -74,16 +76,10 @@ function Node({ territory, depth, onAct, manage }: { territory: Territory; depth
   return (
     <>
       <Table.Tr data-territory={territory.id}>
-        <Table.Td pl={depth * 24 + 8}>
-          {canHaveChildren ? (
-            <UnstyledButton onClick={() => setOpen(!open)} aria-expanded={open} fw={500}>
-              <span aria-hidden>{open ? '▾' : '▸'}</span> {territory.name}
-            </UnstyledButton>
-          ) : (
-            <Text fw={500} pl={16}>
-              {territory.name}
-            </Text>
-          )}
+        <Table.Td pl={treeIndent(depth)}>
+          <TreeToggle open={open} onToggle={() => setOpen(!open)} expandable={canHaveChildren}>
+            {territory.name}
+          </TreeToggle>
         </Table.Td>
         <Table.Td>
           <Badge variant="dot" color="gray" tt="none">
@@ -115,40 +111,6 @@ function Node({ territory, depth, onAct, manage }: { territory: Territory; depth
 }
 
 type Act = { kind: 'edit'; territory: Territory } | { kind: 'add'; parent: Territory | null } | { kind: 'remove'; territory: Territory } | { kind: 'import' } | null;
-
-/** A dialog holding one form: its refusal above the fields, Cancelar and the act's own button below. */
-function FormDialog(props: {
-  title: string;
-  onClose: () => void;
-  onSubmit: (event?: FormEvent<HTMLFormElement>) => void;
-  formError: string | null;
-  submitting: boolean;
-  submitLabel: string;
-  children: ReactNode;
-}) {
-  return (
-    <Modal opened onClose={props.onClose} title={props.title} closeButtonProps={{ 'aria-label': 'Cerrar' }}>
-      <form onSubmit={props.onSubmit} noValidate>
-        <Stack>
-          {props.formError && (
-            <Alert color="red" role="alert">
-              {props.formError}
-            </Alert>
-          )}
-          {props.children}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={props.onClose}>
-              Cancelar
-            </Button>
-            <Button type="submit" loading={props.submitting}>
-              {props.submitLabel}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
-  );
-}
 
 function EditDialog({ territory, onClose }: { territory: Territory; onClose: () => void }) {
   const { form, submit, submitting, formError } = useSchemaForm(

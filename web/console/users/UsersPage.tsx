@@ -16,6 +16,7 @@ import { ServerTable, invalidateServerLists, type Column } from '../app/ServerTa
 import { useSignedIn } from '../app/session';
 import { InviteDialog, LinkToHandOver } from './InviteDialog';
 import { RoleDialog } from './RoleDialog';
+import { SessionsDialog } from './SessionsDialog';
 import { USERS, userProblems } from './users';
 
 export type User = z.output<typeof userView>;
@@ -28,7 +29,7 @@ const STATE_OPTIONS = [
 ];
 
 /** What a row's action menu opened: one dialog at a time, for one user. */
-type Acting = { kind: 'role' | 'link' | 'sessions' | 'active'; user: User } | null;
+type Acting = { kind: 'role' | 'link' | 'sessions' | 'devices' | 'active'; user: User } | null;
 
 /** How people get an account here: invited by an admin, or asking for one when self-registration is on. */
 function RegistrationNote() {
@@ -122,6 +123,7 @@ export default function UsersPage() {
             <Menu.Item onClick={() => setActing({ kind: 'link', user })} disabled={!user.active}>
               Enlace para elegir contraseña
             </Menu.Item>
+            <Menu.Item onClick={() => setActing({ kind: 'devices', user })}>Ver sus sesiones</Menu.Item>
             <Menu.Item onClick={() => setActing({ kind: 'sessions', user })}>Cerrar sus sesiones</Menu.Item>
             <Menu.Divider />
             <Menu.Item color={user.active ? 'red' : undefined} onClick={() => setActing({ kind: 'active', user })}>
@@ -188,6 +190,7 @@ export default function UsersPage() {
         }}
       />
       {target && acting?.kind === 'role' && <RoleDialog user={target} onClose={() => setActing(null)} onChanged={done} />}
+      {target && acting?.kind === 'devices' && <SessionsDialog user={target} onClose={() => setActing(null)} onEndAll={() => setActing({ kind: 'sessions', user: target })} />}
       <ConfirmDialog
         opened={acting?.kind === 'link'}
         onClose={() => setActing(null)}
@@ -213,6 +216,7 @@ export default function UsersPage() {
         onConfirm={async () => {
           await api.post(`${USERS}/${target!.id}/sessions/end`, {});
           notifications.show({ color: 'green', message: `Se cerraron todas las sesiones de ${target!.name}.` });
+          await invalidateServerLists(`${USERS}/${target!.id}/sessions`);
           await done();
         }}
       >

@@ -103,6 +103,11 @@ export interface ProjectionInput {
   warnings?: readonly string[];
   /** Report only these stations (and their sums); every station still informs the curve. */
   only?: ReadonlySet<string>;
+  /**
+   * The territory each station's sums are listed under in `byTerritory`, by station id (a child
+   * of the territory asked about, holding the station's own); a station not in it: its own.
+   */
+  sumsUnder?: ReadonlyMap<string, string | null>;
 }
 
 export type Phase = 'before_open' | 'open' | 'closed';
@@ -145,12 +150,29 @@ const explanationShape = {
   curve: curveView,
 };
 
+const territoryExplanationShape = {
+  ...explanationShape,
+  curve: curveView.nullable().describe('the territory’s own curve, once its counts are enough for one; null: it follows the day’s `curve`'),
+};
+
 const aggregateShape = {
   ...figuresShape,
   stations: z.number().int(),
   reportingStations: z.number().int().describe('stations whose count is used directly'),
   reportedShare: z.number().min(0).max(1).describe('share of registered voters in reporting stations'),
 };
+
+export const stationProjectionView = z
+  .object({
+    id: z.string(),
+    territoryId: z.string().nullable(),
+    basis: z
+      .enum(['count', 'history', 'territory', 'overall', 'none'])
+      .describe('count: its own counts; history: its previous turnout times the day’s factor; territory, overall: a borrowed rate; none: not projected'),
+    lastCountAt: instant.nullable(),
+    ...figuresShape,
+  })
+  .meta({ id: 'GotvStationProjection' });
 
 export const projectionView = z
   .object({
@@ -167,23 +189,16 @@ export const projectionView = z
       ),
     ...explanationShape,
     overall: z.object(aggregateShape),
-    stations: z.array(
-      z.object({
-        id: z.string(),
-        territoryId: z.string().nullable(),
-        basis: z
-          .enum(['count', 'history', 'territory', 'overall', 'none'])
-          .describe('count: its own counts; history: its previous turnout times the day’s factor; territory, overall: a borrowed rate; none: not projected'),
-        lastCountAt: instant.nullable(),
-        ...figuresShape,
-      }),
-    ),
-    byTerritory: z.array(z.object({ territoryId: z.string().nullable(), ...aggregateShape, ...explanationShape })),
+    byTerritory: z.array(z.object({ territoryId: z.string().nullable(), ...aggregateShape, ...territoryExplanationShape })),
   })
   .meta({ id: 'GotvProjection' });
 
+/** What `project` computes: the answer, with the stations asked for (see ProjectOptions.stations). */
+export const projectedDayView = projectionView.extend({ stations: z.array(stationProjectionView) });
+
 export type Projection = z.infer<typeof projectionView>;
-export type StationProjection = Projection['stations'][number];
+export type ProjectedDay = z.infer<typeof projectedDayView>;
+export type StationProjection = z.infer<typeof stationProjectionView>;
 export type AggregateProjection = Projection['overall'];
 export type CurveView = z.infer<typeof curveView>;
 
@@ -574,9 +589,14 @@ function wideBecause(input: ProjectionInput, fit: DayFit, phase: Phase, elapsed:
 export interface ProjectOptions {
   /** Supplies the fit for a prepared day (a cache); by default the day is fitted here. */
   fit?: (prepared: PreparedDay) => DayFit;
+  /**
+   * The stations whose own figures to list (default: all). Each one's interval costs a quadratic
+   * form in the fit's parameters, the bulk of a national day's time, while the sums need none.
+   */
+  stations?: (id: string) => boolean;
 }
 
-export function project(input: ProjectionInput, options: ProjectOptions = {}): Projection {
+export function project(input: ProjectionInput, options: ProjectOptions = {}): ProjectedDay {
   const { now, timeZone, electionDate, curve } = input;
   const prepared = prepareDay(input);
   const phase = phaseAt(now, timeZone, electionDate, curve);
@@ -679,9 +699,11 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
         };
       }
     }
-    let territorySum = territorySums.get(s.territoryId);
-    if (!territorySum) territorySums.set(s.territoryId, (territorySum = newAggregate(size)));
+    const under = input.sumsUnder?.has(s.id) ? input.sumsUnder.get(s.id)! : s.territoryId;
+    let territorySum = territorySums.get(under);
+    if (!territorySum) territorySums.set(under, (territorySum = newAggregate(size)));
     for (const aggregate of [overallSum, territorySum]) accumulate(aggregate, s, figure.votersSoFar, basis, turnout, confirmed);
+    if (options.stations && !options.stations(s.id)) return;
     stations.push({
       id: s.id,
       territoryId: s.territoryId,
@@ -692,25 +714,34 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
   });
 
   const lagMinutes = (lag: LagDistribution | null) => (lag ? Math.round(lag.medianMinutes * 10) / 10 : null);
-  const explanation = (territory: string | null) => {
+  const dayCurve = () => ({
+    scope: 'day' as const,
+    countedStations: fit.countedStations,
+    supporterVotes: curveSupporterVotes(fit, -1),
+    points: curvePoints(fit, curve, curves.day, -1),
+  });
+  // A territory lists its curve only where it has one of its own: the day's is already at the top.
+  const territoryExplanation = (territory: string | null) => {
     const key = territory ?? '';
-    const { curve: shares, tiltIndex } = territory === '*' ? { curve: curves.day, tiltIndex: -1 } : curves.of(key);
-    const group = fit.groups.get(key);
+    const { curve: shares, tiltIndex } = curves.of(key);
     return {
       coverage: PROJECTION_TUNING.coverage,
-      lagMinutes: lagMinutes(territory === '*' ? overallLag : lagOf(key)),
-      curve: {
-        scope: tiltIndex >= 0 ? ('territory' as const) : ('day' as const),
-        countedStations: territory === '*' || tiltIndex < 0 ? fit.countedStations : (group?.counted ?? 0),
-        supporterVotes: curveSupporterVotes(fit, tiltIndex),
-        points: curvePoints(fit, curve, shares, tiltIndex),
-      },
+      lagMinutes: lagMinutes(lagOf(key)),
+      curve:
+        tiltIndex < 0
+          ? null
+          : {
+              scope: 'territory' as const,
+              countedStations: fit.groups.get(key)?.counted ?? 0,
+              supporterVotes: curveSupporterVotes(fit, tiltIndex),
+              points: curvePoints(fit, curve, shares, tiltIndex),
+            },
     };
   };
 
   const byTerritory = [...territorySums.entries()]
     .sort(([a], [b]) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1))
-    .map(([territoryId, aggregate]) => ({ territoryId, ...aggregateFigures(fit, aggregate), ...explanation(territoryId) }));
+    .map(([territoryId, aggregate]) => ({ territoryId, ...aggregateFigures(fit, aggregate), ...territoryExplanation(territoryId) }));
 
   return {
     generatedAt: now.toISOString(),
@@ -720,7 +751,9 @@ export function project(input: ProjectionInput, options: ProjectOptions = {}): P
     curveSource: input.curveSource ?? 'configured',
     warnings: warningsOf(input, prepared.setAside, fit, phase),
     wideBecause: wideBecause(input, fit, phase, elapsed, earlySupporters),
-    ...explanation('*'),
+    coverage: PROJECTION_TUNING.coverage,
+    lagMinutes: lagMinutes(overallLag),
+    curve: dayCurve(),
     overall: aggregateFigures(fit, overallSum),
     stations,
     byTerritory,
