@@ -2,6 +2,9 @@ import { useEffect, useEffectEvent, useSyncExternalStore, type ReactNode } from 
 import type { Socket } from 'socket.io-client';
 import { rolePermitted, type Role } from '../../../src/kernel/auth/roles';
 import type { RealtimeEvents } from '../../../src/kernel/realtime';
+export type { AgendaAttendance, AgendaEventSummary } from '../../../src/modules/agenda/agenda.events';
+import { AGENDA_ROOM } from '../../../src/modules/agenda/agenda.events';
+import { agendaPolicy } from '../../../src/modules/agenda/agenda.policy';
 import { DASHBOARD_ROOM } from '../../../src/modules/dashboard/dashboard.events';
 // Each module's events file adds its events to RealtimeEvents; these make the console's typing see them all.
 export type { EmailCampaignEvent, EmailProgressEvent } from '../../../src/modules/email/email.events';
@@ -29,6 +32,7 @@ const ROOMS: readonly { room: string; roles: readonly Role[] }[] = [
   { room: WHATSAPP_INBOX_ROOM, roles: whatsappPolicy.roles('converse') },
   { room: PQRS_ROOM, roles: pqrsPolicy.roles('follow') },
   { room: EMAIL_ROOM, roles: emailPolicy.roles('follow') },
+  { room: AGENDA_ROOM, roles: agendaPolicy.roles('follow') },
 ];
 
 export const roomsFor = (role: Role): string[] => ROOMS.filter((entry) => rolePermitted(role, entry.roles)).map((entry) => entry.room);

@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import { rolePermitted, type Role } from '../../../src/kernel/auth/roles';
+import { agendaPolicy } from '../../../src/modules/agenda/agenda.policy';
 import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { authPolicy } from '../../../src/modules/auth/auth.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
@@ -102,6 +103,22 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     page: () => import('../social/SocialPage'),
   },
   {
+    path: '/agenda',
+    label: 'Agenda',
+    group: 'Organización',
+    roles: agendaPolicy.roles('read'),
+    description: 'Calendario de eventos en hora de Bogotá: respuestas con lista de espera, turnos, inventario, tareas y calendario para suscribirse',
+    page: () => import('../agenda/AgendaPage'),
+  },
+  {
+    path: '/agenda/puerta',
+    label: 'Registrar entradas',
+    group: 'Organización',
+    roles: agendaPolicy.roles('edit'),
+    description: 'La puerta de los eventos que organiza: buscar por nombre o leer el código, y registrar a quien llega sin inscribirse',
+    page: () => import('../agenda/DoorPage'),
+  },
+  {
     path: '/territorios',
     label: 'Territorios',
     group: 'Organización',
@@ -132,6 +149,38 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: authPolicy.roles('manageUsers'),
     description: 'Cuentas del equipo: invitar, cambiar roles, desactivar, enlaces de contraseña y sesiones',
     page: () => import('../users/UsersPage'),
+  },
+  {
+    path: '/dia-electoral/importar',
+    label: 'Puestos y votantes',
+    group: 'Día electoral',
+    roles: gotvPolicy.roles('manageStations'),
+    description: 'Importar los puestos, su participación anterior y los votantes confirmados, revisando el archivo antes de escribir',
+    page: () => import('../gotv/ImportPage'),
+  },
+  {
+    path: '/dia-electoral/brigadas',
+    label: 'Brigadas',
+    group: 'Día electoral',
+    roles: gotvPolicy.roles('listBrigades'),
+    description: 'Integrantes, líder y puestos de cada brigada, con su zona en el mapa',
+    page: () => import('../gotv/BrigadesPage'),
+  },
+  {
+    path: '/dia-electoral/ajustes',
+    label: 'Ajustes del día',
+    group: 'Día electoral',
+    roles: gotvPolicy.roles('readSettings'),
+    description: 'Fecha, horario, días siguientes y curva de participación de la proyección',
+    page: () => import('../gotv/SettingsPage'),
+  },
+  {
+    path: '/dia-electoral/incidentes',
+    label: 'Incidentes',
+    group: 'Día electoral',
+    roles: gotvPolicy.roles('watch'),
+    description: 'Incidentes que reportaron las brigadas, con sus fotos',
+    page: () => import('../gotv/IncidentsPage'),
   },
   {
     path: '/war-room/',
