@@ -45,7 +45,7 @@ export class Api {
     return this.request<T>('POST', path, body);
   }
 
-  /** A file as the raw body, with its own type as Content-Type (an incident's photo, a receipt), or a JSON body (settings replaced whole). */
+  /** A file as the raw body, with its own type as Content-Type (an incident's photo, a receipt), or a JSON body (settings replaced whole, an email campaign rewritten). */
   put<T>(path: string, body: unknown): Promise<T> {
     return this.request<T>('PUT', path, body);
   }

@@ -7,9 +7,12 @@ import { AGENDA_ROOM } from '../../../src/modules/agenda/agenda.events';
 import { agendaPolicy } from '../../../src/modules/agenda/agenda.policy';
 import { DASHBOARD_ROOM } from '../../../src/modules/dashboard/dashboard.events';
 // Each module's events file adds its events to RealtimeEvents; these make the console's typing see them all.
+export type { EmailCampaignEvent, EmailProgressEvent } from '../../../src/modules/email/email.events';
 export type { PqrsRequestEvent } from '../../../src/modules/pqrs/pqrs.events';
 export type { SocialAlertEvent } from '../../../src/modules/social/social.events';
 export type { ConversationEvent, MessageActivityEvent, MessageEvent, StatusEvent, UnreadEvent } from '../../../src/modules/whatsapp/whatsapp.events';
+import { EMAIL_ROOM } from '../../../src/modules/email/email.events';
+import { emailPolicy } from '../../../src/modules/email/email.policy';
 import { PQRS_ROOM, pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { SOCIAL_ROOM } from '../../../src/modules/social/social.events';
@@ -28,6 +31,7 @@ const ROOMS: readonly { room: string; roles: readonly Role[] }[] = [
   // Conversations' texts: only for those who may hold them (the REST policy's rule).
   { room: WHATSAPP_INBOX_ROOM, roles: whatsappPolicy.roles('converse') },
   { room: PQRS_ROOM, roles: pqrsPolicy.roles('follow') },
+  { room: EMAIL_ROOM, roles: emailPolicy.roles('follow') },
   { room: AGENDA_ROOM, roles: agendaPolicy.roles('follow') },
 ];
 

@@ -4,6 +4,7 @@ import { agendaPolicy } from '../../../src/modules/agenda/agenda.policy';
 import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { authPolicy } from '../../../src/modules/auth/auth.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
+import { emailPolicy } from '../../../src/modules/email/email.policy';
 import { financePolicy } from '../../../src/modules/finance/finance.policy';
 import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
 import { popularityPolicy } from '../../../src/modules/popularity/popularity.policy';
@@ -61,6 +62,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: whatsappPolicy.roles('readCampaigns'),
     description: 'Plantillas y envíos masivos a un segmento, con su avance en vivo',
     page: () => import('../whatsapp/CampaignsPage'),
+  },
+  {
+    path: '/correo',
+    label: 'Correo',
+    group: 'Campaña',
+    roles: emailPolicy.roles('readCampaigns'),
+    description: 'Boletines: plantillas MJML con vista previa y prueba, campañas con prueba A/B y sus cifras',
+    page: () => import('../email/EmailPage'),
   },
   {
     path: '/pqrs',
