@@ -96,18 +96,16 @@ async function reportCounts(baseUrl: string, token: string, ids: string[]): Prom
       })),
     );
   for (let from = 0; from < reports.length; from += 500) {
-    // A batch whose stations were busy (503, on a loaded machine) goes again, as a phone resends
-    // it: what was recorded answers as a duplicate.
-    for (let attempt = 1; ; attempt++) {
+    // As the brigade app does: a batch answered 503 (a station busy) is sent again; what was recorded is a duplicate then.
+    for (;;) {
       const response = await fetch(`${baseUrl}/api/gotv/turnout`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({ reports: reports.slice(from, from + 500) }),
       });
-      const text = await response.text();
-      if (response.status === 201) break;
-      if (response.status !== 503 || attempt === 5) throw new Error(`POST /api/gotv/turnout answered ${response.status}: ${text.slice(0, 300)}`);
-      await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+      if (response.status === 201 || response.status === 200) break;
+      if (response.status !== 503) throw new Error(`POST /api/gotv/turnout answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
 }
