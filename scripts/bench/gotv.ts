@@ -172,7 +172,8 @@ async function baselinePhase(): Promise<GotvRun> {
         REDIS_URL: benchRedisUrl,
         REDIS_KEY_PREFIX: BASELINE_PREFIX,
         WINDOW_OWNER: name.endsWith('-a') ? '1' : '0',
-        ...(BARE_INSERT ? { DATABASE_URL: db.url } : {}),
+        // Set either way: a DATABASE_URL of the shell would otherwise have the bare baseline insert (or fail to start).
+        DATABASE_URL: BARE_INSERT ? db.url : '',
       };
       const nodeArgs = name.endsWith('-a') ? cpuProfileArgs() : [];
       servers.push(await startServer({ name, script: 'dist/scripts/bench/baseline-socket-broadcast.js', readyPath: '/healthz', env, nodeArgs }));
