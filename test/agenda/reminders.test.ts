@@ -3,8 +3,9 @@ import { newId } from '../../src/kernel/ids';
 import { sql } from '../../src/kernel/sql';
 import { sendDueReminders } from '../../src/modules/agenda/agenda.reminders';
 import { createUser, expectProblem, type TestUser } from '../helpers/users';
-import { approvedTemplate, startWhatsAppTest, waitUntil, type WhatsAppTest } from '../whatsapp/setup';
+import { approvedTemplate, startWhatsAppTest, type WhatsAppTest } from '../whatsapp/setup';
 import { base } from './helpers';
+import { until } from '../helpers/wait';
 
 let t: WhatsAppTest;
 let volunteer: TestUser;
@@ -103,7 +104,7 @@ describe('reminders and cancellations', () => {
     expect(await messages(declined)).toHaveLength(0);
     const emails = await t.app.runtime.deps.db.rows<{ subject: string }>(sql`select subject from email_notices where contact_id = ${byEmail}::uuid order by subject`);
     expect(emails.map((email) => email.subject)).toEqual(['Te esperamos en dos horas: Caravana por la Boyacá', 'Te esperamos mañana: Cierre de campaña en Usme']);
-    await waitUntil(async () => t.fake.sendsTo(phone.slice(1)).length === 2, 20_000, 'the two WhatsApp reminders');
+    await until(async () => t.fake.sendsTo(phone.slice(1)).length === 2, 20_000, 'the two WhatsApp reminders');
     const sent = t.fake.sendsTo(phone.slice(1)) as Array<{ template: { name: string; params: string[] } }>;
     expect(sent.map((send) => send.template.name)).toEqual([template, template]);
     expect(sent.map((send) => send.template.params[0]).sort()).toEqual(['Caravana por la Boyacá', 'Cierre de campaña en Usme']);
@@ -134,7 +135,7 @@ describe('reminders and cancellations', () => {
       sql`select text from email_notices where contact_id = ${byEmail}::uuid and subject like 'Evento cancelado%'`,
     );
     expect(cancelMail?.text).toContain('Motivo: Alerta por lluvias');
-    await waitUntil(async () => t.fake.sendsTo(phone.slice(1)).length === 4, 20_000, 'the cancellation and the moved reminder');
+    await until(async () => t.fake.sendsTo(phone.slice(1)).length === 4, 20_000, 'the cancellation and the moved reminder');
   });
 
   it('tells someone promoted from the waitlist that they have a place', async () => {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, roundTrip, subscribe } from '../helpers/sockets';
 import { projection } from '../../src/modules/gotv/gotv.live';
 import { projectionClock, projectionSummary } from '../../src/modules/gotv/gotv.pushes';
 import { voterVoteRows } from '../../src/modules/gotv/gotv.live.repository';
 import { instantAt } from '../../src/kernel/calendar';
+import { until } from '../helpers/wait';
 
 let app: TestApp;
 let admin: TestUser;
@@ -201,10 +202,11 @@ describe('gotv:projection pushes', () => {
           .set(manager.auth)
           .send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 100 + i })
           .expect(201);
+        // Pacing: reports spread over about three seconds (the push interval is the subject).
         await new Promise((resolve) => setTimeout(resolve, 150));
       }
       // The push that follows the last report, however long the machine takes to make it.
-      const last = await waitFor(() => {
+      const last = await until(() => {
         const latest = pushes.at(-1);
         return pushes.length >= 2 && latest?.overall.votersSoFar === 410 + 119 ? latest : undefined;
       }, 8000);
@@ -240,7 +242,7 @@ describe('gotv:station figures', () => {
           .send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 700 + i })
           .expect(201);
       }
-      const last = await waitFor(() => pushes.find((event) => event.lastCount === 709), 4000);
+      const last = await until(() => pushes.find((event) => event.lastCount === 709), 4000);
       // Throttled: ten reports, a push or two (at most one a second).
       expect(pushes.length).toBeLessThanOrEqual(3);
       const map = (await app.http.get('/api/gotv/live-map').set(viewer.auth).expect(200)).body as {
@@ -263,10 +265,21 @@ describe('gotv:station figures', () => {
       const voter = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Votante A', documentId: '30000099', pollingStationId: stationA }).expect(201)).body
         .id as string;
       await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId: randomUUID(), voterId: voter }).expect(201);
-      const pushed = await waitFor(() => pushes.find((event) => event.confirmedVoters === 5), 4000);
+      const pushed = await until(() => pushes.find((event) => event.confirmedVoters === 5), 4000);
       expect(pushed).toMatchObject({ id: stationA, confirmedVoted: 4, confirmedVoters: 5, level: 'high' });
-      await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 720 }).expect(201);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Station B's push reaches B's room (a second screen); this process emits it once to that room,
+      // so a round trip on A's screen shows whether A's room was sent it too.
+      const other = await connectSocket(app.url, viewer.token);
+      try {
+        await subscribe(other, [`gotv:station:${stationB}`]);
+        const heardB: { id: string }[] = [];
+        other.on('gotv:station', (event: { id: string }) => heardB.push(event));
+        await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 720 }).expect(201);
+        await until(() => heardB.some((event) => event.id === stationB), 10_000, "station B's push");
+        await roundTrip(socket);
+      } finally {
+        other.close();
+      }
       expect(pushes.every((event) => event.id === stationA)).toBe(true);
     } finally {
       socket.close();
@@ -285,14 +298,14 @@ describe('the projection follows the clock', () => {
       type Push = { generatedAt: string; phase: string; elapsedFraction: number; overall: Record<string, number> };
       const pushes: Push[] = [];
       socket.on('gotv:projection', (push: Push) => pushes.push(push));
-      const open = await waitFor(() => pushes.find((push) => push.phase === 'open'), 4000);
+      const open = await until(() => pushes.find((push) => push.phase === 'open'), 4000);
       // What REST computes for the same instant is what was pushed.
       const atThatInstant = projectionSummary(await projection(app.runtime.deps.db, 'America/Bogota', {}, new Date(open.generatedAt)));
       expect(JSON.parse(JSON.stringify(atThatInstant))).toEqual(open);
       // The day ends (here: the date moves to yesterday) and the screens hear it without a report.
       const yesterday = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date(Date.now() - 86_400_000));
       await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: yesterday }).expect(200);
-      const closed = await waitFor(() => pushes.find((push) => push.phase === 'closed'), 4000);
+      const closed = await until(() => pushes.find((push) => push.phase === 'closed'), 4000);
       expect(closed.elapsedFraction).toBe(1);
     } finally {
       await clock.stop();

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
+import { until } from '../helpers/wait';
 
 let app: TestApp;
 let manager: TestUser;
@@ -209,9 +210,9 @@ describe('correcting a voter', () => {
       watcher.on('gotv:station', (event: { id: string; confirmedVoters: number }) => seen.push(event));
       await subscribe(watcher, [`gotv:station:${stationB}`]);
       // A socket that starts following a station gets its figures once; then the move is pushed.
-      await waitFor(() => seen.find((event) => event.id === stationB && event.confirmedVoters === before.b));
+      await until(() => seen.find((event) => event.id === stationB && event.confirmedVoters === before.b));
       expect((await patch(id, { pollingStationId: stationB }).expect(200)).body).toMatchObject({ pollingStationId: stationB });
-      expect(await waitFor(() => seen.find((event) => event.id === stationB && event.confirmedVoters === before.b + 1))).toBeDefined();
+      expect(await until(() => seen.find((event) => event.id === stationB && event.confirmedVoters === before.b + 1))).toBeDefined();
     } finally {
       watcher.close();
     }
