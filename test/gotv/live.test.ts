@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { station, territory, voter, type TerritoryOverrides } from '../helpers/factories';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { connectSocket, roundTrip, subscribe } from '../helpers/sockets';
 import { projection } from '../../src/modules/gotv/gotv.live';
@@ -24,28 +25,12 @@ beforeAll(async () => {
   admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   viewer = await createUser(app, admin, 'viewer');
-  kennedy = (await app.http.post('/api/territories').set(manager.auth).send({ name: 'Kennedy', type: 'commune' }).expect(201)).body.id;
-  const station = async (code: string, lng: number, territoryId?: string) =>
-    (
-      await app.http
-        .post('/api/gotv/polling-stations')
-        .set(manager.auth)
-        .send({ code, name: `Puesto ${code}`, lat: 4.6, lng, tables: 5, registeredVoters: 1000, territoryId })
-        .expect(201)
-    ).body.id as string;
-  stationA = await station('A', -74.15, kennedy);
-  stationB = await station('B', -74.05);
+  kennedy = (await territory(app, manager, { name: 'Kennedy', type: 'commune' })).id;
+  stationA = (await station(app, manager, { code: 'A', name: 'Puesto A', lng: -74.15, territoryId: kennedy })).id;
+  stationB = (await station(app, manager, { code: 'B', name: 'Puesto B', lng: -74.05 })).id;
   const voterIds: string[] = [];
   for (let i = 0; i < 4; i++) {
-    voterIds.push(
-      (
-        await app.http
-          .post('/api/gotv/voters')
-          .set(manager.auth)
-          .send({ name: `V${i}`, documentId: `3000000${i}`, pollingStationId: stationA })
-          .expect(201)
-      ).body.id,
-    );
+    voterIds.push((await voter(app, manager, { name: `V${i}`, pollingStationId: stationA })).id);
   }
   await app.http
     .post('/api/gotv/turnout')
@@ -262,9 +247,8 @@ describe('gotv:station figures', () => {
       await subscribe(socket, [`gotv:station:${stationA}`]);
       const pushes: { id: string; confirmedVoted: number; confirmedVoters: number }[] = [];
       socket.on('gotv:station', (event: { id: string; confirmedVoted: number; confirmedVoters: number }) => pushes.push(event));
-      const voter = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Votante A', documentId: '30000099', pollingStationId: stationA }).expect(201)).body
-        .id as string;
-      await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId: randomUUID(), voterId: voter }).expect(201);
+      const voterA = (await voter(app, manager, { name: 'Votante A', pollingStationId: stationA })).id;
+      await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId: randomUUID(), voterId: voterA }).expect(201);
       const pushed = await until(() => pushes.find((event) => event.confirmedVoters === 5), 4000);
       expect(pushed).toMatchObject({ id: stationA, confirmedVoted: 4, confirmedVoters: 5, level: 'high' });
       // Station B's push reaches B's room (a second screen); this process emits it once to that room,
@@ -559,19 +543,12 @@ describe('polls over several days', () => {
 describe('the projection per territory', () => {
   it('sums each territory with everything inside it: the top level unfiltered, the children of the one asked about', async () => {
     await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200);
-    const territory = async (name: string, type: string, parentId?: string) =>
-      (await app.http.post('/api/territories').set(manager.auth).send({ name, type, parentId }).expect(201)).body.id as string;
-    const antioquia = await territory('Antioquia', 'department');
-    const medellin = await territory('Medellín', 'municipality', antioquia);
-    const comuna = await territory('La Candelaria', 'commune', medellin);
+    const place = async (name: string, type: TerritoryOverrides['type'], parentId?: string) => (await territory(app, manager, { name, type, parentId })).id;
+    const antioquia = await place('Antioquia', 'department');
+    const medellin = await place('Medellín', 'municipality', antioquia);
+    const comuna = await place('La Candelaria', 'commune', medellin);
     const placed = async (code: string, territoryId: string) =>
-      (
-        await app.http
-          .post('/api/gotv/polling-stations')
-          .set(manager.auth)
-          .send({ code, name: `Puesto ${code}`, lat: 6.25, lng: -75.56, tables: 5, registeredVoters: 700, territoryId })
-          .expect(201)
-      ).body.id as string;
+      (await station(app, manager, { code, name: `Puesto ${code}`, lat: 6.25, lng: -75.56, registeredVoters: 700, territoryId })).id;
     await placed('ANT-1', comuna);
     await placed('ANT-2', medellin);
     const registeredIn = async (query: string) =>

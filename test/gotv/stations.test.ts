@@ -1,4 +1,5 @@
 import { startTestApp, type TestApp } from '../helpers/app';
+import { territory } from '../helpers/factories';
 import { connectSocket, roundTrip, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { until } from '../helpers/wait';
@@ -15,7 +16,7 @@ beforeAll(async () => {
   manager = await createUser(app, admin, 'manager');
   viewer = await createUser(app, admin, 'viewer');
   brigade = await createUser(app, admin, 'brigade');
-  kennedy = (await app.http.post('/api/territories').set(manager.auth).send({ name: 'Kennedy', type: 'commune' }).expect(201)).body.id;
+  kennedy = (await territory(app, manager, { name: 'Kennedy', type: 'commune' })).id;
 });
 afterAll(() => app.close());
 
