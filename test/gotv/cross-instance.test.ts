@@ -130,9 +130,7 @@ it('sends what a process that died with the window open left in it, once its lea
     expect(items.filter((item) => item[2] === orphan[2])).toEqual([orphan]);
     // Nothing stays behind. Another process's watchdog may still open (and then flush) an empty
     // window of its own, so the list is allowed a moment to drain rather than read once.
-    let left = await redis!.llen(listKey);
-    for (const deadline = Date.now() + 3000; left > 0 && Date.now() < deadline; left = await redis!.llen(listKey)) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(left).toBe(0);
+    await until(async () => (await redis!.llen(listKey)) === 0, 3000, 'the window list to drain');
   } finally {
     screen.close();
   }
