@@ -60,8 +60,11 @@ describe('notices by email', () => {
     await t.app.http.post(pathOf(unsubscribe)).type('form').send('List-Unsubscribe=One-Click').expect(200);
     const [contact] = await rows(t.app, sql<{ out: boolean }>`select email_opted_out_at is not null as out from contacts where id = ${contactId}::uuid`);
     expect(contact!.out).toBe(true);
-    const [record] = await rows(t.app, sql<{ action: string; source: string }>`select action, source from consents where contact_id = ${contactId}::uuid`);
-    expect(record).toEqual({ action: 'withdrawn', source: 'email_unsubscribe' });
+    const records = await rows(t.app, sql<{ action: string; source: string }>`select action, source from consents where contact_id = ${contactId}::uuid order by given_at`);
+    expect(records).toEqual([
+      { action: 'given', source: 'test_factory' },
+      { action: 'withdrawn', source: 'email_unsubscribe' },
+    ]);
     expect(await queueCommitted(t.app, reminder(contactId))).toMatchObject({ status: 'unreachable', reason: 'no_consent' });
   });
 
