@@ -156,6 +156,8 @@ describe('notices by email', () => {
     await queueCommitted(t.app, request);
     await dispatchNotices(t.app.runtime.deps);
     await until(async () => smtp.to(to).length === 1, 20_000, 'the email');
+    // The server accepted it; the sender records the outcome just after: wait for it to be done.
+    await settled([t.app]);
     const exported = await t.app.http.get(`/api/audience/contacts/${contactId}/export`).set(t.manager.auth).expect(200);
     expect(exported.body.modules.notices.notices).toEqual([
       { id: expect.any(String), purpose: 'agenda.reminder', status: 'queued', channel: 'email', reason: null, delivery: 'sent', createdAt: expect.any(String) },
