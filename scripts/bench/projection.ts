@@ -96,7 +96,17 @@ async function reportCounts(baseUrl: string, token: string, ids: string[]): Prom
       })),
     );
   for (let from = 0; from < reports.length; from += 500) {
-    await callJson(`${baseUrl}/api/gotv/turnout`, { token, body: { reports: reports.slice(from, from + 500) }, expect: 201 });
+    // As the brigade app does: a batch answered 503 (a station busy) is sent again; what was recorded is a duplicate then.
+    for (;;) {
+      const response = await fetch(`${baseUrl}/api/gotv/turnout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ reports: reports.slice(from, from + 500) }),
+      });
+      if (response.status === 201 || response.status === 200) break;
+      if (response.status !== 503) throw new Error(`POST /api/gotv/turnout answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
 }
 

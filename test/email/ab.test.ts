@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { testRedisUrl } from '../helpers/database';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeSmtp } from '../fakes/smtp';
-import { chooseWinner, twoProportionZ, type VariantResult } from '../../src/modules/email/email.ab';
+import { chooseWinner, oneSidedPValue, twoProportionZ, type VariantResult } from '../../src/modules/email/email.ab';
 import { campaignBody, createCampaign, createTemplate, emailEnv, linksIn, pathOf, seedContacts, query, sql, waitForCampaign } from './helpers';
 
 const variant = (name: string, delivered: number, hits: number, unsubscribes = 0): VariantResult => ({ id: `id-${name}`, name, delivered, hits, unsubscribes });
@@ -13,6 +13,14 @@ describe('choosing the winner', () => {
     expect(twoProportionZ(20, 50, 4, 50)).toBeCloseTo(3.746, 2);
     expect(twoProportionZ(5, 50, 5, 50)).toBe(0);
     expect(twoProportionZ(0, 0, 1, 10)).toBe(0);
+  });
+
+  it('says what a z score means as a one-sided p-value', () => {
+    expect(oneSidedPValue(0)).toBe(0.5);
+    expect(oneSidedPValue(1.645)).toBe(0.05);
+    expect(oneSidedPValue(1.96)).toBe(0.025);
+    expect(oneSidedPValue(-1.645)).toBe(0.95);
+    expect(oneSidedPValue(6)).toBe(0);
   });
 
   it('picks the best rate when it is significantly better', () => {
@@ -106,7 +114,7 @@ describe('an A/B campaign end to end', () => {
       await app.http.get(pathOf(link)).set('User-Agent', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148').expect(302);
     }
     const waiting = (await app.http.get(`/api/email-marketing/campaigns/${campaign.id}/stats`).set(viewer.auth).expect(200)).body;
-    expect(waiting.abTest).toEqual({ phase: 'waiting', winner: null, decidedAt: null, metric: 'click', reason: null });
+    expect(waiting.abTest).toEqual({ phase: 'waiting', winner: null, decidedAt: null, metric: 'click', reason: null, zScore: null, pValue: null, excluded: [] });
     expect(waiting.variants).toEqual([
       { name: 'A', subject: 'A: novedades para {{contact.firstName}}', recipients: 50, sent: 50, uniqueOpens: 4, openRate: 0.08, uniqueClicks: 4, clickRate: 0.08 },
       { name: 'B', subject: 'B: {{contact.firstName}}, te necesitamos', recipients: 50, sent: 50, uniqueOpens: 20, openRate: 0.4, uniqueClicks: 20, clickRate: 0.4 },
@@ -124,8 +132,11 @@ describe('an A/B campaign end to end', () => {
       status: 'sent',
       sent: 200,
       audienceSize: 200,
-      abTest: { phase: 'winner_sent', winner: 'B', metric: 'click', reason: 'significant', decidedAt: expect.any(String) },
+      abTest: { phase: 'winner_sent', winner: 'B', metric: 'click', reason: 'significant', decidedAt: expect.any(String), excluded: [] },
     });
+    // 20/50 against 4/50, pooled: z = 0.32 / √(0.24 · 0.76 · 0.04) ≈ 3.746, P(Z ≥ z) ≈ 0.00009.
+    expect(stats.abTest.zScore).toBeCloseTo(3.746, 2);
+    expect(stats.abTest.pValue).toBe(0.0001);
     expect(stats.variants.map((row: { name: string; recipients: number }) => [row.name, row.recipients])).toEqual([
       ['A', 50],
       ['B', 150],

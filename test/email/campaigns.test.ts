@@ -170,7 +170,8 @@ describe('sending', () => {
     const later = await createCampaign(app, manager, campaignBody(templateId, { segment: { interestsAny: ['rebote'] } }));
     expect(later.audienceSize).toBe(3);
     const stats = await app.http.get(`/api/email-marketing/campaigns/${campaign.id}/stats`).set(viewer.auth).expect(200);
-    expect(stats.body).toMatchObject({ sent: 3, bounced: 1, failed: 0, audienceSize: 4, status: 'sent' });
+    // bounce2's 4xx before its delivery is a soft bounce; bounce1's 550 a hard one.
+    expect(stats.body).toMatchObject({ sent: 3, bounced: 1, softBounced: 1, retrying: 0, failed: 0, audienceSize: 4, status: 'sent' });
   });
 
   it('gives up on an address that keeps answering 4xx after EMAIL_MAX_ATTEMPTS, without suppressing it', async () => {
@@ -187,7 +188,8 @@ describe('sending', () => {
     expect(smtp.rejectedAttempts.get('full1@example.org')).toBe(3);
     expect(await query(app, sql`select 1 from email_suppressions where email = 'full1@example.org'`)).toEqual([]);
     const stats = await app.http.get(`/api/email-marketing/campaigns/${campaign.id}/stats`).set(viewer.auth).expect(200);
-    expect(stats.body).toMatchObject({ sent: 1, failed: 1, bounced: 0 });
+    // A soft bounce that ran out of retries: failed, not a hard bounce.
+    expect(stats.body).toMatchObject({ sent: 1, failed: 1, bounced: 0, softBounced: 1, retrying: 0 });
   });
 
   it('starts a scheduled campaign by itself, and send starts it early only once', async () => {

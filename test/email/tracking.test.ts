@@ -189,9 +189,25 @@ describe('stats and dashboard', () => {
   it('give the campaign shape of the issue and the dashboard headline numbers', async () => {
     const body = await stats();
     expect(Object.keys(body).sort()).toEqual(
-      ['abTest', 'audienceSize', 'bounced', 'campaignId', 'clicks', 'failed', 'links', 'opens', 'sent', 'status', 'timeline', 'unsubscribed', 'variants'].sort(),
+      [
+        'abTest',
+        'audienceSize',
+        'bounced',
+        'campaignId',
+        'clicks',
+        'failed',
+        'links',
+        'opens',
+        'retrying',
+        'sent',
+        'softBounced',
+        'status',
+        'timeline',
+        'unsubscribed',
+        'variants',
+      ].sort(),
     );
-    expect(body.abTest).toEqual({ phase: 'none', winner: null, decidedAt: null, metric: null, reason: null });
+    expect(body.abTest).toEqual({ phase: 'none', winner: null, decidedAt: null, metric: null, reason: null, zScore: null, pValue: null, excluded: [] });
     const dashboard = await app.http.get('/api/email-marketing/dashboard').set(viewer.auth).expect(200);
     expect(dashboard.body.last30Days).toMatchObject({ sent: 5, uniqueOpens: 4, uniqueClicks: 2, unsubscribes: 1, bounces: 0, openRate: 0.8, clickRate: 0.4 });
     expect(dashboard.body.audience).toMatchObject({ size: 4, newLast30Days: 4, unsubscribedLast30Days: 1, suppressed: 0 });

@@ -53,6 +53,21 @@ describe('brigades', () => {
     expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
   });
 
+  it('lists the people brigades are made of: brigade users, and whoever a brigade names', async () => {
+    const other = await createUser(app, admin, 'brigade', 'Zoe Brigadista');
+    const people = await app.http.get('/api/gotv/brigade-people').set(viewer.auth).expect(200);
+    const byId = new Map((people.body.data as { id: string; role: string; active: boolean }[]).map((person) => [person.id, person]));
+    expect(byId.get(member.id)).toMatchObject({ role: 'brigade', active: true });
+    expect(byId.get(other.id)).toMatchObject({ name: 'Zoe Brigadista', role: 'brigade', active: true });
+    // The leader of Brigada Kennedy is a manager: named because a brigade names them.
+    expect(byId.get(manager.id)).toMatchObject({ role: 'manager', active: true });
+    expect(byId.has(viewer.id)).toBe(false);
+    const names = (people.body.data as { name: string }[]).map((person) => person.name);
+    expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b, 'es')));
+    expectProblem(await app.http.get('/api/gotv/brigade-people').set(member.auth), 403);
+    expectProblem(await app.http.get('/api/gotv/brigade-people'), 401);
+  });
+
   it('names each member who cannot be one, and why', async () => {
     const press = await createUser(app, admin, 'viewer', 'Marta Ríos');
     const problem = expectProblem(

@@ -113,6 +113,45 @@ describe('voter CSV import', () => {
     expect(stored.body.data.map((voter: { name: string }) => voter.name).sort()).toEqual([...names].sort());
   });
 
+  it('checks a file with dryRun: the counts and errors of the real import, nothing written', async () => {
+    const csv = [
+      header,
+      'Ana María Ruiz,52111222,,P-01,,urgent', // a registered voter, a bad priority
+      'Ana María Ruiz,52111222,,P-01,5,', // the same voter, a new table: an update
+      'Seca Nueva,61000001,3005550099,P-02,1,', // new
+      'Seca Otra,61000002,,P-77,,', // no such station
+    ].join('\n');
+    const before = await count();
+    const ana = async () => (await app.http.get('/api/gotv/voters?q=52111222').set(manager.auth).expect(200)).body.data[0];
+    const anaBefore = await ana();
+    const dry = await app.http.post('/api/gotv/voters/import?dryRun=true').set(manager.auth).set('Content-Type', 'text/csv').send(csv).expect(200);
+    expect(dry.body).toMatchObject({ dryRun: true, created: 1, updated: 1, unchanged: 0, rejectedCount: 2, batches: 1 });
+    expect(dry.body.rejected.map((item: { line: number }) => item.line)).toEqual([2, 5]);
+    expect(await count()).toBe(before);
+    expect(await ana()).toEqual(anaBefore);
+    const real = await upload(csv).expect(200);
+    expect({ ...real.body, dryRun: true }).toEqual(dry.body);
+    expect(await count()).toBe(before + 1);
+    expect((await ana()).tableNumber).toBe(5);
+    // Sent again, the dry run finds it all in place.
+    expect((await app.http.post('/api/gotv/voters/import?dryRun=true').set(manager.auth).set('Content-Type', 'text/csv').send(csv).expect(200)).body).toMatchObject({
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+    });
+  });
+
+  it('refuses a dryRun that is not true or false with 400, and a dry run from a brigade member with 403', async () => {
+    const before = await count();
+    const problem = expectProblem(
+      await app.http.post('/api/gotv/voters/import?dryRun=1').set(manager.auth).set('Content-Type', 'text/csv').send([header, 'Nadie Nunca,61000009,,P-01,,'].join('\n')),
+      400,
+    );
+    expect(problem.errors).toEqual([expect.objectContaining({ path: 'query.dryRun' })]);
+    expectProblem(await app.http.post('/api/gotv/voters/import?dryRun=true').set(brigade.auth).set('Content-Type', 'text/csv').send(header), 403);
+    expect(await count()).toBe(before);
+  });
+
   it('wants CSV from a manager', async () => {
     expectProblem(await app.http.post('/api/gotv/voters/import').set(manager.auth).send({ rows: [] }), 415, 'unsupported_media_type');
     expectProblem(await upload('name\nx', brigade), 403);

@@ -165,6 +165,49 @@ describe('polling station CSV import', () => {
   });
 
   it('answers a header with no rows with nothing done', async () => {
-    expect((await upload('code,previousTurnout\n').expect(200)).body).toEqual({ created: 0, updated: 0, unchanged: 0, rejected: [], rejectedCount: 0 });
+    expect((await upload('code,previousTurnout\n').expect(200)).body).toEqual({ dryRun: false, created: 0, updated: 0, unchanged: 0, rejected: [], rejectedCount: 0 });
+  });
+
+  it('checks a file with dryRun: the same counts and errors, nothing written or pushed', async () => {
+    const csv = ['code,name,lat,lng,tables,registeredVoters,previousTurnout', 'D-01,Puesto Seco,6.2,-75.5,4,800,', 'P-01,,,,,,1234', 'D-02,Sin mesas,6.2,-75.5,,800,'].join('\n');
+    const before = await stationCount();
+    const previous = await station('P-01');
+    const socket: Socket = await connectSocket(app.url, manager.token);
+    try {
+      const events: { id: string }[] = [];
+      socket.on('gotv:station', (event: { id: string }) => events.push(event));
+      expect((await subscribe(socket, ['gotv'])).joined).toEqual(['gotv']);
+      const dry = await app.http.post('/api/gotv/polling-stations/import?dryRun=true').set(manager.auth).set('Content-Type', 'text/csv').send(csv).expect(200);
+      expect(dry.body).toMatchObject({ dryRun: true, created: 1, updated: previous!.previousTurnout === 1234 ? 0 : 1, rejectedCount: 1 });
+      expect(dry.body.rejected[0]).toMatchObject({ line: 4, message: expect.stringContaining('tables') });
+      expect(await stationCount()).toBe(before);
+      expect(await station('D-01')).toBeUndefined();
+      expect((await station('P-01'))!.previousTurnout).toBe(previous!.previousTurnout);
+      // The real import answers what the dry run said.
+      const real = await upload(csv).expect(200);
+      expect({ ...real.body, dryRun: true }).toEqual(dry.body);
+      expect(await stationCount()).toBe(before + 1);
+      // Events reach the socket in the order they were published: a dry run's would come before these.
+      const created = await station('D-01');
+      await waitFor(() => events.find((event) => event.id === created!.id));
+      expect(events.length).toBe(real.body.created + real.body.updated);
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('refuses a dryRun that is not true or false with 400, reading nothing', async () => {
+    const before = await stationCount();
+    const problem = expectProblem(
+      await app.http
+        .post('/api/gotv/polling-stations/import?dryRun=yes')
+        .set(manager.auth)
+        .set('Content-Type', 'text/csv')
+        .send('code,name,lat,lng,tables,registeredVoters\nD-09,X,6.2,-75.5,1,10'),
+      400,
+    );
+    expect(problem.errors).toEqual([expect.objectContaining({ path: 'query.dryRun' })]);
+    expect(await stationCount()).toBe(before);
+    expectProblem(await app.http.post('/api/gotv/polling-stations/import?dryRun=true').set(viewer.auth).set('Content-Type', 'text/csv').send('code\nP-01'), 403);
   });
 });

@@ -120,6 +120,14 @@ describe('brigade app', () => {
     expect(bytes).toBeLessThanOrEqual(150 * 1024);
     expect(await axeBlocking(page)).toEqual([]);
 
+    // Who may use the app is the GOTV policy's (reportAt): a viewer's account is refused and the app stays closed.
+    const viewer = await createUser(app, admin, 'viewer', 'Solo Lectura');
+    await page.fill('#email', viewer.email);
+    await page.fill('#password', viewer.password);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#login-error:has-text("no tiene acceso a la app de brigada")');
+    expect(await page.isHidden('#app')).toBe(true);
+
     await signIn(page);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.locator('#voters li').count()).toBe(28);

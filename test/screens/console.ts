@@ -49,9 +49,12 @@ export async function signIn(page: Page, user: Pick<TestUser, 'email' | 'passwor
   await page.getByRole('button', { name: /^Cuenta de / }).waitFor({ timeout: 30_000 });
 }
 
-/** A fresh browser context (its own sessionStorage) on the console, signed in as `user`, at `path`. */
-export async function openConsole(browser: Browser, app: TestApp, user: Pick<TestUser, 'email' | 'password'>, path = '/'): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'es-CO', timezoneId: 'America/Bogota' });
+/**
+ * A fresh browser context (its own sessionStorage) on the console, signed in as `user`, at `path`;
+ * in Bogotá's zone unless `timezoneId` puts the browser elsewhere (screens must show Bogotá's time anyway).
+ */
+export async function openConsole(browser: Browser, app: TestApp, user: Pick<TestUser, 'email' | 'password'>, path = '/', options: { timezoneId?: string } = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'es-CO', timezoneId: options.timezoneId ?? 'America/Bogota' });
   const page = await context.newPage();
   await page.goto(`${app.url}${path}`);
   await signIn(page, user);

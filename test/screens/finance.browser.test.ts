@@ -138,14 +138,27 @@ describe('finance screens', () => {
 
     // A period that ends before it starts is said beside the field, and not asked for.
     await page.getByLabel('Desde', { exact: true }).fill(today());
-    // Each filter goes into the address on its own; the next waits for the one before it there.
-    await until(page, `new URL(location.href).searchParams.get('desde') === '${today()}'`);
     await page.getByLabel('Hasta', { exact: true }).fill(dayBefore(today()));
     await page.getByText('Debe ser el mismo día de «Desde» o uno posterior.').waitFor();
     await page.getByLabel('Hasta', { exact: true }).fill(today());
     await ledger.getByRole('row').filter({ hasText: 'Sonido Andino' }).waitFor();
     await page.getByRole('button', { name: 'Quitar filtros' }).click();
     await ledger.getByRole('row').filter({ hasText: 'Nómina de noviembre' }).waitFor();
+
+    // Two filters changed before the screen redraws both reach the address: the router's own
+    // updater reads the address of the last drawing, and lost the first of them.
+    await page.evaluate(`(() => {
+      const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+      for (const [name, value] of [['Desde', '${dayBefore(today())}'], ['Hasta', '${today()}']]) {
+        const label = [...document.querySelectorAll('label')].find((element) => element.textContent.trim() === name);
+        const input = document.getElementById(label.htmlFor);
+        setValue.call(input, value);
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+    })()`);
+    await until(page, `new URL(location.href).searchParams.get('hasta') === '${today()}'`);
+    expect(new URL(page.url()).searchParams.get('desde')).toBe(dayBefore(today()));
+    await page.getByRole('button', { name: 'Quitar filtros' }).click();
   });
 
   it('refuses a treasurer’s expense past the cap with the rule and its law, and says who may authorise it', async () => {

@@ -145,6 +145,8 @@ describe('poster QR screens', () => {
     await page.getByRole('switch', { name: /Solo los vencidos/ }).check();
     const registry = page.getByRole('table', { name: /Afiches de la campaña/ });
     await registry.getByText('Cra 72 # 40-10').waitFor();
+    // The unfiltered page holds that poster too: wait for the filtered answer to replace it.
+    await registry.locator('tbody tr').nth(1).waitFor({ state: 'detached' });
     expect(await registry.locator('tbody tr').count()).toBe(1);
     await registry.getByText('Vencido').waitFor();
     expect(await axeBlocking(page)).toEqual([]);

@@ -38,7 +38,9 @@ describe('serving the screens', () => {
     expect(page.headers['x-frame-options']).toBe('DENY');
     // The brigade app and the console need no blob: images.
     expect((await app.http.get('/brigada/').expect(200)).headers['content-security-policy']).toContain("img-src 'self' data:;");
-    expect((await app.http.get('/').set('Accept', 'text/html').expect(200)).headers['content-security-policy']).toContain("img-src 'self' data:;");
+    const console = await app.http.get('/').set('Accept', 'text/html').expect(200);
+    expect(console.headers['content-security-policy']).toContain("img-src 'self' data:;");
+    expect(console.text).not.toContain('comando:map-tiles');
     expect(page.text).not.toContain('comando:map-tiles');
     expect(page.text).toMatch(/<script type="module" crossorigin src="\/assets\/[^"]+\.js">/);
   });
@@ -93,11 +95,15 @@ describe('serving the screens', () => {
     expect([404, 405]).toContain(post.status);
   });
 
-  it('adds the tile server to the war room only when MAP_TILE_URL is set, escaped', async () => {
+  it('adds the tile server to the war room and the console only when MAP_TILE_URL is set, escaped', async () => {
     const page = await withTiles.http.get('/war-room/').expect(200);
     expect(page.headers['content-security-policy']).toContain("img-src 'self' data: blob: https://tiles.example.org;");
     expect(page.text).toContain(`<meta name="comando:map-tiles" content="${TILES}" />`);
     expect(page.text).toContain('content="© Mapas &quot;propios&quot; &lt;b&gt;"');
+    // The console maps brigades' stations over the same tiles.
+    const console = await withTiles.http.get('/').set('Accept', 'text/html').expect(200);
+    expect(console.headers['content-security-policy']).toContain("img-src 'self' data: https://tiles.example.org;");
+    expect(console.text).toContain(`<meta name="comando:map-tiles" content="${TILES}" />`);
     // Other pages keep the default CSP.
     const docs = await withTiles.http.get('/api/docs').expect(200);
     expect(docs.headers['content-security-policy']).not.toContain('tiles.example.org');

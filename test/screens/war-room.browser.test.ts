@@ -28,6 +28,7 @@ let app: TestApp;
 let browser: Browser;
 let page: Page;
 let manager: TestUser;
+let member: TestUser;
 let campaign: Campaign;
 let other: Campaign;
 let restarted: Runtime | undefined;
@@ -41,6 +42,7 @@ beforeAll(async () => {
   app = await startTestApp({ DATA_DIR, WHATSAPP_APP_SECRET: CLOUD.appSecret, WHATSAPP_PHONE_NUMBER_ID: CLOUD.phoneNumberId, WHATSAPP_WABA_ID: CLOUD.wabaId });
   const admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
+  member = await createUser(app, admin, 'brigade');
   campaign = await createCampaign(app, manager, 3, 5);
   // A second comuna with one station and 4 voters, for the territory filter.
   other = await createCampaign(app, manager, 1, 4);
@@ -105,6 +107,12 @@ describe('war room', () => {
   });
 
   it('signs in and shows what REST says', async () => {
+    // Who may watch is the GOTV policy's (followWarRoom): a brigade member's account is refused and the screen stays closed.
+    await page.fill('#email', member.email);
+    await page.fill('#password', member.password);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#login-error:has-text("no tiene acceso a la sala de situación")');
+    expect(await page.isHidden('#screen')).toBe(true);
     await page.fill('#email', manager.email);
     await page.fill('#password', 'wrong password');
     await page.click('button[type=submit]');
@@ -314,6 +322,7 @@ describe('war room', () => {
       kind: 'keyword',
       severity: 'warning',
       title: 'Mención de "transporte"',
+      details: { matched: ['transporte'] },
       competitorId: null,
       profileId: null,
       postId: null,

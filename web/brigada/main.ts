@@ -1,13 +1,18 @@
 import './brigada.css';
-import { Api, ApiError, NetworkError, clock } from '../lib/api';
+import { ApiError, NetworkError, clock } from '../lib/api';
+import { WEB_APPS } from '../lib/apps';
+import { WebSession } from '../lib/session';
+import { bindSignInForm, showSignIn } from '../lib/sign-in-form';
 import type { Brigade, Claim, ContactOutcome, Station, Voter } from '../lib/api-types';
 import { byId, h, setText } from '../lib/dom';
 import { contactOutcomes, incidentTypes, severities } from '../lib/labels';
 import { cache, isQuotaError, outbox, type OutboxItem } from './store';
 import { syncOutbox } from './sync';
 
-// The phone keeps its session across closed tabs (localStorage): the queue must go out when it is reopened.
-const api = new Api(localStorage, 'comando.brigada');
+// The shared sign-in. The phone keeps its session across closed tabs (localStorage): the queue must go out when it is reopened.
+// It is not ended at the token's expiry on the phone's clock: an offline phone keeps working and queueing, and the API's 401 says when it has ended.
+const session = new WebSession(WEB_APPS.brigada, localStorage, 'comando.brigada');
+const api = session.api;
 const SYNC_EVERY_MS = 15_000;
 /** How long a "Ya votó" may be taken back: a mis-tap is noticed in a few seconds. */
 const UNDO_MS = 6_000;
@@ -119,7 +124,7 @@ function renderStationFilter(): void {
 }
 
 function renderVoters(): void {
-  const me = api.current?.user.id;
+  const me = session.current?.user.id;
   const reported = reportedVoters();
   const remaining = voters.filter((voter) => voter.status !== 'voted' && !reported.has(voter.id));
   const station = byId<HTMLSelectElement>('voter-station').value;
@@ -492,7 +497,7 @@ let started = false;
 function start(): void {
   byId('login').hidden = true;
   byId('app').hidden = false;
-  setText(byId('who'), api.current?.user.name ?? '');
+  setText(byId('who'), session.current?.user.name ?? '');
   if (started) {
     void loadLists().then(sync);
     return;
@@ -507,29 +512,10 @@ function start(): void {
 }
 
 function showLogin(message = ''): void {
-  byId('app').hidden = true;
-  byId('login').hidden = false;
-  setText(byId('login-error'), message);
+  showSignIn(byId('app'), message);
 }
 
-byId<HTMLFormElement>('login-form').addEventListener('submit', (event) => {
-  event.preventDefault();
-  const data = new FormData(event.currentTarget as HTMLFormElement);
-  setText(byId('login-error'), '');
-  api
-    .login(String(data.get('email')), String(data.get('password')))
-    .then(start)
-    .catch((error: unknown) =>
-      setText(
-        byId('login-error'),
-        error instanceof ApiError && error.status === 401
-          ? 'Correo o contraseña incorrectos.'
-          : error instanceof NetworkError
-            ? 'Sin conexión: para ingresar se necesita red.'
-            : 'No se pudo ingresar.',
-      ),
-    );
-});
+bindSignInForm(session, start);
 
 for (const button of document.querySelectorAll<HTMLButtonElement>('[data-tab]')) button.addEventListener('click', () => showTab(button.dataset.tab!));
 const refilter = () => {
@@ -553,7 +539,7 @@ byId('send-now').addEventListener('click', () => {
   });
 });
 byId('logout').addEventListener('click', () => {
-  api.logout();
+  session.signOut();
   showLogin(items.some((item) => item.state === 'pending') ? 'Sus reportes pendientes siguen guardados y se enviarán al ingresar.' : '');
 });
 window.addEventListener('online', () => {
@@ -567,9 +553,9 @@ document.addEventListener('visibilitychange', () => {
 });
 
 api.onReachable = setReachable;
-api.onExpired = () => showLogin('Su sesión terminó. Ingrese de nuevo: los reportes pendientes siguen guardados en el teléfono.');
+session.onEnded = () => showLogin('Su sesión terminó. Ingrese de nuevo: los reportes pendientes siguen guardados en el teléfono.');
 renderNetwork();
 void outbox.prune().catch(() => undefined);
 if ('serviceWorker' in navigator) void navigator.serviceWorker.register('/brigada/sw.js', { scope: '/brigada/' }).catch(() => undefined);
-if (api.current) start();
+if (session.current) start();
 else showLogin();

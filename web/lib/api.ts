@@ -1,4 +1,4 @@
-import type { LoginAnswer, Problem } from './api-types';
+import type { Problem } from './api-types';
 
 /** An answer the API refused (4xx/5xx), with its problem+json when it sent one. */
 export class ApiError extends Error {
@@ -15,57 +15,26 @@ export class ApiError extends Error {
 /** The network failed or timed out: nothing reached the server, or its answer did not reach us. */
 export class NetworkError extends Error {}
 
-export interface Session {
-  token: string;
-  user: LoginAnswer['user'];
-  /** ms since the epoch when the token stops working. */
-  expiresAt: number;
+/** Where the client gets its token, and whom it tells that the API refused it (`WebSession`, web/lib/session.ts). */
+export interface ApiAuth {
+  token: () => string | undefined;
+  /** An authenticated request was answered 401: the session has ended. */
+  unauthorized: () => void;
 }
 
-/**
- * The session lives in sessionStorage (or localStorage for the brigade phone, whose queue must
- * outlive a closed tab), never in a URL. `onExpired` runs when the API says the token is no longer good.
- */
+/** The API client of a web app: JSON in and out, problem+json refusals as `ApiError`, the session's token on every request. */
 export class Api {
-  private session: Session | undefined;
-  onExpired: () => void = () => undefined;
   /** Told after every request whether the server answered (any status) or could not be reached: a screen's "Sin conexión". */
   onReachable: (reachable: boolean) => void = () => undefined;
 
   constructor(
-    private readonly storage: Storage,
-    private readonly key: string,
+    private readonly auth: ApiAuth,
     private readonly timeoutMs = 15_000,
-  ) {
-    try {
-      const saved = JSON.parse(storage.getItem(key) ?? 'null') as Session | null;
-      if (saved && saved.expiresAt > Date.now()) this.session = saved;
-    } catch {
-      storage.removeItem(key);
-    }
-  }
+  ) {}
 
-  get current(): Session | undefined {
-    return this.session;
-  }
-
-  async login(email: string, password: string): Promise<Session> {
-    const answer = await this.request<LoginAnswer>('POST', '/api/auth/login', { email, password }, false);
-    this.session = { token: answer.token, user: answer.user, expiresAt: Date.now() + answer.expiresIn * 1000 };
-    this.storage.setItem(this.key, JSON.stringify(this.session));
-    return this.session;
-  }
-
-  /** A fresh token for the same user (a password change ends every earlier one). */
-  renew(token: string, expiresIn: number): void {
-    if (!this.session) return;
-    this.session = { ...this.session, token, expiresAt: Date.now() + expiresIn * 1000 };
-    this.storage.setItem(this.key, JSON.stringify(this.session));
-  }
-
-  logout(): void {
-    this.session = undefined;
-    this.storage.removeItem(this.key);
+  /** A request without the session's token, whose 401 says nothing about the session (signing in). */
+  postPublic<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>('POST', path, body, false);
   }
 
   get<T>(path: string): Promise<T> {
@@ -76,7 +45,7 @@ export class Api {
     return this.request<T>('POST', path, body);
   }
 
-  /** A file as the raw body, with its own type as Content-Type (an incident's photo, a receipt), or a JSON body (settings replaced whole). */
+  /** A file as the raw body, with its own type as Content-Type (an incident's photo, a receipt), or a JSON body (settings replaced whole, an email campaign rewritten). */
   put<T>(path: string, body: unknown): Promise<T> {
     return this.request<T>('PUT', path, body);
   }
@@ -125,7 +94,8 @@ export class Api {
   private async send(method: string, path: string, body: unknown, authenticated: boolean, timeoutMs = this.timeoutMs): Promise<Response> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (body !== undefined && !(body instanceof FormData)) headers['Content-Type'] = body instanceof Blob ? body.type : 'application/json';
-    if (authenticated && this.session) headers.Authorization = `Bearer ${this.session.token}`;
+    const token = authenticated ? this.auth.token() : undefined;
+    if (token) headers.Authorization = `Bearer ${token}`;
     let response: Response;
     try {
       response = await fetch(path, {
@@ -151,10 +121,7 @@ export class Api {
       parsed = undefined;
     }
     const problem = parsed && typeof parsed === 'object' && 'code' in parsed ? (parsed as Problem) : undefined;
-    if (response.status === 401 && authenticated) {
-      this.logout();
-      this.onExpired();
-    }
+    if (response.status === 401 && authenticated) this.auth.unauthorized();
     const retryAfter = Number(response.headers.get('Retry-After') ?? problem?.retryAfter);
     throw new ApiError(response.status, problem, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
   }

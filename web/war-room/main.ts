@@ -1,6 +1,9 @@
 import { StationMap, type TileConfig } from './map';
 import './war-room.css';
-import { Api, ApiError, clock, number } from '../lib/api';
+import { ApiError, clock, number } from '../lib/api';
+import { WEB_APPS } from '../lib/apps';
+import { WebSession } from '../lib/session';
+import { bindSignInForm, showSignIn } from '../lib/sign-in-form';
 import type {
   Dashboard,
   Incident,
@@ -20,13 +23,21 @@ import type {
 } from '../lib/api-types';
 import { byId, h, setText } from '../lib/dom';
 import { incidentTypes, phases, severities } from '../lib/labels';
-import { connectLive, type LiveState } from '../lib/live';
+import { connectLive } from '../lib/live';
 import { drawCurve } from './chart';
-import { WarRoomState } from './state';
+import { ReloadController, type ReloadReason } from './reload';
+import { ScreenState, WarRoomState } from './state';
 import { decodeTurnout, type TurnoutMessage } from '../../src/modules/gotv/gotv.turnout-wire';
 
-const api = new Api(sessionStorage, 'comando.war-room');
+// The shared sign-in: the session in sessionStorage (a wall screen's tab), ended when the token runs out; the war room's roles from the GOTV policy.
+const session = new WebSession(WEB_APPS.warRoom, sessionStorage, 'comando.war-room', { endAtExpiry: true });
+const api = session.api;
+/** The figures, as plain data. */
 const state = new WarRoomState();
+/** Everything else the screen keeps. */
+const view = new ScreenState<StationMap>();
+/** When the figures are read again from REST (one reload at a time; none asked for is dropped). */
+const reloads = new ReloadController({ load: (reason) => reload(reason), isFinal: (error) => error instanceof ApiError && error.status === 401 });
 const MAX_ALERTS = 80;
 /** Social alerts and WhatsApp replies read on every (re)load: those that came before the screen opened. */
 const RECENT_OTHERS = 20;
@@ -40,31 +51,19 @@ function tileConfig(): TileConfig | undefined {
   return { url, attribution: document.querySelector<HTMLMetaElement>('meta[name="comando:map-attribution"]')?.content ?? '' };
 }
 
-let map: StationMap | undefined;
-/** The stations of the chosen territory (all when undefined) and that territory's projection. */
-let filter: { territoryId: string; stations: Set<string>; projection: Projection | undefined } | undefined;
-let liveState: LiveState = 'connecting';
-let resyncedAt: Date | undefined;
-let loading = false;
-let eventsDuringLoad = false;
-let followUp: number | undefined;
-let sound = false;
-let frameRequested = false;
-const loads = { count: 0 };
-
 function requestFrame(): void {
-  if (frameRequested) return;
-  frameRequested = true;
+  if (view.frameRequested) return;
+  view.frameRequested = true;
   requestAnimationFrame(render);
 }
 
 /** Everything that changed since the last frame, drawn once: 200 reports a second cost one redraw per frame. */
 function render(): void {
-  frameRequested = false;
-  const only = filter?.stations;
-  if (state.dirty.stations && map) {
+  view.frameRequested = false;
+  const only = view.filter?.stations;
+  if (state.dirty.stations && view.map) {
     const changed = [...state.changed].map((id) => state.stations.get(id)).filter((station) => station !== undefined && (!only || only.has(station.id)));
-    map.update(changed as NonNullable<(typeof changed)[number]>[]);
+    view.map.update(changed as NonNullable<(typeof changed)[number]>[]);
     state.changed.clear();
   }
   if (state.dirty.totals) {
@@ -74,17 +73,17 @@ function render(): void {
     counter('c-pending', totals.pending);
     counter('c-open', totals.open);
     counter('c-closed', totals.closed);
-    counter('c-incident', incidentsToday(only));
+    counter('c-incident', view.incidentsToday(only));
     setText(byId('c-incident-now'), `${number.format(totals.incident)} ${totals.incident === 1 ? 'puesto sigue' : 'puestos siguen'} en incidente`);
     setText(byId('c-voted-pct'), totals.confirmed ? `${((totals.voted / totals.confirmed) * 100).toFixed(1)} %` : '');
     pendingDue(only);
   }
   // A new projection is drawn at once; the hourly bars alone (every report moves them) at most every two seconds.
-  if (state.dirty.projection || (state.dirty.hourly && performance.now() - curveDrawnAt > 2000)) {
-    curveDrawnAt = performance.now();
+  if (state.dirty.projection || (state.dirty.hourly && performance.now() - view.curveDrawnAt > 2000)) {
+    view.curveDrawnAt = performance.now();
     renderCurve();
     state.dirty.hourly = false;
-  } else if (state.dirty.hourly) curveTimer ??= window.setTimeout(() => ((curveTimer = undefined), requestFrame()), 2000);
+  } else if (state.dirty.hourly) view.curveTimer ??= window.setTimeout(() => ((view.curveTimer = undefined), requestFrame()), 2000);
   state.dirty = { stations: false, totals: false, hourly: state.dirty.hourly, projection: false };
 }
 
@@ -94,21 +93,17 @@ function counter(id: string, value: number): void {
   setText(element, number.format(value));
 }
 
-let curveDrawnAt = 0;
-let curveTimer: number | undefined;
-let pendingDrawnAt = 0;
-let pendingTimer: number | undefined;
 /** The table is re-sorted and rebuilt at most twice a second: under a burst, counters move, rows need not. */
 function pendingDue(only: ReadonlySet<string> | undefined): void {
-  const wait = pendingDrawnAt + 500 - performance.now();
+  const wait = view.pendingDrawnAt + 500 - performance.now();
   if (wait <= 0) {
-    pendingDrawnAt = performance.now();
+    view.pendingDrawnAt = performance.now();
     renderPending(only);
   } else
-    pendingTimer ??= window.setTimeout(() => {
-      pendingTimer = undefined;
-      pendingDrawnAt = performance.now();
-      renderPending(filter?.stations);
+    view.pendingTimer ??= window.setTimeout(() => {
+      view.pendingTimer = undefined;
+      view.pendingDrawnAt = performance.now();
+      renderPending(view.filter?.stations);
     }, wait);
 }
 
@@ -133,7 +128,7 @@ function nowMinutesIn(timeZone: string): number {
 }
 
 function renderCurve(): void {
-  const projection = filter ? filter.projection : state.projection;
+  const projection = view.filter ? view.filter.projection : state.projection;
   drawCurve(byId('curve'), projection?.curve, state.hourly, nowMinutesIn(state.timeZone));
   const box = byId('projection');
   if (!projection) {
@@ -171,20 +166,20 @@ function renderCurve(): void {
 
 function renderConnection(): void {
   const element = byId('connection');
-  element.dataset.state = liveState;
+  element.dataset.state = view.liveState;
   const text =
-    liveState === 'live'
-      ? resyncedAt
-        ? `En vivo · resincronizado ${clock(resyncedAt, state.timeZone)}`
+    view.liveState === 'live'
+      ? view.resyncedAt
+        ? `En vivo · resincronizado ${clock(view.resyncedAt, state.timeZone)}`
         : 'En vivo'
-      : liveState === 'reconnecting'
+      : view.liveState === 'reconnecting'
         ? 'Reconectando…'
         : 'Conectando…';
   setText(element, text);
 }
 
 function beep(): void {
-  if (!sound) return;
+  if (!view.sound) return;
   const context = new AudioContext();
   const tone = context.createOscillator();
   const gain = context.createGain();
@@ -198,16 +193,6 @@ function beep(): void {
 
 /** What the feed shows, by kind and id: one read from REST and also heard live is shown once. */
 const shown = new Map<string, HTMLElement>();
-
-/** The day's incidents (id → station), from REST on every load and then live: the counter counts these, as the API does. */
-let dayIncidents = new Map<string, string>();
-
-function incidentsToday(only: ReadonlySet<string> | undefined): number {
-  if (!only) return dayIncidents.size;
-  let count = 0;
-  for (const stationId of dayIncidents.values()) if (only.has(stationId)) count++;
-  return count;
-}
 
 /** Puts an alert in the feed in time order (newest first), whether it is live or read on a reload; undefined when it is there already. */
 function addAlert(
@@ -244,8 +229,7 @@ function incidentDetail(incident: { stationId: string; severity: string; hasPhot
 }
 
 function showIncident(incident: { id: string; stationId: string; type: string; severity: string; createdAt: string; hasPhoto?: boolean }, live: boolean): void {
-  if (live && !dayIncidents.has(incident.id)) {
-    dayIncidents.set(incident.id, incident.stationId);
+  if (live && view.countIncident(incident.id, incident.stationId)) {
     state.dirty.totals = true;
     requestFrame();
   }
@@ -264,7 +248,7 @@ function showIncident(incident: { id: string; stationId: string; type: string; s
 /** The day's incidents from REST (the counter's), the latest of them merged into the feed (those already shown stay as they are). */
 async function loadIncidents(since: string): Promise<void> {
   const incidents = await api.all<Incident>(`/api/gotv/incidents?since=${encodeURIComponent(since)}`);
-  dayIncidents = new Map(incidents.map((incident) => [incident.id, incident.pollingStationId]));
+  view.dayIncidents = new Map(incidents.map((incident) => [incident.id, incident.pollingStationId]));
   for (const incident of incidents.slice(0, MAX_ALERTS)) {
     showIncident(
       { id: incident.id, stationId: incident.pollingStationId, type: incident.type, severity: incident.severity, createdAt: incident.createdAt, hasPhoto: incident.photo !== null },
@@ -290,8 +274,6 @@ async function loadRecentOthers(): Promise<void> {
   if (alerts.status === 'fulfilled') for (const alert of alerts.value.data) showSocialAlert(alert, false);
   if (replies.status === 'fulfilled') for (const reply of replies.value.data) showWhatsappReply(reply, false);
 }
-
-let photoUrl: string | undefined;
 
 /** An incident's detail in a dialog: read afresh (its photo may have arrived), the photo fetched with the session's token. */
 async function openIncident(id: string): Promise<void> {
@@ -330,9 +312,9 @@ async function openIncident(id: string): Promise<void> {
     const blob = await api.download(`/api/gotv/incidents/${id}/photo`);
     if (!dialog.open) return;
     releasePhoto();
-    photoUrl = URL.createObjectURL(blob);
+    view.photoUrl = URL.createObjectURL(blob);
     photo.replaceChildren(
-      h('img', { src: photoUrl, alt: `Foto del incidente en ${station?.name ?? 'el puesto'}` }),
+      h('img', { src: view.photoUrl, alt: `Foto del incidente en ${station?.name ?? 'el puesto'}` }),
       h('figcaption', { class: 'muted' }, 'Foto tomada por quien lo reportó.'),
     );
   } catch {
@@ -341,52 +323,30 @@ async function openIncident(id: string): Promise<void> {
 }
 
 function releasePhoto(): void {
-  if (photoUrl) URL.revokeObjectURL(photoUrl);
-  photoUrl = undefined;
+  if (view.photoUrl) URL.revokeObjectURL(view.photoUrl);
+  view.photoUrl = undefined;
 }
 
-/** The figures from REST, whole: after connecting, after a reconnection without recovery, after `resync`. */
-async function reload(reason: 'connect' | 'reconnect' | 'resync' | 'reconcile'): Promise<void> {
-  if (loading) {
-    eventsDuringLoad = true;
-    return;
-  }
-  loading = true;
-  eventsDuringLoad = false;
-  try {
-    const [live, dashboard, projection] = await Promise.all([
-      api.get<LiveMap>('/api/gotv/live-map'),
-      api.get<Dashboard>('/api/gotv/dashboard'),
-      api.get<Projection>('/api/gotv/projection').then(summaryOf, (error: unknown) => {
-        if (error instanceof ApiError && error.status === 409) return undefined; // no election date yet
-        throw error;
-      }),
-    ]);
-    state.load(live, dashboard, projection);
-    // After the stations, so the feed names them; the same day as the dashboard's count of incidents.
-    await Promise.all([loadIncidents(dashboard.incidents.since), loadRecentOthers()]);
-    map?.update(state.stations.values(), filter?.stations ?? new Set(state.stations.keys()));
-    if (filter) await loadFilter(filter.territoryId);
-    loads.count++;
-    document.body.dataset.loads = String(loads.count);
-    if (reason === 'resync' || reason === 'reconnect') resyncedAt = new Date();
-    renderConnection();
-    requestFrame();
-  } catch (error) {
-    if (!(error instanceof ApiError && error.status === 401)) scheduleFollowUp(3000);
-  } finally {
-    loading = false;
-  }
-  // Events that arrived while the answers were on their way may or may not be in them: look again shortly.
-  if (eventsDuringLoad) scheduleFollowUp(2000);
-}
-
-function scheduleFollowUp(delayMs: number): void {
-  if (followUp !== undefined) return;
-  followUp = window.setTimeout(() => {
-    followUp = undefined;
-    void reload('reconcile');
-  }, delayMs);
+/** The figures from REST, whole: after connecting, after a reconnection without recovery, after `resync`, and every minute (`reloads` runs one at a time). */
+async function reload(reason: ReloadReason): Promise<void> {
+  const [live, dashboard, projection] = await Promise.all([
+    api.get<LiveMap>('/api/gotv/live-map'),
+    api.get<Dashboard>('/api/gotv/dashboard'),
+    api.get<Projection>('/api/gotv/projection').then(summaryOf, (error: unknown) => {
+      if (error instanceof ApiError && error.status === 409) return undefined; // no election date yet
+      throw error;
+    }),
+  ]);
+  state.load(live, dashboard, projection);
+  // After the stations, so the feed names them; the same day as the dashboard's count of incidents.
+  await Promise.all([loadIncidents(dashboard.incidents.since), loadRecentOthers()]);
+  view.map?.update(state.stations.values(), view.filter?.stations ?? new Set(state.stations.keys()));
+  if (view.filter) await loadFilter(view.filter.territoryId);
+  view.loads++;
+  document.body.dataset.loads = String(view.loads);
+  if (reason === 'resync' || reason === 'reconnect') view.resyncedAt = new Date();
+  renderConnection();
+  requestFrame();
 }
 
 /** What the screen keeps of the overall projection: what the push carries. */
@@ -400,20 +360,19 @@ async function loadFilter(territoryId: string): Promise<void> {
     api.get<LiveMap>(`/api/gotv/live-map?territoryId=${territoryId}`),
     api.get<Projection>(`/api/gotv/projection?territoryId=${territoryId}`).catch(() => undefined),
   ]);
-  filter = { territoryId, stations: new Set(live.features.map((feature) => feature.properties.id)), projection };
+  view.filter = { territoryId, stations: new Set(live.features.map((feature) => feature.properties.id)), projection };
 }
 
-let filterRefresh: number | undefined;
 /** A territory's projection is not pushed: it is asked for again after pushes, at most every five seconds. */
 function refreshFilterProjection(): void {
-  if (!filter || filterRefresh !== undefined) return;
-  filterRefresh = window.setTimeout(() => {
-    filterRefresh = undefined;
-    if (!filter) return;
-    const territoryId = filter.territoryId;
+  if (!view.filter || view.filterRefresh !== undefined) return;
+  view.filterRefresh = window.setTimeout(() => {
+    view.filterRefresh = undefined;
+    if (!view.filter) return;
+    const territoryId = view.filter.territoryId;
     void api.get<Projection>(`/api/gotv/projection?territoryId=${territoryId}`).then((projection) => {
-      if (filter?.territoryId !== territoryId) return;
-      filter.projection = projection;
+      if (view.filter?.territoryId !== territoryId) return;
+      view.filter.projection = projection;
       state.dirty.projection = true;
       requestFrame();
     });
@@ -422,10 +381,10 @@ function refreshFilterProjection(): void {
 
 async function applyFilter(territoryId: string): Promise<void> {
   if (territoryId) await loadFilter(territoryId);
-  else filter = undefined;
-  if (map) map.filtered = Boolean(filter);
-  map?.update(state.stations.values(), filter?.stations ?? new Set(state.stations.keys()));
-  map?.fit();
+  else view.filter = undefined;
+  if (view.map) view.map.filtered = Boolean(view.filter);
+  view.map?.update(state.stations.values(), view.filter?.stations ?? new Set(state.stations.keys()));
+  view.map?.fit();
   state.dirty = { stations: false, totals: true, hourly: true, projection: true };
   requestFrame();
 }
@@ -444,55 +403,43 @@ async function loadTerritories(): Promise<void> {
   for (let i = 0; i < shown.length; i += 8) {
     details.push(...(await Promise.all(shown.slice(i, i + 8).map((territory) => api.get<TerritoryDetail>(`/api/territories/${territory.id}`)))));
   }
-  map?.showTerritories(details);
+  view.map?.showTerritories(details);
 }
 
 const PAGE_RELOAD_KEY = 'comando.war-room.reloaded-for-format';
 
 /**
  * A window this page cannot read means the server is newer than the page (a deploy while the
- * screen was open): the page reloads to get the screens the server now serves, once in ten
- * minutes at most, so a page that still cannot read cannot loop, and within 5 s, so that a war room's
- * screens do not all ask at once; otherwise the figures come from REST, at most every 30 s (2,000
- * screens reloading at every window would flood the API).
+ * screen was open): the page reloads to get the screens the server now serves (once in ten minutes
+ * at most, `ScreenState.unreadableTurnout`), within 5 s, so that a war room's screens do not all ask
+ * at once; otherwise the figures come from REST, at most every 30 s.
  */
-let lastFormatDataReload = 0;
-let pageReloading = false;
 function unreadableTurnout(): void {
-  if (pageReloading) return;
   const now = Date.now();
-  if (now - Number(sessionStorage.getItem(PAGE_RELOAD_KEY) ?? 0) > 10 * 60_000) {
+  const answer = view.unreadableTurnout(now, Number(sessionStorage.getItem(PAGE_RELOAD_KEY) ?? 0));
+  if (answer === 'page') {
     sessionStorage.setItem(PAGE_RELOAD_KEY, String(now));
-    pageReloading = true;
     setTimeout(() => location.reload(), Math.random() * 5000);
-    return;
-  }
-  if (now - lastFormatDataReload < 30_000) return;
-  lastFormatDataReload = now;
-  void reload('resync');
-}
-
-function noteEvent(): void {
-  if (loading) eventsDuringLoad = true;
+  } else if (answer === 'figures') void reloads.request('resync');
 }
 
 function start(): void {
   byId('login').hidden = true;
   byId('screen').hidden = false;
-  map = new StationMap(byId('map'), tileConfig());
+  view.map = new StationMap(byId('map'), tileConfig());
   void loadTerritories().catch(() => undefined);
   const socket = connectLive({
-    token: () => api.current?.token,
+    token: () => session.current?.token,
     rooms: ['gotv', 'social', 'whatsapp'],
     onState: (next) => {
-      liveState = next;
+      view.liveState = next;
       renderConnection();
     },
-    onReload: (reason) => void reload(reason),
+    onReload: (reason) => void reloads.request(reason),
     onUnauthorized: () => showLogin('La sesión terminó. Ingrese de nuevo.'),
   });
   socket.on('gotv:turnout', (message: TurnoutMessage) => {
-    noteEvent();
+    reloads.noteEvent();
     let items: TurnoutItem[];
     try {
       items = decodeTurnout(message);
@@ -505,7 +452,7 @@ function start(): void {
     requestFrame();
   });
   socket.on('gotv:station', (event: StationEvent) => {
-    noteEvent();
+    reloads.noteEvent();
     state.applyStation(event);
     requestFrame();
   });
@@ -515,7 +462,7 @@ function start(): void {
     requestFrame();
   });
   socket.on('gotv:incident', (incident: IncidentEvent) => {
-    noteEvent();
+    reloads.noteEvent();
     showIncident({ ...incident, hasPhoto: incident.photo }, true);
   });
   socket.on('social:alert', (alert: SocialAlertEvent) => showSocialAlert(alert, true));
@@ -523,7 +470,7 @@ function start(): void {
   const dialog = byId<HTMLDialogElement>('incident');
   dialog.addEventListener('close', releasePhoto);
   byId('incident-close').addEventListener('click', () => dialog.close());
-  window.setInterval(() => void reload('reconcile'), RECONCILE_MS);
+  window.setInterval(() => void reloads.request('reconcile'), RECONCILE_MS);
   window.setInterval(() => {
     setText(byId('clock'), clock(new Date(), state.timeZone));
     state.dirty.hourly = true; // the "now" line moves
@@ -532,49 +479,31 @@ function start(): void {
   setText(byId('clock'), clock(new Date(), state.timeZone));
   byId('territory').addEventListener('change', (event) => void applyFilter((event.target as HTMLSelectElement).value));
   byId('sound').addEventListener('click', (event) => {
-    sound = !sound;
+    view.sound = !view.sound;
     const button = event.currentTarget as HTMLButtonElement;
-    button.setAttribute('aria-pressed', String(sound));
-    button.textContent = `Sonido: ${sound ? 'sí' : 'no'}`;
+    button.setAttribute('aria-pressed', String(view.sound));
+    button.textContent = `Sonido: ${view.sound ? 'sí' : 'no'}`;
   });
   byId('logout').addEventListener('click', () => {
     // Only this screen forgets the token: the API's logout would end the account's other screens too.
-    api.logout();
+    session.signOut();
     location.reload();
   });
-  window.addEventListener('resize', () => map?.invalidate());
+  window.addEventListener('resize', () => view.map?.invalidate());
 }
 
 function showLogin(message = ''): void {
-  api.logout();
-  byId('screen').hidden = true;
-  byId('login').hidden = false;
-  setText(byId('login-error'), message);
+  session.signOut();
+  showSignIn(byId('screen'), message);
   // A running screen whose session ended starts over cleanly once signed in again.
-  if (map) byId('login-form').dataset.reload = 'true';
+  if (view.map) byId('login-form').dataset.reload = 'true';
 }
 
-byId<HTMLFormElement>('login-form').addEventListener('submit', (event) => {
-  event.preventDefault();
-  const form = event.currentTarget as HTMLFormElement;
-  const data = new FormData(form);
-  setText(byId('login-error'), '');
-  api
-    .login(String(data.get('email')), String(data.get('password')))
-    .then((session) => {
-      if (!['admin', 'manager', 'viewer'].includes(session.user.role)) {
-        api.logout();
-        setText(byId('login-error'), 'Esta cuenta no tiene acceso a la sala de situación.');
-        return;
-      }
-      if (form.dataset.reload) location.reload();
-      else start();
-    })
-    .catch((error: unknown) =>
-      setText(byId('login-error'), error instanceof ApiError && error.status === 401 ? 'Correo o contraseña incorrectos.' : 'No se pudo ingresar. Intente de nuevo.'),
-    );
+bindSignInForm(session, (_signedIn, form) => {
+  if (form.dataset.reload) location.reload();
+  else start();
 });
 
-api.onExpired = () => showLogin('La sesión terminó. Ingrese de nuevo.');
-if (api.current) start();
+session.onEnded = () => showLogin('La sesión terminó. Ingrese de nuevo.');
+if (session.current) start();
 else showLogin();

@@ -1,4 +1,5 @@
-import type { Dashboard, LiveMap, ProjectionSummary, StationEvent, StationFigures, TurnoutItem } from '../lib/api-types';
+import type { Dashboard, LiveMap, Projection, ProjectionSummary, StationEvent, StationFigures, TurnoutItem } from '../lib/api-types';
+import type { LiveState } from '../lib/live';
 
 export type StationState = StationFigures & { lat: number; lng: number };
 
@@ -109,5 +110,83 @@ export class WarRoomState {
   mostPending(limit: number, only?: ReadonlySet<string>): StationState[] {
     const candidates = [...this.stations.values()].filter((station) => (!only || only.has(station.id)) && station.confirmedVoters > station.confirmedVoted);
     return candidates.sort((a, b) => b.confirmedVoters - b.confirmedVoted - (a.confirmedVoters - a.confirmedVoted) || a.name.localeCompare(b.name)).slice(0, limit);
+  }
+}
+
+/** The stations of the chosen territory and that territory's projection (a territory's projection is not pushed: it is asked for). */
+export interface TerritoryFilter {
+  territoryId: string;
+  stations: Set<string>;
+  projection: Projection | undefined;
+}
+
+/** What to do about a turnout window this page cannot read: reload the page (a newer server), read the figures from REST, or nothing yet. */
+export type UnreadableAnswer = 'page' | 'figures' | 'nothing';
+
+/** At most one page reload in ten minutes for windows it cannot read, so a page that still cannot read cannot loop. */
+const PAGE_RELOAD_EVERY_MS = 10 * 60_000;
+/** At most one reload of the figures every 30 s for them: 2,000 screens reloading at every window would flood the API. */
+const FIGURES_RELOAD_EVERY_MS = 30_000;
+
+/**
+ * What the war room's screen keeps besides the figures, in one place rather than module-level
+ * variables: the territory chosen, the connection's state, the day's incidents, the sound switch,
+ * how many times it read REST, and the throttles of its drawing.
+ */
+export class ScreenState<MapView = unknown> {
+  /** The map (`StationMap`, which needs a DOM: a type parameter here), once the screen is open (signed in). */
+  map: MapView | undefined;
+  filter: TerritoryFilter | undefined;
+  liveState: LiveState = 'connecting';
+  /** When the figures were last read again after missed events (a reconnection, a `resync`). */
+  resyncedAt: Date | undefined;
+  sound = false;
+  /** Reloads from REST that completed (the page shows it as `data-loads`). */
+  loads = 0;
+  /** The day's incidents (id → station), from REST on every load and then live: the counter counts these, as the API does. */
+  dayIncidents = new Map<string, string>();
+  /** The incident photo shown in the dialog (an object URL to release). */
+  photoUrl: string | undefined;
+  /** A redraw is asked for the next animation frame. */
+  frameRequested = false;
+  /** performance.now() of the last drawing of the curve and of the pending table, and their waiting redraws. */
+  curveDrawnAt = 0;
+  curveTimer: number | undefined;
+  pendingDrawnAt = 0;
+  pendingTimer: number | undefined;
+  /** The territory's projection, asked for again after pushes. */
+  filterRefresh: number | undefined;
+  private lastFiguresReload = 0;
+  private pageReloading = false;
+
+  /** The day's incidents at the chosen stations (all when none are chosen). */
+  incidentsToday(only: ReadonlySet<string> | undefined): number {
+    if (!only) return this.dayIncidents.size;
+    let count = 0;
+    for (const stationId of this.dayIncidents.values()) if (only.has(stationId)) count++;
+    return count;
+  }
+
+  /** A live incident not counted yet: true when it is new (the counter moves). */
+  countIncident(id: string, stationId: string): boolean {
+    if (this.dayIncidents.has(id)) return false;
+    this.dayIncidents.set(id, stationId);
+    return true;
+  }
+
+  /**
+   * A turnout window this page cannot read means the server is newer than the page (a deploy while
+   * the screen was open): reload the page, unless it did in the last ten minutes (`lastPageReload`,
+   * kept across page loads); otherwise read the figures from REST, at most every 30 s.
+   */
+  unreadableTurnout(now: number, lastPageReload: number): UnreadableAnswer {
+    if (this.pageReloading) return 'nothing';
+    if (now - lastPageReload > PAGE_RELOAD_EVERY_MS) {
+      this.pageReloading = true;
+      return 'page';
+    }
+    if (now - this.lastFiguresReload < FIGURES_RELOAD_EVERY_MS) return 'nothing';
+    this.lastFiguresReload = now;
+    return 'figures';
   }
 }

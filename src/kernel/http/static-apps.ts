@@ -112,6 +112,11 @@ function load(dir: string, options: StaticAppsOptions): Map<string, StaticFile> 
       body = Buffer.from(page.html);
       csp = pageCsp([], page.scriptHashes);
     }
+    if (name === CONSOLE_PAGE && options.mapTiles) {
+      // The brigades screen maps their stations over the war room's tiles.
+      body = Buffer.from(withTileMeta(body.toString('utf8'), options.mapTiles));
+      csp = pageCsp([tileOrigin(options.mapTiles.url)]);
+    }
     if (screen === 'war-room') {
       // An incident's photo is fetched with the session's token and shown from an object URL (`blob:`): no token in an image URL.
       const images = ['blob:'];

@@ -4,17 +4,10 @@ import { ContactSchema } from '../audience';
 import { UserSchema } from '../auth';
 import { TerritorySchema } from '../territories';
 
-export const EVENT_TYPES = ['rally', 'meeting', 'canvass', 'training', 'debate', 'door_to_door', 'other'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-export const VISIBILITIES = ['public', 'internal'] as const;
-export type Visibility = (typeof VISIBILITIES)[number];
-export const EVENT_STATUSES = ['draft', 'scheduled', 'cancelled', 'done'] as const;
-export type EventStatus = (typeof EVENT_STATUSES)[number];
-/** What a person answered; `waitlisted` is what a `going` becomes when the event is full. */
-export const RSVP_STATUSES = ['going', 'maybe', 'declined', 'waitlisted'] as const;
-export type RsvpStatus = (typeof RSVP_STATUSES)[number];
-export const CHECK_IN_METHODS = ['scan', 'mark', 'walk_in'] as const;
-export type CheckInMethod = (typeof CHECK_IN_METHODS)[number];
+import { CHECK_IN_METHODS, EVENT_STATUSES, EVENT_TYPES, RSVP_STATUSES, VISIBILITIES } from './agenda.constants';
+
+export { CHECK_IN_METHODS, EVENT_STATUSES, EVENT_TYPES, RSVP_STATUSES, VISIBILITIES };
+export type { CheckInMethod, EventStatus, EventType, RsvpStatus, Visibility } from './agenda.constants';
 export const REMINDER_KINDS = ['day_before', 'two_hours'] as const;
 export type ReminderKind = (typeof REMINDER_KINDS)[number];
 

@@ -2,6 +2,7 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
 import { numberOrNull, sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { audienceContacts } from '../audience';
 import { territoryAndDescendants } from '../territories';
 import {
   AgendaCheckInSchema,
@@ -339,6 +340,69 @@ export async function promoteWaitlisted(q: Queries, eventId: string, count: numb
 export async function rsvpsOf(q: Queries, eventId: string, status: RsvpStatus | undefined): Promise<RsvpRecord[]> {
   return q.rows<RsvpRecord>(sql`select ${rsvpSelect} from agenda_rsvps r where r.event_id = ${eventId}::uuid ${status ? sql`and r.status = ${status}` : sql``}
     order by case r.status when 'going' then 0 when 'waitlisted' then 1 when 'maybe' then 2 else 3 end, r.waitlisted_at nulls first, r.responded_at, r.id`);
+}
+
+// ───────────── the door's list
+
+export interface AttendeeRow {
+  contactId: string;
+  name: string;
+  status: RsvpStatus | null;
+  waitlistPosition: number | null;
+  respondedAt: Date | null;
+  checkedInAt: Date | null;
+  checkInMethod: CheckInMethod | null;
+  rank: number;
+  /** The row's place in time to the microsecond (a `Date` would cut it to the millisecond and repeat the row on the next page). */
+  sortAt: string;
+}
+
+/** Where a page of the door's list starts: after this (rank, time, contact). */
+export interface AttendeeAfter {
+  rank: number;
+  sortAt: string;
+  contactId: string;
+}
+
+export interface AttendeeFilter {
+  /** Folded words that must all be in the name. */
+  words: string[];
+  /** A scanned code: exactly this contact. */
+  contactId?: string | undefined;
+  status?: RsvpStatus | undefined;
+  checkedIn?: boolean | undefined;
+}
+
+/**
+ * Everyone who answered an event or was checked in to it, with their name: going first, then the
+ * waitlist in its order, maybe, declined, and walk-ins without an answer last. The waitlist
+ * position is counted over the whole event before any filter, so a search shows the true place.
+ */
+export async function attendeesPage(q: Queries, eventId: string, filter: AttendeeFilter, page: { limit: number; after?: AttendeeAfter | undefined }): Promise<AttendeeRow[]> {
+  const where: Sql[] = [sql`true`];
+  for (const word of filter.words) where.push(sql`strpos(people_fold(c.name), people_fold(${word})) > 0`);
+  if (filter.contactId) where.push(sql`p.contact_id = ${filter.contactId}::uuid`);
+  if (filter.status) where.push(sql`p.status = ${filter.status}`);
+  if (filter.checkedIn !== undefined) where.push(filter.checkedIn ? sql`p.checked_in_at is not null` : sql`p.checked_in_at is null`);
+  if (page.after) where.push(sql`(p.rank, p.sort_at, p.contact_id) > (${page.after.rank}::int, ${page.after.sortAt}::timestamptz, ${page.after.contactId}::uuid)`);
+  return q.rows<AttendeeRow>(sql`with answers as (
+      select r.contact_id, r.status, r.waitlisted_at, r.responded_at,
+        case when r.status = 'waitlisted' then row_number() over (partition by r.status order by r.waitlisted_at nulls first, r.responded_at, r.id) end as position
+      from agenda_rsvps r where r.event_id = ${eventId}::uuid
+    ), arrivals as (
+      select ci.contact_id, ci.checked_in_at, ci.method from agenda_check_ins ci where ci.event_id = ${eventId}::uuid
+    ), people as (
+      select coalesce(a.contact_id, i.contact_id) as contact_id, a.status, a.position, a.responded_at, i.checked_in_at, i.method,
+        case a.status when 'going' then 0 when 'waitlisted' then 1 when 'maybe' then 2 when 'declined' then 3 else 4 end as rank,
+        case when a.status = 'waitlisted' then coalesce(a.waitlisted_at, a.responded_at) else coalesce(a.responded_at, i.checked_in_at) end as sort_at
+      from answers a full join arrivals i on i.contact_id = a.contact_id
+    )
+    select p.contact_id as "contactId", c.name, p.status, p.position::int as "waitlistPosition", p.responded_at as "respondedAt",
+      p.checked_in_at as "checkedInAt", p.method as "checkInMethod", p.rank, to_char(p.sort_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "sortAt"
+    from people p join ${audienceContacts()} c on c.id = p.contact_id
+    where ${sql.join(where, ' and ')}
+    order by p.rank, p.sort_at, p.contact_id
+    limit ${page.limit}`);
 }
 
 // ───────────── check-ins

@@ -3,6 +3,8 @@ import { calendarFeed, revokeFeedToken, rotateFeedToken } from './agenda.calenda
 import { agendaPolicy } from './agenda.policy';
 import { getSettings, replaceSettings } from './agenda.reminders';
 import {
+  attendeePageView,
+  attendeesQuery,
   checkInBody,
   checkInListView,
   checkInView,
@@ -15,6 +17,8 @@ import {
   eventView,
   idParams,
   listEventsQuery,
+  organiserPageView,
+  organisersQuery,
   rsvpBody,
   rsvpListQuery,
   rsvpListView,
@@ -149,6 +153,21 @@ export const agendaRouter = new ApiRouter('agenda', 'Events with RSVP, waitlist,
     },
     async ({ ctx, input, actor }) => agenda.listRsvps(ctx.deps, input.params.id, input.query.status, actor),
   )
+  .get(
+    `${base}/events/:id/attendees`,
+    {
+      summary: 'The door list: who answered or was checked in, by name',
+      description:
+        'For the organiser and managers (the door volunteer runs it as the event’s organiser). Going first, then the waitlist in order (`waitlistPosition`), maybe, declined, ' +
+        'and people checked in without an answer (walk-ins). `q` finds names (each word anywhere, accents and case ignored) or, given a contact id (a scanned code), that person. ' +
+        'Keyset pages (`cursor`).',
+      access: agendaPolicy.roles('edit'),
+      params: idParams,
+      query: attendeesQuery,
+      response: attendeePageView,
+    },
+    async ({ ctx, input, actor }) => agenda.listAttendees(ctx.deps, input.params.id, input.query, actor),
+  )
   .post(
     `${base}/events/:id/shifts`,
     {
@@ -235,6 +254,18 @@ export const agendaRouter = new ApiRouter('agenda', 'Events with RSVP, waitlist,
       await agenda.undoCheckIn(ctx.deps, input.params.id, input.params.contactId, actor);
       return undefined;
     },
+  )
+  .get(
+    `${base}/organisers`,
+    {
+      summary: 'Who may organise an event',
+      description:
+        'Active accounts whose role may run an event they organise (edit it, take its answers, check people in at its door): what `organiserId` is for. By name; `q` in the name or email.',
+      access: agendaPolicy.roles('create'),
+      query: organisersQuery,
+      response: organiserPageView,
+    },
+    async ({ input, em }) => agenda.listOrganisers(em, input.query),
   )
   .get(
     `${base}/users/:userId/contact`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { calendarDateOrInstant, instant } from '../../kernel/schemas';
-import { pageQueryShape } from '../../kernel/page-schemas';
-import { CHECK_IN_METHODS, EVENT_STATUSES, EVENT_TYPES, RSVP_STATUSES, VISIBILITIES } from './agenda.entities';
+import { calendarDateOrInstant, instant, roleSchema } from '../../kernel/schemas';
+import { pageQueryShape, pageSchema } from '../../kernel/page-schemas';
+import { CHECK_IN_METHODS, EVENT_STATUSES, EVENT_TYPES, RSVP_STATUSES, VISIBILITIES } from './agenda.constants';
 
 /** An instant with its offset, as the service's `Date`. */
 const at = instant.transform((value) => new Date(value));
@@ -141,6 +141,25 @@ export const rsvpResultView = rsvpView.extend({
 export const rsvpListQuery = z.object({ status: z.enum(RSVP_STATUSES).optional() });
 export const rsvpListView = z.object({ data: z.array(rsvpView) });
 
+/** The door's list: everyone who answered or was checked in, by name; `q` finds a name (accents and case ignored) or a scanned contact id. */
+export const attendeesQuery = z.object({
+  ...pageQueryShape,
+  q: z.string().trim().max(100).optional().describe('Words of a name (accents and case ignored), or a contact id as a scanned code gives it'),
+  status: z.enum(RSVP_STATUSES).optional(),
+  checkedIn: z.stringbool().optional().describe('Only those checked in (true) or not yet (false)'),
+});
+export type AttendeesInput = z.infer<typeof attendeesQuery>;
+export const attendeeView = z.object({
+  contactId: z.uuid(),
+  name: z.string(),
+  status: z.enum(RSVP_STATUSES).nullable().describe('Their answer; null for someone checked in without one (a walk-in)'),
+  waitlistPosition: z.number().int().nullable().describe('1 for the first on the waitlist'),
+  respondedAt: z.string().nullable(),
+  checkedInAt: z.string().nullable(),
+  checkInMethod: z.enum(CHECK_IN_METHODS).nullable(),
+});
+export const attendeePageView = pageSchema(attendeeView);
+
 // ───────────── shifts
 
 const shiftFields = {
@@ -172,7 +191,8 @@ export const signupBody = z.object({ contactId: z.uuid().optional().describe('Wh
 
 // ───────────── check-in
 
-const walkIn = z
+/** Someone new at the door (`checkIn`'s `walkIn`): the console's walk-in form validates with it. */
+export const walkInBody = z
   .object({
     name: z.string().trim().min(1).max(160),
     phone: z.string().trim().min(5).max(30).optional(),
@@ -190,7 +210,7 @@ const walkIn = z
 export const checkInBody = z
   .object({
     contactId: z.uuid().optional().describe('Someone already known (scanned or picked from the list)'),
-    walkIn: walkIn.optional().describe('Someone new at the door, with their consent'),
+    walkIn: walkInBody.optional().describe('Someone new at the door, with their consent'),
     method: z.enum(['scan', 'mark']).optional().describe('How a known person was checked in (`mark` by default); walk-ins are `walk_in`'),
     shiftId: z.uuid().optional().describe('The shift they came to work'),
   })
@@ -210,6 +230,15 @@ export const checkInView = z.object({
 export const checkInListView = z.object({
   data: z.array(z.object({ id: z.uuid(), contactId: z.uuid(), shiftId: z.uuid().nullable(), method: z.enum(CHECK_IN_METHODS), checkedInAt: z.string() })),
 });
+
+// ───────────── organisers
+
+export const organisersQuery = z.object({
+  ...pageQueryShape,
+  q: z.string().trim().min(1).max(100).optional().describe('In the name or the email, any case'),
+});
+export const organiserView = z.object({ id: z.uuid(), name: z.string(), role: roleSchema }).describe('An active account whose role may run an event');
+export const organiserPageView = pageSchema(organiserView);
 
 // ───────────── accounts
 

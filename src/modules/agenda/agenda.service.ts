@@ -2,12 +2,14 @@ import type { z } from 'zod';
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import { instantAt } from '../../kernel/calendar';
 import type { AppDeps } from '../../kernel/context';
-import type { Actor } from '../../kernel/auth/roles';
+import { ROLES, roleAllowed, type Actor } from '../../kernel/auth/roles';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PageRequest } from '../../kernel/page-schemas';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import { sql, type Queries } from '../../kernel/sql';
 import { arrivingContact, contactExists, ensureConsentText, normalisePhone } from '../audience';
-import { findUser } from '../auth';
+import { findUser, userPage } from '../auth';
 import { assertTerritoriesExist } from '../territories';
 import { dispatchNotices } from '../notices';
 import { AGENDA_ROOM } from './agenda.events';
@@ -17,6 +19,8 @@ import { eventSummary, presentCheckIn, presentEvent, presentRsvp, presentShift }
 import * as repository from './agenda.repository';
 import type { EventRecord, RsvpRecord } from './agenda.repository';
 import type {
+  AttendeesInput,
+  attendeePageView,
   CheckInInput,
   CreateEventInput,
   CreateShiftInput,
@@ -284,6 +288,54 @@ export async function listRsvps(deps: Deps, eventId: string, status: RsvpRecord[
   return { data: rsvps.map((rsvp) => presentRsvp(rsvp, rsvp.status === 'waitlisted' ? ++position : null)) };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function encodeAttendeeCursor(row: repository.AttendeeRow): string {
+  return Buffer.from(JSON.stringify([row.rank, row.sortAt, row.contactId])).toString('base64url');
+}
+
+function decodeAttendeeCursor(cursor: string): repository.AttendeeAfter {
+  try {
+    const [rank, sortAt, contactId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    const instant = typeof sortAt === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(sortAt) && !Number.isNaN(Date.parse(sortAt));
+    if (Number.isInteger(rank) && instant && typeof contactId === 'string' && UUID.test(contactId)) {
+      return { rank: rank as number, sortAt: sortAt as string, contactId };
+    }
+  } catch {
+    // fall through to the refusal
+  }
+  throw invalidField('query.cursor', 'The cursor is not one this list gave out.');
+}
+
+/** The door's list: who answered or came, by name, for whoever runs the event. */
+export async function listAttendees(deps: Deps, eventId: string, query: AttendeesInput, actor: Actor): Promise<z.input<typeof attendeePageView>> {
+  const event = await visibleEvent(deps.db, actor, eventId);
+  agendaPolicy.authorize(actor, 'edit', event);
+  const text = query.q?.trim() ?? '';
+  const scanned = UUID.test(text);
+  const filter: repository.AttendeeFilter = {
+    words: scanned ? [] : text.split(/\s+/).filter(Boolean).slice(0, 8),
+    contactId: scanned ? text.toLowerCase() : undefined,
+    status: query.status,
+    checkedIn: query.checkedIn,
+  };
+  const after = query.cursor ? decodeAttendeeCursor(query.cursor) : undefined;
+  const rows = await repository.attendeesPage(deps.db, eventId, filter, { limit: query.limit + 1, after });
+  const page = rows.slice(0, query.limit);
+  return {
+    data: page.map((row) => ({
+      contactId: row.contactId,
+      name: row.name,
+      status: row.status,
+      waitlistPosition: row.waitlistPosition,
+      respondedAt: row.respondedAt?.toISOString() ?? null,
+      checkedInAt: row.checkedInAt?.toISOString() ?? null,
+      checkInMethod: row.checkInMethod,
+    })),
+    nextCursor: rows.length > query.limit ? encodeAttendeeCursor(page[page.length - 1]!) : null,
+  };
+}
+
 // ───────────── shifts
 
 function assertEditable(event: EventRecord, actor: Actor): void {
@@ -448,6 +500,17 @@ export async function undoCheckIn(deps: Deps, eventId: string, contactId: string
   agendaPolicy.authorize(actor, 'edit', event);
   if (!(await repository.deleteCheckIn(deps.db, eventId, contactId))) throw new NotFoundError('This person was not checked in to this event.');
   attendanceChanged(deps);
+}
+
+// ───────────── organisers
+
+/** The roles that may run an event they organise (the policy's `edit`, admins included). */
+const ORGANISER_ROLES = ROLES.filter((role) => roleAllowed(role, agendaPolicy.roles('edit')));
+
+/** Who may be named an event's organiser and so run its door: active accounts of those roles, by name. */
+export async function listOrganisers(em: EntityManager, query: PageRequest & { q?: string | undefined }) {
+  const page = await userPage(em, { roles: ORGANISER_ROLES, active: true, q: query.q }, query);
+  return { data: page.data.map((user) => ({ id: user.id, name: user.name, role: user.role })), nextCursor: page.nextCursor };
 }
 
 // ───────────── accounts

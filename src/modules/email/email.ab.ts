@@ -40,6 +40,18 @@ export function twoProportionZ(hitsA: number, nA: number, hitsB: number, nB: num
   return (hitsA / nA - hitsB / nB) / se;
 }
 
+/**
+ * The one-sided p-value of a z score, P(Z ≥ z) under the standard normal (Abramowitz & Stegun
+ * 7.1.26, error below 1.5·10⁻⁷), rounded to four places: what the decision's z means for people.
+ */
+export function oneSidedPValue(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  const upper = z >= 0 ? (1 - erf) / 2 : (1 + erf) / 2;
+  return Math.round(upper * 10_000) / 10_000;
+}
+
 const rate = (hits: number, n: number) => (n > 0 ? hits / n : 0);
 
 export function chooseWinner(results: VariantResult[]): { winnerId: string; decision: AbDecision } {

@@ -3,11 +3,12 @@ import type { AppDeps } from '../../kernel/context';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from '../../kernel/errors';
 import type { PageRequest } from '../../kernel/pagination';
 import { countReachable, writeSendList } from './email.audience';
-import { campaignExists, markSending, setAudienceSize } from './email.repository';
+import { newId } from '../../kernel/ids';
+import { campaignExists, markSending, rewriteUnstartedCampaign, setAudienceSize } from './email.repository';
 import * as repository from './email.campaigns.repository';
 import type { EmailCampaign } from './email.entities';
 import { EMAIL_ROOM } from './email.events';
-import { sendJob, startJob } from './email.jobs';
+import { scheduleStart, sendJob } from './email.jobs';
 import { presentCampaign } from './email.presenter';
 import type { CreateCampaignInput } from './email.schemas';
 import { checkVariables } from './email.templates';
@@ -28,7 +29,8 @@ export async function listCampaigns(em: EntityManager, page: PageRequest) {
   return { data: result.data.map(({ campaign, variants }) => presentCampaign(campaign, variants)), nextCursor: result.nextCursor };
 }
 
-export async function createCampaign(em: EntityManager, deps: AppDeps, input: CreateCampaignInput) {
+/** The variants' templates exist and their subjects use known variables; the segment reaches someone. Its size. */
+async function checkCampaign(em: EntityManager, deps: AppDeps, input: CreateCampaignInput): Promise<number> {
   const templateIds = [...new Set(input.variants.map((variant) => variant.templateId))];
   const templates = await repository.templatesById(em, templateIds);
   const errors: FieldError[] = [];
@@ -45,6 +47,16 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, input: Cr
       'empty_audience',
     );
   }
+  return audienceSize;
+}
+
+/** How many distinct addresses a segment reaches now, counted as a campaign counts them. */
+export async function previewAudience(deps: AppDeps, segment: CreateCampaignInput['segment']) {
+  return { reachable: await countReachable(deps.db, segment) };
+}
+
+export async function createCampaign(em: EntityManager, deps: AppDeps, input: CreateCampaignInput) {
+  const audienceSize = await checkCampaign(em, deps, input);
   const { campaign, variants } = await repository.insertCampaign(
     em,
     {
@@ -60,10 +72,39 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, input: Cr
     },
     input.variants,
   );
-  if (campaign.scheduledAt) {
-    await deps.jobs.enqueue(startJob, { campaignId: campaign.id }, { jobId: `email-start-${campaign.id}`, delayMs: Math.max(0, campaign.scheduledAt.getTime() - Date.now()) });
-  }
+  if (campaign.scheduledAt) await scheduleStart(deps, campaign.id, campaign.scheduledAt);
   return presentCampaign(campaign, variants);
+}
+
+/**
+ * Rewrites a campaign that has not started yet (draft or scheduled) with the same rules as a new
+ * one: its audience is counted again, its variants replaced, its start moved (a new start job; the
+ * old one finds the campaign rescheduled and does nothing). One that started is a 409.
+ */
+export async function updateCampaign(em: EntityManager, deps: AppDeps, campaignId: string, input: CreateCampaignInput) {
+  await loadCampaign(em, campaignId);
+  const audienceSize = await checkCampaign(em, deps, input);
+  const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
+  const rewritten = await deps.db.transaction((tx) =>
+    rewriteUnstartedCampaign(
+      tx,
+      campaignId,
+      {
+        name: input.name,
+        fromName: input.fromName,
+        fromEmail: input.fromEmail,
+        replyTo: input.replyTo ?? null,
+        segment: input.segment,
+        abTest: input.abTest ?? null,
+        scheduledAt,
+        audienceSize,
+      },
+      input.variants.map((variant) => ({ id: newId(), ...variant })),
+    ),
+  );
+  if (!rewritten) throw new ConflictError('This campaign has started: only a draft or a scheduled campaign can be changed.', 'not_editable');
+  if (scheduledAt) await scheduleStart(deps, campaignId, scheduledAt);
+  return getCampaign(deps.orm.em.fork() as EntityManager, campaignId);
 }
 
 /**

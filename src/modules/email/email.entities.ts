@@ -1,15 +1,10 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { newId } from '../../kernel/ids';
 import { ContactSchema, type Segment } from '../audience';
+import { AB_METRICS, AB_PHASES, CAMPAIGN_STATUSES, TEMPLATE_SOURCES, type AbMetric } from './email.codes';
 
-export const TEMPLATE_SOURCES = ['mjml', 'html'] as const;
-/** `paused`: the sender stopped it after consecutive provider errors; staff resume it. */
-export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'sent'] as const;
-export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
-export const AB_PHASES = ['none', 'testing', 'waiting', 'winner_sent'] as const;
-export type AbPhase = (typeof AB_PHASES)[number];
-export const AB_METRICS = ['open', 'click'] as const;
-export type AbMetric = (typeof AB_METRICS)[number];
+export { AB_METRICS, AB_PHASES, CAMPAIGN_STATUSES, TEMPLATE_SOURCES };
+export type { AbMetric, AbPhase, CampaignStatus } from './email.codes';
 
 /**
  * Where a recipient stands. `held`: the A/B remainder, waiting for the winner. `sending`: in

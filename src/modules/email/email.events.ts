@@ -1,4 +1,4 @@
-import type { AbPhase, CampaignStatus } from './email.entities';
+import type { AbPhase, CampaignStatus } from './email.codes';
 
 /**
  * The room of email campaign screens (managers, viewers). Events are notifications without

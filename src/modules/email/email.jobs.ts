@@ -41,16 +41,30 @@ export const decideJob = defineJob({
   },
 });
 
-/** A scheduled campaign's start; `send` before then starts it and this finds it already sending. */
+/**
+ * A scheduled campaign's start; `send` before then starts it and this finds it already sending.
+ * Its id names the time it is for, so a campaign rescheduled (edited) gets a job of its own and the
+ * old one, finding the campaign scheduled later than now, does nothing.
+ */
 export const startJob = defineJob({
   name: 'email.start',
   schema: campaignPayload,
   attempts: 3,
   handler: async ({ campaignId }, { deps }) => {
     const row = await campaignStatus(deps.db, campaignId);
-    if (row?.status === 'scheduled') await startCampaign(deps, campaignId, ['scheduled']);
+    if (row?.status !== 'scheduled') return;
+    if (row.scheduled_at && new Date(row.scheduled_at).getTime() > Date.now() + START_EARLY_MS) return;
+    await startCampaign(deps, campaignId, ['scheduled']);
   },
 });
+
+/** How early a start job may run and still start its campaign (timers are not exact to the millisecond). */
+const START_EARLY_MS = 2_000;
+
+/** Queues the start of a campaign scheduled at `at`: one job per campaign and time. */
+export function scheduleStart(deps: AppDeps, campaignId: string, at: Date): Promise<unknown> {
+  return deps.jobs.enqueue(startJob, { campaignId }, { jobId: `email-start-${campaignId}-${at.getTime()}`, delayMs: Math.max(0, at.getTime() - Date.now()) });
+}
 
 /**
  * At worker start: whatever the database says is unfinished gets its job again — jobs lost with
@@ -66,8 +80,7 @@ export async function resumeUnfinished(deps: AppDeps): Promise<BackgroundTask> {
   for (const campaign of campaigns) {
     const campaignId = campaign.id;
     if (campaign.status === 'scheduled') {
-      const delayMs = Math.max(0, new Date(campaign.scheduled_at ?? Date.now()).getTime() - Date.now());
-      await deps.jobs.enqueue(startJob, { campaignId }, { jobId: `email-start-${campaignId}`, delayMs });
+      await scheduleStart(deps, campaignId, new Date(campaign.scheduled_at ?? Date.now()));
     } else if (campaign.ab_phase === 'waiting') {
       const delayMs = Math.max(0, new Date(campaign.ab_decide_at ?? Date.now()).getTime() - Date.now());
       await deps.jobs.enqueue(decideJob, { campaignId }, { jobId: `email-decide-${campaignId}-resume-${Date.now()}`, delayMs });

@@ -247,8 +247,8 @@ export function resumeCampaign(q: Queries, campaignId: string): Promise<Campaign
     returning c.ab_phase, (select v.name from email_variants v where v.id = c.winner_variant_id) as winner`);
 }
 
-export function campaignStatus(q: Queries, campaignId: string): Promise<{ status: string } | undefined> {
-  return q.first(db.selectFrom('email_campaigns').select('status').where('id', '=', campaignId));
+export function campaignStatus(q: Queries, campaignId: string): Promise<{ status: string; scheduled_at: Date | string | null } | undefined> {
+  return q.first(db.selectFrom('email_campaigns').select(['status', 'scheduled_at']).where('id', '=', campaignId));
 }
 
 export interface SendingCampaign {

@@ -79,3 +79,43 @@ export async function campaignExists(q: Queries, campaignId: string): Promise<bo
 export async function setAudienceSize(q: Queries, campaignId: string, size: number): Promise<void> {
   await q.write(sql`update email_campaigns set audience_size = ${size} where id = ${campaignId}`);
 }
+
+export interface CampaignChanges {
+  name: string;
+  fromName: string;
+  fromEmail: string;
+  replyTo: string | null;
+  segment: unknown;
+  abTest: unknown;
+  scheduledAt: Date | null;
+  audienceSize: number;
+}
+
+/**
+ * Rewrites a campaign that has not started (draft or scheduled) and its variants, in the caller's
+ * transaction: a conditional update, so a campaign that started meanwhile is left alone (undefined).
+ * Nothing refers to a draft's variants yet (the send list is written at the start), so they are replaced.
+ */
+export async function rewriteUnstartedCampaign(
+  q: Queries,
+  campaignId: string,
+  changes: CampaignChanges,
+  variants: readonly { id: string; name: string; subject: string; templateId: string }[],
+): Promise<boolean> {
+  const updated = await q.first(sql<{ id: string }>`
+    update email_campaigns set name = ${changes.name}, from_name = ${changes.fromName}, from_email = ${changes.fromEmail}, reply_to = ${changes.replyTo},
+      segment = ${JSON.stringify(changes.segment)}::jsonb, ab_test = ${changes.abTest === null ? null : JSON.stringify(changes.abTest)}::jsonb,
+      scheduled_at = ${changes.scheduledAt}::timestamptz, status = case when ${changes.scheduledAt}::timestamptz is null then 'draft' else 'scheduled' end,
+      audience_size = ${changes.audienceSize}, updated_at = now()
+    where id = ${campaignId} and status in ('draft', 'scheduled')
+    returning id`);
+  if (!updated) return false;
+  await q.write(sql`delete from email_variants where campaign_id = ${campaignId}`);
+  await q.write(sql`
+    insert into email_variants (id, campaign_id, position, name, subject, template_id)
+    select v.id, ${campaignId}::uuid, v.position - 1, v.name, v.subject, v.template_id
+    from unnest(${variants.map((variant) => variant.id)}::uuid[], ${variants.map((variant) => variant.name)}::text[],
+                ${variants.map((variant) => variant.subject)}::text[], ${variants.map((variant) => variant.templateId)}::uuid[])
+         with ordinality as v(id, name, subject, template_id, position)`);
+  return true;
+}

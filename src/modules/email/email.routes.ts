@@ -6,18 +6,24 @@ import * as campaigns from './email.campaigns.service';
 import { resumeCampaign } from './email.outbound';
 import { presentTemplate } from './email.presenter';
 import {
+  campaignPreviewView,
   campaignView,
   createCampaignBody,
   createTemplateBody,
   dashboardView,
   idParams,
   listQuery,
+  draftView,
+  previewCampaignBody,
   previewQuery,
   previewView,
+  renderDraftBody,
   sendAccepted,
   statsView,
   templateSummary,
   templateView,
+  testSendBody,
+  testSendView,
 } from './email.schemas';
 import { campaignStats, emailDashboard } from './email.stats';
 import { emailPolicy } from './email.policy';
@@ -40,6 +46,37 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
       response: templateView,
     },
     async ({ input, em }) => templates.createTemplate(em, input.body),
+  )
+  .post(
+    '/api/email-marketing/templates/render',
+    {
+      summary: 'Render a draft template for a live preview, saving nothing',
+      description:
+        'MJML is compiled at validation level soft, so HTML comes back even when a rule is broken; `problems` lists, each with its line, what creating the template would refuse (strict MJML, variables, links). The HTML is filled in for a sample person with the links as written.',
+      access: emailPolicy.roles('manageTemplates'),
+      body: renderDraftBody,
+      response: draftView,
+    },
+    async ({ input }) => templates.previewDraft(input.body),
+  )
+  .post(
+    '/api/email-marketing/templates/:id/test',
+    {
+      summary: 'Send a template once to an address, as a test',
+      description:
+        'Filled in for the sample person, from EMAIL_FROM, subject prefixed `[Prueba]`, through the configured SMTP (or the outbox), and waited for. No tracking, no List-Unsubscribe (it goes to no contact). 30 an hour per staff member.',
+      access: emailPolicy.roles('manageTemplates'),
+      params: idParams,
+      body: testSendBody,
+      response: testSendView,
+      errors: {
+        ...noTemplate,
+        429: 'Too many test sends this hour',
+        502: 'The mail server refused the message',
+        503: 'The mail server could not be reached or asked to try later',
+      },
+    },
+    async ({ ctx, input, actor, em }) => templates.sendTestMessage(ctx.deps, em, actor.id, input.params.id, input.body.to),
   )
   .get(
     '/api/email-marketing/templates',
@@ -79,6 +116,17 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
     },
     async ({ ctx, input, em }) => campaigns.createCampaign(em, ctx.deps, input.body),
   )
+  .post(
+    '/api/email-marketing/campaigns/preview',
+    {
+      summary: 'How many a segment reaches by email, before a campaign is written',
+      description: 'Distinct addresses with email opt-in, not unsubscribed, not bounced: what `audienceSize` would be now. Nothing is written.',
+      access: emailPolicy.roles('manageCampaigns'),
+      body: previewCampaignBody,
+      response: campaignPreviewView,
+    },
+    async ({ ctx, input }) => campaigns.previewAudience(ctx.deps, input.body.segment),
+  )
   .get(
     '/api/email-marketing/campaigns',
     { summary: 'Email campaigns, newest first', access: emailPolicy.roles('readCampaigns'), query: listQuery, response: pageSchema(campaignView) },
@@ -88,6 +136,20 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
     '/api/email-marketing/campaigns/:id',
     { summary: 'One email campaign', access: emailPolicy.roles('readCampaigns'), params: idParams, response: campaignView, errors: noCampaign },
     async ({ input, em }) => campaigns.getCampaign(em, input.params.id),
+  )
+  .put(
+    '/api/email-marketing/campaigns/:id',
+    {
+      summary: 'Change a campaign that has not started',
+      description:
+        'The whole campaign as for creation (the same rules; `audienceSize` is counted again, the variants replaced). Without `scheduledAt` it becomes a draft; with it, it is scheduled at the new time. A campaign that is sending or sent is a 409 (`not_editable`).',
+      access: emailPolicy.roles('manageCampaigns'),
+      params: idParams,
+      body: createCampaignBody,
+      response: campaignView,
+      errors: { ...noCampaign, 409: 'The campaign has started' },
+    },
+    async ({ ctx, input, em }) => campaigns.updateCampaign(em, ctx.deps, input.params.id, input.body),
   )
   .post(
     '/api/email-marketing/campaigns/:id/send',

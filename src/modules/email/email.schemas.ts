@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { emailAddress, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { segmentSchema } from '../audience';
-import { AB_METRICS, AB_PHASES, CAMPAIGN_STATUSES, TEMPLATE_SOURCES } from './email.entities';
+import { segmentSchema } from '../audience/audience.segment.schemas';
+import { AB_METRICS, AB_PHASES, CAMPAIGN_STATUSES, TEMPLATE_SOURCES } from './email.codes';
 
 const email = emailAddress();
 
@@ -38,6 +38,26 @@ export const templateSummary = templateView.omit({ source: true, html: true, tex
 
 export const previewQuery = z.object({ contactId: z.uuid().optional() });
 export const previewView = z.object({ subject: z.string(), html: z.string(), text: z.string(), sample: z.boolean() });
+
+const draftSource = z.string().min(1).max(500_000).optional();
+
+/** A template being written, for its live preview: nothing is saved, so the name is not needed and the subject may still be empty. */
+export const renderDraftBody = z
+  .object({ subject: z.string().max(300), mjml: draftSource, html: draftSource })
+  .refine((body) => (body.mjml === undefined) !== (body.html === undefined), { message: 'send either mjml or html', path: ['mjml'] })
+  .meta({ oneOf: [{ required: ['mjml'] }, { required: ['html'] }] });
+
+export const draftView = z.object({
+  subject: z.string(),
+  /** Filled in for a sample person, links as written; empty when the source is not MJML at all. */
+  html: z.string(),
+  text: z.string(),
+  /** What creating the template would refuse, each on its line of the field (`subject`, `mjml` or `html`); none means it can be saved. */
+  problems: z.array(z.object({ field: z.enum(['subject', 'mjml', 'html']), line: z.number().int().min(1), message: z.string() })),
+});
+
+export const testSendBody = z.object({ to: email });
+export const testSendView = z.object({ subject: z.string(), messageId: z.string() });
 
 const variantInput = z.object({
   name: z.string().trim().min(1).max(40),
@@ -76,6 +96,10 @@ export const createCampaignBody = z
   .refine((body) => !body.scheduledAt || Date.parse(body.scheduledAt) > Date.now(), { message: 'scheduledAt must be in the future', path: ['scheduledAt'] });
 export type CreateCampaignInput = z.infer<typeof createCampaignBody>;
 
+/** The segment alone: how many addresses it would reach, before a campaign is written. */
+export const previewCampaignBody = z.object({ segment: segmentSchema }).strict();
+export const campaignPreviewView = z.object({ reachable: z.number().int() });
+
 const abTestView = z.object({ testPercent: z.number(), metric: z.enum(AB_METRICS), waitMinutes: z.number() });
 
 export const campaignView = z
@@ -113,7 +137,12 @@ export const statsView = z
     audienceSize: z.number().int(),
     sent: z.number().int(),
     failed: z.number().int(),
+    /** Hard bounces: refused at RCPT TO with a 5xx; the address is suppressed. */
     bounced: z.number().int(),
+    /** Soft bounces: recipients who got a temporary answer (4xx) or a connection error at least once, whatever came after. */
+    softBounced: z.number().int(),
+    /** Of those, the ones waiting for their next try now. */
+    retrying: z.number().int(),
     unsubscribed: z.number().int(),
     opens: z.object({ unique: z.number().int(), total: z.number().int(), rate, machine: z.number().int() }),
     clicks: z.object({ unique: z.number().int(), total: z.number().int(), rate, clickToOpenRate: rate }),
@@ -135,6 +164,12 @@ export const statsView = z
       decidedAt: z.string().nullable(),
       metric: z.enum(AB_METRICS).nullable(),
       reason: z.string().nullable(),
+      /** The leader against the runner-up (two-proportion z, one-sided); null before a decision or when the test was too small to run. */
+      zScore: z.number().nullable(),
+      /** P(Z ≥ zScore): the chance of a lead this large with no real difference; the winner is significant below 0.05. */
+      pValue: z.number().min(0).max(1).nullable(),
+      /** Variants the unsubscribe guardrail excluded from winning. */
+      excluded: z.array(z.string()),
     }),
     links: z.array(z.object({ url: z.string(), uniqueClicks: z.number().int(), totalClicks: z.number().int() })),
     timeline: z.array(z.object({ hour: z.string(), opens: z.number().int(), clicks: z.number().int() })),

@@ -7,7 +7,7 @@ const humanOpen: Sql<never> = sql`((kind = 'open' or kind = 'click') and not mac
 const humanClick: Sql<never> = sql`(kind = 'click' and not machine)`;
 
 export interface CampaignStatsRows {
-  delivery: { sent: number; failed: number; bounced: number } | undefined;
+  delivery: { sent: number; failed: number; bounced: number; soft_bounced: number; retrying: number } | undefined;
   events: { open_unique: number; open_total: number; machine: number; click_unique: number; click_total: number; unsubscribed: number } | undefined;
   variants: { id: string; name: string; subject: string; recipients: number; sent: number }[];
   variantEvents: { variant_id: string; opens: number; clicks: number }[];
@@ -22,7 +22,9 @@ export async function campaignStatsRows(q: Queries, campaignId: string): Promise
     q.first(
       sql<NonNullable<CampaignStatsRows['delivery']>>`
         select count(*) filter (where status = 'sent')::int as sent, count(*) filter (where status = 'failed')::int as failed,
-               count(*) filter (where status = 'bounced')::int as bounced
+               count(*) filter (where status = 'bounced')::int as bounced,
+               count(*) filter (where (status = 'queued' and attempts > 0) or (status <> 'queued' and attempts > 1))::int as soft_bounced,
+               count(*) filter (where status = 'queued' and attempts > 0)::int as retrying
         from email_recipients where campaign_id = ${campaignId}::uuid`,
     ),
     q.first(

@@ -3,6 +3,7 @@ import { countReachable } from './email.audience';
 import { countOptedOut } from '../audience';
 import type { Queries } from '../../kernel/sql';
 import type { AbDecision } from './email.entities';
+import { oneSidedPValue } from './email.ab';
 import { loadCampaign } from './email.campaigns.service';
 import { campaignStatsRows, dashboardRows } from './email.stats.repository';
 
@@ -30,6 +31,8 @@ export async function campaignStats(em: EntityManager, db: Queries, campaignId: 
     sent,
     failed: delivery?.failed ?? 0,
     bounced: delivery?.bounced ?? 0,
+    softBounced: delivery?.soft_bounced ?? 0,
+    retrying: delivery?.retrying ?? 0,
     unsubscribed: events?.unsubscribed ?? 0,
     opens: { unique: opens, total: events?.open_total ?? 0, rate: ratio(opens, sent), machine: events?.machine ?? 0 },
     clicks: { unique: clicks, total: events?.click_total ?? 0, rate: ratio(clicks, sent), clickToOpenRate: ratio(clicks, opens) },
@@ -52,6 +55,9 @@ export async function campaignStats(em: EntityManager, db: Queries, campaignId: 
       decidedAt: campaign.decidedAt ? campaign.decidedAt.toISOString() : null,
       metric: campaign.abTest?.metric ?? null,
       reason: decision?.reason ?? null,
+      zScore: decision?.zScore ?? null,
+      pValue: decision?.zScore === null || decision?.zScore === undefined ? null : oneSidedPValue(decision.zScore),
+      excluded: decision?.excluded ?? [],
     },
     links: templateLinks
       .map(({ url }) => ({ url, uniqueClicks: clicked.get(url)?.unique_clicks ?? 0, totalClicks: clicked.get(url)?.total_clicks ?? 0 }))

@@ -86,6 +86,69 @@ async function compileMjml(source: string): Promise<string> {
   }
 }
 
+/** One problem of a draft, with the line of the source it is on (1 when the source is not MJML at all). */
+export interface DraftProblem {
+  field: 'subject' | 'mjml' | 'html';
+  line: number;
+  message: string;
+}
+
+const LINE_PREFIX = /^line (\d+): /;
+
+/**
+ * A draft rendered for the editor's live preview, saving nothing: MJML compiled at validation level
+ * soft (the HTML is made even when a rule is broken, so the preview keeps up while the problems are
+ * listed), the same checks creation makes (strict MJML, variables, links) as problems with their
+ * line, and the result filled in for a sample person with the links as written. What would make
+ * `createTemplate` refuse the draft is exactly `problems` not being empty.
+ */
+export async function renderDraft(input: { subject: string; mjml?: string | undefined; html?: string | undefined }, context: RenderContext) {
+  const field = input.mjml !== undefined ? 'mjml' : 'html';
+  const source = input.mjml ?? input.html ?? '';
+  const problems: DraftProblem[] = [];
+  const fromChecks = (list: FieldError[], where: DraftProblem['field']) => {
+    for (const error of list) {
+      const line = LINE_PREFIX.exec(error.message);
+      problems.push({ field: where, line: line ? Number(line[1]) : 1, message: error.message.replace(LINE_PREFIX, '') });
+    }
+  };
+  const subjectCheck = checkVariables(input.subject, 'body.subject');
+  const bodyCheck = checkVariables(source, `body.${field}`);
+  fromChecks(subjectCheck.errors, 'subject');
+  fromChecks(bodyCheck.errors, field);
+  let html = source;
+  if (input.mjml !== undefined) {
+    try {
+      const result = await (mjml() as unknown as (input: string, options: object) => Promise<{ html: string; errors?: MjmlError[] }>)(input.mjml, {
+        validationLevel: 'soft',
+        keepComments: false,
+      });
+      html = result.html;
+      for (const item of result.errors ?? []) problems.push({ field, line: item.line, message: `${item.tagName ? `<${item.tagName}> ` : ''}${item.message}` });
+    } catch {
+      problems.push({ field, line: 1, message: 'not MJML (the document must be <mjml><mj-body>…</mj-body></mjml>)' });
+      html = '';
+    }
+  }
+  const tracked = trackLinks(html);
+  for (const error of tracked.errors) problems.push({ field, line: 1, message: error.message });
+  problems.sort((a, b) => (a.field === b.field ? a.line - b.line : a.field === 'subject' ? -1 : 1));
+  // With a broken variable the text is shown as written: Mustache cannot be trusted to fill it in.
+  const fill = (text: string, escape: boolean) => {
+    if (subjectCheck.errors.length || bodyCheck.errors.length) return text;
+    return escape ? Mustache.render(text, context) : Mustache.render(text, context, {}, plain);
+  };
+  const filled = fill(html, true);
+  return {
+    subject: fill(input.subject, false)
+      .replace(/[\r\n]+/g, ' ')
+      .trim(),
+    html: filled,
+    text: filled ? toText(filled) : '',
+    problems,
+  };
+}
+
 const ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(.*?)\2/gis;
 
 function decodeEntities(value: string): string {

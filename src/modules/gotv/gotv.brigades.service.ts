@@ -4,7 +4,7 @@ import type { AppDeps } from '../../kernel/context';
 import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import type { Queries } from '../../kernel/sql';
-import { countActiveUsers, usersByIds } from '../auth';
+import { activeUsersWithRoles, countActiveUsers, usersByIds } from '../auth';
 import * as repository from './gotv.brigades.repository';
 import { gotvPolicy } from './gotv.policy';
 import type { CreateBrigadeInput, UpdateBrigadeInput } from './gotv.schemas';
@@ -71,6 +71,25 @@ export async function getBrigade(q: Queries, actor: Actor, id: string) {
 
 export async function listBrigades(q: Queries) {
   return (await repository.describeBrigades(q)).map(present);
+}
+
+/** How many brigade users `brigadePeople` lists at most: more than any campaign fields. */
+export const BRIGADE_PEOPLE_MAX = 2000;
+
+/**
+ * The people a brigade screen names and chooses from: every active user with the brigade role (who
+ * may be made a member), and every user a brigade names now as member or leader, whatever their
+ * role or state (so a deactivated member is still named, and marked).
+ */
+export async function brigadePeople(q: Queries) {
+  const [candidates, brigades] = await Promise.all([activeUsersWithRoles(q, ['brigade'], BRIGADE_PEOPLE_MAX), repository.describeBrigades(q)]);
+  const named = await usersByIds(
+    q,
+    brigades.flatMap((brigade) => [...brigade.memberIds, ...(brigade.leaderId ? [brigade.leaderId] : [])]),
+  );
+  const people = new Map(candidates.map((user) => [user.id, { id: user.id, name: user.name, role: user.role, active: true }]));
+  for (const [id, user] of named) if (!people.has(id)) people.set(id, { id, ...user });
+  return { data: [...people.values()].sort((a, b) => a.name.localeCompare(b.name, 'es') || a.id.localeCompare(b.id)) };
 }
 
 /** Renames, changes the leader, or replaces the member or station lists (each list given is the new whole list). */

@@ -3,9 +3,9 @@ import { newId } from '../../kernel/ids';
 import { TerritorySchema } from '../territories';
 import { ContactSchema } from '../audience';
 import { UserSchema } from '../auth';
-
-export const STATION_STATUSES = ['pending', 'open', 'closed', 'incident'] as const;
-export type StationStatus = (typeof STATION_STATUSES)[number];
+import { STATION_STATUSES, VOTER_STATUSES, VOTER_PRIORITIES, REPORT_KINDS, INCIDENT_SEVERITIES, INCIDENT_TYPES, INCIDENT_PHOTO_TYPES, CONTACT_OUTCOMES } from './gotv.constants';
+export { STATION_STATUSES, VOTER_STATUSES, VOTER_PRIORITIES, REPORT_KINDS, INCIDENT_SEVERITIES, INCIDENT_TYPES, INCIDENT_PHOTO_TYPES, CONTACT_OUTCOMES };
+export type { StationStatus, VoterStatus, VoterPriority, ReportKind, IncidentPhotoType, IncidentSeverity, IncidentType, ContactOutcome } from './gotv.constants';
 
 /** Puesto de votación: a place with several mesas (tables), each with its own voter list. */
 export const PollingStationSchema = defineEntity({
@@ -38,12 +38,6 @@ export const PollingStationSchema = defineEntity({
   }),
 });
 export type PollingStation = InferEntity<typeof PollingStationSchema>;
-
-export const VOTER_STATUSES = ['pending', 'contacted', 'on_the_way', 'voted'] as const;
-export type VoterStatus = (typeof VOTER_STATUSES)[number];
-
-export const VOTER_PRIORITIES = ['low', 'normal', 'high'] as const;
-export type VoterPriority = (typeof VOTER_PRIORITIES)[number];
 
 /** A confirmed supporter the campaign will get to the polls; the document number is unique. */
 export const VoterSchema = defineEntity({
@@ -134,9 +128,6 @@ export const BrigadeStationSchema = defineEntity({
   }),
 });
 
-export const REPORT_KINDS = ['voter', 'count'] as const;
-export type ReportKind = (typeof REPORT_KINDS)[number];
-
 /**
  * An append-only fact from the field: "this voter voted" or "at time T, N people have voted at
  * this station". `clientReportId` is made by the phone, so a batch resent over a bad connection is
@@ -195,13 +186,6 @@ export const GotvSettingsSchema = defineEntity({
   }),
 });
 
-export const INCIDENT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
-export const INCIDENT_TYPES = ['violence', 'vote_buying', 'material_missing', 'station_closed', 'witness_denied', 'other'] as const;
-export const INCIDENT_PHOTO_TYPES = ['image/jpeg', 'image/png'] as const;
-export type IncidentPhotoType = (typeof INCIDENT_PHOTO_TYPES)[number];
-export type IncidentSeverity = (typeof INCIDENT_SEVERITIES)[number];
-export type IncidentType = (typeof INCIDENT_TYPES)[number];
-
 /** Something wrong at a station on election day; it turns the station red on the map. */
 export const IncidentSchema = defineEntity({
   name: 'Incident',
@@ -228,9 +212,6 @@ export const IncidentSchema = defineEntity({
 });
 
 export type Incident = InferEntity<typeof IncidentSchema>;
-
-export const CONTACT_OUTCOMES = ['reached', 'no_answer', 'wrong_number', 'refused', 'on_the_way'] as const;
-export type ContactOutcome = (typeof CONTACT_OUTCOMES)[number];
 
 /** One attempt to reach a voter on election day, and how it went. */
 export const VoterContactSchema = defineEntity({

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../kernel/context';
 import { issuesOf, readCsvRows, reject, rejectedRows } from '../../kernel/csv-import';
 import { erasedIdentifiersAmong, normalisePhone } from '../audience';
 import { VOTER_PRIORITIES } from './gotv.entities';
-import { upsertVoterBatch, type VoterBatch } from './gotv.repository';
+import { countVoterBatch, upsertVoterBatch, type VoterBatch } from './gotv.repository';
 import { stationsByCode } from './gotv.stations.repository';
 
 export const IMPORT_MAX_ROWS = 100_000;
@@ -49,11 +49,12 @@ const row = z.object({
 
 export const importAnswer = z
   .object({
+    dryRun: z.boolean().describe('true: nothing was written; the counts say what the file would do'),
     created: z.number().int().describe('voters the file registers'),
     updated: z.number().int().describe('registered voters (by document number) whose row changed their name, phone, station, table or priority'),
     unchanged: z.number().int().describe('rows of registered voters that already hold those values'),
     ...rejectedRows,
-    batches: z.number().int(),
+    batches: z.number().int().describe('batches written (on a dry run, the batches the file would take)'),
   })
   .meta({ id: 'VoterImportAnswer' });
 export type ImportAnswer = z.infer<typeof importAnswer>;
@@ -119,12 +120,14 @@ class Columns implements VoterBatch {
  * A registered document number updates that voter: the name and station the row gives, and the
  * phone, table and priority it fills (an empty cell keeps them; a move to another station without a
  * table clears the table); a re-run of the same file changes nothing and says so (`unchanged`).
+ * With `dryRun` everything is read and checked the same way and the answer counts what the file
+ * would create, update and leave unchanged, but nothing is written.
  */
 const ERASED_PERSON =
   'documentId: this person asked for their data to be erased (Ley 1581 de 2012, art. 8); a list does not add them again. If they ask to be a voter again, add them one by one.';
 
-export async function importVoters(deps: Pick<AppDeps, 'db' | 'secrets'>, csv: Readable): Promise<ImportAnswer> {
-  const answer: ImportAnswer = { created: 0, updated: 0, unchanged: 0, rejected: [], rejectedCount: 0, batches: 0 };
+export async function importVoters(deps: Pick<AppDeps, 'db' | 'secrets'>, csv: Readable, dryRun = false): Promise<ImportAnswer> {
+  const answer: ImportAnswer = { dryRun, created: 0, updated: 0, unchanged: 0, rejected: [], rejectedCount: 0, batches: 0 };
   const stations = new Map<string, { id: string; tables: number }>();
   for (const station of await stationsByCode(deps.db)) {
     stations.set(station.code, { id: station.id, tables: station.tables });
@@ -167,7 +170,8 @@ export async function importVoters(deps: Pick<AppDeps, 'db' | 'secrets'>, csv: R
     answer.rejected.sort((a, b) => a.line - b.line);
   }
   for (let from = 0; from < valid.length; from += BATCH_SIZE) {
-    const written = await upsertVoterBatch(deps.db, valid.slice(from, from + BATCH_SIZE));
+    // A dry run counts with the same rules the write applies, and writes nothing.
+    const written = await (dryRun ? countVoterBatch : upsertVoterBatch)(deps.db, valid.slice(from, from + BATCH_SIZE));
     const size = Math.min(BATCH_SIZE, valid.length - from);
     answer.created += written.created;
     answer.updated += written.updated;

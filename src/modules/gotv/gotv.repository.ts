@@ -224,3 +224,30 @@ export async function upsertVoterBatch(db: Queries, batch: VoterBatch): Promise<
   );
   return { created: row?.created ?? 0, updated: row?.updated ?? 0 };
 }
+
+/**
+ * What `upsertVoterBatch` would do with the batch, written nowhere: the voters it would create
+ * (document numbers not registered) and update (registered ones the row changes), by the same rules.
+ */
+export async function countVoterBatch(db: Queries, batch: VoterBatch): Promise<{ created: number; updated: number }> {
+  const row = await db.first(
+    sql<{ created: number; updated: number }>`
+      with input as (
+        select * from unnest(${sql.batch(batch.names, 'text')}, ${sql.batch(batch.documentIds, 'text')}, ${sql.batch(batch.phones, 'text')},
+                             ${sql.batch(batch.stationIds, 'uuid')}, ${sql.batch(batch.tableNumbers, 'int')}, ${sql.batch(batch.priorities, 'text')})
+          as t(name, document_id, phone, station_id, table_number, priority)
+      ), wanted as (
+        select v.name as old_name, v.phone as old_phone, v.polling_station_id as old_station, v.table_number as old_table, v.priority as old_priority,
+               i.name, coalesce(i.phone, v.phone) as phone, i.station_id,
+               case when i.table_number is not null then i.table_number when i.station_id = v.polling_station_id then v.table_number end as table_number,
+               coalesce(i.priority, v.priority) as priority
+        from input i join gotv_voters v on v.document_id = i.document_id
+      )
+      select (select count(*)::int from input i where not exists (select 1 from gotv_voters v where v.document_id = i.document_id)) as created,
+             (select count(*)::int from wanted w
+               where (w.old_name, w.old_phone, w.old_station, w.old_table, w.old_priority) is distinct from (w.name, w.phone, w.station_id, w.table_number, w.priority)) as updated`.prepared(
+      'gotv_voters_import_dry_run',
+    ),
+  );
+  return { created: row?.created ?? 0, updated: row?.updated ?? 0 };
+}

@@ -27,6 +27,8 @@ import {
   updateStationBody,
   voterIdParams,
   voterView,
+  gotvImportQuery,
+  brigadePeopleView,
 } from './gotv.schemas';
 import * as stations from './gotv.stations.service';
 import * as voters from './gotv.voters.service';
@@ -75,7 +77,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
   .post(
     '/api/gotv/polling-stations/import',
     {
-      summary: 'Register and update polling stations from CSV (up to 20,000 rows)',
+      summary: 'Register and update polling stations from CSV (up to 20,000 rows), or check a file with dryRun',
       description:
         `Send \`text/csv\` with a header row naming \`code\` and any of: ${stationImportColumns.filter((column) => column !== 'code').join(', ')}. ` +
         'A new code registers a station and needs name, lat, lng, tables and registeredVoters; a registered code changes the fields ' +
@@ -83,8 +85,10 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
         "results per station for the projection. `territoryCode` places a station by its territory's code when that code names one " +
         'territory. previousTurnout may not exceed the registered voters the station will have. Rows with errors are reported by ' +
         'line and skipped; the other rows are written in one transaction once the whole file is read, and ' +
-        'the changed stations are pushed as `gotv:station` (more than 100: one `resync` with reason `bulk_change` to `gotv` and their rooms).',
+        'the changed stations are pushed as `gotv:station` (more than 100: one `resync` with reason `bulk_change` to `gotv` and their rooms). ' +
+        'With `dryRun=true` the file is read and checked the same way and the answer counts what it would create and update; nothing is written or pushed.',
       access: gotvPolicy.roles('manageStations'),
+      query: gotvImportQuery,
       body: z.string().describe('CSV text'),
       bodyTypes: ['csv'],
       handlerParsesBody: true,
@@ -95,7 +99,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
         413: 'More than 20,000 data rows (`too_many_rows`); nothing imported',
       },
     },
-    async ({ ctx }) => importStations(ctx.deps, ctx.req),
+    async ({ ctx, input }) => importStations(ctx.deps, ctx.req, input.query.dryRun === 'true'),
   )
   .get(
     '/api/gotv/polling-stations/:id',
@@ -216,6 +220,18 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
     '/api/gotv/brigades',
     { summary: 'List brigades with members, stations and voter counts', access: gotvPolicy.roles('listBrigades'), response: z.object({ data: z.array(brigadeView) }) },
     async ({ ctx }) => ({ data: await brigades.listBrigades(ctx.deps.db) }),
+  )
+  .get(
+    '/api/gotv/brigade-people',
+    {
+      summary: 'The people brigades are made of: brigade users to choose from, and everyone a brigade names',
+      description:
+        'Every active user with the `brigade` role (up to 2,000), who may be made a member, and every user a brigade now names as member or leader, ' +
+        'whatever their role or state (`active: false` for a deactivated account), sorted by name. Ids and names only: for the console’s brigade screen.',
+      access: gotvPolicy.roles('listBrigades'),
+      response: brigadePeopleView,
+    },
+    async ({ ctx }) => brigades.brigadePeople(ctx.deps.db),
   )
   .get(
     '/api/gotv/brigades/:id',
@@ -493,19 +509,21 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
   .post(
     '/api/gotv/voters/import',
     {
-      summary: 'Import confirmed voters from CSV (up to 100,000 rows, streamed)',
+      summary: 'Import confirmed voters from CSV (up to 100,000 rows, streamed), or check a file with dryRun',
       description:
         `Send \`text/csv\` with a header row: ${importColumns.join(', ')} (phone, tableNumber and priority may be empty; priority is ${VOTER_PRIORITIES.join(', ')}, \`normal\` when empty). ` +
         'Rows with errors are reported by line, each with all its errors, and skipped; the whole file is read before anything is written, then valid rows ' +
         'are written 2,000 at a time, each batch in one statement. A registered document number updates that voter (name and station as given; phone, table and ' +
         'priority when filled; a move to another station without a table clears it): the answer counts created, updated and unchanged rows, so a corrected file can be sent again. ' +
-        'A cédula or phone of a person whose data was erased is not imported.',
+        'A cédula or phone of a person whose data was erased is not imported. ' +
+        'With `dryRun=true` the file is read and checked the same way and the answer counts what it would create, update and leave unchanged; nothing is written.',
       access: gotvPolicy.roles('manageVoters'),
+      query: gotvImportQuery,
       body: z.string().describe('CSV text'),
       bodyTypes: ['csv'],
       handlerParsesBody: true,
       response: importAnswer,
       errors: { 400: 'CSV that cannot be parsed (`malformed_csv`); nothing imported', 413: 'More than 100,000 data rows (`too_many_rows`); nothing imported' },
     },
-    async ({ ctx }) => importVoters(ctx.deps, ctx.req),
+    async ({ ctx, input }) => importVoters(ctx.deps, ctx.req, input.query.dryRun === 'true'),
   );

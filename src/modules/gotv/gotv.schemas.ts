@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { instant } from '../../kernel/schemas';
+import { ROLES } from '../../kernel/auth/roles';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { CONTACT_OUTCOMES, INCIDENT_PHOTO_TYPES, INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.entities';
+import { CONTACT_OUTCOMES, INCIDENT_PHOTO_TYPES, INCIDENT_SEVERITIES, INCIDENT_TYPES, STATION_STATUSES, VOTER_PRIORITIES, VOTER_STATUSES } from './gotv.constants';
 
 const count = z.number().int().min(0).max(10_000_000);
 
@@ -53,6 +54,11 @@ export const listStationsQuery = z.object({
 });
 
 export const stationIdParams = z.object({ id: z.uuid() });
+
+/** The stations' and voters' CSV imports: `dryRun=true` reads and checks the whole file and answers what it would write, writing nothing. */
+export const gotvImportQuery = z.object({
+  dryRun: z.enum(['true', 'false'], { error: 'expected true or false' }).default('false'),
+});
 
 export const stationView = z
   .object({
@@ -180,6 +186,19 @@ export const updateBrigadeBody = z
     stationIds: z.array(z.uuid()).max(500).optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), 'Give at least one field to change.');
+
+export const brigadePeopleView = z
+  .object({
+    data: z.array(
+      z.object({
+        id: z.uuid(),
+        name: z.string(),
+        role: z.enum(ROLES),
+        active: z.boolean().describe('false: a deactivated account a brigade still names'),
+      }),
+    ),
+  })
+  .meta({ id: 'BrigadePeople' });
 
 export type CreateBrigadeInput = z.infer<typeof createBrigadeBody>;
 export type UpdateBrigadeInput = z.infer<typeof updateBrigadeBody>;

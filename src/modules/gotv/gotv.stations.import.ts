@@ -114,6 +114,7 @@ type Row = z.infer<typeof row>;
 
 export const stationImportAnswer = z
   .object({
+    dryRun: z.boolean().describe('true: nothing was written; the counts say what the file would do'),
     created: z.number().int().describe('stations registered by this file'),
     updated: z.number().int().describe('registered stations (by code) whose row changed at least one field'),
     unchanged: z.number().int().describe('rows naming a registered station whose filled fields already hold those values'),
@@ -148,9 +149,10 @@ const changes = (r: Row, known: RegisteredStation) => STATION_FIELDS.some((field
  * same route loads a department's stations before the campaign and, later, the previous election's
  * results per station (`code,previousTurnout`) for the projection. Rows with errors are reported by
  * line and skipped; the valid rows are written in one transaction once the whole file has been read.
+ * With `dryRun` the answer counts what the file would create and update, and nothing is written.
  */
-export async function importStations(deps: AppDeps, csv: Readable): Promise<StationImportAnswer> {
-  const answer: StationImportAnswer = { created: 0, updated: 0, unchanged: 0, rejected: [], rejectedCount: 0 };
+export async function importStations(deps: AppDeps, csv: Readable, dryRun = false): Promise<StationImportAnswer> {
+  const answer: StationImportAnswer = { dryRun, created: 0, updated: 0, unchanged: 0, rejected: [], rejectedCount: 0 };
   const registered = new Map((await stationsByCode(deps.db)).map((station) => [station.code, station]));
   const read: { line: number; record: Record<string, string> }[] = [];
   await readCsvRows(csv, { maxRows: STATION_IMPORT_MAX_ROWS, header: stationHeader, delimiters: [',', ';'] }, (record, line) => void read.push({ line, record }));
@@ -245,6 +247,7 @@ export async function importStations(deps: AppDeps, csv: Readable): Promise<Stat
     else answer.unchanged++;
   }
   answer.rejected.sort((a, b) => a.line - b.line);
+  if (dryRun) return { ...answer, created: fresh.length, updated: changed.length };
   if (!fresh.length && !changed.length) return answer;
 
   const ids = await deps.db

@@ -177,6 +177,7 @@ export function alertEvent(alert: AlertRecord): SocialAlertEvent {
     kind: alert.kind,
     severity: alert.severity,
     title: alert.title,
+    details: alert.details,
     competitorId: alert.competitorId,
     profileId: alert.profileId,
     postId: alert.postId,

@@ -3,9 +3,9 @@ import { FullTextType } from '@mikro-orm/postgresql';
 import { newId } from '../../kernel/ids';
 import { UserSchema } from '../auth';
 import { TerritorySchema } from '../territories';
-import { PLATFORMS } from './connectors/connector';
+import { ALERT_KINDS, ALERT_STATES, PLATFORMS, PROFILE_SOURCES, SENTIMENT_LABELS, SEVERITIES } from './social.constants';
 
-export { PLATFORMS, type Platform } from './connectors/connector';
+export * from './social.constants';
 
 /** A candidate the campaign watches; ours is tracked the same way so comparisons have a "we". */
 export const CompetitorSchema = defineEntity({
@@ -39,9 +39,6 @@ export const CompetitorSchema = defineEntity({
   }),
 });
 export type Competitor = InferEntity<typeof CompetitorSchema>;
-
-export const PROFILE_SOURCES = ['api', 'import'] as const;
-export type ProfileSource = (typeof PROFILE_SOURCES)[number];
 
 /**
  * One competitor on one platform. The poller's list is this table: `nextFetchAt` says when it is
@@ -80,9 +77,6 @@ export const ProfileSchema = defineEntity({
   }),
 });
 export type Profile = InferEntity<typeof ProfileSchema>;
-
-export const SENTIMENT_LABELS = ['positive', 'neutral', 'negative'] as const;
-export type SentimentLabel = (typeof SENTIMENT_LABELS)[number];
 
 /**
  * A competitor's post with its latest engagement; the history of that engagement is in the
@@ -166,11 +160,6 @@ export const FollowerSnapshotSchema = defineEntity({
 });
 export type FollowerSnapshot = InferEntity<typeof FollowerSnapshotSchema>;
 
-export const ALERT_KINDS = ['new_post', 'keyword', 'engagement_spike', 'follower_change', 'negative_sentiment'] as const;
-export type AlertKind = (typeof ALERT_KINDS)[number];
-export const SEVERITIES = ['info', 'warning', 'critical'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-
 /** A rule's settings, by kind (validated by the rule schemas; docs/social-monitoring.md gives each formula). */
 export type AlertRuleParams = Record<string, unknown>;
 
@@ -198,9 +187,6 @@ export const AlertRuleSchema = defineEntity({
   }),
 });
 export type AlertRule = InferEntity<typeof AlertRuleSchema>;
-
-export const ALERT_STATES = ['new', 'seen', 'dismissed'] as const;
-export type AlertState = (typeof ALERT_STATES)[number];
 
 /** One alert; `dedupeKey` makes "exactly once" the database's promise, whichever process evaluates. */
 export const AlertSchema = defineEntity({

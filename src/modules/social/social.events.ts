@@ -11,6 +11,8 @@ export interface SocialAlertEvent {
   kind: AlertKind;
   severity: Severity;
   title: string;
+  /** Why it fired, by kind (the post's excerpt and URL, the matched keywords, the spike's figures…): docs/social-monitoring.md. */
+  details: Record<string, unknown>;
   competitorId: string | null;
   profileId: string | null;
   postId: string | null;

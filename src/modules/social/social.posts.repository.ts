@@ -1,3 +1,4 @@
+import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { newId } from '../../kernel/ids';
@@ -208,18 +209,24 @@ export interface PostFilter {
   q?: string | undefined;
   sentiment?: SentimentLabel | undefined;
   minEngagement?: number | undefined;
+  /** Only posts that raised an alert (true) or only those that did not (false). */
+  hasAlert?: boolean | undefined;
   sort: 'recent' | 'engagement';
 }
 
 /** A page of posts, newest or most engaging first (keyset pagination; `q` through the Spanish full-text index). */
 export function postPage(em: EntityManager, filter: PostFilter, page: PageRequest): Promise<Page<PostRecord>> {
-  const where: Record<string, unknown> = {};
+  const where: Record<string | symbol, unknown> = {};
   if (filter.competitorId) where.competitor = filter.competitorId;
   if (filter.platform) where.platform = filter.platform;
   if (filter.from || filter.to) where.publishedAt = { ...(filter.from && { $gte: filter.from }), ...(filter.to && { $lt: filter.to }) };
   if (filter.q) where.search = { $fulltext: filter.q };
   if (filter.sentiment) where.sentimentLabel = filter.sentiment;
   if (filter.minEngagement !== undefined) where.engagement = { $gte: filter.minEngagement };
+  if (filter.hasAlert !== undefined) {
+    const exists = (alias: string) => `exists (select 1 from social_alerts a where a.post_id = ${alias}.id)`;
+    where[raw<symbol>((alias: string) => (filter.hasAlert ? exists(alias) : `not ${exists(alias)}`))] = [];
+  }
   const order = filter.sort === 'engagement' ? ({ engagement: 'desc', id: 'desc' } as const) : ({ publishedAt: 'desc', id: 'desc' } as const);
   return findPage(em, PostSchema, where, page, order, postOfEntity);
 }

@@ -189,6 +189,33 @@ export async function updateCompetitor(q: Queries, id: string, changes: Competit
   return result.count > 0;
 }
 
+export interface ProfileChanges {
+  handle?: string;
+  url?: string;
+  source?: ProfileSource;
+  /** A new identity (another handle or source): what was learnt about the old one is cleared and it is read again from `nextFetchAt`. */
+  reset?: { nextFetchAt: Date | null; clearIdentity: boolean };
+}
+
+/** Applies the changes to one competitor's profile; false when it has no profile with this id. */
+export async function updateProfile(q: Queries, competitorId: string, profileId: string, changes: ProfileChanges): Promise<boolean> {
+  const reset = changes.reset;
+  const result = await q.write(
+    db
+      .updateTable('social_profiles')
+      .set({
+        ...(changes.handle !== undefined && { handle: changes.handle }),
+        ...(changes.url !== undefined && { url: changes.url }),
+        ...(changes.source !== undefined && { source: changes.source }),
+        ...(reset && { last_error: null, consecutive_failures: 0, paused_reason: null, next_fetch_at: reset.nextFetchAt }),
+        ...(reset?.clearIdentity && { platform_id: null, display_name: null }),
+      })
+      .where('id', '=', profileId)
+      .where('competitor_id', '=', competitorId),
+  );
+  return result.count > 0;
+}
+
 export async function deleteProfile(q: Queries, competitorId: string, profileId: string): Promise<boolean> {
   const result = await q.write(db.deleteFrom('social_profiles').where('id', '=', profileId).where('competitor_id', '=', competitorId));
   return result.count > 0;

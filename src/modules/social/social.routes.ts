@@ -27,6 +27,7 @@ import {
   ruleView,
   updateAlertBody,
   updateCompetitorBody,
+  updateProfileBody,
   updateRuleBody,
 } from './social.schemas';
 import * as service from './social.service';
@@ -112,6 +113,21 @@ export const socialRouter = new ApiRouter('social-monitoring', 'Competitors on s
       errors: { 409: 'The profile is already tracked (`profile_taken`)' },
     },
     async ({ ctx, input }) => service.addProfile(ctx.deps, input.params.id, input.body),
+  )
+  .patch(
+    `${base}/competitors/:id/profiles/:profileId`,
+    {
+      summary: "Change a profile's handle, URL or source",
+      description:
+        'Another handle (a renamed account, a typo fixed) or source clears the last error, the pause and the platform id, and a polled profile is read at once; ' +
+        'its posts and follower history stay. `url: null` puts back the platform URL of the handle.',
+      access: socialPolicy.roles('manage'),
+      params: profileParams,
+      body: updateProfileBody,
+      response: profileView,
+      errors: { 404: 'This competitor has no profile with this id', 409: 'Another profile has this handle on this platform (`profile_taken`)' },
+    },
+    async ({ ctx, input }) => service.changeProfile(ctx.deps, input.params.id, input.params.profileId, input.body),
   )
   .delete(
     `${base}/competitors/:id/profiles/:profileId`,

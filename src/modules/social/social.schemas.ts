@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { calendarDate, calendarDateOrInstant, instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/page-schemas';
-import { ALERT_KINDS, ALERT_STATES, PLATFORMS, PROFILE_SOURCES, SENTIMENT_LABELS, SEVERITIES } from './social.entities';
+import { ALERT_KINDS, ALERT_STATES, PLATFORMS, PROFILE_SOURCES, SENTIMENT_LABELS, SEVERITIES } from './social.constants';
 
 export const platformSchema = z.enum(PLATFORMS);
 /** A day (`2026-11-01`, the campaign's time zone) or an instant. */
@@ -46,6 +46,21 @@ export const updateCompetitorBody = z
   .object({ ...competitorFields, name: competitorFields.name.optional() })
   .refine((body) => Object.values(body).some((value) => value !== undefined), 'Send at least one field to change.');
 export type UpdateCompetitorInput = z.infer<typeof updateCompetitorBody>;
+
+/** A profile's own fields; its platform is what it is (another platform is another profile). */
+export const updateProfileBody = z
+  .object({
+    handle: profileInput.shape.handle.optional(),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .nullable()
+      .optional()
+      .describe("null: the platform's own URL for the handle"),
+    source: profileInput.shape.source,
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), 'Send at least one field to change.');
+export type UpdateProfileInput = z.infer<typeof updateProfileBody>;
 
 export const idParams = z.object({ id: z.uuid() });
 export const profileParams = z.object({ id: z.uuid(), profileId: z.uuid() });
@@ -147,6 +162,7 @@ export const listPostsQuery = z.object({
   q: z.string().trim().min(1).max(200).optional().describe('Spanish full-text search (word forms: "reformas" finds "reforma")'),
   sentiment: z.enum(SENTIMENT_LABELS).optional(),
   minEngagement: z.coerce.number().int().min(0).optional(),
+  hasAlert: z.stringbool().optional().describe('`true`: only posts that raised an alert; `false`: only those that did not'),
   sort: z.enum(POST_SORTS).default('recent'),
 });
 export type ListPostsInput = z.infer<typeof listPostsQuery>;

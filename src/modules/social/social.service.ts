@@ -26,7 +26,9 @@ import {
   insertRule,
   profilesOf,
   updateCompetitor,
+  updateProfile,
   updateRule,
+  type ProfileChanges,
   type NewProfile,
   type ProfileRecord,
 } from './social.repository';
@@ -38,6 +40,7 @@ import {
   type ListPostsInput,
   type ProfileInput,
   type UpdateCompetitorInput,
+  type UpdateProfileInput,
   type UpdateRuleInput,
 } from './social.schemas';
 
@@ -171,6 +174,44 @@ export async function addProfile(deps: Deps, competitorId: string, input: Profil
     conflictOf(error);
   }
   return presentProfile((await findProfile(deps.db, profile.id))!, connectorFor(deps, profile.platform)?.configured);
+}
+
+/**
+ * Changes a profile's handle, URL or source. Another handle (a renamed account, a typo fixed) or
+ * source is a new identity to read: its error, pause and the platform's id are cleared and a
+ * polled profile comes due at once; its history stays.
+ */
+export async function changeProfile(deps: Deps, competitorId: string, profileId: string, input: UpdateProfileInput) {
+  const profile = await findProfile(deps.db, profileId);
+  if (!profile || profile.competitorId !== competitorId) throw new NotFoundError('This competitor has no profile with this id.');
+  const changes: ProfileChanges = {};
+  let handle = profile.handle;
+  if (input.handle !== undefined) {
+    const normalised = normaliseHandle(profile.platform, input.handle);
+    if ('error' in normalised) throw invalidField('body.handle', normalised.error);
+    if (normalised.handle !== profile.handle) {
+      handle = changes.handle = normalised.handle;
+      // The old handle's URL would point at the old account.
+      if (input.url === undefined) changes.url = normalised.url;
+    }
+  }
+  if (input.url !== undefined) {
+    const own = normaliseHandle(profile.platform, handle);
+    changes.url = input.url ?? ('url' in own ? own.url : (profile.url ?? undefined));
+  }
+  const pollable = connectorFor(deps, profile.platform) !== undefined;
+  const source = input.source ?? profile.source;
+  if (source === 'api' && !pollable) throw invalidField('body.source', `No official API gives a competitor's ${profile.platform} posts: use source "import".`);
+  if (source !== profile.source) changes.source = source;
+  if (changes.handle !== undefined || changes.source !== undefined) {
+    changes.reset = { nextFetchAt: source === 'api' ? new Date() : null, clearIdentity: changes.handle !== undefined };
+  }
+  try {
+    await updateProfile(deps.db, competitorId, profileId, changes);
+  } catch (error) {
+    conflictOf(error);
+  }
+  return presentProfile((await findProfile(deps.db, profileId))!, connectorFor(deps, profile.platform)?.configured);
 }
 
 export async function removeProfile(deps: Deps, competitorId: string, profileId: string): Promise<void> {

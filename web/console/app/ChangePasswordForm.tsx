@@ -2,7 +2,7 @@ import { Alert, Button, Group, PasswordInput, Stack } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import type { z } from 'zod';
 import { changePasswordBody, type changePasswordResponse } from '../../../src/modules/auth/auth.schemas';
-import { api } from './api';
+import { api, webSession } from './api';
 import { useSchemaForm } from './forms';
 
 export default function ChangePasswordForm({ onDone }: { onDone: () => void }) {
@@ -10,7 +10,7 @@ export default function ChangePasswordForm({ onDone }: { onDone: () => void }) {
   const onSubmit = submit(async (values) => {
     const answer = await api.post<z.output<typeof changePasswordResponse>>('/api/auth/password', values);
     // Every earlier token ended with the change: keep working with the new one.
-    api.renew(answer.token, answer.expiresIn);
+    webSession.renew(answer.token, answer.expiresIn);
     notifications.show({ color: 'green', message: 'Contraseña cambiada. Las demás sesiones de su cuenta se cerraron.' });
     onDone();
   });

@@ -103,3 +103,27 @@ export function TerritorySelect(props: Omit<SearchSelectProps, 'queryKey' | 'sea
 export function TerritoryMultiSelect(props: Omit<SearchMultiSelectProps, 'queryKey' | 'search' | 'resolve'>) {
   return <SearchMultiSelect placeholder="Buscar…" {...props} {...territorySearch} />;
 }
+
+interface PersonOption {
+  id: string;
+  name: string;
+  phone: string | null;
+  email: string | null;
+}
+
+const personLabel = (person: PersonOption) => [person.name, person.phone ?? person.email].filter(Boolean).join(' · ');
+
+const personSearch = {
+  queryKey: ['people', 'search'],
+  search: async (text: string) => {
+    if (!text.trim()) return [];
+    const page = await api.get<Page<PersonOption>>(`/api/audience/contacts?limit=20&q=${encodeURIComponent(text.trim().slice(0, 100))}`);
+    return page.data.map((person) => ({ value: person.id, label: personLabel(person) }));
+  },
+  resolve: async (id: string) => personLabel(await api.get<PersonOption>(`/api/audience/contacts/${id}`)),
+} as const;
+
+/** A person of the campaign's database found by name, phone, email or cédula (the people search's rules; for roles that may list people). */
+export function PersonSelect(props: Omit<SearchSelectProps, 'queryKey' | 'search' | 'resolve'>) {
+  return <SearchSelect placeholder="Nombre, teléfono, correo o cédula" {...props} {...personSearch} />;
+}

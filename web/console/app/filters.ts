@@ -7,18 +7,16 @@ import { useSearchParams } from 'react-router';
 export function useUrlFilters<Name extends string>(names: readonly Name[]) {
   const [params, setParams] = useSearchParams();
   const values = Object.fromEntries(names.map((name) => [name, params.get(name) || undefined])) as Record<Name, string | undefined>;
-  const set = (changes: Partial<Record<Name, string | null | undefined>>, options: { replace?: boolean } = {}) =>
-    setParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        for (const [name, value] of Object.entries(changes) as [Name, string | null | undefined][]) {
-          if (value) next.set(name, value);
-          else next.delete(name);
-        }
-        return next;
-      },
-      { replace: options.replace ?? false },
-    );
+  const set = (changes: Partial<Record<Name, string | null | undefined>>, options: { replace?: boolean } = {}) => {
+    // From the address as it is now, not as of the last render: the router's updater does not queue,
+    // so two changes made before the screen redraws (one filter, then the next) would lose the first.
+    const next = new URLSearchParams(window.location.search);
+    for (const [name, value] of Object.entries(changes) as [Name, string | null | undefined][]) {
+      if (value) next.set(name, value);
+      else next.delete(name);
+    }
+    setParams(next, { replace: options.replace ?? false });
+  };
   const clear = () => set(Object.fromEntries(names.map((name) => [name, undefined])) as Partial<Record<Name, undefined>>);
   const active = names.filter((name) => values[name] !== undefined);
   return { values, set, clear, active };

@@ -41,7 +41,7 @@ export type FieldPath<Values> = (keyof Values & string) | `${keyof Values & stri
 
 /**
  * The values as the API takes them: each field named in `emptyAs` that holds only spaces (or, for
- * a number input, nothing) is left out or null. A dotted name reaches into an object (`counterparty.idNumber`).
+ * a number input or a cleared select, nothing) is left out or null. A dotted name reaches into an object (`counterparty.idNumber`).
  */
 export function withoutEmpty<Values extends FormValues>(values: Values, emptyAs: Partial<Record<FieldPath<Values>, EmptyMeaning>>): Values {
   const out: FormValues = { ...values };
@@ -61,7 +61,8 @@ export function withoutEmpty<Values extends FormValues>(values: Values, emptyAs:
     }
     if (!holder) continue;
     const value = holder[field];
-    if (!(typeof value === 'string' && value.trim() === '')) continue;
+    // A cleared select holds null: empty too.
+    if (!((typeof value === 'string' && value.trim() === '') || value === null)) continue;
     if (meaning === 'null') holder[field] = null;
     else delete holder[field];
   }
@@ -80,6 +81,8 @@ export interface SchemaFormOptions<Values extends FormValues> extends Omit<UseFo
    * must leave the paths of the fields that can be refused where they were (or only rows after them).
    */
   prepare?: (values: Values) => Values;
+  /** The member of the request body the form's values are sent as (`walkIn` of a check-in): the server's errors under it land on the fields. */
+  sentAs?: string;
 }
 
 /**
@@ -95,7 +98,7 @@ export function useSchemaForm<Values extends FormValues>(
   /** The screen's Spanish for refusals it expects, by problem code (on the field the problem names, or above the form). */
   problems?: ProblemMessages,
 ) {
-  const { emptyAs = {}, messages = {}, prepare = (values: Values) => values, ...formInput } = input;
+  const { emptyAs = {}, messages = {}, prepare = (values: Values) => values, sentAs, ...formInput } = input;
   const clean = (values: Values) => prepare(withoutEmpty(values, emptyAs as Partial<Record<FieldPath<Values>, EmptyMeaning>>));
   const form = useForm<Values>({
     mode: 'controlled',
@@ -114,7 +117,7 @@ export function useSchemaForm<Values extends FormValues>(
       try {
         await send(clean(values));
       } catch (error) {
-        setFormError(applyProblem(form, error, problems));
+        setFormError(applyProblem(form, error, problems, sentAs));
       } finally {
         setSubmitting(false);
       }
@@ -137,12 +140,16 @@ function inForm(values: FormValues, path: string): boolean {
  * Puts a refusal's field errors on the form; returns what is left to say above the form (or null).
  * A code the screen has words for (`problems`) is said with them, on the one field it names.
  */
-export function applyProblem<Values extends FormValues>(form: UseFormReturnType<Values>, error: unknown, problems?: ProblemMessages): string | null {
+export function applyProblem<Values extends FormValues>(form: UseFormReturnType<Values>, error: unknown, problems?: ProblemMessages, sentAs?: string): string | null {
+  const fieldOf = (path: string) => {
+    const field = path.replace(/^(body|query)\./, '');
+    return sentAs && field.startsWith(`${sentAs}.`) ? field.slice(sentAs.length + 1) : field;
+  };
   if (error instanceof NetworkError) return 'No hay conexión con el servidor. Intente de nuevo.';
   if (!(error instanceof ApiError)) return 'Algo salió mal. Intente de nuevo.';
   const known = knownProblem(error, problems);
   if (known) {
-    const fields = (error.problem?.errors ?? []).map((item) => item.path.replace(/^body\./, ''));
+    const fields = (error.problem?.errors ?? []).map((item) => fieldOf(item.path));
     if (fields.length === 1 && inForm(form.getValues(), fields[0]!)) {
       form.setFieldError(fields[0]!, known);
       return null;
@@ -151,7 +158,7 @@ export function applyProblem<Values extends FormValues>(form: UseFormReturnType<
   }
   const unplaced: string[] = [];
   for (const item of error.problem?.errors ?? []) {
-    const field = item.path.replace(/^(body|query)\./, '');
+    const field = fieldOf(item.path);
     if (inForm(form.getValues(), field)) form.setFieldError(field, item.message);
     else unplaced.push(item.message);
   }

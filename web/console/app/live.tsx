@@ -2,11 +2,17 @@ import { useEffect, useEffectEvent, useSyncExternalStore, type ReactNode } from 
 import type { Socket } from 'socket.io-client';
 import { rolePermitted, type Role } from '../../../src/kernel/auth/roles';
 import type { RealtimeEvents } from '../../../src/kernel/realtime';
+export type { AgendaAttendance, AgendaEventSummary } from '../../../src/modules/agenda/agenda.events';
+import { AGENDA_ROOM } from '../../../src/modules/agenda/agenda.events';
+import { agendaPolicy } from '../../../src/modules/agenda/agenda.policy';
 import { DASHBOARD_ROOM } from '../../../src/modules/dashboard/dashboard.events';
 // Each module's events file adds its events to RealtimeEvents; these make the console's typing see them all.
+export type { EmailCampaignEvent, EmailProgressEvent } from '../../../src/modules/email/email.events';
 export type { PqrsRequestEvent } from '../../../src/modules/pqrs/pqrs.events';
 export type { SocialAlertEvent } from '../../../src/modules/social/social.events';
 export type { ConversationEvent, MessageActivityEvent, MessageEvent, StatusEvent, UnreadEvent } from '../../../src/modules/whatsapp/whatsapp.events';
+import { EMAIL_ROOM } from '../../../src/modules/email/email.events';
+import { emailPolicy } from '../../../src/modules/email/email.policy';
 import { PQRS_ROOM, pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { SOCIAL_ROOM } from '../../../src/modules/social/social.events';
@@ -14,7 +20,7 @@ import { socialPolicy } from '../../../src/modules/social/social.policy';
 import { WHATSAPP_INBOX_ROOM, WHATSAPP_ROOM } from '../../../src/modules/whatsapp/whatsapp.events';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 import type { LiveState } from '../../lib/live';
-import { api, queryClient } from './api';
+import { queryClient, webSession } from './api';
 import { useSession } from './session';
 
 /** The rooms the console listens to, each with the policy rule the server applies when it is joined. */
@@ -25,6 +31,8 @@ const ROOMS: readonly { room: string; roles: readonly Role[] }[] = [
   // Conversations' texts: only for those who may hold them (the REST policy's rule).
   { room: WHATSAPP_INBOX_ROOM, roles: whatsappPolicy.roles('converse') },
   { room: PQRS_ROOM, roles: pqrsPolicy.roles('follow') },
+  { room: EMAIL_ROOM, roles: emailPolicy.roles('follow') },
+  { room: AGENDA_ROOM, roles: agendaPolicy.roles('follow') },
 ];
 
 export const roomsFor = (role: Role): string[] => ROOMS.filter((entry) => rolePermitted(role, entry.roles)).map((entry) => entry.room);
@@ -60,7 +68,7 @@ const connection = {
     void import('../../lib/live').then(({ connectLive }) => {
       if (!current) return;
       const opened = connectLive({
-        token: () => api.current?.token,
+        token: () => webSession.current?.token,
         rooms,
         onState: (state) => {
           if (current) connection.set({ state, socket: opened });

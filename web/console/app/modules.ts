@@ -1,8 +1,10 @@
 import type { ComponentType } from 'react';
 import { rolePermitted, type Role } from '../../../src/kernel/auth/roles';
+import { agendaPolicy } from '../../../src/modules/agenda/agenda.policy';
 import { audiencePolicy } from '../../../src/modules/audience/audience.policy';
 import { authPolicy } from '../../../src/modules/auth/auth.policy';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
+import { emailPolicy } from '../../../src/modules/email/email.policy';
 import { financePolicy } from '../../../src/modules/finance/finance.policy';
 import { gotvPolicy } from '../../../src/modules/gotv/gotv.policy';
 import { popularityPolicy } from '../../../src/modules/popularity/popularity.policy';
@@ -10,7 +12,9 @@ import { pqrsPolicy } from '../../../src/modules/pqrs/pqrs.policy';
 import { territoriesPolicy } from '../../../src/modules/territories/territories.policy';
 import { qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { volunteersPolicy } from '../../../src/modules/volunteers/volunteers.policy';
+import { socialPolicy } from '../../../src/modules/social/social.policy';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
+import { WEB_APPS } from '../../lib/apps';
 
 /** A screen of the console, or another app it links to. Who sees it comes from the module's policy, never a second list. */
 export interface ConsoleEntry {
@@ -60,6 +64,14 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     page: () => import('../whatsapp/CampaignsPage'),
   },
   {
+    path: '/correo',
+    label: 'Correo',
+    group: 'Campaña',
+    roles: emailPolicy.roles('readCampaigns'),
+    description: 'Boletines: plantillas MJML con vista previa y prueba, campañas con prueba A/B y sus cifras',
+    page: () => import('../email/EmailPage'),
+  },
+  {
     path: '/pqrs',
     label: 'PQRS',
     group: 'Campaña',
@@ -82,6 +94,30 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     roles: popularityPolicy.roles('read'),
     description: 'Encuestas con su ficha técnica (Ley 2494), promedio con su banda, ventaja, puntaje compuesto y DOFA',
     page: () => import('../popularity/PopularityPage'),
+  },
+  {
+    path: '/redes',
+    label: 'Redes sociales',
+    group: 'Campaña',
+    roles: socialPolicy.roles('read'),
+    description: 'Competidores y sus perfiles, publicaciones, alertas en vivo y comparaciones',
+    page: () => import('../social/SocialPage'),
+  },
+  {
+    path: '/agenda',
+    label: 'Agenda',
+    group: 'Organización',
+    roles: agendaPolicy.roles('read'),
+    description: 'Calendario de eventos en hora de Bogotá: respuestas con lista de espera, turnos, inventario, tareas y calendario para suscribirse',
+    page: () => import('../agenda/AgendaPage'),
+  },
+  {
+    path: '/agenda/puerta',
+    label: 'Registrar entradas',
+    group: 'Organización',
+    roles: agendaPolicy.roles('edit'),
+    description: 'La puerta de los eventos que organiza: buscar por nombre o leer el código, y registrar a quien llega sin inscribirse',
+    page: () => import('../agenda/DoorPage'),
   },
   {
     path: '/territorios',
@@ -116,10 +152,42 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     page: () => import('../users/UsersPage'),
   },
   {
+    path: '/dia-electoral/importar',
+    label: 'Puestos y votantes',
+    group: 'Día electoral',
+    roles: gotvPolicy.roles('manageStations'),
+    description: 'Importar los puestos, su participación anterior y los votantes confirmados, revisando el archivo antes de escribir',
+    page: () => import('../gotv/ImportPage'),
+  },
+  {
+    path: '/dia-electoral/brigadas',
+    label: 'Brigadas',
+    group: 'Día electoral',
+    roles: gotvPolicy.roles('listBrigades'),
+    description: 'Integrantes, líder y puestos de cada brigada, con su zona en el mapa',
+    page: () => import('../gotv/BrigadesPage'),
+  },
+  {
+    path: '/dia-electoral/ajustes',
+    label: 'Ajustes del día',
+    group: 'Día electoral',
+    roles: gotvPolicy.roles('readSettings'),
+    description: 'Fecha, horario, días siguientes y curva de participación de la proyección',
+    page: () => import('../gotv/SettingsPage'),
+  },
+  {
+    path: '/dia-electoral/incidentes',
+    label: 'Incidentes',
+    group: 'Día electoral',
+    roles: gotvPolicy.roles('watch'),
+    description: 'Incidentes que reportaron las brigadas, con sus fotos',
+    page: () => import('../gotv/IncidentsPage'),
+  },
+  {
     path: '/war-room/',
     label: 'Sala de situación',
     group: 'Día electoral',
-    roles: gotvPolicy.roles('followWarRoom'),
+    roles: WEB_APPS.warRoom.roles,
     description: 'Mapa de puestos, participación y proyección en vivo',
     external: true,
   },
@@ -127,7 +195,7 @@ export const CONSOLE_ENTRIES: readonly ConsoleEntry[] = [
     path: '/brigada/',
     label: 'App de brigada',
     group: 'Día electoral',
-    roles: gotvPolicy.roles('reportAt'),
+    roles: WEB_APPS.brigada.roles,
     description: 'Reportar quién votó desde el celular, con o sin señal',
     external: true,
   },

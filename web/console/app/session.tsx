@@ -1,7 +1,7 @@
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 import type { Role } from '../../../src/kernel/auth/roles';
-import type { Session } from '../../lib/api';
-import { api, queryClient } from './api';
+import type { Session } from '../../lib/session';
+import { queryClient, webSession } from './api';
 
 interface SessionContext {
   session: Session | undefined;
@@ -16,32 +16,33 @@ interface SessionContext {
 const Context = createContext<SessionContext | undefined>(undefined);
 
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [session, setSession] = useState<Session | undefined>(api.current);
+  const [session, setSession] = useState<Session | undefined>(webSession.current);
   const [endedBecause, setEndedBecause] = useState<string | null>(null);
 
   useEffect(() => {
-    api.onExpired = () => {
+    // The API refused the token, or it ran out while the tab slept: sign-in again rather than a screen of refusals.
+    webSession.onEnded = () => {
       queryClient.clear();
       setEndedBecause('Su sesión terminó. Ingrese de nuevo.');
       setSession(undefined);
     };
-    // A session that ran out while the tab slept: sign-in again rather than a screen of refusals.
-    const timer = session ? setTimeout(() => api.onExpired(), Math.max(0, session.expiresAt - Date.now())) : undefined;
-    return () => clearTimeout(timer);
-  }, [session]);
+    return () => {
+      webSession.onEnded = () => undefined;
+    };
+  }, []);
 
   const value: SessionContext = {
     session,
     role: session?.user.role,
     endedBecause,
     login: async (email, password) => {
-      const started = await api.login(email, password);
+      const started = await webSession.signIn(email, password);
       setEndedBecause(null);
       setSession(started);
     },
     logout: async (everywhere = false) => {
-      if (everywhere) await api.post('/api/auth/logout').catch(() => undefined);
-      api.logout();
+      if (everywhere) await webSession.signOutEverywhere();
+      else webSession.signOut();
       queryClient.clear();
       setEndedBecause(null);
       setSession(undefined);

@@ -1,15 +1,14 @@
-import 'uplot/dist/uPlot.min.css';
-import { Alert, Group, SegmentedControl, Table, Text } from '@mantine/core';
+import { Alert, Group, SegmentedControl, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
-import uPlot from 'uplot';
+import { useMemo, useRef, useState } from 'react';
 import type { z } from 'zod';
 import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { dashboardPolicy } from '../../../src/modules/dashboard/dashboard.policy';
 import type { TrendMetric, trendsView } from '../../../src/modules/dashboard/dashboard.schemas';
 import { financePolicy } from '../../../src/modules/finance/finance.policy';
 import { api } from '../app/api';
-import { formatDate, formatDayMonth, formatNumber, formatPesos } from '../app/format';
+import { formatNumber, formatPesos } from '../app/format';
+import { LineChart, type LineSeries } from '../app/LineChart';
 import { problemMessage } from '../app/problems';
 import { useLiveEvent } from '../app/live';
 import { useSignedIn } from '../app/session';
@@ -64,88 +63,20 @@ export default function TrendsChart() {
 }
 
 function Chart({ trends }: { trends: Trends }) {
-  const container = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const element = container.current;
-    if (!element) return;
-    const x = trends.buckets.map((day) => Date.parse(`${day}T12:00:00Z`) / 1000);
-    const series = trends.series.map((entry) => METRICS.find((known) => known.metric === entry.metric)!);
-    const hasMoney = series.some((entry) => entry.money);
-    const plot = new uPlot(
-      {
-        width: element.clientWidth || 600,
-        height: 280,
-        series: [
-          { label: trends.interval === 'day' ? 'Día' : 'Semana', value: (_plot: uPlot, value: number | null) => (value === null ? '—' : formatDate(new Date(value * 1000))) },
-          ...series.map((entry) => ({
-            label: entry.label,
-            stroke: entry.colour,
-            width: 2,
-            scale: entry.money ? 'pesos' : 'count',
-            value: (_plot: uPlot, value: number | null) => (value === null ? '—' : entry.money ? formatPesos(value) : formatNumber(value)),
-          })),
-        ],
-        axes: [
-          { space: 70, values: (_plot, ticks) => ticks.map((tick) => formatDayMonth(new Date(tick * 1000))) },
-          { scale: 'count', values: (_plot, ticks) => ticks.map((tick) => formatNumber(tick)) },
-          ...(hasMoney ? [{ scale: 'pesos', side: 1 as const, values: (_plot: uPlot, ticks: number[]) => ticks.map((tick) => formatPesos(tick)) }] : []),
-        ],
-        scales: { x: { time: true } },
-      },
-      [x, ...trends.series.map((entry) => entry.values)],
-      element,
-    );
-    const resize = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: 280 }));
-    resize.observe(element);
-    return () => {
-      resize.disconnect();
-      plot.destroy();
-    };
-  }, [trends]);
-  return (
-    <>
-      <div
-        ref={container}
-        role="img"
-        aria-label={`Gráfico de tendencias: ${trends.series.map((entry) => METRICS.find((known) => known.metric === entry.metric)?.label).join(', ')}`}
-      />
-      <details>
-        <summary>
-          <Text span size="sm">
-            Ver los datos como tabla
-          </Text>
-        </summary>
-        <Table.ScrollContainer minWidth={500}>
-          <Table fz="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{trends.interval === 'day' ? 'Día' : 'Semana desde'}</Table.Th>
-                {trends.series.map((entry) => (
-                  <Table.Th key={entry.metric} ta="right">
-                    {METRICS.find((known) => known.metric === entry.metric)?.label}
-                  </Table.Th>
-                ))}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {trends.buckets.map((bucket, index) => (
-                <Table.Tr key={bucket}>
-                  <Table.Td>{formatDate(bucket)}</Table.Td>
-                  {trends.series.map((entry) => (
-                    <Table.Td key={entry.metric} ta="right">
-                      {entry.values[index] === null || entry.values[index] === undefined
-                        ? '—'
-                        : entry.unit === 'pesos'
-                          ? formatPesos(entry.values[index])
-                          : formatNumber(entry.values[index])}
-                    </Table.Td>
-                  ))}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      </details>
-    </>
+  const series = useMemo(
+    () =>
+      trends.series.map((entry): LineSeries => {
+        const known = METRICS.find((metric) => metric.metric === entry.metric)!;
+        return {
+          key: entry.metric,
+          label: known.label,
+          colour: known.colour,
+          values: entry.values,
+          scale: known.money ? 'pesos' : 'count',
+          format: entry.unit === 'pesos' ? formatPesos : formatNumber,
+        };
+      }),
+    [trends],
   );
+  return <LineChart buckets={trends.buckets} interval={trends.interval} series={series} label={`Gráfico de tendencias: ${series.map((entry) => entry.label).join(', ')}`} />;
 }

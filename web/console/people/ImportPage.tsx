@@ -1,10 +1,9 @@
-import { Alert, Anchor, Button, Card, FileInput, Group, List, SimpleGrid, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, FileInput, Group, SimpleGrid, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { CONTACT_IMPORT_MAX_ROWS, IMPORT_COLUMNS, importQuery } from '../../../src/modules/audience/audience.import.schemas';
 import { api, ApiError, queryClient } from '../app/api';
-import { readCsv, withCommas, type CsvTable } from '../app/csv';
-import { readTextFile } from '../app/files';
+import { CsvPreview, ImportFigures, LineMessages, useCsvFile, type DescribedRow } from '../app/CsvImport';
 import { formatNumber, formatPhone } from '../app/format';
 import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
@@ -44,14 +43,6 @@ const SPANISH_NAMES: Record<keyof typeof IMPORT_COLUMNS, string> = {
 
 const PREVIEW_ROWS = 10;
 const ACTIONS: Record<string, string> = { create: 'Nueva', update: 'Se actualiza', unchanged: 'Sin cambios' };
-
-interface ChosenFile {
-  name: string;
-  /** The text as it is sent: UTF-8, with commas. */
-  body: string;
-  table: CsvTable;
-  notes: string[];
-}
 
 function ColumnsHelp() {
   return (
@@ -107,99 +98,17 @@ function ColumnsHelp() {
   );
 }
 
-function FilePreview({ file }: { file: ChosenFile }) {
-  const { table } = file;
-  return (
-    <Card withBorder component="section" aria-labelledby="vista-previa">
-      <Title order={2} size="h4" id="vista-previa" mb="xs">
-        Vista previa del archivo
-      </Title>
-      <Text size="sm" mb="xs">
-        {file.name}: {formatNumber(table.rowCount)} {table.rowCount === 1 ? 'fila' : 'filas'} de datos
-        {table.rowCount > table.rows.length ? `; estas son las primeras ${table.rows.length}` : ''}. Aún no se ha enviado nada.
-      </Text>
-      {file.notes.map((note) => (
-        <Alert key={note} color="blue" mb="xs">
-          {note}
-        </Alert>
-      ))}
-      <Table.ScrollContainer minWidth={600}>
-        <Table striped verticalSpacing={4} fz="sm">
-          <Table.Caption>Primeras filas, tal como se leyeron en este computador</Table.Caption>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Línea</Table.Th>
-              {table.header.map((name, index) => (
-                <Table.Th key={`${name}-${index}`}>{name}</Table.Th>
-              ))}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {table.rows.map((row) => (
-              <Table.Tr key={row.line}>
-                <Table.Td>{row.line}</Table.Td>
-                {table.header.map((_, index) => (
-                  <Table.Td key={index}>{row.cells[index] ?? ''}</Table.Td>
-                ))}
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-    </Card>
-  );
-}
-
-function LineMessages({ title, items, total, tone }: { title: string; items: { line: number; message: string }[]; total: number; tone: 'red' | 'orange' }) {
-  if (!total) return null;
-  return (
-    <section aria-label={title}>
-      <Title order={3} size="h5" c={`${tone}.9`} mb={4}>
-        {title} ({formatNumber(total)})
-      </Title>
-      <Table.ScrollContainer minWidth={500}>
-        <Table verticalSpacing={4} fz="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th w={70}>Línea</Table.Th>
-              <Table.Th>{tone === 'red' ? 'Problemas' : 'Aviso'}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {items.map((item) => {
-              const { problems, contactIds } = rowProblems(item.message);
-              return (
-                <Table.Tr key={`${item.line}:${item.message}`}>
-                  <Table.Td>{item.line}</Table.Td>
-                  <Table.Td>
-                    {problems.length === 1 ? (
-                      problems[0]
-                    ) : (
-                      <List size="sm" spacing={0}>
-                        {problems.map((problem) => (
-                          <List.Item key={problem}>{problem}</List.Item>
-                        ))}
-                      </List>
-                    )}
-                    {contactIds.map((contactId) => (
-                      <Anchor key={contactId} component={Link} to={personPath(contactId)} size="sm" ml="xs">
-                        Ver a esa persona
-                      </Anchor>
-                    ))}
-                  </Table.Td>
-                </Table.Tr>
-              );
-            })}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-      {total > items.length && (
-        <Text size="sm" c="dimmed">
-          Y {formatNumber(total - items.length)} más: corrija estas y revise de nuevo.
-        </Text>
-      )}
-    </section>
-  );
+/** A row's problems in Spanish, with a link to the person a cédula already belongs to. */
+function describeRow(message: string): DescribedRow {
+  const { problems, contactIds } = rowProblems(message);
+  return {
+    problems,
+    after: contactIds.map((contactId) => (
+      <Anchor key={contactId} component={Link} to={personPath(contactId)} size="sm" ml="xs">
+        Ver a esa persona
+      </Anchor>
+    )),
+  };
 }
 
 function Outcome({ answer }: { answer: ImportAnswer }) {
@@ -223,21 +132,10 @@ function Outcome({ answer }: { answer: ImportAnswer }) {
             : 'No se escribió nada. Todas las filas se pueden importar.'
           : `Se importaron ${formatNumber(answer.created + answer.updated + answer.unchanged)} personas${answer.rejectedCount ? `; ${formatNumber(answer.rejectedCount)} filas con errores quedaron por fuera` : ''}.`}
       </Alert>
-      <SimpleGrid cols={{ base: 2, sm: 5 }} spacing="xs" mb="sm">
-        {figures.map(([name, value]) => (
-          <div key={name}>
-            <Text fz={24} fw={700} lh={1.2}>
-              {formatNumber(value)}
-            </Text>
-            <Text size="xs" c="dimmed">
-              {name}
-            </Text>
-          </div>
-        ))}
-      </SimpleGrid>
+      <ImportFigures figures={figures} />
       <Stack gap="md">
-        <LineMessages title="Errores por línea" items={answer.rejected} total={answer.rejectedCount} tone="red" />
-        <LineMessages title="Avisos" items={answer.warnings} total={answer.warningCount} tone="orange" />
+        <LineMessages title="Errores por línea" items={answer.rejected} total={answer.rejectedCount} tone="red" describe={describeRow} />
+        <LineMessages title="Avisos" items={answer.warnings} total={answer.warningCount} tone="orange" describe={describeRow} />
         {dry && answer.preview.length > 0 && (
           <section aria-label="Así se escribirían">
             <Title order={3} size="h5" mb={4}>
@@ -295,8 +193,7 @@ function Outcome({ answer }: { answer: ImportAnswer }) {
 
 /** `/personas/importar`: a supporters' file, seen before it is sent, checked by the API's dry run line by line, then written. */
 export default function ImportPage() {
-  const [file, setFile] = useState<ChosenFile | null>(null);
-  const [fileError, setFileError] = useState<string | null>(null);
+  const { file, fileError, setFileError, version: fileVersion, choose: chooseFile } = useCsvFile(PREVIEW_ROWS);
   const [answer, setAnswer] = useState<ImportAnswer | null>(null);
   /** What the last dry run checked (the file and the proof): "Importar" writes only what was reviewed. */
   const [reviewed, setReviewed] = useState<string | null>(null);
@@ -310,25 +207,10 @@ export default function ImportPage() {
   });
   /** Which of the two buttons is at work (for its spinner). */
   const [running, setRunning] = useState<'review' | 'import'>('review');
-  /** Each file chosen is a new one, even under the same name. */
-  const [fileVersion, setFileVersion] = useState(0);
-
   const choose = async (chosen: File | null) => {
     setAnswer(null);
     setReviewed(null);
-    setFileError(null);
-    setFileVersion((version) => version + 1);
-    if (!chosen) return setFile(null);
-    const { text, encoding } = await readTextFile(chosen);
-    const table = readCsv(text, PREVIEW_ROWS);
-    const notes: string[] = [];
-    if (encoding === 'windows-1252') notes.push('El archivo no estaba guardado en UTF-8: se leyó como lo guarda Excel en Windows, para que las tildes y la ñ lleguen bien.');
-    if (table.delimiter === ';') notes.push('El archivo separa las columnas con punto y coma (Excel en español): se enviará separado por comas, con las mismas filas.');
-    if (!table.header.length) {
-      setFile(null);
-      return setFileError('El archivo está vacío.');
-    }
-    setFile({ name: chosen.name, body: withCommas(text), table, notes });
+    await chooseFile(chosen);
   };
 
   /** The file and proof a dry run checked: "Importar" writes only what was reviewed, unchanged since. */
@@ -404,7 +286,7 @@ export default function ImportPage() {
                   {fileError}
                 </Alert>
               )}
-              {file && <FilePreview file={file} />}
+              {file && <CsvPreview file={file} />}
               <Text size="sm">
                 Si el archivo trae personas que autorizan WhatsApp o correo, la ley pide poder probarlo: escriba el texto exacto que aceptaron y dónde y cómo se recogió. Se guarda
                 una vez, y cada autorización apunta a él.

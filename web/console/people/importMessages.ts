@@ -1,12 +1,8 @@
+import { csvFileProblem, translateProblems, type ProblemPatterns } from '../app/importMessages';
 import { FIELD_LABELS, label } from './labels';
 
-/**
- * The import API reports each row's problems as `field: problem; field: problem`, in English (its
- * words are the API's). Staff read them in Spanish: each known problem is said again here, field
- * names included; one this list does not know yet is shown as the API wrote it rather than lost.
- * The Spanish never holds "; ", which separates a row's problems.
- */
-const PROBLEMS: [RegExp, (...groups: string[]) => string][] = [
+/** The people import's problems in Spanish (see `translateProblems`), field names included. */
+const PROBLEMS: ProblemPatterns = [
   [
     /documentId: this cédula belongs to another contact \(([^)]*)\); the two may be one person: merge them \([^)]*\) or correct the cédula/g,
     () => 'cédula: ya pertenece a otra persona (pueden ser la misma: fusiónelas o corrija la cédula)',
@@ -67,16 +63,7 @@ export function rowProblems(message: string): RowProblem {
   // Only the people a cédula belongs to (a territory's id is no one to open).
   const holders = /belongs to another contact \(([^)]*)\)/.exec(message)?.[1] ?? '';
   const contactIds = [...new Set(holders.match(UUID) ?? [])];
-  let text = message;
-  for (const [pattern, say] of PROBLEMS)
-    text = text.replace(pattern, (_match, ...groups: unknown[]) => say(...groups.filter((group): group is string => typeof group === 'string')));
-  const problems = text.split('; ').map((problem) => {
-    const field = /^(\w+): /.exec(problem);
-    const named = field?.[1] && FIELD_LABELS[field[1]];
-    const spanish = named ? `${named}${problem.slice(field[1]!.length)}` : problem;
-    return spanish.charAt(0).toUpperCase() + spanish.slice(1);
-  });
-  return { problems, contactIds };
+  return { problems: translateProblems(message, PROBLEMS, FIELD_LABELS), contactIds };
 }
 
 /** What a file refused as a whole says (`400 unknown_columns` and the rest). */
@@ -91,13 +78,9 @@ export function fileProblem(code: string | undefined, problem: Record<string, un
       return 'El encabezado necesita una columna de nombre y una de teléfono o de correo. No se importó nada.';
     case 'consent_proof_missing':
       return 'Hay filas que dicen que la persona autoriza, pero falta la prueba: escriba el texto que aceptaron y cómo se recogió. No se importó nada.';
-    case 'malformed_csv':
-      return 'El archivo no se pudo leer como CSV (comillas sin cerrar o una fila demasiado larga). No se importó nada.';
-    case 'too_many_rows':
-      return `El archivo tiene más de ${typeof problem.maxRows === 'number' ? problem.maxRows.toLocaleString('es-CO') : '100.000'} filas. Divídalo y envíe cada parte. No se importó nada.`;
     case 'contact_created_meanwhile':
       return 'Alguien registró a una de estas personas mientras se leía el archivo. Envíelo de nuevo. No se importó nada.';
     default:
-      return null;
+      return csvFileProblem(code, problem);
   }
 }

@@ -1,13 +1,14 @@
 import { Alert, Badge, Button, FileButton, Group, Loader, Modal, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState } from 'react';
 import type { z } from 'zod';
 import { allowedParentTypes, territoriesPolicy } from '../../../src/modules/territories/territories.policy';
 import { createTerritoryBody, updateTerritoryBody, type territoryView } from '../../../src/modules/territories/territories.schemas';
 import type { Problem } from '../../lib/api-types';
 import { api, ApiError, queryClient } from '../app/api';
 import { ConfirmDialog } from '../app/ConfirmDialog';
+import { FormDialog } from '../app/FormDialog';
 import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
@@ -110,40 +111,6 @@ function Node({ territory, depth, onAct, manage }: { territory: Territory; depth
 }
 
 type Act = { kind: 'edit'; territory: Territory } | { kind: 'add'; parent: Territory | null } | { kind: 'remove'; territory: Territory } | { kind: 'import' } | null;
-
-/** A dialog holding one form: its refusal above the fields, Cancelar and the act's own button below. */
-function FormDialog(props: {
-  title: string;
-  onClose: () => void;
-  onSubmit: (event?: FormEvent<HTMLFormElement>) => void;
-  formError: string | null;
-  submitting: boolean;
-  submitLabel: string;
-  children: ReactNode;
-}) {
-  return (
-    <Modal opened onClose={props.onClose} title={props.title} closeButtonProps={{ 'aria-label': 'Cerrar' }}>
-      <form onSubmit={props.onSubmit} noValidate>
-        <Stack>
-          {props.formError && (
-            <Alert color="red" role="alert">
-              {props.formError}
-            </Alert>
-          )}
-          {props.children}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={props.onClose}>
-              Cancelar
-            </Button>
-            <Button type="submit" loading={props.submitting}>
-              {props.submitLabel}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
-  );
-}
 
 function EditDialog({ territory, onClose }: { territory: Territory; onClose: () => void }) {
   const { form, submit, submitting, formError } = useSchemaForm(

@@ -1,18 +1,17 @@
-import { Alert, Button, Checkbox, Group, MultiSelect, NativeSelect, Paper, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Alert, Button, Checkbox, Group, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import type { z } from 'zod';
 import { CONTACT_FIELDS } from '../../../src/modules/whatsapp/whatsapp.codes';
 import { createCampaignBody, previewCampaignBody } from '../../../src/modules/whatsapp/whatsapp.campaigns.schemas';
 import { api } from '../app/api';
-import { localDayBound, localInstant, localToday, plural } from '../app/format';
-import { schemaErrors, useSchemaForm } from '../app/forms';
+import { localInstant, localToday, plural } from '../app/format';
+import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
 import { invalidateServerLists } from '../app/ServerTable';
-import { TerritoryMultiSelect } from '../app/SearchSelect';
+import { SegmentFields, SegmentReach } from '../app/SegmentFields';
 import {
   CAMPAIGN_PROBLEMS,
   campaignKeys,
@@ -39,45 +38,28 @@ const LITERAL = 'literal';
 const isPast = (instant: string) => Date.parse(instant) <= Date.now();
 const INITIAL: Values = { name: '', templateId: '', variables: [], segment: {} };
 
-/** Whom the segment reaches right now (the API counts it as the campaign will), and what the tier makes of the send. */
+/** Whom the segment reaches on WhatsApp right now, and what the tier makes of the send. */
 function Reach({ segment, error }: { segment: Segment; error: string | undefined }) {
-  const [debounced] = useDebouncedValue(JSON.stringify(segment), 400);
-  const valid = Object.keys(schemaErrors(previewCampaignBody, { segment: JSON.parse(debounced) as Segment })).length === 0;
-  const preview = useQuery({
-    queryKey: campaignKeys.preview(debounced),
-    queryFn: () => api.post<CampaignPreview>(`${CAMPAIGNS_PATH}/preview`, { segment: JSON.parse(debounced) as Segment }),
-    enabled: valid,
-    placeholderData: keepPreviousData,
-    staleTime: 5_000,
-  });
   return (
-    <Paper withBorder p="sm" bg="var(--mantine-color-gray-0)">
-      <div role="status" aria-live="polite" aria-atomic="true">
-        {!valid ? (
-          <Text size="sm">Elija al menos una condición (o «Todas las personas») para saber a cuántas llega.</Text>
-        ) : preview.isError ? (
-          <Text size="sm" c="red.8">
-            {problemMessage(preview.error, CAMPAIGN_PROBLEMS)}
+    <SegmentReach
+      segment={segment}
+      error={error}
+      schema={previewCampaignBody}
+      queryKey={campaignKeys.preview}
+      count={(chosen) => api.post<CampaignPreview>(`${CAMPAIGNS_PATH}/preview`, { segment: chosen })}
+      prompt="Elija al menos una condición (o «Todas las personas») para saber a cuántas llega."
+      describeError={(failure) => problemMessage(failure, CAMPAIGN_PROBLEMS)}
+      describe={(preview) => (
+        <Stack gap={4}>
+          <Text fw={700}>
+            {preview.reachable === 0
+              ? 'Alcance: nadie. Ninguna persona de este segmento autorizó WhatsApp sin darse de baja.'
+              : `Alcance: ${plural(preview.reachable, 'persona', 'personas')} con autorización de WhatsApp y sin baja`}
           </Text>
-        ) : !preview.data ? (
-          <Text size="sm">Contando…</Text>
-        ) : (
-          <Stack gap={4}>
-            <Text fw={700}>
-              {preview.data.reachable === 0
-                ? 'Alcance: nadie. Ninguna persona de este segmento autorizó WhatsApp sin darse de baja.'
-                : `Alcance: ${plural(preview.data.reachable, 'persona', 'personas')} con autorización de WhatsApp y sin baja`}
-            </Text>
-            {preview.data.reachable > 0 && <Text size="sm">{tierMeaning(preview.data)}</Text>}
-          </Stack>
-        )}
-      </div>
-      {error && (
-        <Text size="sm" c="red.8" mt={4}>
-          {error}
-        </Text>
+          {preview.reachable > 0 && <Text size="sm">{tierMeaning(preview)}</Text>}
+        </Stack>
       )}
-    </Paper>
+    />
   );
 }
 
@@ -85,14 +67,7 @@ function Reach({ segment, error }: { segment: Segment; error: string | undefined
 export function CampaignForm() {
   const navigate = useNavigate();
   const templates = useQuery({ queryKey: keys.templates, queryFn: () => api.all<Template>(`${TEMPLATES_PATH}?status=APPROVED`, 500) });
-  // The poster campaigns people came from (the people list's filter reads the same cached answer).
-  const posters = useQuery({
-    queryKey: ['poster-qr', 'campaigns', 'all'],
-    queryFn: () => api.all<{ id: string; name: string }>('/api/poster-qr/campaigns', 400),
-    staleTime: 60_000,
-  });
   const { form, submit, submitting, formError } = useSchemaForm(createCampaignBody, { initialValues: INITIAL }, CAMPAIGN_PROBLEMS);
-  const [days, setDays] = useState({ from: '', to: '' });
   const [schedule, setSchedule] = useState({ on: false, date: '', time: '' });
   const values = form.getValues();
   const segment = values.segment;
@@ -104,10 +79,6 @@ export function CampaignForm() {
     if (value === undefined || (Array.isArray(value) && value.length === 0)) delete next[key];
     else next[key] = value;
     form.setFieldValue('segment', next);
-  };
-  const setDay = (which: 'from' | 'to', date: string) => {
-    setDays((current) => ({ ...current, [which]: date }));
-    setSegment(which === 'from' ? 'createdFrom' : 'createdTo', localDayBound(date, which === 'from' ? 'start' : 'end'));
   };
   const setScheduled = (next: typeof schedule) => {
     setSchedule(next);
@@ -224,54 +195,7 @@ export function CampaignForm() {
             A quién
           </Title>
           <Text size="sm">Solo reciben quienes autorizaron mensajes de WhatsApp y no se han dado de baja; una persona por número.</Text>
-          <Checkbox
-            label="Todas las personas con autorización de WhatsApp"
-            checked={segment.all === true}
-            onChange={(event) => setSegment('all', event.currentTarget.checked ? true : undefined)}
-          />
-          <TagsInput
-            label="Con alguno de estos intereses"
-            description="Escriba un interés y pulse Enter"
-            value={segment.interestsAny ?? []}
-            onChange={(list) => setSegment('interestsAny', list)}
-            error={form.errors['segment.interestsAny']}
-          />
-          <TagsInput
-            label="Con todos estos intereses"
-            description="Escriba un interés y pulse Enter"
-            value={segment.interestsAll ?? []}
-            onChange={(list) => setSegment('interestsAll', list)}
-            error={form.errors['segment.interestsAll']}
-          />
-          <TerritoryMultiSelect
-            label="Territorios"
-            description="Cada uno incluye lo que está dentro (una comuna, sus barrios)"
-            value={segment.territoryIds ?? []}
-            onChange={(ids) => setSegment('territoryIds', ids)}
-            error={form.errors['segment.territoryIds']}
-          />
-          <MultiSelect
-            label="Llegaron por campañas de afiches"
-            placeholder={posters.isPending ? 'Cargando…' : undefined}
-            searchable
-            clearable
-            clearButtonProps={{ 'aria-label': 'Quitar las campañas de afiches' }}
-            nothingFoundMessage="Ninguna campaña de afiches con ese nombre"
-            data={(posters.data ?? []).map((campaign) => ({ value: campaign.id, label: campaign.name }))}
-            value={segment.qrCampaignIds ?? []}
-            onChange={(ids) => setSegment('qrCampaignIds', ids)}
-            error={form.errors['segment.qrCampaignIds']}
-          />
-          <Group grow align="flex-start">
-            <TextInput type="date" label="Registradas desde" max={localToday()} value={days.from} onChange={(event) => setDay('from', event.currentTarget.value)} />
-            <TextInput
-              type="date"
-              label="Registradas hasta"
-              value={days.to}
-              onChange={(event) => setDay('to', event.currentTarget.value)}
-              error={form.errors['segment.createdTo']}
-            />
-          </Group>
+          <SegmentFields segment={segment} onChange={setSegment} errors={form.errors} allLabel="Todas las personas con autorización de WhatsApp" />
           <Reach segment={segment} error={form.errors.segment as string | undefined} />
 
           <Title order={2} size="h4">

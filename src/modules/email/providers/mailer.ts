@@ -16,7 +16,8 @@ export interface OutgoingMessage {
   html: string | null;
   text: string;
   messageId: string;
-  unsubscribeUrl: string;
+  /** Null: no List-Unsubscribe headers (a staff member's test send, which goes to no contact). */
+  unsubscribeUrl: string | null;
   /** Correlates a later DSN with the campaign, without personal data; null for a notice to one person. */
   campaignId: string | null;
 }
@@ -61,8 +62,7 @@ export function classify(error: unknown): SendOutcome {
 }
 
 function mailOptions(message: OutgoingMessage, mailto: string | undefined) {
-  const unsubscribe = mailto ? [[message.unsubscribeUrl, `mailto:${mailto}?subject=unsubscribe`]] : [[message.unsubscribeUrl]];
-  return {
+  const base = {
     from: { name: message.fromName, address: message.fromEmail },
     to: message.to,
     replyTo: message.replyTo ?? undefined,
@@ -70,6 +70,11 @@ function mailOptions(message: OutgoingMessage, mailto: string | undefined) {
     html: message.html ?? undefined,
     text: message.text,
     messageId: message.messageId,
+  };
+  if (message.unsubscribeUrl === null) return { ...base, headers: message.campaignId ? { 'X-Comando-Campaign': message.campaignId } : {} };
+  const unsubscribe = mailto ? [[message.unsubscribeUrl, `mailto:${mailto}?subject=unsubscribe`]] : [[message.unsubscribeUrl]];
+  return {
+    ...base,
     list: { unsubscribe: unsubscribe as unknown as string[] },
     headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click', ...(message.campaignId ? { 'X-Comando-Campaign': message.campaignId } : {}) },
   };
