@@ -189,7 +189,7 @@ describe('polling station CSV import', () => {
       expect(await stationCount()).toBe(before + 1);
       // Events reach the socket in the order they were published: a dry run's would come before these.
       const created = await station('D-01');
-      await waitFor(() => events.find((event) => event.id === created!.id));
+      await until(() => events.find((event) => event.id === created!.id));
       expect(events.length).toBe(real.body.created + real.body.updated);
     } finally {
       socket.close();
