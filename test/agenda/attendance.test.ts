@@ -1,10 +1,11 @@
 import type { Socket } from 'socket.io-client';
 import { sql } from '../../src/kernel/sql';
 import { attendanceByContacts, checkInsSince, eventExists, upcomingEvents } from '../../src/modules/agenda';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { CONSENT_TEXT } from '../helpers/qr';
 import { expectProblem } from '../helpers/users';
 import { base, createEvent, linkAccount, moveEvent, seedContacts, startAgenda, type AgendaTest } from './helpers';
+import { until } from '../helpers/wait';
 
 let t: AgendaTest;
 
@@ -193,7 +194,7 @@ describe('check-in', () => {
       .expect(200);
     expect(twice.body).toMatchObject({ contactId: walkIn.body.contactId, created: false });
 
-    const pushed = await waitFor(() => counts.flatMap((payload) => payload.events).find((item) => item.eventId === event.id && item.checkedIn === 2), 10_000);
+    const pushed = await until(() => counts.flatMap((payload) => payload.events).find((item) => item.eventId === event.id && item.checkedIn === 2), 10_000);
     expect(pushed.checkedIn).toBe(2);
 
     expectProblem(await t.app.http.post(url).set(t.manager.auth).send({}), 400);

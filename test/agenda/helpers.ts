@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { newId } from '../../src/kernel/ids';
 import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { agendaEvent, contact, uniqueEmail, uniquePhone, type EventOverrides } from '../helpers/factories';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 
 export const base = '/api/agenda';
@@ -33,41 +32,20 @@ export interface SeededContact {
   email: string;
 }
 
-/** Contacts straight into audience's table (tests may write it; the module never does). */
+/** People registered through audience (test/helpers/factories.ts), each with a phone and an email. */
 export async function seedContacts(app: TestApp, count: number, options: { whatsapp?: boolean; email?: boolean } = {}): Promise<SeededContact[]> {
-  const people = Array.from({ length: count }, () => {
-    const digits = String(Math.floor(Math.random() * 10_000_000)).padStart(7, '0');
-    return { id: newId(), phone: `+57301${digits}`, email: `p-${randomBytes(4).toString('hex')}@example.org` };
-  });
-  for (const person of people) {
-    await app.runtime.deps.db.write(sql`insert into contacts (id, identity_key, name, phone, email, interests, whatsapp_opt_in, email_opt_in, created_at, updated_at)
-      values (${person.id}, ${`tel:${person.phone}`}, 'Persona de prueba', ${person.phone}, ${person.email}, '{}', ${options.whatsapp ?? false}, ${options.email ?? false}, now(), now())`);
+  const people: SeededContact[] = [];
+  for (let n = 0; n < count; n++) {
+    const made = await contact(app, { name: 'Persona de prueba', phone: uniquePhone(), email: uniqueEmail('p'), whatsapp: options.whatsapp, emailConsent: options.email });
+    people.push({ id: made.id, phone: made.phone!, email: made.email! });
   }
   return people;
 }
 
-const hour = 3_600_000;
+export { eventBody } from '../helpers/factories';
 
-/** An event body `hoursFromNow` ahead lasting `lengthHours`. */
-export function eventBody(overrides: Record<string, unknown> = {}, hoursFromNow = 48, lengthHours = 2) {
-  const start = new Date(Date.now() + hoursFromNow * hour);
-  return {
-    title: 'Encuentro con líderes de Kennedy',
-    type: 'meeting',
-    startsAt: start.toISOString(),
-    endsAt: new Date(start.getTime() + lengthHours * hour).toISOString(),
-    address: 'Salón comunal Timiza',
-    ...overrides,
-  };
-}
-
-export async function createEvent(t: AgendaTest, overrides: Record<string, unknown> = {}, hoursFromNow = 48, lengthHours = 2): Promise<{ id: string; [key: string]: unknown }> {
-  const response = await t.app.http
-    .post(`${base}/events`)
-    .set(t.manager.auth)
-    .send(eventBody(overrides, hoursFromNow, lengthHours));
-  if (response.status !== 201) throw new Error(`event not created: ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body;
+export function createEvent(t: AgendaTest, overrides: EventOverrides = {}, hoursFromNow = 48, lengthHours = 2): Promise<{ id: string; [key: string]: unknown }> {
+  return agendaEvent(t.app, t.manager, overrides, hoursFromNow, lengthHours);
 }
 
 /** Moves an event in time directly (tests of what happens once events are over). */

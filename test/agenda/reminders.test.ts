@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { newId } from '../../src/kernel/ids';
 import { sql } from '../../src/kernel/sql';
 import { sendDueReminders } from '../../src/modules/agenda/agenda.reminders';
+import { contact, uniqueEmail, uniquePhone, type ContactOptions } from '../helpers/factories';
 import { createUser, expectProblem, type TestUser } from '../helpers/users';
-import { approvedTemplate, startWhatsAppTest, waitUntil, type WhatsAppTest } from '../whatsapp/setup';
+import { approvedTemplate, startWhatsAppTest, type WhatsAppTest } from '../whatsapp/setup';
 import { base } from './helpers';
+import { until } from '../helpers/wait';
 
 let t: WhatsAppTest;
 let volunteer: TestUser;
@@ -27,13 +28,9 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** A contact straight into audience's table, with the consents given. */
-async function person(options: { phone?: string; email?: string; whatsapp?: boolean; email_?: boolean }): Promise<string> {
-  const id = newId();
-  const identity = options.phone ? `tel:${options.phone}` : `mail:${options.email}`;
-  await t.app.runtime.deps.db.write(sql`insert into contacts (id, identity_key, name, phone, email, interests, whatsapp_opt_in, email_opt_in, created_at, updated_at)
-    values (${id}, ${identity}, 'Persona', ${options.phone ?? null}, ${options.email ?? null}, '{}', ${options.whatsapp ?? false}, ${options.email_ ?? false}, now(), now())`);
-  return id;
+/** A contact registered through audience with the consents given. */
+async function person(options: ContactOptions): Promise<string> {
+  return (await contact(t.app, options)).id;
 }
 
 async function event(title: string, hoursFromNow: number): Promise<{ id: string; startsAt: string }> {
@@ -57,11 +54,11 @@ const noticesOf = (eventId: string) =>
 describe('reminders and cancellations', () => {
   it('sends each reminder once across two processes, only to people going who consented to the channel', async () => {
     await t.app.http.put(`${base}/settings`).set(t.manager.auth).send({ reminderTemplate: template, cancellationTemplate: template, templateLanguage: 'es' }).expect(200);
-    const phone = `+57315${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+    const phone = uniquePhone();
     const onWhatsApp = await person({ phone, whatsapp: true });
-    const byEmail = await person({ email: `ana-${randomBytes(3).toString('hex')}@example.org`, email_: true });
-    const noConsent = await person({ phone: `+57316${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`, email: 'sin@example.org' });
-    const declined = await person({ phone: `+57317${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`, whatsapp: true });
+    const byEmail = await person({ email: uniqueEmail('ana'), emailConsent: true });
+    const noConsent = await person({ phone: uniquePhone(), email: 'sin@example.org' });
+    const declined = await person({ phone: uniquePhone(), whatsapp: true });
 
     const tomorrow = await event('Cierre de campaña en Usme', 20);
     const soon = await event('Caravana por la Boyacá', 1);
@@ -103,7 +100,7 @@ describe('reminders and cancellations', () => {
     expect(await messages(declined)).toHaveLength(0);
     const emails = await t.app.runtime.deps.db.rows<{ subject: string }>(sql`select subject from email_notices where contact_id = ${byEmail}::uuid order by subject`);
     expect(emails.map((email) => email.subject)).toEqual(['Te esperamos en dos horas: Caravana por la Boyacá', 'Te esperamos mañana: Cierre de campaña en Usme']);
-    await waitUntil(async () => t.fake.sendsTo(phone.slice(1)).length === 2, 20_000, 'the two WhatsApp reminders');
+    await until(async () => t.fake.sendsTo(phone.slice(1)).length === 2, 20_000, 'the two WhatsApp reminders');
     const sent = t.fake.sendsTo(phone.slice(1)) as Array<{ template: { name: string; params: string[] } }>;
     expect(sent.map((send) => send.template.name)).toEqual([template, template]);
     expect(sent.map((send) => send.template.params[0]).sort()).toEqual(['Caravana por la Boyacá', 'Cierre de campaña en Usme']);
@@ -134,12 +131,12 @@ describe('reminders and cancellations', () => {
       sql`select text from email_notices where contact_id = ${byEmail}::uuid and subject like 'Evento cancelado%'`,
     );
     expect(cancelMail?.text).toContain('Motivo: Alerta por lluvias');
-    await waitUntil(async () => t.fake.sendsTo(phone.slice(1)).length === 4, 20_000, 'the cancellation and the moved reminder');
+    await until(async () => t.fake.sendsTo(phone.slice(1)).length === 4, 20_000, 'the cancellation and the moved reminder');
   });
 
   it('tells someone promoted from the waitlist that they have a place', async () => {
-    const first = await person({ email: `uno-${randomBytes(3).toString('hex')}@example.org`, email_: true });
-    const second = await person({ email: `dos-${randomBytes(3).toString('hex')}@example.org`, email_: true });
+    const first = await person({ email: uniqueEmail('uno'), emailConsent: true });
+    const second = await person({ email: uniqueEmail('dos'), emailConsent: true });
     const start = new Date(Date.now() + 72 * hour);
     const small = await t.app.http
       .post(`${base}/events`)
@@ -169,7 +166,7 @@ describe('reminders and cancellations', () => {
     const off = await t.app.http.put(`${base}/settings`).set(t.manager.auth).send({ reminderTemplate: null, cancellationTemplate: null, remindersEnabled: false }).expect(200);
     expect(off.body).toMatchObject({ reminderTemplate: null, remindersEnabled: false });
     const item = await event('Reunión sin recordatorios', 3);
-    await answer(item.id, await person({ phone: `+57318${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`, whatsapp: true }), 'going');
+    await answer(item.id, await person({ phone: uniquePhone(), whatsapp: true }), 'going');
     expect(await sendDueReminders(t.app.runtime.deps)).toBe(0);
   });
 });

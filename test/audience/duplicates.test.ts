@@ -3,6 +3,7 @@ import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { campaignBody, createCampaign, generateCodes, lead } from '../helpers/qr';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 /**
  * The duplicate finder (GET /api/audience/duplicates): pairs of held contacts that may be one
@@ -309,9 +310,8 @@ describe('the kept pairs, after each kind of write', () => {
       insert into contacts (id, identity_key, name, phone, document_id, interests, whatsapp_opt_in, email_opt_in, created_at, updated_at)
       values (${randomUUID()}, 'tel:+573003000013', 'Marta L. Ospina', '+573003000013', '43555666', '{}', false, false, now(), now())`);
     const id = await idOf('+573003000013');
-    const deadline = Date.now() + 10_000;
     const queued = async () => (await db().first(sql<{ n: number }>`select count(*)::int as n from contact_duplicate_queue`))!.n;
-    while ((await queued()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(async () => (await queued()) === 0, 10_000, 'the duplicate queue to empty');
     expect(await queued()).toBe(0);
     expect((await db().rows(sql`select 1 from contact_duplicate_pairs where contact_a_id = ${id}::uuid or contact_b_id = ${id}::uuid`)).length).toBe(2);
     await expectKeptRight();

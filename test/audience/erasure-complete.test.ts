@@ -9,8 +9,9 @@ import { testRedisUrl } from '../helpers/database';
 import { campaignBody as qrCampaignBody, createCampaign as createQrCampaign, generateCodes, lead } from '../helpers/qr';
 import { tracesLeft } from '../helpers/traces';
 import { expectProblem, type TestUser } from '../helpers/users';
-import { waitUntil } from '../helpers/wait';
+
 import { startWhatsAppTest, type WhatsAppTest } from '../whatsapp/setup';
+import { until } from '../helpers/wait';
 
 /**
  * The right to be forgotten, complete (Ley 1581 de 2012, art. 8 e): one person reaches the
@@ -127,7 +128,7 @@ beforeAll(async () => {
   // She writes on WhatsApp.
   t.fake.postWebhook(t.fake.inboundPayload(PERSON.waId, { type: 'text', text: { body: `Hola, soy ${PERSON.name}` } }, PERSON.name));
   await t.fake.webhooksDrained();
-  await waitUntil(async () => (await db().rows(sql`select 1 from wa_messages where contact_id = ${contactId}::uuid`)).length === 1, 10_000, 'the inbound message');
+  await until(async () => (await db().rows(sql`select 1 from wa_messages where contact_id = ${contactId}::uuid`)).length === 1, 10_000, 'the inbound message');
 }, 60_000);
 
 afterAll(async () => {

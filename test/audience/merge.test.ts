@@ -5,7 +5,8 @@ import { audiencePolicy } from '../../src/modules/audience/audience.policy';
 import { allowedRoles } from '../helpers/policy';
 import { campaignBody, createCampaign, generateCodes, lead } from '../helpers/qr';
 import { createUser, expectProblem, type TestUser } from '../helpers/users';
-import { startWhatsAppTest, waitUntil, type WhatsAppTest } from '../whatsapp/setup';
+import { startWhatsAppTest, type WhatsAppTest } from '../whatsapp/setup';
+import { until } from '../helpers/wait';
 
 /**
  * Two records of one person made one (POST /api/audience/contacts/:id/merge) and split again
@@ -75,7 +76,7 @@ async function tracesLeft(): Promise<string[]> {
 /** Every outbound WhatsApp message settled (the fake's statuses arrive asynchronously). */
 async function whatsappSettled() {
   await t.fake.webhooksDrained();
-  await waitUntil(
+  await until(
     async () =>
       (await db().first(sql<{ n: number }>`select count(*)::int as n from wa_messages where direction = 'out' and status not in ('delivered', 'read', 'failed', 'skipped')`))!.n ===
       0,
@@ -109,7 +110,7 @@ beforeAll(async () => {
   t.fake.postWebhook(t.fake.inboundPayload(SURVIVOR.waId, { type: 'text', text: { body: 'Hola, ¿cuándo es el evento?' } }, 'Marta'));
   t.fake.postWebhook(t.fake.inboundPayload(OTHER.waId, { type: 'text', text: { body: 'Buenas, soy Marta, la del barrio Timiza' } }, 'Marta'));
   await t.fake.webhooksDrained();
-  await waitUntil(async () => (await db().rows(sql`select 1 from wa_conversations`)).length === 2, 10_000, 'two conversations');
+  await until(async () => (await db().rows(sql`select 1 from wa_conversations`)).length === 2, 10_000, 'two conversations');
 
   // A PQRS request filed from the second number, and a GOTV voter linked to that record.
   requestId = (

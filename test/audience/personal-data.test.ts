@@ -6,7 +6,8 @@ import { campaignBody as emailCampaignBody, createCampaign as createEmailCampaig
 import { campaignBody as qrCampaignBody, createCampaign as createQrCampaign, generateCodes, lead } from '../helpers/qr';
 import { tracesLeft as findTraces } from '../helpers/traces';
 import { createUser, expectProblem, type TestUser } from '../helpers/users';
-import { approvedTemplate, startWhatsAppTest, waitUntil, type WhatsAppTest } from '../whatsapp/setup';
+import { approvedTemplate, startWhatsAppTest, type WhatsAppTest } from '../whatsapp/setup';
+import { until } from '../helpers/wait';
 
 /**
  * A person's rights over their data (Ley 1581 de 2012, art. 8), answered across every module:
@@ -46,7 +47,7 @@ const http = () => t.app.http;
 const db = () => t.app.runtime.deps.db;
 
 async function waCampaignSettled(id: string, expected: number): Promise<void> {
-  await waitUntil(
+  await until(
     async () => {
       const campaign = (await http().get(`/api/whatsapp/campaigns/${id}`).set(manager.auth).expect(200)).body;
       return campaign.progress.delivered === expected;
@@ -118,7 +119,7 @@ beforeAll(async () => {
   );
   t.fake.postWebhook(reply);
   await t.fake.webhooksDrained();
-  await waitUntil(async () => (await http().get(`/api/whatsapp/campaigns/${waCampaignId}`).set(manager.auth).expect(200)).body.progress.replied === 1, 10_000, 'the reply');
+  await until(async () => (await http().get(`/api/whatsapp/campaigns/${waCampaignId}`).set(manager.auth).expect(200)).body.progress.replied === 1, 10_000, 'the reply');
 
   // Two email campaigns: the person opens the first; the second bounces at their address.
   const templateId = (await createTemplate(t.app, manager)).id;
@@ -130,7 +131,7 @@ beforeAll(async () => {
     await http().post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
     await waitForCampaign(t.app, campaign.id, (row) => row.status === 'sent');
   }
-  await waitUntil(async () => (await db().rows(sql`select 1 from email_suppressions where email = ${PERSON.email}`)).length === 1, 10_000, 'the bounce');
+  await until(async () => (await db().rows(sql`select 1 from email_suppressions where email = ${PERSON.email}`)).length === 1, 10_000, 'the bounce');
   const message = smtp.to(PERSON.email)[0]!;
   const pixel = pathOf(/<img src="([^"]+\/e\/o\/[^"]+)"/.exec(message.parsed!.html as string)![1]!);
   await http().get(pixel).set('User-Agent', HUMAN).expect(200);

@@ -1,7 +1,8 @@
 import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, waitFor } from '../helpers/sockets';
+import { connectSocket } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 let app: TestApp;
 let admin: TestUser;
@@ -30,7 +31,7 @@ describe('POST /api/auth/password', () => {
       await app.http.get('/api/auth/me').set(user.auth).expect(401);
       await app.http.get('/api/auth/me').set(bearer(otherDevice)).expect(401);
       await app.http.get('/api/auth/me').set(bearer(answer.body.token)).expect(200);
-      await waitFor(() => (disconnected ? true : undefined));
+      await until(() => (disconnected ? true : undefined));
       await login(user.email, user.password).expect(401);
       await login(user.email, 'una clave nueva y larga').expect(200);
     } finally {

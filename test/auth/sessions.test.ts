@@ -9,6 +9,7 @@ import pino from 'pino';
 import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 const PHONE = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/131.0 Mobile Safari/537.36';
 const LAPTOP = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/131.0 Safari/537.36';
@@ -106,8 +107,7 @@ describe('POST /api/users/:id/sessions/:sessionId/end', () => {
     const phoneSession = (await sessionsOf(user)).data.find((session) => session.userAgent === PHONE)!;
     await app.http.post(`/api/users/${user.id}/sessions/${phoneSession.id}/end`).set(admin.auth).expect(204);
     expectProblem(await app.http.get('/api/auth/me').set(phone), 401);
-    const deadline = Date.now() + 5000;
-    while (Date.now() < deadline && (await sibling.http.get('/api/auth/me').set(phone)).status === 200) await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(async () => (await sibling.http.get('/api/auth/me').set(phone)).status !== 200, 5000, 'the other process to drop the ended session');
     expectProblem(await sibling.http.get('/api/auth/me').set(phone), 401);
     await app.http.get('/api/auth/me').set(laptop).expect(200);
     await sibling.http.get('/api/auth/me').set(laptop).expect(200);

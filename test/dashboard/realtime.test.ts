@@ -1,8 +1,9 @@
 import type { Socket } from 'socket.io-client';
 import { localClock } from '../../src/kernel/calendar';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 interface Kpi {
   asOf: string;
@@ -39,7 +40,7 @@ it('pushes dashboard:kpi when a figure changes, at most once a second, and the n
     .set(manager.auth)
     .send({ kind: 'income', date: today, amount: 2_500_000, code: 'I-101', counterparty: { name: 'Candidata', idNumber: '52.111.222' } })
     .expect(201);
-  const pushed = await waitFor(() => received.find((event) => event.kpi.financialBalance?.income === 2_500_000), 30_000);
+  const pushed = await until(() => received.find((event) => event.kpi.financialBalance?.income === 2_500_000), 30_000);
   expect(pushed.kpi.financialBalance!.value).toBe(2_500_000);
 
   // A public PQRS moves another figure: one more push with it.
@@ -47,7 +48,7 @@ it('pushes dashboard:kpi when a figure changes, at most once a second, and the n
     .post('/api/pqrs')
     .send({ type: 'peticion', subject: 'Alumbrado', description: 'Sin luz en la cuadra desde el lunes', name: 'Ana', email: 'ana@example.org', consent: true })
     .expect(201);
-  await waitFor(() => received.find((event) => event.kpi.pendingPqrs?.value === 1), 30_000);
+  await until(() => received.find((event) => event.kpi.pendingPqrs?.value === 1), 30_000);
 
   // The watcher dropped the cached overview in passing: the API agrees with the push.
   const { body } = await app.http.get('/api/dashboard/overview').set(manager.auth).expect(200);
@@ -82,10 +83,12 @@ it('tells every process: a second one drops its cached overview and the change i
     .set(manager.auth)
     .send({ kind: 'income', date: today, amount: 700_000, code: 'I-101', counterparty: { name: 'Candidata', idNumber: '52.111.222' } })
     .expect(201);
-  await waitFor(() => received.find((kpi) => kpi.financialBalance?.income === income), 30_000);
+  await until(() => received.find((kpi) => kpi.financialBalance?.income === income), 30_000);
   const after = await sibling.http.get('/api/dashboard/overview').set(manager.auth).expect(200);
   expect(after.body.financialBalance.income).toBe(income);
-  // Both processes watch; the fingerprint they share lets one of them push the change.
+  // Both processes watch; the fingerprint they share lets one of them push the change. The wait
+  // outlasts a watch round of each process (5 s apart, timers in the process with no outward sign):
+  // a second push of the same figures would come from the other's next round.
   await new Promise((resolve) => setTimeout(resolve, 6_000));
   expect(received.filter((kpi) => kpi.financialBalance?.income === income)).toHaveLength(1);
 }, 90_000);

@@ -1,8 +1,9 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeSmtp } from '../fakes/smtp';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { PUBLIC_BASE, campaignBody, createCampaign, createTemplate, emailEnv, linksIn, seedContacts, query, sql, waitForCampaign } from './helpers';
+import { until } from '../helpers/wait';
 
 let smtp: FakeSmtp;
 let app: TestApp;
@@ -210,7 +211,7 @@ describe('live progress', () => {
       expect(await subscribe(socket, ['email'])).toMatchObject({ ok: true, joined: ['email'] });
       const campaign = await createCampaign(app, manager, campaignBody(templateId, { segment: { interestsAny: ['envivo'] } }));
       await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
-      await waitFor(() => events.find((event) => event.name === 'email:campaign' && event.payload.status === 'sent'), 10_000);
+      await until(() => events.find((event) => event.name === 'email:campaign' && event.payload.status === 'sent'), 10_000);
       const mine = events.filter((event) => event.payload.campaignId === campaign.id);
       expect(mine[0]).toEqual({ name: 'email:campaign', payload: { campaignId: campaign.id, status: 'sending', abPhase: 'none', winner: null } });
       const progress = mine.filter((event) => event.name === 'email:progress');

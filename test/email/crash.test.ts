@@ -10,7 +10,7 @@ import { sql } from '../../src/kernel/sql';
 import { Runtime } from '../../src/runtime';
 import { decideWinner } from '../../src/modules/email';
 import { campaignBody, createCampaign, createTemplate, emailEnv, seedContacts } from './helpers';
-import { waitUntil } from '../helpers/wait';
+import { until } from '../helpers/wait';
 
 // Its own waits allow 40 s for a killed worker's successor on a busy machine: the test's budget must cover them.
 jest.setTimeout(120_000);
@@ -93,10 +93,11 @@ describe('a worker killed in the middle of a campaign', () => {
     // Each outcome is recorded as its answer comes: only messages on the wire are `sending`.
     expect(midway!.sending).toBeLessThanOrEqual(POOL);
 
-    // Past the claim timeout a new worker process starts and resumes from the database.
+    // Past the claim timeout a new worker process starts and resumes from the database (the
+    // timeout's passing is the subject: nothing else is waited for).
     await new Promise((resolve) => setTimeout(resolve, 1200));
     successor = await Runtime.create(app.config, { migrate: false });
-    await waitUntil(
+    await until(
       async () => (await query<{ status: string }>(app.db.url, 'select status from email_campaigns where id = $1', [campaign.id]))[0]!.status === 'sent',
       30_000,
       'campaign sent',
@@ -148,7 +149,7 @@ describe('a crash between the A/B test and the winner', () => {
       }),
     );
     await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
-    await waitUntil(
+    await until(
       async () => (await app.runtime.deps.db.first(sql<{ ab_phase: string }>`select ab_phase from email_campaigns where id = ${campaign.id}`))?.ab_phase === 'waiting',
       30_000,
       'the A/B wait',
@@ -165,7 +166,7 @@ describe('a crash between the A/B test and the winner', () => {
     for (const job of await queue.getDelayed()) await job.promote();
     await queue.close();
 
-    await waitUntil(
+    await until(
       async () => (await query<{ status: string }>(app.db.url, 'select status from email_campaigns where id = $1', [campaign.id]))[0]!.status === 'sent',
       30_000,
       'campaign sent',

@@ -7,7 +7,7 @@
 import { Queue } from 'bullmq';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { testRedisUrl } from '../helpers/database';
-import { waitUntil } from '../helpers/wait';
+import { until } from '../helpers/wait';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeSmtp } from '../fakes/smtp';
 import { MJML, campaignBody, createCampaign, createTemplate, emailEnv, query, seedContacts, sql, waitForCampaign } from './helpers';
@@ -211,7 +211,7 @@ describe('changing a campaign before it starts', () => {
     try {
       const oldJob = `email-start-${campaign.id}-${first.getTime()}`;
       expect(await queue.getJobState(`email-start-${campaign.id}-${later.getTime()}`)).toBe('delayed');
-      await waitUntil(async () => (await queue.getJobState(oldJob)) === 'completed', 15_000, 'the first start job run');
+      await until(async () => (await queue.getJobState(oldJob)) === 'completed', 15_000, 'the first start job run');
       expect((await app.http.get(`/api/email-marketing/campaigns/${campaign.id}`).set(viewer.auth).expect(200)).body.status).toBe('scheduled');
       // Brought forward again, it starts at the new time; unscheduled, it is a draft.
       await put(campaign.id, campaignBody(templateId, { segment: { interestsAny: ['otro'] }, scheduledAt: new Date(Date.now() + 1000).toISOString() })).expect(200);

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../src/kernel/context';
 import { EventWriter } from '../../src/modules/email/email.tracking';
+import { until } from '../helpers/wait';
 
 /** A database whose inserts finish when the test says so. */
 function heldDatabase() {
@@ -19,8 +20,7 @@ describe('the email event writer', () => {
     const writer = new EventWriter({ db, logger, config: { email: { machineOpenSeconds: 5 } } } as unknown as AppDeps);
     writer.enqueue('1', 'open', null, false);
     // The linger timer hands the batch to the database: the queue is empty, the insert in flight.
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(releases).toHaveLength(1);
+    await until(() => releases.length === 1, 5000, 'the first insert');
     let flushed = false;
     const flushing = writer.flush().then(() => (flushed = true));
     await turns(20);
@@ -30,7 +30,7 @@ describe('the email event writer', () => {
     expect(flushed).toBe(true);
     // Shutdown is a flush: the same holds for close().
     writer.enqueue('2', 'open', null, false);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await until(() => releases.length === 2, 5000, 'the second insert');
     let closed = false;
     const closing = writer.close().then(() => (closed = true));
     await turns(20);

@@ -1,6 +1,7 @@
 import { sql, type Sql } from '../../src/kernel/sql';
 import type { TestApp } from '../helpers/app';
 import type { TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 export const PUBLIC_BASE = 'https://comando.example.org';
 export const TRACKING_SECRET = 'email-tracking-secret-for-tests-0123456789';
@@ -86,13 +87,14 @@ export async function createCampaign(app: TestApp, manager: TestUser, body: Reco
 
 /** Polls until the campaign reaches the state `check` accepts. */
 export async function waitForCampaign(app: TestApp, campaignId: string, check: (row: { status: string; ab_phase: string }) => boolean, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await query(app, sql<{ status: string; ab_phase: string }>`select status, ab_phase from email_campaigns where id = ${campaignId}`);
-    if (row && check(row)) return row;
-    if (Date.now() > deadline) throw new Error(`campaign still ${JSON.stringify(row)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return until(
+    async () => {
+      const [row] = await query(app, sql<{ status: string; ab_phase: string }>`select status, ab_phase from email_campaigns where id = ${campaignId}`);
+      return row && check(row) ? row : undefined;
+    },
+    timeoutMs,
+    'the campaign to reach the state',
+  );
 }
 
 /** The tracking path (`/e/...`) of a URL found in a message. */

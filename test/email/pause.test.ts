@@ -1,10 +1,11 @@
 import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
-import { waitUntil } from '../helpers/wait';
+import { connectSocket, subscribe } from '../helpers/sockets';
+
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeSmtp } from '../fakes/smtp';
 import { campaignBody, createCampaign, createTemplate, emailEnv, seedContacts, waitForCampaign } from './helpers';
+import { until } from '../helpers/wait';
 
 /**
  * A relay that refuses everything (a bad SMTP account, say) would mark a whole list bounced and
@@ -45,19 +46,19 @@ describe('a campaign whose sends keep failing', () => {
       expect(await subscribe(socket, ['email'])).toMatchObject({ joined: ['email'] });
       smtp.rejectEveryone = { code: 554, message: '5.7.1 Relay access denied' };
       await app.http.post(`/api/email-marketing/campaigns/${campaign.id}/send`).set(manager.auth).expect(202);
-      const paused = await waitFor(() => events.find((event) => event.name === 'outbound:paused'), 15_000);
+      const paused = await until(() => events.find((event) => event.name === 'outbound:paused'), 15_000);
       expect(paused.payload).toEqual({
         channel: 'email',
         campaignId: campaign.id,
         consecutiveErrors: 3,
         notice: expect.stringMatching(/^Paused: 3 sends in a row failed \(last: 554 5\.7\.1 Relay access denied\)/),
       });
-      await waitFor(() => events.find((event) => event.name === 'email:campaign' && event.payload.status === 'paused'));
+      await until(() => events.find((event) => event.name === 'email:campaign' && event.payload.status === 'paused'));
       const view = await app.http.get(`/api/email-marketing/campaigns/${campaign.id}`).set(viewer.auth).expect(200);
       expect(view.body).toMatchObject({ status: 'paused', notice: paused.payload.notice });
       // Three addresses burnt, not ten; nothing more is tried while it is paused. Outcomes are
       // written in batches beside the pause, so the third bounce may land just after the event.
-      await waitUntil(async () => !('sending' in (await counts(campaign.id))), 5_000, 'outcomes written');
+      await until(async () => !('sending' in (await counts(campaign.id))), 5_000, 'outcomes written');
       expect(await counts(campaign.id)).toEqual({ bounced: 3, queued: 7 });
       expect([...smtp.rejectedAttempts.values()].reduce((sum, n) => sum + n, 0)).toBe(3);
       expect(JSON.stringify(events)).not.toContain('@example.org');

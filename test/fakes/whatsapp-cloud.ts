@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { until } from '../helpers/wait';
 
 /**
  * A local stand-in for the WhatsApp Business Cloud API (Graph API): it checks the bearer token and
@@ -147,11 +148,7 @@ export class FakeWhatsAppCloud {
 
   /** Resolves once every queued webhook was delivered. */
   async webhooksDrained(timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.webhookQueue.length || this.webhookActive) {
-      if (Date.now() > deadline) throw new Error(`webhooks not drained: ${this.webhookQueue.length} queued`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await until(() => !this.webhookQueue.length && !this.webhookActive, timeoutMs, `the webhooks to drain (${this.webhookQueue.length} queued)`);
   }
 
   async close(): Promise<void> {
@@ -300,6 +297,7 @@ export class FakeWhatsAppCloud {
           // The receiver is down: like Meta, keep the delivery and try again.
         }
       }
+      // The fake's own back-off between deliveries, like Meta's (time is what it imitates).
       await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 1000)));
     }
   }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, roundTrip, subscribe } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { decodeTurnout, type TurnoutMessage } from '../../src/modules/gotv/gotv.turnout-wire';
+import { until } from '../helpers/wait';
 
 /** Two app instances sharing PostgreSQL and Redis: a war-room screen on one sees reports made on the other. */
 let app: TestApp;
@@ -33,11 +34,11 @@ it('delivers gotv:turnout and gotv:station from one instance to a socket on the 
     screen.on('gotv:turnout', (message: TurnoutMessage) => turnout.push({ items: decodeTurnout(message) }));
     screen.on('gotv:station', (message: { status: string; lastCount: number }) => stations.push(message));
     await other.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar: 77 }).expect(201);
-    await waitFor(() => (turnout.some((message) => message.items.some((item) => item[0] === 'count' && item[1] === station && item[3] === 77)) ? true : undefined));
+    await until(() => (turnout.some((message) => message.items.some((item) => item[0] === 'count' && item[1] === station && item[3] === 77)) ? true : undefined));
     // The station's new figures too, found by this instance's watch of the stations its sockets follow.
-    await waitFor(() => (stations.some((message) => message.lastCount === 77) ? true : undefined), 4000);
+    await until(() => (stations.some((message) => message.lastCount === 77) ? true : undefined), 4000);
     await other.http.patch(`/api/gotv/polling-stations/${station}`).set(manager.auth).send({ status: 'open' }).expect(200);
-    await waitFor(() => (stations.some((message) => message.status === 'open') ? true : undefined));
+    await until(() => (stations.some((message) => message.status === 'open') ? true : undefined));
   } finally {
     screen.close();
   }
@@ -65,8 +66,10 @@ it("takes a brigade member's socket on the other instance out of a station's roo
     // The change is made through the first instance; the socket lives on the second.
     await app.http.patch(`/api/gotv/brigades/${brigadeId}`).set(manager.auth).send({ stationIds: [] }).expect(200);
     await app.http.patch(`/api/gotv/polling-stations/${station}`).set(manager.auth).send({ status: 'incident' }).expect(200);
-    await waitFor(() => (heardByScreen.some((message) => message.status === 'incident') ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(() => (heardByScreen.some((message) => message.status === 'incident') ? true : undefined));
+    // Both sockets live on the same instance, which emits to the room's sockets at once: had the
+    // phone been sent the change, it has it after a round trip on its own connection.
+    await roundTrip(phone);
     expect(heardByPhone.filter((message) => message.status === 'incident')).toEqual([]);
   } finally {
     phone.close();
@@ -94,7 +97,7 @@ it('merges reports accepted by both instances within a window into one message p
     ]).flat();
     await Promise.all(posts);
     const ours = (message: { items: unknown[][] }) => message.items.filter((item) => item[1] === station && Number(item[3]) >= 100 && Number(item[3]) < 300);
-    await waitFor(() => (messages.flatMap(ours).length === 20 ? true : undefined));
+    await until(() => (messages.flatMap(ours).length === 20 ? true : undefined));
     // One window holds items from both instances: with a window per process, no message would.
     const mixed = messages.filter((message) => ours(message).some((item) => Number(item[3]) < 200) && ours(message).some((item) => Number(item[3]) >= 200));
     expect(mixed.length).toBeGreaterThan(0);
@@ -123,13 +126,11 @@ it('sends what a process that died with the window open left in it, once its lea
       .send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: station, votersSoFar: 501 })
       .expect(201);
     expect(report.body.accepted).toBe(1);
-    await waitFor(() => (items.some((item) => item[3] === 501) ? true : undefined), 5000);
+    await until(() => (items.some((item) => item[3] === 501) ? true : undefined), 5000);
     expect(items.filter((item) => item[2] === orphan[2])).toEqual([orphan]);
     // Nothing stays behind. Another process's watchdog may still open (and then flush) an empty
     // window of its own, so the list is allowed a moment to drain rather than read once.
-    let left = await redis!.llen(listKey);
-    for (const deadline = Date.now() + 3000; left > 0 && Date.now() < deadline; left = await redis!.llen(listKey)) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(left).toBe(0);
+    await until(async () => (await redis!.llen(listKey)) === 0, 3000, 'the window list to drain');
   } finally {
     screen.close();
   }

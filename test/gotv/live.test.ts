@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { station, territory, voter, type TerritoryOverrides } from '../helpers/factories';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, roundTrip, subscribe } from '../helpers/sockets';
 import { projection } from '../../src/modules/gotv/gotv.live';
 import { projectionClock, projectionSummary } from '../../src/modules/gotv/gotv.pushes';
 import { voterVoteRows } from '../../src/modules/gotv/gotv.live.repository';
 import { instantAt } from '../../src/kernel/calendar';
+import { until } from '../helpers/wait';
 
 let app: TestApp;
 let admin: TestUser;
@@ -23,28 +25,12 @@ beforeAll(async () => {
   admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   viewer = await createUser(app, admin, 'viewer');
-  kennedy = (await app.http.post('/api/territories').set(manager.auth).send({ name: 'Kennedy', type: 'commune' }).expect(201)).body.id;
-  const station = async (code: string, lng: number, territoryId?: string) =>
-    (
-      await app.http
-        .post('/api/gotv/polling-stations')
-        .set(manager.auth)
-        .send({ code, name: `Puesto ${code}`, lat: 4.6, lng, tables: 5, registeredVoters: 1000, territoryId })
-        .expect(201)
-    ).body.id as string;
-  stationA = await station('A', -74.15, kennedy);
-  stationB = await station('B', -74.05);
+  kennedy = (await territory(app, manager, { name: 'Kennedy', type: 'commune' })).id;
+  stationA = (await station(app, manager, { code: 'A', name: 'Puesto A', lng: -74.15, territoryId: kennedy })).id;
+  stationB = (await station(app, manager, { code: 'B', name: 'Puesto B', lng: -74.05 })).id;
   const voterIds: string[] = [];
   for (let i = 0; i < 4; i++) {
-    voterIds.push(
-      (
-        await app.http
-          .post('/api/gotv/voters')
-          .set(manager.auth)
-          .send({ name: `V${i}`, documentId: `3000000${i}`, pollingStationId: stationA })
-          .expect(201)
-      ).body.id,
-    );
+    voterIds.push((await voter(app, manager, { name: `V${i}`, pollingStationId: stationA })).id);
   }
   await app.http
     .post('/api/gotv/turnout')
@@ -201,10 +187,11 @@ describe('gotv:projection pushes', () => {
           .set(manager.auth)
           .send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 100 + i })
           .expect(201);
+        // Pacing: reports spread over about three seconds (the push interval is the subject).
         await new Promise((resolve) => setTimeout(resolve, 150));
       }
       // The push that follows the last report, however long the machine takes to make it.
-      const last = await waitFor(() => {
+      const last = await until(() => {
         const latest = pushes.at(-1);
         return pushes.length >= 2 && latest?.overall.votersSoFar === 410 + 119 ? latest : undefined;
       }, 8000);
@@ -240,7 +227,7 @@ describe('gotv:station figures', () => {
           .send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 700 + i })
           .expect(201);
       }
-      const last = await waitFor(() => pushes.find((event) => event.lastCount === 709), 4000);
+      const last = await until(() => pushes.find((event) => event.lastCount === 709), 4000);
       // Throttled: ten reports, a push or two (at most one a second).
       expect(pushes.length).toBeLessThanOrEqual(3);
       const map = (await app.http.get('/api/gotv/live-map').set(viewer.auth).expect(200)).body as {
@@ -260,13 +247,23 @@ describe('gotv:station figures', () => {
       await subscribe(socket, [`gotv:station:${stationA}`]);
       const pushes: { id: string; confirmedVoted: number; confirmedVoters: number }[] = [];
       socket.on('gotv:station', (event: { id: string; confirmedVoted: number; confirmedVoters: number }) => pushes.push(event));
-      const voter = (await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Votante A', documentId: '30000099', pollingStationId: stationA }).expect(201)).body
-        .id as string;
-      await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId: randomUUID(), voterId: voter }).expect(201);
-      const pushed = await waitFor(() => pushes.find((event) => event.confirmedVoters === 5), 4000);
+      const voterA = (await voter(app, manager, { name: 'Votante A', pollingStationId: stationA })).id;
+      await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'voter', clientReportId: randomUUID(), voterId: voterA }).expect(201);
+      const pushed = await until(() => pushes.find((event) => event.confirmedVoters === 5), 4000);
       expect(pushed).toMatchObject({ id: stationA, confirmedVoted: 4, confirmedVoters: 5, level: 'high' });
-      await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 720 }).expect(201);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Station B's push reaches B's room (a second screen); this process emits it once to that room,
+      // so a round trip on A's screen shows whether A's room was sent it too.
+      const other = await connectSocket(app.url, viewer.token);
+      try {
+        await subscribe(other, [`gotv:station:${stationB}`]);
+        const heardB: { id: string }[] = [];
+        other.on('gotv:station', (event: { id: string }) => heardB.push(event));
+        await app.http.post('/api/gotv/turnout').set(manager.auth).send({ kind: 'count', clientReportId: randomUUID(), pollingStationId: stationB, votersSoFar: 720 }).expect(201);
+        await until(() => heardB.some((event) => event.id === stationB), 10_000, "station B's push");
+        await roundTrip(socket);
+      } finally {
+        other.close();
+      }
       expect(pushes.every((event) => event.id === stationA)).toBe(true);
     } finally {
       socket.close();
@@ -285,14 +282,14 @@ describe('the projection follows the clock', () => {
       type Push = { generatedAt: string; phase: string; elapsedFraction: number; overall: Record<string, number> };
       const pushes: Push[] = [];
       socket.on('gotv:projection', (push: Push) => pushes.push(push));
-      const open = await waitFor(() => pushes.find((push) => push.phase === 'open'), 4000);
+      const open = await until(() => pushes.find((push) => push.phase === 'open'), 4000);
       // What REST computes for the same instant is what was pushed.
       const atThatInstant = projectionSummary(await projection(app.runtime.deps.db, 'America/Bogota', {}, new Date(open.generatedAt)));
       expect(JSON.parse(JSON.stringify(atThatInstant))).toEqual(open);
       // The day ends (here: the date moves to yesterday) and the screens hear it without a report.
       const yesterday = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date(Date.now() - 86_400_000));
       await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: yesterday }).expect(200);
-      const closed = await waitFor(() => pushes.find((push) => push.phase === 'closed'), 4000);
+      const closed = await until(() => pushes.find((push) => push.phase === 'closed'), 4000);
       expect(closed.elapsedFraction).toBe(1);
     } finally {
       await clock.stop();
@@ -546,19 +543,12 @@ describe('polls over several days', () => {
 describe('the projection per territory', () => {
   it('sums each territory with everything inside it: the top level unfiltered, the children of the one asked about', async () => {
     await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today() }).expect(200);
-    const territory = async (name: string, type: string, parentId?: string) =>
-      (await app.http.post('/api/territories').set(manager.auth).send({ name, type, parentId }).expect(201)).body.id as string;
-    const antioquia = await territory('Antioquia', 'department');
-    const medellin = await territory('Medellín', 'municipality', antioquia);
-    const comuna = await territory('La Candelaria', 'commune', medellin);
+    const place = async (name: string, type: TerritoryOverrides['type'], parentId?: string) => (await territory(app, manager, { name, type, parentId })).id;
+    const antioquia = await place('Antioquia', 'department');
+    const medellin = await place('Medellín', 'municipality', antioquia);
+    const comuna = await place('La Candelaria', 'commune', medellin);
     const placed = async (code: string, territoryId: string) =>
-      (
-        await app.http
-          .post('/api/gotv/polling-stations')
-          .set(manager.auth)
-          .send({ code, name: `Puesto ${code}`, lat: 6.25, lng: -75.56, tables: 5, registeredVoters: 700, territoryId })
-          .expect(201)
-      ).body.id as string;
+      (await station(app, manager, { code, name: `Puesto ${code}`, lat: 6.25, lng: -75.56, registeredVoters: 700, territoryId })).id;
     await placed('ANT-1', comuna);
     await placed('ANT-2', medellin);
     const registeredIn = async (query: string) =>

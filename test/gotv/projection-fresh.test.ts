@@ -3,8 +3,9 @@ import { localClock } from '../../src/kernel/calendar';
 import { projection } from '../../src/modules/gotv/gotv.live';
 import * as repository from '../../src/modules/gotv/gotv.live.repository';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 /**
  * Read-after-write for the projection: a GET made after a batch of reports was answered, and the
@@ -89,7 +90,7 @@ it('a GET right after reports, and the first push after them, include every one 
     const afresh = await projection(app.runtime.deps.db, TIME_ZONE, {}, new Date(after.generatedAt));
     expect(after).toEqual(JSON.parse(JSON.stringify(afresh)));
 
-    const pushed = await waitFor(() => pushes[0], 8000);
+    const pushed = await until(() => pushes[0], 8000);
     expect(pushes).toHaveLength(1);
     expect(pushed.overall).toMatchObject({ reportingStations: STATIONS, confirmedVoted: VOTERS });
     expect(pushed.lagMinutes).toBe(after.lagMinutes);

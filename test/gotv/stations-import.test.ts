@@ -1,7 +1,8 @@
 import type { Socket } from 'socket.io-client';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 /** Polling stations registered and updated in bulk from CSV, by code. */
 let app: TestApp;
@@ -124,7 +125,7 @@ describe('polling station CSV import', () => {
       expect((await subscribe(socket, ['gotv'])).joined).toEqual(['gotv']);
       await upload(['code,name,lat,lng,tables,registeredVoters', 'P-09,Estadio,6.26,-75.59,20,8000'].join('\n')).expect(200);
       const created = await station('P-09');
-      await waitFor(() => events.find((event) => event.id === created!.id));
+      await until(() => events.find((event) => event.id === created!.id));
     } finally {
       socket.close();
     }
@@ -140,7 +141,7 @@ describe('polling station CSV import', () => {
       expect((await subscribe(socket, ['gotv'])).joined).toEqual(['gotv']);
       const rows = Array.from({ length: 101 }, (_, i) => `B-${i},Puesto B${i},6.2,-75.5,2,500`);
       expect((await upload(['code,name,lat,lng,tables,registeredVoters', ...rows].join('\n')).expect(200)).body).toMatchObject({ created: 101 });
-      const resync = await waitFor(() => resyncs[0]);
+      const resync = await until(() => resyncs[0]);
       expect(resync).toMatchObject({ rooms: [], reason: 'bulk_change' });
       expect(stationEvents).toBe(0);
     } finally {
@@ -188,7 +189,7 @@ describe('polling station CSV import', () => {
       expect(await stationCount()).toBe(before + 1);
       // Events reach the socket in the order they were published: a dry run's would come before these.
       const created = await station('D-01');
-      await waitFor(() => events.find((event) => event.id === created!.id));
+      await until(() => events.find((event) => event.id === created!.id));
       expect(events.length).toBe(real.body.created + real.body.updated);
     } finally {
       socket.close();

@@ -1,6 +1,8 @@
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { territory } from '../helpers/factories';
+import { connectSocket, roundTrip, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 let app: TestApp;
 let manager: TestUser;
@@ -14,7 +16,7 @@ beforeAll(async () => {
   manager = await createUser(app, admin, 'manager');
   viewer = await createUser(app, admin, 'viewer');
   brigade = await createUser(app, admin, 'brigade');
-  kennedy = (await app.http.post('/api/territories').set(manager.auth).send({ name: 'Kennedy', type: 'commune' }).expect(201)).body.id;
+  kennedy = (await territory(app, manager, { name: 'Kennedy', type: 'commune' })).id;
 });
 afterAll(() => app.close());
 
@@ -70,9 +72,9 @@ describe('polling stations', () => {
       const seenByWarRoom: { id: string; status: string }[] = [];
       warRoom.on('gotv:station', (event: { id: string; status: string }) => seenByWarRoom.push(event));
       await app.http.patch(`/api/gotv/polling-stations/${covered.body.id}`).set(manager.auth).send({ status: 'incident' }).expect(200);
-      await waitFor(() => (seenByWarRoom.some((event) => event.id === covered.body.id && event.status === 'incident') ? true : undefined));
-      // One emit reaches every socket of a room at once; a little grace for the brigade's to arrive were it there.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await until(() => (seenByWarRoom.some((event) => event.id === covered.body.id && event.status === 'incident') ? true : undefined));
+      // One emit reaches every socket of the room at once: had the brigade's socket been sent it, it has it after a round trip.
+      await roundTrip(brigadeSocket);
       expect(heardByBrigade).toEqual([]);
     } finally {
       warRoom.close();
@@ -152,8 +154,8 @@ describe('polling stations', () => {
       brigadeSocket.on('gotv:station', (event: { id: string; status: string }) => seenByBrigade.push(event));
       await app.http.patch(`/api/gotv/polling-stations/${created.body.id}`).set(manager.auth).send({ status: 'open' }).expect(200);
       const opened = (seen: { id: string; status: string }[]) => () => (seen.some((event) => event.id === created.body.id && event.status === 'open') ? true : undefined);
-      await waitFor(opened(seenByWarRoom));
-      await waitFor(opened(seenByBrigade));
+      await until(opened(seenByWarRoom));
+      await until(opened(seenByBrigade));
       // A later change of another field leaves the status alone.
       const renamed = await app.http.patch(`/api/gotv/polling-stations/${created.body.id}`).set(manager.auth).send({ name: 'Sede B' }).expect(200);
       expect(renamed.body).toMatchObject({ name: 'Sede B', status: 'open' });

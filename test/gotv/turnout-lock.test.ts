@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
-import { waitUntil } from '../helpers/wait';
+
 import { connectSocket, subscribe } from '../helpers/sockets';
 import { decodeTurnout, type TurnoutMessage } from '../../src/modules/gotv/gotv.turnout-wire';
+import { until } from '../helpers/wait';
 
 /**
  * A row a report needs, held by another transaction (a long one, an operator's query stuck with
@@ -93,7 +94,7 @@ it("answers a held station's report 503 busy within the deadline, and records ev
     const blocked = voted(fresh('L0'));
     const sentAt = Date.now();
     const waiting = post(blocked).then((response) => ({ response, after: Date.now() - sentAt }));
-    await waitUntil(async () => (await lockWaiters()) >= 1, 5000, 'the report to wait for the lock');
+    await until(async () => (await lockWaiters()) >= 1, 5000, 'the report to wait for the lock');
     // While it waits, other stations' reports, alone and in batches, are answered and recorded.
     const others = [voted(fresh('L1')), voted(fresh('L2'))];
     const batch = { reports: [voted(fresh('L3')), voted(fresh('L1')), voted(fresh('L2'))] };
@@ -141,7 +142,7 @@ it('a resend of a report still waiting joins it: no second batch slot, one recor
     const first = post(report).then((response) => response);
     let firstAnswered = false;
     void first.then(() => (firstAnswered = true));
-    await waitUntil(async () => (await lockWaiters()) >= 1, 5000, 'the report to wait for the lock');
+    await until(async () => (await lockWaiters()) >= 1, 5000, 'the report to wait for the lock');
     // The phone gave up on the answer and sends the same batch again.
     const resend = post(report).then((response) => response);
     // Both batch slots would be taken if the resend had one: another station's report is still answered.
@@ -182,12 +183,8 @@ it('answers by the deadline what it could not record by then; a count still runn
     // The first gives up at 6 s, the second is still waiting at the 9 s deadline, the third never begins.
     expectProblem(await post({ reports: counts }), 503, 'busy');
     await client.query('rollback');
-    await waitUntil(
-      async () => (await sql('select id from gotv_turnout_reports where client_report_id = ?', [counts[1]!.clientReportId])).length === 1,
-      10_000,
-      'the waiting count',
-    );
-    await waitUntil(async () => items.some((item) => item[0] === 'count' && item[3] === 310), 5000, 'the late count on the war room');
+    await until(async () => (await sql('select id from gotv_turnout_reports where client_report_id = ?', [counts[1]!.clientReportId])).length === 1, 10_000, 'the waiting count');
+    await until(async () => items.some((item) => item[0] === 'count' && item[3] === 310), 5000, 'the late count on the war room');
     expect(await sql('select id from gotv_turnout_reports where client_report_id in (?)', [[counts[0]!.clientReportId, counts[2]!.clientReportId]])).toHaveLength(0);
     expect((await post({ reports: counts }).expect(201)).body).toEqual({ accepted: 2, duplicates: 1, rejected: [] });
   } finally {

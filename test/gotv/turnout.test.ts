@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { decodeTurnout, type TurnoutMessage } from '../../src/modules/gotv/gotv.turnout-wire';
+import { until } from '../helpers/wait';
 
 let app: TestApp;
 let manager: TestUser;
@@ -187,7 +188,7 @@ describe('POST /api/gotv/turnout', () => {
       const rows = await sql<{ rehearsal: boolean }>('select rehearsal from gotv_turnout_reports where voter_id = ?', [rehearsed]);
       expect(rows).toEqual([{ rehearsal: true }, { rehearsal: true }]);
       // The war room practises too: the items say they are a rehearsal's.
-      await waitFor(() => (items.filter((item) => item[2] === rehearsed).length === 2 ? true : undefined));
+      await until(() => (items.filter((item) => item[2] === rehearsed).length === 2 ? true : undefined));
       expect(items.filter((item) => item[2] === rehearsed)).toEqual([
         ['voter', ours, rehearsed, true],
         ['voter', ours, rehearsed, true],
@@ -201,7 +202,7 @@ describe('POST /api/gotv/turnout', () => {
       expect((await post(member, voted(rehearsed)).expect(201)).body.accepted).toBe(1);
       const [after] = await sql<{ status: string }>('select status from gotv_voters where id = ?', [rehearsed]);
       expect(after!.status).toBe('voted');
-      await waitFor(() => (items.some((item) => item[2] === rehearsed && item.length === 3) ? true : undefined));
+      await until(() => (items.some((item) => item[2] === rehearsed && item.length === 3) ? true : undefined));
     } finally {
       socket.close();
     }
@@ -312,7 +313,7 @@ describe('POST /api/gotv/turnout', () => {
       // Earlier tests' reports may share the first window; ours are the counts 200–219.
       const mine = () =>
         messages.flatMap((message) => message.items).filter(([kind, stationId, , votersSoFar]) => kind === 'count' && stationId === ours && Number(votersSoFar) >= 200);
-      await waitFor(() => (mine().length === 20 ? true : undefined));
+      await until(() => (mine().length === 20 ? true : undefined));
       // [kind, stationId, reportId, votersSoFar, flagged], in the order they were accepted.
       const uuid = expect.stringMatching(/^[0-9a-f-]{36}$/);
       expect(mine()).toEqual(batch.map((report) => ['count', ours, uuid, report.votersSoFar, false]));
@@ -323,7 +324,7 @@ describe('POST /api/gotv/turnout', () => {
         .id as string;
       await post(manager, voted(newcomer)).expect(201);
       const items = () => messages.flatMap((message) => message.items);
-      await waitFor(() => (items().some((item) => item[0] === 'voter' && item[2] === newcomer) ? true : undefined));
+      await until(() => (items().some((item) => item[0] === 'voter' && item[2] === newcomer) ? true : undefined));
       expect(items().filter((item) => item[2] === newcomer)).toEqual([['voter', ours, newcomer]]);
       // Batched: the 20 counts of one request go out together, in one message.
       const carryingMine = messages.filter((message) =>

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { station, territory } from '../helpers/factories';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
+import { until } from '../helpers/wait';
 
 let app: TestApp;
 let manager: TestUser;
@@ -10,20 +12,16 @@ let stationA: string;
 let stationB: string;
 let kennedy: string;
 
-const station = (code: string, territoryId?: string) =>
-  app.http
-    .post('/api/gotv/polling-stations')
-    .set(manager.auth)
-    .send({ code, name: `Puesto ${code}`, lat: 4.6, lng: -74.1, tables: 10, registeredVoters: 4000, territoryId });
+const puesto = async (code: string, territoryId?: string) => (await station(app, manager, { code, name: `Puesto ${code}`, tables: 10, registeredVoters: 4000, territoryId })).id;
 
 beforeAll(async () => {
   app = await startTestApp();
   const admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
   brigade = await createUser(app, admin, 'brigade');
-  kennedy = (await app.http.post('/api/territories').set(manager.auth).send({ name: 'Kennedy', type: 'commune' }).expect(201)).body.id;
-  stationA = (await station('A', kennedy).expect(201)).body.id;
-  stationB = (await station('B').expect(201)).body.id;
+  kennedy = (await territory(app, manager, { name: 'Kennedy', type: 'commune' })).id;
+  stationA = await puesto('A', kennedy);
+  stationB = await puesto('B');
 });
 afterAll(() => app.close());
 
@@ -75,13 +73,11 @@ describe('confirmed voters', () => {
   });
 
   it('includes the territories inside the one asked for when filtering by territory', async () => {
-    const territory = async (name: string, type: string, parentId?: string) =>
-      (await app.http.post('/api/territories').set(manager.auth).send({ name, type, parentId }).expect(201)).body.id as string;
-    const city = await territory('Soacha', 'municipality');
-    const commune = await territory('Comuna 1', 'commune', city);
-    const barrio = await territory('La Despensa', 'neighbourhood', commune);
-    const inCommune = (await station('C', commune).expect(201)).body.id;
-    const inBarrio = (await station('D', barrio).expect(201)).body.id;
+    const city = (await territory(app, manager, { name: 'Soacha', type: 'municipality' })).id;
+    const commune = (await territory(app, manager, { name: 'Comuna 1', type: 'commune', parentId: city })).id;
+    const barrio = (await territory(app, manager, { name: 'La Despensa', type: 'neighbourhood', parentId: commune })).id;
+    const inCommune = await puesto('C', commune);
+    const inBarrio = await puesto('D', barrio);
     await app.http
       .post('/api/gotv/voters')
       .set(manager.auth)
@@ -209,9 +205,9 @@ describe('correcting a voter', () => {
       watcher.on('gotv:station', (event: { id: string; confirmedVoters: number }) => seen.push(event));
       await subscribe(watcher, [`gotv:station:${stationB}`]);
       // A socket that starts following a station gets its figures once; then the move is pushed.
-      await waitFor(() => seen.find((event) => event.id === stationB && event.confirmedVoters === before.b));
+      await until(() => seen.find((event) => event.id === stationB && event.confirmedVoters === before.b));
       expect((await patch(id, { pollingStationId: stationB }).expect(200)).body).toMatchObject({ pollingStationId: stationB });
-      expect(await waitFor(() => seen.find((event) => event.id === stationB && event.confirmedVoters === before.b + 1))).toBeDefined();
+      expect(await until(() => seen.find((event) => event.id === stationB && event.confirmedVoters === before.b + 1))).toBeDefined();
     } finally {
       watcher.close();
     }

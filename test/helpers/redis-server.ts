@@ -31,15 +31,6 @@ export async function stopRedis(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Polls `check` every 200 ms until it holds. */
-export async function until(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /** How many connections the private redis-server on `port` holds, this probe's own left out. */
 export async function connectedClients(port: number): Promise<number> {
   const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });

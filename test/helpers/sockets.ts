@@ -16,6 +16,16 @@ export function subscribe(socket: Socket, rooms: unknown): Promise<{ ok: boolean
   return socket.timeout(5000).emitWithAck('subscribe', { rooms });
 }
 
+/**
+ * Resolves once everything the server had sent this socket has arrived: the server answers an
+ * empty `unsubscribe` on the same connection, after whatever it wrote there before. A test that
+ * saw an event reach one socket and asserts it did not reach another (of the same process) waits
+ * for this instead of for a fixed time.
+ */
+export async function roundTrip(socket: Socket): Promise<void> {
+  await socket.timeout(5000).emitWithAck('unsubscribe', { rooms: [] });
+}
+
 export function nextEvent<T>(socket: Socket, event: string, timeoutMs = 5000): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${event} within ${timeoutMs} ms`)), timeoutMs);
@@ -26,13 +36,9 @@ export function nextEvent<T>(socket: Socket, event: string, timeoutMs = 5000): P
   });
 }
 
-/** Polls `find` until it returns something (events arrive asynchronously). */
-export async function waitFor<T>(find: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`nothing matched within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/**
+ * The former socket-side name of `until` (test/helpers/wait.ts), kept for tests written beside
+ * this change; new tests call `until`.
+ * @deprecated use `until`
+ */
+export { until as waitFor } from './wait';

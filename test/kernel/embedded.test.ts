@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import { until } from '../helpers/wait';
 
 /**
  * `npm start` on a fresh machine: no DATABASE_URL, no REDIS_URL, no JWT_SECRET. The real entry
@@ -39,11 +40,14 @@ async function start(port: number, pgPort: number): Promise<Started> {
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  while (!output.includes('Comando listening')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await until(
+    () => {
+      if (child.exitCode !== null) throw new Error(`did not start:\n${output}`);
+      return output.includes('Comando listening');
+    },
+    60_000,
+    'the process to listen',
+  );
   return { child, url: `http://127.0.0.1:${port}`, output: () => output, exited };
 }
 
@@ -78,9 +82,11 @@ it('starts on the embedded PostgreSQL, serves the API, drains in-flight requests
   let answer = '';
   socket.on('data', (chunk) => (answer += chunk));
   socket.write(`POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+  // Time for the server to read the request's head: nothing outside the process shows that it has.
   await new Promise((resolve) => setTimeout(resolve, 300));
   running.child.kill('SIGTERM');
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  const started = running;
+  await until(() => started.output().includes('shutting down'), 10_000, 'the shutdown to begin');
   socket.write(body.slice(10));
   expect(await running.exited).toBe(0);
   expect(answer).toMatch(/^HTTP\/1\.1 401/);

@@ -11,6 +11,7 @@ import { ApiRouter, type RouteDefinition } from '../../src/kernel/http/router';
 import { modules } from '../../src/modules';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 let app: TestApp;
 let admin: TestUser;
@@ -273,7 +274,7 @@ describe('errors are problem+json, never 500', () => {
       for (let i = 0; i < 2; i++) {
         holding.push(small.runtime.deps.db.transaction(() => new Promise<void>((resolve) => release.push(resolve))));
       }
-      while (release.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(() => release.length === 2, 10_000, 'both connections held');
       const response = await small.http.get('/api/territories').set(owner.auth);
       expectProblem(response, 503, 'busy');
       expect(response.headers['retry-after']).toBe('5');

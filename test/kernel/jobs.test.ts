@@ -6,7 +6,8 @@ import { BullJobs, MemoryJobs, defineJob, type Jobs } from '../../src/kernel/job
 import type { AppDeps } from '../../src/kernel/context';
 import { Metrics } from '../../src/kernel/metrics';
 import { testRedisUrl } from '../helpers/database';
-import { freePort, startRedis, stopRedis, until } from '../helpers/redis-server';
+import { freePort, startRedis, stopRedis } from '../helpers/redis-server';
+import { until } from '../helpers/wait';
 
 const logger = pino({ level: 'silent' });
 const metrics = new Metrics();
@@ -108,6 +109,7 @@ describe.each(runners)('jobs (%s)', (_name, make) => {
       schema: z.object({ key: z.string() }),
       handler: async () => {
         started();
+        // A job that takes a while: close() must wait for it (its length is the subject).
         await new Promise((resolve) => setTimeout(resolve, 300));
         finished = true;
       },

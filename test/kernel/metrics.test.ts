@@ -4,8 +4,9 @@ import path from 'node:path';
 import { Coalescer } from '../../src/kernel/coalesce';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { campaignBody, createCampaign, createTemplate, seedContacts, waitForCampaign } from '../email/helpers';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 const TOKEN = 'metrics-token-for-the-tests-0123';
 
@@ -80,7 +81,7 @@ describe('GET /metrics', () => {
     } finally {
       socket.close();
     }
-    await waitFor(async () => (sample(await scrape(), 'comando_socket_room_members', { kind: 'connected' }) === 0 ? true : undefined));
+    await until(async () => (sample(await scrape(), 'comando_socket_room_members', { kind: 'connected' }) === 0 ? true : undefined));
   });
 
   it('counts Redis commands that fail', async () => {
@@ -101,7 +102,7 @@ describe('GET /metrics', () => {
     );
     const answers = [1, 2, 3].map((item) => coalescer.submit(item));
     // The first is in flight; the other two wait for it.
-    await waitFor(async () => (sample(await scrape(), 'comando_coalescer_queue_depth', { coalescer: 'probe' }) === 2 ? true : undefined));
+    await until(async () => (sample(await scrape(), 'comando_coalescer_queue_depth', { coalescer: 'probe' }) === 2 ? true : undefined));
     release();
     await Promise.all(answers);
     const text = await scrape();
@@ -110,7 +111,7 @@ describe('GET /metrics', () => {
 
     const publish = app.runtime.deps.realtime.batched('qr', 'qr:lead');
     publish({ id: randomUUID() } as never);
-    await waitFor(async () => (sample(await scrape(), 'comando_realtime_window_seconds_count', { event: 'qr:lead' }) === 1 ? true : undefined));
+    await until(async () => (sample(await scrape(), 'comando_realtime_window_seconds_count', { event: 'qr:lead' }) === 1 ? true : undefined));
   });
 
   it('times turnout reports to their hand-over to the war room', async () => {
@@ -133,7 +134,7 @@ describe('GET /metrics', () => {
     const after = await scrape();
     expect(sample(after, 'comando_gotv_report_publish_seconds_count') - sample(before, 'comando_gotv_report_publish_seconds_count')).toBe(1);
     expect(sample(after, 'comando_coalescer_wait_seconds_count', { coalescer: 'gotv_voter_reports' })).toBeGreaterThanOrEqual(1);
-    await waitFor(async () => (sample(await scrape(), 'comando_realtime_window_seconds_count', { event: 'gotv:turnout' }) >= 1 ? true : undefined));
+    await until(async () => (sample(await scrape(), 'comando_realtime_window_seconds_count', { event: 'gotv:turnout' }) >= 1 ? true : undefined));
   });
 
   it('counts outbound sends by channel and outcome', async () => {

@@ -12,6 +12,7 @@ import {
   type Quota,
   type Settlement,
 } from '../../src/kernel/outbound';
+import { until } from '../helpers/wait';
 
 /**
  * The outbound engine against an in-memory channel: the rows live in a Map, the claim and settle
@@ -200,14 +201,6 @@ function gate<T>() {
   return { open, opened };
 }
 
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 const sent: Send = async () => ({ kind: 'sent', detail: 'ok' });
 
 describe('backoffMs', () => {
@@ -238,7 +231,7 @@ describe('the outbound engine', () => {
     channel.add(3);
     const { engine } = engineFor(channel);
     const drained = engine.drain();
-    await until(() => channel.status('m0002') === 'sent' && channel.status('m0003') === 'sent', 'the fast sends settled');
+    await until(() => channel.status('m0002') === 'sent' && channel.status('m0003') === 'sent', 10_000, 'the fast sends settled');
     // The slow one is the only message in flight, and the only one `sending`.
     expect(channel.status('m0001')).toBe('sending');
     expect(channel.claims[0]).toEqual({ limit: 3, quota: null });
@@ -261,6 +254,7 @@ describe('the outbound engine', () => {
     const channel = new MemoryChannel(settings({ concurrency: 5 }), async () => {
       inFlight++;
       most = Math.max(most, inFlight, [...channel.rows.values()].filter((row) => row.status === 'sending').length);
+      // A send that takes a moment, so that sends overlap: the overlap is what is counted.
       await new Promise((resolve) => setTimeout(resolve, 1));
       inFlight--;
       return { kind: 'sent' };
@@ -275,6 +269,7 @@ describe('the outbound engine', () => {
 
   it('with settleAndClaim, claims the next messages in the statement that writes the outcomes, never over the slots', async () => {
     const channel = new RefillingChannel(settings({ concurrency: 5 }), async () => {
+      // Sends of uneven length, so that outcomes come back out of order (time is the subject here).
       await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * 3));
       return { kind: 'sent', detail: 'ok' };
     });
@@ -487,7 +482,7 @@ describe('the outbound engine', () => {
     channel.add(1);
     const { engine } = engineFor(channel);
     const first = engine.drain();
-    await until(() => channel.sends.length === 1, 'the first send');
+    await until(() => channel.sends.length === 1, 10_000, 'the first send');
     channel.add(2);
     await engine.drain();
     expect(engine.busy).toBe(true);

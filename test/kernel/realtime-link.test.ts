@@ -4,9 +4,10 @@ import type { Socket } from 'socket.io-client';
 import { authModule } from '../../src/modules/auth';
 import { territoriesModule } from '../../src/modules/territories';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
-import { connectedClients, cuttableRelay, freePort, startRedis, stopRedis, until, type CuttableRelay } from '../helpers/redis-server';
+import { connectedClients, cuttableRelay, freePort, startRedis, stopRedis, type CuttableRelay } from '../helpers/redis-server';
+import { until } from '../helpers/wait';
 
 /**
  * Two processes on a Redis of this test's own, each reaching it through a relay the test can cut:
@@ -83,7 +84,7 @@ it('notices a silent network within seconds, and tells every screen to resync so
   const screens = [await screen(app.url), await screen(other.url)];
   try {
     const live = await createTerritory(other.http);
-    await waitFor(() => screens[0]!.heard.find((event) => event.name === 'territories:created' && event.payload.name === live.body.name));
+    await until(() => screens[0]!.heard.find((event) => event.name === 'territories:created' && event.payload.name === live.body.name));
 
     const clients = await connectedClients(port);
     const cutAt = Date.now();
@@ -102,6 +103,7 @@ it('notices a silent network within seconds, and tells every screen to resync so
     dropped.socket.io.engine.close();
     dropped.socket.close();
     await createTerritory(other.http);
+    // Nothing shows that the session save has failed (the link is cut): a second for a rejection to surface.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     process.off('unhandledRejection', record);
     expect(unhandled).toEqual([]);
@@ -110,13 +112,13 @@ it('notices a silent network within seconds, and tells every screen to resync so
     relayA.restore();
     relayB.restore();
     // Each process finds its link back and tells its own screens; the publisher also tells the rooms it may have missed.
-    for (const { heard } of screens) await waitFor(() => resyncFor(heard, restoredAt, 'territories', 'redis_outage'), RESYNC_BOUND_MS);
-    await waitFor(() => resyncFor(screens[0]!.heard, restoredAt, 'territories', 'publish_failed'), RESYNC_BOUND_MS);
+    for (const { heard } of screens) await until(() => resyncFor(heard, restoredAt, 'territories', 'redis_outage'), RESYNC_BOUND_MS);
+    await until(() => resyncFor(screens[0]!.heard, restoredAt, 'territories', 'publish_failed'), RESYNC_BOUND_MS);
     expect(detectedMs).toBeLessThan(DETECTION_BOUND_MS);
     expect(linkUp(app) && linkUp(other)).toBe(true);
 
     const after = await createTerritory(other.http);
-    await waitFor(() => screens[0]!.heard.find((event) => event.name === 'territories:created' && event.payload.name === after.body.name), 8000);
+    await until(() => screens[0]!.heard.find((event) => event.name === 'territories:created' && event.payload.name === after.body.name), 8000);
     await until(async () => (await connectedClients(port)) >= clients);
   } finally {
     for (const { socket } of screens) socket.close();
@@ -134,7 +136,7 @@ it('tells the other processes’ screens to resync when only the publishing proc
 
     const restoredAt = Date.now();
     relayB.restore();
-    const told = await waitFor(() => resyncFor(heard, restoredAt, 'territories', 'publish_failed'), RESYNC_BOUND_MS);
+    const told = await until(() => resyncFor(heard, restoredAt, 'territories', 'publish_failed'), RESYNC_BOUND_MS);
     expect(told.payload.rooms).toEqual(['territories']);
     expect(heard.some((event) => event.name === 'territories:created' && event.payload.name === lost.body.name)).toBe(false);
     await until(async () => (await connectedClients(port)) >= clients);
@@ -150,6 +152,7 @@ it('tells a room of failed publishes at most every two seconds while Redis answe
     await admin.config('SET', 'maxmemory', '1');
     const from = Date.now();
     await createTerritory(app.http);
+    // The window is the subject: at most one announcement every two seconds over three seconds.
     await sleep(3000);
     await admin.config('SET', 'maxmemory', '0');
     // Each announcement fails too and is counted again; twice a second without the pause.
@@ -157,7 +160,7 @@ it('tells a room of failed publishes at most every two seconds while Redis answe
     expect(told.length).toBeGreaterThanOrEqual(1);
     expect(told.length).toBeLessThanOrEqual(3);
     const after = await createTerritory(other.http);
-    await waitFor(() => heard.find((event) => event.name === 'territories:created' && event.payload.name === after.body.name), 8000);
+    await until(() => heard.find((event) => event.name === 'territories:created' && event.payload.name === after.body.name), 8000);
   } finally {
     await admin.config('SET', 'maxmemory', '0');
     admin.disconnect();

@@ -1,7 +1,8 @@
 import { io } from 'socket.io-client';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, nextEvent, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, nextEvent, subscribe } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 /** The embedded default has no Redis: sockets use Socket.IO's in-memory adapter. */
 let app: TestApp;
@@ -35,12 +36,12 @@ it('replays events missed during a short disconnection without Redis', async () 
     socket.on('territories:created', (event: { name: string }) => received.push(event.name));
     // One event first, so the client holds an offset to recover from.
     await app.http.post('/api/territories').set(admin.auth).send({ name: 'Antes', type: 'zone' }).expect(201);
-    await waitFor(() => (received.length === 1 ? true : undefined));
+    await until(() => (received.length === 1 ? true : undefined));
     const reconnected = new Promise<void>((resolve) => socket.io.once('reconnect', () => resolve()));
     socket.io.engine.close(); // the network drops, not a deliberate disconnect
     await app.http.post('/api/territories').set(admin.auth).send({ name: 'Durante', type: 'zone' }).expect(201);
     await reconnected;
-    await waitFor(() => (received.length === 2 ? true : undefined));
+    await until(() => (received.length === 2 ? true : undefined));
     expect(socket.recovered).toBe(true);
     expect(received).toEqual(['Antes', 'Durante']);
   } finally {

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'socket.io-client';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
-import { connectedClients, freePort, startRedis, stopRedis, until } from '../helpers/redis-server';
+import { connectedClients, freePort, startRedis, stopRedis } from '../helpers/redis-server';
 import { decodeTurnout, type TurnoutMessage } from '../../src/modules/gotv/gotv.turnout-wire';
+import { until } from '../helpers/wait';
 
 /**
  * Two processes on a Redis of this test's own: reports accepted by one while Redis is down never
@@ -99,7 +100,7 @@ it('tells the screens of every process to resync after a Redis outage, and they 
     }
     // Live before the outage: a report made on one process reaches the other's screen.
     await report(app.http, stations[0]!, 10).expect(201);
-    await waitFor(() => (screens[1]!.counts.get(stations[0]!) === 10 ? true : undefined));
+    await until(() => (screens[1]!.counts.get(stations[0]!) === 10 ? true : undefined));
 
     const clients = await connectedClients(port);
     redis.kill('SIGKILL');
@@ -115,7 +116,7 @@ it('tells the screens of every process to resync after a Redis outage, and they 
     redis = await startRedis(port);
     await until(async () => (await app.http.get('/readyz')).status === 200 && (await other.http.get('/readyz')).status === 200);
     for (const screen of screens) {
-      await waitFor(() => (screen.resyncs.some((event) => event.reason === 'redis_outage' && event.rooms.includes('gotv')) ? true : undefined), 15_000);
+      await until(() => (screen.resyncs.some((event) => event.reason === 'redis_outage' && event.rooms.includes('gotv')) ? true : undefined), 15_000);
       await screen.settled();
     }
     const truth = await restCounts(app.http);
@@ -124,7 +125,7 @@ it('tells the screens of every process to resync after a Redis outage, and they 
 
     // And live again afterwards, across processes.
     await report(other.http, stations[2]!, 4000).expect(201);
-    await waitFor(() => (screens[0]!.counts.get(stations[2]!) === 4000 ? true : undefined), 8000);
+    await until(() => (screens[0]!.counts.get(stations[2]!) === 4000 ? true : undefined), 8000);
     // Every connection of both processes comes back, job workers' included; closing one that is
     // still reconnecting leaves library timers behind that outlive this file.
     await until(async () => (await connectedClients(port)) >= clients);

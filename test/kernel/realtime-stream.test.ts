@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { testRedisUrl } from '../helpers/database';
 import { connectSocket, subscribe } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
-import { waitUntil } from '../helpers/wait';
+import { until } from '../helpers/wait';
 
 /**
  * What the Socket.IO adapter keeps in Redis: every event it carries between processes sits in a
@@ -33,13 +33,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 it('keeps an event in the Redis stream for the configured age, then drops it', async () => {
   await app.http.post('/api/territories').set(manager.auth).send({ name: 'Barrio Viejo', type: 'neighbourhood' }).expect(201);
-  await waitUntil(() => inStream('Barrio Viejo'), 5000, 'the event in the stream');
+  await until(() => inStream('Barrio Viejo'), 5000, 'the event in the stream');
   // Trimming goes by the entries' ids, Redis's own milliseconds: a second-old entry is never dropped.
   await sleep(1000);
   expect(await inStream('Barrio Viejo')).toBe(true);
-  await waitUntil(async () => !(await inStream('Barrio Viejo')), 10_000, 'the event trimmed');
+  await until(async () => !(await inStream('Barrio Viejo')), 10_000, 'the event trimmed');
   await app.http.post('/api/territories').set(manager.auth).send({ name: 'Barrio Nuevo', type: 'neighbourhood' }).expect(201);
-  await waitUntil(() => inStream('Barrio Nuevo'), 5000, 'the newer event in the stream');
+  await until(() => inStream('Barrio Nuevo'), 5000, 'the newer event in the stream');
 });
 
 it('keeps a dropped socket’s session for recovery under the process’s key prefix', async () => {
@@ -47,5 +47,5 @@ it('keeps a dropped socket’s session for recovery under the process’s key pr
   await subscribe(socket, ['territories']);
   socket.io.engine.close();
   socket.close();
-  await waitUntil(async () => (await redis.keys(`${app.config.redisKeyPrefix}:socket.io:session:*`)).length > 0, 5000, 'the session saved');
+  await until(async () => (await redis.keys(`${app.config.redisKeyPrefix}:socket.io:session:*`)).length > 0, 5000, 'the session saved');
 });

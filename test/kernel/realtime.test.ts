@@ -4,6 +4,7 @@ import { territoriesModule } from '../../src/modules/territories';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { connectSocket, nextEvent, subscribe } from '../helpers/sockets';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 /** A room only managers may join, to prove the per-room role check. */
 const staffOnly = { name: 'probe', entities: [], rooms: () => [{ pattern: /^staff-only$/, roles: ['manager' as const], description: 'probe' }] };
@@ -139,12 +140,12 @@ describe('connection-state recovery', () => {
     socket.on('territories:created', (event: { name: string }) => received.push(event.name));
     // Wait for one event so the client holds an offset to recover from.
     await other.http.post('/api/territories').set(manager.auth).send({ name: 'Antes', type: 'zone' }).expect(201);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => received.includes('Antes'), 10_000, 'the first event');
     const reconnected = new Promise<void>((resolve) => socket.io.once('reconnect', () => resolve()));
     socket.io.engine.close(); // the network drops, not a deliberate disconnect
     await other.http.post('/api/territories').set(manager.auth).send({ name: 'Durante', type: 'zone' }).expect(201);
     await reconnected;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await until(() => received.length >= 2, 10_000, 'the missed event');
     expect(socket.recovered).toBe(true);
     expect(received).toEqual(['Antes', 'Durante']);
   });
@@ -166,9 +167,11 @@ describe('coalesced aggregates', () => {
     while (Date.now() - started < 1500) {
       changes++;
       triggers[changes % 2]!();
+      // Pacing: a trigger every 10 ms for 1.5 s, so that many fall inside each interval (time is the subject).
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    await new Promise((resolve) => setTimeout(resolve, 3 * interval));
+    // The last trigger is computed, however long the machine takes to get to it.
+    await until(() => seenByLastCompute === changes, 10_000, 'a computation after the last trigger');
     const gaps = computedAt.slice(1).map((at, i) => at - computedAt[i]!);
     expect(computedAt.length).toBeGreaterThanOrEqual(3);
     // A little slack for timers firing early by a millisecond or two and Redis expiry precision.
@@ -189,7 +192,7 @@ describe('batched events', () => {
       appendToWindow.mockRejectedValue(new Error('Connection is closed.'));
       add({ id: 'a', campaignId: 'c', codeId: 'k', created: true });
       add({ id: 'b', campaignId: 'c', codeId: 'k', created: true });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await until(() => published.length > 0, 10_000, 'the window sent by the process');
       expect(published).toEqual([{ items: [expect.objectContaining({ id: 'a' }), expect.objectContaining({ id: 'b' })] }]);
     } finally {
       publish.mockRestore();

@@ -6,6 +6,7 @@ import { createRedis } from '../../src/kernel/redis';
 import { RateLimits } from '../../src/kernel/rate-limit';
 import { Realtime } from '../../src/kernel/realtime';
 import { testRedisUrl } from '../helpers/database';
+import { until } from '../helpers/wait';
 
 /**
  * Our Lua commands on the shared, auto-pipelined connection. ioredis 6.0.0 crashes the process
@@ -66,7 +67,7 @@ it('a shared window appended to while other commands are being pipelined deliver
   const pending = commands.get(`${prefix}:probe`);
   realtime.batched('probe', 'qr:lead', 20)({ id: 'a', campaignId: 'c', codeId: 'k', created: true });
   await pending;
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await until(() => published.length > 0, 10_000, 'the window published');
   expect(published).toEqual([{ items: [expect.objectContaining({ id: 'a' })] }]);
   await realtime.close();
 });

@@ -2,7 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createCampaign, generateCodes, lead } from '../helpers/qr';
 import { createUser, registerAdmin } from '../helpers/users';
-import { connectedClients, freePort, startRedis, stopRedis, until } from '../helpers/redis-server';
+import { connectedClients, freePort, startRedis, stopRedis } from '../helpers/redis-server';
+import { until } from '../helpers/wait';
 
 let port: number;
 let redis: ChildProcess;

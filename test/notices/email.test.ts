@@ -4,8 +4,9 @@ import { dispatchNotices } from '../../src/modules/notices';
 import { FakeSmtp } from '../fakes/smtp';
 import { emailEnv, pathOf } from '../email/helpers';
 import { settled } from '../helpers/settle';
-import { approvedTemplate, startWhatsAppTest, waitUntil, type WhatsAppTest } from '../whatsapp/setup';
+import { approvedTemplate, startWhatsAppTest, type WhatsAppTest } from '../whatsapp/setup';
 import { person, queueCommitted, reminder, REMINDER_TEMPLATE, rows } from './helpers';
+import { until } from '../helpers/wait';
 
 /** Notices by email: the fallback, the SMTP fake receiving them, suppression, bounces, unsubscribe, retries. */
 describe('notices by email', () => {
@@ -41,7 +42,7 @@ describe('notices by email', () => {
     expect(await rows(t.app, sql`select 1 from wa_messages where contact_id = ${contactId}::uuid`)).toHaveLength(0);
 
     await dispatchNotices(t.app.runtime.deps);
-    await waitUntil(async () => smtp.to(to).length === 1, 20_000, 'the email');
+    await until(async () => smtp.to(to).length === 1, 20_000, 'the email');
     const mail = smtp.to(to)[0]!;
     expect(mail.parsed!.from!.value).toEqual([{ address: 'avisos@ejemplo.co', name: 'Campaña Ejemplo' }]);
     expect(mail.parsed!.subject).toBe('Recordatorio: encuentro en el barrio');
@@ -52,15 +53,18 @@ describe('notices by email', () => {
     expect(mail.parsed!.text).toContain(unsubscribe);
     expect(mail.parsed!.html).toContain(unsubscribe);
     expect(mail.header('X-Comando-Campaign')).toEqual([]);
-    await waitUntil(async () => (await delivery(contactId))?.status === 'sent', 10_000, 'the sent status');
+    await until(async () => (await delivery(contactId))?.status === 'sent', 10_000, 'the sent status');
     expect(await delivery(contactId)).toEqual({ status: 'sent', channelStatus: 'sent', at: expect.any(String), error: null });
 
     // The link opts the person out of email (through audience, with proof); their next notice is refused.
     await t.app.http.post(pathOf(unsubscribe)).type('form').send('List-Unsubscribe=One-Click').expect(200);
     const [contact] = await rows(t.app, sql<{ out: boolean }>`select email_opted_out_at is not null as out from contacts where id = ${contactId}::uuid`);
     expect(contact!.out).toBe(true);
-    const [record] = await rows(t.app, sql<{ action: string; source: string }>`select action, source from consents where contact_id = ${contactId}::uuid`);
-    expect(record).toEqual({ action: 'withdrawn', source: 'email_unsubscribe' });
+    const records = await rows(t.app, sql<{ action: string; source: string }>`select action, source from consents where contact_id = ${contactId}::uuid order by given_at`);
+    expect(records).toEqual([
+      { action: 'given', source: 'test_factory' },
+      { action: 'withdrawn', source: 'email_unsubscribe' },
+    ]);
     expect(await queueCommitted(t.app, reminder(contactId))).toMatchObject({ status: 'unreachable', reason: 'no_consent' });
   });
 
@@ -70,7 +74,7 @@ describe('notices by email', () => {
     const request = reminder(contactId, { channels: ['email'], email: { subject: 'Recibimos su solicitud', text: 'Su radicado es PQRS-2026-000123.' } });
     expect(await queueCommitted(t.app, request)).toMatchObject({ status: 'queued', channel: 'email' });
     await dispatchNotices(t.app.runtime.deps);
-    await waitUntil(async () => smtp.to(to).length === 1, 20_000, 'the email');
+    await until(async () => smtp.to(to).length === 1, 20_000, 'the email');
     expect(smtp.to(to)[0]!.parsed!.html).toBe(false);
     expect(smtp.to(to)[0]!.parsed!.text).toContain('PQRS-2026-000123');
   });
@@ -100,14 +104,14 @@ describe('notices by email', () => {
     await queueCommitted(t.app, reminder(hard, { channels: ['email'] }));
     await queueCommitted(t.app, reminder(later, { channels: ['email'] }));
     await dispatchNotices(t.app.runtime.deps);
-    await waitUntil(async () => (await delivery(hard))?.channelStatus === 'bounced', 20_000, 'the bounce');
+    await until(async () => (await delivery(hard))?.channelStatus === 'bounced', 20_000, 'the bounce');
     expect(await delivery(hard)).toMatchObject({ status: 'failed', channelStatus: 'bounced', error: expect.any(String) });
     expect(await rows(t.app, sql`select 1 from email_suppressions where email = ${bouncing}`)).toHaveLength(1);
     expect(await queueCommitted(t.app, reminder(hard, { channels: ['email'] }))).toMatchObject({ status: 'unreachable', reason: 'suppressed' });
     // The 452 came back with a retry after EMAIL_RETRY_BASE (1 s), woken by a delayed job.
-    await waitUntil(async () => smtp.to(soft).length === 1, 20_000, 'the retried email');
+    await until(async () => smtp.to(soft).length === 1, 20_000, 'the retried email');
     expect(smtp.rejectedAttempts.get(soft)).toBe(1);
-    await waitUntil(async () => (await delivery(later))?.status === 'sent', 10_000, 'the sent status');
+    await until(async () => (await delivery(later))?.status === 'sent', 10_000, 'the sent status');
   });
 
   it('re-reads consent when sending: an opt-out after queueing skips the notice', async () => {
@@ -116,7 +120,7 @@ describe('notices by email', () => {
     expect(await queueCommitted(t.app, reminder(contactId, { channels: ['email'] }))).toMatchObject({ status: 'queued' });
     await t.app.runtime.deps.db.write(sql`update contacts set email_opted_out_at = now() where id = ${contactId}::uuid`);
     await dispatchNotices(t.app.runtime.deps);
-    await waitUntil(async () => (await delivery(contactId))?.status === 'skipped', 20_000, 'the skip');
+    await until(async () => (await delivery(contactId))?.status === 'skipped', 20_000, 'the skip');
     expect(smtp.to(to)).toEqual([]);
   });
 
@@ -128,7 +132,7 @@ describe('notices by email', () => {
     const results = await Promise.all([queueCommitted(t.app, request), queueCommitted(sibling, request)]);
     expect(results.map((result) => result.status).sort()).toEqual(['duplicate', 'queued']);
     await Promise.all([dispatchNotices(t.app.runtime.deps), dispatchNotices(sibling.runtime.deps)]);
-    await waitUntil(async () => smtp.to(to).length >= 1, 20_000, 'the email');
+    await until(async () => smtp.to(to).length >= 1, 20_000, 'the email');
     await settled([t.app, sibling]);
     expect(smtp.to(to)).toHaveLength(1);
     expect(await emailRows(contactId)).toEqual([{ status: 'sent' }]);
@@ -142,7 +146,7 @@ describe('notices by email', () => {
     await queueCommitted(t.app, reminder(byEmail, { channels: ['email'] }));
     await queueCommitted(t.app, reminder(byWhatsApp, { channels: ['whatsapp'] }));
     // No dispatchNotices: each channel's own periodic check finds them.
-    await waitUntil(async () => smtp.to(to).length === 1 && t.fake.sendsTo(mobile.slice(1)).length === 1, 30_000, 'both messages');
+    await until(async () => smtp.to(to).length === 1 && t.fake.sendsTo(mobile.slice(1)).length === 1, 30_000, 'both messages');
   }, 40_000);
 
   it('exports a person’s notices and erases what identifies them, keeping the rows', async () => {
@@ -151,7 +155,9 @@ describe('notices by email', () => {
     const request = reminder(contactId, { channels: ['email'] });
     await queueCommitted(t.app, request);
     await dispatchNotices(t.app.runtime.deps);
-    await waitUntil(async () => smtp.to(to).length === 1, 20_000, 'the email');
+    await until(async () => smtp.to(to).length === 1, 20_000, 'the email');
+    // The server accepted it; the sender records the outcome just after: wait for it to be done.
+    await settled([t.app]);
     const exported = await t.app.http.get(`/api/audience/contacts/${contactId}/export`).set(t.manager.auth).expect(200);
     expect(exported.body.modules.notices.notices).toEqual([
       { id: expect.any(String), purpose: 'agenda.reminder', status: 'queued', channel: 'email', reason: null, delivery: 'sent', createdAt: expect.any(String) },

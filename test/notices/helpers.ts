@@ -3,26 +3,11 @@ import { sql } from '../../src/kernel/sql';
 import type { Queries } from '../../src/kernel/sql';
 import { queueNotice, type NoticeRequest, type NoticeResult } from '../../src/modules/notices';
 import type { TestApp } from '../helpers/app';
+import { contact, type ContactOptions } from '../helpers/factories';
 
-export interface PersonOptions {
-  phone?: string | null;
-  email?: string | null;
-  whatsapp?: boolean;
-  emailConsent?: boolean;
-  erased?: boolean;
-}
-
-/** A contact written straight into the audience table; its id. */
-export async function person(app: TestApp, options: PersonOptions): Promise<string> {
-  const id = randomUUID();
-  const phone = options.phone ?? null;
-  const email = options.email ?? null;
-  const identity = options.erased ? `erased:${id}` : phone ? `tel:${phone}` : `mail:${email}`;
-  await app.runtime.deps.db.write(sql`
-    insert into contacts (id, identity_key, name, phone, email, interests, whatsapp_opt_in, email_opt_in, erased_at, created_at, updated_at)
-    values (${id}::uuid, ${identity}, 'Ana María Pérez', ${phone}, ${email}, '{}', ${options.whatsapp ?? false}, ${options.emailConsent ?? false},
-            ${options.erased ? new Date() : null}::timestamptz, now(), now())`);
-  return id;
+/** A contact registered through audience with the consents given (test/helpers/factories.ts); its id. */
+export async function person(app: Pick<TestApp, 'runtime'>, options: ContactOptions): Promise<string> {
+  return (await contact(app, options)).id;
 }
 
 export const REMINDER_TEMPLATE = { name: 'recordatorio_evento', body: 'Hola {{1}}, te esperamos el {{2}}.', examples: ['Ana', 'sábado'] };

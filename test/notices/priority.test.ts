@@ -2,8 +2,9 @@ import { sql } from '../../src/kernel/sql';
 import { dispatchNotices } from '../../src/modules/notices';
 import { FakeSmtp } from '../fakes/smtp';
 import { campaignBody, createCampaign, createTemplate, emailEnv, seedContacts as seedEmailContacts } from '../email/helpers';
-import { approvedTemplate, seedContacts, startWhatsAppTest, waitUntil, type WhatsAppTest } from '../whatsapp/setup';
+import { approvedTemplate, seedContacts, startWhatsAppTest, type WhatsAppTest } from '../whatsapp/setup';
 import { person, queueCommitted, reminder, REMINDER_TEMPLATE, rows } from './helpers';
+import { until } from '../helpers/wait';
 
 /**
  * A notice queued while a campaign is going out is sent next, not after the campaign's list: the
@@ -36,13 +37,13 @@ describe('notices jump the campaign queue', () => {
       .send({ name: 'Lista larga', templateId: template.id, variables: ['contact.firstName'], segment: { interestsAny: ['lista'] } })
       .expect(201);
     await t.app.http.post(`/api/whatsapp/campaigns/${created.body.id}/send`).set(t.manager.auth).expect(202);
-    await waitUntil(async () => t.fake.accepted.length >= 2, 20_000, 'the campaign to start');
+    await until(async () => t.fake.accepted.length >= 2, 20_000, 'the campaign to start');
 
     const to = '+573209990001';
     const contactId = await person(t.app, { phone: to, whatsapp: true });
     await queueCommitted(t.app, reminder(contactId, { channels: ['whatsapp'] }));
     await dispatchNotices(t.app.runtime.deps);
-    await waitUntil(async () => t.fake.sendsTo(to.slice(1)).length === 1, 20_000, 'the notice');
+    await until(async () => t.fake.sendsTo(to.slice(1)).length === 1, 20_000, 'the notice');
     const [left] = await rows(t.app, sql<{ n: number }>`select count(*)::int as n from wa_messages where campaign_id = ${created.body.id}::uuid and status = 'queued'`);
     expect(left!.n).toBeGreaterThan(20);
   }, 60_000);
@@ -58,7 +59,7 @@ describe('notices jump the campaign queue', () => {
     const contactId = await person(t.app, { email: to, emailConsent: true });
     await queueCommitted(t.app, reminder(contactId, { channels: ['email'] }));
     await dispatchNotices(t.app.runtime.deps);
-    await waitUntil(async () => smtp.to(to).length === 1, 20_000, 'the notice');
+    await until(async () => smtp.to(to).length === 1, 20_000, 'the notice');
     const [left] = await rows(t.app, sql<{ n: number }>`select count(*)::int as n from email_recipients where campaign_id = ${campaign.id}::uuid and status = 'queued'`);
     expect(left!.n).toBeGreaterThan(20);
   }, 60_000);

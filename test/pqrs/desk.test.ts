@@ -6,8 +6,9 @@ import { sql } from '../../src/kernel/sql';
 import { endOfLocalDay, latestExtension, localDateOf } from '../../src/modules/pqrs/pqrs.clock';
 import { handleWebhookPayload } from '../../src/modules/whatsapp';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 // The API the PQRS desk screen is built on: the queue by legal deadline with its countdown and
 // due state, the header's summary, what an answer and an extension tell, the link back to a
@@ -299,7 +300,7 @@ describe('the live room', () => {
       const filed = await file({ name: 'Marta Ríos', description: 'Mi vecino Julio vende votos en la tienda.' });
       await dueOn(filed.id, addBusinessDays(today(), 2, 'CO'));
       await app.http.patch(`${base}/${filed.id}`).set(manager.auth).send({ assigneeId: manager.id, note: 'Lo atiende Marta' }).expect(200);
-      const updated = await waitFor(() => events.find((event) => event.id === filed.id && event.action === 'updated'));
+      const updated = await until(() => events.find((event) => event.id === filed.id && event.action === 'updated'));
       expect(updated).toEqual({
         action: 'updated',
         id: filed.id,
@@ -314,7 +315,7 @@ describe('the live room', () => {
         dueState: 'due_soon',
       });
       await app.http.post(`${base}/${filed.id}/answer`).set(manager.auth).send({ answer: 'Trasladamos su denuncia a la Registraduría.' }).expect(200);
-      const answered = await waitFor(() => events.find((event) => event.id === filed.id && event.action === 'answered'));
+      const answered = await until(() => events.find((event) => event.id === filed.id && event.action === 'answered'));
       expect(answered).toMatchObject({ status: 'answered', dueState: 'answered' });
       expect(JSON.stringify(events)).not.toMatch(/Marta|Julio|Ríos|Registraduría|300 ?777|alumbrado/);
     } finally {

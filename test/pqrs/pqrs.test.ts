@@ -9,8 +9,9 @@ import { deadlineFor, endOfLocalDay, latestExtension, localDateOf } from '../../
 import { handleWebhookPayload } from '../../src/modules/whatsapp';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { FILE_STORES, fileStoreEnv, storedBytes, storedNames } from '../helpers/file-stores';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 const base = '/api/pqrs';
 const clock = { timeZone: 'America/Bogota', holidayCountry: 'CO' };
@@ -392,14 +393,14 @@ describe('filters and figures', () => {
       const soon = await file();
       const due = addBusinessDays(today(), 2, 'CO');
       await app.runtime.deps.db.write(sql`update pqrs_requests set due_date = ${due}, due_at = ${endOfLocalDay(due, clock.timeZone)} where id = ${soon.id}::uuid`);
-      await waitFor(() => events.find((event) => event.id === soon.id && event.action === 'filed'));
+      await until(() => events.find((event) => event.id === soon.id && event.action === 'filed'));
       const sibling = await app.sibling();
       const runs = await Promise.all([runDueSoon(app.runtime.deps), runDueSoon(sibling.runtime.deps)]);
       expect(runs.filter(Boolean)).toHaveLength(1);
       expect(await runDueSoon(app.runtime.deps)).toBe(false);
       const flagged = await app.http.get(`${base}/${soon.id}`).set(manager.auth).expect(200);
       expect(flagged.body).toMatchObject({ dueSoon: true, dueSoonFlaggedAt: expect.any(String) });
-      await waitFor(() => events.find((event) => event.id === soon.id && event.action === 'due_soon'));
+      await until(() => events.find((event) => event.id === soon.id && event.action === 'due_soon'));
       const history = await app.http.get(`${base}/${soon.id}/history`).set(manager.auth).expect(200);
       expect(history.body.data.map((row: { action: string }) => row.action)).toEqual(['filed', 'notice', 'due_soon']);
       expect(JSON.stringify(events)).not.toMatch(/Ana Pérez|alumbrado/);

@@ -3,8 +3,9 @@ import { loadForm, saveForm } from '../../src/modules/qr/qr.form-return';
 import { recordCapturedLead } from '../../src/modules/qr/qr.repository';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { campaignBody, createCampaign, generateCodes, lead } from '../helpers/qr';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 let app: TestApp;
 let admin: TestUser;
@@ -98,7 +99,7 @@ describe('capture (JSON)', () => {
       const received: { items: Record<string, unknown>[] }[] = [];
       socket.on('qr:lead', (message: { items: Record<string, unknown>[] }) => received.push(message));
       const response = await capture(lead(code, { phone: '3035550104' })).expect(201);
-      const payload = await waitFor(() => received.find((message) => message.items.some((item) => item.id === response.body.id)));
+      const payload = await until(() => received.find((message) => message.items.some((item) => item.id === response.body.id)));
       expect(payload.items).toContainEqual({ id: response.body.id, campaignId, codeId: expect.any(String), created: true });
       expect(JSON.stringify(payload)).not.toMatch(/3035550104|Ana/);
 
@@ -108,7 +109,7 @@ describe('capture (JSON)', () => {
       const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => capture(lead(code, { phone: `31655501${String(i).padStart(2, '0')}` })).expect(201)));
       const burstIds = new Set(burst.map((response) => response.body.id as string));
       const carrying = () => messages.filter((message) => message.items.some((item) => burstIds.has((item as { id: string }).id)));
-      await waitFor(() =>
+      await until(() =>
         carrying()
           .flatMap((message) => message.items)
           .filter((item) => burstIds.has((item as { id: string }).id)).length === 20

@@ -1,6 +1,8 @@
 import { SOCIAL_FAKE_CREDENTIALS, startSocialFake, type SocialFake } from '../fakes/social-apis';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { settled } from '../helpers/settle';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 let app: TestApp;
 let fake: SocialFake;
@@ -18,16 +20,6 @@ afterAll(async () => {
   await fake.close();
 });
 
-async function eventually<T>(read: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('nothing arrived in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 it('polls a new profile on its own: the sweep claims it once and a job fetches it', async () => {
   const user = fake.x.addUser({ id: '7001', username: 'sola', name: 'Sola', followers: 321 });
   fake.x.addPost(user.id, { id: '7001001', text: 'Primera publicación', createdAt: new Date(Date.now() - 600_000), likes: 4 });
@@ -36,13 +28,13 @@ it('polls a new profile on its own: the sweep claims it once and a job fetches i
     .set(manager.auth)
     .send({ name: 'Sola', profiles: [{ platform: 'x', handle: 'sola' }] })
     .expect(201);
-  const posts = await eventually(async () => {
+  const posts = await until(async () => {
     const response = await app.http.get(`/api/social-monitoring/posts?competitorId=${created.body.id}`).set(manager.auth).expect(200);
     return response.body.data.length ? response.body.data : undefined;
   });
   expect(posts).toEqual([expect.objectContaining({ platformPostId: '7001001', likes: 4, engagementRate: expect.closeTo((4 / 321) * 100, 5) })]);
   // The fetch records its success on the profile just after writing the posts.
-  const profile = await eventually(async () => {
+  const profile = await until(async () => {
     const found = (await app.http.get(`/api/social-monitoring/competitors/${created.body.id}`).set(manager.auth)).body.profiles[0];
     return found.status === 'ok' ? found : undefined;
   });
@@ -50,6 +42,20 @@ it('polls a new profile on its own: the sweep claims it once and a job fetches i
   // Next fetch after the platform's interval, not at the next sweep.
   expect(Date.parse(profile.nextFetchAt) - Date.now()).toBeGreaterThan(10 * 60_000);
   const lookups = fake.log.filter((entry) => entry.path.includes('/users/by/username/sola')).length;
-  await new Promise((resolve) => setTimeout(resolve, 2500));
+  // A profile added now is due at once: once its posts are in, a sweep ran after Sola's fetch and
+  // would have claimed Sola too had it been due; settled() lets whatever that sweep queued finish.
+  const witness = fake.x.addUser({ id: '7002', username: 'testigo', name: 'Testigo', followers: 12 });
+  fake.x.addPost(witness.id, { id: '7002001', text: 'Otra publicación', createdAt: new Date(Date.now() - 600_000), likes: 1 });
+  const other = await app.http
+    .post('/api/social-monitoring/competitors')
+    .set(manager.auth)
+    .send({ name: 'Testigo', profiles: [{ platform: 'x', handle: 'testigo' }] })
+    .expect(201);
+  await until(
+    async () => (await app.http.get(`/api/social-monitoring/posts?competitorId=${other.body.id}`).set(manager.auth).expect(200)).body.data.length > 0,
+    10_000,
+    "the witness's posts",
+  );
+  await settled([app]);
   expect(fake.log.filter((entry) => entry.path.includes('/users/by/username/sola')).length).toBe(lookups);
 });

@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { io } from 'socket.io-client';
 import { connectSocket, nextEvent, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 let app: TestApp;
 let fake: SocialFake;
@@ -584,7 +585,8 @@ describe('live alerts across instances', () => {
       socket.io.engine.close();
       await importPosts([{ platform: 'tiktok', handle: 'en_vivo', postId: 'live-2', publishedAt: hoursAgo(0.05), text: 'Durante el corte' }]).expect(200);
       await reconnected;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The missed alert is replayed as the socket reconnects.
+      await until(() => missed.length > 0, 10_000, 'the missed alert');
       expect(socket.recovered).toBe(true);
       expect(missed).toEqual([expect.stringContaining('En Vivo')]);
     } finally {

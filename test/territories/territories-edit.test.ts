@@ -1,5 +1,6 @@
 import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { station, territory, volunteer as newVolunteer, voter, type TerritoryOverrides } from '../helpers/factories';
 import { connectSocket, nextEvent, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 
@@ -15,8 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-async function create(body: object): Promise<{ id: string; type: string; parentId: string | null }> {
-  return (await app.http.post('/api/territories').set(manager.auth).send(body).expect(201)).body;
+async function create(body: TerritoryOverrides): Promise<{ id: string; type: string; parentId: string | null }> {
+  return (await territory(app, manager, body)) as unknown as { id: string; type: string; parentId: string | null };
 }
 const patch = (id: string, body: object, user = manager) => app.http.patch(`/api/territories/${id}`).set(user.auth).send(body);
 const remove = (id: string, user = manager) => app.http.delete(`/api/territories/${id}`).set(user.auth);
@@ -122,14 +123,10 @@ describe('DELETE /api/territories/:id', () => {
   it('refuses while stations, voters, volunteers, contacts or sub-territories point at it, naming each with its count', async () => {
     const city = await create({ name: 'Montería', type: 'municipality' });
     await create({ name: 'Comuna 1 Montería', type: 'commune', parentId: city.id });
-    const station = await app.http
-      .post('/api/gotv/polling-stations')
-      .set(manager.auth)
-      .send({ code: 'DEL-01', name: 'Puesto Montería', lat: 8.75, lng: -75.88, tables: 4, registeredVoters: 1000, territoryId: city.id })
-      .expect(201);
-    await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Ana Pérez', documentId: '10203040', pollingStationId: station.body.id }).expect(201);
-    await app.http.post('/api/gotv/voters').set(manager.auth).send({ name: 'Luis Gómez', documentId: '10203041', pollingStationId: station.body.id }).expect(201);
-    await app.http.post('/api/volunteers').set(manager.auth).send({ name: 'Voluntaria Uno', phone: '+573001112233', territoryId: city.id }).expect(201);
+    const puesto = await station(app, manager, { name: 'Puesto Montería', lat: 8.75, lng: -75.88, territoryId: city.id });
+    await voter(app, manager, { name: 'Ana Pérez', pollingStationId: puesto.id });
+    await voter(app, manager, { name: 'Luis Gómez', pollingStationId: puesto.id });
+    await newVolunteer(app, manager, { name: 'Voluntaria Uno', territoryId: city.id });
     const refused = expectProblem(await remove(city.id), 409, 'territory_in_use');
     expect(refused.detail).toContain('1 puesto');
     expect(refused.detail).toContain('2 votantes');

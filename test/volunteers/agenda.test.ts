@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from '../../src/kernel/sql';
 import { syncDerivedActivities } from '../../src/modules/volunteers/volunteers.sync';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { agendaEvent, volunteer } from '../helpers/factories';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
-
-const hour = 3_600_000;
 
 let app: TestApp;
 let manager: TestUser;
@@ -12,27 +11,15 @@ let ana: { id: string; contactId: string };
 let beto: { id: string; contactId: string };
 
 async function event(hoursFromNow: number, lengthHours: number): Promise<string> {
-  const start = new Date(Date.now() + hoursFromNow * hour);
-  const response = await app.http
-    .post('/api/agenda/events')
-    .set(manager.auth)
-    .send({
-      title: 'Puerta a puerta Timiza',
-      type: 'door_to_door',
-      startsAt: start.toISOString(),
-      endsAt: new Date(start.getTime() + lengthHours * hour).toISOString(),
-      status: 'scheduled',
-    });
-  expect(response.status).toBe(201);
-  return response.body.id;
+  return (await agendaEvent(app, manager, { title: 'Puerta a puerta Timiza', type: 'door_to_door', address: null, status: 'scheduled' }, hoursFromNow, lengthHours)).id;
 }
 
 beforeAll(async () => {
   app = await startTestApp({}, { workers: false });
   const admin = await registerAdmin(app);
   manager = await createUser(app, admin, 'manager');
-  ana = (await app.http.post('/api/volunteers').set(manager.auth).send({ name: 'Ana Agenda', email: 'ana.agenda@example.org' }).expect(201)).body;
-  beto = (await app.http.post('/api/volunteers').set(manager.auth).send({ name: 'Beto Agenda', email: 'beto.agenda@example.org' }).expect(201)).body;
+  ana = (await volunteer(app, manager, { name: 'Ana Agenda', email: 'ana.agenda@example.org' })) as typeof ana;
+  beto = (await volunteer(app, manager, { name: 'Beto Agenda', email: 'beto.agenda@example.org' })) as typeof beto;
 });
 afterAll(() => app.close());
 

@@ -3,6 +3,7 @@ import { sql } from '../../src/kernel/sql';
 import { syncDerivedActivities } from '../../src/modules/volunteers/volunteers.sync';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 
 let app: TestApp;
 let manager: TestUser;
@@ -20,11 +21,9 @@ const derived = () =>
 
 /** A sync that ran: the background beat (every second here) may hold the lock when a direct call comes. */
 async function syncNow(): Promise<number> {
-  for (;;) {
-    const copied = await syncDerivedActivities(app.runtime.deps);
-    if (copied !== undefined) return copied;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let copied: number | undefined;
+  await until(async () => (copied = await syncDerivedActivities(app.runtime.deps)) !== undefined, 20_000, 'the sync lock');
+  return copied!;
 }
 
 beforeAll(async () => {
@@ -97,8 +96,7 @@ describe('brigade work recorded by GOTV becomes activities', () => {
 
   it('runs by itself in a process with workers', async () => {
     await app.http.post(`/api/gotv/voters/${voters[0]}/contacts`).set(brigadista.auth).send({ outcome: 'reached' }).expect(201);
-    const deadline = Date.now() + 20_000;
-    while ((await derived()).length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(async () => (await derived()).length >= 5, 20_000, 'the derived activity');
     expect(await derived()).toHaveLength(5);
   });
 });

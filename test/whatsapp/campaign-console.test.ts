@@ -1,8 +1,9 @@
 import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
+import { connectSocket, subscribe } from '../helpers/sockets';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
 import { seedContacts } from './setup';
+import { until } from '../helpers/wait';
 
 /**
  * What the console's campaign screens need from the API: `POST /api/whatsapp/campaigns/preview`, the
@@ -106,11 +107,11 @@ describe('staff moving a campaign', () => {
     try {
       expect((await subscribe(socket, ['whatsapp'])).joined).toEqual(['whatsapp']);
       await app.http.post(`/api/whatsapp/campaigns/${id}/pause`).set(manager.auth).expect(200);
-      await waitFor(() => (heard.includes('paused') ? true : undefined));
+      await until(() => (heard.includes('paused') ? true : undefined));
       await app.http.post(`/api/whatsapp/campaigns/${id}/resume`).set(manager.auth).expect(200);
-      await waitFor(() => (heard.includes('scheduled') ? true : undefined));
+      await until(() => (heard.includes('scheduled') ? true : undefined));
       await app.http.post(`/api/whatsapp/campaigns/${id}/cancel`).set(manager.auth).expect(200);
-      await waitFor(() => (heard.includes('cancelled') ? true : undefined));
+      await until(() => (heard.includes('cancelled') ? true : undefined));
     } finally {
       socket.disconnect();
     }

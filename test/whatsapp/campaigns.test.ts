@@ -1,6 +1,7 @@
 import { sql } from '../../src/kernel/sql';
 import { expectProblem } from '../helpers/users';
-import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, waitUntil, type WhatsAppTest } from './setup';
+import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, type WhatsAppTest } from './setup';
+import { until } from '../helpers/wait';
 
 let t: WhatsAppTest;
 let templateId: string;
@@ -27,9 +28,9 @@ describe('campaigns', () => {
     expect(created.body).toMatchObject({ status: 'draft', audienceSize: 40, queued: 0, variables: ['contact.firstName', { literal: 'sábado 10:00' }] });
     const sent = await t.app.http.post(`/api/whatsapp/campaigns/${created.body.id}/send`).set(t.manager.auth).expect(202);
     expect(sent.body).toEqual({ campaignId: created.body.id, status: 'sending', queued: 40, notice: null });
-    await waitUntil(async () => (await t.app.http.get(`/api/whatsapp/campaigns/${created.body.id}`).set(t.manager.auth)).body.status === 'completed', 20_000, 'completion');
+    await until(async () => (await t.app.http.get(`/api/whatsapp/campaigns/${created.body.id}`).set(t.manager.auth)).body.status === 'completed', 20_000, 'completion');
     await t.fake.webhooksDrained();
-    await waitUntil(async () => (await statusCounts(t.app, created.body.id)).delivered === 40, 10_000, 'deliveries');
+    await until(async () => (await statusCounts(t.app, created.body.id)).delivered === 40, 10_000, 'deliveries');
     const campaign = await t.app.http.get(`/api/whatsapp/campaigns/${created.body.id}`).set(t.manager.auth).expect(200);
     expect(campaign.body.progress).toMatchObject({ queued: 0, sending: 0, inDoubt: 0, sent: 40, delivered: 40, failed: 0 });
     expect(t.fake.duplicates()).toEqual([]);
@@ -62,7 +63,7 @@ describe('campaigns', () => {
     );
     await db.write(sql`update contacts set whatsapp_opted_out_at = now() where phone = '+573000000101'`);
     await t.app.http.post(`/api/whatsapp/campaigns/${created.body.id}/resume`).set(t.manager.auth).expect(200);
-    await waitUntil(async () => (await t.app.http.get(`/api/whatsapp/campaigns/${created.body.id}`).set(t.manager.auth)).body.status === 'completed', 10_000, 'completion');
+    await until(async () => (await t.app.http.get(`/api/whatsapp/campaigns/${created.body.id}`).set(t.manager.auth)).body.status === 'completed', 10_000, 'completion');
     expect(await statusCounts(t.app, created.body.id)).toMatchObject({ skipped: 1 });
     expect(t.fake.sendsTo(phoneDigits(101))).toHaveLength(0);
     expect(t.fake.accepted.length - before).toBe(9);
@@ -72,7 +73,7 @@ describe('campaigns', () => {
   it('starts a scheduled campaign by itself when its time comes', async () => {
     const created = await create({ name: 'Programada', segment: { interestsAny: ['empleo'] }, scheduledAt: new Date(Date.now() + 1500).toISOString() }).expect(201);
     expect(created.body.status).toBe('scheduled');
-    await waitUntil(
+    await until(
       async () => (await t.app.http.get(`/api/whatsapp/campaigns/${created.body.id}`).set(t.manager.auth)).body.status === 'completed',
       15_000,
       'the scheduled campaign to run',

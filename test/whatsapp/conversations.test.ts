@@ -1,7 +1,8 @@
 import { sql } from '../../src/kernel/sql';
 import { expectProblem, createUser } from '../helpers/users';
 import { connectSocket, subscribe } from '../helpers/sockets';
-import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, waitUntil, type WhatsAppTest } from './setup';
+import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, type WhatsAppTest } from './setup';
+import { until } from '../helpers/wait';
 
 let t: WhatsAppTest;
 let templateId: string;
@@ -40,14 +41,10 @@ describe('conversations', () => {
         .send({ text: 'Sí, a las 6 pm en el salón comunal.' })
         .expect(202);
       expect(reply.body).toMatchObject({ direction: 'out', kind: 'text', status: 'queued', text: 'Sí, a las 6 pm en el salón comunal.', sentById: t.manager.id });
-      await waitUntil(async () => t.fake.sendsTo(phoneDigits(1)).length === 1, 10_000, 'the reply to go out');
+      await until(async () => t.fake.sendsTo(phoneDigits(1)).length === 1, 10_000, 'the reply to go out');
       expect(t.fake.sendsTo(phoneDigits(1))[0]).toMatchObject({ type: 'text', text: 'Sí, a las 6 pm en el salón comunal.', opaque: reply.body.id });
-      await waitUntil(async () => events.some((event) => event.message.direction === 'in') && events.some((event) => event.message.direction === 'out'), 5000, 'message events');
-      await waitUntil(
-        async () => statuses.some((event) => event.messages.some((message) => message.id === reply.body.id && message.status === 'read')),
-        8000,
-        'the read status push',
-      );
+      await until(async () => events.some((event) => event.message.direction === 'in') && events.some((event) => event.message.direction === 'out'), 5000, 'message events');
+      await until(async () => statuses.some((event) => event.messages.some((message) => message.id === reply.body.id && message.status === 'read')), 8000, 'the read status push');
       const thread = await t.app.http.get(`/api/whatsapp/conversations/${conversation.id}/messages`).set(t.manager.auth).expect(200);
       expect(thread.body.data.map((message: { direction: string; status: string; simulated: boolean }) => [message.direction, message.status, message.simulated])).toEqual([
         ['out', 'read', false], // taken by the Cloud API (here its local fake), not the simulator
@@ -71,7 +68,7 @@ describe('conversations', () => {
       .send({ templateId, variables: ['Persona'] })
       .expect(202);
     expect(template.body).toMatchObject({ kind: 'template', text: 'Hola Persona, seguimos en contacto.' });
-    await waitUntil(async () => t.fake.sendsTo(phoneDigits(2)).length === 1, 10_000, 'the template to go out');
+    await until(async () => t.fake.sendsTo(phoneDigits(2)).length === 1, 10_000, 'the template to go out');
     expectProblem(await t.app.http.post(`/api/whatsapp/conversations/${conversation.id}/messages`).set(t.manager.auth).send({ templateId, variables: [] }), 400);
     expectProblem(await t.app.http.post(`/api/whatsapp/conversations/${conversation.id}/messages`).set(t.manager.auth).send({ text: '' }), 400);
     expectProblem(await t.app.http.post(`/api/whatsapp/conversations/${conversation.id}/messages`).set(t.manager.auth).send({ text: 'a', templateId }), 400);

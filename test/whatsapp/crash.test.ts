@@ -6,8 +6,9 @@ import { Redis } from 'ioredis';
 import { TEST_JWT_SECRET } from '../helpers/app';
 import { createTestDatabase, testRedisUrl, type TestDatabase } from '../helpers/database';
 import { FakeWhatsAppCloud } from '../fakes/whatsapp-cloud';
-import { CLOUD, waitUntil } from './setup';
+import { CLOUD } from './setup';
 import { Client } from 'pg';
+import { until } from '../helpers/wait';
 
 /**
  * SIGKILL in the middle of a 2,500-message campaign, then a restart: the real entry point in a
@@ -62,11 +63,14 @@ async function start(port: number): Promise<{ child: ChildProcess; output: () =>
   let output = '';
   started.stdout!.on('data', (chunk) => (output += chunk));
   started.stderr!.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 60_000;
-  while (!output.includes('Comando listening')) {
-    if (started.exitCode !== null || Date.now() > deadline) throw new Error(`did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await until(
+    () => {
+      if (started.exitCode !== null) throw new Error(`did not start:\n${output}`);
+      return output.includes('Comando listening');
+    },
+    60_000,
+    'the process to listen',
+  );
   return { child: started, output: () => output };
 }
 
@@ -115,7 +119,7 @@ it('after a SIGKILL mid-campaign and a restart: nobody with a recorded outcome g
     .set(auth)
     .send({ name: 'recordatorio', language: 'es', category: 'MARKETING', body: 'Hola {{1}}', examples: ['Ana'] })
     .expect(201);
-  await waitUntil(async () => (await http.get('/api/whatsapp/templates').set(auth)).body.data[0]?.status === 'APPROVED', 10_000, 'approval');
+  await until(async () => (await http.get('/api/whatsapp/templates').set(auth)).body.data[0]?.status === 'APPROVED', 10_000, 'approval');
   const campaign = await http
     .post('/api/whatsapp/campaigns')
     .set(auth)
@@ -125,7 +129,7 @@ it('after a SIGKILL mid-campaign and a restart: nobody with a recorded outcome g
   const sent = await http.post(`/api/whatsapp/campaigns/${campaign.body.id}/send`).set(auth).expect(202);
   expect(sent.body.queued).toBe(RECIPIENTS);
 
-  await waitUntil(async () => fake.accepted.length >= 800, 60_000, '800 sends');
+  await until(async () => fake.accepted.length >= 800, 60_000, '800 sends');
   running.child.kill('SIGKILL');
   await new Promise((resolve) => running.child.once('exit', resolve));
   const acceptedAtKill = fake.accepted.length;
@@ -136,9 +140,9 @@ it('after a SIGKILL mid-campaign and a restart: nobody with a recorded outcome g
 
   running = await start(port);
   child = running.child;
-  await waitUntil(async () => (await http.get(`/api/whatsapp/campaigns/${campaign.body.id}`).set(auth)).body.status === 'completed', 90_000, 'completion after restart');
+  await until(async () => (await http.get(`/api/whatsapp/campaigns/${campaign.body.id}`).set(auth)).body.status === 'completed', 90_000, 'completion after restart');
   await fake.webhooksDrained(60_000);
-  await waitUntil(async () => (await rows()).every((row) => row.status !== 'accepted'), 20_000, 'webhooks applied');
+  await until(async () => (await rows()).every((row) => row.status !== 'accepted'), 20_000, 'webhooks applied');
 
   const final = await rows();
   expect(final).toHaveLength(RECIPIENTS);

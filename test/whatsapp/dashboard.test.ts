@@ -1,6 +1,7 @@
 import { expectProblem, createUser } from '../helpers/users';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
-import { approvedTemplate, seedContacts, startWhatsAppTest, waitUntil, type WhatsAppTest } from './setup';
+import { connectSocket, subscribe } from '../helpers/sockets';
+import { approvedTemplate, seedContacts, startWhatsAppTest, type WhatsAppTest } from './setup';
+import { until } from '../helpers/wait';
 
 let t: WhatsAppTest;
 beforeAll(async () => {
@@ -26,7 +27,7 @@ it('gives exact totals, rates, per-campaign progress, conversations and opt-outs
       .send({ name: 'Tablero', templateId: template.id, variables: ['contact.firstName'], segment: { interestsAny: ['tablero'] } })
       .expect(201);
     await t.app.http.post(`/api/whatsapp/campaigns/${campaign.body.id}/send`).set(t.manager.auth).expect(202);
-    await waitUntil(async () => (await t.app.http.get(`/api/whatsapp/campaigns/${campaign.body.id}`).set(t.manager.auth)).body.status === 'completed', 10_000, 'completion');
+    await until(async () => (await t.app.http.get(`/api/whatsapp/campaigns/${campaign.body.id}`).set(t.manager.auth)).body.status === 'completed', 10_000, 'completion');
     expect(t.fake.accepted).toHaveLength(20);
     // 20 sent; 16 delivered, of which 8 read; 2 failed; 3 replies (one of them BAJA).
     t.fake.accepted.forEach((send, index) => {
@@ -53,7 +54,7 @@ it('gives exact totals, rates, per-campaign progress, conversations and opt-outs
     expect(dashboard.body.last24h).toEqual({ inbound: 3, outbound: 20 });
     expect(dashboard.body.provider).toBe('cloud');
     // The room got the campaign's counters, coalesced: far fewer pushes than the 20+ status changes.
-    const last = await waitFor(() =>
+    const last = await until(() =>
       pushes.flatMap((push) => push.campaigns).find((entry) => entry.campaignId === campaign.body.id && entry.progress.read === 8 && entry.progress.delivered === 16),
     );
     expect(last.status).toBe('completed');

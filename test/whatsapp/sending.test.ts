@@ -2,8 +2,9 @@ import { sql } from '../../src/kernel/sql';
 import { expireInDoubt } from '../../src/modules/whatsapp/whatsapp.background';
 import { whatsapp } from '../../src/modules/whatsapp/whatsapp.context';
 import { settled } from '../helpers/settle';
-import { connectSocket, subscribe, waitFor } from '../helpers/sockets';
-import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, waitUntil, type WhatsAppTest } from './setup';
+import { connectSocket, subscribe } from '../helpers/sockets';
+import { approvedTemplate, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, type WhatsAppTest } from './setup';
+import { until } from '../helpers/wait';
 
 /** The send pipeline against a provider that pushes back: rate limits, permanent errors, tier, timeouts. */
 async function campaign(t: WhatsAppTest, segment: Record<string, unknown>) {
@@ -33,7 +34,7 @@ describe('sending', () => {
     await seedContacts(t.app, { count: 100, interests: ['ritmo'] });
     const id = await campaign(t, { interestsAny: ['ritmo'] });
     await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
-    await waitUntil(async () => (await done(t, id)).status === 'completed', 15_000, 'completion');
+    await until(async () => (await done(t, id)).status === 'completed', 15_000, 'completion');
     const times = t.fake.accepted.map((send) => send.at).sort((a, b) => a - b);
     const seconds = (times.at(-1)! - times[0]!) / 1000;
     // 100 messages at 50/s with a 5-message burst: no faster than ~1.9 s. How much slower depends on
@@ -49,7 +50,7 @@ describe('sending', () => {
     await seedContacts(t.app, { count: 200, interests: ['dos'] });
     const id = await campaign(t, { interestsAny: ['dos'] });
     await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
-    await waitUntil(async () => (await done(t, id)).status === 'completed', 20_000, 'completion');
+    await until(async () => (await done(t, id)).status === 'completed', 20_000, 'completion');
     const times = t.fake.accepted.map((send) => send.at).sort((a, b) => a - b);
     expect(times).toHaveLength(200);
     expect(t.fake.duplicates()).toEqual([]);
@@ -65,11 +66,11 @@ describe('sending', () => {
     const id = await campaign(t, { interestsAny: ['presion'] });
     t.fake.throttleNext(6, 130429);
     await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
-    await waitUntil(async () => t.fake.rejected.filter((r) => r.code === 130429).length === 6, 10_000, 'throttling');
+    await until(async () => t.fake.rejected.filter((r) => r.code === 130429).length === 6, 10_000, 'throttling');
     t.fake.throttleNext(2, 131056);
-    await waitUntil(async () => t.fake.rejected.filter((r) => r.code === 131056).length === 2, 10_000, 'pair limits');
+    await until(async () => t.fake.rejected.filter((r) => r.code === 131056).length === 2, 10_000, 'pair limits');
     t.fake.throttleNext(3, 80007, 429);
-    await waitUntil(async () => (await done(t, id)).status === 'completed', 60_000, 'completion');
+    await until(async () => (await done(t, id)).status === 'completed', 60_000, 'completion');
     expect(await statusCounts(t.app, id)).toEqual({ accepted: 28, failed: 2 });
     expect(t.fake.accepted).toHaveLength(28);
     expect(t.fake.duplicates()).toEqual([]);
@@ -90,7 +91,7 @@ describe('sending', () => {
     const sent = await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
     expect(sent.body.queued).toBe(260);
     expect(sent.body.notice).toMatch(/messaging tier \(250 unique contacts per rolling 24 hours\).*250 of 260 can go out now/);
-    await waitUntil(async () => t.fake.accepted.length === 250, 20_000, '250 sends');
+    await until(async () => t.fake.accepted.length === 250, 20_000, '250 sends');
     await drainedAgain(t);
     expect(t.fake.accepted).toHaveLength(250);
     const campaignView = await done(t, id);
@@ -105,8 +106,8 @@ describe('sending', () => {
     await seedContacts(t.app, { count: 2, interests: ['lento'] });
     const id = await campaign(t, { interestsAny: ['lento'] });
     await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
-    await waitUntil(async () => (await statusCounts(t.app, id)).in_doubt === 2, 10_000, 'in doubt');
-    await waitUntil(async () => t.fake.accepted.length === 2, 5000, 'the fake to take them');
+    await until(async () => (await statusCounts(t.app, id)).in_doubt === 2, 10_000, 'in doubt');
+    await until(async () => t.fake.accepted.length === 2, 5000, 'the fake to take them');
     expect((await done(t, id)).status).toBe('completed');
     await drainedAgain(t);
     expect(t.fake.accepted).toHaveLength(2);
@@ -121,7 +122,7 @@ describe('sending', () => {
     await seedContacts(t.app, { count: 1, interests: ['olvido'] });
     const id = await campaign(t, { interestsAny: ['olvido'] });
     await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
-    await waitUntil(async () => (await statusCounts(t.app, id)).in_doubt === 1, 10_000, 'in doubt');
+    await until(async () => (await statusCounts(t.app, id)).in_doubt === 1, 10_000, 'in doubt');
     expect(await expireInDoubt(t.app.runtime.deps)).toBe(0);
     await t.app.runtime.deps.db.write(sql`update wa_messages set claimed_at = now() - interval '2 hours' where campaign_id = ${id}`);
     expect(await expireInDoubt(t.app.runtime.deps)).toBe(1);
@@ -142,7 +143,7 @@ describe('sending', () => {
       expect(await subscribe(socket, ['whatsapp'])).toMatchObject({ joined: ['whatsapp'] });
       t.fake.failEverySend = { code: 131031, message: 'Business account locked' };
       await t.app.http.post(`/api/whatsapp/campaigns/${id}/send`).set(t.manager.auth).expect(202);
-      const paused = await waitFor(() => events.find((event) => event.name === 'outbound:paused'), 15_000);
+      const paused = await until(() => events.find((event) => event.name === 'outbound:paused'), 15_000);
       expect(paused.payload).toEqual({
         channel: 'whatsapp',
         campaignId: id,
@@ -150,7 +151,7 @@ describe('sending', () => {
         notice: expect.stringMatching(/^Paused: 3 sends in a row failed \(last: .*Business account locked\)/),
       });
       // Outcomes are written in batches beside the pause: the third failure may land just after the event.
-      await waitUntil(async () => (await done(t, id)).progress.failed === 3, 5_000, 'outcomes written');
+      await until(async () => (await done(t, id)).progress.failed === 3, 5_000, 'outcomes written');
       const view = await done(t, id);
       expect(view).toMatchObject({ status: 'paused', notice: paused.payload.notice, progress: { failed: 3, queued: 7 } });
       // Nothing more goes out while it is paused, though the ticker asks the sender to look for work every second.
@@ -160,7 +161,7 @@ describe('sending', () => {
 
       t.fake.failEverySend = undefined;
       await t.app.http.post(`/api/whatsapp/campaigns/${id}/resume`).set(t.manager.auth).expect(200);
-      await waitUntil(async () => (await done(t, id)).status === 'completed', 15_000, 'completion');
+      await until(async () => (await done(t, id)).status === 'completed', 15_000, 'completion');
       expect(await statusCounts(t.app, id)).toEqual({ accepted: 7, failed: 3 });
       expect((await done(t, id)).notice).toBeNull();
       expect(t.fake.duplicates()).toEqual([]);

@@ -2,7 +2,7 @@ import { sql, type Sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeWhatsAppCloud, type FakeCloudOptions } from '../fakes/whatsapp-cloud';
-import { waitUntil } from '../helpers/wait';
+import { until, waitUntil } from '../helpers/wait';
 
 export const CLOUD = {
   token: 'test-cloud-token-0123456789',
@@ -88,13 +88,14 @@ export async function approvedTemplate(t: WhatsAppTest, body: Record<string, unk
       ...body,
     })
     .expect(201);
-  await waitUntil(async () => {
+  await until(async () => {
     const row = await t.app.runtime.deps.db.first(sql<{ status: string }>`select status from wa_templates where id = ${created.body.id}::uuid`);
     return row?.status === 'APPROVED';
   });
   return created.body;
 }
 
+/** @deprecated use `until` from test/helpers/wait.ts; kept for the browser tests written beside this change. */
 export { waitUntil };
 
 export async function statusCounts(app: TestApp, campaignId: string): Promise<Record<string, number>> {

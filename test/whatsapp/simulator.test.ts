@@ -1,6 +1,7 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
-import { seedContacts, statusCounts, waitUntil } from './setup';
+import { seedContacts, statusCounts } from './setup';
+import { until } from '../helpers/wait';
 
 /**
  * The embedded default: no Cloud API credentials and no Redis (in-process jobs, in-memory sockets).
@@ -22,7 +23,7 @@ it('runs the whole loop in the embedded default: template approval, sends, deliv
     .send({ name: 'demo', language: 'es', category: 'MARKETING', body: 'Hola {{1}}', examples: ['Ana'] })
     .expect(201);
   expect(template.body.status).toBe('PENDING');
-  await waitUntil(async () => (await app.http.get('/api/whatsapp/templates').set(manager.auth)).body.data[0].status === 'APPROVED', 10_000, 'simulated approval');
+  await until(async () => (await app.http.get('/api/whatsapp/templates').set(manager.auth)).body.data[0].status === 'APPROVED', 10_000, 'simulated approval');
   await seedContacts(app, { count: 30, interests: ['demo'] });
   const campaign = await app.http
     .post('/api/whatsapp/campaigns')
@@ -30,7 +31,7 @@ it('runs the whole loop in the embedded default: template approval, sends, deliv
     .send({ name: 'Demo', templateId: template.body.id, variables: ['contact.firstName'], segment: { interestsAny: ['demo'] } })
     .expect(201);
   await app.http.post(`/api/whatsapp/campaigns/${campaign.body.id}/send`).set(manager.auth).expect(202);
-  await waitUntil(
+  await until(
     async () => {
       const counts = await statusCounts(app, campaign.body.id);
       return (counts.delivered ?? 0) + (counts.read ?? 0) + (counts.failed ?? 0) === 30;

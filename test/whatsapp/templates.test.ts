@@ -1,6 +1,7 @@
 import { expectProblem } from '../helpers/users';
 import { createUser } from '../helpers/users';
-import { startWhatsAppTest, waitUntil, type WhatsAppTest } from './setup';
+import { startWhatsAppTest, type WhatsAppTest } from './setup';
+import { until } from '../helpers/wait';
 
 let t: WhatsAppTest;
 beforeAll(async () => {
@@ -42,7 +43,7 @@ describe('templates', () => {
         reason: 'NONE',
       }),
     );
-    await waitUntil(async () => {
+    await until(async () => {
       const list = await t.app.http.get('/api/whatsapp/templates').set(t.manager.auth).expect(200);
       return list.body.data.find((template: { id: string }) => template.id === response.body.id)?.status === 'APPROVED';
     });
@@ -56,7 +57,7 @@ describe('templates', () => {
       .expect(201);
     const sent = t.fake.templates.at(-1)!;
     t.fake.postWebhook(t.fake.envelope('message_template_status_update', { event: 'REJECTED', message_template_id: sent.id, reason: 'PROMOTIONAL' }));
-    await waitUntil(async () => {
+    await until(async () => {
       const list = await t.app.http.get('/api/whatsapp/templates?status=REJECTED').set(t.manager.auth).expect(200);
       return list.body.data.some((template: { id: string; rejectionReason: string }) => template.id === response.body.id && template.rejectionReason === 'PROMOTIONAL');
     });

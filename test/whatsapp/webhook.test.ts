@@ -2,7 +2,8 @@ import { sql } from '../../src/kernel/sql';
 import { applyPendingStatuses } from '../../src/modules/whatsapp/whatsapp.webhook';
 import { expectProblem } from '../helpers/users';
 import { signBody } from '../fakes/whatsapp-cloud';
-import { approvedTemplate, CLOUD, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, waitUntil, type WhatsAppTest } from './setup';
+import { approvedTemplate, CLOUD, phoneDigits, seedContacts, startWhatsAppTest, statusCounts, type WhatsAppTest } from './setup';
+import { until } from '../helpers/wait';
 
 let t: WhatsAppTest;
 let campaignId: string;
@@ -19,7 +20,7 @@ beforeAll(async () => {
       .expect(201)
   ).body.id;
   await t.app.http.post(`/api/whatsapp/campaigns/${campaignId}/send`).set(t.manager.auth).expect(202);
-  await waitUntil(async () => (await statusCounts(t.app, campaignId)).accepted === 5, 10_000, 'acceptance');
+  await until(async () => (await statusCounts(t.app, campaignId)).accepted === 5, 10_000, 'acceptance');
 });
 afterAll(() => t.close());
 
