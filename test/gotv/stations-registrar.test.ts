@@ -43,7 +43,7 @@ describe('Bolívar: puestos, then the census', () => {
   it('registers a station per puesto with a derived code, its coordinates and the comuna the territory import made', async () => {
     await send(app, manager, '/api/territories/import', file('Divipole_Territoriales_2023_georref_BOLIVAR.csv')).expect(200);
     const answer = await send(app, manager, '/api/gotv/polling-stations/import', file('Divipole_Territoriales_2023_georref_BOLIVAR.csv')).expect(200);
-    expect(answer.body).toEqual({ created: 622, updated: 0, unchanged: 0, rejected: [], rejectedCount: 0 });
+    expect(answer.body).toEqual({ created: 622, updated: 0, unchanged: 0, rejected: [], rejectedCount: 0, dryRun: false });
     const code = puestoCode('BOLIVAR', 'CARTAGENA', 'CENTRO COMERCIAL BOCAGRANDE');
     expect(code).toMatch(/^RNEC-[0-9a-f]{16}$/);
     expect(await stationByCode(app, code)).toEqual({
