@@ -106,11 +106,15 @@ it('screens reloading at once share the reads of the flow and the delays: at mos
   const lagReads = jest.spyOn(repository, 'voterLagRows');
   const flowReads = jest.spyOn(repository, 'voterVoteRows');
   try {
+    const started = Date.now();
     const answers = await Promise.all(Array.from({ length: 20 }, () => app.http.get('/api/gotv/projection').set(viewer.auth).expect(200)));
     for (const answer of answers) expect(answer.body.overall.confirmedVoted).toBe(VOTERS + 1);
+    // A read serves every request for 15 s after it began (VOTES_REFRESH_MS), with at most one
+    // older read still under way: two reads, and one more per 15 s a slow machine takes to answer.
+    const allowed = 1 + Math.ceil((Date.now() - started) / 15_000);
     expect(lagReads.mock.calls.length).toBeGreaterThanOrEqual(1);
-    expect(lagReads.mock.calls.length).toBeLessThanOrEqual(2);
-    expect(flowReads.mock.calls.length).toBeLessThanOrEqual(2);
+    expect(lagReads.mock.calls.length).toBeLessThanOrEqual(allowed);
+    expect(flowReads.mock.calls.length).toBeLessThanOrEqual(allowed);
     // Nothing reported since: the next reads are kept ones.
     lagReads.mockClear();
     await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200);
