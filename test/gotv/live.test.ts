@@ -284,7 +284,7 @@ describe('the projection follows the clock', () => {
       socket.on('gotv:projection', (push: Push) => pushes.push(push));
       const open = await until(() => pushes.find((push) => push.phase === 'open'), 4000);
       // What REST computes for the same instant is what was pushed.
-      const atThatInstant = projectionSummary(await projection(app.runtime.deps.db, 'America/Bogota', {}, new Date(open.generatedAt)));
+      const atThatInstant = projectionSummary(await projection(app.runtime.deps.db, 'America/Bogota', {}, { now: new Date(open.generatedAt) }));
       expect(JSON.parse(JSON.stringify(atThatInstant))).toEqual(open);
       // The day ends (here: the date moves to yesterday) and the screens hear it without a report.
       const yesterday = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Bogota' }).format(new Date(Date.now() - 86_400_000));

@@ -6,6 +6,7 @@ import { STATION_STATUSES } from './gotv.entities';
 import { percent, projection } from './gotv.live';
 import { dashboardRows } from './gotv.live.repository';
 import { getSettings, liveDayStart } from './gotv.settings';
+import type { Projector } from './projection/projector';
 
 const progress = { assigned: z.number().int(), voted: z.number().int(), pending: z.number().int() };
 
@@ -36,13 +37,13 @@ export const dashboardView = z
  * The war room's one-screen summary, each block one aggregate query (the voters' totals from the
  * stations' tallies). Hours are in the campaign's time zone.
  */
-export async function gotvDashboard(q: Queries, timeZone: string): Promise<z.input<typeof dashboardView>> {
+export async function gotvDashboard(q: Queries, timeZone: string, projector?: Projector): Promise<z.input<typeof dashboardView>> {
   // The hourly curve is the live day's: today's, or election day's once it has passed.
   const dayStart = liveDayStart(new Date(), timeZone, (await getSettings(q)).electionDate);
   const { statuses, voters: totals, hourly, byTerritory, byBrigade, mostPending, incidents } = await dashboardRows(q, timeZone, dayStart);
   let summary: z.input<typeof dashboardView>['projection'] = null;
   try {
-    const projected = await projection(q, timeZone);
+    const projected = await projection(q, timeZone, {}, projector ? { projector } : {});
     summary = { phase: projected.phase, projectedTurnout: projected.overall.projectedTurnout, projectedConfirmedVoted: projected.overall.projectedConfirmedVoted };
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error; // no election date yet: no projection

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { calendarDate, instant } from '../../kernel/schemas';
 import type { Queries } from '../../kernel/sql';
 import { keysPage, pageQueryShape, type Page } from '../../kernel/pagination';
+import { processLocal } from '../../kernel/process-local';
+import { Projector } from './projection/projector';
 import { instantAt } from '../../kernel/calendar';
 import { STATION_STATUSES } from './gotv.entities';
 import type { StationEvent } from './gotv.events';
@@ -191,8 +193,13 @@ export interface ProjectionRequest {
   /** The instant to project at (default: now, the live projection). */
   now?: Date;
   /** The stations whose own figures to list (default: none; the sums do not need them). */
-  stations?: (id: string) => boolean;
+  stations?: ReadonlySet<string>;
+  /** Where to compute it: the process's worker thread (the API and the pushes), or here (default). */
+  projector?: Projector;
 }
+
+/** The process's projection thread, started on first use and stopped with the process. */
+export const projector = processLocal('gotv.projector', () => new Projector());
 
 /**
  * The projection of the election day at `request.now` (default: the live one). Every station's
@@ -230,7 +237,9 @@ export async function projectedDay(q: Queries, timeZone: string, filter: Station
     ...(only ? { only } : {}),
     sumsUnder: sumsUnder(stations, parents, filter.territoryId ?? null),
   };
-  return project(input, { fit: cachedFit, stations: request.stations ?? (() => false) });
+  if (request.projector) return request.projector.project(input, request.stations);
+  const wanted = request.stations;
+  return project(input, { fit: cachedFit, stations: (id) => wanted?.has(id) ?? false });
 }
 
 /**
@@ -254,8 +263,8 @@ function sumsUnder(stations: readonly StationRow[], parents: readonly { id: stri
 }
 
 /** `GET /api/gotv/projection`: the overall and per-territory projection, without the per-station list. */
-export async function projection(q: Queries, timeZone: string, filter: StationFilter = {}, now?: Date): Promise<Projection> {
-  const { stations: _none, ...answer } = await projectedDay(q, timeZone, filter, now ? { now } : {});
+export async function projection(q: Queries, timeZone: string, filter: StationFilter = {}, request: Omit<ProjectionRequest, 'stations'> = {}): Promise<Projection> {
+  const { stations: _none, ...answer } = await projectedDay(q, timeZone, filter, request);
   return answer;
 }
 
@@ -266,12 +275,17 @@ export const projectionStationsQuery = z.object({ territoryId: z.uuid().optional
  * Each page is projected afresh (the sums, and the figures of its own stations only), so a page
  * costs about what the overall projection does however many stations there are.
  */
-export async function projectionStations(q: Queries, timeZone: string, query: z.output<typeof projectionStationsQuery>): Promise<Page<StationProjection>> {
+export async function projectionStations(
+  q: Queries,
+  timeZone: string,
+  query: z.output<typeof projectionStationsQuery>,
+  where: Pick<ProjectionRequest, 'projector'> = {},
+): Promise<Page<StationProjection>> {
   const filter: StationFilter = query.territoryId ? { territoryId: query.territoryId } : {};
   const ids = (await stationRows(q, filter)).map((row) => row.id);
   const page = keysPage(ids, query);
   const wanted = new Set(page.keys);
-  const day = await projectedDay(q, timeZone, filter, { stations: (id) => wanted.has(id) });
+  const day = await projectedDay(q, timeZone, filter, { ...where, stations: wanted });
   const byId = new Map(day.stations.map((station) => [station.id, station]));
   return { data: page.keys.map((id) => byId.get(id)!), nextCursor: page.nextCursor };
 }

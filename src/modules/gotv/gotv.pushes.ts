@@ -2,7 +2,7 @@ import type { AppDeps } from '../../kernel/context';
 import { ConflictError } from '../../kernel/errors';
 import { repeatEvery, type BackgroundTask } from '../../kernel/module';
 import { GOTV_ROOM, stationRoom, type ProjectionSummary } from './gotv.events';
-import { projection, stationEvents } from './gotv.live';
+import { projection, projector, stationEvents } from './gotv.live';
 import { stationsReportedSince } from './gotv.live.repository';
 import { phaseAt, type Phase, type Projection } from './projection/projection';
 import { electionDateOf, electionDay } from './gotv.settings';
@@ -74,7 +74,7 @@ export function projectionSummary(full: Projection): ProjectionSummary {
 /** The live projection's summary, or nothing before the election date is set. */
 async function liveProjectionSummary(deps: AppDeps): Promise<ProjectionSummary | undefined> {
   try {
-    return projectionSummary(await projection(deps.db, deps.config.timeZone));
+    return projectionSummary(await projection(deps.db, deps.config.timeZone, {}, { projector: projector(deps) }));
   } catch (error) {
     if (error instanceof ConflictError) return undefined;
     throw error;

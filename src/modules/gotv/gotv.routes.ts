@@ -41,7 +41,7 @@ import { claimVoter, logContact, releaseClaim } from './gotv.chase.service';
 import { dashboardView, gotvDashboard } from './gotv.dashboard';
 import { importAnswer, importColumns, importVoters } from './gotv.import';
 import { importStations, stationImportAnswer, stationImportColumns } from './gotv.stations.import';
-import { dayCurve, dayCurveQuery, dayCurveView, liveMap, liveMapQuery, liveMapView, projection, projectionStations, projectionStationsQuery } from './gotv.live';
+import { dayCurve, dayCurveQuery, dayCurveView, liveMap, liveMapQuery, liveMapView, projection, projectionStations, projectionStationsQuery, projector } from './gotv.live';
 import { projectionView, stationProjectionView } from './projection/projection';
 import { electionDateOf, getSettings, putSettings, settingsBody, settingsView } from './gotv.settings';
 import { AppError } from '../../kernel/errors';
@@ -355,7 +355,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       response: projectionView,
       errors: { 409: 'The election date is not set' },
     },
-    async ({ ctx, input }) => projection(ctx.deps.db, ctx.deps.config.timeZone, input.query),
+    async ({ ctx, input }) => projection(ctx.deps.db, ctx.deps.config.timeZone, input.query, { projector: projector(ctx.deps) }),
   )
   .get(
     '/api/gotv/projection/stations',
@@ -369,7 +369,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       response: pageSchema(stationProjectionView),
       errors: { 409: 'The election date is not set' },
     },
-    async ({ ctx, input }) => projectionStations(ctx.deps.db, ctx.deps.config.timeZone, input.query),
+    async ({ ctx, input }) => projectionStations(ctx.deps.db, ctx.deps.config.timeZone, input.query, { projector: projector(ctx.deps) }),
   )
   .post(
     '/api/gotv/incidents',
@@ -504,7 +504,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       access: gotvPolicy.roles('watch'),
       response: dashboardView,
     },
-    async ({ ctx }) => gotvDashboard(ctx.deps.db, ctx.deps.config.timeZone),
+    async ({ ctx }) => gotvDashboard(ctx.deps.db, ctx.deps.config.timeZone, projector(ctx.deps)),
   )
   .post(
     '/api/gotv/voters/import',
