@@ -15,8 +15,8 @@ import { signBody } from '../fakes/whatsapp-cloud';
 import { createUser, type TestUser } from '../helpers/users';
 import { waitUntil } from '../helpers/wait';
 import { CLOUD, startWhatsAppTest, type WhatsAppTest } from '../whatsapp/setup';
-import { assertBuilt, axeBlocking, launchChromium } from './campaign';
-import { openConsole } from './console';
+import { assertBuilt, launchChromium } from './campaign';
+import { axeSettled, openConsole } from './console';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 
@@ -104,7 +104,7 @@ describe('people screens', () => {
     const page = await openConsole(browser, t.app, manager, '/personas');
     await page.getByRole('heading', { name: 'Personas', level: 1 }).waitFor();
     await page.getByRole('link', { name: CAMILA.name }).waitFor();
-    expect(await axeBlocking(page)).toEqual([]);
+    expect(await axeSettled(page)).toEqual([]);
 
     // Typed and sent from the keyboard: the search box, Enter.
     const box = page.getByRole('searchbox', { name: 'Buscar' });
@@ -157,7 +157,7 @@ describe('people screens', () => {
     // The exact time is in each fact's title.
     expect(await history.locator('time').first().getAttribute('title')).toMatch(/\d{4}.*\d{2}:\d{2}/);
     await page.getByRole('region', { name: 'Corregir datos' }).waitFor();
-    expect(await axeBlocking(page)).toEqual([]);
+    expect(await axeSettled(page)).toEqual([]);
     await shot(page, 'people-person');
 
     // A note, written and shown with its author, in her history too; then deleted by its author.
@@ -211,7 +211,7 @@ describe('people screens', () => {
     await line(5).getByText('Teléfono: no es un número válido').waitFor();
     expect(await errors.getByRole('row').count()).toBe(3);
     await outcome.getByText('Se crearían').waitFor();
-    expect(await axeBlocking(page)).toEqual([]);
+    expect(await axeSettled(page)).toEqual([]);
     await shot(page, 'people-import');
     // A dry run: nobody written.
     expect(await search('Andrés Gómez')).toEqual([]);
@@ -242,7 +242,7 @@ describe('people screens', () => {
     await compare.getByRole('article', { name: OTHER.name }).waitFor();
     // The pair is among the candidates too, with its reason in words.
     await page.getByRole('region', { name: 'Posibles duplicados' }).getByText('Mismo correo').first().waitFor();
-    expect(await axeBlocking(page)).toEqual([]);
+    expect(await axeSettled(page)).toEqual([]);
     await shot(page, 'people-duplicates');
 
     await compare.getByRole('button', { name: 'Fusionar' }).click();
@@ -310,7 +310,7 @@ describe('people screens', () => {
     expect(await confirm.isDisabled()).toBe(true);
     await erasure.getByLabel(/Para confirmar/).fill('camila rojas pena');
     expect(await confirm.isDisabled()).toBe(false);
-    expect(await axeBlocking(page)).toEqual([]);
+    expect(await axeSettled(page)).toEqual([]);
     await confirm.click();
     await page.getByRole('heading', { name: 'Datos suprimidos' }).waitFor();
     await page.getByText('Los datos de esta persona fueron suprimidos').waitFor();
