@@ -122,7 +122,7 @@ describe('people screens', () => {
     // The filter is the address: going back shows the previous search again.
     await page.goBack();
     await page.waitForURL((url) => url.searchParams.get('q') === '3001234567');
-    // The box is keyed by the search in the address: it shows the earlier search once React has redrawn it.
+    // The box follows the address's history entry: it shows the earlier search once React has redrawn it.
     await waitUntil(async () => (await box.inputValue()) === '3001234567', 10_000, 'the search box to show the earlier search');
     // A filter narrows the search, and Back takes it off again.
     await page.getByRole('combobox', { name: 'WhatsApp' }).click();

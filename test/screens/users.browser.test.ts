@@ -49,7 +49,11 @@ async function act(name: string, action: string, rowText = name): Promise<void> 
   await row(rowText)
     .getByRole('button', { name: `Acciones para ${name}` })
     .click();
-  await page.getByRole('menuitem', { name: action }).click();
+  // The menu opened for this row: an earlier row's menu may still be fading out.
+  await page
+    .getByRole('menu', { name: `Acciones para ${name}` })
+    .getByRole('menuitem', { name: action })
+    .click();
 }
 
 it('lists the accounts with their roles, and filters them', async () => {

@@ -164,13 +164,7 @@ export function RsvpSection({ event }: { event: AgendaEvent }) {
         </Group>
       )}
       <SimpleGrid cols={{ base: 1, sm: 2 }} mb="md">
-        <SearchForm
-          key={filters.values.q ?? ''}
-          name="Buscar entre las respuestas"
-          placeholder="Nombre"
-          value={filters.values.q ?? ''}
-          onSearch={(value) => filters.set({ q: value })}
-        />
+        <SearchForm name="Buscar entre las respuestas" placeholder="Nombre" value={filters.values.q ?? ''} onSearch={(value) => filters.set({ q: value })} />
         <NativeSelect
           label="Respuesta"
           value={status ?? ''}

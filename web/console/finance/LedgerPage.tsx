@@ -205,7 +205,7 @@ export default function LedgerPage() {
           </SimpleGrid>
           <Group align="flex-end" justify="space-between" mb="sm">
             <div style={{ flex: 1, maxWidth: 520 }}>
-              <SearchForm key={q ?? ''} name="Buscar movimientos" placeholder="Contraparte o descripción" value={q ?? ''} onSearch={(value) => filters.set({ q: value })} />
+              <SearchForm name="Buscar movimientos" placeholder="Contraparte o descripción" value={q ?? ''} onSearch={(value) => filters.set({ q: value })} />
             </div>
             {filters.active.length > 0 && (
               <Button variant="subtle" onClick={filters.clear}>

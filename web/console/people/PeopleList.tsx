@@ -219,7 +219,6 @@ export default function PeopleList() {
       </PageTitle>
       <Stack gap="md">
         <SearchForm
-          key={`q:${get('q')}`}
           name="Buscar personas"
           description="Nombre, teléfono (en cualquier formato), correo o cédula"
           placeholder="Ej.: 300 123 4567, ana@correo.co, José Pérez"

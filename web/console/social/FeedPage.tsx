@@ -86,7 +86,6 @@ export default function FeedPage() {
       <PageTitle>Redes sociales: publicaciones</PageTitle>
       <Stack gap="md">
         <SearchForm
-          key={`q:${values.q ?? ''}`}
           name="Buscar publicaciones"
           description="Palabras del texto, con o sin tildes: «reformas» también encuentra «reforma»"
           placeholder="Ej.: corrupción Medellín"

@@ -146,7 +146,7 @@ export default function UsersPage() {
         </Alert>
       )}
       <SimpleGrid cols={{ base: 1, sm: 3 }} mb="md">
-        <SearchForm key={q ?? ''} name="Buscar usuarios" placeholder="Nombre o correo" value={q ?? ''} onSearch={(value) => filters.set({ q: value })} />
+        <SearchForm name="Buscar usuarios" placeholder="Nombre o correo" value={q ?? ''} onSearch={(value) => filters.set({ q: value })} />
         <Select
           label="Rol"
           placeholder="Todos"

@@ -108,7 +108,7 @@ export default function PyramidPage() {
       </Text>
       <Group align="flex-end" justify="space-between" mb="sm">
         <div style={{ flex: '1 1 320px', maxWidth: 480 }}>
-          <SearchForm key={search} name="Buscar en la pirámide" placeholder="Nombre" value={search} onSearch={(value) => filters.set({ buscar: value })} />
+          <SearchForm name="Buscar en la pirámide" placeholder="Nombre" value={search} onSearch={(value) => filters.set({ buscar: value })} />
         </div>
         <Group gap="xs">
           <Button variant="default" onClick={() => setOpen(new Set(nodes.filter((node) => node.direct > 0).map((node) => node.id)))}>

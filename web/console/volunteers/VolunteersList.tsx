@@ -90,7 +90,7 @@ export default function VolunteersList() {
         Voluntarios
       </PageTitle>
       <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }} mb="md">
-        <SearchForm key={q ?? ''} name="Buscar voluntarios" placeholder="Nombre, correo o teléfono" value={q ?? ''} onSearch={(value) => filters.set({ q: value })} />
+        <SearchForm name="Buscar voluntarios" placeholder="Nombre, correo o teléfono" value={q ?? ''} onSearch={(value) => filters.set({ q: value })} />
         <Select
           label="Estado"
           placeholder="Todos"
