@@ -1,4 +1,5 @@
 import type { Metrics } from './metrics';
+import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-streams-adapter';
@@ -102,20 +103,63 @@ const ANNOUNCE_INTERVAL_MS = 2000;
 const USER_ROOM_PREFIX = 'user:';
 const userRoom = (userId: string) => `${USER_ROOM_PREFIX}${userId}`;
 
-/** Appends a batch (a JSON array) to a shared window; 1 when this call opened the window (its caller flushes it). */
+/**
+ * Appends a batch to a shared window and marks it appended (KEYS[3], for `WITHDRAW_FROM_WINDOW`);
+ * 1 when this call opened the window (its caller flushes it).
+ */
 const APPEND_TO_WINDOW = `redis.call('rpush', KEYS[1], ARGV[2])
+redis.call('set', KEYS[3], '1', 'PX', ARGV[3])
 if redis.call('set', KEYS[2], '1', 'PX', ARGV[1], 'NX') then return 1 end
 return 0`;
 
+/**
+ * After an append whose answer never came: 'absent' when it was never carried out, 'withdrawn' when
+ * it was and its batch was taken back out of the window, 'taken' when a flush had already taken it.
+ * A window left empty is closed, since the append may have opened it for a process that never heard.
+ */
+const WITHDRAW_FROM_WINDOW = `if redis.call('exists', KEYS[3]) == 0 then return 'absent' end
+redis.call('del', KEYS[3])
+if redis.call('lrem', KEYS[1], 1, ARGV[1]) == 0 then return 'taken' end
+if redis.call('llen', KEYS[1]) == 0 then redis.call('del', KEYS[2]) end
+return 'withdrawn'`;
+
+/**
+ * Takes every item of a shared window and closes it, atomically: the next append opens a new one.
+ * The items stay in a stash (KEYS[3]) until the taker has them, so a take whose answer never came
+ * can be read again (`RETAKE_WINDOW`) instead of losing the window.
+ */
+const TAKE_WINDOW = `redis.call('del', KEYS[2])
+if redis.call('exists', KEYS[1]) == 0 then return {} end
+redis.call('rename', KEYS[1], KEYS[3])
+redis.call('pexpire', KEYS[3], ARGV[1])
+return redis.call('lrange', KEYS[3], 0, -1)`;
+
+/** The items of a take whose answer never came (none if it was never carried out), and the stash gone. */
+const RETAKE_WINDOW = `local items = redis.call('lrange', KEYS[1], 0, -1)
+redis.call('del', KEYS[1])
+return items`;
+
 interface WindowCommands {
-  appendToWindow(listKey: string, openKey: string, leaseMs: string, batch: string): Promise<number>;
-  takeWindow(listKey: string, openKey: string): Promise<string[]>;
+  appendToWindow(listKey: string, openKey: string, appendedKey: string, leaseMs: string, batch: string, markMs: string): Promise<number>;
+  withdrawFromWindow(listKey: string, openKey: string, appendedKey: string, batch: string): Promise<'absent' | 'withdrawn' | 'taken'>;
+  takeWindow(listKey: string, openKey: string, stashKey: string, stashMs: string): Promise<string[]>;
+  retakeWindow(stashKey: string): Promise<string[]>;
 }
 
-/** Takes every item of a shared window and closes it, atomically: the next append opens a new one. */
-const TAKE_WINDOW = `local items = redis.call('lrange', KEYS[1], 0, -1)
-redis.call('del', KEYS[1], KEYS[2])
-return items`;
+/** What a shared window's list holds per append: the batch's id keeps each entry distinct for LREM. */
+interface WindowBatch<T> {
+  id: string;
+  items: T[];
+}
+
+/** How long an append whose answer never came is tried to be taken back before its items go out from the process. */
+const WITHDRAW_WITHIN_MS = 5_000;
+
+/** How long an append's mark and a take's stash are kept: the time left to settle a command whose answer never came. */
+const WINDOW_SETTLE_MS = 30_000;
+
+/** ioredis's error for a command sent but unanswered in time: Redis may still carry it out. */
+const isUnanswered = (error: unknown): boolean => error instanceof Error && error.message === 'Command timed out';
 
 /** Removes a stream's entries older than ARGV[1] ms by Redis's own clock (entry ids are its milliseconds). */
 const TRIM_STREAM = `local now = redis.call('time')
@@ -170,6 +214,8 @@ export class Realtime {
   private streamTrimmer: NodeJS.Timeout | undefined;
   /** The rooms of each broadcast whose publish has not been answered yet. */
   private readonly publishing = new Set<{ rooms: readonly string[] }>();
+  private readonly windowIdPrefix = `${randomUUID()}:`;
+  private windowSequence = 0;
 
   constructor(private readonly options: RealtimeOptions) {
     this.io = new Server({
@@ -203,8 +249,10 @@ export class Realtime {
     if (options.redis) {
       // Defined before any traffic: ioredis 6.0.0 crashes the process when a command is defined
       // after an auto-pipeline it then joins was created (redis/ioredis#1931). EVALSHA-cached.
-      options.redis.commands.defineCommand('appendToWindow', { numberOfKeys: 2, lua: APPEND_TO_WINDOW });
-      options.redis.commands.defineCommand('takeWindow', { numberOfKeys: 2, lua: TAKE_WINDOW });
+      options.redis.commands.defineCommand('appendToWindow', { numberOfKeys: 3, lua: APPEND_TO_WINDOW });
+      options.redis.commands.defineCommand('withdrawFromWindow', { numberOfKeys: 3, lua: WITHDRAW_FROM_WINDOW });
+      options.redis.commands.defineCommand('takeWindow', { numberOfKeys: 3, lua: TAKE_WINDOW });
+      options.redis.commands.defineCommand('retakeWindow', { numberOfKeys: 1, lua: RETAKE_WINDOW });
       options.redis.commands.defineCommand('trimStream', { numberOfKeys: 1, lua: TRIM_STREAM });
       this.watchCrossProcessLink(options.redis.client);
       this.trimStreamByAge(options.redis.commands as Redis & StreamCommands, `${options.redis.prefix}:socket.io`, options.redis.streamMaxAgeMs ?? STREAM_MAX_AGE_MS);
@@ -404,7 +452,9 @@ export class Realtime {
    * opens a window (the first append after the last flush) flushes it after `windowMs`, taking the
    * list atomically and publishing it once. Should that process die, its window's lease expires
    * and the next append re-opens it, so items are late rather than lost; should Redis fail, items
-   * go out from this process's own window.
+   * go out from this process's own window. A command Redis answers too late is settled before
+   * anything else is done with its items (an append taken back, a take read again), so a slow
+   * Redis neither loses nor doubles them.
    */
   batched<K extends BatchedEventName>(room: string, event: K, windowMs?: number): (item: BatchItem<K>) => void;
   batched<K extends keyof RealtimeEvents, T>(room: string, event: K, options: { windowMs?: number; encode: (items: T[]) => RealtimeEvents[K] }): (item: T) => void;
@@ -470,10 +520,19 @@ export class Realtime {
     const flush = async () => {
       timer = undefined;
       const due = performance.now();
-      const batches = await redis.takeWindow(listKey, openKey);
+      const stashKey = `${listKey}:taken:${this.nextWindowId()}`;
+      let batches: string[];
+      try {
+        batches = await redis.takeWindow(listKey, openKey, stashKey, String(WINDOW_SETTLE_MS));
+      } catch (error) {
+        // Carried out or not, the window is in the stash or still in the list: never in neither.
+        this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window take unanswered; reading it again');
+        batches = (await this.settle(() => redis.retakeWindow(stashKey), WINDOW_SETTLE_MS, windowMs, false)) ?? [];
+      }
       const taken = performance.now();
-      const items = batches.flatMap((batch) => JSON.parse(batch) as T[]);
+      const items = batches.flatMap((batch) => (JSON.parse(batch) as WindowBatch<T>).items);
       if (items.length) send(items, openedAt);
+      if (batches.length) redis.unlink(stashKey).catch(() => undefined);
       // How late windows close and how long taking one takes: where a delivery tail starts.
       this.options.logger.debug(
         { listKey, items: items.length, openMs: Math.round(due - openedAt), takeMs: Math.round(taken - due), sendMs: Math.round(performance.now() - taken) },
@@ -484,8 +543,11 @@ export class Realtime {
     const append = (): Promise<void> => {
       const items = queued;
       queued = [];
+      const id = this.nextWindowId();
+      const appendedKey = `${listKey}:appended:${id}`;
+      const batch = JSON.stringify({ id, items } satisfies WindowBatch<T>);
       return redis
-        .appendToWindow(listKey, openKey, String(leaseMs), JSON.stringify(items))
+        .appendToWindow(listKey, openKey, appendedKey, String(leaseMs), batch, String(WINDOW_SETTLE_MS))
         .then(
           (opened) => {
             // A timer still pending (this process opened the previous window too) takes this one with it.
@@ -494,7 +556,13 @@ export class Realtime {
               timer = setTimeout(() => void flushLogged(), windowMs);
             } else watchdog ??= setTimeout(reopen, leaseMs + windowMs).unref();
           },
-          (error: unknown) => {
+          async (error: unknown) => {
+            // An append sent but unanswered may still be carried out: take it back first, or the
+            // items would go out twice, from here and from the window.
+            if (isUnanswered(error)) {
+              const outcome = await this.settle(() => redis.withdrawFromWindow(listKey, openKey, appendedKey, batch), WITHDRAW_WITHIN_MS, windowMs, true);
+              if (outcome === 'taken') return;
+            }
             this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window unavailable; sending from this process');
             for (const item of items) fallback(item);
           },
@@ -531,6 +599,28 @@ export class Realtime {
       scheduled = true;
       setImmediate(appendQueued);
     };
+  }
+
+  /**
+   * A command on a shared window sent again every `everyMs` until Redis answers, for at most
+   * `withinMs` (sooner once the process closes, or, with `whileLinked`, once the link is down);
+   * undefined when it never answered.
+   */
+  private async settle<R>(command: () => Promise<R>, withinMs: number, everyMs: number, whileLinked: boolean): Promise<R | undefined> {
+    const deadline = performance.now() + withinMs;
+    for (;;) {
+      try {
+        return await command();
+      } catch {
+        if (this.closed || (whileLinked && !this.linkIsUp) || performance.now() + everyMs > deadline) return undefined;
+      }
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  }
+
+  /** An id no other append or take, in this process or another, has used. */
+  private nextWindowId(): string {
+    return `${this.windowIdPrefix}${(this.windowSequence++).toString(36)}`;
   }
 
   /**

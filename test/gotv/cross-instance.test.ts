@@ -118,7 +118,7 @@ it('sends what a process that died with the window open left in it, once its lea
     const { redis, config } = app.runtime.deps;
     const listKey = `${config.redisKeyPrefix}:window:gotv:gotv:turnout`;
     const orphan = ['count', station, randomUUID(), 500, false];
-    await redis!.rpush(listKey, JSON.stringify([orphan]));
+    await redis!.rpush(listKey, JSON.stringify({ id: 'orphan', items: [orphan] }));
     await redis!.set(`${listKey}:open`, '1', 'PX', 300);
     const report = await app.http
       .post('/api/gotv/turnout')

@@ -200,6 +200,44 @@ describe('batched events', () => {
     }
   });
 
+  it('neither loses nor doubles items when Redis carries out commands after they timed out', async () => {
+    const processes = [app, other].map(({ runtime }) => runtime.deps.realtime);
+    const published: string[] = [];
+    const publishes = processes.map((realtime) =>
+      jest.spyOn(realtime, 'publish').mockImplementation((_room, _event, payload) => {
+        for (const item of (payload as { items: { id: string }[] }).items) published.push(item.id);
+      }),
+    );
+    const adds = processes.map((realtime) => realtime.batched('probe-slow', 'qr:lead', 50));
+    const redis = processes[0]!['options'].redis!.commands as unknown as { withdrawFromWindow: (...args: unknown[]) => Promise<string> };
+    const withdraws = jest.spyOn(redis, 'withdrawFromWindow');
+    const pauser = app.runtime.deps.redis!.duplicate({ enableOfflineQueue: true, lazyConnect: false, commandTimeout: 10_000 });
+    try {
+      const lead = (id: string) => ({ id, campaignId: 'c', codeId: 'k', created: true });
+      adds[0]!(lead('before'));
+      await until(() => published.includes('before'), 10_000, 'the item sent before Redis slows down');
+      // Redis holds every write for longer than a command may wait (REDIS_COMMAND_TIMEOUT, 500 ms),
+      // then carries them all out: appends and takes time out here but happen there.
+      await pauser.call('client', 'pause', '1500', 'WRITE');
+      const ids = Array.from({ length: 12 }, (_, index) => `slow-${index}`);
+      for (const [index, id] of ids.entries()) {
+        adds[index % 2]!(lead(id));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await until(() => ids.every((id) => published.includes(id)), 20_000, 'every item sent');
+      // Windows go out in order: once an item added after them is sent, nothing of theirs is left to send twice.
+      adds[1]!(lead('after'));
+      await until(() => published.includes('after'), 20_000, 'the item sent after Redis is back');
+      expect(withdraws).toHaveBeenCalled();
+      expect(published.filter((id) => id.startsWith('slow-')).sort()).toEqual([...ids].sort());
+    } finally {
+      for (const publish of publishes) publish.mockRestore();
+      withdraws.mockRestore();
+      await pauser.call('client', 'unpause').catch(() => undefined);
+      pauser.disconnect();
+    }
+  });
+
   // Last in the file: it stops the second process.
   it('sends an item added in the same turn as the process stops', async () => {
     const { realtime } = other.runtime.deps;
