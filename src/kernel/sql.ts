@@ -100,6 +100,22 @@ class Runner implements Queries {
   }
 }
 
+/**
+ * One connection's statements, one after another: pg would queue statements sent together on a
+ * client too, but warns that it will stop (pg 9), and code inside a transaction may well send two at
+ * once (`Promise.all` over reads).
+ */
+function oneAtATime(client: PoolClient): Client {
+  let previous: Promise<unknown> = Promise.resolve();
+  return {
+    query(config: QueryConfig) {
+      const result = previous.then(() => client.query(config));
+      previous = result.catch(() => undefined);
+      return result;
+    },
+  };
+}
+
 /** Bounds on every statement of one transaction, in milliseconds. */
 export interface TransactionLimits {
   lockTimeoutMs?: number;
@@ -151,7 +167,8 @@ export class Database extends Runner {
   async session<T>(work: (connection: Queries) => Promise<T>): Promise<T> {
     const client: PoolClient = await this.pool.connect();
     try {
-      return await work(new Runner(async () => ({ client, release: () => undefined }), this.convert));
+      const serial = oneAtATime(client);
+      return await work(new Runner(async () => ({ client: serial, release: () => undefined }), this.convert));
     } finally {
       client.release();
     }
@@ -166,15 +183,17 @@ export class Database extends Runner {
    */
   async transaction<T>(work: (tx: Queries) => Promise<T>, limits: TransactionLimits = {}): Promise<T> {
     const client: PoolClient = await this.pool.connect();
-    const tx = new Runner(async () => ({ client, release: () => undefined }), this.convert);
+    const serial = oneAtATime(client);
+    const tx = new Runner(async () => ({ client: serial, release: () => undefined }), this.convert);
     let broken = false;
     try {
       await client.query(beginWith(limits));
       const result = await work(tx);
-      await client.query('commit');
+      await serial.query({ text: 'commit' });
       return result;
     } catch (error) {
-      await client.query('rollback').catch(() => {
+      // After any statement still running (a sibling of the one that failed), on the same queue.
+      await serial.query({ text: 'rollback' }).catch(() => {
         broken = true;
       });
       throw error;
