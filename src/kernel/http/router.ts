@@ -253,7 +253,7 @@ class HandlerContext<P, Q, B> implements RouteContext<P, Q, B> {
   }
 
   get em(): EntityManager {
-    this.entityManager ??= this.ctx.deps.orm.em.fork() as EntityManager;
+    this.entityManager ??= this.ctx.deps.orm.em.fork();
     return this.entityManager;
   }
 }

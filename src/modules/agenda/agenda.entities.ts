@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { createdAtStamp, timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { ContactSchema } from '../audience';
 import { UserSchema } from '../auth';
 import { TerritorySchema } from '../territories';
@@ -25,10 +25,7 @@ export const AgendaEventSchema = defineEntity({
     { name: 'agenda_events_longitude_check', expression: 'longitude is null or abs(longitude)::numeric <= 180' },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     title: p.string().length(200),
     type: p.enum([...EVENT_TYPES]),
     description: p.text().nullable(),
@@ -50,11 +47,7 @@ export const AgendaEventSchema = defineEntity({
     cancelledAt: p.datetime().nullable(),
     cancellationReason: p.string().length(500).nullable(),
     createdBy: () => p.manyToOne(UserSchema).deleteRule('restrict'),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type AgendaEvent = InferEntity<typeof AgendaEventSchema>;
@@ -69,16 +62,13 @@ export const AgendaShiftSchema = defineEntity({
     { name: 'agenda_shifts_slots_check', expression: 'slots > 0' },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     event: () => p.manyToOne(AgendaEventSchema).deleteRule('restrict'),
     role: p.string().length(120),
     startsAt: p.datetime(),
     endsAt: p.datetime(),
     slots: p.integer(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 
@@ -89,10 +79,7 @@ export const AgendaRsvpSchema = defineEntity({
   uniques: [{ properties: ['event', 'contact'], name: 'agenda_rsvps_event_contact_unique' }],
   indexes: [{ properties: ['event', 'status', 'waitlistedAt'] }, { properties: ['contact'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     event: () => p.manyToOne(AgendaEventSchema).deleteRule('restrict'),
     contact: () => p.manyToOne(ContactSchema).deleteRule('restrict'),
     status: p.enum([...RSVP_STATUSES]),
@@ -102,7 +89,7 @@ export const AgendaRsvpSchema = defineEntity({
     recordedBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     dayReminderAt: p.datetime().nullable(),
     hoursReminderAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 
@@ -113,15 +100,12 @@ export const AgendaShiftSignupSchema = defineEntity({
   uniques: [{ properties: ['shift', 'contact'], name: 'agenda_shift_signups_shift_contact_unique' }],
   indexes: [{ properties: ['event'] }, { properties: ['contact'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     shift: () => p.manyToOne(AgendaShiftSchema).deleteRule('cascade'),
     event: () => p.manyToOne(AgendaEventSchema).deleteRule('restrict'),
     contact: () => p.manyToOne(ContactSchema).deleteRule('restrict'),
     recordedBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 
@@ -132,10 +116,7 @@ export const AgendaCheckInSchema = defineEntity({
   uniques: [{ properties: ['event', 'contact'], name: 'agenda_check_ins_event_contact_unique' }],
   indexes: [{ properties: ['checkedInAt', 'id'] }, { properties: ['contact'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     event: () => p.manyToOne(AgendaEventSchema).deleteRule('restrict'),
     contact: () => p.manyToOne(ContactSchema).deleteRule('restrict'),
     shift: () => p.manyToOne(AgendaShiftSchema).nullable().deleteRule('set null'),
@@ -151,21 +132,14 @@ export const AgendaTaskSchema = defineEntity({
   tableName: 'agenda_tasks',
   indexes: [{ properties: ['event', 'dueAt'] }, { properties: ['assignee'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     event: () => p.manyToOne(AgendaEventSchema).deleteRule('restrict'),
     title: p.string().length(200),
     notes: p.text().nullable(),
     assignee: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     dueAt: p.datetime().nullable(),
     doneAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 
@@ -176,21 +150,14 @@ export const AgendaResourceSchema = defineEntity({
   uniques: [{ name: 'agenda_resources_name_unique', expression: 'create unique index agenda_resources_name_unique on agenda_resources (lower(name))' }],
   checks: [{ name: 'agenda_resources_quantity_check', expression: 'quantity >= 0' }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     name: p.string().length(160),
     category: p.string().length(60).nullable(),
     quantity: p.integer(),
     unit: p.string().length(30).nullable(),
     notes: p.text().nullable(),
     active: p.boolean().default(true),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 
@@ -204,10 +171,7 @@ export const AgendaAllocationSchema = defineEntity({
     { name: 'agenda_allocations_span_check', expression: 'ends_at > starts_at' },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     resource: () => p.manyToOne(AgendaResourceSchema).deleteRule('restrict'),
     event: () => p.manyToOne(AgendaEventSchema).deleteRule('restrict'),
     quantity: p.integer(),
@@ -215,7 +179,7 @@ export const AgendaAllocationSchema = defineEntity({
     endsAt: p.datetime(),
     notes: p.string().length(500).nullable(),
     createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 
@@ -228,7 +192,7 @@ export const AgendaFeedTokenSchema = defineEntity({
     tokenHash: p.string().length(64).unique(),
     /** The user's token version when it was made: signing out everywhere or a new password bumps it, which ends the address too. */
     tokenVersion: p.integer(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 

@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { createdAtStamp, timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { TerritorySchema } from '../territories';
 import { AUDIT_ACTIONS, CONSENT_ACTIONS } from './audience.codes';
 
@@ -41,10 +41,7 @@ export const ContactSchema = defineEntity({
     },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     identityKey: p.string().length(270).unique(),
     name: p.string().length(160),
     /**
@@ -83,11 +80,7 @@ export const ContactSchema = defineEntity({
      */
     mergedInto: () => p.manyToOne(ContactSchema).nullable().deleteRule('restrict'),
     mergedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type Contact = InferEntity<typeof ContactSchema>;
@@ -115,14 +108,11 @@ export const ConsentTextSchema = defineEntity({
   name: 'ConsentText',
   tableName: 'consent_texts',
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     sha256: p.string().length(64).unique(),
     text: p.text(),
     privacyPolicyUrl: p.string().length(500).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 
@@ -139,10 +129,7 @@ export const ConsentSchema = defineEntity({
   tableName: 'consents',
   indexes: [{ properties: ['contact', 'givenAt'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
     /**
      * No foreign key: consent texts are append-only (nothing can change or remove one, see
@@ -179,10 +166,7 @@ export const AudienceAuditSchema = defineEntity({
   tableName: 'audience_audit',
   indexes: [{ properties: ['at'] }, { properties: ['contactId', 'at'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     at: p.datetime(),
     actorId: p.uuid(),
     action: p.enum([...AUDIT_ACTIONS]),

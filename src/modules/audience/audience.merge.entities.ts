@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { uuidPrimaryKey } from '../../kernel/entity-properties';
 import type { AuditCounts } from './audience.entities';
 import { ContactSchema } from './audience.entities';
 
@@ -13,10 +13,7 @@ export const ContactImportSchema = defineEntity({
   tableName: 'contact_imports',
   indexes: [{ properties: ['importedAt'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     importedBy: p.uuid(),
     importedAt: p.datetime(),
     /** Data rows in the file. */
@@ -61,10 +58,7 @@ export const ContactMergeSchema = defineEntity({
     },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     intoContact: () => p.manyToOne(ContactSchema).deleteRule('restrict'),
     fromContact: () => p.manyToOne(ContactSchema).deleteRule('restrict'),
     mergedBy: p.uuid(),

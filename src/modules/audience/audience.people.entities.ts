@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { createdAtStamp, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { UserSchema } from '../auth';
 import { ContactSchema } from './audience.entities';
 
@@ -12,15 +12,12 @@ export const ContactNoteSchema = defineEntity({
   tableName: 'contact_notes',
   indexes: [{ properties: ['contact', 'createdAt'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
     /** Who wrote it; null once their account is gone. */
     author: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     text: p.string().length(2000),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 export type ContactNote = InferEntity<typeof ContactNoteSchema>;

@@ -1,15 +1,12 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { ROLES } from '../../kernel/auth/roles';
-import { newId } from '../../kernel/ids';
+import { createdAtStamp, timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 
 export const UserSchema = defineEntity({
   name: 'User',
   tableName: 'users',
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     /** Normalised (trimmed, lower case); unique. */
     email: p.string().length(254).unique(),
     name: p.string().length(120),
@@ -19,11 +16,7 @@ export const UserSchema = defineEntity({
     /** Bumped to end every token the user holds (logout, role change, deactivation). */
     tokenVersion: p.integer().default(0),
     lastLoginAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   },
 });
 
@@ -37,14 +30,11 @@ export const PasswordResetSchema = defineEntity({
   name: 'PasswordReset',
   tableName: 'password_resets',
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     user: () => p.manyToOne(UserSchema).deleteRule('cascade').index(),
     tokenHash: p.string().length(64).unique(),
     createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
   },
@@ -62,6 +52,7 @@ export const UserSessionSchema = defineEntity({
   name: 'UserSession',
   tableName: 'user_sessions',
   properties: {
+    /** Not the shared `uuidPrimaryKey`: the id is made before the insert, as the token is signed with it. */
     id: p.uuid().primary(),
     user: () => p.manyToOne(UserSchema).deleteRule('cascade').index(),
     tokenVersion: p.integer(),

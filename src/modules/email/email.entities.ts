@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { createdAtStamp, timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { ContactSchema, type Segment } from '../audience';
 import { AB_METRICS, AB_PHASES, CAMPAIGN_STATUSES, TEMPLATE_SOURCES, type AbMetric } from './email.codes';
 
@@ -41,10 +41,7 @@ export const EmailTemplateSchema = defineEntity({
   tableName: 'email_templates',
   indexes: [{ properties: ['createdAt'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     name: p.string().length(160),
     subject: p.string().length(300),
     sourceKind: p.enum([...TEMPLATE_SOURCES]),
@@ -55,7 +52,7 @@ export const EmailTemplateSchema = defineEntity({
     sendText: p.text(),
     variables: p.array().default([]),
     links: p.json<string[]>(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 export type EmailTemplate = InferEntity<typeof EmailTemplateSchema>;
@@ -65,10 +62,7 @@ export const EmailCampaignSchema = defineEntity({
   tableName: 'email_campaigns',
   indexes: [{ properties: ['createdAt'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     name: p.string().length(160),
     fromName: p.string().length(120),
     fromEmail: p.string().length(254),
@@ -88,11 +82,7 @@ export const EmailCampaignSchema = defineEntity({
     finishedAt: p.datetime().nullable(),
     /** Why sending stopped (paused after provider errors), shown to staff; null while it flows. */
     notice: p.string().length(300).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type EmailCampaign = InferEntity<typeof EmailCampaignSchema>;
@@ -102,10 +92,7 @@ export const EmailVariantSchema = defineEntity({
   tableName: 'email_variants',
   uniques: [{ properties: ['campaign', 'position'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     campaign: () => p.manyToOne(EmailCampaignSchema).deleteRule('cascade'),
     position: p.smallint(),
     name: p.string().length(40),
@@ -182,7 +169,7 @@ export const EmailNoticeSchema = defineEntity({
     sentAt: p.datetime().nullable(),
     messageId: p.string().length(200).nullable(),
     lastError: p.string().length(200).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 
@@ -219,6 +206,6 @@ export const EmailSuppressionSchema = defineEntity({
     reason: p.string().length(20),
     campaignId: p.uuid().nullable(),
     detail: p.string().length(200).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });

@@ -191,7 +191,8 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
       await campaigns.loadCampaign(em, input.params.id);
       const result = await decideWinner(ctx.deps, input.params.id, { now: true });
       if (!result.decided) throw new ConflictError('This campaign has no A/B test waiting for a decision.', 'not_waiting');
-      return campaigns.getCampaign(ctx.deps.orm.em.fork() as typeof em, input.params.id);
+      // A fork's empty identity map: the request's still holds the campaign as it was before the decision.
+      return campaigns.getCampaign(em.fork(), input.params.id);
     },
   )
   .get(

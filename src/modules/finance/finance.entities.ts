@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { AgendaEventSchema } from '../agenda';
 import { UserSchema } from '../auth';
 
@@ -35,11 +35,7 @@ export const FinanceCodeSchema = defineEntity({
     /** Income under this code is a private contribution: it names its donor and counts against the donor limit. */
     donation: p.boolean().default(false),
     active: p.boolean().default(true),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type FinanceCode = InferEntity<typeof FinanceCodeSchema>;
@@ -60,10 +56,7 @@ export const FinanceEntrySchema = defineEntity({
     },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     kind: p.enum([...ENTRY_KINDS]),
     date: p.string().length(10),
     amount: p.bigint('number'),
@@ -82,11 +75,7 @@ export const FinanceEntrySchema = defineEntity({
     receiptSize: p.integer().nullable(),
     receiptUploadedAt: p.datetime().nullable(),
     recordedBy: () => p.manyToOne(UserSchema).deleteRule('restrict'),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type FinanceEntry = InferEntity<typeof FinanceEntrySchema>;
@@ -115,10 +104,7 @@ export const FinanceAuditSchema = defineEntity({
   tableName: 'finance_audit',
   indexes: [{ properties: ['entry', 'at'] }, { properties: ['at'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     entry: () => p.manyToOne(FinanceEntrySchema).nullable().deleteRule('restrict'),
     action: p.enum([...AUDIT_ACTIONS]),
     actor: () => p.manyToOne(UserSchema).deleteRule('restrict'),

@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { createdAtStamp, timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { TerritorySchema } from '../territories';
 import { ContactSchema } from '../audience';
 import { UserSchema } from '../auth';
@@ -13,10 +13,7 @@ export const PollingStationSchema = defineEntity({
   tableName: 'gotv_polling_stations',
   indexes: [{ properties: ['territory', 'name'] }, { properties: ['name'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     /** The registrar's code (or the campaign's own); unique. */
     code: p.string().length(40).unique(),
     name: p.string().length(200),
@@ -30,11 +27,7 @@ export const PollingStationSchema = defineEntity({
     /** Voters at this station in the previous comparable election (Registraduría results); the projection's level prior. */
     previousTurnout: p.integer().nullable(),
     status: p.enum([...STATION_STATUSES]).default('pending'),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type PollingStation = InferEntity<typeof PollingStationSchema>;
@@ -46,10 +39,7 @@ export const VoterSchema = defineEntity({
   // `contact`: a person's page and their export or erasure find their voter record by it.
   indexes: [{ properties: ['pollingStation', 'status'] }, { properties: ['status', 'name'] }, { properties: ['name'] }, { properties: ['contact'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     name: p.string().length(160),
     /** Cédula, digits only. */
     documentId: p.string().length(20).unique(),
@@ -66,11 +56,7 @@ export const VoterSchema = defineEntity({
     /** Who is chasing this voter now, so that two people do not call the same person. */
     claimedBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     claimedUntil: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type Voter = InferEntity<typeof VoterSchema>;
@@ -95,13 +81,10 @@ export const BrigadeSchema = defineEntity({
   name: 'Brigade',
   tableName: 'gotv_brigades',
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     name: p.string().length(120).unique(),
     leader: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 export type Brigade = InferEntity<typeof BrigadeSchema>;
@@ -139,10 +122,7 @@ export const TurnoutReportSchema = defineEntity({
   // receivedAt alone: volunteers copy brigade work in recording order (gotv.work.repository.ts).
   indexes: [{ properties: ['station', 'kind', 'reportedAt'] }, { properties: ['station', 'receivedAt'] }, { properties: ['receivedAt'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     clientReportId: p.uuid().unique(),
     kind: p.enum([...REPORT_KINDS]),
     station: () => p.manyToOne(PollingStationSchema).deleteRule('restrict'),
@@ -194,10 +174,7 @@ export const IncidentSchema = defineEntity({
   // A phone's resend of the same report (its clientId) finds the first one instead of adding another.
   uniques: [{ properties: ['reportedBy', 'clientId'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     station: () => p.manyToOne(PollingStationSchema).deleteRule('restrict'),
     type: p.enum([...INCIDENT_TYPES]),
     severity: p.enum([...INCIDENT_SEVERITIES]),
@@ -207,7 +184,7 @@ export const IncidentSchema = defineEntity({
     /** The photo's type by its first bytes and its size; the file is `${DATA_DIR}/gotv/incident-photos/<id>`. */
     photoType: p.enum([...INCIDENT_PHOTO_TYPES]).nullable(),
     photoSize: p.integer().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 
@@ -220,15 +197,12 @@ export const VoterContactSchema = defineEntity({
   indexes: [{ properties: ['voter', 'createdAt'] }, { properties: ['createdAt'] }],
   uniques: [{ properties: ['user', 'clientId'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     voter: () => p.manyToOne(VoterSchema).deleteRule('cascade'),
     user: () => p.manyToOne(UserSchema).deleteRule('restrict'),
     outcome: p.enum([...CONTACT_OUTCOMES]),
     note: p.string().length(500).nullable(),
     clientId: p.uuid().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });

@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { createdAtStamp, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { ContactSchema } from '../audience';
 
 export const NOTICE_CHANNELS = ['whatsapp', 'email'] as const;
@@ -29,10 +29,7 @@ export const NoticeSchema = defineEntity({
   tableName: 'notices',
   indexes: [{ properties: ['contact', 'id'] }, { properties: ['purpose', 'id'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     key: p.string().length(300).unique(),
     contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
     purpose: p.string().length(60),
@@ -42,7 +39,7 @@ export const NoticeSchema = defineEntity({
     passedOver: p.json<PassedOver[]>().default([]),
     /** The channel's message id (wa_messages.id, email_notices.id). */
     messageRef: p.string().length(40).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 export type Notice = InferEntity<typeof NoticeSchema>;

@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { createdAtStamp, timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { UserSchema } from '../auth';
 import { CompetitorSchema } from '../social';
 import { TerritorySchema } from '../territories';
@@ -25,10 +25,7 @@ export const PollSchema = defineEntity({
   tableName: 'popularity_polls',
   indexes: [{ properties: ['publishedAt', 'id'] }, { properties: ['pollster'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     pollster: p.string().length(160),
     sponsor: p.string().length(160).nullable(),
     registrationNumber: p.string().length(60).nullable(),
@@ -50,7 +47,7 @@ export const PollSchema = defineEntity({
     compliant: p.boolean(),
     problems: p.json<StoredComplianceProblem[]>(),
     createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 export type Poll = InferEntity<typeof PollSchema>;
@@ -62,20 +59,13 @@ export const MetricSchema = defineEntity({
   uniques: [{ properties: ['date', 'competitor', 'metric', 'source'], name: 'popularity_metrics_key_unique' }],
   indexes: [{ properties: ['competitor', 'metric', 'date'] }, { properties: ['date', 'id'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     date: p.string().length(10),
     competitor: () => p.manyToOne(CompetitorSchema).deleteRule('cascade'),
     metric: p.string().length(60),
     value: p.double(),
     source: p.string().length(60),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type Metric = InferEntity<typeof MetricSchema>;
@@ -92,21 +82,14 @@ export const SwotItemSchema = defineEntity({
   tableName: 'popularity_swot_items',
   indexes: [{ properties: ['quadrant', 'createdAt'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     quadrant: p.enum([...SWOT_QUADRANTS]),
     text: p.string().length(500),
     evidence: p.json<SwotEvidence[]>(),
     suggestionKey: p.string().length(200).nullable().unique(),
     author: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     active: p.boolean().default(true),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type SwotItem = InferEntity<typeof SwotItemSchema>;

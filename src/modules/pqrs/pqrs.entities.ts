@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { uuidPrimaryKey } from '../../kernel/entity-properties';
 import { ContactSchema } from '../audience';
 import { UserSchema } from '../auth';
 import { TerritorySchema } from '../territories';
@@ -56,10 +56,7 @@ export const PqrsRequestSchema = defineEntity({
     { name: 'pqrs_requests_term_check', expression: 'term_days > 0 and term_days <= 60' },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     number: p.string().length(20).unique(),
     year: p.smallint(),
     sequence: p.integer(),
@@ -110,10 +107,7 @@ export const PqrsHistorySchema = defineEntity({
   tableName: 'pqrs_history',
   indexes: [{ properties: ['request', 'at'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     request: () => p.manyToOne(PqrsRequestSchema).deleteRule('cascade'),
     at: p.datetime(),
     actor: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
@@ -129,10 +123,7 @@ export const PqrsAttachmentSchema = defineEntity({
   tableName: 'pqrs_attachments',
   indexes: [{ properties: ['request', 'uploadedAt'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     request: () => p.manyToOne(PqrsRequestSchema).deleteRule('cascade'),
     fileName: p.string().length(200),
     type: p.string().length(100),

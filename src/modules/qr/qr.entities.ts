@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { createdAtStamp, timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { TerritorySchema } from '../territories';
 import { ContactSchema } from '../audience';
 import { CAMPAIGN_STATUSES, type FieldMode } from './qr.constants';
@@ -24,10 +24,7 @@ export const QrCampaignSchema = defineEntity({
   name: 'QrCampaign',
   tableName: 'qr_campaigns',
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     name: p.string().length(160),
     description: p.text().nullable(),
     status: p.enum([...CAMPAIGN_STATUSES]).default('draft'),
@@ -39,11 +36,7 @@ export const QrCampaignSchema = defineEntity({
     consentTextId: p.uuid(),
     /** Honeypot hits: counted, never stored as leads. */
     spamBlocked: p.integer().default(0),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type QrCampaign = InferEntity<typeof QrCampaignSchema>;
@@ -58,10 +51,7 @@ export const QrCodeSchema = defineEntity({
   tableName: 'qr_codes',
   indexes: [{ properties: ['campaign', 'createdAt'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     campaign: () => p.manyToOne(QrCampaignSchema).deleteRule('cascade'),
     code: p.string().length(16).unique(),
     label: p.string().length(160),
@@ -73,7 +63,7 @@ export const QrCodeSchema = defineEntity({
     authorisedSite: p.boolean().default(false),
     removalDeadline: p.datetime().nullable(),
     removedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 export type QrCode = InferEntity<typeof QrCodeSchema>;
@@ -84,10 +74,7 @@ export const QrScanSchema = defineEntity({
   tableName: 'qr_scans',
   indexes: [{ properties: ['campaign', 'scannedAt'] }, { properties: ['code', 'scannedAt'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     campaign: () => p.manyToOne(QrCampaignSchema).deleteRule('cascade'),
     code: () => p.manyToOne(QrCodeSchema).deleteRule('cascade'),
     scannedAt: p.datetime(),
@@ -112,10 +99,7 @@ export const QrLeadSchema = defineEntity({
     { name: 'qr_leads_interests_gin', expression: 'create index "qr_leads_interests_gin" on "qr_leads" using gin ("interests")' },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     /**
      * Always the code's campaign (capture takes both from the code). No foreign key of its own:
      * the code's key already ties the lead to an existing campaign (a campaign deleted takes its
@@ -132,6 +116,7 @@ export const QrLeadSchema = defineEntity({
     whatsappOptIn: p.boolean(),
     emailOptIn: p.boolean(),
     submissions: p.integer().default(1),
+    /** Not the shared `timestamps`: leads are written only in SQL, which sets both columns itself. */
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),

@@ -1,6 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { FullTextType } from '@mikro-orm/postgresql';
-import { newId } from '../../kernel/ids';
+import { createdAtStamp, timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { UserSchema } from '../auth';
 import { TerritorySchema } from '../territories';
 import { ALERT_KINDS, ALERT_STATES, PLATFORMS, PROFILE_SOURCES, SENTIMENT_LABELS, SEVERITIES } from './social.constants';
@@ -18,10 +18,7 @@ export const CompetitorSchema = defineEntity({
     { name: 'social_competitors_one_own', expression: 'create unique index social_competitors_one_own on social_competitors (is_own) where is_own' },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     name: p.string().length(160),
     party: p.string().length(160).nullable(),
     /** `#rrggbb`, for the war room's charts. */
@@ -31,11 +28,7 @@ export const CompetitorSchema = defineEntity({
     isOwn: p.boolean().default(false),
     territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
     active: p.boolean().default(true),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type Competitor = InferEntity<typeof CompetitorSchema>;
@@ -53,10 +46,7 @@ export const ProfileSchema = defineEntity({
     { name: 'social_profiles_due', expression: 'create index social_profiles_due on social_profiles (next_fetch_at) where paused_reason is null and next_fetch_at is not null' },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     competitor: () => p.manyToOne(CompetitorSchema).deleteRule('cascade'),
     platform: p.enum([...PLATFORMS]),
     /** Normalised: lower case, without `@` or the platform's URL. */
@@ -73,7 +63,7 @@ export const ProfileSchema = defineEntity({
     pausedReason: p.string().length(500).nullable(),
     /** When the poller should read it next; null for import-only profiles. */
     nextFetchAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 export type Profile = InferEntity<typeof ProfileSchema>;
@@ -98,10 +88,7 @@ export const PostSchema = defineEntity({
     },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     platform: p.enum([...PLATFORMS]),
     platformPostId: p.string().length(100),
     competitor: () => p.manyToOne(CompetitorSchema).deleteRule('cascade'),
@@ -168,10 +155,7 @@ export const AlertRuleSchema = defineEntity({
   name: 'SocialAlertRule',
   tableName: 'social_alert_rules',
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     kind: p.enum([...ALERT_KINDS]),
     name: p.string().length(160),
     enabled: p.boolean().default(true),
@@ -179,11 +163,7 @@ export const AlertRuleSchema = defineEntity({
     params: p.json<AlertRuleParams>(),
     /** Only this competitor's posts and profiles; null: every competitor the rule applies to. */
     competitor: () => p.manyToOne(CompetitorSchema).nullable().deleteRule('cascade'),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type AlertRule = InferEntity<typeof AlertRuleSchema>;
@@ -194,10 +174,7 @@ export const AlertSchema = defineEntity({
   tableName: 'social_alerts',
   indexes: [{ properties: ['createdAt', 'id'] }, { properties: ['state', 'createdAt'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     rule: () => p.manyToOne(AlertRuleSchema).nullable().deleteRule('set null'),
     kind: p.enum([...ALERT_KINDS]),
     dedupeKey: p.string().length(200).unique(),
@@ -210,7 +187,7 @@ export const AlertSchema = defineEntity({
     state: p.enum([...ALERT_STATES]).default('new'),
     seenBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     seenAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 export type Alert = InferEntity<typeof AlertSchema>;

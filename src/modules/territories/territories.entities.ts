@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 import type { Geometry } from './geometry';
 import { TERRITORY_TYPES } from './territories.constants';
 
@@ -11,10 +11,7 @@ export const TerritorySchema = defineEntity({
   uniques: [{ properties: ['type', 'code'], name: 'territories_type_code_unique' }],
   indexes: [{ properties: ['parent', 'name'] }, { properties: ['type', 'name'] }],
   properties: (t) => ({
-    id: t
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     name: t.string().length(160),
     type: t.enum([...TERRITORY_TYPES]),
     /** An official code (DANE) or the campaign's own; unique per type when present. */
@@ -25,11 +22,7 @@ export const TerritorySchema = defineEntity({
     geometry: t.json<Geometry>().nullable().lazy(),
     population: t.integer().nullable(),
     registeredVoters: t.integer().nullable(),
-    createdAt: t.datetime().onCreate(() => new Date()),
-    updatedAt: t
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 

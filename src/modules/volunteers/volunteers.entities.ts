@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { createdAtStamp, timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { ContactSchema } from '../audience';
 import { UserSchema } from '../auth';
 import { VoterSchema } from '../gotv';
@@ -23,10 +23,7 @@ export const VolunteerSchema = defineEntity({
     { name: 'volunteers_not_own_leader_check', expression: 'leader_id is null or leader_id <> id' },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     contact: () => p.manyToOne(ContactSchema).unique().deleteRule('restrict'),
     user: () => p.manyToOne(UserSchema).nullable().unique().deleteRule('set null'),
     territory: () => p.manyToOne(TerritorySchema).nullable().deleteRule('restrict'),
@@ -52,11 +49,7 @@ export const VolunteerSchema = defineEntity({
     locationConsentBy: p.uuid().nullable(),
     /** Set when the person's data was erased: the row stays, anonymous, so the pyramid's figures hold. */
     erasedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type Volunteer = InferEntity<typeof VolunteerSchema>;
@@ -76,10 +69,7 @@ export const VolunteerActivitySchema = defineEntity({
     { name: 'volunteer_activities_point_check', expression: '(lat is null) = (lng is null) and (lat is null or (lat between -90 and 90 and lng between -180 and 180))' },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     clientId: p.uuid().nullable().unique(),
     source: p.enum([...ACTIVITY_SOURCES]).default('manual'),
     sourceId: p.uuid().nullable(),
@@ -97,7 +87,7 @@ export const VolunteerActivitySchema = defineEntity({
     eventId: p.uuid().nullable(),
     posterCode: p.string().length(40).nullable(),
     recordedBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 export type VolunteerActivity = InferEntity<typeof VolunteerActivitySchema>;

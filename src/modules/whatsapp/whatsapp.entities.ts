@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../../kernel/ids';
+import { createdAtStamp, timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { ContactSchema } from '../audience';
 import { UserSchema } from '../auth';
 import { CAMPAIGN_STATUSES, CONVERSATION_STATUSES, MESSAGE_KINDS, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES, type ContactField } from './whatsapp.codes';
@@ -19,10 +19,7 @@ export const WaTemplateSchema = defineEntity({
   tableName: 'wa_templates',
   uniques: [{ properties: ['name', 'language'], name: 'wa_templates_name_language_unique' }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     name: p.string().length(512),
     language: p.string().length(15),
     category: p.enum([...TEMPLATE_CATEGORIES]),
@@ -36,11 +33,7 @@ export const WaTemplateSchema = defineEntity({
     providerTemplateId: p.string().length(64).nullable().unique(),
     rejectionReason: p.string().length(200).nullable(),
     createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type WaTemplate = InferEntity<typeof WaTemplateSchema>;
@@ -63,10 +56,7 @@ export const WaCampaignSchema = defineEntity({
   tableName: 'wa_campaigns',
   indexes: [{ properties: ['status', 'scheduledAt'] }],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     name: p.string().length(160),
     template: () => p.manyToOne(WaTemplateSchema).deleteRule('restrict'),
     variables: p.json<VariableSource[]>(),
@@ -80,7 +70,7 @@ export const WaCampaignSchema = defineEntity({
     /** Why sending is waiting (messaging tier used up), shown to staff; null while it flows. */
     notice: p.string().length(300).nullable(),
     createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
     startedAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
   }),
@@ -100,10 +90,7 @@ export const WaConversationSchema = defineEntity({
     },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     contact: () => p.manyToOne(ContactSchema).unique().deleteRule('cascade'),
     status: p.enum([...CONVERSATION_STATUSES]).default('open'),
     assignedTo: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
@@ -112,7 +99,7 @@ export const WaConversationSchema = defineEntity({
     lastInboundAt: p.datetime().nullable(),
     lastMessageAt: p.datetime(),
     lastMessageId: p.uuid().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 export type WaConversation = InferEntity<typeof WaConversationSchema>;
@@ -136,10 +123,7 @@ export const WaMessageSchema = defineEntity({
     { properties: ['createdAt'] },
   ],
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     campaign: () => p.manyToOne(WaCampaignSchema).nullable().deleteRule('cascade'),
     conversation: () => p.manyToOne(WaConversationSchema).nullable().deleteRule('cascade'),
     contact: () => p.manyToOne(ContactSchema).deleteRule('cascade'),
@@ -168,7 +152,7 @@ export const WaMessageSchema = defineEntity({
     errorCode: p.integer().nullable(),
     errorTitle: p.string().length(200).nullable(),
     sentBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtStamp,
   }),
 });
 export type WaMessage = InferEntity<typeof WaMessageSchema>;
@@ -201,21 +185,14 @@ export const WaQuickReplySchema = defineEntity({
   name: 'WaQuickReply',
   tableName: 'wa_quick_replies',
   properties: (p) => ({
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => newId()),
+    ...uuidPrimaryKey,
     /** `/` and lower-case letters, digits, `-` or `_`; unique. */
     shortcut: p.string().length(32).unique(),
     title: p.string().length(80),
     text: p.string().length(1024),
     createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     updatedBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps,
   }),
 });
 export type WaQuickReply = InferEntity<typeof WaQuickReplySchema>;
