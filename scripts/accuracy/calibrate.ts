@@ -4,11 +4,14 @@
  * spreads: the day's, a territory's and a unit's log ratio), how far territories' turnout rates stray
  * from the overall one, and how far the day's shape moves against the previous election's curve
  * (the curve history): the log odds of the share voted by each reading against the history's, and
- * each territory's against the day's. Evaluation elections are never read here.
+ * each territory's against the day's, each unit's against its territory's; and, for days read every
+ * hour, the day's tilt against the default adapted to its hours (the prior without a curve
+ * history). Evaluation elections are never read here.
  *
  *   npm run accuracy:projection -- --suite calibrate
  */
-import { defaultCurveFor, pollingMinute } from '../../src/modules/gotv/projection/curve';
+import { defaultCurveFor, fractionAt, pollingMinute } from '../../src/modules/gotv/projection/curve';
+import { CURVE_MODEL, curveGrid, isOpeningBin } from '../../src/modules/gotv/projection/curve-model';
 import { REAL_ELECTIONS, type RealElection } from './real-elections';
 
 const CALIBRATION = ['it-europee-2024', 'romania'];
@@ -31,6 +34,61 @@ interface Measures {
   territoryRateSd: number;
   shape: { reading: number; elapsed: number; logOdds: number }[];
   territoryShapeSd: number | null;
+  /** Log odds of a unit's share voted against its territory's at the same reading, rms weighted by registered voters. */
+  unitShapeSd: number;
+  /** The day's tilt against the adapted default: over every bin, and over the bins after the first hour (the opening wiggle's). */
+  dayTilt: { all: number; afterFirstHour: number } | null;
+}
+
+/** Least-squares slope of `values` on `positions` (with an intercept). */
+function slope(positions: number[], values: number[]): number {
+  const meanX = positions.reduce((sum, x) => sum + x, 0) / positions.length;
+  const meanY = values.reduce((sum, y) => sum + y, 0) / values.length;
+  let sxy = 0;
+  let sxx = 0;
+  positions.forEach((x, i) => {
+    sxy += (x - meanX) * (values[i]! - meanY);
+    sxx += (x - meanX) ** 2;
+  });
+  return sxy / sxx;
+}
+
+/**
+ * The day's tilt against the default adapted to its hours, as the model's tilt reads it: the log
+ * share of each bin against the prior's, regressed on the bin's position in the day. Only for days
+ * read every hour at least (linear between readings further apart says nothing about the bins).
+ */
+function dayTiltOf(election: RealElection, readings: number[], shareAt: (minute: number) => number): Measures['dayTilt'] {
+  if (readings.some((minute, i) => minute - (i === 0 ? election.periods[0]!.opensAt : readings[i - 1]!) > 60)) return null;
+  const prior = defaultCurveFor(election.periods);
+  const day = {
+    opensAt: prior.opensAt,
+    closesAt: prior.closesAt,
+    points: [
+      { minute: prior.opensAt, fraction: 0 },
+      ...readings.map((minute) => ({ minute: pollingMinute(prior, minute), fraction: shareAt(minute) })),
+      { minute: prior.closesAt, fraction: 1 },
+    ],
+  };
+  const grid = curveGrid(prior);
+  const positions: number[] = [];
+  const deviations: number[] = [];
+  const opening: boolean[] = [];
+  for (let b = 0; b < grid.bins; b++) {
+    const start = grid.opensAt + b * grid.width;
+    const share = Math.max(CURVE_MODEL.flowFloor / grid.bins, fractionAt(day, start + grid.width) - fractionAt(day, start));
+    positions.push(grid.position[b]!);
+    deviations.push(Math.log(share) - grid.priorLogShare[b]!);
+    opening.push(isOpeningBin(grid, b));
+  }
+  const later = positions.map((_, b) => b).filter((b) => !opening[b]);
+  return {
+    all: slope(positions, deviations),
+    afterFirstHour: slope(
+      later.map((b) => positions[b]!),
+      later.map((b) => deviations[b]!),
+    ),
+  };
 }
 
 function measure(election: RealElection): Measures {
@@ -111,7 +169,26 @@ function measure(election: RealElection): Measures {
     }
     territoryShapeSd = rms(deviations);
   }
-  return { election: election.id, dayLevel, territoryLevelSd, unitLevelSd, territoryRateSd, shape, territoryShapeSd };
+  // Each unit's share voted against its territory's (the country's where units have none).
+  let unitSquares = 0;
+  let unitWeight = 0;
+  const byTerritory = new Map<string, typeof units>();
+  for (const u of units) byTerritory.set(u.territoryId ?? '', [...(byTerritory.get(u.territoryId ?? '') ?? []), u]);
+  for (const minute of readings) {
+    for (const list of byTerritory.values()) {
+      const territory = shareAt(list, minute);
+      if (!(territory > 0 && territory < 1)) continue;
+      for (const u of list) {
+        const count = u.counts.find((c) => c.minute === minute)?.voters;
+        if (!count || count >= u.final) continue;
+        unitSquares += u.registered * (logit(count / u.final) - logit(territory)) ** 2;
+        unitWeight += u.registered;
+      }
+    }
+  }
+  const unitShapeSd = Math.sqrt(unitSquares / Math.max(1, unitWeight));
+  const dayTilt = dayTiltOf(election, readings, (minute) => shareAt(units, minute));
+  return { election: election.id, dayLevel, territoryLevelSd, unitLevelSd, territoryRateSd, shape, territoryShapeSd, unitShapeSd, dayTilt };
 }
 
 export function calibrationReport(): string {
@@ -120,18 +197,26 @@ export function calibrationReport(): string {
   for (const name of CALIBRATION) for (const election of REAL_ELECTIONS[name]!()) all.push(measure(election));
   const f = (value: number | null) => (value === null ? '—' : value.toFixed(3));
   lines.push(
-    '| election | day level (log final ÷ previous) | territory level sd | unit level sd | territory rate sd | territory shape sd (log odds) | shape vs curve history (log odds at elapsed share) |',
+    '| election | day level (log final ÷ previous) | territory level sd | unit level sd | territory rate sd | territory shape sd (log odds) | unit shape sd (log odds) | day tilt vs adapted default (all bins / after the first hour) | shape vs curve history (log odds at elapsed share) |',
   );
-  lines.push('|---|---|---|---|---|---|---|');
+  lines.push('|---|---|---|---|---|---|---|---|---|');
   for (const m of all) {
     const shape = m.shape.map((s) => `${(100 * s.elapsed).toFixed(0)} %: ${s.logOdds >= 0 ? '+' : ''}${s.logOdds.toFixed(3)}`).join(', ');
-    lines.push(`| ${m.election} | ${f(m.dayLevel)} | ${f(m.territoryLevelSd)} | ${f(m.unitLevelSd)} | ${f(m.territoryRateSd)} | ${f(m.territoryShapeSd)} | ${shape || '—'} |`);
+    const tilt = m.dayTilt ? `${f(m.dayTilt.all)} / ${f(m.dayTilt.afterFirstHour)}` : '—';
+    lines.push(
+      `| ${m.election} | ${f(m.dayLevel)} | ${f(m.territoryLevelSd)} | ${f(m.unitLevelSd)} | ${f(m.territoryRateSd)} | ${f(m.territoryShapeSd)} | ${f(m.unitShapeSd)} | ${tilt} | ${shape || '—'} |`,
+    );
   }
   const levels = all.flatMap((m) => (m.dayLevel === null ? [] : [m.dayLevel]));
   const shapes = all.flatMap((m) => m.shape.filter((s) => s.elapsed >= 0.2).map((s) => s.logOdds));
+  const tilts = all.flatMap((m) => (m.dayTilt ? [m.dayTilt] : []));
   lines.push('');
   lines.push(
     `Day level: rms ${rms(levels).toFixed(3)} over ${levels.length} comparable pairs. Shape against the curve history: rms ${rms(shapes).toFixed(3)} log odds over ${shapes.length} readings (from 20 % of the polling time).`,
   );
+  if (tilts.length)
+    lines.push(
+      `Day tilt against the adapted default over ${tilts.length} days read hourly: rms ${rms(tilts.map((t) => t.all)).toFixed(3)} over every bin, ${rms(tilts.map((t) => t.afterFirstHour)).toFixed(3)} after the first hour.`,
+    );
   return lines.join('\n');
 }
