@@ -83,8 +83,18 @@ const resyncFor = (heard: Heard[], since: number, room: string, reason: string) 
 it('notices a silent network within seconds, and tells every screen to resync soon after it is back', async () => {
   const screens = [await screen(app.url), await screen(other.url)];
   try {
-    const live = await createTerritory(other.http);
-    await until(() => screens[0]!.heard.find((event) => event.name === 'territories:created' && event.payload.name === live.body.name));
+    // Until a process has read its first stream entry, the adapter reads from the stream's end ('$')
+    // afresh at each poll, so an event added between two polls of a loaded machine can pass it by:
+    // the link is proven live by one event that arrives, sent again if need be.
+    await until(
+      async () => {
+        const live = await createTerritory(other.http);
+        const heard = (name: string) => screens[0]!.heard.find((event) => event.name === 'territories:created' && event.payload.name === name);
+        return until(() => heard(live.body.name as string), 5000).catch(() => undefined);
+      },
+      30_000,
+      'an event from the other process',
+    );
 
     const clients = await connectedClients(port);
     const cutAt = Date.now();
