@@ -44,6 +44,30 @@ const HEADER = [
   '-- when this file no longer matches the code.',
 ];
 
+/** The instant every function sees as now, so that no statement depends on the day the check runs. */
+const NOW = Date.UTC(2026, 0, 15, 12);
+
+/** Runs `work` with `Date.now()` and `new Date()` fixed at NOW. */
+async function atFixedNow<T>(work: () => Promise<T>): Promise<T> {
+  const RealDate = Date;
+  class FixedDate extends RealDate {
+    constructor(...args: ConstructorParameters<DateConstructor> | []) {
+      if (args.length === 0) super(NOW);
+      else super(...(args as ConstructorParameters<DateConstructor>));
+    }
+
+    static override now(): number {
+      return NOW;
+    }
+  }
+  globalThis.Date = FixedDate as DateConstructor;
+  try {
+    return await work();
+  } finally {
+    globalThis.Date = RealDate;
+  }
+}
+
 /** Stops a function whose statements cannot be shown (it reached an EntityManager, looped, hung). */
 class NotRendered extends Error {}
 
@@ -269,7 +293,15 @@ function writesStatements(source: ts.SourceFile): boolean {
 
 function compilerOptions(root: string): ts.CompilerOptions {
   const configFile = join(root, 'tsconfig.json');
-  const fallback: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, lib: ['lib.es2023.d.ts'], types: ['node'], module: ts.ModuleKind.CommonJS, strict: true, skipLibCheck: true, noEmit: true };
+  const fallback: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2023.d.ts'],
+    types: ['node'],
+    module: ts.ModuleKind.CommonJS,
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+  };
   if (!existsSync(configFile)) return fallback;
   const config = ts.readConfigFile(configFile, (path) => ts.sys.readFile(path));
   return { ...ts.parseJsonConfigFileContent(config.config, ts.sys, root).options, noEmit: true };
@@ -356,21 +388,24 @@ async function renderTarget(checker: ts.TypeChecker, loaded: Record<string, unkn
   const owner = target.member ? exported : undefined;
   const fn = target.member ? (exported as Record<string, unknown> | undefined)?.[target.member] : exported;
   if (typeof fn !== 'function') return ['-- not rendered: not a function at run time'];
-  const generated = target.signature.getParameters().map((parameter) => samples.of(checker.getTypeOfSymbol(parameter), parameter.getName()));
-  const args = adjust ? adjust(generated) : generated;
-  let timer: NodeJS.Timeout | undefined;
-  let stopped: string | undefined;
-  try {
-    const timeLimit = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new NotRendered(`still running after ${TIME_LIMIT_MS} ms`)), TIME_LIMIT_MS);
-    });
-    await Promise.race([Promise.resolve().then(() => (fn as (...args: unknown[]) => unknown).apply(owner, args)), timeLimit]);
-  } catch (error) {
-    stopped = error instanceof NotRendered ? error.message : `threw ${(error as Error).name}: ${String((error as Error).message).split('\n')[0]}`;
-  } finally {
-    clearTimeout(timer);
-    database.close();
-  }
+  const call = fn as (...args: unknown[]) => unknown;
+  const stopped = await atFixedNow(async (): Promise<string | undefined> => {
+    const generated = target.signature.getParameters().map((parameter) => samples.of(checker.getTypeOfSymbol(parameter), parameter.getName()));
+    const args = adjust ? adjust(generated) : generated;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeLimit = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new NotRendered(`still running after ${TIME_LIMIT_MS} ms`)), TIME_LIMIT_MS);
+      });
+      await Promise.race([Promise.resolve().then(() => call.apply(owner, args)), timeLimit]);
+      return undefined;
+    } catch (error) {
+      return error instanceof NotRendered ? error.message : `threw ${(error as Error).name}: ${String((error as Error).message).split('\n')[0]}`;
+    } finally {
+      clearTimeout(timer);
+      database.close();
+    }
+  });
   const lines = [...database.statements];
   if (stopped) lines.push(`-- stopped: ${stopped}`);
   if (lines.length === 0) lines.push('-- runs no statement with the sample arguments');
