@@ -39,6 +39,15 @@ function sampleProject(filter: string): string {
       '  return [em, limit];',
       '}',
       '',
+      'export const thingHolder = {',
+      '  erase: (q: Queries, id: string) => q.write(sql`delete from things where id = ${id}`),',
+      "  label: 'things',",
+      '};',
+      '',
+      'export function today(deps: { db: Database; label: string }) {',
+      "  return deps.db.rows(sql`select ${sql.raw(`'${new Date().toISOString().slice(0, 10)}'`)}::date as day`);",
+      '}',
+      '',
     ].join('\n'),
   );
   writeFileSync(
@@ -72,6 +81,8 @@ describe('checked-in SQL', () => {
       '-- sample.repository.ts: renameFirst',
       '-- sample.repository.ts: archiveAll',
       '-- sample.repository.ts: thingPage',
+      '-- sample.repository.ts: thingHolder.erase',
+      '-- sample.repository.ts: today',
     ]);
     // Optional properties are filled in, and of a union of literals the first in sorted order is taken.
     expect(text).toContain(['select', '  id', 'from', '  things', 'where', '  visible', '  and name = any ($1)', '  and kind = $2', '  and archived = $3;'].join('\n'));
@@ -79,6 +90,9 @@ describe('checked-in SQL', () => {
     expect(text).toContain(['-- sample.repository.ts: renameFirst', 'select', '  id', 'from', '  things', 'order by', '  id', 'limit', '  1;', ''].join('\n'));
     expect(text).toContain(['-- sample.repository.ts: archiveAll', 'begin;', 'set local lock_timeout = 500;', 'update things'].join('\n'));
     expect(text).toContain(['-- sample.repository.ts: thingPage', '-- EntityManager: not rendered'].join('\n'));
+    // A holder's methods and a function on the deps' `db` are rendered; the clock is the same every run.
+    expect(text).toContain(['-- sample.repository.ts: thingHolder.erase', 'delete from things', 'where', '  id = $1;'].join('\n'));
+    expect(text).toContain(['-- sample.repository.ts: today', 'select', "  '2026-01-15'::date as day;"].join('\n'));
   });
 
   it('passes when the committed file matches and fails with a diff when a statement changes', async () => {
