@@ -1,6 +1,6 @@
 /**
  * Checked-in SQL (`npm run queries:write`, `npm run check:queries`): runs every exported function of
- * src/modules that takes a `Queries` or a `Database` first against a recorder that finds no rows,
+ * src/modules that takes a `Queries`, a `Database` or deps with a `db` first against a recorder that finds no rows,
  * with sample arguments made from its parameter types, and writes the statements it ran, formatted,
  * to src/modules/<m>/<m>.queries.sql. The check renders them again and fails on any difference, so
  * a review sees every change to a statement as a change to that file.
@@ -108,9 +108,14 @@ class RecordingDatabase implements Queries {
         .split('; ')
         .map((command) => `${command};`),
     );
-    const result = await work(this);
-    this.statements.push('commit;');
-    return result;
+    try {
+      const result = await work(this);
+      this.statements.push('commit;');
+      return result;
+    } catch (error) {
+      this.statements.push('rollback;');
+      throw error;
+    }
   }
 
   async session<T>(work: (connection: Queries) => Promise<T>): Promise<T> {

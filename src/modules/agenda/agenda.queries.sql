@@ -1531,6 +1531,7 @@ from
 where
   "id" = $1
 for update;
+rollback;
 -- stopped: threw AppError: No event has this id.
 
 -- agenda.service.ts: listRsvps
@@ -1620,6 +1621,7 @@ from
 where
   "id" = $1
 for update;
+rollback;
 -- stopped: threw AppError: No event has this id.
 
 -- agenda.service.ts: listShifts
@@ -1680,6 +1682,7 @@ from
 where
   "id" = $1
 for update;
+rollback;
 -- stopped: threw AppError: No event has this id.
 
 -- agenda.service.ts: removeShift
@@ -1711,6 +1714,7 @@ from
 where
   "id" = $1
 for update;
+rollback;
 -- stopped: threw AppError: No event has this id.
 
 -- agenda.service.ts: signUp
@@ -1741,6 +1745,7 @@ from
   "agenda_events"
 where
   "id" = $1;
+rollback;
 -- stopped: threw AppError: No event has this id.
 
 -- agenda.service.ts: withdrawSignup
@@ -1771,6 +1776,7 @@ from
   "agenda_events"
 where
   "id" = $1;
+rollback;
 -- stopped: threw AppError: No event has this id.
 
 -- agenda.service.ts: attendanceChanged
@@ -1804,6 +1810,7 @@ from
   "agenda_events"
 where
   "id" = $1;
+rollback;
 -- stopped: threw AppError: No event has this id.
 
 -- agenda.service.ts: listCheckIns

@@ -1312,6 +1312,7 @@ where
   and "erased_at" is null
   and "merged_into_id" is null
 for update;
+rollback;
 -- stopped: threw AppError: No contact has this id, or their data was erased.
 
 -- audience.people.ts: addNote
@@ -1330,6 +1331,7 @@ where
   and "erased_at" is null
   and "merged_into_id" is null
 for update;
+rollback;
 -- stopped: threw AppError: No contact has this id, or their data was erased.
 
 -- audience.people.ts: removeNote
