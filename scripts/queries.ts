@@ -7,7 +7,9 @@
  *
  * Only files that write statements are read (they import `sql`, `tables` or `prepared` from
  * kernel/sql): a service that passes its `Queries` on to a repository would only repeat it. An
- * exported object of such functions (a `PersonalDataHolder`) gives one section per method.
+ * exported object of such functions (a `PersonalDataHolder`) gives one section per method. A
+ * function on an EntityManager gets one of the app's ORM whose connection records instead of
+ * running.
  */
 import { execFileSync } from 'node:child_process';
 import { createSecretKey } from 'node:crypto';
@@ -72,7 +74,7 @@ async function atFixedNow<T>(work: () => Promise<T>): Promise<T> {
 class NotRendered extends Error {}
 
 /** A `Database` that runs nothing: it keeps each statement, formatted, and answers no rows. */
-class RecordingDatabase implements Queries {
+export class RecordingDatabase implements Queries {
   readonly statements: string[] = [];
   private closed = false;
 
@@ -81,9 +83,19 @@ class RecordingDatabase implements Queries {
   }
 
   private record(query: Query<unknown>): void {
+    this.recordText('compile' in query ? query.compile().sql : query.text);
+  }
+
+  /** A statement's text with `$n` placeholders (an EntityManager's come here once numbered). */
+  recordText(text: string): void {
     if (this.closed) throw new NotRendered('ran a statement after it had returned');
     if (this.statements.length >= MAX_STATEMENTS) throw new NotRendered(`ran more than ${MAX_STATEMENTS} statements`);
-    this.statements.push(formatStatement('compile' in query ? query.compile().sql : query.text));
+    this.statements.push(formatStatement(text));
+  }
+
+  /** A transaction's own command, as it is sent. */
+  recordCommand(command: string): void {
+    this.statements.push(`${command};`);
   }
 
   async rows<Row>(query: Query<Row>): Promise<Row[]> {
@@ -103,17 +115,15 @@ class RecordingDatabase implements Queries {
 
   async transaction<T>(work: (tx: Queries) => Promise<T>, limits: TransactionLimits = {}): Promise<T> {
     // The transaction's own commands, one a line: the formatter would break `set local` apart.
-    this.statements.push(
-      ...beginWith(limits)
-        .split('; ')
-        .map((command) => `${command};`),
-    );
+    beginWith(limits)
+      .split('; ')
+      .forEach((command) => this.recordCommand(command));
     try {
       const result = await work(this);
-      this.statements.push('commit;');
+      this.recordCommand('commit');
       return result;
     } catch (error) {
-      this.statements.push('rollback;');
+      this.recordCommand('rollback');
       throw error;
     }
   }
@@ -140,6 +150,68 @@ function unusable(what: string): unknown {
   });
 }
 
+/** EntityManagers whose statements go to a recorder instead of a connection. */
+export interface EntityManagers {
+  /** A fresh EntityManager (empty identity map) whose statements `database` records. */
+  recordingInto(database: RecordingDatabase): unknown;
+}
+
+/**
+ * MikroORM on the app's entities, never connected: its connection hands each statement to the
+ * recorder of the function being rendered and answers as if no row matched.
+ */
+export async function recordingEntityManagers(load: (file: string) => unknown): Promise<EntityManagers> {
+  const { MikroORM } = await import('@mikro-orm/postgresql');
+  // Loaded only here: the app's entities bring every module, which the generator's own test does without.
+  const { ormOptions } = load(join(__dirname, '..', 'src', 'kernel', 'db')) as typeof import('../src/kernel/db');
+  const { allEntities } = load(join(__dirname, '..', 'src', 'modules')) as typeof import('../src/modules');
+  // MikroORM connects on the first statement, which the recorder takes instead: this URL is never dialled.
+  const orm = await MikroORM.init(ormOptions({ clientUrl: 'postgresql://nobody@127.0.0.1:1/none', entities: allEntities }));
+  let current: RecordingDatabase | undefined;
+  const into = (): RecordingDatabase => {
+    if (!current) throw new NotRendered('ran a statement after it had returned');
+    return current;
+  };
+  const connection = orm.em.getConnection();
+  Object.assign(connection, {
+    execute: async (query: unknown, _params: unknown, method: 'all' | 'get' | 'run' = 'all') => {
+      into().recordText(numberedPlaceholders(typeof query === 'string' ? query : String((query as { sql?: unknown }).sql ?? query)));
+      return method === 'all' ? [] : method === 'get' ? undefined : { affectedRows: 0, insertId: 0, rows: [] };
+    },
+    begin: async () => {
+      into().recordCommand('begin');
+      return {};
+    },
+    commit: async () => into().recordCommand('commit'),
+    rollback: async () => into().recordCommand('rollback'),
+  });
+  return {
+    recordingInto(database) {
+      current = database;
+      return orm.em.fork();
+    },
+  };
+}
+
+/** MikroORM's `?` markers as PostgreSQL's `$1`, `$2`…, outside quoted text. */
+export function numberedPlaceholders(text: string): string {
+  let quote: string | undefined;
+  let count = 0;
+  let result = '';
+  for (const character of text) {
+    if (quote) {
+      if (character === quote) quote = undefined;
+    } else if (character === "'" || character === '"') {
+      quote = character;
+    } else if (character === '?') {
+      result += `$${++count}`;
+      continue;
+    }
+    result += character;
+  }
+  return result;
+}
+
 const RECORDED = new Set(['Queries', 'Database']);
 const isEntityManager = (name: string) => name.endsWith('EntityManager');
 
@@ -148,6 +220,7 @@ class Samples {
   constructor(
     private readonly checker: ts.TypeChecker,
     private readonly database: RecordingDatabase,
+    private readonly entityManager: unknown,
   ) {}
 
   of(type: ts.Type, name: string, depth = 0): unknown {
@@ -196,7 +269,7 @@ class Samples {
   private ofObject(type: ts.ObjectType, name: string, depth: number): unknown {
     const symbolName = (type.aliasSymbol ?? type.getSymbol())?.getName() ?? '';
     if (RECORDED.has(symbolName)) return this.database;
-    if (isEntityManager(symbolName)) return unusable('an EntityManager: not rendered');
+    if (isEntityManager(symbolName)) return this.entityManager ?? unusable('an EntityManager: not rendered');
     if (depth > MAX_DEPTH) return undefined;
     const typeArguments = this.checker.getTypeArguments(type as ts.TypeReference);
     if (this.checker.isTupleType(type)) return typeArguments.map((element) => this.of(element, name, depth + 1));
@@ -331,11 +404,18 @@ function moduleOf(root: string, file: string): string {
 }
 
 /** Renders the statements of every data-access function under `root`: module file path → its text. */
-export async function renderQueries(
-  root: string,
-  load: (file: string) => Record<string, unknown> = require,
-  sampleArguments: SampleArguments = SAMPLE_ARGUMENTS,
-): Promise<Map<string, string>> {
+export interface RenderOptions {
+  /** Loads a module file: `require`, which tsx and Jest both give TypeScript files. */
+  load?: (file: string) => Record<string, unknown>;
+  sampleArguments?: SampleArguments;
+  /** Without them, functions on an EntityManager are listed as not rendered. */
+  entityManagers?: (load: (file: string) => unknown) => Promise<EntityManagers>;
+}
+
+/** Renders the statements of every data-access function under `root`: module file path → its text. */
+export async function renderQueries(root: string, options: RenderOptions = {}): Promise<Map<string, string>> {
+  const { load = require, sampleArguments = {} } = options;
+  let entityManagers: Promise<EntityManagers> | undefined;
   const files = sourceFiles(root);
   const program = ts.createProgram(files, compilerOptions(root));
   const checker = program.getTypeChecker();
@@ -370,25 +450,32 @@ export async function renderQueries(
     const fileName = relative(join(root, 'src', 'modules', module), file)
       .split(sep)
       .join('/');
-    const loaded = targets.some((target) => target.kind === 'recorded') ? load(file) : {};
+    const loaded = targets.length ? load(file) : {};
     for (const target of targets) {
       const title = `${fileName}: ${target.member ? `${target.exportName}.${target.member}` : target.exportName}`;
-      if (target.kind === 'entity-manager') {
+      if (target.kind === 'entity-manager' && !options.entityManagers) {
         sections.push({ module, title, lines: ['-- EntityManager: not rendered'] });
         continue;
       }
+      if (target.kind === 'entity-manager') entityManagers ??= options.entityManagers?.(load);
       const fn = target.member ? (loaded[target.exportName] as Record<string, unknown> | undefined)?.[target.member] : loaded[target.exportName];
       // An optional method of a holder's interface that this module's holder leaves out.
       if (fn === undefined && target.member) continue;
-      sections.push({ module, title, lines: await renderTarget(checker, loaded, target, sampleArguments[title]) });
+      sections.push({ module, title, lines: await renderTarget(checker, loaded, target, await entityManagers, sampleArguments[title]) });
     }
   }
   return assemble(root, sections);
 }
 
-async function renderTarget(checker: ts.TypeChecker, loaded: Record<string, unknown>, target: Target, adjust?: (generated: unknown[]) => unknown[]): Promise<string[]> {
+async function renderTarget(
+  checker: ts.TypeChecker,
+  loaded: Record<string, unknown>,
+  target: Target,
+  entityManagers: EntityManagers | undefined,
+  adjust?: (generated: unknown[]) => unknown[],
+): Promise<string[]> {
   const database = new RecordingDatabase();
-  const samples = new Samples(checker, database);
+  const samples = new Samples(checker, database, entityManagers?.recordingInto(database));
   const exported = loaded[target.exportName];
   const owner = target.member ? exported : undefined;
   const fn = target.member ? (exported as Record<string, unknown> | undefined)?.[target.member] : exported;
@@ -498,7 +585,7 @@ export function writeQueries(root: string, rendered: ReadonlyMap<string, string>
 if (require.main === module) {
   const check = process.argv.includes('--check');
   const root = process.cwd();
-  renderQueries(root)
+  renderQueries(root, { sampleArguments: SAMPLE_ARGUMENTS, entityManagers: recordingEntityManagers })
     .then((rendered) => {
       if (check) {
         const stale = staleQueries(root, rendered);

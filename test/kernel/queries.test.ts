@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { formatStatement, renderQueries, staleQueries, writeQueries } from '../../scripts/queries';
+import { formatStatement, numberedPlaceholders, renderQueries, staleQueries, writeQueries } from '../../scripts/queries';
 
 const kernelSql = resolve(__dirname, '../../src/kernel/sql');
 
@@ -67,7 +67,7 @@ const roots: string[] = [];
 afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
 
 describe('checked-in SQL', () => {
-  it('renders each function of a file that writes statements, in order, and lists the EntityManager ones', async () => {
+  it('renders each function of a file that writes statements, in order, and lists the EntityManager ones when given no ORM', async () => {
     const root = sampleProject('visible');
     roots.push(root);
     const rendered = await renderQueries(root);
@@ -116,6 +116,10 @@ describe('checked-in SQL', () => {
     mkdirSync(join(root, 'src', 'modules', 'gone'), { recursive: true });
     writeFileSync(join(root, 'src', 'modules', 'gone', 'gone.queries.sql'), 'select 1;\n');
     expect(staleQueries(root, new Map()).map(({ file }) => file)).toEqual(['src/modules/gone/gone.queries.sql']);
+  });
+
+  it("numbers an EntityManager's ? markers as PostgreSQL's, leaving quoted text alone", () => {
+    expect(numberedPlaceholders(`select "a?" from t where b = ? and c = 'why?' and d in (?, ?)`)).toBe(`select "a?" from t where b = $1 and c = 'why?' and d in ($2, $3)`);
   });
 
   it('pretty-prints a statement and ends it with a semicolon', () => {

@@ -1872,7 +1872,22 @@ where
 -- stopped: threw AppError: No event has this id.
 
 -- agenda.service.ts: listOrganisers
--- EntityManager: not rendered
+select
+  "u0".*
+from
+  "users" as "u0"
+where
+  "u0"."role" in ($1, $2, $3, $4, $5)
+  and "u0"."active" = $6
+  and (
+    "u0"."email" ilike $7
+    or "u0"."name" ilike $8
+  )
+order by
+  "u0"."name" asc,
+  "u0"."id" asc
+limit
+  $9;
 
 -- agenda.service.ts: linkUserContact
 select

@@ -1850,7 +1850,18 @@ values
   ($1, $2, $3, $4, $5, $6, $7);
 
 -- audience.repository.ts: auditPage
--- EntityManager: not rendered
+select
+  "a0".*
+from
+  "audience_audit" as "a0"
+where
+  "a0"."contact_id" = $1
+  and "a0"."action" = $2
+order by
+  "a0"."at" desc,
+  "a0"."id" desc
+limit
+  $3;
 
 -- audience.repository.ts: audienceTerritoryReferences
 select

@@ -265,7 +265,22 @@ where
   "id" = $2;
 
 -- auth.repository.ts: userPage
--- EntityManager: not rendered
+select
+  "u0".*
+from
+  "users" as "u0"
+where
+  "u0"."role" = $1
+  and "u0"."active" = $2
+  and (
+    "u0"."email" ilike $3
+    or "u0"."name" ilike $4
+  )
+order by
+  "u0"."name" asc,
+  "u0"."id" asc
+limit
+  $5;
 
 -- auth.repository.ts: accountsOfPerson
 select

@@ -292,7 +292,35 @@ where
   "reverses_id" in ($1);
 
 -- finance.repository.ts: entryPage
--- EntityManager: not rendered
+select
+  "f0".*,
+  "c1"."code" as "c1__code",
+  "c1"."kind" as "c1__kind",
+  "c1"."name" as "c1__name",
+  "c1"."description" as "c1__description",
+  "c1"."donation" as "c1__donation",
+  "c1"."active" as "c1__active",
+  "c1"."created_at" as "c1__created_at",
+  "c1"."updated_at" as "c1__updated_at"
+from
+  "finance_entries" as "f0"
+  inner join "finance_codes" as "c1" on "f0"."code" = "c1"."code"
+where
+  "f0"."kind" = $1
+  and "f0"."code" = $2
+  and "f0"."date" >= $3
+  and "f0"."date" <= $4
+  and "f0"."counterparty_id_number" = $5
+  and "f0"."event_id" = $6
+  and (
+    "f0"."counterparty_name" ilike $7
+    or "f0"."description" ilike $8
+  )
+order by
+  "f0"."date" desc,
+  "f0"."id" desc
+limit
+  $9;
 
 -- finance.repository.ts: entryTotals
 select

@@ -1205,16 +1205,71 @@ select
   ) as updated;
 
 -- gotv.stations.repository.ts: insertStation
--- EntityManager: not rendered
+begin;
+insert into
+  "gotv_polling_stations" (
+    "id",
+    "code",
+    "name",
+    "address",
+    "territory_id",
+    "lat",
+    "lng",
+    "tables",
+    "registered_voters",
+    "previous_turnout",
+    "status",
+    "created_at",
+    "updated_at"
+  )
+values
+  (
+    $1,
+    $2,
+    $3,
+    $4,
+    $5,
+    $6,
+    $7,
+    $8,
+    $9,
+    $10,
+    $11,
+    $12,
+    $13
+  );
+commit;
 
 -- gotv.stations.repository.ts: findStation
--- EntityManager: not rendered
+select
+  "p0".*
+from
+  "gotv_polling_stations" as "p0"
+where
+  "p0"."id" = $1
+limit
+  $2;
 
 -- gotv.stations.repository.ts: saveStation
--- EntityManager: not rendered
+-- stopped: threw TypeError: Cannot read properties of undefined (reading '__meta')
 
 -- gotv.stations.repository.ts: stationPage
--- EntityManager: not rendered
+select
+  "p0".*
+from
+  "gotv_polling_stations" as "p0"
+where
+  "p0"."territory_id" = $1
+  and "p0"."status" = $2
+  and (
+    "p0"."name" ilike $3
+    or "p0"."code" ilike $4
+  )
+order by
+  "p0"."name" asc,
+  "p0"."id" asc
+limit
+  $5;
 
 -- gotv.stations.repository.ts: stationsByCode
 select
@@ -1328,7 +1383,9 @@ returning
   s.id;
 
 -- gotv.stations.repository.ts: recordIncident
--- EntityManager: not rendered
+begin;
+rollback;
+-- stopped: threw ValidationError: Value for Territory.name is required, 'undefined' found
 
 -- gotv.stations.repository.ts: findSettings
 select
@@ -1455,13 +1512,38 @@ where
   "id" = $1;
 
 -- gotv.voters.repository.ts: insertVoter
--- EntityManager: not rendered
+begin;
+insert into
+  "gotv_voters" (
+    "id",
+    "name",
+    "document_id",
+    "phone",
+    "polling_station_id",
+    "table_number",
+    "contact_id",
+    "priority",
+    "status",
+    "voted_at",
+    "created_at",
+    "updated_at"
+  )
+values
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
+commit;
 
 -- gotv.voters.repository.ts: findVoter
--- EntityManager: not rendered
+select
+  "v0".*
+from
+  "gotv_voters" as "v0"
+where
+  "v0"."id" = $1
+limit
+  $2;
 
 -- gotv.voters.repository.ts: saveVoter
--- EntityManager: not rendered
+-- stopped: threw TypeError: Cannot read properties of undefined (reading '__meta')
 
 -- gotv.voters.repository.ts: deleteVoterRow
 delete from "gotv_voters"
@@ -1471,7 +1553,50 @@ returning
   "polling_station_id";
 
 -- gotv.voters.repository.ts: voterPage
--- EntityManager: not rendered
+with recursive
+  inside (id) as (
+    select
+      id
+    from
+      territories
+    where
+      id = any ($1::uuid[])
+    union
+    select
+      t.id
+    from
+      territories t
+      join inside on t.parent_id = inside.id
+  )
+select
+  id
+from
+  inside;
+select
+  "v0".*
+from
+  "gotv_voters" as "v0"
+  inner join "gotv_polling_stations" as "p1" on "v0"."polling_station_id" = "p1"."id"
+where
+  (
+    "v0"."polling_station_id" in ($1)
+    or "v0"."brigade_id" in ($2)
+  )
+  and "v0"."polling_station_id" = $3
+  and "p1"."territory_id" in ($4)
+  and "v0"."brigade_id" = $5
+  and "v0"."status" = $6
+  and "v0"."priority" = $7
+  and (
+    "v0"."claimed_until" is null
+    or "v0"."claimed_until" <= $8
+  )
+  and "v0"."name" ilike $9
+order by
+  "v0"."name" asc,
+  "v0"."id" asc
+limit
+  $10;
 
 -- gotv.voters.repository.ts: voterPlaceNames
 select

@@ -76,7 +76,19 @@ where
   "id" = $6;
 
 -- notices.repository.ts: noticePage
--- EntityManager: not rendered
+select
+  "n0".*
+from
+  "notices" as "n0"
+where
+  "n0"."purpose" = $1
+  and "n0"."contact_id" = $2
+  and "n0"."channel" = $3
+  and "n0"."status" = $4
+order by
+  "n0"."id" desc
+limit
+  $5;
 
 -- notices.repository.ts: noticesOf
 select

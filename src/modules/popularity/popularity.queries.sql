@@ -87,7 +87,22 @@ where
   "id" = $1;
 
 -- popularity.repository.ts: pollPage
--- EntityManager: not rendered
+select
+  "p0".*
+from
+  "popularity_polls" as "p0"
+where
+  "p0"."pollster" = $1
+  and "p0"."scope" = $2
+  and "p0"."territory_id" = $3
+  and "p0"."compliant" = $4
+  and "p0"."published_at" >= $5
+  and "p0"."published_at" <= $6
+order by
+  "p0"."published_at" desc,
+  "p0"."id" desc
+limit
+  $7;
 
 -- popularity.repository.ts: pollsBetween
 select
@@ -163,7 +178,21 @@ returning
   (xmax = 0) as inserted;
 
 -- popularity.repository.ts: metricPage
--- EntityManager: not rendered
+select
+  "p0".*
+from
+  "popularity_metrics" as "p0"
+where
+  "p0"."competitor_id" = $1
+  and "p0"."metric" = $2
+  and "p0"."source" = $3
+  and "p0"."date" >= $4
+  and "p0"."date" <= $5
+order by
+  "p0"."date" desc,
+  "p0"."id" desc
+limit
+  $6;
 
 -- popularity.repository.ts: latestMetrics
 select distinct

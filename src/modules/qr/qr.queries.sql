@@ -244,7 +244,16 @@ where
   "id" = $1;
 
 -- qr.repository.ts: campaignPage
--- EntityManager: not rendered
+select
+  "q0".*
+from
+  "qr_campaigns" as "q0"
+where
+  "q0"."status" = $1
+order by
+  "q0"."id" desc
+limit
+  $2;
 
 -- qr.repository.ts: updateCampaignRow
 update "qr_campaigns"
@@ -324,7 +333,17 @@ values
   );
 
 -- qr.repository.ts: codePage
--- EntityManager: not rendered
+select
+  "q0".*
+from
+  "qr_codes" as "q0"
+where
+  "q0"."campaign_id" = $1
+order by
+  "q0"."created_at" asc,
+  "q0"."id" asc
+limit
+  $2;
 
 -- qr.repository.ts: findCode
 select
@@ -653,10 +672,91 @@ from
   contact;
 
 -- qr.repository.ts: leadPage
--- EntityManager: not rendered
+select
+  "q0".*,
+  "c1"."id" as "c1__id",
+  "c1"."identity_key" as "c1__identity_key",
+  "c1"."name" as "c1__name",
+  "c1"."name_folded" as "c1__name_folded",
+  "c1"."phone" as "c1__phone",
+  "c1"."email" as "c1__email",
+  "c1"."document_id" as "c1__document_id",
+  "c1"."territory_id" as "c1__territory_id",
+  "c1"."neighbourhood" as "c1__neighbourhood",
+  "c1"."interests" as "c1__interests",
+  "c1"."tags" as "c1__tags",
+  "c1"."whatsapp_opt_in" as "c1__whatsapp_opt_in",
+  "c1"."whatsapp_opted_out_at" as "c1__whatsapp_opted_out_at",
+  "c1"."email_opt_in" as "c1__email_opt_in",
+  "c1"."email_opted_out_at" as "c1__email_opted_out_at",
+  "c1"."erased_at" as "c1__erased_at",
+  "c1"."merged_into_id" as "c1__merged_into_id",
+  "c1"."merged_at" as "c1__merged_at",
+  "c1"."created_at" as "c1__created_at",
+  "c1"."updated_at" as "c1__updated_at"
+from
+  "qr_leads" as "q0"
+  inner join "contacts" as "c1" on "q0"."contact_id" = "c1"."id"
+where
+  "q0"."campaign_id" = $1
+  and "q0"."code_id" = $2
+  and "q0"."territory_id" = $3
+  and "q0"."interests" @> $4
+  and "q0"."email_opt_in" = $5
+  and "q0"."created_at" >= $6
+  and "q0"."created_at" <= $7
+  and (
+    "c1"."name" ilike $8
+    or "c1"."email" ilike $9
+  )
+order by
+  "q0"."id" desc
+limit
+  $10;
 
 -- qr.repository.ts: leadBatch
--- EntityManager: not rendered
+select
+  "q0".*,
+  "c1"."id" as "c1__id",
+  "c1"."identity_key" as "c1__identity_key",
+  "c1"."name" as "c1__name",
+  "c1"."name_folded" as "c1__name_folded",
+  "c1"."phone" as "c1__phone",
+  "c1"."email" as "c1__email",
+  "c1"."document_id" as "c1__document_id",
+  "c1"."territory_id" as "c1__territory_id",
+  "c1"."neighbourhood" as "c1__neighbourhood",
+  "c1"."interests" as "c1__interests",
+  "c1"."tags" as "c1__tags",
+  "c1"."whatsapp_opt_in" as "c1__whatsapp_opt_in",
+  "c1"."whatsapp_opted_out_at" as "c1__whatsapp_opted_out_at",
+  "c1"."email_opt_in" as "c1__email_opt_in",
+  "c1"."email_opted_out_at" as "c1__email_opted_out_at",
+  "c1"."erased_at" as "c1__erased_at",
+  "c1"."merged_into_id" as "c1__merged_into_id",
+  "c1"."merged_at" as "c1__merged_at",
+  "c1"."created_at" as "c1__created_at",
+  "c1"."updated_at" as "c1__updated_at"
+from
+  "qr_leads" as "q0"
+  inner join "contacts" as "c1" on "q0"."contact_id" = "c1"."id"
+where
+  "q0"."campaign_id" = $1
+  and "q0"."code_id" = $2
+  and "q0"."territory_id" = $3
+  and "q0"."interests" @> $4
+  and "q0"."email_opt_in" = $5
+  and "q0"."created_at" >= $6
+  and "q0"."created_at" <= $7
+  and (
+    "c1"."name" ilike $8
+    or "c1"."email" ilike $9
+  )
+  and "q0"."id" < $10
+order by
+  "q0"."id" desc
+limit
+  $11;
 
 -- qr.repository.ts: leadPlaceNames
 select

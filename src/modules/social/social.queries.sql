@@ -61,13 +61,45 @@ returning
   dedupe_key;
 
 -- social.alerts.repository.ts: alertPage
--- EntityManager: not rendered
+select
+  "s0".*
+from
+  "social_alerts" as "s0"
+where
+  "s0"."state" = $1
+  and "s0"."severity" = $2
+  and "s0"."kind" = $3
+  and "s0"."competitor_id" = $4
+  and "s0"."created_at" >= $5
+  and "s0"."created_at" < $6
+order by
+  "s0"."created_at" desc,
+  "s0"."id" desc
+limit
+  $7;
 
 -- social.alerts.repository.ts: setAlertState
--- EntityManager: not rendered
+select
+  "s0".*
+from
+  "social_alerts" as "s0"
+where
+  "s0"."id" = $1
+limit
+  $2;
 
 -- social.alerts.repository.ts: latestAlerts
--- EntityManager: not rendered
+select
+  "s0".*
+from
+  "social_alerts" as "s0"
+where
+  "s0"."state" != $1
+order by
+  "s0"."created_at" desc,
+  "s0"."id" desc
+limit
+  $2;
 
 -- social.alerts.repository.ts: candidatePosts
 select
@@ -603,10 +635,85 @@ where
   );
 
 -- social.posts.repository.ts: postPage
--- EntityManager: not rendered
+select
+  "s0"."id",
+  "s0"."platform",
+  "s0"."platform_post_id",
+  "s0"."competitor_id",
+  "s0"."profile_id",
+  "s0"."published_at",
+  "s0"."text",
+  "s0"."url",
+  "s0"."media_type",
+  "s0"."likes",
+  "s0"."comments",
+  "s0"."shares",
+  "s0"."views",
+  "s0"."engagement",
+  "s0"."engagement_rate",
+  "s0"."sentiment_score",
+  "s0"."sentiment_label",
+  "s0"."hashtags",
+  "s0"."mentions",
+  "s0"."keywords",
+  "s0"."mentions_us",
+  "s0"."first_seen_at",
+  "s0"."last_snapshot_at"
+from
+  "social_posts" as "s0"
+where
+  "s0"."competitor_id" = $1
+  and "s0"."platform" = $2
+  and "s0"."published_at" >= $3
+  and "s0"."published_at" < $4
+  and $5 $6 @@ plainto_tsquery('spanish', $7)
+  and "s0"."sentiment_label" = $8
+  and "s0"."engagement" >= $9
+  and not exists (
+    select
+      1
+    from
+      social_alerts a
+    where
+      a.post_id = s0.id
+  )
+order by
+  "s0"."engagement" desc,
+  "s0"."id" desc
+limit
+  $10;
 
 -- social.posts.repository.ts: findPost
--- EntityManager: not rendered
+select
+  "s0"."id",
+  "s0"."platform",
+  "s0"."platform_post_id",
+  "s0"."competitor_id",
+  "s0"."profile_id",
+  "s0"."published_at",
+  "s0"."text",
+  "s0"."url",
+  "s0"."media_type",
+  "s0"."likes",
+  "s0"."comments",
+  "s0"."shares",
+  "s0"."views",
+  "s0"."engagement",
+  "s0"."engagement_rate",
+  "s0"."sentiment_score",
+  "s0"."sentiment_label",
+  "s0"."hashtags",
+  "s0"."mentions",
+  "s0"."keywords",
+  "s0"."mentions_us",
+  "s0"."first_seen_at",
+  "s0"."last_snapshot_at"
+from
+  "social_posts" as "s0"
+where
+  "s0"."id" = $1
+limit
+  $2;
 
 -- social.posts.repository.ts: snapshotsOf
 select
@@ -743,7 +850,17 @@ order by
   "id";
 
 -- social.repository.ts: competitorPage
--- EntityManager: not rendered
+select
+  "s0".*
+from
+  "social_competitors" as "s0"
+where
+  "s0"."active" = $1
+order by
+  "s0"."name" asc,
+  "s0"."id" asc
+limit
+  $2;
 
 -- social.repository.ts: profilesOf
 select

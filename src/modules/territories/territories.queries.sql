@@ -67,7 +67,29 @@ where
   "id" = $1;
 
 -- territories.repository.ts: territoryPage
--- EntityManager: not rendered
+select
+  "t0"."id",
+  "t0"."name",
+  "t0"."type",
+  "t0"."code",
+  "t0"."parent_id",
+  "t0"."centroid_lat",
+  "t0"."centroid_lng",
+  "t0"."population",
+  "t0"."registered_voters",
+  "t0"."created_at",
+  "t0"."updated_at"
+from
+  "territories" as "t0"
+where
+  "t0"."type" = $1
+  and "t0"."parent_id" = $2
+  and "t0"."name" ilike $3
+order by
+  "t0"."name" asc,
+  "t0"."id" asc
+limit
+  $4;
 
 -- territories.repository.ts: territoryIdsByCode
 select

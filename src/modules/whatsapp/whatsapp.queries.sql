@@ -278,13 +278,92 @@ where
   and status = 'scheduled';
 
 -- whatsapp.campaigns.repository.ts: insertCampaign
--- EntityManager: not rendered
+begin;
+insert into
+  "wa_templates" (
+    "id",
+    "name",
+    "language",
+    "category",
+    "body",
+    "header",
+    "footer",
+    "buttons",
+    "examples",
+    "placeholders",
+    "status",
+    "provider_template_id",
+    "rejection_reason",
+    "created_by_id",
+    "created_at",
+    "updated_at"
+  )
+values
+  (
+    $1,
+    $2,
+    $3,
+    $4,
+    $5,
+    $6,
+    $7,
+    $8,
+    $9,
+    $10,
+    $11,
+    $12,
+    $13,
+    $14,
+    $15,
+    $16
+  );
+insert into
+  "wa_campaigns" (
+    "id",
+    "name",
+    "template_id",
+    "variables",
+    "segment",
+    "status",
+    "scheduled_at",
+    "audience_size",
+    "queued_count",
+    "notice",
+    "created_by_id",
+    "created_at"
+  )
+values
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
+update "users"
+set
+  "created_at" = $1,
+  "updated_at" = $2
+where
+  "id" = $3;
+commit;
 
 -- whatsapp.campaigns.repository.ts: findCampaign
--- EntityManager: not rendered
+select
+  "w0".*
+from
+  "wa_campaigns" as "w0"
+where
+  "w0"."id" = $1
+limit
+  $2;
 
 -- whatsapp.campaigns.repository.ts: campaignPage
--- EntityManager: not rendered
+select
+  "w0".*
+from
+  "wa_campaigns" as "w0"
+where
+  "w0"."status" = $1
+order by
+  "w0"."created_at" desc,
+  "w0"."id" desc
+limit
+  $2;
 
 -- whatsapp.conversation-export.ts: conversationForExport
 select
@@ -296,10 +375,94 @@ where
   "id" = $1;
 
 -- whatsapp.conversations.repository.ts: conversationPage
--- EntityManager: not rendered
+select
+  "w0".*,
+  "c1"."id" as "c1__id",
+  "c1"."identity_key" as "c1__identity_key",
+  "c1"."name" as "c1__name",
+  "c1"."name_folded" as "c1__name_folded",
+  "c1"."phone" as "c1__phone",
+  "c1"."email" as "c1__email",
+  "c1"."document_id" as "c1__document_id",
+  "c1"."territory_id" as "c1__territory_id",
+  "c1"."neighbourhood" as "c1__neighbourhood",
+  "c1"."interests" as "c1__interests",
+  "c1"."tags" as "c1__tags",
+  "c1"."whatsapp_opt_in" as "c1__whatsapp_opt_in",
+  "c1"."whatsapp_opted_out_at" as "c1__whatsapp_opted_out_at",
+  "c1"."email_opt_in" as "c1__email_opt_in",
+  "c1"."email_opted_out_at" as "c1__email_opted_out_at",
+  "c1"."erased_at" as "c1__erased_at",
+  "c1"."merged_into_id" as "c1__merged_into_id",
+  "c1"."merged_at" as "c1__merged_at",
+  "c1"."created_at" as "c1__created_at",
+  "c1"."updated_at" as "c1__updated_at",
+  "a2"."id" as "a2__id",
+  "a2"."email" as "a2__email",
+  "a2"."name" as "a2__name",
+  "a2"."password_hash" as "a2__password_hash",
+  "a2"."role" as "a2__role",
+  "a2"."active" as "a2__active",
+  "a2"."token_version" as "a2__token_version",
+  "a2"."last_login_at" as "a2__last_login_at",
+  "a2"."created_at" as "a2__created_at",
+  "a2"."updated_at" as "a2__updated_at"
+from
+  "wa_conversations" as "w0"
+  inner join "contacts" as "c1" on "w0"."contact_id" = "c1"."id"
+  left join "users" as "a2" on "w0"."assigned_to_id" = "a2"."id"
+where
+  "w0"."status" = $1
+  and "w0"."unread_count" = $2
+  and "w0"."assigned_to_id" = $3
+  and "c1"."name" ilike $4
+order by
+  "w0"."last_message_at" desc,
+  "w0"."id" desc
+limit
+  $5;
 
 -- whatsapp.conversations.repository.ts: findConversation
--- EntityManager: not rendered
+select
+  "w0".*,
+  "c1"."id" as "c1__id",
+  "c1"."identity_key" as "c1__identity_key",
+  "c1"."name" as "c1__name",
+  "c1"."name_folded" as "c1__name_folded",
+  "c1"."phone" as "c1__phone",
+  "c1"."email" as "c1__email",
+  "c1"."document_id" as "c1__document_id",
+  "c1"."territory_id" as "c1__territory_id",
+  "c1"."neighbourhood" as "c1__neighbourhood",
+  "c1"."interests" as "c1__interests",
+  "c1"."tags" as "c1__tags",
+  "c1"."whatsapp_opt_in" as "c1__whatsapp_opt_in",
+  "c1"."whatsapp_opted_out_at" as "c1__whatsapp_opted_out_at",
+  "c1"."email_opt_in" as "c1__email_opt_in",
+  "c1"."email_opted_out_at" as "c1__email_opted_out_at",
+  "c1"."erased_at" as "c1__erased_at",
+  "c1"."merged_into_id" as "c1__merged_into_id",
+  "c1"."merged_at" as "c1__merged_at",
+  "c1"."created_at" as "c1__created_at",
+  "c1"."updated_at" as "c1__updated_at",
+  "a2"."id" as "a2__id",
+  "a2"."email" as "a2__email",
+  "a2"."name" as "a2__name",
+  "a2"."password_hash" as "a2__password_hash",
+  "a2"."role" as "a2__role",
+  "a2"."active" as "a2__active",
+  "a2"."token_version" as "a2__token_version",
+  "a2"."last_login_at" as "a2__last_login_at",
+  "a2"."created_at" as "a2__created_at",
+  "a2"."updated_at" as "a2__updated_at"
+from
+  "wa_conversations" as "w0"
+  inner join "contacts" as "c1" on "w0"."contact_id" = "c1"."id"
+  left join "users" as "a2" on "w0"."assigned_to_id" = "a2"."id"
+where
+  "w0"."id" = $1
+limit
+  $2;
 
 -- whatsapp.conversations.repository.ts: unreadTotals
 select
@@ -312,22 +475,52 @@ where
   and unread_count > 0;
 
 -- whatsapp.conversations.repository.ts: activityPage
--- EntityManager: not rendered
+select
+  "w0".*
+from
+  "wa_messages" as "w0"
+where
+  "w0"."conversation_id" is not null
+  and "w0"."direction" = $1
+order by
+  "w0"."id" desc
+limit
+  $2;
 
 -- whatsapp.conversations.repository.ts: messagePage
--- EntityManager: not rendered
+select
+  "w0".*
+from
+  "wa_messages" as "w0"
+where
+  "w0"."contact_id" = $1
+order by
+  "w0"."id" desc
+limit
+  $2;
 
 -- whatsapp.conversations.repository.ts: messagesById
--- EntityManager: not rendered
+select
+  "w0".*
+from
+  "wa_messages" as "w0"
+where
+  "w0"."id" in ($1);
 
 -- whatsapp.conversations.repository.ts: templateBodies
--- EntityManager: not rendered
+select
+  "w0"."id",
+  "w0"."body"
+from
+  "wa_templates" as "w0"
+where
+  "w0"."id" in ($1);
 
 -- whatsapp.conversations.repository.ts: queueReply
--- EntityManager: not rendered
+-- stopped: threw ValidationError: Could not convert JS value '[object Object]' of type 'object' to type ArrayType
 
 -- whatsapp.conversations.repository.ts: saveConversation
--- EntityManager: not rendered
+-- runs no statement with the sample arguments
 
 -- whatsapp.figures.repository.ts: inboundMessagesByDay
 select
@@ -1350,22 +1543,82 @@ where
   and created_at < $2::timestamptz;
 
 -- whatsapp.templates.repository.ts: findTemplate
--- EntityManager: not rendered
+select
+  "w0".*
+from
+  "wa_templates" as "w0"
+where
+  "w0"."id" = $1
+limit
+  $2;
 
 -- whatsapp.templates.repository.ts: templateNamed
--- EntityManager: not rendered
+select
+  count(*) as "count"
+from
+  "wa_templates" as "w0"
+where
+  "w0"."name" = $1
+  and "w0"."language" = $2;
 
 -- whatsapp.templates.repository.ts: insertTemplate
--- EntityManager: not rendered
+begin;
+insert into
+  "wa_templates" (
+    "id",
+    "name",
+    "language",
+    "category",
+    "body",
+    "header",
+    "footer",
+    "buttons",
+    "examples",
+    "placeholders",
+    "status",
+    "provider_template_id",
+    "created_by_id",
+    "created_at",
+    "updated_at"
+  )
+values
+  (
+    $1,
+    $2,
+    $3,
+    $4,
+    $5,
+    $6,
+    $7,
+    $8,
+    $9,
+    $10,
+    $11,
+    $12,
+    $13,
+    $14,
+    $15
+  );
+commit;
 
 -- whatsapp.templates.repository.ts: removeTemplate
--- EntityManager: not rendered
+-- stopped: threw Error: You need to pass entity instance or reference to 'em.remove()'. To remove entities by condition, use 'em.nativeDelete()'.
 
 -- whatsapp.templates.repository.ts: reloadTemplate
--- EntityManager: not rendered
+-- stopped: threw TypeError: Cannot read properties of undefined (reading '__meta')
 
 -- whatsapp.templates.repository.ts: templatePage
--- EntityManager: not rendered
+select
+  "w0".*
+from
+  "wa_templates" as "w0"
+where
+  "w0"."status" = $1
+order by
+  "w0"."created_at" desc,
+  "w0"."id" desc
+limit
+  $2;
 
 -- whatsapp.templates.repository.ts: recordProviderTemplate
 update wa_templates
