@@ -246,8 +246,8 @@ class Samples {
     if (members.every((member) => member.flags & ts.TypeFlags.BooleanLiteral)) return false;
     // The checker orders a union's members by when it met each type, which other code can change.
     const literals = members.filter((member) => member.isStringLiteral() || member.isNumberLiteral()) as ts.LiteralType[];
-    if (literals.length === members.length) return literals.map((member) => member.value).sort((a, b) => String(a).localeCompare(String(b)))[0];
-    const ranked = [...members].sort((a, b) => rank(a) - rank(b) || this.checker.typeToString(a).localeCompare(this.checker.typeToString(b)));
+    if (literals.length === members.length) return literals.map((member) => member.value).sort((a, b) => byCodePoint(String(a), String(b)))[0];
+    const ranked = [...members].sort((a, b) => rank(a) - rank(b) || byCodePoint(this.checker.typeToString(a), this.checker.typeToString(b)));
     return this.of(ranked[0] as ts.Type, name, depth);
   }
 
@@ -318,6 +318,9 @@ function rank(type: ts.Type): number {
 }
 
 const singular = (name: string) => name.replace(/s$/, '');
+
+/** Sorts the same on every machine, whatever its locale. */
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A string a function would accept for a parameter or property of that name. */
 function sampleString(name: string): string {
@@ -520,7 +523,7 @@ function assemble(root: string, sections: readonly Section[]): Map<string, strin
   const byModule = new Map<string, Section[]>();
   for (const section of sections) byModule.set(section.module, [...(byModule.get(section.module) ?? []), section]);
   const files = new Map<string, string>();
-  for (const [module, parts] of [...byModule].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [module, parts] of [...byModule].sort(([a], [b]) => byCodePoint(a, b))) {
     const body = parts.map((part) => [`-- ${part.title}`, ...part.lines].join('\n'));
     files.set(join(root, 'src', 'modules', module, `${module}.queries.sql`), `${[HEADER.join('\n'), ...body].join('\n\n')}\n`);
   }
