@@ -88,14 +88,18 @@ export class RecordingDatabase implements Queries {
 
   /** A statement's text with `$n` placeholders (an EntityManager's come here once numbered). */
   recordText(text: string): void {
-    if (this.closed) throw new NotRendered('ran a statement after it had returned');
-    if (this.statements.length >= MAX_STATEMENTS) throw new NotRendered(`ran more than ${MAX_STATEMENTS} statements`);
-    this.statements.push(formatStatement(text));
+    this.recordFormatted(formatStatement(text));
   }
 
   /** A transaction's own command, as it is sent. */
   recordCommand(command: string): void {
-    this.statements.push(`${command};`);
+    this.recordFormatted(`${command};`);
+  }
+
+  private recordFormatted(statement: string): void {
+    if (this.closed) throw new NotRendered('ran a statement after it had returned');
+    if (this.statements.length >= MAX_STATEMENTS) throw new NotRendered(`ran more than ${MAX_STATEMENTS} statements`);
+    this.statements.push(statement);
   }
 
   async rows<Row>(query: Query<Row>): Promise<Row[]> {
