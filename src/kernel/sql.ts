@@ -123,7 +123,7 @@ export interface TransactionLimits {
 }
 
 /** `begin`, with the limits set for the transaction in the same round trip (SET takes no parameters: they are checked integers). */
-function beginWith(limits: TransactionLimits): string {
+export function beginWith(limits: TransactionLimits): string {
   const settings: string[] = ['begin'];
   for (const [name, value] of [
     ['lock_timeout', limits.lockTimeoutMs],
