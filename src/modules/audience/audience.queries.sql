@@ -459,11 +459,11 @@ set
   "neighbourhood" = $6,
   "whatsapp_opt_in" = $7,
   "email_opt_in" = $8,
-  "identity_key" = $9,
-  "document_id" = $10,
-  "whatsapp_opted_out_at" = $11,
-  "email_opted_out_at" = $12,
-  "updated_at" = $13,
+  "updated_at" = $9,
+  "identity_key" = $10,
+  "document_id" = $11,
+  "whatsapp_opted_out_at" = $12,
+  "email_opted_out_at" = $13,
   "territory_id" = $14
 where
   "id" = $15;
