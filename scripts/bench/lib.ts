@@ -25,34 +25,41 @@ export const logDir = path.join(os.tmpdir(), 'comando-bench');
 
 const positiveNumber = z.coerce.number().positive().finite();
 const positiveInteger = z.coerce.number().int().positive();
-const settingsSchema = z.object({
-  /** Measured seconds of each load (each step, each phase); every script has its own default. */
-  BENCH_SECONDS: positiveNumber.optional(),
-  /** Warm-up seconds before each measured load. */
-  BENCH_WARMUP: z.coerce.number().min(0).finite().optional(),
-  /** Multiplies the data and the clients of a run (contacts, voters, recipients, posts, screens). */
-  BENCH_SCALE: positiveNumber.default(1),
-  /** Rounds of the benchmarks that repeat a target and keep the best or the median. */
-  BENCH_ROUNDS: positiveInteger.optional(),
-  /** Reports a second the election-day benchmarks send (bench:scale: the highest step). */
-  BENCH_RATE: positiveInteger.optional(),
-  /** Appended to every bench database's name, so two people's runs do not drop each other's. */
-  BENCH_DB_SUFFIX: z
-    .string()
-    .regex(/^[a-z0-9_]*$/, 'lower-case letters, digits and _ only')
-    .default(''),
-  BENCH_REDIS_URL: z.url().default('redis://127.0.0.1:6379/14'),
-  /** A superuser connection of the local PostgreSQL, used to create and drop bench databases. */
-  BENCH_PG_ADMIN_URL: z.url().default('postgres://postgres@127.0.0.1:5432/postgres'),
-  /** A folder: Comando (and the baselines it is compared with) write V8 CPU profiles there. */
-  BENCH_CPU_PROF: z.string().min(1).optional(),
-});
+const settingsSchema = z
+  .object({
+    /** Measured seconds of each load (each step, each phase); every script has its own default. */
+    BENCH_SECONDS: positiveNumber.optional(),
+    /** Warm-up seconds before each measured load. */
+    BENCH_WARMUP: z.coerce.number().min(0).finite().optional(),
+    /** Multiplies the data and the clients of a run (contacts, voters, recipients, posts, screens). */
+    BENCH_SCALE: positiveNumber.default(1),
+    /** Rounds of the benchmarks that repeat a target and keep the best or the median. */
+    BENCH_ROUNDS: positiveInteger.optional(),
+    /** Reports a second the election-day benchmarks send (bench:scale: the highest step). */
+    BENCH_RATE: positiveInteger.optional(),
+    /** Appended to every bench database's name, so two people's runs do not drop each other's. */
+    BENCH_DB_SUFFIX: z
+      .string()
+      .regex(/^[a-z0-9_]*$/, 'lower-case letters, digits and _ only')
+      .default(''),
+    BENCH_REDIS_URL: z.url().default('redis://127.0.0.1:6379/14'),
+    /** A superuser connection of the local PostgreSQL, used to create and drop bench databases. */
+    BENCH_PG_ADMIN_URL: z.url().default('postgres://postgres@127.0.0.1:5432/postgres'),
+    /** A folder: Comando (and the baselines it is compared with) write V8 CPU profiles there. */
+    BENCH_CPU_PROF: z.string().min(1).optional(),
+  })
+  .strict();
 
 /** Parses the knobs and the one switch; a bad value stops the run with a message naming it. */
 export function parseSettings(env: NodeJS.ProcessEnv, argv: readonly string[]) {
   const parsed = settingsSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([key, value]) => key.startsWith('BENCH_') && value !== '')));
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}=${JSON.stringify(env[String(issue.path[0])])}: ${issue.message}`);
+    const problems = parsed.error.issues.map((issue) =>
+      // A knob of an earlier harness would otherwise be ignored without a word.
+      issue.code === 'unrecognized_keys'
+        ? `${issue.keys.join(', ')}: not a benchmark setting (docs/benchmarks.md lists them under "Knobs")`
+        : `${issue.path.join('.')}=${JSON.stringify(env[String(issue.path[0])])}: ${issue.message}`,
+    );
     throw new Error(`bad benchmark setting: ${problems.join('; ')}`);
   }
   const knobs = parsed.data;

@@ -508,7 +508,12 @@ async function runAll(): Promise<Results> {
     log(`seeded in ${seedSeconds.toFixed(1)} s`);
     const counts = await db.count(['contacts', 'contact_origins', 'territories']);
     const fixtures = await withPg(db.url, async (client) => ({
-      samples: (await client.query<Sample>(`select name, phone, email, document_id from contacts tablesample system (1) repeatable (42) limit 500`)).rows,
+      // 1 % of the pages holds 500 people at the recorded size; a smaller run samples more of them.
+      samples: (
+        await client.query<Sample>(
+          `select name, phone, email, document_id from contacts tablesample system (${Math.min(100, Math.max(1, 500_000 / CONTACTS))}) repeatable (42) limit 500`,
+        )
+      ).rows,
       communes: (await client.query<{ id: string }>(`select id from territories where type = 'commune' order by code`)).rows.map((row) => row.id),
       campaigns,
     }));
