@@ -9,16 +9,11 @@
  * report to it (`serverSideEmit`, through the same adapter). The owner also pushes the
  * `gotv:projection` Comando pushed in a run of this benchmark (recorded: gotv-projection-push.ts) as
  * often as Comando pushes it, so that the clients read the same messages from both.
- *
- * With DATABASE_URL (bench:gotv's BENCH_GOTV_BARE_INSERT=1, a diagnostic) each report is first
- * inserted into a table of its own with one `pg` insert, and answered once committed: the least a
- * server that keeps what it is told can do, to compare Comando with.
  */
 import http from 'node:http';
 import { createAdapter } from '@socket.io/redis-streams-adapter';
 import { Redis } from 'ioredis';
 import { Server } from 'socket.io';
-import { Pool } from 'pg';
 import type { TurnoutItem } from '../../src/modules/gotv/gotv.events';
 import { encodeTurnout } from '../../src/modules/gotv/gotv.turnout-wire';
 import { projectionPushSeconds, recordedProjectionPush } from './gotv-projection-push';
@@ -30,9 +25,6 @@ async function main(): Promise<void> {
   const prefix = process.env.REDIS_KEY_PREFIX ?? 'bench-baseline';
   const redis = new Redis(redisUrl);
   const owner = process.env.WINDOW_OWNER === '1';
-  const pool = process.env.DATABASE_URL ? new Pool({ connectionString: process.env.DATABASE_URL, max: 10 }) : undefined;
-  await pool?.query(`create table if not exists bench_bare_reports (
-    id uuid primary key default gen_random_uuid(), voter_id uuid not null, station_id uuid not null, received_at timestamptz not null default now())`);
   let pending: TurnoutItem[] = [];
   let timer: NodeJS.Timeout | undefined;
   const add = (item: TurnoutItem) => {
@@ -59,13 +51,9 @@ async function main(): Promise<void> {
     req.on('end', () => {
       const { voterId, stationId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { voterId: string; stationId: string };
       const item: TurnoutItem = ['voter', stationId, voterId];
-      const accept = () => {
-        if (owner) add(item);
-        else io.serverSideEmit('report', item);
-        res.writeHead(201, { 'content-type': 'application/json' }).end('{"accepted":1}');
-      };
-      if (!pool) return accept();
-      pool.query('insert into bench_bare_reports (voter_id, station_id) values ($1, $2)', [voterId, stationId]).then(accept, () => res.writeHead(500).end());
+      if (owner) add(item);
+      else io.serverSideEmit('report', item);
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{"accepted":1}');
     });
   });
   const io = new Server(server, {
@@ -84,7 +72,6 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => {
     void io.close(() => {
       redis.disconnect();
-      void pool?.end();
       process.exit(0);
     });
   });

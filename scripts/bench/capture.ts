@@ -6,12 +6,7 @@
  * Every request is a different citizen (a new valid Colombian mobile number, name, email, one or
  * two of the offered interests, consent, WhatsApp opt-in) on one of the campaign's codes in turn,
  * so every accepted request creates a contact, its origin, a lead and a consent record. Both
- * servers run alone in their own child process; this process only generates load. Results are
- * printed and written to the "capture" section of docs/benchmarks.md.
- *
- * BENCH_CPU_PROF=<dir> runs Comando under `node --cpu-prof` and leaves the profile in <dir>
- * (summarise it with `node dist/scripts/bench/cpuprofile-summary.js <file>`); such a run is not
- * written to docs/benchmarks.md.
+ * servers run alone in their own child process; this process only generates load.
  */
 import os from 'node:os';
 import type autocannon from 'autocannon';
@@ -25,17 +20,15 @@ import {
   defaults,
   deleteRedisKeys,
   machineCpuSeconds,
-  machineNote,
-  markdownTable,
   measure,
   onInterrupt,
   ownCpuSeconds,
   registerFirstAdmin,
   withServer,
-  writeDocSection,
   type Measurement,
   type ServerOptions,
 } from './lib';
+import { atLeast, atMost, loadTable, noErrors, publish, runBenchmark, type Table } from './report';
 
 const db = benchDatabase('comando_bench_capture');
 const REDIS_KEY_PREFIX = 'bench-capture';
@@ -90,8 +83,6 @@ function citizenRequests(requestPath: string, codes: readonly string[]): autocan
 
 // ---------------------------------------------------------------------------------------------
 // Targets
-
-const cpuProfileDir = process.env.BENCH_CPU_PROF;
 
 function comando(): ServerOptions {
   return comandoServer({
@@ -200,33 +191,7 @@ function statusText(m: Measurement): string {
     .join(', ');
 }
 
-function report(r: Results, machine: string): { markdown: string; pass: boolean } {
-  const cpu = (m: Measurement) => (m.serverCpuUsPerRequest === undefined ? '–' : `${fixed(m.serverCpuUsPerRequest, 0)} µs (${fixed(m.serverCpuPercent ?? 0, 0)}%)`);
-  const ratio = r.capture.requestsPerSecond / r.baseline.requestsPerSecond;
-  const table = markdownTable(
-    ['Target', 'req/s', 'p50 (ms)', 'p99 (ms)', 'errors / non-2xx', 'Ratio to baseline', 'Server CPU/request (% of a core)'],
-    [
-      [
-        'bare Koa + koa-body + pg lead insert — POST /api/leads',
-        fixed(r.baseline.requestsPerSecond, 0),
-        String(r.baseline.p50Ms),
-        String(r.baseline.p99Ms),
-        `${r.baseline.errors} / ${r.baseline.non2xx}`,
-        'baseline',
-        cpu(r.baseline),
-      ],
-      [
-        '**Comando — POST /api/qr-leads/capture**',
-        fixed(r.capture.requestsPerSecond, 0),
-        String(r.capture.p50Ms),
-        String(r.capture.p99Ms),
-        `${r.capture.errors} / ${r.capture.non2xx}`,
-        `${fixed(ratio)} × req/s`,
-        cpu(r.capture),
-      ],
-    ],
-  );
-
+function report(r: Results): void {
   const us = (m: Measurement, name: keyof typeof otherCpu) => {
     const value = m.otherCpuUsPerRequest?.[name];
     return value === undefined ? '–' : fixed(value, 0);
@@ -243,9 +208,9 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
     const known = m.serverCpuUsPerRequest + (cpu.PostgreSQL ?? 0) + (cpu.Redis ?? 0) + (cpu['load generator'] ?? 0);
     return fixed(Math.max(0, whole - known), 0);
   };
-  const cpuTable = markdownTable(
-    ['CPU µs per request', 'server process', 'PostgreSQL', 'Redis', 'load generator', 'other programs', `whole machine, ${os.cpus().length} cores`],
-    (
+  const cpuTable: Table = {
+    header: ['CPU µs per request', 'server process', 'PostgreSQL', 'Redis', 'load generator', 'other programs', `whole machine, ${os.cpus().length} cores`],
+    rows: (
       [
         ['bare pg lead insert', r.baseline],
         ['Comando capture', r.capture],
@@ -259,12 +224,12 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
       otherPrograms(m),
       us(m, 'whole machine') + machineBusy(m),
     ]),
-  );
+  };
 
   const rowChecks = LEAD_TABLES.map((table) => ({ table, ...rowCheck(r.captureRows[table] ?? 0, r.capture) }));
-  const rowsTable = markdownTable(
-    ['Table', 'Rows', '2xx answers (warm-up + run)', 'In flight at stop', 'Check'],
-    [
+  const rowsTable: Table = {
+    header: ['Table', 'Rows', '2xx answers (warm-up + run)', 'In flight at stop', 'Check'],
+    rows: [
       ...rowChecks.map(({ table, ok }) => [
         `\`${table}\``,
         String(r.captureRows[table] ?? 0),
@@ -280,59 +245,59 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
         rowCheck(r.baselineRows, r.baseline).ok ? 'OK' : 'MISMATCH',
       ],
     ],
-  );
+  };
 
-  const clean = [r.baseline, r.capture].every((m) => m.errors === 0 && m.non2xx === 0);
   const created = r.capture.statusCounts['201'] ?? 0;
   const allNew = created === r.capture.total2xx;
   const rowsOk = rowChecks.every((check) => check.ok) && allNew;
-  const verdicts: Array<[string, string, string, boolean]> = [
-    ['Capture req/s vs bare pg lead insert', `≥ ${goals.ratio}`, fixed(ratio), ratio >= goals.ratio],
-    ['Capture p99 latency', `≤ ${goals.p99Ms} ms`, `${r.capture.p99Ms} ms`, r.capture.p99Ms <= goals.p99Ms],
-    ['No errors or non-2xx answers (capture and baseline)', '0', `${r.capture.errors + r.capture.non2xx + r.baseline.errors + r.baseline.non2xx}`, clean],
-    [`Rows in ${LEAD_TABLES.map((t) => `\`${t}\``).join(', ')} = accepted requests (all 201, new leads)`, 'match', rowsOk ? 'match' : 'mismatch', rowsOk],
-  ];
-  const goalTable = markdownTable(
-    ['Goal', 'Target', 'Measured', 'Result'],
-    verdicts.map(([goal, target, measured, ok]) => [goal, target, measured, ok ? 'PASS' : 'FAIL']),
-  );
   const cpuFactor =
     r.capture.serverCpuUsPerRequest && r.baseline.serverCpuUsPerRequest ? `${fixed(r.capture.serverCpuUsPerRequest / r.baseline.serverCpuUsPerRequest, 1)}×` : 'n/a';
 
-  const markdown = `## Lead capture
-
-Command: \`npm run bench:capture\` (\`scripts/bench/capture.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
-
-autocannon, ${defaults.connections} connections, ${defaults.warmupSeconds} s warm-up then ${defaults.durationSeconds} s measured, one target at a time,
+  publish({
+    id: 'capture',
+    title: 'Lead capture',
+    command: 'npm run bench:capture',
+    blocks: [
+      `autocannon, ${defaults.connections} connections, ${defaults.warmupSeconds} s warm-up then ${defaults.durationSeconds} s measured, one target at a time,
 each server alone in its own child process (the load generator is the parent process). Comando runs
 its production configuration (\`node dist/src/main.js\`, \`NODE_ENV=production\`, PostgreSQL
-\`${db.name}\` created for the run and dropped after it, Redis db 14 under its own key prefix,
-\`LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}\`) with the capture rate limits raised (\`CAPTURE_MAX_PER_IP=100000000\`,
+\`${db.name}\` created for the run and dropped after it, Redis under its own key prefix,
+\`LOG_LEVEL=info\`) with the capture rate limits raised (\`CAPTURE_MAX_PER_IP=100000000\`,
 \`CAPTURE_MAX_PER_PERSON=1000\`); the admin, an active campaign offering ${INTERESTS.length} interests and its
 ${CODE_COUNT} poster codes are created through the API first. Every request is a different citizen: a new
 valid Colombian mobile (\`+57300\` + a 7-digit counter), a name, an email, one or two of the offered
 interests, \`consent: true\`, \`whatsappOptIn: true\`, the codes in turn — so each one is a new
 contact, contact origin, lead and consent record in one SQL statement. The baseline gets the same
 bodies and stores name, phone, email and interests with one plain \`pg\` INSERT (pool of 10, as
-Comando's \`DATABASE_POOL_MAX\` default) into a table with only its UUID v7 key. The last column is the
-server process's CPU per answered request and its load (100% = one core; PostgreSQL's CPU is not in it).
-
-${table}
-
-${goalTable}
-
-Where the CPU goes, per answered request of the measured run (PostgreSQL: the server and all its
+Comando's \`DATABASE_POOL_MAX\` default) into a table with only its UUID v7 key. The CPU column is the
+server process's CPU per answered request and its load (100% = one core; PostgreSQL's CPU is not in it).`,
+      loadTable([
+        { target: 'bare Koa + koa-body + pg lead insert — POST /api/leads', m: r.baseline },
+        { target: '**Comando — POST /api/qr-leads/capture**', m: r.capture, vs: { baseline: r.baseline, name: 'pg lead insert' } },
+      ]),
+      {
+        goals: [
+          atLeast('Capture req/s vs bare pg lead insert', r.capture.requestsPerSecond / r.baseline.requestsPerSecond, goals.ratio),
+          atMost('Capture p99 latency', r.capture.p99Ms, goals.p99Ms, { digits: 0, unit: ' ms' }),
+          noErrors('No errors or non-2xx answers (capture and baseline)', [r.capture, r.baseline]),
+          {
+            goal: `Rows in ${LEAD_TABLES.map((t) => `\`${t}\``).join(', ')} = accepted requests (all 201, new leads)`,
+            target: 'match',
+            measured: rowsOk ? 'match' : 'mismatch',
+            pass: rowsOk,
+          },
+        ],
+      },
+      `Where the CPU goes, per answered request of the measured run (PostgreSQL: the server and all its
 backends; "other programs" is the rest of the whole machine's busy time, e.g. a test run sharing the
-cores — when it is large, req/s and latency of that run are understated):
-
-${cpuTable}
-
-${rowsTable}
-
-Status codes, warm-up + run: Comando ${statusText(r.capture)}; baseline ${statusText(r.baseline)}.
+cores — when it is large, req/s and latency of that run are understated):`,
+      cpuTable,
+      rowsTable,
+      `Status codes, warm-up + run: Comando ${statusText(r.capture)}; baseline ${statusText(r.baseline)}.
 By server CPU per request (steadier than req/s on this shared 2-core VM), capture costs ${cpuFactor} the bare insert route.
-Both share the 2 cores with PostgreSQL and the load generator, so req/s moves by about ±10% from run to run.`;
-  return { markdown, pass: verdicts.every(([, , , ok]) => ok) };
+Both share the 2 cores with PostgreSQL and the load generator, so req/s moves by about ±10% from run to run.`,
+    ],
+  });
 }
 
 async function cleanUp(): Promise<void> {
@@ -340,8 +305,7 @@ async function cleanUp(): Promise<void> {
   await deleteRedisKeys(benchRedisUrl, `${REDIS_KEY_PREFIX}:`).catch(() => undefined);
 }
 
-async function main(): Promise<void> {
-  const machine = machineNote(); // before our own load raises the load average
+runBenchmark(async () => {
   onInterrupt(cleanUp);
   let results: Results;
   try {
@@ -351,15 +315,5 @@ async function main(): Promise<void> {
   } finally {
     await cleanUp();
   }
-  const { markdown, pass } = report(results, machine);
-  process.stdout.write(`\n${markdown}\n`);
-  // A profiled server is slower: its numbers are not the benchmark's.
-  if (!cpuProfileDir) writeDocSection('capture', markdown);
-  process.stdout.write(`\n${cpuProfileDir ? `Profiled run: not written; profile in ${cpuProfileDir}` : 'Written to docs/benchmarks.md'}. Overall: ${pass ? 'PASS' : 'FAIL'}\n`);
-  if (!pass) process.exitCode = 1;
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+  report(results);
 });

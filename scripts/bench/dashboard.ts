@@ -10,8 +10,7 @@
  * other. Goals: overview p99 ≤ 50 ms and ≥ 50 % of `/api/test`'s request rate. The time of one
  * uncached overview (the recount the cache saves) is reported too.
  *
- * Sizes can be shrunk for a smoke run of the harness (BENCH_DASHBOARD_SCALE=0.01). Results are
- * printed and written to the "dashboard" section of docs/benchmarks.md. Exits 1 when a goal is
+ * Sizes can be shrunk for a smoke run of the harness (BENCH_SCALE=0.01). Exits 1 when a goal is
  * missed or the run fails.
  */
 import { performance } from 'node:perf_hooks';
@@ -22,20 +21,19 @@ import {
   comandoServer,
   cpuProfileArgs,
   deleteRedisKeys,
-  machineNote,
-  markdownTable,
   measure,
   onInterrupt,
   registerFirstAdmin,
+  scaled,
+  settings,
   withPg,
   withServer,
-  writeDocSection,
   defaults,
   type Measurement,
 } from './lib';
+import { atLeast, atMost, loadTable, noErrors, publish, runBenchmark } from './report';
 
-const SCALE = Number(process.env.BENCH_DASHBOARD_SCALE ?? 1);
-const size = (n: number) => Math.max(1, Math.round(n * SCALE));
+const size = scaled;
 const SIZES = {
   contacts: size(100_000),
   stations: size(300),
@@ -49,7 +47,7 @@ const SIZES = {
   leads: size(30_000),
 };
 const goals = { p99Ms: 50, ratio: 0.5 };
-const db = benchDatabase(process.env.BENCH_DASHBOARD_DB ?? 'comando_bench_dashboard');
+const db = benchDatabase('comando_bench_dashboard');
 const REDIS_KEY_PREFIX = 'bench-dashboard';
 
 /** Every table filled in one session with set-based statements; ids from gen_random_uuid (v4 is fine for a bench). */
@@ -155,7 +153,7 @@ async function runAll(): Promise<Results> {
   return withServer(comandoServer({ name: 'comando-dashboard', databaseUrl: db.url, redisKeyPrefix: REDIS_KEY_PREFIX, nodeArgs: cpuProfileArgs() }), async (server) => {
     const token = await registerFirstAdmin(server.url);
     const me = await callJson<{ id: string }>(`${server.url}/api/auth/me`, { token });
-    log(`seeding (scale ${SCALE}) …`);
+    log(`seeding (scale ${settings.scale}) …`);
     const started = performance.now();
     await seed(me.id);
     log(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -186,54 +184,37 @@ async function runAll(): Promise<Results> {
   });
 }
 
-function report(r: Results, machine: string): { markdown: string; pass: boolean } {
-  const fixed = (value: number, digits = 2) => value.toFixed(digits);
-  const row = (target: string, m: Measurement, ratio: string) => [
-    target,
-    fixed(m.requestsPerSecond, 0),
-    String(m.p50Ms),
-    String(m.p99Ms),
-    `${m.errors} / ${m.non2xx}`,
-    ratio,
-    m.serverCpuUsPerRequest === undefined ? '–' : `${fixed(m.serverCpuUsPerRequest, 0)} µs`,
-  ];
-  const ratio = r.overview.requestsPerSecond / r.apiTest.requestsPerSecond;
-  const clean = [r.apiTest, r.overview].every((m) => m.errors === 0 && m.non2xx === 0);
-  const table = markdownTable(
-    ['Target', 'req/s', 'p50 (ms)', 'p99 (ms)', 'errors / non-2xx', 'Ratio', 'Server CPU/request'],
-    [row('GET /api/test', r.apiTest, 'baseline'), row('**GET /api/dashboard/overview**', r.overview, `${fixed(ratio)} × /api/test`)],
-  );
-  const verdicts: Array<[string, string, string, boolean]> = [
-    ['Overview p99 at 50 connections', `≤ ${goals.p99Ms} ms`, `${r.overview.p99Ms} ms`, r.overview.p99Ms <= goals.p99Ms],
-    ['Overview req/s vs GET /api/test', `≥ ${goals.ratio}`, fixed(ratio), ratio >= goals.ratio],
-    ['No errors or non-2xx answers', '0', clean ? '0' : 'some', clean],
-  ];
-  const goalTable = markdownTable(
-    ['Goal', 'Target', 'Measured', 'Result'],
-    verdicts.map(([goal, target, measured, ok]) => [goal, target, measured, ok ? 'PASS' : 'FAIL']),
-  );
+function report(r: Results): void {
   const rows = Object.entries(r.counts)
     .map(([table, n]) => `${table} ${n.toLocaleString('en')}`)
     .join(', ');
-  const markdown = `## Dashboard overview
-
-Command: \`npm run bench:dashboard\` (\`scripts/bench/dashboard.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
-
-Data (scale ${SCALE}): ${rows}. Comando's production build, one process, Redis db 14; autocannon
+  publish({
+    id: 'dashboard',
+    title: 'Dashboard overview',
+    command: 'npm run bench:dashboard',
+    blocks: [
+      `Data (scale ${settings.scale}): ${rows}. Comando's production build, one process; autocannon
 ${defaults.connections} connections, ${defaults.warmupSeconds} s warm-up then ${defaults.durationSeconds} s measured, \`/api/test\` then the overview
 (admin token) against the same server. The overview is served from the per-process cache
 (\`caches.named('dashboard-overview')\`, TTL 10 s, dropped in every process by the KPI watcher when a
 figure moves), so under load almost every answer is a cache hit; one uncached overview (the recount:
-about a dozen aggregate statements side by side) took **${fixed(r.coldMs, 0)} ms** on this data.
-
-${table}
-
-${goalTable}`;
-  return { markdown, pass: verdicts.every(([, , , ok]) => ok) };
+about a dozen aggregate statements side by side) took **${r.coldMs.toFixed(0)} ms** on this data.`,
+      loadTable([
+        { target: 'GET /api/test', m: r.apiTest },
+        { target: '**GET /api/dashboard/overview**', m: r.overview, vs: { baseline: r.apiTest, name: '/api/test' } },
+      ]),
+      {
+        goals: [
+          atMost('Overview p99 at 50 connections', r.overview.p99Ms, goals.p99Ms, { digits: 0, unit: ' ms' }),
+          atLeast('Overview req/s vs GET /api/test', r.overview.requestsPerSecond / r.apiTest.requestsPerSecond, goals.ratio),
+          noErrors('No errors or non-2xx answers', [r.apiTest, r.overview]),
+        ],
+      },
+    ],
+  });
 }
 
-async function main(): Promise<void> {
-  const machine = machineNote();
+runBenchmark(async () => {
   onInterrupt(db.drop);
   onInterrupt(async () => void (await deleteRedisKeys(benchRedisUrl, REDIS_KEY_PREFIX)));
   let results: Results;
@@ -244,17 +225,5 @@ async function main(): Promise<void> {
     await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
     await deleteRedisKeys(benchRedisUrl, REDIS_KEY_PREFIX).catch(() => undefined);
   }
-  const { markdown, pass } = report(results, machine);
-  process.stdout.write(`\n${markdown}\n`);
-  if (SCALE === 1 && !cpuProfileArgs().length) {
-    writeDocSection('dashboard', markdown);
-    process.stdout.write('\nWritten to docs/benchmarks.md.\n');
-  }
-  process.stdout.write(`Overall: ${pass ? 'PASS' : 'FAIL'}\n`);
-  if (!pass) process.exitCode = 1;
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+  report(results);
 });

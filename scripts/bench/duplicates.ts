@@ -2,7 +2,7 @@
  * `npm run bench:duplicates`: the duplicate finder (`GET /api/audience/duplicates`) at campaign scale.
  *
  * Comando's production build on a throw-away database (its own migrations run at start); N contacts
- * (BENCH_DUPLICATES_CONTACTS, default 100,000; 1,000,000 is the people search's size) are written
+ * (100,000; BENCH_SCALE=10 gives 1,000,000, the people search's size) are written
  * straight into it with two `insert … select generate_series` statements: Colombian names (60 first
  * names, 60 surnames, a second surname for three in four), an E.164 mobile each, an email for 40 %,
  * a cédula for half, a barrio (of 400) for 80 %; then 1.5 % more records of people already there,
@@ -10,12 +10,10 @@
  * without accents, doubled spaces, or a surname short), or the same ten digits under another
  * country code (5 %).
  *
- * Then, one request at a time, R rounds (BENCH_DUPLICATES_ROUNDS, default 20, after 3 warm-up
- * rounds) of: `GET /api/test` (the floor), the people list's first page (`GET
+ * Then, one request at a time, R rounds (BENCH_ROUNDS, default 20, after 3 warm-up rounds) of: `GET /api/test` (the floor), the people list's first page (`GET
  * /api/audience/contacts?limit=50`, a keyset page of the same table), the finder's first page, a
  * later page (the 10th, from the cursors the pages gave) and one contact's pairs. Times are until
- * the whole answer is read. A request kind that fails or takes longer than
- * BENCH_DUPLICATES_TIMEOUT_S (default 300 s) is not asked again; the bench database gets a
+ * the whole answer is read. A request kind that fails or takes longer than 300 s is not asked again; the bench database gets a
  * `statement_timeout` of that length and a 5 GB `temp_file_limit`, so a runaway statement cannot
  * fill the disk of a shared machine.
  *
@@ -25,38 +23,26 @@
  * through the API, the triggers off and on in turn; after each kind, the time the finder's next
  * page takes (it catches up first).
  *
- * The results are printed and written to docs/benchmarks.md (section `duplicates-<N>`). Exits 1
- * when a goal is missed (first and later page p50 ≤ 300 ms) or the run fails.
+ * Each size has its own section of docs/benchmarks.md (`duplicates-<N>`). Exits 1 when a goal is
+ * missed (first and later page p50 ≤ 300 ms) or the run fails.
  */
 import { performance } from 'node:perf_hooks';
 import type { Client } from 'pg';
-import {
-  benchDatabase,
-  benchRedisUrl,
-  comandoServer,
-  cpuProfileArgs,
-  deleteRedisKeys,
-  machineNote,
-  markdownTable,
-  onInterrupt,
-  registerFirstAdmin,
-  withPg,
-  withServer,
-  writeDocSection,
-} from './lib';
+import { benchDatabase, benchRedisUrl, comandoServer, cpuProfileArgs, deleteRedisKeys, onInterrupt, registerFirstAdmin, scaled, settings, withPg, withServer } from './lib';
+import { atMost, markdownTable, publish, runBenchmark, type Goal } from './report';
 
-const CONTACTS = Number(process.env.BENCH_DUPLICATES_CONTACTS ?? 100_000);
-const ROUNDS = Number(process.env.BENCH_DUPLICATES_ROUNDS ?? 20);
-const WARMUP_ROUNDS = Number(process.env.BENCH_DUPLICATES_WARMUP ?? 3);
-const TIMEOUT_S = Number(process.env.BENCH_DUPLICATES_TIMEOUT_S ?? 300);
+const CONTACTS = scaled(100_000);
+const ROUNDS = settings.rounds ?? 20;
+const WARMUP_ROUNDS = 3;
+const TIMEOUT_S = 300;
 const LATER_PAGE = 10;
-const WRITES = Number(process.env.BENCH_DUPLICATES_WRITES ?? 2000);
+const WRITES = 2000;
 /** Statements in one timed block; the blocks alternate the finder's triggers on and off. */
 const WRITE_BLOCK = 50;
 const IMPORT_ROWS = 5_000;
 const IMPORTS = 4;
 const goals = { firstPageMs: 300, laterPageMs: 300 };
-const db = benchDatabase(process.env.BENCH_DUPLICATES_DB ?? 'comando_bench_duplicates');
+const db = benchDatabase('comando_bench_duplicates');
 const REDIS_KEY_PREFIX = 'bench-duplicates';
 const label = CONTACTS >= 1_000_000 && CONTACTS % 1_000_000 === 0 ? `${CONTACTS / 1_000_000}m` : `${Math.round(CONTACTS / 1000)}k`;
 
@@ -393,7 +379,7 @@ const importTimes = (r: Results) =>
     .map((state) => `${r.triggers.length ? `${state} ` : ''}${r.imports[state].map((ms) => (ms === undefined ? 'failed' : `${fixed(ms / 1000, 2)} s`)).join(', ')}`)
     .join('; ');
 
-function report(r: Results, machine: string): { markdown: string; pass: boolean } {
+function report(r: Results): void {
   const baseline = r.latencies['GET /api/test (baseline)']!;
   const people = r.latencies['GET /api/audience/contacts?limit=50 (people list, first page)']!;
   const rows = Object.entries(r.latencies).map(([kind, lat]) => [
@@ -408,7 +394,8 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
   ]);
   const first = r.latencies['duplicates, first page']!;
   const later = r.latencies[`duplicates, page ${r.laterPageNumber}`]!;
-  const verdict = (lat: Latency, goal: number) => (lat.count && lat.p50 <= goal ? 'PASS' : 'FAIL');
+  const pageGoal = (goal: string, lat: Latency, max: number): Goal =>
+    lat.count ? atMost(goal, lat.p50, max, { digits: 1, unit: ' ms' }) : { goal, target: `≤ ${max} ms`, measured: lat.failure ?? '–', pass: false };
   const writeRows = r.writes.map((w) => [
     w.kind,
     fixed(w.on, 0),
@@ -416,11 +403,7 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
     w.off === undefined ? '–' : `${fixed(w.on - w.off, 0)} µs`,
     w.nextPageMs === undefined ? 'failed' : fixed(w.nextPageMs),
   ]);
-  const markdown = `## Duplicate finder at ${thousands(r.contacts)} contacts
-
-Command: \`BENCH_DUPLICATES_CONTACTS=${CONTACTS} npm run bench:duplicates\` (\`scripts/bench/duplicates.ts\`) · run ${new Date().toISOString()} · ${machine}.
-
-Data: ${thousands(r.contacts)} contacts seeded in ${fixed(r.seedSeconds)} s (1.5 % second records of someone: by cédula, email, name in the same barrio, ten digits under +1);
+  const intro = `Data: ${thousands(r.contacts)} contacts seeded in ${fixed(r.seedSeconds)} s (1.5 % second records of someone: by cédula, email, name in the same barrio, ten digits under +1);
 ${r.pairs === undefined ? 'candidate pairs computed on each request' : `${thousands(r.pairs)} candidate pairs kept`}. The finder's triggers: ${r.triggers.length ? r.triggers.map((t) => `\`${t}\``).join(', ') : 'none'}.
 First request after the seed: ${r.firstAfterSeed.failure ?? `${fixed(r.firstAfterSeed.ms)} ms`}.
 One request at a time, ${WARMUP_ROUNDS} warm-up then ${ROUNDS} measured rounds, each asking every kind below once.
@@ -432,34 +415,24 @@ the blocks alternating the finder's triggers on and off; median µs per statemen
 
 ${markdownTable(['Write', 'µs, finder on', 'µs, finder off', 'Difference', 'Next first page (ms)'], writeRows)}
 
-Imports of ${thousands(IMPORT_ROWS)} supporters each (\`POST /api/audience/contacts/import\`, one in ten sharing an inbox with the row before), the finder's triggers ${triggers(r)}: ${importTimes(r)}; the finder's next first page ${r.importNextPageMs === undefined ? 'failed' : `${fixed(r.importNextPageMs)} ms`}.
-
-${markdownTable(
-  ['Goal', 'Target', 'Measured', 'Result'],
-  [
-    ['First page p50', `≤ ${goals.firstPageMs} ms`, first.count ? `${fixed(first.p50)} ms` : (first.failure ?? '–'), verdict(first, goals.firstPageMs)],
-    [`Later page (${r.laterPageNumber}) p50`, `≤ ${goals.laterPageMs} ms`, later.count ? `${fixed(later.p50)} ms` : (later.failure ?? '–'), verdict(later, goals.laterPageMs)],
-  ],
-)}`;
-  return { markdown, pass: verdict(first, goals.firstPageMs) === 'PASS' && verdict(later, goals.laterPageMs) === 'PASS' };
+Imports of ${thousands(IMPORT_ROWS)} supporters each (\`POST /api/audience/contacts/import\`, one in ten sharing an inbox with the row before), the finder's triggers ${triggers(r)}: ${importTimes(r)}; the finder's next first page ${r.importNextPageMs === undefined ? 'failed' : `${fixed(r.importNextPageMs)} ms`}.`;
+  publish({
+    id: `duplicates-${label}`,
+    title: `Duplicate finder at ${thousands(r.contacts)} contacts`,
+    command: 'npm run bench:duplicates',
+    recordedScales: [1, 10],
+    blocks: [intro, { goals: [pageGoal('First page p50', first, goals.firstPageMs), pageGoal(`Later page (${r.laterPageNumber}) p50`, later, goals.laterPageMs)] }],
+  });
 }
 
-async function main(): Promise<void> {
-  const machine = machineNote();
+runBenchmark(async () => {
   let results: Results;
   try {
     results = await runAll();
   } finally {
     await deleteRedisKeys(benchRedisUrl, REDIS_KEY_PREFIX).catch(() => 0);
-    if (!process.env.BENCH_DUPLICATES_KEEP) await db.drop();
+    await db.drop();
   }
-  const { markdown, pass } = report(results, machine);
-  log(`\n${markdown}\n`);
-  writeDocSection(`duplicates-${label}`, markdown);
-  process.exit(pass ? 0 : 1);
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+  report(results);
+  process.exit();
 });

@@ -8,8 +8,6 @@
  *    recipients are claimed in chunks, never loaded at once).
  * 2. The open-tracking pixel under autocannon beside GET /api/test on the same server (goal:
  *    ≥ 50 %), every request a different recipient's signed token, each one a row in email_events.
- *
- * Results are printed and written to the "email" section of docs/benchmarks.md.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -25,19 +23,18 @@ import {
   callJson,
   defaults,
   deleteRedisKeys,
-  machineNote,
-  markdownTable,
   measure,
   onInterrupt,
   registerFirstAdmin,
+  scaled,
   withServer,
-  writeDocSection,
   type Measurement,
   type ServerOptions,
 } from './lib';
+import { atLeast, atMost, loadTable, publish, runBenchmark, type Goal, type Table } from './report';
 
-const RECIPIENTS = Number(process.env.BENCH_EMAIL_RECIPIENTS ?? 20_000);
-const db = benchDatabase(process.env.BENCH_EMAIL_DB ?? 'mail_bench');
+const RECIPIENTS = scaled(20_000);
+const db = benchDatabase('comando_bench_email');
 const REDIS_KEY_PREFIX = 'bench-email';
 const TRACKING_SECRET = randomBytes(32).toString('hex');
 const goals = { pixelRatio: 0.5, memoryGrowthMiB: 16 };
@@ -229,7 +226,7 @@ async function runAll(): Promise<Results> {
 
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
 
-function report(r: Results, machine: string): { markdown: string; pass: boolean } {
+function report(r: Results): void {
   const ratio = r.pixel.requestsPerSecond / r.apiTest.requestsPerSecond;
   const quartersOf = (send: SendResult) => {
     const quarter = (from: number, to: number) => {
@@ -245,9 +242,8 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
   const quarters = quartersOf(r.send);
   const cappedQuarters = quartersOf(r.cappedSend);
   const growth = growthOf(cappedQuarters);
-  const cpu = (m: Measurement) => (m.serverCpuUsPerRequest === undefined ? '–' : `${fixed(m.serverCpuUsPerRequest)} µs`);
-  const sendTable = markdownTable(
-    [
+  const sendTable: Table = {
+    header: [
       'Server',
       'Recipients',
       'Time to send (s)',
@@ -258,7 +254,7 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
       'Peak RSS per quarter of the send (MiB)',
       'Peak RSS, whole life (MiB)',
     ],
-    (
+    rows: (
       [
         ['production defaults', r.send, quarters],
         [`\`${CAPPED_HEAP}\``, r.cappedSend, cappedQuarters],
@@ -274,61 +270,29 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
       q.map((value) => fixed(value)).join(' / '),
       fixed(send.peak),
     ]),
-  );
-  const pixelTable = markdownTable(
-    ['Target', 'req/s', 'p50 (ms)', 'p99 (ms)', 'errors / non-2xx', 'Ratio', 'Server CPU/request'],
-    [
-      [
-        'GET /api/test (baseline, same server)',
-        fixed(r.apiTest.requestsPerSecond),
-        String(r.apiTest.p50Ms),
-        String(r.apiTest.p99Ms),
-        `${r.apiTest.errors} / ${r.apiTest.non2xx}`,
-        'baseline',
-        cpu(r.apiTest),
-      ],
-      [
-        '**GET /e/o/:token (open pixel)**',
-        fixed(r.pixel.requestsPerSecond),
-        String(r.pixel.p50Ms),
-        String(r.pixel.p99Ms),
-        `${r.pixel.errors} / ${r.pixel.non2xx}`,
-        `${fixed(ratio, 2)} ×`,
-        cpu(r.pixel),
-      ],
-    ],
-  );
+  };
   const extra = r.openRows - r.pixel.total2xx;
   const rowsOk = extra >= 0 && extra <= r.pixel.inFlightAtStop;
-  const verdicts: Array<[string, string, string, boolean]> = [
-    [
-      'Every recipient accepted by SMTP and recorded `sent` (both runs)',
-      `${RECIPIENTS}`,
-      `${r.send.accepted} / ${r.send.sentRows}; ${r.cappedSend.accepted} / ${r.cappedSend.sentRows}`,
-      [r.send, r.cappedSend].every((send) => send.accepted === RECIPIENTS && send.sentRows === RECIPIENTS),
-    ],
-    [
-      `Memory flat while sending with ${CAPPED_HEAP} (peak RSS, last quarter − first quarter)`,
-      `≤ ${goals.memoryGrowthMiB} MiB`,
-      `${fixed(growth)} MiB`,
-      Number.isFinite(growth) && growth <= goals.memoryGrowthMiB,
-    ],
-    ['Pixel req/s vs GET /api/test', `≥ ${goals.pixelRatio}`, fixed(ratio, 2), ratio >= goals.pixelRatio],
-    [
-      'Pixel: no errors, every 200 an `email_events` row',
-      '0 / match',
-      `${r.pixel.errors + r.pixel.non2xx} / ${rowsOk ? 'match' : `mismatch (${r.openRows} rows, ${r.pixel.total2xx} 200s)`}`,
-      r.pixel.errors + r.pixel.non2xx === 0 && rowsOk,
-    ],
+  const goalList: Goal[] = [
+    {
+      goal: 'Every recipient accepted by SMTP and recorded `sent` (both runs)',
+      target: `${RECIPIENTS}`,
+      measured: `${r.send.accepted} / ${r.send.sentRows}; ${r.cappedSend.accepted} / ${r.cappedSend.sentRows}`,
+      pass: [r.send, r.cappedSend].every((send) => send.accepted === RECIPIENTS && send.sentRows === RECIPIENTS),
+    },
+    atMost(`Memory flat while sending with ${CAPPED_HEAP} (peak RSS, last quarter − first quarter)`, Number.isFinite(growth) ? growth : Infinity, goals.memoryGrowthMiB, {
+      digits: 0,
+      unit: ' MiB',
+    }),
+    atLeast('Pixel req/s vs GET /api/test', ratio, goals.pixelRatio),
+    {
+      goal: 'Pixel: no errors, every 200 an `email_events` row',
+      target: '0 / match',
+      measured: `${r.pixel.errors + r.pixel.non2xx} / ${rowsOk ? 'match' : `mismatch (${r.openRows} rows, ${r.pixel.total2xx} 200s)`}`,
+      pass: r.pixel.errors + r.pixel.non2xx === 0 && rowsOk,
+    },
   ];
-  const goalTable = markdownTable(
-    ['Goal', 'Target', 'Measured', 'Result'],
-    verdicts.map(([goal, target, measured, ok]) => [goal, target, measured, ok ? 'PASS' : 'FAIL']),
-  );
-  const markdown = `## Email marketing
-
-Command: \`BENCH_REDIS_URL=redis://127.0.0.1:6379/13 npm run bench:email\` (\`scripts/bench/email.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
-The machine is shared with other agents' builds and tests, so the numbers are indicative (±20 %).
+  const intro = `The machine is shared with other agents' builds and tests, so the numbers are indicative (±20 %).
 
 Comando's production build (\`node dist/src/main.js\`, \`NODE_ENV=production\`, PostgreSQL \`${db.name}\` created for
 the run and dropped after it, Redis under its own key prefix) sends one campaign to ${RECIPIENTS} contacts (seeded with
@@ -343,18 +307,25 @@ last 25 % of the messages were accepted — flat means the process does not grow
 production defaults V8 lets the heap grow while allocation is fast (garbage it has not yet needed to collect), so
 RSS rises during a long send without anything being retained; the same send is therefore repeated from a
 second server process whose old-space heap is capped at 96 MiB — far less than 20,000 rendered messages — and
-its memory is the one held to the goal. Finishing at all under that cap shows nothing grows with the audience.
-
-${sendTable}
-
-Then autocannon (${defaults.connections} connections, ${defaults.warmupSeconds} s warm-up, ${defaults.durationSeconds} s measured) against the same server: \`GET /api/test\`,
+its memory is the one held to the goal. Finishing at all under that cap shows nothing grows with the audience.`;
+  const pixelIntro = `Then autocannon (${defaults.connections} connections, ${defaults.warmupSeconds} s warm-up, ${defaults.durationSeconds} s measured) against the same server: \`GET /api/test\`,
 then the open pixel cycling through 1,000 recipients' tokens (prepared once; each hit verifies the token without a
-database read and queues one \`email_events\` row for the batched writer; the answer does not wait for it).
-
-${pixelTable}
-
-${goalTable}`;
-  return { markdown, pass: verdicts.every(([, , , ok]) => ok) };
+database read and queues one \`email_events\` row for the batched writer; the answer does not wait for it).`;
+  publish({
+    id: 'email',
+    title: 'Email marketing',
+    command: 'npm run bench:email',
+    blocks: [
+      intro,
+      sendTable,
+      pixelIntro,
+      loadTable([
+        { target: 'GET /api/test (baseline, same server)', m: r.apiTest },
+        { target: '**GET /e/o/:token (open pixel)**', m: r.pixel, vs: { baseline: r.apiTest, name: '/api/test' } },
+      ]),
+      { goals: goalList },
+    ],
+  });
 }
 
 async function cleanUp(): Promise<void> {
@@ -362,8 +333,7 @@ async function cleanUp(): Promise<void> {
   await deleteRedisKeys(benchRedisUrl, `${REDIS_KEY_PREFIX}:`).catch(() => undefined);
 }
 
-async function main(): Promise<void> {
-  const machine = machineNote();
+runBenchmark(async () => {
   onInterrupt(cleanUp);
   let results: Results;
   try {
@@ -373,14 +343,5 @@ async function main(): Promise<void> {
   } finally {
     await cleanUp();
   }
-  const { markdown, pass } = report(results, machine);
-  process.stdout.write(`\n${markdown}\n`);
-  if (!process.env.BENCH_EMAIL_RECIPIENTS && !cpuProfileArgs().length) writeDocSection('email', markdown);
-  process.stdout.write(`\nOverall: ${pass ? 'PASS' : 'FAIL'}\n`);
-  if (!pass) process.exitCode = 1;
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+  report(results);
 });

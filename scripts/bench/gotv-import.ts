@@ -7,33 +7,21 @@
  * every row. `\copy` gets the rows already in their final form (UUID, digits-only cédula, E.164
  * phone, station id), which is the upper bound of how fast these rows can enter `gotv_voters` with
  * its indexes and constraints. Each target runs ROUNDS times on an emptied table; the best round of
- * each is compared. Results go to the "gotv-import" section of docs/benchmarks.md.
+ * each is compared.
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createStations, stationCode } from './gotv-fixtures';
-import {
-  benchDatabase,
-  comandoServer,
-  benchRedisUrl,
-  deleteRedisKeys,
-  logDir,
-  machineNote,
-  markdownTable,
-  onInterrupt,
-  registerFirstAdmin,
-  withPg,
-  withServer,
-  writeDocSection,
-} from './lib';
+import { benchDatabase, comandoServer, benchRedisUrl, deleteRedisKeys, logDir, onInterrupt, registerFirstAdmin, scaled, settings, withPg, withServer } from './lib';
+import { atLeast, markdownTable, publish, runBenchmark } from './report';
 
 const db = benchDatabase('comando_bench_gotv_import');
 const REDIS_KEY_PREFIX = 'bench-gotv-import';
-const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
+const ROWS = scaled(100_000);
 const STATIONS = 300;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = settings.rounds ?? 3;
 const goal = 0.25;
 
 interface Voter {
@@ -165,7 +153,7 @@ async function run(): Promise<{ copy: Round[]; comando: Round[]; checked: Round[
   return { copy, comando, checked, answer };
 }
 
-function report(r: { copy: Round[]; comando: Round[]; checked: Round[]; answer: unknown }, machine: string): { markdown: string; pass: boolean } {
+function report(r: { copy: Round[]; comando: Round[]; checked: Round[]; answer: unknown }): void {
   const best = (rounds: Round[]) => Math.min(...rounds.map((round) => round.seconds));
   const rate = (seconds: number) => ROWS / seconds;
   const ratio = rate(best(r.comando)) / rate(best(r.copy));
@@ -187,24 +175,7 @@ function report(r: { copy: Round[]; comando: Round[]; checked: Round[]; answer: 
       line('**Comando import, an erased person on record**', r.checked),
     ],
   );
-  const goals = markdownTable(
-    ['Goal', 'Target', 'Measured', 'Result'],
-    [
-      ['Import rows/s vs `\\copy`', `≥ ${goal}`, ratio.toFixed(2), ratio >= goal ? 'PASS' : 'FAIL'],
-      ['Import rows/s vs `\\copy`, an erased person on record', `≥ ${goal}`, checkedRatio.toFixed(2), checkedRatio >= goal ? 'PASS' : 'FAIL'],
-      [
-        `Every round leaves exactly ${ROWS} voters; the answer reports ${ROWS} imported, none rejected`,
-        'exact',
-        rowsOk && answerOk ? 'exact' : 'mismatch',
-        rowsOk && answerOk ? 'PASS' : 'FAIL',
-      ],
-    ],
-  );
-  const markdown = `## GOTV voter import
-
-Command: \`npm run bench:gotv-import\` (\`scripts/bench/gotv-import.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
-
-${ROWS.toLocaleString('en-US')} confirmed voters over ${STATIONS} polling stations. Comando (production configuration, its own
+  const intro = `${ROWS.toLocaleString('en-US')} confirmed voters over ${STATIONS} polling stations. Comando (production configuration, its own
 child process) receives the CSV as a spreadsheet export writes it — cédula with dots, phone as typed,
 station by code — in one \`text/csv\` request, and validates, normalises and resolves every row before
 writing it (2,000-row batches, one \`insert … select from unnest\` statement each). The baseline is
@@ -212,12 +183,28 @@ writing it (2,000-row batches, one \`insert … select from unnest\` statement e
 id) into the same table with the same indexes. ${ROUNDS} rounds each on an emptied, vacuumed table; best round compared.
 Once anyone has been erased, the import also checks every cédula and phone against the erased people's
 keyed hashes (one statement in which PostgreSQL computes each value's HMAC): the third line has one
-erased person on record.
-
-${table}
-
-${goals}`;
-  return { markdown, pass: ratio >= goal && checkedRatio >= goal && rowsOk && answerOk };
+erased person on record.`;
+  publish({
+    id: 'gotv-import',
+    title: 'GOTV voter import',
+    command: 'npm run bench:gotv-import',
+    blocks: [
+      intro,
+      table,
+      {
+        goals: [
+          atLeast('Import rows/s vs `\\copy`', ratio, goal),
+          atLeast('Import rows/s vs `\\copy`, an erased person on record', checkedRatio, goal),
+          {
+            goal: `Every round leaves exactly ${ROWS} voters; the answer reports ${ROWS} imported, none rejected`,
+            target: 'exact',
+            measured: rowsOk && answerOk ? 'exact' : 'mismatch',
+            pass: rowsOk && answerOk,
+          },
+        ],
+      },
+    ],
+  });
 }
 
 async function cleanUp(): Promise<void> {
@@ -225,8 +212,7 @@ async function cleanUp(): Promise<void> {
   await deleteRedisKeys(benchRedisUrl, `${REDIS_KEY_PREFIX}:`).catch(() => undefined);
 }
 
-async function main(): Promise<void> {
-  const machine = machineNote();
+runBenchmark(async () => {
   onInterrupt(cleanUp);
   let results: Awaited<ReturnType<typeof run>>;
   try {
@@ -235,14 +221,5 @@ async function main(): Promise<void> {
   } finally {
     await cleanUp();
   }
-  const { markdown, pass } = report(results, machine);
-  process.stdout.write(`\n${markdown}\n`);
-  if (ROWS === 100_000) writeDocSection('gotv-import', markdown);
-  process.stdout.write(`\n${ROWS === 100_000 ? 'Written to docs/benchmarks.md' : 'Not the benchmark size: not written'}. Overall: ${pass ? 'PASS' : 'FAIL'}\n`);
-  if (!pass) process.exitCode = 1;
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+  report(results);
 });

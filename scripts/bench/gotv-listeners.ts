@@ -11,9 +11,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { io, type Socket } from 'socket.io-client';
-import { writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { decodeTurnout, type TurnoutMessage } from '../../src/modules/gotv/gotv.turnout-wire';
 
 /** Milliseconds on the clock shared by the load process's threads. */
@@ -61,18 +58,12 @@ export interface ListenerJob {
   voterIds: string[];
   /** Float64: absolute send time of each report. */
   sentAt: SharedArrayBuffer;
-  /** Float64, BENCH_GOTV_TRACE: the first and the last time any client received each report. */
-  firstReceivedAt: SharedArrayBuffer;
-  lastReceivedAt: SharedArrayBuffer;
   /** Uint8, clients × totalReports: 1 once client c received report seq. */
   received: SharedArrayBuffer;
   /** A latency histogram per step. */
   histograms: SharedArrayBuffer[];
   /** Int32: [messages carrying this run's reports, duplicate deliveries]. */
   counters: SharedArrayBuffer;
-  /** Float64 per second of sending (seq / rate): the latest delivery of that second's reports, in ms. */
-  slowestBySecond: SharedArrayBuffer;
-  reportRate: number;
   /** Instead of war-room screens, this thread's clients are station screens. */
   stations?: StationScreens;
 }
@@ -122,9 +113,6 @@ async function listen(job: ListenerJob): Promise<void> {
   const histograms = job.histograms.map((buffer) => new Histogram(buffer));
   const stepOf = new Int8Array(job.stepOf);
   const counters = new Int32Array(job.counters);
-  const slowestBySecond = new Float64Array(job.slowestBySecond);
-  const firstReceivedAt = new Float64Array(job.firstReceivedAt);
-  const lastReceivedAt = new Float64Array(job.lastReceivedAt);
   const seqByVoter = new Map(job.voterIds.map((id, seq) => [id, seq]));
   // The first client on each server also records gotv:projection pushes (when each was computed).
   const projectionPushes: number[][] = job.urls.map(() => []);
@@ -132,22 +120,6 @@ async function listen(job: ListenerJob): Promise<void> {
   const projectionBytes: number[] = [];
   const sockets: Socket[] = [];
   let recording = true;
-  // BENCH_GOTV_TRACE: the first client on each server notes each message's arrival and the send
-  // times of its oldest and newest report, written to the bench log folder when the run closes.
-  const traced = Boolean(process.env.BENCH_GOTV_TRACE);
-  const traces: number[][][] = job.urls.map(() => []);
-  const traceMessage = (client: number, now: number, items: unknown[][]) => {
-    let oldest = Infinity;
-    let newest = 0;
-    for (const item of items) {
-      const seq = seqByVoter.get(item[2] as string);
-      if (seq === undefined || seq >= job.totalReports) continue;
-      oldest = Math.min(oldest, sentAt[seq]!);
-      newest = Math.max(newest, sentAt[seq]!);
-    }
-    traces[client]!.push([now, oldest, newest, items.length]);
-  };
-  const received: Record<string, { messages: number; bytes: number }> = {};
   /**
    * Every client receives the same messages: the first to read one resolves its items to report
    * numbers (-1: not this run's), the others reuse that. Looking each item up for every client
@@ -192,30 +164,13 @@ async function listen(job: ListenerJob): Promise<void> {
             seen[seq] = 1;
             const latency = now - sentAt[seq]!;
             if (stepOf[seq]! >= 0) histograms[stepOf[seq]!]!.record(latency);
-            const second = Math.floor(seq / job.reportRate);
-            if (second < slowestBySecond.length && latency > slowestBySecond[second]!) slowestBySecond[second] = latency;
-            if (traced) {
-              if (!firstReceivedAt[seq] || now < firstReceivedAt[seq]!) firstReceivedAt[seq] = now;
-              if (now > lastReceivedAt[seq]!) lastReceivedAt[seq] = now;
-            }
           }
           if (ours) counters[0]!++;
-          if (traced && global < job.urls.length && ours) traceMessage(global, now, decodeTurnout(message));
         });
-        if (traced && global === 0) {
-          // What a screen is sent besides the reports: events and bytes by name.
-          socket.onAny((event: string, ...args: unknown[]) => {
-            const tally = (received[event] ??= { messages: 0, bytes: 0 });
-            tally.messages += 1;
-            tally.bytes += JSON.stringify(args).length;
-          });
-        }
         if (global < job.urls.length) {
           socket.on('gotv:projection', (push: { generatedAt: string }) => {
             projectionPushes[global]!.push(Date.parse(push.generatedAt));
             projectionBytes.push(JSON.stringify(push).length);
-            // A push once the day is under way, to re-record the baseline's (gotv-projection-push.ts).
-            if (job.token && process.env.BENCH_GOTV_RECORD_PUSH && projectionPushes[global]!.length === 3) writeFileSync(process.env.BENCH_GOTV_RECORD_PUSH, JSON.stringify(push));
           });
         }
         socket.once('connect', () => resolve(socket));
@@ -233,8 +188,6 @@ async function listen(job: ListenerJob): Promise<void> {
     if (command.type === 'stop-recording') recording = false;
     if (command.type !== 'close') return;
     for (const socket of sockets) socket.close();
-    if (traced) process.stdout.write(`first client received, by event: ${JSON.stringify(received)}\n`);
-    if (traced) writeFileSync(path.join(os.tmpdir(), 'comando-bench', `trace-${job.token ? 'comando' : 'bare'}.json`), JSON.stringify(traces));
     parentPort!.postMessage({ type: 'closed', projectionPushes, projectionBytes } satisfies ListenerEvent);
   });
   parentPort!.postMessage({ type: 'ready' } satisfies ListenerEvent);

@@ -21,10 +21,6 @@ export interface Run {
   sentAt: Float64Array;
   /** Which step's histograms a report's deliveries go to (-1: warm-up, not measured). */
   stepOf: Int8Array;
-  /** BENCH_GOTV_TRACE: when each report was answered, and first and last received by any client. */
-  answeredAt: Float64Array;
-  firstReceivedAt: Float64Array;
-  lastReceivedAt: Float64Array;
   accepted: Uint8Array;
   /** Sent → answered, per step. */
   httpLatencies: Histogram[];
@@ -38,22 +34,14 @@ export interface Run {
   projectionPushes: number[][];
   /** The size of each gotv:projection push as JSON, as the first client on each process read it. */
   projectionBytes: number[];
-  /** Per second of sending: the slowest delivery (all listener threads write it) and the slowest answer. */
-  slowestBySecond: Float64Array;
-  slowestAnswerBySecond: Float64Array;
-  /** The report rate that `seq / rate` gives a report's second of sending with (bench:gotv's one rate). */
-  reportRate: number;
 }
 
-/** A run of `totalReports` reports measured in `steps` steps; `seconds` of sending at `reportRate` for the per-second trace. */
-export function newRun(totalReports: number, steps: number, reportRate: number, seconds: number): Run {
+/** A run of `totalReports` reports measured in `steps` steps. */
+export function newRun(totalReports: number, steps: number): Run {
   return {
     totalReports,
     sentAt: new Float64Array(new SharedArrayBuffer(totalReports * 8)),
     stepOf: new Int8Array(new SharedArrayBuffer(totalReports)).fill(-1),
-    answeredAt: new Float64Array(totalReports),
-    firstReceivedAt: new Float64Array(new SharedArrayBuffer(totalReports * 8)),
-    lastReceivedAt: new Float64Array(new SharedArrayBuffer(totalReports * 8)),
     accepted: new Uint8Array(totalReports),
     httpLatencies: Array.from({ length: steps }, () => new Histogram()),
     sendErrors: 0,
@@ -63,9 +51,6 @@ export function newRun(totalReports: number, steps: number, reportRate: number, 
     duplicates: 0,
     projectionPushes: [],
     projectionBytes: [],
-    slowestBySecond: new Float64Array(new SharedArrayBuffer(seconds * 8)),
-    slowestAnswerBySecond: new Float64Array(seconds),
-    reportRate,
   };
 }
 
@@ -127,13 +112,9 @@ export async function startListeners(options: ListenerOptions, run: Run): Promis
       stepOf: run.stepOf.buffer as SharedArrayBuffer,
       voterIds: options.voterIds,
       sentAt: run.sentAt.buffer as SharedArrayBuffer,
-      firstReceivedAt: run.firstReceivedAt.buffer as SharedArrayBuffer,
-      lastReceivedAt: run.lastReceivedAt.buffer as SharedArrayBuffer,
       received: new SharedArrayBuffer(stations ? 0 : clients * run.totalReports),
       histograms: Array.from({ length: steps }, () => new SharedArrayBuffer(HISTOGRAM_BUCKETS * 4)),
       counters: new SharedArrayBuffer(8),
-      slowestBySecond: run.slowestBySecond.buffer as SharedArrayBuffer,
-      reportRate: run.reportRate,
       ...(stations ? { stations } : {}),
     };
     const worker = new Worker(path.join(__dirname, 'gotv-listeners.js'), { workerData: job });
@@ -288,11 +269,7 @@ export async function drive(run: Run, options: DriveOptions, send: (seq: number)
       run.sentAt[mine] = sharedNow();
       const promise = send(mine)
         .then((accepted) => {
-          run.answeredAt[mine] = sharedNow();
-          const answeredIn = run.answeredAt[mine] - run.sentAt[mine]!;
-          if (mine >= measuredFrom) http.record(answeredIn);
-          const second = Math.floor(mine / run.reportRate);
-          if (second < run.slowestAnswerBySecond.length) run.slowestAnswerBySecond[second] = Math.max(run.slowestAnswerBySecond[second]!, answeredIn);
+          if (mine >= measuredFrom) http.record(sharedNow() - run.sentAt[mine]!);
           if (accepted) run.accepted[mine] = 1;
         })
         .catch((error: unknown) => {

@@ -4,8 +4,8 @@
  *
  * One Comando process (production configuration) on its own database: 300 stations, 75,000
  * confirmed voters, 10 brigade phones posting one voter report per request at a steady
- * BENCH_GOTV_LOCK_RATE (200/s) for other stations, each a voter not reported before. Three phases
- * of the same load: a warm-up (not measured), BENCH_GOTV_LOCK_SECONDS (45 s) with nothing held,
+ * BENCH_RATE (200/s) for other stations, each a voter not reported before. Three phases of the
+ * same load: a warm-up (BENCH_WARMUP, 10 s; not measured), BENCH_SECONDS (45 s) with nothing held,
  * then as long with station P0000's tally row held FOR UPDATE by another connection. Meanwhile
  * that station's own phone adds a report every 3 s to an outbox it sends the way the brigade app
  * does: one request at a time with what is due, given up after 15 s without an answer, sent again
@@ -20,26 +20,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { setUpElectionDay } from './gotv-fixtures';
-import {
-  benchDatabase,
-  benchRedisUrl,
-  callJson,
-  comandoServer,
-  deleteRedisKeys,
-  machineNote,
-  markdownTable,
-  onInterrupt,
-  registerFirstAdmin,
-  startServer,
-  withPg,
-  writeDocSection,
-} from './lib';
+import { benchDatabase, benchRedisUrl, callJson, comandoServer, deleteRedisKeys, onInterrupt, registerFirstAdmin, settings, startServer, withPg } from './lib';
+import { atMost, publish, runBenchmark, type Goal } from './report';
 
 const db = benchDatabase('comando_bench_gotv_lock');
 const PREFIX = 'bench-gotv-lock';
-const RATE = Number(process.env.BENCH_GOTV_LOCK_RATE ?? 200);
-const SECONDS = Number(process.env.BENCH_GOTV_LOCK_SECONDS ?? 45);
-const WARMUP = Number(process.env.BENCH_GOTV_LOCK_WARMUP ?? 10);
+const RATE = settings.rate ?? 200;
+const SECONDS = settings.seconds ?? 45;
+const WARMUP = settings.warmup ?? 10;
 const STATIONS = 300;
 const VOTERS = 75_000;
 const PHONES = 10;
@@ -47,7 +35,6 @@ const PHONES = 10;
 const PHONE_TIMEOUT_MS = 15_000;
 /** The held station's phone: a new report this often. */
 const HELD_REPORT_EVERY_MS = 3000;
-const full = RATE === 200 && SECONDS === 45 && WARMUP === 10;
 const goals = { heldP99Ms: 1000 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -204,8 +191,7 @@ function summary(phase: Phase): string[] {
   ];
 }
 
-async function main(): Promise<void> {
-  const machine = machineNote();
+runBenchmark(async () => {
   const cleanUp = async () => {
     agent.destroy();
     await db.drop();
@@ -280,63 +266,48 @@ async function main(): Promise<void> {
     const slowest = Math.max(...lockAnswers.map((answer) => answer.ms));
     const silent = phone.answers.filter((answer) => !/^\d+$/.test(answer.status)).length;
     const othersNot201 = [...lockedPhase.statuses].filter(([status]) => status !== '201').reduce((sum, [, n]) => sum + n, 0);
-    const checks = [
-      ['Other stations, row held: p99', `≤ ${goals.heldP99Ms} ms`, `${heldP99.toFixed(0)} ms`, heldP99 <= goals.heldP99Ms],
-      ['Other stations, row held: answers not 201', '0', String(othersNot201), othersNot201 === 0],
-      ['Held station: requests left without an answer for 15 s', '0', String(silent), silent === 0],
-      [
-        'Held station: answers while held are 503 with Retry-After',
-        'all',
-        lockAnswers.every((answer) => answer.status === '503') ? 'all' : 'not all',
-        lockAnswers.every((answer) => answer.status === '503'),
-      ],
-      [
-        'Held station: its reports recorded once after release',
-        `${phone.reports.length} rows, ${phone.reports.length} voted`,
-        `${recorded.rows} rows, ${recorded.voted} voted`,
-        recorded.rows === phone.reports.length && recorded.voted === phone.reports.length,
-      ],
-    ] as const;
-    const pass = checks.every((check) => check[3]);
+    const all503 = lockAnswers.every((answer) => answer.status === '503');
+    const goalList: Goal[] = [
+      atMost('Other stations, row held: p99', heldP99, goals.heldP99Ms, { digits: 0, unit: ' ms' }),
+      { goal: 'Other stations, row held: answers not 201', target: '0', measured: String(othersNot201), pass: othersNot201 === 0 },
+      { goal: 'Held station: requests left without an answer for 15 s', target: '0', measured: String(silent), pass: silent === 0 },
+      { goal: 'Held station: answers while held are 503 with Retry-After', target: 'all', measured: all503 ? 'all' : 'not all', pass: all503 },
+      {
+        goal: 'Held station: its reports recorded once after release',
+        target: `${phone.reports.length} rows, ${phone.reports.length} voted`,
+        measured: `${recorded.rows} rows, ${recorded.voted} voted`,
+        pass: recorded.rows === phone.reports.length && recorded.voted === phone.reports.length,
+      },
+    ];
     const statuses = new Map<string, number>();
     for (const answer of phone.answers) statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-    const markdown = [
-      '## GOTV: one station held, everyone else reporting',
-      '',
-      `Command: \`npm run bench:gotv-lock\` (\`scripts/bench/gotv-lock.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.`,
-      '',
-      `One Comando process (production configuration, defaults: \`GOTV_REPORT_LOCK_TIMEOUT\` 1 s, \`GOTV_REPORT_STATEMENT_TIMEOUT\` 5 s,`,
-      `\`GOTV_REPORT_DEADLINE\` 10 s) with ${STATIONS} stations and ${VOTERS.toLocaleString('en')} voters; ${PHONES} brigade phones post one voter report per`,
-      `request at ${RATE}/s to stations other than P0000 (each a voter not reported before): ${WARMUP} s of warm-up, ${SECONDS} s with nothing`,
-      `held, then ${SECONDS} s with P0000's tally row held \`FOR UPDATE\` by another connection. P0000's own phone adds a report every`,
-      `${HELD_REPORT_EVERY_MS / 1000} s and sends its outbox as the brigade app does (one request at a time, no answer in 15 s or a 5xx: again later,`,
-      `after Retry-After when given). Answer times are from sending a request to its answer, at the load generator.`,
-      '',
-      markdownTable(['Other stations', 'reports', 'p50 (ms)', 'p95 (ms)', 'p99 (ms)', 'max (ms)', 'answers not 201'], [summary(free), summary(lockedPhase)]),
-      '',
-      `p99 with the row held: ${ratio.toFixed(2)} × the phase with nothing held. Held station's phone: ${phone.answers.length} requests`,
-      `(${[...statuses].map(([status, n]) => `${n} × ${status}`).join(', ')}); while held, the slowest answer took ${slowest.toFixed(0)} ms;`,
-      `once released its outbox of ${phone.reports.length} reports was sent within ${drainedInS.toFixed(1)} s (the app's backoff doubles with each attempt).`,
-      'The two phases run back to back under the same load; other programs sharing the two cores (the load average above) move',
-      "either phase's tail by hundreds of milliseconds, so the goal is the held phase's own p99.",
-      '',
-      markdownTable(
-        ['Goal', 'Target', 'Measured', 'Result'],
-        checks.map(([goal, target, measured, ok]) => [goal, target, measured, ok ? 'PASS' : 'FAIL']),
-      ),
-    ].join('\n');
-    process.stdout.write(`\n${markdown}\n`);
-    if (full) writeDocSection('gotv-lock', markdown);
-    process.stdout.write(`\n${full ? 'Written to docs/benchmarks.md' : 'Not the benchmark size: not written'}. Overall: ${pass ? 'PASS' : 'FAIL'}\n`);
-    if (!pass) process.exitCode = 1;
+    publish({
+      id: 'gotv-lock',
+      title: 'GOTV: one station held, everyone else reporting',
+      command: 'npm run bench:gotv-lock',
+      blocks: [
+        [
+          `One Comando process (production configuration, defaults: \`GOTV_REPORT_LOCK_TIMEOUT\` 1 s, \`GOTV_REPORT_STATEMENT_TIMEOUT\` 5 s,`,
+          `\`GOTV_REPORT_DEADLINE\` 10 s) with ${STATIONS} stations and ${VOTERS.toLocaleString('en')} voters; ${PHONES} brigade phones post one voter report per`,
+          `request at ${RATE}/s to stations other than P0000 (each a voter not reported before): ${WARMUP} s of warm-up, ${SECONDS} s with nothing`,
+          `held, then ${SECONDS} s with P0000's tally row held \`FOR UPDATE\` by another connection. P0000's own phone adds a report every`,
+          `${HELD_REPORT_EVERY_MS / 1000} s and sends its outbox as the brigade app does (one request at a time, no answer in 15 s or a 5xx: again later,`,
+          `after Retry-After when given). Answer times are from sending a request to its answer, at the load generator.`,
+        ].join('\n'),
+        { header: ['Other stations', 'reports', 'p50 (ms)', 'p95 (ms)', 'p99 (ms)', 'max (ms)', 'answers not 201'], rows: [summary(free), summary(lockedPhase)] },
+        [
+          `p99 with the row held: ${ratio.toFixed(2)} × the phase with nothing held. Held station's phone: ${phone.answers.length} requests`,
+          `(${[...statuses].map(([status, n]) => `${n} × ${status}`).join(', ')}); while held, the slowest answer took ${slowest.toFixed(0)} ms;`,
+          `once released its outbox of ${phone.reports.length} reports was sent within ${drainedInS.toFixed(1)} s (the app's backoff doubles with each attempt).`,
+          'The two phases run back to back under the same load; other programs sharing the two cores (the load average above) move',
+          "either phase's tail by hundreds of milliseconds, so the goal is the held phase's own p99.",
+        ].join('\n'),
+        { goals: goalList },
+      ],
+    });
   } finally {
     await held?.end().catch(() => undefined);
     await server.stop();
     await cleanUp();
   }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
 });

@@ -2,8 +2,8 @@
  * A `gotv:projection` push as Comando sent it in a run of bench:gotv (300 stations, voting hours
  * 00:00–23:59 so that any hour of the day is election day, voter reports at 200/s). The bare baseline broadcasts it, with a fresh `generatedAt`, as often as Comando
  * pushes its own, so that the clients read the same messages in both runs: parsing 2,000 copies
- * of it on the load process's one listener thread is apparatus, not server work. Re-record it
- * with BENCH_GOTV_RECORD_PUSH when the push's shape changes (the report prints both sizes).
+ * of it on the load process's one listener thread is apparatus, not server work. When the push's
+ * shape changes, copy one a war-room client receives in a run (the report prints both sizes).
  */
 /** Seconds between gotv:projection pushes: Comando's GOTV_PROJECTION_PUSH (default 5), which the baseline follows too. */
 export const projectionPushSeconds = Number(process.env.GOTV_PROJECTION_PUSH ?? 5);

@@ -1,24 +1,107 @@
 /**
- * Shared pieces of the benchmarks in scripts/bench/: start a server in a child process and wait
- * for it, set up a throw-away database and API data, load it with autocannon, render a markdown
- * table, and rewrite one marked section of docs/benchmarks.md. Later benchmarks (lead capture,
- * GOTV) reuse these.
+ * Shared pieces of the benchmarks in scripts/bench/: the settings every script reads (its `BENCH_*`
+ * environment knobs), a server in a child process, a throw-away database and API data, and load
+ * with autocannon. The report (tables, goals, docs/benchmarks.md) is report.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import { z } from 'zod';
 
 /** Repository root: dist/scripts/bench/lib.js → three levels up. */
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');
 
 /** Server logs go to files here rather than to pipes the load generator would have to drain. */
 export const logDir = path.join(os.tmpdir(), 'comando-bench');
+
+// ---------------------------------------------------------------------------------------------
+// Settings: the few knobs every benchmark shares, read here once
+
+const positiveNumber = z.coerce.number().positive().finite();
+const positiveInteger = z.coerce.number().int().positive();
+const settingsSchema = z
+  .object({
+    /** Measured seconds of each load (each step, each phase); every script has its own default. */
+    BENCH_SECONDS: positiveNumber.optional(),
+    /** Warm-up seconds before each measured load. */
+    BENCH_WARMUP: z.coerce.number().min(0).finite().optional(),
+    /** Multiplies the data and the clients of a run (contacts, voters, recipients, posts, screens). */
+    BENCH_SCALE: positiveNumber.default(1),
+    /** Rounds of the benchmarks that repeat a target and keep the best or the median. */
+    BENCH_ROUNDS: positiveInteger.optional(),
+    /** Reports a second the election-day benchmarks send (bench:scale: the highest step). */
+    BENCH_RATE: positiveInteger.optional(),
+    /** Appended to every bench database's name, so two people's runs do not drop each other's. */
+    BENCH_DB_SUFFIX: z
+      .string()
+      .regex(/^[a-z0-9_]*$/, 'lower-case letters, digits and _ only')
+      .default(''),
+    BENCH_REDIS_URL: z.url().default('redis://127.0.0.1:6379/14'),
+    /** A superuser connection of the local PostgreSQL, used to create and drop bench databases. */
+    BENCH_PG_ADMIN_URL: z.url().default('postgres://postgres@127.0.0.1:5432/postgres'),
+    /** A folder: Comando (and the baselines it is compared with) write V8 CPU profiles there. */
+    BENCH_CPU_PROF: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** Parses the knobs and the one switch; a bad value stops the run with a message naming it. */
+export function parseSettings(env: NodeJS.ProcessEnv, argv: readonly string[]) {
+  const parsed = settingsSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([key, value]) => key.startsWith('BENCH_') && value !== '')));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) =>
+      // A knob of an earlier harness would otherwise be ignored without a word.
+      issue.code === 'unrecognized_keys'
+        ? `${issue.keys.join(', ')}: not a benchmark setting (docs/benchmarks.md lists them under "Knobs")`
+        : `${issue.path.join('.')}=${JSON.stringify(env[String(issue.path[0])])}: ${issue.message}`,
+    );
+    throw new Error(`bad benchmark setting: ${problems.join('; ')}`);
+  }
+  const knobs = parsed.data;
+  return {
+    seconds: knobs.BENCH_SECONDS,
+    warmup: knobs.BENCH_WARMUP,
+    scale: knobs.BENCH_SCALE,
+    rounds: knobs.BENCH_ROUNDS,
+    rate: knobs.BENCH_RATE,
+    dbSuffix: knobs.BENCH_DB_SUFFIX,
+    redisUrl: knobs.BENCH_REDIS_URL,
+    pgAdminUrl: knobs.BENCH_PG_ADMIN_URL,
+    cpuProfileDir: knobs.BENCH_CPU_PROF === undefined ? undefined : path.resolve(knobs.BENCH_CPU_PROF),
+    /** `--write-doc`: the run rewrites its section of docs/benchmarks.md. */
+    writeDoc: argv.includes('--write-doc'),
+  };
+}
+
+export type Settings = ReturnType<typeof parseSettings>;
+
+function loadSettings(): Settings {
+  try {
+    return parseSettings(process.env, process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(2);
+  }
+}
+
+export const settings = loadSettings();
+
+/** A size of the benchmark multiplied by BENCH_SCALE (at least 1). */
+export function scaled(size: number): number {
+  return Math.max(1, Math.round(size * settings.scale));
+}
+
+/**
+ * A run whose timing knobs are the script's own and that is not profiled: the only runs written to
+ * docs/benchmarks.md (BENCH_SCALE is judged by each script: some record more than one size).
+ */
+export const timingIsTheBenchmarks =
+  settings.seconds === undefined && settings.warmup === undefined && settings.rounds === undefined && settings.rate === undefined && settings.cpuProfileDir === undefined;
 
 // ---------------------------------------------------------------------------------------------
 // Servers in child processes
@@ -198,15 +281,9 @@ export async function withServer<T>(options: ServerOptions, fn: (server: Running
   }
 }
 
-/**
- * Diagnostic node options for a Comando process (such runs are not written to the doc):
- * `BENCH_CPU_PROF=<dir>` profiles it into <dir>; `BENCH_NODE_ARGS="--trace-gc ..."` adds any
- * others (their output goes to the server's log in the bench log folder).
- */
+/** Node options that profile a process into BENCH_CPU_PROF's folder (none without it); such runs are not written to the doc. */
 export function cpuProfileArgs(): string[] {
-  const dir = process.env.BENCH_CPU_PROF;
-  const extra = process.env.BENCH_NODE_ARGS?.trim();
-  return [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : []), ...(extra ? extra.split(/\s+/) : [])];
+  return settings.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`] : [];
 }
 
 export interface ComandoServerOptions {
@@ -217,7 +294,7 @@ export interface ComandoServerOptions {
   /** Processes that must accept each other's tokens share one; otherwise a random one. */
   jwtSecret?: string;
   nodeArgs?: string[];
-  /** BENCH_LOG_LEVEL overrides it. */
+  /** `info` (production's default) unless given. */
   logLevel?: string;
   /** The module's own settings. */
   env?: Record<string, string>;
@@ -248,7 +325,7 @@ export function comandoServer(options: ComandoServerOptions): ServerOptions {
       REDIS_URL: benchRedisUrl,
       REDIS_KEY_PREFIX: options.redisKeyPrefix,
       JWT_SECRET: options.jwtSecret ?? randomBytes(32).toString('hex'),
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? options.logLevel ?? 'info',
+      LOG_LEVEL: options.logLevel ?? 'info',
       DATA_DIR: path.join(logDir, 'data'), // unused with DATABASE_URL; kept out of the checkout
       ...options.env,
     },
@@ -258,9 +335,8 @@ export function comandoServer(options: ComandoServerOptions): ServerOptions {
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL, Redis and API set-up
 
-/** A superuser connection of the local PostgreSQL, used to create and drop bench databases. */
-export const pgAdminUrl = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const benchRedisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14';
+export const pgAdminUrl = settings.pgAdminUrl;
+export const benchRedisUrl = settings.redisUrl;
 
 export async function withPg<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: url });
@@ -288,7 +364,7 @@ export interface BenchDatabase {
  * each other's database (each run recreates its database at the start and drops it at the end).
  */
 export function benchDatabase(base: string): BenchDatabase {
-  const name = `${base}${process.env.BENCH_DB_SUFFIX ?? ''}`;
+  const name = `${base}${settings.dbSuffix}`;
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
   const url = Object.assign(new URL(pgAdminUrl), { pathname: `/${name}` }).toString();
   const drop = async (): Promise<void> => {
@@ -480,11 +556,11 @@ export function ownCpuSeconds(): number {
   return (user + system) / 1e6;
 }
 
-/** Defaults of the suite; BENCH_DURATION / BENCH_WARMUP shorten a smoke run of the harness. */
+/** Defaults of the autocannon loads; BENCH_SECONDS / BENCH_WARMUP shorten a smoke run. */
 export const defaults = {
   connections: 50,
-  durationSeconds: Number(process.env.BENCH_DURATION ?? 10),
-  warmupSeconds: Number(process.env.BENCH_WARMUP ?? 3),
+  durationSeconds: settings.seconds ?? 10,
+  warmupSeconds: settings.warmup ?? 3,
 };
 
 function run(options: LoadOptions, durationSeconds: number): Promise<autocannon.Result> {
@@ -546,42 +622,4 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
     ...(cpu === undefined || answered === 0 ? {} : { serverCpuUsPerRequest: (cpu * 1e6) / answered, serverCpuPercent: (cpu * 100) / result.duration }),
     ...(otherProbes.length ? { otherCpuUsPerRequest } : {}),
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reporting
-
-/** A GitHub-flavoured markdown table; also readable as it is in a terminal. */
-export function markdownTable(header: string[], rows: string[][]): string {
-  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
-}
-
-export const benchmarksDoc = path.join(repoRoot, 'docs', 'benchmarks.md');
-
-/**
- * Replaces the section between `<!-- bench:<id>:start -->` and `<!-- bench:<id>:end -->`
- * (appending it the first time), so each benchmark rewrites only its own results.
- */
-export function writeDocSection(id: string, content: string, file = benchmarksDoc): void {
-  const start = `<!-- bench:${id}:start -->`;
-  const end = `<!-- bench:${id}:end -->`;
-  const block = `${start}\n${content.trim()}\n${end}`;
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n\nProduced by the scripts in `scripts/bench/`; each section is rewritten by its own run.\n';
-  const from = current.indexOf(start);
-  const to = current.indexOf(end);
-  const next = from >= 0 && to > from ? current.slice(0, from) + block + current.slice(to + end.length) : `${current.trimEnd()}\n\n${block}\n`;
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, next);
-}
-
-export function machineNote(): string {
-  const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
-  // The load average shows whether something else (a test run) was competing for the cores.
-  const load = os
-    .loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' / ');
-  return `${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}; load average 1/5/15 min at start ${load}`;
 }

@@ -8,32 +8,17 @@
  * are each loaded by one connection, as a scraper does (autocannon, warm-up then measured run). Goal:
  * the scrape's p99 ≤ 50 ms. Its ratio to the baseline is reported for reading across machines.
  *
- * Results are printed and written to the "metrics" section of docs/benchmarks.md. Exits 1 when the
- * goal is missed or the run fails. BENCH_METRICS_SOCKETS changes the number of clients.
+ * Exits 1 when the goal is missed or the run fails. BENCH_SCALE changes the number of clients.
  */
 import { randomBytes } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
-import {
-  benchDatabase,
-  benchRedisUrl,
-  callJson,
-  comandoServer,
-  cpuProfileArgs,
-  deleteRedisKeys,
-  machineNote,
-  markdownTable,
-  measure,
-  onInterrupt,
-  registerFirstAdmin,
-  withServer,
-  writeDocSection,
-  type Measurement,
-} from './lib';
+import { benchDatabase, benchRedisUrl, callJson, comandoServer, cpuProfileArgs, deleteRedisKeys, measure, onInterrupt, registerFirstAdmin, scaled, withServer } from './lib';
+import { atMost, loadTable, noErrors, publish, runBenchmark } from './report';
 
-const SOCKETS = Number(process.env.BENCH_METRICS_SOCKETS ?? 2000);
+const SOCKETS = scaled(2000);
 const ROOMS = ['gotv', 'dashboard', 'pqrs', 'whatsapp:inbox', 'territories'];
 const goal = { p99Ms: 50 };
-const db = benchDatabase(process.env.BENCH_METRICS_DB ?? 'comando_bench_metrics');
+const db = benchDatabase('comando_bench_metrics');
 const REDIS_KEY_PREFIX = 'bench-metrics';
 const TOKEN = randomBytes(24).toString('hex');
 
@@ -60,10 +45,7 @@ async function connectAll(url: string, token: string): Promise<Socket[]> {
   return sockets;
 }
 
-const row = (name: string, m: Measurement) => [name, m.requestsPerSecond.toFixed(0), m.p50Ms.toFixed(1), m.p99Ms.toFixed(1), String(m.errors + m.non2xx)];
-
-async function main(): Promise<void> {
-  const machine = machineNote();
+runBenchmark(async () => {
   await db.recreate();
   onInterrupt(() => db.drop());
   let sockets: Socket[] = [];
@@ -96,36 +78,28 @@ async function main(): Promise<void> {
       },
     );
     const { baseline, metrics } = results;
-    const pass = metrics.p99Ms <= goal.p99Ms && metrics.errors + metrics.non2xx === 0;
-    const markdown = [
-      '## Metrics scrape with 2,000 sockets',
-      '',
-      `\`npm run bench:metrics\`, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC. ${machine}.`,
-      '',
-      `${SOCKETS} socket.io clients connected (websocket, ${results.connectSeconds.toFixed(1)} s to connect them), each in ${ROOMS.length} rooms (${ROOMS.join(', ')}); ` +
-        `one connection loading each route, one after the other in the same server. A scrape is ${(results.bytes / 1024).toFixed(0)} KiB, ${results.series} samples.`,
-      '',
-      markdownTable(['Route', 'req/s', 'p50 ms', 'p99 ms', 'errors'], [row('GET /api/test (baseline)', baseline), row('GET /metrics', metrics)]),
-      '',
-      `Scrape p99 / baseline p99: ${(metrics.p99Ms / Math.max(0.1, baseline.p99Ms)).toFixed(1)}×; server CPU per scrape ${(metrics.serverCpuUsPerRequest ?? 0).toFixed(0)} µs ` +
-        `(baseline ${(baseline.serverCpuUsPerRequest ?? 0).toFixed(0)} µs per request).`,
-      '',
-      markdownTable(
-        ['Goal', 'Target', 'Measured', 'Result'],
-        [['Scrape p99 with the sockets connected', `≤ ${goal.p99Ms} ms`, `${metrics.p99Ms.toFixed(1)} ms`, pass ? 'PASS' : 'FAIL']],
-      ),
-    ].join('\n');
-    console.log(markdown);
-    writeDocSection('metrics', markdown);
-    if (!pass) process.exitCode = 1;
+    publish({
+      id: 'metrics',
+      title: 'Metrics scrape with 2,000 sockets',
+      command: 'npm run bench:metrics',
+      blocks: [
+        `${SOCKETS} socket.io clients connected (websocket, ${results.connectSeconds.toFixed(1)} s to connect them), each in ${ROOMS.length} rooms (${ROOMS.join(', ')}); ` +
+          `one connection loading each route, one after the other in the same server. A scrape is ${(results.bytes / 1024).toFixed(0)} KiB, ${results.series} samples.`,
+        loadTable([
+          { target: 'GET /api/test (baseline)', m: baseline },
+          { target: 'GET /metrics', m: metrics, vs: { baseline, name: '/api/test' } },
+        ]),
+        {
+          goals: [
+            atMost('Scrape p99 with the sockets connected', metrics.p99Ms, goal.p99Ms, { digits: 1, unit: ' ms' }),
+            noErrors('No errors or non-2xx answers', [baseline, metrics]),
+          ],
+        },
+      ],
+    });
   } finally {
     for (const socket of sockets) socket.close();
     await db.drop();
     await deleteRedisKeys(benchRedisUrl, REDIS_KEY_PREFIX);
   }
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
 });

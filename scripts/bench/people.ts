@@ -15,8 +15,8 @@
  * each page before the next search. Baselines in the same run: `GET /api/test` and the unfiltered
  * first page. Each kind of search is also measured alone. Goal: the mix's p99 ≤ 100 ms for 20 staff.
  *
- * BENCH_PEOPLE_CONTACTS sets the size (default 100,000 for a quick run); the 1,000,000 run is the
- * one written to the "people" section of docs/benchmarks.md. Exits 1 when the goal is missed.
+ * 100,000 contacts by default for a quick run; the doc records BENCH_SCALE=10 (1,000,000). Exits 1
+ * when the goal is missed.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -31,23 +31,21 @@ import {
   cpuProfileArgs,
   defaults,
   deleteRedisKeys,
-  machineNote,
-  markdownTable,
   measure,
   onInterrupt,
   registerFirstAdmin,
+  scaled,
   withPg,
   withServer,
-  writeDocSection,
   type Measurement,
 } from './lib';
+import { loadTable, markdownTable, publish, runBenchmark, tableText } from './report';
 
-const CONTACTS = Number(process.env.BENCH_PEOPLE_CONTACTS ?? 100_000);
-const RECORDED_SIZE = 1_000_000;
+const CONTACTS = scaled(100_000);
 const CONNECTIONS = 20;
 const CAMPAIGNS = 10;
 const goals = { p99Ms: 100 };
-const db = benchDatabase(process.env.BENCH_PEOPLE_DB ?? 'comando_bench_people');
+const db = benchDatabase('comando_bench_people');
 const REDIS_KEY_PREFIX = 'bench-people';
 const PATH = '/api/audience/contacts';
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -510,7 +508,12 @@ async function runAll(): Promise<Results> {
     log(`seeded in ${seedSeconds.toFixed(1)} s`);
     const counts = await db.count(['contacts', 'contact_origins', 'territories']);
     const fixtures = await withPg(db.url, async (client) => ({
-      samples: (await client.query<Sample>(`select name, phone, email, document_id from contacts tablesample system (1) repeatable (42) limit 500`)).rows,
+      // 1 % of the pages holds 500 people at the recorded size; a smaller run samples more of them.
+      samples: (
+        await client.query<Sample>(
+          `select name, phone, email, document_id from contacts tablesample system (${Math.min(100, Math.max(1, 500_000 / CONTACTS))}) repeatable (42) limit 500`,
+        )
+      ).rows,
       communes: (await client.query<{ id: string }>(`select id from territories where type = 'commune' order by code`)).rows.map((row) => row.id),
       campaigns,
     }));
@@ -535,26 +538,22 @@ async function runAll(): Promise<Results> {
   });
 }
 
-function report(r: Results, machine: string): { markdown: string; pass: boolean } {
+function report(r: Results): void {
   const fixed = (value: number, digits = 2) => value.toFixed(digits);
-  const row = (target: string, m: Measurement, ratio: string) => [
-    target,
-    fixed(m.requestsPerSecond, 0),
-    String(m.p50Ms),
-    String(m.p99Ms),
-    `${m.errors} / ${m.non2xx}`,
-    ratio,
-    m.serverCpuUsPerRequest === undefined ? '–' : `${fixed(m.serverCpuUsPerRequest, 0)} µs`,
+  const postgresCpu = (m: Measurement) => [
     m.otherCpuUsPerRequest?.PostgreSQL === undefined ? '–' : `${fixed(m.otherCpuUsPerRequest.PostgreSQL, 0)} µs`,
     m.otherCpuUsPerRequest?.['all PostgreSQL'] === undefined ? '–' : `${fixed(m.otherCpuUsPerRequest['all PostgreSQL'], 0)} µs`,
   ];
-  const vsTest = (m: Measurement) => `${fixed(m.requestsPerSecond / r.apiTest.requestsPerSecond)} × /api/test`;
-  const header = ['Target', 'req/s', 'p50 (ms)', 'p99 (ms)', 'errors / non-2xx', 'Throughput ratio', 'Server CPU/request', 'Its PostgreSQL backends', 'All PostgreSQL'];
-  const main = markdownTable(header, [
-    row('GET /api/test', r.apiTest, 'baseline'),
-    row(`GET ${PATH} (first page, no search)`, r.firstPage, vsTest(r.firstPage)),
-    row('**Search mix**', r.mix, `${vsTest(r.mix)}; ${fixed(r.mix.requestsPerSecond / r.firstPage.requestsPerSecond)} × first page`),
-  ]);
+  const main = tableText(
+    loadTable(
+      [
+        { target: 'GET /api/test', m: r.apiTest },
+        { target: `GET ${PATH} (first page, no search)`, m: r.firstPage, vs: { baseline: r.apiTest, name: '/api/test' } },
+        { target: '**Search mix**', m: r.mix, vs: { baseline: r.firstPage, name: 'first page' } },
+      ],
+      { header: ['Its PostgreSQL backends', 'All PostgreSQL'], cells: postgresCpu },
+    ),
+  );
   const kinds = markdownTable(
     ['Kind (alone)', 'Share of the mix', 'What staff type', 'Finds someone', 'One at a time, median (ms)', 'req/s', 'p50 (ms)', 'p99 (ms)', 'errors / non-2xx'],
     KINDS.map(([kind, share, what]) => {
@@ -581,10 +580,6 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
     [`Search mix p99, ${CONNECTIONS} connections asking without pause (capacity)`, 'reported', `${r.mix.p99Ms} ms at ${fixed(r.mix.requestsPerSecond, 0)} req/s`, undefined],
     ['No errors or non-2xx answers', '0', clean ? '0' : 'some', clean],
   ];
-  const goalTable = markdownTable(
-    ['Goal', 'Target', 'Measured', 'Result'],
-    verdicts.map(([goal, target, measured, ok]) => [goal, target, measured, ok === undefined ? '–' : ok ? 'PASS' : 'FAIL']),
-  );
   const staffTable = markdownTable(
     ['Staff', 'Pause after each answer', 'Measured for', 'Searches answered', 'req/s', 'p50 (ms)', 'p99 (ms)', 'Slowest (ms)', 'Failures'],
     [
@@ -604,12 +599,14 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
   const rows = Object.entries(r.counts)
     .map(([table, n]) => `${table} ${n.toLocaleString('en')}`)
     .join(', ');
-  const markdown = `## People search (GET /api/audience/contacts)
-
-Command: \`BENCH_PEOPLE_CONTACTS=${CONTACTS} npm run bench:people\` (\`scripts/bench/people.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
-
-Data: ${rows}, written by one \`insert … select generate_series\` in ${fixed(r.seedSeconds, 0)} s (migrations had created the
-search indexes, so the time includes keeping them). Comando's production build, one process, Redis db 14, admin token;
+  publish({
+    id: 'people',
+    title: 'People search (GET /api/audience/contacts)',
+    command: 'npm run bench:people',
+    recordedScales: [10],
+    blocks: [
+      `Data: ${rows}, written by one \`insert … select generate_series\` in ${fixed(r.seedSeconds, 0)} s (migrations had created the
+search indexes, so the time includes keeping them). Comando's production build, one process, admin token;
 autocannon ${CONNECTIONS} connections, ${defaults.warmupSeconds} s warm-up then ${defaults.durationSeconds} s measured for the baselines and the mix
 (2 s and 5 s for each kind alone), all against the same server one after the other. The mix's searches are built from 500
 people sampled from the table, so they find someone; each request takes the next of a shuffled list weighted by the shares below.
@@ -628,14 +625,13 @@ ${kinds}
 "Finds someone" and "one at a time": the first 40 searches of the kind, asked once each before the load, one after the
 other: how many answered at least one person, and the median time of one answer (through HTTP, from this process) with
 nothing else of the run going on. The CPU columns: per answered request, the Comando process's own, that of the
-PostgreSQL backends serving the bench database, and that of every PostgreSQL process on the machine (others' too).
-
-${goalTable}`;
-  return { markdown, pass: verdicts.every(([, , , ok]) => ok !== false) };
+PostgreSQL backends serving the bench database, and that of every PostgreSQL process on the machine (others' too).`,
+      { goals: verdicts.map(([goal, target, measured, pass]) => ({ goal, target, measured, pass })) },
+    ],
+  });
 }
 
-async function main(): Promise<void> {
-  const machine = machineNote();
+runBenchmark(async () => {
   onInterrupt(db.drop);
   onInterrupt(async () => void (await deleteRedisKeys(benchRedisUrl, REDIS_KEY_PREFIX)));
   let results: Results;
@@ -643,21 +639,8 @@ async function main(): Promise<void> {
     await db.recreate();
     results = await runAll();
   } finally {
-    // BENCH_PEOPLE_KEEP=1 leaves the database for `explain` afterwards.
-    if (process.env.BENCH_PEOPLE_KEEP !== '1') await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
+    await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
     await deleteRedisKeys(benchRedisUrl, REDIS_KEY_PREFIX).catch(() => undefined);
   }
-  const { markdown, pass } = report(results, machine);
-  process.stdout.write(`\n${markdown}\n`);
-  if (CONTACTS >= RECORDED_SIZE && !cpuProfileArgs().length) {
-    writeDocSection('people', markdown);
-    process.stdout.write('\nWritten to docs/benchmarks.md.\n');
-  }
-  process.stdout.write(`Overall: ${pass ? 'PASS' : 'FAIL'}\n`);
-  if (!pass) process.exitCode = 1;
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+  report(results);
 });

@@ -4,30 +4,17 @@
  * `POST /api/gotv/polling-stations/import`, against a baseline measured in the same run: the
  * stations import of a small file in the API's own layout (300 stations), per row. Also the server's
  * peak resident memory (VmHWM) before and after the national imports. Each target runs ROUNDS times
- * on emptied tables; the best round of each is compared. Results go to the "places-import" section of
- * docs/benchmarks.md.
+ * on emptied tables; the best round of each is compared.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import {
-  benchDatabase,
-  benchRedisUrl,
-  comandoServer,
-  deleteRedisKeys,
-  machineNote,
-  markdownTable,
-  onInterrupt,
-  registerFirstAdmin,
-  repoRoot,
-  withPg,
-  withServer,
-  writeDocSection,
-} from './lib';
+import { benchDatabase, benchRedisUrl, comandoServer, deleteRedisKeys, onInterrupt, registerFirstAdmin, repoRoot, settings, withPg, withServer } from './lib';
+import { atMost, markdownTable, publish, runBenchmark } from './report';
 
 const db = benchDatabase('comando_bench_places_import');
 const REDIS_KEY_PREFIX = 'bench-places-import';
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = settings.rounds ?? 3;
 const SMALL = 300;
 /** The national file may cost at most this many times the small file's time per row. */
 const goal = 3;
@@ -102,7 +89,7 @@ async function run(): Promise<Results> {
   return results;
 }
 
-function report(r: Results, machine: string): { markdown: string; pass: boolean } {
+function report(r: Results): void {
   const best = (rounds: number[]) => Math.min(...rounds);
   const perRow = (seconds: number, rows: number) => (seconds / rows) * 1e6;
   const smallPerRow = perRow(best(r.small), SMALL);
@@ -123,29 +110,28 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
     ],
   );
   const countsOk = r.created.stations + r.created.rejected === nationalRows;
-  const goals = markdownTable(
-    ['Goal', 'Target', 'Measured', 'Result'],
-    [
-      ['Both national imports, time per row vs the baseline', `≤ ${goal}×`, `${ratio.toFixed(2)}×`, ratio <= goal ? 'PASS' : 'FAIL'],
-      [`Every row a station or a refused line`, 'exact', `${r.created.stations} + ${r.created.rejected}`, countsOk ? 'PASS' : 'FAIL'],
-    ],
-  );
-  const markdown = `## Places import: the national puestos file
-
-Command: \`npm run bench:places-import\` (\`scripts/bench/places-import.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
-
-The Registraduría's ${nationalRows.toLocaleString('en-US')}-row puestos file (\`fixtures/co-puestos/\`) sent as one \`text/csv\`
+  const intro = `The Registraduría's ${nationalRows.toLocaleString('en-US')}-row puestos file (\`fixtures/co-puestos/\`) sent as one \`text/csv\`
 request to \`POST /api/territories/import\` (${r.created.territories.toLocaleString('en-US')} departamentos, municipios and comunas made)
 and then to \`POST /api/gotv/polling-stations/import\` (${r.created.stations.toLocaleString('en-US')} stations, ${r.created.rejected} rows refused for
 unreadable coordinates), on emptied tables, against the stations import of a ${SMALL}-row file in the API's own layout
 measured in the same run, per row. Comando in its production configuration, its own child process. The server's
 peak resident memory (VmHWM) was ${r.memory.before.toFixed(0)} MiB after the baseline rounds and ${r.memory.after.toFixed(0)} MiB after
-the national rounds (+${(r.memory.after - r.memory.before).toFixed(0)} MiB: the file's rows are held until the whole file is read).
-
-${table}
-
-${goals}`;
-  return { markdown, pass: ratio <= goal && countsOk };
+the national rounds (+${(r.memory.after - r.memory.before).toFixed(0)} MiB: the file's rows are held until the whole file is read).`;
+  publish({
+    id: 'places-import',
+    title: 'Places import: the national puestos file',
+    command: 'npm run bench:places-import',
+    blocks: [
+      intro,
+      table,
+      {
+        goals: [
+          atMost('Both national imports, time per row vs the baseline', ratio, goal, { unit: '×' }),
+          { goal: 'Every row a station or a refused line', target: 'exact', measured: `${r.created.stations} + ${r.created.rejected}`, pass: countsOk },
+        ],
+      },
+    ],
+  });
 }
 
 async function cleanUp(): Promise<void> {
@@ -153,8 +139,7 @@ async function cleanUp(): Promise<void> {
   await deleteRedisKeys(benchRedisUrl, `${REDIS_KEY_PREFIX}:`).catch(() => undefined);
 }
 
-async function main(): Promise<void> {
-  const machine = machineNote();
+runBenchmark(async () => {
   onInterrupt(cleanUp);
   let results: Results;
   try {
@@ -163,13 +148,5 @@ async function main(): Promise<void> {
   } finally {
     await cleanUp();
   }
-  const { markdown, pass } = report(results, machine);
-  process.stdout.write(`\n${markdown}\n`);
-  writeDocSection('places-import', markdown);
-  if (!pass) process.exitCode = 1;
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
+  report(results);
 });

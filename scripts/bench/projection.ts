@@ -5,8 +5,7 @@
  * registered voters and a previous turnout, and four in five with two counts. Per size: the
  * overall answer (`GET /api/gotv/projection`), the paged station list
  * (`GET /api/gotv/projection/stations`, every page), and the `gotv:projection` push to SCREENS
- * war-room sockets (its bytes, report → last screen, and the server's CPU per push). Results go to
- * the "projection" section of docs/benchmarks.md.
+ * war-room sockets (its bytes, report → last screen, and the server's CPU per push).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,20 +20,19 @@ import {
   cpuProfileArgs,
   cpuSeconds,
   deleteRedisKeys,
-  machineNote,
-  markdownTable,
   onInterrupt,
   registerFirstAdmin,
   repoRoot,
+  scaled,
   withPg,
   withServer,
-  writeDocSection,
   type RunningServer,
 } from './lib';
+import { atMost, publish, runBenchmark, type Table } from './report';
 
 const db = benchDatabase('comando_bench_projection');
 const REDIS_KEY_PREFIX = 'bench-projection';
-const SCREENS = Number(process.env.BENCH_SCREENS ?? 500);
+const SCREENS = scaled(500);
 const SMALL = 300;
 const REQUESTS = 10;
 const PUSHES = 5;
@@ -225,13 +223,18 @@ async function run(): Promise<{ small: SizeResult; large: SizeResult }> {
   );
 }
 
-function report({ small, large }: { small: SizeResult; large: SizeResult }, machine: string): { markdown: string; pass: boolean } {
+function report({ small, large }: { small: SizeResult; large: SizeResult }): void {
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
   const ms = (value: number) => `${value.toFixed(0)} ms`;
   const row = (name: string, a: string, b: string, ratio: number) => [name, a, b, `${ratio.toFixed(1)}×`];
-  const table = markdownTable(
-    ['Measure', `${small.stations} stations (baseline)`, `${large.stations.toLocaleString('en-US')} stations, ${large.territories.toLocaleString('en-US')} territories`, 'Ratio'],
-    [
+  const table: Table = {
+    header: [
+      'Measure',
+      `${small.stations} stations (baseline)`,
+      `${large.stations.toLocaleString('en-US')} stations, ${large.territories.toLocaleString('en-US')} territories`,
+      'Ratio',
+    ],
+    rows: [
       row(
         '`GET /api/gotv/projection`: median / worst of 10',
         `${ms(median(small.overall.ms))} / ${ms(worst(small.overall.ms))}`,
@@ -265,36 +268,36 @@ function report({ small, large }: { small: SizeResult; large: SizeResult }, mach
         large.push.cpuMsPerPush / small.push.cpuMsPerPush,
       ),
     ],
-  );
+  };
   const stationsRatio = large.stations / small.stations;
-  const perStation = (large: number, small: number) => large / small / stationsRatio / GOALS.timePerStation;
-  const checks: [string, string, number][] = [
-    ["Overall answer's size, national vs baseline", `≤ ${GOALS.overallBytes}×`, large.overall.bytes / small.overall.bytes / GOALS.overallBytes],
-    ['Push size, national vs baseline', `≤ ${GOALS.pushBytes}×`, large.push.bytes / small.push.bytes / GOALS.pushBytes],
-    [`Overall answer's median time per station, national vs baseline`, `≤ ${GOALS.timePerStation}×`, perStation(median(large.overall.ms), median(small.overall.ms))],
-    ['Server CPU per push per station, national vs baseline', `≤ ${GOALS.timePerStation}×`, perStation(large.push.cpuMsPerPush, small.push.cpuMsPerPush)],
-  ];
-  const goals = markdownTable(
-    ['Goal', 'Target', 'Measured', 'Result'],
-    checks.map(([name, target, share]) => {
-      const limit = Number(/[\d.]+/.exec(target)![0]);
-      return [name, target, `${(share * limit).toFixed(1)}×`, share <= 1 ? 'PASS' : 'FAIL'];
-    }),
-  );
-  const markdown = `## Projection at national size
-
-Command: \`npm run bench:projection\` (\`scripts/bench/projection.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
-
-One Comando process in its production configuration (\`GOTV_PROJECTION_PUSH=1\` so the pushes come quickly), the same day
+  const perStation = (large: number, small: number) => large / small / stationsRatio;
+  publish({
+    id: 'projection',
+    title: 'Projection at national size',
+    command: 'npm run bench:projection',
+    blocks: [
+      `One Comando process in its production configuration (\`GOTV_PROJECTION_PUSH=1\` so the pushes come quickly), the same day
 measured on ${small.stations} stations (baseline) and on the national puestos file (\`fixtures/co-puestos/\`): every station open
 with registered voters and a previous turnout spread by a hash of its id, four in five with two counts. ${SCREENS} war-room
 sockets (one client process) listen to \`gotv:projection\`. The per-station figures are a page at a time
-(\`GET /api/gotv/projection/stations\`); the push carries the overall projection and the day's curve only.
-
-${table}
-
-${goals}`;
-  return { markdown, pass: checks.every(([, , share]) => share <= 1) };
+(\`GET /api/gotv/projection/stations\`); the push carries the overall projection and the day's curve only.`,
+      table,
+      {
+        goals: [
+          atMost("Overall answer's size, national vs baseline", large.overall.bytes / small.overall.bytes, GOALS.overallBytes, { digits: 1, unit: '×' }),
+          atMost('Push size, national vs baseline', large.push.bytes / small.push.bytes, GOALS.pushBytes, { digits: 1, unit: '×' }),
+          atMost("Overall answer's median time per station, national vs baseline", perStation(median(large.overall.ms), median(small.overall.ms)), GOALS.timePerStation, {
+            digits: 1,
+            unit: '×',
+          }),
+          atMost('Server CPU per push per station, national vs baseline', perStation(large.push.cpuMsPerPush, small.push.cpuMsPerPush), GOALS.timePerStation, {
+            digits: 1,
+            unit: '×',
+          }),
+        ],
+      },
+    ],
+  });
 }
 
 async function cleanUp(): Promise<void> {
@@ -302,8 +305,7 @@ async function cleanUp(): Promise<void> {
   await deleteRedisKeys(benchRedisUrl, `${REDIS_KEY_PREFIX}:`).catch(() => undefined);
 }
 
-async function main(): Promise<void> {
-  const machine = machineNote();
+runBenchmark(async () => {
   onInterrupt(cleanUp);
   let results: { small: SizeResult; large: SizeResult };
   try {
@@ -312,13 +314,5 @@ async function main(): Promise<void> {
   } finally {
     await cleanUp();
   }
-  const { markdown, pass } = report(results, machine);
-  process.stdout.write(`\n${markdown}\n`);
-  writeDocSection('projection', markdown);
-  if (!pass) process.exitCode = 1;
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
+  report(results);
 });

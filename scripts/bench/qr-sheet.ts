@@ -2,18 +2,18 @@
  * Poster codes at print-run scale: how long minting 12 × 500 codes takes, and what the printable
  * sheet of those 6,000 codes costs (time to the last byte and bytes, uncompressed), first and second
  * time (the second shows what caching buys), and one code's SVG. Runs the built server as
- * `npm start` does on a throw-away database; prints a markdown table to paste into docs/benchmarks.md.
- *
- *   npm run build && BENCH_REDIS_URL=redis://127.0.0.1:6379/<db> node dist/scripts/bench/qr-sheet.js
+ * `npm start` does on a throw-away database. No goal: the figures show what paging and the image
+ * cache buy.
  */
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { benchDatabase, benchRedisUrl, callJson, comandoServer, deleteRedisKeys, machineNote, markdownTable, onInterrupt, registerFirstAdmin, withServer } from './lib';
+import { benchDatabase, benchRedisUrl, callJson, comandoServer, deleteRedisKeys, onInterrupt, registerFirstAdmin, withServer } from './lib';
+import { publish, runBenchmark } from './report';
 
 const BATCHES = 12;
 const BATCH_SIZE = 500;
 const REDIS_KEY_PREFIX = `bench-qr-sheet-${randomBytes(4).toString('hex')}`;
-const database = benchDatabase(process.env.BENCH_QR_DB ?? 'comando_bench_qr_sheet');
+const database = benchDatabase('comando_bench_qr_sheet');
 
 const CONSENT_TEXT =
   'Autorizo a la Campaña Ejemplo, responsable del tratamiento, a usar mis datos para informarme de sus propuestas y actividades, según la Ley 1581 de 2012. Puedo conocer, actualizar, rectificar y suprimir mis datos escribiendo a datos@ejemplo.co.';
@@ -32,7 +32,7 @@ const fmtKb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 const gzipKb = (text: string) => fmtKb(gzipSync(text).length);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-async function main(): Promise<void> {
+runBenchmark(async () => {
   onInterrupt(async () => {
     await database.drop();
   });
@@ -69,29 +69,20 @@ async function main(): Promise<void> {
       ]);
 
       const sheetUrl = `${server.url}/api/poster-qr/campaigns/${campaign.id}/sheet`;
-      const paged = (await timedGet(`${sheetUrl}?page=1`, token)).status === 200;
-      if (!paged) {
-        for (const round of ['first', 'second']) {
-          const whole = await timedGet(sheetUrl, token);
-          const shown = (whole.text.match(/<figure>/g) ?? []).length;
-          rows.push([`GET sheet, one answer (${round} time; ${shown} of ${BATCHES * BATCH_SIZE} codes)`, fmtMs(whole.ms), `${fmtKb(whole.bytes)} (gzip ${gzipKb(whole.text)})`]);
+      for (const round of ['first time', 'second time']) {
+        const pages: { ms: number; bytes: number; text: string }[] = [];
+        for (let page = 1; ; page++) {
+          const answer = await timedGet(`${sheetUrl}?page=${page}`, token);
+          if (answer.status !== 200) throw new Error(`sheet page ${page} answered ${answer.status}`);
+          pages.push(answer);
+          if (!answer.text.includes('rel="next"')) break;
         }
-      } else {
-        for (const round of ['first (renders)', 'second (cached)']) {
-          const pages: { ms: number; bytes: number; text: string }[] = [];
-          for (let page = 1; ; page++) {
-            const answer = await timedGet(`${sheetUrl}?page=${page}`, token);
-            if (answer.status !== 200) throw new Error(`sheet page ${page} answered ${answer.status}`);
-            pages.push(answer);
-            if (!answer.text.includes('rel="next"')) break;
-          }
-          const total = pages.reduce((sum, page) => sum + page.ms, 0);
-          rows.push([
-            `GET sheet?page=1…${pages.length}, every page (${round})`,
-            `${fmtMs(total)} in all; a page median ${fmtMs(median(pages.map((page) => page.ms)))}, max ${fmtMs(Math.max(...pages.map((page) => page.ms)))}`,
-            `${fmtKb(median(pages.map((page) => page.bytes)))} a page (gzip ${gzipKb(pages[0]!.text)}); ${pages.reduce((sum, page) => sum + (page.text.match(/<figure>/g) ?? []).length, 0)} codes`,
-          ]);
-        }
+        const total = pages.reduce((sum, page) => sum + page.ms, 0);
+        rows.push([
+          `GET sheet?page=1…${pages.length}, every page (${round})`,
+          `${fmtMs(total)} in all; a page median ${fmtMs(median(pages.map((page) => page.ms)))}, max ${fmtMs(Math.max(...pages.map((page) => page.ms)))}`,
+          `${fmtKb(median(pages.map((page) => page.bytes)))} a page (gzip ${gzipKb(pages[0]!.text)}); ${pages.reduce((sum, page) => sum + (page.text.match(/<figure>/g) ?? []).length, 0)} codes`,
+        ]);
       }
       const svg = await timedGet(`${server.url}/api/poster-qr/codes/${firstCode}.svg`, token);
       rows.push(['GET one code .svg', fmtMs(svg.ms), `${svg.bytes} B`]);
@@ -100,10 +91,17 @@ async function main(): Promise<void> {
     await database.drop();
     await deleteRedisKeys(benchRedisUrl, `${REDIS_KEY_PREFIX}:`);
   }
-  process.stdout.write(`Machine: ${machineNote()}\n\n${markdownTable(['Request', 'Time', 'Size'], rows)}\n`);
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+  publish({
+    id: 'qr-sheet',
+    title: 'Poster codes: minting and the print sheet',
+    command: 'npm run bench:qr-sheet',
+    blocks: [
+      `The built server in its production configuration on a throw-away database; one campaign, ${BATCHES} × \`POST generate-codes {"count":${BATCH_SIZE}}\` (${(BATCHES * BATCH_SIZE).toLocaleString('en-US')}
+codes), then the whole sheet twice and one code's SVG. Times are to the last byte, one request at a time,
+\`Accept-Encoding: identity\`; gzip sizes are of the same bytes compressed locally (the app gzips HTML above 2 KB).
+Images are rendered on first request and kept per process; the sheet is paged by 240 codes. No goal: the
+figures show what the paging and the image cache buy.`,
+      { header: ['Request', 'Time', 'Size'], rows },
+    ],
+  });
 });

@@ -8,42 +8,31 @@
  * 1. Baseline: 20 territories created on the second process, one at a time; the time from the
  *    request to the first process's screen hearing `territories:created`.
  * 2. Redis stopped: redis-server is killed (SIGKILL) and started again, empty, after
- *    BENCH_OUTAGE_S seconds (default 30, as in the audit that measured 2.7 s from its return to the
- *    screens' `resync`). Beside the servers, a bare ioredis client with the library's default
+ *    BENCH_SECONDS (default 30, as in the audit that measured 2.7 s from its return to the screens'
+ *    `resync`). Beside the servers, a bare ioredis client with the library's default
  *    reconnection (what Comando used before) shows when it finds Redis back.
- * 3. Redis frozen: SIGSTOP for BENCH_FREEZE_S seconds (default 10), then SIGCONT: connections stay
+ * 3. Redis frozen: SIGSTOP for a third as long (10 s by default, 3 s at least), then SIGCONT: connections stay
  *    open and nothing answers, as in a network partition.
  *
  * For 2 and 3: when each process found its link lost (its log line, against the moment Redis
  * stopped), when each screen heard `resync` after Redis was back, and how many of the territories
  * created in between reached the other process's screen, and how late they reached the second
  * process's own screen. Goals: link lost within 2 s, `resync`
- * within 2 s of Redis answering again. Written to docs/benchmarks.md (section `realtime-outage`);
- * exits 1 when a goal is missed.
+ * within 2 s of Redis answering again; exits 1 when a goal is missed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { io, type Socket } from 'socket.io-client';
-import {
-  benchDatabase,
-  callJson,
-  comandoServer,
-  freePort,
-  machineNote,
-  markdownTable,
-  onInterrupt,
-  registerFirstAdmin,
-  startServer,
-  writeDocSection,
-  type RunningServer,
-} from './lib';
+import { benchDatabase, callJson, comandoServer, freePort, onInterrupt, registerFirstAdmin, settings, startServer, type RunningServer } from './lib';
+import { publish, runBenchmark } from './report';
 
-const OUTAGE_S = Number(process.env.BENCH_OUTAGE_S ?? 30);
-const FREEZE_S = Number(process.env.BENCH_FREEZE_S ?? 10);
+const OUTAGE_S = settings.seconds ?? 30;
+/** Long enough for the link watch to notice (about 1.5 s) even in a short run. */
+const FREEZE_S = Math.max(3, Math.round(OUTAGE_S / 3));
 const goals = { detectMs: 2000, resyncMs: 2000 };
-const db = benchDatabase(process.env.BENCH_REALTIME_OUTAGE_DB ?? 'comando_bench_realtime_outage');
+const db = benchDatabase('comando_bench_realtime_outage');
 const LOST_MESSAGE = 'link to the other processes lost';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -110,7 +99,7 @@ async function until<T>(find: () => T | undefined, timeoutMs: number): Promise<T
   }
 }
 
-async function main(): Promise<void> {
+runBenchmark(async () => {
   await db.recreate();
   const redisPort = await freePort();
   let redis = await startRedis(redisPort);
@@ -234,38 +223,41 @@ async function main(): Promise<void> {
     ]);
     const worstDetect = Math.max(...outcomes.flatMap((outcome) => outcome.detect.map((value) => value ?? Infinity)));
     const worstResync = Math.max(...outcomes.flatMap((outcome) => outcome.resync.map((value) => value ?? Infinity)));
-    const goalRows = [
-      ['Link lost noticed by each process, after Redis stopped', `≤ ${goals.detectMs} ms`, ms(worstDetect), worstDetect <= goals.detectMs ? 'PASS' : 'FAIL'],
-      ['Screens hear `resync` after Redis answers again', `≤ ${goals.resyncMs} ms`, ms(worstResync), worstResync <= goals.resyncMs ? 'PASS' : 'FAIL'],
-    ];
-    const report = `## Realtime across a Redis outage
-
-Command: \`npm run bench:realtime-outage\` (\`scripts/bench/realtime-outage.ts\`) · run ${new Date().toISOString()} · machine: ${machineNote()}.
-
-Two production servers (A, B) on one database and a redis-server of the run's own; a screen on each
+    publish({
+      id: 'realtime-outage',
+      title: 'Realtime across a Redis outage',
+      command: 'npm run bench:realtime-outage',
+      blocks: [
+        `Two production servers (A, B) on one database and a redis-server of the run's own; a screen on each
 follows \`territories\`, and the harness creates a territory on B every 250 ms throughout. Baseline:
 a territory created on B reaches A's screen in ${baselineMs} ms (median of ${latencies.length}, Redis up).
 "Link lost" is each process's log line against the moment Redis stopped; "resync" is when each
 screen heard it against the moment Redis was started again (or continued); "reached A" counts the
 territories B accepted meanwhile that A's screen heard, and the next column how late B's own screen
 heard them (an event goes to a process's own sockets once Redis has taken it, or failed). The last column is a bare ioredis client
-with the library's default reconnection (what Comando used before): when it found Redis back.
-
-${markdownTable(['Scenario', 'Link lost (A / B)', 'resync heard (A / B)', 'Reasons heard', 'Reached A', "B's screen, median delay", 'Default ioredis back'], rows)}
-
-${markdownTable(['Goal', 'Target', 'Measured (worst)', 'Result'], goalRows)}
-`;
-    log(report);
-    writeDocSection('realtime-outage', report);
-    if (goalRows.some((row) => row[3] === 'FAIL')) process.exitCode = 1;
+with the library's default reconnection (what Comando used before): when it found Redis back.`,
+        { header: ['Scenario', 'Link lost (A / B)', 'resync heard (A / B)', 'Reasons heard', 'Reached A', "B's screen, median delay", 'Default ioredis back'], rows },
+        {
+          goals: [
+            {
+              goal: 'Link lost noticed by each process, after Redis stopped (worst)',
+              target: `≤ ${goals.detectMs} ms`,
+              measured: ms(worstDetect),
+              pass: worstDetect <= goals.detectMs,
+            },
+            {
+              goal: 'Screens hear `resync` after Redis answers again (worst)',
+              target: `≤ ${goals.resyncMs} ms`,
+              measured: ms(worstResync),
+              pass: worstResync <= goals.resyncMs,
+            },
+          ],
+        },
+      ],
+    });
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
     await stopRedis(redis);
     await db.drop();
   }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
 });

@@ -1,18 +1,19 @@
 /**
  * `npm run bench:scale`: how far election day scales, and what to add first.
  *
- * BENCH_SCALE_PROCESSES (3) Comando processes in production configuration share one PostgreSQL and
+ * Three Comando processes in production configuration share one PostgreSQL and
  * one Redis. Election day is the national one: the Registraduría's puestos file
  * (fixtures/co-puestos, 12,922 rows) imported through the API as territories and stations, each
  * station given registered voters (a second stations import, by code), brigades of at most 500
  * stations with one brigade phone each, and enough confirmed voters for every report of the run,
- * spread over every station. BENCH_SCALE_SCREENS (2,000) screens, from this load process's worker
+ * spread over every station. 2,000 screens (× BENCH_SCALE), from this load process's worker
  * threads (gotv-listeners.ts), spread over the processes: nine in ten are war-room screens in
  * `gotv` (every report, `gotv:turnout`), one in ten a brigade phone following its station
  * (`gotv:station:<id>`, the station's figures at most once a second).
  *
  * Reports (one voter a request, alternating over the processes, each from the phone of the
- * station's brigade) step through STEPS per second, WARMUP + DURATION seconds each; per step:
+ * station's brigade) step through STEPS per second (100 doubled up to BENCH_RATE, 3,200), WARMUP +
+ * DURATION seconds each (BENCH_WARMUP, BENCH_SECONDS); per step:
  * HTTP answer p50/p99; report → war-room screen p50/p99 (every screen must receive every accepted
  * report exactly once: lost and doubled counted); report → station screen (its figure counts the
  * report) p50/p99 and reports it never showed; the CPU of each process, PostgreSQL, Redis and the
@@ -20,7 +21,6 @@
  * delivery lost or doubled; the stepping stops there and the knee is the last step that held and
  * the first that broke. The baseline, in the same run: the bare Socket.IO broadcast of bench:gotv
  * (baseline-socket-broadcast.ts) on as many processes, stepped alike with the war-room screens.
- * Results go to the "scale" section of docs/benchmarks.md.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -51,34 +51,35 @@ import {
   callJson,
   comandoServer,
   deleteRedisKeys,
-  machineNote,
-  markdownTable,
   onInterrupt,
   registerFirstAdmin,
   repoRoot,
+  scaled,
+  settings,
   startServer,
   withPg,
-  writeDocSection,
   type RunningServer,
 } from './lib';
+import { loadAverage, markdownTable, publish, runBenchmark } from './report';
 
 const db = benchDatabase('comando_bench_scale');
 const PREFIX = 'bench-scale';
 const BASELINE_PREFIX = 'bench-scale-bare';
-const PROCESSES = Number(process.env.BENCH_SCALE_PROCESSES ?? 3);
-const SCREENS = Number(process.env.BENCH_SCALE_SCREENS ?? 2000);
+const PROCESSES = 3;
+const SCREENS = scaled(2000);
 /** One screen in ten is a brigade phone following its station; the rest are war-room screens. */
 const STATION_SCREENS = Math.round(SCREENS / 10);
 const WAR_ROOM_SCREENS = SCREENS - STATION_SCREENS;
-const STEPS = (process.env.BENCH_SCALE_STEPS ?? '100,200,400,800,1600,3200').split(',').map(Number);
+/** 100 reports a second, doubled up to BENCH_RATE. */
+const STEPS = Array.from({ length: Math.max(1, Math.floor(Math.log2((settings.rate ?? 3200) / 100)) + 1) }, (_, i) => 100 * 2 ** i);
 /**
  * Seconds of each step before it is measured (a rate the processes have not met yet), and measured.
  * The first step warms longer: cold processes (JIT, statements prepared on each pooled connection,
  * tables just imported) answered the first seconds slowly enough to break a 50/s step.
  */
-const WARMUP = 5;
-const FIRST_WARMUP = 15;
-const DURATION = 20;
+const WARMUP = settings.warmup ?? 5;
+const FIRST_WARMUP = settings.warmup ?? 15;
+const DURATION = settings.seconds ?? 20;
 /** After each step: the last 100 ms window, Redis, and a station watch tick (1 s) with its commit lag. */
 const SETTLE_MS = 3500;
 /**
@@ -88,7 +89,6 @@ const SETTLE_MS = 3500;
 const LATE_MS = 20_000;
 /** A brigade covers at most 500 stations (`createBrigadeBody`). */
 const BRIGADE_STATIONS = 500;
-const full = PROCESSES === 3 && SCREENS === 2000 && STEPS.join(',') === '100,200,400,800,1600,3200';
 const goal = { processes: 3, rate: 1000, p99Ms: 1000 };
 const breakAt = { p99Ms: 1000 };
 
@@ -322,7 +322,7 @@ async function baselinePhase(): Promise<Stepping> {
     }),
   );
   try {
-    const run = newRun(TOTAL_REPORTS, STEPS.length, STEPS[0]!, 0);
+    const run = newRun(TOTAL_REPORTS, STEPS.length);
     // UUIDs like Comando's voter and station ids, so that both carry the same bytes.
     const voterIds = Array.from({ length: run.totalReports }, () => randomUUID());
     const stationIds = Array.from({ length: 12_922 }, () => randomUUID());
@@ -355,7 +355,7 @@ async function comandoPhase(): Promise<{ stepping: Stepping; stations: number }>
     log('  setting up election day on the national puestos file through the API …');
     const day = await setUpNationalDay(servers[0]!.url);
     const stations = day.stationIds.length;
-    const run = newRun(TOTAL_REPORTS, STEPS.length, STEPS[0]!, 0);
+    const run = newRun(TOTAL_REPORTS, STEPS.length);
     // Station screens spread over the country; report seq goes to station seq % stations.
     const stationOf = Array.from({ length: STATION_SCREENS }, (_, i) => Math.floor((i * stations) / STATION_SCREENS));
     const levels = Math.ceil(TOTAL_REPORTS / stations) + 2;
@@ -406,7 +406,7 @@ function kneeText(stepping: Stepping): string {
   return `${held ? `held ${held.rate.toLocaleString('en-US')}/s` : 'no step held'}, ${broke ? `broke at ${broke.rate.toLocaleString('en-US')}/s` : `did not break up to ${STEPS.at(-1)!.toLocaleString('en-US')}/s`}`;
 }
 
-function report(baseline: Stepping, comando: { stepping: Stepping; stations: number }, machine: string, loadAfter: string): { markdown: string; pass: boolean } {
+function report(baseline: Stepping, comando: { stepping: Stepping; stations: number }, loadAfter: string): void {
   const steps = comando.stepping.steps;
   const baseOf = (rate: number) => baseline.steps.find((step) => step.rate === rate);
   const table = markdownTable(
@@ -460,31 +460,25 @@ function report(baseline: Stepping, comando: { stepping: Stepping; stations: num
   const met = steps.find((step) => step.held && step.rate >= goal.rate);
   const best = [...steps].filter((step) => step.held).sort((a, b) => b.rate - a.rate)[0];
   const serverCores = (step: Step) => appCores(step) + step.cpu.postgres + step.cpu.redis;
-  const goals = markdownTable(
-    ['Goal', 'Target', 'Measured', 'Result'],
-    [
-      [
-        `${goal.processes} processes: reports/s with report → war-room p99 ≤ ${goal.p99Ms} ms, 0 lost, 0 doubled`,
-        `≥ ${goal.rate.toLocaleString('en-US')}/s`,
-        best ? `${best.rate.toLocaleString('en-US')}/s held (p99 ${ms(best.warRoom.p99)} ms)` : 'no step held',
-        PROCESSES === goal.processes && met ? 'PASS' : 'FAIL',
-      ],
-      [
-        'Knee vs the bare Socket.IO broadcast on as many processes',
-        '(no goal)',
-        `${knee ? knee.rate.toLocaleString('en-US') : 0} vs ${baseKnee ? baseKnee.rate.toLocaleString('en-US') : 0} reports/s${knee && baseKnee ? `: ${(knee.rate / baseKnee.rate).toFixed(2)}×` : ''}`,
-        '–',
-      ],
-    ],
-  );
+  const goals = [
+    {
+      goal: `${goal.processes} processes: reports/s with report → war-room p99 ≤ ${goal.p99Ms} ms, 0 lost, 0 doubled`,
+      target: `≥ ${goal.rate.toLocaleString('en-US')}/s`,
+      measured: best ? `${best.rate.toLocaleString('en-US')}/s held (p99 ${ms(best.warRoom.p99)} ms)` : 'no step held',
+      pass: Boolean(met),
+    },
+    {
+      goal: 'Knee vs the bare Socket.IO broadcast on as many processes',
+      target: '(no goal)',
+      measured: `${knee ? knee.rate.toLocaleString('en-US') : 0} vs ${baseKnee ? baseKnee.rate.toLocaleString('en-US') : 0} reports/s${knee && baseKnee ? `: ${(knee.rate / baseKnee.rate).toFixed(2)}×` : ''}`,
+    },
+  ];
   const perCore = knee
     ? `At the last step that held (${knee.rate.toLocaleString('en-US')}/s), the app processes used ${cores(appCores(knee))} cores, PostgreSQL ${cores(knee.cpu.postgres)} and Redis ${cores(knee.cpu.redis)}: ` +
       `${(knee.achieved / appCores(knee)).toFixed(0)} reports/s and ${(SCREENS / appCores(knee)).toFixed(0)} screens per app core, ` +
       `${(knee.achieved / serverCores(knee)).toFixed(0)} reports/s per core of the whole server side (app + PostgreSQL + Redis).`
     : 'No step held, so no per-core figure.';
-  const markdown = `## Scale: reports per second until it breaks
-
-Command: \`npm run bench:scale\` (\`scripts/bench/scale.ts\`) · run ${new Date().toISOString()} · machine: ${machine}; at the end ${loadAfter}.
+  const intro = `Load average at the end of the run: ${loadAfter}.
 
 ${PROCESSES} Comando processes in production configuration (\`comandoServer\`) on one PostgreSQL (\`${db.name}\`, created for the run)
 and one Redis, election day on the national fixture set up through the API: the Registraduría's puestos file
@@ -509,13 +503,18 @@ ${table}
 
 Baseline, bare Socket.IO broadcast, ${PROCESSES} processes: ${kneeText(baseline)}.
 
-${baseTable}
-
-${goals}
-
-${perCore} All of it shares ${os.cpus().length} cores with the load process (the screens' parsing and the phones), so the knee here
-is the machine's, not Comando's alone: read the CPU split, not the knee, to size a deployment.`;
-  return { markdown, pass: PROCESSES === goal.processes && Boolean(met) };
+${baseTable}`;
+  publish({
+    id: 'scale',
+    title: 'Scale: reports per second until it breaks',
+    command: 'npm run bench:scale',
+    blocks: [
+      intro,
+      { goals },
+      `${perCore} All of it shares ${os.cpus().length} cores with the load process (the screens' parsing and the phones), so the knee here
+is the machine's, not Comando's alone: read the CPU split, not the knee, to size a deployment.`,
+    ],
+  });
 }
 
 async function cleanUp(): Promise<void> {
@@ -524,8 +523,7 @@ async function cleanUp(): Promise<void> {
   await deleteRedisKeys(benchRedisUrl, `${BASELINE_PREFIX}:`).catch(() => undefined);
 }
 
-async function main(): Promise<void> {
-  const machine = machineNote();
+runBenchmark(async () => {
   onInterrupt(cleanUp);
   let baseline: Stepping;
   let comando: { stepping: Stepping; stations: number };
@@ -541,18 +539,5 @@ async function main(): Promise<void> {
     agent.destroy();
     await cleanUp();
   }
-  const loadAfter = `load average ${os
-    .loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' / ')}`;
-  const { markdown, pass } = report(baseline, comando, machine, loadAfter);
-  process.stdout.write(`\n${markdown}\n`);
-  if (full) writeDocSection('scale', markdown);
-  process.stdout.write(`\n${full ? 'Written to docs/benchmarks.md' : 'Not the benchmark size: not written'}. Overall: ${pass ? 'PASS' : 'FAIL'}\n`);
-  if (!pass) process.exitCode = 1;
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+  report(baseline, comando, loadAverage());
 });

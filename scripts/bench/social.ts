@@ -15,8 +15,6 @@
  *
  * Where time goes: the server's and PostgreSQL's CPU during the import, and in this process the
  * cost per row of the import's own steps (row validation, text analysis) on the same data.
- * Results are printed; BENCH_WRITE_DOC=1 also writes the "social" section of docs/benchmarks.md.
- * Exits 1 when a goal is missed or the run fails, as the other benches do.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
@@ -35,24 +33,23 @@ import {
   deleteRedisKeys,
   logDir,
   machineCpuSeconds,
-  machineNote,
-  markdownTable,
   onInterrupt,
   ownCpuSeconds,
   registerFirstAdmin,
+  scaled,
   withPg,
   withServer,
-  writeDocSection,
 } from './lib';
+import { markdownTable, publish, runBenchmark } from './report';
 
-const POSTS = Number(process.env.BENCH_SOCIAL_POSTS ?? 100_000);
+const POSTS = scaled(100_000);
 const CAPTURES = [1, 6, 24, 48, 72] as const; // hours after publication
 const POSTS_PER_REQUEST = 2_000; // × 5 captures = 10,000 rows; a post's captures stay in one request
 const COMPETITORS = 20;
 const PLATFORMS = ['facebook', 'instagram', 'x', 'youtube', 'tiktok'] as const;
 type Platform = (typeof PLATFORMS)[number];
 const DAYS = 90;
-const STORED_SNAPSHOTS = 1_000_000;
+const STORED_SNAPSHOTS = scaled(1_000_000);
 const WARMUP_REQUESTS = 20;
 const MEASURED_REQUESTS = 300;
 const METRICS = ['followers', 'engagement', 'engagementRate', 'posts', 'sentiment', 'shareOfVoice'] as const;
@@ -60,7 +57,7 @@ const INTERVALS = ['day', 'week'] as const;
 const IMPORT_MAX_BYTES = 20 * 1024 * 1024;
 const goals = { importRatio: 0.25, p99Ms: 100 };
 
-const db = benchDatabase(process.env.BENCH_SOCIAL_DB ?? 'comando_bench_social');
+const db = benchDatabase('comando_bench_social');
 const REDIS_KEY_PREFIX = 'bench-social';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -654,7 +651,7 @@ async function runAll(): Promise<Results> {
 const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
 const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
 
-function report(r: Results, machine: string): { markdown: string; pass: boolean } {
+function report(r: Results): void {
   const observations = POSTS * CAPTURES.length;
   const copyRows = r.copy.rows.posts + r.copy.rows.snapshots + r.copy.rows.followers;
   const storedRows = r.stored.posts + r.stored.snapshots + r.stored.followers;
@@ -760,15 +757,12 @@ function report(r: Results, machine: string): { markdown: string; pass: boolean 
     ],
     [`Snapshots stored for the comparison`, `≥ ${thousands(STORED_SNAPSHOTS)}`, thousands(r.topUp.snapshots), r.topUp.snapshots >= STORED_SNAPSHOTS],
   ];
-  const goalTable = markdownTable(
-    ['Goal', 'Target', 'Measured', 'Result'],
-    verdicts.map(([goal, target, measured, ok]) => [goal, target, measured, ok ? 'PASS' : 'FAIL']),
-  );
-  const markdown = `## Social monitoring
-
-Command: \`npm run bench:social\` (\`scripts/bench/social.ts\`) · run ${new Date().toISOString()} · machine: ${machine}.
-
-Comando's production build (\`node dist/src/main.js\`, \`NODE_ENV=production\`, PostgreSQL \`${db.name}\` created for the run
+  publish({
+    id: 'social',
+    title: 'Social monitoring',
+    command: 'npm run bench:social',
+    blocks: [
+      `Comando's production build (\`node dist/src/main.js\`, \`NODE_ENV=production\`, PostgreSQL \`${db.name}\` created for the run
 and dropped after it, Redis under its own key prefix). Set up through the API: ${COMPETITORS} competitors (one ours), each with
 ${PLATFORMS.length} import-fed profiles (${PLATFORMS.join(', ')}), and a keyword rule beside the default rules.
 
@@ -803,22 +797,18 @@ authenticated competitor list measured the same way (the time until the whole an
 
 ${latencyTable}
 
-Comparison p99 ÷ \`GET /api/test\` p99: ${fixed(c.comparison.p99 / c.baseline.p99, 1)} × (${fixed(c.comparison.p99, 1)} ms ÷ ${fixed(c.baseline.p99, 1)} ms).
-
-${goalTable}`;
-  return { markdown, pass: verdicts.every(([, , , ok]) => ok) };
+Comparison p99 ÷ \`GET /api/test\` p99: ${fixed(c.comparison.p99 / c.baseline.p99, 1)} × (${fixed(c.comparison.p99, 1)} ms ÷ ${fixed(c.baseline.p99, 1)} ms).`,
+      { goals: verdicts.map(([goal, target, measured, pass]) => ({ goal, target, measured, pass })) },
+    ],
+  });
 }
 
-const keepDb = process.env.BENCH_SOCIAL_KEEP_DB === '1';
-
 async function cleanUp(): Promise<void> {
-  if (keepDb) process.stdout.write(`BENCH_SOCIAL_KEEP_DB=1: ${db.url} kept\n`);
-  else await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
+  await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
   await deleteRedisKeys(benchRedisUrl, `${REDIS_KEY_PREFIX}:`).catch(() => undefined);
 }
 
-async function main(): Promise<void> {
-  const machine = machineNote();
+runBenchmark(async () => {
   onInterrupt(cleanUp);
   let results: Results;
   try {
@@ -828,15 +818,5 @@ async function main(): Promise<void> {
   } finally {
     await cleanUp();
   }
-  const { markdown, pass } = report(results, machine);
-  process.stdout.write(`\n${markdown}\n`);
-  const write = process.env.BENCH_WRITE_DOC === '1' && POSTS === 100_000 && !cpuProfileArgs().length;
-  if (write) writeDocSection('social', markdown);
-  process.stdout.write(`\n${write ? 'Written to docs/benchmarks.md' : 'Not written to docs/benchmarks.md (BENCH_WRITE_DOC=1 does)'}. Overall: ${pass ? 'PASS' : 'FAIL'}\n`);
-  if (!pass) process.exitCode = 1;
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+  report(results);
 });

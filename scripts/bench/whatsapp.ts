@@ -7,33 +7,19 @@
  *   webhook ingestion (signed POSTs)     vs a bare node:http server that checks the HMAC and runs one UPDATE
  *
  * Comando runs alone in its own child process (dist/src/main.js); the fake provider, the webhook
- * load and the baseline run in this process. Results are printed and written to the "whatsapp"
- * section of docs/benchmarks.md.
+ * load and the baseline run in this process.
  */
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import { FakeWhatsAppCloud } from '../../test/fakes/whatsapp-cloud';
-import {
-  benchDatabase,
-  benchRedisUrl,
-  comandoServer,
-  cpuProfileArgs,
-  callJson,
-  deleteRedisKeys,
-  machineNote,
-  markdownTable,
-  onInterrupt,
-  registerFirstAdmin,
-  withPg,
-  withServer,
-  writeDocSection,
-} from './lib';
+import { benchDatabase, benchRedisUrl, comandoServer, cpuProfileArgs, callJson, deleteRedisKeys, onInterrupt, registerFirstAdmin, scaled, withPg, withServer } from './lib';
+import { atLeast, publish } from './report';
 
 const db = benchDatabase('comando_bench_whatsapp');
 const REDIS_KEY_PREFIX = 'bench-whatsapp';
-const RECIPIENTS = Number(process.env.BENCH_WA_RECIPIENTS ?? 20_000);
+const RECIPIENTS = scaled(20_000);
 const RATE = 1000;
 const CONCURRENCY = 50;
 const WEBHOOK_CONCURRENCY = 32;
@@ -91,7 +77,6 @@ async function baselineWebhookServer(pool: Pool): Promise<{ url: string; close: 
 }
 
 async function main(): Promise<void> {
-  const note = machineNote();
   await db.recreate();
   onInterrupt(() => db.drop());
   await deleteRedisKeys(benchRedisUrl, REDIS_KEY_PREFIX);
@@ -195,52 +180,52 @@ async function main(): Promise<void> {
 
       const webhookRate = bodies.length / ingest.seconds;
       const baselineWebhookRate = bodies.length / baseline.seconds;
-      const rows = [
-        [
-          `send → ${RECIPIENTS.toLocaleString('en')} queued rows written`,
-          `${(queueSeconds * 1000).toFixed(0)} ms`,
-          `${(baselineQueueSeconds * 1000).toFixed(0)} ms (bare INSERT … SELECT, same table shape)`,
-          (baselineQueueSeconds / queueSeconds).toFixed(2),
-          '—',
-        ],
-        [
-          'all sent (first to last acceptance)',
-          `${wholeSeconds.toFixed(1)} s`,
-          `${(RECIPIENTS / RATE).toFixed(1)} s at exactly the limit`,
-          (RECIPIENTS / RATE / wholeSeconds).toFixed(3),
-          '—',
-        ],
-        [
-          'sustained send rate (5th–95th percentile)',
-          `${sendRate.toFixed(0)} msg/s`,
-          `${RATE} msg/s (configured limit)`,
-          (sendRate / RATE).toFixed(3),
-          `≥ ${goals.sendRateRatio} ${sendRate / RATE >= goals.sendRateRatio ? '✓' : '✗'}`,
-        ],
-        ['duplicates / 130429 answers', `${duplicates} / ${throttled}`, '0 / 0', '—', duplicates === 0 ? '0 duplicates ✓' : '✗'],
-        [
-          `webhook ingestion (${bodies.length.toLocaleString('en')} signed POSTs)`,
-          `${webhookRate.toFixed(0)} /s`,
-          `${baselineWebhookRate.toFixed(0)} /s (node:http + HMAC + 1 UPDATE)`,
-          (webhookRate / baselineWebhookRate).toFixed(2),
-          `≥ ${goals.webhooksPerSecond}/s ${webhookRate >= goals.webhooksPerSecond ? '✓' : '✗'}`,
-        ],
-        ['dashboard exact afterwards', exact ? 'yes' : `no: ${JSON.stringify(dashboard.totals)}`, '—', '—', exact ? '✓' : '✗'],
-      ];
-      const table = markdownTable(['measure', 'Comando', 'baseline', 'ratio', 'goal'], rows);
       const failures = ingest.failures + baseline.failures;
-      const report = `## WhatsApp campaign
-
-\`npm run bench:whatsapp\` (${new Date().toISOString().slice(0, 10)}). ${RECIPIENTS.toLocaleString('en')} recipients, fake Cloud API limited to ${RATE} msg/s (it answers 130429 above that), \`WHATSAPP_RATE_PER_SECOND=${RATE}\`, \`WHATSAPP_SEND_CONCURRENCY=${CONCURRENCY}\`, ${WEBHOOK_CONCURRENCY} webhook POSTs in flight.${failures ? ` ${failures} webhook POSTs failed.` : ''}
-Comando ran in its own process; the fake provider, the webhook load and the baselines shared the bench process. The machine is shared with other agents' work, so absolute numbers vary between runs.
-
-${table}
-
-The goals are absolute figures; read them against the baseline column, measured on the same machine in the same minutes.
-
-Machine: ${note}.`;
-      process.stdout.write(`${report}\n`);
-      if (!process.env.BENCH_CPU_PROF && RECIPIENTS === 20_000) writeDocSection('whatsapp', report);
+      publish({
+        id: 'whatsapp',
+        title: 'WhatsApp campaign',
+        command: 'npm run bench:whatsapp',
+        blocks: [
+          `${RECIPIENTS.toLocaleString('en')} recipients, fake Cloud API limited to ${RATE} msg/s (it answers 130429 above that), \`WHATSAPP_RATE_PER_SECOND=${RATE}\`, \`WHATSAPP_SEND_CONCURRENCY=${CONCURRENCY}\`, ${WEBHOOK_CONCURRENCY} webhook POSTs in flight.
+Comando ran in its own process; the fake provider, the webhook load and the baselines shared the bench process. The machine is shared with other agents' work, so absolute numbers vary between runs.`,
+          {
+            header: ['measure', 'Comando', 'baseline', 'ratio'],
+            rows: [
+              [
+                `send → ${RECIPIENTS.toLocaleString('en')} queued rows written`,
+                `${(queueSeconds * 1000).toFixed(0)} ms`,
+                `${(baselineQueueSeconds * 1000).toFixed(0)} ms (bare INSERT … SELECT, same table shape)`,
+                (baselineQueueSeconds / queueSeconds).toFixed(2),
+              ],
+              [
+                'all sent (first to last acceptance)',
+                `${wholeSeconds.toFixed(1)} s`,
+                `${(RECIPIENTS / RATE).toFixed(1)} s at exactly the limit`,
+                (RECIPIENTS / RATE / wholeSeconds).toFixed(3),
+              ],
+              ['sustained send rate (5th–95th percentile)', `${sendRate.toFixed(0)} msg/s`, `${RATE} msg/s (configured limit)`, (sendRate / RATE).toFixed(3)],
+              ['duplicates / 130429 answers', `${duplicates} / ${throttled}`, '0 / 0', '—'],
+              [
+                `webhook ingestion (${bodies.length.toLocaleString('en')} signed POSTs)`,
+                `${webhookRate.toFixed(0)} /s`,
+                `${baselineWebhookRate.toFixed(0)} /s (node:http + HMAC + 1 UPDATE)`,
+                (webhookRate / baselineWebhookRate).toFixed(2),
+              ],
+              ['dashboard exact afterwards', exact ? 'yes' : `no: ${JSON.stringify(dashboard.totals)}`, '—', '—'],
+            ],
+          },
+          {
+            goals: [
+              atLeast('Sustained send rate vs the configured limit', sendRate / RATE, goals.sendRateRatio, { digits: 3 }),
+              { goal: 'Duplicate sends', target: '0', measured: String(duplicates), pass: duplicates === 0 },
+              atLeast('Webhook ingestion, signed POSTs a second', webhookRate, goals.webhooksPerSecond, { digits: 0, unit: '/s' }),
+              { goal: 'Webhook POSTs failed (Comando and baseline)', target: '0', measured: String(failures), pass: failures === 0 },
+              { goal: 'Dashboard exact afterwards', target: 'exact', measured: exact ? 'exact' : JSON.stringify(dashboard.totals), pass: exact },
+            ],
+          },
+          'The goals are absolute figures; read them against the baseline column, measured on the same machine in the same minutes.',
+        ],
+      });
     });
   } finally {
     await fake.close();
@@ -250,7 +235,7 @@ Machine: ${note}.`;
 }
 
 main().then(
-  () => process.exit(0),
+  () => process.exit(process.exitCode ?? 0),
   (error: unknown) => {
     process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
     process.exit(1);
