@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261128200141_VolunteerPointCheckTyped } from './Migration20261128200141_VolunteerPointCheckTyped';
 import { Migration20261128165228_UserSessions } from './Migration20261128165228_UserSessions';
 import { Migration20261128113931_WhatsAppMessageProvider } from './Migration20261128113931_WhatsAppMessageProvider';
 import { Migration20261128140500_CampaignElectionDate } from './Migration20261128140500_CampaignElectionDate';
@@ -100,4 +101,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128140500_CampaignElectionDate', class: Migration20261128140500_CampaignElectionDate },
   { name: 'Migration20261128143000_GotvFollowingDays', class: Migration20261128143000_GotvFollowingDays },
   { name: 'Migration20261128165228_UserSessions', class: Migration20261128165228_UserSessions },
+  { name: 'Migration20261128200141_VolunteerPointCheckTyped', class: Migration20261128200141_VolunteerPointCheckTyped },
 ];

@@ -66,7 +66,12 @@ export const VolunteerActivitySchema = defineEntity({
   checks: [
     { name: 'volunteer_activities_quantity_check', expression: 'quantity is null or (quantity >= 0 and quantity <= 100000)' },
     { name: 'volunteer_activities_duration_check', expression: 'duration_minutes is null or (duration_minutes > 0 and duration_minutes <= 1440)' },
-    { name: 'volunteer_activities_point_check', expression: '(lat is null) = (lng is null) and (lat is null or (lat between -90 and 90 and lng between -180 and 180))' },
+    // Bounds typed as the columns are, so PostgreSQL stores them without casts and the schema diff reads them back as written.
+    {
+      name: 'volunteer_activities_point_check',
+      expression:
+        "(lat is null) = (lng is null) and (lat is null or (lat >= '-90'::double precision and lat <= '90'::double precision and lng >= '-180'::double precision and lng <= '180'::double precision))",
+    },
   ],
   properties: (p) => ({
     ...uuidPrimaryKey,
