@@ -1,6 +1,8 @@
 import { Cursor, DriverException, type EntityName, type FilterQuery, type QueryOrderMap } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql as builderSql, type SelectQueryBuilder } from 'kysely';
 import { invalidField } from './errors';
+import type { Queries } from './sql';
 
 import type { Page, PageRequest } from './page-schemas';
 export { pageQueryShape, pageSchema, type Page, type PageRequest } from './page-schemas';
@@ -48,11 +50,43 @@ export async function findPage<T extends object, Out>(
       nextCursor: result.hasNextPage ? result.endCursor : null,
     };
   } catch (error) {
-    // A cursor whose values do not fit the columns (edited by hand) is the client's mistake.
-    if (page.cursor && error instanceof DriverException && /^22/.test(String(error.code))) {
-      throw invalidField('query.cursor', 'The cursor is not one this list gave out.');
-    }
-    throw error;
+    throw cursorRefused(page, error);
+  }
+}
+
+/** A cursor whose values do not fit the columns (edited by hand) is the client's mistake. */
+function cursorRefused(page: PageRequest, error: unknown): unknown {
+  if (page.cursor && error instanceof DriverException && /^22/.test(String(error.code))) return invalidField('query.cursor', 'The cursor is not one this list gave out.');
+  return error;
+}
+
+/**
+ * The same keyset paging for a statement of the typed query builder, with cursors of the same form:
+ * the rows ordered by `keys` (selected columns of the table, not null, the last one unique: the
+ * id), all in one `direction`; a page after a cursor starts past its row by one row comparison.
+ */
+export async function queryPage<DB, Table extends keyof DB, Row extends object>(
+  q: Queries,
+  query: SelectQueryBuilder<DB, Table, Row>,
+  keys: readonly (keyof Row & string)[],
+  direction: 'asc' | 'desc',
+  page: PageRequest,
+): Promise<Page<Row>> {
+  let paged = query;
+  if (page.cursor) {
+    assertCursorShape(page.cursor, keys.length);
+    const after = Cursor.decode(page.cursor) as unknown[];
+    const columns = builderSql.join(keys.map((key) => builderSql.ref(key)));
+    paged = paged.where(builderSql<boolean>`(${columns}) ${builderSql.raw(direction === 'desc' ? '<' : '>')} (${builderSql.join(after)})`);
+  }
+  for (const key of keys) paged = paged.orderBy(builderSql.ref(key), direction);
+  try {
+    const rows = await q.rows(paged.limit(page.limit + 1));
+    const data = rows.slice(0, page.limit);
+    const last = data[data.length - 1] as Record<string, unknown> | undefined;
+    return { data, nextCursor: rows.length > page.limit && last ? Cursor.encode(keys.map((key) => last[key])) : null };
+  } catch (error) {
+    throw cursorRefused(page, error);
   }
 }
 
