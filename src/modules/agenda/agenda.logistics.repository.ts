@@ -1,6 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
-import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
+import { sql, tables, type Queries } from '../../kernel/sql';
 import { AgendaAllocationSchema, AgendaResourceSchema, AgendaTaskSchema } from './agenda.entities';
 
 type LogisticsTables = InferKyselyDB<typeof AgendaResourceSchema | typeof AgendaAllocationSchema | typeof AgendaTaskSchema>;
@@ -8,65 +9,16 @@ const db = tables<LogisticsTables>();
 
 // ───────────── resources
 
-export interface ResourceRecord {
-  id: string;
-  name: string;
-  category: string | null;
-  quantity: number;
-  unit: string | null;
-  notes: string | null;
-  active: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-const resourceColumns = ['id', 'name', 'category', 'quantity', 'unit', 'notes', 'active', 'created_at', 'updated_at'] as const;
-
-function resourceOf(row: Pick<Selectable<LogisticsTables['agenda_resources']>, (typeof resourceColumns)[number]>): ResourceRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    category: row.category ?? null,
-    quantity: row.quantity,
-    unit: row.unit ?? null,
-    notes: row.notes ?? null,
-    active: row.active,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
+type ResourceRow = Selectable<LogisticsTables['agenda_resources']>;
+export type ResourceRecord = CamelCased<ResourceRow>;
 
 export async function insertResource(q: Queries, resource: ResourceRecord): Promise<void> {
-  await q.write(
-    db.insertInto('agenda_resources').values({
-      id: resource.id,
-      name: resource.name,
-      category: resource.category,
-      quantity: resource.quantity,
-      unit: resource.unit,
-      notes: resource.notes,
-      active: resource.active,
-      created_at: resource.createdAt,
-      updated_at: resource.updatedAt,
-    }),
-  );
+  await q.write(db.insertInto('agenda_resources').values(snakeRow(resource)));
 }
 
 export async function updateResource(q: Queries, resource: ResourceRecord): Promise<void> {
-  await q.write(
-    db
-      .updateTable('agenda_resources')
-      .set({
-        name: resource.name,
-        category: resource.category,
-        quantity: resource.quantity,
-        unit: resource.unit,
-        notes: resource.notes,
-        active: resource.active,
-        updated_at: resource.updatedAt,
-      })
-      .where('id', '=', resource.id),
-  );
+  const { id, createdAt: _createdAt, ...changed } = resource;
+  await q.write(db.updateTable('agenda_resources').set(snakeRow(changed)).where('id', '=', id));
 }
 
 /**
@@ -74,17 +26,17 @@ export async function updateResource(q: Queries, resource: ResourceRecord): Prom
  * change of its quantity, takes this lock first, so two requests never both count the same units.
  */
 export async function findResource(q: Queries, id: string, lock = false): Promise<ResourceRecord | undefined> {
-  let query = db.selectFrom('agenda_resources').select(resourceColumns).where('id', '=', id);
+  let query = db.selectFrom('agenda_resources').selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   const row = await q.first(query);
-  return row ? resourceOf(row) : undefined;
+  return row && camelRow(row);
 }
 
 export async function listResources(q: Queries, filter: { active?: boolean | undefined; category?: string | undefined }): Promise<ResourceRecord[]> {
-  let query = db.selectFrom('agenda_resources').select(resourceColumns).orderBy('name').orderBy('id');
+  let query = db.selectFrom('agenda_resources').selectAll().orderBy('name').orderBy('id');
   if (filter.active !== undefined) query = query.where('active', '=', filter.active);
   if (filter.category) query = query.where('category', '=', filter.category);
-  return (await q.rows(query)).map(resourceOf);
+  return (await q.rows(query)).map((row) => camelRow(row));
 }
 
 /**
@@ -106,47 +58,28 @@ export async function peakAllocated(q: Queries, resourceId: string, from: Date, 
 
 // ───────────── allocations
 
-export interface AllocationRecord {
-  id: string;
-  resourceId: string;
-  eventId: string;
-  quantity: number;
-  startsAt: Date;
-  endsAt: Date;
-  notes: string | null;
-  createdById: string | null;
-  createdAt: Date;
-}
-
-const allocationSelect: Sql = sql`a.id, a.resource_id as "resourceId", a.event_id as "eventId", a.quantity, a.starts_at as "startsAt", a.ends_at as "endsAt",
-  a.notes, a.created_by_id as "createdById", a.created_at as "createdAt", r.name as "resourceName", r.unit`;
-
-export type AllocationWithResource = AllocationRecord & { resourceName: string; unit: string | null };
+export type AllocationRecord = CamelCased<Selectable<LogisticsTables['agenda_allocations']>>;
 
 export async function insertAllocation(q: Queries, allocation: AllocationRecord): Promise<void> {
-  await q.write(
-    db.insertInto('agenda_allocations').values({
-      id: allocation.id,
-      resource_id: allocation.resourceId,
-      event_id: allocation.eventId,
-      quantity: allocation.quantity,
-      starts_at: allocation.startsAt,
-      ends_at: allocation.endsAt,
-      notes: allocation.notes,
-      created_by_id: allocation.createdById,
-      created_at: allocation.createdAt,
-    }),
-  );
+  await q.write(db.insertInto('agenda_allocations').values(snakeRow(allocation)));
 }
 
-export async function allocationsOf(q: Queries, filter: { eventId?: string; resourceId?: string; id?: string }): Promise<AllocationWithResource[]> {
-  const conditions: Sql[] = [sql`true`];
-  if (filter.eventId) conditions.push(sql`a.event_id = ${filter.eventId}::uuid`);
-  if (filter.resourceId) conditions.push(sql`a.resource_id = ${filter.resourceId}::uuid`);
-  if (filter.id) conditions.push(sql`a.id = ${filter.id}::uuid`);
-  return q.rows<AllocationWithResource>(sql`select ${allocationSelect} from agenda_allocations a join agenda_resources r on r.id = a.resource_id
-    where ${sql.join(conditions, ' and ')} order by a.starts_at, a.id`);
+/** Allocations with their resource's name and unit, in time order. */
+export async function allocationsOf(q: Queries, filter: { eventId?: string; resourceId?: string; id?: string }) {
+  let query = db
+    .selectFrom('agenda_allocations as a')
+    .innerJoin('agenda_resources as r', 'r.id', 'a.resource_id')
+    .selectAll('a')
+    .select(['r.name as resource_name', 'r.unit'])
+    .orderBy('a.starts_at')
+    .orderBy('a.id');
+  if (filter.eventId) query = query.where('a.event_id', '=', filter.eventId);
+  if (filter.resourceId) query = query.where('a.resource_id', '=', filter.resourceId);
+  if (filter.id) query = query.where('a.id', '=', filter.id);
+  return (await q.rows(query)).map((row) => camelRow(row));
 }
+
+export type AllocationWithResource = Awaited<ReturnType<typeof allocationsOf>>[number];
 
 export async function deleteAllocation(q: Queries, eventId: string, allocationId: string): Promise<boolean> {
   return (await q.write(db.deleteFrom('agenda_allocations').where('id', '=', allocationId).where('event_id', '=', eventId))).count > 0;
@@ -154,69 +87,33 @@ export async function deleteAllocation(q: Queries, eventId: string, allocationId
 
 // ───────────── tasks
 
-export interface TaskRecord {
-  id: string;
-  eventId: string;
-  title: string;
-  notes: string | null;
-  assigneeId: string | null;
-  dueAt: Date | null;
-  doneAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-const taskColumns = ['id', 'event_id', 'title', 'notes', 'assignee_id', 'due_at', 'done_at', 'created_at', 'updated_at'] as const;
-
-function taskOf(row: Pick<Selectable<LogisticsTables['agenda_tasks']>, (typeof taskColumns)[number]>): TaskRecord {
-  return {
-    id: row.id,
-    eventId: row.event_id,
-    title: row.title,
-    notes: row.notes ?? null,
-    assigneeId: row.assignee_id ?? null,
-    dueAt: row.due_at ?? null,
-    doneAt: row.done_at ?? null,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
+export type TaskRecord = CamelCased<Selectable<LogisticsTables['agenda_tasks']>>;
 
 export async function insertTask(q: Queries, task: TaskRecord): Promise<void> {
-  await q.write(
-    db.insertInto('agenda_tasks').values({
-      id: task.id,
-      event_id: task.eventId,
-      title: task.title,
-      notes: task.notes,
-      assignee_id: task.assigneeId,
-      due_at: task.dueAt,
-      done_at: task.doneAt,
-      created_at: task.createdAt,
-      updated_at: task.updatedAt,
-    }),
-  );
+  await q.write(db.insertInto('agenda_tasks').values(snakeRow(task)));
 }
 
 export async function updateTask(q: Queries, task: TaskRecord): Promise<void> {
-  await q.write(
-    db
-      .updateTable('agenda_tasks')
-      .set({ title: task.title, notes: task.notes, assignee_id: task.assigneeId, due_at: task.dueAt, done_at: task.doneAt, updated_at: task.updatedAt })
-      .where('id', '=', task.id),
-  );
+  const { id, eventId: _eventId, createdAt: _createdAt, ...changed } = task;
+  await q.write(db.updateTable('agenda_tasks').set(snakeRow(changed)).where('id', '=', id));
 }
 
 export async function findTask(q: Queries, eventId: string, taskId: string): Promise<TaskRecord | undefined> {
-  const row = await q.first(db.selectFrom('agenda_tasks').select(taskColumns).where('id', '=', taskId).where('event_id', '=', eventId));
-  return row ? taskOf(row) : undefined;
+  const row = await q.first(db.selectFrom('agenda_tasks').selectAll().where('id', '=', taskId).where('event_id', '=', eventId));
+  return row && camelRow(row);
 }
 
 /** Open tasks first by due time (undated last), then the done ones. */
 export async function tasksOf(q: Queries, eventId: string): Promise<TaskRecord[]> {
-  const rows = await q.rows<Parameters<typeof taskOf>[0]>(sql`select ${sql.raw(taskColumns.join(', '))} from agenda_tasks where event_id = ${eventId}::uuid
-    order by done_at is not null, due_at nulls last, created_at, id`);
-  return rows.map(taskOf);
+  const query = db
+    .selectFrom('agenda_tasks')
+    .selectAll()
+    .where('event_id', '=', eventId)
+    .orderBy((row) => row('done_at', 'is not', null))
+    .orderBy('due_at', (order) => order.asc().nullsLast())
+    .orderBy('created_at')
+    .orderBy('id');
+  return (await q.rows(query)).map((row) => camelRow(row));
 }
 
 export async function deleteTask(q: Queries, eventId: string, taskId: string): Promise<boolean> {
