@@ -78,6 +78,24 @@ describe('polls', () => {
     expectProblem(await app.http.get(`${base}/polls/00000000-0000-7000-8000-000000000000`).set(viewer.auth), 404);
   });
 
+  it('pages polls newest publication first, a page at a time, and refuses a cursor whose values do not fit', async () => {
+    const all = (await app.http.get(`${base}/polls?limit=200`).set(viewer.auth).expect(200)).body.data.map((row: { id: string }) => row.id);
+    expect(all.length).toBeGreaterThan(1);
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { data: { id: string }[]; nextCursor: string | null } } = await app.http
+        .get(`${base}/polls?limit=1${cursor ? `&cursor=${cursor}` : ''}`)
+        .set(viewer.auth)
+        .expect(200);
+      walked.push(...page.body.data.map((row) => row.id));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(walked).toEqual(all);
+    const edited = Buffer.from(JSON.stringify(['2026-01-01', 'not-an-id'])).toString('base64url');
+    expectProblem(await app.http.get(`${base}/polls?cursor=${edited}`).set(viewer.auth), 400);
+  });
+
   it('refuses what cannot be a poll, naming the field, and writes nothing', async () => {
     const before = (await app.http.get(`${base}/polls?limit=200`).set(viewer.auth)).body.data.length;
     const cases: [Record<string, unknown>, string][] = [

@@ -51,9 +51,9 @@ export const popularityRouter = new ApiRouter('popularity', 'Polls, the poll ave
       query: listPollsQuery,
       response: pageSchema(pollView),
     },
-    async ({ em, input }) => {
+    async ({ ctx, input }) => {
       if (input.query.from && input.query.to && input.query.from > input.query.to) throw invalidField('query.from', '`from` must not be after `to`.');
-      return service.listPolls(em, input.query);
+      return service.listPolls(ctx.deps.db, input.query);
     },
   )
   .get(`${base}/polls/:id`, { summary: 'One poll', access: popularityPolicy.roles('read'), params: idParams, response: pollView }, async ({ ctx, input }) =>
@@ -92,7 +92,7 @@ export const popularityRouter = new ApiRouter('popularity', 'Polls, the poll ave
       query: listMetricsQuery,
       response: pageSchema(metricView),
     },
-    async ({ em, input }) => service.listMetrics(em, input.query),
+    async ({ ctx, input }) => service.listMetrics(ctx.deps.db, input.query),
   )
   .get(
     `${base}/dashboard`,

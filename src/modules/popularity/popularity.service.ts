@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { NotFoundError, ValidationError, invalidField } from '../../kernel/errors';
@@ -108,7 +107,7 @@ export async function createPoll(deps: Pick<AppDeps, 'db'>, input: CreatePollInp
     notes: input.notes ?? null,
     compliant: compliance.compliant,
     problems: compliance.problems,
-    createdBy: userId,
+    createdById: userId,
     createdAt: new Date(),
   };
   await insertPoll(deps.db, poll);
@@ -121,8 +120,8 @@ export async function getPoll(q: Queries, id: string) {
   return presentPoll(poll);
 }
 
-export async function listPolls(em: EntityManager, query: ListPollsInput) {
-  const page = await pollPage(em, query, query);
+export async function listPolls(q: Queries, query: ListPollsInput) {
+  const page = await pollPage(q, query, query);
   return { data: page.data.map(presentPoll), nextCursor: page.nextCursor };
 }
 
@@ -175,9 +174,9 @@ export async function recordMetrics(deps: Pick<AppDeps, 'db'>, body: unknown): P
   return { accepted: written.inserted, updated: written.updated, rejected };
 }
 
-export async function listMetrics(em: EntityManager, query: ListMetricsInput) {
+export async function listMetrics(q: Queries, query: ListMetricsInput) {
   if (query.from && query.to && query.from > query.to) throw invalidField('query.from', '`from` must not be after `to`.');
-  const page = await metricPage(em, query, query);
+  const page = await metricPage(q, query, query);
   return { data: page.data.map(presentMetric), nextCursor: page.nextCursor };
 }
 
@@ -190,6 +189,6 @@ export async function currentWeights(q: Queries): Promise<ScoreWeights> {
 }
 
 export async function replaceWeights(q: Queries, weights: ScoreWeights): Promise<ScoreWeights> {
-  await saveScoreWeights(q, weights);
+  await saveScoreWeights(q, weights, new Date());
   return currentWeights(q);
 }
