@@ -1,22 +1,19 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
+import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { arrivingContact, audienceContacts, type CapturedPerson, type ConsentProof } from '../audience';
 import { territoryAndDescendants } from '../territories';
 import {
   OPEN_STATUSES,
-  type HistoryAction,
   type PqrsAttachmentSchema,
   type PqrsChannel,
   type PqrsCounterSchema,
   type PqrsHistorySchema,
-  type PqrsPriority,
   type PqrsRequestSchema,
   type PqrsSettingsSchema,
   type PqrsStatus,
   type PqrsType,
-  type StoredChanges,
-  type StoredNotice,
 } from './pqrs.entities';
 import { DUE_STATES, type DueState } from './pqrs.clock';
 import type { TerritoryReferenceHolder } from '../../kernel/module';
@@ -32,140 +29,23 @@ const db = tables<PqrsTables>();
  * number back: no gaps, no duplicates.
  */
 export async function nextSequence(tx: Queries, year: number): Promise<number> {
-  const row = await tx.first<{ last: number }>(sql`
-    insert into pqrs_counters as c (year, last) values (${year}, 1)
-    on conflict (year) do update set last = c.last + 1
-    returning last`);
+  const row = await tx.first(
+    db
+      .insertInto('pqrs_counters')
+      .values({ year, last: 1 })
+      .onConflict((conflict) => conflict.column('year').doUpdateSet((counter) => ({ last: counter('pqrs_counters.last', '+', 1) })))
+      .returning('last'),
+  );
   return row!.last;
 }
 
 // ───────────── requests
 
-export interface RequestRecord {
-  id: string;
-  number: string;
-  year: number;
-  sequence: number;
-  type: PqrsType;
-  subject: string;
-  description: string;
-  channel: PqrsChannel;
-  contactId: string | null;
-  anonymous: boolean;
-  territoryId: string | null;
-  assigneeId: string | null;
-  priority: PqrsPriority;
-  status: PqrsStatus;
-  receivedAt: Date;
-  termDays: number;
-  originalDueDate: string;
-  dueDate: string;
-  dueAt: Date;
-  extendedAt: Date | null;
-  extensionReason: string | null;
-  extendedById: string | null;
-  dueSoonAt: Date | null;
-  answer: string | null;
-  answeredAt: Date | null;
-  answeredById: string | null;
-  closedAt: Date | null;
-  conversationId: string | null;
-  receivedNotice: StoredNotice | null;
-  answerNotice: StoredNotice | null;
-  extensionNotice: StoredNotice | null;
-  uploadTokenHash: string | null;
-  uploadTokenExpiresAt: Date | null;
-  citizenErasedAt: Date | null;
-  createdById: string | null;
-  updatedAt: Date;
-}
-
 type RequestRow = Selectable<PqrsTables['pqrs_requests']>;
-
-function requestOf(row: RequestRow): RequestRecord {
-  return {
-    id: row.id,
-    number: row.number,
-    year: row.year,
-    sequence: row.sequence,
-    type: row.type,
-    subject: row.subject,
-    description: row.description,
-    channel: row.channel,
-    contactId: row.contact_id ?? null,
-    anonymous: row.anonymous,
-    territoryId: row.territory_id ?? null,
-    assigneeId: row.assignee_id ?? null,
-    priority: row.priority,
-    status: row.status,
-    receivedAt: row.received_at,
-    termDays: row.term_days,
-    originalDueDate: row.original_due_date,
-    dueDate: row.due_date,
-    dueAt: row.due_at,
-    extendedAt: row.extended_at ?? null,
-    extensionReason: row.extension_reason ?? null,
-    extendedById: row.extended_by_id ?? null,
-    dueSoonAt: row.due_soon_at ?? null,
-    answer: row.answer ?? null,
-    answeredAt: row.answered_at ?? null,
-    answeredById: row.answered_by_id ?? null,
-    closedAt: row.closed_at ?? null,
-    conversationId: row.conversation_id ?? null,
-    receivedNotice: row.received_notice ?? null,
-    answerNotice: row.answer_notice ?? null,
-    extensionNotice: row.extension_notice ?? null,
-    uploadTokenHash: row.upload_token_hash ?? null,
-    uploadTokenExpiresAt: row.upload_token_expires_at ?? null,
-    citizenErasedAt: row.citizen_erased_at ?? null,
-    createdById: row.created_by_id ?? null,
-    updatedAt: row.updated_at,
-  };
-}
-
-function rowOf(request: RequestRecord) {
-  return {
-    id: request.id,
-    number: request.number,
-    year: request.year,
-    sequence: request.sequence,
-    type: request.type,
-    subject: request.subject,
-    description: request.description,
-    channel: request.channel,
-    contact_id: request.contactId,
-    anonymous: request.anonymous,
-    territory_id: request.territoryId,
-    assignee_id: request.assigneeId,
-    priority: request.priority,
-    status: request.status,
-    received_at: request.receivedAt,
-    term_days: request.termDays,
-    original_due_date: request.originalDueDate,
-    due_date: request.dueDate,
-    due_at: request.dueAt,
-    extended_at: request.extendedAt,
-    extension_reason: request.extensionReason,
-    extended_by_id: request.extendedById,
-    due_soon_at: request.dueSoonAt,
-    answer: request.answer,
-    answered_at: request.answeredAt,
-    answered_by_id: request.answeredById,
-    closed_at: request.closedAt,
-    conversation_id: request.conversationId,
-    received_notice: request.receivedNotice,
-    answer_notice: request.answerNotice,
-    extension_notice: request.extensionNotice,
-    upload_token_hash: request.uploadTokenHash,
-    upload_token_expires_at: request.uploadTokenExpiresAt,
-    citizen_erased_at: request.citizenErasedAt,
-    created_by_id: request.createdById,
-    updated_at: request.updatedAt,
-  };
-}
+export type RequestRecord = CamelCased<RequestRow>;
 
 export async function insertRequest(q: Queries, request: RequestRecord): Promise<void> {
-  await q.write(db.insertInto('pqrs_requests').values(rowOf(request)));
+  await q.write(db.insertInto('pqrs_requests').values(snakeRow(request)));
 }
 
 /**
@@ -173,7 +53,7 @@ export async function insertRequest(q: Queries, request: RequestRecord): Promise
  * the consent proof) and the request pointing at them, in one statement.
  */
 export async function insertRequestWithCitizen(q: Queries, request: Omit<RequestRecord, 'contactId'>, person: CapturedPerson, proof: ConsentProof): Promise<string> {
-  const row = rowOf({ ...request, contactId: null });
+  const row = snakeRow({ ...request, contactId: null });
   const columns = Object.keys(row).filter((column) => column !== 'contact_id');
   const values = columns.map((column) => {
     const value = row[column as keyof typeof row];
@@ -198,12 +78,12 @@ export async function findRequest(q: Queries, id: string, lock = false): Promise
   let query = db.selectFrom('pqrs_requests').selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   const row = await q.first(query);
-  return row ? requestOf(row) : undefined;
+  return row && camelRow(row);
 }
 
 export async function saveRequest(q: Queries, request: RequestRecord): Promise<void> {
-  const { id, ...fields } = rowOf(request);
-  await q.write(db.updateTable('pqrs_requests').set(fields).where('id', '=', id));
+  const { id, ...fields } = request;
+  await q.write(db.updateTable('pqrs_requests').set(snakeRow(fields)).where('id', '=', id));
 }
 
 export interface RequestFilter {
@@ -299,7 +179,7 @@ export async function requestPage(q: Queries, filter: RequestFilter, sort: 'rece
     where ${conditions(filter)} and ${keyset}
     ${order}
     limit ${limit}`);
-  return rows.map(requestOf);
+  return rows.map((row) => camelRow(row));
 }
 
 export type DueStateCounts = Record<DueState, number>;
@@ -329,64 +209,24 @@ export async function citizensOf(q: Queries, contactIds: readonly string[]): Pro
 
 // ───────────── history
 
-export interface HistoryRecord {
-  id: string;
-  requestId: string;
-  at: Date;
-  actorId: string | null;
-  action: HistoryAction;
-  changes: StoredChanges;
-  note: string | null;
-}
+export type HistoryRecord = CamelCased<Selectable<PqrsTables['pqrs_history']>>;
 
 export async function insertHistory(q: Queries, rows: readonly HistoryRecord[]): Promise<void> {
   if (!rows.length) return;
-  await q.write(
-    db
-      .insertInto('pqrs_history')
-      .values(rows.map((row) => ({ id: row.id, request_id: row.requestId, at: row.at, actor_id: row.actorId, action: row.action, changes: row.changes, note: row.note }))),
-  );
+  await q.write(db.insertInto('pqrs_history').values(rows.map((row) => snakeRow(row))));
 }
 
 export async function historyOf(q: Queries, requestId: string): Promise<HistoryRecord[]> {
   const rows = await q.rows(db.selectFrom('pqrs_history').selectAll().where('request_id', '=', requestId).orderBy('at').orderBy('id'));
-  return rows.map((row) => ({
-    id: row.id,
-    requestId: row.request_id,
-    at: row.at,
-    actorId: row.actor_id ?? null,
-    action: row.action,
-    changes: row.changes,
-    note: row.note ?? null,
-  }));
+  return rows.map((row) => camelRow(row));
 }
 
 // ───────────── attachments
 
-export interface AttachmentRecord {
-  id: string;
-  requestId: string;
-  fileName: string;
-  type: string;
-  size: number;
-  sha256: string;
-  uploadedAt: Date;
-  uploadedById: string | null;
-}
+export type AttachmentRecord = CamelCased<Selectable<PqrsTables['pqrs_attachments']>>;
 
 export async function insertAttachment(q: Queries, attachment: AttachmentRecord): Promise<void> {
-  await q.write(
-    db.insertInto('pqrs_attachments').values({
-      id: attachment.id,
-      request_id: attachment.requestId,
-      file_name: attachment.fileName,
-      type: attachment.type,
-      size: attachment.size,
-      sha256: attachment.sha256,
-      uploaded_at: attachment.uploadedAt,
-      uploaded_by_id: attachment.uploadedById,
-    }),
-  );
+  await q.write(db.insertInto('pqrs_attachments').values(snakeRow(attachment)));
 }
 
 export async function attachmentsOf(q: Queries, requestIds: readonly string[]): Promise<AttachmentRecord[]> {
@@ -399,20 +239,16 @@ export async function attachmentsOf(q: Queries, requestIds: readonly string[]): 
       .orderBy('uploaded_at')
       .orderBy('id'),
   );
-  return rows.map((row) => ({
-    id: row.id,
-    requestId: row.request_id,
-    fileName: row.file_name,
-    type: row.type,
-    size: row.size,
-    sha256: row.sha256,
-    uploadedAt: row.uploaded_at,
-    uploadedById: row.uploaded_by_id ?? null,
-  }));
+  return rows.map((row) => camelRow(row));
 }
 
 export async function countAttachments(q: Queries, requestId: string): Promise<number> {
-  const row = await q.first(sql<{ count: number }>`select count(*)::int as count from pqrs_attachments where request_id = ${requestId}::uuid`);
+  const row = await q.first(
+    db
+      .selectFrom('pqrs_attachments')
+      .select((attachment) => attachment.cast<number>(attachment.fn.countAll(), 'integer').as('count'))
+      .where('request_id', '=', requestId),
+  );
   return row?.count ?? 0;
 }
 
@@ -423,61 +259,38 @@ export async function deleteAttachments(q: Queries, ids: readonly string[]): Pro
 
 // ───────────── settings
 
-export interface SettingsRecord {
-  consentText: string;
-  privacyPolicyUrl: string | null;
-  receivedTemplate: string | null;
-  answeredTemplate: string | null;
-  extendedTemplate: string | null;
-  templateLanguage: string;
-  updatedAt: Date;
-}
+const settingsColumns = ['consent_text', 'privacy_policy_url', 'received_template', 'answered_template', 'extended_template', 'template_language', 'updated_at'] as const;
+export type SettingsRecord = CamelCased<Pick<Selectable<PqrsTables['pqrs_settings']>, (typeof settingsColumns)[number]>>;
 
 export async function readSettings(q: Queries): Promise<SettingsRecord> {
-  const row = await q.first(
-    db
-      .selectFrom('pqrs_settings')
-      .select(['consent_text', 'privacy_policy_url', 'received_template', 'answered_template', 'extended_template', 'template_language', 'updated_at'])
-      .where('id', '=', 1),
-  );
+  const row = await q.first(db.selectFrom('pqrs_settings').select(settingsColumns).where('id', '=', 1));
   if (!row) throw new Error('pqrs_settings has no row: the Pqrs migration inserts it');
-  return {
-    consentText: row.consent_text,
-    privacyPolicyUrl: row.privacy_policy_url ?? null,
-    receivedTemplate: row.received_template ?? null,
-    answeredTemplate: row.answered_template ?? null,
-    extendedTemplate: row.extended_template ?? null,
-    templateLanguage: row.template_language,
-    updatedAt: row.updated_at,
-  };
+  return camelRow(row);
 }
 
 export async function saveSettings(q: Queries, settings: Omit<SettingsRecord, 'updatedAt'>, actorId: string, at: Date): Promise<void> {
   await q.write(
     db
       .updateTable('pqrs_settings')
-      .set({
-        consent_text: settings.consentText,
-        privacy_policy_url: settings.privacyPolicyUrl,
-        received_template: settings.receivedTemplate,
-        answered_template: settings.answeredTemplate,
-        extended_template: settings.extendedTemplate,
-        template_language: settings.templateLanguage,
-        updated_by_id: actorId,
-        updated_at: at,
-      })
+      .set({ ...snakeRow(settings), updated_by_id: actorId, updated_at: at })
       .where('id', '=', 1),
   );
 }
 
 /** Claims a local day for the due-soon run: true for the one process whose update moved the day forward. */
 export async function claimDueSoonRun(q: Queries, day: string): Promise<boolean> {
-  const result = await q.write(sql`update pqrs_settings set due_soon_run_on = ${day} where id = 1 and (due_soon_run_on is null or due_soon_run_on < ${day})`);
+  const result = await q.write(
+    db
+      .updateTable('pqrs_settings')
+      .set({ due_soon_run_on: day })
+      .where('id', '=', 1)
+      .where((settings) => settings.or([settings('due_soon_run_on', 'is', null), settings('due_soon_run_on', '<', day)])),
+  );
   return result.count > 0;
 }
 
 export async function releaseDueSoonRun(q: Queries, day: string, previous: string | null): Promise<void> {
-  await q.write(sql`update pqrs_settings set due_soon_run_on = ${previous} where id = 1 and due_soon_run_on = ${day}`);
+  await q.write(db.updateTable('pqrs_settings').set({ due_soon_run_on: previous }).where('id', '=', 1).where('due_soon_run_on', '=', day));
 }
 
 export async function lastDueSoonRun(q: Queries): Promise<string | null> {
@@ -487,11 +300,17 @@ export async function lastDueSoonRun(q: Queries): Promise<string | null> {
 
 /** Open requests not overdue at `now` and due on or before `horizon` that were not flagged yet: flagged now, returned. */
 export async function flagDueSoon(q: Queries, now: Date, horizon: string): Promise<RequestRecord[]> {
-  const rows = await q.rows<RequestRow>(sql`
-    update pqrs_requests r set due_soon_at = ${now}, updated_at = ${now}
-    where r.status in ${openStatuses} and r.due_soon_at is null and r.due_at >= ${now} and r.due_date <= ${horizon}
-    returning r.*`);
-  return rows.map(requestOf);
+  const rows = await q.rows(
+    db
+      .updateTable('pqrs_requests')
+      .set({ due_soon_at: now, updated_at: now })
+      .where('status', 'in', OPEN_STATUSES)
+      .where('due_soon_at', 'is', null)
+      .where('due_at', '>=', now)
+      .where('due_date', '<=', horizon)
+      .returningAll(),
+  );
+  return rows.map((row) => camelRow(row));
 }
 
 // ───────────── figures for other modules
@@ -506,11 +325,16 @@ export interface PqrsCounts {
 }
 
 export async function countRequests(q: Queries, now: Date, horizon: string): Promise<PqrsCounts> {
-  const row = await q.first<PqrsCounts>(sql`
-    select count(*)::int as pending,
-      count(*) filter (where due_at < ${now})::int as overdue,
-      count(*) filter (where due_at >= ${now} and due_date <= ${horizon})::int as "dueSoon"
-    from pqrs_requests where status in ${openStatuses}`);
+  const row = await q.first(
+    db
+      .selectFrom('pqrs_requests')
+      .select((request) => [
+        request.cast<number>(request.fn.countAll(), 'integer').as('pending'),
+        request.cast<number>(request.fn.countAll().filterWhere('due_at', '<', now), 'integer').as('overdue'),
+        request.cast<number>(request.fn.countAll().filterWhere('due_at', '>=', now).filterWhere('due_date', '<=', horizon), 'integer').as('dueSoon'),
+      ])
+      .where('status', 'in', OPEN_STATUSES),
+  );
   return row ?? { pending: 0, overdue: 0, dueSoon: 0 };
 }
 
@@ -546,26 +370,43 @@ export async function openedClosedByDay(q: Queries, from: string, to: string, ti
 
 export async function requestsOfContact(q: Queries, contactId: string): Promise<RequestRecord[]> {
   const rows = await q.rows(db.selectFrom('pqrs_requests').selectAll().where('contact_id', '=', contactId).orderBy('received_at').orderBy('id'));
-  return rows.map(requestOf);
+  return rows.map((row) => camelRow(row));
 }
 
 export const ERASED_TEXT = '(texto suprimido a solicitud del titular)';
 
 /** Clears the texts a person wrote or was answered, and the upload secret; the rows and their dates stay. */
 export async function eraseRequestTexts(q: Queries, contactId: string, at: Date): Promise<number> {
-  const result = await q.write(sql`
-    update pqrs_requests set description = ${ERASED_TEXT}, answer = case when answer is null then null else ${ERASED_TEXT} end,
-      extension_reason = case when extension_reason is null then null else ${ERASED_TEXT} end,
-      upload_token_hash = null, upload_token_expires_at = null, citizen_erased_at = ${at}, updated_at = ${at}
-    where contact_id = ${contactId}::uuid`);
+  const erasedIfWritten = (column: 'answer' | 'extension_reason') => (request: ExpressionBuilder<PqrsTables, 'pqrs_requests'>) =>
+    request.case().when(column, 'is', null).then(null).else(ERASED_TEXT).end();
+  const result = await q.write(
+    db
+      .updateTable('pqrs_requests')
+      .set({
+        description: ERASED_TEXT,
+        answer: erasedIfWritten('answer'),
+        extension_reason: erasedIfWritten('extension_reason'),
+        upload_token_hash: null,
+        upload_token_expires_at: null,
+        citizen_erased_at: at,
+        updated_at: at,
+      })
+      .where('contact_id', '=', contactId),
+  );
   return result.count;
 }
 
 /** What staff wrote about a person's requests in their history (notes, an extension's reason) becomes the marker; how many notes. */
 export async function eraseHistoryNotes(q: Queries, contactId: string): Promise<number> {
-  const result = await q.write(sql`
-    update pqrs_history h set note = ${ERASED_TEXT}
-    from pqrs_requests r where r.id = h.request_id and r.contact_id = ${contactId}::uuid and h.note is not null`);
+  const result = await q.write(
+    db
+      .updateTable('pqrs_history as h')
+      .from('pqrs_requests as r')
+      .set({ note: ERASED_TEXT })
+      .whereRef('r.id', '=', 'h.request_id')
+      .where('r.contact_id', '=', contactId)
+      .where('h.note', 'is not', null),
+  );
   return result.count;
 }
 
@@ -594,6 +435,11 @@ export async function existingAttachmentIds(q: Queries, ids: readonly string[]):
 
 /** Requests filed about a territory. */
 export const pqrsTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
-  const row = await q.first(sql<{ requests: number }>`select count(*)::int as requests from pqrs_requests where territory_id = ${territoryId}`);
+  const row = await q.first(
+    db
+      .selectFrom('pqrs_requests')
+      .select((request) => request.cast<number>(request.fn.countAll(), 'integer').as('requests'))
+      .where('territory_id', '=', territoryId),
+  );
   return [{ count: row?.requests ?? 0, one: 'PQRS', many: 'PQRS' }];
 };
