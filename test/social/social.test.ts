@@ -423,6 +423,13 @@ describe('posts list and comparison', () => {
       .set(viewer.auth)
       .expect(200);
     expect(next.body.data.every((row: { engagement: number }) => row.engagement <= top.body.data[1].engagement)).toBe(true);
+    const recent = (await app.http.get(`${base}/posts?platform=tiktok`).set(viewer.auth).expect(200)).body.data.map((row: { id: string }) => row.id);
+    const firstTwo = await app.http.get(`${base}/posts?platform=tiktok&limit=2`).set(viewer.auth).expect(200);
+    const rest = await app.http
+      .get(`${base}/posts?platform=tiktok&cursor=${encodeURIComponent(firstTwo.body.nextCursor)}`)
+      .set(viewer.auth)
+      .expect(200);
+    expect([...firstTwo.body.data, ...rest.body.data].map((row: { id: string }) => row.id)).toEqual(recent);
     const negative = await app.http.get(`${base}/posts?sentiment=negative&competitorId=${a}`).set(viewer.auth).expect(200);
     expect(negative.body.data.map((row: { platformPostId: string }) => row.platformPostId)).toEqual(['ca-2']);
     expectProblem(await app.http.get(`${base}/posts?sort=random`).set(viewer.auth), 400);

@@ -1,30 +1,17 @@
 import type { AppDeps } from '../../kernel/context';
 import type { Queries } from '../../kernel/sql';
 import { evaluateAfterIngest } from './social.alerts';
-import type { Platform } from './social.entities';
+import type { FetchedPost } from './connectors/connector';
 import { SOCIAL_ROOM } from './social.events';
 import { insertSnapshots, postKey, recordFollowers, upsertPosts, type PostState, type SnapshotRow } from './social.posts.repository';
 import { allRules, ownNames, type RuleRecord } from './social.repository';
 import { analyseSentiment, extractHashtags, extractMentions, matchKeywords } from './social.text';
 
-/** One observation of a post, from a connector or an import row: the post and its counts at `capturedAt`. */
-export interface ObservedPost {
-  platform: Platform;
-  postId: string;
-  competitorId: string;
-  profileId: string | null;
-  publishedAt: Date;
-  text: string;
-  url: string | null;
-  mediaType: string | null;
-  likes: number | null;
-  comments: number | null;
-  shares: number | null;
-  views: number | null;
-  capturedAt: Date;
-  /** The profile's followers at capture, the denominator of the engagement rate; null when unknown. */
-  followers: number | null;
-}
+/**
+ * One observation of a post, from a connector or an import row: the post and its counts at
+ * `capturedAt`, and the profile's followers then (the engagement rate's denominator; null when unknown).
+ */
+export type ObservedPost = FetchedPost & Pick<PostState, 'platform' | 'competitorId' | 'profileId' | 'capturedAt'> & { followers: number | null };
 
 export interface FollowerObservation {
   profileId: string;

@@ -1,48 +1,28 @@
-import { raw } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sql as builderSql, type ExpressionBuilder, type Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
-import { numberOrNull, sql, tables, type Queries } from '../../kernel/sql';
-import { PostSchema, PostSnapshotSchema, type Platform, type Post, type SentimentLabel } from './social.entities';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow } from '../../kernel/rows';
+import { sql, tables, type Queries } from '../../kernel/sql';
+import { AlertSchema, PostSchema, PostSnapshotSchema, type Platform, type SentimentLabel } from './social.entities';
 
-type PostTables = InferKyselyDB<typeof PostSchema | typeof PostSnapshotSchema>;
+type PostTables = InferKyselyDB<typeof PostSchema | typeof PostSnapshotSchema | typeof AlertSchema>;
 const db = tables<PostTables>();
 
-/** A post's state as of one capture, enriched, ready to write. */
-export interface PostState {
-  platform: Platform;
-  postId: string;
-  competitorId: string;
-  profileId: string | null;
-  publishedAt: Date;
-  text: string;
-  url: string | null;
-  mediaType: string | null;
-  likes: number | null;
-  comments: number | null;
-  shares: number | null;
-  views: number | null;
-  engagement: number;
-  engagementRate: number | null;
-  sentimentScore: number;
-  sentimentLabel: SentimentLabel;
-  hashtags: string[];
-  mentions: string[];
-  keywords: string[];
-  mentionsUs: boolean;
-  capturedAt: Date;
-}
+/** Every column of a post but its full-text vector, which only search reads. */
+type PostRow = Omit<Selectable<PostTables['social_posts']>, 'search'>;
 
-export interface SnapshotRow {
-  key: string;
-  capturedAt: Date;
-  likes: number | null;
-  comments: number | null;
-  shares: number | null;
-  views: number | null;
-  engagement: number;
-}
+const postOf = (row: PostRow) => camelRow(row, ['likes', 'comments', 'shares', 'views', 'engagement', 'engagement_rate', 'sentiment_score']);
+
+export type PostRecord = ReturnType<typeof postOf>;
+
+/** A post's state as of one capture, enriched, ready to write; `postId` is the platform's id of it. */
+export type PostState = Omit<PostRecord, 'id' | 'platformPostId' | 'firstSeenAt' | 'lastSnapshotAt'> & { postId: string; capturedAt: Date };
+
+const snapshotOf = (row: Selectable<PostTables['social_post_snapshots']>) => camelRow(row, ['likes', 'comments', 'shares', 'views', 'engagement']);
+
+/** A post's counts at one capture; `key` is its `postKey`. */
+export type SnapshotRow = Omit<ReturnType<typeof snapshotOf>, 'postId'> & { key: string };
 
 export interface UpsertedPost {
   id: string;
@@ -60,7 +40,7 @@ export const postKey = (platform: string, postId: string) => `${platform}\u0000$
 export async function upsertPosts(q: Queries, posts: readonly PostState[]): Promise<UpsertedPost[]> {
   if (!posts.length) return [];
   const column = <T>(pick: (post: PostState) => T) => posts.map(pick);
-  const rows = await q.rows<{ id: string; platform: string; platform_post_id: string; inserted: boolean }>(sql`
+  const rows = await q.rows<Pick<PostRow, 'id' | 'platform' | 'platform_post_id'> & { inserted: boolean }>(sql`
     insert into social_posts as p (id, platform, platform_post_id, competitor_id, profile_id, published_at, text, url, media_type,
       likes, comments, shares, views, engagement, engagement_rate, sentiment_score, sentiment_label, hashtags, mentions, keywords,
       mentions_us, first_seen_at, last_snapshot_at)
@@ -151,56 +131,6 @@ export async function recordFollowers(q: Queries, observations: readonly { profi
       and not exists (select 1 from social_follower_snapshots s where s.profile_id = p.id and s.captured_at > newest.captured_at)`);
 }
 
-export interface PostRecord {
-  id: string;
-  platform: Platform;
-  platformPostId: string;
-  competitorId: string;
-  profileId: string | null;
-  publishedAt: Date;
-  text: string;
-  url: string | null;
-  mediaType: string | null;
-  likes: number | null;
-  comments: number | null;
-  shares: number | null;
-  views: number | null;
-  engagement: number;
-  engagementRate: number | null;
-  sentimentScore: number;
-  sentimentLabel: SentimentLabel;
-  hashtags: string[];
-  mentions: string[];
-  keywords: string[];
-  lastSnapshotAt: Date;
-}
-
-function postOfEntity(post: Post): PostRecord {
-  return {
-    id: post.id,
-    platform: post.platform,
-    platformPostId: post.platformPostId,
-    competitorId: post.competitor.id,
-    profileId: post.profile ? post.profile.id : null,
-    publishedAt: post.publishedAt,
-    text: post.text,
-    url: post.url ?? null,
-    mediaType: post.mediaType ?? null,
-    likes: numberOrNull(post.likes),
-    comments: numberOrNull(post.comments),
-    shares: numberOrNull(post.shares),
-    views: numberOrNull(post.views),
-    engagement: Number(post.engagement),
-    engagementRate: numberOrNull(post.engagementRate),
-    sentimentScore: Number(post.sentimentScore),
-    sentimentLabel: post.sentimentLabel,
-    hashtags: post.hashtags,
-    mentions: post.mentions,
-    keywords: post.keywords,
-    lastSnapshotAt: post.lastSnapshotAt,
-  };
-}
-
 export interface PostFilter {
   competitorId?: string | undefined;
   platform?: Platform | undefined;
@@ -214,39 +144,60 @@ export interface PostFilter {
   sort: 'recent' | 'engagement';
 }
 
+const postColumns = [
+  'id',
+  'platform',
+  'platform_post_id',
+  'competitor_id',
+  'profile_id',
+  'published_at',
+  'text',
+  'url',
+  'media_type',
+  'likes',
+  'comments',
+  'shares',
+  'views',
+  'engagement',
+  'engagement_rate',
+  'sentiment_score',
+  'sentiment_label',
+  'hashtags',
+  'mentions',
+  'keywords',
+  'mentions_us',
+  'first_seen_at',
+  'last_snapshot_at',
+] as const satisfies readonly (keyof PostRow)[];
+
 /** A page of posts, newest or most engaging first (keyset pagination; `q` through the Spanish full-text index). */
-export function postPage(em: EntityManager, filter: PostFilter, page: PageRequest): Promise<Page<PostRecord>> {
-  const where: Record<string | symbol, unknown> = {};
-  if (filter.competitorId) where.competitor = filter.competitorId;
-  if (filter.platform) where.platform = filter.platform;
-  if (filter.from || filter.to) where.publishedAt = { ...(filter.from && { $gte: filter.from }), ...(filter.to && { $lt: filter.to }) };
-  if (filter.q) where.search = { $fulltext: filter.q };
-  if (filter.sentiment) where.sentimentLabel = filter.sentiment;
-  if (filter.minEngagement !== undefined) where.engagement = { $gte: filter.minEngagement };
+export async function postPage(q: Queries, filter: PostFilter, page: PageRequest): Promise<Page<PostRecord>> {
+  let query = db.selectFrom('social_posts').select(postColumns);
+  if (filter.competitorId) query = query.where('competitor_id', '=', filter.competitorId);
+  if (filter.platform) query = query.where('platform', '=', filter.platform);
+  if (filter.from) query = query.where('published_at', '>=', filter.from);
+  if (filter.to) query = query.where('published_at', '<', filter.to);
+  if (filter.q) query = query.where(builderSql<boolean>`search @@ plainto_tsquery('spanish', ${filter.q})`);
+  if (filter.sentiment) query = query.where('sentiment_label', '=', filter.sentiment);
+  if (filter.minEngagement !== undefined) query = query.where('engagement', '>=', filter.minEngagement);
   if (filter.hasAlert !== undefined) {
-    const exists = (alias: string) => `exists (select 1 from social_alerts a where a.post_id = ${alias}.id)`;
-    where[raw<symbol>((alias: string) => (filter.hasAlert ? exists(alias) : `not ${exists(alias)}`))] = [];
+    const alerted = (post: ExpressionBuilder<PostTables, 'social_posts'>) =>
+      post.exists(post.selectFrom('social_alerts').select('social_alerts.id').whereRef('social_alerts.post_id', '=', 'social_posts.id'));
+    query = query.where((post) => (filter.hasAlert ? alerted(post) : post.not(alerted(post))));
   }
-  const order = filter.sort === 'engagement' ? ({ engagement: 'desc', id: 'desc' } as const) : ({ publishedAt: 'desc', id: 'desc' } as const);
-  return findPage(em, PostSchema, where, page, order, postOfEntity);
+  const found = await queryPage(q, query, [filter.sort === 'engagement' ? 'engagement' : 'published_at', 'id'], 'desc', page);
+  return { data: found.data.map(postOf), nextCursor: found.nextCursor };
 }
 
-export async function findPost(em: EntityManager, id: string): Promise<PostRecord | undefined> {
-  const post = await em.findOne(PostSchema, { id });
-  return post ? postOfEntity(post) : undefined;
+export async function findPost(q: Queries, id: string): Promise<PostRecord | undefined> {
+  const row = await q.first(db.selectFrom('social_posts').select(postColumns).where('id', '=', id));
+  return row && postOf(row);
 }
 
 export async function snapshotsOf(q: Queries, postId: string): Promise<SnapshotRow[]> {
-  const rows = await q.rows(
-    db.selectFrom('social_post_snapshots').select(['captured_at', 'likes', 'comments', 'shares', 'views', 'engagement']).where('post_id', '=', postId).orderBy('captured_at'),
-  );
-  return rows.map((row) => ({
-    key: postId,
-    capturedAt: row.captured_at,
-    likes: numberOrNull(row.likes),
-    comments: numberOrNull(row.comments),
-    shares: numberOrNull(row.shares),
-    views: numberOrNull(row.views),
-    engagement: Number(row.engagement),
-  }));
+  const rows = await q.rows(db.selectFrom('social_post_snapshots').selectAll().where('post_id', '=', postId).orderBy('captured_at'));
+  return rows.map((row) => {
+    const { postId: key, ...snapshot } = snapshotOf(row);
+    return { key, ...snapshot };
+  });
 }

@@ -169,12 +169,12 @@ export const socialRouter = new ApiRouter('social-monitoring', 'Competitors on s
       query: listPostsQuery,
       response: pageSchema(postView),
     },
-    async ({ ctx, em, input }) => service.listPosts(ctx.deps, em, input.query),
+    async ({ ctx, input }) => service.listPosts(ctx.deps, input.query),
   )
   .get(
     `${base}/posts/:id`,
     { summary: 'One post with its engagement history', access: socialPolicy.roles('read'), params: idParams, response: postDetailView },
-    async ({ ctx, em, input }) => service.getPost(ctx.deps, em, input.params.id),
+    async ({ ctx, input }) => service.getPost(ctx.deps, input.params.id),
   )
   .post(
     `${base}/posts/import`,

@@ -253,14 +253,14 @@ export async function resumeProfile(q: Queries, profileId: string): Promise<void
 
 // ───────────── posts
 
-export async function listPosts(deps: Deps, em: EntityManager, query: ListPostsInput) {
+export async function listPosts(deps: Deps, query: ListPostsInput) {
   const { from, to } = rangeOf(query, deps.config.timeZone);
-  const page = await postPage(em, { ...query, from, to }, query);
+  const page = await postPage(deps.db, { ...query, from, to }, query);
   return { data: page.data.map(presentPost), nextCursor: page.nextCursor };
 }
 
-export async function getPost(deps: Deps, em: EntityManager, id: string) {
-  const post = await findPost(em, id);
+export async function getPost(deps: Deps, id: string) {
+  const post = await findPost(deps.db, id);
   if (!post) throw new NotFoundError('No post has this id.');
   return { ...presentPost(post), snapshots: (await snapshotsOf(deps.db, id)).map(presentSnapshot) };
 }

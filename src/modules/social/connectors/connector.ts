@@ -5,6 +5,8 @@
  * every failure so the poller knows whether to retry, slow down, wait for a quota, or stop.
  */
 
+import type { PostState } from '../social.posts.repository';
+
 export const PLATFORMS = ['facebook', 'instagram', 'x', 'youtube', 'tiktok'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
@@ -24,21 +26,13 @@ export interface FetchedProfile {
   followers: number | null;
 }
 
-export interface FetchedPost {
-  /** The platform's id of the post, unique per platform. */
-  postId: string;
-  publishedAt: Date;
-  text: string;
-  url: string | null;
-  /** `video`, `image`, `carousel`, `text`, `link`… lower case, as near the platform's word as possible. */
-  mediaType: string | null;
-  /** Likes, or Facebook's reactions total. Null where the platform does not give the number. */
-  likes: number | null;
-  comments: number | null;
-  /** Shares, retweets + quotes on X. */
-  shares: number | null;
-  views: number | null;
-}
+/**
+ * A post as its platform shows it now, in the stored post's terms. `postId` is the platform's id of
+ * it, unique per platform; `mediaType` is `video`, `image`, `carousel`, `text`, `link`… lower case,
+ * as near the platform's word as possible; `likes` is Facebook's reactions total there and `shares`
+ * X's retweets + quotes; a count is null where the platform does not give the number.
+ */
+export type FetchedPost = Pick<PostState, 'postId' | 'publishedAt' | 'text' | 'url' | 'mediaType' | 'likes' | 'comments' | 'shares' | 'views'>;
 
 export interface FetchRequest {
   profile: ProfileRef;
