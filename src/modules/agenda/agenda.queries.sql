@@ -93,15 +93,15 @@ limit
 -- agenda.logistics.repository.ts: insertResource
 insert into
   "agenda_resources" (
-    "id",
     "name",
+    "active",
     "category",
     "quantity",
     "unit",
     "notes",
-    "active",
-    "created_at",
-    "updated_at"
+    "id",
+    "updated_at",
+    "created_at"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9);
@@ -110,26 +110,18 @@ values
 update "agenda_resources"
 set
   "name" = $1,
-  "category" = $2,
-  "quantity" = $3,
-  "unit" = $4,
-  "notes" = $5,
-  "active" = $6,
+  "active" = $2,
+  "category" = $3,
+  "quantity" = $4,
+  "unit" = $5,
+  "notes" = $6,
   "updated_at" = $7
 where
   "id" = $8;
 
 -- agenda.logistics.repository.ts: findResource
 select
-  "id",
-  "name",
-  "category",
-  "quantity",
-  "unit",
-  "notes",
-  "active",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_resources"
 where
@@ -137,15 +129,7 @@ where
 
 -- agenda.logistics.repository.ts: listResources
 select
-  "id",
-  "name",
-  "category",
-  "quantity",
-  "unit",
-  "notes",
-  "active",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_resources"
 where
@@ -202,43 +186,34 @@ from
 -- agenda.logistics.repository.ts: insertAllocation
 insert into
   "agenda_allocations" (
-    "id",
-    "resource_id",
-    "event_id",
     "quantity",
+    "notes",
+    "id",
+    "created_at",
     "starts_at",
     "ends_at",
-    "notes",
-    "created_by_id",
-    "created_at"
+    "resource_id",
+    "event_id",
+    "created_by_id"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9);
 
 -- agenda.logistics.repository.ts: allocationsOf
 select
-  a.id,
-  a.resource_id as "resourceId",
-  a.event_id as "eventId",
-  a.quantity,
-  a.starts_at as "startsAt",
-  a.ends_at as "endsAt",
-  a.notes,
-  a.created_by_id as "createdById",
-  a.created_at as "createdAt",
-  r.name as "resourceName",
-  r.unit
+  "a".*,
+  "r"."name" as "resource_name",
+  "r"."unit"
 from
-  agenda_allocations a
-  join agenda_resources r on r.id = a.resource_id
+  "agenda_allocations" as "a"
+  inner join "agenda_resources" as "r" on "r"."id" = "a"."resource_id"
 where
-  true
-  and a.event_id = $1::uuid
-  and a.resource_id = $2::uuid
-  and a.id = $3::uuid
+  "a"."event_id" = $1
+  and "a"."resource_id" = $2
+  and "a"."id" = $3
 order by
-  a.starts_at,
-  a.id;
+  "a"."starts_at",
+  "a"."id";
 
 -- agenda.logistics.repository.ts: deleteAllocation
 delete from "agenda_allocations"
@@ -249,15 +224,15 @@ where
 -- agenda.logistics.repository.ts: insertTask
 insert into
   "agenda_tasks" (
-    "id",
-    "event_id",
-    "title",
     "notes",
-    "assignee_id",
+    "id",
+    "title",
+    "updated_at",
+    "created_at",
+    "event_id",
     "due_at",
     "done_at",
-    "created_at",
-    "updated_at"
+    "assignee_id"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9);
@@ -265,26 +240,18 @@ values
 -- agenda.logistics.repository.ts: updateTask
 update "agenda_tasks"
 set
-  "title" = $1,
-  "notes" = $2,
-  "assignee_id" = $3,
+  "notes" = $1,
+  "title" = $2,
+  "updated_at" = $3,
   "due_at" = $4,
   "done_at" = $5,
-  "updated_at" = $6
+  "assignee_id" = $6
 where
   "id" = $7;
 
 -- agenda.logistics.repository.ts: findTask
 select
-  "id",
-  "event_id",
-  "title",
-  "notes",
-  "assignee_id",
-  "due_at",
-  "done_at",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_tasks"
 where
@@ -293,24 +260,16 @@ where
 
 -- agenda.logistics.repository.ts: tasksOf
 select
-  id,
-  event_id,
-  title,
-  notes,
-  assignee_id,
-  due_at,
-  done_at,
-  created_at,
-  updated_at
+  *
 from
-  agenda_tasks
+  "agenda_tasks"
 where
-  event_id = $1::uuid
+  "event_id" = $1
 order by
-  done_at is not null,
-  due_at nulls last,
-  created_at,
-  id;
+  "done_at" is not null,
+  "due_at" asc nulls last,
+  "created_at",
+  "id";
 
 -- agenda.logistics.repository.ts: deleteTask
 delete from "agenda_tasks"

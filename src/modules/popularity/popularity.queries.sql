@@ -5,29 +5,29 @@
 -- popularity.repository.ts: insertPoll
 insert into
   "popularity_polls" (
+    "notes",
     "id",
+    "created_at",
+    "created_by_id",
+    "method",
+    "territory_id",
     "pollster",
+    "scope",
     "sponsor",
+    "universe",
+    "probabilistic",
+    "question",
+    "results",
+    "compliant",
+    "problems",
+    "published_at",
     "registration_number",
     "fieldwork_start",
     "fieldwork_end",
-    "published_at",
-    "scope",
-    "territory_id",
-    "universe",
     "sample_size",
-    "method",
-    "probabilistic",
     "margin_of_error",
     "confidence_level",
-    "question",
-    "results",
-    "source_url",
-    "notes",
-    "compliant",
-    "problems",
-    "created_by_id",
-    "created_at"
+    "source_url"
   )
 values
   (
@@ -58,29 +58,7 @@ values
 
 -- popularity.repository.ts: findPoll
 select
-  "id",
-  "pollster",
-  "sponsor",
-  "registration_number",
-  "fieldwork_start",
-  "fieldwork_end",
-  "published_at",
-  "scope",
-  "territory_id",
-  "universe",
-  "sample_size",
-  "method",
-  "probabilistic",
-  "margin_of_error",
-  "confidence_level",
-  "question",
-  "results",
-  "source_url",
-  "notes",
-  "compliant",
-  "problems",
-  "created_by_id",
-  "created_at"
+  *
 from
   "popularity_polls"
 where
@@ -88,47 +66,25 @@ where
 
 -- popularity.repository.ts: pollPage
 select
-  "p0".*
+  *
 from
-  "popularity_polls" as "p0"
+  "popularity_polls"
 where
-  "p0"."pollster" = $1
-  and "p0"."scope" = $2
-  and "p0"."territory_id" = $3
-  and "p0"."compliant" = $4
-  and "p0"."published_at" >= $5
-  and "p0"."published_at" <= $6
+  "pollster" = $1
+  and "scope" = $2
+  and "territory_id" = $3
+  and "compliant" = $4
+  and "published_at" >= $5
+  and "published_at" <= $6
 order by
-  "p0"."published_at" desc,
-  "p0"."id" desc
+  "published_at" desc,
+  "id" desc
 limit
   $7;
 
 -- popularity.repository.ts: pollsBetween
 select
-  "id",
-  "pollster",
-  "sponsor",
-  "registration_number",
-  "fieldwork_start",
-  "fieldwork_end",
-  "published_at",
-  "scope",
-  "territory_id",
-  "universe",
-  "sample_size",
-  "method",
-  "probabilistic",
-  "margin_of_error",
-  "confidence_level",
-  "question",
-  "results",
-  "source_url",
-  "notes",
-  "compliant",
-  "problems",
-  "created_by_id",
-  "created_at"
+  *
 from
   "popularity_polls"
 where
@@ -179,65 +135,65 @@ returning
 
 -- popularity.repository.ts: metricPage
 select
-  "p0".*
+  *
 from
-  "popularity_metrics" as "p0"
+  "popularity_metrics"
 where
-  "p0"."competitor_id" = $1
-  and "p0"."metric" = $2
-  and "p0"."source" = $3
-  and "p0"."date" >= $4
-  and "p0"."date" <= $5
+  "competitor_id" = $1
+  and "metric" = $2
+  and "source" = $3
+  and "date" >= $4
+  and "date" <= $5
 order by
-  "p0"."date" desc,
-  "p0"."id" desc
+  "date" desc,
+  "id" desc
 limit
   $6;
 
 -- popularity.repository.ts: latestMetrics
 select distinct
-  on (competitor_id, metric) date,
-  competitor_id as "competitorId",
-  metric,
-  value,
-  source
+  on ("competitor_id", "metric") "date",
+  "competitor_id",
+  "metric",
+  "value",
+  "source"
 from
-  popularity_metrics
+  "popularity_metrics"
 order by
-  competitor_id,
-  metric,
-  date desc,
-  updated_at desc;
+  "competitor_id",
+  "metric",
+  "date" desc,
+  "updated_at" desc;
 
 -- popularity.repository.ts: metricAsOf
 select distinct
-  on (competitor_id) date,
-  competitor_id as "competitorId",
-  metric,
-  value,
-  source
+  on ("competitor_id") "date",
+  "competitor_id",
+  "metric",
+  "value",
+  "source"
 from
-  popularity_metrics
+  "popularity_metrics"
 where
-  metric = $1
-  and date <= $2
-  and date >= to_char($3::date - $4::int, 'YYYY-MM-DD')
+  "metric" = $1
+  and "date" <= $2
+  and "date" >= $3
 order by
-  competitor_id,
-  date desc,
-  updated_at desc;
+  "competitor_id",
+  "date" desc,
+  "updated_at" desc;
 
 -- popularity.repository.ts: claimDailyRun
 insert into
-  popularity_daily_runs (date, ran_at)
+  "popularity_daily_runs" ("date", "ran_at")
 values
-  ($1, $2::timestamptz)
-on conflict (date) do nothing;
+  ($1, $2)
+on conflict ("date") do nothing;
 
 -- popularity.repository.ts: releaseDailyRun
-delete from popularity_daily_runs
+delete from "popularity_daily_runs"
 where
-  date = $1;
+  "date" = $1;
 
 -- popularity.repository.ts: scoreWeights
 select
@@ -249,41 +205,33 @@ where
 
 -- popularity.repository.ts: saveScoreWeights
 insert into
-  popularity_settings (id, score_weights, updated_at)
+  "popularity_settings" ("id", "score_weights", "updated_at")
 values
-  (1, $1::jsonb, now())
-on conflict (id) do update
+  ($1, $2, $3)
+on conflict ("id") do update
 set
-  score_weights = excluded.score_weights,
-  updated_at = excluded.updated_at;
+  "score_weights" = "excluded"."score_weights",
+  "updated_at" = "excluded"."updated_at";
 
 -- popularity.repository.ts: insertSwotItem
 insert into
   "popularity_swot_items" (
-    "id",
-    "quadrant",
     "text",
-    "evidence",
-    "suggestion_key",
-    "author_id",
     "active",
+    "id",
+    "updated_at",
     "created_at",
-    "updated_at"
+    "evidence",
+    "quadrant",
+    "suggestion_key",
+    "author_id"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9);
 
 -- popularity.repository.ts: findSwotItem
 select
-  "id",
-  "quadrant",
-  "text",
-  "evidence",
-  "suggestion_key",
-  "author_id",
-  "active",
-  "created_at",
-  "updated_at"
+  *
 from
   "popularity_swot_items"
 where
@@ -307,15 +255,7 @@ where
 
 -- popularity.repository.ts: allSwotItems
 select
-  "id",
-  "quadrant",
-  "text",
-  "evidence",
-  "suggestion_key",
-  "author_id",
-  "active",
-  "created_at",
-  "updated_at"
+  *
 from
   "popularity_swot_items"
 order by
@@ -325,8 +265,8 @@ order by
 
 -- popularity.repository.ts: popularityTerritoryReferences
 select
-  count(*)::int as polls
+  cast(count(*) as integer) as "polls"
 from
-  popularity_polls
+  "popularity_polls"
 where
-  territory_id = $1;
+  "territory_id" = $1;

@@ -4,45 +4,44 @@
 
 -- pqrs.repository.ts: nextSequence
 insert into
-  pqrs_counters as c (year, last)
+  "pqrs_counters" ("year", "last")
 values
-  ($1, 1)
-on conflict (year) do update
+  ($1, $2)
+on conflict ("year") do update
 set
-  last = c.last + 1
+  "last" = "pqrs_counters"."last" + $3
 returning
-  last;
+  "last";
 -- stopped: threw TypeError: Cannot read properties of undefined (reading 'last')
 
 -- pqrs.repository.ts: insertRequest
 insert into
   "pqrs_requests" (
-    "id",
     "number",
+    "type",
+    "id",
+    "updated_at",
+    "status",
+    "description",
+    "created_by_id",
+    "due_at",
+    "assignee_id",
+    "channel",
+    "territory_id",
+    "priority",
     "year",
     "sequence",
-    "type",
-    "subject",
-    "description",
-    "channel",
-    "contact_id",
     "anonymous",
-    "territory_id",
-    "assignee_id",
-    "priority",
-    "status",
+    "subject",
+    "answer",
     "received_at",
     "term_days",
-    "original_due_date",
     "due_date",
-    "due_at",
+    "original_due_date",
     "extended_at",
     "extension_reason",
-    "extended_by_id",
     "due_soon_at",
-    "answer",
     "answered_at",
-    "answered_by_id",
     "closed_at",
     "conversation_id",
     "received_notice",
@@ -51,8 +50,9 @@ insert into
     "upload_token_hash",
     "upload_token_expires_at",
     "citizen_erased_at",
-    "created_by_id",
-    "updated_at"
+    "contact_id",
+    "extended_by_id",
+    "answered_by_id"
   )
 values
   (
@@ -172,31 +172,31 @@ with
   request as (
     insert into
       pqrs_requests (
-        "id",
         "number",
+        "type",
+        "updated_at",
+        "id",
+        "due_at",
+        "status",
+        "description",
+        "created_by_id",
+        "assignee_id",
+        "channel",
+        "territory_id",
+        "priority",
+        "received_at",
         "year",
         "sequence",
-        "type",
-        "subject",
-        "description",
-        "channel",
         "anonymous",
-        "territory_id",
-        "assignee_id",
-        "priority",
-        "status",
-        "received_at",
+        "subject",
         "term_days",
         "original_due_date",
         "due_date",
-        "due_at",
         "extended_at",
         "extension_reason",
-        "extended_by_id",
         "due_soon_at",
         "answer",
         "answered_at",
-        "answered_by_id",
         "closed_at",
         "conversation_id",
         "received_notice",
@@ -205,8 +205,8 @@ with
         "upload_token_hash",
         "upload_token_expires_at",
         "citizen_erased_at",
-        "created_by_id",
-        "updated_at",
+        "extended_by_id",
+        "answered_by_id",
         contact_id
       )
     values
@@ -304,40 +304,40 @@ where
 update "pqrs_requests"
 set
   "number" = $1,
-  "year" = $2,
-  "sequence" = $3,
-  "type" = $4,
-  "subject" = $5,
-  "description" = $6,
-  "channel" = $7,
-  "contact_id" = $8,
-  "anonymous" = $9,
+  "type" = $2,
+  "updated_at" = $3,
+  "status" = $4,
+  "description" = $5,
+  "created_by_id" = $6,
+  "due_at" = $7,
+  "assignee_id" = $8,
+  "channel" = $9,
   "territory_id" = $10,
-  "assignee_id" = $11,
-  "priority" = $12,
-  "status" = $13,
-  "received_at" = $14,
-  "term_days" = $15,
-  "original_due_date" = $16,
-  "due_date" = $17,
-  "due_at" = $18,
-  "extended_at" = $19,
-  "extension_reason" = $20,
-  "extended_by_id" = $21,
-  "due_soon_at" = $22,
-  "answer" = $23,
+  "priority" = $11,
+  "year" = $12,
+  "sequence" = $13,
+  "anonymous" = $14,
+  "subject" = $15,
+  "answer" = $16,
+  "received_at" = $17,
+  "term_days" = $18,
+  "due_date" = $19,
+  "original_due_date" = $20,
+  "extended_at" = $21,
+  "extension_reason" = $22,
+  "due_soon_at" = $23,
   "answered_at" = $24,
-  "answered_by_id" = $25,
-  "closed_at" = $26,
-  "conversation_id" = $27,
-  "received_notice" = $28,
-  "answer_notice" = $29,
-  "extension_notice" = $30,
-  "upload_token_hash" = $31,
-  "upload_token_expires_at" = $32,
-  "citizen_erased_at" = $33,
-  "created_by_id" = $34,
-  "updated_at" = $35
+  "closed_at" = $25,
+  "conversation_id" = $26,
+  "received_notice" = $27,
+  "answer_notice" = $28,
+  "extension_notice" = $29,
+  "upload_token_hash" = $30,
+  "upload_token_expires_at" = $31,
+  "citizen_erased_at" = $32,
+  "contact_id" = $33,
+  "extended_by_id" = $34,
+  "answered_by_id" = $35
 where
   "id" = $36;
 
@@ -518,12 +518,12 @@ where
 insert into
   "pqrs_history" (
     "id",
-    "request_id",
     "at",
-    "actor_id",
     "action",
     "changes",
-    "note"
+    "note",
+    "request_id",
+    "actor_id"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7);
@@ -542,13 +542,13 @@ order by
 -- pqrs.repository.ts: insertAttachment
 insert into
   "pqrs_attachments" (
-    "id",
-    "request_id",
-    "file_name",
     "type",
-    "size",
+    "id",
     "sha256",
+    "size",
+    "request_id",
     "uploaded_at",
+    "file_name",
     "uploaded_by_id"
   )
 values
@@ -567,11 +567,11 @@ order by
 
 -- pqrs.repository.ts: countAttachments
 select
-  count(*)::int as count
+  cast(count(*) as integer) as "count"
 from
-  pqrs_attachments
+  "pqrs_attachments"
 where
-  request_id = $1::uuid;
+  "request_id" = $1;
 
 -- pqrs.repository.ts: deleteAttachments
 delete from "pqrs_attachments"
@@ -608,23 +608,23 @@ where
   "id" = $9;
 
 -- pqrs.repository.ts: claimDueSoonRun
-update pqrs_settings
+update "pqrs_settings"
 set
-  due_soon_run_on = $1
+  "due_soon_run_on" = $1
 where
-  id = 1
+  "id" = $2
   and (
-    due_soon_run_on is null
-    or due_soon_run_on < $2
+    "due_soon_run_on" is null
+    or "due_soon_run_on" < $3
   );
 
 -- pqrs.repository.ts: releaseDueSoonRun
-update pqrs_settings
+update "pqrs_settings"
 set
-  due_soon_run_on = $1
+  "due_soon_run_on" = $1
 where
-  id = 1
-  and due_soon_run_on = $2;
+  "id" = $2
+  and "due_soon_run_on" = $3;
 
 -- pqrs.repository.ts: lastDueSoonRun
 select
@@ -635,34 +635,38 @@ where
   "id" = $1;
 
 -- pqrs.repository.ts: flagDueSoon
-update pqrs_requests r
+update "pqrs_requests"
 set
-  due_soon_at = $1,
-  updated_at = $2
+  "due_soon_at" = $1,
+  "updated_at" = $2
 where
-  r.status in ($3, $4, $5)
-  and r.due_soon_at is null
-  and r.due_at >= $6
-  and r.due_date <= $7
+  "status" in ($3, $4, $5)
+  and "due_soon_at" is null
+  and "due_at" >= $6
+  and "due_date" <= $7
 returning
-  r.*;
+  *;
 
 -- pqrs.repository.ts: countRequests
 select
-  count(*)::int as pending,
-  count(*) filter (
-    where
-      due_at < $1
-  )::int as overdue,
-  count(*) filter (
-    where
-      due_at >= $2
-      and due_date <= $3
-  )::int as "dueSoon"
+  cast(count(*) as integer) as "pending",
+  cast(
+    count(*) filter (
+      where
+        "due_at" < $1
+    ) as integer
+  ) as "overdue",
+  cast(
+    count(*) filter (
+      where
+        "due_at" >= $2
+        and "due_date" <= $3
+    ) as integer
+  ) as "dueSoon"
 from
-  pqrs_requests
+  "pqrs_requests"
 where
-  status in ($4, $5, $6);
+  "status" in ($4, $5, $6);
 
 -- pqrs.repository.ts: openedClosedByDay
 with
@@ -722,34 +726,34 @@ order by
   "id";
 
 -- pqrs.repository.ts: eraseRequestTexts
-update pqrs_requests
+update "pqrs_requests"
 set
-  description = $1,
-  answer = case
-    when answer is null then null
+  "description" = $1,
+  "answer" = case
+    when "answer" is null then null
     else $2
   end,
-  extension_reason = case
-    when extension_reason is null then null
+  "extension_reason" = case
+    when "extension_reason" is null then null
     else $3
   end,
-  upload_token_hash = null,
-  upload_token_expires_at = null,
-  citizen_erased_at = $4,
-  updated_at = $5
+  "upload_token_hash" = $4,
+  "upload_token_expires_at" = $5,
+  "citizen_erased_at" = $6,
+  "updated_at" = $7
 where
-  contact_id = $6::uuid;
+  "contact_id" = $8;
 
 -- pqrs.repository.ts: eraseHistoryNotes
-update pqrs_history h
+update "pqrs_history" as "h"
 set
-  note = $1
+  "note" = $1
 from
-  pqrs_requests r
+  "pqrs_requests" as "r"
 where
-  r.id = h.request_id
-  and r.contact_id = $2::uuid
-  and h.note is not null;
+  "r"."id" = "h"."request_id"
+  and "r"."contact_id" = $2
+  and "h"."note" is not null;
 
 -- pqrs.repository.ts: moveRequests
 update "pqrs_requests"
@@ -778,11 +782,11 @@ where
 
 -- pqrs.repository.ts: pqrsTerritoryReferences
 select
-  count(*)::int as requests
+  cast(count(*) as integer) as "requests"
 from
-  pqrs_requests
+  "pqrs_requests"
 where
-  territory_id = $1;
+  "territory_id" = $1;
 
 -- pqrs.territories.repository.ts: pqrsByTerritory
 select

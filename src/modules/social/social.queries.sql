@@ -636,93 +636,86 @@ where
 
 -- social.posts.repository.ts: postPage
 select
-  "s0"."id",
-  "s0"."platform",
-  "s0"."platform_post_id",
-  "s0"."competitor_id",
-  "s0"."profile_id",
-  "s0"."published_at",
-  "s0"."text",
-  "s0"."url",
-  "s0"."media_type",
-  "s0"."likes",
-  "s0"."comments",
-  "s0"."shares",
-  "s0"."views",
-  "s0"."engagement",
-  "s0"."engagement_rate",
-  "s0"."sentiment_score",
-  "s0"."sentiment_label",
-  "s0"."hashtags",
-  "s0"."mentions",
-  "s0"."keywords",
-  "s0"."mentions_us",
-  "s0"."first_seen_at",
-  "s0"."last_snapshot_at"
-from
-  "social_posts" as "s0"
-where
-  "s0"."competitor_id" = $1
-  and "s0"."platform" = $2
-  and "s0"."published_at" >= $3
-  and "s0"."published_at" < $4
-  and $5 $6 @@ plainto_tsquery('spanish', $7)
-  and "s0"."sentiment_label" = $8
-  and "s0"."engagement" >= $9
-  and not exists (
-    select
-      1
-    from
-      social_alerts a
-    where
-      a.post_id = s0.id
-  )
-order by
-  "s0"."engagement" desc,
-  "s0"."id" desc
-limit
-  $10;
-
--- social.posts.repository.ts: findPost
-select
-  "s0"."id",
-  "s0"."platform",
-  "s0"."platform_post_id",
-  "s0"."competitor_id",
-  "s0"."profile_id",
-  "s0"."published_at",
-  "s0"."text",
-  "s0"."url",
-  "s0"."media_type",
-  "s0"."likes",
-  "s0"."comments",
-  "s0"."shares",
-  "s0"."views",
-  "s0"."engagement",
-  "s0"."engagement_rate",
-  "s0"."sentiment_score",
-  "s0"."sentiment_label",
-  "s0"."hashtags",
-  "s0"."mentions",
-  "s0"."keywords",
-  "s0"."mentions_us",
-  "s0"."first_seen_at",
-  "s0"."last_snapshot_at"
-from
-  "social_posts" as "s0"
-where
-  "s0"."id" = $1
-limit
-  $2;
-
--- social.posts.repository.ts: snapshotsOf
-select
-  "captured_at",
+  "id",
+  "platform",
+  "platform_post_id",
+  "competitor_id",
+  "profile_id",
+  "published_at",
+  "text",
+  "url",
+  "media_type",
   "likes",
   "comments",
   "shares",
   "views",
-  "engagement"
+  "engagement",
+  "engagement_rate",
+  "sentiment_score",
+  "sentiment_label",
+  "hashtags",
+  "mentions",
+  "keywords",
+  "mentions_us",
+  "first_seen_at",
+  "last_snapshot_at"
+from
+  "social_posts"
+where
+  "competitor_id" = $1
+  and "platform" = $2
+  and "published_at" >= $3
+  and "published_at" < $4
+  and search @@ plainto_tsquery('spanish', $5)
+  and "sentiment_label" = $6
+  and "engagement" >= $7
+  and not exists (
+    select
+      "social_alerts"."id"
+    from
+      "social_alerts"
+    where
+      "social_alerts"."post_id" = "social_posts"."id"
+  )
+order by
+  "engagement" desc,
+  "id" desc
+limit
+  $8;
+
+-- social.posts.repository.ts: findPost
+select
+  "id",
+  "platform",
+  "platform_post_id",
+  "competitor_id",
+  "profile_id",
+  "published_at",
+  "text",
+  "url",
+  "media_type",
+  "likes",
+  "comments",
+  "shares",
+  "views",
+  "engagement",
+  "engagement_rate",
+  "sentiment_score",
+  "sentiment_label",
+  "hashtags",
+  "mentions",
+  "keywords",
+  "mentions_us",
+  "first_seen_at",
+  "last_snapshot_at"
+from
+  "social_posts"
+where
+  "id" = $1;
+
+-- social.posts.repository.ts: snapshotsOf
+select
+  *
 from
   "social_post_snapshots"
 where
