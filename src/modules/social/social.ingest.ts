@@ -56,28 +56,17 @@ function enrich(post: ObservedPost, context: TextContext): PostState {
   const ownMatches = context.ownNames.length ? matchKeywords(post.text, context.ownNames) : [];
   const mentions = extractMentions(post.text);
   const mentionsUs = ownMatches.length > 0 || mentions.some((handle) => context.ownNames.some((name) => name.toLowerCase() === handle));
+  const { followers, ...observation } = post;
   return {
-    platform: post.platform,
-    postId: post.postId,
-    competitorId: post.competitorId,
-    profileId: post.profileId,
-    publishedAt: post.publishedAt,
-    text: post.text,
-    url: post.url,
-    mediaType: post.mediaType,
-    likes: post.likes,
-    comments: post.comments,
-    shares: post.shares,
-    views: post.views,
+    ...observation,
     engagement,
-    engagementRate: post.followers ? (engagement / post.followers) * 100 : null,
+    engagementRate: followers ? (engagement / followers) * 100 : null,
     sentimentScore: sentiment.score,
     sentimentLabel: sentiment.label,
     hashtags: extractHashtags(post.text),
     mentions,
     keywords: context.keywords.length ? matchKeywords(post.text, context.keywords) : [],
     mentionsUs,
-    capturedAt: post.capturedAt,
   };
 }
 
