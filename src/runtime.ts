@@ -125,7 +125,7 @@ export class Runtime {
     }
 
     const jwtSecret = config.jwtSecret ?? embeddedJwtSecret(config.dataDir);
-    const caches = new Caches(bus);
+    const caches = new Caches(bus, logger);
     await caches.start();
     const principals = principalCache(caches, principalLoader(db));
     const auth = { tokens: new TokenService(jwtSecret, config.jwtTtlSeconds), principals, sessions: sessionRegistry(caches, db) };

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 
 interface Entry<V> {
   value: V;
@@ -54,13 +55,47 @@ export interface CacheBus {
   prefix: string;
 }
 
+/** How often an invalidation Redis did not take is sent again, until the other processes' entries have expired anyway. */
+const REBROADCAST_EVERY_MS = 500;
+
 /** The process's named caches, sharing one Redis subscription for their invalidations. */
 export class Caches {
   private readonly caches = new Map<string, SharedCache<unknown>>();
   private readonly channelPrefix: string;
 
-  constructor(private readonly bus: CacheBus | undefined) {
+  constructor(
+    private readonly bus: CacheBus | undefined,
+    private readonly logger?: Pick<Logger, 'warn'>,
+  ) {
     this.channelPrefix = `${bus?.prefix ?? 'comando'}:cache:`;
+  }
+
+  /**
+   * Tells the other processes to drop `key`. The change it follows is already written, so a slow or
+   * absent Redis must not fail the request: the message is sent again in the background until it
+   * goes or the other processes' entries have expired (the TTL), whichever comes first.
+   */
+  private async broadcast(channel: string, key: string, ttlMs: number): Promise<void> {
+    const bus = this.bus;
+    if (!bus) return;
+    const givesUpAt = Date.now() + ttlMs;
+    const attempt = async (): Promise<boolean> => {
+      try {
+        await bus.publisher.publish(channel, key);
+        return true;
+      } catch (error) {
+        this.logger?.warn({ channel, errorName: (error as Error).name }, 'cache invalidation not sent; trying again');
+        return false;
+      }
+    };
+    if (await attempt()) return;
+    const retry = () => {
+      if (Date.now() >= givesUpAt) return;
+      void attempt().then((sent) => {
+        if (!sent) setTimeout(retry, REBROADCAST_EVERY_MS).unref();
+      });
+    };
+    setTimeout(retry, REBROADCAST_EVERY_MS).unref();
   }
 
   async start(): Promise<void> {
@@ -76,10 +111,7 @@ export class Caches {
     let cache = this.caches.get(name) as SharedCache<V> | undefined;
     if (!cache) {
       const channel = `${this.channelPrefix}${name}`;
-      const bus = this.bus;
-      cache = new SharedCache<V>(load, ttlMs, async (key) => {
-        if (bus) await bus.publisher.publish(channel, key);
-      });
+      cache = new SharedCache<V>(load, ttlMs, (key) => this.broadcast(channel, key, ttlMs));
       this.caches.set(name, cache as SharedCache<unknown>);
     }
     return cache;
