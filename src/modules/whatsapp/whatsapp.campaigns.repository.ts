@@ -1,10 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { newId } from '../../kernel/ids';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
-import { sql, type Queries, type Sql } from '../../kernel/sql';
-import { UserSchema } from '../auth';
-import { WaCampaignSchema, type WaCampaign, type WaTemplate } from './whatsapp.entities';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { WaCampaignSchema, type StoredSegment, type VariableSource, type WaCampaign, type WaMessageSchema } from './whatsapp.entities';
 import type { WaCampaignStatus } from './whatsapp.entities';
 import type { Counters } from './whatsapp.schemas';
+
+type CampaignTables = InferKyselyDB<typeof WaCampaignSchema | typeof WaMessageSchema>;
+const db = tables<CampaignTables>();
 
 // Campaigns' state and figures. Counters are counted from the message rows each time (never a
 // drifting copy).
@@ -85,50 +89,125 @@ export async function dashboardRows(q: Queries): Promise<DashboardRows> {
 }
 
 export async function setCampaignNotice(q: Queries, id: string, notice: string | null): Promise<void> {
-  await q.write(sql`update wa_campaigns set notice = ${notice} where id = ${id}::uuid`);
+  await q.write(db.updateTable('wa_campaigns').set({ notice }).where('id', '=', id));
 }
 
 /** Moves the campaign to `to` if it is in one of `from`; false when it was not (or does not exist). */
 export async function moveCampaign(q: Queries, id: string, from: readonly WaCampaignStatus[], to: WaCampaignStatus): Promise<boolean> {
-  const { count } = await q.write(sql`update wa_campaigns set status = ${to} where id = ${id}::uuid and status = any(${from}::text[])`);
+  const { count } = await q.write(db.updateTable('wa_campaigns').set({ status: to }).where('id', '=', id).where('status', 'in', from));
   return count > 0;
 }
 
-export function campaignState(q: Queries, id: string): Promise<{ status: WaCampaignStatus; started_at: Date | null } | undefined> {
-  return q.first(sql<{ status: WaCampaignStatus; started_at: Date | null }>`select status, started_at from wa_campaigns where id = ${id}::uuid`);
+export function campaignState(q: Queries, id: string) {
+  return q.first(db.selectFrom('wa_campaigns').select(['status', 'started_at']).where('id', '=', id));
 }
 
 /** Queued messages will never go out; the campaign is complete and its notice moot. Inside the cancelling transaction. */
 export async function cancelQueuedMessages(tx: Queries, campaignId: string): Promise<void> {
-  await tx.write(sql`update wa_messages set status = 'cancelled', status_rank = 9 where campaign_id = ${campaignId}::uuid and status = 'queued'`);
-  await tx.write(sql`update wa_campaigns set completed_at = now(), notice = null where id = ${campaignId}::uuid`);
+  await tx.write(db.updateTable('wa_messages').set({ status: 'cancelled', status_rank: 9 }).where('campaign_id', '=', campaignId).where('status', '=', 'queued'));
+  await tx.write(
+    db
+      .updateTable('wa_campaigns')
+      .set((eb) => ({ completed_at: eb.fn<Date>('now', []), notice: null }))
+      .where('id', '=', campaignId),
+  );
 }
 
 /** Scheduled campaigns whose time has come, oldest first. */
 export async function dueScheduledCampaigns(q: Queries, limit: number): Promise<string[]> {
-  const rows = await q.rows(sql<{ id: string }>`select id from wa_campaigns where status = 'scheduled' and scheduled_at <= now() order by scheduled_at limit ${limit}`);
+  const rows = await q.rows(
+    db
+      .selectFrom('wa_campaigns')
+      .select('id')
+      .where('status', '=', 'scheduled')
+      .where((eb) => eb('scheduled_at', '<=', eb.fn<Date>('now', [])))
+      .orderBy('scheduled_at')
+      .limit(limit),
+  );
   return rows.map((row) => row.id);
 }
 
 /** A scheduled campaign that cannot start is paused with a notice, for staff to see. */
 export async function pauseScheduled(q: Queries, id: string, notice: string): Promise<void> {
-  await q.write(sql`update wa_campaigns set status = 'paused', notice = ${notice} where id = ${id}::uuid and status = 'scheduled'`);
+  await q.write(db.updateTable('wa_campaigns').set({ status: 'paused', notice }).where('id', '=', id).where('status', '=', 'scheduled'));
 }
 
-export type NewCampaign = Pick<WaCampaign, 'name' | 'variables' | 'segment' | 'status' | 'scheduledAt' | 'audienceSize'> & { template: WaTemplate; createdById: string };
-
-/** A new campaign through the unit of work. */
-export async function insertCampaign(em: EntityManager, campaign: NewCampaign): Promise<WaCampaign> {
-  const { createdById, ...fields } = campaign;
-  const entity = em.create(WaCampaignSchema, { ...fields, queuedCount: 0, notice: null, createdBy: em.getReference(UserSchema, createdById) });
-  await em.flush();
-  return entity;
+export interface NewCampaign {
+  name: string;
+  templateId: string;
+  variables: VariableSource[];
+  segment: StoredSegment;
+  status: WaCampaignStatus;
+  scheduledAt: Date | null;
+  audienceSize: number;
+  createdById: string;
 }
 
-export function findCampaign(em: EntityManager, id: string): Promise<WaCampaign | null> {
-  return em.findOne(WaCampaignSchema, { id });
+/** A campaign's columns as the module presents it. */
+const campaignColumns = [
+  'id',
+  'name',
+  'template_id as templateId',
+  'variables',
+  'segment',
+  'status',
+  'scheduled_at as scheduledAt',
+  'audience_size as audienceSize',
+  'queued_count as queuedCount',
+  'notice',
+  'created_at as createdAt',
+  'started_at as startedAt',
+  'completed_at as completedAt',
+] as const;
+
+export function findCampaign(q: Queries, id: string) {
+  return q.first(db.selectFrom('wa_campaigns').select(campaignColumns).where('id', '=', id));
 }
 
-export function campaignPage(em: EntityManager, status: WaCampaignStatus | undefined, page: PageRequest): Promise<Page<WaCampaign>> {
-  return findPage(em, WaCampaignSchema, status ? { status } : {}, page, { createdAt: 'desc', id: 'desc' }, (row: WaCampaign) => row);
+export type CampaignRecord = NonNullable<Awaited<ReturnType<typeof findCampaign>>>;
+
+/** A new campaign; its id. */
+export async function insertCampaign(q: Queries, campaign: NewCampaign): Promise<string> {
+  const id = newId();
+  await q.write(
+    db.insertInto('wa_campaigns').values({
+      id,
+      name: campaign.name,
+      template_id: campaign.templateId,
+      // Kysely's jsonb columns take the JSON text.
+      variables: JSON.stringify(campaign.variables) as unknown as VariableSource[],
+      segment: JSON.stringify(campaign.segment) as unknown as StoredSegment,
+      status: campaign.status,
+      scheduled_at: campaign.scheduledAt,
+      audience_size: campaign.audienceSize,
+      queued_count: 0,
+      notice: null,
+      created_by_id: campaign.createdById,
+      created_at: new Date(),
+    }),
+  );
+  return id;
+}
+
+function campaignRecordOf(campaign: WaCampaign): CampaignRecord {
+  return {
+    id: campaign.id,
+    name: campaign.name,
+    templateId: campaign.template.id,
+    variables: campaign.variables,
+    segment: campaign.segment,
+    status: campaign.status,
+    scheduledAt: campaign.scheduledAt ?? null,
+    audienceSize: campaign.audienceSize,
+    queuedCount: campaign.queuedCount,
+    notice: campaign.notice ?? null,
+    createdAt: campaign.createdAt,
+    startedAt: campaign.startedAt ?? null,
+    completedAt: campaign.completedAt ?? null,
+  };
+}
+
+/** Newest first (keyset pagination through the ORM's cursors). */
+export function campaignPage(em: EntityManager, status: WaCampaignStatus | undefined, page: PageRequest): Promise<Page<CampaignRecord>> {
+  return findPage(em, WaCampaignSchema, status ? { status } : {}, page, { createdAt: 'desc', id: 'desc' }, campaignRecordOf);
 }

@@ -8,13 +8,14 @@ import { ROLES } from '../../kernel/auth/roles';
 import { findUser, userPage } from '../auth';
 import * as repository from './whatsapp.conversations.repository';
 import { findTemplate } from './whatsapp.templates.repository';
-import type { ConversationStatus, WaConversation, WaMessage } from './whatsapp.entities';
+import type { ConversationStatus, WaConversation } from './whatsapp.entities';
 import { mayBeAssignedConversations } from './whatsapp.policy';
 import { whatsapp } from './whatsapp.context';
 import { WHATSAPP_INBOX_ROOM, WHATSAPP_ROOM, type ConversationChange, type MessageEvent } from './whatsapp.events';
 import { requestDispatch } from './whatsapp.jobs';
 import { presentMessage, type ConversationOut, type MessageOut } from './whatsapp.presenter';
 import type { ReplyInput } from './whatsapp.schemas';
+import type { Queries } from '../../kernel/sql';
 
 const WINDOW_MS = 24 * 3600 * 1000;
 
@@ -26,15 +27,20 @@ interface ListQuery extends PageRequest {
   q?: string | undefined;
 }
 
-function templateBodies(em: EntityManager, messages: WaMessage[]): Promise<Map<string, string>> {
-  const ids = [...new Set(messages.map((message) => (message.template ? message.template.id : null)).filter((id): id is string => Boolean(id)))];
-  return repository.templateBodies(em, ids);
+function templateBodies(q: Queries, messages: repository.MessageRecord[]): Promise<Map<string, string>> {
+  const ids = [...new Set(messages.map((message) => message.templateId).filter((id): id is string => Boolean(id)))];
+  return repository.templateBodies(q, ids);
 }
 
-async function presentConversations(em: EntityManager, conversations: WaConversation[]): Promise<ConversationOut[]> {
+/** A message as staff see it, its template's text looked up. */
+async function presentOne(q: Queries, message: repository.MessageRecord): Promise<MessageOut> {
+  return presentMessage(message, message.templateId ? (await templateBodies(q, [message])).get(message.templateId) : undefined);
+}
+
+async function presentConversations(q: Queries, conversations: WaConversation[]): Promise<ConversationOut[]> {
   const lastIds = conversations.map((conversation) => conversation.lastMessageId).filter((id): id is string => Boolean(id));
-  const messages = await repository.messagesById(em, lastIds);
-  const bodies = await templateBodies(em, messages);
+  const messages = await repository.messagesById(q, lastIds);
+  const bodies = await templateBodies(q, messages);
   const byId = new Map(messages.map((message) => [message.id, message]));
   const now = Date.now();
   return conversations.map((conversation) => {
@@ -48,7 +54,7 @@ async function presentConversations(em: EntityManager, conversations: WaConversa
       assignedToId: conversation.assignedTo?.id ?? null,
       assignee: conversation.assignedTo ? { id: conversation.assignedTo.id, name: conversation.assignedTo.name } : null,
       unreadCount: conversation.unreadCount,
-      lastMessage: last ? presentMessage(last, last.template ? bodies.get(last.template.id) : undefined) : null,
+      lastMessage: last ? presentMessage(last, last.templateId ? bodies.get(last.templateId) : undefined) : null,
       lastMessageAt: new Date(conversation.lastMessageAt).toISOString(),
       windowOpen: expires !== null && expires > now,
       windowExpiresAt: expires !== null ? new Date(expires).toISOString() : null,
@@ -57,11 +63,11 @@ async function presentConversations(em: EntityManager, conversations: WaConversa
 }
 
 /** `assignee`: `me` is the caller, `none` the unassigned conversations, else a user id. */
-export async function listConversations(em: EntityManager, actor: Actor, query: ListQuery) {
+export async function listConversations(em: EntityManager, deps: Pick<AppDeps, 'db'>, actor: Actor, query: ListQuery) {
   const { cursor, limit, status, unread, assignee, q } = query;
   const assignedToId = assignee === undefined ? undefined : assignee === 'me' ? actor.id : assignee === 'none' ? null : assignee;
   const page = await repository.conversationPage(em, { status, unread, assignedToId, search: q }, { cursor, limit });
-  return { data: await presentConversations(em, page.data), nextCursor: page.nextCursor };
+  return { data: await presentConversations(deps.db, page.data), nextCursor: page.nextCursor };
 }
 
 /** Who a conversation may be handed to: active staff whose role may converse, by name. */
@@ -81,16 +87,16 @@ async function findConversation(em: EntityManager, id: string): Promise<WaConver
   return conversation;
 }
 
-export async function getConversation(em: EntityManager, id: string): Promise<ConversationOut> {
-  return (await presentConversations(em, [await findConversation(em, id)]))[0]!;
+export async function getConversation(em: EntityManager, deps: Pick<AppDeps, 'db'>, id: string): Promise<ConversationOut> {
+  return (await presentConversations(deps.db, [await findConversation(em, id)]))[0]!;
 }
 
 /** The contact's whole thread (campaign messages included), newest first. */
-export async function listMessages(em: EntityManager, id: string, page: PageRequest) {
+export async function listMessages(em: EntityManager, deps: Pick<AppDeps, 'db'>, id: string, page: PageRequest) {
   const conversation = await findConversation(em, id);
   const result = await repository.messagePage(em, conversation.contact.id, page);
-  const bodies = await templateBodies(em, result.data);
-  return { data: result.data.map((message) => presentMessage(message, message.template ? bodies.get(message.template.id) : undefined)), nextCursor: result.nextCursor };
+  const bodies = await templateBodies(deps.db, result.data);
+  return { data: result.data.map((message) => presentMessage(message, message.templateId ? bodies.get(message.templateId) : undefined)), nextCursor: result.nextCursor };
 }
 
 /** Recent conversation messages without a word of them: what the war room shows of WhatsApp on opening, before `whatsapp:activity` keeps it live. */
@@ -111,20 +117,20 @@ export function listActivity(em: EntityManager, query: PageRequest & { direction
 export async function publishNewMessage(em: EntityManager, deps: AppDeps, conversationId: string, messageId: string, view?: MessageOut): Promise<void> {
   let message = view;
   if (!message) {
-    const [stored] = await repository.messagesById(em, [messageId]);
+    const [stored] = await repository.messagesById(deps.db, [messageId]);
     if (!stored) return;
-    message = presentMessage(stored, stored.template ? (await templateBodies(em, [stored])).get(stored.template.id) : undefined);
+    message = await presentOne(deps.db, stored);
   }
   const conversation = await repository.findConversation(em, conversationId);
   if (!conversation) return;
-  const event: MessageEvent = { message, conversation: (await presentConversations(em, [conversation]))[0]! };
+  const event: MessageEvent = { message, conversation: (await presentConversations(deps.db, [conversation]))[0]! };
   deps.realtime.publish(WHATSAPP_INBOX_ROOM, 'whatsapp:message', event);
   deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:activity', { id: message.id, direction: message.direction, kind: message.kind, createdAt: message.createdAt });
 }
 
 /** A conversation changed without a new message: its row as the list shows it, to the inbox room. */
 async function publishChange(em: EntityManager, deps: AppDeps, actor: Actor, id: string, changes: ConversationChange[]): Promise<ConversationOut> {
-  const conversation = await getConversation(em, id);
+  const conversation = await getConversation(em, deps, id);
   if (changes.length) {
     deps.realtime.publish(WHATSAPP_INBOX_ROOM, 'whatsapp:conversation', { conversation, changes, actorId: actor.id });
     if (changes.includes('unreadCount') || changes.includes('status')) whatsapp(deps).unreadChanged();
@@ -147,19 +153,22 @@ export async function reply(em: EntityManager, deps: AppDeps, actor: Actor, id: 
   let content: repository.NewReply['content'];
   if ('text' in input) {
     if (!windowOpen) throw new ConflictError('The 24-hour window is closed: the contact has not written in the last 24 hours. Send an approved template instead.', 'window_closed');
-    content = { kind: 'text', body: input.text, template: null, params: null };
+    content = { kind: 'text', body: input.text, templateId: null, params: null };
   } else {
-    const template = await findTemplate(em, input.templateId);
+    const template = await findTemplate(deps.db, input.templateId);
     if (!template) throw invalidField('body.templateId', 'No template has this id.', 'unknown_template');
     if (template.status !== 'APPROVED') throw new ConflictError(`The template is ${template.status}; only approved templates can be sent.`, 'template_not_approved');
     if (input.variables.length !== template.placeholders)
       throw invalidField('body.variables', `The template has ${template.placeholders} placeholder(s); give exactly one variable for each.`);
     if (!contact.whatsappOptIn && !windowOpen) throw new ConflictError('This contact has not opted in to WhatsApp messages.', 'no_consent');
-    content = { kind: 'template', body: null, template, params: input.variables };
+    content = { kind: 'template', body: null, templateId: template.id, params: input.variables };
   }
-  const message = await repository.queueReply(em, { conversation, sentById: actor.id, at: now, content });
+  const phone = contact.phone;
+  const message = await deps.db.transaction((tx) =>
+    repository.queueReply(tx, { conversationId: conversation.id, contactId: contact.id, phone, sentById: actor.id, at: now, content }),
+  );
   await requestDispatch(deps, 'reply');
-  const view = presentMessage(message, message.template ? (await templateBodies(em, [message])).get(message.template.id) : undefined);
+  const view = await presentOne(deps.db, message);
   // Queued already: a failure to tell the inbox must not turn the answer into an error (and a resend).
   await publishNewMessage(em, deps, conversation.id, message.id, view).catch((error: unknown) =>
     deps.logger.warn({ messageId: message.id, ...safeErrorFields(error) }, 'whatsapp reply queued but not pushed'),
@@ -171,7 +180,7 @@ export async function reply(em: EntityManager, deps: AppDeps, actor: Actor, id: 
 export async function markRead(em: EntityManager, deps: AppDeps, actor: Actor, id: string) {
   const conversation = await findConversation(em, id);
   const changed = conversation.unreadCount !== 0;
-  await repository.saveConversation(em, conversation, { unreadCount: 0 });
+  await repository.saveConversation(deps.db, id, { unreadCount: 0 });
   return publishChange(em, deps, actor, id, changed ? ['unreadCount'] : []);
 }
 
@@ -183,7 +192,7 @@ export async function markUnread(em: EntityManager, deps: AppDeps, actor: Actor,
   const conversation = await findConversation(em, id);
   if (conversation.unreadCount > 0) return publishChange(em, deps, actor, id, []);
   if (!conversation.lastInboundAt) throw new ConflictError('The contact has not written in this conversation: there is nothing to mark unread.', 'nothing_inbound');
-  await repository.saveConversation(em, conversation, { unreadCount: 1 });
+  await repository.saveConversation(deps.db, id, { unreadCount: 1 });
   return publishChange(em, deps, actor, id, ['unreadCount']);
 }
 
@@ -208,7 +217,7 @@ export async function updateConversation(
   const changes: ConversationChange[] = [];
   if (input.assignedToId !== undefined && input.assignedToId !== (conversation.assignedTo?.id ?? null)) changes.push('assignee');
   if (input.status !== undefined && input.status !== conversation.status) changes.push('status');
-  await repository.saveConversation(em, conversation, {
+  await repository.saveConversation(deps.db, id, {
     ...(input.assignedToId !== undefined ? { assignedToId: input.assignedToId } : {}),
     ...(input.status ? { status: input.status } : {}),
   });

@@ -6,7 +6,7 @@ import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors'
 import type { PageRequest } from '../../kernel/pagination';
 import { findUser } from '../auth';
 import { findConversation } from './whatsapp.conversations.repository';
-import type { WaConversation, WaQuickReply } from './whatsapp.entities';
+import type { WaConversation } from './whatsapp.entities';
 import { presentQuickReply } from './whatsapp.presenter';
 import type { QuickReplyValues } from './whatsapp.quick-replies.render';
 import * as repository from './whatsapp.quick-replies.repository';
@@ -44,35 +44,32 @@ export async function listQuickReplies(
   return { data: page.data.map((reply) => presentQuickReply(reply, values)), nextCursor: page.nextCursor };
 }
 
-async function existing(em: EntityManager, id: string): Promise<WaQuickReply> {
-  const reply = await repository.findQuickReply(em, id);
-  if (!reply) throw new NotFoundError('No quick reply has this id.');
-  return reply;
-}
+const notFound = () => new NotFoundError('No quick reply has this id.');
 
 function shortcutTaken(error: unknown, shortcut: string | undefined): never {
   if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`Another quick reply uses the shortcut ${shortcut ?? ''}.`, 'shortcut_taken');
   throw error;
 }
 
-export async function createQuickReply(em: EntityManager, actor: Actor, input: CreateQuickReplyInput) {
+export async function createQuickReply(deps: Pick<AppDeps, 'db'>, actor: Actor, input: CreateQuickReplyInput) {
   try {
-    return presentQuickReply(await repository.insertQuickReply(em, input, actor.id));
+    return presentQuickReply(await repository.insertQuickReply(deps.db, input, actor.id));
   } catch (error) {
     shortcutTaken(error, input.shortcut);
   }
 }
 
-export async function updateQuickReply(em: EntityManager, actor: Actor, id: string, input: UpdateQuickReplyInput) {
-  const reply = await existing(em, id);
+export async function updateQuickReply(deps: Pick<AppDeps, 'db'>, actor: Actor, id: string, input: UpdateQuickReplyInput) {
+  let reply: repository.QuickReplyRecord | undefined;
   try {
-    await repository.updateQuickReply(em, reply, input, actor.id);
+    reply = await repository.updateQuickReply(deps.db, id, input, actor.id);
   } catch (error) {
     shortcutTaken(error, input.shortcut);
   }
+  if (!reply) throw notFound();
   return presentQuickReply(reply);
 }
 
-export async function deleteQuickReply(em: EntityManager, id: string): Promise<void> {
-  await repository.removeQuickReply(em, await existing(em, id));
+export async function deleteQuickReply(deps: Pick<AppDeps, 'db'>, id: string): Promise<void> {
+  if (!(await repository.removeQuickReply(deps.db, id))) throw notFound();
 }
