@@ -1,17 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { newId } from '../../kernel/ids';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
-import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
-import { WaCampaignSchema, type StoredSegment, type VariableSource, type WaCampaign, type WaMessageSchema } from './whatsapp.entities';
+import { tables, type Queries } from '../../kernel/sql';
+import { WaCampaignSchema, type StoredSegment, type VariableSource, type WaCampaign, type WaConversationSchema, type WaMessageSchema } from './whatsapp.entities';
 import type { WaCampaignStatus } from './whatsapp.entities';
-import type { Counters } from './whatsapp.schemas';
 
-type CampaignTables = InferKyselyDB<typeof WaCampaignSchema | typeof WaMessageSchema>;
+type CampaignTables = InferKyselyDB<typeof WaCampaignSchema | typeof WaConversationSchema | typeof WaMessageSchema>;
 const db = tables<CampaignTables>();
 
 // Campaigns' state and figures. Counters are counted from the message rows each time (never a
 // drifting copy).
+
+type Messages = CampaignTables['wa_messages'];
 
 /**
  * "sent" counts every message the provider took (accepted or later, failures after acceptance
@@ -19,70 +21,70 @@ const db = tables<CampaignTables>();
  * receipt. "simulated" counts those the built-in simulator took: nothing of theirs reached
  * WhatsApp, whatever their status says. Over messages aliased `m`.
  */
-const counterColumns: Sql<never> = sql`
-  count(*) filter (where m.status = 'queued')::int as queued,
-  count(*) filter (where m.status = 'sending')::int as sending,
-  count(*) filter (where m.status = 'in_doubt')::int as "inDoubt",
-  count(*) filter (where m.status_rank between 2 and 6 and m.accepted_at is not null)::int as sent,
-  count(*) filter (where m.status in ('delivered', 'read'))::int as delivered,
-  count(*) filter (where m.status = 'read')::int as read,
-  count(*) filter (where m.status = 'failed')::int as failed,
-  count(*) filter (where m.status = 'skipped')::int as skipped,
-  count(*) filter (where m.status = 'cancelled')::int as cancelled,
-  count(*) filter (where m.replied_at is not null)::int as replied,
-  count(*) filter (where m.provider = 'simulator')::int as simulated`;
+function counterColumns(eb: ExpressionBuilder<CampaignTables & { m: Messages }, 'm'>) {
+  const counted = (filter: Expression<SqlBool>) => eb.cast<number>(eb.fn.countAll().filterWhere(filter), 'integer');
+  return [
+    counted(eb('m.status', '=', 'queued')).as('queued'),
+    counted(eb('m.status', '=', 'sending')).as('sending'),
+    counted(eb('m.status', '=', 'in_doubt')).as('inDoubt'),
+    counted(eb.and([eb.between('m.status_rank', 2, 6), eb('m.accepted_at', 'is not', null)])).as('sent'),
+    counted(eb('m.status', 'in', ['delivered', 'read'])).as('delivered'),
+    counted(eb('m.status', '=', 'read')).as('read'),
+    counted(eb('m.status', '=', 'failed')).as('failed'),
+    counted(eb('m.status', '=', 'skipped')).as('skipped'),
+    counted(eb('m.status', '=', 'cancelled')).as('cancelled'),
+    counted(eb('m.replied_at', 'is not', null)).as('replied'),
+    counted(eb('m.provider', '=', 'simulator')).as('simulated'),
+  ] as const;
+}
 
-export function countersByCampaign(q: Queries, campaignIds: readonly string[]): Promise<(Counters & { campaignId: string })[]> {
+export function countersByCampaign(q: Queries, campaignIds: readonly string[]) {
   return q.rows(
-    sql<Counters & { campaignId: string }>`
-      select m.campaign_id as "campaignId", ${counterColumns} from wa_messages m where m.campaign_id = any(${campaignIds}::uuid[]) group by m.campaign_id`,
+    db
+      .selectFrom('wa_messages as m')
+      .select((eb) => ['m.campaign_id as campaignId', ...counterColumns(eb)])
+      .where('m.campaign_id', 'in', campaignIds)
+      .groupBy('m.campaign_id')
+      .$narrowType<{ campaignId: string }>(),
   );
 }
 
-/**
- * Unique contacts reached with business-initiated (template) messages in the rolling 24 hours;
- * messages in doubt count, since they may have gone out.
- */
-export async function contactsReachedLast24h(q: Queries): Promise<number> {
-  const row = await q.first(
-    sql<{ n: number }>`
-      select count(distinct contact_id)::int as n from wa_messages
-      where direction = 'out' and kind = 'template'
-        and ((accepted_at > now() - interval '24 hours') or (status in ('in_doubt', 'sending') and claimed_at > now() - interval '24 hours'))`,
-  );
-  return row?.n ?? 0;
-}
+const DAY_MS = 24 * 3600_000;
 
-export interface DashboardRows {
-  totals: Counters & { total: number };
-  campaigns: (Counters & { id: string; name: string; status: WaCampaignStatus; audienceSize: number })[];
-  conversations: { open: number; unread: number; unreadMessages: number; windowOpen: number };
-  last24h: { inbound: number; outbound: number };
-}
-
-/** Totals over every outbound message, the 50 latest campaigns' counters, conversations, the last 24 hours. */
-export async function dashboardRows(q: Queries): Promise<DashboardRows> {
+/** Totals over every outbound message, the 50 latest campaigns (their counters are the caller's), conversations, the last 24 hours. */
+export async function dashboardRows(q: Queries) {
+  const dayAgo = new Date(Date.now() - DAY_MS);
   const [totals, campaigns, conversations, last24h] = await Promise.all([
-    q.first(sql<DashboardRows['totals']>`select count(*)::int as total, ${counterColumns} from wa_messages m where m.direction = 'out'`),
-    q.rows(
-      sql<DashboardRows['campaigns'][number]>`
-        select k.id, k.name, k.status, k.audience_size as "audienceSize", ${counterColumns}
-        from wa_campaigns k left join wa_messages m on m.campaign_id = k.id
-        group by k.id order by k.created_at desc limit 50`,
+    q.first(
+      db
+        .selectFrom('wa_messages as m')
+        .select((eb) => [eb.cast<number>(eb.fn.countAll(), 'integer').as('total'), ...counterColumns(eb)])
+        .where('m.direction', '=', 'out'),
+    ),
+    q.rows(db.selectFrom('wa_campaigns').select(['id', 'name', 'status', 'audience_size as audienceSize']).orderBy('created_at', 'desc').limit(50)),
+    q.first(
+      db
+        .selectFrom('wa_conversations')
+        .select((eb) => [
+          eb.cast<number>(eb.fn.countAll().filterWhere('status', '=', 'open'), 'integer').as('open'),
+          eb.cast<number>(eb.fn.countAll().filterWhere('unread_count', '>', 0), 'integer').as('unread'),
+          eb.cast<number>(eb.fn.coalesce(eb.fn.sum('unread_count'), eb.lit(0)), 'integer').as('unreadMessages'),
+          eb.cast<number>(eb.fn.countAll().filterWhere('last_inbound_at', '>', dayAgo), 'integer').as('windowOpen'),
+        ]),
     ),
     q.first(
-      sql<DashboardRows['conversations']>`
-        select count(*) filter (where status = 'open')::int as open,
-               count(*) filter (where unread_count > 0)::int as unread,
-               coalesce(sum(unread_count), 0)::int as "unreadMessages",
-               count(*) filter (where last_inbound_at > now() - interval '24 hours')::int as "windowOpen"
-        from wa_conversations`,
-    ),
-    q.first(
-      sql<DashboardRows['last24h']>`
-        select count(*) filter (where direction = 'in')::int as inbound,
-               count(*) filter (where direction = 'out' and accepted_at is not null)::int as outbound
-        from wa_messages where created_at > now() - interval '24 hours' or accepted_at > now() - interval '24 hours'`,
+      db
+        .selectFrom('wa_messages')
+        .select((eb) => [
+          eb.cast<number>(eb.fn.countAll().filterWhere('direction', '=', 'in'), 'integer').as('inbound'),
+          eb
+            .cast<number>(
+              eb.fn.countAll().filterWhere((filter) => filter.and([filter('direction', '=', 'out'), filter('accepted_at', 'is not', null)])),
+              'integer',
+            )
+            .as('outbound'),
+        ])
+        .where((eb) => eb.or([eb('created_at', '>', dayAgo), eb('accepted_at', '>', dayAgo)])),
     ),
   ]);
   return { totals: totals!, campaigns, conversations: conversations!, last24h: last24h! };

@@ -4,7 +4,7 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Updateable } from 'kysely';
 import { newId } from '../../kernel/ids';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
-import { sql, tables, type Queries } from '../../kernel/sql';
+import { prepared, tables, type Queries } from '../../kernel/sql';
 import {
   WaConversationSchema,
   WaMessageSchema,
@@ -66,18 +66,17 @@ export function findConversation(em: EntityManager, id: string): Promise<WaConve
   return em.findOne(WaConversationSchema, { id }, { populate: POPULATE, refresh: true });
 }
 
-export interface UnreadTotals {
-  conversations: number;
-  messages: number;
-}
-
 /** Unread across open conversations (the inbox badge), from the partial index on them. */
-export async function unreadTotals(q: Queries): Promise<UnreadTotals> {
-  const row = await q.first(
-    sql<UnreadTotals>`select count(*)::int as conversations, coalesce(sum(unread_count), 0)::int as messages
-      from wa_conversations where status = 'open' and unread_count > 0`.prepared('wa_unread_totals'),
-  );
-  return row ?? { conversations: 0, messages: 0 };
+export async function unreadTotals(q: Queries) {
+  const totals = db
+    .selectFrom('wa_conversations')
+    .select((eb) => [
+      eb.cast<number>(eb.fn.countAll(), 'integer').as('conversations'),
+      eb.cast<number>(eb.fn.coalesce(eb.fn.sum('unread_count'), eb.lit(0)), 'integer').as('messages'),
+    ])
+    .where('status', '=', 'open')
+    .where('unread_count', '>', 0);
+  return (await q.first(prepared('wa_unread_totals', totals))) ?? { conversations: 0, messages: 0 };
 }
 
 /** A message's columns as staff see it. */
