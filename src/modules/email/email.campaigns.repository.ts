@@ -3,13 +3,14 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import { newId } from '../../kernel/ids';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { tables, type Queries } from '../../kernel/sql';
-import { EmailCampaignSchema, EmailTemplateSchema, EmailVariantSchema, type EmailCampaign, type EmailTemplate, type EmailVariant } from './email.entities';
+import type { Segment } from '../audience';
+import { EmailCampaignSchema, EmailTemplateSchema, EmailVariantSchema, type AbTestSettings, type EmailCampaign, type EmailTemplate, type EmailVariant } from './email.entities';
 
-// Campaigns and their variants as entities of the request's unit of work (a campaign and its
-// variants are written in one flush); templates through the typed builder.
+// Campaigns, their variants and templates. Campaigns are still read as entities through the ORM;
+// everything is written through the typed builder.
 
-type TemplateTables = InferKyselyDB<typeof EmailTemplateSchema>;
-const db = tables<TemplateTables>();
+type CampaignTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailTemplateSchema | typeof EmailVariantSchema>;
+const db = tables<CampaignTables>();
 
 export function findCampaign(em: EntityManager, id: string): Promise<EmailCampaign | null> {
   return em.findOne(EmailCampaignSchema, { id });
@@ -37,20 +38,45 @@ export async function existingTemplateIds(q: Queries, ids: readonly string[]): P
   return new Set(rows.map((row) => row.id));
 }
 
-export type NewCampaign = Pick<EmailCampaign, 'name' | 'fromName' | 'fromEmail' | 'replyTo' | 'segment' | 'status' | 'audienceSize' | 'abTest' | 'scheduledAt'>;
+export interface NewCampaign {
+  name: string;
+  fromName: string;
+  fromEmail: string;
+  replyTo: string | null;
+  segment: Segment;
+  status: 'draft' | 'scheduled';
+  audienceSize: number;
+  abTest: AbTestSettings | null;
+  scheduledAt: Date | null;
+}
 
-/** The campaign and its variants (in the order given) in one flush. */
-export async function insertCampaign(
-  em: EntityManager,
-  fields: NewCampaign,
-  variants: readonly { name: string; subject: string; templateId: string }[],
-): Promise<{ campaign: EmailCampaign; variants: EmailVariant[] }> {
-  const campaign = em.create(EmailCampaignSchema, fields);
-  const created = variants.map((variant, position) =>
-    em.create(EmailVariantSchema, { campaign, position, name: variant.name, subject: variant.subject, template: em.getReference(EmailTemplateSchema, variant.templateId) }),
+/** The campaign and its variants (in the order given), in the caller's transaction; the campaign's id. */
+export async function insertCampaign(tx: Queries, fields: NewCampaign, variants: readonly { name: string; subject: string; templateId: string }[]): Promise<string> {
+  const id = newId();
+  const at = new Date();
+  await tx.write(
+    db.insertInto('email_campaigns').values({
+      id,
+      name: fields.name,
+      from_name: fields.fromName,
+      from_email: fields.fromEmail,
+      reply_to: fields.replyTo,
+      // Kysely's jsonb columns take the JSON text.
+      segment: JSON.stringify(fields.segment) as unknown as Segment,
+      status: fields.status,
+      audience_size: fields.audienceSize,
+      ab_test: fields.abTest === null ? null : (JSON.stringify(fields.abTest) as unknown as AbTestSettings),
+      scheduled_at: fields.scheduledAt,
+      created_at: at,
+      updated_at: at,
+    }),
   );
-  await em.flush();
-  return { campaign, variants: created };
+  await tx.write(
+    db
+      .insertInto('email_variants')
+      .values(variants.map((variant, position) => ({ id: newId(), campaign_id: id, position, name: variant.name, subject: variant.subject, template_id: variant.templateId }))),
+  );
+  return id;
 }
 
 const templateColumns = [

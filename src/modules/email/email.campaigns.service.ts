@@ -57,23 +57,26 @@ export async function previewAudience(deps: AppDeps, segment: CreateCampaignInpu
 
 export async function createCampaign(em: EntityManager, deps: AppDeps, input: CreateCampaignInput) {
   const audienceSize = await checkCampaign(deps, input);
-  const { campaign, variants } = await repository.insertCampaign(
-    em,
-    {
-      name: input.name,
-      fromName: input.fromName,
-      fromEmail: input.fromEmail,
-      replyTo: input.replyTo ?? null,
-      segment: input.segment,
-      status: input.scheduledAt ? 'scheduled' : 'draft',
-      audienceSize,
-      abTest: input.abTest ?? null,
-      scheduledAt: input.scheduledAt ? new Date(input.scheduledAt) : null,
-    },
-    input.variants,
+  const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
+  const id = await deps.db.transaction((tx) =>
+    repository.insertCampaign(
+      tx,
+      {
+        name: input.name,
+        fromName: input.fromName,
+        fromEmail: input.fromEmail,
+        replyTo: input.replyTo ?? null,
+        segment: input.segment,
+        status: scheduledAt ? 'scheduled' : 'draft',
+        audienceSize,
+        abTest: input.abTest ?? null,
+        scheduledAt,
+      },
+      input.variants,
+    ),
   );
-  if (campaign.scheduledAt) await scheduleStart(deps, campaign.id, campaign.scheduledAt);
-  return presentCampaign(campaign, variants);
+  if (scheduledAt) await scheduleStart(deps, id, scheduledAt);
+  return getCampaign(em, id);
 }
 
 /**
