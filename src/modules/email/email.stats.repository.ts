@@ -1,56 +1,73 @@
-import { sql, type Queries, type Sql } from '../../kernel/sql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import type { AbDecision, EmailCampaignSchema, EmailEventSchema, EmailRecipientSchema, EmailSuppressionSchema, EmailVariantSchema } from './email.entities';
 
 // Campaign statistics and the dashboard, all aggregate SQL over the send list and the events.
+
+type StatsTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailEventSchema | typeof EmailRecipientSchema | typeof EmailSuppressionSchema | typeof EmailVariantSchema>;
+const db = tables<StatsTables>();
 
 /** A human open: an open, or a click (which proves the message was opened with images blocked); never a machine's. */
 const humanOpen: Sql<never> = sql`((kind = 'open' or kind = 'click') and not machine)`;
 const humanClick: Sql<never> = sql`(kind = 'click' and not machine)`;
 
-export interface CampaignStatsRows {
-  delivery: { sent: number; failed: number; bounced: number; soft_bounced: number; retrying: number } | undefined;
-  events: { open_unique: number; open_total: number; machine: number; click_unique: number; click_total: number; unsubscribed: number } | undefined;
-  variants: { id: string; name: string; subject: string; recipients: number; sent: number }[];
-  variantEvents: { variant_id: string; opens: number; clicks: number }[];
-  links: { url: string; unique_clicks: number; total_clicks: number }[];
-  templateLinks: { url: string }[];
-  timeline: { hour: Date; opens: number; clicks: number }[];
-}
+type EventColumns = ExpressionBuilder<StatsTables, 'email_events'>;
+
+/** The same conditions for the typed builder, over `email_events`. */
+const isHumanOpen = (eb: EventColumns) => eb.and([eb('kind', 'in', ['open', 'click']), eb('machine', '=', false)]);
+const isHumanClick = (eb: EventColumns) => eb.and([eb('kind', '=', 'click'), eb('machine', '=', false)]);
+
+/** `count(*) filter (where …)` as an integer. */
+const countWhere = <DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, filter: Expression<SqlBool>) => eb.cast<number>(eb.fn.countAll().filterWhere(filter), 'integer');
 
 /** One campaign's figures, each block one aggregate statement, run side by side. */
-export async function campaignStatsRows(q: Queries, campaignId: string): Promise<CampaignStatsRows> {
+export async function campaignStatsRows(q: Queries, campaignId: string) {
   const [delivery, events, variants, variantEvents, links, templateLinks, timeline] = await Promise.all([
     q.first(
-      sql<NonNullable<CampaignStatsRows['delivery']>>`
-        select count(*) filter (where status = 'sent')::int as sent, count(*) filter (where status = 'failed')::int as failed,
-               count(*) filter (where status = 'bounced')::int as bounced,
-               count(*) filter (where (status = 'queued' and attempts > 0) or (status <> 'queued' and attempts > 1))::int as soft_bounced,
-               count(*) filter (where status = 'queued' and attempts > 0)::int as retrying
-        from email_recipients where campaign_id = ${campaignId}::uuid`,
+      db
+        .selectFrom('email_recipients')
+        .select((eb) => [
+          countWhere(eb, eb('status', '=', 'sent')).as('sent'),
+          countWhere(eb, eb('status', '=', 'failed')).as('failed'),
+          countWhere(eb, eb('status', '=', 'bounced')).as('bounced'),
+          countWhere(eb, eb.or([eb.and([eb('status', '=', 'queued'), eb('attempts', '>', 0)]), eb.and([eb('status', '<>', 'queued'), eb('attempts', '>', 1)])])).as('soft_bounced'),
+          countWhere(eb, eb.and([eb('status', '=', 'queued'), eb('attempts', '>', 0)])).as('retrying'),
+        ])
+        .where('campaign_id', '=', campaignId),
     ),
     q.first(
-      sql<NonNullable<CampaignStatsRows['events']>>`
-        select count(distinct recipient_id) filter (where ${humanOpen})::int as open_unique,
-               count(*) filter (where kind = 'open' and not machine)::int as open_total,
-               count(*) filter (where kind = 'open' and machine)::int as machine,
-               count(distinct recipient_id) filter (where ${humanClick})::int as click_unique,
-               count(*) filter (where ${humanClick})::int as click_total,
-               count(distinct recipient_id) filter (where kind = 'unsubscribe')::int as unsubscribed
-        from email_events where campaign_id = ${campaignId}::uuid`,
+      db
+        .selectFrom('email_events')
+        .select((eb) => [
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere(isHumanOpen(eb)), 'integer').as('open_unique'),
+          countWhere(eb, eb.and([eb('kind', '=', 'open'), eb('machine', '=', false)])).as('open_total'),
+          countWhere(eb, eb.and([eb('kind', '=', 'open'), eb('machine', '=', true)])).as('machine'),
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere(isHumanClick(eb)), 'integer').as('click_unique'),
+          countWhere(eb, isHumanClick(eb)).as('click_total'),
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere('kind', '=', 'unsubscribe'), 'integer').as('unsubscribed'),
+        ])
+        .where('campaign_id', '=', campaignId),
     ),
     q.rows(
-      sql<CampaignStatsRows['variants'][number]>`
+      sql<{ id: string; name: string; subject: string; recipients: number; sent: number }>`
         select v.id, v.name, v.subject, count(r.id)::int as recipients, count(r.id) filter (where r.status = 'sent')::int as sent
         from email_variants v left join email_recipients r on r.variant_id = v.id
         where v.campaign_id = ${campaignId}::uuid group by v.id order by v.position`,
     ),
     q.rows(
-      sql<CampaignStatsRows['variantEvents'][number]>`
-        select variant_id, count(distinct recipient_id) filter (where ${humanOpen})::int as opens,
-               count(distinct recipient_id) filter (where ${humanClick})::int as clicks
-        from email_events where campaign_id = ${campaignId}::uuid group by variant_id`,
+      db
+        .selectFrom('email_events')
+        .select((eb) => [
+          'variant_id',
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere(isHumanOpen(eb)), 'integer').as('opens'),
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere(isHumanClick(eb)), 'integer').as('clicks'),
+        ])
+        .where('campaign_id', '=', campaignId)
+        .groupBy('variant_id'),
     ),
     q.rows(
-      sql<CampaignStatsRows['links'][number]>`
+      sql<{ url: string; unique_clicks: number; total_clicks: number }>`
         select t.links->>e.link_index as url, count(distinct e.recipient_id)::int as unique_clicks, count(*)::int as total_clicks
         from email_events e join email_variants v on v.id = e.variant_id join email_templates t on t.id = v.template_id
         where e.campaign_id = ${campaignId}::uuid and e.kind = 'click' and not e.machine group by 1`,
@@ -61,10 +78,17 @@ export async function campaignStatsRows(q: Queries, campaignId: string): Promise
         from email_variants v join email_templates t on t.id = v.template_id where v.campaign_id = ${campaignId}::uuid`,
     ),
     q.rows(
-      sql<CampaignStatsRows['timeline'][number]>`
-        select date_trunc('hour', at) as hour, count(*) filter (where kind = 'open' and not machine)::int as opens,
-               count(*) filter (where ${humanClick})::int as clicks
-        from email_events where campaign_id = ${campaignId}::uuid and kind in ('open', 'click') group by 1 order by 1`,
+      db
+        .selectFrom('email_events')
+        .select((eb) => [
+          eb.fn<Date>('date_trunc', [eb.val('hour'), 'at']).as('hour'),
+          countWhere(eb, eb.and([eb('kind', '=', 'open'), eb('machine', '=', false)])).as('opens'),
+          countWhere(eb, isHumanClick(eb)).as('clicks'),
+        ])
+        .where('campaign_id', '=', campaignId)
+        .where('kind', 'in', ['open', 'click'])
+        .groupBy('hour')
+        .orderBy('hour'),
     ),
   ]);
   return { delivery, events, variants, variantEvents, links, templateLinks, timeline };
@@ -107,7 +131,7 @@ export async function dashboardRows(q: Queries, since: Date): Promise<DashboardR
                (select count(*)::int from email_suppressions where created_at >= ${since}::timestamptz) as bounces
         from email_events where at >= ${since}::timestamptz`,
     ),
-    q.first(sql<{ suppressed: number }>`select count(*)::int as suppressed from email_suppressions`),
+    q.first(db.selectFrom('email_suppressions').select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('suppressed'))),
   ]);
   return { campaigns, totals, events, suppressed: suppressed?.suppressed ?? 0 };
 }
@@ -143,10 +167,20 @@ export function lockAbCampaign(tx: Queries, campaignId: string): Promise<{ ab_ph
 }
 
 /** The winner is recorded and the held remainder queued with it. Inside the deciding transaction. */
-export async function recordAbWinner(tx: Queries, campaignId: string, winnerId: string, decision: unknown): Promise<void> {
+export async function recordAbWinner(tx: Queries, campaignId: string, winnerId: string, decision: AbDecision): Promise<void> {
   await tx.write(
-    sql`update email_campaigns set ab_phase = 'winner_sent', winner_variant_id = ${winnerId}::uuid, decided_at = now(), decision = ${JSON.stringify(decision)}::jsonb, updated_at = now()
-        where id = ${campaignId}::uuid and ab_phase = 'waiting'`,
+    db
+      .updateTable('email_campaigns')
+      .set((eb) => ({
+        ab_phase: 'winner_sent',
+        winner_variant_id: winnerId,
+        decided_at: eb.fn<Date>('now', []),
+        // Kysely's jsonb columns take the JSON text.
+        decision: JSON.stringify(decision) as unknown as AbDecision,
+        updated_at: eb.fn<Date>('now', []),
+      }))
+      .where('id', '=', campaignId)
+      .where('ab_phase', '=', 'waiting'),
   );
-  await tx.write(sql`update email_recipients r set variant_id = ${winnerId}::uuid, status = 'queued' where r.campaign_id = ${campaignId}::uuid and r.status = 'held'`);
+  await tx.write(db.updateTable('email_recipients').set({ variant_id: winnerId, status: 'queued' }).where('campaign_id', '=', campaignId).where('status', '=', 'held'));
 }
