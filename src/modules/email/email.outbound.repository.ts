@@ -1,12 +1,12 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { ExpressionBuilder } from 'kysely';
-import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
 import { suppressed } from './email.personal-data';
-import type { EmailCampaignSchema, EmailRecipientSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
+import type { EmailCampaignSchema, EmailNoticeSchema, EmailRecipientSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
 
 /** The tables the sender reads and writes, as the typed query builder sees them. */
-type SenderTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailRecipientSchema | typeof EmailVariantSchema | typeof EmailTemplateSchema>;
+type SenderTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailNoticeSchema | typeof EmailRecipientSchema | typeof EmailVariantSchema | typeof EmailTemplateSchema>;
 const db = tables<SenderTables>();
 
 /** Where a claimed row lives: a campaign's send list, or the notices to one person. */
@@ -319,22 +319,35 @@ export function unfinishedCampaigns(q: Queries) {
   );
 }
 
-export interface NoticeQueue {
-  /** The earliest retry not due yet. */
-  next_retry: Date | null;
-  /** The oldest claim still in flight (here or in another process). */
-  oldest_claim: Date | null;
-  /** Any notice waiting to go now. */
-  due: boolean;
-}
-
-/** What the notices still have to send, for the wake-ups of a drain's end, a process's start and the ticker; each part reads one partial index. */
-export async function noticeQueue(q: Queries): Promise<NoticeQueue> {
-  const row = await q.first(
-    sql<NoticeQueue>`
-      select (select min(next_attempt_at) from email_notices where status = 'queued' and next_attempt_at > now()) as next_retry,
-             (select min(claimed_at) from email_notices where status = 'sending') as oldest_claim,
-             exists (select 1 from email_notices where status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())) as due`.prepared('email_outbound_notice_queue'),
-  );
-  return row ?? { next_retry: null, oldest_claim: null, due: false };
+/**
+ * What the notices still have to send, for the wake-ups of a drain's end, a process's start and
+ * the ticker: the earliest retry not due yet, the oldest claim still in flight (here or in another
+ * process), and whether any notice waits to go now. Each part reads one partial index.
+ */
+export async function noticeQueue(q: Queries) {
+  const queue = db.selectNoFrom((eb) => [
+    eb
+      .selectFrom('email_notices')
+      .select((inner) => inner.fn.min('next_attempt_at').as('at'))
+      .where('status', '=', 'queued')
+      .where((inner) => inner('next_attempt_at', '>', inner.fn<Date>('now', [])))
+      .$asScalar()
+      .as('next_retry'),
+    eb
+      .selectFrom('email_notices')
+      .select((inner) => inner.fn.min('claimed_at').as('at'))
+      .where('status', '=', 'sending')
+      .$asScalar()
+      .as('oldest_claim'),
+    eb
+      .exists(
+        eb
+          .selectFrom('email_notices')
+          .select(eb.lit(1).as('one'))
+          .where('status', '=', 'queued')
+          .where((inner) => inner.or([inner('next_attempt_at', 'is', null), inner('next_attempt_at', '<=', inner.fn<Date>('now', []))])),
+      )
+      .as('due'),
+  ]);
+  return (await q.first(prepared('email_outbound_notice_queue', queue))) ?? { next_retry: null, oldest_claim: null, due: false };
 }

@@ -175,13 +175,14 @@ export function withSendLock(database: Database, work: () => Promise<void>): Pro
  * messages in flight or in doubt count, since they may have gone out.
  */
 export async function tierUsed(q: Queries): Promise<number> {
-  const row = await q.first(
-    sql<{ n: number }>`
-      select count(distinct contact_id)::int as n from wa_messages
-      where direction = 'out' and kind = 'template'
-        and ((accepted_at > now() - interval '24 hours') or (status in ('in_doubt', 'sending') and claimed_at > now() - interval '24 hours'))`.prepared('wa_outbound_tier'),
-  );
-  return row?.n ?? 0;
+  const dayAgo = new Date(Date.now() - 24 * 3600_000);
+  const used = db
+    .selectFrom('wa_messages')
+    .select((eb) => eb.cast<number>(eb.fn.count('contact_id').distinct(), 'integer').as('n'))
+    .where('direction', '=', 'out')
+    .where('kind', '=', 'template')
+    .where((eb) => eb.or([eb('accepted_at', '>', dayAgo), eb.and([eb('status', 'in', ['in_doubt', 'sending']), eb('claimed_at', '>', dayAgo)])]));
+  return (await q.first(prepared('wa_outbound_tier', used)))?.n ?? 0;
 }
 
 /** Sending campaigns with templates still queued say that they wait for the tier. */
