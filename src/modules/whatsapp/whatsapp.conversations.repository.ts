@@ -4,7 +4,8 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Updateable } from 'kysely';
 import { newId } from '../../kernel/ids';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
-import { prepared, tables, type Queries } from '../../kernel/sql';
+import { prepared, sql, tables, type Queries } from '../../kernel/sql';
+import { audienceContacts } from '../audience';
 import {
   WaConversationSchema,
   WaMessageSchema,
@@ -16,8 +17,8 @@ import {
   type WaTemplateSchema,
 } from './whatsapp.entities';
 
-// Conversations and their messages. Conversations are read with their contact and assignee
-// through the ORM, which loads those from their own modules; messages are read and written here.
+// Conversations and their messages. A conversation is read with its contact, which the audience
+// module owns: its view of contacts for one, the ORM's populated relation for a page.
 
 type ConversationTables = InferKyselyDB<typeof WaConversationSchema | typeof WaMessageSchema | typeof WaTemplateSchema>;
 const db = tables<ConversationTables>();
@@ -45,11 +46,41 @@ export function phoneDigits(search: string): string | undefined {
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
-/** The contact and the staff member holding the conversation, loaded with it. */
-const POPULATE = ['contact', 'assignedTo'] as const;
+/** A conversation with what the inbox shows of its contact (the contact is the audience module's). */
+export interface ConversationRecord {
+  id: string;
+  status: ConversationStatus;
+  unreadCount: number;
+  assignedToId: string | null;
+  lastInboundAt: Date | null;
+  lastMessageAt: Date;
+  lastMessageId: string | null;
+  contact: { id: string; name: string; phone: string | null; neighbourhood: string | null; whatsappOptIn: boolean; whatsappOptedOutAt: Date | null };
+}
 
-/** Conversations by their latest message, each with its contact and assignee loaded. */
-export function conversationPage(em: EntityManager, filter: ConversationFilter, page: PageRequest): Promise<Page<WaConversation>> {
+function conversationRecordOf(conversation: WaConversation): ConversationRecord {
+  const contact = conversation.contact;
+  return {
+    id: conversation.id,
+    status: conversation.status,
+    unreadCount: conversation.unreadCount,
+    assignedToId: conversation.assignedTo?.id ?? null,
+    lastInboundAt: conversation.lastInboundAt ?? null,
+    lastMessageAt: conversation.lastMessageAt,
+    lastMessageId: conversation.lastMessageId ?? null,
+    contact: {
+      id: contact.id,
+      name: contact.name,
+      phone: contact.phone ?? null,
+      neighbourhood: contact.neighbourhood ?? null,
+      whatsappOptIn: contact.whatsappOptIn,
+      whatsappOptedOutAt: contact.whatsappOptedOutAt ?? null,
+    },
+  };
+}
+
+/** Conversations by their latest message, each with its contact loaded (the search reads the contact's name and phone). */
+export function conversationPage(em: EntityManager, filter: ConversationFilter, page: PageRequest): Promise<Page<ConversationRecord>> {
   const where: FilterQuery<WaConversation> = {};
   if (filter.status) where.status = filter.status;
   if (filter.unread !== undefined) where.unreadCount = filter.unread ? { $gt: 0 } : 0;
@@ -59,11 +90,50 @@ export function conversationPage(em: EntityManager, filter: ConversationFilter, 
     const name = { name: { $ilike: `%${escapeLike(filter.search)}%` } };
     where.contact = digits ? { $or: [name, { phone: { $like: `%${digits}%` } }] } : name;
   }
-  return findPage(em, WaConversationSchema, where, page, { lastMessageAt: 'desc', id: 'desc' }, (row: WaConversation) => row, { populate: POPULATE });
+  return findPage(em, WaConversationSchema, where, page, { lastMessageAt: 'desc', id: 'desc' }, conversationRecordOf, { populate: ['contact'] });
 }
 
-export function findConversation(em: EntityManager, id: string): Promise<WaConversation | null> {
-  return em.findOne(WaConversationSchema, { id }, { populate: POPULATE, refresh: true });
+/** One conversation with its contact, joined through the audience module's view of contacts. */
+export async function findConversation(q: Queries, id: string): Promise<ConversationRecord | undefined> {
+  const row = await q.first(
+    sql<{
+      id: string;
+      status: ConversationStatus;
+      unread_count: number;
+      assigned_to_id: string | null;
+      last_inbound_at: Date | null;
+      last_message_at: Date;
+      last_message_id: string | null;
+      contact_id: string;
+      name: string;
+      phone: string | null;
+      neighbourhood: string | null;
+      whatsapp_opt_in: boolean;
+      whatsapp_opted_out_at: Date | null;
+    }>`
+      select w.id, w.status, w.unread_count, w.assigned_to_id, w.last_inbound_at, w.last_message_at, w.last_message_id,
+             c.id as contact_id, c.name, c.phone, c.neighbourhood, c.whatsapp_opt_in, c.whatsapp_opted_out_at
+      from wa_conversations w join ${audienceContacts()} c on c.id = w.contact_id
+      where w.id = ${id}::uuid`,
+  );
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    status: row.status,
+    unreadCount: row.unread_count,
+    assignedToId: row.assigned_to_id,
+    lastInboundAt: row.last_inbound_at,
+    lastMessageAt: row.last_message_at,
+    lastMessageId: row.last_message_id,
+    contact: {
+      id: row.contact_id,
+      name: row.name,
+      phone: row.phone,
+      neighbourhood: row.neighbourhood,
+      whatsappOptIn: row.whatsapp_opt_in,
+      whatsappOptedOutAt: row.whatsapp_opted_out_at,
+    },
+  };
 }
 
 /** Unread across open conversations (the inbox badge), from the partial index on them. */

@@ -4,9 +4,9 @@ import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
 import type { PageRequest } from '../../kernel/pagination';
+import { contactReach } from '../audience';
 import { findUser } from '../auth';
-import { findConversation } from './whatsapp.conversations.repository';
-import type { WaConversation } from './whatsapp.entities';
+import { findConversation, type ConversationRecord } from './whatsapp.conversations.repository';
 import { presentQuickReply } from './whatsapp.presenter';
 import type { QuickReplyValues } from './whatsapp.quick-replies.render';
 import * as repository from './whatsapp.quick-replies.repository';
@@ -14,9 +14,9 @@ import type { CreateQuickReplyInput, UpdateQuickReplyInput } from './whatsapp.sc
 import { UNNAMED_CONTACT } from './whatsapp.webhook';
 
 /** What fills a quick reply's variables in this conversation, answered by this staff member. */
-async function valuesFor(deps: Pick<AppDeps, 'db'>, actor: Actor, conversation: WaConversation): Promise<QuickReplyValues> {
+async function valuesFor(deps: Pick<AppDeps, 'db'>, actor: Actor, conversation: ConversationRecord): Promise<QuickReplyValues> {
   const contact = conversation.contact;
-  const erased = Boolean(contact.erasedAt);
+  const erased = (await contactReach(deps.db, contact.id))?.erased ?? false;
   // Someone who wrote without a profile name is stored under a placeholder, not a name to greet.
   const name = erased || contact.name === UNNAMED_CONTACT ? null : contact.name.trim();
   return {
@@ -36,7 +36,7 @@ export async function listQuickReplies(
 ) {
   let values: QuickReplyValues | undefined;
   if (query.conversationId) {
-    const conversation = await findConversation(em, query.conversationId);
+    const conversation = await findConversation(deps.db, query.conversationId);
     if (!conversation) throw invalidField('query.conversationId', 'No conversation has this id.', 'unknown_conversation');
     values = await valuesFor(deps, actor, conversation);
   }

@@ -234,7 +234,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
   .get(
     '/api/whatsapp/conversations/:id',
     { summary: 'One conversation', access: whatsappPolicy.roles('converse'), params: conversationIdParams, response: conversationView, errors: noConversation },
-    async ({ ctx, input, em }) => conversations.getConversation(em, ctx.deps, input.params.id),
+    async ({ ctx, input }) => conversations.getConversation(ctx.deps, input.params.id),
   )
   .patch(
     '/api/whatsapp/conversations/:id',
@@ -249,7 +249,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: conversationView,
       errors: noConversation,
     },
-    async ({ ctx, input, em, actor }) => conversations.updateConversation(em, ctx.deps, actor, input.params.id, input.body),
+    async ({ ctx, input, actor }) => conversations.updateConversation(ctx.deps, actor, input.params.id, input.body),
   )
   .get(
     '/api/whatsapp/conversations/:id/messages',
@@ -276,7 +276,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: messageView,
       errors: { ...noConversation, 409: 'window_closed, opted_out, no_consent or template_not_approved' },
     },
-    async ({ ctx, input, em, actor }) => conversations.reply(em, ctx.deps, actor, input.params.id, input.body),
+    async ({ ctx, input, actor }) => conversations.reply(ctx.deps, actor, input.params.id, input.body),
   )
   .post(
     '/api/whatsapp/conversations/:id/read',
@@ -287,7 +287,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: conversationView,
       errors: noConversation,
     },
-    async ({ ctx, input, em, actor }) => conversations.markRead(em, ctx.deps, actor, input.params.id),
+    async ({ ctx, input, actor }) => conversations.markRead(ctx.deps, actor, input.params.id),
   )
   .post(
     '/api/whatsapp/conversations/:id/unread',
@@ -299,7 +299,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: conversationView,
       errors: { ...noConversation, 409: 'The person never wrote in it (`nothing_inbound`)' },
     },
-    async ({ ctx, input, em, actor }) => conversations.markUnread(em, ctx.deps, actor, input.params.id),
+    async ({ ctx, input, actor }) => conversations.markUnread(ctx.deps, actor, input.params.id),
   )
   .get(
     '/api/whatsapp/quick-replies',
