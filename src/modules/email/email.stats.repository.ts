@@ -1,6 +1,6 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
-import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { sql, tables, type Queries } from '../../kernel/sql';
 import type { AbDecision, EmailCampaignSchema, EmailEventSchema, EmailRecipientSchema, EmailSuppressionSchema, EmailVariantSchema } from './email.entities';
 
 // Campaign statistics and the dashboard, all aggregate SQL over the send list and the events.
@@ -8,13 +8,9 @@ import type { AbDecision, EmailCampaignSchema, EmailEventSchema, EmailRecipientS
 type StatsTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailEventSchema | typeof EmailRecipientSchema | typeof EmailSuppressionSchema | typeof EmailVariantSchema>;
 const db = tables<StatsTables>();
 
-/** A human open: an open, or a click (which proves the message was opened with images blocked); never a machine's. */
-const humanOpen: Sql<never> = sql`((kind = 'open' or kind = 'click') and not machine)`;
-const humanClick: Sql<never> = sql`(kind = 'click' and not machine)`;
-
 type EventColumns = ExpressionBuilder<StatsTables, 'email_events'>;
 
-/** The same conditions for the typed builder, over `email_events`. */
+/** A human open: an open, or a click (which proves the message was opened with images blocked); never a machine's. */
 const isHumanOpen = (eb: EventColumns) => eb.and([eb('kind', 'in', ['open', 'click']), eb('machine', '=', false)]);
 const isHumanClick = (eb: EventColumns) => eb.and([eb('kind', '=', 'click'), eb('machine', '=', false)]);
 
@@ -94,42 +90,83 @@ export async function campaignStatsRows(q: Queries, campaignId: string) {
   return { delivery, events, variants, variantEvents, links, templateLinks, timeline };
 }
 
-export interface DashboardRows {
-  campaigns: { id: string; name: string; status: string; ab_phase: string; created_at: Date; sent: number; bounced: number; opens: number; clicks: number; unsubscribes: number }[];
-  totals: { campaigns: number; sent: number } | undefined;
-  events: { opens: number; clicks: number; unsubscribes: number; bounces: number } | undefined;
-  suppressed: number;
-}
-
 /** The 20 latest campaigns with their figures, and the totals since `since`. */
-export async function dashboardRows(q: Queries, since: Date): Promise<DashboardRows> {
+export async function dashboardRows(q: Queries, since: Date) {
   const [campaigns, totals, events, suppressed] = await Promise.all([
     q.rows(
-      sql<DashboardRows['campaigns'][number]>`
-        select c.id, c.name, c.status, c.ab_phase, c.created_at,
-               coalesce(r.sent, 0)::int as sent, coalesce(r.bounced, 0)::int as bounced,
-               coalesce(e.opens, 0)::int as opens, coalesce(e.clicks, 0)::int as clicks, coalesce(e.unsubscribes, 0)::int as unsubscribes
-        from (select * from email_campaigns order by created_at desc limit 20) c
-        left join lateral (select count(*) filter (where status = 'sent') as sent, count(*) filter (where status = 'bounced') as bounced
-                           from email_recipients where campaign_id = c.id) r on true
-        left join lateral (select count(distinct recipient_id) filter (where ${humanOpen}) as opens,
-                                  count(distinct recipient_id) filter (where ${humanClick}) as clicks,
-                                  count(distinct recipient_id) filter (where kind = 'unsubscribe') as unsubscribes
-                           from email_events where campaign_id = c.id) e on true
-        order by c.created_at desc`,
+      db
+        .selectFrom((eb) => eb.selectFrom('email_campaigns').selectAll().orderBy('created_at', 'desc').limit(20).as('c'))
+        .leftJoinLateral(
+          (eb) =>
+            eb
+              .selectFrom('email_recipients')
+              .select((inner) => [countWhere(inner, inner('status', '=', 'sent')).as('sent'), countWhere(inner, inner('status', '=', 'bounced')).as('bounced')])
+              .whereRef('campaign_id', '=', 'c.id')
+              .as('r'),
+          (join) => join.onTrue(),
+        )
+        .leftJoinLateral(
+          (eb) =>
+            eb
+              .selectFrom('email_events')
+              .select((inner) => [
+                inner.cast<number>(inner.fn.count('recipient_id').distinct().filterWhere(isHumanOpen(inner)), 'integer').as('opens'),
+                inner.cast<number>(inner.fn.count('recipient_id').distinct().filterWhere(isHumanClick(inner)), 'integer').as('clicks'),
+                inner.cast<number>(inner.fn.count('recipient_id').distinct().filterWhere('kind', '=', 'unsubscribe'), 'integer').as('unsubscribes'),
+              ])
+              .whereRef('campaign_id', '=', 'c.id')
+              .as('e'),
+          (join) => join.onTrue(),
+        )
+        .select((eb) => [
+          'c.id',
+          'c.name',
+          'c.status',
+          'c.ab_phase',
+          'c.created_at',
+          eb.fn.coalesce('r.sent', eb.lit(0)).as('sent'),
+          eb.fn.coalesce('r.bounced', eb.lit(0)).as('bounced'),
+          eb.fn.coalesce('e.opens', eb.lit(0)).as('opens'),
+          eb.fn.coalesce('e.clicks', eb.lit(0)).as('clicks'),
+          eb.fn.coalesce('e.unsubscribes', eb.lit(0)).as('unsubscribes'),
+        ])
+        .orderBy('c.created_at', 'desc'),
     ),
     q.first(
-      sql<NonNullable<DashboardRows['totals']>>`
-        select (select count(*)::int from email_campaigns where started_at >= ${since}::timestamptz) as campaigns,
-               (select count(*)::int from email_recipients where status = 'sent' and sent_at >= ${since}::timestamptz) as sent`,
+      db.selectNoFrom((eb) => [
+        eb
+          .selectFrom('email_campaigns')
+          .select((inner) => inner.cast<number>(inner.fn.countAll(), 'integer').as('n'))
+          .where('started_at', '>=', since)
+          .$asScalar()
+          .$notNull()
+          .as('campaigns'),
+        eb
+          .selectFrom('email_recipients')
+          .select((inner) => inner.cast<number>(inner.fn.countAll(), 'integer').as('n'))
+          .where('status', '=', 'sent')
+          .where('sent_at', '>=', since)
+          .$asScalar()
+          .$notNull()
+          .as('sent'),
+      ]),
     ),
     q.first(
-      sql<NonNullable<DashboardRows['events']>>`
-        select count(distinct recipient_id) filter (where ${humanOpen})::int as opens,
-               count(distinct recipient_id) filter (where ${humanClick})::int as clicks,
-               count(distinct recipient_id) filter (where kind = 'unsubscribe')::int as unsubscribes,
-               (select count(*)::int from email_suppressions where created_at >= ${since}::timestamptz) as bounces
-        from email_events where at >= ${since}::timestamptz`,
+      db
+        .selectFrom('email_events')
+        .select((eb) => [
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere(isHumanOpen(eb)), 'integer').as('opens'),
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere(isHumanClick(eb)), 'integer').as('clicks'),
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere('kind', '=', 'unsubscribe'), 'integer').as('unsubscribes'),
+          eb
+            .selectFrom('email_suppressions')
+            .select((inner) => inner.cast<number>(inner.fn.countAll(), 'integer').as('n'))
+            .where('created_at', '>=', since)
+            .$asScalar()
+            .$notNull()
+            .as('bounces'),
+        ])
+        .where('at', '>=', since),
     ),
     q.first(db.selectFrom('email_suppressions').select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('suppressed'))),
   ]);
