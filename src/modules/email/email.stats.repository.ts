@@ -177,21 +177,46 @@ export async function dashboardRows(q: Queries, since: Date) {
  * Each variant's test-phase results for the A/B decision: delivered, recipients with the metric's
  * event (a click counts for `open` too; machine events never), and unsubscribes.
  */
-export function abVariantResults(
-  q: Queries,
-  campaignId: string,
-  metric: 'open' | 'click',
-): Promise<{ id: string; name: string; delivered: number; hits: number; unsubscribes: number }[]> {
+export function abVariantResults(q: Queries, campaignId: string, metric: 'open' | 'click') {
   return q.rows(
-    sql<{ id: string; name: string; delivered: number; hits: number; unsubscribes: number }>`
-      select v.id, v.name,
-        (select count(*)::int from email_recipients r where r.variant_id = v.id and r.phase = 'test' and r.status = 'sent') as delivered,
-        (select count(distinct e.recipient_id)::int from email_events e join email_recipients r on r.id = e.recipient_id
-           where e.variant_id = v.id and r.phase = 'test' and not e.machine
-             and (e.kind = 'click' or (${metric}::text = 'open' and e.kind = 'open'))) as hits,
-        (select count(distinct e.recipient_id)::int from email_events e join email_recipients r on r.id = e.recipient_id
-           where e.variant_id = v.id and r.phase = 'test' and e.kind = 'unsubscribe') as unsubscribes
-      from email_variants v where v.campaign_id = ${campaignId}::uuid order by v.position`,
+    db
+      .selectFrom('email_variants as v')
+      .select((eb) => [
+        'v.id',
+        'v.name',
+        eb
+          .selectFrom('email_recipients as r')
+          .select((inner) => inner.cast<number>(inner.fn.countAll(), 'integer').as('n'))
+          .whereRef('r.variant_id', '=', 'v.id')
+          .where('r.phase', '=', 'test')
+          .where('r.status', '=', 'sent')
+          .$asScalar()
+          .$notNull()
+          .as('delivered'),
+        eb
+          .selectFrom('email_events as e')
+          .innerJoin('email_recipients as r', 'r.id', 'e.recipient_id')
+          .select((inner) => inner.cast<number>(inner.fn.count('e.recipient_id').distinct(), 'integer').as('n'))
+          .whereRef('e.variant_id', '=', 'v.id')
+          .where('r.phase', '=', 'test')
+          .where('e.machine', '=', false)
+          .where('e.kind', 'in', metric === 'open' ? ['click', 'open'] : ['click'])
+          .$asScalar()
+          .$notNull()
+          .as('hits'),
+        eb
+          .selectFrom('email_events as e')
+          .innerJoin('email_recipients as r', 'r.id', 'e.recipient_id')
+          .select((inner) => inner.cast<number>(inner.fn.count('e.recipient_id').distinct(), 'integer').as('n'))
+          .whereRef('e.variant_id', '=', 'v.id')
+          .where('r.phase', '=', 'test')
+          .where('e.kind', '=', 'unsubscribe')
+          .$asScalar()
+          .$notNull()
+          .as('unsubscribes'),
+      ])
+      .where('v.campaign_id', '=', campaignId)
+      .orderBy('v.position'),
   );
 }
 
