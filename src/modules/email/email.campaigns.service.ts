@@ -30,12 +30,12 @@ export async function listCampaigns(em: EntityManager, page: PageRequest) {
 }
 
 /** The variants' templates exist and their subjects use known variables; the segment reaches someone. Its size. */
-async function checkCampaign(em: EntityManager, deps: AppDeps, input: CreateCampaignInput): Promise<number> {
+async function checkCampaign(deps: AppDeps, input: CreateCampaignInput): Promise<number> {
   const templateIds = [...new Set(input.variants.map((variant) => variant.templateId))];
-  const templates = await repository.templatesById(em, templateIds);
+  const templates = await repository.existingTemplateIds(deps.db, templateIds);
   const errors: FieldError[] = [];
   input.variants.forEach((variant, index) => {
-    if (!templates.some((template) => template.id === variant.templateId)) errors.push({ path: `body.variants.${index}.templateId`, message: 'No such template' });
+    if (!templates.has(variant.templateId)) errors.push({ path: `body.variants.${index}.templateId`, message: 'No such template' });
     errors.push(...checkVariables(variant.subject, `body.variants.${index}.subject`).errors);
   });
   if (errors.length) throw new ValidationError(errors);
@@ -56,24 +56,27 @@ export async function previewAudience(deps: AppDeps, segment: CreateCampaignInpu
 }
 
 export async function createCampaign(em: EntityManager, deps: AppDeps, input: CreateCampaignInput) {
-  const audienceSize = await checkCampaign(em, deps, input);
-  const { campaign, variants } = await repository.insertCampaign(
-    em,
-    {
-      name: input.name,
-      fromName: input.fromName,
-      fromEmail: input.fromEmail,
-      replyTo: input.replyTo ?? null,
-      segment: input.segment,
-      status: input.scheduledAt ? 'scheduled' : 'draft',
-      audienceSize,
-      abTest: input.abTest ?? null,
-      scheduledAt: input.scheduledAt ? new Date(input.scheduledAt) : null,
-    },
-    input.variants,
+  const audienceSize = await checkCampaign(deps, input);
+  const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
+  const id = await deps.db.transaction((tx) =>
+    repository.insertCampaign(
+      tx,
+      {
+        name: input.name,
+        fromName: input.fromName,
+        fromEmail: input.fromEmail,
+        replyTo: input.replyTo ?? null,
+        segment: input.segment,
+        status: scheduledAt ? 'scheduled' : 'draft',
+        audienceSize,
+        abTest: input.abTest ?? null,
+        scheduledAt,
+      },
+      input.variants,
+    ),
   );
-  if (campaign.scheduledAt) await scheduleStart(deps, campaign.id, campaign.scheduledAt);
-  return presentCampaign(campaign, variants);
+  if (scheduledAt) await scheduleStart(deps, id, scheduledAt);
+  return getCampaign(em, id);
 }
 
 /**
@@ -83,7 +86,7 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, input: Cr
  */
 export async function updateCampaign(em: EntityManager, deps: AppDeps, campaignId: string, input: CreateCampaignInput) {
   await loadCampaign(em, campaignId);
-  const audienceSize = await checkCampaign(em, deps, input);
+  const audienceSize = await checkCampaign(deps, input);
   const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
   const rewritten = await deps.db.transaction((tx) =>
     rewriteUnstartedCampaign(

@@ -1,4 +1,9 @@
-import { sql, type Queries } from '../../kernel/sql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sql, tables, type Queries } from '../../kernel/sql';
+import type { EmailEventSchema, EmailRecipientSchema } from './email.entities';
+
+type FigureTables = InferKyselyDB<typeof EmailEventSchema | typeof EmailRecipientSchema>;
+const db = tables<FigureTables>();
 
 /** People (recipients) who clicked a link, per local day of their first click that day, in [since, until); machine fetches left out. */
 export function emailClicksByDay(q: Queries, since: Date, until: Date, timeZone: string): Promise<{ day: string; count: number }[]> {
@@ -18,10 +23,24 @@ export interface EmailReach {
 
 /** What campaign email reached in [since, until). */
 export async function emailReachBetween(q: Queries, since: Date, until: Date): Promise<EmailReach> {
-  const row = await q.first<EmailReach>(sql`
-    select (select count(*) from email_recipients where sent_at >= ${since}::timestamptz and sent_at < ${until}::timestamptz)::int as sent,
-      count(distinct recipient_id) filter (where kind = 'open')::int as opened,
-      count(distinct recipient_id) filter (where kind = 'click')::int as clicked
-    from email_events where not machine and at >= ${since}::timestamptz and at < ${until}::timestamptz`);
+  const row = await q.first(
+    db
+      .selectFrom('email_events')
+      .select((eb) => [
+        eb
+          .selectFrom('email_recipients')
+          .select((inner) => inner.cast<number>(inner.fn.countAll(), 'integer').as('n'))
+          .where('sent_at', '>=', since)
+          .where('sent_at', '<', until)
+          .$asScalar()
+          .$notNull()
+          .as('sent'),
+        eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere('kind', '=', 'open'), 'integer').as('opened'),
+        eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere('kind', '=', 'click'), 'integer').as('clicked'),
+      ])
+      .where('machine', '=', false)
+      .where('at', '>=', since)
+      .where('at', '<', until),
+  );
   return row ?? { sent: 0, opened: 0, clicked: 0 };
 }

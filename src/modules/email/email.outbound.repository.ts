@@ -1,11 +1,12 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import type { ExpressionBuilder } from 'kysely';
+import { prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
 import { suppressed } from './email.personal-data';
-import type { AbPhase, EmailCampaignSchema, EmailRecipientSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
+import type { EmailCampaignSchema, EmailNoticeSchema, EmailRecipientSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
 
 /** The tables the sender reads and writes, as the typed query builder sees them. */
-type SenderTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailRecipientSchema | typeof EmailVariantSchema | typeof EmailTemplateSchema>;
+type SenderTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailNoticeSchema | typeof EmailRecipientSchema | typeof EmailVariantSchema | typeof EmailTemplateSchema>;
 const db = tables<SenderTables>();
 
 /** Where a claimed row lives: a campaign's send list, or the notices to one person. */
@@ -225,26 +226,32 @@ export function campaignPlans(q: Queries, campaignIds: readonly string[]): Promi
   );
 }
 
-export interface CampaignState {
-  ab_phase: AbPhase;
-  /** The winning variant's name, once there is one. */
-  winner: string | null;
-}
+/** What a changed campaign `c` answers: its A/B phase and the winning variant's name, once there is one. */
+const campaignStateColumns = (eb: ExpressionBuilder<SenderTables & { c: SenderTables['email_campaigns'] }, 'c'>) =>
+  ['c.ab_phase', eb.selectFrom('email_variants as v').select('v.name').whereRef('v.id', '=', 'c.winner_variant_id').$asScalar().as('winner')] as const;
 
 /** A sending campaign is paused with a notice saying why; nothing comes back when it was not sending. */
-export function pauseCampaign(q: Queries, campaignId: string, notice: string): Promise<CampaignState | undefined> {
-  return q.first(sql<CampaignState>`
-    update email_campaigns c set status = 'paused', notice = ${notice}, updated_at = now()
-    where c.id = ${campaignId} and c.status = 'sending'
-    returning c.ab_phase, (select v.name from email_variants v where v.id = c.winner_variant_id) as winner`);
+export function pauseCampaign(q: Queries, campaignId: string, notice: string) {
+  return q.first(
+    db
+      .updateTable('email_campaigns as c')
+      .set((eb) => ({ status: 'paused', notice, updated_at: eb.fn<Date>('now', []) }))
+      .where('c.id', '=', campaignId)
+      .where('c.status', '=', 'sending')
+      .returning(campaignStateColumns),
+  );
 }
 
 /** A paused campaign sends again and its notice goes; nothing comes back when it was not paused. */
-export function resumeCampaign(q: Queries, campaignId: string): Promise<CampaignState | undefined> {
-  return q.first(sql<CampaignState>`
-    update email_campaigns c set status = 'sending', notice = null, updated_at = now()
-    where c.id = ${campaignId} and c.status = 'paused'
-    returning c.ab_phase, (select v.name from email_variants v where v.id = c.winner_variant_id) as winner`);
+export function resumeCampaign(q: Queries, campaignId: string) {
+  return q.first(
+    db
+      .updateTable('email_campaigns as c')
+      .set((eb) => ({ status: 'sending', notice: null, updated_at: eb.fn<Date>('now', []) }))
+      .where('c.id', '=', campaignId)
+      .where('c.status', '=', 'paused')
+      .returning(campaignStateColumns),
+  );
 }
 
 export function campaignStatus(q: Queries, campaignId: string): Promise<{ status: string; scheduled_at: Date | string | null } | undefined> {
@@ -286,43 +293,61 @@ export function endTestPhase(q: Queries, campaignId: string): Promise<{ ab_decid
 }
 
 /** The campaign is sent once nothing is queued, in flight or held for a winner. */
-export function finishCampaign(q: Queries, campaignId: string): Promise<{ ab_phase: 'none' | 'winner_sent'; winner: string | null } | undefined> {
-  return q.first(sql<{ ab_phase: 'none' | 'winner_sent'; winner: string | null }>`
-    update email_campaigns c set status = 'sent', finished_at = now(), updated_at = now()
-    where c.id = ${campaignId} and c.status = 'sending' and c.ab_phase in ('none', 'winner_sent')
-      and not exists (select 1 from email_recipients where campaign_id = ${campaignId} and status in ('queued', 'sending', 'held'))
-    returning c.ab_phase, (select v.name from email_variants v where v.id = c.winner_variant_id) as winner`);
-}
-
-export interface UnfinishedCampaign {
-  id: string;
-  status: 'sending' | 'scheduled';
-  ab_phase: AbPhase;
-  ab_decide_at: Date | null;
-  scheduled_at: Date | null;
+export function finishCampaign(q: Queries, campaignId: string) {
+  return q.first(
+    db
+      .updateTable('email_campaigns as c')
+      .set((eb) => ({ status: 'sent', finished_at: eb.fn<Date>('now', []), updated_at: eb.fn<Date>('now', []) }))
+      .where('c.id', '=', campaignId)
+      .where('c.status', '=', 'sending')
+      .where('c.ab_phase', 'in', ['none', 'winner_sent'])
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom('email_recipients').select(eb.lit(1).as('one')).where('campaign_id', '=', campaignId).where('status', 'in', ['queued', 'sending', 'held']))),
+      )
+      .returning(campaignStateColumns),
+  );
 }
 
 /** Campaigns whose work a job should be doing: started and not sent, or scheduled. */
-export function unfinishedCampaigns(q: Queries): Promise<UnfinishedCampaign[]> {
-  return q.rows(sql<UnfinishedCampaign>`select id, status, ab_phase, ab_decide_at, scheduled_at from email_campaigns where status in ('sending', 'scheduled')`);
-}
-
-export interface NoticeQueue {
-  /** The earliest retry not due yet. */
-  next_retry: Date | null;
-  /** The oldest claim still in flight (here or in another process). */
-  oldest_claim: Date | null;
-  /** Any notice waiting to go now. */
-  due: boolean;
-}
-
-/** What the notices still have to send, for the wake-ups of a drain's end, a process's start and the ticker; each part reads one partial index. */
-export async function noticeQueue(q: Queries): Promise<NoticeQueue> {
-  const row = await q.first(
-    sql<NoticeQueue>`
-      select (select min(next_attempt_at) from email_notices where status = 'queued' and next_attempt_at > now()) as next_retry,
-             (select min(claimed_at) from email_notices where status = 'sending') as oldest_claim,
-             exists (select 1 from email_notices where status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())) as due`.prepared('email_outbound_notice_queue'),
+export function unfinishedCampaigns(q: Queries) {
+  return q.rows(
+    db
+      .selectFrom('email_campaigns')
+      .select(['id', 'status', 'ab_phase', 'ab_decide_at', 'scheduled_at'])
+      .where('status', 'in', ['sending', 'scheduled'])
+      .$narrowType<{ status: 'sending' | 'scheduled' }>(),
   );
-  return row ?? { next_retry: null, oldest_claim: null, due: false };
+}
+
+/**
+ * What the notices still have to send, for the wake-ups of a drain's end, a process's start and
+ * the ticker: the earliest retry not due yet, the oldest claim still in flight (here or in another
+ * process), and whether any notice waits to go now. Each part reads one partial index.
+ */
+export async function noticeQueue(q: Queries) {
+  const queue = db.selectNoFrom((eb) => [
+    eb
+      .selectFrom('email_notices')
+      .select((inner) => inner.fn.min('next_attempt_at').as('at'))
+      .where('status', '=', 'queued')
+      .where((inner) => inner('next_attempt_at', '>', inner.fn<Date>('now', [])))
+      .$asScalar()
+      .as('next_retry'),
+    eb
+      .selectFrom('email_notices')
+      .select((inner) => inner.fn.min('claimed_at').as('at'))
+      .where('status', '=', 'sending')
+      .$asScalar()
+      .as('oldest_claim'),
+    eb
+      .exists(
+        eb
+          .selectFrom('email_notices')
+          .select(eb.lit(1).as('one'))
+          .where('status', '=', 'queued')
+          .where((inner) => inner.or([inner('next_attempt_at', 'is', null), inner('next_attempt_at', '<=', inner.fn<Date>('now', []))])),
+      )
+      .as('due'),
+  ]);
+  return (await q.first(prepared('email_outbound_notice_queue', queue))) ?? { next_retry: null, oldest_claim: null, due: false };
 }

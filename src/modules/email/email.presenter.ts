@@ -1,8 +1,9 @@
-import type { EmailCampaign, EmailTemplate, EmailVariant } from './email.entities';
+import type { TemplateRecord } from './email.campaigns.repository';
+import type { EmailCampaign, EmailVariant } from './email.entities';
 
 const iso = (value: Date | null | undefined) => (value ? value.toISOString() : null);
 
-export function presentTemplateSummary(template: EmailTemplate) {
+export function presentTemplateSummary(template: TemplateRecord) {
   return {
     id: template.id,
     name: template.name,
@@ -14,7 +15,7 @@ export function presentTemplateSummary(template: EmailTemplate) {
   };
 }
 
-export function presentTemplate(template: EmailTemplate) {
+export function presentTemplate(template: TemplateRecord) {
   return { ...presentTemplateSummary(template), source: template.source, html: template.html, text: template.text };
 }
 

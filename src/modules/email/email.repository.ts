@@ -1,5 +1,10 @@
-import { sql, type BatchColumnType, type Queries } from '../../kernel/sql';
-import type { EmailCampaign } from './email.entities';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sql, tables, type BatchColumnType, type Queries } from '../../kernel/sql';
+import type { AbTestSettings, EmailCampaignSchema, EmailVariantSchema } from './email.entities';
+import type { Segment } from '../audience';
+
+type EmailTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailVariantSchema>;
+const db = tables<EmailTables>();
 
 export interface TrackingEvent {
   recipientId: string;
@@ -37,6 +42,7 @@ export async function clickTarget(db: Queries, recipientId: string, linkIndex: n
   return row?.url ?? undefined;
 }
 
+/** A recipient as the tracking links find it; the bigint key as pg gives it (text), which the builder's types would call a number. */
 export interface RecipientRow {
   id: string;
   campaign_id: string;
@@ -57,27 +63,44 @@ export async function recordUnsubscribeEvent(q: Queries, recipient: RecipientRow
     where not exists (select 1 from email_events where recipient_id = ${recipient.id} and kind = 'unsubscribe')`);
 }
 
-export interface StartedCampaign {
-  segment: EmailCampaign['segment'];
-  ab_test: EmailCampaign['abTest'];
-  variants: number;
-}
-
 /** The campaign turns `sending` from one of `from`; nothing comes back otherwise. */
-export function markSending(q: Queries, campaignId: string, from: readonly string[]): Promise<StartedCampaign | undefined> {
-  return q.first(sql<StartedCampaign>`
-    update email_campaigns c set status = 'sending', started_at = now(), updated_at = now(),
-      ab_phase = case when c.ab_test is null then 'none' else 'testing' end
-    where c.id = ${campaignId} and c.status = any(${[...from]}::text[])
-    returning c.segment, c.ab_test, (select count(*)::int from email_variants v where v.campaign_id = c.id) as variants`);
+export function markSending(q: Queries, campaignId: string, from: readonly ('draft' | 'scheduled')[]) {
+  return q.first(
+    db
+      .updateTable('email_campaigns as c')
+      .set((eb) => ({
+        status: 'sending',
+        started_at: eb.fn<Date>('now', []),
+        updated_at: eb.fn<Date>('now', []),
+        ab_phase: eb
+          .case()
+          .when('c.ab_test', 'is', null)
+          .then('none' as const)
+          .else('testing' as const)
+          .end(),
+      }))
+      .where('c.id', '=', campaignId)
+      .where('c.status', 'in', from)
+      .returning((eb) => [
+        'c.segment',
+        'c.ab_test',
+        eb
+          .selectFrom('email_variants as v')
+          .select((inner) => inner.cast<number>(inner.fn.countAll(), 'integer').as('n'))
+          .whereRef('v.campaign_id', '=', 'c.id')
+          .$asScalar()
+          .$notNull()
+          .as('variants'),
+      ]),
+  );
 }
 
 export async function campaignExists(q: Queries, campaignId: string): Promise<boolean> {
-  return (await q.first(sql`select 1 from email_campaigns where id = ${campaignId}`)) !== undefined;
+  return (await q.first(db.selectFrom('email_campaigns').select('id').where('id', '=', campaignId))) !== undefined;
 }
 
 export async function setAudienceSize(q: Queries, campaignId: string, size: number): Promise<void> {
-  await q.write(sql`update email_campaigns set audience_size = ${size} where id = ${campaignId}`);
+  await q.write(db.updateTable('email_campaigns').set({ audience_size: size }).where('id', '=', campaignId));
 }
 
 export interface CampaignChanges {
@@ -85,8 +108,8 @@ export interface CampaignChanges {
   fromName: string;
   fromEmail: string;
   replyTo: string | null;
-  segment: unknown;
-  abTest: unknown;
+  segment: Segment;
+  abTest: AbTestSettings | null;
   scheduledAt: Date | null;
   audienceSize: number;
 }
@@ -102,15 +125,27 @@ export async function rewriteUnstartedCampaign(
   changes: CampaignChanges,
   variants: readonly { id: string; name: string; subject: string; templateId: string }[],
 ): Promise<boolean> {
-  const updated = await q.first(sql<{ id: string }>`
-    update email_campaigns set name = ${changes.name}, from_name = ${changes.fromName}, from_email = ${changes.fromEmail}, reply_to = ${changes.replyTo},
-      segment = ${JSON.stringify(changes.segment)}::jsonb, ab_test = ${changes.abTest === null ? null : JSON.stringify(changes.abTest)}::jsonb,
-      scheduled_at = ${changes.scheduledAt}::timestamptz, status = case when ${changes.scheduledAt}::timestamptz is null then 'draft' else 'scheduled' end,
-      audience_size = ${changes.audienceSize}, updated_at = now()
-    where id = ${campaignId} and status in ('draft', 'scheduled')
-    returning id`);
-  if (!updated) return false;
-  await q.write(sql`delete from email_variants where campaign_id = ${campaignId}`);
+  const { count } = await q.write(
+    db
+      .updateTable('email_campaigns')
+      .set((eb) => ({
+        name: changes.name,
+        from_name: changes.fromName,
+        from_email: changes.fromEmail,
+        reply_to: changes.replyTo,
+        // Kysely's jsonb columns take the JSON text.
+        segment: JSON.stringify(changes.segment) as unknown as Segment,
+        ab_test: changes.abTest === null ? null : (JSON.stringify(changes.abTest) as unknown as AbTestSettings),
+        scheduled_at: changes.scheduledAt,
+        status: changes.scheduledAt === null ? 'draft' : 'scheduled',
+        audience_size: changes.audienceSize,
+        updated_at: eb.fn<Date>('now', []),
+      }))
+      .where('id', '=', campaignId)
+      .where('status', 'in', ['draft', 'scheduled']),
+  );
+  if (count === 0) return false;
+  await q.write(db.deleteFrom('email_variants').where('campaign_id', '=', campaignId));
   await q.write(sql`
     insert into email_variants (id, campaign_id, position, name, subject, template_id)
     select v.id, ${campaignId}::uuid, v.position - 1, v.name, v.subject, v.template_id

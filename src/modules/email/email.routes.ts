@@ -45,7 +45,7 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
       status: 201,
       response: templateView,
     },
-    async ({ input, em }) => templates.createTemplate(em, input.body),
+    async ({ ctx, input }) => templates.createTemplate(ctx.deps.db, input.body),
   )
   .post(
     '/api/email-marketing/templates/render',
@@ -76,7 +76,7 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
         503: 'The mail server could not be reached or asked to try later',
       },
     },
-    async ({ ctx, input, actor, em }) => templates.sendTestMessage(ctx.deps, em, actor.id, input.params.id, input.body.to),
+    async ({ ctx, input, actor }) => templates.sendTestMessage(ctx.deps, actor.id, input.params.id, input.body.to),
   )
   .get(
     '/api/email-marketing/templates',
@@ -86,7 +86,7 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
   .get(
     '/api/email-marketing/templates/:id',
     { summary: 'One email template with its source, HTML and text', access: emailPolicy.roles('readTemplates'), params: idParams, response: templateView, errors: noTemplate },
-    async ({ input, em }) => presentTemplate(await templates.getTemplate(em, input.params.id)),
+    async ({ ctx, input }) => presentTemplate(await templates.getTemplate(ctx.deps.db, input.params.id)),
   )
   .get(
     '/api/email-marketing/templates/:id/preview',
@@ -98,9 +98,9 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
       response: previewView,
       errors: { 403: 'A real contact (contactId) asked for by someone who may not see people', 404: 'No such template or contact' },
     },
-    async ({ ctx, input, actor, em }) => {
+    async ({ ctx, input, actor }) => {
       if (input.query.contactId) emailPolicy.authorize(actor, 'previewAsContact');
-      return templates.previewTemplate(em, ctx.deps.db, input.params.id, input.query.contactId);
+      return templates.previewTemplate(ctx.deps.db, input.params.id, input.query.contactId);
     },
   )
   .post(

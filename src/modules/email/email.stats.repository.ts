@@ -1,56 +1,69 @@
-import { sql, type Queries, type Sql } from '../../kernel/sql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import { sql, tables, type Queries } from '../../kernel/sql';
+import type { AbDecision, EmailCampaignSchema, EmailEventSchema, EmailRecipientSchema, EmailSuppressionSchema, EmailVariantSchema } from './email.entities';
 
 // Campaign statistics and the dashboard, all aggregate SQL over the send list and the events.
 
-/** A human open: an open, or a click (which proves the message was opened with images blocked); never a machine's. */
-const humanOpen: Sql<never> = sql`((kind = 'open' or kind = 'click') and not machine)`;
-const humanClick: Sql<never> = sql`(kind = 'click' and not machine)`;
+type StatsTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailEventSchema | typeof EmailRecipientSchema | typeof EmailSuppressionSchema | typeof EmailVariantSchema>;
+const db = tables<StatsTables>();
 
-export interface CampaignStatsRows {
-  delivery: { sent: number; failed: number; bounced: number; soft_bounced: number; retrying: number } | undefined;
-  events: { open_unique: number; open_total: number; machine: number; click_unique: number; click_total: number; unsubscribed: number } | undefined;
-  variants: { id: string; name: string; subject: string; recipients: number; sent: number }[];
-  variantEvents: { variant_id: string; opens: number; clicks: number }[];
-  links: { url: string; unique_clicks: number; total_clicks: number }[];
-  templateLinks: { url: string }[];
-  timeline: { hour: Date; opens: number; clicks: number }[];
-}
+type EventColumns = ExpressionBuilder<StatsTables, 'email_events'>;
+
+/** A human open: an open, or a click (which proves the message was opened with images blocked); never a machine's. */
+const isHumanOpen = (eb: EventColumns) => eb.and([eb('kind', 'in', ['open', 'click']), eb('machine', '=', false)]);
+const isHumanClick = (eb: EventColumns) => eb.and([eb('kind', '=', 'click'), eb('machine', '=', false)]);
+
+/** `count(*) filter (where …)` as an integer. */
+const countWhere = <DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, filter: Expression<SqlBool>) => eb.cast<number>(eb.fn.countAll().filterWhere(filter), 'integer');
 
 /** One campaign's figures, each block one aggregate statement, run side by side. */
-export async function campaignStatsRows(q: Queries, campaignId: string): Promise<CampaignStatsRows> {
+export async function campaignStatsRows(q: Queries, campaignId: string) {
   const [delivery, events, variants, variantEvents, links, templateLinks, timeline] = await Promise.all([
     q.first(
-      sql<NonNullable<CampaignStatsRows['delivery']>>`
-        select count(*) filter (where status = 'sent')::int as sent, count(*) filter (where status = 'failed')::int as failed,
-               count(*) filter (where status = 'bounced')::int as bounced,
-               count(*) filter (where (status = 'queued' and attempts > 0) or (status <> 'queued' and attempts > 1))::int as soft_bounced,
-               count(*) filter (where status = 'queued' and attempts > 0)::int as retrying
-        from email_recipients where campaign_id = ${campaignId}::uuid`,
+      db
+        .selectFrom('email_recipients')
+        .select((eb) => [
+          countWhere(eb, eb('status', '=', 'sent')).as('sent'),
+          countWhere(eb, eb('status', '=', 'failed')).as('failed'),
+          countWhere(eb, eb('status', '=', 'bounced')).as('bounced'),
+          countWhere(eb, eb.or([eb.and([eb('status', '=', 'queued'), eb('attempts', '>', 0)]), eb.and([eb('status', '<>', 'queued'), eb('attempts', '>', 1)])])).as('soft_bounced'),
+          countWhere(eb, eb.and([eb('status', '=', 'queued'), eb('attempts', '>', 0)])).as('retrying'),
+        ])
+        .where('campaign_id', '=', campaignId),
     ),
     q.first(
-      sql<NonNullable<CampaignStatsRows['events']>>`
-        select count(distinct recipient_id) filter (where ${humanOpen})::int as open_unique,
-               count(*) filter (where kind = 'open' and not machine)::int as open_total,
-               count(*) filter (where kind = 'open' and machine)::int as machine,
-               count(distinct recipient_id) filter (where ${humanClick})::int as click_unique,
-               count(*) filter (where ${humanClick})::int as click_total,
-               count(distinct recipient_id) filter (where kind = 'unsubscribe')::int as unsubscribed
-        from email_events where campaign_id = ${campaignId}::uuid`,
+      db
+        .selectFrom('email_events')
+        .select((eb) => [
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere(isHumanOpen(eb)), 'integer').as('open_unique'),
+          countWhere(eb, eb.and([eb('kind', '=', 'open'), eb('machine', '=', false)])).as('open_total'),
+          countWhere(eb, eb.and([eb('kind', '=', 'open'), eb('machine', '=', true)])).as('machine'),
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere(isHumanClick(eb)), 'integer').as('click_unique'),
+          countWhere(eb, isHumanClick(eb)).as('click_total'),
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere('kind', '=', 'unsubscribe'), 'integer').as('unsubscribed'),
+        ])
+        .where('campaign_id', '=', campaignId),
     ),
     q.rows(
-      sql<CampaignStatsRows['variants'][number]>`
+      sql<{ id: string; name: string; subject: string; recipients: number; sent: number }>`
         select v.id, v.name, v.subject, count(r.id)::int as recipients, count(r.id) filter (where r.status = 'sent')::int as sent
         from email_variants v left join email_recipients r on r.variant_id = v.id
         where v.campaign_id = ${campaignId}::uuid group by v.id order by v.position`,
     ),
     q.rows(
-      sql<CampaignStatsRows['variantEvents'][number]>`
-        select variant_id, count(distinct recipient_id) filter (where ${humanOpen})::int as opens,
-               count(distinct recipient_id) filter (where ${humanClick})::int as clicks
-        from email_events where campaign_id = ${campaignId}::uuid group by variant_id`,
+      db
+        .selectFrom('email_events')
+        .select((eb) => [
+          'variant_id',
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere(isHumanOpen(eb)), 'integer').as('opens'),
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere(isHumanClick(eb)), 'integer').as('clicks'),
+        ])
+        .where('campaign_id', '=', campaignId)
+        .groupBy('variant_id'),
     ),
     q.rows(
-      sql<CampaignStatsRows['links'][number]>`
+      sql<{ url: string; unique_clicks: number; total_clicks: number }>`
         select t.links->>e.link_index as url, count(distinct e.recipient_id)::int as unique_clicks, count(*)::int as total_clicks
         from email_events e join email_variants v on v.id = e.variant_id join email_templates t on t.id = v.template_id
         where e.campaign_id = ${campaignId}::uuid and e.kind = 'click' and not e.machine group by 1`,
@@ -61,53 +74,101 @@ export async function campaignStatsRows(q: Queries, campaignId: string): Promise
         from email_variants v join email_templates t on t.id = v.template_id where v.campaign_id = ${campaignId}::uuid`,
     ),
     q.rows(
-      sql<CampaignStatsRows['timeline'][number]>`
-        select date_trunc('hour', at) as hour, count(*) filter (where kind = 'open' and not machine)::int as opens,
-               count(*) filter (where ${humanClick})::int as clicks
-        from email_events where campaign_id = ${campaignId}::uuid and kind in ('open', 'click') group by 1 order by 1`,
+      db
+        .selectFrom('email_events')
+        .select((eb) => [
+          eb.fn<Date>('date_trunc', [eb.val('hour'), 'at']).as('hour'),
+          countWhere(eb, eb.and([eb('kind', '=', 'open'), eb('machine', '=', false)])).as('opens'),
+          countWhere(eb, isHumanClick(eb)).as('clicks'),
+        ])
+        .where('campaign_id', '=', campaignId)
+        .where('kind', 'in', ['open', 'click'])
+        .groupBy('hour')
+        .orderBy('hour'),
     ),
   ]);
   return { delivery, events, variants, variantEvents, links, templateLinks, timeline };
 }
 
-export interface DashboardRows {
-  campaigns: { id: string; name: string; status: string; ab_phase: string; created_at: Date; sent: number; bounced: number; opens: number; clicks: number; unsubscribes: number }[];
-  totals: { campaigns: number; sent: number } | undefined;
-  events: { opens: number; clicks: number; unsubscribes: number; bounces: number } | undefined;
-  suppressed: number;
-}
-
 /** The 20 latest campaigns with their figures, and the totals since `since`. */
-export async function dashboardRows(q: Queries, since: Date): Promise<DashboardRows> {
+export async function dashboardRows(q: Queries, since: Date) {
   const [campaigns, totals, events, suppressed] = await Promise.all([
     q.rows(
-      sql<DashboardRows['campaigns'][number]>`
-        select c.id, c.name, c.status, c.ab_phase, c.created_at,
-               coalesce(r.sent, 0)::int as sent, coalesce(r.bounced, 0)::int as bounced,
-               coalesce(e.opens, 0)::int as opens, coalesce(e.clicks, 0)::int as clicks, coalesce(e.unsubscribes, 0)::int as unsubscribes
-        from (select * from email_campaigns order by created_at desc limit 20) c
-        left join lateral (select count(*) filter (where status = 'sent') as sent, count(*) filter (where status = 'bounced') as bounced
-                           from email_recipients where campaign_id = c.id) r on true
-        left join lateral (select count(distinct recipient_id) filter (where ${humanOpen}) as opens,
-                                  count(distinct recipient_id) filter (where ${humanClick}) as clicks,
-                                  count(distinct recipient_id) filter (where kind = 'unsubscribe') as unsubscribes
-                           from email_events where campaign_id = c.id) e on true
-        order by c.created_at desc`,
+      db
+        .selectFrom((eb) => eb.selectFrom('email_campaigns').selectAll().orderBy('created_at', 'desc').limit(20).as('c'))
+        .leftJoinLateral(
+          (eb) =>
+            eb
+              .selectFrom('email_recipients')
+              .select((inner) => [countWhere(inner, inner('status', '=', 'sent')).as('sent'), countWhere(inner, inner('status', '=', 'bounced')).as('bounced')])
+              .whereRef('campaign_id', '=', 'c.id')
+              .as('r'),
+          (join) => join.onTrue(),
+        )
+        .leftJoinLateral(
+          (eb) =>
+            eb
+              .selectFrom('email_events')
+              .select((inner) => [
+                inner.cast<number>(inner.fn.count('recipient_id').distinct().filterWhere(isHumanOpen(inner)), 'integer').as('opens'),
+                inner.cast<number>(inner.fn.count('recipient_id').distinct().filterWhere(isHumanClick(inner)), 'integer').as('clicks'),
+                inner.cast<number>(inner.fn.count('recipient_id').distinct().filterWhere('kind', '=', 'unsubscribe'), 'integer').as('unsubscribes'),
+              ])
+              .whereRef('campaign_id', '=', 'c.id')
+              .as('e'),
+          (join) => join.onTrue(),
+        )
+        .select((eb) => [
+          'c.id',
+          'c.name',
+          'c.status',
+          'c.ab_phase',
+          'c.created_at',
+          eb.fn.coalesce('r.sent', eb.lit(0)).as('sent'),
+          eb.fn.coalesce('r.bounced', eb.lit(0)).as('bounced'),
+          eb.fn.coalesce('e.opens', eb.lit(0)).as('opens'),
+          eb.fn.coalesce('e.clicks', eb.lit(0)).as('clicks'),
+          eb.fn.coalesce('e.unsubscribes', eb.lit(0)).as('unsubscribes'),
+        ])
+        .orderBy('c.created_at', 'desc'),
     ),
     q.first(
-      sql<NonNullable<DashboardRows['totals']>>`
-        select (select count(*)::int from email_campaigns where started_at >= ${since}::timestamptz) as campaigns,
-               (select count(*)::int from email_recipients where status = 'sent' and sent_at >= ${since}::timestamptz) as sent`,
+      db.selectNoFrom((eb) => [
+        eb
+          .selectFrom('email_campaigns')
+          .select((inner) => inner.cast<number>(inner.fn.countAll(), 'integer').as('n'))
+          .where('started_at', '>=', since)
+          .$asScalar()
+          .$notNull()
+          .as('campaigns'),
+        eb
+          .selectFrom('email_recipients')
+          .select((inner) => inner.cast<number>(inner.fn.countAll(), 'integer').as('n'))
+          .where('status', '=', 'sent')
+          .where('sent_at', '>=', since)
+          .$asScalar()
+          .$notNull()
+          .as('sent'),
+      ]),
     ),
     q.first(
-      sql<NonNullable<DashboardRows['events']>>`
-        select count(distinct recipient_id) filter (where ${humanOpen})::int as opens,
-               count(distinct recipient_id) filter (where ${humanClick})::int as clicks,
-               count(distinct recipient_id) filter (where kind = 'unsubscribe')::int as unsubscribes,
-               (select count(*)::int from email_suppressions where created_at >= ${since}::timestamptz) as bounces
-        from email_events where at >= ${since}::timestamptz`,
+      db
+        .selectFrom('email_events')
+        .select((eb) => [
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere(isHumanOpen(eb)), 'integer').as('opens'),
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere(isHumanClick(eb)), 'integer').as('clicks'),
+          eb.cast<number>(eb.fn.count('recipient_id').distinct().filterWhere('kind', '=', 'unsubscribe'), 'integer').as('unsubscribes'),
+          eb
+            .selectFrom('email_suppressions')
+            .select((inner) => inner.cast<number>(inner.fn.countAll(), 'integer').as('n'))
+            .where('created_at', '>=', since)
+            .$asScalar()
+            .$notNull()
+            .as('bounces'),
+        ])
+        .where('at', '>=', since),
     ),
-    q.first(sql<{ suppressed: number }>`select count(*)::int as suppressed from email_suppressions`),
+    q.first(db.selectFrom('email_suppressions').select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('suppressed'))),
   ]);
   return { campaigns, totals, events, suppressed: suppressed?.suppressed ?? 0 };
 }
@@ -116,21 +177,46 @@ export async function dashboardRows(q: Queries, since: Date): Promise<DashboardR
  * Each variant's test-phase results for the A/B decision: delivered, recipients with the metric's
  * event (a click counts for `open` too; machine events never), and unsubscribes.
  */
-export function abVariantResults(
-  q: Queries,
-  campaignId: string,
-  metric: 'open' | 'click',
-): Promise<{ id: string; name: string; delivered: number; hits: number; unsubscribes: number }[]> {
+export function abVariantResults(q: Queries, campaignId: string, metric: 'open' | 'click') {
   return q.rows(
-    sql<{ id: string; name: string; delivered: number; hits: number; unsubscribes: number }>`
-      select v.id, v.name,
-        (select count(*)::int from email_recipients r where r.variant_id = v.id and r.phase = 'test' and r.status = 'sent') as delivered,
-        (select count(distinct e.recipient_id)::int from email_events e join email_recipients r on r.id = e.recipient_id
-           where e.variant_id = v.id and r.phase = 'test' and not e.machine
-             and (e.kind = 'click' or (${metric}::text = 'open' and e.kind = 'open'))) as hits,
-        (select count(distinct e.recipient_id)::int from email_events e join email_recipients r on r.id = e.recipient_id
-           where e.variant_id = v.id and r.phase = 'test' and e.kind = 'unsubscribe') as unsubscribes
-      from email_variants v where v.campaign_id = ${campaignId}::uuid order by v.position`,
+    db
+      .selectFrom('email_variants as v')
+      .select((eb) => [
+        'v.id',
+        'v.name',
+        eb
+          .selectFrom('email_recipients as r')
+          .select((inner) => inner.cast<number>(inner.fn.countAll(), 'integer').as('n'))
+          .whereRef('r.variant_id', '=', 'v.id')
+          .where('r.phase', '=', 'test')
+          .where('r.status', '=', 'sent')
+          .$asScalar()
+          .$notNull()
+          .as('delivered'),
+        eb
+          .selectFrom('email_events as e')
+          .innerJoin('email_recipients as r', 'r.id', 'e.recipient_id')
+          .select((inner) => inner.cast<number>(inner.fn.count('e.recipient_id').distinct(), 'integer').as('n'))
+          .whereRef('e.variant_id', '=', 'v.id')
+          .where('r.phase', '=', 'test')
+          .where('e.machine', '=', false)
+          .where('e.kind', 'in', metric === 'open' ? ['click', 'open'] : ['click'])
+          .$asScalar()
+          .$notNull()
+          .as('hits'),
+        eb
+          .selectFrom('email_events as e')
+          .innerJoin('email_recipients as r', 'r.id', 'e.recipient_id')
+          .select((inner) => inner.cast<number>(inner.fn.count('e.recipient_id').distinct(), 'integer').as('n'))
+          .whereRef('e.variant_id', '=', 'v.id')
+          .where('r.phase', '=', 'test')
+          .where('e.kind', '=', 'unsubscribe')
+          .$asScalar()
+          .$notNull()
+          .as('unsubscribes'),
+      ])
+      .where('v.campaign_id', '=', campaignId)
+      .orderBy('v.position'),
   );
 }
 
@@ -143,10 +229,20 @@ export function lockAbCampaign(tx: Queries, campaignId: string): Promise<{ ab_ph
 }
 
 /** The winner is recorded and the held remainder queued with it. Inside the deciding transaction. */
-export async function recordAbWinner(tx: Queries, campaignId: string, winnerId: string, decision: unknown): Promise<void> {
+export async function recordAbWinner(tx: Queries, campaignId: string, winnerId: string, decision: AbDecision): Promise<void> {
   await tx.write(
-    sql`update email_campaigns set ab_phase = 'winner_sent', winner_variant_id = ${winnerId}::uuid, decided_at = now(), decision = ${JSON.stringify(decision)}::jsonb, updated_at = now()
-        where id = ${campaignId}::uuid and ab_phase = 'waiting'`,
+    db
+      .updateTable('email_campaigns')
+      .set((eb) => ({
+        ab_phase: 'winner_sent',
+        winner_variant_id: winnerId,
+        decided_at: eb.fn<Date>('now', []),
+        // Kysely's jsonb columns take the JSON text.
+        decision: JSON.stringify(decision) as unknown as AbDecision,
+        updated_at: eb.fn<Date>('now', []),
+      }))
+      .where('id', '=', campaignId)
+      .where('ab_phase', '=', 'waiting'),
   );
-  await tx.write(sql`update email_recipients r set variant_id = ${winnerId}::uuid, status = 'queued' where r.campaign_id = ${campaignId}::uuid and r.status = 'held'`);
+  await tx.write(db.updateTable('email_recipients').set({ variant_id: winnerId, status: 'queued' }).where('campaign_id', '=', campaignId).where('status', '=', 'held'));
 }

@@ -5,15 +5,14 @@ import { newId } from '../../kernel/ids';
 import type { PageRequest } from '../../kernel/pagination';
 import type { Queries } from '../../kernel/sql';
 import { contactGreeting } from '../audience';
-import { findTemplate, insertTemplate, templatePage } from './email.campaigns.repository';
-import type { EmailTemplate } from './email.entities';
+import { findTemplate, insertTemplate, templatePage, type TemplateRecord } from './email.campaigns.repository';
 import { presentTemplate, presentTemplateSummary } from './email.presenter';
 import { compileTemplate, renderBody, renderDraft, renderSubject, splitName, type RenderContext } from './email.templates';
 import { createMailer } from './providers/mailer';
 
-export async function createTemplate(em: EntityManager, input: { name: string; subject: string; mjml?: string | undefined; html?: string | undefined }) {
+export async function createTemplate(q: Queries, input: { name: string; subject: string; mjml?: string | undefined; html?: string | undefined }) {
   const compiled = await compileTemplate(input);
-  const template = await insertTemplate(em, {
+  const template = await insertTemplate(q, {
     name: input.name,
     subject: input.subject,
     sourceKind: input.mjml !== undefined ? 'mjml' : 'html',
@@ -23,8 +22,8 @@ export async function createTemplate(em: EntityManager, input: { name: string; s
   return presentTemplate(template);
 }
 
-export async function getTemplate(em: EntityManager, id: string): Promise<EmailTemplate> {
-  const template = await findTemplate(em, id);
+export async function getTemplate(q: Queries, id: string): Promise<TemplateRecord> {
+  const template = await findTemplate(q, id);
   if (!template) throw new NotFoundError('No such email template.');
   return template;
 }
@@ -58,8 +57,8 @@ const TEST_SENDS_PER_HOUR = 30;
  * SMTP (or the outbox) and waited for: the answer says whether the server took it. It goes to no
  * contact, so it has no tracking and no List-Unsubscribe, and its subject says it is a test.
  */
-export async function sendTestMessage(deps: AppDeps, em: EntityManager, actorId: string, id: string, to: string) {
-  const template = await getTemplate(em, id);
+export async function sendTestMessage(deps: AppDeps, actorId: string, id: string, to: string) {
+  const template = await getTemplate(deps.db, id);
   await deps.rateLimits
     .named('email-test-send', { points: TEST_SENDS_PER_HOUR, windowSeconds: 3600 })
     .consume(actorId, `At most ${TEST_SENDS_PER_HOUR} test sends an hour per person.`);
@@ -95,8 +94,8 @@ export async function sendTestMessage(deps: AppDeps, em: EntityManager, actorId:
  * The template as a recipient would see it, for a real contact or a sample one. Links show as
  * they were written (not tracked) so a preview never counts as a click.
  */
-export async function previewTemplate(em: EntityManager, db: Queries, id: string, contactId: string | undefined) {
-  const template = await getTemplate(em, id);
+export async function previewTemplate(db: Queries, id: string, contactId: string | undefined) {
+  const template = await getTemplate(db, id);
   let person = SAMPLE;
   if (contactId) {
     const contact = await contactGreeting(db, contactId);

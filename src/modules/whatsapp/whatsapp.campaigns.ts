@@ -36,8 +36,8 @@ function audienceSegment(segment: StoredSegment & { all?: true | undefined }): S
   return conditions;
 }
 
-async function approvedTemplate(em: EntityManager, templateId: string, path: string) {
-  const template = await findTemplate(em, templateId);
+async function approvedTemplate(q: Queries, templateId: string, path: string) {
+  const template = await findTemplate(q, templateId);
   if (!template) throw invalidField(path, 'No template has this id.', 'unknown_template');
   if (template.status !== 'APPROVED') throw new ConflictError(`The template is ${template.status}; only approved templates can be sent.`, 'template_not_approved');
   return template;
@@ -50,8 +50,8 @@ export async function previewCampaign(deps: AppDeps, input: PreviewCampaignInput
   return { reachable, tier, ratePerSecond: config.ratePerSecond, provider: config.provider };
 }
 
-export async function createCampaign(em: EntityManager, deps: AppDeps, actor: Actor, input: CreateCampaignInput) {
-  const template = await approvedTemplate(em, input.templateId, 'body.templateId');
+export async function createCampaign(deps: AppDeps, actor: Actor, input: CreateCampaignInput) {
+  const template = await approvedTemplate(deps.db, input.templateId, 'body.templateId');
   if (input.variables.length !== template.placeholders) {
     throw invalidField('body.variables', `The template has ${template.placeholders} placeholder(s); give exactly one variable for each.`);
   }
@@ -65,9 +65,9 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, actor: Ac
     );
   const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
   if (scheduledAt && scheduledAt.getTime() <= Date.now()) throw invalidField('body.scheduledAt', 'must be in the future');
-  const campaign = await insertCampaign(em, {
+  const id = await insertCampaign(deps.db, {
     name: input.name,
-    template,
+    templateId: template.id,
     variables: input.variables.map(toSource),
     segment,
     status: scheduledAt ? 'scheduled' : 'draft',
@@ -75,11 +75,11 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, actor: Ac
     audienceSize,
     createdById: actor.id,
   });
-  return presentCampaign(campaign, (await campaignCounters(deps.db, [campaign.id])).get(campaign.id)!);
+  return getCampaign(deps.db, id);
 }
 
-export async function getCampaign(em: EntityManager, q: Queries, id: string) {
-  const campaign = await findCampaign(em, id);
+export async function getCampaign(q: Queries, id: string) {
+  const campaign = await findCampaign(q, id);
   if (!campaign) throw new NotFoundError('No WhatsApp campaign has this id.');
   return presentCampaign(campaign, (await campaignCounters(q, [id])).get(id)!);
 }
@@ -137,30 +137,30 @@ function announce(deps: AppDeps, id: string, status: WaCampaignStatus): void {
 }
 
 /** Stops claiming new messages; those already in flight finish. */
-export async function pauseCampaign(em: EntityManager, deps: AppDeps, id: string) {
+export async function pauseCampaign(deps: AppDeps, id: string) {
   await transition(deps.db, id, ['sending', 'scheduled'], 'paused');
   announce(deps, id, 'paused');
-  return getCampaign(em, deps.db, id);
+  return getCampaign(deps.db, id);
 }
 
-export async function resumeCampaign(em: EntityManager, deps: AppDeps, id: string) {
+export async function resumeCampaign(deps: AppDeps, id: string) {
   const state = await campaignState(deps.db, id);
   // A campaign paused before its first send goes back to waiting for its time (or a send).
   const to = state?.started_at ? 'sending' : 'scheduled';
   await transition(deps.db, id, ['paused'], to);
   announce(deps, id, to);
   await requestDispatch(deps, 'campaign');
-  return getCampaign(em, deps.db, id);
+  return getCampaign(deps.db, id);
 }
 
 /** Nothing more goes out: queued messages are cancelled in the same transaction. */
-export async function cancelCampaign(em: EntityManager, deps: AppDeps, id: string) {
+export async function cancelCampaign(deps: AppDeps, id: string) {
   await deps.db.transaction(async (tx) => {
     await transition(tx, id, ['draft', 'scheduled', 'sending', 'paused'], 'cancelled');
     await cancelQueuedMessages(tx, id);
   });
   announce(deps, id, 'cancelled');
-  return getCampaign(em, deps.db, id);
+  return getCampaign(deps.db, id);
 }
 
 /** Scheduled campaigns whose time has come start by themselves. */

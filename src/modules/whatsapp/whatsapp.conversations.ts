@@ -5,16 +5,17 @@ import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors'
 import { safeErrorFields } from '../../kernel/http/problem';
 import type { PageRequest } from '../../kernel/pagination';
 import { ROLES } from '../../kernel/auth/roles';
-import { findUser, userPage } from '../auth';
+import { findUser, userNames, userPage } from '../auth';
 import * as repository from './whatsapp.conversations.repository';
 import { findTemplate } from './whatsapp.templates.repository';
-import type { ConversationStatus, WaConversation, WaMessage } from './whatsapp.entities';
+import type { ConversationStatus } from './whatsapp.entities';
 import { mayBeAssignedConversations } from './whatsapp.policy';
 import { whatsapp } from './whatsapp.context';
 import { WHATSAPP_INBOX_ROOM, WHATSAPP_ROOM, type ConversationChange, type MessageEvent } from './whatsapp.events';
 import { requestDispatch } from './whatsapp.jobs';
 import { presentMessage, type ConversationOut, type MessageOut } from './whatsapp.presenter';
 import type { ReplyInput } from './whatsapp.schemas';
+import type { Queries } from '../../kernel/sql';
 
 const WINDOW_MS = 24 * 3600 * 1000;
 
@@ -26,15 +27,21 @@ interface ListQuery extends PageRequest {
   q?: string | undefined;
 }
 
-function templateBodies(em: EntityManager, messages: WaMessage[]): Promise<Map<string, string>> {
-  const ids = [...new Set(messages.map((message) => (message.template ? message.template.id : null)).filter((id): id is string => Boolean(id)))];
-  return repository.templateBodies(em, ids);
+function templateBodies(q: Queries, messages: repository.MessageRecord[]): Promise<Map<string, string>> {
+  const ids = [...new Set(messages.map((message) => message.templateId).filter((id): id is string => Boolean(id)))];
+  return repository.templateBodies(q, ids);
 }
 
-async function presentConversations(em: EntityManager, conversations: WaConversation[]): Promise<ConversationOut[]> {
+/** A message as staff see it, its template's text looked up. */
+async function presentOne(q: Queries, message: repository.MessageRecord): Promise<MessageOut> {
+  return presentMessage(message, message.templateId ? (await templateBodies(q, [message])).get(message.templateId) : undefined);
+}
+
+async function presentConversations(q: Queries, conversations: repository.ConversationRecord[]): Promise<ConversationOut[]> {
   const lastIds = conversations.map((conversation) => conversation.lastMessageId).filter((id): id is string => Boolean(id));
-  const messages = await repository.messagesById(em, lastIds);
-  const bodies = await templateBodies(em, messages);
+  const assigneeIds = conversations.map((conversation) => conversation.assignedToId).filter((id): id is string => Boolean(id));
+  const [messages, names] = await Promise.all([repository.messagesById(q, lastIds), userNames(q, assigneeIds)]);
+  const bodies = await templateBodies(q, messages);
   const byId = new Map(messages.map((message) => [message.id, message]));
   const now = Date.now();
   return conversations.map((conversation) => {
@@ -45,10 +52,10 @@ async function presentConversations(em: EntityManager, conversations: WaConversa
       id: conversation.id,
       contact: { id: contact.id, name: contact.name, phone: contact.phone ?? null, optedOut: Boolean(contact.whatsappOptedOutAt) },
       status: conversation.status,
-      assignedToId: conversation.assignedTo?.id ?? null,
-      assignee: conversation.assignedTo ? { id: conversation.assignedTo.id, name: conversation.assignedTo.name } : null,
+      assignedToId: conversation.assignedToId,
+      assignee: conversation.assignedToId ? { id: conversation.assignedToId, name: names.get(conversation.assignedToId) ?? '' } : null,
       unreadCount: conversation.unreadCount,
-      lastMessage: last ? presentMessage(last, last.template ? bodies.get(last.template.id) : undefined) : null,
+      lastMessage: last ? presentMessage(last, last.templateId ? bodies.get(last.templateId) : undefined) : null,
       lastMessageAt: new Date(conversation.lastMessageAt).toISOString(),
       windowOpen: expires !== null && expires > now,
       windowExpiresAt: expires !== null ? new Date(expires).toISOString() : null,
@@ -57,11 +64,11 @@ async function presentConversations(em: EntityManager, conversations: WaConversa
 }
 
 /** `assignee`: `me` is the caller, `none` the unassigned conversations, else a user id. */
-export async function listConversations(em: EntityManager, actor: Actor, query: ListQuery) {
+export async function listConversations(em: EntityManager, deps: Pick<AppDeps, 'db'>, actor: Actor, query: ListQuery) {
   const { cursor, limit, status, unread, assignee, q } = query;
   const assignedToId = assignee === undefined ? undefined : assignee === 'me' ? actor.id : assignee === 'none' ? null : assignee;
   const page = await repository.conversationPage(em, { status, unread, assignedToId, search: q }, { cursor, limit });
-  return { data: await presentConversations(em, page.data), nextCursor: page.nextCursor };
+  return { data: await presentConversations(deps.db, page.data), nextCursor: page.nextCursor };
 }
 
 /** Who a conversation may be handed to: active staff whose role may converse, by name. */
@@ -75,22 +82,22 @@ export function unreadTotals(deps: Pick<AppDeps, 'db'>) {
   return repository.unreadTotals(deps.db);
 }
 
-async function findConversation(em: EntityManager, id: string): Promise<WaConversation> {
-  const conversation = await repository.findConversation(em, id);
+async function findConversation(q: Queries, id: string): Promise<repository.ConversationRecord> {
+  const conversation = await repository.findConversation(q, id);
   if (!conversation) throw new NotFoundError('No conversation has this id.');
   return conversation;
 }
 
-export async function getConversation(em: EntityManager, id: string): Promise<ConversationOut> {
-  return (await presentConversations(em, [await findConversation(em, id)]))[0]!;
+export async function getConversation(deps: Pick<AppDeps, 'db'>, id: string): Promise<ConversationOut> {
+  return (await presentConversations(deps.db, [await findConversation(deps.db, id)]))[0]!;
 }
 
 /** The contact's whole thread (campaign messages included), newest first. */
-export async function listMessages(em: EntityManager, id: string, page: PageRequest) {
-  const conversation = await findConversation(em, id);
+export async function listMessages(em: EntityManager, deps: Pick<AppDeps, 'db'>, id: string, page: PageRequest) {
+  const conversation = await findConversation(deps.db, id);
   const result = await repository.messagePage(em, conversation.contact.id, page);
-  const bodies = await templateBodies(em, result.data);
-  return { data: result.data.map((message) => presentMessage(message, message.template ? bodies.get(message.template.id) : undefined)), nextCursor: result.nextCursor };
+  const bodies = await templateBodies(deps.db, result.data);
+  return { data: result.data.map((message) => presentMessage(message, message.templateId ? bodies.get(message.templateId) : undefined)), nextCursor: result.nextCursor };
 }
 
 /** Recent conversation messages without a word of them: what the war room shows of WhatsApp on opening, before `whatsapp:activity` keeps it live. */
@@ -108,23 +115,23 @@ export function listActivity(em: EntityManager, query: PageRequest & { direction
  * as a text-free note to the figures room. `view` is the message as the caller answers it (a
  * reply as queued); without it the committed message is read.
  */
-export async function publishNewMessage(em: EntityManager, deps: AppDeps, conversationId: string, messageId: string, view?: MessageOut): Promise<void> {
+export async function publishNewMessage(deps: AppDeps, conversationId: string, messageId: string, view?: MessageOut): Promise<void> {
   let message = view;
   if (!message) {
-    const [stored] = await repository.messagesById(em, [messageId]);
+    const [stored] = await repository.messagesById(deps.db, [messageId]);
     if (!stored) return;
-    message = presentMessage(stored, stored.template ? (await templateBodies(em, [stored])).get(stored.template.id) : undefined);
+    message = await presentOne(deps.db, stored);
   }
-  const conversation = await repository.findConversation(em, conversationId);
+  const conversation = await repository.findConversation(deps.db, conversationId);
   if (!conversation) return;
-  const event: MessageEvent = { message, conversation: (await presentConversations(em, [conversation]))[0]! };
+  const event: MessageEvent = { message, conversation: (await presentConversations(deps.db, [conversation]))[0]! };
   deps.realtime.publish(WHATSAPP_INBOX_ROOM, 'whatsapp:message', event);
   deps.realtime.publish(WHATSAPP_ROOM, 'whatsapp:activity', { id: message.id, direction: message.direction, kind: message.kind, createdAt: message.createdAt });
 }
 
 /** A conversation changed without a new message: its row as the list shows it, to the inbox room. */
-async function publishChange(em: EntityManager, deps: AppDeps, actor: Actor, id: string, changes: ConversationChange[]): Promise<ConversationOut> {
-  const conversation = await getConversation(em, id);
+async function publishChange(deps: AppDeps, actor: Actor, id: string, changes: ConversationChange[]): Promise<ConversationOut> {
+  const conversation = await getConversation(deps, id);
   if (changes.length) {
     deps.realtime.publish(WHATSAPP_INBOX_ROOM, 'whatsapp:conversation', { conversation, changes, actorId: actor.id });
     if (changes.includes('unreadCount') || changes.includes('status')) whatsapp(deps).unreadChanged();
@@ -137,68 +144,65 @@ async function publishChange(em: EntityManager, deps: AppDeps, actor: Actor, id:
  * outside it an approved template. Nothing to a contact who opted out. The message is queued
  * ahead of campaign messages and sent by the workers.
  */
-export async function reply(em: EntityManager, deps: AppDeps, actor: Actor, id: string, input: ReplyInput) {
-  const conversation = await findConversation(em, id);
+export async function reply(deps: AppDeps, actor: Actor, id: string, input: ReplyInput) {
+  const conversation = await findConversation(deps.db, id);
   const contact = conversation.contact;
   if (contact.whatsappOptedOutAt) throw new ConflictError('This contact opted out of WhatsApp messages.', 'opted_out');
   if (!contact.phone) throw new ConflictError('This contact has no phone number.', 'no_phone');
-  const windowOpen = conversation.lastInboundAt !== null && conversation.lastInboundAt !== undefined && new Date(conversation.lastInboundAt).getTime() + WINDOW_MS > Date.now();
+  const windowOpen = conversation.lastInboundAt !== null && conversation.lastInboundAt.getTime() + WINDOW_MS > Date.now();
   const now = new Date();
   let content: repository.NewReply['content'];
   if ('text' in input) {
     if (!windowOpen) throw new ConflictError('The 24-hour window is closed: the contact has not written in the last 24 hours. Send an approved template instead.', 'window_closed');
-    content = { kind: 'text', body: input.text, template: null, params: null };
+    content = { kind: 'text', body: input.text, templateId: null, params: null };
   } else {
-    const template = await findTemplate(em, input.templateId);
+    const template = await findTemplate(deps.db, input.templateId);
     if (!template) throw invalidField('body.templateId', 'No template has this id.', 'unknown_template');
     if (template.status !== 'APPROVED') throw new ConflictError(`The template is ${template.status}; only approved templates can be sent.`, 'template_not_approved');
     if (input.variables.length !== template.placeholders)
       throw invalidField('body.variables', `The template has ${template.placeholders} placeholder(s); give exactly one variable for each.`);
     if (!contact.whatsappOptIn && !windowOpen) throw new ConflictError('This contact has not opted in to WhatsApp messages.', 'no_consent');
-    content = { kind: 'template', body: null, template, params: input.variables };
+    content = { kind: 'template', body: null, templateId: template.id, params: input.variables };
   }
-  const message = await repository.queueReply(em, { conversation, sentById: actor.id, at: now, content });
+  const phone = contact.phone;
+  const message = await deps.db.transaction((tx) =>
+    repository.queueReply(tx, { conversationId: conversation.id, contactId: contact.id, phone, sentById: actor.id, at: now, content }),
+  );
   await requestDispatch(deps, 'reply');
-  const view = presentMessage(message, message.template ? (await templateBodies(em, [message])).get(message.template.id) : undefined);
+  const view = await presentOne(deps.db, message);
   // Queued already: a failure to tell the inbox must not turn the answer into an error (and a resend).
-  await publishNewMessage(em, deps, conversation.id, message.id, view).catch((error: unknown) =>
+  await publishNewMessage(deps, conversation.id, message.id, view).catch((error: unknown) =>
     deps.logger.warn({ messageId: message.id, ...safeErrorFields(error) }, 'whatsapp reply queued but not pushed'),
   );
   return view;
 }
 
 /** Read: the unread count goes to 0 (what Chatwoot does when an agent opens the conversation). */
-export async function markRead(em: EntityManager, deps: AppDeps, actor: Actor, id: string) {
-  const conversation = await findConversation(em, id);
+export async function markRead(deps: AppDeps, actor: Actor, id: string) {
+  const conversation = await findConversation(deps.db, id);
   const changed = conversation.unreadCount !== 0;
-  await repository.saveConversation(em, conversation, { unreadCount: 0 });
-  return publishChange(em, deps, actor, id, changed ? ['unreadCount'] : []);
+  await repository.saveConversation(deps.db, id, { unreadCount: 0 });
+  return publishChange(deps, actor, id, changed ? ['unreadCount'] : []);
 }
 
 /**
  * Marked unread again (Chatwoot's "mark as unread"): the conversation counts its last message
  * from the person as unread, so it shows in `unread=true` and in the badge until read.
  */
-export async function markUnread(em: EntityManager, deps: AppDeps, actor: Actor, id: string) {
-  const conversation = await findConversation(em, id);
-  if (conversation.unreadCount > 0) return publishChange(em, deps, actor, id, []);
+export async function markUnread(deps: AppDeps, actor: Actor, id: string) {
+  const conversation = await findConversation(deps.db, id);
+  if (conversation.unreadCount > 0) return publishChange(deps, actor, id, []);
   if (!conversation.lastInboundAt) throw new ConflictError('The contact has not written in this conversation: there is nothing to mark unread.', 'nothing_inbound');
-  await repository.saveConversation(em, conversation, { unreadCount: 1 });
-  return publishChange(em, deps, actor, id, ['unreadCount']);
+  await repository.saveConversation(deps.db, id, { unreadCount: 1 });
+  return publishChange(deps, actor, id, ['unreadCount']);
 }
 
 /**
  * Assign to someone who may hold conversations (the `converse` roles), or unassign with null;
  * open or close (a new message from the person opens it again).
  */
-export async function updateConversation(
-  em: EntityManager,
-  deps: AppDeps,
-  actor: Actor,
-  id: string,
-  input: { assignedToId?: string | null | undefined; status?: ConversationStatus | undefined },
-) {
-  const conversation = await findConversation(em, id);
+export async function updateConversation(deps: AppDeps, actor: Actor, id: string, input: { assignedToId?: string | null | undefined; status?: ConversationStatus | undefined }) {
+  const conversation = await findConversation(deps.db, id);
   if (input.assignedToId) {
     const user = await findUser(deps.db, input.assignedToId);
     if (!user) throw invalidField('body.assignedToId', 'No user has this id.', 'unknown_user');
@@ -206,11 +210,11 @@ export async function updateConversation(
       throw invalidField('body.assignedToId', 'Assign to an active user who may hold conversations (a manager or an admin).', 'assignee_cannot_converse');
   }
   const changes: ConversationChange[] = [];
-  if (input.assignedToId !== undefined && input.assignedToId !== (conversation.assignedTo?.id ?? null)) changes.push('assignee');
+  if (input.assignedToId !== undefined && input.assignedToId !== conversation.assignedToId) changes.push('assignee');
   if (input.status !== undefined && input.status !== conversation.status) changes.push('status');
-  await repository.saveConversation(em, conversation, {
+  await repository.saveConversation(deps.db, id, {
     ...(input.assignedToId !== undefined ? { assignedToId: input.assignedToId } : {}),
     ...(input.status ? { status: input.status } : {}),
   });
-  return publishChange(em, deps, actor, id, changes);
+  return publishChange(deps, actor, id, changes);
 }

@@ -1,5 +1,10 @@
-import { sql, type Queries } from '../../kernel/sql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sql, tables, type Queries } from '../../kernel/sql';
+import type { WaMessageSchema } from './whatsapp.entities';
 import { inboundMessagesBetween } from './whatsapp.repository';
+
+type FigureTables = InferKyselyDB<typeof WaMessageSchema>;
+const db = tables<FigureTables>();
 
 /** Inbound messages (replies and new conversations) per local day in [since, until). */
 export function inboundMessagesByDay(q: Queries, since: Date, until: Date, timeZone: string): Promise<{ day: string; count: number }[]> {
@@ -24,12 +29,33 @@ const DELIVERY_HORIZON_DAYS = 30;
 export async function whatsAppReachBetween(q: Queries, since: Date, until: Date): Promise<WhatsAppReach> {
   // Outbound rows are found through the accepted_at index, bounded by how late a delivery can come.
   const [outbound, inbound] = await Promise.all([
-    q.first<Omit<WhatsAppReach, 'replies'>>(sql`
-      select count(*) filter (where sent_at >= ${since}::timestamptz and sent_at < ${until}::timestamptz)::int as sent,
-        count(*) filter (where delivered_at >= ${since}::timestamptz and delivered_at < ${until}::timestamptz)::int as delivered,
-        count(*) filter (where read_at >= ${since}::timestamptz and read_at < ${until}::timestamptz)::int as read
-      from wa_messages where direction = 'out' and accepted_at >= ${since}::timestamptz - make_interval(days => ${DELIVERY_HORIZON_DAYS}::int)
-        and accepted_at < ${until}::timestamptz`),
+    q.first(
+      db
+        .selectFrom('wa_messages')
+        .select((eb) => [
+          eb
+            .cast<number>(
+              eb.fn.countAll().filterWhere((w) => w.and([w('sent_at', '>=', since), w('sent_at', '<', until)])),
+              'integer',
+            )
+            .as('sent'),
+          eb
+            .cast<number>(
+              eb.fn.countAll().filterWhere((w) => w.and([w('delivered_at', '>=', since), w('delivered_at', '<', until)])),
+              'integer',
+            )
+            .as('delivered'),
+          eb
+            .cast<number>(
+              eb.fn.countAll().filterWhere((w) => w.and([w('read_at', '>=', since), w('read_at', '<', until)])),
+              'integer',
+            )
+            .as('read'),
+        ])
+        .where('direction', '=', 'out')
+        .where('accepted_at', '>=', new Date(since.getTime() - DELIVERY_HORIZON_DAYS * 24 * 3600_000))
+        .where('accepted_at', '<', until),
+    ),
     inboundMessagesBetween(q, since, until),
   ]);
   return { sent: outbound?.sent ?? 0, delivered: outbound?.delivered ?? 0, read: outbound?.read ?? 0, replies: inbound };

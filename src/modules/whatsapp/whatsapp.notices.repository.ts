@@ -1,7 +1,11 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
 import { newId } from '../../kernel/ids';
-import { sql, type Queries } from '../../kernel/sql';
+import { sql, tables, type Queries } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
-import { STATUS_RANK } from './whatsapp.entities';
+import { STATUS_RANK, type WaMessageSchema } from './whatsapp.entities';
+
+type NoticeTables = InferKyselyDB<typeof WaMessageSchema>;
+const db = tables<NoticeTables>();
 
 export interface NoticeInsert {
   contactId: string;
@@ -53,7 +57,15 @@ export interface MessageDelivery {
 /** The delivery status of these messages, with the time of the latest step and the provider's error. */
 export function messageDeliveries(q: Queries, ids: readonly string[]): Promise<MessageDelivery[]> {
   if (!ids.length) return Promise.resolve([]);
-  return q.rows(sql<MessageDelivery>`
-    select id, status, coalesce(read_at, delivered_at, failed_at, sent_at, accepted_at, claimed_at) as at, error_title as error
-    from wa_messages where id = any(${ids}::uuid[])`);
+  return q.rows(
+    db
+      .selectFrom('wa_messages')
+      .select((eb) => [
+        'id',
+        'status',
+        eb.fn.coalesce('read_at', 'delivered_at', 'failed_at', 'sent_at', eb.fn.coalesce('accepted_at', 'claimed_at')).as('at'),
+        'error_title as error',
+      ])
+      .where('id', 'in', ids),
+  );
 }

@@ -1,5 +1,5 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import { sql, tables, type Database, type Queries } from '../../kernel/sql';
+import { prepared, sql, tables, type Database, type Queries } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
 import type { MessageKind, WaCampaignSchema, WaMessageSchema, WaTemplateSchema } from './whatsapp.entities';
 
@@ -105,17 +105,20 @@ export function settleMessages(q: Queries, settle: Settlement[], provider: strin
 
 /** The sender took the lock, so nobody else is sending: every `sending` row was left by a process that died. */
 export async function markOrphansInDoubt(q: Queries): Promise<number> {
-  return (await q.write(sql`update wa_messages set status = 'in_doubt' where status = 'sending'`.prepared('wa_outbound_orphans'))).count;
+  return (await q.write(prepared('wa_outbound_orphans', db.updateTable('wa_messages').set({ status: 'in_doubt' }).where('status', '=', 'sending')))).count;
 }
 
 /** Campaigns with nothing left queued or in flight are completed; returns their ids. */
 export async function finishCampaigns(q: Queries): Promise<string[]> {
-  const rows = await q.rows(
-    sql<{ id: string }>`
-      update wa_campaigns k set status = 'completed', completed_at = now(), notice = null
-      where k.status = 'sending' and not exists (select 1 from wa_messages m where m.campaign_id = k.id and m.status in ('queued', 'sending'))
-      returning k.id`.prepared('wa_outbound_finish'),
-  );
+  const finish = db
+    .updateTable('wa_campaigns as k')
+    .set((eb) => ({ status: 'completed', completed_at: eb.fn<Date>('now', []), notice: null }))
+    .where('k.status', '=', 'sending')
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('wa_messages as m').select(eb.lit(1).as('one')).whereRef('m.campaign_id', '=', 'k.id').where('m.status', 'in', ['queued', 'sending']))),
+    )
+    .returning('k.id');
+  const rows = await q.rows(prepared('wa_outbound_finish', finish));
   return rows.map((row) => row.id);
 }
 
@@ -135,14 +138,19 @@ export async function pauseCampaign(q: Queries, campaignId: string, notice: stri
 
 /** Whether any message is due now (of a sending campaign, or a conversation's reply). */
 export async function hasDueMessages(q: Queries): Promise<boolean> {
-  const row = await q.first(
-    sql<{ due: boolean }>`
-      select exists (
-        select 1 from wa_messages m where m.status = 'queued' and m.next_attempt_at <= now()
-          and (m.campaign_id is null or exists (select 1 from wa_campaigns k where k.id = m.campaign_id and k.status = 'sending'))
-      ) as due`.prepared('wa_outbound_due'),
-  );
-  return Boolean(row?.due);
+  const due = db
+    .selectFrom('wa_messages as m')
+    .select('m.id')
+    .where('m.status', '=', 'queued')
+    .where((eb) => eb('m.next_attempt_at', '<=', eb.fn<Date>('now', [])))
+    .where((eb) =>
+      eb.or([
+        eb('m.campaign_id', 'is', null),
+        eb.exists(eb.selectFrom('wa_campaigns as k').select(eb.lit(1).as('one')).whereRef('k.id', '=', 'm.campaign_id').where('k.status', '=', 'sending')),
+      ]),
+    )
+    .limit(1);
+  return (await q.first(prepared('wa_outbound_due', due))) !== undefined;
 }
 
 /** Only one process sends at a time (the rate limit is per phone number); the lock dies with its session. */
@@ -167,13 +175,14 @@ export function withSendLock(database: Database, work: () => Promise<void>): Pro
  * messages in flight or in doubt count, since they may have gone out.
  */
 export async function tierUsed(q: Queries): Promise<number> {
-  const row = await q.first(
-    sql<{ n: number }>`
-      select count(distinct contact_id)::int as n from wa_messages
-      where direction = 'out' and kind = 'template'
-        and ((accepted_at > now() - interval '24 hours') or (status in ('in_doubt', 'sending') and claimed_at > now() - interval '24 hours'))`.prepared('wa_outbound_tier'),
-  );
-  return row?.n ?? 0;
+  const dayAgo = new Date(Date.now() - 24 * 3600_000);
+  const used = db
+    .selectFrom('wa_messages')
+    .select((eb) => eb.cast<number>(eb.fn.count('contact_id').distinct(), 'integer').as('n'))
+    .where('direction', '=', 'out')
+    .where('kind', '=', 'template')
+    .where((eb) => eb.or([eb('accepted_at', '>', dayAgo), eb.and([eb('status', 'in', ['in_doubt', 'sending']), eb('claimed_at', '>', dayAgo)])]));
+  return (await q.first(prepared('wa_outbound_tier', used)))?.n ?? 0;
 }
 
 /** Sending campaigns with templates still queued say that they wait for the tier. */

@@ -1,14 +1,17 @@
 import type { z } from 'zod';
 import type { campaignView } from './whatsapp.campaigns.schemas';
 import type { Counters, conversationView, messageView, quickReplyView, templateView } from './whatsapp.schemas';
-import type { WaCampaign, WaMessage, WaQuickReply, WaTemplate, VariableSource } from './whatsapp.entities';
+import type { CampaignRecord } from './whatsapp.campaigns.repository';
+import type { QuickReplyRecord } from './whatsapp.quick-replies.repository';
+import type { MessageRecord } from './whatsapp.conversations.repository';
+import type { VariableSource } from './whatsapp.entities';
+import type { TemplateRecord } from './whatsapp.templates.repository';
 import { renderQuickReply, variablesOf, type QuickReplyValues } from './whatsapp.quick-replies.render';
 import { renderTemplate } from './providers/provider';
 
 const iso = (value: Date | null | undefined) => (value ? new Date(value).toISOString() : null);
-const idOf = (ref: unknown): string | null => (ref && typeof ref === 'object' && 'id' in ref ? String((ref as { id: unknown }).id) : null);
 
-export function presentTemplate(template: WaTemplate): z.input<typeof templateView> {
+export function presentTemplate(template: TemplateRecord): z.input<typeof templateView> {
   return {
     id: template.id,
     name: template.name,
@@ -36,11 +39,11 @@ export function presentVariable(source: VariableSource): string | { literal: str
   return 'field' in source ? `contact.${source.field}` : { literal: source.literal };
 }
 
-export function presentCampaign(campaign: WaCampaign, progress: Counters): z.input<typeof campaignView> {
+export function presentCampaign(campaign: CampaignRecord, progress: Counters): z.input<typeof campaignView> {
   return {
     id: campaign.id,
     name: campaign.name,
-    templateId: idOf(campaign.template)!,
+    templateId: campaign.templateId,
     variables: campaign.variables.map(presentVariable),
     segment: campaign.segment as Record<string, unknown>,
     status: campaign.status,
@@ -56,25 +59,25 @@ export function presentCampaign(campaign: WaCampaign, progress: Counters): z.inp
 }
 
 /** Failed, skipped and in-doubt messages say why; so does a message still being retried. */
-function hasError(message: WaMessage): boolean {
+function hasError(message: MessageRecord): boolean {
   return (message.errorCode !== null && message.errorCode !== undefined) || ['failed', 'skipped', 'in_doubt'].includes(message.status);
 }
 
 /** A message as staff see it; template messages show their rendered text. */
-export function presentMessage(message: WaMessage, templateBody?: string): MessageOut {
+export function presentMessage(message: MessageRecord, templateBody?: string): MessageOut {
   const text = message.body ?? (templateBody !== undefined ? renderTemplate(templateBody, message.params ?? []) : null);
   return {
     id: message.id,
-    conversationId: idOf(message.conversation),
-    campaignId: idOf(message.campaign),
+    conversationId: message.conversationId,
+    campaignId: message.campaignId,
     direction: message.direction,
     kind: message.kind,
     text,
-    templateId: idOf(message.template),
+    templateId: message.templateId,
     status: message.status,
     simulated: message.provider === 'simulator',
     error: hasError(message) ? { code: message.errorCode ?? null, title: message.errorTitle ?? null } : null,
-    sentById: idOf(message.sentBy),
+    sentById: message.sentById,
     createdAt: iso(message.createdAt)!,
     sentAt: iso(message.sentAt ?? message.acceptedAt),
     deliveredAt: iso(message.deliveredAt),
@@ -86,7 +89,7 @@ export type MessageOut = z.input<typeof messageView>;
 export type ConversationOut = z.input<typeof conversationView>;
 
 /** A quick reply; with values (a conversation's), also its text as that person would get it. */
-export function presentQuickReply(reply: WaQuickReply, values?: QuickReplyValues): z.input<typeof quickReplyView> {
+export function presentQuickReply(reply: QuickReplyRecord, values?: QuickReplyValues): z.input<typeof quickReplyView> {
   return {
     id: reply.id,
     shortcut: reply.shortcut,
@@ -94,8 +97,8 @@ export function presentQuickReply(reply: WaQuickReply, values?: QuickReplyValues
     text: reply.text,
     variables: variablesOf(reply.text),
     rendered: values ? renderQuickReply(reply.text, values) : null,
-    createdById: idOf(reply.createdBy),
-    updatedById: idOf(reply.updatedBy),
+    createdById: reply.createdById,
+    updatedById: reply.updatedById,
     createdAt: iso(reply.createdAt)!,
     updatedAt: iso(reply.updatedAt)!,
   };

@@ -4,9 +4,9 @@ import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
 import type { PageRequest } from '../../kernel/pagination';
+import { contactReach } from '../audience';
 import { findUser } from '../auth';
-import { findConversation } from './whatsapp.conversations.repository';
-import type { WaConversation, WaQuickReply } from './whatsapp.entities';
+import { findConversation, type ConversationRecord } from './whatsapp.conversations.repository';
 import { presentQuickReply } from './whatsapp.presenter';
 import type { QuickReplyValues } from './whatsapp.quick-replies.render';
 import * as repository from './whatsapp.quick-replies.repository';
@@ -14,9 +14,9 @@ import type { CreateQuickReplyInput, UpdateQuickReplyInput } from './whatsapp.sc
 import { UNNAMED_CONTACT } from './whatsapp.webhook';
 
 /** What fills a quick reply's variables in this conversation, answered by this staff member. */
-async function valuesFor(deps: Pick<AppDeps, 'db'>, actor: Actor, conversation: WaConversation): Promise<QuickReplyValues> {
+async function valuesFor(deps: Pick<AppDeps, 'db'>, actor: Actor, conversation: ConversationRecord): Promise<QuickReplyValues> {
   const contact = conversation.contact;
-  const erased = Boolean(contact.erasedAt);
+  const erased = (await contactReach(deps.db, contact.id))?.erased ?? false;
   // Someone who wrote without a profile name is stored under a placeholder, not a name to greet.
   const name = erased || contact.name === UNNAMED_CONTACT ? null : contact.name.trim();
   return {
@@ -36,7 +36,7 @@ export async function listQuickReplies(
 ) {
   let values: QuickReplyValues | undefined;
   if (query.conversationId) {
-    const conversation = await findConversation(em, query.conversationId);
+    const conversation = await findConversation(deps.db, query.conversationId);
     if (!conversation) throw invalidField('query.conversationId', 'No conversation has this id.', 'unknown_conversation');
     values = await valuesFor(deps, actor, conversation);
   }
@@ -44,35 +44,32 @@ export async function listQuickReplies(
   return { data: page.data.map((reply) => presentQuickReply(reply, values)), nextCursor: page.nextCursor };
 }
 
-async function existing(em: EntityManager, id: string): Promise<WaQuickReply> {
-  const reply = await repository.findQuickReply(em, id);
-  if (!reply) throw new NotFoundError('No quick reply has this id.');
-  return reply;
-}
+const notFound = () => new NotFoundError('No quick reply has this id.');
 
 function shortcutTaken(error: unknown, shortcut: string | undefined): never {
   if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`Another quick reply uses the shortcut ${shortcut ?? ''}.`, 'shortcut_taken');
   throw error;
 }
 
-export async function createQuickReply(em: EntityManager, actor: Actor, input: CreateQuickReplyInput) {
+export async function createQuickReply(deps: Pick<AppDeps, 'db'>, actor: Actor, input: CreateQuickReplyInput) {
   try {
-    return presentQuickReply(await repository.insertQuickReply(em, input, actor.id));
+    return presentQuickReply(await repository.insertQuickReply(deps.db, input, actor.id));
   } catch (error) {
     shortcutTaken(error, input.shortcut);
   }
 }
 
-export async function updateQuickReply(em: EntityManager, actor: Actor, id: string, input: UpdateQuickReplyInput) {
-  const reply = await existing(em, id);
+export async function updateQuickReply(deps: Pick<AppDeps, 'db'>, actor: Actor, id: string, input: UpdateQuickReplyInput) {
+  let reply: repository.QuickReplyRecord | undefined;
   try {
-    await repository.updateQuickReply(em, reply, input, actor.id);
+    reply = await repository.updateQuickReply(deps.db, id, input, actor.id);
   } catch (error) {
     shortcutTaken(error, input.shortcut);
   }
+  if (!reply) throw notFound();
   return presentQuickReply(reply);
 }
 
-export async function deleteQuickReply(em: EntityManager, id: string): Promise<void> {
-  await repository.removeQuickReply(em, await existing(em, id));
+export async function deleteQuickReply(deps: Pick<AppDeps, 'db'>, id: string): Promise<void> {
+  if (!(await repository.removeQuickReply(deps.db, id))) throw notFound();
 }

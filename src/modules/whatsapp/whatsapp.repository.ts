@@ -1,7 +1,11 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
 import { newId } from '../../kernel/ids';
-import { sql, type Queries, type Sql } from '../../kernel/sql';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
-import type { MessageKind, StoredSegment, VariableSource } from './whatsapp.entities';
+import type { MessageKind, VariableSource, WaCampaignSchema, WaConversationSchema, WaMessageSchema, WaPendingStatusSchema, WaTemplateSchema } from './whatsapp.entities';
+
+type WhatsAppTables = InferKyselyDB<typeof WaCampaignSchema | typeof WaConversationSchema | typeof WaMessageSchema | typeof WaPendingStatusSchema | typeof WaTemplateSchema>;
+const db = tables<WhatsAppTables>();
 
 /** A message whose status changed, for the war room and the campaign's counters. */
 export interface ChangedRow {
@@ -72,18 +76,27 @@ const PENDING_STATUS_HOURS = 24;
  * transaction: taken rows stay locked until it commits, and a rollback puts them back.
  */
 export async function takePendingStatuses(q: Queries): Promise<StatusUpdate[]> {
-  await q.write(sql`delete from wa_pending_statuses where received_at < now() - make_interval(hours => ${PENDING_STATUS_HOURS}::int)`);
-  const rows = await q.rows<{ wamid: string; status: string; rank: number; at: Date; error_code: number | null; error_title: string | null }>(sql`
-    delete from wa_pending_statuses p using wa_messages m where m.wamid = p.wamid
-    returning p.wamid, p.status, p.rank, p.at, p.error_code, p.error_title`);
+  await q.write(db.deleteFrom('wa_pending_statuses').where('received_at', '<', new Date(Date.now() - PENDING_STATUS_HOURS * 3600_000)));
+  const rows = await q.rows(
+    db
+      .deleteFrom('wa_pending_statuses as p')
+      .using('wa_messages as m')
+      .whereRef('m.wamid', '=', 'p.wamid')
+      .returning(['p.wamid', 'p.status', 'p.rank', 'p.at', 'p.error_code', 'p.error_title']),
+  );
   return rows.map((row) => ({ id: null, wamid: row.wamid, status: row.status, rank: row.rank, at: row.at, errorCode: row.error_code, errorTitle: row.error_title }));
 }
 
 /** The contact's one conversation, opened when they first write. */
 export async function ensureConversation(q: Queries, contactId: string, at: Date): Promise<string> {
-  const row = await q.first(sql<{ id: string }>`
-    insert into wa_conversations (id, contact_id, status, unread_count, last_message_at, created_at) values (${newId()}, ${contactId}, 'open', 0, ${at}, now())
-    on conflict (contact_id) do update set contact_id = excluded.contact_id returning id`);
+  const row = await q.first(
+    db
+      .insertInto('wa_conversations')
+      .values((eb) => ({ id: newId(), contact_id: contactId, status: 'open', unread_count: 0, last_message_at: at, created_at: eb.fn<Date>('now', []) }))
+      // A no-op update, so that the existing row's id comes back.
+      .onConflict((conflict) => conflict.column('contact_id').doUpdateSet((eb) => ({ contact_id: eb.ref('excluded.contact_id') })))
+      .returning('id'),
+  );
   return row!.id;
 }
 
@@ -100,58 +113,109 @@ export interface InboundMessage {
 
 /** Stores an inbound message once per wamid: false when a repeated webhook brought it again. */
 export async function insertInboundMessage(q: Queries, message: InboundMessage): Promise<boolean> {
-  const { count } = await q.write(sql`
-    insert into wa_messages (id, conversation_id, contact_id, phone, direction, kind, body, status, status_rank, priority, wamid, attempts, next_attempt_at, accepted_at, created_at)
-    values (${message.id}, ${message.conversationId}, ${message.contactId}, ${message.phone}, 'in', ${message.kind}, ${message.text}, 'received', 9, 0,
-      ${message.wamid}, 0, ${message.at}, ${message.at}, ${message.at})
-    on conflict (wamid) do nothing`);
+  const { count } = await q.write(
+    db
+      .insertInto('wa_messages')
+      .values({
+        id: message.id,
+        conversation_id: message.conversationId,
+        contact_id: message.contactId,
+        phone: message.phone,
+        direction: 'in',
+        kind: message.kind,
+        body: message.text,
+        status: 'received',
+        status_rank: 9,
+        priority: 0,
+        wamid: message.wamid,
+        attempts: 0,
+        next_attempt_at: message.at,
+        accepted_at: message.at,
+        created_at: message.at,
+      })
+      .onConflict((conflict) => conflict.column('wamid').doNothing()),
+  );
   return count > 0;
 }
 
 /** A new inbound message reopens the conversation and counts as unread; the latest message by time stays the last. */
 export async function noteInbound(q: Queries, conversationId: string, messageId: string, at: Date): Promise<void> {
-  await q.write(sql`
-    update wa_conversations set unread_count = unread_count + 1, status = 'open',
-      last_inbound_at = greatest(coalesce(last_inbound_at, ${at}), ${at}),
-      last_message_at = greatest(last_message_at, ${at}),
-      last_message_id = case when last_message_at <= ${at} then ${messageId}::uuid else last_message_id end
-    where id = ${conversationId}`);
+  await q.write(
+    db
+      .updateTable('wa_conversations')
+      .set((eb) => ({
+        unread_count: eb('unread_count', '+', 1),
+        status: 'open',
+        last_inbound_at: eb.fn<Date>('greatest', [eb.fn.coalesce('last_inbound_at', eb.val(at)), eb.val(at)]),
+        last_message_at: eb.fn<Date>('greatest', ['last_message_at', eb.val(at)]),
+        last_message_id: eb
+          .case()
+          .when('last_message_at', '<=', at)
+          .then(eb.cast<string>(eb.val(messageId), 'uuid'))
+          .else(eb.ref('last_message_id'))
+          .end(),
+      }))
+      .where('id', '=', conversationId),
+  );
 }
+
+/** How long after a campaign message an inbound message still counts as its reply. */
+const REPLY_WINDOW_HOURS = 72;
 
 /**
  * Marks the campaign message an inbound message answers: the one it quotes, else the contact's
  * latest campaign message within three days. Returns that message's campaign.
  */
 export async function markReplied(q: Queries, contactId: string, quotedWamid: string | undefined, at: Date): Promise<string | null> {
-  const row = await q.first(sql<{ campaign_id: string }>`
-    update wa_messages set replied_at = ${at} where id = (
-      select id from wa_messages where contact_id = ${contactId} and direction = 'out' and campaign_id is not null and replied_at is null
-        and accepted_at > ${at}::timestamptz - interval '72 hours'
-      order by (wamid = ${quotedWamid ?? ''}) desc nulls last, id desc limit 1
-    ) returning campaign_id`);
+  const row = await q.first(
+    db
+      .updateTable('wa_messages')
+      .set({ replied_at: at })
+      .where((eb) =>
+        eb(
+          'id',
+          '=',
+          eb
+            .selectFrom('wa_messages')
+            .select('id')
+            .where('contact_id', '=', contactId)
+            .where('direction', '=', 'out')
+            .where('campaign_id', 'is not', null)
+            .where('replied_at', 'is', null)
+            .where('accepted_at', '>', new Date(at.getTime() - REPLY_WINDOW_HOURS * 3600_000))
+            .orderBy(
+              (order) => order('wamid', '=', quotedWamid ?? ''),
+              (direction) => direction.desc().nullsLast(),
+            )
+            .orderBy('id', 'desc')
+            .limit(1),
+        ),
+      )
+      .returning('campaign_id'),
+  );
   return row?.campaign_id ?? null;
 }
 
-export interface StartedCampaign {
-  id: string;
-  template_id: string;
-  variables: VariableSource[];
-  segment: StoredSegment;
-}
-
 /** A draft or scheduled campaign turns `sending`; nothing comes back for any other status. */
-export function startCampaign(q: Queries, id: string): Promise<StartedCampaign | undefined> {
-  return q.first(sql<StartedCampaign>`
-    update wa_campaigns set status = 'sending', started_at = now(), notice = null where id = ${id} and status in ('draft', 'scheduled')
-    returning id, template_id, variables, segment`);
+export function startCampaign(q: Queries, id: string) {
+  return q.first(
+    db
+      .updateTable('wa_campaigns')
+      .set((eb) => ({ status: 'sending', started_at: eb.fn<Date>('now', []), notice: null }))
+      .where('id', '=', id)
+      .where('status', 'in', ['draft', 'scheduled'])
+      .returning(['id', 'template_id', 'variables', 'segment']),
+  );
 }
 
-export function campaignStatus(q: Queries, id: string): Promise<{ status: string } | undefined> {
-  return q.first(sql<{ status: string }>`select status from wa_campaigns where id = ${id}`);
+export type StartedCampaign = NonNullable<Awaited<ReturnType<typeof startCampaign>>>;
+
+export function campaignStatus(q: Queries, id: string) {
+  return q.first(db.selectFrom('wa_campaigns').select('status').where('id', '=', id));
 }
 
-export function templateStatus(q: Queries, id: string): Promise<{ status: string } | undefined> {
-  return q.first(sql<{ status: string }>`select status from wa_templates where id = ${id}`);
+export function templateStatus(q: Queries, id: string) {
+  return q.first(db.selectFrom('wa_templates').select('status').where('id', '=', id));
 }
 
 /** The SQL value of a template variable for the recipient `c` (with territory `t`). */
@@ -186,7 +250,7 @@ export async function queueCampaignMessages(q: Queries, campaign: StartedCampaig
       returning 1
     ) select count(*)::int as n from rows`);
   const queued = row?.n ?? 0;
-  await q.write(sql`update wa_campaigns set queued_count = ${queued} where id = ${campaign.id}`);
+  await q.write(db.updateTable('wa_campaigns').set({ queued_count: queued }).where('id', '=', campaign.id));
   return queued;
 }
 
@@ -197,8 +261,13 @@ const UUID_V7 = sql.raw(
 
 /** Messages people sent the campaign in [since, until), for other modules' daily figures (popularity's `whatsapp_replies`). */
 export async function inboundMessagesBetween(q: Queries, since: Date, until: Date): Promise<number> {
-  const row = await q.first<{ count: number }>(
-    sql`select count(*)::int as count from wa_messages where direction = 'in' and created_at >= ${since}::timestamptz and created_at < ${until}::timestamptz`,
+  const row = await q.first(
+    db
+      .selectFrom('wa_messages')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('count'))
+      .where('direction', '=', 'in')
+      .where('created_at', '>=', since)
+      .where('created_at', '<', until),
   );
   return row?.count ?? 0;
 }

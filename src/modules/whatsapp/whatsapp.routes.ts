@@ -50,7 +50,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: templateView,
       errors: { 409: 'A template with this name and language exists', 502: 'The provider refused or could not be reached' },
     },
-    async ({ ctx, input, em, actor }) => createTemplate(em, ctx.deps, actor, input.body),
+    async ({ ctx, input, actor }) => createTemplate(ctx.deps, actor, input.body),
   )
   .get(
     '/api/whatsapp/templates',
@@ -69,7 +69,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: campaignView,
       errors: { 409: 'The template is not approved' },
     },
-    async ({ ctx, input, em, actor }) => campaigns.createCampaign(em, ctx.deps, actor, input.body),
+    async ({ ctx, input, actor }) => campaigns.createCampaign(ctx.deps, actor, input.body),
   )
   .post(
     '/api/whatsapp/campaigns/preview',
@@ -91,7 +91,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
   .get(
     '/api/whatsapp/campaigns/:id',
     { summary: 'One campaign with its progress counters', access: whatsappPolicy.roles('readCampaigns'), params: campaignIdParams, response: campaignView, errors: noCampaign },
-    async ({ ctx, input, em }) => campaigns.getCampaign(em, ctx.deps.db, input.params.id),
+    async ({ ctx, input }) => campaigns.getCampaign(ctx.deps.db, input.params.id),
   )
   .post(
     '/api/whatsapp/campaigns/:id/send',
@@ -115,7 +115,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: campaignView,
       errors: { ...noCampaign, 409: 'Not sending or scheduled' },
     },
-    async ({ ctx, input, em }) => campaigns.pauseCampaign(em, ctx.deps, input.params.id),
+    async ({ ctx, input }) => campaigns.pauseCampaign(ctx.deps, input.params.id),
   )
   .post(
     '/api/whatsapp/campaigns/:id/resume',
@@ -128,7 +128,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: campaignView,
       errors: { ...noCampaign, 409: 'Not paused' },
     },
-    async ({ ctx, input, em }) => campaigns.resumeCampaign(em, ctx.deps, input.params.id),
+    async ({ ctx, input }) => campaigns.resumeCampaign(ctx.deps, input.params.id),
   )
   .post(
     '/api/whatsapp/campaigns/:id/cancel',
@@ -139,7 +139,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: campaignView,
       errors: { ...noCampaign, 409: 'Already completed or cancelled' },
     },
-    async ({ ctx, input, em }) => campaigns.cancelCampaign(em, ctx.deps, input.params.id),
+    async ({ ctx, input }) => campaigns.cancelCampaign(ctx.deps, input.params.id),
   )
   .get(
     '/api/whatsapp/webhook',
@@ -195,7 +195,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       query: listConversationsQuery,
       response: pageSchema(conversationView),
     },
-    async ({ input, em, actor }) => conversations.listConversations(em, actor, input.query),
+    async ({ ctx, input, em, actor }) => conversations.listConversations(em, ctx.deps, actor, input.query),
   )
   .get(
     '/api/whatsapp/activity',
@@ -234,7 +234,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
   .get(
     '/api/whatsapp/conversations/:id',
     { summary: 'One conversation', access: whatsappPolicy.roles('converse'), params: conversationIdParams, response: conversationView, errors: noConversation },
-    async ({ input, em }) => conversations.getConversation(em, input.params.id),
+    async ({ ctx, input }) => conversations.getConversation(ctx.deps, input.params.id),
   )
   .patch(
     '/api/whatsapp/conversations/:id',
@@ -249,7 +249,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: conversationView,
       errors: noConversation,
     },
-    async ({ ctx, input, em, actor }) => conversations.updateConversation(em, ctx.deps, actor, input.params.id, input.body),
+    async ({ ctx, input, actor }) => conversations.updateConversation(ctx.deps, actor, input.params.id, input.body),
   )
   .get(
     '/api/whatsapp/conversations/:id/messages',
@@ -261,7 +261,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: pageSchema(messageView),
       errors: noConversation,
     },
-    async ({ input, em }) => conversations.listMessages(em, input.params.id, input.query),
+    async ({ ctx, input, em }) => conversations.listMessages(em, ctx.deps, input.params.id, input.query),
   )
   .post(
     '/api/whatsapp/conversations/:id/messages',
@@ -276,7 +276,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: messageView,
       errors: { ...noConversation, 409: 'window_closed, opted_out, no_consent or template_not_approved' },
     },
-    async ({ ctx, input, em, actor }) => conversations.reply(em, ctx.deps, actor, input.params.id, input.body),
+    async ({ ctx, input, actor }) => conversations.reply(ctx.deps, actor, input.params.id, input.body),
   )
   .post(
     '/api/whatsapp/conversations/:id/read',
@@ -287,7 +287,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: conversationView,
       errors: noConversation,
     },
-    async ({ ctx, input, em, actor }) => conversations.markRead(em, ctx.deps, actor, input.params.id),
+    async ({ ctx, input, actor }) => conversations.markRead(ctx.deps, actor, input.params.id),
   )
   .post(
     '/api/whatsapp/conversations/:id/unread',
@@ -299,7 +299,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: conversationView,
       errors: { ...noConversation, 409: 'The person never wrote in it (`nothing_inbound`)' },
     },
-    async ({ ctx, input, em, actor }) => conversations.markUnread(em, ctx.deps, actor, input.params.id),
+    async ({ ctx, input, actor }) => conversations.markUnread(ctx.deps, actor, input.params.id),
   )
   .get(
     '/api/whatsapp/quick-replies',
@@ -325,7 +325,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: quickReplyView,
       errors: { 409: 'The shortcut is taken (`shortcut_taken`)' },
     },
-    async ({ input, em, actor }) => quickReplies.createQuickReply(em, actor, input.body),
+    async ({ ctx, input, actor }) => quickReplies.createQuickReply(ctx.deps, actor, input.body),
   )
   .patch(
     '/api/whatsapp/quick-replies/:id',
@@ -337,13 +337,13 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: quickReplyView,
       errors: { 404: 'No such quick reply', 409: 'The shortcut is taken (`shortcut_taken`)' },
     },
-    async ({ input, em, actor }) => quickReplies.updateQuickReply(em, actor, input.params.id, input.body),
+    async ({ ctx, input, actor }) => quickReplies.updateQuickReply(ctx.deps, actor, input.params.id, input.body),
   )
   .delete(
     '/api/whatsapp/quick-replies/:id',
     { summary: 'Remove a quick reply', access: whatsappPolicy.roles('manageQuickReplies'), params: quickReplyIdParams, status: 204, errors: { 404: 'No such quick reply' } },
-    async ({ input, em }) => {
-      await quickReplies.deleteQuickReply(em, input.params.id);
+    async ({ ctx, input }) => {
+      await quickReplies.deleteQuickReply(ctx.deps, input.params.id);
       return undefined;
     },
   )

@@ -1,6 +1,7 @@
 import type { WhatsAppConfig } from '../../config';
 import type { Queries } from '../../kernel/sql';
-import { contactsReachedLast24h, countersByCampaign } from './whatsapp.campaigns.repository';
+import { countersByCampaign } from './whatsapp.campaigns.repository';
+import { tierUsed } from './whatsapp.outbound.repository';
 import type { Counters } from './whatsapp.schemas';
 
 export const emptyCounters = (): Counters => ({ queued: 0, sending: 0, inDoubt: 0, sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0, cancelled: 0, replied: 0, simulated: 0 });
@@ -21,7 +22,7 @@ export function rates(counters: Counters): { delivery: number; read: number; rep
 
 /** The messaging tier's use: unique contacts reached with templates in the rolling 24 hours, and what is left. */
 export async function tierUsage(q: Queries, config: WhatsAppConfig): Promise<{ limit: number | null; usedLast24h: number; remaining: number | null }> {
-  const used = await contactsReachedLast24h(q);
+  const used = await tierUsed(q);
   const limit = config.messagingTier;
   return { limit, usedLast24h: used, remaining: limit === null ? null : Math.max(0, limit - used) };
 }

@@ -12,8 +12,8 @@ import { checkPlaceholders, type CreateTemplateInput } from './whatsapp.schemas'
 import { ProviderError } from './providers/provider';
 
 /** Registers the template with the provider, then keeps it with the status the provider gave. */
-export async function createTemplate(em: EntityManager, deps: AppDeps, actor: Actor, input: CreateTemplateInput) {
-  if (await repository.templateNamed(em, input.name, input.language))
+export async function createTemplate(deps: AppDeps, actor: Actor, input: CreateTemplateInput) {
+  if (await repository.templateNamed(deps.db, input.name, input.language))
     throw new ConflictError(`A template named ${input.name} in ${input.language} exists already.`, 'template_exists');
   const placeholders = checkPlaceholders(input.body) as number;
   const draft = {
@@ -27,9 +27,9 @@ export async function createTemplate(em: EntityManager, deps: AppDeps, actor: Ac
     examples: input.examples,
   };
   // Kept before the provider hears of it, so a review webhook that beats the provider's answer finds it (by name and language).
-  let template;
+  let id: string;
   try {
-    template = await repository.insertTemplate(em, { ...draft, placeholders }, actor.id);
+    id = await repository.insertTemplate(deps.db, { ...draft, placeholders }, actor.id);
   } catch (error) {
     if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`A template named ${input.name} in ${input.language} exists already.`, 'template_exists');
     throw error;
@@ -38,13 +38,12 @@ export async function createTemplate(em: EntityManager, deps: AppDeps, actor: Ac
   try {
     created = await whatsapp(deps).provider.createTemplate(draft);
   } catch (error) {
-    await repository.removeTemplate(em, template);
+    await repository.removeTemplate(deps.db, id);
     if (error instanceof ProviderError) throw new AppError(502, 'provider_error', 'WhatsApp provider error', `The provider refused the template: ${error.message}`);
     throw new AppError(502, 'provider_unreachable', 'WhatsApp provider unreachable', 'The WhatsApp provider could not be reached; try again.');
   }
-  await repository.recordProviderTemplate(deps.db, template.id, created.providerTemplateId, created.status);
-  await repository.reloadTemplate(em, template);
-  return presentTemplate(template);
+  await repository.recordProviderTemplate(deps.db, id, created.providerTemplateId, created.status);
+  return presentTemplate((await repository.findTemplate(deps.db, id))!);
 }
 
 export function listTemplates(em: EntityManager, query: PageRequest & { status?: TemplateStatus | undefined }) {

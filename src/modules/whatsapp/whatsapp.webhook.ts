@@ -1,5 +1,4 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import { newId } from '../../kernel/ids';
@@ -253,7 +252,7 @@ async function recordInbound(deps: AppDeps, message: InboundItem, profileName: s
   if (!result) return false;
   const rt = whatsapp(deps);
   // Stored already: a failure to tell the inbox must not fail the delivery (Meta would send it again for nothing).
-  await publishNewMessage(deps.orm.em.fork() as EntityManager, deps, result.conversationId, result.messageId).catch((error: unknown) =>
+  await publishNewMessage(deps, result.conversationId, result.messageId).catch((error: unknown) =>
     deps.logger.warn({ webhook: 'whatsapp', messageId: result.messageId, ...safeErrorFields(error) }, 'inbound whatsapp message stored but not pushed'),
   );
   rt.unreadChanged();
