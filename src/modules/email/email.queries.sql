@@ -270,6 +270,137 @@ select
 from
   inserted;
 
+-- email.campaigns.repository.ts: findCampaign
+select
+  "e0".*
+from
+  "email_campaigns" as "e0"
+where
+  "e0"."id" = $1
+limit
+  $2;
+
+-- email.campaigns.repository.ts: variantsOf
+select
+  "e0".*
+from
+  "email_variants" as "e0"
+where
+  "e0"."campaign_id" = $1
+order by
+  "e0"."position" asc;
+
+-- email.campaigns.repository.ts: campaignPage
+select
+  "e0".*
+from
+  "email_campaigns" as "e0"
+order by
+  "e0"."created_at" desc,
+  "e0"."id" desc
+limit
+  $1;
+
+-- email.campaigns.repository.ts: existingTemplateIds
+select
+  "id"
+from
+  "email_templates"
+where
+  "id" in ($1);
+
+-- email.campaigns.repository.ts: insertCampaign
+insert into
+  "email_campaigns" (
+    "id",
+    "name",
+    "from_name",
+    "from_email",
+    "reply_to",
+    "segment",
+    "status",
+    "audience_size",
+    "ab_test",
+    "scheduled_at",
+    "created_at",
+    "updated_at"
+  )
+values
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
+insert into
+  "email_variants" (
+    "id",
+    "campaign_id",
+    "position",
+    "name",
+    "subject",
+    "template_id"
+  )
+values
+  ($1, $2, $3, $4, $5, $6);
+
+-- email.campaigns.repository.ts: findTemplate
+select
+  "id",
+  "name",
+  "subject",
+  "source_kind" as "sourceKind",
+  "source",
+  "html",
+  "text",
+  "send_html" as "sendHtml",
+  "send_text" as "sendText",
+  "variables",
+  "links",
+  "created_at" as "createdAt"
+from
+  "email_templates"
+where
+  "id" = $1;
+
+-- email.campaigns.repository.ts: insertTemplate
+insert into
+  "email_templates" (
+    "id",
+    "name",
+    "subject",
+    "source_kind",
+    "source",
+    "html",
+    "text",
+    "send_html",
+    "send_text",
+    "variables",
+    "links",
+    "created_at"
+  )
+values
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+returning
+  "id",
+  "name",
+  "subject",
+  "source_kind" as "sourceKind",
+  "source",
+  "html",
+  "text",
+  "send_html" as "sendHtml",
+  "send_text" as "sendText",
+  "variables",
+  "links",
+  "created_at" as "createdAt";
+
+-- email.campaigns.repository.ts: templatePage
+select
+  "e0".*
+from
+  "email_templates" as "e0"
+order by
+  "e0"."created_at" desc,
+  "e0"."id" desc
+limit
+  $1;
+
 -- email.figures.repository.ts: emailClicksByDay
 select
   (at at time zone $1::text)::date::text as day,
@@ -288,27 +419,31 @@ group by
 select
   (
     select
-      count(*)
+      cast(count(*) as integer) as "n"
     from
-      email_recipients
+      "email_recipients"
     where
-      sent_at >= $1::timestamptz
-      and sent_at < $2::timestamptz
-  )::int as sent,
-  count(distinct recipient_id) filter (
-    where
-      kind = 'open'
-  )::int as opened,
-  count(distinct recipient_id) filter (
-    where
-      kind = 'click'
-  )::int as clicked
+      "sent_at" >= $1
+      and "sent_at" < $2
+  ) as "sent",
+  cast(
+    count(distinct "recipient_id") filter (
+      where
+        "kind" = $3
+    ) as integer
+  ) as "opened",
+  cast(
+    count(distinct "recipient_id") filter (
+      where
+        "kind" = $4
+    ) as integer
+  ) as "clicked"
 from
-  email_events
+  "email_events"
 where
-  not machine
-  and at >= $3::timestamptz
-  and at < $4::timestamptz;
+  "machine" = $5
+  and "at" >= $6
+  and "at" < $7;
 
 -- email.notices.repository.ts: insertEmailNotice
 with
@@ -1309,44 +1444,44 @@ where
   "c"."id" in ($1);
 
 -- email.outbound.repository.ts: pauseCampaign
-update email_campaigns c
+update "email_campaigns" as "c"
 set
-  status = 'paused',
-  notice = $1,
-  updated_at = now()
+  "status" = $1,
+  "notice" = $2,
+  "updated_at" = now()
 where
-  c.id = $2
-  and c.status = 'sending'
+  "c"."id" = $3
+  and "c"."status" = $4
 returning
-  c.ab_phase,
+  "c"."ab_phase",
   (
     select
-      v.name
+      "v"."name"
     from
-      email_variants v
+      "email_variants" as "v"
     where
-      v.id = c.winner_variant_id
-  ) as winner;
+      "v"."id" = "c"."winner_variant_id"
+  ) as "winner";
 
 -- email.outbound.repository.ts: resumeCampaign
-update email_campaigns c
+update "email_campaigns" as "c"
 set
-  status = 'sending',
-  notice = null,
-  updated_at = now()
+  "status" = $1,
+  "notice" = $2,
+  "updated_at" = now()
 where
-  c.id = $1
-  and c.status = 'paused'
+  "c"."id" = $3
+  and "c"."status" = $4
 returning
-  c.ab_phase,
+  "c"."ab_phase",
   (
     select
-      v.name
+      "v"."name"
     from
-      email_variants v
+      "email_variants" as "v"
     where
-      v.id = c.winner_variant_id
-  ) as winner;
+      "v"."id" = "c"."winner_variant_id"
+  ) as "winner";
 
 -- email.outbound.repository.ts: campaignStatus
 select
@@ -1402,78 +1537,78 @@ returning
   ab_decide_at;
 
 -- email.outbound.repository.ts: finishCampaign
-update email_campaigns c
+update "email_campaigns" as "c"
 set
-  status = 'sent',
-  finished_at = now(),
-  updated_at = now()
+  "status" = $1,
+  "finished_at" = now(),
+  "updated_at" = now()
 where
-  c.id = $1
-  and c.status = 'sending'
-  and c.ab_phase in ('none', 'winner_sent')
+  "c"."id" = $2
+  and "c"."status" = $3
+  and "c"."ab_phase" in ($4, $5)
   and not exists (
     select
-      1
+      1 as "one"
     from
-      email_recipients
+      "email_recipients"
     where
-      campaign_id = $2
-      and status in ('queued', 'sending', 'held')
+      "campaign_id" = $6
+      and "status" in ($7, $8, $9)
   )
 returning
-  c.ab_phase,
+  "c"."ab_phase",
   (
     select
-      v.name
+      "v"."name"
     from
-      email_variants v
+      "email_variants" as "v"
     where
-      v.id = c.winner_variant_id
-  ) as winner;
+      "v"."id" = "c"."winner_variant_id"
+  ) as "winner";
 
 -- email.outbound.repository.ts: unfinishedCampaigns
 select
-  id,
-  status,
-  ab_phase,
-  ab_decide_at,
-  scheduled_at
+  "id",
+  "status",
+  "ab_phase",
+  "ab_decide_at",
+  "scheduled_at"
 from
-  email_campaigns
+  "email_campaigns"
 where
-  status in ('sending', 'scheduled');
+  "status" in ($1, $2);
 
 -- email.outbound.repository.ts: noticeQueue
 select
   (
     select
-      min(next_attempt_at)
+      min("next_attempt_at") as "at"
     from
-      email_notices
+      "email_notices"
     where
-      status = 'queued'
-      and next_attempt_at > now()
-  ) as next_retry,
+      "status" = $1
+      and "next_attempt_at" > now()
+  ) as "next_retry",
   (
     select
-      min(claimed_at)
+      min("claimed_at") as "at"
     from
-      email_notices
+      "email_notices"
     where
-      status = 'sending'
-  ) as oldest_claim,
+      "status" = $2
+  ) as "oldest_claim",
   exists (
     select
-      1
+      1 as "one"
     from
-      email_notices
+      "email_notices"
     where
-      status = 'queued'
+      "status" = $3
       and (
-        next_attempt_at is null
-        or next_attempt_at <= now()
+        "next_attempt_at" is null
+        or "next_attempt_at" <= now()
       )
-  ) as due;
+  ) as "due";
 
 -- email.personal-data.ts: emailPersonalData.keys
 select
@@ -1855,144 +1990,166 @@ where
   );
 
 -- email.repository.ts: markSending
-update email_campaigns c
+update "email_campaigns" as "c"
 set
-  status = 'sending',
-  started_at = now(),
-  updated_at = now(),
-  ab_phase = case
-    when c.ab_test is null then 'none'
-    else 'testing'
+  "status" = $1,
+  "started_at" = now(),
+  "updated_at" = now(),
+  "ab_phase" = case
+    when "c"."ab_test" is null then $2
+    else $3
   end
 where
-  c.id = $1
-  and c.status = any ($2::text[])
+  "c"."id" = $4
+  and "c"."status" in ($5)
 returning
-  c.segment,
-  c.ab_test,
+  "c"."segment",
+  "c"."ab_test",
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      email_variants v
+      "email_variants" as "v"
     where
-      v.campaign_id = c.id
-  ) as variants;
+      "v"."campaign_id" = "c"."id"
+  ) as "variants";
 
 -- email.repository.ts: campaignExists
 select
-  1
+  "id"
 from
-  email_campaigns
+  "email_campaigns"
 where
-  id = $1;
+  "id" = $1;
 
 -- email.repository.ts: setAudienceSize
-update email_campaigns
+update "email_campaigns"
 set
-  audience_size = $1
+  "audience_size" = $1
 where
-  id = $2;
+  "id" = $2;
 
 -- email.repository.ts: rewriteUnstartedCampaign
-update email_campaigns
+update "email_campaigns"
 set
-  name = $1,
-  from_name = $2,
-  from_email = $3,
-  reply_to = $4,
-  segment = $5::jsonb,
-  ab_test = $6::jsonb,
-  scheduled_at = $7::timestamptz,
-  status = case
-    when $8::timestamptz is null then 'draft'
-    else 'scheduled'
-  end,
-  audience_size = $9,
-  updated_at = now()
+  "name" = $1,
+  "from_name" = $2,
+  "from_email" = $3,
+  "reply_to" = $4,
+  "segment" = $5,
+  "ab_test" = $6,
+  "scheduled_at" = $7,
+  "status" = $8,
+  "audience_size" = $9,
+  "updated_at" = now()
 where
-  id = $10
-  and status in ('draft', 'scheduled')
-returning
-  id;
+  "id" = $10
+  and "status" in ($11, $12);
 
 -- email.stats.repository.ts: campaignStatsRows
 select
-  count(*) filter (
-    where
-      status = 'sent'
-  )::int as sent,
-  count(*) filter (
-    where
-      status = 'failed'
-  )::int as failed,
-  count(*) filter (
-    where
-      status = 'bounced'
-  )::int as bounced,
-  count(*) filter (
-    where
-      (
-        status = 'queued'
-        and attempts > 0
-      )
-      or (
-        status <> 'queued'
-        and attempts > 1
-      )
-  )::int as soft_bounced,
-  count(*) filter (
-    where
-      status = 'queued'
-      and attempts > 0
-  )::int as retrying
-from
-  email_recipients
-where
-  campaign_id = $1::uuid;
-select
-  count(distinct recipient_id) filter (
-    where
-      (
+  cast(
+    count(*) filter (
+      where
+        "status" = $1
+    ) as integer
+  ) as "sent",
+  cast(
+    count(*) filter (
+      where
+        "status" = $2
+    ) as integer
+  ) as "failed",
+  cast(
+    count(*) filter (
+      where
+        "status" = $3
+    ) as integer
+  ) as "bounced",
+  cast(
+    count(*) filter (
+      where
         (
-          kind = 'open'
-          or kind = 'click'
+          (
+            "status" = $4
+            and "attempts" > $5
+          )
+          or (
+            "status" <> $6
+            and "attempts" > $7
+          )
         )
-        and not machine
-      )
-  )::int as open_unique,
-  count(*) filter (
-    where
-      kind = 'open'
-      and not machine
-  )::int as open_total,
-  count(*) filter (
-    where
-      kind = 'open'
-      and machine
-  )::int as machine,
-  count(distinct recipient_id) filter (
-    where
-      (
-        kind = 'click'
-        and not machine
-      )
-  )::int as click_unique,
-  count(*) filter (
-    where
-      (
-        kind = 'click'
-        and not machine
-      )
-  )::int as click_total,
-  count(distinct recipient_id) filter (
-    where
-      kind = 'unsubscribe'
-  )::int as unsubscribed
+    ) as integer
+  ) as "soft_bounced",
+  cast(
+    count(*) filter (
+      where
+        (
+          "status" = $8
+          and "attempts" > $9
+        )
+    ) as integer
+  ) as "retrying"
 from
-  email_events
+  "email_recipients"
 where
-  campaign_id = $1::uuid;
+  "campaign_id" = $10;
+select
+  cast(
+    count(distinct "recipient_id") filter (
+      where
+        (
+          "kind" in ($1, $2)
+          and "machine" = $3
+        )
+    ) as integer
+  ) as "open_unique",
+  cast(
+    count(*) filter (
+      where
+        (
+          "kind" = $4
+          and "machine" = $5
+        )
+    ) as integer
+  ) as "open_total",
+  cast(
+    count(*) filter (
+      where
+        (
+          "kind" = $6
+          and "machine" = $7
+        )
+    ) as integer
+  ) as "machine",
+  cast(
+    count(distinct "recipient_id") filter (
+      where
+        (
+          "kind" = $8
+          and "machine" = $9
+        )
+    ) as integer
+  ) as "click_unique",
+  cast(
+    count(*) filter (
+      where
+        (
+          "kind" = $10
+          and "machine" = $11
+        )
+    ) as integer
+  ) as "click_total",
+  cast(
+    count(distinct "recipient_id") filter (
+      where
+        "kind" = $12
+    ) as integer
+  ) as "unsubscribed"
+from
+  "email_events"
+where
+  "campaign_id" = $13;
 select
   v.id,
   v.name,
@@ -2012,30 +2169,31 @@ group by
 order by
   v.position;
 select
-  variant_id,
-  count(distinct recipient_id) filter (
-    where
-      (
+  "variant_id",
+  cast(
+    count(distinct "recipient_id") filter (
+      where
         (
-          kind = 'open'
-          or kind = 'click'
+          "kind" in ($1, $2)
+          and "machine" = $3
         )
-        and not machine
-      )
-  )::int as opens,
-  count(distinct recipient_id) filter (
-    where
-      (
-        kind = 'click'
-        and not machine
-      )
-  )::int as clicks
+    ) as integer
+  ) as "opens",
+  cast(
+    count(distinct "recipient_id") filter (
+      where
+        (
+          "kind" = $4
+          and "machine" = $5
+        )
+    ) as integer
+  ) as "clicks"
 from
-  email_events
+  "email_events"
 where
-  campaign_id = $1::uuid
+  "campaign_id" = $6
 group by
-  variant_id;
+  "variant_id";
 select
   t.links ->> e.link_index as url,
   count(distinct e.recipient_id)::int as unique_clicks,
@@ -2058,203 +2216,213 @@ from
 where
   v.campaign_id = $1::uuid;
 select
-  date_trunc('hour', at) as hour,
-  count(*) filter (
-    where
-      kind = 'open'
-      and not machine
-  )::int as opens,
-  count(*) filter (
-    where
-      (
-        kind = 'click'
-        and not machine
-      )
-  )::int as clicks
+  date_trunc($1, "at") as "hour",
+  cast(
+    count(*) filter (
+      where
+        (
+          "kind" = $2
+          and "machine" = $3
+        )
+    ) as integer
+  ) as "opens",
+  cast(
+    count(*) filter (
+      where
+        (
+          "kind" = $4
+          and "machine" = $5
+        )
+    ) as integer
+  ) as "clicks"
 from
-  email_events
+  "email_events"
 where
-  campaign_id = $1::uuid
-  and kind in ('open', 'click')
+  "campaign_id" = $6
+  and "kind" in ($7, $8)
 group by
-  1
+  "hour"
 order by
-  1;
+  "hour";
 
 -- email.stats.repository.ts: dashboardRows
 select
-  c.id,
-  c.name,
-  c.status,
-  c.ab_phase,
-  c.created_at,
-  coalesce(r.sent, 0)::int as sent,
-  coalesce(r.bounced, 0)::int as bounced,
-  coalesce(e.opens, 0)::int as opens,
-  coalesce(e.clicks, 0)::int as clicks,
-  coalesce(e.unsubscribes, 0)::int as unsubscribes
+  "c"."id",
+  "c"."name",
+  "c"."status",
+  "c"."ab_phase",
+  "c"."created_at",
+  coalesce("r"."sent", 0) as "sent",
+  coalesce("r"."bounced", 0) as "bounced",
+  coalesce("e"."opens", 0) as "opens",
+  coalesce("e"."clicks", 0) as "clicks",
+  coalesce("e"."unsubscribes", 0) as "unsubscribes"
 from
   (
     select
       *
     from
-      email_campaigns
+      "email_campaigns"
     order by
-      created_at desc
+      "created_at" desc
     limit
-      20
-  ) c
+      $1
+  ) as "c"
   left join lateral (
     select
-      count(*) filter (
-        where
-          status = 'sent'
-      ) as sent,
-      count(*) filter (
-        where
-          status = 'bounced'
-      ) as bounced
+      cast(
+        count(*) filter (
+          where
+            "status" = $2
+        ) as integer
+      ) as "sent",
+      cast(
+        count(*) filter (
+          where
+            "status" = $3
+        ) as integer
+      ) as "bounced"
     from
-      email_recipients
+      "email_recipients"
     where
-      campaign_id = c.id
-  ) r on true
+      "campaign_id" = "c"."id"
+  ) as "r" on true
   left join lateral (
     select
-      count(distinct recipient_id) filter (
-        where
-          (
+      cast(
+        count(distinct "recipient_id") filter (
+          where
             (
-              kind = 'open'
-              or kind = 'click'
+              "kind" in ($4, $5)
+              and "machine" = $6
             )
-            and not machine
-          )
-      ) as opens,
-      count(distinct recipient_id) filter (
-        where
-          (
-            kind = 'click'
-            and not machine
-          )
-      ) as clicks,
-      count(distinct recipient_id) filter (
-        where
-          kind = 'unsubscribe'
-      ) as unsubscribes
+        ) as integer
+      ) as "opens",
+      cast(
+        count(distinct "recipient_id") filter (
+          where
+            (
+              "kind" = $7
+              and "machine" = $8
+            )
+        ) as integer
+      ) as "clicks",
+      cast(
+        count(distinct "recipient_id") filter (
+          where
+            "kind" = $9
+        ) as integer
+      ) as "unsubscribes"
     from
-      email_events
+      "email_events"
     where
-      campaign_id = c.id
-  ) e on true
+      "campaign_id" = "c"."id"
+  ) as "e" on true
 order by
-  c.created_at desc;
+  "c"."created_at" desc;
 select
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      email_campaigns
+      "email_campaigns"
     where
-      started_at >= $1::timestamptz
-  ) as campaigns,
+      "started_at" >= $1
+  ) as "campaigns",
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      email_recipients
+      "email_recipients"
     where
-      status = 'sent'
-      and sent_at >= $2::timestamptz
-  ) as sent;
+      "status" = $2
+      and "sent_at" >= $3
+  ) as "sent";
 select
-  count(distinct recipient_id) filter (
-    where
-      (
+  cast(
+    count(distinct "recipient_id") filter (
+      where
         (
-          kind = 'open'
-          or kind = 'click'
+          "kind" in ($1, $2)
+          and "machine" = $3
         )
-        and not machine
-      )
-  )::int as opens,
-  count(distinct recipient_id) filter (
-    where
-      (
-        kind = 'click'
-        and not machine
-      )
-  )::int as clicks,
-  count(distinct recipient_id) filter (
-    where
-      kind = 'unsubscribe'
-  )::int as unsubscribes,
+    ) as integer
+  ) as "opens",
+  cast(
+    count(distinct "recipient_id") filter (
+      where
+        (
+          "kind" = $4
+          and "machine" = $5
+        )
+    ) as integer
+  ) as "clicks",
+  cast(
+    count(distinct "recipient_id") filter (
+      where
+        "kind" = $6
+    ) as integer
+  ) as "unsubscribes",
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      email_suppressions
+      "email_suppressions"
     where
-      created_at >= $1::timestamptz
-  ) as bounces
+      "created_at" >= $7
+  ) as "bounces"
 from
-  email_events
+  "email_events"
 where
-  at >= $2::timestamptz;
+  "at" >= $8;
 select
-  count(*)::int as suppressed
+  cast(count(*) as integer) as "suppressed"
 from
-  email_suppressions;
+  "email_suppressions";
 
 -- email.stats.repository.ts: abVariantResults
 select
-  v.id,
-  v.name,
+  "v"."id",
+  "v"."name",
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      email_recipients r
+      "email_recipients" as "r"
     where
-      r.variant_id = v.id
-      and r.phase = 'test'
-      and r.status = 'sent'
-  ) as delivered,
+      "r"."variant_id" = "v"."id"
+      and "r"."phase" = $1
+      and "r"."status" = $2
+  ) as "delivered",
   (
     select
-      count(distinct e.recipient_id)::int
+      cast(count(distinct "e"."recipient_id") as integer) as "n"
     from
-      email_events e
-      join email_recipients r on r.id = e.recipient_id
+      "email_events" as "e"
+      inner join "email_recipients" as "r" on "r"."id" = "e"."recipient_id"
     where
-      e.variant_id = v.id
-      and r.phase = 'test'
-      and not e.machine
-      and (
-        e.kind = 'click'
-        or (
-          $1::text = 'open'
-          and e.kind = 'open'
-        )
-      )
-  ) as hits,
+      "e"."variant_id" = "v"."id"
+      and "r"."phase" = $3
+      and "e"."machine" = $4
+      and "e"."kind" in ($5)
+  ) as "hits",
   (
     select
-      count(distinct e.recipient_id)::int
+      cast(count(distinct "e"."recipient_id") as integer) as "n"
     from
-      email_events e
-      join email_recipients r on r.id = e.recipient_id
+      "email_events" as "e"
+      inner join "email_recipients" as "r" on "r"."id" = "e"."recipient_id"
     where
-      e.variant_id = v.id
-      and r.phase = 'test'
-      and e.kind = 'unsubscribe'
-  ) as unsubscribes
+      "e"."variant_id" = "v"."id"
+      and "r"."phase" = $6
+      and "e"."kind" = $7
+  ) as "unsubscribes"
 from
-  email_variants v
+  "email_variants" as "v"
 where
-  v.campaign_id = $2::uuid
+  "v"."campaign_id" = $8
 order by
-  v.position;
+  "v"."position";
 
 -- email.stats.repository.ts: lockAbCampaign
 select
@@ -2268,23 +2436,23 @@ where
 for update;
 
 -- email.stats.repository.ts: recordAbWinner
-update email_campaigns
+update "email_campaigns"
 set
-  ab_phase = 'winner_sent',
-  winner_variant_id = $1::uuid,
-  decided_at = now(),
-  decision = $2::jsonb,
-  updated_at = now()
+  "ab_phase" = $1,
+  "winner_variant_id" = $2,
+  "decided_at" = now(),
+  "decision" = $3,
+  "updated_at" = now()
 where
-  id = $3::uuid
-  and ab_phase = 'waiting';
-update email_recipients r
+  "id" = $4
+  and "ab_phase" = $5;
+update "email_recipients"
 set
-  variant_id = $1::uuid,
-  status = 'queued'
+  "variant_id" = $1,
+  "status" = $2
 where
-  r.campaign_id = $2::uuid
-  and r.status = 'held';
+  "campaign_id" = $3
+  and "status" = $4;
 
 -- email.timeline.ts: emailTimeline.items
 (

@@ -4,319 +4,298 @@
 
 -- whatsapp.campaigns.repository.ts: countersByCampaign
 select
-  m.campaign_id as "campaignId",
-  count(*) filter (
-    where
-      m.status = 'queued'
-  )::int as queued,
-  count(*) filter (
-    where
-      m.status = 'sending'
-  )::int as sending,
-  count(*) filter (
-    where
-      m.status = 'in_doubt'
-  )::int as "inDoubt",
-  count(*) filter (
-    where
-      m.status_rank between 2 and 6
-      and m.accepted_at is not null
-  )::int as sent,
-  count(*) filter (
-    where
-      m.status in ('delivered', 'read')
-  )::int as delivered,
-  count(*) filter (
-    where
-      m.status = 'read'
-  )::int as read,
-  count(*) filter (
-    where
-      m.status = 'failed'
-  )::int as failed,
-  count(*) filter (
-    where
-      m.status = 'skipped'
-  )::int as skipped,
-  count(*) filter (
-    where
-      m.status = 'cancelled'
-  )::int as cancelled,
-  count(*) filter (
-    where
-      m.replied_at is not null
-  )::int as replied,
-  count(*) filter (
-    where
-      m.provider = 'simulator'
-  )::int as simulated
+  "m"."campaign_id" as "campaignId",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $1
+    ) as integer
+  ) as "queued",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $2
+    ) as integer
+  ) as "sending",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $3
+    ) as integer
+  ) as "inDoubt",
+  cast(
+    count(*) filter (
+      where
+        (
+          "m"."status_rank" between $4 and $5
+          and "m"."accepted_at" is not null
+        )
+    ) as integer
+  ) as "sent",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" in ($6, $7)
+    ) as integer
+  ) as "delivered",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $8
+    ) as integer
+  ) as "read",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $9
+    ) as integer
+  ) as "failed",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $10
+    ) as integer
+  ) as "skipped",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $11
+    ) as integer
+  ) as "cancelled",
+  cast(
+    count(*) filter (
+      where
+        "m"."replied_at" is not null
+    ) as integer
+  ) as "replied",
+  cast(
+    count(*) filter (
+      where
+        "m"."provider" = $12
+    ) as integer
+  ) as "simulated"
 from
-  wa_messages m
+  "wa_messages" as "m"
 where
-  m.campaign_id = any ($1::uuid[])
+  "m"."campaign_id" in ($13)
 group by
-  m.campaign_id;
-
--- whatsapp.campaigns.repository.ts: contactsReachedLast24h
-select
-  count(distinct contact_id)::int as n
-from
-  wa_messages
-where
-  direction = 'out'
-  and kind = 'template'
-  and (
-    (accepted_at > now() - interval '24 hours')
-    or (
-      status in ('in_doubt', 'sending')
-      and claimed_at > now() - interval '24 hours'
-    )
-  );
+  "m"."campaign_id";
 
 -- whatsapp.campaigns.repository.ts: dashboardRows
 select
-  count(*)::int as total,
-  count(*) filter (
-    where
-      m.status = 'queued'
-  )::int as queued,
-  count(*) filter (
-    where
-      m.status = 'sending'
-  )::int as sending,
-  count(*) filter (
-    where
-      m.status = 'in_doubt'
-  )::int as "inDoubt",
-  count(*) filter (
-    where
-      m.status_rank between 2 and 6
-      and m.accepted_at is not null
-  )::int as sent,
-  count(*) filter (
-    where
-      m.status in ('delivered', 'read')
-  )::int as delivered,
-  count(*) filter (
-    where
-      m.status = 'read'
-  )::int as read,
-  count(*) filter (
-    where
-      m.status = 'failed'
-  )::int as failed,
-  count(*) filter (
-    where
-      m.status = 'skipped'
-  )::int as skipped,
-  count(*) filter (
-    where
-      m.status = 'cancelled'
-  )::int as cancelled,
-  count(*) filter (
-    where
-      m.replied_at is not null
-  )::int as replied,
-  count(*) filter (
-    where
-      m.provider = 'simulator'
-  )::int as simulated
+  cast(count(*) as integer) as "total",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $1
+    ) as integer
+  ) as "queued",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $2
+    ) as integer
+  ) as "sending",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $3
+    ) as integer
+  ) as "inDoubt",
+  cast(
+    count(*) filter (
+      where
+        (
+          "m"."status_rank" between $4 and $5
+          and "m"."accepted_at" is not null
+        )
+    ) as integer
+  ) as "sent",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" in ($6, $7)
+    ) as integer
+  ) as "delivered",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $8
+    ) as integer
+  ) as "read",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $9
+    ) as integer
+  ) as "failed",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $10
+    ) as integer
+  ) as "skipped",
+  cast(
+    count(*) filter (
+      where
+        "m"."status" = $11
+    ) as integer
+  ) as "cancelled",
+  cast(
+    count(*) filter (
+      where
+        "m"."replied_at" is not null
+    ) as integer
+  ) as "replied",
+  cast(
+    count(*) filter (
+      where
+        "m"."provider" = $12
+    ) as integer
+  ) as "simulated"
 from
-  wa_messages m
+  "wa_messages" as "m"
 where
-  m.direction = 'out';
+  "m"."direction" = $13;
 select
-  k.id,
-  k.name,
-  k.status,
-  k.audience_size as "audienceSize",
-  count(*) filter (
-    where
-      m.status = 'queued'
-  )::int as queued,
-  count(*) filter (
-    where
-      m.status = 'sending'
-  )::int as sending,
-  count(*) filter (
-    where
-      m.status = 'in_doubt'
-  )::int as "inDoubt",
-  count(*) filter (
-    where
-      m.status_rank between 2 and 6
-      and m.accepted_at is not null
-  )::int as sent,
-  count(*) filter (
-    where
-      m.status in ('delivered', 'read')
-  )::int as delivered,
-  count(*) filter (
-    where
-      m.status = 'read'
-  )::int as read,
-  count(*) filter (
-    where
-      m.status = 'failed'
-  )::int as failed,
-  count(*) filter (
-    where
-      m.status = 'skipped'
-  )::int as skipped,
-  count(*) filter (
-    where
-      m.status = 'cancelled'
-  )::int as cancelled,
-  count(*) filter (
-    where
-      m.replied_at is not null
-  )::int as replied,
-  count(*) filter (
-    where
-      m.provider = 'simulator'
-  )::int as simulated
+  "id",
+  "name",
+  "status",
+  "audience_size" as "audienceSize"
 from
-  wa_campaigns k
-  left join wa_messages m on m.campaign_id = k.id
-group by
-  k.id
+  "wa_campaigns"
 order by
-  k.created_at desc
+  "created_at" desc
 limit
-  50;
+  $1;
 select
-  count(*) filter (
-    where
-      status = 'open'
-  )::int as open,
-  count(*) filter (
-    where
-      unread_count > 0
-  )::int as unread,
-  coalesce(sum(unread_count), 0)::int as "unreadMessages",
-  count(*) filter (
-    where
-      last_inbound_at > now() - interval '24 hours'
-  )::int as "windowOpen"
+  cast(
+    count(*) filter (
+      where
+        "status" = $1
+    ) as integer
+  ) as "open",
+  cast(
+    count(*) filter (
+      where
+        "unread_count" > $2
+    ) as integer
+  ) as "unread",
+  cast(coalesce(sum("unread_count"), 0) as integer) as "unreadMessages",
+  cast(
+    count(*) filter (
+      where
+        "last_inbound_at" > $3
+    ) as integer
+  ) as "windowOpen"
 from
-  wa_conversations;
+  "wa_conversations";
 select
-  count(*) filter (
-    where
-      direction = 'in'
-  )::int as inbound,
-  count(*) filter (
-    where
-      direction = 'out'
-      and accepted_at is not null
-  )::int as outbound
+  cast(
+    count(*) filter (
+      where
+        "direction" = $1
+    ) as integer
+  ) as "inbound",
+  cast(
+    count(*) filter (
+      where
+        (
+          "direction" = $2
+          and "accepted_at" is not null
+        )
+    ) as integer
+  ) as "outbound"
 from
-  wa_messages
+  "wa_messages"
 where
-  created_at > now() - interval '24 hours'
-  or accepted_at > now() - interval '24 hours';
+  (
+    "created_at" > $3
+    or "accepted_at" > $4
+  );
 
 -- whatsapp.campaigns.repository.ts: setCampaignNotice
-update wa_campaigns
+update "wa_campaigns"
 set
-  notice = $1
+  "notice" = $1
 where
-  id = $2::uuid;
+  "id" = $2;
 
 -- whatsapp.campaigns.repository.ts: moveCampaign
-update wa_campaigns
+update "wa_campaigns"
 set
-  status = $1
+  "status" = $1
 where
-  id = $2::uuid
-  and status = any ($3::text[]);
+  "id" = $2
+  and "status" in ($3);
 
 -- whatsapp.campaigns.repository.ts: campaignState
 select
-  status,
-  started_at
+  "status",
+  "started_at"
 from
-  wa_campaigns
+  "wa_campaigns"
 where
-  id = $1::uuid;
+  "id" = $1;
 
 -- whatsapp.campaigns.repository.ts: cancelQueuedMessages
-update wa_messages
+update "wa_messages"
 set
-  status = 'cancelled',
-  status_rank = 9
+  "status" = $1,
+  "status_rank" = $2
 where
-  campaign_id = $1::uuid
-  and status = 'queued';
-update wa_campaigns
+  "campaign_id" = $3
+  and "status" = $4;
+update "wa_campaigns"
 set
-  completed_at = now(),
-  notice = null
+  "completed_at" = now(),
+  "notice" = $1
 where
-  id = $1::uuid;
+  "id" = $2;
 
 -- whatsapp.campaigns.repository.ts: dueScheduledCampaigns
 select
-  id
+  "id"
 from
-  wa_campaigns
+  "wa_campaigns"
 where
-  status = 'scheduled'
-  and scheduled_at <= now()
+  "status" = $1
+  and "scheduled_at" <= now()
 order by
-  scheduled_at
+  "scheduled_at"
 limit
-  $1;
+  $2;
 
 -- whatsapp.campaigns.repository.ts: pauseScheduled
-update wa_campaigns
+update "wa_campaigns"
 set
-  status = 'paused',
-  notice = $1
+  "status" = $1,
+  "notice" = $2
 where
-  id = $2::uuid
-  and status = 'scheduled';
+  "id" = $3
+  and "status" = $4;
+
+-- whatsapp.campaigns.repository.ts: findCampaign
+select
+  "id",
+  "name",
+  "template_id" as "templateId",
+  "variables",
+  "segment",
+  "status",
+  "scheduled_at" as "scheduledAt",
+  "audience_size" as "audienceSize",
+  "queued_count" as "queuedCount",
+  "notice",
+  "created_at" as "createdAt",
+  "started_at" as "startedAt",
+  "completed_at" as "completedAt"
+from
+  "wa_campaigns"
+where
+  "id" = $1;
 
 -- whatsapp.campaigns.repository.ts: insertCampaign
-begin;
-insert into
-  "wa_templates" (
-    "id",
-    "name",
-    "language",
-    "category",
-    "body",
-    "header",
-    "footer",
-    "buttons",
-    "examples",
-    "placeholders",
-    "status",
-    "provider_template_id",
-    "rejection_reason",
-    "created_by_id",
-    "created_at",
-    "updated_at"
-  )
-values
-  (
-    $1,
-    $2,
-    $3,
-    $4,
-    $5,
-    $6,
-    $7,
-    $8,
-    $9,
-    $10,
-    $11,
-    $12,
-    $13,
-    $14,
-    $15,
-    $16
-  );
 insert into
   "wa_campaigns" (
     "id",
@@ -334,23 +313,6 @@ insert into
   )
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
-update "users"
-set
-  "created_at" = $1,
-  "updated_at" = $2
-where
-  "id" = $3;
-commit;
-
--- whatsapp.campaigns.repository.ts: findCampaign
-select
-  "w0".*
-from
-  "wa_campaigns" as "w0"
-where
-  "w0"."id" = $1
-limit
-  $2;
 
 -- whatsapp.campaigns.repository.ts: campaignPage
 select
@@ -396,21 +358,10 @@ select
   "c1"."merged_into_id" as "c1__merged_into_id",
   "c1"."merged_at" as "c1__merged_at",
   "c1"."created_at" as "c1__created_at",
-  "c1"."updated_at" as "c1__updated_at",
-  "a2"."id" as "a2__id",
-  "a2"."email" as "a2__email",
-  "a2"."name" as "a2__name",
-  "a2"."password_hash" as "a2__password_hash",
-  "a2"."role" as "a2__role",
-  "a2"."active" as "a2__active",
-  "a2"."token_version" as "a2__token_version",
-  "a2"."last_login_at" as "a2__last_login_at",
-  "a2"."created_at" as "a2__created_at",
-  "a2"."updated_at" as "a2__updated_at"
+  "c1"."updated_at" as "c1__updated_at"
 from
   "wa_conversations" as "w0"
   inner join "contacts" as "c1" on "w0"."contact_id" = "c1"."id"
-  left join "users" as "a2" on "w0"."assigned_to_id" = "a2"."id"
 where
   "w0"."status" = $1
   and "w0"."unread_count" = $2
@@ -424,55 +375,82 @@ limit
 
 -- whatsapp.conversations.repository.ts: findConversation
 select
-  "w0".*,
-  "c1"."id" as "c1__id",
-  "c1"."identity_key" as "c1__identity_key",
-  "c1"."name" as "c1__name",
-  "c1"."name_folded" as "c1__name_folded",
-  "c1"."phone" as "c1__phone",
-  "c1"."email" as "c1__email",
-  "c1"."document_id" as "c1__document_id",
-  "c1"."territory_id" as "c1__territory_id",
-  "c1"."neighbourhood" as "c1__neighbourhood",
-  "c1"."interests" as "c1__interests",
-  "c1"."tags" as "c1__tags",
-  "c1"."whatsapp_opt_in" as "c1__whatsapp_opt_in",
-  "c1"."whatsapp_opted_out_at" as "c1__whatsapp_opted_out_at",
-  "c1"."email_opt_in" as "c1__email_opt_in",
-  "c1"."email_opted_out_at" as "c1__email_opted_out_at",
-  "c1"."erased_at" as "c1__erased_at",
-  "c1"."merged_into_id" as "c1__merged_into_id",
-  "c1"."merged_at" as "c1__merged_at",
-  "c1"."created_at" as "c1__created_at",
-  "c1"."updated_at" as "c1__updated_at",
-  "a2"."id" as "a2__id",
-  "a2"."email" as "a2__email",
-  "a2"."name" as "a2__name",
-  "a2"."password_hash" as "a2__password_hash",
-  "a2"."role" as "a2__role",
-  "a2"."active" as "a2__active",
-  "a2"."token_version" as "a2__token_version",
-  "a2"."last_login_at" as "a2__last_login_at",
-  "a2"."created_at" as "a2__created_at",
-  "a2"."updated_at" as "a2__updated_at"
+  w.id,
+  w.status,
+  w.unread_count,
+  w.assigned_to_id,
+  w.last_inbound_at,
+  w.last_message_at,
+  w.last_message_id,
+  c.id as contact_id,
+  c.name,
+  c.phone,
+  c.neighbourhood,
+  c.whatsapp_opt_in,
+  c.whatsapp_opted_out_at
 from
-  "wa_conversations" as "w0"
-  inner join "contacts" as "c1" on "w0"."contact_id" = "c1"."id"
-  left join "users" as "a2" on "w0"."assigned_to_id" = "a2"."id"
+  wa_conversations w
+  join (
+    select
+      id,
+      name,
+      phone,
+      email,
+      document_id,
+      territory_id,
+      neighbourhood,
+      interests,
+      created_at,
+      whatsapp_opt_in,
+      whatsapp_opted_out_at,
+      phone is not null
+      and whatsapp_opt_in
+      and whatsapp_opted_out_at is null as whatsapp_reachable,
+      email_opt_in,
+      email_opted_out_at,
+      email is not null
+      and email_opt_in
+      and email_opted_out_at is null as email_reachable
+    from
+      contacts
+  ) c on c.id = w.contact_id
 where
-  "w0"."id" = $1
-limit
-  $2;
+  w.id = $1::uuid;
 
 -- whatsapp.conversations.repository.ts: unreadTotals
 select
-  count(*)::int as conversations,
-  coalesce(sum(unread_count), 0)::int as messages
+  cast(count(*) as integer) as "conversations",
+  cast(coalesce(sum("unread_count"), 0) as integer) as "messages"
 from
-  wa_conversations
+  "wa_conversations"
 where
-  status = 'open'
-  and unread_count > 0;
+  "status" = $1
+  and "unread_count" > $2;
+
+-- whatsapp.conversations.repository.ts: messagesById
+select
+  "id",
+  "conversation_id" as "conversationId",
+  "campaign_id" as "campaignId",
+  "direction",
+  "kind",
+  "body",
+  "template_id" as "templateId",
+  "params",
+  "status",
+  "provider",
+  "error_code" as "errorCode",
+  "error_title" as "errorTitle",
+  "sent_by_id" as "sentById",
+  "created_at" as "createdAt",
+  "accepted_at" as "acceptedAt",
+  "sent_at" as "sentAt",
+  "delivered_at" as "deliveredAt",
+  "read_at" as "readAt"
+from
+  "wa_messages"
+where
+  "id" in ($1);
 
 -- whatsapp.conversations.repository.ts: activityPage
 select
@@ -499,28 +477,83 @@ order by
 limit
   $2;
 
--- whatsapp.conversations.repository.ts: messagesById
-select
-  "w0".*
-from
-  "wa_messages" as "w0"
-where
-  "w0"."id" in ($1);
-
 -- whatsapp.conversations.repository.ts: templateBodies
 select
-  "w0"."id",
-  "w0"."body"
+  "id",
+  "body"
 from
-  "wa_templates" as "w0"
+  "wa_templates"
 where
-  "w0"."id" in ($1);
+  "id" in ($1);
 
 -- whatsapp.conversations.repository.ts: queueReply
--- stopped: threw ValidationError: Could not convert JS value '[object Object]' of type 'object' to type ArrayType
+insert into
+  "wa_messages" (
+    "id",
+    "conversation_id",
+    "contact_id",
+    "phone",
+    "direction",
+    "kind",
+    "body",
+    "template_id",
+    "params",
+    "status",
+    "status_rank",
+    "priority",
+    "attempts",
+    "next_attempt_at",
+    "sent_by_id",
+    "created_at"
+  )
+values
+  (
+    $1,
+    $2,
+    $3,
+    $4,
+    $5,
+    $6,
+    $7,
+    $8,
+    $9,
+    $10,
+    $11,
+    $12,
+    $13,
+    $14,
+    $15,
+    $16
+  )
+returning
+  "id",
+  "conversation_id" as "conversationId",
+  "campaign_id" as "campaignId",
+  "direction",
+  "kind",
+  "body",
+  "template_id" as "templateId",
+  "params",
+  "status",
+  "provider",
+  "error_code" as "errorCode",
+  "error_title" as "errorTitle",
+  "sent_by_id" as "sentById",
+  "created_at" as "createdAt",
+  "accepted_at" as "acceptedAt",
+  "sent_at" as "sentAt",
+  "delivered_at" as "deliveredAt",
+  "read_at" as "readAt";
+-- stopped: threw TypeError: Cannot read properties of undefined (reading 'id')
 
 -- whatsapp.conversations.repository.ts: saveConversation
--- runs no statement with the sample arguments
+update "wa_conversations"
+set
+  "unread_count" = $1,
+  "assigned_to_id" = $2,
+  "status" = $3
+where
+  "id" = $4;
 
 -- whatsapp.figures.repository.ts: inboundMessagesByDay
 select
@@ -537,35 +570,47 @@ group by
 
 -- whatsapp.figures.repository.ts: whatsAppReachBetween
 select
-  count(*) filter (
-    where
-      sent_at >= $1::timestamptz
-      and sent_at < $2::timestamptz
-  )::int as sent,
-  count(*) filter (
-    where
-      delivered_at >= $3::timestamptz
-      and delivered_at < $4::timestamptz
-  )::int as delivered,
-  count(*) filter (
-    where
-      read_at >= $5::timestamptz
-      and read_at < $6::timestamptz
-  )::int as read
+  cast(
+    count(*) filter (
+      where
+        (
+          "sent_at" >= $1
+          and "sent_at" < $2
+        )
+    ) as integer
+  ) as "sent",
+  cast(
+    count(*) filter (
+      where
+        (
+          "delivered_at" >= $3
+          and "delivered_at" < $4
+        )
+    ) as integer
+  ) as "delivered",
+  cast(
+    count(*) filter (
+      where
+        (
+          "read_at" >= $5
+          and "read_at" < $6
+        )
+    ) as integer
+  ) as "read"
 from
-  wa_messages
+  "wa_messages"
 where
-  direction = 'out'
-  and accepted_at >= $7::timestamptz - make_interval(days => $8::int)
-  and accepted_at < $9::timestamptz;
+  "direction" = $7
+  and "accepted_at" >= $8
+  and "accepted_at" < $9;
 select
-  count(*)::int as count
+  cast(count(*) as integer) as "count"
 from
-  wa_messages
+  "wa_messages"
 where
-  direction = 'in'
-  and created_at >= $1::timestamptz
-  and created_at < $2::timestamptz;
+  "direction" = $1
+  and "created_at" >= $2
+  and "created_at" < $3;
 
 -- whatsapp.notices.repository.ts: insertNoticeMessage
 with
@@ -688,21 +733,20 @@ select
 
 -- whatsapp.notices.repository.ts: messageDeliveries
 select
-  id,
-  status,
+  "id",
+  "status",
   coalesce(
-    read_at,
-    delivered_at,
-    failed_at,
-    sent_at,
-    accepted_at,
-    claimed_at
-  ) as at,
-  error_title as error
+    "read_at",
+    "delivered_at",
+    "failed_at",
+    "sent_at",
+    coalesce("accepted_at", "claimed_at")
+  ) as "at",
+  "error_title" as "error"
 from
-  wa_messages
+  "wa_messages"
 where
-  id = any ($1::uuid[]);
+  "id" in ($1);
 
 -- whatsapp.outbound.repository.ts: claimMessages
 with
@@ -902,31 +946,31 @@ returning
   m.status;
 
 -- whatsapp.outbound.repository.ts: markOrphansInDoubt
-update wa_messages
+update "wa_messages"
 set
-  status = 'in_doubt'
+  "status" = $1
 where
-  status = 'sending';
+  "status" = $2;
 
 -- whatsapp.outbound.repository.ts: finishCampaigns
-update wa_campaigns k
+update "wa_campaigns" as "k"
 set
-  status = 'completed',
-  completed_at = now(),
-  notice = null
+  "status" = $1,
+  "completed_at" = now(),
+  "notice" = $2
 where
-  k.status = 'sending'
+  "k"."status" = $3
   and not exists (
     select
-      1
+      1 as "one"
     from
-      wa_messages m
+      "wa_messages" as "m"
     where
-      m.campaign_id = k.id
-      and m.status in ('queued', 'sending')
+      "m"."campaign_id" = "k"."id"
+      and "m"."status" in ($4, $5)
   )
 returning
-  k.id;
+  "k"."id";
 
 -- whatsapp.outbound.repository.ts: clearPauseNotices
 update "wa_campaigns"
@@ -947,27 +991,26 @@ where
 
 -- whatsapp.outbound.repository.ts: hasDueMessages
 select
-  exists (
-    select
-      1
-    from
-      wa_messages m
-    where
-      m.status = 'queued'
-      and m.next_attempt_at <= now()
-      and (
-        m.campaign_id is null
-        or exists (
-          select
-            1
-          from
-            wa_campaigns k
-          where
-            k.id = m.campaign_id
-            and k.status = 'sending'
-        )
-      )
-  ) as due;
+  "m"."id"
+from
+  "wa_messages" as "m"
+where
+  "m"."status" = $1
+  and "m"."next_attempt_at" <= now()
+  and (
+    "m"."campaign_id" is null
+    or exists (
+      select
+        1 as "one"
+      from
+        "wa_campaigns" as "k"
+      where
+        "k"."id" = "m"."campaign_id"
+        and "k"."status" = $2
+    )
+  )
+limit
+  $3;
 
 -- whatsapp.outbound.repository.ts: withSendLock
 select
@@ -975,17 +1018,17 @@ select
 
 -- whatsapp.outbound.repository.ts: tierUsed
 select
-  count(distinct contact_id)::int as n
+  cast(count(distinct "contact_id") as integer) as "n"
 from
-  wa_messages
+  "wa_messages"
 where
-  direction = 'out'
-  and kind = 'template'
+  "direction" = $1
+  and "kind" = $2
   and (
-    (accepted_at > now() - interval '24 hours')
+    "accepted_at" > $3
     or (
-      status in ('in_doubt', 'sending')
-      and claimed_at > now() - interval '24 hours'
+      "status" in ($4, $5)
+      and "claimed_at" > $6
     )
   );
 
@@ -1149,6 +1192,86 @@ where
 -- whatsapp.personal-data.ts: whatsappPersonalData.unmerge
 -- runs no statement with the sample arguments
 
+-- whatsapp.quick-replies.repository.ts: findQuickReply
+select
+  "id",
+  "shortcut",
+  "title",
+  "text",
+  "created_by_id" as "createdById",
+  "updated_by_id" as "updatedById",
+  "created_at" as "createdAt",
+  "updated_at" as "updatedAt"
+from
+  "wa_quick_replies"
+where
+  "id" = $1;
+
+-- whatsapp.quick-replies.repository.ts: quickReplyPage
+select
+  "w0".*
+from
+  "wa_quick_replies" as "w0"
+where
+  (
+    "w0"."shortcut" like $1
+    or "w0"."title" ilike $2
+  )
+order by
+  "w0"."shortcut" asc,
+  "w0"."id" asc
+limit
+  $3;
+
+-- whatsapp.quick-replies.repository.ts: insertQuickReply
+insert into
+  "wa_quick_replies" (
+    "id",
+    "text",
+    "title",
+    "shortcut",
+    "created_by_id",
+    "updated_by_id",
+    "created_at",
+    "updated_at"
+  )
+values
+  ($1, $2, $3, $4, $5, $6, $7, $8)
+returning
+  "id",
+  "shortcut",
+  "title",
+  "text",
+  "created_by_id" as "createdById",
+  "updated_by_id" as "updatedById",
+  "created_at" as "createdAt",
+  "updated_at" as "updatedAt";
+
+-- whatsapp.quick-replies.repository.ts: updateQuickReply
+update "wa_quick_replies"
+set
+  "text" = $1,
+  "title" = $2,
+  "shortcut" = $3,
+  "updated_by_id" = $4,
+  "updated_at" = $5
+where
+  "id" = $6
+returning
+  "id",
+  "shortcut",
+  "title",
+  "text",
+  "created_by_id" as "createdById",
+  "updated_by_id" as "updatedById",
+  "created_at" as "createdAt",
+  "updated_at" as "updatedAt";
+
+-- whatsapp.quick-replies.repository.ts: removeQuickReply
+delete from "wa_quick_replies"
+where
+  "id" = $1;
+
 -- whatsapp.repository.ts: applyStatuses
 with
   v as (
@@ -1285,57 +1408,57 @@ returning
   m.status;
 
 -- whatsapp.repository.ts: takePendingStatuses
-delete from wa_pending_statuses
+delete from "wa_pending_statuses"
 where
-  received_at < now() - make_interval(hours => $1::int);
-delete from wa_pending_statuses p using wa_messages m
+  "received_at" < $1;
+delete from "wa_pending_statuses" as "p" using "wa_messages" as "m"
 where
-  m.wamid = p.wamid
+  "m"."wamid" = "p"."wamid"
 returning
-  p.wamid,
-  p.status,
-  p.rank,
-  p.at,
-  p.error_code,
-  p.error_title;
+  "p"."wamid",
+  "p"."status",
+  "p"."rank",
+  "p"."at",
+  "p"."error_code",
+  "p"."error_title";
 
 -- whatsapp.repository.ts: ensureConversation
 insert into
-  wa_conversations (
-    id,
-    contact_id,
-    status,
-    unread_count,
-    last_message_at,
-    created_at
+  "wa_conversations" (
+    "id",
+    "contact_id",
+    "status",
+    "unread_count",
+    "last_message_at",
+    "created_at"
   )
 values
-  ($1, $2, 'open', 0, $3, now())
-on conflict (contact_id) do update
+  ($1, $2, $3, $4, $5, now())
+on conflict ("contact_id") do update
 set
-  contact_id = excluded.contact_id
+  "contact_id" = "excluded"."contact_id"
 returning
-  id;
+  "id";
 -- stopped: threw TypeError: Cannot read properties of undefined (reading 'id')
 
 -- whatsapp.repository.ts: insertInboundMessage
 insert into
-  wa_messages (
-    id,
-    conversation_id,
-    contact_id,
-    phone,
-    direction,
-    kind,
-    body,
-    status,
-    status_rank,
-    priority,
-    wamid,
-    attempts,
-    next_attempt_at,
-    accepted_at,
-    created_at
+  "wa_messages" (
+    "id",
+    "conversation_id",
+    "contact_id",
+    "phone",
+    "direction",
+    "kind",
+    "body",
+    "status",
+    "status_rank",
+    "priority",
+    "wamid",
+    "attempts",
+    "next_attempt_at",
+    "accepted_at",
+    "created_at"
   )
 values
   (
@@ -1343,89 +1466,89 @@ values
     $2,
     $3,
     $4,
-    'in',
     $5,
     $6,
-    'received',
-    9,
-    0,
     $7,
-    0,
     $8,
     $9,
-    $10
+    $10,
+    $11,
+    $12,
+    $13,
+    $14,
+    $15
   )
-on conflict (wamid) do nothing;
+on conflict ("wamid") do nothing;
 
 -- whatsapp.repository.ts: noteInbound
-update wa_conversations
+update "wa_conversations"
 set
-  unread_count = unread_count + 1,
-  status = 'open',
-  last_inbound_at = greatest(coalesce(last_inbound_at, $1), $2),
-  last_message_at = greatest(last_message_at, $3),
-  last_message_id = case
-    when last_message_at <= $4 then $5::uuid
-    else last_message_id
+  "unread_count" = "unread_count" + $1,
+  "status" = $2,
+  "last_inbound_at" = greatest(coalesce("last_inbound_at", $3), $4),
+  "last_message_at" = greatest("last_message_at", $5),
+  "last_message_id" = case
+    when "last_message_at" <= $6 then cast($7 as uuid)
+    else "last_message_id"
   end
 where
-  id = $6;
+  "id" = $8;
 
 -- whatsapp.repository.ts: markReplied
-update wa_messages
+update "wa_messages"
 set
-  replied_at = $1
+  "replied_at" = $1
 where
-  id = (
+  "id" = (
     select
-      id
+      "id"
     from
-      wa_messages
+      "wa_messages"
     where
-      contact_id = $2
-      and direction = 'out'
-      and campaign_id is not null
-      and replied_at is null
-      and accepted_at > $3::timestamptz - interval '72 hours'
+      "contact_id" = $2
+      and "direction" = $3
+      and "campaign_id" is not null
+      and "replied_at" is null
+      and "accepted_at" > $4
     order by
-      (wamid = $4) desc nulls last,
-      id desc
+      "wamid" = $5 desc nulls last,
+      "id" desc
     limit
-      1
+      $6
   )
 returning
-  campaign_id;
+  "campaign_id";
 
 -- whatsapp.repository.ts: startCampaign
-update wa_campaigns
+update "wa_campaigns"
 set
-  status = 'sending',
-  started_at = now(),
-  notice = null
+  "status" = $1,
+  "started_at" = now(),
+  "notice" = $2
 where
-  id = $1
-  and status in ('draft', 'scheduled')
+  "id" = $3
+  and "status" in ($4, $5)
 returning
-  id,
-  template_id,
-  variables,
-  segment;
+  "id",
+  "template_id",
+  "variables",
+  "segment";
 
 -- whatsapp.repository.ts: campaignStatus
 select
-  status
+  "status"
 from
-  wa_campaigns
+  "wa_campaigns"
 where
-  id = $1;
+  "id" = $1;
 
 -- whatsapp.repository.ts: templateStatus
 select
-  status
+  "status"
 from
-  wa_templates
+  "wa_templates"
 where
-  id = $1;
+  "id" = $1;
 
 -- whatsapp.repository.ts: queueCampaignMessages
 with
@@ -1526,43 +1649,53 @@ select
   count(*)::int as n
 from
   rows;
-update wa_campaigns
+update "wa_campaigns"
 set
-  queued_count = $1
+  "queued_count" = $1
 where
-  id = $2;
+  "id" = $2;
 
 -- whatsapp.repository.ts: inboundMessagesBetween
 select
-  count(*)::int as count
+  cast(count(*) as integer) as "count"
 from
-  wa_messages
+  "wa_messages"
 where
-  direction = 'in'
-  and created_at >= $1::timestamptz
-  and created_at < $2::timestamptz;
+  "direction" = $1
+  and "created_at" >= $2
+  and "created_at" < $3;
 
 -- whatsapp.templates.repository.ts: findTemplate
 select
-  "w0".*
+  "id",
+  "name",
+  "language",
+  "category",
+  "body",
+  "header",
+  "footer",
+  "buttons",
+  "examples",
+  "placeholders",
+  "status",
+  "rejection_reason" as "rejectionReason",
+  "created_at" as "createdAt",
+  "updated_at" as "updatedAt"
 from
-  "wa_templates" as "w0"
+  "wa_templates"
 where
-  "w0"."id" = $1
-limit
-  $2;
+  "id" = $1;
 
 -- whatsapp.templates.repository.ts: templateNamed
 select
-  count(*) as "count"
+  "id"
 from
-  "wa_templates" as "w0"
+  "wa_templates"
 where
-  "w0"."name" = $1
-  and "w0"."language" = $2;
+  "name" = $1
+  and "language" = $2;
 
 -- whatsapp.templates.repository.ts: insertTemplate
-begin;
 insert into
   "wa_templates" (
     "id",
@@ -1577,6 +1710,7 @@ insert into
     "placeholders",
     "status",
     "provider_template_id",
+    "rejection_reason",
     "created_by_id",
     "created_at",
     "updated_at"
@@ -1597,15 +1731,14 @@ values
     $12,
     $13,
     $14,
-    $15
+    $15,
+    $16
   );
-commit;
 
 -- whatsapp.templates.repository.ts: removeTemplate
--- stopped: threw Error: You need to pass entity instance or reference to 'em.remove()'. To remove entities by condition, use 'em.nativeDelete()'.
-
--- whatsapp.templates.repository.ts: reloadTemplate
--- stopped: threw TypeError: Cannot read properties of undefined (reading '__meta')
+delete from "wa_templates"
+where
+  "id" = $1;
 
 -- whatsapp.templates.repository.ts: templatePage
 select
@@ -1621,30 +1754,32 @@ limit
   $2;
 
 -- whatsapp.templates.repository.ts: recordProviderTemplate
-update wa_templates
+update "wa_templates"
 set
-  provider_template_id = $1,
-  status = case
-    when status = 'PENDING' then $2
-    else status
+  "provider_template_id" = $1,
+  "status" = case
+    when "status" = $2 then $3
+    else "status"
   end,
-  updated_at = now()
+  "updated_at" = now()
 where
-  id = $3::uuid;
+  "id" = $4;
 
 -- whatsapp.templates.repository.ts: applyTemplateReview
-update wa_templates
+update "wa_templates"
 set
-  status = $1,
-  rejection_reason = $2,
-  provider_template_id = coalesce(provider_template_id, $3),
-  updated_at = now()
+  "status" = $1,
+  "rejection_reason" = $2,
+  "provider_template_id" = coalesce("provider_template_id", $3),
+  "updated_at" = now()
 where
-  provider_template_id = $4
-  or (
-    provider_template_id is null
-    and name = $5
-    and language = $6
+  (
+    "provider_template_id" = $4
+    or (
+      "provider_template_id" is null
+      and "name" = $5
+      and "language" = $6
+    )
   );
 
 -- whatsapp.timeline.ts: whatsappTimeline.items
