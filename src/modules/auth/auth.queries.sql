@@ -25,11 +25,11 @@ limit
 -- auth.repository.ts: insertUser
 insert into
   "users" (
-    "id",
-    "email",
     "name",
-    "password_hash",
+    "id",
     "role",
+    "email",
+    "password_hash",
     "active",
     "token_version",
     "created_at",
@@ -46,7 +46,7 @@ returning
   "token_version",
   "last_login_at",
   "created_at";
--- stopped: threw TypeError: Cannot read properties of undefined (reading 'id')
+-- stopped: threw TypeError: Cannot convert undefined or null to object
 
 -- auth.repository.ts: findUser
 select
@@ -166,15 +166,15 @@ returning
   "token_version",
   "last_login_at",
   "created_at";
--- stopped: threw TypeError: Cannot read properties of undefined (reading 'id')
+-- stopped: threw TypeError: Cannot convert undefined or null to object
 
 -- auth.repository.ts: updateUserRow
 update "users"
 set
   "updated_at" = $1,
-  "role" = $2,
+  "name" = $2,
   "active" = $3,
-  "name" = $4
+  "role" = $4
 where
   "id" = $5
 returning
@@ -186,7 +186,7 @@ returning
   "token_version",
   "last_login_at",
   "created_at";
--- stopped: threw TypeError: Cannot read properties of undefined (reading 'id')
+-- stopped: threw TypeError: Cannot convert undefined or null to object
 
 -- auth.repository.ts: findPasswordHash
 select
@@ -213,7 +213,7 @@ returning
   "token_version",
   "last_login_at",
   "created_at";
--- stopped: threw TypeError: Cannot read properties of undefined (reading 'id')
+-- stopped: threw TypeError: Cannot convert undefined or null to object
 
 -- auth.repository.ts: replacePasswordReset
 delete from "password_resets"
@@ -223,11 +223,11 @@ where
 insert into
   "password_resets" (
     "id",
-    "user_id",
-    "token_hash",
     "created_by_id",
-    "created_at",
-    "expires_at"
+    "expires_at",
+    "token_hash",
+    "user_id",
+    "created_at"
   )
 values
   ($1, $2, $3, $4, $5, $6);
@@ -243,19 +243,19 @@ where
   and "expires_at" > $2;
 
 -- auth.repository.ts: consumePasswordReset
-update password_resets r
+update "password_resets" as "r"
 set
-  used_at = $1
+  "used_at" = $1
 from
-  users u
+  "users" as "u"
 where
-  r.token_hash = $2
-  and r.used_at is null
-  and r.expires_at > $3
-  and u.id = r.user_id
-  and u.active
+  "r"."token_hash" = $2
+  and "r"."used_at" is null
+  and "r"."expires_at" > $3
+  and "u"."id" = "r"."user_id"
+  and "u"."active" = $4
 returning
-  r.user_id;
+  "r"."user_id";
 
 -- auth.repository.ts: bumpTokenVersion
 update "users"
@@ -282,49 +282,62 @@ order by
 limit
   $5;
 
+-- auth.repository.ts: loadPrincipal
+select
+  "id",
+  "role",
+  "active",
+  "token_version"
+from
+  "users"
+where
+  "id" = $1;
+
 -- auth.repository.ts: accountsOfPerson
 select
-  id,
-  email,
-  name,
-  role,
-  active,
-  token_version,
-  last_login_at,
-  created_at
+  "id",
+  "email",
+  "name",
+  "role",
+  "active",
+  "token_version",
+  "last_login_at",
+  "created_at"
 from
-  users
+  "users"
 where
   (
-    id = any ($1::uuid[])
-    or email = any ($2::text[])
+    "id" in ($1)
+    or "email" in ($2)
   )
-  and email not like 'erased:%'
+  and "email" not like $3
 order by
-  id;
+  "id";
 
 -- auth.repository.ts: eraseAccounts
 delete from "password_resets"
 where
   "user_id" in ($1);
-update users
+update "users"
 set
-  name = $1,
-  email = 'erased:' || id::text,
-  password_hash = '',
-  active = false,
-  token_version = token_version + 1,
-  updated_at = $2
+  "name" = $1,
+  "email" = 'erased:' || "id"::text,
+  "password_hash" = $2,
+  "active" = $3,
+  "token_version" = "token_version" + $4,
+  "updated_at" = $5
 where
-  id = any ($3::uuid[]);
+  "id" in ($6);
 
 -- auth.sessions.ts: openSession
-delete from user_sessions
+delete from "user_sessions"
 where
-  expires_at <= $1
-  or (
-    user_id = $2::uuid
-    and token_version <> $3
+  (
+    "expires_at" <= $1
+    or (
+      "user_id" = $2
+      and "token_version" <> $3
+    )
   );
 insert into
   "user_sessions" (

@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sql as builderSql, type Selectable } from 'kysely';
 import type { Principal } from '../../kernel/auth/principals';
 import type { Role } from '../../kernel/auth/roles';
 import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
 import { prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { PasswordResetSchema, UserSchema, type User } from './auth.entities';
@@ -11,43 +13,11 @@ import { PasswordResetSchema, UserSchema, type User } from './auth.entities';
 type AuthTables = InferKyselyDB<typeof UserSchema | typeof PasswordResetSchema>;
 const db = tables<AuthTables>();
 
-/** A user as the module hands it around: never the password hash. */
-export interface UserRecord {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-  active: boolean;
-  tokenVersion: number;
-  lastLoginAt: Date | null;
-  createdAt: Date;
-}
-
 const userColumns = ['id', 'email', 'name', 'role', 'active', 'token_version', 'last_login_at', 'created_at'] as const;
+type UserRow = Selectable<AuthTables['users']>;
 
-interface UserRow {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-  active: boolean;
-  token_version: number;
-  last_login_at: Date | null;
-  created_at: Date;
-}
-
-function recordOf(row: UserRow): UserRecord {
-  return {
-    id: row.id,
-    email: row.email,
-    name: row.name,
-    role: row.role,
-    active: row.active,
-    tokenVersion: row.token_version,
-    lastLoginAt: row.last_login_at,
-    createdAt: row.created_at,
-  };
-}
+/** A user as the module hands it around: never the password hash. */
+export type UserRecord = CamelCased<Pick<UserRow, (typeof userColumns)[number]>>;
 
 /**
  * Serialises, inside a transaction, the few writes that decide who is admin: the first
@@ -65,40 +35,23 @@ export async function anyUser(q: Queries): Promise<boolean> {
   return (await q.first(db.selectFrom('users').select('id').limit(1))) !== undefined;
 }
 
-export interface NewUser {
-  id: string;
-  email: string;
-  name: string;
-  passwordHash: string;
-  role: Role;
-  /** False for a self-registration waiting for an admin; true otherwise. */
-  active?: boolean;
-}
+/** A new account: `active` false for a self-registration waiting for an admin (true when left out). */
+export type NewUser = CamelCased<Pick<UserRow, 'id' | 'email' | 'name' | 'password_hash' | 'role'>> & { active?: boolean };
 
 export async function insertUser(q: Queries, user: NewUser): Promise<UserRecord> {
   const now = new Date();
   const row = await q.first(
     db
       .insertInto('users')
-      .values({
-        id: user.id,
-        email: user.email,
-        name: user.name,
-        password_hash: user.passwordHash,
-        role: user.role,
-        active: user.active ?? true,
-        token_version: 0,
-        created_at: now,
-        updated_at: now,
-      })
+      .values({ ...snakeRow(user), active: user.active ?? true, token_version: 0, created_at: now, updated_at: now })
       .returning(userColumns),
   );
-  return recordOf(row!);
+  return camelRow(row!);
 }
 
 export async function findUser(q: Queries, id: string): Promise<UserRecord | undefined> {
   const row = await q.first(db.selectFrom('users').select(userColumns).where('id', '=', id));
-  return row && recordOf(row);
+  return row && camelRow(row);
 }
 
 /** The names of these users, by id (for showing who wrote or did something); unknown ids are left out. */
@@ -144,13 +97,13 @@ export async function findCredentials(q: Queries, email: string): Promise<(UserR
       .select([...userColumns, 'password_hash'])
       .where('email', '=', email),
   );
-  return row && { ...recordOf(row), passwordHash: row.password_hash };
+  return row && camelRow(row);
 }
 
 /** The user's row, locked until the transaction ends: changes to one user run one after the other. */
 export async function findUserForUpdate(tx: Queries, id: string): Promise<UserRecord | undefined> {
   const row = await tx.first(db.selectFrom('users').select(userColumns).where('id', '=', id).forUpdate());
-  return row && recordOf(row);
+  return row && camelRow(row);
 }
 
 export async function countActiveAdmins(q: Queries): Promise<number> {
@@ -191,32 +144,27 @@ export async function countActiveUsers(q: Queries, ids: readonly string[], role?
 
 export async function recordLogin(q: Queries, id: string, at: Date): Promise<UserRecord> {
   const row = await q.first(db.updateTable('users').set({ last_login_at: at, updated_at: at }).where('id', '=', id).returning(userColumns));
-  return recordOf(row!);
+  return camelRow(row!);
 }
 
-export interface UserChanges {
-  role?: Role | undefined;
-  active?: boolean | undefined;
-  name?: string | undefined;
-  /** Ends every token the user holds. */
-  endTokens: boolean;
-}
+/** The fields a change sets (undefined: kept), and whether it ends every token the user holds. */
+export type UserChanges = Partial<Pick<UserRecord, 'role' | 'active' | 'name'>> & { endTokens: boolean };
 
 export async function updateUserRow(tx: Queries, id: string, changes: UserChanges): Promise<UserRecord> {
+  const { endTokens, ...fields } = changes;
+  // The builder leaves out the columns whose value is undefined: those fields were not changed.
   const row = await tx.first(
     db
       .updateTable('users')
       .set((update) => ({
         updated_at: new Date(),
-        ...(changes.role !== undefined ? { role: changes.role } : {}),
-        ...(changes.active !== undefined ? { active: changes.active } : {}),
-        ...(changes.name !== undefined ? { name: changes.name } : {}),
-        ...(changes.endTokens ? { token_version: update('token_version', '+', 1) } : {}),
+        ...snakeRow(fields),
+        ...(endTokens ? { token_version: update('token_version', '+', 1) } : {}),
       }))
       .where('id', '=', id)
       .returning(userColumns),
   );
-  return recordOf(row!);
+  return camelRow(row!);
 }
 
 /** The hash the user's password is checked against. */
@@ -233,30 +181,16 @@ export async function setPassword(q: Queries, id: string, passwordHash: string):
       .where('id', '=', id)
       .returning(userColumns),
   );
-  return recordOf(row!);
+  return camelRow(row!);
 }
 
-export interface NewPasswordReset {
-  id: string;
-  userId: string;
-  tokenHash: string;
-  createdBy: string;
-  expiresAt: Date;
-}
+/** A set-password link as it is issued: the token's hash, who issued it and until when it works. */
+export type NewPasswordReset = CamelCased<Pick<Selectable<AuthTables['password_resets']>, 'id' | 'user_id' | 'token_hash' | 'created_by_id' | 'expires_at'>>;
 
 /** Records a set-password link for the user; a link of theirs not used yet stops working. */
 export async function replacePasswordReset(tx: Queries, reset: NewPasswordReset): Promise<void> {
   await tx.write(db.deleteFrom('password_resets').where('user_id', '=', reset.userId).where('used_at', 'is', null));
-  await tx.write(
-    db.insertInto('password_resets').values({
-      id: reset.id,
-      user_id: reset.userId,
-      token_hash: reset.tokenHash,
-      created_by_id: reset.createdBy,
-      created_at: new Date(),
-      expires_at: reset.expiresAt,
-    }),
-  );
+  await tx.write(db.insertInto('password_resets').values({ ...snakeRow(reset), created_at: new Date() }));
 }
 
 export async function passwordResetUsable(q: Queries, tokenHash: string, now: Date): Promise<boolean> {
@@ -269,11 +203,18 @@ export async function passwordResetUsable(q: Queries, tokenHash: string, now: Da
  * expired and its user is active. One statement, so two uses racing each other cannot both win.
  */
 export async function consumePasswordReset(tx: Queries, tokenHash: string, now: Date): Promise<string | undefined> {
-  const row = await tx.first(sql<{ user_id: string }>`
-    update password_resets r set used_at = ${now}
-    from users u
-    where r.token_hash = ${tokenHash} and r.used_at is null and r.expires_at > ${now} and u.id = r.user_id and u.active
-    returning r.user_id`);
+  const row = await tx.first(
+    db
+      .updateTable('password_resets as r')
+      .from('users as u')
+      .set({ used_at: now })
+      .where('r.token_hash', '=', tokenHash)
+      .where('r.used_at', 'is', null)
+      .where('r.expires_at', '>', now)
+      .whereRef('u.id', '=', 'r.user_id')
+      .where('u.active', '=', true)
+      .returning('r.user_id'),
+  );
   return row?.user_id;
 }
 
@@ -320,26 +261,25 @@ export function userPage(em: EntityManager, filter: UserFilter, page: PageReques
 
 /**
  * What authentication checks about a user (role, status, token version), read on every cache
- * miss of an authenticated request: prepared once per connection. With an EntityManager, the
- * ORM reads the same columns.
+ * miss of an authenticated request: prepared once per connection.
  */
-export async function loadPrincipal(source: Queries | EntityManager, id: string): Promise<Principal | undefined> {
-  if ('rows' in source) {
-    const row = await source.first(prepared('auth_principal', db.selectFrom('users').select(['id', 'role', 'active', 'token_version']).where('id', '=', id)));
-    return row && { id: row.id, role: row.role, active: row.active, tokenVersion: row.token_version };
-  }
-  const user = await source.findOne(UserSchema, { id }, { fields: ['id', 'role', 'active', 'tokenVersion'] });
-  return user ? { id: user.id, role: user.role, active: user.active, tokenVersion: user.tokenVersion } : undefined;
+export async function loadPrincipal(q: Queries, id: string): Promise<Principal | undefined> {
+  const row = await q.first(prepared('auth_principal', db.selectFrom('users').select(['id', 'role', 'active', 'token_version']).where('id', '=', id)));
+  return row && camelRow(row);
 }
 
 /** A person's login accounts: these ids (linked to their contact) and any under one of these (lower-cased) emails; erased accounts are nobody's. */
 export async function accountsOfPerson(q: Queries, ids: readonly string[], emails: readonly string[], lock = false): Promise<UserRecord[]> {
   if (!ids.length && !emails.length) return [];
-  const rows = await q.rows(sql<UserRow>`
-    select ${sql.raw(userColumns.join(', '))} from users
-    where (id = any(${ids}::uuid[]) or email = any(${emails}::text[])) and email not like 'erased:%'
-    order by id ${lock ? sql`for update` : sql``}`);
-  return rows.map(recordOf);
+  let query = db
+    .selectFrom('users')
+    .select(userColumns)
+    .where((user) => user.or([...(ids.length ? [user('id', 'in', [...ids])] : []), ...(emails.length ? [user('email', 'in', [...emails])] : [])]))
+    .where('email', 'not like', 'erased:%')
+    .orderBy('id');
+  if (lock) query = query.forUpdate();
+  const rows = await q.rows(query);
+  return rows.map((row) => camelRow(row));
 }
 
 /**
@@ -351,9 +291,18 @@ export async function accountsOfPerson(q: Queries, ids: readonly string[], email
 export async function eraseAccounts(q: Queries, ids: readonly string[], erasedName: string, at: Date): Promise<number> {
   if (!ids.length) return 0;
   await q.write(db.deleteFrom('password_resets').where('user_id', 'in', [...ids]));
-  const result = await q.write(sql`
-    update users set name = ${erasedName}, email = 'erased:' || id::text, password_hash = '', active = false,
-      token_version = token_version + 1, updated_at = ${at}
-    where id = any(${ids}::uuid[])`);
+  const result = await q.write(
+    db
+      .updateTable('users')
+      .set((user) => ({
+        name: erasedName,
+        email: builderSql<string>`'erased:' || ${user.ref('id')}::text`,
+        password_hash: '',
+        active: false,
+        token_version: user('token_version', '+', 1),
+        updated_at: at,
+      }))
+      .where('id', 'in', [...ids]),
+  );
   return result.count;
 }

@@ -172,7 +172,7 @@ export const authRouter = new ApiRouter('auth', 'Accounts, sessions, passwords a
       response: pageSchema(sessionView),
       errors: { 404: 'No such user' },
     },
-    async ({ ctx, input, actor, em }) => listSessions(ctx.deps, em, actor, input.params.id, input.query),
+    async ({ ctx, input, actor }) => listSessions(ctx.deps, actor, input.params.id, input.query),
   )
   .post(
     '/api/users/:id/sessions/:sessionId/end',

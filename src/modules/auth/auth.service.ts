@@ -253,7 +253,7 @@ export async function issuePasswordReset(deps: Pick<AppDeps, 'db' | 'config' | '
     const target = await findUserForUpdate(tx, userId);
     if (!target) throw new NotFoundError('No user has this id.');
     if (!target.active) throw new ConflictError('The account is deactivated; activate it first.', 'user_inactive');
-    await replacePasswordReset(tx, { id: newId(), userId, tokenHash: tokenHash(token), createdBy: actor.id, expiresAt });
+    await replacePasswordReset(tx, { id: newId(), userId, tokenHash: tokenHash(token), createdById: actor.id, expiresAt });
   });
   deps.logger.info({ userId, by: actor.id }, 'set-password link issued');
   const url = new URL(SET_PASSWORD_PATH, deps.config.publicBaseUrl);

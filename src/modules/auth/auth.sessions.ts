@@ -1,15 +1,15 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import type { SessionRegistry } from '../../kernel/auth/principals';
 import type { IssuedToken } from '../../kernel/auth/tokens';
 import type { Caches } from '../../kernel/cache';
 import type { AppDeps } from '../../kernel/context';
 import { NotFoundError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
-import { sql, tables, type Queries } from '../../kernel/sql';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { tables, type Queries } from '../../kernel/sql';
 import type { Actor } from '../../kernel/auth/roles';
-import { UserSessionSchema, type UserSession } from './auth.entities';
+import type { UserSessionSchema } from './auth.entities';
 import { authPolicy } from './auth.policy';
 import { findUser, type UserRecord } from './auth.repository';
 
@@ -77,7 +77,11 @@ export function sessionRegistry(caches: Caches, q: Queries): SessionRegistry {
 export async function openSession(deps: Pick<AppDeps, 'db' | 'auth'>, user: Pick<UserRecord, 'id' | 'role' | 'tokenVersion'>, device: Device): Promise<IssuedToken> {
   const id = newId();
   const now = new Date();
-  await deps.db.write(sql`delete from user_sessions where expires_at <= ${now} or (user_id = ${user.id}::uuid and token_version <> ${user.tokenVersion})`);
+  await deps.db.write(
+    db
+      .deleteFrom('user_sessions')
+      .where((session) => session.or([session('expires_at', '<=', now), session.and([session('user_id', '=', user.id), session('token_version', '<>', user.tokenVersion)])])),
+  );
   await deps.db.write(
     db.insertInto('user_sessions').values({
       id,
@@ -102,21 +106,30 @@ export interface SessionRecord {
   expiresAt: string;
 }
 
-const present = (session: UserSession): SessionRecord => ({
+const sessionColumns = ['id', 'user_agent', 'ip', 'created_at', 'last_seen_at', 'expires_at'] as const;
+
+const present = (session: Pick<Selectable<SessionTables['user_sessions']>, (typeof sessionColumns)[number]>): SessionRecord => ({
   id: session.id,
-  userAgent: session.userAgent ?? null,
-  ip: session.ip ?? null,
-  startedAt: session.createdAt.toISOString(),
-  lastSeenAt: session.lastSeenAt.toISOString(),
-  expiresAt: session.expiresAt.toISOString(),
+  userAgent: session.user_agent,
+  ip: session.ip,
+  startedAt: session.created_at.toISOString(),
+  lastSeenAt: session.last_seen_at.toISOString(),
+  expiresAt: session.expires_at.toISOString(),
 });
 
 /** The sessions a user has open (standing: their token version, not expired), newest first. */
-export async function listSessions(deps: Pick<AppDeps, 'db'>, em: EntityManager, actor: Actor, userId: string, page: PageRequest): Promise<Page<SessionRecord>> {
+export async function listSessions(deps: Pick<AppDeps, 'db'>, actor: Actor, userId: string, page: PageRequest): Promise<Page<SessionRecord>> {
   authPolicy.authorize(actor, 'manageUsers');
   const user = await findUser(deps.db, userId);
   if (!user) throw new NotFoundError('No user has this id.');
-  return findPage(em, UserSessionSchema, { user: userId, tokenVersion: user.tokenVersion, expiresAt: { $gt: new Date() } }, page, { createdAt: 'desc', id: 'desc' }, present);
+  const query = db
+    .selectFrom('user_sessions')
+    .select(sessionColumns)
+    .where('user_id', '=', userId)
+    .where('token_version', '=', user.tokenVersion)
+    .where('expires_at', '>', new Date());
+  const found = await queryPage(deps.db, query, ['created_at', 'id'], 'desc', page);
+  return { data: found.data.map(present), nextCursor: found.nextCursor };
 }
 
 /** An admin ends one device's session: its token stops working at once in every process, and its sockets close; the user's other devices stay signed in. */

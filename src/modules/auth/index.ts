@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../../kernel/auth/principals';
 import type { ModuleManifest } from '../../kernel/module';
 import type { Queries } from '../../kernel/sql';
@@ -14,12 +13,9 @@ export const authModule: ModuleManifest = {
   personalData: authPersonalData,
 };
 
-/**
- * How the kernel's authenticator learns a user's current role, status and token version: from
- * `deps.db` (a prepared statement), or from a fresh EntityManager each time.
- */
-export function principalLoader(source: Queries | (() => EntityManager)) {
-  return (id: string): Promise<Principal | undefined> => loadPrincipal(typeof source === 'function' ? source() : source, id);
+/** How the kernel's authenticator learns a user's current role, status and token version: from `deps.db` (a prepared statement). */
+export function principalLoader(q: Queries) {
+  return (id: string): Promise<Principal | undefined> => loadPrincipal(q, id);
 }
 
 export { UserSchema, type User } from './auth.entities';

@@ -1,27 +1,28 @@
-import { sql, type Queries } from '../../kernel/sql';
-import type { Geometry } from './geometry';
-import type { TerritoryType } from './territories.entities';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sql as builderSql, type Selectable } from 'kysely';
+import { camelRow, type CamelCased, type WithNumbers } from '../../kernel/rows';
+import { tables, type Queries } from '../../kernel/sql';
+import type { TerritorySchema } from './territories.entities';
 
-export interface MapTerritory {
-  id: string;
-  name: string;
-  type: TerritoryType;
-  code: string | null;
-  parentId: string | null;
-  centroidLat: number | null;
-  centroidLng: number | null;
-  population: number | null;
-  registeredVoters: number | null;
-  geometry: Geometry | null;
-}
+type TerritoryTables = InferKyselyDB<typeof TerritorySchema>;
+const db = tables<TerritoryTables>();
+
+const mapColumns = ['id', 'name', 'type', 'code', 'parent_id', 'centroid_lat', 'centroid_lng', 'population', 'registered_voters'] as const;
+type TerritoryRow = Selectable<TerritoryTables['territories']>;
+
+export type MapTerritory = CamelCased<WithNumbers<Pick<TerritoryRow, (typeof mapColumns)[number] | 'geometry'>, 'centroid_lat' | 'centroid_lng'>>;
 
 /**
  * Every territory with its place in the hierarchy, population and, when asked for, geometry: what
  * a map or a per-capita rate needs. The hierarchy lets the reader roll figures up to a level.
  */
-export function territoriesForMap(q: Queries, withGeometry: boolean): Promise<MapTerritory[]> {
-  return q.rows<MapTerritory>(sql`
-    select id, name, type, code, parent_id as "parentId", centroid_lat as "centroidLat", centroid_lng as "centroidLng",
-      population, registered_voters as "registeredVoters", ${withGeometry ? sql`geometry` : sql`null::jsonb`} as geometry
-    from territories order by name, id`);
+export async function territoriesForMap(q: Queries, withGeometry: boolean): Promise<MapTerritory[]> {
+  const rows = await q.rows(
+    db
+      .selectFrom('territories')
+      .select([...mapColumns, withGeometry ? 'geometry' : builderSql<TerritoryRow['geometry']>`null::jsonb`.as('geometry')])
+      .orderBy('name')
+      .orderBy('id'),
+  );
+  return rows.map((row) => camelRow(row, ['centroid_lat', 'centroid_lng']));
 }

@@ -4,21 +4,21 @@
 
 -- territories.map.repository.ts: territoriesForMap
 select
-  id,
-  name,
-  type,
-  code,
-  parent_id as "parentId",
-  centroid_lat as "centroidLat",
-  centroid_lng as "centroidLng",
-  population,
-  registered_voters as "registeredVoters",
-  null::jsonb as geometry
+  "id",
+  "name",
+  "type",
+  "code",
+  "parent_id",
+  "centroid_lat",
+  "centroid_lng",
+  "population",
+  "registered_voters",
+  null::jsonb as "geometry"
 from
-  territories
+  "territories"
 order by
-  name,
-  id;
+  "name",
+  "id";
 
 -- territories.repository.ts: insertTerritory
 insert into
@@ -68,26 +68,25 @@ where
 
 -- territories.repository.ts: territoryPage
 select
-  "t0"."id",
-  "t0"."name",
-  "t0"."type",
-  "t0"."code",
-  "t0"."parent_id",
-  "t0"."centroid_lat",
-  "t0"."centroid_lng",
-  "t0"."population",
-  "t0"."registered_voters",
-  "t0"."created_at",
-  "t0"."updated_at"
+  "id",
+  "name",
+  "type",
+  "code",
+  "parent_id",
+  "centroid_lat",
+  "centroid_lng",
+  "population",
+  "registered_voters",
+  "created_at"
 from
-  "territories" as "t0"
+  "territories"
 where
-  "t0"."type" = $1
-  and "t0"."parent_id" = $2
-  and "t0"."name" ilike $3
+  "type" = $1
+  and "parent_id" = $2
+  and "name" ilike $3
 order by
-  "t0"."name" asc,
-  "t0"."id" asc
+  "name" asc,
+  "id" asc
 limit
   $4;
 
@@ -103,16 +102,16 @@ where
 -- territories.repository.ts: updateTerritory
 update "territories"
 set
-  "updated_at" = $1,
-  "name" = $2,
-  "type" = $3,
+  "name" = $1,
+  "type" = $2,
+  "geometry" = $3,
   "code" = $4,
-  "parent_id" = $5,
-  "centroid_lat" = $6,
-  "centroid_lng" = $7,
-  "geometry" = $8,
-  "population" = $9,
-  "registered_voters" = $10
+  "population" = $5,
+  "registered_voters" = $6,
+  "parent_id" = $7,
+  "centroid_lat" = $8,
+  "centroid_lng" = $9,
+  "updated_at" = $10
 where
   "id" = $11;
 
@@ -154,14 +153,14 @@ select
 
 -- territories.repository.ts: childTypes
 select
-  type,
-  count(*)::int as n
+  "type",
+  cast(count(*) as integer) as "n"
 from
-  territories
+  "territories"
 where
-  parent_id = $1
+  "parent_id" = $1
 group by
-  type;
+  "type";
 
 -- territories.repository.ts: administrativePlaces
 select
@@ -169,7 +168,7 @@ select
   "type",
   "name",
   "code",
-  "parent_id" as "parentId"
+  "parent_id"
 from
   "territories"
 where
@@ -216,8 +215,8 @@ where
 
 -- territories.repository.ts: territoriesTerritoryReferences
 select
-  count(*)::int as children
+  cast(count(*) as integer) as "children"
 from
-  territories
+  "territories"
 where
-  parent_id = $1;
+  "parent_id" = $1;

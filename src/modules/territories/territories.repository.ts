@@ -1,49 +1,39 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import type { Updateable } from 'kysely';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import type { Selectable } from 'kysely';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
-import { numberOrNull, prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import type { Geometry } from './geometry';
-import { TerritorySchema, type Territory, type TerritoryType } from './territories.entities';
+import { TerritorySchema, type TerritoryType } from './territories.entities';
 
 /** The tables this module owns, as the typed query builder sees them. */
 type TerritoryTables = InferKyselyDB<typeof TerritorySchema>;
 const db = tables<TerritoryTables>();
 
-/** A territory as the module hands it around; `geometry` only when it was asked for. */
-export interface TerritoryRecord {
-  id: string;
-  name: string;
-  type: TerritoryType;
-  code: string | null;
-  parentId: string | null;
-  centroidLat: number | null;
-  centroidLng: number | null;
-  population: number | null;
-  registeredVoters: number | null;
-  createdAt: Date;
-  geometry?: Geometry | null;
-}
+/** The columns a territory's record carries (its geometry only where asked for). */
+const territoryColumns = ['id', 'name', 'type', 'code', 'parent_id', 'centroid_lat', 'centroid_lng', 'population', 'registered_voters', 'created_at'] as const;
+type TerritoryRow = Selectable<TerritoryTables['territories']>;
 
-export interface NewTerritory {
-  id: string;
-  name: string;
-  type: TerritoryType;
-  code: string | null;
-  parentId: string | null;
+const territoryOf = <Row extends Pick<TerritoryRow, 'centroid_lat' | 'centroid_lng'>>(row: Row) => camelRow(row, ['centroid_lat', 'centroid_lng']);
+
+/** A territory as the module hands it around; `geometry` only when it was asked for. */
+export type TerritoryRecord = ReturnType<typeof territoryOf<Pick<TerritoryRow, (typeof territoryColumns)[number]>>> & { geometry?: TerritoryRow['geometry'] };
+
+/** What a new territory is written from: its fields, the centroid as one point, and when. */
+export type NewTerritory = Omit<TerritoryRecord, 'centroidLat' | 'centroidLng' | 'createdAt' | 'geometry'> & {
   centroid: { lat: number; lng: number } | null;
   geometry: Geometry | null;
-  population: number | null;
-  registeredVoters: number | null;
   at: Date;
-}
+};
 
 /**
  * One insert, prepared once per connection: bulk set-up of thousands of barrios is quick. A
  * duplicate (type, code) is the database's constraint violation, not a racy read first.
  */
 export async function insertTerritory(q: Queries, territory: NewTerritory): Promise<void> {
+  // Every column named in one fixed order: a prepared statement's text may not vary.
   const insert = db.insertInto('territories').values({
     id: territory.id,
     name: territory.name,
@@ -73,38 +63,10 @@ export async function findTerritory(q: Queries, id: string): Promise<TerritoryRe
   const row = await q.first(
     db
       .selectFrom('territories')
-      .select(['id', 'name', 'type', 'code', 'parent_id', 'centroid_lat', 'centroid_lng', 'population', 'registered_voters', 'created_at', 'geometry'])
+      .select([...territoryColumns, 'geometry'])
       .where('id', '=', id),
   );
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    name: row.name,
-    type: row.type,
-    code: row.code,
-    parentId: row.parent_id,
-    centroidLat: numberOrNull(row.centroid_lat),
-    centroidLng: numberOrNull(row.centroid_lng),
-    population: row.population,
-    registeredVoters: row.registered_voters,
-    createdAt: row.created_at,
-    geometry: row.geometry,
-  };
-}
-
-function recordOf(territory: Territory): TerritoryRecord {
-  return {
-    id: territory.id,
-    name: territory.name,
-    type: territory.type,
-    code: territory.code ?? null,
-    parentId: territory.parent ? territory.parent.id : null,
-    centroidLat: numberOrNull(territory.centroidLat),
-    centroidLng: numberOrNull(territory.centroidLng),
-    population: territory.population ?? null,
-    registeredVoters: territory.registeredVoters ?? null,
-    createdAt: territory.createdAt,
-  };
+  return row && territoryOf(row);
 }
 
 export interface TerritoryFilter {
@@ -114,13 +76,14 @@ export interface TerritoryFilter {
   q?: string | undefined;
 }
 
-/** A page of territories sorted by name, without geometry (keyset pagination through the ORM's cursors). */
-export function territoryPage(em: EntityManager, filter: TerritoryFilter, page: PageRequest): Promise<Page<TerritoryRecord>> {
-  const where: Record<string, unknown> = {};
-  if (filter.type) where.type = filter.type;
-  if (filter.parentId) where.parent = filter.parentId;
-  if (filter.q) where.name = { $ilike: containsPattern(filter.q) };
-  return findPage(em, TerritorySchema, where, page, { name: 'asc', id: 'asc' }, recordOf);
+/** A page of territories sorted by name, without geometry. */
+export async function territoryPage(q: Queries, filter: TerritoryFilter, page: PageRequest): Promise<Page<TerritoryRecord>> {
+  let query = db.selectFrom('territories').select(territoryColumns);
+  if (filter.type) query = query.where('type', '=', filter.type);
+  if (filter.parentId) query = query.where('parent_id', '=', filter.parentId);
+  if (filter.q) query = query.where('name', 'ilike', containsPattern(filter.q));
+  const found = await queryPage(q, query, ['name', 'id'], 'asc', page);
+  return { data: found.data.map(territoryOf), nextCursor: found.nextCursor };
 }
 
 /** Which of `ids` are territories: with the request's EntityManager or any `Queries`. */
@@ -165,32 +128,19 @@ export function territoryDirectory(): Sql<never> {
 }
 
 /** The fields a change sets (undefined: kept). */
-export interface TerritoryChanges {
-  name?: string;
-  type?: TerritoryType;
-  code?: string | null;
-  parentId?: string | null;
-  centroid?: { lat: number; lng: number } | null;
-  geometry?: Geometry | null;
-  population?: number | null;
-  registeredVoters?: number | null;
-}
+export type TerritoryChanges = Partial<Omit<NewTerritory, 'id' | 'at'>>;
 
 /** Writes a change; a (type, code) taken by another territory is the database's unique violation. */
 export async function updateTerritory(q: Queries, id: string, changes: TerritoryChanges): Promise<void> {
-  const set: Updateable<TerritoryTables['territories']> = { updated_at: new Date() };
-  if (changes.name !== undefined) set.name = changes.name;
-  if (changes.type !== undefined) set.type = changes.type;
-  if (changes.code !== undefined) set.code = changes.code;
-  if (changes.parentId !== undefined) set.parent_id = changes.parentId;
-  if (changes.centroid !== undefined) {
-    set.centroid_lat = changes.centroid?.lat ?? null;
-    set.centroid_lng = changes.centroid?.lng ?? null;
-  }
-  if (changes.geometry !== undefined) set.geometry = changes.geometry;
-  if (changes.population !== undefined) set.population = changes.population;
-  if (changes.registeredVoters !== undefined) set.registered_voters = changes.registeredVoters;
-  await q.write(db.updateTable('territories').set(set).where('id', '=', id));
+  const { centroid, ...fields } = changes;
+  const point = centroid === undefined ? {} : { centroid_lat: centroid?.lat ?? null, centroid_lng: centroid?.lng ?? null };
+  // The builder leaves out the columns whose value is undefined: those fields were not changed.
+  await q.write(
+    db
+      .updateTable('territories')
+      .set({ ...snakeRow(fields), ...point, updated_at: new Date() })
+      .where('id', '=', id),
+  );
 }
 
 /** Removes a territory; one that rows still point at is the database's foreign-key violation. */
@@ -207,22 +157,25 @@ export async function isWithin(q: Queries, candidate: string, id: string): Promi
 
 /** The types of a territory's direct children, with how many of each. */
 export async function childTypes(q: Queries, id: string): Promise<Map<TerritoryType, number>> {
-  const rows = await q.rows(sql<{ type: TerritoryType; n: number }>`select type, count(*)::int as n from territories where parent_id = ${id} group by type`);
+  const rows = await q.rows(
+    db
+      .selectFrom('territories')
+      .select((territory) => ['type', territory.cast<number>(territory.fn.countAll(), 'integer').as('n')])
+      .where('parent_id', '=', id)
+      .groupBy('type'),
+  );
   return new Map(rows.map((row) => [row.type, row.n]));
 }
 
+const placeColumns = ['id', 'type', 'name', 'code', 'parent_id'] as const;
+
 /** A place of the hierarchy as an import matches it: its level, code, name and parent. */
-export interface Place {
-  id: string;
-  type: TerritoryType;
-  name: string;
-  code: string | null;
-  parentId: string | null;
-}
+export type Place = CamelCased<Pick<TerritoryRow, (typeof placeColumns)[number]>>;
 
 /** Every department, municipality and commune: what an import of the country's divisions matches rows against. */
-export function administrativePlaces(q: Queries): Promise<Place[]> {
-  return q.rows(db.selectFrom('territories').select(['id', 'type', 'name', 'code', 'parent_id as parentId']).where('type', 'in', ['department', 'municipality', 'commune']));
+export async function administrativePlaces(q: Queries): Promise<Place[]> {
+  const rows = await q.rows(db.selectFrom('territories').select(placeColumns).where('type', 'in', ['department', 'municipality', 'commune']));
+  return rows.map((row) => camelRow(row));
 }
 
 /** New places in one statement (parents before children in the arrays, or in earlier calls). */
@@ -246,6 +199,11 @@ export async function renamePlaces(q: Queries, places: readonly Place[]): Promis
 
 /** Sub-territories, for the check before a territory is deleted. */
 export const territoriesTerritoryReferences = async (q: Queries, territoryId: string) => {
-  const row = await q.first(sql<{ children: number }>`select count(*)::int as children from territories where parent_id = ${territoryId}`);
+  const row = await q.first(
+    db
+      .selectFrom('territories')
+      .select((territory) => territory.cast<number>(territory.fn.countAll(), 'integer').as('children'))
+      .where('parent_id', '=', territoryId),
+  );
   return [{ count: row?.children ?? 0, one: 'sub-territorio', many: 'sub-territorios' }];
 };

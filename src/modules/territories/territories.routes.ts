@@ -22,7 +22,7 @@ export const territoriesRouter = new ApiRouter('territories', 'Departments, muni
       query: listTerritoriesQuery,
       response: pageSchema(territoryView),
     },
-    async ({ input, em }) => service.listTerritories(em, input.query),
+    async ({ ctx, input }) => service.listTerritories(ctx.deps.db, input.query),
   )
   .post(
     '/api/territories',

@@ -90,8 +90,8 @@ export async function createTerritory(deps: Pick<AppDeps, 'db' | 'realtime'>, in
   return presentTerritoryDetail(territory);
 }
 
-export async function listTerritories(em: EntityManager, query: ListTerritoriesInput) {
-  const page = await territoryPage(em, query, query);
+export async function listTerritories(q: Queries, query: ListTerritoriesInput) {
+  const page = await territoryPage(q, query, query);
   return { data: page.data.map(presentTerritory), nextCursor: page.nextCursor };
 }
 

@@ -1,5 +1,11 @@
-import { sql, type Queries, type Sql } from '../../kernel/sql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { NotNull } from 'kysely';
+import { camelRow } from '../../kernel/rows';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { territoryAndDescendants } from '../territories';
+import type { VolunteerActivitySchema, VolunteerSchema } from './volunteers.entities';
+
+const db = tables<InferKyselyDB<typeof VolunteerSchema | typeof VolunteerActivitySchema>>();
 
 const within = (column: Sql, territoryIds: readonly string[] | undefined): Sql => (territoryIds?.length ? sql`and ${column} in (${territoryAndDescendants(territoryIds)})` : sql``);
 
@@ -28,15 +34,30 @@ export async function activeVolunteersAt(q: Queries, instants: readonly Date[], 
 }
 
 /** Volunteers with status active (not prospects, not inactive) by their territory. */
-export function volunteersByTerritory(q: Queries): Promise<{ territoryId: string; count: number }[]> {
-  return q.rows(sql`
-    select territory_id as "territoryId", count(*)::int as count from volunteers
-    where erased_at is null and status = 'active' and territory_id is not null group by 1`);
+export async function volunteersByTerritory(q: Queries): Promise<{ territoryId: string; count: number }[]> {
+  const rows = await q.rows(
+    db
+      .selectFrom('volunteers')
+      .select((volunteer) => ['territory_id', volunteer.cast<number>(volunteer.fn.countAll(), 'integer').as('count')])
+      .where('erased_at', 'is', null)
+      .where('status', '=', 'active')
+      .where('territory_id', 'is not', null)
+      .groupBy('territory_id')
+      .$narrowType<{ territory_id: NotNull }>(),
+  );
+  return rows.map((row) => camelRow(row));
 }
 
 /** Activities logged since `since`, by the territory they were done in. */
-export function activitiesByTerritory(q: Queries, since: Date): Promise<{ territoryId: string; count: number }[]> {
-  return q.rows(sql`
-    select territory_id as "territoryId", count(*)::int as count from volunteer_activities
-    where occurred_at >= ${since}::timestamptz and territory_id is not null group by 1`);
+export async function activitiesByTerritory(q: Queries, since: Date): Promise<{ territoryId: string; count: number }[]> {
+  const rows = await q.rows(
+    db
+      .selectFrom('volunteer_activities')
+      .select((activity) => ['territory_id', activity.cast<number>(activity.fn.countAll(), 'integer').as('count')])
+      .where('occurred_at', '>=', since)
+      .where('territory_id', 'is not', null)
+      .groupBy('territory_id')
+      .$narrowType<{ territory_id: NotNull }>(),
+  );
+  return rows.map((row) => camelRow(row));
 }

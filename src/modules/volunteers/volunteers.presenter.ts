@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { WEEKDAYS } from './volunteers.entities';
-import type { ActivityRecord, VolunteerRecord, VolunteerRow } from './volunteers.repository';
+import type { ActivityRecord, VolunteerRecord, VolunteerListRecord } from './volunteers.repository';
 import type { activityView, volunteerRowView, volunteerView } from './volunteers.schemas';
 
 /** `{ sat: ['morning'] }` → `['sat:morning']`, in weekday order. */
@@ -47,7 +47,7 @@ export interface Reliability {
   noShow: number;
 }
 
-export function presentRow(row: VolunteerRow, reliability: Reliability | undefined): z.input<typeof volunteerRowView> {
+export function presentRow(row: VolunteerListRecord, reliability: Reliability | undefined): z.input<typeof volunteerRowView> {
   return {
     ...presentVolunteer(row),
     active: row.activityCount > 0,

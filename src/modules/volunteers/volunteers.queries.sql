@@ -82,28 +82,28 @@ from
 
 -- volunteers.figures.repository.ts: volunteersByTerritory
 select
-  territory_id as "territoryId",
-  count(*)::int as count
+  "territory_id",
+  cast(count(*) as integer) as "count"
 from
-  volunteers
+  "volunteers"
 where
-  erased_at is null
-  and status = 'active'
-  and territory_id is not null
+  "erased_at" is null
+  and "status" = $1
+  and "territory_id" is not null
 group by
-  1;
+  "territory_id";
 
 -- volunteers.figures.repository.ts: activitiesByTerritory
 select
-  territory_id as "territoryId",
-  count(*)::int as count
+  "territory_id",
+  cast(count(*) as integer) as "count"
 from
-  volunteer_activities
+  "volunteer_activities"
 where
-  occurred_at >= $1::timestamptz
-  and territory_id is not null
+  "occurred_at" >= $1
+  and "territory_id" is not null
 group by
-  1;
+  "territory_id";
 
 -- volunteers.personal-data.ts: volunteersPersonalData.keys
 select
@@ -188,27 +188,27 @@ for update;
 -- volunteers.pyramid.ts: pyramid
 select
   v.id,
-  v.contact_id as "contactId",
-  c.name,
-  c.phone,
-  c.email,
-  c.document_id as "documentId",
-  v.user_id as "userId",
-  v.territory_id as "territoryId",
+  v.contact_id,
+  v.user_id,
+  v.territory_id,
   v.skills,
   v.availability,
   v.status,
-  v.leader_id as "leaderId",
-  v.goal_promised_votes as "goalPromisedVotes",
-  v.goal_leads as "goalLeads",
-  v.goal_posters as "goalPosters",
-  v.joined_on as "joinedOn",
+  v.leader_id,
+  v.goal_promised_votes,
+  v.goal_leads,
+  v.goal_posters,
+  v.joined_on,
   v.source,
-  v.source_ref as "sourceRef",
-  v.location_consent_at as "locationConsentAt",
-  v.location_consent_text_id as "locationConsentTextId",
-  v.created_at as "createdAt",
-  v.updated_at as "updatedAt"
+  v.source_ref,
+  v.location_consent_at,
+  v.location_consent_text_id,
+  v.created_at,
+  v.updated_at,
+  c.name,
+  c.phone,
+  c.email,
+  c.document_id
 from
   volunteers v
   join (
@@ -330,27 +330,27 @@ limit
 -- volunteers.repository.ts: findVolunteer
 select
   v.id,
-  v.contact_id as "contactId",
-  c.name,
-  c.phone,
-  c.email,
-  c.document_id as "documentId",
-  v.user_id as "userId",
-  v.territory_id as "territoryId",
+  v.contact_id,
+  v.user_id,
+  v.territory_id,
   v.skills,
   v.availability,
   v.status,
-  v.leader_id as "leaderId",
-  v.goal_promised_votes as "goalPromisedVotes",
-  v.goal_leads as "goalLeads",
-  v.goal_posters as "goalPosters",
-  v.joined_on as "joinedOn",
+  v.leader_id,
+  v.goal_promised_votes,
+  v.goal_leads,
+  v.goal_posters,
+  v.joined_on,
   v.source,
-  v.source_ref as "sourceRef",
-  v.location_consent_at as "locationConsentAt",
-  v.location_consent_text_id as "locationConsentTextId",
-  v.created_at as "createdAt",
-  v.updated_at as "updatedAt"
+  v.source_ref,
+  v.location_consent_at,
+  v.location_consent_text_id,
+  v.created_at,
+  v.updated_at,
+  c.name,
+  c.phone,
+  c.email,
+  c.document_id
 from
   volunteers v
   join (
@@ -434,21 +434,21 @@ limit
 insert into
   "volunteers" (
     "id",
-    "contact_id",
-    "user_id",
+    "source",
+    "status",
     "territory_id",
+    "user_id",
+    "contact_id",
     "skills",
     "availability",
-    "status",
-    "leader_id",
+    "source_ref",
     "goal_promised_votes",
     "goal_leads",
     "goal_posters",
     "joined_on",
-    "source",
-    "source_ref",
     "location_consent_at",
     "location_consent_text_id",
+    "leader_id",
     "location_consent_by",
     "created_at",
     "updated_at"
@@ -482,16 +482,16 @@ returning
 -- volunteers.repository.ts: updateVolunteer
 update "volunteers"
 set
-  "user_id" = $1,
+  "status" = $1,
   "territory_id" = $2,
-  "skills" = $3,
-  "availability" = $4,
-  "status" = $5,
-  "leader_id" = $6,
-  "goal_promised_votes" = $7,
-  "goal_leads" = $8,
-  "goal_posters" = $9,
-  "joined_on" = $10,
+  "user_id" = $3,
+  "skills" = $4,
+  "availability" = $5,
+  "goal_promised_votes" = $6,
+  "goal_leads" = $7,
+  "goal_posters" = $8,
+  "joined_on" = $9,
+  "leader_id" = $10,
   "location_consent_at" = $11,
   "location_consent_text_id" = $12,
   "location_consent_by" = $13,
@@ -581,29 +581,29 @@ order by
 -- volunteers.repository.ts: volunteerRows
 select
   v.id,
-  v.contact_id as "contactId",
-  c.name,
-  c.phone,
-  c.email,
-  c.document_id as "documentId",
-  v.user_id as "userId",
-  v.territory_id as "territoryId",
+  v.contact_id,
+  v.user_id,
+  v.territory_id,
   v.skills,
   v.availability,
   v.status,
-  v.leader_id as "leaderId",
-  v.goal_promised_votes as "goalPromisedVotes",
-  v.goal_leads as "goalLeads",
-  v.goal_posters as "goalPosters",
-  v.joined_on as "joinedOn",
+  v.leader_id,
+  v.goal_promised_votes,
+  v.goal_leads,
+  v.goal_posters,
+  v.joined_on,
   v.source,
-  v.source_ref as "sourceRef",
-  v.location_consent_at as "locationConsentAt",
-  v.location_consent_text_id as "locationConsentTextId",
-  v.created_at as "createdAt",
-  v.updated_at as "updatedAt",
-  coalesce(w.n, 0)::int as "activityCount",
-  w.last_at as "lastActivityAt"
+  v.source_ref,
+  v.location_consent_at,
+  v.location_consent_text_id,
+  v.created_at,
+  v.updated_at,
+  c.name,
+  c.phone,
+  c.email,
+  c.document_id,
+  coalesce(w.n, 0)::int as activity_count,
+  w.last_at as last_activity_at
 from
   volunteers v
   join (
@@ -711,22 +711,22 @@ from
 -- volunteers.repository.ts: insertLoggedActivities
 insert into
   "volunteer_activities" (
-    "id",
-    "client_id",
-    "source",
-    "source_id",
-    "volunteer_id",
     "type",
-    "occurred_at",
-    "duration_minutes",
     "quantity",
     "unit",
-    "territory_id",
     "notes",
+    "id",
+    "source",
+    "event_id",
     "lat",
     "lng",
-    "event_id",
+    "territory_id",
+    "source_id",
+    "occurred_at",
+    "client_id",
+    "duration_minutes",
     "poster_code",
+    "volunteer_id",
     "recorded_by_id",
     "created_at"
   )
@@ -767,22 +767,22 @@ where
 -- volunteers.repository.ts: upsertDerivedActivities
 insert into
   "volunteer_activities" (
-    "id",
-    "client_id",
-    "source",
-    "source_id",
-    "volunteer_id",
     "type",
-    "occurred_at",
-    "duration_minutes",
     "quantity",
     "unit",
-    "territory_id",
     "notes",
+    "id",
+    "source",
+    "event_id",
     "lat",
     "lng",
-    "event_id",
+    "territory_id",
+    "source_id",
+    "occurred_at",
+    "client_id",
+    "duration_minutes",
     "poster_code",
+    "volunteer_id",
     "recorded_by_id",
     "created_at"
   )
@@ -811,23 +811,7 @@ on conflict ("source", "source_id") do nothing;
 
 -- volunteers.repository.ts: activityRows
 select
-  a.id,
-  a.client_id as "clientId",
-  a.source,
-  a.volunteer_id as "volunteerId",
-  a.type,
-  a.occurred_at as "occurredAt",
-  a.duration_minutes as "durationMinutes",
-  a.quantity,
-  a.unit,
-  a.territory_id as "territoryId",
-  a.notes,
-  a.lat,
-  a.lng,
-  a.event_id as "eventId",
-  a.poster_code as "posterCode",
-  a.recorded_by_id as "recordedById",
-  a.created_at as "createdAt"
+  a.*
 from
   volunteer_activities a
 where
@@ -1130,10 +1114,10 @@ where
   and "volunteer_id" <> $2;
 
 -- volunteers.repository.ts: replaceVoters
-delete from volunteer_voters
+delete from "volunteer_voters"
 where
-  volunteer_id = $1
-  and not (voter_id = any ($2::uuid[]));
+  "volunteer_id" = $1
+  and "voter_id" not in ($2);
 insert into
   volunteer_voters (voter_id, volunteer_id, linked_at)
 select
@@ -1254,33 +1238,33 @@ where
 
 -- volunteers.repository.ts: countVolunteersByStatus
 select
-  status,
-  count(*)::int as n
+  "status",
+  cast(count(*) as integer) as "n"
 from
-  volunteers
+  "volunteers"
 where
-  erased_at is null
+  "erased_at" is null
 group by
-  status;
+  "status";
 
 -- volunteers.repository.ts: volunteersTerritoryReferences
 select
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      volunteers
+      "volunteers"
     where
-      territory_id = $1
-  ) as volunteers,
+      "territory_id" = $1
+  ) as "volunteers",
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      volunteer_activities
+      "volunteer_activities"
     where
-      territory_id = $2
-  ) as activities;
+      "territory_id" = $2
+  ) as "activities";
 
 -- volunteers.sync.ts: syncDerivedActivities
 select

@@ -1,19 +1,12 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
+import { camelRow, snakeRow, type CamelCased, type WithNumbers } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
-import { audienceContacts } from '../audience';
+import { audienceContacts, type ContactSchema } from '../audience';
 import { gotvVoterStatuses } from '../gotv';
 import { territoryAndDescendants, territoryDirectory } from '../territories';
-import {
-  VolunteerActivitySchema,
-  VolunteerSchema,
-  VolunteerSyncSchema,
-  VolunteerVoterSchema,
-  type ActivitySource,
-  type ActivityType,
-  type ActivityUnit,
-  type VolunteerStatus,
-} from './volunteers.entities';
+import { VolunteerActivitySchema, VolunteerSchema, VolunteerSyncSchema, VolunteerVoterSchema, type ActivityType, type VolunteerStatus } from './volunteers.entities';
 import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 type VolunteerTables = InferKyselyDB<typeof VolunteerSchema | typeof VolunteerActivitySchema | typeof VolunteerVoterSchema | typeof VolunteerSyncSchema>;
@@ -45,40 +38,42 @@ export function isActiveSql(volunteerId: Sql, window: ActiveWindow): Sql<never> 
 
 // ───────────── volunteers
 
-export interface VolunteerRecord {
-  id: string;
-  contactId: string;
-  name: string;
-  phone: string | null;
-  email: string | null;
-  documentId: string | null;
-  userId: string | null;
-  territoryId: string | null;
-  skills: string[];
-  availability: string[];
-  status: VolunteerStatus;
-  leaderId: string | null;
-  goalPromisedVotes: number;
-  goalLeads: number;
-  goalPosters: number;
-  joinedOn: string;
-  source: string;
-  sourceRef: string | null;
-  locationConsentAt: Date | null;
-  locationConsentTextId: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** The volunteer columns a record carries: all but the erasure mark and who recorded the location consent. */
+const volunteerColumns = [
+  'id',
+  'contact_id',
+  'user_id',
+  'territory_id',
+  'skills',
+  'availability',
+  'status',
+  'leader_id',
+  'goal_promised_votes',
+  'goal_leads',
+  'goal_posters',
+  'joined_on',
+  'source',
+  'source_ref',
+  'location_consent_at',
+  'location_consent_text_id',
+  'created_at',
+  'updated_at',
+] as const;
+const volunteerSelect = sql.raw(volunteerColumns.map((column) => `v.${column}`).join(', '));
 
-const volunteerColumns = sql`v.id, v.contact_id as "contactId", c.name, c.phone, c.email, c.document_id as "documentId", v.user_id as "userId",
-  v.territory_id as "territoryId", v.skills, v.availability, v.status, v.leader_id as "leaderId", v.goal_promised_votes as "goalPromisedVotes",
-  v.goal_leads as "goalLeads", v.goal_posters as "goalPosters", v.joined_on as "joinedOn", v.source, v.source_ref as "sourceRef",
-  v.location_consent_at as "locationConsentAt", v.location_consent_text_id as "locationConsentTextId", v.created_at as "createdAt", v.updated_at as "updatedAt"`;
+type VolunteerRow = Pick<Selectable<VolunteerTables['volunteers']>, (typeof volunteerColumns)[number]>;
+/** The person's details, as the audience shows them. */
+type PersonRow = Pick<Selectable<InferKyselyDB<typeof ContactSchema>['contacts']>, 'name' | 'phone' | 'email' | 'document_id'>;
 
-/** A volunteer whose data is held (not erased), with the person's details from the audience. */
+/** A held volunteer with the person's details from the audience. */
+export type VolunteerRecord = CamelCased<VolunteerRow & PersonRow>;
+
+/** A held volunteer (not erased), with the person's details from the audience. */
 export async function findVolunteer(q: Queries, id: string, lock = false): Promise<VolunteerRecord | undefined> {
-  return q.first(sql<VolunteerRecord>`select ${volunteerColumns} from volunteers v join ${audienceContacts()} c on c.id = v.contact_id
+  const row = await q.first(sql<VolunteerRow & PersonRow>`select ${volunteerSelect}, c.name, c.phone, c.email, c.document_id
+    from volunteers v join ${audienceContacts()} c on c.id = v.contact_id
     where v.id = ${id} and v.erased_at is null ${lock ? sql`for update of v` : sql``}`);
+  return row && camelRow(row);
 }
 
 export async function volunteerIdOfContact(q: Queries, contactId: string): Promise<string | undefined> {
@@ -101,78 +96,38 @@ export async function volunteerIdMatching(q: Queries, person: { phone: string | 
 }
 
 /** What a new volunteer row is written from: the record's own columns, less what the contact and the clock give, plus who recorded the location consent. */
-export type NewVolunteer = Omit<VolunteerRecord, 'name' | 'phone' | 'email' | 'documentId' | 'createdAt' | 'updatedAt'> & { locationConsentBy: string | null };
+export type NewVolunteer = CamelCased<Omit<VolunteerRow, 'created_at' | 'updated_at'> & Pick<Selectable<VolunteerTables['volunteers']>, 'location_consent_by'>>;
 
 /** Inserts the volunteer unless their contact already is one: the new id, or undefined. */
 export async function insertVolunteer(q: Queries, volunteer: NewVolunteer, at: Date): Promise<string | undefined> {
   const row = await q.first(
     db
       .insertInto('volunteers')
-      .values({
-        id: volunteer.id,
-        contact_id: volunteer.contactId,
-        user_id: volunteer.userId,
-        territory_id: volunteer.territoryId,
-        skills: volunteer.skills,
-        availability: volunteer.availability,
-        status: volunteer.status,
-        leader_id: volunteer.leaderId,
-        goal_promised_votes: volunteer.goalPromisedVotes,
-        goal_leads: volunteer.goalLeads,
-        goal_posters: volunteer.goalPosters,
-        joined_on: volunteer.joinedOn,
-        source: volunteer.source,
-        source_ref: volunteer.sourceRef,
-        location_consent_at: volunteer.locationConsentAt,
-        location_consent_text_id: volunteer.locationConsentTextId,
-        location_consent_by: volunteer.locationConsentBy,
-        created_at: at,
-        updated_at: at,
-      })
+      .values({ ...snakeRow(volunteer), created_at: at, updated_at: at })
       .onConflict((conflict) => conflict.column('contact_id').doNothing())
       .returning('id'),
   );
   return row?.id;
 }
 
-export interface VolunteerChanges {
-  userId?: string | null;
-  territoryId?: string | null;
-  skills?: string[];
-  availability?: string[];
-  status?: VolunteerStatus;
-  leaderId?: string | null;
-  goalPromisedVotes?: number;
-  goalLeads?: number;
-  goalPosters?: number;
-  joinedOn?: string;
-  location?: { at: Date; textId: string; by: string } | null;
-}
+/** The fields a change may set (those left undefined stay as they are), and the location consent given (or withdrawn: null). */
+export type VolunteerChanges = Partial<
+  Pick<NewVolunteer, 'userId' | 'territoryId' | 'skills' | 'availability' | 'status' | 'leaderId' | 'goalPromisedVotes' | 'goalLeads' | 'goalPosters' | 'joinedOn'>
+> & { location?: { at: Date; textId: string; by: string } | null };
 
 export async function updateVolunteer(q: Queries, id: string, changes: VolunteerChanges, at: Date): Promise<void> {
-  const location =
-    changes.location === undefined
+  const { location, ...fields } = changes;
+  const consent =
+    location === undefined
       ? {}
-      : changes.location === null
+      : location === null
         ? { location_consent_at: null, location_consent_text_id: null, location_consent_by: null }
-        : { location_consent_at: changes.location.at, location_consent_text_id: changes.location.textId, location_consent_by: changes.location.by };
+        : { location_consent_at: location.at, location_consent_text_id: location.textId, location_consent_by: location.by };
+  // The builder leaves out the columns whose value is undefined: those fields were not changed.
   await q.write(
     db
       .updateTable('volunteers')
-      .set({
-        ...(changes.userId !== undefined && { user_id: changes.userId }),
-        ...(changes.territoryId !== undefined && { territory_id: changes.territoryId }),
-        ...(changes.skills !== undefined && { skills: changes.skills }),
-        ...(changes.availability !== undefined && { availability: changes.availability }),
-        ...(changes.status !== undefined && { status: changes.status }),
-        ...(changes.leaderId !== undefined && { leader_id: changes.leaderId }),
-        ...(changes.goalPromisedVotes !== undefined && { goal_promised_votes: changes.goalPromisedVotes }),
-        ...(changes.goalLeads !== undefined && { goal_leads: changes.goalLeads }),
-        ...(changes.goalPosters !== undefined && { goal_posters: changes.goalPosters }),
-        ...(changes.joinedOn !== undefined && { joined_on: changes.joinedOn }),
-        ...location,
-        updated_at: at,
-      })
+      .set({ ...snakeRow(fields), ...consent, updated_at: at })
       .where('id', '=', id),
   );
 }
@@ -215,13 +170,11 @@ export interface VolunteerFilter {
   q?: string | undefined;
 }
 
-export interface VolunteerRow extends VolunteerRecord {
-  activityCount: number;
-  lastActivityAt: Date | null;
-}
+/** A held volunteer in the list: the record, and their activities in the active window (how many, the latest). */
+export type VolunteerListRecord = CamelCased<VolunteerRow & PersonRow & { activity_count: number; last_activity_at: Date | null }>;
 
 /** Newest first (ids are UUID v7), with each one's activities in the active window; `before` is the last id of the previous page. */
-export async function volunteerRows(q: Queries, filter: VolunteerFilter, window: ActiveWindow, before: string | undefined, limit: number): Promise<VolunteerRow[]> {
+export async function volunteerRows(q: Queries, filter: VolunteerFilter, window: ActiveWindow, before: string | undefined, limit: number): Promise<VolunteerListRecord[]> {
   const conditions: Sql[] = [sql`v.erased_at is null`];
   if (before) conditions.push(sql`v.id < ${before}::uuid`);
   if (filter.status) conditions.push(sql`v.status = ${filter.status}`);
@@ -236,8 +189,8 @@ export async function volunteerRows(q: Queries, filter: VolunteerFilter, window:
       digits.length >= 3 ? sql`(c.name ilike ${pattern} or c.email ilike ${pattern} or c.phone like ${`%${digits}%`})` : sql`(c.name ilike ${pattern} or c.email ilike ${pattern})`,
     );
   }
-  return q.rows(sql<VolunteerRow>`
-    select ${volunteerColumns}, coalesce(w.n, 0)::int as "activityCount", w.last_at as "lastActivityAt"
+  const rows = await q.rows(sql<VolunteerRow & PersonRow & { activity_count: number; last_activity_at: Date | null }>`
+    select ${volunteerSelect}, c.name, c.phone, c.email, c.document_id, coalesce(w.n, 0)::int as activity_count, w.last_at as last_activity_at
     from volunteers v join ${audienceContacts()} c on c.id = v.contact_id
     left join lateral (
       select count(*) as n, max(a.occurred_at) as last_at from volunteer_activities a
@@ -245,6 +198,7 @@ export async function volunteerRows(q: Queries, filter: VolunteerFilter, window:
     ) w on true
     where ${sql.join(conditions, ' and ')}
     order by v.id desc limit ${limit}`);
+  return rows.map((row) => camelRow(row));
 }
 
 /** Which of these ids are held volunteers, with their location consent. */
@@ -273,48 +227,12 @@ export async function leaderMap(q: Queries): Promise<Map<string, string | null>>
 
 // ───────────── activities
 
-export interface NewActivity {
-  id: string;
-  clientId: string | null;
-  source: ActivitySource;
-  sourceId: string | null;
-  volunteerId: string;
-  type: ActivityType;
-  occurredAt: Date;
-  durationMinutes: number | null;
-  quantity: number | null;
-  unit: ActivityUnit | null;
-  territoryId: string | null;
-  notes: string | null;
-  lat: number | null;
-  lng: number | null;
-  eventId: string | null;
-  posterCode: string | null;
-  recordedById: string | null;
-}
+type ActivityRow = WithNumbers<Selectable<VolunteerTables['volunteer_activities']>, 'lat' | 'lng'>;
 
-function activityValues(activity: NewActivity, at: Date) {
-  return {
-    id: activity.id,
-    client_id: activity.clientId,
-    source: activity.source,
-    source_id: activity.sourceId,
-    volunteer_id: activity.volunteerId,
-    type: activity.type,
-    occurred_at: activity.occurredAt,
-    duration_minutes: activity.durationMinutes,
-    quantity: activity.quantity,
-    unit: activity.unit,
-    territory_id: activity.territoryId,
-    notes: activity.notes,
-    lat: activity.lat,
-    lng: activity.lng,
-    event_id: activity.eventId,
-    poster_code: activity.posterCode,
-    recorded_by_id: activity.recordedById,
-    created_at: at,
-  };
-}
+/** What an activity row is written from: all its columns but the insert's own time. */
+export type NewActivity = CamelCased<Omit<ActivityRow, 'created_at'>>;
+
+const activityValues = (activity: NewActivity, at: Date) => ({ ...snakeRow(activity), created_at: at });
 
 /**
  * Inserts logged activities in one statement; those whose client id is already stored are left
@@ -356,25 +274,8 @@ export async function upsertDerivedActivities(q: Queries, activities: readonly N
   return result.count;
 }
 
-export interface ActivityRecord {
-  id: string;
-  clientId: string | null;
-  source: ActivitySource;
-  volunteerId: string;
-  type: ActivityType;
-  occurredAt: Date;
-  durationMinutes: number | null;
-  quantity: number | null;
-  unit: ActivityUnit | null;
-  territoryId: string | null;
-  notes: string | null;
-  lat: number | null;
-  lng: number | null;
-  eventId: string | null;
-  posterCode: string | null;
-  recordedById: string | null;
-  createdAt: Date;
-}
+/** A stored activity, as the list shows it (the fact it was derived from stays inside). */
+export type ActivityRecord = CamelCased<Omit<ActivityRow, 'source_id'>>;
 
 export interface ActivityFilter {
   volunteerId?: string | undefined;
@@ -398,14 +299,12 @@ function activityConditions(filter: ActivityFilter): Sql {
 }
 
 /** Latest first; `after` is the (occurredAt, id) of the previous page's last row. */
-export function activityRows(q: Queries, filter: ActivityFilter, after: { occurredAt: Date; id: string } | undefined, limit: number): Promise<ActivityRecord[]> {
+export async function activityRows(q: Queries, filter: ActivityFilter, after: { occurredAt: Date; id: string } | undefined, limit: number): Promise<ActivityRecord[]> {
   const page = after ? sql`and (a.occurred_at, a.id) < (${after.occurredAt}::timestamptz, ${after.id}::uuid)` : sql``;
-  return q.rows(sql<ActivityRecord>`
-    select a.id, a.client_id as "clientId", a.source, a.volunteer_id as "volunteerId", a.type, a.occurred_at as "occurredAt",
-      a.duration_minutes as "durationMinutes", a.quantity, a.unit, a.territory_id as "territoryId", a.notes, a.lat, a.lng,
-      a.event_id as "eventId", a.poster_code as "posterCode", a.recorded_by_id as "recordedById", a.created_at as "createdAt"
-    from volunteer_activities a where ${activityConditions(filter)} ${page}
+  const rows = await q.rows(sql<Selectable<VolunteerTables['volunteer_activities']>>`
+    select a.* from volunteer_activities a where ${activityConditions(filter)} ${page}
     order by a.occurred_at desc, a.id desc limit ${limit}`);
+  return rows.map(({ source_id: _derivedFrom, ...row }) => camelRow(row, ['lat', 'lng']));
 }
 
 export function activityTotals(q: Queries, filter: ActivityFilter): Promise<{ type: ActivityType; count: number; quantity: number }[]> {
@@ -533,7 +432,9 @@ export async function votersTakenByOthers(q: Queries, volunteerId: string, voter
 }
 
 export async function replaceVoters(q: Queries, volunteerId: string, voterIds: readonly string[], at: Date): Promise<void> {
-  await q.write(sql`delete from volunteer_voters where volunteer_id = ${volunteerId} and not (voter_id = any(${voterIds}::uuid[]))`);
+  let dropped = db.deleteFrom('volunteer_voters').where('volunteer_id', '=', volunteerId);
+  if (voterIds.length) dropped = dropped.where('voter_id', 'not in', [...voterIds]);
+  await q.write(dropped);
   await addVoters(q, volunteerId, voterIds, at);
 }
 
@@ -598,15 +499,30 @@ export async function countActiveVolunteers(q: Queries, window: ActiveWindow, te
 }
 
 export function countVolunteersByStatus(q: Queries): Promise<{ status: VolunteerStatus; n: number }[]> {
-  return q.rows(sql<{ status: VolunteerStatus; n: number }>`select status, count(*)::int as n from volunteers where erased_at is null group by status`);
+  return q.rows(
+    db
+      .selectFrom('volunteers')
+      .select((volunteer) => ['status', volunteer.cast<number>(volunteer.fn.countAll(), 'integer').as('n')])
+      .where('erased_at', 'is', null)
+      .groupBy('status'),
+  );
 }
 
 /** Volunteers and their activities placed in a territory. */
 export const volunteersTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
   const row = await q.first(
-    sql<{ volunteers: number; activities: number }>`select
-      (select count(*)::int from volunteers where territory_id = ${territoryId}) as volunteers,
-      (select count(*)::int from volunteer_activities where territory_id = ${territoryId}) as activities`,
+    db.selectNoFrom((query) => [
+      query
+        .selectFrom('volunteers')
+        .select((volunteer) => volunteer.cast<number>(volunteer.fn.countAll(), 'integer').as('n'))
+        .where('territory_id', '=', territoryId)
+        .as('volunteers'),
+      query
+        .selectFrom('volunteer_activities')
+        .select((activity) => activity.cast<number>(activity.fn.countAll(), 'integer').as('n'))
+        .where('territory_id', '=', territoryId)
+        .as('activities'),
+    ]),
   );
   return [
     { count: row?.volunteers ?? 0, one: 'voluntario', many: 'voluntarios' },

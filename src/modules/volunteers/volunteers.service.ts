@@ -39,7 +39,7 @@ import {
   type VolunteerChanges,
   type VolunteerFilter,
   type VolunteerRecord,
-  type VolunteerRow,
+  type VolunteerListRecord,
 } from './volunteers.repository';
 import type {
   ActivitiesInput,
@@ -334,7 +334,7 @@ export function volunteersCsv(deps: Deps, query: ListVolunteersInput, reliabilit
     yield CSV_COLUMNS;
     let before: string | undefined;
     for (;;) {
-      const batch: VolunteerRow[] = await volunteerRows(deps.db, filter, window, before, 1000);
+      const batch: VolunteerListRecord[] = await volunteerRows(deps.db, filter, window, before, 1000);
       const figures = await reliability(
         deps.db,
         batch.map((row) => row.contactId),
