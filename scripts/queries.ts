@@ -304,7 +304,10 @@ class Samples {
     }
     if (this.isLibraryObject(type)) return unusable(symbolName);
     const sample: Record<string, unknown> = {};
-    for (const property of type.getProperties()) {
+    // By name, not in the checker's order, which follows what else it has read: one module's type
+    // change would otherwise reorder another module's insert columns.
+    const properties = [...type.getProperties()].sort((a, b) => (a.getName() < b.getName() ? -1 : a.getName() > b.getName() ? 1 : 0));
+    for (const property of properties) {
       // A list's cursor is one the list gave out: the first page is the one to show.
       if (property.flags & ts.SymbolFlags.Optional && /cursor/i.test(property.getName())) continue;
       sample[property.getName()] = this.of(this.checker.getTypeOfSymbol(property), property.getName(), depth + 1);

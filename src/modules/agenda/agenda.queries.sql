@@ -93,15 +93,15 @@ limit
 -- agenda.logistics.repository.ts: insertResource
 insert into
   "agenda_resources" (
-    "name",
     "active",
     "category",
+    "created_at",
+    "id",
+    "name",
+    "notes",
     "quantity",
     "unit",
-    "notes",
-    "id",
-    "updated_at",
-    "created_at"
+    "updated_at"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9);
@@ -109,12 +109,12 @@ values
 -- agenda.logistics.repository.ts: updateResource
 update "agenda_resources"
 set
-  "name" = $1,
-  "active" = $2,
-  "category" = $3,
-  "quantity" = $4,
-  "unit" = $5,
-  "notes" = $6,
+  "active" = $1,
+  "category" = $2,
+  "name" = $3,
+  "notes" = $4,
+  "quantity" = $5,
+  "unit" = $6,
   "updated_at" = $7
 where
   "id" = $8;
@@ -186,15 +186,15 @@ from
 -- agenda.logistics.repository.ts: insertAllocation
 insert into
   "agenda_allocations" (
-    "quantity",
-    "notes",
-    "id",
     "created_at",
-    "starts_at",
+    "created_by_id",
     "ends_at",
-    "resource_id",
     "event_id",
-    "created_by_id"
+    "id",
+    "notes",
+    "quantity",
+    "resource_id",
+    "starts_at"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9);
@@ -224,15 +224,15 @@ where
 -- agenda.logistics.repository.ts: insertTask
 insert into
   "agenda_tasks" (
-    "notes",
-    "id",
-    "title",
-    "updated_at",
+    "assignee_id",
     "created_at",
-    "event_id",
-    "due_at",
     "done_at",
-    "assignee_id"
+    "due_at",
+    "event_id",
+    "id",
+    "notes",
+    "title",
+    "updated_at"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9);
@@ -240,12 +240,12 @@ values
 -- agenda.logistics.repository.ts: updateTask
 update "agenda_tasks"
 set
-  "notes" = $1,
-  "title" = $2,
-  "updated_at" = $3,
-  "due_at" = $4,
-  "done_at" = $5,
-  "assignee_id" = $6
+  "assignee_id" = $1,
+  "done_at" = $2,
+  "due_at" = $3,
+  "notes" = $4,
+  "title" = $5,
+  "updated_at" = $6
 where
   "id" = $7;
 

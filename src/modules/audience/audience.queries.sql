@@ -451,20 +451,20 @@ where
 -- audience.merge.repository.ts: writeContactFields
 update "contacts"
 set
-  "name" = $1,
-  "updated_at" = $2,
-  "email" = $3,
-  "neighbourhood" = $4,
-  "phone" = $5,
+  "document_id" = $1,
+  "email" = $2,
+  "email_opt_in" = $3,
+  "email_opted_out_at" = $4,
+  "identity_key" = $5,
   "interests" = $6,
-  "tags" = $7,
-  "whatsapp_opt_in" = $8,
-  "email_opt_in" = $9,
-  "identity_key" = $10,
-  "document_id" = $11,
-  "whatsapp_opted_out_at" = $12,
-  "email_opted_out_at" = $13,
-  "territory_id" = $14
+  "name" = $7,
+  "neighbourhood" = $8,
+  "phone" = $9,
+  "tags" = $10,
+  "territory_id" = $11,
+  "updated_at" = $12,
+  "whatsapp_opt_in" = $13,
+  "whatsapp_opted_out_at" = $14
 where
   "id" = $15;
 

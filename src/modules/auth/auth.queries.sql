@@ -25,11 +25,11 @@ limit
 -- auth.repository.ts: insertUser
 insert into
   "users" (
-    "name",
-    "id",
-    "role",
     "email",
+    "id",
+    "name",
     "password_hash",
+    "role",
     "active",
     "token_version",
     "created_at",
@@ -172,8 +172,8 @@ returning
 update "users"
 set
   "updated_at" = $1,
-  "name" = $2,
-  "active" = $3,
+  "active" = $2,
+  "name" = $3,
   "role" = $4
 where
   "id" = $5
@@ -222,9 +222,9 @@ where
   and "used_at" is null;
 insert into
   "password_resets" (
-    "id",
     "created_by_id",
     "expires_at",
+    "id",
     "token_hash",
     "user_id",
     "created_at"

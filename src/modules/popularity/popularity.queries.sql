@@ -5,29 +5,29 @@
 -- popularity.repository.ts: insertPoll
 insert into
   "popularity_polls" (
-    "notes",
-    "id",
+    "compliant",
+    "confidence_level",
     "created_at",
     "created_by_id",
+    "fieldwork_end",
+    "fieldwork_start",
+    "id",
+    "margin_of_error",
     "method",
-    "territory_id",
+    "notes",
     "pollster",
-    "scope",
-    "sponsor",
-    "universe",
     "probabilistic",
-    "question",
-    "results",
-    "compliant",
     "problems",
     "published_at",
+    "question",
     "registration_number",
-    "fieldwork_start",
-    "fieldwork_end",
+    "results",
     "sample_size",
-    "margin_of_error",
-    "confidence_level",
-    "source_url"
+    "scope",
+    "source_url",
+    "sponsor",
+    "territory_id",
+    "universe"
   )
 values
   (
@@ -216,15 +216,15 @@ set
 -- popularity.repository.ts: insertSwotItem
 insert into
   "popularity_swot_items" (
-    "text",
     "active",
-    "id",
-    "updated_at",
+    "author_id",
     "created_at",
     "evidence",
+    "id",
     "quadrant",
     "suggestion_key",
-    "author_id"
+    "text",
+    "updated_at"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9);

@@ -102,13 +102,13 @@ where
 -- territories.repository.ts: updateTerritory
 update "territories"
 set
-  "name" = $1,
-  "type" = $2,
-  "geometry" = $3,
-  "code" = $4,
+  "code" = $1,
+  "geometry" = $2,
+  "name" = $3,
+  "parent_id" = $4,
   "population" = $5,
   "registered_voters" = $6,
-  "parent_id" = $7,
+  "type" = $7,
   "centroid_lat" = $8,
   "centroid_lng" = $9,
   "updated_at" = $10

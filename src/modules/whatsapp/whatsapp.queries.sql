@@ -1227,9 +1227,9 @@ limit
 insert into
   "wa_quick_replies" (
     "id",
+    "shortcut",
     "text",
     "title",
-    "shortcut",
     "created_by_id",
     "updated_by_id",
     "created_at",
@@ -1250,9 +1250,9 @@ returning
 -- whatsapp.quick-replies.repository.ts: updateQuickReply
 update "wa_quick_replies"
 set
-  "text" = $1,
-  "title" = $2,
-  "shortcut" = $3,
+  "shortcut" = $1,
+  "text" = $2,
+  "title" = $3,
   "updated_by_id" = $4,
   "updated_at" = $5
 where
