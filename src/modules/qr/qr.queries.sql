@@ -194,12 +194,12 @@ returning
 -- qr.repository.ts: insertCampaign
 insert into
   "qr_campaigns" (
-    "id",
     "name",
-    "description",
-    "status",
+    "id",
     "starts_at",
     "ends_at",
+    "status",
+    "description",
     "territory_id",
     "landing",
     "consent_text_id",
@@ -210,34 +210,12 @@ insert into
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 returning
-  "id",
-  "name",
-  "description",
-  "status",
-  "starts_at",
-  "ends_at",
-  "territory_id",
-  "landing",
-  "consent_text_id",
-  "spam_blocked",
-  "created_at",
-  "updated_at";
--- stopped: threw TypeError: Cannot read properties of undefined (reading 'id')
+  *;
+-- stopped: threw TypeError: Cannot convert undefined or null to object
 
 -- qr.repository.ts: findCampaign
 select
-  "id",
-  "name",
-  "description",
-  "status",
-  "starts_at",
-  "ends_at",
-  "territory_id",
-  "landing",
-  "consent_text_id",
-  "spam_blocked",
-  "created_at",
-  "updated_at"
+  *
 from
   "qr_campaigns"
 where
@@ -245,43 +223,32 @@ where
 
 -- qr.repository.ts: campaignPage
 select
-  "q0".*
+  *
 from
-  "qr_campaigns" as "q0"
+  "qr_campaigns"
 where
-  "q0"."status" = $1
+  "status" = $1
 order by
-  "q0"."id" desc
+  "id" desc
 limit
   $2;
 
 -- qr.repository.ts: updateCampaignRow
 update "qr_campaigns"
 set
-  "updated_at" = $1,
-  "name" = $2,
-  "description" = $3,
+  "name" = $1,
+  "starts_at" = $2,
+  "ends_at" = $3,
   "status" = $4,
-  "starts_at" = $5,
-  "ends_at" = $6,
-  "landing" = $7,
-  "consent_text_id" = $8
+  "description" = $5,
+  "landing" = $6,
+  "consent_text_id" = $7,
+  "updated_at" = $8
 where
   "id" = $9
 returning
-  "id",
-  "name",
-  "description",
-  "status",
-  "starts_at",
-  "ends_at",
-  "territory_id",
-  "landing",
-  "consent_text_id",
-  "spam_blocked",
-  "created_at",
-  "updated_at";
--- stopped: threw TypeError: Cannot read properties of undefined (reading 'id')
+  *;
+-- stopped: threw TypeError: Cannot convert undefined or null to object
 
 -- qr.repository.ts: countSpam
 update "qr_campaigns"
@@ -302,18 +269,18 @@ where
 insert into
   "qr_codes" (
     "id",
-    "campaign_id",
-    "code",
-    "label",
+    "created_at",
     "address",
+    "code",
     "lat",
     "lng",
     "territory_id",
-    "placed_at",
+    "label",
     "authorised_site",
+    "placed_at",
     "removal_deadline",
     "removed_at",
-    "created_at"
+    "campaign_id"
   )
 values
   (
@@ -334,32 +301,20 @@ values
 
 -- qr.repository.ts: codePage
 select
-  "q0".*
+  *
 from
-  "qr_codes" as "q0"
+  "qr_codes"
 where
-  "q0"."campaign_id" = $1
+  "campaign_id" = $1
 order by
-  "q0"."created_at" asc,
-  "q0"."id" asc
+  "created_at" asc,
+  "id" asc
 limit
   $2;
 
 -- qr.repository.ts: findCode
 select
-  "id",
-  "campaign_id",
-  "code",
-  "label",
-  "address",
-  "lat",
-  "lng",
-  "territory_id",
-  "placed_at",
-  "authorised_site",
-  "removal_deadline",
-  "removed_at",
-  "created_at"
+  *
 from
   "qr_codes"
 where
@@ -368,47 +323,23 @@ where
 -- qr.repository.ts: updateCodeRow
 update "qr_codes"
 set
-  "label" = $1,
-  "address" = $2,
-  "lat" = $3,
-  "lng" = $4,
-  "territory_id" = $5,
-  "placed_at" = $6,
-  "authorised_site" = $7,
+  "address" = $1,
+  "lat" = $2,
+  "lng" = $3,
+  "territory_id" = $4,
+  "authorised_site" = $5,
+  "label" = $6,
+  "placed_at" = $7,
   "removal_deadline" = $8,
   "removed_at" = $9
 where
   "id" = $10
 returning
-  "id",
-  "campaign_id",
-  "code",
-  "label",
-  "address",
-  "lat",
-  "lng",
-  "territory_id",
-  "placed_at",
-  "authorised_site",
-  "removal_deadline",
-  "removed_at",
-  "created_at";
+  *;
 
 -- qr.repository.ts: campaignCodes
 select
-  "id",
-  "campaign_id",
-  "code",
-  "label",
-  "address",
-  "lat",
-  "lng",
-  "territory_id",
-  "placed_at",
-  "authorised_site",
-  "removal_deadline",
-  "removed_at",
-  "created_at"
+  *
 from
   "qr_codes"
 where
@@ -973,39 +904,39 @@ order by
 
 -- qr.repository.ts: leadsCapturedBetween
 select
-  count(*)::int as count
+  count(*) as "count"
 from
-  qr_leads
+  "qr_leads"
 where
-  created_at >= $1::timestamptz
-  and created_at < $2::timestamptz;
+  "created_at" >= $1
+  and "created_at" < $2;
 
 -- qr.repository.ts: qrTerritoryReferences
 select
   (
     select
-      count(*)::int
+      count(*) as "count"
     from
-      qr_campaigns
+      "qr_campaigns"
     where
-      territory_id = $1
-  ) as campaigns,
+      "territory_id" = $1
+  ) as "campaigns",
   (
     select
-      count(*)::int
+      count(*) as "count"
     from
-      qr_codes
+      "qr_codes"
     where
-      territory_id = $2
-  ) as codes,
+      "territory_id" = $2
+  ) as "codes",
   (
     select
-      count(*)::int
+      count(*) as "count"
     from
-      qr_leads
+      "qr_leads"
     where
-      territory_id = $3
-  ) as leads;
+      "territory_id" = $3
+  ) as "leads";
 
 -- qr.timeline.ts: qrTimeline.items
 select
