@@ -409,12 +409,12 @@ limit
 insert into
   "qr_scans" (
     "id",
-    "campaign_id",
-    "code_id",
+    "ip_hash",
     "scanned_at",
     "is_bot",
-    "ip_hash",
-    "referrer"
+    "referrer",
+    "campaign_id",
+    "code_id"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7);

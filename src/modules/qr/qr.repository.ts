@@ -134,9 +134,9 @@ export async function campaignCodes(q: Queries, campaignId: string, limit: numbe
 // The public paths: code look-up, scans, capture
 
 /** A poster code's id and campaign, by the code printed on it: on every scan (cached). */
-export async function findCodeByPrintedCode(q: Queries, code: string): Promise<{ id: string; code: string; campaignId: string } | undefined> {
+export async function findCodeByPrintedCode(q: Queries, code: string): Promise<Pick<CodeRecord, 'id' | 'code' | 'campaignId'> | undefined> {
   const row = await q.first(prepared('qr_code_by_printed_code', db.selectFrom('qr_codes').select(['id', 'code', 'campaign_id']).where('code', '=', code)));
-  return row && { id: row.id, code: row.code, campaignId: row.campaign_id };
+  return row && camelRow(row);
 }
 
 /** Barrios inside a territory, by name, offered as choices on a landing page. */
@@ -147,27 +147,11 @@ export function neighbourhoodsInside(q: Queries, territoryId: string, limit: num
   );
 }
 
-export interface NewScan {
-  campaignId: string;
-  codeId: string;
-  at: Date;
-  isBot: boolean;
-  ipHash: string | null;
-  referrer: string | null;
-}
+export type NewScan = Omit<CamelCased<Selectable<QrTables['qr_scans']>>, 'id'>;
 
 /** One row per scan, prepared once per connection: it runs on every poster scan. */
 export async function insertScan(q: Queries, scan: NewScan): Promise<void> {
-  const insert = db.insertInto('qr_scans').values({
-    id: newId(),
-    campaign_id: scan.campaignId,
-    code_id: scan.codeId,
-    scanned_at: scan.at,
-    is_bot: scan.isBot,
-    ip_hash: scan.ipHash,
-    referrer: scan.referrer,
-  });
-  await q.write(prepared('qr_scan_insert', insert));
+  await q.write(prepared('qr_scan_insert', db.insertInto('qr_scans').values(snakeRow({ id: newId(), ...scan }))));
 }
 
 export interface CapturedLead {
