@@ -521,9 +521,9 @@ insert into
     "at",
     "action",
     "changes",
+    "actor_id",
     "note",
-    "request_id",
-    "actor_id"
+    "request_id"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7);
@@ -546,8 +546,8 @@ insert into
     "id",
     "sha256",
     "size",
-    "request_id",
     "uploaded_at",
+    "request_id",
     "file_name",
     "uploaded_by_id"
   )
