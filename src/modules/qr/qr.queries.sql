@@ -728,37 +728,47 @@ where
 
 -- qr.repository.ts: campaignFigures
 select
-  count(*) filter (
-    where
-      not is_bot
-  )::int as scans,
-  count(distinct ip_hash) filter (
-    where
-      not is_bot
-  )::int as unique_scans,
-  count(*) filter (
-    where
-      is_bot
-  )::int as bot_scans
+  cast(
+    count(*) filter (
+      where
+        "is_bot" = $1
+    ) as integer
+  ) as "scans",
+  cast(
+    count(distinct "ip_hash") filter (
+      where
+        "is_bot" = $2
+    ) as integer
+  ) as "unique_scans",
+  cast(
+    count(*) filter (
+      where
+        "is_bot" = $3
+    ) as integer
+  ) as "bot_scans"
 from
-  qr_scans
+  "qr_scans"
 where
-  campaign_id = $1;
+  "campaign_id" = $4;
 select
-  count(*)::int as leads,
-  count(*) filter (
-    where
-      whatsapp_opt_in
-  )::int as whatsapp,
-  count(*) filter (
-    where
-      email_opt_in
-  )::int as email,
-  coalesce(sum(submissions - 1), 0)::int as merged
+  cast(count(*) as integer) as "leads",
+  cast(
+    count(*) filter (
+      where
+        "whatsapp_opt_in" = $1
+    ) as integer
+  ) as "whatsapp",
+  cast(
+    count(*) filter (
+      where
+        "email_opt_in" = $2
+    ) as integer
+  ) as "email",
+  cast(coalesce(sum("submissions" - $3), 0) as integer) as "merged"
 from
-  qr_leads
+  "qr_leads"
 where
-  campaign_id = $1;
+  "campaign_id" = $4;
 select
   c.id as code_id,
   c.code,

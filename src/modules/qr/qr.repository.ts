@@ -329,17 +329,25 @@ export interface CampaignFigures {
 export async function campaignFigures(q: Queries, id: string, timeZone: string): Promise<CampaignFigures> {
   const [scans, leads, byCode, byDay, byHour, byInterest, byTerritory] = await Promise.all([
     q.first(
-      sql<CampaignFigures['scans']>`select count(*) filter (where not is_bot)::int as scans,
-          count(distinct ip_hash) filter (where not is_bot)::int as unique_scans,
-          count(*) filter (where is_bot)::int as bot_scans
-        from qr_scans where campaign_id = ${id}`,
+      db
+        .selectFrom('qr_scans')
+        .select((scan) => [
+          scan.cast<number>(scan.fn.countAll().filterWhere('is_bot', '=', false), 'integer').as('scans'),
+          scan.cast<number>(scan.fn.count('ip_hash').distinct().filterWhere('is_bot', '=', false), 'integer').as('unique_scans'),
+          scan.cast<number>(scan.fn.countAll().filterWhere('is_bot', '=', true), 'integer').as('bot_scans'),
+        ])
+        .where('campaign_id', '=', id),
     ),
     q.first(
-      sql<CampaignFigures['leads']>`select count(*)::int as leads,
-          count(*) filter (where whatsapp_opt_in)::int as whatsapp,
-          count(*) filter (where email_opt_in)::int as email,
-          coalesce(sum(submissions - 1), 0)::int as merged
-        from qr_leads where campaign_id = ${id}`,
+      db
+        .selectFrom('qr_leads')
+        .select((lead) => [
+          lead.cast<number>(lead.fn.countAll(), 'integer').as('leads'),
+          lead.cast<number>(lead.fn.countAll().filterWhere('whatsapp_opt_in', '=', true), 'integer').as('whatsapp'),
+          lead.cast<number>(lead.fn.countAll().filterWhere('email_opt_in', '=', true), 'integer').as('email'),
+          lead.cast<number>(lead.fn.coalesce(lead.fn.sum(lead('submissions', '-', 1)), lead.lit(0)), 'integer').as('merged'),
+        ])
+        .where('campaign_id', '=', id),
     ),
     q.rows(
       sql<CampaignFigures['byCode'][number]>`select c.id as code_id, c.code, c.label,
