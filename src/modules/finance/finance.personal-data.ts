@@ -1,4 +1,5 @@
 import type { JsonValue, PersonalDataHolder } from '../../kernel/module';
+import { storedReceipt } from './finance.presenter';
 import { auditOf, entriesOfCounterparties } from './finance.repository';
 
 /** Why the books keep a person's name and cédula after their erasure, as staff report it (docs/finance.md, "Personal data"). */
@@ -21,6 +22,7 @@ export const financePersonalData: PersonalDataHolder = {
     const result = [];
     // One after the other: `q` is the caller's transaction, a single connection.
     for (const entry of entries) {
+      const receipt = storedReceipt(entry);
       const history = await auditOf(q, entry.id);
       result.push({
         id: entry.id,
@@ -35,7 +37,7 @@ export const financePersonalData: PersonalDataHolder = {
         description: entry.description,
         notes: entry.notes,
         reversesId: entry.reversesId,
-        receipt: entry.receipt ? { type: entry.receipt.type, size: entry.receipt.size, uploadedAt: entry.receipt.uploadedAt } : null,
+        receipt: receipt && { type: receipt.type, size: receipt.size, uploadedAt: receipt.uploadedAt },
         createdAt: entry.createdAt,
         // A jsonb column's value: JSON as it was written.
         history: history.map((row) => ({ action: row.action, at: row.at, changes: row.changes as unknown as JsonValue, reason: row.reason })),

@@ -1,12 +1,19 @@
 import type { z } from 'zod';
-import type { AuditRecord, CodeWithUse, LedgerEntry, SettingsRecord } from './finance.repository';
+import type { AuditRecord, CodeWithUse, LedgerEntry, ReceiptRecord, SettingsRecord } from './finance.repository';
 import type { codeView, entryView, historyView, settingsView } from './finance.schemas';
 import { donorLimit } from './finance.summary';
 
 /** Whether a day falls in the closed period. */
 export const isClosed = (date: string, closedThrough: string | null): boolean => closedThrough !== null && date <= closedThrough;
 
+/** An entry's receipt, when it has one (its four columns are written together). */
+export function storedReceipt(entry: ReceiptRecord): { sha256: string; type: string; size: number; uploadedAt: Date } | null {
+  const { receiptSha256: sha256, receiptType: type, receiptSize: size, receiptUploadedAt: uploadedAt } = entry;
+  return sha256 && type && size !== null && uploadedAt ? { sha256, type, size, uploadedAt } : null;
+}
+
 export function presentEntry(entry: LedgerEntry, closedThrough: string | null): z.input<typeof entryView> {
+  const receipt = storedReceipt(entry);
   return {
     id: entry.id,
     kind: entry.kind,
@@ -22,7 +29,7 @@ export function presentEntry(entry: LedgerEntry, closedThrough: string | null): 
     reversedById: entry.reversedById,
     eventId: entry.eventId,
     override: entry.override,
-    receipt: entry.receipt && { sha256: entry.receipt.sha256, type: entry.receipt.type, size: entry.receipt.size, uploadedAt: entry.receipt.uploadedAt.toISOString() },
+    receipt: receipt && { ...receipt, uploadedAt: receipt.uploadedAt.toISOString() },
     periodClosed: isClosed(entry.date, closedThrough),
     recordedById: entry.recordedById,
     createdAt: entry.createdAt.toISOString(),

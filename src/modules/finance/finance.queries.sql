@@ -2,65 +2,6 @@
 -- runs, given sample arguments and finding no rows. Do not edit; `npm run check:queries` fails
 -- when this file no longer matches the code.
 
--- finance.figures.repository.ts: financeBalance
-select
-  "spending_cap",
-  "donor_limit_share",
-  "closed_through",
-  "updated_at",
-  "updated_by_id"
-from
-  "finance_settings"
-where
-  "id" = $1;
-select
-  "election_date",
-  "updated_at"
-from
-  "campaign_settings"
-where
-  "id" = $1;
-select
-  coalesce(
-    sum(amount) filter (
-      where
-        kind = 'income'
-    ),
-    0
-  )::bigint as income,
-  coalesce(
-    sum(amount) filter (
-      where
-        kind = 'expense'
-    ),
-    0
-  )::bigint as expenses,
-  coalesce(
-    sum(amount) filter (
-      where
-        kind = 'expense'
-        and date >= $1
-        and date <= $2
-    ),
-    0
-  )::bigint as recent
-from
-  finance_entries;
--- stopped: threw Error: finance_settings has no row: the Finance migration inserts it
-
--- finance.figures.repository.ts: spendByDay
-select
-  date as day,
-  sum(amount)::bigint as amount
-from
-  finance_entries
-where
-  kind = 'expense'
-  and date >= $1
-  and date <= $2
-group by
-  date;
-
 -- finance.repository.ts: readSettings
 select
   "spending_cap",
@@ -114,39 +55,38 @@ where
 
 -- finance.repository.ts: listCodes
 select
-  c.code,
-  c.kind,
-  c.name,
-  c.description,
-  c.donation,
-  c.active,
+  "c"."code",
+  "c"."kind",
+  "c"."name",
+  "c"."description",
+  "c"."donation",
+  "c"."active",
   (
     select
-      count(*)
+      count(*) as "entries"
     from
-      finance_entries e
+      "finance_entries" as "e"
     where
-      e.code = c.code
-  )::int as entries
+      "e"."code" = "c"."code"
+  ) as "entries"
 from
-  finance_codes c
+  "finance_codes" as "c"
 where
-  true
-  and c.kind = $1
-  and c.active = $2
-  and c.code = $3
+  "c"."kind" = $1
+  and "c"."active" = $2
+  and "c"."code" = $3
 order by
-  c.code;
+  "c"."code";
 
 -- finance.repository.ts: insertCode
 insert into
   "finance_codes" (
+    "active",
     "code",
-    "kind",
-    "name",
     "description",
     "donation",
-    "active",
+    "kind",
+    "name",
     "created_at",
     "updated_at"
   )
@@ -165,37 +105,41 @@ where
   "code" = $6;
 
 -- finance.repository.ts: deleteUnusedCode
-delete from finance_codes c
+delete from "finance_codes" as "c"
 where
-  c.code = $1
+  "c"."code" = $1
   and not exists (
     select
-      1
+      "e"."id"
     from
-      finance_entries e
+      "finance_entries" as "e"
     where
-      e.code = c.code
+      "e"."code" = "c"."code"
   );
 
 -- finance.repository.ts: insertEntry
 insert into
   "finance_entries" (
-    "id",
-    "kind",
-    "date",
     "amount",
     "code",
-    "counterparty_name",
     "counterparty_id_number",
-    "description",
-    "notes",
-    "donor_type",
-    "reverses_id",
-    "event_id",
-    "override",
-    "recorded_by_id",
+    "counterparty_name",
     "created_at",
-    "updated_at"
+    "date",
+    "description",
+    "donor_type",
+    "event_id",
+    "id",
+    "kind",
+    "notes",
+    "receipt_sha256",
+    "receipt_size",
+    "receipt_type",
+    "receipt_uploaded_at",
+    "recorded_by_id",
+    "reverses_id",
+    "updated_at",
+    "override"
   )
 values
   (
@@ -214,7 +158,11 @@ values
     $13,
     $14,
     $15,
-    $16
+    $16,
+    $17,
+    $18,
+    $19,
+    $20
   );
 
 -- finance.repository.ts: findEntry
@@ -266,8 +214,8 @@ set
   "notes" = $7,
   "donor_type" = $8,
   "event_id" = $9,
-  "override" = $10,
-  "updated_at" = $11
+  "updated_at" = $10,
+  "override" = $11
 where
   "id" = $12;
 
@@ -275,170 +223,174 @@ where
 update "finance_entries"
 set
   "receipt_sha256" = $1,
-  "receipt_type" = $2,
-  "receipt_size" = $3,
+  "receipt_size" = $2,
+  "receipt_type" = $3,
   "receipt_uploaded_at" = $4,
   "updated_at" = $5
 where
   "id" = $6;
 
--- finance.repository.ts: reversalsOf
-select
-  "id",
-  "reverses_id"
-from
-  "finance_entries"
-where
-  "reverses_id" in ($1);
-
 -- finance.repository.ts: entryPage
 select
-  "f0".*,
-  "c1"."code" as "c1__code",
-  "c1"."kind" as "c1__kind",
-  "c1"."name" as "c1__name",
-  "c1"."description" as "c1__description",
-  "c1"."donation" as "c1__donation",
-  "c1"."active" as "c1__active",
-  "c1"."created_at" as "c1__created_at",
-  "c1"."updated_at" as "c1__updated_at"
+  "e"."id",
+  "e"."kind",
+  "e"."date",
+  "e"."amount",
+  "e"."code",
+  "c"."name" as "code_name",
+  "e"."counterparty_name",
+  "e"."counterparty_id_number",
+  "e"."description",
+  "e"."notes",
+  "e"."donor_type",
+  "e"."reverses_id",
+  "e"."event_id",
+  "e"."override",
+  "e"."receipt_sha256",
+  "e"."receipt_type",
+  "e"."receipt_size",
+  "e"."receipt_uploaded_at",
+  "e"."recorded_by_id",
+  "e"."created_at",
+  "e"."updated_at",
+  (
+    select
+      "r"."id"
+    from
+      "finance_entries" as "r"
+    where
+      "r"."reverses_id" = "e"."id"
+  ) as "reversed_by_id"
 from
-  "finance_entries" as "f0"
-  inner join "finance_codes" as "c1" on "f0"."code" = "c1"."code"
+  "finance_entries" as "e"
+  inner join "finance_codes" as "c" on "c"."code" = "e"."code"
 where
-  "f0"."kind" = $1
-  and "f0"."code" = $2
-  and "f0"."date" >= $3
-  and "f0"."date" <= $4
-  and "f0"."counterparty_id_number" = $5
-  and "f0"."event_id" = $6
-  and (
-    "f0"."counterparty_name" ilike $7
-    or "f0"."description" ilike $8
+  (
+    "e"."kind" = $1
+    and "e"."code" = $2
+    and "e"."date" >= $3
+    and "e"."date" <= $4
+    and "e"."counterparty_id_number" = $5
+    and "e"."event_id" = $6
+    and (
+      "e"."counterparty_name" ilike $7
+      or "e"."description" ilike $8
+    )
   )
 order by
-  "f0"."date" desc,
-  "f0"."id" desc
+  "date" desc,
+  "id" desc
 limit
   $9;
 
 -- finance.repository.ts: entryTotals
 select
-  count(*)::int as entries,
-  coalesce(
-    sum(amount) filter (
-      where
-        kind = 'income'
-    ),
-    0
-  )::bigint as income,
-  coalesce(
-    sum(amount) filter (
-      where
-        kind = 'expense'
-    ),
-    0
-  )::bigint as expenses
+  count(*) as "entries",
+  sum("e"."amount") filter (
+    where
+      "e"."kind" = $1
+  ) as "income",
+  sum("e"."amount") filter (
+    where
+      "e"."kind" = $2
+  ) as "expenses"
 from
-  finance_entries
+  "finance_entries" as "e"
 where
-  true
-  and kind = $1
-  and code = $2
-  and date >= $3
-  and date <= $4
-  and counterparty_id_number = $5
-  and event_id = $6
-  and (
-    counterparty_name ilike $7
-    or description ilike $8
+  (
+    "e"."kind" = $3
+    and "e"."code" = $4
+    and "e"."date" >= $5
+    and "e"."date" <= $6
+    and "e"."counterparty_id_number" = $7
+    and "e"."event_id" = $8
+    and (
+      "e"."counterparty_name" ilike $9
+      or "e"."description" ilike $10
+    )
   );
 
 -- finance.repository.ts: spentSoFar
 select
-  coalesce(sum(amount), 0)::bigint as spent
+  sum("amount") as "spent"
 from
-  finance_entries
+  "finance_entries"
 where
-  kind = 'expense'
-  and (
-    $1::uuid is null
-    or id <> $2::uuid
-  );
+  "kind" = $1
+  and "id" <> $2;
 
 -- finance.repository.ts: donatedBy
 select
-  coalesce(sum(e.amount), 0)::bigint as given
+  sum("e"."amount") as "given"
 from
-  finance_entries e
-  join finance_codes c on c.code = e.code
+  "finance_entries" as "e"
+  inner join "finance_codes" as "c" on "c"."code" = "e"."code"
 where
-  c.donation
-  and e.kind = 'income'
-  and e.counterparty_id_number = $1
-  and e.donor_type = any ($2::text[])
-  and (
-    $3::uuid is null
-    or e.id <> $4::uuid
-  );
+  "c"."donation" = $1
+  and "e"."kind" = $2
+  and "e"."counterparty_id_number" = $3
+  and "e"."donor_type" in ($4, $5)
+  and "e"."id" <> $6;
 
 -- finance.repository.ts: ledgerFigures
 select
-  coalesce(
-    sum(amount) filter (
-      where
-        kind = 'income'
-    ),
-    0
-  )::bigint as income,
-  coalesce(
-    sum(amount) filter (
-      where
-        kind = 'expense'
-    ),
-    0
-  )::bigint as expenses,
-  coalesce(
-    sum(amount) filter (
-      where
-        kind = 'expense'
-        and date >= $1
-        and date <= $2
-    ),
-    0
-  )::bigint as recent
+  sum("amount") filter (
+    where
+      "kind" = $1
+  ) as "income",
+  sum("amount") filter (
+    where
+      "kind" = $2
+  ) as "expenses",
+  sum("amount") filter (
+    where
+      (
+        "kind" = $3
+        and "date" >= $4
+        and "date" <= $5
+      )
+  ) as "recent"
 from
-  finance_entries;
+  "finance_entries";
+
+-- finance.repository.ts: spendByDay
+select
+  "date" as "day",
+  sum("amount") as "amount"
+from
+  "finance_entries"
+where
+  "kind" = $1
+  and "date" >= $2
+  and "date" <= $3
+group by
+  "date";
 
 -- finance.repository.ts: totalsByCode
 select
-  c.code,
-  c.kind,
-  c.name,
-  count(e.id)::int as entries,
-  coalesce(sum(e.amount), 0)::bigint as total
+  "c"."code",
+  "c"."kind",
+  "c"."name",
+  count("e"."id") as "entries",
+  sum("e"."amount") as "total"
 from
-  finance_codes c
-  left join finance_entries e on e.code = c.code
-  and (
-    $1::text is null
-    or e.date >= $2::text
-  )
-  and (
-    $3::text is null
-    or e.date <= $4::text
-  )
+  "finance_codes" as "c"
+  left join "finance_entries" as "e" on "e"."code" = "c"."code"
+  and "e"."date" >= $1
+  and "e"."date" <= $2
 group by
-  c.code,
-  c.kind,
-  c.name,
-  c.active
+  "c"."code",
+  "c"."kind",
+  "c"."name",
+  "c"."active"
 having
-  c.active
-  or count(e.id) > 0
+  (
+    "c"."active" = $3
+    or count("e"."id") > $4
+  )
 order by
-  c.kind desc,
-  c.code;
+  "c"."kind" desc,
+  "c"."code";
 
 -- finance.repository.ts: entriesForReport
 select
@@ -507,38 +459,7 @@ order by
   "e"."date",
   "e"."id";
 
--- finance.repository.ts: insertAudit
-insert into
-  "finance_audit" (
-    "id",
-    "entry_id",
-    "action",
-    "actor_id",
-    "at",
-    "changes",
-    "reason"
-  )
-values
-  ($1, $2, $3, $4, $5, $6, $7);
-
--- finance.repository.ts: auditOf
-select
-  "id",
-  "entry_id",
-  "action",
-  "actor_id",
-  "at",
-  "changes",
-  "reason"
-from
-  "finance_audit"
-where
-  "entry_id" = $1
-order by
-  "at",
-  "id";
-
--- finance.timeline.ts: financeTimeline.items
+-- finance.repository.ts: donationsOfContact
 select
   e.id,
   e.created_at,
@@ -591,3 +512,28 @@ order by
   e.id desc
 limit
   $3;
+
+-- finance.repository.ts: insertAudit
+insert into
+  "finance_audit" (
+    "action",
+    "actor_id",
+    "at",
+    "changes",
+    "entry_id",
+    "id",
+    "reason"
+  )
+values
+  ($1, $2, $3, $4, $5, $6, $7);
+
+-- finance.repository.ts: auditOf
+select
+  *
+from
+  "finance_audit"
+where
+  "entry_id" = $1
+order by
+  "at",
+  "id";

@@ -58,7 +58,7 @@ function detailRow(entry: EntryRecord): (string | number)[] {
     entry.description ?? '',
     entry.amount,
     entry.reversesId ?? '',
-    entry.receipt?.sha256 ?? '',
+    entry.receiptSha256 ?? '',
     entry.id,
   ];
 }

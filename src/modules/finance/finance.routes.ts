@@ -62,7 +62,7 @@ export const financeRouter = new ApiRouter('finance', 'The campaign ledger, spen
       query: listEntriesQuery,
       response: entryPageView,
     },
-    async ({ ctx, em, input }) => entries.listEntries(ctx.deps, em, input.query),
+    async ({ ctx, input }) => entries.listEntries(ctx.deps, input.query),
   )
   .get(
     `${base}/events/:eventId/budget`,

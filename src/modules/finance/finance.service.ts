@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { z } from 'zod';
 import type { Actor } from '../../kernel/auth/roles';
@@ -10,7 +9,7 @@ import { newId } from '../../kernel/ids';
 import type { Queries } from '../../kernel/sql';
 import { LIMITED_DONOR_TYPES, type DonorType, type EntryKind, type OverridableRule, type StoredChanges, type StoredOverride } from './finance.entities';
 import { financePolicy } from './finance.policy';
-import { isClosed, presentAudit, presentEntry } from './finance.presenter';
+import { isClosed, presentAudit, presentEntry, storedReceipt } from './finance.presenter';
 import { detectReceiptType, receiptArea, sha256Of } from './finance.receipts';
 import {
   auditOf,
@@ -136,7 +135,7 @@ async function breaches(tx: Queries, settings: SettingsRecord, candidate: Candid
 // ───────────── audit
 
 /** An entry's audited fields, under the names the API uses. */
-function auditedFields(entry: Omit<EntryRecord, 'codeName' | 'receipt' | 'createdAt' | 'updatedAt' | 'recordedById'>): Record<string, unknown> {
+function auditedFields(entry: EntryRecord): Record<string, unknown> {
   return {
     kind: entry.kind,
     date: entry.date,
@@ -166,6 +165,8 @@ export function changesBetween(before: Record<string, unknown> | null, after: Re
 }
 
 // ───────────── entries
+
+const noReceipt: ReceiptRecord = { receiptSha256: null, receiptType: null, receiptSize: null, receiptUploadedAt: null };
 
 async function checkEvent(q: Queries, eventId: string): Promise<void> {
   if (!(await eventExists(q, eventId))) throw invalidField('body.eventId', 'No agenda event has this id.', 'unknown_event');
@@ -220,7 +221,7 @@ export async function createEntry(deps: Deps, input: CreateEntryInput, actor: Ac
       reversedById: null,
       eventId: input.eventId ?? null,
       override,
-      receipt: null,
+      ...noReceipt,
       recordedById: actor.id,
       createdAt: now,
       updatedAt: now,
@@ -239,8 +240,8 @@ export async function getEntry(q: Queries, id: string) {
   return presentEntry(entry, settings.closedThrough);
 }
 
-export async function listEntries(deps: Deps, em: EntityManager, query: ListEntriesInput): Promise<z.input<typeof entryPageView>> {
-  const [page, totals, settings] = await Promise.all([entryPage(em, deps.db, query, query), entryTotals(deps.db, query), readSettings(deps.db)]);
+export async function listEntries(deps: Deps, query: ListEntriesInput): Promise<z.input<typeof entryPageView>> {
+  const [page, totals, settings] = await Promise.all([entryPage(deps.db, query, query), entryTotals(deps.db, query), readSettings(deps.db)]);
   return {
     data: page.data.map((entry) => presentEntry(entry, settings.closedThrough)),
     nextCursor: page.nextCursor,
@@ -338,7 +339,7 @@ export async function reverseEntry(deps: Deps, id: string, input: ReverseEntryIn
       reversesId: original.id,
       reversedById: null,
       override: null,
-      receipt: null,
+      ...noReceipt,
       recordedById: actor.id,
       createdAt: now,
       updatedAt: now,
@@ -391,18 +392,21 @@ export async function attachReceipt(deps: Deps, id: string, declaredType: string
     );
   }
   const now = new Date();
-  const receipt: ReceiptRecord = { sha256: sha256Of(bytes), type: detected, size: bytes.length, uploadedAt: now };
+  const receipt: ReceiptRecord = { receiptSha256: sha256Of(bytes), receiptType: detected, receiptSize: bytes.length, receiptUploadedAt: now };
   const staged = await receiptArea(deps.files).stage(id, bytes);
   try {
     return await deps.db.transaction(async (tx) => {
       const settings = await lockSettings(tx);
       const entry = await findEntry(tx, id, true);
       if (!entry) throw new NotFoundError('No finance entry has this id.');
-      if (entry.receipt && isClosed(entry.date, settings.closedThrough)) {
+      if (storedReceipt(entry) && isClosed(entry.date, settings.closedThrough)) {
         throw new ConflictError(`Days up to ${settings.closedThrough} are closed: this entry keeps the receipt it has.`, 'period_closed');
       }
-      await setReceipt(tx, id, receipt);
-      const summary = (value: ReceiptRecord | null) => value && { sha256: value.sha256, type: value.type, size: value.size };
+      await setReceipt(tx, id, receipt, now);
+      const summary = (value: ReceiptRecord) => {
+        const stored = storedReceipt(value);
+        return stored && { sha256: stored.sha256, type: stored.type, size: stored.size };
+      };
       await insertAudit(tx, [
         {
           id: newId(),
@@ -410,13 +414,13 @@ export async function attachReceipt(deps: Deps, id: string, declaredType: string
           action: 'receipt',
           actorId: actor.id,
           at: now,
-          changes: { receipt: { before: summary(entry.receipt), after: summary(receipt) } },
+          changes: { receipt: { before: summary(entry), after: summary(receipt) } },
           reason: null,
         },
       ]);
       // Placed while the entry's row is locked, so two uploads land in the order they are recorded.
       await staged.place();
-      return presentEntry({ ...entry, receipt, updatedAt: now }, settings.closedThrough);
+      return presentEntry({ ...entry, ...receipt, updatedAt: now }, settings.closedThrough);
     });
   } catch (error) {
     await staged.discard();
@@ -428,11 +432,12 @@ export async function attachReceipt(deps: Deps, id: string, declaredType: string
 export async function receiptOf(deps: Deps & Pick<AppDeps, 'logger'>, id: string): Promise<{ stream: Readable; type: string; size: number; sha256: string }> {
   const entry = await findEntry(deps.db, id);
   if (!entry) throw new NotFoundError('No finance entry has this id.');
-  if (!entry.receipt) throw new NotFoundError('This entry has no receipt.');
+  const receipt = storedReceipt(entry);
+  if (!receipt) throw new NotFoundError('This entry has no receipt.');
   const stored = await receiptArea(deps.files).read(id);
   if (!stored) {
     deps.logger.warn({ entryId: id }, 'finance receipt recorded but its file is missing');
     throw new NotFoundError('The receipt is recorded but its file is missing from the file store.');
   }
-  return { stream: stored.stream, type: entry.receipt.type, size: stored.size, sha256: entry.receipt.sha256 };
+  return { stream: stored.stream, type: receipt.type, size: stored.size, sha256: receipt.sha256 };
 }

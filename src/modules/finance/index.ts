@@ -13,6 +13,7 @@ export const financeModule: ModuleManifest = {
   personalData: financePersonalData,
 };
 
-export { financeBalance, spendByDay } from './finance.figures.repository';
+export { financeBalance } from './finance.figures.repository';
+export { spendByDay } from './finance.repository';
 export { financePolicy } from './finance.policy';
 export type { CapSummary } from './finance.summary';

@@ -1,5 +1,4 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
@@ -68,8 +67,8 @@ export async function getCampaign(q: Queries, id: string): Promise<CampaignRecor
   return campaign;
 }
 
-export async function listCampaigns(em: EntityManager, query: PageRequest & { status?: CampaignStatus | undefined }) {
-  const page = await campaignPage(em, query.status, query);
+export async function listCampaigns(q: Queries, query: PageRequest & { status?: CampaignStatus | undefined }) {
+  const page = await campaignPage(q, query.status, query);
   return { data: page.data.map(presentCampaign), nextCursor: page.nextCursor };
 }
 
@@ -157,9 +156,9 @@ export async function generateCodes(deps: Pick<AppDeps, 'db' | 'config' | 'logge
   return { codes };
 }
 
-export async function listCodes(em: EntityManager, deps: Pick<AppDeps, 'db' | 'config'>, campaignId: string, query: PageRequest & { overdue?: boolean | undefined }) {
+export async function listCodes(deps: Pick<AppDeps, 'db' | 'config'>, campaignId: string, query: PageRequest & { overdue?: boolean | undefined }) {
   await getCampaign(deps.db, campaignId);
-  const page = await codePage(em, campaignId, query, query);
+  const page = await codePage(deps.db, campaignId, query, query);
   return { data: page.data.map((code) => presentCode(code, deps.config.publicBaseUrl)), nextCursor: page.nextCursor };
 }
 

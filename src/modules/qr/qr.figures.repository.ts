@@ -1,5 +1,6 @@
 import { sql, type Queries, type Sql } from '../../kernel/sql';
 import { territoryAndDescendants } from '../territories';
+import type { CodeRecord } from './qr.repository';
 
 /** A count per local day ('YYYY-MM-DD' in the campaign's zone); days without any are absent. */
 export interface DayCount {
@@ -50,18 +51,14 @@ export function scansByTerritory(q: Queries): Promise<TerritoryCount[]> {
     where not s.is_bot and c.territory_id is not null group by 1`);
 }
 
-export interface PosterCodePoint {
-  id: string;
-  code: string;
-  label: string;
-  campaignId: string;
-  territoryId: string | null;
+/** A poster code placed at a known spot (so its coordinates are numbers), with its human scans and leads. */
+export type PosterCodePoint = Pick<CodeRecord, 'id' | 'code' | 'label' | 'campaignId' | 'territoryId'> & {
   lat: number;
   lng: number;
   removed: boolean;
   scans: number;
   leads: number;
-}
+};
 
 /** Poster codes placed at a known spot, with their human scans and leads. */
 export function posterCodePoints(q: Queries): Promise<PosterCodePoint[]> {

@@ -1,5 +1,6 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { JsonValue, PersonalDataHolder } from '../../kernel/module';
+import { camelRow } from '../../kernel/rows';
 import { sql, tables } from '../../kernel/sql';
 import type { QrCampaignSchema, QrCodeSchema, QrLeadSchema } from './qr.entities';
 
@@ -45,23 +46,7 @@ export const qrPersonalData: PersonalDataHolder = {
         .where('l.contact_id', '=', personId)
         .orderBy('l.created_at'),
     );
-    return {
-      leads: leads.map((lead) => ({
-        id: lead.id,
-        campaignId: lead.campaign_id,
-        campaignName: lead.campaign_name,
-        codeId: lead.code_id,
-        codeLabel: lead.code_label,
-        territoryId: lead.territory_id,
-        neighbourhood: lead.neighbourhood,
-        interests: lead.interests,
-        whatsappOptIn: lead.whatsapp_opt_in,
-        emailOptIn: lead.email_opt_in,
-        submissions: lead.submissions,
-        createdAt: lead.created_at,
-        updatedAt: lead.updated_at,
-      })),
-    };
+    return { leads: leads.map((lead) => camelRow(lead)) };
   },
 
   async erase(q, personId) {

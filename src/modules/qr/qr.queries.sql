@@ -194,15 +194,15 @@ returning
 -- qr.repository.ts: insertCampaign
 insert into
   "qr_campaigns" (
-    "id",
-    "name",
-    "description",
-    "status",
-    "starts_at",
-    "ends_at",
-    "territory_id",
-    "landing",
     "consent_text_id",
+    "description",
+    "ends_at",
+    "id",
+    "landing",
+    "name",
+    "starts_at",
+    "status",
+    "territory_id",
     "spam_blocked",
     "created_at",
     "updated_at"
@@ -210,34 +210,12 @@ insert into
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 returning
-  "id",
-  "name",
-  "description",
-  "status",
-  "starts_at",
-  "ends_at",
-  "territory_id",
-  "landing",
-  "consent_text_id",
-  "spam_blocked",
-  "created_at",
-  "updated_at";
--- stopped: threw TypeError: Cannot read properties of undefined (reading 'id')
+  *;
+-- stopped: threw TypeError: Cannot convert undefined or null to object
 
 -- qr.repository.ts: findCampaign
 select
-  "id",
-  "name",
-  "description",
-  "status",
-  "starts_at",
-  "ends_at",
-  "territory_id",
-  "landing",
-  "consent_text_id",
-  "spam_blocked",
-  "created_at",
-  "updated_at"
+  *
 from
   "qr_campaigns"
 where
@@ -245,43 +223,32 @@ where
 
 -- qr.repository.ts: campaignPage
 select
-  "q0".*
+  *
 from
-  "qr_campaigns" as "q0"
+  "qr_campaigns"
 where
-  "q0"."status" = $1
+  "status" = $1
 order by
-  "q0"."id" desc
+  "id" desc
 limit
   $2;
 
 -- qr.repository.ts: updateCampaignRow
 update "qr_campaigns"
 set
-  "updated_at" = $1,
-  "name" = $2,
-  "description" = $3,
-  "status" = $4,
-  "starts_at" = $5,
-  "ends_at" = $6,
-  "landing" = $7,
-  "consent_text_id" = $8
+  "consent_text_id" = $1,
+  "description" = $2,
+  "ends_at" = $3,
+  "landing" = $4,
+  "name" = $5,
+  "starts_at" = $6,
+  "status" = $7,
+  "updated_at" = $8
 where
   "id" = $9
 returning
-  "id",
-  "name",
-  "description",
-  "status",
-  "starts_at",
-  "ends_at",
-  "territory_id",
-  "landing",
-  "consent_text_id",
-  "spam_blocked",
-  "created_at",
-  "updated_at";
--- stopped: threw TypeError: Cannot read properties of undefined (reading 'id')
+  *;
+-- stopped: threw TypeError: Cannot convert undefined or null to object
 
 -- qr.repository.ts: countSpam
 update "qr_campaigns"
@@ -301,19 +268,19 @@ where
 -- qr.repository.ts: insertCodes
 insert into
   "qr_codes" (
-    "id",
+    "address",
+    "authorised_site",
     "campaign_id",
     "code",
+    "created_at",
+    "id",
     "label",
-    "address",
     "lat",
     "lng",
-    "territory_id",
     "placed_at",
-    "authorised_site",
     "removal_deadline",
     "removed_at",
-    "created_at"
+    "territory_id"
   )
 values
   (
@@ -334,32 +301,20 @@ values
 
 -- qr.repository.ts: codePage
 select
-  "q0".*
+  *
 from
-  "qr_codes" as "q0"
+  "qr_codes"
 where
-  "q0"."campaign_id" = $1
+  "campaign_id" = $1
 order by
-  "q0"."created_at" asc,
-  "q0"."id" asc
+  "created_at" asc,
+  "id" asc
 limit
   $2;
 
 -- qr.repository.ts: findCode
 select
-  "id",
-  "campaign_id",
-  "code",
-  "label",
-  "address",
-  "lat",
-  "lng",
-  "territory_id",
-  "placed_at",
-  "authorised_site",
-  "removal_deadline",
-  "removed_at",
-  "created_at"
+  *
 from
   "qr_codes"
 where
@@ -368,47 +323,23 @@ where
 -- qr.repository.ts: updateCodeRow
 update "qr_codes"
 set
-  "label" = $1,
-  "address" = $2,
-  "lat" = $3,
-  "lng" = $4,
-  "territory_id" = $5,
+  "address" = $1,
+  "authorised_site" = $2,
+  "label" = $3,
+  "lat" = $4,
+  "lng" = $5,
   "placed_at" = $6,
-  "authorised_site" = $7,
-  "removal_deadline" = $8,
-  "removed_at" = $9
+  "removal_deadline" = $7,
+  "removed_at" = $8,
+  "territory_id" = $9
 where
   "id" = $10
 returning
-  "id",
-  "campaign_id",
-  "code",
-  "label",
-  "address",
-  "lat",
-  "lng",
-  "territory_id",
-  "placed_at",
-  "authorised_site",
-  "removal_deadline",
-  "removed_at",
-  "created_at";
+  *;
 
 -- qr.repository.ts: campaignCodes
 select
-  "id",
-  "campaign_id",
-  "code",
-  "label",
-  "address",
-  "lat",
-  "lng",
-  "territory_id",
-  "placed_at",
-  "authorised_site",
-  "removal_deadline",
-  "removed_at",
-  "created_at"
+  *
 from
   "qr_codes"
 where
@@ -480,10 +411,10 @@ insert into
     "id",
     "campaign_id",
     "code_id",
-    "scanned_at",
-    "is_bot",
     "ip_hash",
-    "referrer"
+    "is_bot",
+    "referrer",
+    "scanned_at"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7);
@@ -797,37 +728,47 @@ where
 
 -- qr.repository.ts: campaignFigures
 select
-  count(*) filter (
-    where
-      not is_bot
-  )::int as scans,
-  count(distinct ip_hash) filter (
-    where
-      not is_bot
-  )::int as unique_scans,
-  count(*) filter (
-    where
-      is_bot
-  )::int as bot_scans
+  cast(
+    count(*) filter (
+      where
+        "is_bot" = $1
+    ) as integer
+  ) as "scans",
+  cast(
+    count(distinct "ip_hash") filter (
+      where
+        "is_bot" = $2
+    ) as integer
+  ) as "unique_scans",
+  cast(
+    count(*) filter (
+      where
+        "is_bot" = $3
+    ) as integer
+  ) as "bot_scans"
 from
-  qr_scans
+  "qr_scans"
 where
-  campaign_id = $1;
+  "campaign_id" = $4;
 select
-  count(*)::int as leads,
-  count(*) filter (
-    where
-      whatsapp_opt_in
-  )::int as whatsapp,
-  count(*) filter (
-    where
-      email_opt_in
-  )::int as email,
-  coalesce(sum(submissions - 1), 0)::int as merged
+  cast(count(*) as integer) as "leads",
+  cast(
+    count(*) filter (
+      where
+        "whatsapp_opt_in" = $1
+    ) as integer
+  ) as "whatsapp",
+  cast(
+    count(*) filter (
+      where
+        "email_opt_in" = $2
+    ) as integer
+  ) as "email",
+  cast(coalesce(sum("submissions" - $3), 0) as integer) as "merged"
 from
-  qr_leads
+  "qr_leads"
 where
-  campaign_id = $1;
+  "campaign_id" = $4;
 select
   c.id as code_id,
   c.code,
@@ -973,39 +914,39 @@ order by
 
 -- qr.repository.ts: leadsCapturedBetween
 select
-  count(*)::int as count
+  count(*) as "count"
 from
-  qr_leads
+  "qr_leads"
 where
-  created_at >= $1::timestamptz
-  and created_at < $2::timestamptz;
+  "created_at" >= $1
+  and "created_at" < $2;
 
 -- qr.repository.ts: qrTerritoryReferences
 select
   (
     select
-      count(*)::int
+      count(*) as "count"
     from
-      qr_campaigns
+      "qr_campaigns"
     where
-      territory_id = $1
-  ) as campaigns,
+      "territory_id" = $1
+  ) as "campaigns",
   (
     select
-      count(*)::int
+      count(*) as "count"
     from
-      qr_codes
+      "qr_codes"
     where
-      territory_id = $2
-  ) as codes,
+      "territory_id" = $2
+  ) as "codes",
   (
     select
-      count(*)::int
+      count(*) as "count"
     from
-      qr_leads
+      "qr_leads"
     where
-      territory_id = $3
-  ) as leads;
+      "territory_id" = $3
+  ) as "leads";
 
 -- qr.timeline.ts: qrTimeline.items
 select

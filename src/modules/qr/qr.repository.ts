@@ -1,12 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { findPage, queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
-import { numberOrNull, prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { arrivingContact, type CapturedPerson, type ConsentProof } from '../audience';
 import { territoryAndDescendants, territoryDirectory } from '../territories';
-import { QrCampaignSchema, QrCodeSchema, QrLeadSchema, type CampaignStatus, type LandingConfig, type QrCampaign, type QrCode, type QrLead, type QrScanSchema } from './qr.entities';
+import { QrCampaignSchema, QrCodeSchema, QrLeadSchema, type CampaignStatus, type QrLead, type QrScanSchema } from './qr.entities';
 import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 /** The tables this module owns, as the typed query builder sees them. */
@@ -16,84 +18,9 @@ const db = tables<QrTables>();
 // ---------------------------------------------------------------------------------------------
 // Campaigns
 
-export interface CampaignRecord {
-  id: string;
-  name: string;
-  description: string | null;
-  status: CampaignStatus;
-  startsAt: Date | null;
-  endsAt: Date | null;
-  territoryId: string | null;
-  landing: LandingConfig;
-  consentTextId: string;
-  spamBlocked: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
+type CampaignRow = Selectable<QrTables['qr_campaigns']>;
 
-const campaignColumns = [
-  'id',
-  'name',
-  'description',
-  'status',
-  'starts_at',
-  'ends_at',
-  'territory_id',
-  'landing',
-  'consent_text_id',
-  'spam_blocked',
-  'created_at',
-  'updated_at',
-] as const;
-
-interface CampaignRow {
-  id: string;
-  name: string;
-  description: string | null;
-  status: CampaignStatus;
-  starts_at: Date | null;
-  ends_at: Date | null;
-  territory_id: string | null;
-  landing: LandingConfig;
-  consent_text_id: string;
-  spam_blocked: number;
-  created_at: Date;
-  updated_at: Date;
-}
-
-function campaignOf(row: CampaignRow): CampaignRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    status: row.status,
-    startsAt: row.starts_at,
-    endsAt: row.ends_at,
-    territoryId: row.territory_id,
-    landing: row.landing,
-    consentTextId: row.consent_text_id,
-    spamBlocked: row.spam_blocked,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function campaignOfEntity(campaign: QrCampaign): CampaignRecord {
-  return {
-    id: campaign.id,
-    name: campaign.name,
-    description: campaign.description ?? null,
-    status: campaign.status,
-    startsAt: campaign.startsAt ?? null,
-    endsAt: campaign.endsAt ?? null,
-    territoryId: campaign.territory ? campaign.territory.id : null,
-    landing: campaign.landing,
-    consentTextId: campaign.consentTextId,
-    spamBlocked: campaign.spamBlocked,
-    createdAt: campaign.createdAt,
-    updatedAt: campaign.updatedAt,
-  };
-}
+export type CampaignRecord = CamelCased<CampaignRow>;
 
 export type NewCampaign = Omit<CampaignRecord, 'spamBlocked' | 'createdAt' | 'updatedAt'>;
 
@@ -102,57 +29,39 @@ export async function insertCampaign(q: Queries, campaign: NewCampaign): Promise
   const row = await q.first(
     db
       .insertInto('qr_campaigns')
-      .values({
-        id: campaign.id,
-        name: campaign.name,
-        description: campaign.description,
-        status: campaign.status,
-        starts_at: campaign.startsAt,
-        ends_at: campaign.endsAt,
-        territory_id: campaign.territoryId,
-        landing: campaign.landing,
-        consent_text_id: campaign.consentTextId,
-        spam_blocked: 0,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning(campaignColumns),
+      .values(snakeRow({ ...campaign, spamBlocked: 0, createdAt: now, updatedAt: now }))
+      .returningAll(),
   );
-  return campaignOf(row!);
+  return camelRow(row!);
 }
 
 /** One campaign; `lock` holds its row until the transaction ends, so changes apply one after the other. */
 export async function findCampaign(q: Queries, id: string, options: { lock?: boolean } = {}): Promise<CampaignRecord | undefined> {
-  const query = db.selectFrom('qr_campaigns').select(campaignColumns).where('id', '=', id);
+  const query = db.selectFrom('qr_campaigns').selectAll().where('id', '=', id);
   const row = await q.first(options.lock ? query.forUpdate() : query);
-  return row && campaignOf(row);
+  return row && camelRow(row);
 }
 
-/** Campaigns newest first (ids are UUID v7), through the ORM's keyset cursors. */
-export function campaignPage(em: EntityManager, status: CampaignStatus | undefined, page: PageRequest): Promise<Page<CampaignRecord>> {
-  return findPage(em, QrCampaignSchema, status ? { status } : {}, page, { id: 'desc' }, campaignOfEntity);
+/** Campaigns newest first (ids are UUID v7). */
+export async function campaignPage(q: Queries, status: CampaignStatus | undefined, page: PageRequest): Promise<Page<CampaignRecord>> {
+  let query = db.selectFrom('qr_campaigns').selectAll();
+  if (status) query = query.where('status', '=', status);
+  const found = await queryPage(q, query, ['id'], 'desc', page);
+  return { data: found.data.map((row) => camelRow(row)), nextCursor: found.nextCursor };
 }
 
 export type CampaignChanges = Partial<Pick<CampaignRecord, 'name' | 'description' | 'status' | 'startsAt' | 'endsAt' | 'landing' | 'consentTextId'>>;
 
+/** Changes the fields given (the builder leaves out those undefined). */
 export async function updateCampaignRow(q: Queries, id: string, changes: CampaignChanges): Promise<CampaignRecord> {
   const row = await q.first(
     db
       .updateTable('qr_campaigns')
-      .set({
-        updated_at: new Date(),
-        ...(changes.name !== undefined ? { name: changes.name } : {}),
-        ...(changes.description !== undefined ? { description: changes.description } : {}),
-        ...(changes.status !== undefined ? { status: changes.status } : {}),
-        ...(changes.startsAt !== undefined ? { starts_at: changes.startsAt } : {}),
-        ...(changes.endsAt !== undefined ? { ends_at: changes.endsAt } : {}),
-        ...(changes.landing !== undefined ? { landing: changes.landing } : {}),
-        ...(changes.consentTextId !== undefined ? { consent_text_id: changes.consentTextId } : {}),
-      })
+      .set(snakeRow({ ...changes, updatedAt: new Date() }))
       .where('id', '=', id)
-      .returning(campaignColumns),
+      .returningAll(),
   );
-  return campaignOf(row!);
+  return camelRow(row!);
 }
 
 /** A honeypot hit: counted on the campaign, nothing else stored. */
@@ -168,89 +77,9 @@ export async function countSpam(q: Queries, campaignId: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Poster codes
 
-export interface CodeRecord {
-  id: string;
-  campaignId: string;
-  code: string;
-  label: string;
-  address: string | null;
-  lat: number | null;
-  lng: number | null;
-  territoryId: string | null;
-  placedAt: Date | null;
-  authorisedSite: boolean;
-  removalDeadline: Date | null;
-  removedAt: Date | null;
-  createdAt: Date;
-}
+const codeOf = (row: Selectable<QrTables['qr_codes']>) => camelRow(row, ['lat', 'lng']);
 
-const codeColumns = [
-  'id',
-  'campaign_id',
-  'code',
-  'label',
-  'address',
-  'lat',
-  'lng',
-  'territory_id',
-  'placed_at',
-  'authorised_site',
-  'removal_deadline',
-  'removed_at',
-  'created_at',
-] as const;
-
-interface CodeRow {
-  id: string;
-  campaign_id: string;
-  code: string;
-  label: string;
-  address: string | null;
-  lat: string | number | null;
-  lng: string | number | null;
-  territory_id: string | null;
-  placed_at: Date | null;
-  authorised_site: boolean;
-  removal_deadline: Date | null;
-  removed_at: Date | null;
-  created_at: Date;
-}
-
-function codeOf(row: CodeRow): CodeRecord {
-  return {
-    id: row.id,
-    campaignId: row.campaign_id,
-    code: row.code,
-    label: row.label,
-    address: row.address,
-    lat: numberOrNull(row.lat),
-    lng: numberOrNull(row.lng),
-    territoryId: row.territory_id,
-    placedAt: row.placed_at,
-    authorisedSite: row.authorised_site,
-    removalDeadline: row.removal_deadline,
-    removedAt: row.removed_at,
-    createdAt: row.created_at,
-  };
-}
-
-function codeOfEntity(code: QrCode): CodeRecord {
-  return {
-    id: code.id,
-    campaignId: code.campaign.id,
-    code: code.code,
-    label: code.label,
-    address: code.address ?? null,
-    lat: numberOrNull(code.lat),
-    lng: numberOrNull(code.lng),
-    territoryId: code.territory ? code.territory.id : null,
-    placedAt: code.placedAt ?? null,
-    authorisedSite: code.authorisedSite,
-    removalDeadline: code.removalDeadline ?? null,
-    removedAt: code.removedAt ?? null,
-    createdAt: code.createdAt,
-  };
-}
+export type CodeRecord = ReturnType<typeof codeOf>;
 
 export async function countCodes(q: Queries, campaignId: string): Promise<number> {
   const row = await q.first(
@@ -265,39 +94,19 @@ export async function countCodes(q: Queries, campaignId: string): Promise<number
 /** Many codes in one insert: all of them or none (a code collision fails the whole batch). */
 export async function insertCodes(q: Queries, codes: readonly CodeRecord[]): Promise<void> {
   if (!codes.length) return;
-  await q.write(
-    db.insertInto('qr_codes').values(
-      codes.map((code) => ({
-        id: code.id,
-        campaign_id: code.campaignId,
-        code: code.code,
-        label: code.label,
-        address: code.address,
-        lat: code.lat,
-        lng: code.lng,
-        territory_id: code.territoryId,
-        placed_at: code.placedAt,
-        authorised_site: code.authorisedSite,
-        removal_deadline: code.removalDeadline,
-        removed_at: code.removedAt,
-        created_at: code.createdAt,
-      })),
-    ),
-  );
+  await q.write(db.insertInto('qr_codes').values(codes.map((code) => snakeRow(code))));
 }
 
-/**
- * A campaign's codes in print order, through the ORM's keyset cursors. Overdue: past its removal
- * deadline and not yet reported as taken down.
- */
-export function codePage(em: EntityManager, campaignId: string, filter: { overdue?: boolean | undefined }, page: PageRequest): Promise<Page<CodeRecord>> {
-  const where: Record<string, unknown> = { campaign: campaignId };
-  if (filter.overdue === true) Object.assign(where, { removalDeadline: { $lt: new Date() }, removedAt: null });
-  return findPage(em, QrCodeSchema, where, page, { createdAt: 'asc', id: 'asc' }, codeOfEntity);
+/** A campaign's codes in print order. Overdue: past its removal deadline and not yet reported as taken down. */
+export async function codePage(q: Queries, campaignId: string, filter: { overdue?: boolean | undefined }, page: PageRequest): Promise<Page<CodeRecord>> {
+  let query = db.selectFrom('qr_codes').selectAll().where('campaign_id', '=', campaignId);
+  if (filter.overdue === true) query = query.where('removal_deadline', '<', new Date()).where('removed_at', 'is', null);
+  const found = await queryPage(q, query, ['created_at', 'id'], 'asc', page);
+  return { data: found.data.map(codeOf), nextCursor: found.nextCursor };
 }
 
 export async function findCode(q: Queries, id: string): Promise<CodeRecord | undefined> {
-  const row = await q.first(db.selectFrom('qr_codes').select(codeColumns).where('id', '=', id));
+  const row = await q.first(db.selectFrom('qr_codes').selectAll().where('id', '=', id));
   return row && codeOf(row);
 }
 
@@ -305,28 +114,18 @@ export type CodeChanges = Partial<Pick<CodeRecord, 'label' | 'address' | 'lat' |
 
 /** Changes the fields given; undefined when there is no such code. */
 export async function updateCodeRow(q: Queries, id: string, changes: CodeChanges): Promise<CodeRecord | undefined> {
-  const set = {
-    ...(changes.label !== undefined ? { label: changes.label } : {}),
-    ...(changes.address !== undefined ? { address: changes.address } : {}),
-    ...(changes.lat !== undefined ? { lat: changes.lat } : {}),
-    ...(changes.lng !== undefined ? { lng: changes.lng } : {}),
-    ...(changes.territoryId !== undefined ? { territory_id: changes.territoryId } : {}),
-    ...(changes.placedAt !== undefined ? { placed_at: changes.placedAt } : {}),
-    ...(changes.authorisedSite !== undefined ? { authorised_site: changes.authorisedSite } : {}),
-    ...(changes.removalDeadline !== undefined ? { removal_deadline: changes.removalDeadline } : {}),
-    ...(changes.removedAt !== undefined ? { removed_at: changes.removedAt } : {}),
-  };
+  const set = snakeRow(Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as CodeChanges);
   // Codes have no updated_at: with nothing to change, the row is only read.
   const row = Object.keys(set).length
-    ? await q.first(db.updateTable('qr_codes').set(set).where('id', '=', id).returning(codeColumns))
-    : await q.first(db.selectFrom('qr_codes').select(codeColumns).where('id', '=', id));
+    ? await q.first(db.updateTable('qr_codes').set(set).where('id', '=', id).returningAll())
+    : await q.first(db.selectFrom('qr_codes').selectAll().where('id', '=', id));
   return row && codeOf(row);
 }
 
 /** Every code of a campaign in print order, up to `limit`. */
 export async function campaignCodes(q: Queries, campaignId: string, limit: number, offset = 0): Promise<CodeRecord[]> {
   const rows = await q.rows(
-    db.selectFrom('qr_codes').select(codeColumns).where('campaign_id', '=', campaignId).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).offset(offset),
+    db.selectFrom('qr_codes').selectAll().where('campaign_id', '=', campaignId).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).offset(offset),
   );
   return rows.map(codeOf);
 }
@@ -335,9 +134,9 @@ export async function campaignCodes(q: Queries, campaignId: string, limit: numbe
 // The public paths: code look-up, scans, capture
 
 /** A poster code's id and campaign, by the code printed on it: on every scan (cached). */
-export async function findCodeByPrintedCode(q: Queries, code: string): Promise<{ id: string; code: string; campaignId: string } | undefined> {
+export async function findCodeByPrintedCode(q: Queries, code: string): Promise<Pick<CodeRecord, 'id' | 'code' | 'campaignId'> | undefined> {
   const row = await q.first(prepared('qr_code_by_printed_code', db.selectFrom('qr_codes').select(['id', 'code', 'campaign_id']).where('code', '=', code)));
-  return row && { id: row.id, code: row.code, campaignId: row.campaign_id };
+  return row && camelRow(row);
 }
 
 /** Barrios inside a territory, by name, offered as choices on a landing page. */
@@ -348,27 +147,11 @@ export function neighbourhoodsInside(q: Queries, territoryId: string, limit: num
   );
 }
 
-export interface NewScan {
-  campaignId: string;
-  codeId: string;
-  at: Date;
-  isBot: boolean;
-  ipHash: string | null;
-  referrer: string | null;
-}
+export type NewScan = Omit<CamelCased<Selectable<QrTables['qr_scans']>>, 'id'>;
 
 /** One row per scan, prepared once per connection: it runs on every poster scan. */
 export async function insertScan(q: Queries, scan: NewScan): Promise<void> {
-  const insert = db.insertInto('qr_scans').values({
-    id: newId(),
-    campaign_id: scan.campaignId,
-    code_id: scan.codeId,
-    scanned_at: scan.at,
-    is_bot: scan.isBot,
-    ip_hash: scan.ipHash,
-    referrer: scan.referrer,
-  });
-  await q.write(prepared('qr_scan_insert', insert));
+  await q.write(prepared('qr_scan_insert', db.insertInto('qr_scans').values(snakeRow({ id: newId(), ...scan }))));
 }
 
 export interface CapturedLead {
@@ -546,17 +329,25 @@ export interface CampaignFigures {
 export async function campaignFigures(q: Queries, id: string, timeZone: string): Promise<CampaignFigures> {
   const [scans, leads, byCode, byDay, byHour, byInterest, byTerritory] = await Promise.all([
     q.first(
-      sql<CampaignFigures['scans']>`select count(*) filter (where not is_bot)::int as scans,
-          count(distinct ip_hash) filter (where not is_bot)::int as unique_scans,
-          count(*) filter (where is_bot)::int as bot_scans
-        from qr_scans where campaign_id = ${id}`,
+      db
+        .selectFrom('qr_scans')
+        .select((scan) => [
+          scan.cast<number>(scan.fn.countAll().filterWhere('is_bot', '=', false), 'integer').as('scans'),
+          scan.cast<number>(scan.fn.count('ip_hash').distinct().filterWhere('is_bot', '=', false), 'integer').as('unique_scans'),
+          scan.cast<number>(scan.fn.countAll().filterWhere('is_bot', '=', true), 'integer').as('bot_scans'),
+        ])
+        .where('campaign_id', '=', id),
     ),
     q.first(
-      sql<CampaignFigures['leads']>`select count(*)::int as leads,
-          count(*) filter (where whatsapp_opt_in)::int as whatsapp,
-          count(*) filter (where email_opt_in)::int as email,
-          coalesce(sum(submissions - 1), 0)::int as merged
-        from qr_leads where campaign_id = ${id}`,
+      db
+        .selectFrom('qr_leads')
+        .select((lead) => [
+          lead.cast<number>(lead.fn.countAll(), 'integer').as('leads'),
+          lead.cast<number>(lead.fn.countAll().filterWhere('whatsapp_opt_in', '=', true), 'integer').as('whatsapp'),
+          lead.cast<number>(lead.fn.countAll().filterWhere('email_opt_in', '=', true), 'integer').as('email'),
+          lead.cast<number>(lead.fn.coalesce(lead.fn.sum(lead('submissions', '-', 1)), lead.lit(0)), 'integer').as('merged'),
+        ])
+        .where('campaign_id', '=', id),
     ),
     q.rows(
       sql<CampaignFigures['byCode'][number]>`select c.id as code_id, c.code, c.label,
@@ -597,21 +388,27 @@ export async function campaignFigures(q: Queries, id: string, timeZone: string):
 
 /** Leads captured in [since, until), for other modules' daily figures (popularity's `leads` metric). */
 export async function leadsCapturedBetween(q: Queries, since: Date, until: Date): Promise<number> {
-  const row = await q.first<{ count: number }>(sql`select count(*)::int as count from qr_leads where created_at >= ${since}::timestamptz and created_at < ${until}::timestamptz`);
-  return row?.count ?? 0;
+  const row = await q.first(
+    db
+      .selectFrom('qr_leads')
+      .select((lead) => lead.fn.countAll<string>().as('count'))
+      .where('created_at', '>=', since)
+      .where('created_at', '<', until),
+  );
+  return Number(row?.count ?? 0);
 }
 
 /** Poster campaigns, codes and leads placed in a territory. */
 export const qrTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
-  const row = await q.first(
-    sql<{ campaigns: number; codes: number; leads: number }>`select
-      (select count(*)::int from qr_campaigns where territory_id = ${territoryId}) as campaigns,
-      (select count(*)::int from qr_codes where territory_id = ${territoryId}) as codes,
-      (select count(*)::int from qr_leads where territory_id = ${territoryId}) as leads`,
-  );
+  const placedIn = (table: 'qr_campaigns' | 'qr_codes' | 'qr_leads') =>
+    db
+      .selectFrom(table)
+      .select((row) => row.fn.countAll<string>().as('count'))
+      .where('territory_id', '=', territoryId);
+  const row = await q.first(db.selectNoFrom([placedIn('qr_campaigns').as('campaigns'), placedIn('qr_codes').as('codes'), placedIn('qr_leads').as('leads')]));
   return [
-    { count: row?.campaigns ?? 0, one: 'campaña QR', many: 'campañas QR' },
-    { count: row?.codes ?? 0, one: 'código QR', many: 'códigos QR' },
-    { count: row?.leads ?? 0, one: 'lead', many: 'leads' },
+    { count: Number(row?.campaigns ?? 0), one: 'campaña QR', many: 'campañas QR' },
+    { count: Number(row?.codes ?? 0), one: 'código QR', many: 'códigos QR' },
+    { count: Number(row?.leads ?? 0), one: 'lead', many: 'leads' },
   ];
 };

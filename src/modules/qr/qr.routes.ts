@@ -49,7 +49,7 @@ export const qrRouter = new ApiRouter('poster-qr', 'Poster QR campaigns, codes, 
   .get(
     '/api/poster-qr/campaigns',
     { summary: 'List QR campaigns, newest first', access: qrPolicy.roles('read'), query: listCampaignsQuery, response: pageSchema(campaignView) },
-    async ({ input, em }) => campaigns.listCampaigns(em, input.query),
+    async ({ ctx, input }) => campaigns.listCampaigns(ctx.deps.db, input.query),
   )
   .get(
     '/api/poster-qr/campaigns/:id',
@@ -95,7 +95,7 @@ export const qrRouter = new ApiRouter('poster-qr', 'Poster QR campaigns, codes, 
       response: pageSchema(codeView),
       errors: noCampaign,
     },
-    async ({ ctx, input, em }) => campaigns.listCodes(em, ctx.deps, input.params.id, input.query),
+    async ({ ctx, input }) => campaigns.listCodes(ctx.deps, input.params.id, input.query),
   )
   .patch(
     '/api/poster-qr/codes/:id',

@@ -25,7 +25,7 @@ export async function recordScan(deps: Pick<AppDeps, 'db' | 'secrets'>, code: Co
   await insertScan(deps.db, {
     campaignId: code.campaignId,
     codeId: code.codeId,
-    at: new Date(),
+    scannedAt: new Date(),
     isBot: isbot(meta.userAgent ?? ''),
     ipHash: hashIp(deps.secrets.ipHashKey, meta.ip),
     referrer,
