@@ -460,11 +460,11 @@ where
 -- agenda.reminders.repository.ts: saveSettings
 update "agenda_settings"
 set
-  "reminder_template" = $1,
-  "cancellation_template" = $2,
-  "template_language" = $3,
-  "reminders_enabled" = $4,
-  "updated_at" = $5,
+  "updated_at" = $1,
+  "reminders_enabled" = $2,
+  "reminder_template" = $3,
+  "cancellation_template" = $4,
+  "template_language" = $5,
   "updated_by_id" = $6
 where
   "id" = $7;
@@ -504,12 +504,12 @@ with
       r.contact_id
   )
 select
-  c.event_id as "eventId",
-  c.contact_id as "contactId",
+  c.event_id,
+  c.contact_id,
   e.title,
-  e.starts_at as "startsAt",
-  e.ends_at as "endsAt",
-  e.time_zone as "timeZone",
+  e.starts_at,
+  e.ends_at,
+  e.time_zone,
   e.address
 from
   claimed c
@@ -517,44 +517,44 @@ from
 
 -- agenda.reminders.repository.ts: expectedPeople
 select
-  contact_id
+  "contact_id"
 from
-  agenda_rsvps
+  "agenda_rsvps"
 where
-  event_id = $1::uuid
-  and status in ('going', 'waitlisted')
+  "event_id" = $1
+  and "status" in ($2, $3)
 union
 select
-  contact_id
+  "contact_id"
 from
-  agenda_shift_signups
+  "agenda_shift_signups"
 where
-  event_id = $2::uuid;
+  "event_id" = $4;
 
 -- agenda.repository.ts: insertEvent
 insert into
   "agenda_events" (
+    "type",
     "id",
     "title",
-    "type",
+    "updated_at",
+    "created_at",
+    "status",
+    "visibility",
     "description",
-    "starts_at",
-    "ends_at",
-    "time_zone",
     "address",
-    "territory_id",
     "latitude",
     "longitude",
     "capacity",
-    "visibility",
-    "status",
-    "organiser_id",
     "budget",
+    "starts_at",
+    "ends_at",
+    "created_by_id",
+    "time_zone",
     "cancelled_at",
     "cancellation_reason",
-    "updated_at",
-    "created_by_id",
-    "created_at"
+    "territory_id",
+    "organiser_id"
   )
 values
   (
@@ -584,50 +584,30 @@ values
 -- agenda.repository.ts: updateEvent
 update "agenda_events"
 set
-  "title" = $1,
-  "type" = $2,
-  "description" = $3,
-  "starts_at" = $4,
-  "ends_at" = $5,
-  "time_zone" = $6,
+  "type" = $1,
+  "title" = $2,
+  "updated_at" = $3,
+  "status" = $4,
+  "visibility" = $5,
+  "description" = $6,
   "address" = $7,
-  "territory_id" = $8,
-  "latitude" = $9,
-  "longitude" = $10,
-  "capacity" = $11,
-  "visibility" = $12,
-  "status" = $13,
-  "organiser_id" = $14,
-  "budget" = $15,
-  "cancelled_at" = $16,
-  "cancellation_reason" = $17,
-  "updated_at" = $18
+  "latitude" = $8,
+  "longitude" = $9,
+  "capacity" = $10,
+  "budget" = $11,
+  "starts_at" = $12,
+  "ends_at" = $13,
+  "time_zone" = $14,
+  "cancelled_at" = $15,
+  "cancellation_reason" = $16,
+  "territory_id" = $17,
+  "organiser_id" = $18
 where
   "id" = $19;
 
 -- agenda.repository.ts: findEvent
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -635,27 +615,7 @@ where
 
 -- agenda.repository.ts: eventPage
 select
-  e.id,
-  e.title,
-  e.type,
-  e.description,
-  e.starts_at,
-  e.ends_at,
-  e.time_zone,
-  e.address,
-  e.territory_id,
-  e.latitude,
-  e.longitude,
-  e.capacity,
-  e.visibility,
-  e.status,
-  e.organiser_id,
-  e.budget,
-  e.cancelled_at,
-  e.cancellation_reason,
-  e.created_by_id,
-  e.created_at,
-  e.updated_at
+  e.*
 from
   agenda_events e
 where
@@ -795,12 +755,12 @@ limit
 insert into
   "agenda_shifts" (
     "id",
-    "event_id",
+    "created_at",
     "role",
     "starts_at",
     "ends_at",
-    "slots",
-    "created_at"
+    "event_id",
+    "slots"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7);
@@ -817,13 +777,7 @@ where
 
 -- agenda.repository.ts: findShift
 select
-  s.id,
-  s.event_id as "eventId",
-  s.role,
-  s.starts_at as "startsAt",
-  s.ends_at as "endsAt",
-  s.slots,
-  s.created_at as "createdAt",
+  s.*,
   (
     select
       count(*)
@@ -840,13 +794,7 @@ where
 
 -- agenda.repository.ts: shiftsOf
 select
-  s.id,
-  s.event_id as "eventId",
-  s.role,
-  s.starts_at as "startsAt",
-  s.ends_at as "endsAt",
-  s.slots,
-  s.created_at as "createdAt",
+  s.*,
   coalesce(
     array_agg(
       u.contact_id
@@ -857,7 +805,7 @@ select
         u.contact_id is not null
     ),
     '{}'
-  ) as "contactIds",
+  ) as contact_ids,
   count(u.contact_id)::int as taken
 from
   agenda_shifts s
@@ -871,32 +819,32 @@ order by
   s.id;
 
 -- agenda.repository.ts: deleteEmptyShift
-delete from agenda_shifts s
+delete from "agenda_shifts" as "s"
 where
-  s.id = $1::uuid
-  and s.event_id = $2::uuid
+  "s"."id" = $1
+  and "s"."event_id" = $2
   and not exists (
     select
-      1
+      "u"."id"
     from
-      agenda_shift_signups u
+      "agenda_shift_signups" as "u"
     where
-      u.shift_id = s.id
+      "u"."shift_id" = "s"."id"
   );
 
 -- agenda.repository.ts: insertSignup
 insert into
-  agenda_shift_signups (
-    id,
-    shift_id,
-    event_id,
-    contact_id,
-    recorded_by_id,
-    created_at
+  "agenda_shift_signups" (
+    "id",
+    "shift_id",
+    "event_id",
+    "contact_id",
+    "recorded_by_id",
+    "created_at"
   )
 values
-  ($1, $2, $3, $4, $5, $6::timestamptz)
-on conflict (shift_id, contact_id) do nothing;
+  ($1, $2, $3, $4, $5, $6)
+on conflict ("shift_id", "contact_id") do nothing;
 
 -- agenda.repository.ts: deleteSignup
 delete from "agenda_shift_signups"
@@ -906,18 +854,18 @@ where
 
 -- agenda.repository.ts: findRsvp
 select
-  r.id,
-  r.event_id as "eventId",
-  r.contact_id as "contactId",
-  r.status,
-  r.waitlisted_at as "waitlistedAt",
-  r.responded_at as "respondedAt",
-  r.recorded_by_id as "recordedById"
+  "id",
+  "event_id",
+  "contact_id",
+  "status",
+  "waitlisted_at",
+  "responded_at",
+  "recorded_by_id"
 from
-  agenda_rsvps r
+  "agenda_rsvps"
 where
-  r.event_id = $1::uuid
-  and r.contact_id = $2::uuid;
+  "event_id" = $1
+  and "contact_id" = $2;
 
 -- agenda.repository.ts: saveRsvp
 insert into
@@ -970,61 +918,61 @@ where
 
 -- agenda.repository.ts: countGoing
 select
-  count(*)::int as going
+  count(*) as "going"
 from
-  agenda_rsvps
+  "agenda_rsvps"
 where
-  event_id = $1::uuid
-  and status = 'going';
+  "event_id" = $1
+  and "status" = $2;
 
 -- agenda.repository.ts: promoteWaitlisted
-update agenda_rsvps r
+update "agenda_rsvps"
 set
-  status = 'going',
-  waitlisted_at = null,
-  responded_at = $1::timestamptz
+  "status" = $1,
+  "waitlisted_at" = $2,
+  "responded_at" = $3
 where
-  r.id in (
+  "id" in (
     select
-      id
+      "id"
     from
-      agenda_rsvps
+      "agenda_rsvps"
     where
-      event_id = $2::uuid
-      and status = 'waitlisted'
+      "event_id" = $4
+      and "status" = $5
     order by
-      waitlisted_at,
-      id
+      "waitlisted_at",
+      "id"
     limit
-      $3::bigint
+      $6
   )
 returning
-  r.contact_id as "contactId";
+  "contact_id";
 
 -- agenda.repository.ts: rsvpsOf
 select
-  r.id,
-  r.event_id as "eventId",
-  r.contact_id as "contactId",
-  r.status,
-  r.waitlisted_at as "waitlistedAt",
-  r.responded_at as "respondedAt",
-  r.recorded_by_id as "recordedById"
+  "id",
+  "event_id",
+  "contact_id",
+  "status",
+  "waitlisted_at",
+  "responded_at",
+  "recorded_by_id"
 from
-  agenda_rsvps r
+  "agenda_rsvps"
 where
-  r.event_id = $1::uuid
-  and r.status = $2
+  "event_id" = $1
+  and "status" = $2
 order by
-  case r.status
-    when 'going' then 0
-    when 'waitlisted' then 1
-    when 'maybe' then 2
+  case "status"
+    when $3 then 0
+    when $4 then 1
+    when $5 then 2
     else 3
   end,
-  r.waitlisted_at nulls first,
-  r.responded_at,
-  r.id;
+  "waitlisted_at" asc nulls first,
+  "responded_at",
+  "id";
 
 -- agenda.repository.ts: attendeesPage
 with
@@ -1137,50 +1085,38 @@ limit
 
 -- agenda.repository.ts: insertCheckIn
 insert into
-  agenda_check_ins (
-    id,
-    event_id,
-    contact_id,
-    shift_id,
-    method,
-    checked_in_at,
-    recorded_by_id
+  "agenda_check_ins" (
+    "id",
+    "event_id",
+    "method",
+    "checked_in_at",
+    "contact_id",
+    "recorded_by_id",
+    "shift_id"
   )
 values
-  ($1, $2, $3, $4, $5, $6::timestamptz, $7)
-on conflict (event_id, contact_id) do nothing;
+  ($1, $2, $3, $4, $5, $6, $7)
+on conflict ("event_id", "contact_id") do nothing;
 
 -- agenda.repository.ts: findCheckIn
 select
-  c.id,
-  c.event_id as "eventId",
-  c.contact_id as "contactId",
-  c.shift_id as "shiftId",
-  c.method,
-  c.checked_in_at as "checkedInAt",
-  c.recorded_by_id as "recordedById"
+  *
 from
-  agenda_check_ins c
+  "agenda_check_ins"
 where
-  c.event_id = $1::uuid
-  and c.contact_id = $2::uuid;
+  "event_id" = $1
+  and "contact_id" = $2;
 
 -- agenda.repository.ts: checkInsOf
 select
-  c.id,
-  c.event_id as "eventId",
-  c.contact_id as "contactId",
-  c.shift_id as "shiftId",
-  c.method,
-  c.checked_in_at as "checkedInAt",
-  c.recorded_by_id as "recordedById"
+  *
 from
-  agenda_check_ins c
+  "agenda_check_ins"
 where
-  c.event_id = $1::uuid
+  "event_id" = $1
 order by
-  c.checked_in_at,
-  c.id;
+  "checked_in_at",
+  "id";
 
 -- agenda.repository.ts: deleteCheckIn
 delete from "agenda_check_ins"
@@ -1320,35 +1256,15 @@ where
 
 -- agenda.repository.ts: agendaTerritoryReferences
 select
-  count(*)::int as events
+  count(*) as "events"
 from
-  agenda_events
+  "agenda_events"
 where
-  territory_id = $1;
+  "territory_id" = $1;
 
 -- agenda.service.ts: visibleEvent
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1366,27 +1282,7 @@ where
 
 -- agenda.service.ts: listEvents
 select
-  e.id,
-  e.title,
-  e.type,
-  e.description,
-  e.starts_at,
-  e.ends_at,
-  e.time_zone,
-  e.address,
-  e.territory_id,
-  e.latitude,
-  e.longitude,
-  e.capacity,
-  e.visibility,
-  e.status,
-  e.organiser_id,
-  e.budget,
-  e.cancelled_at,
-  e.cancellation_reason,
-  e.created_by_id,
-  e.created_at,
-  e.updated_at
+  e.*
 from
   agenda_events e
 where
@@ -1425,27 +1321,7 @@ limit
 
 -- agenda.service.ts: getEvent
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1464,27 +1340,7 @@ where
 -- agenda.service.ts: answer
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1495,27 +1351,7 @@ rollback;
 
 -- agenda.service.ts: listRsvps
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1524,27 +1360,7 @@ where
 
 -- agenda.service.ts: listAttendees
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1554,27 +1370,7 @@ where
 -- agenda.service.ts: createShift
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1585,27 +1381,7 @@ rollback;
 
 -- agenda.service.ts: listShifts
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1615,27 +1391,7 @@ where
 -- agenda.service.ts: changeShift
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1647,27 +1403,7 @@ rollback;
 -- agenda.service.ts: removeShift
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1679,27 +1415,7 @@ rollback;
 -- agenda.service.ts: signUp
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1710,27 +1426,7 @@ rollback;
 -- agenda.service.ts: withdrawSignup
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1744,27 +1440,7 @@ rollback;
 -- agenda.service.ts: checkIn
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1774,27 +1450,7 @@ rollback;
 
 -- agenda.service.ts: listCheckIns
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1803,27 +1459,7 @@ where
 
 -- agenda.service.ts: undoCheckIn
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where

@@ -1,6 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
+import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { numberOrNull, sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
 import { territoryAndDescendants } from '../territories';
@@ -26,29 +27,9 @@ const db = tables<AgendaTables>();
 
 // ───────────── events
 
-export interface EventRecord {
-  id: string;
-  title: string;
-  type: EventType;
-  description: string | null;
-  startsAt: Date;
-  endsAt: Date;
-  timeZone: string;
-  address: string | null;
-  territoryId: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  capacity: number | null;
-  visibility: Visibility;
-  status: EventStatus;
-  organiserId: string | null;
-  budget: number | null;
-  cancelledAt: Date | null;
-  cancellationReason: string | null;
-  createdById: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
+type EventRow = Selectable<AgendaTables['agenda_events']>;
+const eventOf = (row: EventRow) => camelRow(row, ['latitude', 'longitude', 'budget']);
+export type EventRecord = ReturnType<typeof eventOf>;
 
 /** How many people answered each way and how many were checked in. */
 export interface EventCounts {
@@ -59,95 +40,21 @@ export interface EventCounts {
   checkedIn: number;
 }
 
-const eventColumns = [
-  'id',
-  'title',
-  'type',
-  'description',
-  'starts_at',
-  'ends_at',
-  'time_zone',
-  'address',
-  'territory_id',
-  'latitude',
-  'longitude',
-  'capacity',
-  'visibility',
-  'status',
-  'organiser_id',
-  'budget',
-  'cancelled_at',
-  'cancellation_reason',
-  'created_by_id',
-  'created_at',
-  'updated_at',
-] as const;
-
-type EventRow = Pick<Selectable<AgendaTables['agenda_events']>, (typeof eventColumns)[number]>;
-
-function eventOf(row: EventRow): EventRecord {
-  return {
-    id: row.id,
-    title: row.title,
-    type: row.type,
-    description: row.description ?? null,
-    startsAt: row.starts_at,
-    endsAt: row.ends_at,
-    timeZone: row.time_zone,
-    address: row.address ?? null,
-    territoryId: row.territory_id ?? null,
-    latitude: numberOrNull(row.latitude),
-    longitude: numberOrNull(row.longitude),
-    capacity: row.capacity ?? null,
-    visibility: row.visibility,
-    status: row.status,
-    organiserId: row.organiser_id ?? null,
-    budget: numberOrNull(row.budget as string | number | null | undefined),
-    cancelledAt: row.cancelled_at ?? null,
-    cancellationReason: row.cancellation_reason ?? null,
-    createdById: row.created_by_id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function eventValues(event: EventRecord) {
-  return {
-    title: event.title,
-    type: event.type,
-    description: event.description,
-    starts_at: event.startsAt,
-    ends_at: event.endsAt,
-    time_zone: event.timeZone,
-    address: event.address,
-    territory_id: event.territoryId,
-    latitude: event.latitude,
-    longitude: event.longitude,
-    capacity: event.capacity,
-    visibility: event.visibility,
-    status: event.status,
-    organiser_id: event.organiserId,
-    budget: event.budget,
-    cancelled_at: event.cancelledAt,
-    cancellation_reason: event.cancellationReason,
-    updated_at: event.updatedAt,
-  };
-}
-
 export async function insertEvent(q: Queries, event: EventRecord): Promise<void> {
-  await q.write(db.insertInto('agenda_events').values({ id: event.id, ...eventValues(event), created_by_id: event.createdById, created_at: event.createdAt }));
+  await q.write(db.insertInto('agenda_events').values(snakeRow(event)));
 }
 
 export async function updateEvent(q: Queries, event: EventRecord): Promise<void> {
-  await q.write(db.updateTable('agenda_events').set(eventValues(event)).where('id', '=', event.id));
+  const { id, createdById: _createdById, createdAt: _createdAt, ...changed } = event;
+  await q.write(db.updateTable('agenda_events').set(snakeRow(changed)).where('id', '=', id));
 }
 
 /** One event; `lock` holds its row until the transaction ends, so capacity decisions on it run one at a time. */
 export async function findEvent(q: Queries, id: string, lock = false): Promise<EventRecord | undefined> {
-  let query = db.selectFrom('agenda_events').select(eventColumns).where('id', '=', id);
+  let query = db.selectFrom('agenda_events').selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   const row = await q.first(query);
-  return row ? eventOf(row) : undefined;
+  return row && eventOf(row);
 }
 
 export interface EventFilter {
@@ -180,7 +87,7 @@ function eventConditions(filter: EventFilter, now: Date): Sql {
 export async function eventPage(q: Queries, filter: EventFilter, page: { limit: number; after?: { startsAt: Date; id: string } | undefined }, now: Date): Promise<EventRecord[]> {
   const after = page.after ? sql`and (e.starts_at, e.id) > (${page.after.startsAt}::timestamptz, ${page.after.id}::uuid)` : sql``;
   const rows = await q.rows<EventRow>(sql`
-    select ${sql.raw(eventColumns.map((column) => `e.${column}`).join(', '))} from agenda_events e
+    select e.* from agenda_events e
     where ${eventConditions(filter, now)} ${after}
     order by e.starts_at, e.id limit ${page.limit}::int`);
   return rows.map(eventOf);
@@ -214,28 +121,15 @@ export async function liveAttendance(q: Queries, now: Date): Promise<Array<{ eve
 
 // ───────────── shifts and sign-ups
 
-export interface ShiftRecord {
-  id: string;
-  eventId: string;
-  role: string;
-  startsAt: Date;
-  endsAt: Date;
-  slots: number;
-  createdAt: Date;
-}
-
-export interface ShiftWithTaken extends ShiftRecord {
-  taken: number;
-}
+type ShiftRow = Selectable<AgendaTables['agenda_shifts']>;
+export type ShiftRecord = CamelCased<ShiftRow>;
+export type ShiftWithTaken = ShiftRecord & { taken: number };
 
 export async function insertShift(q: Queries, shift: ShiftRecord): Promise<void> {
-  await q.write(
-    db
-      .insertInto('agenda_shifts')
-      .values({ id: shift.id, event_id: shift.eventId, role: shift.role, starts_at: shift.startsAt, ends_at: shift.endsAt, slots: shift.slots, created_at: shift.createdAt }),
-  );
+  await q.write(db.insertInto('agenda_shifts').values(snakeRow(shift)));
 }
 
+/** Writes what a shift's editor may change (the record handed in may carry its sign-up count too). */
 export async function updateShift(q: Queries, shift: ShiftRecord): Promise<void> {
   await q.write(db.updateTable('agenda_shifts').set({ role: shift.role, starts_at: shift.startsAt, ends_at: shift.endsAt, slots: shift.slots }).where('id', '=', shift.id));
 }
@@ -246,35 +140,38 @@ export async function updateShift(q: Queries, shift: ShiftRecord): Promise<void>
  * started with, so the count must come from the next one.
  */
 export async function findShift(q: Queries, eventId: string, shiftId: string, lock = false): Promise<ShiftWithTaken | undefined> {
-  if (lock && !(await q.first(sql`select id from agenda_shifts where id = ${shiftId}::uuid and event_id = ${eventId}::uuid for update`))) return undefined;
-  return q.first<ShiftWithTaken>(sql`
-    select s.id, s.event_id as "eventId", s.role, s.starts_at as "startsAt", s.ends_at as "endsAt", s.slots, s.created_at as "createdAt",
-      (select count(*) from agenda_shift_signups u where u.shift_id = s.id)::int as taken
+  if (lock && !(await q.first(db.selectFrom('agenda_shifts').select('id').where('id', '=', shiftId).where('event_id', '=', eventId).forUpdate()))) return undefined;
+  const row = await q.first<ShiftRow & { taken: number }>(sql`
+    select s.*, (select count(*) from agenda_shift_signups u where u.shift_id = s.id)::int as taken
     from agenda_shifts s where s.id = ${shiftId}::uuid and s.event_id = ${eventId}::uuid`);
+  return row && camelRow(row);
 }
 
 export async function shiftsOf(q: Queries, eventId: string): Promise<Array<ShiftWithTaken & { contactIds: string[] }>> {
-  return q.rows(sql`
-    select s.id, s.event_id as "eventId", s.role, s.starts_at as "startsAt", s.ends_at as "endsAt", s.slots, s.created_at as "createdAt",
-      coalesce(array_agg(u.contact_id order by u.created_at) filter (where u.contact_id is not null), '{}') as "contactIds",
-      count(u.contact_id)::int as taken
+  const rows = await q.rows<ShiftRow & { contact_ids: string[]; taken: number }>(sql`
+    select s.*, coalesce(array_agg(u.contact_id order by u.created_at) filter (where u.contact_id is not null), '{}') as contact_ids, count(u.contact_id)::int as taken
     from agenda_shifts s left join agenda_shift_signups u on u.shift_id = s.id
     where s.event_id = ${eventId}::uuid group by s.id order by s.starts_at, s.id`);
+  return rows.map((row) => camelRow(row));
 }
 
 /** Deletes a shift nobody signed up for; false when someone has (or it is gone). */
 export async function deleteEmptyShift(q: Queries, eventId: string, shiftId: string): Promise<boolean> {
-  const result = await q.write(sql`delete from agenda_shifts s where s.id = ${shiftId}::uuid and s.event_id = ${eventId}::uuid
-    and not exists (select 1 from agenda_shift_signups u where u.shift_id = s.id)`);
-  return result.count > 0;
+  const query = db
+    .deleteFrom('agenda_shifts as s')
+    .where('s.id', '=', shiftId)
+    .where('s.event_id', '=', eventId)
+    .where((row) => row.not(row.exists(row.selectFrom('agenda_shift_signups as u').select('u.id').whereRef('u.shift_id', '=', 's.id'))));
+  return (await q.write(query)).count > 0;
 }
 
 /** Signs a person up; false when they already were. */
 export async function insertSignup(q: Queries, signup: { shiftId: string; eventId: string; contactId: string; recordedById: string | null; at: Date }): Promise<boolean> {
-  const result = await q.write(sql`insert into agenda_shift_signups (id, shift_id, event_id, contact_id, recorded_by_id, created_at)
-    values (${newId()}, ${signup.shiftId}, ${signup.eventId}, ${signup.contactId}, ${signup.recordedById}, ${signup.at}::timestamptz)
-    on conflict (shift_id, contact_id) do nothing`);
-  return result.count > 0;
+  const query = db
+    .insertInto('agenda_shift_signups')
+    .values({ id: newId(), shift_id: signup.shiftId, event_id: signup.eventId, contact_id: signup.contactId, recorded_by_id: signup.recordedById, created_at: signup.at })
+    .onConflict((conflict) => conflict.columns(['shift_id', 'contact_id']).doNothing());
+  return (await q.write(query)).count > 0;
 }
 
 export async function deleteSignup(q: Queries, shiftId: string, contactId: string): Promise<boolean> {
@@ -283,21 +180,12 @@ export async function deleteSignup(q: Queries, shiftId: string, contactId: strin
 
 // ───────────── RSVPs
 
-export interface RsvpRecord {
-  id: string;
-  eventId: string;
-  contactId: string;
-  status: RsvpStatus;
-  waitlistedAt: Date | null;
-  respondedAt: Date;
-  recordedById: string | null;
-}
-
-const rsvpSelect = sql`r.id, r.event_id as "eventId", r.contact_id as "contactId", r.status, r.waitlisted_at as "waitlistedAt",
-  r.responded_at as "respondedAt", r.recorded_by_id as "recordedById"`;
+const rsvpColumns = ['id', 'event_id', 'contact_id', 'status', 'waitlisted_at', 'responded_at', 'recorded_by_id'] as const;
+export type RsvpRecord = CamelCased<Pick<Selectable<AgendaTables['agenda_rsvps']>, (typeof rsvpColumns)[number]>>;
 
 export async function findRsvp(q: Queries, eventId: string, contactId: string): Promise<RsvpRecord | undefined> {
-  return q.first<RsvpRecord>(sql`select ${rsvpSelect} from agenda_rsvps r where r.event_id = ${eventId}::uuid and r.contact_id = ${contactId}::uuid`);
+  const row = await q.first(db.selectFrom('agenda_rsvps').select(rsvpColumns).where('event_id', '=', eventId).where('contact_id', '=', contactId));
+  return row && camelRow(row);
 }
 
 /**
@@ -323,23 +211,42 @@ export async function waitlistPosition(q: Queries, eventId: string, contactId: s
 }
 
 export async function countGoing(q: Queries, eventId: string): Promise<number> {
-  const row = await q.first<{ going: number }>(sql`select count(*)::int as going from agenda_rsvps where event_id = ${eventId}::uuid and status = 'going'`);
-  return row?.going ?? 0;
+  const row = await q.first(
+    db
+      .selectFrom('agenda_rsvps')
+      .select((rsvp) => rsvp.fn.countAll<string>().as('going'))
+      .where('event_id', '=', eventId)
+      .where('status', '=', 'going'),
+  );
+  return Number(row?.going ?? 0);
 }
 
 /** Moves the first `count` of the waitlist (in the order they joined it) to going; who moved. */
 export async function promoteWaitlisted(q: Queries, eventId: string, count: number, at: Date): Promise<string[]> {
   if (count <= 0) return [];
-  const rows = await q.rows<{ contactId: string }>(sql`
-    update agenda_rsvps r set status = 'going', waitlisted_at = null, responded_at = ${at}::timestamptz
-    where r.id in (select id from agenda_rsvps where event_id = ${eventId}::uuid and status = 'waitlisted' order by waitlisted_at, id limit ${count}::bigint)
-    returning r.contact_id as "contactId"`);
-  return rows.map((row) => row.contactId);
+  const firstWaiting = db
+    .selectFrom('agenda_rsvps')
+    .select('id')
+    .where('event_id', '=', eventId)
+    .where('status', '=', 'waitlisted')
+    .orderBy('waitlisted_at')
+    .orderBy('id')
+    .limit(count);
+  const query = db.updateTable('agenda_rsvps').set({ status: 'going', waitlisted_at: null, responded_at: at }).where('id', 'in', firstWaiting).returning('contact_id');
+  return (await q.write(query)).rows.map((row) => row.contact_id);
 }
 
 export async function rsvpsOf(q: Queries, eventId: string, status: RsvpStatus | undefined): Promise<RsvpRecord[]> {
-  return q.rows<RsvpRecord>(sql`select ${rsvpSelect} from agenda_rsvps r where r.event_id = ${eventId}::uuid ${status ? sql`and r.status = ${status}` : sql``}
-    order by case r.status when 'going' then 0 when 'waitlisted' then 1 when 'maybe' then 2 else 3 end, r.waitlisted_at nulls first, r.responded_at, r.id`);
+  let query = db
+    .selectFrom('agenda_rsvps')
+    .select(rsvpColumns)
+    .where('event_id', '=', eventId)
+    .orderBy((rsvp) => rsvp.case('status').when('going').then(0).when('waitlisted').then(1).when('maybe').then(2).else(3).end())
+    .orderBy('waitlisted_at', (order) => order.asc().nullsFirst())
+    .orderBy('responded_at')
+    .orderBy('id');
+  if (status) query = query.where('status', '=', status);
+  return (await q.rows(query)).map((row) => camelRow(row));
 }
 
 // ───────────── the door's list
@@ -407,17 +314,7 @@ export async function attendeesPage(q: Queries, eventId: string, filter: Attende
 
 // ───────────── check-ins
 
-export interface CheckInRecord {
-  id: string;
-  eventId: string;
-  contactId: string;
-  shiftId: string | null;
-  method: CheckInMethod;
-  checkedInAt: Date;
-  recordedById: string | null;
-}
-
-const checkInSelect = sql`c.id, c.event_id as "eventId", c.contact_id as "contactId", c.shift_id as "shiftId", c.method, c.checked_in_at as "checkedInAt", c.recorded_by_id as "recordedById"`;
+export type CheckInRecord = CamelCased<Selectable<AgendaTables['agenda_check_ins']>>;
 
 /** The check-in CTE of a statement that already holds the person as `contact` (a walk-in's arrival): nothing when they were checked in before. */
 export function checkInCte(checkIn: Omit<CheckInRecord, 'contactId'>): Sql {
@@ -430,18 +327,21 @@ export function checkInCte(checkIn: Omit<CheckInRecord, 'contactId'>): Sql {
 
 /** Records a check-in; false when the person was already checked in to the event. */
 export async function insertCheckIn(q: Queries, checkIn: CheckInRecord): Promise<boolean> {
-  const result = await q.write(sql`insert into agenda_check_ins (id, event_id, contact_id, shift_id, method, checked_in_at, recorded_by_id)
-    values (${checkIn.id}, ${checkIn.eventId}, ${checkIn.contactId}, ${checkIn.shiftId}, ${checkIn.method}, ${checkIn.checkedInAt}::timestamptz, ${checkIn.recordedById})
-    on conflict (event_id, contact_id) do nothing`);
-  return result.count > 0;
+  const query = db
+    .insertInto('agenda_check_ins')
+    .values(snakeRow(checkIn))
+    .onConflict((conflict) => conflict.columns(['event_id', 'contact_id']).doNothing());
+  return (await q.write(query)).count > 0;
 }
 
 export async function findCheckIn(q: Queries, eventId: string, contactId: string): Promise<CheckInRecord | undefined> {
-  return q.first<CheckInRecord>(sql`select ${checkInSelect} from agenda_check_ins c where c.event_id = ${eventId}::uuid and c.contact_id = ${contactId}::uuid`);
+  const row = await q.first(db.selectFrom('agenda_check_ins').selectAll().where('event_id', '=', eventId).where('contact_id', '=', contactId));
+  return row && camelRow(row);
 }
 
 export async function checkInsOf(q: Queries, eventId: string): Promise<CheckInRecord[]> {
-  return q.rows<CheckInRecord>(sql`select ${checkInSelect} from agenda_check_ins c where c.event_id = ${eventId}::uuid order by c.checked_in_at, c.id`);
+  const rows = await q.rows(db.selectFrom('agenda_check_ins').selectAll().where('event_id', '=', eventId).orderBy('checked_in_at').orderBy('id'));
+  return rows.map((row) => camelRow(row));
 }
 
 export async function deleteCheckIn(q: Queries, eventId: string, contactId: string): Promise<boolean> {
@@ -477,7 +377,7 @@ export async function eventExists(q: Queries, eventId: string): Promise<boolean>
 /** What finance compares with an event's movements: its planned budget, with enough to name it. */
 export async function eventBudget(q: Queries, eventId: string): Promise<{ title: string; status: string; startsAt: Date; budget: number | null } | undefined> {
   const row = await q.first(db.selectFrom('agenda_events').select(['title', 'status', 'starts_at', 'budget']).where('id', '=', eventId));
-  return row && { title: row.title, status: row.status, startsAt: row.starts_at, budget: numberOrNull(row.budget as string | number | null | undefined) };
+  return row && camelRow(row, ['budget']);
 }
 
 export interface Attendance {
@@ -548,6 +448,11 @@ export async function resetReminders(q: Queries, eventId: string): Promise<void>
 
 /** Events held in a territory. */
 export const agendaTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
-  const row = await q.first(sql<{ events: number }>`select count(*)::int as events from agenda_events where territory_id = ${territoryId}`);
-  return [{ count: row?.events ?? 0, one: 'evento', many: 'eventos' }];
+  const row = await q.first(
+    db
+      .selectFrom('agenda_events')
+      .select((event) => event.fn.countAll<string>().as('events'))
+      .where('territory_id', '=', territoryId),
+  );
+  return [{ count: Number(row?.events ?? 0), one: 'evento', many: 'eventos' }];
 };

@@ -455,16 +455,16 @@ set
   "updated_at" = $2,
   "email" = $3,
   "neighbourhood" = $4,
-  "phone" = $5,
-  "interests" = $6,
-  "tags" = $7,
-  "whatsapp_opt_in" = $8,
-  "email_opt_in" = $9,
-  "identity_key" = $10,
-  "document_id" = $11,
-  "whatsapp_opted_out_at" = $12,
-  "email_opted_out_at" = $13,
-  "territory_id" = $14
+  "interests" = $5,
+  "tags" = $6,
+  "phone" = $7,
+  "territory_id" = $8,
+  "whatsapp_opt_in" = $9,
+  "email_opt_in" = $10,
+  "identity_key" = $11,
+  "document_id" = $12,
+  "whatsapp_opted_out_at" = $13,
+  "email_opted_out_at" = $14
 where
   "id" = $15;
 
