@@ -660,96 +660,102 @@ limit
 
 -- agenda.repository.ts: countsOf
 select
-  e.id as event_id,
-  (
-    select
-      count(*) filter (
-        where
-          r.status = 'going'
-      )
-    from
-      agenda_rsvps r
-    where
-      r.event_id = e.id
-  )::int as going,
-  (
-    select
-      count(*) filter (
-        where
-          r.status = 'maybe'
-      )
-    from
-      agenda_rsvps r
-    where
-      r.event_id = e.id
-  )::int as maybe,
-  (
-    select
-      count(*) filter (
-        where
-          r.status = 'declined'
-      )
-    from
-      agenda_rsvps r
-    where
-      r.event_id = e.id
-  )::int as declined,
-  (
-    select
-      count(*) filter (
-        where
-          r.status = 'waitlisted'
-      )
-    from
-      agenda_rsvps r
-    where
-      r.event_id = e.id
-  )::int as waitlisted,
-  (
-    select
-      count(*)
-    from
-      agenda_check_ins c
-    where
-      c.event_id = e.id
-  )::int as checked_in
+  "id",
+  cast(
+    (
+      select
+        count(*) as "answers"
+      from
+        "agenda_rsvps"
+      where
+        "agenda_rsvps"."event_id" = "agenda_events"."id"
+        and "agenda_rsvps"."status" = $1
+    ) as integer
+  ) as "going",
+  cast(
+    (
+      select
+        count(*) as "answers"
+      from
+        "agenda_rsvps"
+      where
+        "agenda_rsvps"."event_id" = "agenda_events"."id"
+        and "agenda_rsvps"."status" = $2
+    ) as integer
+  ) as "maybe",
+  cast(
+    (
+      select
+        count(*) as "answers"
+      from
+        "agenda_rsvps"
+      where
+        "agenda_rsvps"."event_id" = "agenda_events"."id"
+        and "agenda_rsvps"."status" = $3
+    ) as integer
+  ) as "declined",
+  cast(
+    (
+      select
+        count(*) as "answers"
+      from
+        "agenda_rsvps"
+      where
+        "agenda_rsvps"."event_id" = "agenda_events"."id"
+        and "agenda_rsvps"."status" = $4
+    ) as integer
+  ) as "waitlisted",
+  cast(
+    (
+      select
+        count(*) as "arrivals"
+      from
+        "agenda_check_ins"
+      where
+        "agenda_check_ins"."event_id" = "agenda_events"."id"
+    ) as integer
+  ) as "checked_in"
 from
-  agenda_events e
+  "agenda_events"
 where
-  e.id = any ($1::uuid[]);
+  "id" = any ($5);
 
 -- agenda.repository.ts: liveAttendance
 select
-  e.id as "eventId",
-  e.capacity,
-  (
-    select
-      count(*)
-    from
-      agenda_rsvps r
-    where
-      r.event_id = e.id
-      and r.status = 'going'
-  )::int as going,
-  (
-    select
-      count(*)
-    from
-      agenda_check_ins c
-    where
-      c.event_id = e.id
-  )::int as "checkedIn"
+  "id" as "event_id",
+  "capacity",
+  cast(
+    (
+      select
+        count(*) as "answers"
+      from
+        "agenda_rsvps"
+      where
+        "agenda_rsvps"."event_id" = "agenda_events"."id"
+        and "agenda_rsvps"."status" = $1
+    ) as integer
+  ) as "going",
+  cast(
+    (
+      select
+        count(*) as "arrivals"
+      from
+        "agenda_check_ins"
+      where
+        "agenda_check_ins"."event_id" = "agenda_events"."id"
+    ) as integer
+  ) as "checked_in"
 from
-  agenda_events e
+  "agenda_events"
 where
-  e.status in ('scheduled', 'done')
-  and e.starts_at - interval '6 hours' <= $1::timestamptz
-  and e.ends_at + interval '1 day' >= $2::timestamptz
+  "status" in ($2, $3)
+  and "starts_at" <= $4
+  and "ends_at" >= $5
 order by
-  e.starts_at,
-  e.id
+  "starts_at",
+  "id"
 limit
-  100;
+  $6;
 
 -- agenda.repository.ts: insertShift
 insert into
@@ -905,20 +911,20 @@ set
 
 -- agenda.repository.ts: waitlistPosition
 select
-  count(*)::int as position
+  cast(count(*) as integer) as "position"
 from
-  agenda_rsvps me
-  join agenda_rsvps w on w.event_id = me.event_id
-  and w.status = 'waitlisted'
-  and (w.waitlisted_at, w.id) <= (me.waitlisted_at, me.id)
+  "agenda_rsvps" as "me"
+  inner join "agenda_rsvps" as "w" on "w"."event_id" = "me"."event_id"
+  and "w"."status" = $1
+  and ("w"."waitlisted_at", "w"."id") <= ("me"."waitlisted_at", "me"."id")
 where
-  me.event_id = $1::uuid
-  and me.contact_id = $2::uuid
-  and me.status = 'waitlisted';
+  "me"."event_id" = $2
+  and "me"."contact_id" = $3
+  and "me"."status" = $4;
 
 -- agenda.repository.ts: countGoing
 select
-  count(*) as "going"
+  cast(count(*) as integer) as "going"
 from
   "agenda_rsvps"
 where
@@ -1163,37 +1169,37 @@ where
 
 -- agenda.repository.ts: attendanceByContacts
 with
-  committed as (
+  "committed" as (
     select
-      r.contact_id,
-      r.event_id
+      "contact_id",
+      "event_id"
     from
-      agenda_rsvps r
+      "agenda_rsvps"
     where
-      r.contact_id = any ($1::uuid[])
-      and r.status = 'going'
+      "contact_id" = any ($1)
+      and "status" = $2
     union
     select
-      u.contact_id,
-      u.event_id
+      "contact_id",
+      "event_id"
     from
-      agenda_shift_signups u
+      "agenda_shift_signups"
     where
-      u.contact_id = any ($2::uuid[])
+      "contact_id" = any ($3)
   )
 select
-  m.contact_id,
-  count(*)::int as committed,
-  count(c.id)::int as attended
+  "m"."contact_id",
+  cast(count(*) as integer) as "committed",
+  cast(count("c"."id") as integer) as "attended"
 from
-  committed m
-  join agenda_events e on e.id = m.event_id
-  and e.status in ('scheduled', 'done')
-  and e.ends_at <= $3::timestamptz
-  left join agenda_check_ins c on c.event_id = m.event_id
-  and c.contact_id = m.contact_id
+  "committed" as "m"
+  inner join "agenda_events" as "e" on "e"."id" = "m"."event_id"
+  and "e"."status" in ($4, $5)
+  and "e"."ends_at" <= $6
+  left join "agenda_check_ins" as "c" on "c"."event_id" = "m"."event_id"
+  and "c"."contact_id" = "m"."contact_id"
 group by
-  m.contact_id;
+  "m"."contact_id";
 
 -- agenda.repository.ts: checkInsSince
 select
@@ -1224,27 +1230,16 @@ limit
 
 -- agenda.repository.ts: upcomingEvents
 select
-  count(*)::int as count,
-  coalesce(
-    sum(
-      (
-        select
-          count(*)
-        from
-          agenda_rsvps r
-        where
-          r.event_id = e.id
-          and r.status = 'going'
-      )
-    ),
-    0
-  )::int as going
+  cast(count(distinct "e"."id") as integer) as "count",
+  cast(count("r"."id") as integer) as "going"
 from
-  agenda_events e
+  "agenda_events" as "e"
+  left join "agenda_rsvps" as "r" on "r"."event_id" = "e"."id"
+  and "r"."status" = $1
 where
-  e.status = 'scheduled'
-  and e.starts_at >= $1::timestamptz
-  and e.starts_at < $2::timestamptz;
+  "e"."status" = $2
+  and "e"."starts_at" >= $3
+  and "e"."starts_at" < $4;
 
 -- agenda.repository.ts: resetReminders
 update "agenda_rsvps"
@@ -1256,7 +1251,7 @@ where
 
 -- agenda.repository.ts: agendaTerritoryReferences
 select
-  count(*) as "events"
+  cast(count(*) as integer) as "events"
 from
   "agenda_events"
 where

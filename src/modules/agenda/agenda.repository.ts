@@ -1,5 +1,5 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
 import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { numberOrNull, sql, tables, type Queries, type Sql } from '../../kernel/sql';
@@ -18,6 +18,7 @@ import {
   type RsvpStatus,
   type Visibility,
 } from './agenda.entities';
+import { CHECK_IN_CLOSES_AFTER_MS, CHECK_IN_OPENS_BEFORE_MS } from './agenda.constants';
 import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 type AgendaTables = InferKyselyDB<
@@ -93,30 +94,62 @@ export async function eventPage(q: Queries, filter: EventFilter, page: { limit: 
   return rows.map(eventOf);
 }
 
+type EventExpressions = ExpressionBuilder<AgendaTables, 'agenda_events'>;
+
+/** How many of an event's answers say `status`: a column of a statement over agenda_events. */
+const answersOf = (event: EventExpressions, status: RsvpStatus) =>
+  event.cast<number>(
+    event
+      .selectFrom('agenda_rsvps')
+      .select((rsvp) => rsvp.fn.countAll().as('answers'))
+      .whereRef('agenda_rsvps.event_id', '=', 'agenda_events.id')
+      .where('agenda_rsvps.status', '=', status),
+    'integer',
+  );
+
+/** How many were checked in to an event: a column of a statement over agenda_events. */
+const arrivalsOf = (event: EventExpressions) =>
+  event.cast<number>(
+    event
+      .selectFrom('agenda_check_ins')
+      .select((checkIn) => checkIn.fn.countAll().as('arrivals'))
+      .whereRef('agenda_check_ins.event_id', '=', 'agenda_events.id'),
+    'integer',
+  );
+
 export async function countsOf(q: Queries, eventIds: readonly string[]): Promise<Map<string, EventCounts>> {
   const counts = new Map<string, EventCounts>(eventIds.map((id) => [id, { going: 0, maybe: 0, declined: 0, waitlisted: 0, checkedIn: 0 }]));
   if (!eventIds.length) return counts;
-  const rows = await q.rows<{ event_id: string; going: number; maybe: number; declined: number; waitlisted: number; checked_in: number }>(sql`
-    select e.id as event_id,
-      (select count(*) filter (where r.status = 'going') from agenda_rsvps r where r.event_id = e.id)::int as going,
-      (select count(*) filter (where r.status = 'maybe') from agenda_rsvps r where r.event_id = e.id)::int as maybe,
-      (select count(*) filter (where r.status = 'declined') from agenda_rsvps r where r.event_id = e.id)::int as declined,
-      (select count(*) filter (where r.status = 'waitlisted') from agenda_rsvps r where r.event_id = e.id)::int as waitlisted,
-      (select count(*) from agenda_check_ins c where c.event_id = e.id)::int as checked_in
-    from agenda_events e where e.id = any(${eventIds}::uuid[])`);
-  for (const row of rows) counts.set(row.event_id, { going: row.going, maybe: row.maybe, declined: row.declined, waitlisted: row.waitlisted, checkedIn: row.checked_in });
+  const query = db
+    .selectFrom('agenda_events')
+    .select((event) => [
+      'id',
+      answersOf(event, 'going').as('going'),
+      answersOf(event, 'maybe').as('maybe'),
+      answersOf(event, 'declined').as('declined'),
+      answersOf(event, 'waitlisted').as('waitlisted'),
+      arrivalsOf(event).as('checked_in'),
+    ])
+    .where('id', '=', (event) => event.fn.any(event.val([...eventIds])));
+  for (const row of await q.rows(query)) {
+    const { id, ...eventCounts } = camelRow(row);
+    counts.set(id, eventCounts);
+  }
   return counts;
 }
 
-/** Events whose doors are open now (from six hours before the start to a day after the end), with their going and checked-in counts: the live check-in screen. */
-export async function liveAttendance(q: Queries, now: Date): Promise<Array<{ eventId: string; going: number; checkedIn: number; capacity: number | null }>> {
-  return q.rows(sql`
-    select e.id as "eventId", e.capacity,
-      (select count(*) from agenda_rsvps r where r.event_id = e.id and r.status = 'going')::int as going,
-      (select count(*) from agenda_check_ins c where c.event_id = e.id)::int as "checkedIn"
-    from agenda_events e
-    where e.status in ('scheduled', 'done') and e.starts_at - interval '6 hours' <= ${now}::timestamptz and e.ends_at + interval '1 day' >= ${now}::timestamptz
-    order by e.starts_at, e.id limit 100`);
+/** Events whose doors are open now (while they take check-ins), with their going and checked-in counts: the live check-in screen. */
+export async function liveAttendance(q: Queries, now: Date) {
+  const query = db
+    .selectFrom('agenda_events')
+    .select((event) => ['id as event_id', 'capacity', answersOf(event, 'going').as('going'), arrivalsOf(event).as('checked_in')])
+    .where('status', 'in', ['scheduled', 'done'])
+    .where('starts_at', '<=', new Date(now.getTime() + CHECK_IN_OPENS_BEFORE_MS))
+    .where('ends_at', '>=', new Date(now.getTime() - CHECK_IN_CLOSES_AFTER_MS))
+    .orderBy('starts_at')
+    .orderBy('id')
+    .limit(100);
+  return (await q.rows(query)).map((row) => camelRow(row));
 }
 
 // ───────────── shifts and sign-ups
@@ -204,9 +237,19 @@ export async function saveRsvp(q: Queries, rsvp: Omit<RsvpRecord, 'waitlistedAt'
 
 /** 1 for the first on the event's waitlist; null when the person is not on it. */
 export async function waitlistPosition(q: Queries, eventId: string, contactId: string): Promise<number | null> {
-  const row = await q.first<{ position: number }>(sql`select count(*)::int as position from agenda_rsvps me join agenda_rsvps w on w.event_id = me.event_id
-    and w.status = 'waitlisted' and (w.waitlisted_at, w.id) <= (me.waitlisted_at, me.id)
-    where me.event_id = ${eventId}::uuid and me.contact_id = ${contactId}::uuid and me.status = 'waitlisted'`);
+  const query = db
+    .selectFrom('agenda_rsvps as me')
+    .innerJoin('agenda_rsvps as w', (join) =>
+      join
+        .onRef('w.event_id', '=', 'me.event_id')
+        .on('w.status', '=', 'waitlisted')
+        .on((row) => row(row.refTuple('w.waitlisted_at', 'w.id'), '<=', row.refTuple('me.waitlisted_at', 'me.id'))),
+    )
+    .select((row) => row.cast<number>(row.fn.countAll(), 'integer').as('position'))
+    .where('me.event_id', '=', eventId)
+    .where('me.contact_id', '=', contactId)
+    .where('me.status', '=', 'waitlisted');
+  const row = await q.first(query);
   return row && row.position > 0 ? row.position : null;
 }
 
@@ -214,11 +257,11 @@ export async function countGoing(q: Queries, eventId: string): Promise<number> {
   const row = await q.first(
     db
       .selectFrom('agenda_rsvps')
-      .select((rsvp) => rsvp.fn.countAll<string>().as('going'))
+      .select((rsvp) => rsvp.cast<number>(rsvp.fn.countAll(), 'integer').as('going'))
       .where('event_id', '=', eventId)
       .where('status', '=', 'going'),
   );
-  return Number(row?.going ?? 0);
+  return row?.going ?? 0;
 }
 
 /** Moves the first `count` of the waitlist (in the order they joined it) to going; who moved. */
@@ -395,18 +438,26 @@ export interface Attendance {
 export async function attendanceByContacts(q: Queries, contactIds: readonly string[], now = new Date()): Promise<Map<string, Attendance>> {
   const result = new Map<string, Attendance>(contactIds.map((id) => [id, { committed: 0, attended: 0, noShow: 0 }]));
   if (!contactIds.length) return result;
-  const rows = await q.rows<{ contact_id: string; committed: number; attended: number }>(sql`
-    with committed as (
-      select r.contact_id, r.event_id from agenda_rsvps r where r.contact_id = any(${contactIds}::uuid[]) and r.status = 'going'
-      union
-      select u.contact_id, u.event_id from agenda_shift_signups u where u.contact_id = any(${contactIds}::uuid[])
+  const query = db
+    .with('committed', (cte) =>
+      cte
+        .selectFrom('agenda_rsvps')
+        .select(['contact_id', 'event_id'])
+        .where('contact_id', '=', (rsvp) => rsvp.fn.any(rsvp.val([...contactIds])))
+        .where('status', '=', 'going')
+        .union(
+          cte
+            .selectFrom('agenda_shift_signups')
+            .select(['contact_id', 'event_id'])
+            .where('contact_id', '=', (signup) => signup.fn.any(signup.val([...contactIds]))),
+        ),
     )
-    select m.contact_id, count(*)::int as committed, count(c.id)::int as attended
-    from committed m
-    join agenda_events e on e.id = m.event_id and e.status in ('scheduled', 'done') and e.ends_at <= ${now}::timestamptz
-    left join agenda_check_ins c on c.event_id = m.event_id and c.contact_id = m.contact_id
-    group by m.contact_id`);
-  for (const row of rows) result.set(row.contact_id, { committed: row.committed, attended: row.attended, noShow: row.committed - row.attended });
+    .selectFrom('committed as m')
+    .innerJoin('agenda_events as e', (join) => join.onRef('e.id', '=', 'm.event_id').on('e.status', 'in', ['scheduled', 'done']).on('e.ends_at', '<=', now))
+    .leftJoin('agenda_check_ins as c', (join) => join.onRef('c.event_id', '=', 'm.event_id').onRef('c.contact_id', '=', 'm.contact_id'))
+    .select((row) => ['m.contact_id', row.cast<number>(row.fn.countAll(), 'integer').as('committed'), row.cast<number>(row.fn.count('c.id'), 'integer').as('attended')])
+    .groupBy('m.contact_id');
+  for (const row of await q.rows(query)) result.set(row.contact_id, { committed: row.committed, attended: row.attended, noShow: row.committed - row.attended });
   return result;
 }
 
@@ -434,10 +485,14 @@ export async function checkInsSince(q: Queries, since: Date, limit: number): Pro
 
 /** Scheduled events starting in [from, to) and how many said going to them. */
 export async function upcomingEvents(q: Queries, from: Date, to: Date): Promise<{ count: number; going: number }> {
-  const row = await q.first<{ count: number; going: number }>(sql`
-    select count(*)::int as count,
-      coalesce(sum((select count(*) from agenda_rsvps r where r.event_id = e.id and r.status = 'going')), 0)::int as going
-    from agenda_events e where e.status = 'scheduled' and e.starts_at >= ${from}::timestamptz and e.starts_at < ${to}::timestamptz`);
+  const query = db
+    .selectFrom('agenda_events as e')
+    .leftJoin('agenda_rsvps as r', (join) => join.onRef('r.event_id', '=', 'e.id').on('r.status', '=', 'going'))
+    .select((row) => [row.cast<number>(row.fn.count('e.id').distinct(), 'integer').as('count'), row.cast<number>(row.fn.count('r.id'), 'integer').as('going')])
+    .where('e.status', '=', 'scheduled')
+    .where('e.starts_at', '>=', from)
+    .where('e.starts_at', '<', to);
+  const row = await q.first(query);
   return { count: row?.count ?? 0, going: row?.going ?? 0 };
 }
 
@@ -451,8 +506,8 @@ export const agendaTerritoryReferences: TerritoryReferenceHolder = async (q, ter
   const row = await q.first(
     db
       .selectFrom('agenda_events')
-      .select((event) => event.fn.countAll<string>().as('events'))
+      .select((event) => event.cast<number>(event.fn.countAll(), 'integer').as('events'))
       .where('territory_id', '=', territoryId),
   );
-  return [{ count: Number(row?.events ?? 0), one: 'evento', many: 'eventos' }];
+  return [{ count: row?.events ?? 0, one: 'evento', many: 'eventos' }];
 };

@@ -12,6 +12,7 @@ import { arrivingContact, contactExists, ensureConsentText, normalisePhone } fro
 import { findUser, userPage } from '../auth';
 import { assertTerritoriesExist } from '../territories';
 import { dispatchNotices } from '../notices';
+import { CHECK_IN_CLOSES_AFTER_MS, CHECK_IN_OPENS_BEFORE_MS } from './agenda.constants';
 import { AGENDA_ROOM } from './agenda.events';
 import { agendaPolicy, isManager, organises } from './agenda.policy';
 import { cancellationNotices, promotionNotices } from './agenda.reminders';
@@ -34,10 +35,6 @@ import type {
 } from './agenda.schemas';
 
 export type Deps = Pick<AppDeps, 'db' | 'config' | 'realtime' | 'logger'>;
-
-/** How long before its start a check-in may be recorded, and how long after its end (late marking from a paper list). */
-const CHECK_IN_OPENS_BEFORE_MS = 6 * 3_600_000;
-const CHECK_IN_CLOSES_AFTER_MS = 24 * 3_600_000;
 
 // ───────────── events
 
