@@ -781,48 +781,55 @@ set
 where
   "id" = $5;
 
--- agenda.repository.ts: findShift
-select
-  s.*,
-  (
-    select
-      count(*)
-    from
-      agenda_shift_signups u
-    where
-      u.shift_id = s.id
-  )::int as taken
-from
-  agenda_shifts s
-where
-  s.id = $1::uuid
-  and s.event_id = $2::uuid;
-
 -- agenda.repository.ts: shiftsOf
 select
-  s.*,
+  "s".*,
   coalesce(
     array_agg(
-      u.contact_id
+      "u"."contact_id"
       order by
-        u.created_at
+        "u"."created_at"
     ) filter (
       where
-        u.contact_id is not null
+        "u"."contact_id" is not null
     ),
-    '{}'
-  ) as contact_ids,
-  count(u.contact_id)::int as taken
+    $1
+  ) as "contact_ids",
+  cast(count("u"."contact_id") as integer) as "taken"
 from
-  agenda_shifts s
-  left join agenda_shift_signups u on u.shift_id = s.id
+  "agenda_shifts" as "s"
+  left join "agenda_shift_signups" as "u" on "u"."shift_id" = "s"."id"
 where
-  s.event_id = $1::uuid
+  "s"."event_id" = $2
 group by
-  s.id
+  "s"."id"
 order by
-  s.starts_at,
-  s.id;
+  "s"."starts_at",
+  "s"."id";
+
+-- agenda.repository.ts: findShift
+select
+  "s".*,
+  coalesce(
+    array_agg(
+      "u"."contact_id"
+      order by
+        "u"."created_at"
+    ) filter (
+      where
+        "u"."contact_id" is not null
+    ),
+    $1
+  ) as "contact_ids",
+  cast(count("u"."contact_id") as integer) as "taken"
+from
+  "agenda_shifts" as "s"
+  left join "agenda_shift_signups" as "u" on "u"."shift_id" = "s"."id"
+where
+  "s"."event_id" = $2
+  and "s"."id" = $3
+group by
+  "s"."id";
 
 -- agenda.repository.ts: deleteEmptyShift
 delete from "agenda_shifts" as "s"
@@ -1204,18 +1211,18 @@ group by
 -- agenda.repository.ts: checkInsSince
 select
   c.id,
-  c.contact_id as "contactId",
-  c.event_id as "eventId",
-  e.type as "eventType",
-  c.checked_in_at as "checkedInAt",
-  e.territory_id as "territoryId",
+  c.contact_id,
+  c.event_id,
+  e.type as event_type,
+  c.checked_in_at,
+  e.territory_id,
   round(
     extract(
       epoch
       from
         coalesce(s.ends_at - s.starts_at, e.ends_at - e.starts_at)
     ) / 60
-  )::int as "durationMinutes"
+  )::int as duration_minutes
 from
   agenda_check_ins c
   join agenda_events e on e.id = c.event_id

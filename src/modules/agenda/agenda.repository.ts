@@ -2,7 +2,7 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
 import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
-import { numberOrNull, sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
 import { territoryAndDescendants } from '../territories';
 import {
@@ -154,38 +154,48 @@ export async function liveAttendance(q: Queries, now: Date) {
 
 // ───────────── shifts and sign-ups
 
-type ShiftRow = Selectable<AgendaTables['agenda_shifts']>;
-export type ShiftRecord = CamelCased<ShiftRow>;
-export type ShiftWithTaken = ShiftRecord & { taken: number };
+export type ShiftRecord = CamelCased<Selectable<AgendaTables['agenda_shifts']>>;
 
 export async function insertShift(q: Queries, shift: ShiftRecord): Promise<void> {
   await q.write(db.insertInto('agenda_shifts').values(snakeRow(shift)));
 }
 
-/** Writes what a shift's editor may change (the record handed in may carry its sign-up count too). */
+/** Writes what a shift's editor may change (the record handed in may carry its sign-ups too). */
 export async function updateShift(q: Queries, shift: ShiftRecord): Promise<void> {
   await q.write(db.updateTable('agenda_shifts').set({ role: shift.role, starts_at: shift.startsAt, ends_at: shift.endsAt, slots: shift.slots }).where('id', '=', shift.id));
 }
 
-/**
- * A shift of an event with how many signed up; `lock` serialises sign-ups to it. The lock is taken
- * by a statement of its own: a statement that waited for a lock still counts with the snapshot it
- * started with, so the count must come from the next one.
- */
-export async function findShift(q: Queries, eventId: string, shiftId: string, lock = false): Promise<ShiftWithTaken | undefined> {
-  if (lock && !(await q.first(db.selectFrom('agenda_shifts').select('id').where('id', '=', shiftId).where('event_id', '=', eventId).forUpdate()))) return undefined;
-  const row = await q.first<ShiftRow & { taken: number }>(sql`
-    select s.*, (select count(*) from agenda_shift_signups u where u.shift_id = s.id)::int as taken
-    from agenda_shifts s where s.id = ${shiftId}::uuid and s.event_id = ${eventId}::uuid`);
-  return row && camelRow(row);
+/** An event's shifts, each with who signed up (in the order they did) and how many. */
+function shiftsWithSignups(eventId: string) {
+  return db
+    .selectFrom('agenda_shifts as s')
+    .leftJoin('agenda_shift_signups as u', 'u.shift_id', 's.id')
+    .selectAll('s')
+    .select((shift) => [
+      shift.fn
+        .coalesce(shift.fn.agg<string[]>('array_agg', ['u.contact_id']).orderBy('u.created_at').filterWhere('u.contact_id', 'is not', null), shift.val<string[]>([]))
+        .as('contact_ids'),
+      shift.cast<number>(shift.fn.count('u.contact_id'), 'integer').as('taken'),
+    ])
+    .where('s.event_id', '=', eventId)
+    .groupBy('s.id');
 }
 
-export async function shiftsOf(q: Queries, eventId: string): Promise<Array<ShiftWithTaken & { contactIds: string[] }>> {
-  const rows = await q.rows<ShiftRow & { contact_ids: string[]; taken: number }>(sql`
-    select s.*, coalesce(array_agg(u.contact_id order by u.created_at) filter (where u.contact_id is not null), '{}') as contact_ids, count(u.contact_id)::int as taken
-    from agenda_shifts s left join agenda_shift_signups u on u.shift_id = s.id
-    where s.event_id = ${eventId}::uuid group by s.id order by s.starts_at, s.id`);
-  return rows.map((row) => camelRow(row));
+export async function shiftsOf(q: Queries, eventId: string) {
+  return (await q.rows(shiftsWithSignups(eventId).orderBy('s.starts_at').orderBy('s.id'))).map((row) => camelRow(row));
+}
+
+export type ShiftWithSignups = Awaited<ReturnType<typeof shiftsOf>>[number];
+
+/**
+ * A shift of an event with its sign-ups; `lock` serialises sign-ups to it. The lock is taken by a
+ * statement of its own: a statement that waited for a lock still counts with the snapshot it
+ * started with, so the count must come from the next one.
+ */
+export async function findShift(q: Queries, eventId: string, shiftId: string, lock = false): Promise<ShiftWithSignups | undefined> {
+  if (lock && !(await q.first(db.selectFrom('agenda_shifts').select('id').where('id', '=', shiftId).where('event_id', '=', eventId).forUpdate()))) return undefined;
+  const row = await q.first(shiftsWithSignups(eventId).where('s.id', '=', shiftId));
+  return row && camelRow(row);
 }
 
 /** Deletes a shift nobody signed up for; false when someone has (or it is gone). */
@@ -461,26 +471,22 @@ export async function attendanceByContacts(q: Queries, contactIds: readonly stri
   return result;
 }
 
-export interface CheckInFact {
-  id: string;
-  contactId: string;
-  eventId: string;
-  eventType: string;
-  checkedInAt: Date;
-  territoryId: string | null;
-  durationMinutes: number | null;
-}
+type CheckInFactRow = Pick<Selectable<AgendaTables['agenda_check_ins']>, 'id' | 'contact_id' | 'event_id' | 'checked_in_at'> & {
+  event_type: EventRow['type'];
+  territory_id: EventRow['territory_id'];
+  duration_minutes: number | null;
+};
+export type CheckInFact = CamelCased<CheckInFactRow>;
 
 /** Check-ins at or after `since`, oldest first; the duration is the shift's when they checked in to one, else the event's. */
 export async function checkInsSince(q: Queries, since: Date, limit: number): Promise<CheckInFact[]> {
-  const rows = await q.rows<CheckInFact & { durationMinutes: string | number | null }>(sql`
-    select c.id, c.contact_id as "contactId", c.event_id as "eventId", e.type as "eventType", c.checked_in_at as "checkedInAt",
-      e.territory_id as "territoryId",
-      round(extract(epoch from coalesce(s.ends_at - s.starts_at, e.ends_at - e.starts_at)) / 60)::int as "durationMinutes"
+  const rows = await q.rows<CheckInFactRow>(sql`
+    select c.id, c.contact_id, c.event_id, e.type as event_type, c.checked_in_at, e.territory_id,
+      round(extract(epoch from coalesce(s.ends_at - s.starts_at, e.ends_at - e.starts_at)) / 60)::int as duration_minutes
     from agenda_check_ins c join agenda_events e on e.id = c.event_id left join agenda_shifts s on s.id = c.shift_id
     where c.checked_in_at >= ${since}::timestamptz
     order by c.checked_in_at, c.id limit ${limit}::int`);
-  return rows.map((row) => ({ ...row, durationMinutes: numberOrNull(row.durationMinutes) }));
+  return rows.map((row) => camelRow(row));
 }
 
 /** Scheduled events starting in [from, to) and how many said going to them. */
