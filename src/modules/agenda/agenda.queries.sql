@@ -882,15 +882,15 @@ where
 
 -- agenda.repository.ts: saveRsvp
 insert into
-  agenda_rsvps as r (
-    id,
-    event_id,
-    contact_id,
-    status,
-    waitlisted_at,
-    responded_at,
-    recorded_by_id,
-    created_at
+  "agenda_rsvps" (
+    "id",
+    "status",
+    "event_id",
+    "responded_at",
+    "contact_id",
+    "recorded_by_id",
+    "waitlisted_at",
+    "created_at"
   )
 values
   (
@@ -898,23 +898,23 @@ values
     $2,
     $3,
     $4,
+    $5,
+    $6,
     case
-      when $5 = 'waitlisted' then clock_timestamp()
+      when $7 = $8 then clock_timestamp()
     end,
-    $6::timestamptz,
-    $7,
-    $8::timestamptz
+    $9
   )
-on conflict (event_id, contact_id) do update
+on conflict ("event_id", "contact_id") do update
 set
-  status = excluded.status,
-  waitlisted_at = case
-    when excluded.status <> 'waitlisted' then null
-    when r.status = 'waitlisted' then r.waitlisted_at
+  "status" = "excluded"."status",
+  "waitlisted_at" = case
+    when "excluded"."status" <> $10 then null
+    when "agenda_rsvps"."status" = $11 then "agenda_rsvps"."waitlisted_at"
     else clock_timestamp()
   end,
-  responded_at = excluded.responded_at,
-  recorded_by_id = excluded.recorded_by_id;
+  "responded_at" = "excluded"."responded_at",
+  "recorded_by_id" = "excluded"."recorded_by_id";
 
 -- agenda.repository.ts: waitlistPosition
 select

@@ -237,12 +237,29 @@ export async function findRsvp(q: Queries, eventId: string, contactId: string): 
  * kept while the person stays on it.
  */
 export async function saveRsvp(q: Queries, rsvp: Omit<RsvpRecord, 'waitlistedAt'>): Promise<void> {
-  await q.write(sql`insert into agenda_rsvps as r (id, event_id, contact_id, status, waitlisted_at, responded_at, recorded_by_id, created_at)
-    values (${rsvp.id}, ${rsvp.eventId}, ${rsvp.contactId}, ${rsvp.status}, case when ${rsvp.status} = 'waitlisted' then clock_timestamp() end,
-      ${rsvp.respondedAt}::timestamptz, ${rsvp.recordedById}, ${rsvp.respondedAt}::timestamptz)
-    on conflict (event_id, contact_id) do update set status = excluded.status,
-      waitlisted_at = case when excluded.status <> 'waitlisted' then null when r.status = 'waitlisted' then r.waitlisted_at else clock_timestamp() end,
-      responded_at = excluded.responded_at, recorded_by_id = excluded.recorded_by_id`);
+  const query = db
+    .insertInto('agenda_rsvps')
+    .values((row) => ({
+      ...snakeRow(rsvp),
+      waitlisted_at: row.case().when(row.val(rsvp.status), '=', 'waitlisted').then(row.fn<Date>('clock_timestamp')).end(),
+      created_at: rsvp.respondedAt,
+    }))
+    .onConflict((conflict) =>
+      conflict.columns(['event_id', 'contact_id']).doUpdateSet((row) => ({
+        status: row.ref('excluded.status'),
+        waitlisted_at: row
+          .case()
+          .when('excluded.status', '<>', 'waitlisted')
+          .then(null)
+          .when('agenda_rsvps.status', '=', 'waitlisted')
+          .then(row.ref('agenda_rsvps.waitlisted_at'))
+          .else(row.fn<Date>('clock_timestamp'))
+          .end(),
+        responded_at: row.ref('excluded.responded_at'),
+        recorded_by_id: row.ref('excluded.recorded_by_id'),
+      })),
+    );
+  await q.write(query);
 }
 
 /** 1 for the first on the event's waitlist; null when the person is not on it. */
