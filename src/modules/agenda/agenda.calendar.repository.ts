@@ -1,4 +1,5 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { tables, type Queries } from '../../kernel/sql';
 import { AgendaEventSchema, AgendaFeedTokenSchema, type Visibility } from './agenda.entities';
 
@@ -24,27 +25,17 @@ export async function feedTokenOwner(q: Queries, tokenHash: string): Promise<{ u
   return row && { userId: row.user_id, tokenVersion: row.token_version };
 }
 
-export interface FeedEvent {
-  id: string;
-  title: string;
-  type: string;
-  description: string | null;
-  starts_at: Date;
-  ends_at: Date;
-  address: string | null;
-  latitude: number | string | null;
-  longitude: number | string | null;
-  status: string;
-  created_at: Date;
-  updated_at: Date;
-}
+const feedColumns = ['id', 'title', 'type', 'description', 'starts_at', 'ends_at', 'address', 'latitude', 'longitude', 'status', 'created_at', 'updated_at'] as const;
+
+/** An event as a calendar feed shows it. */
+export type FeedEvent = Pick<Selectable<CalendarTables['agenda_events']>, (typeof feedColumns)[number]>;
 
 /** Published events (no drafts) that end after `from` and start before `to`, cancelled ones included so calendars drop them. */
 export async function feedEvents(q: Queries, visibilities: readonly Visibility[], from: Date, to: Date, limit: number): Promise<FeedEvent[]> {
-  const rows = await q.rows(
+  return q.rows(
     db
       .selectFrom('agenda_events')
-      .select(['id', 'title', 'type', 'description', 'starts_at', 'ends_at', 'address', 'latitude', 'longitude', 'status', 'created_at', 'updated_at'])
+      .select(feedColumns)
       .where('status', '<>', 'draft')
       .where('visibility', 'in', [...visibilities])
       .where('ends_at', '>', from)
@@ -53,5 +44,4 @@ export async function feedEvents(q: Queries, visibilities: readonly Visibility[]
       .orderBy('id')
       .limit(limit),
   );
-  return rows.map((row) => ({ ...row, description: row.description ?? null, address: row.address ?? null, latitude: row.latitude ?? null, longitude: row.longitude ?? null }));
 }

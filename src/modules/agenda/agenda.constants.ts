@@ -14,3 +14,6 @@ export const RSVP_STATUSES = ['going', 'maybe', 'declined', 'waitlisted'] as con
 export type RsvpStatus = (typeof RSVP_STATUSES)[number];
 export const CHECK_IN_METHODS = ['scan', 'mark', 'walk_in'] as const;
 export type CheckInMethod = (typeof CHECK_IN_METHODS)[number];
+/** How long before its start an event takes check-ins, and how long after its end (late marking from a paper list). */
+export const CHECK_IN_OPENS_BEFORE_MS = 6 * 3_600_000;
+export const CHECK_IN_CLOSES_AFTER_MS = 24 * 3_600_000;

@@ -1,6 +1,6 @@
 import { localClock } from '../../kernel/calendar';
 import type { AgendaEventSummary } from './agenda.events';
-import type { CheckInRecord, EventCounts, EventRecord, RsvpRecord, ShiftWithTaken } from './agenda.repository';
+import type { CheckInRecord, EventCounts, EventRecord, RsvpRecord, ShiftWithSignups } from './agenda.repository';
 
 const pad = (value: number) => String(value).padStart(2, '0');
 
@@ -64,7 +64,7 @@ export function presentRsvp(rsvp: Pick<RsvpRecord, 'eventId' | 'contactId' | 'st
   return { eventId: rsvp.eventId, contactId: rsvp.contactId, status: rsvp.status, waitlistPosition, respondedAt: rsvp.respondedAt.toISOString() };
 }
 
-export function presentShift(shift: ShiftWithTaken & { contactIds: string[] }) {
+export function presentShift(shift: ShiftWithSignups) {
   return {
     id: shift.id,
     eventId: shift.eventId,

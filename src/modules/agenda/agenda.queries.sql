@@ -460,10 +460,10 @@ where
 -- agenda.reminders.repository.ts: saveSettings
 update "agenda_settings"
 set
-  "reminder_template" = $1,
-  "cancellation_template" = $2,
-  "template_language" = $3,
-  "reminders_enabled" = $4,
+  "cancellation_template" = $1,
+  "reminder_template" = $2,
+  "reminders_enabled" = $3,
+  "template_language" = $4,
   "updated_at" = $5,
   "updated_by_id" = $6
 where
@@ -504,12 +504,12 @@ with
       r.contact_id
   )
 select
-  c.event_id as "eventId",
-  c.contact_id as "contactId",
+  c.event_id,
+  c.contact_id,
   e.title,
-  e.starts_at as "startsAt",
-  e.ends_at as "endsAt",
-  e.time_zone as "timeZone",
+  e.starts_at,
+  e.ends_at,
+  e.time_zone,
   e.address
 from
   claimed c
@@ -517,44 +517,44 @@ from
 
 -- agenda.reminders.repository.ts: expectedPeople
 select
-  contact_id
+  "contact_id"
 from
-  agenda_rsvps
+  "agenda_rsvps"
 where
-  event_id = $1::uuid
-  and status in ('going', 'waitlisted')
+  "event_id" = $1
+  and "status" in ($2, $3)
 union
 select
-  contact_id
+  "contact_id"
 from
-  agenda_shift_signups
+  "agenda_shift_signups"
 where
-  event_id = $2::uuid;
+  "event_id" = $4;
 
 -- agenda.repository.ts: insertEvent
 insert into
   "agenda_events" (
-    "id",
-    "title",
-    "type",
-    "description",
-    "starts_at",
-    "ends_at",
-    "time_zone",
     "address",
-    "territory_id",
+    "budget",
+    "cancellation_reason",
+    "cancelled_at",
+    "capacity",
+    "created_at",
+    "created_by_id",
+    "description",
+    "ends_at",
+    "id",
     "latitude",
     "longitude",
-    "capacity",
-    "visibility",
-    "status",
     "organiser_id",
-    "budget",
-    "cancelled_at",
-    "cancellation_reason",
+    "starts_at",
+    "status",
+    "territory_id",
+    "time_zone",
+    "title",
+    "type",
     "updated_at",
-    "created_by_id",
-    "created_at"
+    "visibility"
   )
 values
   (
@@ -584,50 +584,30 @@ values
 -- agenda.repository.ts: updateEvent
 update "agenda_events"
 set
-  "title" = $1,
-  "type" = $2,
-  "description" = $3,
-  "starts_at" = $4,
-  "ends_at" = $5,
-  "time_zone" = $6,
-  "address" = $7,
-  "territory_id" = $8,
-  "latitude" = $9,
-  "longitude" = $10,
-  "capacity" = $11,
-  "visibility" = $12,
-  "status" = $13,
-  "organiser_id" = $14,
-  "budget" = $15,
-  "cancelled_at" = $16,
-  "cancellation_reason" = $17,
-  "updated_at" = $18
+  "address" = $1,
+  "budget" = $2,
+  "cancellation_reason" = $3,
+  "cancelled_at" = $4,
+  "capacity" = $5,
+  "description" = $6,
+  "ends_at" = $7,
+  "latitude" = $8,
+  "longitude" = $9,
+  "organiser_id" = $10,
+  "starts_at" = $11,
+  "status" = $12,
+  "territory_id" = $13,
+  "time_zone" = $14,
+  "title" = $15,
+  "type" = $16,
+  "updated_at" = $17,
+  "visibility" = $18
 where
   "id" = $19;
 
 -- agenda.repository.ts: findEvent
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -635,27 +615,7 @@ where
 
 -- agenda.repository.ts: eventPage
 select
-  e.id,
-  e.title,
-  e.type,
-  e.description,
-  e.starts_at,
-  e.ends_at,
-  e.time_zone,
-  e.address,
-  e.territory_id,
-  e.latitude,
-  e.longitude,
-  e.capacity,
-  e.visibility,
-  e.status,
-  e.organiser_id,
-  e.budget,
-  e.cancelled_at,
-  e.cancellation_reason,
-  e.created_by_id,
-  e.created_at,
-  e.updated_at
+  e.*
 from
   agenda_events e
 where
@@ -700,107 +660,113 @@ limit
 
 -- agenda.repository.ts: countsOf
 select
-  e.id as event_id,
-  (
-    select
-      count(*) filter (
-        where
-          r.status = 'going'
-      )
-    from
-      agenda_rsvps r
-    where
-      r.event_id = e.id
-  )::int as going,
-  (
-    select
-      count(*) filter (
-        where
-          r.status = 'maybe'
-      )
-    from
-      agenda_rsvps r
-    where
-      r.event_id = e.id
-  )::int as maybe,
-  (
-    select
-      count(*) filter (
-        where
-          r.status = 'declined'
-      )
-    from
-      agenda_rsvps r
-    where
-      r.event_id = e.id
-  )::int as declined,
-  (
-    select
-      count(*) filter (
-        where
-          r.status = 'waitlisted'
-      )
-    from
-      agenda_rsvps r
-    where
-      r.event_id = e.id
-  )::int as waitlisted,
-  (
-    select
-      count(*)
-    from
-      agenda_check_ins c
-    where
-      c.event_id = e.id
-  )::int as checked_in
+  "id",
+  cast(
+    (
+      select
+        count(*) as "answers"
+      from
+        "agenda_rsvps"
+      where
+        "agenda_rsvps"."event_id" = "agenda_events"."id"
+        and "agenda_rsvps"."status" = $1
+    ) as integer
+  ) as "going",
+  cast(
+    (
+      select
+        count(*) as "answers"
+      from
+        "agenda_rsvps"
+      where
+        "agenda_rsvps"."event_id" = "agenda_events"."id"
+        and "agenda_rsvps"."status" = $2
+    ) as integer
+  ) as "maybe",
+  cast(
+    (
+      select
+        count(*) as "answers"
+      from
+        "agenda_rsvps"
+      where
+        "agenda_rsvps"."event_id" = "agenda_events"."id"
+        and "agenda_rsvps"."status" = $3
+    ) as integer
+  ) as "declined",
+  cast(
+    (
+      select
+        count(*) as "answers"
+      from
+        "agenda_rsvps"
+      where
+        "agenda_rsvps"."event_id" = "agenda_events"."id"
+        and "agenda_rsvps"."status" = $4
+    ) as integer
+  ) as "waitlisted",
+  cast(
+    (
+      select
+        count(*) as "arrivals"
+      from
+        "agenda_check_ins"
+      where
+        "agenda_check_ins"."event_id" = "agenda_events"."id"
+    ) as integer
+  ) as "checked_in"
 from
-  agenda_events e
+  "agenda_events"
 where
-  e.id = any ($1::uuid[]);
+  "id" = any ($5);
 
 -- agenda.repository.ts: liveAttendance
 select
-  e.id as "eventId",
-  e.capacity,
-  (
-    select
-      count(*)
-    from
-      agenda_rsvps r
-    where
-      r.event_id = e.id
-      and r.status = 'going'
-  )::int as going,
-  (
-    select
-      count(*)
-    from
-      agenda_check_ins c
-    where
-      c.event_id = e.id
-  )::int as "checkedIn"
+  "id" as "event_id",
+  "capacity",
+  cast(
+    (
+      select
+        count(*) as "answers"
+      from
+        "agenda_rsvps"
+      where
+        "agenda_rsvps"."event_id" = "agenda_events"."id"
+        and "agenda_rsvps"."status" = $1
+    ) as integer
+  ) as "going",
+  cast(
+    (
+      select
+        count(*) as "arrivals"
+      from
+        "agenda_check_ins"
+      where
+        "agenda_check_ins"."event_id" = "agenda_events"."id"
+    ) as integer
+  ) as "checked_in"
 from
-  agenda_events e
+  "agenda_events"
 where
-  e.status in ('scheduled', 'done')
-  and e.starts_at - interval '6 hours' <= $1::timestamptz
-  and e.ends_at + interval '1 day' >= $2::timestamptz
+  "status" in ($2, $3)
+  and "starts_at" <= $4
+  and "ends_at" >= $5
 order by
-  e.starts_at,
-  e.id
+  "starts_at",
+  "id"
 limit
-  100;
+  $6;
 
 -- agenda.repository.ts: insertShift
 insert into
   "agenda_shifts" (
-    "id",
-    "event_id",
-    "role",
-    "starts_at",
+    "created_at",
     "ends_at",
+    "event_id",
+    "id",
+    "role",
     "slots",
-    "created_at"
+    "starts_at"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7);
@@ -815,88 +781,83 @@ set
 where
   "id" = $5;
 
--- agenda.repository.ts: findShift
-select
-  s.id,
-  s.event_id as "eventId",
-  s.role,
-  s.starts_at as "startsAt",
-  s.ends_at as "endsAt",
-  s.slots,
-  s.created_at as "createdAt",
-  (
-    select
-      count(*)
-    from
-      agenda_shift_signups u
-    where
-      u.shift_id = s.id
-  )::int as taken
-from
-  agenda_shifts s
-where
-  s.id = $1::uuid
-  and s.event_id = $2::uuid;
-
 -- agenda.repository.ts: shiftsOf
 select
-  s.id,
-  s.event_id as "eventId",
-  s.role,
-  s.starts_at as "startsAt",
-  s.ends_at as "endsAt",
-  s.slots,
-  s.created_at as "createdAt",
+  "s".*,
   coalesce(
     array_agg(
-      u.contact_id
+      "u"."contact_id"
       order by
-        u.created_at
+        "u"."created_at"
     ) filter (
       where
-        u.contact_id is not null
+        "u"."contact_id" is not null
     ),
-    '{}'
-  ) as "contactIds",
-  count(u.contact_id)::int as taken
+    $1
+  ) as "contact_ids",
+  cast(count("u"."contact_id") as integer) as "taken"
 from
-  agenda_shifts s
-  left join agenda_shift_signups u on u.shift_id = s.id
+  "agenda_shifts" as "s"
+  left join "agenda_shift_signups" as "u" on "u"."shift_id" = "s"."id"
 where
-  s.event_id = $1::uuid
+  "s"."event_id" = $2
 group by
-  s.id
+  "s"."id"
 order by
-  s.starts_at,
-  s.id;
+  "s"."starts_at",
+  "s"."id";
+
+-- agenda.repository.ts: findShift
+select
+  "s".*,
+  coalesce(
+    array_agg(
+      "u"."contact_id"
+      order by
+        "u"."created_at"
+    ) filter (
+      where
+        "u"."contact_id" is not null
+    ),
+    $1
+  ) as "contact_ids",
+  cast(count("u"."contact_id") as integer) as "taken"
+from
+  "agenda_shifts" as "s"
+  left join "agenda_shift_signups" as "u" on "u"."shift_id" = "s"."id"
+where
+  "s"."event_id" = $2
+  and "s"."id" = $3
+group by
+  "s"."id";
 
 -- agenda.repository.ts: deleteEmptyShift
-delete from agenda_shifts s
+delete from "agenda_shifts" as "s"
 where
-  s.id = $1::uuid
-  and s.event_id = $2::uuid
+  "s"."id" = $1
+  and "s"."event_id" = $2
   and not exists (
     select
-      1
+      "u"."id"
     from
-      agenda_shift_signups u
+      "agenda_shift_signups" as "u"
     where
-      u.shift_id = s.id
+      "u"."shift_id" = "s"."id"
   );
 
 -- agenda.repository.ts: insertSignup
 insert into
-  agenda_shift_signups (
-    id,
-    shift_id,
-    event_id,
-    contact_id,
-    recorded_by_id,
-    created_at
+  "agenda_shift_signups" (
+    "id",
+    "shift_id",
+    "event_id",
+    "contact_id",
+    "recorded_by_id",
+    "created_at"
   )
 values
-  ($1, $2, $3, $4, $5, $6::timestamptz)
-on conflict (shift_id, contact_id) do nothing;
+  ($1, $2, $3, $4, $5, $6)
+on conflict ("shift_id", "contact_id") do nothing;
 
 -- agenda.repository.ts: deleteSignup
 delete from "agenda_shift_signups"
@@ -906,30 +867,30 @@ where
 
 -- agenda.repository.ts: findRsvp
 select
-  r.id,
-  r.event_id as "eventId",
-  r.contact_id as "contactId",
-  r.status,
-  r.waitlisted_at as "waitlistedAt",
-  r.responded_at as "respondedAt",
-  r.recorded_by_id as "recordedById"
+  "id",
+  "event_id",
+  "contact_id",
+  "status",
+  "waitlisted_at",
+  "responded_at",
+  "recorded_by_id"
 from
-  agenda_rsvps r
+  "agenda_rsvps"
 where
-  r.event_id = $1::uuid
-  and r.contact_id = $2::uuid;
+  "event_id" = $1
+  and "contact_id" = $2;
 
 -- agenda.repository.ts: saveRsvp
 insert into
-  agenda_rsvps as r (
-    id,
-    event_id,
-    contact_id,
-    status,
-    waitlisted_at,
-    responded_at,
-    recorded_by_id,
-    created_at
+  "agenda_rsvps" (
+    "contact_id",
+    "event_id",
+    "id",
+    "recorded_by_id",
+    "responded_at",
+    "status",
+    "waitlisted_at",
+    "created_at"
   )
 values
   (
@@ -937,94 +898,94 @@ values
     $2,
     $3,
     $4,
+    $5,
+    $6,
     case
-      when $5 = 'waitlisted' then clock_timestamp()
+      when $7 = $8 then clock_timestamp()
     end,
-    $6::timestamptz,
-    $7,
-    $8::timestamptz
+    $9
   )
-on conflict (event_id, contact_id) do update
+on conflict ("event_id", "contact_id") do update
 set
-  status = excluded.status,
-  waitlisted_at = case
-    when excluded.status <> 'waitlisted' then null
-    when r.status = 'waitlisted' then r.waitlisted_at
+  "status" = "excluded"."status",
+  "waitlisted_at" = case
+    when "excluded"."status" <> $10 then null
+    when "agenda_rsvps"."status" = $11 then "agenda_rsvps"."waitlisted_at"
     else clock_timestamp()
   end,
-  responded_at = excluded.responded_at,
-  recorded_by_id = excluded.recorded_by_id;
+  "responded_at" = "excluded"."responded_at",
+  "recorded_by_id" = "excluded"."recorded_by_id";
 
 -- agenda.repository.ts: waitlistPosition
 select
-  count(*)::int as position
+  cast(count(*) as integer) as "position"
 from
-  agenda_rsvps me
-  join agenda_rsvps w on w.event_id = me.event_id
-  and w.status = 'waitlisted'
-  and (w.waitlisted_at, w.id) <= (me.waitlisted_at, me.id)
+  "agenda_rsvps" as "me"
+  inner join "agenda_rsvps" as "w" on "w"."event_id" = "me"."event_id"
+  and "w"."status" = $1
+  and ("w"."waitlisted_at", "w"."id") <= ("me"."waitlisted_at", "me"."id")
 where
-  me.event_id = $1::uuid
-  and me.contact_id = $2::uuid
-  and me.status = 'waitlisted';
+  "me"."event_id" = $2
+  and "me"."contact_id" = $3
+  and "me"."status" = $4;
 
 -- agenda.repository.ts: countGoing
 select
-  count(*)::int as going
+  cast(count(*) as integer) as "going"
 from
-  agenda_rsvps
+  "agenda_rsvps"
 where
-  event_id = $1::uuid
-  and status = 'going';
+  "event_id" = $1
+  and "status" = $2;
 
 -- agenda.repository.ts: promoteWaitlisted
-update agenda_rsvps r
+update "agenda_rsvps"
 set
-  status = 'going',
-  waitlisted_at = null,
-  responded_at = $1::timestamptz
+  "status" = $1,
+  "waitlisted_at" = $2,
+  "responded_at" = $3
 where
-  r.id in (
+  "id" in (
     select
-      id
+      "id"
     from
-      agenda_rsvps
+      "agenda_rsvps"
     where
-      event_id = $2::uuid
-      and status = 'waitlisted'
+      "event_id" = $4
+      and "status" = $5
     order by
-      waitlisted_at,
-      id
+      "waitlisted_at",
+      "id"
     limit
-      $3::bigint
+      $6
   )
 returning
-  r.contact_id as "contactId";
+  "contact_id";
 
 -- agenda.repository.ts: rsvpsOf
 select
-  r.id,
-  r.event_id as "eventId",
-  r.contact_id as "contactId",
-  r.status,
-  r.waitlisted_at as "waitlistedAt",
-  r.responded_at as "respondedAt",
-  r.recorded_by_id as "recordedById"
+  "id",
+  "event_id",
+  "contact_id",
+  "status",
+  "waitlisted_at",
+  "responded_at",
+  "recorded_by_id"
 from
-  agenda_rsvps r
+  "agenda_rsvps"
 where
-  r.event_id = $1::uuid
-  and r.status = $2
+  "event_id" = $1
+  and "status" = $2
 order by
-  case r.status
-    when 'going' then 0
-    when 'waitlisted' then 1
-    when 'maybe' then 2
+  case "status"
+    when $3 then 0
+    when $4 then 1
+    when $5 then 2
     else 3
   end,
-  r.waitlisted_at nulls first,
-  r.responded_at,
-  r.id;
+  "waitlisted_at" asc nulls first,
+  "responded_at",
+  "id";
 
 -- agenda.repository.ts: attendeesPage
 with
@@ -1137,50 +1098,38 @@ limit
 
 -- agenda.repository.ts: insertCheckIn
 insert into
-  agenda_check_ins (
-    id,
-    event_id,
-    contact_id,
-    shift_id,
-    method,
-    checked_in_at,
-    recorded_by_id
+  "agenda_check_ins" (
+    "checked_in_at",
+    "contact_id",
+    "event_id",
+    "id",
+    "method",
+    "recorded_by_id",
+    "shift_id"
   )
 values
-  ($1, $2, $3, $4, $5, $6::timestamptz, $7)
-on conflict (event_id, contact_id) do nothing;
+  ($1, $2, $3, $4, $5, $6, $7)
+on conflict ("event_id", "contact_id") do nothing;
 
 -- agenda.repository.ts: findCheckIn
 select
-  c.id,
-  c.event_id as "eventId",
-  c.contact_id as "contactId",
-  c.shift_id as "shiftId",
-  c.method,
-  c.checked_in_at as "checkedInAt",
-  c.recorded_by_id as "recordedById"
+  *
 from
-  agenda_check_ins c
+  "agenda_check_ins"
 where
-  c.event_id = $1::uuid
-  and c.contact_id = $2::uuid;
+  "event_id" = $1
+  and "contact_id" = $2;
 
 -- agenda.repository.ts: checkInsOf
 select
-  c.id,
-  c.event_id as "eventId",
-  c.contact_id as "contactId",
-  c.shift_id as "shiftId",
-  c.method,
-  c.checked_in_at as "checkedInAt",
-  c.recorded_by_id as "recordedById"
+  *
 from
-  agenda_check_ins c
+  "agenda_check_ins"
 where
-  c.event_id = $1::uuid
+  "event_id" = $1
 order by
-  c.checked_in_at,
-  c.id;
+  "checked_in_at",
+  "id";
 
 -- agenda.repository.ts: deleteCheckIn
 delete from "agenda_check_ins"
@@ -1227,53 +1176,53 @@ where
 
 -- agenda.repository.ts: attendanceByContacts
 with
-  committed as (
+  "committed" as (
     select
-      r.contact_id,
-      r.event_id
+      "contact_id",
+      "event_id"
     from
-      agenda_rsvps r
+      "agenda_rsvps"
     where
-      r.contact_id = any ($1::uuid[])
-      and r.status = 'going'
+      "contact_id" = any ($1)
+      and "status" = $2
     union
     select
-      u.contact_id,
-      u.event_id
+      "contact_id",
+      "event_id"
     from
-      agenda_shift_signups u
+      "agenda_shift_signups"
     where
-      u.contact_id = any ($2::uuid[])
+      "contact_id" = any ($3)
   )
 select
-  m.contact_id,
-  count(*)::int as committed,
-  count(c.id)::int as attended
+  "m"."contact_id",
+  cast(count(*) as integer) as "committed",
+  cast(count("c"."id") as integer) as "attended"
 from
-  committed m
-  join agenda_events e on e.id = m.event_id
-  and e.status in ('scheduled', 'done')
-  and e.ends_at <= $3::timestamptz
-  left join agenda_check_ins c on c.event_id = m.event_id
-  and c.contact_id = m.contact_id
+  "committed" as "m"
+  inner join "agenda_events" as "e" on "e"."id" = "m"."event_id"
+  and "e"."status" in ($4, $5)
+  and "e"."ends_at" <= $6
+  left join "agenda_check_ins" as "c" on "c"."event_id" = "m"."event_id"
+  and "c"."contact_id" = "m"."contact_id"
 group by
-  m.contact_id;
+  "m"."contact_id";
 
 -- agenda.repository.ts: checkInsSince
 select
   c.id,
-  c.contact_id as "contactId",
-  c.event_id as "eventId",
-  e.type as "eventType",
-  c.checked_in_at as "checkedInAt",
-  e.territory_id as "territoryId",
+  c.contact_id,
+  c.event_id,
+  e.type as event_type,
+  c.checked_in_at,
+  e.territory_id,
   round(
     extract(
       epoch
       from
         coalesce(s.ends_at - s.starts_at, e.ends_at - e.starts_at)
     ) / 60
-  )::int as "durationMinutes"
+  )::int as duration_minutes
 from
   agenda_check_ins c
   join agenda_events e on e.id = c.event_id
@@ -1288,27 +1237,16 @@ limit
 
 -- agenda.repository.ts: upcomingEvents
 select
-  count(*)::int as count,
-  coalesce(
-    sum(
-      (
-        select
-          count(*)
-        from
-          agenda_rsvps r
-        where
-          r.event_id = e.id
-          and r.status = 'going'
-      )
-    ),
-    0
-  )::int as going
+  cast(count(distinct "e"."id") as integer) as "count",
+  cast(count("r"."id") as integer) as "going"
 from
-  agenda_events e
+  "agenda_events" as "e"
+  left join "agenda_rsvps" as "r" on "r"."event_id" = "e"."id"
+  and "r"."status" = $1
 where
-  e.status = 'scheduled'
-  and e.starts_at >= $1::timestamptz
-  and e.starts_at < $2::timestamptz;
+  "e"."status" = $2
+  and "e"."starts_at" >= $3
+  and "e"."starts_at" < $4;
 
 -- agenda.repository.ts: resetReminders
 update "agenda_rsvps"
@@ -1320,35 +1258,15 @@ where
 
 -- agenda.repository.ts: agendaTerritoryReferences
 select
-  count(*)::int as events
+  cast(count(*) as integer) as "events"
 from
-  agenda_events
+  "agenda_events"
 where
-  territory_id = $1;
+  "territory_id" = $1;
 
 -- agenda.service.ts: visibleEvent
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1366,27 +1284,7 @@ where
 
 -- agenda.service.ts: listEvents
 select
-  e.id,
-  e.title,
-  e.type,
-  e.description,
-  e.starts_at,
-  e.ends_at,
-  e.time_zone,
-  e.address,
-  e.territory_id,
-  e.latitude,
-  e.longitude,
-  e.capacity,
-  e.visibility,
-  e.status,
-  e.organiser_id,
-  e.budget,
-  e.cancelled_at,
-  e.cancellation_reason,
-  e.created_by_id,
-  e.created_at,
-  e.updated_at
+  e.*
 from
   agenda_events e
 where
@@ -1425,27 +1323,7 @@ limit
 
 -- agenda.service.ts: getEvent
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1464,27 +1342,7 @@ where
 -- agenda.service.ts: answer
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1495,27 +1353,7 @@ rollback;
 
 -- agenda.service.ts: listRsvps
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1524,27 +1362,7 @@ where
 
 -- agenda.service.ts: listAttendees
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1554,27 +1372,7 @@ where
 -- agenda.service.ts: createShift
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1585,27 +1383,7 @@ rollback;
 
 -- agenda.service.ts: listShifts
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1615,27 +1393,7 @@ where
 -- agenda.service.ts: changeShift
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1647,27 +1405,7 @@ rollback;
 -- agenda.service.ts: removeShift
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1679,27 +1417,7 @@ rollback;
 -- agenda.service.ts: signUp
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1710,27 +1428,7 @@ rollback;
 -- agenda.service.ts: withdrawSignup
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1744,27 +1442,7 @@ rollback;
 -- agenda.service.ts: checkIn
 begin;
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1774,27 +1452,7 @@ rollback;
 
 -- agenda.service.ts: listCheckIns
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where
@@ -1803,27 +1461,7 @@ where
 
 -- agenda.service.ts: undoCheckIn
 select
-  "id",
-  "title",
-  "type",
-  "description",
-  "starts_at",
-  "ends_at",
-  "time_zone",
-  "address",
-  "territory_id",
-  "latitude",
-  "longitude",
-  "capacity",
-  "visibility",
-  "status",
-  "organiser_id",
-  "budget",
-  "cancelled_at",
-  "cancellation_reason",
-  "created_by_id",
-  "created_at",
-  "updated_at"
+  *
 from
   "agenda_events"
 where

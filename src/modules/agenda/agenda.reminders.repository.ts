@@ -1,63 +1,30 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
+import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { sql, tables, type Queries } from '../../kernel/sql';
-import { AgendaSettingsSchema, type ReminderKind } from './agenda.entities';
+import { AgendaEventSchema, AgendaRsvpSchema, AgendaSettingsSchema, AgendaShiftSignupSchema, type ReminderKind } from './agenda.entities';
 
-type SettingsTables = InferKyselyDB<typeof AgendaSettingsSchema>;
-const db = tables<SettingsTables>();
+type RemindersTables = InferKyselyDB<typeof AgendaSettingsSchema | typeof AgendaEventSchema | typeof AgendaRsvpSchema | typeof AgendaShiftSignupSchema>;
+const db = tables<RemindersTables>();
 
-export interface AgendaSettings {
-  reminderTemplate: string | null;
-  cancellationTemplate: string | null;
-  templateLanguage: string;
-  remindersEnabled: boolean;
-  updatedAt: Date;
-  updatedById: string | null;
-}
+const settingsColumns = ['reminder_template', 'cancellation_template', 'template_language', 'reminders_enabled', 'updated_at', 'updated_by_id'] as const;
+export type AgendaSettings = CamelCased<Pick<Selectable<RemindersTables['agenda_settings']>, (typeof settingsColumns)[number]>>;
 
 export async function readSettings(q: Queries): Promise<AgendaSettings> {
-  const row = await q.first(
-    db
-      .selectFrom('agenda_settings')
-      .select(['reminder_template', 'cancellation_template', 'template_language', 'reminders_enabled', 'updated_at', 'updated_by_id'])
-      .where('id', '=', 1),
-  );
+  const row = await q.first(db.selectFrom('agenda_settings').select(settingsColumns).where('id', '=', 1));
   if (!row) throw new Error('agenda_settings has no row: the Agenda migration inserts it');
-  return {
-    reminderTemplate: row.reminder_template ?? null,
-    cancellationTemplate: row.cancellation_template ?? null,
-    templateLanguage: row.template_language,
-    remindersEnabled: row.reminders_enabled,
-    updatedAt: row.updated_at,
-    updatedById: row.updated_by_id ?? null,
-  };
+  return camelRow(row);
 }
 
 export async function saveSettings(q: Queries, settings: AgendaSettings): Promise<void> {
-  await q.write(
-    db
-      .updateTable('agenda_settings')
-      .set({
-        reminder_template: settings.reminderTemplate,
-        cancellation_template: settings.cancellationTemplate,
-        template_language: settings.templateLanguage,
-        reminders_enabled: settings.remindersEnabled,
-        updated_at: settings.updatedAt,
-        updated_by_id: settings.updatedById,
-      })
-      .where('id', '=', 1),
-  );
+  await q.write(db.updateTable('agenda_settings').set(snakeRow(settings)).where('id', '=', 1));
 }
 
+type DueReminderRow = Pick<Selectable<RemindersTables['agenda_rsvps']>, 'event_id' | 'contact_id'> &
+  Pick<Selectable<RemindersTables['agenda_events']>, 'title' | 'starts_at' | 'ends_at' | 'time_zone' | 'address'>;
+
 /** A person due a reminder of an event, with what the message says. */
-export interface DueReminder {
-  eventId: string;
-  contactId: string;
-  title: string;
-  startsAt: Date;
-  endsAt: Date;
-  timeZone: string;
-  address: string | null;
-}
+export type DueReminder = CamelCased<DueReminderRow>;
 
 /**
  * When each reminder is due: the day-before one once the event is less than a day away (but still
@@ -76,7 +43,7 @@ const windows: Record<ReminderKind, { column: string; from: string; to: string }
 export async function claimDueReminders(tx: Queries, kind: ReminderKind, limit: number): Promise<DueReminder[]> {
   const window = windows[kind];
   const column = sql.raw(window.column);
-  return tx.rows<DueReminder>(sql`
+  const rows = await tx.rows<DueReminderRow>(sql`
     with due as (
       select r.id from agenda_rsvps r join agenda_events e on e.id = r.event_id
       where r.status = 'going' and r.${column} is null and e.status = 'scheduled'
@@ -85,14 +52,14 @@ export async function claimDueReminders(tx: Queries, kind: ReminderKind, limit: 
       for update of r skip locked
     ),
     claimed as (update agenda_rsvps r set ${column} = now() from due where r.id = due.id returning r.event_id, r.contact_id)
-    select c.event_id as "eventId", c.contact_id as "contactId", e.title, e.starts_at as "startsAt", e.ends_at as "endsAt", e.time_zone as "timeZone", e.address
+    select c.event_id, c.contact_id, e.title, e.starts_at, e.ends_at, e.time_zone, e.address
     from claimed c join agenda_events e on e.id = c.event_id`);
+  return rows.map((row) => camelRow(row));
 }
 
 /** Everyone who expected to be at an event: going, waiting for a place, or signed up for a shift. */
 export async function expectedPeople(q: Queries, eventId: string): Promise<string[]> {
-  const rows = await q.rows<{ contact_id: string }>(sql`
-    select contact_id from agenda_rsvps where event_id = ${eventId}::uuid and status in ('going', 'waitlisted')
-    union select contact_id from agenda_shift_signups where event_id = ${eventId}::uuid`);
-  return rows.map((row) => row.contact_id);
+  const answered = db.selectFrom('agenda_rsvps').select('contact_id').where('event_id', '=', eventId).where('status', 'in', ['going', 'waitlisted']);
+  const signedUp = db.selectFrom('agenda_shift_signups').select('contact_id').where('event_id', '=', eventId);
+  return (await q.rows(answered.union(signedUp))).map((row) => row.contact_id);
 }

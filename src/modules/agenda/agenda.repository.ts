@@ -1,7 +1,8 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { numberOrNull, sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
 import { territoryAndDescendants } from '../territories';
 import {
@@ -17,6 +18,7 @@ import {
   type RsvpStatus,
   type Visibility,
 } from './agenda.entities';
+import { CHECK_IN_CLOSES_AFTER_MS, CHECK_IN_OPENS_BEFORE_MS } from './agenda.constants';
 import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 type AgendaTables = InferKyselyDB<
@@ -26,29 +28,9 @@ const db = tables<AgendaTables>();
 
 // ───────────── events
 
-export interface EventRecord {
-  id: string;
-  title: string;
-  type: EventType;
-  description: string | null;
-  startsAt: Date;
-  endsAt: Date;
-  timeZone: string;
-  address: string | null;
-  territoryId: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  capacity: number | null;
-  visibility: Visibility;
-  status: EventStatus;
-  organiserId: string | null;
-  budget: number | null;
-  cancelledAt: Date | null;
-  cancellationReason: string | null;
-  createdById: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
+type EventRow = Selectable<AgendaTables['agenda_events']>;
+const eventOf = (row: EventRow) => camelRow(row, ['latitude', 'longitude', 'budget']);
+export type EventRecord = ReturnType<typeof eventOf>;
 
 /** How many people answered each way and how many were checked in. */
 export interface EventCounts {
@@ -59,95 +41,21 @@ export interface EventCounts {
   checkedIn: number;
 }
 
-const eventColumns = [
-  'id',
-  'title',
-  'type',
-  'description',
-  'starts_at',
-  'ends_at',
-  'time_zone',
-  'address',
-  'territory_id',
-  'latitude',
-  'longitude',
-  'capacity',
-  'visibility',
-  'status',
-  'organiser_id',
-  'budget',
-  'cancelled_at',
-  'cancellation_reason',
-  'created_by_id',
-  'created_at',
-  'updated_at',
-] as const;
-
-type EventRow = Pick<Selectable<AgendaTables['agenda_events']>, (typeof eventColumns)[number]>;
-
-function eventOf(row: EventRow): EventRecord {
-  return {
-    id: row.id,
-    title: row.title,
-    type: row.type,
-    description: row.description ?? null,
-    startsAt: row.starts_at,
-    endsAt: row.ends_at,
-    timeZone: row.time_zone,
-    address: row.address ?? null,
-    territoryId: row.territory_id ?? null,
-    latitude: numberOrNull(row.latitude),
-    longitude: numberOrNull(row.longitude),
-    capacity: row.capacity ?? null,
-    visibility: row.visibility,
-    status: row.status,
-    organiserId: row.organiser_id ?? null,
-    budget: numberOrNull(row.budget as string | number | null | undefined),
-    cancelledAt: row.cancelled_at ?? null,
-    cancellationReason: row.cancellation_reason ?? null,
-    createdById: row.created_by_id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function eventValues(event: EventRecord) {
-  return {
-    title: event.title,
-    type: event.type,
-    description: event.description,
-    starts_at: event.startsAt,
-    ends_at: event.endsAt,
-    time_zone: event.timeZone,
-    address: event.address,
-    territory_id: event.territoryId,
-    latitude: event.latitude,
-    longitude: event.longitude,
-    capacity: event.capacity,
-    visibility: event.visibility,
-    status: event.status,
-    organiser_id: event.organiserId,
-    budget: event.budget,
-    cancelled_at: event.cancelledAt,
-    cancellation_reason: event.cancellationReason,
-    updated_at: event.updatedAt,
-  };
-}
-
 export async function insertEvent(q: Queries, event: EventRecord): Promise<void> {
-  await q.write(db.insertInto('agenda_events').values({ id: event.id, ...eventValues(event), created_by_id: event.createdById, created_at: event.createdAt }));
+  await q.write(db.insertInto('agenda_events').values(snakeRow(event)));
 }
 
 export async function updateEvent(q: Queries, event: EventRecord): Promise<void> {
-  await q.write(db.updateTable('agenda_events').set(eventValues(event)).where('id', '=', event.id));
+  const { id, createdById: _createdById, createdAt: _createdAt, ...changed } = event;
+  await q.write(db.updateTable('agenda_events').set(snakeRow(changed)).where('id', '=', id));
 }
 
 /** One event; `lock` holds its row until the transaction ends, so capacity decisions on it run one at a time. */
 export async function findEvent(q: Queries, id: string, lock = false): Promise<EventRecord | undefined> {
-  let query = db.selectFrom('agenda_events').select(eventColumns).where('id', '=', id);
+  let query = db.selectFrom('agenda_events').selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   const row = await q.first(query);
-  return row ? eventOf(row) : undefined;
+  return row && eventOf(row);
 }
 
 export interface EventFilter {
@@ -180,101 +88,133 @@ function eventConditions(filter: EventFilter, now: Date): Sql {
 export async function eventPage(q: Queries, filter: EventFilter, page: { limit: number; after?: { startsAt: Date; id: string } | undefined }, now: Date): Promise<EventRecord[]> {
   const after = page.after ? sql`and (e.starts_at, e.id) > (${page.after.startsAt}::timestamptz, ${page.after.id}::uuid)` : sql``;
   const rows = await q.rows<EventRow>(sql`
-    select ${sql.raw(eventColumns.map((column) => `e.${column}`).join(', '))} from agenda_events e
+    select e.* from agenda_events e
     where ${eventConditions(filter, now)} ${after}
     order by e.starts_at, e.id limit ${page.limit}::int`);
   return rows.map(eventOf);
 }
 
+type EventExpressions = ExpressionBuilder<AgendaTables, 'agenda_events'>;
+
+/** How many of an event's answers say `status`: a column of a statement over agenda_events. */
+const answersOf = (event: EventExpressions, status: RsvpStatus) =>
+  event.cast<number>(
+    event
+      .selectFrom('agenda_rsvps')
+      .select((rsvp) => rsvp.fn.countAll().as('answers'))
+      .whereRef('agenda_rsvps.event_id', '=', 'agenda_events.id')
+      .where('agenda_rsvps.status', '=', status),
+    'integer',
+  );
+
+/** How many were checked in to an event: a column of a statement over agenda_events. */
+const arrivalsOf = (event: EventExpressions) =>
+  event.cast<number>(
+    event
+      .selectFrom('agenda_check_ins')
+      .select((checkIn) => checkIn.fn.countAll().as('arrivals'))
+      .whereRef('agenda_check_ins.event_id', '=', 'agenda_events.id'),
+    'integer',
+  );
+
 export async function countsOf(q: Queries, eventIds: readonly string[]): Promise<Map<string, EventCounts>> {
   const counts = new Map<string, EventCounts>(eventIds.map((id) => [id, { going: 0, maybe: 0, declined: 0, waitlisted: 0, checkedIn: 0 }]));
   if (!eventIds.length) return counts;
-  const rows = await q.rows<{ event_id: string; going: number; maybe: number; declined: number; waitlisted: number; checked_in: number }>(sql`
-    select e.id as event_id,
-      (select count(*) filter (where r.status = 'going') from agenda_rsvps r where r.event_id = e.id)::int as going,
-      (select count(*) filter (where r.status = 'maybe') from agenda_rsvps r where r.event_id = e.id)::int as maybe,
-      (select count(*) filter (where r.status = 'declined') from agenda_rsvps r where r.event_id = e.id)::int as declined,
-      (select count(*) filter (where r.status = 'waitlisted') from agenda_rsvps r where r.event_id = e.id)::int as waitlisted,
-      (select count(*) from agenda_check_ins c where c.event_id = e.id)::int as checked_in
-    from agenda_events e where e.id = any(${eventIds}::uuid[])`);
-  for (const row of rows) counts.set(row.event_id, { going: row.going, maybe: row.maybe, declined: row.declined, waitlisted: row.waitlisted, checkedIn: row.checked_in });
+  const query = db
+    .selectFrom('agenda_events')
+    .select((event) => [
+      'id',
+      answersOf(event, 'going').as('going'),
+      answersOf(event, 'maybe').as('maybe'),
+      answersOf(event, 'declined').as('declined'),
+      answersOf(event, 'waitlisted').as('waitlisted'),
+      arrivalsOf(event).as('checked_in'),
+    ])
+    .where('id', '=', (event) => event.fn.any(event.val([...eventIds])));
+  for (const row of await q.rows(query)) {
+    const { id, ...eventCounts } = camelRow(row);
+    counts.set(id, eventCounts);
+  }
   return counts;
 }
 
-/** Events whose doors are open now (from six hours before the start to a day after the end), with their going and checked-in counts: the live check-in screen. */
-export async function liveAttendance(q: Queries, now: Date): Promise<Array<{ eventId: string; going: number; checkedIn: number; capacity: number | null }>> {
-  return q.rows(sql`
-    select e.id as "eventId", e.capacity,
-      (select count(*) from agenda_rsvps r where r.event_id = e.id and r.status = 'going')::int as going,
-      (select count(*) from agenda_check_ins c where c.event_id = e.id)::int as "checkedIn"
-    from agenda_events e
-    where e.status in ('scheduled', 'done') and e.starts_at - interval '6 hours' <= ${now}::timestamptz and e.ends_at + interval '1 day' >= ${now}::timestamptz
-    order by e.starts_at, e.id limit 100`);
+/** Events whose doors are open now (while they take check-ins), with their going and checked-in counts: the live check-in screen. */
+export async function liveAttendance(q: Queries, now: Date) {
+  const query = db
+    .selectFrom('agenda_events')
+    .select((event) => ['id as event_id', 'capacity', answersOf(event, 'going').as('going'), arrivalsOf(event).as('checked_in')])
+    .where('status', 'in', ['scheduled', 'done'])
+    .where('starts_at', '<=', new Date(now.getTime() + CHECK_IN_OPENS_BEFORE_MS))
+    .where('ends_at', '>=', new Date(now.getTime() - CHECK_IN_CLOSES_AFTER_MS))
+    .orderBy('starts_at')
+    .orderBy('id')
+    .limit(100);
+  return (await q.rows(query)).map((row) => camelRow(row));
 }
 
 // ───────────── shifts and sign-ups
 
-export interface ShiftRecord {
-  id: string;
-  eventId: string;
-  role: string;
-  startsAt: Date;
-  endsAt: Date;
-  slots: number;
-  createdAt: Date;
-}
-
-export interface ShiftWithTaken extends ShiftRecord {
-  taken: number;
-}
+export type ShiftRecord = CamelCased<Selectable<AgendaTables['agenda_shifts']>>;
 
 export async function insertShift(q: Queries, shift: ShiftRecord): Promise<void> {
-  await q.write(
-    db
-      .insertInto('agenda_shifts')
-      .values({ id: shift.id, event_id: shift.eventId, role: shift.role, starts_at: shift.startsAt, ends_at: shift.endsAt, slots: shift.slots, created_at: shift.createdAt }),
-  );
+  await q.write(db.insertInto('agenda_shifts').values(snakeRow(shift)));
 }
 
+/** Writes what a shift's editor may change (the record handed in may carry its sign-ups too). */
 export async function updateShift(q: Queries, shift: ShiftRecord): Promise<void> {
   await q.write(db.updateTable('agenda_shifts').set({ role: shift.role, starts_at: shift.startsAt, ends_at: shift.endsAt, slots: shift.slots }).where('id', '=', shift.id));
 }
 
-/**
- * A shift of an event with how many signed up; `lock` serialises sign-ups to it. The lock is taken
- * by a statement of its own: a statement that waited for a lock still counts with the snapshot it
- * started with, so the count must come from the next one.
- */
-export async function findShift(q: Queries, eventId: string, shiftId: string, lock = false): Promise<ShiftWithTaken | undefined> {
-  if (lock && !(await q.first(sql`select id from agenda_shifts where id = ${shiftId}::uuid and event_id = ${eventId}::uuid for update`))) return undefined;
-  return q.first<ShiftWithTaken>(sql`
-    select s.id, s.event_id as "eventId", s.role, s.starts_at as "startsAt", s.ends_at as "endsAt", s.slots, s.created_at as "createdAt",
-      (select count(*) from agenda_shift_signups u where u.shift_id = s.id)::int as taken
-    from agenda_shifts s where s.id = ${shiftId}::uuid and s.event_id = ${eventId}::uuid`);
+/** An event's shifts, each with who signed up (in the order they did) and how many. */
+function shiftsWithSignups(eventId: string) {
+  return db
+    .selectFrom('agenda_shifts as s')
+    .leftJoin('agenda_shift_signups as u', 'u.shift_id', 's.id')
+    .selectAll('s')
+    .select((shift) => [
+      shift.fn
+        .coalesce(shift.fn.agg<string[]>('array_agg', ['u.contact_id']).orderBy('u.created_at').filterWhere('u.contact_id', 'is not', null), shift.val<string[]>([]))
+        .as('contact_ids'),
+      shift.cast<number>(shift.fn.count('u.contact_id'), 'integer').as('taken'),
+    ])
+    .where('s.event_id', '=', eventId)
+    .groupBy('s.id');
 }
 
-export async function shiftsOf(q: Queries, eventId: string): Promise<Array<ShiftWithTaken & { contactIds: string[] }>> {
-  return q.rows(sql`
-    select s.id, s.event_id as "eventId", s.role, s.starts_at as "startsAt", s.ends_at as "endsAt", s.slots, s.created_at as "createdAt",
-      coalesce(array_agg(u.contact_id order by u.created_at) filter (where u.contact_id is not null), '{}') as "contactIds",
-      count(u.contact_id)::int as taken
-    from agenda_shifts s left join agenda_shift_signups u on u.shift_id = s.id
-    where s.event_id = ${eventId}::uuid group by s.id order by s.starts_at, s.id`);
+export async function shiftsOf(q: Queries, eventId: string) {
+  return (await q.rows(shiftsWithSignups(eventId).orderBy('s.starts_at').orderBy('s.id'))).map((row) => camelRow(row));
+}
+
+export type ShiftWithSignups = Awaited<ReturnType<typeof shiftsOf>>[number];
+
+/**
+ * A shift of an event with its sign-ups; `lock` serialises sign-ups to it. The lock is taken by a
+ * statement of its own: a statement that waited for a lock still counts with the snapshot it
+ * started with, so the count must come from the next one.
+ */
+export async function findShift(q: Queries, eventId: string, shiftId: string, lock = false): Promise<ShiftWithSignups | undefined> {
+  if (lock && !(await q.first(db.selectFrom('agenda_shifts').select('id').where('id', '=', shiftId).where('event_id', '=', eventId).forUpdate()))) return undefined;
+  const row = await q.first(shiftsWithSignups(eventId).where('s.id', '=', shiftId));
+  return row && camelRow(row);
 }
 
 /** Deletes a shift nobody signed up for; false when someone has (or it is gone). */
 export async function deleteEmptyShift(q: Queries, eventId: string, shiftId: string): Promise<boolean> {
-  const result = await q.write(sql`delete from agenda_shifts s where s.id = ${shiftId}::uuid and s.event_id = ${eventId}::uuid
-    and not exists (select 1 from agenda_shift_signups u where u.shift_id = s.id)`);
-  return result.count > 0;
+  const query = db
+    .deleteFrom('agenda_shifts as s')
+    .where('s.id', '=', shiftId)
+    .where('s.event_id', '=', eventId)
+    .where((row) => row.not(row.exists(row.selectFrom('agenda_shift_signups as u').select('u.id').whereRef('u.shift_id', '=', 's.id'))));
+  return (await q.write(query)).count > 0;
 }
 
 /** Signs a person up; false when they already were. */
 export async function insertSignup(q: Queries, signup: { shiftId: string; eventId: string; contactId: string; recordedById: string | null; at: Date }): Promise<boolean> {
-  const result = await q.write(sql`insert into agenda_shift_signups (id, shift_id, event_id, contact_id, recorded_by_id, created_at)
-    values (${newId()}, ${signup.shiftId}, ${signup.eventId}, ${signup.contactId}, ${signup.recordedById}, ${signup.at}::timestamptz)
-    on conflict (shift_id, contact_id) do nothing`);
-  return result.count > 0;
+  const query = db
+    .insertInto('agenda_shift_signups')
+    .values({ id: newId(), shift_id: signup.shiftId, event_id: signup.eventId, contact_id: signup.contactId, recorded_by_id: signup.recordedById, created_at: signup.at })
+    .onConflict((conflict) => conflict.columns(['shift_id', 'contact_id']).doNothing());
+  return (await q.write(query)).count > 0;
 }
 
 export async function deleteSignup(q: Queries, shiftId: string, contactId: string): Promise<boolean> {
@@ -283,21 +223,12 @@ export async function deleteSignup(q: Queries, shiftId: string, contactId: strin
 
 // ───────────── RSVPs
 
-export interface RsvpRecord {
-  id: string;
-  eventId: string;
-  contactId: string;
-  status: RsvpStatus;
-  waitlistedAt: Date | null;
-  respondedAt: Date;
-  recordedById: string | null;
-}
-
-const rsvpSelect = sql`r.id, r.event_id as "eventId", r.contact_id as "contactId", r.status, r.waitlisted_at as "waitlistedAt",
-  r.responded_at as "respondedAt", r.recorded_by_id as "recordedById"`;
+const rsvpColumns = ['id', 'event_id', 'contact_id', 'status', 'waitlisted_at', 'responded_at', 'recorded_by_id'] as const;
+export type RsvpRecord = CamelCased<Pick<Selectable<AgendaTables['agenda_rsvps']>, (typeof rsvpColumns)[number]>>;
 
 export async function findRsvp(q: Queries, eventId: string, contactId: string): Promise<RsvpRecord | undefined> {
-  return q.first<RsvpRecord>(sql`select ${rsvpSelect} from agenda_rsvps r where r.event_id = ${eventId}::uuid and r.contact_id = ${contactId}::uuid`);
+  const row = await q.first(db.selectFrom('agenda_rsvps').select(rsvpColumns).where('event_id', '=', eventId).where('contact_id', '=', contactId));
+  return row && camelRow(row);
 }
 
 /**
@@ -306,40 +237,86 @@ export async function findRsvp(q: Queries, eventId: string, contactId: string): 
  * kept while the person stays on it.
  */
 export async function saveRsvp(q: Queries, rsvp: Omit<RsvpRecord, 'waitlistedAt'>): Promise<void> {
-  await q.write(sql`insert into agenda_rsvps as r (id, event_id, contact_id, status, waitlisted_at, responded_at, recorded_by_id, created_at)
-    values (${rsvp.id}, ${rsvp.eventId}, ${rsvp.contactId}, ${rsvp.status}, case when ${rsvp.status} = 'waitlisted' then clock_timestamp() end,
-      ${rsvp.respondedAt}::timestamptz, ${rsvp.recordedById}, ${rsvp.respondedAt}::timestamptz)
-    on conflict (event_id, contact_id) do update set status = excluded.status,
-      waitlisted_at = case when excluded.status <> 'waitlisted' then null when r.status = 'waitlisted' then r.waitlisted_at else clock_timestamp() end,
-      responded_at = excluded.responded_at, recorded_by_id = excluded.recorded_by_id`);
+  const query = db
+    .insertInto('agenda_rsvps')
+    .values((row) => ({
+      ...snakeRow(rsvp),
+      waitlisted_at: row.case().when(row.val(rsvp.status), '=', 'waitlisted').then(row.fn<Date>('clock_timestamp')).end(),
+      created_at: rsvp.respondedAt,
+    }))
+    .onConflict((conflict) =>
+      conflict.columns(['event_id', 'contact_id']).doUpdateSet((row) => ({
+        status: row.ref('excluded.status'),
+        waitlisted_at: row
+          .case()
+          .when('excluded.status', '<>', 'waitlisted')
+          .then(null)
+          .when('agenda_rsvps.status', '=', 'waitlisted')
+          .then(row.ref('agenda_rsvps.waitlisted_at'))
+          .else(row.fn<Date>('clock_timestamp'))
+          .end(),
+        responded_at: row.ref('excluded.responded_at'),
+        recorded_by_id: row.ref('excluded.recorded_by_id'),
+      })),
+    );
+  await q.write(query);
 }
 
 /** 1 for the first on the event's waitlist; null when the person is not on it. */
 export async function waitlistPosition(q: Queries, eventId: string, contactId: string): Promise<number | null> {
-  const row = await q.first<{ position: number }>(sql`select count(*)::int as position from agenda_rsvps me join agenda_rsvps w on w.event_id = me.event_id
-    and w.status = 'waitlisted' and (w.waitlisted_at, w.id) <= (me.waitlisted_at, me.id)
-    where me.event_id = ${eventId}::uuid and me.contact_id = ${contactId}::uuid and me.status = 'waitlisted'`);
+  const query = db
+    .selectFrom('agenda_rsvps as me')
+    .innerJoin('agenda_rsvps as w', (join) =>
+      join
+        .onRef('w.event_id', '=', 'me.event_id')
+        .on('w.status', '=', 'waitlisted')
+        .on((row) => row(row.refTuple('w.waitlisted_at', 'w.id'), '<=', row.refTuple('me.waitlisted_at', 'me.id'))),
+    )
+    .select((row) => row.cast<number>(row.fn.countAll(), 'integer').as('position'))
+    .where('me.event_id', '=', eventId)
+    .where('me.contact_id', '=', contactId)
+    .where('me.status', '=', 'waitlisted');
+  const row = await q.first(query);
   return row && row.position > 0 ? row.position : null;
 }
 
 export async function countGoing(q: Queries, eventId: string): Promise<number> {
-  const row = await q.first<{ going: number }>(sql`select count(*)::int as going from agenda_rsvps where event_id = ${eventId}::uuid and status = 'going'`);
+  const row = await q.first(
+    db
+      .selectFrom('agenda_rsvps')
+      .select((rsvp) => rsvp.cast<number>(rsvp.fn.countAll(), 'integer').as('going'))
+      .where('event_id', '=', eventId)
+      .where('status', '=', 'going'),
+  );
   return row?.going ?? 0;
 }
 
 /** Moves the first `count` of the waitlist (in the order they joined it) to going; who moved. */
 export async function promoteWaitlisted(q: Queries, eventId: string, count: number, at: Date): Promise<string[]> {
   if (count <= 0) return [];
-  const rows = await q.rows<{ contactId: string }>(sql`
-    update agenda_rsvps r set status = 'going', waitlisted_at = null, responded_at = ${at}::timestamptz
-    where r.id in (select id from agenda_rsvps where event_id = ${eventId}::uuid and status = 'waitlisted' order by waitlisted_at, id limit ${count}::bigint)
-    returning r.contact_id as "contactId"`);
-  return rows.map((row) => row.contactId);
+  const firstWaiting = db
+    .selectFrom('agenda_rsvps')
+    .select('id')
+    .where('event_id', '=', eventId)
+    .where('status', '=', 'waitlisted')
+    .orderBy('waitlisted_at')
+    .orderBy('id')
+    .limit(count);
+  const query = db.updateTable('agenda_rsvps').set({ status: 'going', waitlisted_at: null, responded_at: at }).where('id', 'in', firstWaiting).returning('contact_id');
+  return (await q.write(query)).rows.map((row) => row.contact_id);
 }
 
 export async function rsvpsOf(q: Queries, eventId: string, status: RsvpStatus | undefined): Promise<RsvpRecord[]> {
-  return q.rows<RsvpRecord>(sql`select ${rsvpSelect} from agenda_rsvps r where r.event_id = ${eventId}::uuid ${status ? sql`and r.status = ${status}` : sql``}
-    order by case r.status when 'going' then 0 when 'waitlisted' then 1 when 'maybe' then 2 else 3 end, r.waitlisted_at nulls first, r.responded_at, r.id`);
+  let query = db
+    .selectFrom('agenda_rsvps')
+    .select(rsvpColumns)
+    .where('event_id', '=', eventId)
+    .orderBy((rsvp) => rsvp.case('status').when('going').then(0).when('waitlisted').then(1).when('maybe').then(2).else(3).end())
+    .orderBy('waitlisted_at', (order) => order.asc().nullsFirst())
+    .orderBy('responded_at')
+    .orderBy('id');
+  if (status) query = query.where('status', '=', status);
+  return (await q.rows(query)).map((row) => camelRow(row));
 }
 
 // ───────────── the door's list
@@ -407,17 +384,7 @@ export async function attendeesPage(q: Queries, eventId: string, filter: Attende
 
 // ───────────── check-ins
 
-export interface CheckInRecord {
-  id: string;
-  eventId: string;
-  contactId: string;
-  shiftId: string | null;
-  method: CheckInMethod;
-  checkedInAt: Date;
-  recordedById: string | null;
-}
-
-const checkInSelect = sql`c.id, c.event_id as "eventId", c.contact_id as "contactId", c.shift_id as "shiftId", c.method, c.checked_in_at as "checkedInAt", c.recorded_by_id as "recordedById"`;
+export type CheckInRecord = CamelCased<Selectable<AgendaTables['agenda_check_ins']>>;
 
 /** The check-in CTE of a statement that already holds the person as `contact` (a walk-in's arrival): nothing when they were checked in before. */
 export function checkInCte(checkIn: Omit<CheckInRecord, 'contactId'>): Sql {
@@ -430,18 +397,21 @@ export function checkInCte(checkIn: Omit<CheckInRecord, 'contactId'>): Sql {
 
 /** Records a check-in; false when the person was already checked in to the event. */
 export async function insertCheckIn(q: Queries, checkIn: CheckInRecord): Promise<boolean> {
-  const result = await q.write(sql`insert into agenda_check_ins (id, event_id, contact_id, shift_id, method, checked_in_at, recorded_by_id)
-    values (${checkIn.id}, ${checkIn.eventId}, ${checkIn.contactId}, ${checkIn.shiftId}, ${checkIn.method}, ${checkIn.checkedInAt}::timestamptz, ${checkIn.recordedById})
-    on conflict (event_id, contact_id) do nothing`);
-  return result.count > 0;
+  const query = db
+    .insertInto('agenda_check_ins')
+    .values(snakeRow(checkIn))
+    .onConflict((conflict) => conflict.columns(['event_id', 'contact_id']).doNothing());
+  return (await q.write(query)).count > 0;
 }
 
 export async function findCheckIn(q: Queries, eventId: string, contactId: string): Promise<CheckInRecord | undefined> {
-  return q.first<CheckInRecord>(sql`select ${checkInSelect} from agenda_check_ins c where c.event_id = ${eventId}::uuid and c.contact_id = ${contactId}::uuid`);
+  const row = await q.first(db.selectFrom('agenda_check_ins').selectAll().where('event_id', '=', eventId).where('contact_id', '=', contactId));
+  return row && camelRow(row);
 }
 
 export async function checkInsOf(q: Queries, eventId: string): Promise<CheckInRecord[]> {
-  return q.rows<CheckInRecord>(sql`select ${checkInSelect} from agenda_check_ins c where c.event_id = ${eventId}::uuid order by c.checked_in_at, c.id`);
+  const rows = await q.rows(db.selectFrom('agenda_check_ins').selectAll().where('event_id', '=', eventId).orderBy('checked_in_at').orderBy('id'));
+  return rows.map((row) => camelRow(row));
 }
 
 export async function deleteCheckIn(q: Queries, eventId: string, contactId: string): Promise<boolean> {
@@ -477,7 +447,7 @@ export async function eventExists(q: Queries, eventId: string): Promise<boolean>
 /** What finance compares with an event's movements: its planned budget, with enough to name it. */
 export async function eventBudget(q: Queries, eventId: string): Promise<{ title: string; status: string; startsAt: Date; budget: number | null } | undefined> {
   const row = await q.first(db.selectFrom('agenda_events').select(['title', 'status', 'starts_at', 'budget']).where('id', '=', eventId));
-  return row && { title: row.title, status: row.status, startsAt: row.starts_at, budget: numberOrNull(row.budget as string | number | null | undefined) };
+  return row && camelRow(row, ['budget']);
 }
 
 export interface Attendance {
@@ -495,49 +465,57 @@ export interface Attendance {
 export async function attendanceByContacts(q: Queries, contactIds: readonly string[], now = new Date()): Promise<Map<string, Attendance>> {
   const result = new Map<string, Attendance>(contactIds.map((id) => [id, { committed: 0, attended: 0, noShow: 0 }]));
   if (!contactIds.length) return result;
-  const rows = await q.rows<{ contact_id: string; committed: number; attended: number }>(sql`
-    with committed as (
-      select r.contact_id, r.event_id from agenda_rsvps r where r.contact_id = any(${contactIds}::uuid[]) and r.status = 'going'
-      union
-      select u.contact_id, u.event_id from agenda_shift_signups u where u.contact_id = any(${contactIds}::uuid[])
+  const query = db
+    .with('committed', (cte) =>
+      cte
+        .selectFrom('agenda_rsvps')
+        .select(['contact_id', 'event_id'])
+        .where('contact_id', '=', (rsvp) => rsvp.fn.any(rsvp.val([...contactIds])))
+        .where('status', '=', 'going')
+        .union(
+          cte
+            .selectFrom('agenda_shift_signups')
+            .select(['contact_id', 'event_id'])
+            .where('contact_id', '=', (signup) => signup.fn.any(signup.val([...contactIds]))),
+        ),
     )
-    select m.contact_id, count(*)::int as committed, count(c.id)::int as attended
-    from committed m
-    join agenda_events e on e.id = m.event_id and e.status in ('scheduled', 'done') and e.ends_at <= ${now}::timestamptz
-    left join agenda_check_ins c on c.event_id = m.event_id and c.contact_id = m.contact_id
-    group by m.contact_id`);
-  for (const row of rows) result.set(row.contact_id, { committed: row.committed, attended: row.attended, noShow: row.committed - row.attended });
+    .selectFrom('committed as m')
+    .innerJoin('agenda_events as e', (join) => join.onRef('e.id', '=', 'm.event_id').on('e.status', 'in', ['scheduled', 'done']).on('e.ends_at', '<=', now))
+    .leftJoin('agenda_check_ins as c', (join) => join.onRef('c.event_id', '=', 'm.event_id').onRef('c.contact_id', '=', 'm.contact_id'))
+    .select((row) => ['m.contact_id', row.cast<number>(row.fn.countAll(), 'integer').as('committed'), row.cast<number>(row.fn.count('c.id'), 'integer').as('attended')])
+    .groupBy('m.contact_id');
+  for (const row of await q.rows(query)) result.set(row.contact_id, { committed: row.committed, attended: row.attended, noShow: row.committed - row.attended });
   return result;
 }
 
-export interface CheckInFact {
-  id: string;
-  contactId: string;
-  eventId: string;
-  eventType: string;
-  checkedInAt: Date;
-  territoryId: string | null;
-  durationMinutes: number | null;
-}
+type CheckInFactRow = Pick<Selectable<AgendaTables['agenda_check_ins']>, 'id' | 'contact_id' | 'event_id' | 'checked_in_at'> & {
+  event_type: EventRow['type'];
+  territory_id: EventRow['territory_id'];
+  duration_minutes: number | null;
+};
+export type CheckInFact = CamelCased<CheckInFactRow>;
 
 /** Check-ins at or after `since`, oldest first; the duration is the shift's when they checked in to one, else the event's. */
 export async function checkInsSince(q: Queries, since: Date, limit: number): Promise<CheckInFact[]> {
-  const rows = await q.rows<CheckInFact & { durationMinutes: string | number | null }>(sql`
-    select c.id, c.contact_id as "contactId", c.event_id as "eventId", e.type as "eventType", c.checked_in_at as "checkedInAt",
-      e.territory_id as "territoryId",
-      round(extract(epoch from coalesce(s.ends_at - s.starts_at, e.ends_at - e.starts_at)) / 60)::int as "durationMinutes"
+  const rows = await q.rows<CheckInFactRow>(sql`
+    select c.id, c.contact_id, c.event_id, e.type as event_type, c.checked_in_at, e.territory_id,
+      round(extract(epoch from coalesce(s.ends_at - s.starts_at, e.ends_at - e.starts_at)) / 60)::int as duration_minutes
     from agenda_check_ins c join agenda_events e on e.id = c.event_id left join agenda_shifts s on s.id = c.shift_id
     where c.checked_in_at >= ${since}::timestamptz
     order by c.checked_in_at, c.id limit ${limit}::int`);
-  return rows.map((row) => ({ ...row, durationMinutes: numberOrNull(row.durationMinutes) }));
+  return rows.map((row) => camelRow(row));
 }
 
 /** Scheduled events starting in [from, to) and how many said going to them. */
 export async function upcomingEvents(q: Queries, from: Date, to: Date): Promise<{ count: number; going: number }> {
-  const row = await q.first<{ count: number; going: number }>(sql`
-    select count(*)::int as count,
-      coalesce(sum((select count(*) from agenda_rsvps r where r.event_id = e.id and r.status = 'going')), 0)::int as going
-    from agenda_events e where e.status = 'scheduled' and e.starts_at >= ${from}::timestamptz and e.starts_at < ${to}::timestamptz`);
+  const query = db
+    .selectFrom('agenda_events as e')
+    .leftJoin('agenda_rsvps as r', (join) => join.onRef('r.event_id', '=', 'e.id').on('r.status', '=', 'going'))
+    .select((row) => [row.cast<number>(row.fn.count('e.id').distinct(), 'integer').as('count'), row.cast<number>(row.fn.count('r.id'), 'integer').as('going')])
+    .where('e.status', '=', 'scheduled')
+    .where('e.starts_at', '>=', from)
+    .where('e.starts_at', '<', to);
+  const row = await q.first(query);
   return { count: row?.count ?? 0, going: row?.going ?? 0 };
 }
 
@@ -548,6 +526,11 @@ export async function resetReminders(q: Queries, eventId: string): Promise<void>
 
 /** Events held in a territory. */
 export const agendaTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
-  const row = await q.first(sql<{ events: number }>`select count(*)::int as events from agenda_events where territory_id = ${territoryId}`);
+  const row = await q.first(
+    db
+      .selectFrom('agenda_events')
+      .select((event) => event.cast<number>(event.fn.countAll(), 'integer').as('events'))
+      .where('territory_id', '=', territoryId),
+  );
   return [{ count: row?.events ?? 0, one: 'evento', many: 'eventos' }];
 };

@@ -12,6 +12,7 @@ import { arrivingContact, contactExists, ensureConsentText, normalisePhone } fro
 import { findUser, userPage } from '../auth';
 import { assertTerritoriesExist } from '../territories';
 import { dispatchNotices } from '../notices';
+import { CHECK_IN_CLOSES_AFTER_MS, CHECK_IN_OPENS_BEFORE_MS } from './agenda.constants';
 import { AGENDA_ROOM } from './agenda.events';
 import { agendaPolicy, isManager, organises } from './agenda.policy';
 import { cancellationNotices, promotionNotices } from './agenda.reminders';
@@ -34,10 +35,6 @@ import type {
 } from './agenda.schemas';
 
 export type Deps = Pick<AppDeps, 'db' | 'config' | 'realtime' | 'logger'>;
-
-/** How long before its start a check-in may be recorded, and how long after its end (late marking from a paper list). */
-const CHECK_IN_OPENS_BEFORE_MS = 6 * 3_600_000;
-const CHECK_IN_CLOSES_AFTER_MS = 24 * 3_600_000;
 
 // ───────────── events
 
@@ -359,7 +356,7 @@ export async function listShifts(deps: Deps, eventId: string, actor: Actor) {
 }
 
 async function shiftView(q: Queries, eventId: string, shiftId: string) {
-  const shift = (await repository.shiftsOf(q, eventId)).find((candidate) => candidate.id === shiftId);
+  const shift = await repository.findShift(q, eventId, shiftId);
   if (!shift) throw new NotFoundError('This event has no shift with this id.');
   return presentShift(shift);
 }
@@ -397,8 +394,7 @@ export async function signUp(deps: Deps, eventId: string, shiftId: string, reque
     const contactId = requested && organises(actor, event) ? await knownContact(tx, requested, 'body.contactId') : await contactFor(tx, actor, requested, 'body.contactId');
     const shift = await repository.findShift(tx, eventId, shiftId, true);
     if (!shift) throw new NotFoundError('This event has no shift with this id.');
-    const already = (await repository.shiftsOf(tx, eventId)).find((candidate) => candidate.id === shiftId)?.contactIds.includes(contactId);
-    if (!already && shift.taken >= shift.slots) throw new ConflictError(`All ${shift.slots} places of this shift are taken.`, 'shift_full');
+    if (!shift.contactIds.includes(contactId) && shift.taken >= shift.slots) throw new ConflictError(`All ${shift.slots} places of this shift are taken.`, 'shift_full');
     await repository.insertSignup(tx, { shiftId, eventId, contactId, recordedById: actor.id, at: now });
     return shiftView(tx, eventId, shiftId);
   });
