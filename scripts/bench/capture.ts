@@ -301,7 +301,7 @@ Both share the 2 cores with PostgreSQL and the load generator, so req/s moves by
 }
 
 async function cleanUp(): Promise<void> {
-  await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
+  await db.dropAtEnd();
   await deleteRedisKeys(benchRedisUrl, `${REDIS_KEY_PREFIX}:`).catch(() => undefined);
 }
 

@@ -208,7 +208,7 @@ erased person on record.`;
 }
 
 async function cleanUp(): Promise<void> {
-  await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
+  await db.dropAtEnd();
   await deleteRedisKeys(benchRedisUrl, `${REDIS_KEY_PREFIX}:`).catch(() => undefined);
 }
 

@@ -371,7 +371,7 @@ processes together, PostgreSQL (every backend) and Redis, all sharing ${os.cpus(
 }
 
 async function cleanUp(): Promise<void> {
-  await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
+  await db.dropAtEnd();
   await deleteRedisKeys(benchRedisUrl, `${PREFIX}:`).catch(() => undefined);
   await deleteRedisKeys(benchRedisUrl, `${BASELINE_PREFIX}:`).catch(() => undefined);
 }

@@ -354,6 +354,8 @@ export interface BenchDatabase {
   /** Drops (ending any sessions left behind) and creates it empty. */
   recreate(): Promise<void>;
   drop(): Promise<void>;
+  /** Drops it at the end of a run: a failure is said on stderr, not thrown, so the run's result stands. */
+  dropAtEnd(): Promise<void>;
   /** `select count(*)` of each table, in one connection. */
   count(tables: readonly string[]): Promise<Record<string, number>>;
 }
@@ -375,6 +377,7 @@ export function benchDatabase(base: string): BenchDatabase {
     name,
     url,
     drop,
+    dropAtEnd: () => drop().catch((error: unknown) => void process.stderr.write(`could not drop ${name}: ${String(error)}\n`)),
     async recreate() {
       await drop();
       await withPg(pgAdminUrl, (client) => client.query(`create database ${name}`));

@@ -639,7 +639,7 @@ runBenchmark(async () => {
     await db.recreate();
     results = await runAll();
   } finally {
-    await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
+    await db.dropAtEnd();
     await deleteRedisKeys(benchRedisUrl, REDIS_KEY_PREFIX).catch(() => undefined);
   }
   report(results);

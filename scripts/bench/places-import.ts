@@ -135,7 +135,7 @@ the national rounds (+${(r.memory.after - r.memory.before).toFixed(0)} MiB: the 
 }
 
 async function cleanUp(): Promise<void> {
-  await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
+  await db.dropAtEnd();
   await deleteRedisKeys(benchRedisUrl, `${REDIS_KEY_PREFIX}:`).catch(() => undefined);
 }
 

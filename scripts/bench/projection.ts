@@ -301,7 +301,7 @@ sockets (one client process) listen to \`gotv:projection\`. The per-station figu
 }
 
 async function cleanUp(): Promise<void> {
-  await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
+  await db.dropAtEnd();
   await deleteRedisKeys(benchRedisUrl, `${REDIS_KEY_PREFIX}:`).catch(() => undefined);
 }
 

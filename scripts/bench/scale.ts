@@ -518,7 +518,7 @@ is the machine's, not Comando's alone: read the CPU split, not the knee, to size
 }
 
 async function cleanUp(): Promise<void> {
-  await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
+  await db.dropAtEnd();
   await deleteRedisKeys(benchRedisUrl, `${PREFIX}:`).catch(() => undefined);
   await deleteRedisKeys(benchRedisUrl, `${BASELINE_PREFIX}:`).catch(() => undefined);
 }

@@ -804,7 +804,7 @@ Comparison p99 ÷ \`GET /api/test\` p99: ${fixed(c.comparison.p99 / c.baseline.p
 }
 
 async function cleanUp(): Promise<void> {
-  await db.drop().catch((error: unknown) => process.stderr.write(`could not drop ${db.name}: ${String(error)}\n`));
+  await db.dropAtEnd();
   await deleteRedisKeys(benchRedisUrl, `${REDIS_KEY_PREFIX}:`).catch(() => undefined);
 }
 
