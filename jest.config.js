@@ -9,6 +9,7 @@ module.exports = {
   // tsconfig has isolatedModules, so ts-jest only transpiles; `npm run typecheck` checks types.
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   // Tests spend much of their time waiting on timers, sockets and child processes: a third
   // worker on this project's two-core machine took the suite from 408 to 342-352 s.
   maxWorkers: 3,

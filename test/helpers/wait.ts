@@ -19,10 +19,3 @@ export async function until<T>(check: () => T | Promise<T>, timeoutMs = 20_000, 
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
-
-/**
- * The former name, kept only for the browser tests being written beside this change
- * (test/screens/*.browser.test.ts); new tests call `until`.
- * @deprecated use `until`
- */
-export const waitUntil = until;

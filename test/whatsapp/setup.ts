@@ -2,7 +2,7 @@ import { sql, type Sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { FakeWhatsAppCloud, type FakeCloudOptions } from '../fakes/whatsapp-cloud';
-import { until, waitUntil } from '../helpers/wait';
+import { until } from '../helpers/wait';
 
 export const CLOUD = {
   token: 'test-cloud-token-0123456789',
@@ -94,9 +94,6 @@ export async function approvedTemplate(t: WhatsAppTest, body: Record<string, unk
   });
   return created.body;
 }
-
-/** @deprecated use `until` from test/helpers/wait.ts; kept for the browser tests written beside this change. */
-export { waitUntil };
 
 export async function statusCounts(app: TestApp, campaignId: string): Promise<Record<string, number>> {
   const rows = await app.runtime.deps.db.rows(
