@@ -105,9 +105,14 @@ const userRoom = (userId: string) => `${USER_ROOM_PREFIX}${userId}`;
 
 /**
  * Appends a batch to a shared window and marks it appended (KEYS[3], for `WITHDRAW_FROM_WINDOW`);
- * 1 when this call opened the window (its caller flushes it).
+ * 1 when this call opened the window (its caller flushes it). ioredis re-sends an unanswered
+ * command after a reconnect: a copy of an append already carried out adds nothing (0), and one
+ * of an append a withdrawal has settled is refused (−1), or its items would go out twice.
  */
-const APPEND_TO_WINDOW = `redis.call('rpush', KEYS[1], ARGV[2])
+const APPEND_TO_WINDOW = `local mark = redis.call('get', KEYS[3])
+if mark == '1' then return 0 end
+if mark then return -1 end
+redis.call('rpush', KEYS[1], ARGV[2])
 redis.call('set', KEYS[3], '1', 'PX', ARGV[3])
 if redis.call('set', KEYS[2], '1', 'PX', ARGV[1], 'NX') then return 1 end
 return 0`;
@@ -116,12 +121,22 @@ return 0`;
  * After an append whose answer never came: 'absent' when it was never carried out, 'withdrawn' when
  * it was and its batch was taken back out of the window, 'taken' when a flush had already taken it.
  * A window left empty is closed, since the append may have opened it for a process that never heard.
+ * The mark keeps the outcome: a withdrawal tried again (its own answer lost) gets the same one,
+ * and the append arriving again is refused.
  */
-const WITHDRAW_FROM_WINDOW = `if redis.call('exists', KEYS[3]) == 0 then return 'absent' end
-redis.call('del', KEYS[3])
-if redis.call('lrem', KEYS[1], 1, ARGV[1]) == 0 then return 'taken' end
-if redis.call('llen', KEYS[1]) == 0 then redis.call('del', KEYS[2]) end
-return 'withdrawn'`;
+const WITHDRAW_FROM_WINDOW = `local mark = redis.call('get', KEYS[3])
+if mark and mark ~= '1' then return mark end
+local outcome = 'absent'
+if mark == '1' then
+  if redis.call('lrem', KEYS[1], 1, ARGV[1]) == 0 then
+    outcome = 'taken'
+  else
+    outcome = 'withdrawn'
+    if redis.call('llen', KEYS[1]) == 0 then redis.call('del', KEYS[2]) end
+  end
+end
+redis.call('set', KEYS[3], outcome, 'PX', ARGV[2])
+return outcome`;
 
 /**
  * Takes every item of a shared window and closes it, atomically: the next append opens a new one.
@@ -141,7 +156,7 @@ return items`;
 
 interface WindowCommands {
   appendToWindow(listKey: string, openKey: string, appendedKey: string, leaseMs: string, batch: string, markMs: string): Promise<number>;
-  withdrawFromWindow(listKey: string, openKey: string, appendedKey: string, batch: string): Promise<'absent' | 'withdrawn' | 'taken'>;
+  withdrawFromWindow(listKey: string, openKey: string, appendedKey: string, batch: string, markMs: string): Promise<'absent' | 'withdrawn' | 'taken'>;
   takeWindow(listKey: string, openKey: string, stashKey: string, stashMs: string): Promise<string[]>;
   retakeWindow(stashKey: string): Promise<string[]>;
 }
@@ -560,7 +575,7 @@ export class Realtime {
             // An append sent but unanswered may still be carried out: take it back first, or the
             // items would go out twice, from here and from the window.
             if (isUnanswered(error)) {
-              const outcome = await this.settle(() => redis.withdrawFromWindow(listKey, openKey, appendedKey, batch), WITHDRAW_WITHIN_MS, windowMs, true);
+              const outcome = await this.settle(() => redis.withdrawFromWindow(listKey, openKey, appendedKey, batch, String(WINDOW_SETTLE_MS)), WITHDRAW_WITHIN_MS, windowMs, true);
               if (outcome === 'taken') return;
             }
             this.options.logger.warn({ listKey, errorName: (error as Error).name }, 'shared window unavailable; sending from this process');
