@@ -11,7 +11,7 @@ beforeAll(async () => {
   // No automatic statuses: each test posts the ones it needs.
   t = await startWhatsAppTest({}, { statuses: [] });
   const template = await approvedTemplate(t);
-  await seedContacts(t.app, { count: 5, interests: ['salud'] });
+  await seedContacts(t.app, { count: 6, interests: ['salud'] });
   campaignId = (
     await t.app.http
       .post('/api/whatsapp/campaigns')
@@ -20,7 +20,7 @@ beforeAll(async () => {
       .expect(201)
   ).body.id;
   await t.app.http.post(`/api/whatsapp/campaigns/${campaignId}/send`).set(t.manager.auth).expect(202);
-  await until(async () => (await statusCounts(t.app, campaignId)).accepted === 5, 10_000, 'acceptance');
+  await until(async () => (await statusCounts(t.app, campaignId)).accepted === 6, 10_000, 'acceptance');
 });
 afterAll(() => t.close());
 
@@ -95,6 +95,17 @@ describe('webhook', () => {
     delivered.entry[0]!.changes[0]!.value.statuses.push(...read.entry[0]!.changes[0]!.value.statuses);
     await post(delivered).expect(200);
     expect((await messageOf(4)).row.status).toBe('read');
+  });
+
+  it('applies statuses posted at once, in separate webhooks, to the furthest, answering each', async () => {
+    const { send } = await messageOf(6);
+    const answers = await Promise.all(['sent', 'read', 'delivered', 'read'].map((status) => post(t.fake.statusPayload(send, status)).expect(200)));
+    const applied = answers.reduce((sum, answer) => sum + (answer.body as { applied: number }).applied, 0);
+    // However they fell into batches, the message moved forward at most once per status and ended read.
+    expect(applied).toBeGreaterThanOrEqual(1);
+    expect(applied).toBeLessThanOrEqual(3);
+    expect((await messageOf(6)).row).toMatchObject({ status: 'read' });
+    expect((await messageOf(6)).row.read_at).not.toBeNull();
   });
 
   it('keeps a status that arrives before the message wamid is stored, and applies it when the wamid appears', async () => {

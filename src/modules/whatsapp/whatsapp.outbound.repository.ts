@@ -1,32 +1,22 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { prepared, sql, tables, type Database, type Queries } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
-import type { MessageKind, WaCampaignSchema, WaMessageSchema, WaTemplateSchema } from './whatsapp.entities';
+import type { WaCampaignSchema, WaMessageSchema, WaTemplateSchema } from './whatsapp.entities';
 
 /** The tables the sender reads and writes, as the typed query builder sees them. */
 type SenderTables = InferKyselyDB<typeof WaCampaignSchema | typeof WaMessageSchema | typeof WaTemplateSchema>;
 const db = tables<SenderTables>();
 
-export interface ClaimedRow {
-  id: string;
-  campaign_id: string | null;
-  conversation_id: string | null;
-  phone: string;
-  kind: MessageKind;
-  body: string | null;
-  params: string[] | null;
-  template_id: string | null;
+type MessageRow = Selectable<SenderTables['wa_messages']>;
+
+/** A message claimed for sending: `skipped` when its contact withdrew consent since it was written. */
+export type ClaimedRow = Pick<MessageRow, 'id' | 'campaign_id' | 'conversation_id' | 'phone' | 'kind' | 'body' | 'params' | 'template_id' | 'attempts'> & {
   status: 'sending' | 'skipped';
-  attempts: number;
-}
+};
 
 /** A message whose status changed, for the war room and the campaign's counters. */
-export interface ChangedRow {
-  id: string;
-  campaign_id: string | null;
-  conversation_id: string | null;
-  status: string;
-}
+export type ChangedRow = Pick<MessageRow, 'id' | 'campaign_id' | 'conversation_id' | 'status'>;
 
 /**
  * Claims the next messages to send, at most `limit`, and marks them `sending` in the same

@@ -2,18 +2,11 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import { newId } from '../../kernel/ids';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
+import type { ChangedRow } from './whatsapp.outbound.repository';
 import type { MessageKind, VariableSource, WaCampaignSchema, WaConversationSchema, WaMessageSchema, WaPendingStatusSchema, WaTemplateSchema } from './whatsapp.entities';
 
 type WhatsAppTables = InferKyselyDB<typeof WaCampaignSchema | typeof WaConversationSchema | typeof WaMessageSchema | typeof WaPendingStatusSchema | typeof WaTemplateSchema>;
 const db = tables<WhatsAppTables>();
-
-/** A message whose status changed, for the war room and the campaign's counters. */
-export interface ChangedRow {
-  id: string;
-  campaign_id: string | null;
-  conversation_id: string | null;
-  status: string;
-}
 
 export interface StatusUpdate {
   /** Our message id, when the provider echoed it back. */
@@ -34,8 +27,11 @@ export interface StatusUpdate {
  * HTTP answer stored the wamid) is parked in `wa_pending_statuses` for `applyPendingStatuses`.
  * Applying the same webhook twice changes nothing. Planned with its values each time.
  */
-export function applyStatuses(db: Queries, list: StatusUpdate[]): Promise<ChangedRow[]> {
-  return db.rows(sql<ChangedRow>`
+/** A message a status changed, with the provider id of the status that changed it. */
+export type AppliedStatus = ChangedRow & { applied_wamid: string };
+
+export function applyStatuses(db: Queries, list: StatusUpdate[]): Promise<AppliedStatus[]> {
+  return db.rows(sql<AppliedStatus>`
     with v as (
       select * from unnest(${list.map((item) => item.id)}::uuid[], ${list.map((item) => item.wamid)}::text[], ${list.map((item) => item.status)}::text[],
                            ${list.map((item) => item.rank)}::smallint[], ${list.map((item) => item.at)}::timestamptz[],
@@ -64,7 +60,7 @@ export function applyStatuses(db: Queries, list: StatusUpdate[]): Promise<Change
       error_title = case when t.status = 'failed' then t.error_title else m.error_title end
     from t
     where m.id = t.target and m.direction = 'out' and m.status_rank < t.rank and (m.wamid is null or m.wamid = t.wamid)
-    returning m.id, m.campaign_id, m.conversation_id, m.status`);
+    returning m.id, m.campaign_id, m.conversation_id, m.status, t.wamid as applied_wamid`);
 }
 
 /** How long a status waits for its message to appear before it is dropped. */

@@ -1,13 +1,24 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
+import { Coalescer } from '../../kernel/coalesce';
 import { newId } from '../../kernel/ids';
+import { processLocal } from '../../kernel/process-local';
 import { ensureContactByPhone, normalisePhone, withdrawConsent } from '../audience';
 import { safeErrorFields } from '../../kernel/http/problem';
 import type { Queries } from '../../kernel/sql';
 import { whatsapp } from './whatsapp.context';
 import { applyTemplateReview } from './whatsapp.templates.repository';
-import { applyStatuses as applyStatusUpdates, ensureConversation, insertInboundMessage, markReplied, noteInbound, takePendingStatuses } from './whatsapp.repository';
+import {
+  applyStatuses as applyStatusUpdates,
+  ensureConversation,
+  insertInboundMessage,
+  markReplied,
+  noteInbound,
+  takePendingStatuses,
+  type StatusUpdate,
+} from './whatsapp.repository';
+import type { ChangedRow } from './whatsapp.outbound.repository';
 import { STATUS_RANK, type MessageKind, type TemplateStatus } from './whatsapp.entities';
 import { publishNewMessage } from './whatsapp.conversations';
 
@@ -144,6 +155,30 @@ export async function handleWebhookPayload(deps: AppDeps, payload: unknown): Pro
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The process's status batches: Meta posts many webhooks at once, and the statuses of those that
+ * arrive together are applied by one statement (a round trip each was what bounded ingestion). A
+ * webhook is answered once its batch is written. In a batch with several statuses of one message
+ * the highest applies, as within one webhook; the others changed nothing.
+ */
+const statusBatches = processLocal(
+  'whatsapp.statusBatches',
+  (deps: AppDeps) =>
+    new Coalescer<StatusUpdate, ChangedRow | null>(
+      async (updates) => {
+        const rows = await applyStatusUpdates(deps.db, updates);
+        const byStatus = new Map(rows.map((row) => [`${row.applied_wamid} ${row.status}`, row]));
+        return updates.map((update) => {
+          const key = `${update.wamid} ${update.status}`;
+          const row = byStatus.get(key);
+          byStatus.delete(key);
+          return row ? { id: row.id, campaign_id: row.campaign_id, conversation_id: row.conversation_id, status: row.status } : null;
+        });
+      },
+      { maxBatch: 500, concurrency: 2, metrics: { registry: deps.metrics, name: 'whatsapp_statuses' } },
+    ),
+);
+
 async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number> {
   // Several statuses of one message in one delivery: keep the highest, as the update would.
   const best = new Map<string, StatusItem>();
@@ -152,19 +187,21 @@ async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number
     const current = best.get(key);
     if (!current || STATUS_RANK[item.status] > STATUS_RANK[current.status]) best.set(key, item);
   }
-  const list = [...best.values()];
-  const rows = await applyStatusUpdates(
-    deps.db,
-    list.map((item) => ({
-      id: item.biz_opaque_callback_data && UUID.test(item.biz_opaque_callback_data) ? item.biz_opaque_callback_data : null,
-      wamid: item.id,
-      status: item.status,
-      rank: STATUS_RANK[item.status],
-      at: new Date(Number(item.timestamp) * 1000),
-      errorCode: item.errors?.[0]?.code ?? null,
-      errorTitle: item.errors?.[0] ? (item.errors[0].title ?? item.errors[0].message ?? 'failed').slice(0, 200) : null,
-    })),
+  const batches = statusBatches(deps);
+  const answers = await Promise.all(
+    [...best.values()].map((item) =>
+      batches.submit({
+        id: item.biz_opaque_callback_data && UUID.test(item.biz_opaque_callback_data) ? item.biz_opaque_callback_data : null,
+        wamid: item.id,
+        status: item.status,
+        rank: STATUS_RANK[item.status],
+        at: new Date(Number(item.timestamp) * 1000),
+        errorCode: item.errors?.[0]?.code ?? null,
+        errorTitle: item.errors?.[0] ? (item.errors[0].title ?? item.errors[0].message ?? 'failed').slice(0, 200) : null,
+      }),
+    ),
   );
+  const rows = answers.filter((row): row is ChangedRow => row !== null);
   if (rows.length) whatsapp(deps).statusChanged(rows.map((row) => ({ id: row.id, campaignId: row.campaign_id, conversationId: row.conversation_id, status: row.status })));
   return rows.length;
 }
