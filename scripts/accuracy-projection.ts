@@ -16,7 +16,7 @@
  *
  *   npm run accuracy:projection -- [--days 200] [--families default,late-surge] [--stations 300]
  *                                  [--history with,without] [--level daySd,territorySd,stationSd]
- *                                  [--spread tiltSd,wiggleSd,wiggleHourCorrelation,territoryTiltSd,driftSd,futureSd,openingWiggleSd]
+ *                                  [--spread tiltSd,wiggleSd,wiggleHourCorrelation,territoryTiltSd,driftSd,futureSd,openingWiggleSd,curvatureSd]
  *                                  [--curve-history N] [--no-flow] [--json]
  *
  * `--history`: the days with the stations' previous turnout, without it, or both (the default).
@@ -58,7 +58,7 @@ const curveHistoryDays = Number(argument('curve-history') ?? 0);
 if (!Number.isInteger(curveHistoryDays) || curveHistoryDays < 0 || curveHistoryDays > MAX_HISTORY_CURVES) {
   throw new Error(`--curve-history takes a whole number of past days from 0 to ${MAX_HISTORY_CURVES}; got ${argument('curve-history')}`);
 }
-const [tiltSd, wiggleSd, wiggleHourCorrelation, territoryTiltSd, driftSd, futureSd, openingWiggleSd] = (argument('spread')?.split(',') ?? []).map((value) =>
+const [tiltSd, wiggleSd, wiggleHourCorrelation, territoryTiltSd, driftSd, futureSd, openingWiggleSd, curvatureSd] = (argument('spread')?.split(',') ?? []).map((value) =>
   value === '' ? undefined : Number(value),
 );
 /** The spreads `--spread` names over `base` (the default, or the one the curve history makes). */
@@ -71,6 +71,7 @@ function spreadOver(base: CurveSpread): CurveSpread {
     territoryTiltSd: territoryTiltSd ?? base.territoryTiltSd,
     driftSd: driftSd ?? base.driftSd,
     futureSd: futureSd ?? base.futureSd,
+    ...(curvatureSd !== undefined || base.curvatureSd !== undefined ? { curvatureSd: curvatureSd ?? base.curvatureSd } : {}),
   };
 }
 const spread = spreadOver(DEFAULT_CURVE_SPREAD);

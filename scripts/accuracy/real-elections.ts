@@ -56,6 +56,8 @@ export interface RealElection {
    * has it: the curve history a campaign would enter (one-day elections only: wall clock = polling time).
    */
   historyCurve: { minute: number; fraction: number }[] | null;
+  /** Counts are citizens' reports at times of their own, not readings every unit shares. */
+  citizenReports?: true;
 }
 
 const FIXTURES = join(__dirname, '../../test/fixtures/real-elections');
@@ -382,9 +384,7 @@ function romania(): RealElection[] {
       role: 'calibration' as const,
       description: `Romania ${id}: counties, 07–21 with hourly counts to 20:00 (taken as the final)${previous ? `; previous: ${previous}` : ''}`,
       date: dates.get(id)!,
-      periods: [{ opensAt: hour(7), closesAt: hour(20) }],
-      opensAt: hour(7),
-      closesAt: hour(20),
+      ...pollingHours([{ opensAt: hour(7), closesAt: hour(20) }]),
       units,
       checkpoints: [
         { label: '10:30', countsAt: hour(10), at: hour(10.5) },
@@ -396,9 +396,95 @@ function romania(): RealElection[] {
   });
 }
 
+/**
+ * Philadelphia's elections read from the citizen tracker, with the comparable election before each.
+ * Not 2020's general election: its final counts the mail ballots, about half the city's votes that
+ * year, which no report from a polling place sees (reports at 19:00 were 0.41 of the final).
+ */
+const PHILADELPHIA = [
+  { id: '2019-primary', file: 'phila_201905_google_download.csv.gz', date: '2019-05-21', final: '2019 primary', previous: '2015 primary' },
+  { id: '2019-general', file: 'phila_201911_google_download.csv.gz', date: '2019-11-05', final: '2019 general', previous: '2015 general' },
+];
+
+/**
+ * Philadelphia, 07:00–20:00: citizens' own reports ("how many people voted before you, plus you" at
+ * their division), 1–3 for a few hundred of the 1,703 divisions, as sent, with their mistakes: the
+ * noisy, sparse input a campaign's volunteers give. Divisions are the stations and wards their
+ * territories; each division's final is the city's count, the previous turnout the comparable
+ * election four years before. The file has no registered voters: a division's is taken as 1.5 times
+ * its highest turnout of 2002–2020 (a presidential election brings out about two thirds of the
+ * registered), which keeps the projection's upper bound out of the way; turnout percentages in the
+ * report are of that figure, errors and coverage are not affected by it.
+ */
+function philadelphia(): RealElection[] {
+  const finals = new Map<string, Map<string, number>>();
+  const highest = new Map<string, number>();
+  for (const row of readCsv('us_philadelphia_tracker/phila_division_final_turnout_2002_2020.csv.gz')) {
+    const turnout = Math.round(num(row['turnout']));
+    if (!(turnout >= 0)) continue;
+    const byDivision = finals.get(row['election']!) ?? new Map<string, number>();
+    finals.set(row['election']!, byDivision);
+    byDivision.set(row['precinct']!, turnout);
+    highest.set(row['precinct']!, Math.max(highest.get(row['precinct']!) ?? 0, turnout));
+  }
+  return PHILADELPHIA.map(({ id, file, date, final, previous }) => {
+    const [year, month, day] = date.split('-').map(Number);
+    const reports = new Map<string, { minute: number; voters: number }[]>();
+    for (const row of readCsv(`us_philadelphia_tracker/${file}`)) {
+      const fields = Object.values(row);
+      // 2019's forms: Timestamp, Ward, Division, Time of day, Voter number; 2020's: timestamp, ward, div, time_of_day, obs, vote_method.
+      const [stamp, ward, division, time, voters, method] = fields;
+      if (method !== undefined && method !== 'in person') continue;
+      // Sent on election day (the form also took tests and earlier days' mail ballots).
+      const sent = /^(\d+)\/(\d+)\/(\d+)/.exec(stamp ?? '');
+      if (!sent || Number(sent[1]) !== month || Number(sent[2]) !== day || Number(sent[3]) !== year) continue;
+      const clock = /^(\d{1,2}):(\d{2})/.exec(time ?? '');
+      const count = num(voters);
+      if (!clock || !Number.isInteger(count) || count < 0) continue;
+      const minute = Number(clock[1]) * 60 + Number(clock[2]);
+      if (minute <= hour(7) || minute >= hour(20)) continue;
+      const precinct = `${String(Number(ward)).padStart(2, '0')}${String(Number(division)).padStart(2, '0')}`;
+      const list = reports.get(precinct) ?? [];
+      list.push({ minute, voters: count });
+      reports.set(precinct, list);
+    }
+    const units: RealUnit[] = [];
+    for (const [precinct, turnout] of finals.get(final) ?? []) {
+      if (!(turnout > 0)) continue;
+      const registered = Math.max(turnout, Math.round(1.5 * (highest.get(precinct) ?? turnout)));
+      const before = finals.get(previous)?.get(precinct) ?? null;
+      units.push({
+        id: precinct,
+        territoryId: `ward ${precinct.slice(0, 2)}`,
+        region: null,
+        registered,
+        previous: before && before > 0 ? Math.min(before, registered) : null,
+        counts: (reports.get(precinct) ?? []).sort((a, b) => a.minute - b.minute),
+        final: turnout,
+      });
+    }
+    return {
+      id: `us-phila-${id}`,
+      role: 'calibration' as const,
+      description: `Philadelphia ${final}: 1,703 divisions, 07–20, citizens' sparse reports; previous: ${previous}`,
+      date,
+      ...pollingHours([{ opensAt: hour(7), closesAt: hour(20) }]),
+      units,
+      checkpoints: [
+        { label: '10:30', countsAt: hour(10.5), at: hour(10.5) },
+        { label: '13:30', countsAt: hour(13.5), at: hour(13.5) },
+        { label: '17:30', countsAt: hour(17.5), at: hour(17.5) },
+      ],
+      historyCurve: null,
+      citizenReports: true,
+    };
+  });
+}
+
 export const REAL_ELECTIONS: Record<string, () => RealElection[]> = {
   'it-europee-2024': () => [europee2024()],
   romania,
+  philadelphia,
   'it-politiche-2022': () => [politiche2022()],
   'it-referendum-2026': () => [referendum2026()],
   'it-liguria-2024': () => [liguria2024()],

@@ -36,6 +36,11 @@ export interface RealCase {
   territories: { inside: number; total: number };
   warnings: string[];
   ms: number;
+  /**
+   * Where at least a quarter of the final is in units without a count: the log error of their
+   * projected sum and of the counted units', the evidence for the error the unreported share.
+   */
+  unreported: { share: number; logError: number; reportedLogError: number } | null;
 }
 
 export interface RealOptions {
@@ -111,6 +116,13 @@ function runElection(election: RealElection, options: RealOptions): RealCase[] {
         }
       }
       const inside = [...groups.values()].filter((g) => g.low <= g.truth && g.truth <= g.high).length;
+      const sums = { unreported: { projected: 0, truth: 0 }, reported: { projected: 0, truth: 0 } };
+      result.stations.forEach((s, i) => {
+        const sum = stations[i]!.counts.length ? sums.reported : sums.unreported;
+        sum.projected += s.projectedTurnout ?? 0;
+        sum.truth += units[i]!.final;
+      });
+      const unreportedShare = sums.unreported.truth / Math.max(1, sums.unreported.truth + sums.reported.truth);
       cases.push({
         election: election.id,
         role: election.role,
@@ -125,6 +137,14 @@ function runElection(election: RealElection, options: RealOptions): RealCase[] {
         territories: { inside, total: groups.size },
         warnings: result.warnings,
         ms,
+        unreported:
+          unreportedShare >= 0.25 && sums.reported.truth > 0
+            ? {
+                share: unreportedShare,
+                logError: Math.log(sums.unreported.projected / sums.unreported.truth),
+                reportedLogError: Math.log(sums.reported.projected / sums.reported.truth),
+              }
+            : null,
       });
     }
   }
@@ -190,6 +210,11 @@ export function realReport(cases: RealCase[]): string {
       territoriesInside >= 0.8 * territoriesTotal,
       `per territory at the late checkpoint, truth inside in ≥ 80 %: ${pct(territoriesInside / Math.max(1, territoriesTotal))} % (${territoriesInside}/${territoriesTotal})`,
     );
+    const sparse = of.flatMap((c) => (c.unreported ? [c.unreported.logError - c.unreported.reportedLogError] : []));
+    if (sparse.length)
+      lines.push(
+        `- Stations without a count against those with one (log error of their projected sums, where they hold ≥ 25 % of the final): rms ${Math.sqrt(sparse.reduce((sum, d) => sum + d * d, 0) / sparse.length).toFixed(3)} over ${sparse.length} cases (${sparse.map((d) => (d >= 0 ? '+' : '') + d.toFixed(2)).join(', ')}).`,
+      );
     lines.push('');
   }
   return lines.join('\n');

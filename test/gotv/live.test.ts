@@ -55,7 +55,7 @@ describe('GOTV settings', () => {
       closesAt: '16:00',
       turnoutCurve: null,
       curveHistory: [],
-      previousTurnoutSpread: { day: 0.15, territory: 0.09, station: 0.12 },
+      previousTurnoutSpread: { day: 0.16, territory: 0.11, station: 0.12 },
       followingDays: [],
     });
     expectProblem(await app.http.get('/api/gotv/projection').set(viewer.auth), 409, 'election_date_not_set');
@@ -396,7 +396,7 @@ describe('the learned curve, its explanation and its history', () => {
       expect(JSON.stringify(body.errors)).toContain('previousTurnoutSpread');
     }
     await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate: today(), previousTurnoutSpread: null }).expect(200);
-    expect((await app.http.get('/api/gotv/settings').set(viewer.auth).expect(200)).body.previousTurnoutSpread).toEqual({ day: 0.15, territory: 0.09, station: 0.12 });
+    expect((await app.http.get('/api/gotv/settings').set(viewer.auth).expect(200)).body.previousTurnoutSpread).toEqual({ day: 0.16, territory: 0.11, station: 0.12 });
     await app.http.get('/api/gotv/projection').set(viewer.auth).expect(200);
   });
 

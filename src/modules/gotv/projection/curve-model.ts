@@ -43,6 +43,12 @@ export interface CurveSpread {
    * only when the previous turnout pins the level; heavy-tailed so that strong level evidence wins.
    */
   futureSd: number;
+  /**
+   * Prior sd of the day's curvature against the prior's: the coefficient of `curvatureOf(x)` in the
+   * log flow, folded into the wiggles' prior covariance (no parameter of its own). A day that starts
+   * slow and fades in the evening bends where a tilt can only lean; absent: no curvature.
+   */
+  curvatureSd?: number;
 }
 
 export const DEFAULT_CURVE_SPREAD: CurveSpread = {
@@ -54,6 +60,14 @@ export const DEFAULT_CURVE_SPREAD: CurveSpread = {
   driftSd: 0.1,
   futureSd: 0.6,
 };
+
+/**
+ * The curvature's shape at position `x` of the polling time (−½ at opening, ½ at closing): x² less its
+ * mean over the day, so that bending the flow moves neither its level nor its tilt.
+ */
+export function curvatureOf(x: number): number {
+  return x * x - 1 / 12;
+}
 
 /** Whether bin `b` is in the first hour after opening (its middle is). */
 export function isOpeningBin(grid: CurveGrid, b: number): boolean {
@@ -75,7 +89,8 @@ export interface LevelSpread {
  * calibration elections' days (Romania's four, 07:00–20:00) strayed from it, measured as a curve
  * history would be (`spreadFromHistory`, blended with the default as three days): real mornings
  * ramp up over hours where the default's first hour alone may stray, and a fixed tilt read from
- * them ran the projection far into the evening.
+ * them ran the projection far into the evening. The curvature is those days' bend after the first
+ * hour (a slow start, a busy middle, a fading evening), fitted beside their tilt.
  */
 export const ADAPTED_DEFAULT_SPREAD: CurveSpread = {
   tiltSd: 0.54,
@@ -85,14 +100,15 @@ export const ADAPTED_DEFAULT_SPREAD: CurveSpread = {
   territoryTiltSd: 0.4,
   driftSd: 0.085,
   futureSd: 0.51,
+  curvatureSd: 2.9,
 };
 
 /**
  * Measured on the calibration elections (docs/gotv-projection.md, "Spreads from real days"): the
- * day's log ratio of final to previous final moved by 0.15 rms, a territory's around it by 0.07–0.12,
- * a comune's around its province's by 0.13.
+ * day's log ratio of final to previous final moved by 0.16 rms over five pairs, a territory's around
+ * it by 0.11 rms (0.07–0.17), a comune's around its province's by 0.13.
  */
-export const DEFAULT_LEVEL_SPREAD: LevelSpread = { daySd: 0.15, territorySd: 0.09, stationSd: 0.12 };
+export const DEFAULT_LEVEL_SPREAD: LevelSpread = { daySd: 0.16, territorySd: 0.11, stationSd: 0.12 };
 
 /**
  * The spread when the prior is a curve history of one or two past days (too few to measure their own
@@ -409,12 +425,15 @@ function priorPrecision(grid: CurveGrid, spread: CurveSpread, size: number, leve
   precision.add(TILT, TILT, 1 / spread.tiltSd ** 2);
   const rho = binCorrelation(grid, spread);
   const sd = (b: number) => (isOpeningBin(grid, b) ? spread.openingWiggleSd : spread.wiggleSd);
-  if (drift && spread.driftSd > 0) {
-    // Wiggle plus drift: covariance s² ρ^|b−c| + q² min(b, c) (a random walk from the first bin), inverted.
+  const step = drift ? spread.driftSd ** 2 * (grid.width / 60) : 0;
+  const bend = (spread.curvatureSd ?? 0) ** 2;
+  if (step > 0 || bend > 0) {
+    // Wiggle plus drift plus curvature: covariance s² ρ^|b−c| + q² min(b, c) (a random walk from the
+    // first bin) + k² c(x_b) c(x_c), inverted.
     const covariance = new SymmetricMatrix(grid.bins);
-    const step = spread.driftSd ** 2 * (grid.width / 60);
+    const curvature = Array.from(grid.position, curvatureOf);
     for (let b = 0; b < grid.bins; b++) {
-      for (let c = 0; c < grid.bins; c++) covariance.add(b, c, sd(b) * sd(c) * rho ** Math.abs(b - c) + step * Math.min(b, c));
+      for (let c = 0; c < grid.bins; c++) covariance.add(b, c, sd(b) * sd(c) * rho ** Math.abs(b - c) + step * Math.min(b, c) + bend * curvature[b]! * curvature[c]!);
     }
     const factor = cholesky(covariance);
     for (let c = 0; c < grid.bins; c++) {
@@ -463,6 +482,25 @@ interface Optimum {
   parameters: Float64Array;
   factor: Float64Array;
   iterations: number;
+}
+
+/** Parameters held at given values during one stage of the fit (a stiff Gaussian around each). */
+interface Pinned {
+  indices: readonly number[];
+  values: readonly number[];
+}
+
+const PIN_PRECISION = 1e8;
+
+function withPins<Score extends { objective: number; hessian?: SymmetricMatrix; rhs: Float64Array }>(score: Score, theta: Float64Array, pinned: Pinned | undefined): Score {
+  if (!pinned) return score;
+  pinned.indices.forEach((index, k) => {
+    const offset = theta[index]! - pinned.values[k]!;
+    score.objective += 0.5 * PIN_PRECISION * offset * offset;
+    score.rhs[index]! -= PIN_PRECISION * offset;
+    score.hessian?.add(index, index, PIN_PRECISION);
+  });
+  return score;
 }
 
 /**
@@ -845,18 +883,19 @@ class DayModel {
    * Gauss–Newton with step halving, the counts' weights refreshed at every step; after two steps
    * (the curve roughly in place) the stations' rate spread is re-estimated once from their residuals.
    */
-  optimise(start: Float64Array): Optimum {
+  optimise(start: Float64Array, pinned?: Pinned): Optimum {
     const spread = this.spread;
     const prior = priorPrecision(this.grid, spread, this.size, this.level, this.levelFromHistory);
     const parameters = new Float64Array(start);
     let iterations = 0;
     let factor: Float64Array;
+    const score = (theta: Float64Array, withDerivatives: boolean) => withPins(this.evaluate(theta, prior, withDerivatives), theta, pinned);
     for (let moved = Infinity; ;) {
       // The weights follow the parameters (iteratively reweighted), so the objective of one step is not the next one's.
       this.reweight(parameters);
       const lambda = parameters[this.lambda]!;
       prior.values[this.lambda * this.size + this.lambda] = futureWeight(spread, lambda);
-      const current = this.evaluate(parameters, prior, true);
+      const current = score(parameters, true);
       factor = cholesky(current.hessian!);
       const objective = current.objective;
       if (iterations >= CURVE_MODEL.maxIterations || moved < 1e-3) break;
@@ -865,7 +904,7 @@ class DayModel {
       let scale = 1;
       for (let halving = 0; halving < 12; halving++, scale /= 2) {
         for (let i = 0; i < this.size; i++) trial[i] = parameters[i]! + scale * step[i]!;
-        if (this.evaluate(trial, prior, false).objective <= objective + 1e-9) break;
+        if (score(trial, false).objective <= objective + 1e-9) break;
       }
       iterations += 1;
       moved = 0;
@@ -878,6 +917,26 @@ class DayModel {
       }
     }
     return { parameters, factor, iterations };
+  }
+
+  /**
+   * The day's curve first, every territory on it; then the territories' own tilts around that curve,
+   * held where it is. Fitted jointly, a territory's tilt also explains part of its turnout level,
+   * and the day's curve moved to make the tilts better at that: on Italy's provinces, whose levels
+   * differ a lot, it made the whole day run late. The posterior precision is then taken at the
+   * result with the ordinary prior, so the intervals carry the day's and the territories' errors.
+   */
+  optimiseInStages(): Optimum {
+    if (this.tiltIndices.length === 0) return this.optimise(this.start());
+    const territoryTilts = { indices: this.tiltIndices, values: this.tiltIndices.map(() => 0) };
+    const day = this.optimise(this.start(), territoryTilts);
+    const dayIndices = [TILT, ...Array.from({ length: this.grid.bins }, (_, b) => FIRST_BIN + b), this.lambda];
+    const stage = this.optimise(day.parameters, { indices: dayIndices, values: dayIndices.map((i) => day.parameters[i]!) });
+    this.reweight(stage.parameters);
+    const prior = priorPrecision(this.grid, this.spread, this.size, this.level, this.levelFromHistory);
+    prior.values[this.lambda * this.size + this.lambda] = futureWeight(this.spread, stage.parameters[this.lambda]!);
+    const factor = cholesky(this.evaluate(stage.parameters, prior, true).hessian!);
+    return { parameters: stage.parameters, factor, iterations: day.iterations + stage.iterations };
   }
 
   /**
@@ -1031,7 +1090,7 @@ export function fitDay(
   if (!informed) {
     best = { parameters: new Float64Array(model.size), factor: cholesky(priorPrecision(grid, spread, model.size, level, false)), iterations: 0 };
   } else {
-    best = model.optimise(model.start());
+    best = model.optimiseInStages();
     model.reweight(best.parameters);
   }
 
