@@ -9,6 +9,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Role } from '../../src/kernel/auth/roles';
+import { addDays, localClock } from '../../src/kernel/calendar';
+import { formatTimeOfDay } from '../../src/modules/gotv/projection/curve';
 import { ensureConsentText, registerContact } from '../../src/modules/audience';
 import type { createEventBody } from '../../src/modules/agenda/agenda.schemas';
 import type { createStationBody, createVoterBody } from '../../src/modules/gotv/gotv.schemas';
@@ -193,4 +195,17 @@ export function agendaEvent(app: Http, by: TestUser, overrides: EventOverrides =
       .send(eventBody(overrides, hoursFromNow, lengthHours)),
     'agenda event',
   );
+}
+
+/**
+ * GOTV settings (for PUT /api/gotv/settings) with the polls open now, for over an hour already (the
+ * projection skips counts of the first half hour) and for `closingInMinutes` more, whatever the hour
+ * in Bogotá: in the first hour after midnight, election day is yesterday, open all day, and today
+ * follows it as a second polling day.
+ */
+export function openPollsSettings(closingInMinutes = 90, now = new Date()) {
+  const { date, minutes } = localClock(now, 'America/Bogota');
+  const closesAt = formatTimeOfDay(Math.min(23 * 60 + 59, Math.floor(minutes) + closingInMinutes));
+  if (minutes >= 60) return { electionDate: date, opensAt: '00:00', closesAt, followingDays: [] };
+  return { electionDate: addDays(date, -1), opensAt: '00:00', closesAt: '23:59', followingDays: [{ date, opensAt: '00:00', closesAt }] };
 }

@@ -15,6 +15,7 @@ import { newId } from '../../src/kernel/ids';
 import { FakeWhatsAppCloud, signBody } from '../fakes/whatsapp-cloud';
 import { CLOUD } from '../whatsapp/setup';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { openPollsSettings } from '../helpers/factories';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { Runtime } from '../../src/runtime';
 import { sql } from '../../src/kernel/sql';
@@ -338,6 +339,10 @@ describe('war room', () => {
   });
 
   it('names the projection at closing as one, with its interval', async () => {
+    // Polls open for over an hour, so the counts below make a projection whatever the hour in Bogotá
+    // (the campaign's 08:00–16:00 day had not opened at 00:05, and counts before opening make none).
+    const settings = (await app.http.get('/api/gotv/settings').set(manager.auth).expect(200)).body as { electionDate: string; opensAt: string; closesAt: string };
+    await app.http.put('/api/gotv/settings').set(manager.auth).send(openPollsSettings()).expect(200);
     // Counts at every station make a projection.
     for (const [index, station] of [...campaign.stations, ...other.stations].entries()) {
       await app.http
@@ -362,6 +367,8 @@ describe('war room', () => {
     expect(low).toBeLessThanOrEqual(figures!.projectedTurnout!);
     expect(high).toBeGreaterThanOrEqual(figures!.projectedTurnout!);
     expect(await page.textContent('#projection dl:first-child dt')).toBe('Proyección al cierre: votantes');
+    const { electionDate, opensAt, closesAt } = settings;
+    await app.http.put('/api/gotv/settings').set(manager.auth).send({ electionDate, opensAt, closesAt, followingDays: [] }).expect(200);
   });
 
   it('survives a server restart and ends with the figures REST gives', async () => {
