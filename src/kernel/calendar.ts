@@ -31,6 +31,9 @@ export function localClock(date: Date, timeZone: string): { date: string; minute
   };
 }
 
+/** Today's date ('YYYY-MM-DD') where the campaign is: dates people type are local, never UTC's. */
+export const todayIn = (timeZone: string, now = new Date()): string => localClock(now, timeZone).date;
+
 export function minutesOfDay(date: Date, timeZone: string): number {
   return localClock(date, timeZone).minutes;
 }

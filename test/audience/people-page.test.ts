@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { financeModule } from '../../src/modules/finance';
+import { todayIn } from '../../src/kernel/calendar';
 import { personDetail } from '../../src/modules/audience/audience.people';
 import { signBody } from '../fakes/whatsapp-cloud';
 import { createUser, expectProblem, type TestUser } from '../helpers/users';
@@ -76,7 +77,8 @@ beforeAll(async () => {
     .set(treasurer.auth)
     .send({
       kind: 'income',
-      date: new Date().toISOString().slice(0, 10),
+      // The campaign's own day: between midnight UTC and midnight in Bogotá the UTC date is tomorrow there.
+      date: todayIn(t.app.runtime.deps.config.timeZone),
       amount: 250_000,
       code: 'I-103',
       donorType: 'person',

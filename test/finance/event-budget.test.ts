@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';
-import { todayIn } from '../../src/modules/finance/finance.service';
+import { todayIn } from '../../src/kernel/calendar';
 
 /** An agenda event's planned budget against the ledger entries recorded for it. */
 let app: TestApp;

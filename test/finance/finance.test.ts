@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync';
 import { Workbook } from 'exceljs';
 import type { Response } from 'supertest';
 import { sql } from '../../src/kernel/sql';
-import { todayIn } from '../../src/modules/finance/finance.service';
+import { todayIn } from '../../src/kernel/calendar';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { FILE_STORES, fileStoreEnv, storedBytes, storedNames } from '../helpers/file-stores';
 import { createUser, expectProblem, registerAdmin, type TestUser } from '../helpers/users';

@@ -1,3 +1,4 @@
+import { addDays, todayIn } from '../../src/kernel/calendar';
 import { sql } from '../../src/kernel/sql';
 import { recordDailyMetrics } from '../../src/modules/popularity/popularity.daily';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -12,7 +13,8 @@ let rivalA: string;
 let rivalB: string;
 
 const base = '/api/popularity';
-const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+/** Days before the campaign's today (its time zone's, as the server reads dates), not UTC's. */
+const daysAgo = (days: number) => addDays(todayIn(app.runtime.deps.config.timeZone), -days);
 
 async function competitor(name: string, isOwn = false, handle?: string): Promise<string> {
   const body = { name, isOwn, profiles: handle ? [{ platform: 'tiktok', handle }] : [] };

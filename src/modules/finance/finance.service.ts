@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { z } from 'zod';
 import type { Actor } from '../../kernel/auth/roles';
-import { localClock } from '../../kernel/calendar';
+import { todayIn } from '../../kernel/calendar';
 import type { AppDeps } from '../../kernel/context';
 import { AppError, ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
@@ -36,8 +36,6 @@ import { eventBudget, eventExists } from '../agenda';
 import { donorLimit } from './finance.summary';
 
 type Deps = Pick<AppDeps, 'db' | 'config' | 'files'>;
-
-export const todayIn = (timeZone: string, now = new Date()): string => localClock(now, timeZone).date;
 
 const cop = (value: number) => `${value.toLocaleString('en')} pesos`;
 

@@ -23,7 +23,8 @@ import {
   type SettingsRecord,
 } from './finance.repository';
 import type { CreateCodeInput, ListCodesInput, SettingsInput, UpdateCodeInput, summaryView } from './finance.schemas';
-import { changesBetween, todayIn } from './finance.service';
+import { todayIn } from '../../kernel/calendar';
+import { changesBetween } from './finance.service';
 import { capSummary, rateWindowStart } from './finance.summary';
 
 type Deps = Pick<AppDeps, 'db' | 'config' | 'caches'>;
