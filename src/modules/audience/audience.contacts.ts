@@ -1,3 +1,5 @@
+import type { ConsentFields, ContactRecord, OriginRecord } from './audience.repository';
+
 export { normalisePhone } from './audience.phone';
 
 /** A contact's identity: the phone when there is one, otherwise the email. */
@@ -7,28 +9,11 @@ export function identityKey(person: { phone?: string | null; email?: string | nu
   throw new Error('A contact needs a phone or an email');
 }
 
-export interface CapturedPerson {
-  name: string;
-  phone: string | null;
-  email: string | null;
-  documentId: string | null;
-  territoryId: string | null;
-  neighbourhood: string | null;
-  interests: string[];
-  whatsappOptIn: boolean;
-  emailOptIn: boolean;
-}
+/** A person as a form or a message gives them: the contact's fields they can fill in, and the channels they opt in to. */
+export type CapturedPerson = Pick<ContactRecord, 'name' | 'phone' | 'email' | 'documentId' | 'territoryId' | 'neighbourhood' | 'interests' | 'whatsappOptIn' | 'emailOptIn'>;
 
-export interface ConsentProof {
-  textId: string;
-  source: string;
-  sourceRef: string | null;
-  ipHash: string | null;
-  userAgent: string | null;
-}
+/** What a consent record keeps of how it was given. */
+export type ConsentProof = Pick<ConsentFields, 'textId' | 'source' | 'sourceRef' | 'ipHash' | 'userAgent'>;
 
 /** Where a person arrived from (a QR campaign, a WhatsApp conversation…), kept once per source. */
-export interface Origin {
-  kind: string;
-  refId: string;
-}
+export type Origin = Pick<OriginRecord, 'kind' | 'refId'>;

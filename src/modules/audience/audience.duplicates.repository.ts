@@ -1,10 +1,13 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
+import { camelRow } from '../../kernel/rows';
 import { sql, tables, type Database, type Queries, type Sql } from '../../kernel/sql';
 import type { ContactSchema } from './audience.entities';
 import type { DuplicateCandidateSchema, DuplicateDismissalSchema, DuplicateRecheckSchema } from './audience.merge.entities';
 
 /** The tables the duplicate finder reads and writes: audience's own. */
-const db = tables<InferKyselyDB<typeof ContactSchema | typeof DuplicateDismissalSchema | typeof DuplicateCandidateSchema | typeof DuplicateRecheckSchema>>();
+type DuplicateTables = InferKyselyDB<typeof ContactSchema | typeof DuplicateDismissalSchema | typeof DuplicateCandidateSchema | typeof DuplicateRecheckSchema>;
+const db = tables<DuplicateTables>();
 
 /** Held contacts (not erased, not merged away) among these ids. */
 export async function heldContactIds(q: Queries, ids: readonly string[]): Promise<Set<string>> {
@@ -28,13 +31,10 @@ export async function insertDismissal(q: Queries, a: string, b: string, actorId:
       .values({ contact_a_id: a, contact_b_id: b, dismissed_by: actorId, dismissed_at: at })
       .onConflict((conflict) => conflict.columns(['contact_a_id', 'contact_b_id']).doNothing()),
   );
-  return (await q.first(
-    db
-      .selectFrom('contact_duplicate_dismissals')
-      .select(['contact_a_id', 'contact_b_id', 'dismissed_by', 'dismissed_at'])
-      .where('contact_a_id', '=', a)
-      .where('contact_b_id', '=', b),
-  ))!;
+  const row = await q.first(db.selectFrom('contact_duplicate_dismissals').selectAll().where('contact_a_id', '=', a).where('contact_b_id', '=', b));
+  // Only the removal of a contact takes its dismissals away, and the caller found both held.
+  if (!row) throw new Error('The dismissal just written is gone: a contact of the pair was removed meanwhile.');
+  return camelRow(row);
 }
 
 /** Why two contacts may be one person: the duplicate finder's reasons, strongest first. */
@@ -182,23 +182,13 @@ export async function catchUpDuplicates(database: Database, options: { wait: boo
   });
 }
 
-export interface DuplicatePairRow {
-  a_id: string;
-  b_id: string;
-  score: string;
-  similarity: number;
-  reasons: DuplicateReason[];
-  a_name: string;
-  a_phone: string | null;
-  a_email: string | null;
-  a_territory_id: string | null;
-  a_created_at: Date;
-  b_name: string;
-  b_phone: string | null;
-  b_email: string | null;
-  b_territory_id: string | null;
-  b_created_at: Date;
-}
+/** The contact columns a pair shows of each side, under the side's prefix: `a_name`, `b_name`… */
+type PairSide<Side extends 'a' | 'b'> = {
+  [Column in 'name' | 'phone' | 'email' | 'territory_id' | 'created_at' as `${Side}_${Column}`]: Selectable<DuplicateTables['contacts']>[Column];
+};
+
+/** A kept pair with both contacts; its reasons are those the finder writes (`judged`). */
+export type DuplicatePairRow = Omit<Selectable<DuplicateTables['contact_duplicate_pairs']>, 'reasons'> & { reasons: DuplicateReason[] } & PairSide<'a'> & PairSide<'b'>;
 
 /**
  * A page of the kept pairs (see `catchUpDuplicates`), best first: score, then ids, each pair once
@@ -217,7 +207,7 @@ export function duplicatePairs(
   if (filter.contactId) clauses.push(sql`(p.contact_a_id = ${filter.contactId}::uuid or p.contact_b_id = ${filter.contactId}::uuid)`);
   if (after) clauses.push(sql`(-p.score, p.contact_a_id, p.contact_b_id) > (-${after.score}::numeric, ${after.a}::uuid, ${after.b}::uuid)`);
   return q.rows(sql<DuplicatePairRow>`
-    select p.contact_a_id as a_id, p.contact_b_id as b_id, p.score, p.name_similarity as similarity, p.reasons,
+    select p.contact_a_id, p.contact_b_id, p.score, p.name_similarity, p.reasons,
       a.name as a_name, a.phone as a_phone, a.email as a_email, a.territory_id as a_territory_id, a.created_at as a_created_at,
       b.name as b_name, b.phone as b_phone, b.email as b_email, b.territory_id as b_territory_id, b.created_at as b_created_at
     from contact_duplicate_pairs p

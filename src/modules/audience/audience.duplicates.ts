@@ -73,14 +73,14 @@ export function maskEmail(email: string | null): string | null {
 
 function presentPair(row: DuplicatePairRow): z.input<typeof duplicatePairView> {
   const side = (prefix: 'a' | 'b') => ({
-    id: row[`${prefix}_id`],
+    id: row[`contact_${prefix}_id`],
     name: row[`${prefix}_name`],
     phone: maskPhone(row[`${prefix}_phone`]),
     email: maskEmail(row[`${prefix}_email`]),
     territoryId: row[`${prefix}_territory_id`],
     createdAt: row[`${prefix}_created_at`].toISOString(),
   });
-  return { contacts: [side('a'), side('b')], reasons: row.reasons, score: Number(row.score), nameSimilarity: Math.round(row.similarity * 1000) / 1000 };
+  return { contacts: [side('a'), side('b')], reasons: row.reasons, score: Number(row.score), nameSimilarity: Math.round(row.name_similarity * 1000) / 1000 };
 }
 
 function decodeCursor(cursor: string): { score: string; a: string; b: string } {
@@ -107,7 +107,7 @@ export async function listDuplicates(database: Database, query: ListDuplicatesIn
   const last = page[page.length - 1];
   return {
     data: page.map(presentPair),
-    nextCursor: rows.length > query.limit && last ? Buffer.from(JSON.stringify([last.score, last.a_id, last.b_id])).toString('base64url') : null,
+    nextCursor: rows.length > query.limit && last ? Buffer.from(JSON.stringify([last.score, last.contact_a_id, last.contact_b_id])).toString('base64url') : null,
   };
 }
 
@@ -138,5 +138,5 @@ export async function dismissDuplicate(q: Queries, actor: Actor, ids: readonly [
   if (missing.length) throw new NotFoundError(`No contact has id ${missing.join(' or ')}, or their data was erased, or it was merged into another.`);
   const [a, b] = pair.sort() as [string, string];
   const row = await insertDismissal(q, a, b, actor.id, new Date());
-  return { contactIds: [row.contact_a_id, row.contact_b_id], dismissedBy: row.dismissed_by, dismissedAt: row.dismissed_at.toISOString() };
+  return { contactIds: [row.contactAId, row.contactBId], dismissedBy: row.dismissedBy, dismissedAt: row.dismissedAt.toISOString() };
 }

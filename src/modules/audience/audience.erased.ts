@@ -87,7 +87,7 @@ function hmacPads(key: KeyObject): { inner: Buffer; outer: Buffer } {
 export async function erasedIdentifiersAmong(q: Queries, key: KeyObject, candidates: IdentifierCandidates): Promise<ErasedMatches> {
   const matches: ErasedMatches = { documentIds: new Set(), phones: new Set(), emails: new Set() };
   const total = KINDS.reduce((sum, [, field]) => sum + (candidates[field]?.length ?? 0), 0);
-  if (!total || !(await q.first(sql<{ one: number }>`select 1 as one from erased_identifiers limit 1`))) return matches;
+  if (!total || !(await q.first(db.selectFrom('erased_identifiers').select('hash').limit(1)))) return matches;
   const { inner, outer } = hmacPads(key);
   const list = (field: keyof IdentifierCandidates) => [...new Set(candidates[field] ?? [])];
   const found = await q.rows(sql<{ kind: IdentifierKind; value: string }>`

@@ -1,10 +1,14 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
+import { snakeRow, type CamelCased } from '../../kernel/rows';
 import { sql, type Queries, tables } from '../../kernel/sql';
+import type { ContactSchema } from './audience.entities';
 import type { ContactImportSchema } from './audience.merge.entities';
 import { CONTACT_FIELDS } from './audience.merge.repository';
 import type { ContactRow } from './audience.repository';
 
-const db = tables<InferKyselyDB<typeof ContactImportSchema>>();
+type ImportTables = InferKyselyDB<typeof ContactImportSchema | typeof ContactSchema>;
+const db = tables<ImportTables>();
 
 /** A held contact as an import compares a row with it. */
 export type KnownContact = Pick<ContactRow, 'id' | Exclude<(typeof CONTACT_FIELDS)[number], 'updated_at'>>;
@@ -41,8 +45,16 @@ export function contactsByEmail(q: Queries, emails: readonly string[], lock: boo
 /** Which held contacts carry each of these cédulas. */
 export async function documentOwners(q: Queries, documentIds: readonly string[]): Promise<Map<string, string[]>> {
   const rows = await chunked(documentIds, (chunk) =>
-    q.rows(sql<{ id: string; document_id: string }>`
-      select id, document_id from contacts where document_id = any(${chunk}::text[]) and erased_at is null and merged_into_id is null order by id`),
+    q.rows(
+      db
+        .selectFrom('contacts')
+        .select(['id', 'document_id'])
+        .where('document_id', '=', (contact) => contact.fn.any(contact.val(chunk)))
+        .where('erased_at', 'is', null)
+        .where('merged_into_id', 'is', null)
+        .orderBy('id')
+        .$narrowType<{ document_id: string }>(),
+    ),
   );
   const owners = new Map<string, string[]>();
   for (const row of rows) owners.set(row.document_id, [...(owners.get(row.document_id) ?? []), row.id]);
@@ -98,36 +110,9 @@ export async function insertImportOrigins(q: Queries, contactIds: readonly strin
   }
 }
 
-export interface ImportRecord {
-  id: string;
-  importedBy: string;
-  importedAt: Date;
-  rows: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  rejected: number;
-  warnings: number;
-  consentTextId: string | null;
-  consentCollection: string | null;
-  consentsRecorded: number;
-}
+/** An import as kept. */
+export type ImportRecord = CamelCased<Selectable<ImportTables['contact_imports']>>;
 
 export async function insertImport(q: Queries, record: ImportRecord): Promise<void> {
-  await q.write(
-    db.insertInto('contact_imports').values({
-      id: record.id,
-      imported_by: record.importedBy,
-      imported_at: record.importedAt,
-      rows: record.rows,
-      created: record.created,
-      updated: record.updated,
-      unchanged: record.unchanged,
-      rejected: record.rejected,
-      warnings: record.warnings,
-      consent_text_id: record.consentTextId,
-      consent_collection: record.consentCollection,
-      consents_recorded: record.consentsRecorded,
-    }),
-  );
+  await q.write(db.insertInto('contact_imports').values(snakeRow(record)));
 }

@@ -1,8 +1,11 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import type { JsonValue } from '../../kernel/module';
-import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
-import type { AuditCounts, ConsentSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
-import type { ContactMergeSchema, MergeMoved, SnapshotClearedReason } from './audience.merge.entities';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
+import { sql, tables, type Queries } from '../../kernel/sql';
+import type { ConsentSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
+import type { ContactMergeSchema, SnapshotClearedReason } from './audience.merge.entities';
 import type { ContactRow } from './audience.repository';
 
 /** The tables merges read and write: audience's own. */
@@ -36,12 +39,8 @@ export type ContactFields = Pick<ContactRow, (typeof CONTACT_FIELDS)[number]>;
 /** A contact's columns as `to_jsonb` gives them: times keep their microseconds, so a record can be put back exactly. */
 export type ContactJson = { [column: string]: JsonValue };
 
-export interface LockedContact extends ContactFields {
-  id: string;
-  erased_at: Date | null;
-  merged_into_id: string | null;
-  json: ContactJson;
-}
+/** A contact as a merge locks and reads it: its combinable columns and marks, and the whole row as JSON. */
+export type LockedContact = Pick<ContactRow, 'id' | 'erased_at' | 'merged_into_id' | (typeof CONTACT_FIELDS)[number]> & { json: ContactJson };
 
 /** Both contacts, locked in id order (two merges of the same pair queue instead of deadlocking); a missing id is missing from the answer. */
 export function lockContacts(q: Queries, ids: readonly string[]): Promise<LockedContact[]> {
@@ -64,9 +63,18 @@ export async function writeContactJson(q: Queries, id: string, json: ContactJson
 
 /** When each contact last gave consent that opened WhatsApp and email (a `given` record with that channel). */
 export async function latestConsentGiven(q: Queries, ids: readonly string[]): Promise<Map<string, { whatsapp: Date | null; email: Date | null }>> {
-  const rows = await q.rows(sql<{ contact_id: string; whatsapp: Date | null; email: Date | null }>`
-    select contact_id, max(given_at) filter (where whatsapp_opt_in) as whatsapp, max(given_at) filter (where email_opt_in) as email
-    from consents where contact_id = any(${ids}::uuid[]) and action = 'given' group by contact_id`);
+  const rows = await q.rows(
+    db
+      .selectFrom('consents')
+      .select((consent) => [
+        'contact_id',
+        consent.fn.max<Date | null>('given_at').filterWhere('whatsapp_opt_in', '=', true).as('whatsapp'),
+        consent.fn.max<Date | null>('given_at').filterWhere('email_opt_in', '=', true).as('email'),
+      ])
+      .where('contact_id', '=', (consent) => consent.fn.any(consent.val([...ids])))
+      .where('action', '=', 'given')
+      .groupBy('contact_id'),
+  );
   return new Map(rows.map((row) => [row.contact_id, { whatsapp: row.whatsapp, email: row.email }]));
 }
 
@@ -87,21 +95,23 @@ export async function returnConsents(q: Queries, ids: readonly string[], fromId:
     );
 }
 
-export interface OriginRow {
-  kind: string;
-  ref_id: string;
-  first_seen_at: Date;
-}
+/** An origin a merge dropped (the survivor had the same one), as its undo writes it again. */
+export type OriginRow = Pick<Selectable<PeopleTables['contact_origins']>, 'kind' | 'ref_id' | 'first_seen_at'>;
 
 /**
  * `fromId`'s origins become `intoId`'s. One both have stays the survivor's (the key is contact,
  * kind and source); the other record's row goes, returned so the undo can put it back.
  */
 export async function moveOrigins(q: Queries, fromId: string, intoId: string): Promise<{ moved: string[]; dropped: OriginRow[] }> {
-  const dropped = await q.write(sql<OriginRow>`
-    delete from contact_origins f where f.contact_id = ${fromId}::uuid
-      and exists (select 1 from contact_origins s where s.contact_id = ${intoId}::uuid and s.kind = f.kind and s.ref_id = f.ref_id)
-    returning kind, ref_id, first_seen_at`);
+  const dropped = await q.write(
+    db
+      .deleteFrom('contact_origins as f')
+      .where('f.contact_id', '=', fromId)
+      .where((f) =>
+        f.exists(f.selectFrom('contact_origins as s').select('s.kind').where('s.contact_id', '=', intoId).whereRef('s.kind', '=', 'f.kind').whereRef('s.ref_id', '=', 'f.ref_id')),
+      )
+      .returning(['f.kind', 'f.ref_id', 'f.first_seen_at']),
+  );
   const moved = await q.write(db.updateTable('contact_origins').set({ contact_id: intoId }).where('contact_id', '=', fromId).returning(['kind', 'ref_id']));
   return { moved: moved.rows.map((row) => `${row.kind}:${row.ref_id}`), dropped: dropped.rows };
 }
@@ -154,72 +164,49 @@ export async function writeContactFields(q: Queries, id: string, fields: Contact
   await q.write(db.updateTable('contacts').set(fields).where('id', '=', id));
 }
 
-export interface MergeInsert {
-  id: string;
-  intoId: string;
-  fromId: string;
-  actorId: string;
-  at: Date;
-  undoUntil: Date;
-  moved: MergeMoved;
-  counts: AuditCounts;
-  snapshot: Record<string, unknown>;
+type MergeRow = Selectable<PeopleTables['contact_merges']>;
+
+/** A merge as kept. */
+export type MergeRecord = CamelCased<MergeRow>;
+
+/** What a new merge is written with: the undo and erasure marks start empty. */
+export type NewMerge = Pick<MergeRecord, 'id' | 'intoContactId' | 'fromContactId' | 'mergedBy' | 'mergedAt' | 'undoUntil' | 'moved' | 'counts' | 'snapshot'>;
+
+export async function insertMerge(q: Queries, merge: NewMerge): Promise<void> {
+  // Objects, not arrays: pg sends them as their JSON text.
+  await q.write(db.insertInto('contact_merges').values(snakeRow(merge)));
 }
 
-export async function insertMerge(q: Queries, merge: MergeInsert): Promise<void> {
-  await q.write(
-    db.insertInto('contact_merges').values({
-      id: merge.id,
-      into_contact_id: merge.intoId,
-      from_contact_id: merge.fromId,
-      merged_by: merge.actorId,
-      merged_at: merge.at,
-      undo_until: merge.undoUntil,
-      // Kysely's jsonb columns take the JSON text.
-      moved: JSON.stringify(merge.moved) as unknown as MergeMoved,
-      counts: JSON.stringify(merge.counts) as unknown as AuditCounts,
-      snapshot: JSON.stringify(merge.snapshot) as unknown as Record<string, unknown>,
-    }),
-  );
+/**
+ * Merges with the survivor's name now (a look-up by its key, not a join, so that the keyset's
+ * columns name the merge's own).
+ */
+function mergeSelect() {
+  return db
+    .selectFrom('contact_merges as m')
+    .selectAll('m')
+    .select((m) => m.selectFrom('contacts as c').select('c.name').whereRef('c.id', '=', 'm.into_contact_id').$asScalar().as('into_name'));
 }
 
-export interface MergeRow {
-  id: string;
-  into_contact_id: string;
-  from_contact_id: string;
-  merged_by: string;
-  merged_at: Date;
-  undo_until: Date;
-  moved: MergeMoved;
-  counts: AuditCounts;
-  snapshot: Record<string, unknown> | null;
-  snapshot_cleared_at: Date | null;
-  snapshot_cleared_reason: SnapshotClearedReason | null;
-  undone_at: Date | null;
-  undone_by: string | null;
-  into_name: string;
-  from_name: string | null;
+const mergeOf = (row: MergeRow & { into_name: string }) => camelRow(row);
+
+/** A merge as it is shown: with the survivor's name now. */
+export type MergeView = ReturnType<typeof mergeOf>;
+
+/** A merge; locked when asked. */
+export async function findMerge(q: Queries, id: string, lock = false): Promise<MergeView | undefined> {
+  const query = mergeSelect().where('m.id', '=', id);
+  const row = await q.first(lock ? query.forUpdate() : query);
+  return row && mergeOf(row);
 }
 
-/** A merge with the survivor's name now and the merged-away record's name as its snapshot keeps it; locked when asked. */
-function mergeSelect(where: Sql<unknown>, tail: Sql<unknown> = sql``) {
-  return sql<MergeRow>`
-    select m.id, m.into_contact_id, m.from_contact_id, m.merged_by, m.merged_at, m.undo_until, m.moved, m.counts, m.snapshot,
-      m.snapshot_cleared_at, m.snapshot_cleared_reason, m.undone_at, m.undone_by, c.name as into_name, m.snapshot #>> '{from,name}' as from_name
-    from contact_merges m join contacts c on c.id = m.into_contact_id
-    where ${where} ${tail}`;
-}
-
-export function findMerge(q: Queries, id: string, lock = false): Promise<MergeRow | undefined> {
-  return q.first(mergeSelect(sql`m.id = ${id}::uuid`, lock ? sql`for update of m` : sql``));
-}
-
-/** Recent merges, newest first, after a cursor; one contact's (as survivor or merged-away record) when asked. */
-export function mergesPage(q: Queries, filter: { contactId?: string | undefined }, limit: number, after?: { mergedAt: Date; id: string }): Promise<MergeRow[]> {
-  const clauses = [sql`true`];
-  if (filter.contactId) clauses.push(sql`(m.into_contact_id = ${filter.contactId}::uuid or m.from_contact_id = ${filter.contactId}::uuid)`);
-  if (after) clauses.push(sql`(m.merged_at, m.id) < (${after.mergedAt}::timestamptz, ${after.id}::uuid)`);
-  return q.rows(mergeSelect(sql.join(clauses, ' and '), sql`order by m.merged_at desc, m.id desc limit ${limit}::int`));
+/** Recent merges, newest first, a page at a time; one contact's (as survivor or merged-away record) when asked. */
+export async function mergesPage(q: Queries, filter: { contactId?: string | undefined }, page: PageRequest): Promise<Page<MergeView>> {
+  let query = mergeSelect();
+  const contactId = filter.contactId;
+  if (contactId) query = query.where((m) => m.or([m('m.into_contact_id', '=', contactId), m('m.from_contact_id', '=', contactId)]));
+  const found = await queryPage(q, query, ['merged_at', 'id'], 'desc', page);
+  return { data: found.data.map(mergeOf), nextCursor: found.nextCursor };
 }
 
 export async function markUndone(q: Queries, id: string, actorId: string, at: Date): Promise<void> {
@@ -232,14 +219,15 @@ export async function markUndone(q: Queries, id: string, actorId: string, at: Da
  * The merges that made a person what they are: those into this contact and, since a record merged
  * away may itself have had others merged into it before, those into each of them, not undone.
  */
-export function mergeChain(q: Queries, contactId: string) {
-  return q.rows(sql<{ id: string; from_contact_id: string; merged_at: Date; snapshot: Record<string, unknown> | null }>`
+export async function mergeChain(q: Queries, contactId: string): Promise<Pick<MergeRecord, 'id' | 'fromContactId' | 'mergedAt' | 'snapshot'>[]> {
+  const rows = await q.rows(sql<Pick<MergeRow, 'id' | 'from_contact_id' | 'merged_at' | 'snapshot'>>`
     with recursive chain as (
       select id, from_contact_id, merged_at, snapshot from contact_merges where into_contact_id = ${contactId}::uuid and undone_at is null
       union
       select m.id, m.from_contact_id, m.merged_at, m.snapshot from contact_merges m join chain c on m.into_contact_id = c.from_contact_id where m.undone_at is null
     )
     select * from chain order by merged_at, id`);
+  return rows.map((row) => camelRow(row));
 }
 
 /** Drops what these merges kept about the people (their records before, rows removed), for a reason; how many had something. */
@@ -257,8 +245,13 @@ export async function clearSnapshots(q: Queries, ids: readonly string[], reason:
 
 /** Clears the snapshots of merges whose undo window has ended, a batch at a time; how many. */
 export async function clearExpiredSnapshots(q: Queries, now: Date, batch = 500): Promise<number> {
-  const result = await q.write(sql`
-    update contact_merges set snapshot = null, snapshot_cleared_at = ${now}, snapshot_cleared_reason = 'expired'
-    where id in (select id from contact_merges where snapshot is not null and undo_until <= ${now} order by undo_until limit ${batch}::int)`);
+  const result = await q.write(
+    db
+      .updateTable('contact_merges')
+      .set({ snapshot: null, snapshot_cleared_at: now, snapshot_cleared_reason: 'expired' })
+      .where('id', 'in', (merge) =>
+        merge.selectFrom('contact_merges').select('id').where('snapshot', 'is not', null).where('undo_until', '<=', now).orderBy('undo_until').limit(batch),
+      ),
+  );
   return result.count;
 }

@@ -31,7 +31,7 @@ import {
   type ContactFields,
   type ContactJson,
   type LockedContact,
-  type MergeRow,
+  type MergeView,
   type OriginRow,
 } from './audience.merge.repository';
 import type { ListMergesInput, mergeView } from './audience.merge.schemas';
@@ -164,7 +164,17 @@ export async function mergeContacts(deps: MergeDeps, actor: Actor, intoId: strin
       droppedOrigins: origins.dropped.map((origin) => ({ kind: origin.kind, ref_id: origin.ref_id, first_seen_at: origin.first_seen_at.toISOString() })),
       modules,
     };
-    await insertMerge(tx, { id, intoId, fromId, actorId: actor.id, at, undoUntil: new Date(at.getTime() + UNDO_WINDOW_MS), moved, counts, snapshot: snapshot as never });
+    await insertMerge(tx, {
+      id,
+      intoContactId: intoId,
+      fromContactId: fromId,
+      mergedBy: actor.id,
+      mergedAt: at,
+      undoUntil: new Date(at.getTime() + UNDO_WINDOW_MS),
+      moved,
+      counts,
+      snapshot: snapshot as never,
+    });
     for (const contactId of [intoId, fromId]) await insertAudit(tx, { actorId: actor.id, action: 'merge', contactId, detail: id, counts, at });
     return (await findMerge(tx, id))!;
   });
@@ -211,19 +221,19 @@ export async function undoMerge(deps: MergeDeps, actor: Actor, mergeId: string):
     const merge = await findMerge(tx, mergeId, true);
     if (!merge) throw new NotFoundError('No merge has this id.');
     const now = new Date();
-    if (merge.undone_at) throw new ConflictError(`This merge was undone already, at ${merge.undone_at.toISOString()}.`, 'merge_undone');
-    if (merge.snapshot_cleared_reason === 'erasure') {
+    if (merge.undoneAt) throw new ConflictError(`This merge was undone already, at ${merge.undoneAt.toISOString()}.`, 'merge_undone');
+    if (merge.snapshotClearedReason === 'erasure') {
       throw new ConflictError('The person’s data was erased after this merge: nothing is kept to split the records again.', 'merge_erased');
     }
-    if (merge.undo_until <= now || !merge.snapshot) {
+    if (merge.undoUntil <= now || !merge.snapshot) {
       throw new ConflictError(
-        `A merge can be undone for ${UNDO_WINDOW_HOURS} hours; this one's window ended at ${merge.undo_until.toISOString()}, and what it kept to split the records is gone.`,
+        `A merge can be undone for ${UNDO_WINDOW_HOURS} hours; this one's window ended at ${merge.undoUntil.toISOString()}, and what it kept to split the records is gone.`,
         'undo_window_passed',
       );
     }
-    const locked = await lockContacts(tx, [merge.into_contact_id, merge.from_contact_id]);
-    const into = locked.find((contact) => contact.id === merge.into_contact_id)!;
-    const from = locked.find((contact) => contact.id === merge.from_contact_id)!;
+    const locked = await lockContacts(tx, [merge.intoContactId, merge.fromContactId]);
+    const into = locked.find((contact) => contact.id === merge.intoContactId)!;
+    const from = locked.find((contact) => contact.id === merge.fromContactId)!;
     if (into.merged_into_id) {
       throw new ConflictError(`The survivor was merged into ${into.merged_into_id} since: undo that merge first.`, 'survivor_merged');
     }
@@ -262,48 +272,35 @@ export async function undoMerge(deps: MergeDeps, actor: Actor, mergeId: string):
   return presentMerge(row);
 }
 
-function statusOf(row: MergeRow, now: Date): z.input<typeof mergeView>['status'] {
-  if (row.undone_at) return 'undone';
-  if (row.snapshot_cleared_reason === 'erasure') return 'erased';
-  return row.snapshot && row.undo_until > now ? 'undoable' : 'expired';
+function statusOf(merge: MergeView, now: Date): z.input<typeof mergeView>['status'] {
+  if (merge.undoneAt) return 'undone';
+  if (merge.snapshotClearedReason === 'erasure') return 'erased';
+  return merge.snapshot && merge.undoUntil > now ? 'undoable' : 'expired';
 }
 
-export function presentMerge(row: MergeRow, now = new Date()): z.input<typeof mergeView> {
+export function presentMerge(merge: MergeView, now = new Date()): z.input<typeof mergeView> {
+  // The merged-away record's name as the snapshot keeps it: gone with the snapshot.
+  const fromName = (merge.snapshot as unknown as Snapshot | null)?.from.name;
   return {
-    id: row.id,
-    intoContactId: row.into_contact_id,
-    intoName: row.into_name,
-    fromContactId: row.from_contact_id,
-    fromName: row.from_name,
-    mergedAt: row.merged_at.toISOString(),
-    mergedBy: row.merged_by,
-    undoUntil: row.undo_until.toISOString(),
-    status: statusOf(row, now),
-    undoneAt: row.undone_at?.toISOString() ?? null,
-    undoneBy: row.undone_by,
-    counts: row.counts,
+    id: merge.id,
+    intoContactId: merge.intoContactId,
+    intoName: merge.intoName,
+    fromContactId: merge.fromContactId,
+    fromName: typeof fromName === 'string' ? fromName : null,
+    mergedAt: merge.mergedAt.toISOString(),
+    mergedBy: merge.mergedBy,
+    undoUntil: merge.undoUntil.toISOString(),
+    status: statusOf(merge, now),
+    undoneAt: merge.undoneAt?.toISOString() ?? null,
+    undoneBy: merge.undoneBy,
+    counts: merge.counts,
   };
-}
-
-function decodeCursor(cursor: string): { mergedAt: Date; id: string } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at)) || !/^[0-9a-f-]{36}$/.test(id)) throw new Error('shape');
-    return { mergedAt: new Date(at), id };
-  } catch {
-    throw invalidField('query.cursor', 'The cursor is not one this list gave out.');
-  }
 }
 
 /** Recent merges, newest first, a page at a time. */
 export async function listMerges(q: Queries, query: ListMergesInput) {
-  const rows = await mergesPage(q, { contactId: query.contactId }, query.limit + 1, query.cursor ? decodeCursor(query.cursor) : undefined);
-  const page = rows.slice(0, query.limit);
-  const last = page[page.length - 1];
-  return {
-    data: page.map((row) => presentMerge(row)),
-    nextCursor: rows.length > query.limit && last ? Buffer.from(JSON.stringify([last.merged_at.toISOString(), last.id])).toString('base64url') : null,
-  };
+  const page = await mergesPage(q, { contactId: query.contactId }, query);
+  return { data: page.data.map((merge) => presentMerge(merge)), nextCursor: page.nextCursor };
 }
 
 /** Clears what merges past their undo window kept about people; how many. */
@@ -342,12 +339,12 @@ export async function eraseMergedRecords(
   const chain = await mergeChain(q, contactId);
   for (const merge of chain) {
     for (const section of sections) {
-      const erased = await section.erase(q, merge.from_contact_id, erasureFor(section.module));
+      const erased = await section.erase(q, merge.fromContactId, erasureFor(section.module));
       const into = (counts[section.module] ??= {});
       for (const [kind, n] of Object.entries(erased)) into[kind] = (into[kind] ?? 0) + n;
     }
-    await anonymiseConsents(q, merge.from_contact_id);
-    await eraseContact(q, merge.from_contact_id, at);
+    await anonymiseConsents(q, merge.fromContactId);
+    await eraseContact(q, merge.fromContactId, at);
   }
   const cleared = await clearSnapshots(
     q,
@@ -369,9 +366,9 @@ export async function mergedRecordsOf(q: Queries, sections: readonly PersonalDat
   for (const merge of chain) {
     const modules: Record<string, Record<string, JsonValue>> = {};
     // The person's identifiers were exported with their own record; a merged-away record adds only what points at it.
-    for (const section of sections) modules[section.module] = await section.export(q, merge.from_contact_id, NO_PERSON_KEYS);
+    for (const section of sections) modules[section.module] = await section.export(q, merge.fromContactId, NO_PERSON_KEYS);
     const before = (merge.snapshot as unknown as Snapshot | null)?.from ?? null;
-    records.push({ mergeId: merge.id, contactId: merge.from_contact_id, mergedAt: merge.merged_at.toISOString(), before, modules });
+    records.push({ mergeId: merge.id, contactId: merge.fromContactId, mergedAt: merge.mergedAt.toISOString(), before, modules });
   }
   return records;
 }

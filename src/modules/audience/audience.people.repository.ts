@@ -1,5 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
+import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { territoryAndDescendants, territoryDirectory } from '../territories';
 import type { AudienceAuditSchema, AuditAction, ConsentSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
@@ -9,6 +11,8 @@ import type { ConsentState } from './audience.people.schemas';
 /** The tables the people screens read and write: the audience's own. */
 type PeopleTables = InferKyselyDB<typeof ContactSchema | typeof ContactOriginSchema | typeof ConsentSchema | typeof ContactNoteSchema | typeof AudienceAuditSchema>;
 const db = tables<PeopleTables>();
+
+type ContactRow = Selectable<PeopleTables['contacts']>;
 
 /**
  * What a search looks for, decided from what staff typed (`audience.people.ts`):
@@ -47,35 +51,28 @@ export interface PeopleAfter {
   id: string;
 }
 
-export interface PersonRow {
-  id: string;
-  name: string;
-  phone: string | null;
-  email: string | null;
-  document_id: string | null;
-  territory_id: string | null;
-  territory_name: string | null;
-  tags: string[];
-  whatsapp_opt_in: boolean;
-  whatsapp_opted_out_at: Date | null;
-  email_opt_in: boolean;
-  email_opted_out_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  /** The sort key's text, for the next page's cursor. */
-  sort_key: string;
-  /** The first origins (oldest first), each named by its module. */
-  origins: OriginJson[];
-  origin_count: number;
-}
+/** An origin as a statement gives it in JSON: named by its module, its time as text. */
+export type OriginJson = CamelCased<Pick<Selectable<PeopleTables['contact_origins']>, 'kind' | 'ref_id'>> & { name: string | null; firstSeenAt: string };
 
-/** An origin as a statement gives it in JSON (its time as text). */
-export interface OriginJson {
-  kind: string;
-  refId: string;
-  name: string | null;
-  firstSeenAt: string;
-}
+/** A person as the list reads them: the contact's columns with its territory's name, the sort key's text (the next page's cursor) and the first origins, oldest first. */
+type PersonRow = Pick<
+  ContactRow,
+  | 'id'
+  | 'name'
+  | 'phone'
+  | 'email'
+  | 'document_id'
+  | 'territory_id'
+  | 'tags'
+  | 'whatsapp_opt_in'
+  | 'whatsapp_opted_out_at'
+  | 'email_opt_in'
+  | 'email_opted_out_at'
+  | 'created_at'
+  | 'updated_at'
+> & { territory_name: string | null; sort_key: string; origins: OriginJson[]; origin_count: number };
+
+export type PersonRecord = CamelCased<PersonRow>;
 
 /** What an origin is called: `(kind, refId) → text`, made of the owning modules' fragments (`audience.people.ts`). */
 export type OriginNamer = (kind: Sql<never>, refId: Sql<never>) => Sql<never>;
@@ -159,12 +156,12 @@ function peopleWhere(filter: PeopleFilter): Sql<never> {
  * territory's name and their first origins, named: one round trip for the page. One more row than
  * asked says whether a next page exists.
  */
-export function peoplePage(
+export async function peoplePage(
   q: Queries,
   filter: PeopleFilter,
   order: PeopleOrder,
   page: { after: PeopleAfter | undefined; limit: number; originName: OriginNamer; originsPerRow: number },
-): Promise<PersonRow[]> {
+): Promise<PersonRecord[]> {
   const { after, limit } = page;
   const key = order.key === 'name' ? sql`c.name_folded` : sql`c.created_at`;
   const keyValue = order.key === 'name' ? sql`${after?.key ?? ''}::text` : sql`${after?.key ?? ''}::timestamptz`;
@@ -184,7 +181,8 @@ export function peoplePage(
     join contacts k on k.id = p.id
     left join ${territoryDirectory()} t on t.id = k.territory_id
     order by p.sort_value ${direction}, p.id ${direction}`;
-  return q.rows(plansAlikeForAnyValues(filter) ? statement.preparedByShape('people_page') : statement);
+  const rows = await q.rows(plansAlikeForAnyValues(filter) ? statement.preparedByShape('people_page') : statement);
+  return rows.map((row) => camelRow(row));
 }
 
 /**
@@ -199,23 +197,25 @@ function plansAlikeForAnyValues(filter: PeopleFilter): boolean {
 }
 
 /** Where a contact came from, as kind and ref id. */
-export function originRefsOf(q: Queries, contactId: string) {
-  return q.rows(db.selectFrom('contact_origins').select(['kind', 'ref_id']).where('contact_id', '=', contactId));
+export async function originRefsOf(q: Queries, contactId: string) {
+  const rows = await q.rows(db.selectFrom('contact_origins').select(['kind', 'ref_id']).where('contact_id', '=', contactId));
+  return rows.map((row) => camelRow(row));
 }
 
 /** One held contact as the person page shows it: the row with its territory's name and every origin, named. */
-export function personRow(q: Queries, id: string, originName: OriginNamer) {
-  return q.first(sql<PersonRow & { neighbourhood: string | null; interests: string[] }>`
+export async function personRow(q: Queries, id: string, originName: OriginNamer) {
+  const row = await q.first(sql<PersonRow & Pick<ContactRow, 'neighbourhood' | 'interests'>>`
     select k.id, k.name, k.phone, k.email, k.document_id, k.territory_id, t.name as territory_name, k.tags, k.neighbourhood, k.interests,
       k.whatsapp_opt_in, k.whatsapp_opted_out_at, k.email_opt_in, k.email_opted_out_at, k.created_at, k.updated_at, k.id::text as sort_key,
       ${originsColumns(originName, null)}
     from contacts k left join ${territoryDirectory()} t on t.id = k.territory_id
     where k.id = ${id}::uuid and k.erased_at is null and k.merged_into_id is null`);
+  return row && camelRow(row);
 }
 
 /** A held contact's correctable fields, locked until the transaction ends; undefined when there is none. */
-export function lockPersonForCorrection(q: Queries, id: string) {
-  return q.first(
+export async function lockPersonForCorrection(q: Queries, id: string) {
+  const row = await q.first(
     db
       .selectFrom('contacts')
       .select(['id', 'name', 'phone', 'email', 'document_id', 'tags'])
@@ -224,22 +224,28 @@ export function lockPersonForCorrection(q: Queries, id: string) {
       .where('merged_into_id', 'is', null)
       .forUpdate(),
   );
+  return row && camelRow(row);
 }
 
-/** Another held contact with this phone or this email (compared lower-cased), if any: whom a correction would collide with. */
-export async function holderOf(
-  q: Queries,
-  exceptId: string,
-  keys: { phone?: string | undefined; email?: string | undefined },
-): Promise<{ id: string; phone: boolean } | undefined> {
-  const alternatives: Sql<never>[] = [];
-  if (keys.phone) alternatives.push(sql`phone = ${keys.phone}`);
-  if (keys.email) alternatives.push(sql`lower(email) = ${keys.email.toLowerCase()}`);
-  if (!alternatives.length) return undefined;
-  return q.first(sql<{ id: string; phone: boolean }>`
-    select id, ${keys.phone ?? null}::text is not null and phone = ${keys.phone ?? null}::text as phone
-    from contacts where id <> ${exceptId}::uuid and erased_at is null and merged_into_id is null and (${sql.join(alternatives, ' or ')})
-    order by 2 desc, created_at limit 1`);
+/**
+ * Another held contact with this phone or this email (compared lower-cased), if any: whom a correction would collide with.
+ * A phone holder comes first (`phone` orders by the output column, true before false).
+ */
+export async function holderOf(q: Queries, exceptId: string, keys: { phone?: string | undefined; email?: string | undefined }) {
+  const { phone, email } = keys;
+  if (!phone && !email) return undefined;
+  return q.first(
+    db
+      .selectFrom('contacts')
+      .select((row) => ['id', (phone ? row('phone', '=', phone) : row.lit(false)).as('phone')])
+      .where('id', '<>', exceptId)
+      .where('erased_at', 'is', null)
+      .where('merged_into_id', 'is', null)
+      .where((row) => row.or([...(phone ? [row('phone', '=', phone)] : []), ...(email ? [row(row.fn('lower', ['email']), '=', email.toLowerCase())] : [])]))
+      .orderBy('phone', 'desc')
+      .orderBy('created_at')
+      .limit(1),
+  );
 }
 
 /** The contact holding an identity key, if any. */
@@ -247,59 +253,32 @@ export async function contactWithIdentity(q: Queries, identityKey: string): Prom
   return (await q.first(db.selectFrom('contacts').select('id').where('identity_key', '=', identityKey)))?.id;
 }
 
-export interface PersonCorrection {
-  name: string;
-  phone: string | null;
-  email: string | null;
-  documentId: string | null;
-  tags: string[];
-  identityKey: string;
-  at: Date;
-}
+/** A correction's new values: the contact's correctable fields, its identity key and the time of the change. */
+export type PersonCorrection = Pick<CamelCased<ContactRow>, 'name' | 'phone' | 'email' | 'documentId' | 'tags' | 'identityKey' | 'updatedAt'>;
 
 export async function applyCorrection(q: Queries, id: string, correction: PersonCorrection): Promise<void> {
-  await q.write(
-    db
-      .updateTable('contacts')
-      .set({
-        name: correction.name,
-        phone: correction.phone,
-        email: correction.email,
-        document_id: correction.documentId,
-        tags: correction.tags,
-        identity_key: correction.identityKey,
-        updated_at: correction.at,
-      })
-      .where('id', '=', id),
-  );
+  await q.write(db.updateTable('contacts').set(snakeRow(correction)).where('id', '=', id));
 }
 
-export interface NoteRow {
-  id: string;
-  contact_id: string;
-  author_id: string | null;
-  text: string;
-  created_at: Date;
-}
+export type NoteRecord = CamelCased<Selectable<PeopleTables['contact_notes']>>;
 
-const noteColumns = ['id', 'contact_id', 'author_id', 'text', 'created_at'] as const;
-
-export async function insertNote(q: Queries, note: { contactId: string; authorId: string; text: string }): Promise<NoteRow> {
-  const row = await q.first(
-    db.insertInto('contact_notes').values({ id: newId(), contact_id: note.contactId, author_id: note.authorId, text: note.text, created_at: new Date() }).returning(noteColumns),
-  );
-  return row!;
+export async function insertNote(q: Queries, note: Pick<NoteRecord, 'contactId' | 'authorId' | 'text'>): Promise<NoteRecord> {
+  const record: NoteRecord = { id: newId(), ...note, createdAt: new Date() };
+  await q.write(db.insertInto('contact_notes').values(snakeRow(record)));
+  return record;
 }
 
 /** A person's notes, newest first: at most `limit`, and only those before `before` when given. */
-export function notesOf(q: Queries, contactId: string, limit: number, before?: Date | null): Promise<NoteRow[]> {
-  let query = db.selectFrom('contact_notes').select(noteColumns).where('contact_id', '=', contactId);
+export async function notesOf(q: Queries, contactId: string, limit: number, before?: Date | null): Promise<NoteRecord[]> {
+  let query = db.selectFrom('contact_notes').selectAll().where('contact_id', '=', contactId);
   if (before) query = query.where('created_at', '<', before);
-  return q.rows(query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit));
+  const rows = await q.rows(query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit));
+  return rows.map((row) => camelRow(row));
 }
 
-export function findNote(q: Queries, contactId: string, noteId: string): Promise<NoteRow | undefined> {
-  return q.first(db.selectFrom('contact_notes').select(noteColumns).where('id', '=', noteId).where('contact_id', '=', contactId));
+export async function findNote(q: Queries, contactId: string, noteId: string): Promise<NoteRecord | undefined> {
+  const row = await q.first(db.selectFrom('contact_notes').selectAll().where('id', '=', noteId).where('contact_id', '=', contactId));
+  return row && camelRow(row);
 }
 
 export async function deleteNote(q: Queries, noteId: string): Promise<number> {
@@ -307,8 +286,9 @@ export async function deleteNote(q: Queries, noteId: string): Promise<number> {
 }
 
 /** Every note about a person, oldest first, for their export. */
-export function allNotesOf(q: Queries, contactId: string): Promise<NoteRow[]> {
-  return q.rows(db.selectFrom('contact_notes').select(noteColumns).where('contact_id', '=', contactId).orderBy('created_at').orderBy('id'));
+export async function allNotesOf(q: Queries, contactId: string): Promise<NoteRecord[]> {
+  const rows = await q.rows(db.selectFrom('contact_notes').selectAll().where('contact_id', '=', contactId).orderBy('created_at').orderBy('id'));
+  return rows.map((row) => camelRow(row));
 }
 
 /** A merge: the other record's notes become the survivor's; their ids, to give them back on undo. */
@@ -334,21 +314,23 @@ export async function deleteNotesOf(q: Queries, contactId: string): Promise<numb
 }
 
 /** Audit entries about a person of these actions, newest first, before `before` when given. */
-export function auditOf(q: Queries, contactId: string, actions: readonly AuditAction[], limit: number, before: Date | null) {
+export async function auditOf(q: Queries, contactId: string, actions: readonly AuditAction[], limit: number, before: Date | null) {
   let query = db
     .selectFrom('audience_audit')
     .select(['id', 'at', 'actor_id', 'action', 'detail', 'counts'])
     .where('contact_id', '=', contactId)
     .where('action', 'in', [...actions]);
   if (before) query = query.where('at', '<', before);
-  return q.rows(query.orderBy('at', 'desc').orderBy('id', 'desc').limit(limit));
+  const rows = await q.rows(query.orderBy('at', 'desc').orderBy('id', 'desc').limit(limit));
+  return rows.map((row) => camelRow(row));
 }
 
 /** A person's consent and withdrawal records, newest first, before `before` when given. */
-export function consentRecordsOf(q: Queries, contactId: string, limit: number, before: Date | null) {
+export async function consentRecordsOf(q: Queries, contactId: string, limit: number, before: Date | null) {
   let query = db.selectFrom('consents').select(['id', 'action', 'source', 'whatsapp_opt_in', 'email_opt_in', 'given_at']).where('contact_id', '=', contactId);
   if (before) query = query.where('given_at', '<', before);
-  return q.rows(query.orderBy('given_at', 'desc').orderBy('id', 'desc').limit(limit));
+  const rows = await q.rows(query.orderBy('given_at', 'desc').orderBy('id', 'desc').limit(limit));
+  return rows.map((row) => camelRow(row));
 }
 
 /** When a held contact was created; undefined for an unknown or erased one. */

@@ -22,14 +22,14 @@ import {
   originRefsOf,
   peoplePage,
   personRow,
-  type NoteRow,
+  type NoteRecord,
   type OriginJson,
   type OriginNamer,
   type PeopleAfter,
   type PeopleFilter,
   type PeopleOrder,
   type PeopleSearch,
-  type PersonRow,
+  type PersonRecord,
 } from './audience.people.repository';
 import type { ConsentState, ListPeopleInput, noteView, personDetailView, personOriginView, personPageView, personView, timelinePageView } from './audience.people.schemas';
 import type { CorrectPersonInput } from './audience.correction.schemas';
@@ -102,7 +102,7 @@ function decodeCursor(cursor: string, order: PeopleOrder): PeopleAfter {
   }
 }
 
-const encodeCursor = (row: PersonRow): string => Buffer.from(JSON.stringify([row.sort_key, row.id])).toString('base64url');
+const encodeCursor = (row: PersonRecord): string => Buffer.from(JSON.stringify([row.sortKey, row.id])).toString('base64url');
 
 // ───────────── presenting
 
@@ -133,29 +133,29 @@ function presentOrigin(origin: OriginJson): z.input<typeof personOriginView> {
 /** Shown with each row: the first few origins, the rest counted. */
 const ORIGINS_IN_ROW = 5;
 
-function presentPerson(row: PersonRow): z.input<typeof personView> {
+function presentPerson(row: PersonRecord): z.input<typeof personView> {
   return {
     id: row.id,
     name: row.name,
     phone: row.phone,
     email: row.email,
-    documentId: row.document_id,
-    territory: row.territory_id ? { id: row.territory_id, name: row.territory_name ?? '' } : null,
+    documentId: row.documentId,
+    territory: row.territoryId ? { id: row.territoryId, name: row.territoryName ?? '' } : null,
     tags: row.tags,
     consent: {
-      whatsapp: consentState(row.phone, row.whatsapp_opt_in, row.whatsapp_opted_out_at),
-      email: consentState(row.email, row.email_opt_in, row.email_opted_out_at),
+      whatsapp: consentState(row.phone, row.whatsappOptIn, row.whatsappOptedOutAt),
+      email: consentState(row.email, row.emailOptIn, row.emailOptedOutAt),
     },
     origins: row.origins.slice(0, ORIGINS_IN_ROW).map(presentOrigin),
-    originCount: row.origin_count,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
+    originCount: row.originCount,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
   };
 }
 
 // ───────────── the list
 
-async function page(deps: Deps, filter: PeopleFilter, order: PeopleOrder, after: PeopleAfter | undefined, limit: number): Promise<PersonRow[]> {
+async function page(deps: Deps, filter: PeopleFilter, order: PeopleOrder, after: PeopleAfter | undefined, limit: number): Promise<PersonRecord[]> {
   try {
     return await peoplePage(deps.db, filter, order, { after, limit, originName: originNamer(deps), originsPerRow: ORIGINS_IN_ROW });
   } catch (error) {
@@ -207,7 +207,7 @@ export function peopleCsv(deps: Deps, query: ListPeopleInput): Readable {
       }
       if (batch.length < CSV_BATCH) return;
       const last = batch[batch.length - 1]!;
-      after = { key: last.sort_key, id: last.id };
+      after = { key: last.sortKey, id: last.id };
     }
   }
   return Readable.from(rows()).pipe(stringify({ bom: true }));
@@ -215,16 +215,16 @@ export function peopleCsv(deps: Deps, query: ListPeopleInput): Readable {
 
 // ───────────── one person
 
-async function presentNotes(q: Queries, notes: readonly NoteRow[]): Promise<z.input<typeof noteView>[]> {
+async function presentNotes(q: Queries, notes: readonly NoteRecord[]): Promise<z.input<typeof noteView>[]> {
   const names = await userNames(
     q,
-    notes.flatMap((note) => (note.author_id ? [note.author_id] : [])),
+    notes.flatMap((note) => (note.authorId ? [note.authorId] : [])),
   );
   return notes.map((note) => ({
     id: note.id,
     text: note.text,
-    author: note.author_id ? { id: note.author_id, name: names.get(note.author_id) ?? '' } : null,
-    createdAt: note.created_at.toISOString(),
+    author: note.authorId ? { id: note.authorId, name: names.get(note.authorId) ?? '' } : null,
+    createdAt: note.createdAt.toISOString(),
   }));
 }
 
@@ -250,18 +250,18 @@ export async function personDetail(deps: Deps, actor: Actor, id: string): Promis
     origins: row.origins.map(presentOrigin),
     neighbourhood: row.neighbourhood,
     interests: row.interests,
-    whatsappOptedOutAt: row.whatsapp_opted_out_at?.toISOString() ?? null,
-    emailOptedOutAt: row.email_opted_out_at?.toISOString() ?? null,
+    whatsappOptedOutAt: row.whatsappOptedOutAt?.toISOString() ?? null,
+    emailOptedOutAt: row.emailOptedOutAt?.toISOString() ?? null,
     consents: consents.map((consent) => ({
       id: consent.id,
       action: consent.action,
       source: consent.source,
-      sourceRef: consent.source_ref,
-      whatsappOptIn: consent.whatsapp_opt_in,
-      emailOptIn: consent.email_opt_in,
+      sourceRef: consent.sourceRef,
+      whatsappOptIn: consent.whatsappOptIn,
+      emailOptIn: consent.emailOptIn,
       evidence: consent.evidence,
-      at: consent.given_at.toISOString(),
-      text: { id: consent.text_id, text: consent.text, privacyPolicyUrl: consent.privacy_policy_url },
+      at: consent.givenAt.toISOString(),
+      text: { id: consent.textId, text: consent.text, privacyPolicyUrl: consent.privacyPolicyUrl },
     })),
     notes: await presentNotes(deps.db, notes),
     timeline,
@@ -272,7 +272,7 @@ export async function personDetail(deps: Deps, actor: Actor, id: string): Promis
 export async function personTimelinePage(deps: Deps, actor: Actor, id: string, query: { before?: string | undefined; limit: number }): Promise<z.input<typeof timelinePageView>> {
   if (!(await contactExists(deps.db, id))) throw new NotFoundError(NO_SUCH_PERSON);
   const origins = await originRefsOf(deps.db, id);
-  return personTimeline(deps, { contactId: id, origins: origins.map((origin) => ({ kind: origin.kind, refId: origin.ref_id })) }, actor, query);
+  return personTimeline(deps, { contactId: id, origins: origins }, actor, query);
 }
 
 /** A person's row as the list shows it (after a correction). */
@@ -311,7 +311,7 @@ export async function correctPerson(deps: Deps, actor: Actor, id: string, body: 
     await deps.db.transaction(async (tx) => {
       const current = await lockPersonForCorrection(tx, id);
       if (!current) throw new NotFoundError(NO_SUCH_PERSON);
-      const before: Record<Correctable, string | null> = { name: current.name, phone: current.phone, email: current.email, documentId: current.document_id };
+      const before: Record<Correctable, string | null> = { name: current.name, phone: current.phone, email: current.email, documentId: current.documentId };
       const after: Record<Correctable, string | null> = {
         name: body.name ?? before.name,
         phone: body.phone === undefined ? before.phone : body.phone,
@@ -332,7 +332,7 @@ export async function correctPerson(deps: Deps, actor: Actor, id: string, body: 
       if (holder) throw heldBy(holder.phone ? 'phone' : 'email', holder.id);
       identity = identityKey(after);
       const at = new Date();
-      await applyCorrection(tx, id, { name: after.name!, phone: after.phone, email: after.email, documentId: after.documentId, tags, identityKey: identity, at });
+      await applyCorrection(tx, id, { name: after.name!, phone: after.phone, email: after.email, documentId: after.documentId, tags, identityKey: identity, updatedAt: at });
       if (changed.length) {
         await insertAudit(tx, { actorId: actor.id, action: 'correction', contactId: id, detail: changed.join(','), counts: { audience: { fields: changed.length } }, at });
       }
@@ -367,6 +367,6 @@ export async function removeNote(deps: Deps, actor: Actor, contactId: string, no
   if (!(await contactExists(deps.db, contactId))) throw new NotFoundError(NO_SUCH_PERSON);
   const note = await findNote(deps.db, contactId, noteId);
   if (!note) throw new NotFoundError('This person has no note with this id.');
-  audiencePolicy.authorize(actor, 'deleteNote', { authorId: note.author_id });
+  audiencePolicy.authorize(actor, 'deleteNote', { authorId: note.authorId });
   await deleteNote(deps.db, noteId);
 }

@@ -15,21 +15,21 @@ export const audiencePersonalData: PersonalDataHolder = {
   async keys(q, personId) {
     const contact = await heldContact(q, personId);
     if (!contact) return {};
-    return { phones: contact.phone ? [contact.phone] : [], emails: contact.email ? [contact.email] : [], documentIds: contact.document_id ? [contact.document_id] : [] };
+    return { phones: contact.phone ? [contact.phone] : [], emails: contact.email ? [contact.email] : [], documentIds: contact.documentId ? [contact.documentId] : [] };
   },
 
   async export(q, personId) {
     const notes = await allNotesOf(q, personId);
     const names = await userNames(
       q,
-      notes.flatMap((note) => (note.author_id ? [note.author_id] : [])),
+      notes.flatMap((note) => (note.authorId ? [note.authorId] : [])),
     );
     return {
       notes: notes.map((note) => ({
         id: note.id,
         text: note.text,
-        authorName: note.author_id ? (names.get(note.author_id) ?? null) : null,
-        createdAt: note.created_at,
+        authorName: note.authorId ? (names.get(note.authorId) ?? null) : null,
+        createdAt: note.createdAt,
       })),
     };
   },

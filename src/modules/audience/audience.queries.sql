@@ -24,15 +24,13 @@ values
   ($1, $2, $3, $4)
 on conflict ("contact_a_id", "contact_b_id") do nothing;
 select
-  "contact_a_id",
-  "contact_b_id",
-  "dismissed_by",
-  "dismissed_at"
+  *
 from
   "contact_duplicate_dismissals"
 where
   "contact_a_id" = $1
   and "contact_b_id" = $2;
+-- stopped: threw Error: The dismissal just written is gone: a contact of the pair was removed meanwhile.
 
 -- audience.duplicates.repository.ts: catchUpDuplicates
 select
@@ -45,10 +43,10 @@ select
 
 -- audience.duplicates.repository.ts: duplicatePairs
 select
-  p.contact_a_id as a_id,
-  p.contact_b_id as b_id,
+  p.contact_a_id,
+  p.contact_b_id,
   p.score,
-  p.name_similarity as similarity,
+  p.name_similarity,
   p.reasons,
   a.name as a_name,
   a.phone as a_phone,
@@ -104,11 +102,11 @@ on conflict ("hash") do nothing;
 
 -- audience.erased.ts: erasedIdentifiersAmong
 select
-  1 as one
+  "hash"
 from
-  erased_identifiers
+  "erased_identifiers"
 limit
-  1;
+  $1;
 
 -- audience.import.repository.ts: contactsByIdentity
 select
@@ -160,16 +158,16 @@ order by
 
 -- audience.import.repository.ts: documentOwners
 select
-  id,
-  document_id
+  "id",
+  "document_id"
 from
-  contacts
+  "contacts"
 where
-  document_id = any ($1::text[])
-  and erased_at is null
-  and merged_into_id is null
+  "document_id" = any ($1)
+  and "erased_at" is null
+  and "merged_into_id" is null
 order by
-  id;
+  "id";
 
 -- audience.import.repository.ts: insertContacts
 insert into
@@ -271,18 +269,18 @@ on conflict do nothing;
 -- audience.import.repository.ts: insertImport
 insert into
   "contact_imports" (
-    "id",
-    "imported_by",
-    "imported_at",
-    "rows",
-    "created",
-    "updated",
-    "unchanged",
-    "rejected",
-    "warnings",
-    "consent_text_id",
     "consent_collection",
-    "consents_recorded"
+    "consent_text_id",
+    "consents_recorded",
+    "created",
+    "id",
+    "imported_at",
+    "imported_by",
+    "rejected",
+    "rows",
+    "unchanged",
+    "updated",
+    "warnings"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
@@ -348,22 +346,22 @@ where
 
 -- audience.merge.repository.ts: latestConsentGiven
 select
-  contact_id,
-  max(given_at) filter (
+  "contact_id",
+  max("given_at") filter (
     where
-      whatsapp_opt_in
-  ) as whatsapp,
-  max(given_at) filter (
+      "whatsapp_opt_in" = $1
+  ) as "whatsapp",
+  max("given_at") filter (
     where
-      email_opt_in
-  ) as email
+      "email_opt_in" = $2
+  ) as "email"
 from
-  consents
+  "consents"
 where
-  contact_id = any ($1::uuid[])
-  and action = 'given'
+  "contact_id" = any ($3)
+  and "action" = $4
 group by
-  contact_id;
+  "contact_id";
 
 -- audience.merge.repository.ts: moveConsents
 update "consents"
@@ -383,23 +381,23 @@ where
   and "contact_id" = $3;
 
 -- audience.merge.repository.ts: moveOrigins
-delete from contact_origins f
+delete from "contact_origins" as "f"
 where
-  f.contact_id = $1::uuid
+  "f"."contact_id" = $1
   and exists (
     select
-      1
+      "s"."kind"
     from
-      contact_origins s
+      "contact_origins" as "s"
     where
-      s.contact_id = $2::uuid
-      and s.kind = f.kind
-      and s.ref_id = f.ref_id
+      "s"."contact_id" = $2
+      and "s"."kind" = "f"."kind"
+      and "s"."ref_id" = "f"."ref_id"
   )
 returning
-  kind,
-  ref_id,
-  first_seen_at;
+  "f"."kind",
+  "f"."ref_id",
+  "f"."first_seen_at";
 update "contact_origins"
 set
   "contact_id" = $1
@@ -471,74 +469,58 @@ where
 -- audience.merge.repository.ts: insertMerge
 insert into
   "contact_merges" (
+    "counts",
+    "from_contact_id",
     "id",
     "into_contact_id",
-    "from_contact_id",
-    "merged_by",
     "merged_at",
-    "undo_until",
+    "merged_by",
     "moved",
-    "counts",
-    "snapshot"
+    "snapshot",
+    "undo_until"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9);
 
 -- audience.merge.repository.ts: findMerge
 select
-  m.id,
-  m.into_contact_id,
-  m.from_contact_id,
-  m.merged_by,
-  m.merged_at,
-  m.undo_until,
-  m.moved,
-  m.counts,
-  m.snapshot,
-  m.snapshot_cleared_at,
-  m.snapshot_cleared_reason,
-  m.undone_at,
-  m.undone_by,
-  c.name as into_name,
-  m.snapshot #>> '{from,name}' as from_name
+  "m".*,
+  (
+    select
+      "c"."name"
+    from
+      "contacts" as "c"
+    where
+      "c"."id" = "m"."into_contact_id"
+  ) as "into_name"
 from
-  contact_merges m
-  join contacts c on c.id = m.into_contact_id
+  "contact_merges" as "m"
 where
-  m.id = $1::uuid;
+  "m"."id" = $1;
 
 -- audience.merge.repository.ts: mergesPage
 select
-  m.id,
-  m.into_contact_id,
-  m.from_contact_id,
-  m.merged_by,
-  m.merged_at,
-  m.undo_until,
-  m.moved,
-  m.counts,
-  m.snapshot,
-  m.snapshot_cleared_at,
-  m.snapshot_cleared_reason,
-  m.undone_at,
-  m.undone_by,
-  c.name as into_name,
-  m.snapshot #>> '{from,name}' as from_name
+  "m".*,
+  (
+    select
+      "c"."name"
+    from
+      "contacts" as "c"
+    where
+      "c"."id" = "m"."into_contact_id"
+  ) as "into_name"
 from
-  contact_merges m
-  join contacts c on c.id = m.into_contact_id
+  "contact_merges" as "m"
 where
-  true
-  and (
-    m.into_contact_id = $1::uuid
-    or m.from_contact_id = $2::uuid
+  (
+    "m"."into_contact_id" = $1
+    or "m"."from_contact_id" = $2
   )
-  and (m.merged_at, m.id) < ($3::timestamptz, $4::uuid)
 order by
-  m.merged_at desc,
-  m.id desc
+  "merged_at" desc,
+  "id" desc
 limit
-  $5::int;
+  $3;
 
 -- audience.merge.repository.ts: markUndone
 update "contact_merges"
@@ -595,24 +577,24 @@ where
   and "snapshot" is not null;
 
 -- audience.merge.repository.ts: clearExpiredSnapshots
-update contact_merges
+update "contact_merges"
 set
-  snapshot = null,
-  snapshot_cleared_at = $1,
-  snapshot_cleared_reason = 'expired'
+  "snapshot" = $1,
+  "snapshot_cleared_at" = $2,
+  "snapshot_cleared_reason" = $3
 where
-  id in (
+  "id" in (
     select
-      id
+      "id"
     from
-      contact_merges
+      "contact_merges"
     where
-      snapshot is not null
-      and undo_until <= $2
+      "snapshot" is not null
+      and "undo_until" <= $4
     order by
-      undo_until
+      "undo_until"
     limit
-      $3::int
+      $5
   );
 
 -- audience.people.repository.ts: peoplePage
@@ -877,24 +859,23 @@ for update;
 
 -- audience.people.repository.ts: holderOf
 select
-  id,
-  $1::text is not null
-  and phone = $2::text as phone
+  "id",
+  "phone" = $1 as "phone"
 from
-  contacts
+  "contacts"
 where
-  id <> $3::uuid
-  and erased_at is null
-  and merged_into_id is null
+  "id" <> $2
+  and "erased_at" is null
+  and "merged_into_id" is null
   and (
-    phone = $4
-    or lower(email) = $5
+    "phone" = $3
+    or lower("email") = $4
   )
 order by
-  2 desc,
-  created_at
+  "phone" desc,
+  "created_at"
 limit
-  1;
+  $5;
 
 -- audience.people.repository.ts: contactWithIdentity
 select
@@ -907,12 +888,12 @@ where
 -- audience.people.repository.ts: applyCorrection
 update "contacts"
 set
-  "name" = $1,
-  "phone" = $2,
-  "email" = $3,
-  "document_id" = $4,
-  "tags" = $5,
-  "identity_key" = $6,
+  "document_id" = $1,
+  "email" = $2,
+  "identity_key" = $3,
+  "name" = $4,
+  "phone" = $5,
+  "tags" = $6,
   "updated_at" = $7
 where
   "id" = $8;
@@ -921,27 +902,17 @@ where
 insert into
   "contact_notes" (
     "id",
-    "contact_id",
     "author_id",
+    "contact_id",
     "text",
     "created_at"
   )
 values
-  ($1, $2, $3, $4, $5)
-returning
-  "id",
-  "contact_id",
-  "author_id",
-  "text",
-  "created_at";
+  ($1, $2, $3, $4, $5);
 
 -- audience.people.repository.ts: notesOf
 select
-  "id",
-  "contact_id",
-  "author_id",
-  "text",
-  "created_at"
+  *
 from
   "contact_notes"
 where
@@ -955,11 +926,7 @@ limit
 
 -- audience.people.repository.ts: findNote
 select
-  "id",
-  "contact_id",
-  "author_id",
-  "text",
-  "created_at"
+  *
 from
   "contact_notes"
 where
@@ -973,11 +940,7 @@ where
 
 -- audience.people.repository.ts: allNotesOf
 select
-  "id",
-  "contact_id",
-  "author_id",
-  "text",
-  "created_at"
+  *
 from
   "contact_notes"
 where
@@ -1550,16 +1513,16 @@ returning
 insert into
   "consents" (
     "id",
-    "contact_id",
-    "text_id",
     "action",
+    "contact_id",
+    "email_opt_in",
+    "evidence",
+    "ip_hash",
     "source",
     "source_ref",
-    "whatsapp_opt_in",
-    "email_opt_in",
-    "ip_hash",
+    "text_id",
     "user_agent",
-    "evidence",
+    "whatsapp_opt_in",
     "given_at"
   )
 values
@@ -1737,6 +1700,7 @@ where
 -- audience.repository.ts: lockHeldContact
 select
   "id",
+  "name",
   "whatsapp_opted_out_at",
   "email_opted_out_at"
 from
@@ -1839,34 +1803,34 @@ where
 insert into
   "audience_audit" (
     "id",
-    "at",
-    "actor_id",
     "action",
+    "actor_id",
+    "at",
     "contact_id",
-    "detail",
-    "counts"
+    "counts",
+    "detail"
   )
 values
   ($1, $2, $3, $4, $5, $6, $7);
 
 -- audience.repository.ts: auditPage
 select
-  "a0".*
+  *
 from
-  "audience_audit" as "a0"
+  "audience_audit"
 where
-  "a0"."contact_id" = $1
-  and "a0"."action" = $2
+  "contact_id" = $1
+  and "action" = $2
 order by
-  "a0"."at" desc,
-  "a0"."id" desc
+  "at" desc,
+  "id" desc
 limit
   $3;
 
 -- audience.repository.ts: audienceTerritoryReferences
 select
-  count(*)::int as contacts
+  cast(count(*) as integer) as "contacts"
 from
-  contacts
+  "contacts"
 where
-  territory_id = $1;
+  "territory_id" = $1;

@@ -1,22 +1,13 @@
 import { newId } from '../../kernel/ids';
 import { sql, type Queries } from '../../kernel/sql';
 import { identityKey, type ConsentProof, type Origin } from './audience.contacts';
+import type { ContactRecord } from './audience.repository';
 
 /** A person the campaign's staff register (a volunteer, say): who they are, nothing they agreed to. */
-export interface RegisteredPerson {
-  name: string;
-  phone: string | null;
-  email: string | null;
-  documentId: string | null;
-  territoryId: string | null;
-}
+export type RegisteredPerson = Pick<ContactRecord, 'name' | 'phone' | 'email' | 'documentId' | 'territoryId'>;
 
 /** Channel consent given with the registration, with its proof; without it no channel opens. */
-export interface ChannelConsent {
-  proof: ConsentProof;
-  whatsappOptIn: boolean;
-  emailOptIn: boolean;
-}
+export type ChannelConsent = Pick<ContactRecord, 'whatsappOptIn' | 'emailOptIn'> & { proof: ConsentProof };
 
 /**
  * Finds the contact holding this person's identity (phone, else email) or creates it, noting

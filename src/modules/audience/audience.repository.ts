@@ -1,23 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { ERASED_NAME } from '../../kernel/privacy';
+import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { territoryAndDescendants } from '../territories';
 import { identityKey, type CapturedPerson, type ConsentProof, type Origin } from './audience.contacts';
-import {
-  AudienceAuditSchema,
-  type AudienceAudit,
-  type AuditAction,
-  type AuditCounts,
-  type ConsentSchema,
-  type ConsentTextSchema,
-  type ContactOriginSchema,
-  type ContactSchema,
-} from './audience.entities';
+import type { AudienceAuditSchema, AuditAction, ConsentSchema, ConsentTextSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
 import type { Channel, Segment } from './audience.segments';
 import type { TerritoryReferenceHolder } from '../../kernel/module';
 
@@ -27,6 +18,15 @@ const db = tables<AudienceTables>();
 
 /** A contact's row as the database holds it, derived from the entity (the type every contact-shaped row picks from). */
 export type ContactRow = Selectable<AudienceTables['contacts']>;
+
+/** A contact's fields in camelCase: what people-shaped inputs and answers pick from. */
+export type ContactRecord = CamelCased<ContactRow>;
+
+/** A consent record's fields in camelCase. */
+export type ConsentFields = CamelCased<Selectable<AudienceTables['consents']>>;
+
+/** Where a contact came from, in camelCase. */
+export type OriginRecord = CamelCased<Selectable<AudienceTables['contact_origins']>>;
 
 /**
  * People as other modules may read them in their own statements: a read-only projection of the
@@ -144,18 +144,12 @@ export async function contactExists(q: Queries, id: string): Promise<boolean> {
 }
 
 /** A contact's name and email, for showing a message as they would get it; nothing for an erased, merged or unknown id. */
-export function contactGreeting(q: Queries, id: string): Promise<{ name: string; email: string | null } | undefined> {
+export function contactGreeting(q: Queries, id: string): Promise<Pick<ContactRow, 'name' | 'email'> | undefined> {
   return q.first(db.selectFrom('contacts').select(['name', 'email']).where('id', '=', id).where('erased_at', 'is', null).where('merged_into_id', 'is', null));
 }
 
 /** How one contact can be reached on each channel right now: consent (given and not withdrawn) and an address are separate, so a caller can say which is missing. */
-export interface ContactReach {
-  erased: boolean;
-  phone: string | null;
-  email: string | null;
-  whatsappConsent: boolean;
-  emailConsent: boolean;
-}
+export type ContactReach = Pick<ContactRecord, 'phone' | 'email'> & { erased: boolean; whatsappConsent: boolean; emailConsent: boolean };
 
 /** One contact's reachability, for a message to that person alone (a notice); undefined for an unknown id. */
 export async function contactReach(q: Queries, id: string): Promise<ContactReach | undefined> {
@@ -198,40 +192,12 @@ export async function optOut(q: Queries, selector: ContactSelector, channel: Cha
   );
 }
 
-export interface ConsentRecord {
-  contactId: string;
-  textId: string;
-  action: 'given' | 'withdrawn';
-  source: string;
-  sourceRef: string | null;
-  whatsappOptIn: boolean;
-  emailOptIn: boolean;
-  ipHash: string | null;
-  userAgent: string | null;
-  evidence: string | null;
-  at: Date;
-}
+/** A consent or withdrawal to record: the row's fields but its id, `at` being when it was given (`given_at`). */
+export type ConsentRecord = Omit<ConsentFields, 'id' | 'givenAt'> & { at: ConsentFields['givenAt'] };
 
 export async function insertConsentRecords(q: Queries, records: ConsentRecord[]): Promise<void> {
   if (!records.length) return;
-  await q.write(
-    db.insertInto('consents').values(
-      records.map((record) => ({
-        id: newId(),
-        contact_id: record.contactId,
-        text_id: record.textId,
-        action: record.action,
-        source: record.source,
-        source_ref: record.sourceRef,
-        whatsapp_opt_in: record.whatsappOptIn,
-        email_opt_in: record.emailOptIn,
-        ip_hash: record.ipHash,
-        user_agent: record.userAgent,
-        evidence: record.evidence,
-        given_at: record.at,
-      })),
-    ),
-  );
+  await q.write(db.insertInto('consents').values(records.map(({ at, ...record }) => ({ id: newId(), ...snakeRow(record), given_at: at }))));
 }
 
 /** The WHERE clause of a segment over `contacts c`: consent on the channel, then every condition given. */
@@ -248,12 +214,7 @@ function segmentWhere(segment: Segment, channel: Channel): Sql<never> {
   return sql.join(clauses, ' and ');
 }
 
-export interface SegmentMember {
-  id: string;
-  name: string;
-  phone: string | null;
-  email: string | null;
-}
+export type SegmentMember = Pick<ContactRow, 'id' | 'name' | 'phone' | 'email'>;
 
 /**
  * The segment's members on a channel (consent and opt-outs applied) as a subquery. Email has no
@@ -293,21 +254,22 @@ export async function countOptedOut(q: Queries, channel: Channel, since?: Date):
  * that nothing else changes the person while their data is erased or their consent withdrawn;
  * undefined when none.
  */
-export function lockHeldContact(q: Queries, id: string) {
-  return q.first(
+export async function lockHeldContact(q: Queries, id: string) {
+  const row = await q.first(
     db
       .selectFrom('contacts')
-      .select(['id', 'whatsapp_opted_out_at', 'email_opted_out_at'])
+      .select(['id', 'name', 'whatsapp_opted_out_at', 'email_opted_out_at'])
       .where('id', '=', id)
       .where('erased_at', 'is', null)
       .where('merged_into_id', 'is', null)
       .forUpdate(),
   );
+  return row && camelRow(row);
 }
 
 /** Everything a contact's row holds, for the person's own copy. */
-export function heldContact(q: Queries, id: string) {
-  return q.first(
+export async function heldContact(q: Queries, id: string) {
+  const row = await q.first(
     db
       .selectFrom('contacts')
       .select([
@@ -331,15 +293,17 @@ export function heldContact(q: Queries, id: string) {
       .where('erased_at', 'is', null)
       .where('merged_into_id', 'is', null),
   );
+  return row && camelRow(row);
 }
 
-export function originsOf(q: Queries, contactId: string) {
-  return q.rows(db.selectFrom('contact_origins').select(['kind', 'ref_id', 'first_seen_at']).where('contact_id', '=', contactId).orderBy('first_seen_at'));
+export async function originsOf(q: Queries, contactId: string) {
+  const rows = await q.rows(db.selectFrom('contact_origins').select(['kind', 'ref_id', 'first_seen_at']).where('contact_id', '=', contactId).orderBy('first_seen_at'));
+  return rows.map((row) => camelRow(row));
 }
 
 /** Every consent and withdrawal record of a contact, with the exact text each one points at. */
-export function consentsOf(q: Queries, contactId: string) {
-  return q.rows(
+export async function consentsOf(q: Queries, contactId: string) {
+  const rows = await q.rows(
     db
       .selectFrom('consents as c')
       .innerJoin('consent_texts as t', 't.id', 'c.text_id')
@@ -363,6 +327,7 @@ export function consentsOf(q: Queries, contactId: string) {
       .orderBy('c.given_at')
       .orderBy('c.id'),
   );
+  return rows.map((row) => camelRow(row));
 }
 
 export { ERASED_NAME } from '../../kernel/privacy';
@@ -404,27 +369,13 @@ export async function anonymiseConsents(q: Queries, contactId: string): Promise<
   return result.count;
 }
 
-export interface AuditEntry {
-  actorId: string;
-  action: AuditAction;
-  contactId: string;
-  detail: string | null;
-  counts: AuditCounts;
-  at: Date;
-}
+export type AuditRecord = CamelCased<Selectable<AudienceTables['audience_audit']>>;
+
+/** An audit entry to write: the record but its id. */
+export type AuditEntry = Omit<AuditRecord, 'id'>;
 
 export async function insertAudit(q: Queries, entry: AuditEntry): Promise<void> {
-  await q.write(
-    db.insertInto('audience_audit').values({
-      id: newId(),
-      at: entry.at,
-      actor_id: entry.actorId,
-      action: entry.action,
-      contact_id: entry.contactId,
-      detail: entry.detail,
-      counts: entry.counts,
-    }),
-  );
+  await q.write(db.insertInto('audience_audit').values({ id: newId(), ...snakeRow(entry) }));
 }
 
 export interface AuditFilter {
@@ -433,15 +384,21 @@ export interface AuditFilter {
 }
 
 /** The audit, newest first, a page at a time. */
-export function auditPage<Out>(em: EntityManager, filter: AuditFilter, page: PageRequest, present: (row: AudienceAudit) => Out): Promise<Page<Out>> {
-  const where: Record<string, unknown> = {};
-  if (filter.contactId) where.contactId = filter.contactId;
-  if (filter.action) where.action = filter.action;
-  return findPage(em, AudienceAuditSchema, where, page, { at: 'desc', id: 'desc' }, present);
+export async function auditPage(q: Queries, filter: AuditFilter, page: PageRequest): Promise<Page<AuditRecord>> {
+  let query = db.selectFrom('audience_audit').selectAll();
+  if (filter.contactId) query = query.where('contact_id', '=', filter.contactId);
+  if (filter.action) query = query.where('action', '=', filter.action);
+  const found = await queryPage(q, query, ['at', 'id'], 'desc', page);
+  return { data: found.data.map((row) => camelRow(row)), nextCursor: found.nextCursor };
 }
 
 /** Contacts placed in a territory (erased and merged-away ones too: their rows still point at it). */
 export const audienceTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
-  const row = await q.first(sql<{ contacts: number }>`select count(*)::int as contacts from contacts where territory_id = ${territoryId}`);
+  const row = await q.first(
+    db
+      .selectFrom('contacts')
+      .select((row) => row.cast<number>(row.fn.countAll(), 'integer').as('contacts'))
+      .where('territory_id', '=', territoryId),
+  );
   return [{ count: row?.contacts ?? 0, one: 'contacto', many: 'contactos' }];
 };

@@ -70,5 +70,5 @@ export const audienceRouter = new ApiRouter('audience', 'People the campaign may
       query: listAuditQuery,
       response: pageSchema(auditEntryView),
     },
-    async ({ input, em }) => listAudit(em, input.query),
+    async ({ ctx, input }) => listAudit(ctx.deps.db, input.query),
   );

@@ -1,12 +1,12 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { NotFoundError } from '../../kernel/errors';
 import { safeErrorFields } from '../../kernel/http/problem';
 import { NO_PERSON_KEYS, type Erasure, type JsonValue, type PersonKeys } from '../../kernel/module';
+import type { Page } from '../../kernel/pagination';
 import type { Database, Queries } from '../../kernel/sql';
-import type { AudienceAudit, AuditCounts } from './audience.entities';
+import type { AuditCounts } from './audience.entities';
 import { gatherPersonKeys, recordErasedIdentifiers } from './audience.erased';
 import { eraseMergedRecords, mergedRecordsOf } from './audience.merge';
 import {
@@ -21,6 +21,7 @@ import {
   lockHeldContact,
   optOut,
   originsOf,
+  type AuditRecord,
   type ContactSelector,
 } from './audience.repository';
 import type { auditEntryView, erasureView, ListAuditInput, PersonExport, withdrawalView } from './audience.schemas';
@@ -110,35 +111,25 @@ export async function exportPerson(deps: Pick<AppDeps, 'db' | 'personalData'>, a
     return {
       exportedAt: at.toISOString(),
       contact: {
-        id: contact.id,
-        name: contact.name,
-        phone: contact.phone,
-        email: contact.email,
-        documentId: contact.document_id,
-        territoryId: contact.territory_id,
-        neighbourhood: contact.neighbourhood,
-        interests: contact.interests,
-        tags: contact.tags,
-        whatsappOptIn: contact.whatsapp_opt_in,
-        whatsappOptedOutAt: iso(contact.whatsapp_opted_out_at),
-        emailOptIn: contact.email_opt_in,
-        emailOptedOutAt: iso(contact.email_opted_out_at),
-        createdAt: contact.created_at.toISOString(),
-        updatedAt: contact.updated_at.toISOString(),
+        ...contact,
+        whatsappOptedOutAt: iso(contact.whatsappOptedOutAt),
+        emailOptedOutAt: iso(contact.emailOptedOutAt),
+        createdAt: contact.createdAt.toISOString(),
+        updatedAt: contact.updatedAt.toISOString(),
       },
-      origins: origins.map((origin) => ({ kind: origin.kind, refId: origin.ref_id, firstSeenAt: origin.first_seen_at.toISOString() })),
+      origins: origins.map((origin) => ({ ...origin, firstSeenAt: origin.firstSeenAt.toISOString() })),
       consents: consents.map((consent) => ({
         id: consent.id,
         action: consent.action,
         source: consent.source,
-        sourceRef: consent.source_ref,
-        whatsappOptIn: consent.whatsapp_opt_in,
-        emailOptIn: consent.email_opt_in,
-        ipHash: consent.ip_hash,
-        userAgent: consent.user_agent,
+        sourceRef: consent.sourceRef,
+        whatsappOptIn: consent.whatsappOptIn,
+        emailOptIn: consent.emailOptIn,
+        ipHash: consent.ipHash,
+        userAgent: consent.userAgent,
         evidence: consent.evidence,
-        at: consent.given_at.toISOString(),
-        text: { id: consent.text_id, sha256: consent.sha256, text: consent.text, privacyPolicyUrl: consent.privacy_policy_url },
+        at: consent.givenAt.toISOString(),
+        text: { id: consent.textId, sha256: consent.sha256, text: consent.text, privacyPolicyUrl: consent.privacyPolicyUrl },
       })),
       modules,
       merges,
@@ -210,25 +201,26 @@ export async function recordStaffWithdrawal(db: Database, actor: Actor, contactI
     if (!contact) throw new NotFoundError(NO_SUCH_CONTACT);
     const at = new Date();
     const withdrawn = await withdrawConsent(tx, { contactId }, channel, { source: 'staff', sourceRef: actor.id, evidence: note, at });
-    const earlier = channel === 'whatsapp' ? contact.whatsapp_opted_out_at : contact.email_opted_out_at;
+    const earlier = channel === 'whatsapp' ? contact.whatsappOptedOutAt : contact.emailOptedOutAt;
     await insertAudit(tx, { actorId: actor.id, action: 'withdrawal', contactId, detail: channel, counts: { audience: { consentRecords: withdrawn.length } }, at });
     // Without a change the contact was opted out already, at `earlier`.
     return { contactId, channel, changed: withdrawn.length > 0, optedOutAt: (withdrawn.length ? at : (earlier ?? at)).toISOString() };
   });
 }
 
-function presentAudit(row: AudienceAudit): z.input<typeof auditEntryView> {
+function presentAudit(row: AuditRecord): z.input<typeof auditEntryView> {
   return {
     id: row.id,
     at: row.at.toISOString(),
     actorId: row.actorId,
     action: row.action,
     contactId: row.contactId,
-    detail: row.detail ?? null,
+    detail: row.detail,
     counts: row.counts,
   };
 }
 
-export function listAudit(em: EntityManager, query: ListAuditInput) {
-  return auditPage(em, { contactId: query.contactId, action: query.action }, query, presentAudit);
+export async function listAudit(q: Queries, query: ListAuditInput): Promise<Page<z.input<typeof auditEntryView>>> {
+  const found = await auditPage(q, { contactId: query.contactId, action: query.action }, query);
+  return { data: found.data.map(presentAudit), nextCursor: found.nextCursor };
 }

@@ -6,6 +6,8 @@ import type { JsonValue, PersonTimelineHolder, TimelineEntry } from '../../kerne
 import type { Queries } from '../../kernel/sql';
 import { userNames } from '../auth';
 import { auditOf, consentRecordsOf, contactCreatedAt, notesOf } from './audience.people.repository';
+import type { Origin } from './audience.contacts';
+import type { ConsentFields } from './audience.repository';
 import type { timelinePageView } from './audience.people.schemas';
 
 /** A fact on a person's page, with the module that holds it. */
@@ -40,7 +42,7 @@ const encodeCursor = (at: Date): string => Buffer.from(JSON.stringify([at.toISOS
 
 export interface TimelinePerson {
   contactId: string;
-  origins: readonly { kind: string; refId: string }[];
+  origins: readonly Origin[];
 }
 
 /**
@@ -92,9 +94,9 @@ const WITHDRAWAL_TITLES: Record<string, string> = {
   staff: 'Baja registrada por el equipo',
 };
 
-function consentTitle(record: { action: string; source: string; whatsapp_opt_in: boolean; email_opt_in: boolean }): string {
+function consentTitle(record: Pick<ConsentFields, 'action' | 'source' | 'whatsappOptIn' | 'emailOptIn'>): string {
   if (record.action === 'withdrawn') return WITHDRAWAL_TITLES[record.source] ?? 'Retiró una autorización';
-  const channels = [record.whatsapp_opt_in ? 'WhatsApp' : null, record.email_opt_in ? 'correo' : null].filter(Boolean);
+  const channels = [record.whatsappOptIn ? 'WhatsApp' : null, record.emailOptIn ? 'correo' : null].filter(Boolean);
   return channels.length ? `Autorizó mensajes por ${channels.join(' y ')}` : 'Aceptó el tratamiento de sus datos';
 }
 
@@ -110,21 +112,21 @@ export const audienceTimeline: PersonTimelineHolder = {
     const notes = await notesOf(q, contactId, limit, before);
     const audit = await auditOf(q, contactId, ['correction', 'tags', 'export'], limit, before);
     const consents = await consentRecordsOf(q, contactId, limit, before);
-    const names = await userNames(q, [...notes.flatMap((note) => (note.author_id ? [note.author_id] : [])), ...audit.map((entry) => entry.actor_id)]);
+    const names = await userNames(q, [...notes.flatMap((note) => (note.authorId ? [note.authorId] : [])), ...audit.map((entry) => entry.actorId)]);
     const items: TimelineEntry[] = [];
     if (created && (!before || created < before)) items.push({ at: created, kind: 'contact_created', title: 'Entró a la base de personas', refId: contactId });
     for (const note of notes) {
-      const authorName = note.author_id ? (names.get(note.author_id) ?? null) : null;
+      const authorName = note.authorId ? (names.get(note.authorId) ?? null) : null;
       items.push({
-        at: note.created_at,
+        at: note.createdAt,
         kind: 'note',
         title: authorName ? `Nota de ${authorName}` : 'Nota del equipo',
         refId: note.id,
-        detail: { text: note.text, authorId: note.author_id, authorName },
+        detail: { text: note.text, authorId: note.authorId, authorName },
       });
     }
     for (const entry of audit) {
-      const actor = { actorId: entry.actor_id, actorName: names.get(entry.actor_id) ?? null };
+      const actor = { actorId: entry.actorId, actorName: names.get(entry.actorId) ?? null };
       if (entry.action === 'correction') {
         const fields = (entry.detail ?? '').split(',').filter(Boolean);
         const title = `Datos corregidos: ${fields.map((field) => FIELD_NAMES[field] ?? field).join(', ')}`;
@@ -144,11 +146,11 @@ export const audienceTimeline: PersonTimelineHolder = {
     }
     for (const record of consents) {
       items.push({
-        at: record.given_at,
+        at: record.givenAt,
         kind: record.action === 'withdrawn' ? 'consent_withdrawn' : 'consent_given',
         title: consentTitle(record),
         refId: record.id,
-        detail: { source: record.source, whatsappOptIn: record.whatsapp_opt_in, emailOptIn: record.email_opt_in },
+        detail: { source: record.source, whatsappOptIn: record.whatsappOptIn, emailOptIn: record.emailOptIn },
       });
     }
     return items.sort((a, b) => b.at.getTime() - a.at.getTime()).slice(0, limit);
