@@ -1,28 +1,24 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
+import { camelRow } from '../../kernel/rows';
 import { sql, tables, type Queries } from '../../kernel/sql';
 import type { BrigadeMemberSchema, BrigadeSchema, BrigadeStationSchema, PollingStationSchema, VoterSchema } from './gotv.entities';
 
 type BrigadeTables = InferKyselyDB<typeof BrigadeSchema | typeof BrigadeMemberSchema | typeof BrigadeStationSchema | typeof VoterSchema | typeof PollingStationSchema>;
 const db = tables<BrigadeTables>();
 
-/** A brigade with its members, stations and how many voters are assigned to it. */
-export interface BrigadeRecord {
-  id: string;
-  name: string;
-  leaderId: string | null;
-  memberIds: string[];
-  stationIds: string[];
+/** A brigade's row with its members, stations and how many voters are assigned to it (created_at last: the answers' field order). */
+type BrigadeRow = Omit<Selectable<BrigadeTables['gotv_brigades']>, 'created_at'> & {
+  member_ids: Selectable<BrigadeTables['gotv_brigade_members']>['user_id'][];
+  station_ids: Selectable<BrigadeTables['gotv_brigade_stations']>['station_id'][];
   voters: number;
-  createdAt: Date;
-}
+} & Pick<Selectable<BrigadeTables['gotv_brigades']>, 'created_at'>;
 
-export interface NewBrigade {
-  id: string;
-  name: string;
-  leaderId: string | null;
-  memberIds: readonly string[];
-  stationIds: readonly string[];
-}
+const brigadeOf = (row: BrigadeRow) => camelRow(row);
+
+export type BrigadeRecord = ReturnType<typeof brigadeOf>;
+
+export type NewBrigade = Pick<BrigadeRecord, 'id' | 'name' | 'leaderId'> & { memberIds: readonly string[]; stationIds: readonly string[] };
 
 /** The brigade and its lists; a name already taken is the database's unique violation. Inside a transaction. */
 export async function insertBrigade(tx: Queries, brigade: NewBrigade): Promise<void> {
@@ -67,24 +63,17 @@ export async function brigadeMemberIds(q: Queries, brigadeId: string): Promise<s
 /** Brigades (these, or the first 500 by name) with their members, stations and voter counts, in one statement. */
 export async function describeBrigades(q: Queries, ids?: readonly string[]): Promise<BrigadeRecord[]> {
   const only = ids ? sql`where b.id = any(${ids}::uuid[])` : sql``;
+  // array(select …) per brigade: the builder has no form for it.
   const rows = await q.rows(
-    sql<{ id: string; name: string; leader_id: string | null; member_ids: string[]; station_ids: string[]; voters: number; created_at: Date }>`
-      select b.id, b.name, b.leader_id, b.created_at,
+    sql<BrigadeRow>`
+      select b.id, b.name, b.leader_id,
         array(select m.user_id from gotv_brigade_members m where m.brigade_id = b.id order by m.user_id) as member_ids,
         array(select s.station_id from gotv_brigade_stations s where s.brigade_id = b.id order by s.station_id) as station_ids,
-        (select count(*)::int from gotv_voters v where v.brigade_id = b.id) as voters
+        (select count(*)::int from gotv_voters v where v.brigade_id = b.id) as voters, b.created_at
       from gotv_brigades b ${only}
       order by b.name limit 500`,
   );
-  return rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    leaderId: row.leader_id,
-    memberIds: row.member_ids,
-    stationIds: row.station_ids,
-    voters: row.voters,
-    createdAt: row.created_at,
-  }));
+  return rows.map(brigadeOf);
 }
 
 /** How many of these ids name polling stations. */

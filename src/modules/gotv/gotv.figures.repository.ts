@@ -1,35 +1,15 @@
+import { camelRow } from '../../kernel/rows';
 import { sql, type Queries } from '../../kernel/sql';
-import type { StationStatus } from './gotv.entities';
-import { stationRows, type StationFilter } from './gotv.live.repository';
+import { stationRows, type StationFilter, type StationRow } from './gotv.live.repository';
 
-export interface StationFigures {
-  id: string;
-  code: string;
-  name: string;
-  status: StationStatus;
-  territoryId: string | null;
-  lat: number;
-  lng: number;
-  registeredVoters: number;
-  confirmedVoters: number;
-  confirmedVoted: number;
-}
+/** A station's figures for other modules: its row without the previous turnout and the latest report's time. */
+const figuresOf = ({ previous_turnout, last_report_at, ...row }: StationRow) => camelRow(row);
+
+export type StationFigures = ReturnType<typeof figuresOf>;
 
 /** Polling stations (all, or those inside a territory or a bbox) with their confirmed voters and how many voted, from the tallies. */
 export async function stationFigures(q: Queries, filter: Pick<StationFilter, 'territoryId' | 'bbox'> = {}): Promise<StationFigures[]> {
-  const rows = await stationRows(q, filter);
-  return rows.map((row) => ({
-    id: row.id,
-    code: row.code,
-    name: row.name,
-    status: row.status,
-    territoryId: row.territory_id,
-    lat: row.lat,
-    lng: row.lng,
-    registeredVoters: row.registered_voters,
-    confirmedVoters: row.confirmed_voters,
-    confirmedVoted: row.confirmed_voted,
-  }));
+  return (await stationRows(q, filter)).map(figuresOf);
 }
 
 export interface TurnoutTotals {

@@ -1,25 +1,23 @@
-import { sql, type Queries, type Sql } from '../../kernel/sql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { NotNull, Selectable } from 'kysely';
+import type { WithNumbers } from '../../kernel/rows';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
 import { territoryAndDescendants, territoryDirectory } from '../territories';
-import type { StationStatus } from './gotv.entities';
+import type { PollingStationSchema, StationStatus, StationTallySchema, TurnoutReportSchema } from './gotv.entities';
+
+type LiveTables = InferKyselyDB<typeof PollingStationSchema | typeof StationTallySchema | typeof TurnoutReportSchema>;
+const db = tables<LiveTables>();
+type Station = Selectable<LiveTables['gotv_polling_stations']>;
+type Tally = Selectable<LiveTables['gotv_station_tallies']>;
+type Report = Selectable<LiveTables['gotv_turnout_reports']>;
 
 // The war room's reads: every station's figures for the map and the projection, and the
 // dashboard's aggregates. Confirmed-voter figures come from the tallies triggers keep (see
 // StationTallySchema), so none of these counts the voters table on a busy day.
 
-export interface StationRow {
-  id: string;
-  code: string;
-  name: string;
-  status: StationStatus;
-  territory_id: string | null;
-  lat: number;
-  lng: number;
-  registered_voters: number;
-  previous_turnout: number | null;
-  confirmed_voters: number;
-  confirmed_voted: number;
-  last_report_at: Date | null;
-}
+/** A station with its tallies (0 without a row) and when its latest report arrived (null before any); pg gives the doubles as numbers. */
+export type StationRow = WithNumbers<Pick<Station, 'id' | 'code' | 'name' | 'status' | 'territory_id' | 'lat' | 'lng' | 'registered_voters' | 'previous_turnout'>, 'lat' | 'lng'> &
+  Pick<Tally, 'confirmed_voters' | 'confirmed_voted'> & { last_report_at: Report['received_at'] | null };
 
 export interface StationFilter {
   territoryId?: string | undefined;
@@ -55,21 +53,19 @@ export function stationRows(q: Queries, filter: StationFilter): Promise<StationR
   );
 }
 
-export interface CountRow {
-  station_id: string;
-  voters_so_far: number;
-  reported_at: Date;
-}
-
 /** Count reports since `since` (and before `until`), of these stations or all, oldest first. */
-export function countReportsSince(q: Queries, since: Date, ids?: readonly string[], until?: Date): Promise<CountRow[]> {
-  const only = ids ? sql`and station_id = any(${ids}::uuid[])` : sql``;
-  const before = until ? sql`and reported_at < ${until}::timestamptz` : sql``;
-  return q.rows(
-    sql<CountRow>`
-      select station_id, voters_so_far, reported_at from gotv_turnout_reports
-      where kind = 'count' and reported_at >= ${since}::timestamptz ${before} ${only} order by reported_at`,
-  );
+export function countReportsSince(q: Queries, since: Date, ids?: readonly string[], until?: Date) {
+  let query = db
+    .selectFrom('gotv_turnout_reports')
+    .select(['station_id', 'voters_so_far', 'reported_at'])
+    .where('kind', '=', 'count')
+    .where('reported_at', '>=', since)
+    // A count report always has its figure.
+    .$narrowType<{ voters_so_far: NotNull }>();
+  if (until) query = query.where('reported_at', '<', until);
+  // One array parameter however many stations, as before (`in (…)` would add one per station).
+  if (ids) query = query.where('station_id', '=', (report) => report.fn.any(report.val([...ids])));
+  return q.rows(query.orderBy('reported_at'));
 }
 
 export interface VoterLagRow {
@@ -128,8 +124,12 @@ export function voterVoteRows(q: Queries, since: Date, until: Date, now: Date): 
 /** Which of these stations got reports received after `since`: the (station_id, received_at) index answers it. */
 export async function stationsReportedSince(q: Queries, ids: readonly string[], since: Date): Promise<string[]> {
   const rows = await q.rows(
-    sql<{ station_id: string }>`
-      select distinct station_id from gotv_turnout_reports where station_id = any(${ids}::uuid[]) and received_at > ${since}::timestamptz`,
+    db
+      .selectFrom('gotv_turnout_reports')
+      .select('station_id')
+      .distinct()
+      .where('station_id', '=', (report) => report.fn.any(report.val([...ids])))
+      .where('received_at', '>', since),
   );
   return rows.map((row) => row.station_id);
 }

@@ -1,4 +1,5 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { MergeRefusedError, type PersonalDataHolder, type PersonKeys } from '../../kernel/module';
 import { sql, tables, type Sql } from '../../kernel/sql';
 import { ERASED_NAME } from '../audience';
@@ -7,20 +8,11 @@ import type { PollingStationSchema, TurnoutReportSchema, VoterContactSchema, Vot
 type GotvTables = InferKyselyDB<typeof PollingStationSchema | typeof VoterSchema | typeof VoterContactSchema | typeof TurnoutReportSchema>;
 const db = tables<GotvTables>();
 
-interface VoterRow {
-  id: string;
-  name: string;
-  document_id: string;
-  phone: string | null;
-  polling_station_id: string;
-  station_name: string;
-  table_number: number | null;
-  priority: string;
-  status: string;
-  voted_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A voter's row as the export reads it, with its station's name. */
+type VoterRow = Pick<
+  Selectable<GotvTables['gotv_voters']>,
+  'id' | 'name' | 'document_id' | 'phone' | 'polling_station_id' | 'table_number' | 'priority' | 'status' | 'voted_at' | 'created_at' | 'updated_at'
+> & { station_name: Selectable<GotvTables['gotv_polling_stations']>['name'] };
 
 /**
  * The ids of the person's voter rows: linked to their contact, or linked to no contact and carrying

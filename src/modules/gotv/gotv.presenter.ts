@@ -1,17 +1,18 @@
-import { wrap } from '@mikro-orm/core';
 import type { z } from 'zod';
-import type { Incident, PollingStation, Voter } from './gotv.entities';
+import type { IncidentRecord } from './gotv.incidents.repository';
+import type { StationRecord } from './gotv.stations.repository';
+import type { VoterRecord } from './gotv.voters.repository';
 import type { incidentView, stationView, voterView } from './gotv.schemas';
 
-export function presentStation(station: PollingStation): z.input<typeof stationView> {
+export function presentStation(station: StationRecord): z.input<typeof stationView> {
   return {
     id: station.id,
     code: station.code,
     name: station.name,
     address: station.address ?? null,
-    territoryId: station.territory ? station.territory.id : null,
-    lat: Number(station.lat),
-    lng: Number(station.lng),
+    territoryId: station.territoryId ?? null,
+    lat: station.lat,
+    lng: station.lng,
     tables: station.tables,
     registeredVoters: station.registeredVoters,
     previousTurnout: station.previousTurnout ?? null,
@@ -21,36 +22,37 @@ export function presentStation(station: PollingStation): z.input<typeof stationV
   };
 }
 
-export function presentVoter(voter: Voter): z.input<typeof voterView> {
-  const claimActive = Boolean(voter.claimedBy && voter.claimedUntil && voter.claimedUntil.getTime() > Date.now());
+export function presentVoter(voter: VoterRecord): z.input<typeof voterView> {
+  const claimActive = Boolean(voter.claimedById && voter.claimedUntil && voter.claimedUntil.getTime() > Date.now());
   return {
     id: voter.id,
     name: voter.name,
     documentId: voter.documentId,
     phone: voter.phone ?? null,
-    pollingStationId: voter.pollingStation.id,
+    pollingStationId: voter.pollingStationId,
     tableNumber: voter.tableNumber ?? null,
-    contactId: voter.contact ? voter.contact.id : null,
-    brigadeId: voter.brigade ? voter.brigade.id : null,
+    contactId: voter.contactId ?? null,
+    brigadeId: voter.brigadeId ?? null,
     priority: voter.priority,
     status: voter.status,
     votedAt: voter.votedAt ? voter.votedAt.toISOString() : null,
-    claimedBy: claimActive ? voter.claimedBy!.id : null,
+    claimedBy: claimActive ? voter.claimedById : null,
     claimedUntil: claimActive ? voter.claimedUntil!.toISOString() : null,
     createdAt: voter.createdAt.toISOString(),
   };
 }
 
-export function presentIncident(incident: Incident): z.infer<typeof incidentView> {
+/** An incident; `reporterName` when the answer names its reporter (the list and the detail), null otherwise. */
+export function presentIncident(incident: IncidentRecord, reporterName: string | null = null): z.infer<typeof incidentView> {
   return {
     id: incident.id,
-    pollingStationId: incident.station.id,
+    pollingStationId: incident.stationId,
     type: incident.type,
     severity: incident.severity,
     description: incident.description,
-    reportedBy: incident.reportedBy.id,
-    reportedByName: wrap(incident.reportedBy).isInitialized() ? incident.reportedBy.name : null,
-    photo: incident.photoType && incident.photoSize !== null && incident.photoSize !== undefined ? { type: incident.photoType, size: incident.photoSize } : null,
+    reportedBy: incident.reportedById,
+    reportedByName: reporterName,
+    photo: incident.photoType && incident.photoSize !== null ? { type: incident.photoType, size: incident.photoSize } : null,
     createdAt: incident.createdAt.toISOString(),
   };
 }

@@ -78,7 +78,6 @@ select
   b.id,
   b.name,
   b.leader_id,
-  b.created_at,
   array(
     select
       m.user_id
@@ -106,7 +105,8 @@ select
       gotv_voters v
     where
       v.brigade_id = b.id
-  ) as voters
+  ) as voters,
+  b.created_at
 from
   gotv_brigades b
 where
@@ -222,6 +222,80 @@ from
   gotv_polling_stations s
   left join gotv_station_tallies t on t.station_id = s.id;
 
+-- gotv.incidents.repository.ts: findIncident
+select
+  *
+from
+  "gotv_incidents"
+where
+  "id" = $1;
+
+-- gotv.incidents.repository.ts: findIncidentByClientId
+select
+  *
+from
+  "gotv_incidents"
+where
+  "reported_by_id" = $1
+  and "client_id" = $2;
+
+-- gotv.incidents.repository.ts: stationExists
+select
+  "id"
+from
+  "gotv_polling_stations"
+where
+  "id" = $1;
+
+-- gotv.incidents.repository.ts: recordIncident
+update "gotv_polling_stations"
+set
+  "status" = $1,
+  "updated_at" = $2
+where
+  "id" = $3
+  and "status" <> $4;
+insert into
+  "gotv_incidents" (
+    "client_id",
+    "description",
+    "id",
+    "reported_by_id",
+    "severity",
+    "station_id",
+    "type",
+    "created_at"
+  )
+values
+  ($1, $2, $3, $4, $5, $6, $7, $8)
+returning
+  *;
+-- stopped: threw TypeError: Cannot convert undefined or null to object
+
+-- gotv.incidents.repository.ts: incidentPage
+select
+  *
+from
+  "gotv_incidents"
+where
+  "station_id" = $1
+  and "created_at" >= $2
+order by
+  "created_at" desc,
+  "id" desc
+limit
+  $3;
+
+-- gotv.incidents.repository.ts: setIncidentPhoto
+update "gotv_incidents"
+set
+  "photo_type" = $1,
+  "photo_size" = $2
+where
+  "id" = $3
+returning
+  *;
+
 -- gotv.live.repository.ts: territoryParents
 select
   id,
@@ -293,18 +367,18 @@ order by
 
 -- gotv.live.repository.ts: countReportsSince
 select
-  station_id,
-  voters_so_far,
-  reported_at
+  "station_id",
+  "voters_so_far",
+  "reported_at"
 from
-  gotv_turnout_reports
+  "gotv_turnout_reports"
 where
-  kind = 'count'
-  and reported_at >= $1::timestamptz
-  and reported_at < $2::timestamptz
-  and station_id = any ($3::uuid[])
+  "kind" = $1
+  and "reported_at" >= $2
+  and "reported_at" < $3
+  and "station_id" = any ($4)
 order by
-  reported_at;
+  "reported_at";
 
 -- gotv.live.repository.ts: voterLagRows
 select
@@ -362,12 +436,12 @@ group by
 
 -- gotv.live.repository.ts: stationsReportedSince
 select distinct
-  station_id
+  "station_id"
 from
-  gotv_turnout_reports
+  "gotv_turnout_reports"
 where
-  station_id = any ($1::uuid[])
-  and received_at > $2::timestamptz;
+  "station_id" = any ($1)
+  and "received_at" > $2;
 
 -- gotv.live.repository.ts: dashboardRows
 select
@@ -1205,20 +1279,19 @@ select
   ) as updated;
 
 -- gotv.stations.repository.ts: insertStation
-begin;
 insert into
   "gotv_polling_stations" (
-    "id",
-    "code",
-    "name",
     "address",
-    "territory_id",
+    "code",
     "lat",
     "lng",
-    "tables",
-    "registered_voters",
+    "name",
     "previous_turnout",
+    "registered_voters",
     "status",
+    "tables",
+    "territory_id",
+    "id",
     "created_at",
     "updated_at"
   )
@@ -1238,36 +1311,49 @@ values
     $12,
     $13
   );
-commit;
 
 -- gotv.stations.repository.ts: findStation
 select
-  "p0".*
+  *
 from
-  "gotv_polling_stations" as "p0"
+  "gotv_polling_stations"
 where
-  "p0"."id" = $1
-limit
-  $2;
+  "id" = $1;
 
 -- gotv.stations.repository.ts: saveStation
--- stopped: threw TypeError: Cannot read properties of undefined (reading '__meta')
+update "gotv_polling_stations"
+set
+  "address" = $1,
+  "code" = $2,
+  "lat" = $3,
+  "lng" = $4,
+  "name" = $5,
+  "previous_turnout" = $6,
+  "registered_voters" = $7,
+  "status" = $8,
+  "tables" = $9,
+  "territory_id" = $10,
+  "updated_at" = $11
+where
+  "id" = $12
+returning
+  *;
 
 -- gotv.stations.repository.ts: stationPage
 select
-  "p0".*
+  *
 from
-  "gotv_polling_stations" as "p0"
+  "gotv_polling_stations"
 where
-  "p0"."territory_id" = $1
-  and "p0"."status" = $2
+  "territory_id" = $1
+  and "status" = $2
   and (
-    "p0"."name" ilike $3
-    or "p0"."code" ilike $4
+    "name" ilike $3
+    or "code" ilike $4
   )
 order by
-  "p0"."name" asc,
-  "p0"."id" asc
+  "name" asc,
+  "id" asc
 limit
   $5;
 
@@ -1277,12 +1363,12 @@ select
   "id",
   "name",
   "address",
-  "territory_id" as "territoryId",
+  "territory_id",
   "lat",
   "lng",
   "tables",
-  "registered_voters" as "registeredVoters",
-  "previous_turnout" as "previousTurnout"
+  "registered_voters",
+  "previous_turnout"
 from
   "gotv_polling_stations";
 
@@ -1382,11 +1468,6 @@ where
 returning
   s.id;
 
--- gotv.stations.repository.ts: recordIncident
-begin;
-rollback;
--- stopped: threw ValidationError: Value for Territory.name is required, 'undefined' found
-
 -- gotv.stations.repository.ts: findSettings
 select
   "opens_at",
@@ -1400,92 +1481,92 @@ where
 
 -- gotv.stations.repository.ts: saveSettings
 insert into
-  gotv_settings (
-    id,
-    opens_at,
-    closes_at,
-    turnout_curve,
-    following_days,
-    updated_at
+  "gotv_settings" (
+    "id",
+    "opens_at",
+    "closes_at",
+    "turnout_curve",
+    "following_days",
+    "updated_at"
   )
 values
-  ($1, $2, $3, $4::jsonb, $5::jsonb, now())
-on conflict (id) do update
+  ($1, $2, $3, $4, $5, $6)
+on conflict ("id") do update
 set
-  opens_at = excluded.opens_at,
-  closes_at = excluded.closes_at,
-  turnout_curve = excluded.turnout_curve,
-  following_days = excluded.following_days,
-  updated_at = excluded.updated_at;
+  "opens_at" = "excluded"."opens_at",
+  "closes_at" = "excluded"."closes_at",
+  "turnout_curve" = "excluded"."turnout_curve",
+  "following_days" = "excluded"."following_days",
+  "updated_at" = "excluded"."updated_at";
 
 -- gotv.stations.repository.ts: gotvTerritoryReferences
 select
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      gotv_polling_stations
+      "gotv_polling_stations"
     where
-      territory_id = $1
-  ) as stations,
+      "territory_id" = $1
+  ) as "stations",
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      gotv_voters v
-      join gotv_polling_stations s on s.id = v.polling_station_id
+      "gotv_voters" as "v"
+      inner join "gotv_polling_stations" as "s" on "s"."id" = "v"."polling_station_id"
     where
-      s.territory_id = $2
-  ) as voters,
+      "s"."territory_id" = $2
+  ) as "voters",
   (
     select
-      count(distinct b.brigade_id)::int
+      cast(count(distinct "b"."brigade_id") as integer) as "n"
     from
-      gotv_brigade_stations b
-      join gotv_polling_stations s on s.id = b.station_id
+      "gotv_brigade_stations" as "b"
+      inner join "gotv_polling_stations" as "s" on "s"."id" = "b"."station_id"
     where
-      s.territory_id = $3
-  ) as brigades;
+      "s"."territory_id" = $3
+  ) as "brigades";
 
 -- gotv.stations.repository.ts: stationReferences
 select
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      gotv_voters
+      "gotv_voters"
     where
-      polling_station_id = $1
-  ) as voters,
+      "polling_station_id" = $1
+  ) as "voters",
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      gotv_turnout_reports
+      "gotv_turnout_reports"
     where
-      station_id = $2
-  ) as reports,
+      "station_id" = $2
+  ) as "reports",
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      gotv_brigade_stations
+      "gotv_brigade_stations"
     where
-      station_id = $3
-  ) as brigades,
+      "station_id" = $3
+  ) as "brigades",
   (
     select
-      count(*)::int
+      cast(count(*) as integer) as "n"
     from
-      gotv_incidents
+      "gotv_incidents"
     where
-      station_id = $4
-  ) as incidents;
+      "station_id" = $4
+  ) as "incidents";
 
 -- gotv.stations.repository.ts: deleteStation
-delete from gotv_polling_stations
+delete from "gotv_polling_stations"
 where
-  id = $1;
+  "id" = $1;
 
 -- gotv.timeline.ts: gotvTimeline.items
 select
@@ -1512,38 +1593,66 @@ where
   "id" = $1;
 
 -- gotv.voters.repository.ts: insertVoter
-begin;
 insert into
   "gotv_voters" (
-    "id",
-    "name",
+    "contact_id",
     "document_id",
+    "name",
     "phone",
     "polling_station_id",
-    "table_number",
-    "contact_id",
     "priority",
+    "table_number",
+    "id",
+    "brigade_id",
     "status",
     "voted_at",
+    "claimed_by_id",
+    "claimed_until",
     "created_at",
     "updated_at"
   )
 values
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
-commit;
+  (
+    $1,
+    $2,
+    $3,
+    $4,
+    $5,
+    $6,
+    $7,
+    $8,
+    $9,
+    $10,
+    $11,
+    $12,
+    $13,
+    $14,
+    $15
+  );
 
 -- gotv.voters.repository.ts: findVoter
 select
-  "v0".*
+  *
 from
-  "gotv_voters" as "v0"
+  "gotv_voters"
 where
-  "v0"."id" = $1
-limit
-  $2;
+  "id" = $1;
 
 -- gotv.voters.repository.ts: saveVoter
--- stopped: threw TypeError: Cannot read properties of undefined (reading '__meta')
+update "gotv_voters"
+set
+  "contact_id" = $1,
+  "document_id" = $2,
+  "name" = $3,
+  "phone" = $4,
+  "polling_station_id" = $5,
+  "priority" = $6,
+  "table_number" = $7,
+  "updated_at" = $8
+where
+  "id" = $9
+returning
+  *;
 
 -- gotv.voters.repository.ts: deleteVoterRow
 delete from "gotv_voters"
@@ -1573,28 +1682,34 @@ select
 from
   inside;
 select
-  "v0".*
+  *
 from
-  "gotv_voters" as "v0"
-  inner join "gotv_polling_stations" as "p1" on "v0"."polling_station_id" = "p1"."id"
+  "gotv_voters"
 where
   (
-    "v0"."polling_station_id" in ($1)
-    or "v0"."brigade_id" in ($2)
+    "polling_station_id" in ($1)
+    or "brigade_id" in ($2)
   )
-  and "v0"."polling_station_id" = $3
-  and "p1"."territory_id" in ($4)
-  and "v0"."brigade_id" = $5
-  and "v0"."status" = $6
-  and "v0"."priority" = $7
+  and "polling_station_id" = $3
+  and "polling_station_id" in (
+    select
+      "id"
+    from
+      "gotv_polling_stations"
+    where
+      "territory_id" in ($4)
+  )
+  and "brigade_id" = $5
+  and "status" = $6
+  and "priority" = $7
   and (
-    "v0"."claimed_until" is null
-    or "v0"."claimed_until" <= $8
+    "claimed_until" is null
+    or "claimed_until" <= $8
   )
-  and "v0"."name" ilike $9
+  and "name" ilike $9
 order by
-  "v0"."name" asc,
-  "v0"."id" asc
+  "name" asc,
+  "id" asc
 limit
   $10;
 
@@ -1619,18 +1734,18 @@ from
 where
   s.id = any ($1::uuid[]);
 select
-  id,
-  name
+  "id",
+  "name"
 from
-  gotv_brigades
+  "gotv_brigades"
 where
-  id = any ($1::uuid[]);
+  "id" in ($1);
 
 -- gotv.voters.repository.ts: chaseTarget
 select
   "id",
   "status",
-  "polling_station_id",
+  "polling_station_id" as "station_id",
   "brigade_id",
   "claimed_by_id",
   "claimed_until"
@@ -1640,18 +1755,18 @@ where
   "id" = $1;
 
 -- gotv.voters.repository.ts: claimVoterRow
-update gotv_voters
+update "gotv_voters"
 set
-  claimed_by_id = $1::uuid,
-  claimed_until = $2::timestamptz,
-  updated_at = now()
+  "claimed_by_id" = $1,
+  "claimed_until" = $2,
+  "updated_at" = now()
 where
-  id = $3::uuid
-  and status <> 'voted'
+  "id" = $3
+  and "status" <> $4
   and (
-    claimed_until is null
-    or claimed_until < now()
-    or claimed_by_id = $4::uuid
+    "claimed_until" is null
+    or "claimed_until" < now()
+    or "claimed_by_id" = $5
   );
 
 -- gotv.voters.repository.ts: releaseClaimRow
@@ -1724,17 +1839,17 @@ from
 
 -- gotv.voters.repository.ts: contactByClientId
 select
-  c.id,
-  c.voter_id,
-  c.outcome,
-  v.status,
-  c.created_at
+  "c"."id",
+  "c"."voter_id",
+  "c"."outcome",
+  "v"."status" as "voter_status",
+  "c"."created_at"
 from
-  gotv_voter_contacts c
-  join gotv_voters v on v.id = c.voter_id
+  "gotv_voter_contacts" as "c"
+  inner join "gotv_voters" as "v" on "v"."id" = "c"."voter_id"
 where
-  c.user_id = $1::uuid
-  and c.client_id = $2::uuid;
+  "c"."user_id" = $1
+  and "c"."client_id" = $2;
 
 -- gotv.work.repository.ts: brigadeWorkSince
 select
@@ -1792,10 +1907,12 @@ limit
 
 -- gotv.work.repository.ts: findVoterIds
 select
-  id,
-  document_id
+  "id",
+  "document_id"
 from
-  gotv_voters
+  "gotv_voters"
 where
-  id = any ($1::uuid[])
-  or document_id = any ($2::text[]);
+  (
+    "id" = any ($1)
+    or "document_id" = any ($2)
+  );

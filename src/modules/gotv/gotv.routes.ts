@@ -61,7 +61,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       response: stationView,
       errors: { 409: 'The code is already registered' },
     },
-    async ({ ctx, input, em }) => stations.createStation(em, ctx.deps, input.body),
+    async ({ ctx, input }) => stations.createStation(ctx.deps, input.body),
   )
   .get(
     '/api/gotv/polling-stations',
@@ -72,7 +72,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       query: listStationsQuery,
       response: pageSchema(stationView),
     },
-    async ({ input, em }) => stations.listStations(em, input.query),
+    async ({ ctx, input }) => stations.listStations(ctx.deps.db, input.query),
   )
   .post(
     '/api/gotv/polling-stations/import',
@@ -104,7 +104,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
   .get(
     '/api/gotv/polling-stations/:id',
     { summary: 'One polling station', access: gotvPolicy.roles('readStations'), params: stationIdParams, response: stationView, errors: noStation },
-    async ({ input, em }) => presentStation(await stations.getStation(em, input.params.id)),
+    async ({ ctx, input }) => presentStation(await stations.getStation(ctx.deps.db, input.params.id)),
   )
   .patch(
     '/api/gotv/polling-stations/:id',
@@ -117,7 +117,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       response: stationView,
       errors: noStation,
     },
-    async ({ ctx, input, em }) => stations.updateStation(em, ctx.deps, input.params.id, input.body),
+    async ({ ctx, input }) => stations.updateStation(ctx.deps, input.params.id, input.body),
   )
   .delete(
     '/api/gotv/polling-stations/:id',
@@ -144,7 +144,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       response: voterView,
       errors: { 409: 'The document number is already registered' },
     },
-    async ({ ctx, input, em }) => voters.createVoter(em, ctx.deps.db, input.body),
+    async ({ ctx, input }) => voters.createVoter(ctx.deps.db, input.body),
   )
   .get(
     '/api/gotv/voters',
@@ -159,21 +159,21 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       response: pageSchema(voterView),
       produces: { 'text/csv': 'CSV export when format=csv' },
     },
-    async ({ ctx, input, actor, em }) => {
+    async ({ ctx, input, actor }) => {
       if (input.query.format === 'csv') {
-        const file = voters.votersCsv(em, ctx.deps, actor, input.query);
+        const file = voters.votersCsv(ctx.deps, actor, input.query);
         ctx.type = 'text/csv; charset=utf-8';
         ctx.set('Content-Disposition', `attachment; filename="votantes-${new Date().toISOString().slice(0, 10)}.csv"`);
         ctx.body = file;
         return undefined;
       }
-      return voters.listVoters(em, ctx.deps, actor, input.query);
+      return voters.listVoters(ctx.deps, actor, input.query);
     },
   )
   .get(
     '/api/gotv/voters/:id',
     { summary: 'One confirmed voter', access: gotvPolicy.roles('readVoters'), params: voterIdParams, response: voterView, errors: { 404: 'No such voter' } },
-    async ({ ctx, input, actor, em }) => voters.getVoterFor(em, ctx.deps, actor, input.params.id),
+    async ({ ctx, input, actor }) => voters.getVoterFor(ctx.deps, actor, input.params.id),
   )
   .patch(
     '/api/gotv/voters/:id',
@@ -188,7 +188,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       response: voterView,
       errors: { 404: 'No such voter', 409: 'The document number is already registered' },
     },
-    async ({ ctx, input, em }) => voters.updateVoter(em, ctx.deps, input.params.id, input.body),
+    async ({ ctx, input }) => voters.updateVoter(ctx.deps, input.params.id, input.body),
   )
   .delete(
     '/api/gotv/voters/:id',
@@ -384,8 +384,8 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       response: incidentView,
       errors: { 409: 'The clientId was used for an incident at another station (`client_id_reused`)' },
     },
-    async ({ ctx, input, actor, em }) => {
-      const answer = await reportIncident(em, ctx.deps, actor, input.body);
+    async ({ ctx, input, actor }) => {
+      const answer = await reportIncident(ctx.deps, actor, input.body);
       if (!answer.created) ctx.status = 200;
       return answer.incident;
     },
@@ -399,7 +399,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       query: listIncidentsQuery,
       response: pageSchema(incidentView),
     },
-    async ({ input, em }) => listIncidents(em, input.query),
+    async ({ ctx, input }) => listIncidents(ctx.deps.db, input.query),
   )
   .get(
     '/api/gotv/incidents/:id',
@@ -411,7 +411,7 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       response: incidentView,
       errors: { 404: 'No such incident' },
     },
-    async ({ input, em }) => getIncident(em, input.params.id),
+    async ({ ctx, input }) => getIncident(ctx.deps.db, input.params.id),
   )
   .put(
     '/api/gotv/incidents/:id/photo',
@@ -428,9 +428,9 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       response: incidentView,
       errors: { 404: 'No such incident', 413: 'Larger than 2 MB', 415: 'Not a JPEG or PNG, or not what Content-Type says (`photo_type_mismatch`)' },
     },
-    async ({ ctx, input, actor, em }) => {
+    async ({ ctx, input, actor }) => {
       const declaredLength = ctx.request.length;
-      return attachIncidentPhoto(em, ctx.deps, actor, input.params.id, ctx.request.type, ctx.req, Number.isFinite(declaredLength) ? declaredLength : undefined);
+      return attachIncidentPhoto(ctx.deps, actor, input.params.id, ctx.request.type, ctx.req, Number.isFinite(declaredLength) ? declaredLength : undefined);
     },
   )
   .get(
@@ -443,8 +443,8 @@ export const gotvRouter = new ApiRouter('gotv', 'Election day: polling stations,
       produces: Object.fromEntries(INCIDENT_PHOTO_TYPES.map((type) => [type, 'The photo as uploaded'])),
       errors: { 404: 'No such incident, or it has no photo' },
     },
-    async ({ ctx, input, actor, em }) => {
-      const photo = await incidentPhotoOf(em, ctx.deps, actor, input.params.id);
+    async ({ ctx, input, actor }) => {
+      const photo = await incidentPhotoOf(ctx.deps, actor, input.params.id);
       ctx.type = photo.type;
       ctx.length = photo.size;
       ctx.body = photo.file;

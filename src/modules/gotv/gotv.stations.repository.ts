@@ -1,48 +1,58 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow, jsonText, snakeRow } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
 import { sql, tables, type Queries } from '../../kernel/sql';
 import {
+  BrigadeStationSchema,
   GotvSettingsSchema,
+  TurnoutReportSchema,
+  VoterSchema,
   type CurvePointJson,
+  type FollowingDayJson,
   type StoredTurnoutCurve,
   IncidentSchema,
   PollingStationSchema,
-  type Incident,
-  type PollingStation,
   type StationStatus,
-  type IncidentSeverity,
-  type IncidentType,
 } from './gotv.entities';
 import type { TerritoryReference, TerritoryReferenceHolder } from '../../kernel/module';
 
-type StationTables = InferKyselyDB<typeof PollingStationSchema | typeof GotvSettingsSchema>;
+type StationTables = InferKyselyDB<
+  typeof PollingStationSchema | typeof GotvSettingsSchema | typeof VoterSchema | typeof BrigadeStationSchema | typeof TurnoutReportSchema | typeof IncidentSchema
+>;
 const db = tables<StationTables>();
 
-export type StationFields = Pick<PollingStation, 'code' | 'name' | 'address' | 'lat' | 'lng' | 'tables' | 'registeredVoters' | 'previousTurnout' | 'status'> & {
-  territoryId: string | null;
-};
+// lat and lng are double columns: numbers, whatever the entity's type allows.
+const stationOf = (row: Selectable<StationTables['gotv_polling_stations']>) => camelRow(row, ['lat', 'lng']);
+export type StationRecord = ReturnType<typeof stationOf>;
 
-/** A new station through the unit of work; a code already taken is the database's unique violation. */
-export async function insertStation(em: EntityManager, station: StationFields & { id: string }): Promise<PollingStation> {
-  const { territoryId, ...fields } = station;
-  const entity = em.create(PollingStationSchema, { ...fields, territory: territoryId });
-  await em.flush();
-  return entity;
+export type StationFields = Pick<StationRecord, 'code' | 'name' | 'address' | 'territoryId' | 'lat' | 'lng' | 'tables' | 'registeredVoters' | 'previousTurnout' | 'status'>;
+
+/** A new station; a code already taken is the database's unique violation. */
+export async function insertStation(q: Queries, station: StationFields & { id: string }): Promise<StationRecord> {
+  const at = new Date();
+  const record: StationRecord = { ...station, createdAt: at, updatedAt: at };
+  await q.write(db.insertInto('gotv_polling_stations').values(snakeRow(record)));
+  return record;
 }
 
-export function findStation(em: EntityManager, id: string): Promise<PollingStation | null> {
-  return em.findOne(PollingStationSchema, { id });
+export async function findStation(q: Queries, id: string): Promise<StationRecord | undefined> {
+  const row = await q.first(db.selectFrom('gotv_polling_stations').selectAll().where('id', '=', id));
+  return row && stationOf(row);
 }
 
-/** Applies a change to a loaded station and writes it. */
-export async function saveStation(em: EntityManager, station: PollingStation, changes: Partial<StationFields>): Promise<void> {
-  const { territoryId, ...fields } = changes;
-  const defined = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-  em.assign(station, { ...defined, ...(territoryId !== undefined ? { territory: territoryId } : {}) });
-  await em.flush();
+/** Writes the fields given (the others stay); the station as it is now, or undefined when it is gone. */
+export async function saveStation(q: Queries, id: string, changes: Partial<StationFields>): Promise<StationRecord | undefined> {
+  const { rows } = await q.write(
+    db
+      .updateTable('gotv_polling_stations')
+      .set({ ...snakeRow(changes), updated_at: new Date() })
+      .where('id', '=', id)
+      .returningAll(),
+  );
+  return rows[0] && stationOf(rows[0]);
 }
 
 export interface StationFilter {
@@ -52,39 +62,27 @@ export interface StationFilter {
   search?: string | undefined;
 }
 
-export function stationPage<Out>(em: EntityManager, filter: StationFilter, page: PageRequest, present: (station: PollingStation) => Out): Promise<Page<Out>> {
-  const where: Record<string, unknown> = {};
-  if (filter.territoryId) where.territory = filter.territoryId;
-  if (filter.status) where.status = filter.status;
+/** A page of stations by name. */
+export async function stationPage(q: Queries, filter: StationFilter, page: PageRequest): Promise<Page<StationRecord>> {
+  let query = db.selectFrom('gotv_polling_stations').selectAll();
+  if (filter.territoryId) query = query.where('territory_id', '=', filter.territoryId);
+  if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.search) {
     const pattern = containsPattern(filter.search);
-    where.$or = [{ name: { $ilike: pattern } }, { code: { $ilike: pattern } }];
+    query = query.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('code', 'ilike', pattern)]));
   }
-  return findPage(em, PollingStationSchema, where, page, { name: 'asc', id: 'asc' }, present);
+  const found = await queryPage(q, query, ['name', 'id'], 'asc', page);
+  return { data: found.data.map(stationOf), nextCursor: found.nextCursor };
 }
 
-export interface RegisteredStation extends Omit<StationFields, 'status'> {
-  id: string;
-}
+const registeredColumns = ['code', 'id', 'name', 'address', 'territory_id', 'lat', 'lng', 'tables', 'registered_voters', 'previous_turnout'] as const;
+const registeredOf = (row: Pick<Selectable<StationTables['gotv_polling_stations']>, (typeof registeredColumns)[number]>) => camelRow(row, ['lat', 'lng']);
+/** A station as an import resolves rows against it. */
+export type RegisteredStation = ReturnType<typeof registeredOf>;
 
 /** Every station by its code, for an import to resolve rows against. */
-export function stationsByCode(q: Queries): Promise<RegisteredStation[]> {
-  return q.rows(
-    db
-      .selectFrom('gotv_polling_stations')
-      .select([
-        'code',
-        'id',
-        'name',
-        'address',
-        'territory_id as territoryId',
-        'lat',
-        'lng',
-        'tables',
-        'registered_voters as registeredVoters',
-        'previous_turnout as previousTurnout',
-      ]),
-  );
+export async function stationsByCode(q: Queries): Promise<RegisteredStation[]> {
+  return (await q.rows(db.selectFrom('gotv_polling_stations').select(registeredColumns))).map(registeredOf);
 }
 
 /** Imported stations, one array per column; null where a row leaves a field as it is. */
@@ -136,31 +134,6 @@ export async function updateStationBatch(q: Queries, batch: StationBatch): Promi
   return rows.map((row) => row.id);
 }
 
-export interface NewIncident {
-  id: string;
-  type: IncidentType;
-  severity: IncidentSeverity;
-  description: string;
-  reportedById: string;
-  clientId: string | null;
-}
-
-/** The incident, and its station turned to `incident`, in one flush. */
-export async function recordIncident(em: EntityManager, station: PollingStation, incident: NewIncident): Promise<Incident> {
-  const entity = em.create(IncidentSchema, {
-    id: incident.id,
-    station,
-    type: incident.type,
-    severity: incident.severity,
-    description: incident.description,
-    reportedBy: incident.reportedById,
-    clientId: incident.clientId,
-  });
-  station.status = 'incident';
-  await em.flush();
-  return entity;
-}
-
 /** The one settings row (id 1), when a manager has saved it. */
 const SINGLE_ROW = 1;
 
@@ -204,23 +177,47 @@ export async function saveSettings(q: Queries, settings: SettingsRecord): Promis
     settings.curveHistory.length || spread !== null
       ? { curve: settings.turnoutCurve, history: settings.curveHistory, ...(spread !== null ? { previousTurnoutSpread: spread } : {}) }
       : settings.turnoutCurve;
-  const curve = stored === null ? null : JSON.stringify(stored);
-  const followingDays = settings.followingDays.length ? JSON.stringify(settings.followingDays) : null;
+  // A json column's null stays SQL null; jsonText would write the JSON text `null`.
+  const turnoutCurve = stored === null ? null : jsonText(stored);
+  const followingDays = settings.followingDays.length ? jsonText(settings.followingDays as FollowingDayJson[]) : null;
   await q.write(
-    sql`insert into gotv_settings (id, opens_at, closes_at, turnout_curve, following_days, updated_at)
-        values (${SINGLE_ROW}, ${settings.opensAt}, ${settings.closesAt}, ${curve}::jsonb, ${followingDays}::jsonb, now())
-        on conflict (id) do update set opens_at = excluded.opens_at, closes_at = excluded.closes_at,
-          turnout_curve = excluded.turnout_curve, following_days = excluded.following_days, updated_at = excluded.updated_at`,
+    db
+      .insertInto('gotv_settings')
+      .values({ id: SINGLE_ROW, opens_at: settings.opensAt, closes_at: settings.closesAt, turnout_curve: turnoutCurve, following_days: followingDays, updated_at: new Date() })
+      .onConflict((conflict) =>
+        conflict.column('id').doUpdateSet((eb) => ({
+          opens_at: eb.ref('excluded.opens_at'),
+          closes_at: eb.ref('excluded.closes_at'),
+          turnout_curve: eb.ref('excluded.turnout_curve'),
+          following_days: eb.ref('excluded.following_days'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      ),
   );
 }
 
 /** Stations placed in a territory, the confirmed voters at them and the brigades that cover them. */
 export const gotvTerritoryReferences: TerritoryReferenceHolder = async (q, territoryId) => {
   const row = await q.first(
-    sql<{ stations: number; voters: number; brigades: number }>`select
-      (select count(*)::int from gotv_polling_stations where territory_id = ${territoryId}) as stations,
-      (select count(*)::int from gotv_voters v join gotv_polling_stations s on s.id = v.polling_station_id where s.territory_id = ${territoryId}) as voters,
-      (select count(distinct b.brigade_id)::int from gotv_brigade_stations b join gotv_polling_stations s on s.id = b.station_id where s.territory_id = ${territoryId}) as brigades`,
+    db.selectNoFrom((query) => [
+      query
+        .selectFrom('gotv_polling_stations')
+        .select((station) => station.cast<number>(station.fn.countAll(), 'integer').as('n'))
+        .where('territory_id', '=', territoryId)
+        .as('stations'),
+      query
+        .selectFrom('gotv_voters as v')
+        .innerJoin('gotv_polling_stations as s', 's.id', 'v.polling_station_id')
+        .select((voter) => voter.cast<number>(voter.fn.countAll(), 'integer').as('n'))
+        .where('s.territory_id', '=', territoryId)
+        .as('voters'),
+      query
+        .selectFrom('gotv_brigade_stations as b')
+        .innerJoin('gotv_polling_stations as s', 's.id', 'b.station_id')
+        .select((brigade) => brigade.cast<number>(brigade.fn.count('b.brigade_id').distinct(), 'integer').as('n'))
+        .where('s.territory_id', '=', territoryId)
+        .as('brigades'),
+    ]),
   );
   return [
     { count: row?.stations ?? 0, one: 'puesto', many: 'puestos' },
@@ -232,11 +229,28 @@ export const gotvTerritoryReferences: TerritoryReferenceHolder = async (q, terri
 /** What points at a station: its voters, turnout reports, covering brigades and incidents. */
 export async function stationReferences(q: Queries, id: string): Promise<TerritoryReference[]> {
   const row = await q.first(
-    sql<{ voters: number; reports: number; brigades: number; incidents: number }>`select
-      (select count(*)::int from gotv_voters where polling_station_id = ${id}) as voters,
-      (select count(*)::int from gotv_turnout_reports where station_id = ${id}) as reports,
-      (select count(*)::int from gotv_brigade_stations where station_id = ${id}) as brigades,
-      (select count(*)::int from gotv_incidents where station_id = ${id}) as incidents`,
+    db.selectNoFrom((query) => [
+      query
+        .selectFrom('gotv_voters')
+        .select((voter) => voter.cast<number>(voter.fn.countAll(), 'integer').as('n'))
+        .where('polling_station_id', '=', id)
+        .as('voters'),
+      query
+        .selectFrom('gotv_turnout_reports')
+        .select((report) => report.cast<number>(report.fn.countAll(), 'integer').as('n'))
+        .where('station_id', '=', id)
+        .as('reports'),
+      query
+        .selectFrom('gotv_brigade_stations')
+        .select((brigade) => brigade.cast<number>(brigade.fn.countAll(), 'integer').as('n'))
+        .where('station_id', '=', id)
+        .as('brigades'),
+      query
+        .selectFrom('gotv_incidents')
+        .select((incident) => incident.cast<number>(incident.fn.countAll(), 'integer').as('n'))
+        .where('station_id', '=', id)
+        .as('incidents'),
+    ]),
   );
   return [
     { count: row?.voters ?? 0, one: 'votante', many: 'votantes' },
@@ -248,6 +262,6 @@ export async function stationReferences(q: Queries, id: string): Promise<Territo
 
 /** Removes a station (its tally goes with it); one that rows still point at is the foreign-key violation. */
 export async function deleteStation(q: Queries, id: string): Promise<boolean> {
-  const { count } = await q.write(sql`delete from gotv_polling_stations where id = ${id}`);
+  const { count } = await q.write(db.deleteFrom('gotv_polling_stations').where('id', '=', id));
   return count > 0;
 }

@@ -1,16 +1,16 @@
 import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { AppError, ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
 import type { TerritoryReference } from '../../kernel/module';
 import { GOTV_ROOM, stationRoom } from './gotv.events';
 import { newId } from '../../kernel/ids';
+import type { Queries } from '../../kernel/sql';
 import { assertTerritoriesExist } from '../territories';
-import type { PollingStation } from './gotv.entities';
 import { presentStation } from './gotv.presenter';
 import { publishStations } from './gotv.pushes';
 import type { CreateStationInput, ListStationsInput, UpdateStationInput } from './gotv.schemas';
 import * as repository from './gotv.stations.repository';
+import type { StationRecord } from './gotv.stations.repository';
 
 function duplicateCode(code: string | undefined) {
   return (error: unknown): never => {
@@ -21,10 +21,10 @@ function duplicateCode(code: string | undefined) {
   };
 }
 
-export async function createStation(em: EntityManager, deps: AppDeps, input: CreateStationInput) {
-  await assertTerritoriesExist(em, [input.territoryId], () => 'body.territoryId');
+export async function createStation(deps: AppDeps, input: CreateStationInput) {
+  await assertTerritoriesExist(deps.db, [input.territoryId], () => 'body.territoryId');
   const station = await repository
-    .insertStation(em, {
+    .insertStation(deps.db, {
       id: newId(),
       code: input.code,
       name: input.name,
@@ -42,15 +42,15 @@ export async function createStation(em: EntityManager, deps: AppDeps, input: Cre
   return presentStation(station);
 }
 
-export async function getStation(em: EntityManager, id: string): Promise<PollingStation> {
-  const station = await repository.findStation(em, id);
+export async function getStation(q: Queries, id: string): Promise<StationRecord> {
+  const station = await repository.findStation(q, id);
   if (!station) throw new NotFoundError('No polling station has this id.');
   return station;
 }
 
-export async function updateStation(em: EntityManager, deps: AppDeps, id: string, input: UpdateStationInput) {
-  const station = await getStation(em, id);
-  if (input.territoryId) await assertTerritoriesExist(em, [input.territoryId], () => 'body.territoryId');
+export async function updateStation(deps: AppDeps, id: string, input: UpdateStationInput) {
+  const station = await getStation(deps.db, id);
+  if (input.territoryId) await assertTerritoriesExist(deps.db, [input.territoryId], () => 'body.territoryId');
   // The previous turnout is checked against the registered voters the station will have after the change.
   const registeredVoters = input.registeredVoters ?? station.registeredVoters;
   const previousTurnout = input.previousTurnout === undefined ? station.previousTurnout : input.previousTurnout;
@@ -58,14 +58,18 @@ export async function updateStation(em: EntityManager, deps: AppDeps, id: string
     const path = input.previousTurnout === undefined ? 'body.registeredVoters' : 'body.previousTurnout';
     throw invalidField(path, `previousTurnout (${previousTurnout}) cannot exceed registeredVoters (${registeredVoters})`);
   }
-  await repository.saveStation(em, station, input);
+  // As the unit of work did: a change that changes nothing writes nothing, so `updatedAt` stays.
+  const changes = Object.fromEntries(Object.entries(input).filter(([field, value]) => value !== undefined && value !== station[field as keyof typeof input]));
+  const saved = Object.keys(changes).length ? await repository.saveStation(deps.db, id, changes) : station;
+  if (!saved) throw new NotFoundError('No polling station has this id.');
   await publishStations(deps, [station.id], true);
-  return presentStation(station);
+  return presentStation(saved);
 }
 
-export function listStations(em: EntityManager, query: ListStationsInput) {
+export async function listStations(db: Queries, query: ListStationsInput) {
   const { cursor, limit, territoryId, status, q } = query;
-  return repository.stationPage(em, { territoryId, status, search: q }, { cursor, limit }, presentStation);
+  const page = await repository.stationPage(db, { territoryId, status, search: q }, { cursor, limit });
+  return { data: page.data.map(presentStation), nextCursor: page.nextCursor };
 }
 
 function stationInUse(references: readonly TerritoryReference[]): AppError {

@@ -1,53 +1,49 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { sql as builderSql, type Selectable } from 'kysely';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow, snakeRow } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
 import { sql, tables, type Queries } from '../../kernel/sql';
 import { territoryAndDescendants, territoryDirectory } from '../territories';
-import { VoterSchema, type PollingStationSchema, type ContactOutcome, type Voter, type VoterPriority, type VoterStatus } from './gotv.entities';
+import type { BrigadeSchema, PollingStationSchema, VoterContactSchema, VoterSchema, ContactOutcome, VoterPriority, VoterStatus } from './gotv.entities';
 
-type VoterTables = InferKyselyDB<typeof VoterSchema | typeof PollingStationSchema>;
+type VoterTables = InferKyselyDB<typeof VoterSchema | typeof VoterContactSchema | typeof PollingStationSchema | typeof BrigadeSchema>;
 const db = tables<VoterTables>();
+
+const voterOf = (row: Selectable<VoterTables['gotv_voters']>) => camelRow(row);
+export type VoterRecord = ReturnType<typeof voterOf>;
 
 /** A station's id and number of tables: what a voter's fields are checked against. */
 export function stationTables(q: Queries, id: string): Promise<{ id: string; tables: number } | undefined> {
   return q.first(db.selectFrom('gotv_polling_stations').select(['id', 'tables']).where('id', '=', id));
 }
 
-export type NewVoter = Pick<Voter, 'id' | 'name' | 'documentId' | 'phone' | 'tableNumber' | 'priority'> & { stationId: string; contactId: string | null };
+/** The fields a manager gives a voter; the rest start empty (`pending`, no brigade, no claim). */
+export type VoterFields = Pick<VoterRecord, 'name' | 'documentId' | 'phone' | 'pollingStationId' | 'tableNumber' | 'contactId' | 'priority'>;
 
-/** A new voter through the unit of work; a document already registered is the database's unique violation. */
-export async function insertVoter(em: EntityManager, voter: NewVoter): Promise<Voter> {
-  const { stationId, contactId, ...fields } = voter;
-  const entity = em.create(VoterSchema, { ...fields, pollingStation: stationId, contact: contactId, status: 'pending', votedAt: null });
-  await em.flush();
-  return entity;
+/** A new voter; a document already registered is the database's unique violation. */
+export async function insertVoter(q: Queries, voter: VoterFields & { id: string }): Promise<VoterRecord> {
+  const at = new Date();
+  const record: VoterRecord = { ...voter, brigadeId: null, status: 'pending', votedAt: null, claimedById: null, claimedUntil: null, createdAt: at, updatedAt: at };
+  await q.write(db.insertInto('gotv_voters').values(snakeRow(record)));
+  return record;
 }
 
-export function findVoter(em: EntityManager, id: string): Promise<Voter | null> {
-  return em.findOne(VoterSchema, { id });
+export async function findVoter(q: Queries, id: string): Promise<VoterRecord | undefined> {
+  const row = await q.first(db.selectFrom('gotv_voters').selectAll().where('id', '=', id));
+  return row && voterOf(row);
 }
 
-export interface VoterChanges {
-  name?: string | undefined;
-  documentId?: string | undefined;
-  phone?: string | null | undefined;
-  stationId?: string | undefined;
-  tableNumber?: number | null | undefined;
-  contactId?: string | null | undefined;
-  priority?: VoterPriority | undefined;
-}
-
-/** Applies a correction to a loaded voter and writes it. */
-export async function saveVoter(em: EntityManager, voter: Voter, changes: VoterChanges): Promise<void> {
-  const { stationId, contactId, ...fields } = changes;
-  const defined = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-  em.assign(voter, {
-    ...defined,
-    ...(stationId !== undefined ? { pollingStation: stationId } : {}),
-    ...(contactId !== undefined ? { contact: contactId } : {}),
-  });
-  await em.flush();
+/** Writes the fields given (the others stay); the voter as they are now, or undefined when gone. */
+export async function saveVoter(q: Queries, id: string, changes: Partial<VoterFields>): Promise<VoterRecord | undefined> {
+  const { rows } = await q.write(
+    db
+      .updateTable('gotv_voters')
+      .set({ ...snakeRow(changes), updated_at: new Date() })
+      .where('id', '=', id)
+      .returningAll(),
+  );
+  return rows[0] && voterOf(rows[0]);
 }
 
 /** Deletes the voter (their contact log goes with them; reports keep the station and time): the station they were at. */
@@ -72,29 +68,39 @@ export interface VoterFilter {
   search?: string | undefined;
 }
 
-/** `$in` with an empty list matches nothing only in some drivers; the nil UUID matches nothing everywhere. */
+/** `in ()` is not SQL; the nil UUID matches nothing. */
 const idsOrNone = (ids: readonly string[]) => (ids.length ? [...ids] : ['00000000-0000-0000-0000-000000000000']);
 
 /** A page of voters by name (the call list when `status=pending` and `claim=free`). */
-export async function voterPage<Out>(em: EntityManager, q: Queries, filter: VoterFilter, page: PageRequest, present: (voter: Voter) => Out): Promise<Page<Out>> {
-  const where: Record<string, unknown>[] = [];
+export async function voterPage(q: Queries, filter: VoterFilter, page: PageRequest): Promise<Page<VoterRecord>> {
   const now = new Date();
-  if (filter.covered) where.push({ $or: [{ pollingStation: { $in: idsOrNone(filter.covered.stationIds) } }, { brigade: { $in: idsOrNone(filter.covered.brigadeIds) } }] });
-  if (filter.stationId) where.push({ pollingStation: filter.stationId });
+  let query = db.selectFrom('gotv_voters').selectAll();
+  const covered = filter.covered;
+  if (covered) {
+    query = query.where((eb) => eb.or([eb('polling_station_id', 'in', idsOrNone(covered.stationIds)), eb('brigade_id', 'in', idsOrNone(covered.brigadeIds))]));
+  }
+  if (filter.stationId) query = query.where('polling_station_id', '=', filter.stationId);
   if (filter.territoryId) {
+    // territories publishes its tree as a fragment for the `sql` tag, which the builder cannot embed: its ids first.
     const territories = await q.rows(territoryAndDescendants([filter.territoryId]));
-    where.push({ pollingStation: { territory: { $in: idsOrNone(territories.map((row) => row.id)) } } });
+    const stations = db
+      .selectFrom('gotv_polling_stations')
+      .select('id')
+      .where('territory_id', 'in', idsOrNone(territories.map((row) => row.id)));
+    query = query.where('polling_station_id', 'in', stations);
   }
-  if (filter.brigadeId) where.push({ brigade: filter.brigadeId });
-  if (filter.status) where.push({ status: filter.status });
-  if (filter.priority) where.push({ priority: filter.priority });
-  if (filter.claim === 'mine') where.push({ claimedBy: filter.userId, claimedUntil: { $gt: now } });
-  if (filter.claim === 'free') where.push({ $or: [{ claimedUntil: null }, { claimedUntil: { $lte: now } }] });
-  if (filter.search) {
-    const digits = filter.search.replace(/\D/g, '');
-    where.push({ $or: [{ name: { $ilike: containsPattern(filter.search) } }, ...(digits.length >= 4 ? [{ documentId: { $like: `${digits}%` } }] : [])] });
+  if (filter.brigadeId) query = query.where('brigade_id', '=', filter.brigadeId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.priority) query = query.where('priority', '=', filter.priority);
+  if (filter.claim === 'mine') query = query.where('claimed_by_id', '=', filter.userId).where('claimed_until', '>', now);
+  if (filter.claim === 'free') query = query.where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]));
+  const search = filter.search;
+  if (search) {
+    const digits = search.replace(/\D/g, '');
+    query = query.where((eb) => eb.or([eb('name', 'ilike', containsPattern(search)), ...(digits.length >= 4 ? [eb('document_id', 'like', `${digits}%`)] : [])]));
   }
-  return findPage(em, VoterSchema, where.length ? { $and: where } : {}, page, { name: 'asc', id: 'asc' }, present);
+  const found = await queryPage(q, query, ['name', 'id'], 'asc', page);
+  return { data: found.data.map(voterOf), nextCursor: found.nextCursor };
 }
 
 /** What an export writes instead of ids: each station's code, name and territory, each brigade's name. */
@@ -108,34 +114,24 @@ export async function voterPlaceNames(q: Queries, stationIds: readonly string[],
     q.rows(sql<{ id: string; code: string; name: string; territory: string | null }>`
       select s.id, s.code, s.name, t.name as territory from gotv_polling_stations s left join ${territoryDirectory()} t on t.id = s.territory_id
       where s.id = any(${[...new Set(stationIds)]}::uuid[])`),
-    q.rows(sql<{ id: string; name: string }>`select id, name from gotv_brigades where id = any(${[...new Set(brigadeIds)]}::uuid[])`),
+    q.rows(
+      db
+        .selectFrom('gotv_brigades')
+        .select(['id', 'name'])
+        .where('id', 'in', idsOrNone([...new Set(brigadeIds)])),
+    ),
   ]);
   return { stations: new Map(stations.map(({ id, ...station }) => [id, station])), brigades: new Map(brigades.map((row) => [row.id, row.name])) };
 }
 
 /** A voter as the call list's claims see them. */
-export interface ChaseTarget {
-  id: string;
-  status: VoterStatus;
-  stationId: string;
-  brigadeId: string | null;
-  claimedById: string | null;
-  claimedUntil: Date | null;
-}
-
-export async function chaseTarget(q: Queries, id: string): Promise<ChaseTarget | undefined> {
-  const row = await q.first(db.selectFrom('gotv_voters').select(['id', 'status', 'polling_station_id', 'brigade_id', 'claimed_by_id', 'claimed_until']).where('id', '=', id));
-  return (
-    row && {
-      id: row.id,
-      status: row.status as VoterStatus,
-      stationId: row.polling_station_id,
-      brigadeId: row.brigade_id,
-      claimedById: row.claimed_by_id,
-      claimedUntil: row.claimed_until,
-    }
+export async function chaseTarget(q: Queries, id: string) {
+  const row = await q.first(
+    db.selectFrom('gotv_voters').select(['id', 'status', 'polling_station_id as station_id', 'brigade_id', 'claimed_by_id', 'claimed_until']).where('id', '=', id),
   );
+  return row && camelRow(row);
 }
+export type ChaseTarget = NonNullable<Awaited<ReturnType<typeof chaseTarget>>>;
 
 /**
  * One conditional update, so of two people pressing "call" at once exactly one gets the voter;
@@ -143,9 +139,12 @@ export async function chaseTarget(q: Queries, id: string): Promise<ChaseTarget |
  */
 export async function claimVoterRow(q: Queries, voterId: string, userId: string, until: Date): Promise<boolean> {
   const { count } = await q.write(
-    sql`update gotv_voters set claimed_by_id = ${userId}::uuid, claimed_until = ${until}::timestamptz, updated_at = now()
-        where id = ${voterId}::uuid and status <> 'voted'
-          and (claimed_until is null or claimed_until < now() or claimed_by_id = ${userId}::uuid)`,
+    db
+      .updateTable('gotv_voters')
+      .set({ claimed_by_id: userId, claimed_until: until, updated_at: builderSql<Date>`now()` })
+      .where('id', '=', voterId)
+      .where('status', '<>', 'voted')
+      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', builderSql<Date>`now()`), eb('claimed_by_id', '=', userId)])),
   );
   return count > 0;
 }
@@ -196,21 +195,16 @@ export async function recordContactAttempt(q: Queries, attempt: ContactAttempt):
   return row && { status: row.status, createdAt: row.created_at };
 }
 
-export interface RecordedContact {
-  id: string;
-  voterId: string;
-  outcome: ContactOutcome;
-  voterStatus: VoterStatus;
-  createdAt: Date;
-}
-
 /** The contact outcome this user already logged with this clientId (a phone's resend), with the voter's status now. */
-export async function contactByClientId(q: Queries, userId: string, clientId: string): Promise<RecordedContact | undefined> {
+export async function contactByClientId(q: Queries, userId: string, clientId: string) {
   const row = await q.first(
-    sql<{ id: string; voter_id: string; outcome: ContactOutcome; status: VoterStatus; created_at: Date }>`
-      select c.id, c.voter_id, c.outcome, v.status, c.created_at
-      from gotv_voter_contacts c join gotv_voters v on v.id = c.voter_id
-      where c.user_id = ${userId}::uuid and c.client_id = ${clientId}::uuid`,
+    db
+      .selectFrom('gotv_voter_contacts as c')
+      .innerJoin('gotv_voters as v', 'v.id', 'c.voter_id')
+      .select(['c.id', 'c.voter_id', 'c.outcome', 'v.status as voter_status', 'c.created_at'])
+      .where('c.user_id', '=', userId)
+      .where('c.client_id', '=', clientId),
   );
-  return row && { id: row.id, voterId: row.voter_id, outcome: row.outcome, voterStatus: row.status, createdAt: row.created_at };
+  return row && camelRow(row);
 }
+export type RecordedContact = NonNullable<Awaited<ReturnType<typeof contactByClientId>>>;

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { stringify } from 'csv-stringify';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
@@ -9,13 +8,13 @@ import { newId } from '../../kernel/ids';
 import { safeCell } from '../../kernel/spreadsheet';
 import type { Queries } from '../../kernel/sql';
 import { contactExists, normalisePhone } from '../audience';
-import type { Voter } from './gotv.entities';
 import { coveredVoterFilter, gotvPolicy } from './gotv.policy';
 import { presentVoter } from './gotv.presenter';
 import type { CreateVoterInput, ListVotersInput, UpdateVoterInput } from './gotv.schemas';
 import { projectionChanged, publishStations } from './gotv.pushes';
 import { scopeOf } from './gotv.scope';
 import * as repository from './gotv.voters.repository';
+import type { VoterRecord } from './gotv.voters.repository';
 
 /**
  * The checks a voter's fields need beyond their shape, for a new voter and a correction alike:
@@ -55,15 +54,15 @@ function documentTaken(error: unknown): never {
   throw error;
 }
 
-export async function createVoter(em: EntityManager, db: Queries, input: CreateVoterInput) {
+export async function createVoter(db: Queries, input: CreateVoterInput) {
   const { phone } = await checkedVoterFields(db, input);
   const voter = await repository
-    .insertVoter(em, {
+    .insertVoter(db, {
       id: newId(),
       name: input.name,
       documentId: input.documentId,
       phone: phone ?? null,
-      stationId: input.pollingStationId,
+      pollingStationId: input.pollingStationId,
       tableNumber: input.tableNumber ?? null,
       contactId: input.contactId ?? null,
       priority: input.priority,
@@ -77,17 +76,21 @@ export async function createVoter(em: EntityManager, db: Queries, input: CreateV
  * voter to another station moves them in both stations' figures (the tallies follow), and both
  * stations' rooms are told; whether they voted, and their reports, stay as they are.
  */
-export async function updateVoter(em: EntityManager, deps: AppDeps, id: string, input: UpdateVoterInput) {
-  const voter = await getVoter(em, id);
-  const previousStation = voter.pollingStation.id;
-  const { phone } = await checkedVoterFields(deps.db, input, { stationId: previousStation, tableNumber: voter.tableNumber ?? null });
-  const { pollingStationId, phone: _typed, ...fields } = input;
-  await repository.saveVoter(em, voter, { ...fields, ...(phone !== undefined ? { phone } : {}), stationId: pollingStationId }).catch(documentTaken);
-  if (voter.pollingStation.id !== previousStation) {
-    await publishStations(deps, [previousStation, voter.pollingStation.id], false);
+export async function updateVoter(deps: AppDeps, id: string, input: UpdateVoterInput) {
+  const voter = await getVoter(deps.db, id);
+  const previousStation = voter.pollingStationId;
+  const { phone } = await checkedVoterFields(deps.db, input, { stationId: previousStation, tableNumber: voter.tableNumber });
+  const { phone: _typed, ...fields } = input;
+  const given: Partial<repository.VoterFields> = { ...fields, ...(phone !== undefined ? { phone } : {}) };
+  // As the unit of work did: a correction that changes nothing writes nothing.
+  const changes = Object.fromEntries(Object.entries(given).filter(([field, value]) => value !== undefined && value !== voter[field as keyof typeof given]));
+  const saved = Object.keys(changes).length ? await repository.saveVoter(deps.db, id, changes).catch(documentTaken) : voter;
+  if (!saved) throw new NotFoundError('No voter has this id.');
+  if (saved.pollingStationId !== previousStation) {
+    await publishStations(deps, [previousStation, saved.pollingStationId], false);
     projectionChanged(deps)();
   }
-  return presentVoter(voter);
+  return presentVoter(saved);
 }
 
 /**
@@ -103,8 +106,8 @@ export async function deleteVoter(deps: AppDeps, id: string): Promise<void> {
   projectionChanged(deps)();
 }
 
-export async function getVoter(em: EntityManager, id: string): Promise<Voter> {
-  const voter = await repository.findVoter(em, id);
+export async function getVoter(q: Queries, id: string): Promise<VoterRecord> {
+  const voter = await repository.findVoter(q, id);
   if (!voter) throw new NotFoundError('No voter has this id.');
   return voter;
 }
@@ -114,11 +117,12 @@ export async function getVoter(em: EntityManager, id: string): Promise<Voter> {
  * their stations and brigades, and `claim=free` hides the ones a colleague is calling right now.
  * `territoryId` includes the stations of the territories inside it, as the live map does.
  */
-export async function listVoters(em: EntityManager, deps: AppDeps, actor: Actor, query: ListVotersInput) {
+export async function listVoters(deps: AppDeps, actor: Actor, query: ListVotersInput) {
   const scope = await scopeOf(deps, actor);
   const { cursor, limit, pollingStationId, territoryId, brigadeId, status, priority, claim, q } = query;
   const filter = { covered: coveredVoterFilter(scope), stationId: pollingStationId, territoryId, brigadeId, status, priority, claim, userId: actor.id, search: q };
-  return repository.voterPage(em, deps.db, filter, { cursor, limit }, presentVoter);
+  const page = await repository.voterPage(deps.db, filter, { cursor, limit });
+  return { data: page.data.map(presentVoter), nextCursor: page.nextCursor };
 }
 
 /** The people a reader needs in a voters file: names where they read, the ids last (for joining with other files). */
@@ -147,14 +151,13 @@ const VOTER_CSV_BATCH = 1000;
  * whole list in memory): a manager's file of personal data, so only those who manage voters may
  * take it. Cells are formula-safe.
  */
-export function votersCsv(em: EntityManager, deps: AppDeps, actor: Actor, query: ListVotersInput): Readable {
+export function votersCsv(deps: AppDeps, actor: Actor, query: ListVotersInput): Readable {
   gotvPolicy.authorize(actor, 'manageVoters');
   async function* rows() {
     yield VOTER_CSV_COLUMNS;
     let cursor: string | undefined;
     do {
-      // A fresh identity map per batch: the voters already written are not kept.
-      const page = await listVoters(em.fork(), deps, actor, { ...query, cursor, limit: VOTER_CSV_BATCH });
+      const page = await listVoters(deps, actor, { ...query, cursor, limit: VOTER_CSV_BATCH });
       const names = await repository.voterPlaceNames(
         deps.db,
         page.data.map((voter) => voter.pollingStationId),
@@ -188,9 +191,9 @@ export function votersCsv(em: EntityManager, deps: AppDeps, actor: Actor, query:
 }
 
 /** One voter; a brigade member may read only voters their brigade covers. */
-export async function getVoterFor(em: EntityManager, deps: AppDeps, actor: Actor, id: string) {
-  const voter = await getVoter(em, id);
+export async function getVoterFor(deps: AppDeps, actor: Actor, id: string) {
+  const voter = await getVoter(deps.db, id);
   const scope = await scopeOf(deps, actor);
-  gotvPolicy.authorize(actor, 'chase', { scope, voter: { stationId: voter.pollingStation.id, brigadeId: voter.brigade ? voter.brigade.id : null } });
+  gotvPolicy.authorize(actor, 'chase', { scope, voter: { stationId: voter.pollingStationId, brigadeId: voter.brigadeId } });
   return presentVoter(voter);
 }

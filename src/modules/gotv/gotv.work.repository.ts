@@ -1,4 +1,8 @@
-import { sql, type Queries, type Sql } from '../../kernel/sql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import type { VoterSchema } from './gotv.entities';
+
+const db = tables<InferKyselyDB<typeof VoterSchema>>();
 
 // Read-only views of GOTV facts for other modules (volunteers): who worked on election day, and
 // which confirmed voters exist and whether they voted. Nothing here writes.
@@ -51,8 +55,12 @@ export async function findVoterIds(
 ): Promise<{ byId: Set<string>; byDocument: Map<string, string> }> {
   const ids = [...new Set(keys.ids ?? [])];
   const documents = [...new Set(keys.documentIds ?? [])];
-  const rows = await q.rows(sql<{ id: string; document_id: string }>`
-    select id, document_id from gotv_voters where id = any(${ids}::uuid[]) or document_id = any(${documents}::text[])`);
+  const rows = await q.rows(
+    db
+      .selectFrom('gotv_voters')
+      .select(['id', 'document_id'])
+      .where((voter) => voter.or([voter('id', '=', voter.fn.any(voter.val(ids))), voter('document_id', '=', voter.fn.any(voter.val(documents)))])),
+  );
   const wanted = new Set(ids);
   const wantedDocuments = new Set(documents);
   return {
