@@ -98,6 +98,9 @@ describe('PATCH a profile', () => {
     const polled = await app.http.patch(path(x.id)).set(manager.auth).send({ source: 'api' }).expect(200);
     expect(polled.body).toMatchObject({ source: 'api', status: 'not_configured' });
     expect(polled.body.nextFetchAt).toEqual(expect.any(String));
+    // A change to what the profile already is writes nothing and answers the profile as it is.
+    const same = await app.http.patch(path(x.id)).set(manager.auth).send({ source: 'api', handle: 'editable_new' }).expect(200);
+    expect(same.body).toMatchObject({ handle: 'editable_new', source: 'api', nextFetchAt: polled.body.nextFetchAt });
   });
 
   it('answers 400 naming the field, 404 and 409 in the standard shape', async () => {

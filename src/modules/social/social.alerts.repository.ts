@@ -1,30 +1,22 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
-import { sql, type Queries } from '../../kernel/sql';
-import { UserSchema } from '../auth';
-import { AlertSchema, type Alert, type AlertKind, type AlertState, type Platform, type SentimentLabel, type Severity } from './social.entities';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow } from '../../kernel/rows';
+import { sql, tables, type Queries } from '../../kernel/sql';
+import { AlertSchema, CompetitorSchema, PostSchema, type AlertKind, type AlertState, type Severity } from './social.entities';
+import type { PostRecord } from './social.posts.repository';
+import type { ProfileRecord } from './social.repository';
 
-export interface NewAlert {
-  ruleId: string;
-  kind: AlertKind;
-  dedupeKey: string;
-  competitorId: string | null;
-  profileId: string | null;
-  postId: string | null;
-  severity: Severity;
-  title: string;
-  details: Record<string, unknown>;
-}
+type AlertTables = InferKyselyDB<typeof AlertSchema | typeof PostSchema | typeof CompetitorSchema>;
+const db = tables<AlertTables>();
 
-export interface AlertRecord extends Omit<NewAlert, 'ruleId' | 'dedupeKey'> {
-  id: string;
-  ruleId: string | null;
-  state: AlertState;
-  seenBy: string | null;
-  seenAt: Date | null;
-  createdAt: Date;
-}
+const alertOf = (row: Selectable<AlertTables['social_alerts']>) => camelRow(row);
+
+export type AlertRecord = ReturnType<typeof alertOf>;
+
+/** What a rule raises: the alert before it is stored, always from a rule. */
+export type NewAlert = Pick<AlertRecord, 'kind' | 'dedupeKey' | 'competitorId' | 'profileId' | 'postId' | 'severity' | 'title' | 'details'> & { ruleId: string };
 
 /**
  * Inserts the alerts whose key is new and returns only those: two processes evaluating the same
@@ -33,7 +25,7 @@ export interface AlertRecord extends Omit<NewAlert, 'ruleId' | 'dedupeKey'> {
 export async function insertAlerts(q: Queries, alerts: readonly NewAlert[], at: Date): Promise<AlertRecord[]> {
   if (!alerts.length) return [];
   const column = <T>(pick: (alert: NewAlert) => T) => alerts.map(pick);
-  const rows = await q.rows<{ id: string; dedupe_key: string }>(sql`
+  const rows = await q.rows<Pick<Selectable<AlertTables['social_alerts']>, 'id' | 'dedupe_key'>>(sql`
     insert into social_alerts (id, rule_id, kind, dedupe_key, competitor_id, profile_id, post_id, severity, title, details, state, created_at)
     select x.id, x.rule_id, x.kind, x.dedupe_key, x.competitor_id, x.profile_id, x.post_id, x.severity, x.title, x.details, 'new', ${at}::timestamptz
     from unnest(${alerts.map(() => newId())}::uuid[], ${column((alert) => alert.ruleId)}::uuid[], ${column((alert) => alert.kind)}::text[],
@@ -44,42 +36,7 @@ export async function insertAlerts(q: Queries, alerts: readonly NewAlert[], at: 
     on conflict (dedupe_key) do nothing
     returning id, dedupe_key`);
   const byKey = new Map(alerts.map((alert) => [alert.dedupeKey, alert]));
-  return rows.map((row) => {
-    const alert = byKey.get(row.dedupe_key)!;
-    return {
-      id: row.id,
-      ruleId: alert.ruleId,
-      kind: alert.kind,
-      competitorId: alert.competitorId,
-      profileId: alert.profileId,
-      postId: alert.postId,
-      severity: alert.severity,
-      title: alert.title,
-      details: alert.details,
-      state: 'new',
-      seenBy: null,
-      seenAt: null,
-      createdAt: at,
-    };
-  });
-}
-
-function alertOfEntity(alert: Alert): AlertRecord {
-  return {
-    id: alert.id,
-    ruleId: alert.rule ? alert.rule.id : null,
-    kind: alert.kind,
-    competitorId: alert.competitor ? alert.competitor.id : null,
-    profileId: alert.profile ? alert.profile.id : null,
-    postId: alert.post ? alert.post.id : null,
-    severity: alert.severity,
-    title: alert.title,
-    details: alert.details,
-    state: alert.state,
-    seenBy: alert.seenBy ? alert.seenBy.id : null,
-    seenAt: alert.seenAt ?? null,
-    createdAt: alert.createdAt,
-  };
+  return rows.map((row): AlertRecord => ({ ...byKey.get(row.dedupe_key)!, id: row.id, state: 'new', seenById: null, seenAt: null, createdAt: at }));
 }
 
 export interface AlertFilter {
@@ -91,47 +48,45 @@ export interface AlertFilter {
   to?: Date | undefined;
 }
 
-export function alertPage(em: EntityManager, filter: AlertFilter, page: PageRequest): Promise<Page<AlertRecord>> {
-  const where: Record<string, unknown> = {};
-  if (filter.state) where.state = filter.state;
-  if (filter.severity) where.severity = filter.severity;
-  if (filter.kind) where.kind = filter.kind;
-  if (filter.competitorId) where.competitor = filter.competitorId;
-  if (filter.from || filter.to) where.createdAt = { ...(filter.from && { $gte: filter.from }), ...(filter.to && { $lt: filter.to }) };
-  return findPage(em, AlertSchema, where, page, { createdAt: 'desc', id: 'desc' }, alertOfEntity);
+/** A page of alerts, newest first. */
+export async function alertPage(q: Queries, filter: AlertFilter, page: PageRequest): Promise<Page<AlertRecord>> {
+  let query = db.selectFrom('social_alerts').selectAll();
+  if (filter.state) query = query.where('state', '=', filter.state);
+  if (filter.severity) query = query.where('severity', '=', filter.severity);
+  if (filter.kind) query = query.where('kind', '=', filter.kind);
+  if (filter.competitorId) query = query.where('competitor_id', '=', filter.competitorId);
+  if (filter.from) query = query.where('created_at', '>=', filter.from);
+  if (filter.to) query = query.where('created_at', '<', filter.to);
+  const found = await queryPage(q, query, ['created_at', 'id'], 'desc', page);
+  return { data: found.data.map(alertOf), nextCursor: found.nextCursor };
 }
 
 /** Marks an alert; `new` undoes a mark. The alert as it now is, or undefined. */
-export async function setAlertState(em: EntityManager, id: string, state: AlertState, userId: string): Promise<AlertRecord | undefined> {
-  const alert = await em.findOne(AlertSchema, { id });
-  if (!alert) return undefined;
-  alert.state = state;
-  alert.seenBy = state === 'new' ? null : em.getReference(UserSchema, userId);
-  alert.seenAt = state === 'new' ? null : new Date();
-  await em.flush();
-  return alertOfEntity(alert);
+export async function setAlertState(q: Queries, id: string, state: AlertState, userId: string): Promise<AlertRecord | undefined> {
+  const marked = state !== 'new';
+  const { rows } = await q.write(
+    db
+      .updateTable('social_alerts')
+      .set({ state, seen_by_id: marked ? userId : null, seen_at: marked ? new Date() : null })
+      .where('id', '=', id)
+      .returningAll(),
+  );
+  return rows[0] && alertOf(rows[0]);
 }
 
-export async function latestAlerts(em: EntityManager, limit: number): Promise<AlertRecord[]> {
-  return (await em.find(AlertSchema, { state: { $ne: 'dismissed' } }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit })).map(alertOfEntity);
+/** The newest alerts not dismissed, newest first. */
+export async function latestAlerts(q: Queries, limit: number): Promise<AlertRecord[]> {
+  const rows = await q.rows(db.selectFrom('social_alerts').selectAll().where('state', '<>', 'dismissed').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit));
+  return rows.map(alertOf);
 }
 
 // ───────────── what the rules read
 
-export interface CandidatePost {
-  id: string;
-  competitorId: string;
+/** A new post a rule looks at, with its author's name and whether the author is us. */
+export type CandidatePost = Pick<PostRecord, 'id' | 'competitorId' | 'profileId' | 'platform' | 'publishedAt' | 'text' | 'url' | 'keywords' | 'mentionsUs' | 'sentimentLabel'> & {
   competitorName: string;
   isOwn: boolean;
-  profileId: string | null;
-  platform: Platform;
-  publishedAt: Date;
-  text: string;
-  url: string | null;
-  keywords: string[];
-  mentionsUs: boolean;
-  sentimentLabel: SentimentLabel;
-}
+};
 
 /** The posts a rule looks at, with their author; only those published since `since`. */
 export async function candidatePosts(q: Queries, ids: readonly string[], since: Date): Promise<CandidatePost[]> {
@@ -143,14 +98,9 @@ export async function candidatePosts(q: Queries, ids: readonly string[], since: 
     where p.id = any(${ids}::uuid[]) and p.published_at >= ${since}::timestamptz`);
 }
 
-export interface EngagementBaseline {
-  id: string;
-  competitorId: string;
+/** A post's engagement, with its author's name, beside its author's baseline. */
+export type EngagementBaseline = Pick<PostRecord, 'id' | 'competitorId' | 'profileId' | 'platform' | 'engagement' | 'engagementRate'> & {
   competitorName: string;
-  profileId: string | null;
-  platform: Platform;
-  engagement: number;
-  engagementRate: number | null;
   /** Earlier posts of the same author and platform inside the baseline window. */
   posts: number;
   meanEngagement: number | null;
@@ -158,7 +108,7 @@ export interface EngagementBaseline {
   postsWithRate: number;
   meanRate: number | null;
   sdRate: number | null;
-}
+};
 
 /**
  * Each post's engagement against its author's trailing baseline on the same platform: the other
@@ -183,17 +133,15 @@ export async function engagementBaselines(q: Queries, ids: readonly string[], si
     where t.id = any(${ids}::uuid[]) and t.published_at >= ${since}::timestamptz`);
 }
 
-export interface FollowerChange {
-  profileId: string;
-  competitorId: string;
+/** A profile's newest follower count and the reference one it is compared with. */
+export type FollowerChange = Pick<ProfileRecord, 'competitorId' | 'platform' | 'handle'> & {
+  profileId: ProfileRecord['id'];
   competitorName: string;
-  platform: Platform;
-  handle: string;
   capturedAt: Date;
   followers: number;
   referenceAt: Date;
   referenceFollowers: number;
-}
+};
 
 /** Each profile's newest follower count against the newest one at least `hours` older. */
 export async function followerChanges(q: Queries, profileIds: readonly string[], hours: number): Promise<FollowerChange[]> {
@@ -212,9 +160,17 @@ export async function followerChanges(q: Queries, profileIds: readonly string[],
 
 /** Posts by others that mention us in the window, and how many of them are negative. */
 export async function sentimentAboutUs(q: Queries, since: Date): Promise<{ posts: number; negative: number }> {
-  const row = await q.first<{ posts: number; negative: number }>(sql`
-    select count(*)::int as posts, count(*) filter (where p.sentiment_label = 'negative')::int as negative
-    from social_posts p join social_competitors c on c.id = p.competitor_id
-    where p.mentions_us and not c.is_own and p.published_at >= ${since}::timestamptz`);
+  const row = await q.first(
+    db
+      .selectFrom('social_posts as p')
+      .innerJoin('social_competitors as c', 'c.id', 'p.competitor_id')
+      .select((post) => [
+        post.cast<number>(post.fn.countAll(), 'integer').as('posts'),
+        post.cast<number>(post.fn.countAll().filterWhere('p.sentiment_label', '=', 'negative'), 'integer').as('negative'),
+      ])
+      .where('p.mentions_us', '=', true)
+      .where('c.is_own', '=', false)
+      .where('p.published_at', '>=', since),
+  );
   return row ?? { posts: 0, negative: 0 };
 }

@@ -4,7 +4,8 @@ import type { AppDeps } from '../../kernel/context';
 import { AppError, ValidationError } from '../../kernel/errors';
 import type { Platform } from './social.entities';
 import { normaliseHandle } from './social.handles';
-import { ingestPosts, type FollowerObservation, type ObservedPost } from './social.ingest';
+import { ingestPosts, type ObservedPost } from './social.ingest';
+import type { FollowerObservation } from './social.posts.repository';
 import { existingCompetitorIds, profilesByHandle, profilesOfCompetitors, type ProfileRecord } from './social.repository';
 import { IMPORT_MAX_ROWS, importRow, type ImportRow } from './social.schemas';
 

@@ -3,7 +3,7 @@ import type { Queries } from '../../kernel/sql';
 import { evaluateAfterIngest } from './social.alerts';
 import type { FetchedPost } from './connectors/connector';
 import { SOCIAL_ROOM } from './social.events';
-import { insertSnapshots, postKey, recordFollowers, upsertPosts, type PostState, type SnapshotRow } from './social.posts.repository';
+import { insertSnapshots, postKey, recordFollowers, upsertPosts, type FollowerObservation, type PostState, type SnapshotRow } from './social.posts.repository';
 import { allRules, ownNames, type RuleRecord } from './social.repository';
 import { analyseSentiment, extractHashtags, extractMentions, matchKeywords } from './social.text';
 
@@ -12,12 +12,6 @@ import { analyseSentiment, extractHashtags, extractMentions, matchKeywords } fro
  * `capturedAt`, and the profile's followers then (the engagement rate's denominator; null when unknown).
  */
 export type ObservedPost = FetchedPost & Pick<PostState, 'platform' | 'competitorId' | 'profileId' | 'capturedAt'> & { followers: number | null };
-
-export interface FollowerObservation {
-  profileId: string;
-  capturedAt: Date;
-  followers: number;
-}
 
 export interface IngestResult {
   created: number;

@@ -1,5 +1,9 @@
-import { sql, type Queries } from '../../kernel/sql';
-import type { Platform } from './social.entities';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sql, tables, type Queries } from '../../kernel/sql';
+import { ProfileSchema, QuotaUsageSchema, type Platform } from './social.entities';
+import type { ProfileRecord } from './social.repository';
+
+const db = tables<InferKyselyDB<typeof ProfileSchema | typeof QuotaUsageSchema>>();
 
 /**
  * Takes up to `limit` due profiles for fetching and pushes their due time out by `leaseSeconds`,
@@ -14,54 +18,72 @@ export async function claimDueProfiles(q: Queries, limit: number, leaseSeconds: 
     returning p.id, now() as "claimedAt"`);
 }
 
-export interface FetchSuccess {
-  platformId: string;
-  displayName: string | null;
-  followers: number | null;
-  nextFetchAt: Date;
-}
+/** What a fetch learnt of a profile (a name or count it did not give is null), and when to read it next. */
+export type FetchSuccess = Pick<ProfileRecord, 'displayName' | 'followers'> & { platformId: string; nextFetchAt: Date };
 
 export async function recordFetchSuccess(q: Queries, profileId: string, success: FetchSuccess, at: Date): Promise<void> {
-  await q.write(sql`
-    update social_profiles set platform_id = ${success.platformId}, display_name = coalesce(${success.displayName}::text, display_name),
-      followers = coalesce(${success.followers}::bigint, followers), last_fetched_at = ${at}::timestamptz, last_error = null,
-      consecutive_failures = 0, paused_reason = null, next_fetch_at = ${success.nextFetchAt}::timestamptz
-    where id = ${profileId}::uuid`);
+  await q.write(
+    db
+      .updateTable('social_profiles')
+      .set((profile) => ({
+        platform_id: success.platformId,
+        // A name or count the platform did not give keeps the one known.
+        display_name: profile.fn.coalesce(profile.val(success.displayName), profile.ref('display_name')),
+        followers: profile.fn.coalesce(profile.val(success.followers), profile.ref('followers')),
+        last_fetched_at: at,
+        last_error: null,
+        consecutive_failures: 0,
+        paused_reason: null,
+        next_fetch_at: success.nextFetchAt,
+      }))
+      .where('id', '=', profileId),
+  );
 }
 
-export interface FetchFailure {
+export type FetchFailure = Pick<ProfileRecord, 'nextFetchAt' | 'pausedReason'> & {
   error: string;
   /** Counts towards pausing a profile that keeps failing (not for rate limits or quotas: those are ours to wait out). */
   counts: boolean;
-  nextFetchAt: Date | null;
-  pausedReason: string | null;
-}
+};
 
 /** Records a failed fetch; the profile's consecutive failures after it. */
 export async function recordFetchFailure(q: Queries, profileId: string, failure: FetchFailure): Promise<number> {
-  const row = await q.first<{ failures: number }>(sql`
-    update social_profiles set last_error = ${failure.error.slice(0, 500)},
-      consecutive_failures = consecutive_failures + ${failure.counts ? 1 : 0}::int,
-      paused_reason = ${failure.pausedReason?.slice(0, 500) ?? null}::text,
-      next_fetch_at = ${failure.nextFetchAt}::timestamptz
-    where id = ${profileId}::uuid returning consecutive_failures as failures`);
+  const row = await q.first(
+    db
+      .updateTable('social_profiles')
+      .set((profile) => ({
+        last_error: failure.error.slice(0, 500),
+        consecutive_failures: profile('consecutive_failures', '+', failure.counts ? 1 : 0),
+        paused_reason: failure.pausedReason?.slice(0, 500) ?? null,
+        next_fetch_at: failure.nextFetchAt,
+      }))
+      .where('id', '=', profileId)
+      .returning('consecutive_failures as failures'),
+  );
   return row?.failures ?? 0;
 }
 
 /** Puts a profile back in the poller's list (a resumed pause, a fetch asked for by staff). */
 export async function scheduleProfile(q: Queries, profileId: string, at: Date): Promise<void> {
-  await q.write(sql`update social_profiles set paused_reason = null, consecutive_failures = 0, next_fetch_at = ${at}::timestamptz where id = ${profileId}::uuid`);
+  await q.write(db.updateTable('social_profiles').set({ paused_reason: null, consecutive_failures: 0, next_fetch_at: at }).where('id', '=', profileId));
 }
 
 export async function quotaUsed(q: Queries, platform: Platform, periodStart: Date): Promise<number> {
-  const row = await q.first<{ used: string }>(sql`select used from social_quota_usage where platform = ${platform} and period_start = ${periodStart}::timestamptz`);
+  const row = await q.first(db.selectFrom('social_quota_usage').select('used').where('platform', '=', platform).where('period_start', '=', periodStart));
+  // int8 comes as text.
   return row ? Number(row.used) : 0;
 }
 
 export async function spendQuota(q: Queries, platform: Platform, periodStart: Date, units: number): Promise<void> {
   if (units <= 0) return;
-  await q.write(sql`insert into social_quota_usage as u (platform, period_start, used) values (${platform}, ${periodStart}::timestamptz, ${units}::bigint)
-    on conflict (platform, period_start) do update set used = u.used + excluded.used`);
+  await q.write(
+    db
+      .insertInto('social_quota_usage')
+      .values({ platform, period_start: periodStart, used: units })
+      .onConflict((conflict) =>
+        conflict.columns(['platform', 'period_start']).doUpdateSet((usage) => ({ used: usage('social_quota_usage.used', '+', usage.ref('excluded.used')) })),
+      ),
+  );
 }
 
 /** Runs `work` only if no other process is fetching this profile now; undefined when one is. */

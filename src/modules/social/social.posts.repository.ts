@@ -2,11 +2,11 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql as builderSql, type ExpressionBuilder, type Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
 import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
-import { camelRow } from '../../kernel/rows';
+import { camelRow, type CamelCased, type WithNumbers } from '../../kernel/rows';
 import { sql, tables, type Queries } from '../../kernel/sql';
-import { AlertSchema, PostSchema, PostSnapshotSchema, type Platform, type SentimentLabel } from './social.entities';
+import { AlertSchema, FollowerSnapshotSchema, PostSchema, PostSnapshotSchema, type Platform, type SentimentLabel } from './social.entities';
 
-type PostTables = InferKyselyDB<typeof PostSchema | typeof PostSnapshotSchema | typeof AlertSchema>;
+type PostTables = InferKyselyDB<typeof PostSchema | typeof PostSnapshotSchema | typeof FollowerSnapshotSchema | typeof AlertSchema>;
 const db = tables<PostTables>();
 
 /** Every column of a post but its full-text vector, which only search reads. */
@@ -103,12 +103,15 @@ export async function insertSnapshots(q: Queries, postIds: ReadonlyMap<string, s
   return result.count;
 }
 
+/** A profile's followers at one capture: a follower snapshot's record. */
+export type FollowerObservation = CamelCased<WithNumbers<Selectable<PostTables['social_follower_snapshots']>, 'followers'>>;
+
 /**
  * Followers of profiles at capture times; a profile's own count follows its newest capture, and each
  * local day (in `timeZone`) keeps its last count for comparisons. Every write keeps the newest by
  * capture time, so writers in any order agree.
  */
-export async function recordFollowers(q: Queries, observations: readonly { profileId: string; capturedAt: Date; followers: number }[], timeZone: string): Promise<void> {
+export async function recordFollowers(q: Queries, observations: readonly FollowerObservation[], timeZone: string): Promise<void> {
   if (!observations.length) return;
   const profileIds = observations.map((row) => row.profileId);
   const times = observations.map((row) => row.capturedAt);

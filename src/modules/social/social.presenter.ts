@@ -98,7 +98,7 @@ export function presentAlert(alert: AlertRecord): z.input<typeof alertView> {
     profileId: alert.profileId,
     postId: alert.postId,
     state: alert.state,
-    seenBy: alert.seenBy,
+    seenBy: alert.seenById,
     seenAt: iso(alert.seenAt),
     createdAt: alert.createdAt.toISOString(),
   };

@@ -62,42 +62,43 @@ returning
 
 -- social.alerts.repository.ts: alertPage
 select
-  "s0".*
+  *
 from
-  "social_alerts" as "s0"
+  "social_alerts"
 where
-  "s0"."state" = $1
-  and "s0"."severity" = $2
-  and "s0"."kind" = $3
-  and "s0"."competitor_id" = $4
-  and "s0"."created_at" >= $5
-  and "s0"."created_at" < $6
+  "state" = $1
+  and "severity" = $2
+  and "kind" = $3
+  and "competitor_id" = $4
+  and "created_at" >= $5
+  and "created_at" < $6
 order by
-  "s0"."created_at" desc,
-  "s0"."id" desc
+  "created_at" desc,
+  "id" desc
 limit
   $7;
 
 -- social.alerts.repository.ts: setAlertState
-select
-  "s0".*
-from
-  "social_alerts" as "s0"
+update "social_alerts"
+set
+  "state" = $1,
+  "seen_by_id" = $2,
+  "seen_at" = $3
 where
-  "s0"."id" = $1
-limit
-  $2;
+  "id" = $4
+returning
+  *;
 
 -- social.alerts.repository.ts: latestAlerts
 select
-  "s0".*
+  *
 from
-  "social_alerts" as "s0"
+  "social_alerts"
 where
-  "s0"."state" != $1
+  "state" <> $1
 order by
-  "s0"."created_at" desc,
-  "s0"."id" desc
+  "created_at" desc,
+  "id" desc
 limit
   $2;
 
@@ -208,37 +209,39 @@ where
 
 -- social.alerts.repository.ts: sentimentAboutUs
 select
-  count(*)::int as posts,
-  count(*) filter (
-    where
-      p.sentiment_label = 'negative'
-  )::int as negative
+  cast(count(*) as integer) as "posts",
+  cast(
+    count(*) filter (
+      where
+        "p"."sentiment_label" = $1
+    ) as integer
+  ) as "negative"
 from
-  social_posts p
-  join social_competitors c on c.id = p.competitor_id
+  "social_posts" as "p"
+  inner join "social_competitors" as "c" on "c"."id" = "p"."competitor_id"
 where
-  p.mentions_us
-  and not c.is_own
-  and p.published_at >= $1::timestamptz;
+  "p"."mentions_us" = $2
+  and "c"."is_own" = $3
+  and "p"."published_at" >= $4;
 
 -- social.figures.repository.ts: latestAlerts
 select
-  id,
-  kind,
-  severity,
-  title,
-  state,
-  competitor_id as "competitorId",
-  created_at as "createdAt"
+  "id",
+  "kind",
+  "severity",
+  "title",
+  "state",
+  "competitor_id",
+  "created_at"
 from
-  social_alerts
+  "social_alerts"
 where
-  state <> 'dismissed'
+  "state" <> $1
 order by
-  created_at desc,
-  id desc
+  "created_at" desc,
+  "id" desc
 limit
-  $1::int;
+  $2;
 
 -- social.poller.repository.ts: claimDueProfiles
 update social_profiles p
@@ -266,57 +269,57 @@ returning
   now() as "claimedAt";
 
 -- social.poller.repository.ts: recordFetchSuccess
-update social_profiles
+update "social_profiles"
 set
-  platform_id = $1,
-  display_name = coalesce($2::text, display_name),
-  followers = coalesce($3::bigint, followers),
-  last_fetched_at = $4::timestamptz,
-  last_error = null,
-  consecutive_failures = 0,
-  paused_reason = null,
-  next_fetch_at = $5::timestamptz
+  "platform_id" = $1,
+  "display_name" = coalesce($2, "display_name"),
+  "followers" = coalesce($3, "followers"),
+  "last_fetched_at" = $4,
+  "last_error" = $5,
+  "consecutive_failures" = $6,
+  "paused_reason" = $7,
+  "next_fetch_at" = $8
 where
-  id = $6::uuid;
+  "id" = $9;
 
 -- social.poller.repository.ts: recordFetchFailure
-update social_profiles
+update "social_profiles"
 set
-  last_error = $1,
-  consecutive_failures = consecutive_failures + $2::int,
-  paused_reason = $3::text,
-  next_fetch_at = $4::timestamptz
+  "last_error" = $1,
+  "consecutive_failures" = "consecutive_failures" + $2,
+  "paused_reason" = $3,
+  "next_fetch_at" = $4
 where
-  id = $5::uuid
+  "id" = $5
 returning
-  consecutive_failures as failures;
+  "consecutive_failures" as "failures";
 
 -- social.poller.repository.ts: scheduleProfile
-update social_profiles
+update "social_profiles"
 set
-  paused_reason = null,
-  consecutive_failures = 0,
-  next_fetch_at = $1::timestamptz
+  "paused_reason" = $1,
+  "consecutive_failures" = $2,
+  "next_fetch_at" = $3
 where
-  id = $2::uuid;
+  "id" = $4;
 
 -- social.poller.repository.ts: quotaUsed
 select
-  used
+  "used"
 from
-  social_quota_usage
+  "social_quota_usage"
 where
-  platform = $1
-  and period_start = $2::timestamptz;
+  "platform" = $1
+  and "period_start" = $2;
 
 -- social.poller.repository.ts: spendQuota
 insert into
-  social_quota_usage as u (platform, period_start, used)
+  "social_quota_usage" ("platform", "period_start", "used")
 values
-  ($1, $2::timestamptz, $3::bigint)
-on conflict (platform, period_start) do update
+  ($1, $2, $3)
+on conflict ("platform", "period_start") do update
 set
-  used = u.used + excluded.used;
+  "used" = "social_quota_usage"."used" + "excluded"."used";
 
 -- social.posts.repository.ts: upsertPosts
 insert into
@@ -726,15 +729,15 @@ order by
 -- social.repository.ts: insertCompetitor
 insert into
   "social_competitors" (
-    "id",
-    "name",
-    "party",
-    "colour",
-    "photo_url",
-    "notes",
-    "is_own",
-    "territory_id",
     "active",
+    "colour",
+    "id",
+    "is_own",
+    "name",
+    "notes",
+    "party",
+    "photo_url",
+    "territory_id",
     "created_at",
     "updated_at"
   )
@@ -742,13 +745,13 @@ values
   ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11);
 insert into
   "social_profiles" (
-    "id",
     "competitor_id",
-    "platform",
     "handle",
-    "url",
-    "source",
+    "id",
     "next_fetch_at",
+    "platform",
+    "source",
+    "url",
     "created_at",
     "consecutive_failures"
   )
@@ -758,13 +761,13 @@ values
 -- social.repository.ts: insertProfile
 insert into
   "social_profiles" (
-    "id",
     "competitor_id",
-    "platform",
     "handle",
-    "url",
-    "source",
+    "id",
     "next_fetch_at",
+    "platform",
+    "source",
+    "url",
     "created_at",
     "consecutive_failures"
   )
@@ -774,14 +777,14 @@ values
 -- social.repository.ts: updateCompetitor
 update "social_competitors"
 set
-  "name" = $1,
-  "party" = $2,
-  "colour" = $3,
-  "photo_url" = $4,
+  "active" = $1,
+  "colour" = $2,
+  "is_own" = $3,
+  "name" = $4,
   "notes" = $5,
-  "is_own" = $6,
-  "territory_id" = $7,
-  "active" = $8,
+  "party" = $6,
+  "photo_url" = $7,
+  "territory_id" = $8,
   "updated_at" = $9
 where
   "id" = $10;
@@ -790,8 +793,8 @@ where
 update "social_profiles"
 set
   "handle" = $1,
-  "url" = $2,
-  "source" = $3,
+  "source" = $2,
+  "url" = $3,
   "last_error" = $4,
   "consecutive_failures" = $5,
   "paused_reason" = $6,
@@ -844,14 +847,23 @@ order by
 
 -- social.repository.ts: competitorPage
 select
-  "s0".*
+  "id",
+  "name",
+  "party",
+  "colour",
+  "photo_url",
+  "notes",
+  "is_own",
+  "territory_id",
+  "active",
+  "created_at"
 from
-  "social_competitors" as "s0"
+  "social_competitors"
 where
-  "s0"."active" = $1
+  "active" = $1
 order by
-  "s0"."name" asc,
-  "s0"."id" asc
+  "name" asc,
+  "id" asc
 limit
   $2;
 
@@ -957,19 +969,19 @@ where
 
 -- social.repository.ts: ownNames
 select
-  c.name
+  "name"
 from
-  social_competitors c
+  "social_competitors"
 where
-  c.is_own
+  "is_own" = $1
 union
 select
-  p.handle
+  "p"."handle" as "name"
 from
-  social_profiles p
-  join social_competitors c on c.id = p.competitor_id
+  "social_profiles" as "p"
+  inner join "social_competitors" as "c" on "c"."id" = "p"."competitor_id"
 where
-  c.is_own;
+  "c"."is_own" = $2;
 
 -- social.repository.ts: allRules
 select
@@ -1006,13 +1018,13 @@ where
 -- social.repository.ts: insertRule
 insert into
   "social_alert_rules" (
+    "competitor_id",
+    "enabled",
     "id",
     "kind",
     "name",
-    "severity",
-    "enabled",
-    "competitor_id",
     "params",
+    "severity",
     "created_at",
     "updated_at"
   )
@@ -1038,11 +1050,11 @@ where
 
 -- social.repository.ts: socialTerritoryReferences
 select
-  count(*)::int as competitors
+  cast(count(*) as integer) as "competitors"
 from
-  social_competitors
+  "social_competitors"
 where
-  territory_id = $1;
+  "territory_id" = $1;
 
 -- social.stats.repository.ts: postBuckets
 select
@@ -1186,28 +1198,34 @@ where
 
 -- social.stats.repository.ts: windowFigures
 select
-  p.competitor_id as "competitorId",
-  count(*)::int as posts,
-  coalesce(sum(p.engagement), 0)::float8 as engagement,
-  avg(p.engagement_rate) as "meanRate",
-  count(*) filter (
-    where
-      p.sentiment_label = 'positive'
-  )::int as positive,
-  count(*) filter (
-    where
-      p.sentiment_label = 'neutral'
-  )::int as neutral,
-  count(*) filter (
-    where
-      p.sentiment_label = 'negative'
-  )::int as negative
+  "competitor_id",
+  cast(count(*) as integer) as "posts",
+  cast(coalesce(sum("engagement"), 0) as float8) as "engagement",
+  avg("engagement_rate") as "mean_rate",
+  cast(
+    count(*) filter (
+      where
+        "sentiment_label" = $1
+    ) as integer
+  ) as "positive",
+  cast(
+    count(*) filter (
+      where
+        "sentiment_label" = $2
+    ) as integer
+  ) as "neutral",
+  cast(
+    count(*) filter (
+      where
+        "sentiment_label" = $3
+    ) as integer
+  ) as "negative"
 from
-  social_posts p
+  "social_posts"
 where
-  p.published_at >= $1::timestamptz
+  "published_at" >= $4
 group by
-  1;
+  "competitor_id";
 
 -- social.stats.repository.ts: followerGrowth
 select
@@ -1246,20 +1264,20 @@ from
 
 -- social.stats.repository.ts: newAlertCount
 select
-  count(*)::int as count
+  cast(count(*) as integer) as "count"
 from
-  social_alerts
+  "social_alerts"
 where
-  state = 'new';
+  "state" = $1;
 
 -- social.stats.repository.ts: quotaUsage
 select
-  u.platform,
-  u.used
+  "platform",
+  "used"
 from
-  social_quota_usage u
-  join unnest($1::text[], $2::timestamptz[]) as x (platform, start) on x.platform = u.platform
-  and x.start = u.period_start;
+  "social_quota_usage"
+where
+  ("platform", "period_start") in (($1, $2));
 
 -- social.stats.repository.ts: socialFiguresBetween
 select

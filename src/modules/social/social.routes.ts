@@ -57,7 +57,7 @@ export const socialRouter = new ApiRouter('social-monitoring', 'Competitors on s
       query: dashboardQuery,
       response: dashboardView,
     },
-    async ({ ctx, em, input }) => socialDashboard(ctx.deps, em, input.query.days),
+    async ({ ctx, input }) => socialDashboard(ctx.deps, input.query.days),
   )
   .post(
     `${base}/competitors`,
@@ -83,7 +83,7 @@ export const socialRouter = new ApiRouter('social-monitoring', 'Competitors on s
       query: listCompetitorsQuery,
       response: pageSchema(competitorView),
     },
-    async ({ ctx, em, input }) => service.listCompetitors(ctx.deps, em, input.query),
+    async ({ ctx, input }) => service.listCompetitors(ctx.deps, input.query),
   )
   .get(`${base}/competitors/:id`, { summary: 'One competitor', access: socialPolicy.roles('read'), params: idParams, response: competitorView }, async ({ ctx, input }) =>
     service.getCompetitor(ctx.deps, input.params.id),
@@ -205,7 +205,7 @@ export const socialRouter = new ApiRouter('social-monitoring', 'Competitors on s
       query: listAlertsQuery,
       response: pageSchema(alertView),
     },
-    async ({ ctx, em, input }) => service.listAlerts(ctx.deps, em, input.query),
+    async ({ ctx, input }) => service.listAlerts(ctx.deps, input.query),
   )
   .patch(
     `${base}/alerts/:id`,
@@ -217,7 +217,7 @@ export const socialRouter = new ApiRouter('social-monitoring', 'Competitors on s
       body: updateAlertBody,
       response: alertView,
     },
-    async ({ em, input, actor }) => service.markAlert(em, input.params.id, input.body.state, actor.id),
+    async ({ ctx, input, actor }) => service.markAlert(ctx.deps.db, input.params.id, input.body.state, actor.id),
   )
   .get(
     `${base}/alert-rules`,

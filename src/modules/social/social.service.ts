@@ -1,5 +1,4 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { instantAt } from '../../kernel/calendar';
 import type { AppDeps } from '../../kernel/context';
 import { AppError, ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
@@ -148,8 +147,8 @@ export async function getCompetitor(deps: Deps, id: string) {
   return competitor;
 }
 
-export async function listCompetitors(deps: Deps, em: EntityManager, query: { active?: boolean | undefined; limit: number; cursor?: string | undefined }) {
-  const page = await competitorPage(em, query, query);
+export async function listCompetitors(deps: Deps, query: { active?: boolean | undefined; limit: number; cursor?: string | undefined }) {
+  const page = await competitorPage(deps.db, query, query);
   return { data: await presentCompetitors(deps, page.data), nextCursor: page.nextCursor };
 }
 
@@ -206,10 +205,13 @@ export async function changeProfile(deps: Deps, competitorId: string, profileId:
   if (changes.handle !== undefined || changes.source !== undefined) {
     changes.reset = { nextFetchAt: source === 'api' ? new Date() : null, clearIdentity: changes.handle !== undefined };
   }
-  try {
-    await updateProfile(deps.db, competitorId, profileId, changes);
-  } catch (error) {
-    conflictOf(error);
+  // Everything asked is what the profile already is: nothing to write (an empty update is no statement).
+  if (Object.keys(changes).length > 0) {
+    try {
+      await updateProfile(deps.db, competitorId, profileId, changes);
+    } catch (error) {
+      conflictOf(error);
+    }
   }
   return presentProfile((await findProfile(deps.db, profileId))!, connectorFor(deps, profile.platform)?.configured);
 }
@@ -267,14 +269,14 @@ export async function getPost(deps: Deps, id: string) {
 
 // ───────────── alerts and rules
 
-export async function listAlerts(deps: Deps, em: EntityManager, query: ListAlertsInput) {
+export async function listAlerts(deps: Deps, query: ListAlertsInput) {
   const { from, to } = rangeOf(query, deps.config.timeZone);
-  const page = await alertPage(em, { ...query, from, to }, query);
+  const page = await alertPage(deps.db, { ...query, from, to }, query);
   return { data: page.data.map(presentAlert), nextCursor: page.nextCursor };
 }
 
-export async function markAlert(em: EntityManager, id: string, state: AlertState, userId: string) {
-  const alert = await setAlertState(em, id, state, userId);
+export async function markAlert(q: Queries, id: string, state: AlertState, userId: string) {
+  const alert = await setAlertState(q, id, state, userId);
   if (!alert) throw new NotFoundError('No alert has this id.');
   return presentAlert(alert);
 }

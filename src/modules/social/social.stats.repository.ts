@@ -1,5 +1,9 @@
-import { sql, type Database, type Queries } from '../../kernel/sql';
-import type { Platform } from './social.entities';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { camelRow } from '../../kernel/rows';
+import { sql, tables, type Database, type Queries } from '../../kernel/sql';
+import { AlertSchema, PostSchema, QuotaUsageSchema, type Platform } from './social.entities';
+
+const db = tables<InferKyselyDB<typeof PostSchema | typeof AlertSchema | typeof QuotaUsageSchema>>();
 
 const platformFilter = (column: string, platform: Platform | undefined) => (platform ? sql`and ${sql.raw(column)} = ${platform}` : sql``);
 
@@ -78,24 +82,24 @@ export async function dailyFollowers(
     where true ${platformFilter('p.platform', platform)}`);
 }
 
-export interface WindowFigures {
-  competitorId: string;
-  posts: number;
-  engagement: number;
-  meanRate: number | null;
-  positive: number;
-  neutral: number;
-  negative: number;
-}
-
 /** Posts, engagement and sentiment per competitor for posts published since `since`. */
-export async function windowFigures(q: Queries, since: Date): Promise<WindowFigures[]> {
-  return q.rows<WindowFigures>(sql`
-    select p.competitor_id as "competitorId", count(*)::int as posts, coalesce(sum(p.engagement), 0)::float8 as engagement, avg(p.engagement_rate) as "meanRate",
-      count(*) filter (where p.sentiment_label = 'positive')::int as positive, count(*) filter (where p.sentiment_label = 'neutral')::int as neutral,
-      count(*) filter (where p.sentiment_label = 'negative')::int as negative
-    from social_posts p where p.published_at >= ${since}::timestamptz
-    group by 1`);
+export async function windowFigures(q: Queries, since: Date) {
+  const rows = await q.rows(
+    db
+      .selectFrom('social_posts')
+      .select((post) => [
+        'competitor_id',
+        post.cast<number>(post.fn.countAll(), 'integer').as('posts'),
+        post.cast<number>(post.fn.coalesce(post.fn.sum('engagement'), post.lit(0)), 'float8').as('engagement'),
+        post.fn.avg<number | null>('engagement_rate').as('mean_rate'),
+        post.cast<number>(post.fn.countAll().filterWhere('sentiment_label', '=', 'positive'), 'integer').as('positive'),
+        post.cast<number>(post.fn.countAll().filterWhere('sentiment_label', '=', 'neutral'), 'integer').as('neutral'),
+        post.cast<number>(post.fn.countAll().filterWhere('sentiment_label', '=', 'negative'), 'integer').as('negative'),
+      ])
+      .where('published_at', '>=', since)
+      .groupBy('competitor_id'),
+  );
+  return rows.map((row) => camelRow(row));
 }
 
 export interface FollowerGrowth {
@@ -119,16 +123,30 @@ export async function followerGrowth(q: Queries, now: Date): Promise<FollowerGro
 }
 
 export async function newAlertCount(q: Queries): Promise<number> {
-  const row = await q.first<{ count: number }>(sql`select count(*)::int as count from social_alerts where state = 'new'`);
+  const row = await q.first(
+    db
+      .selectFrom('social_alerts')
+      .select((alert) => alert.cast<number>(alert.fn.countAll(), 'integer').as('count'))
+      .where('state', '=', 'new'),
+  );
   return row?.count ?? 0;
 }
 
 export async function quotaUsage(q: Queries, periods: readonly { platform: Platform; start: Date }[]): Promise<Map<Platform, number>> {
   if (!periods.length) return new Map();
-  const rows = await q.rows<{ platform: Platform; used: string }>(sql`
-    select u.platform, u.used from social_quota_usage u
-    join unnest(${periods.map((period) => period.platform)}::text[], ${periods.map((period) => period.start)}::timestamptz[]) as x(platform, start)
-      on x.platform = u.platform and x.start = u.period_start`);
+  const rows = await q.rows(
+    db
+      .selectFrom('social_quota_usage')
+      .select(['platform', 'used'])
+      .where((usage) =>
+        usage(
+          usage.refTuple('platform', 'period_start'),
+          'in',
+          periods.map((period) => usage.tuple(period.platform, period.start)),
+        ),
+      ),
+  );
+  // int8 comes as text.
   return new Map(rows.map((row) => [row.platform, Number(row.used)]));
 }
 

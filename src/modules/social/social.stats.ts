@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { addDays, localClock } from '../../kernel/calendar';
 import type { AppDeps } from '../../kernel/context';
@@ -28,7 +27,7 @@ function growthOf(rows: readonly { followers: number | null; before: number | nu
 /** Sums over profiles that have a value, null when none has. */
 const sumKnown = (values: (number | null)[]) => (values.some((value) => value !== null) ? values.reduce<number>((sum, value) => sum + (value ?? 0), 0) : null);
 
-export async function socialDashboard(deps: Deps, em: EntityManager, days: number, now = new Date()): Promise<z.input<typeof dashboardView>> {
+export async function socialDashboard(deps: Deps, days: number, now = new Date()): Promise<z.input<typeof dashboardView>> {
   const since = new Date(now.getTime() - days * 86_400_000);
   const competitors = await allCompetitors(deps.db, { activeOnly: true });
   const periods = PLATFORMS.filter((platform) => connectorFor(deps, platform)).map((platform) => ({ platform, ...quotaPeriod(platform, deps.config.social, now) }));
@@ -39,7 +38,7 @@ export async function socialDashboard(deps: Deps, em: EntityManager, days: numbe
     ),
     windowFigures(deps.db, since),
     followerGrowth(deps.db, now),
-    latestAlerts(em, 10),
+    latestAlerts(deps.db, 10),
     newAlertCount(deps.db),
     quotaUsage(deps.db, periods),
   ]);
