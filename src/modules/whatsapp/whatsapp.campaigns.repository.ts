@@ -1,10 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow, jsonText, snakeRow } from '../../kernel/rows';
 import { tables, type Queries } from '../../kernel/sql';
-import { WaCampaignSchema, type StoredSegment, type VariableSource, type WaCampaign, type WaConversationSchema, type WaMessageSchema } from './whatsapp.entities';
+import type { WaCampaignSchema, WaConversationSchema, WaMessageSchema } from './whatsapp.entities';
 import type { WaCampaignStatus } from './whatsapp.entities';
 
 type CampaignTables = InferKyselyDB<typeof WaCampaignSchema | typeof WaConversationSchema | typeof WaMessageSchema>;
@@ -134,82 +134,55 @@ export async function pauseScheduled(q: Queries, id: string, notice: string): Pr
   await q.write(db.updateTable('wa_campaigns').set({ status: 'paused', notice }).where('id', '=', id).where('status', '=', 'scheduled'));
 }
 
-export interface NewCampaign {
-  name: string;
-  templateId: string;
-  variables: VariableSource[];
-  segment: StoredSegment;
-  status: WaCampaignStatus;
-  scheduledAt: Date | null;
-  audienceSize: number;
-  createdById: string;
-}
-
 /** A campaign's columns as the module presents it. */
 const campaignColumns = [
   'id',
   'name',
-  'template_id as templateId',
+  'template_id',
   'variables',
   'segment',
   'status',
-  'scheduled_at as scheduledAt',
-  'audience_size as audienceSize',
-  'queued_count as queuedCount',
+  'scheduled_at',
+  'audience_size',
+  'queued_count',
   'notice',
-  'created_at as createdAt',
-  'started_at as startedAt',
-  'completed_at as completedAt',
+  'created_at',
+  'started_at',
+  'completed_at',
 ] as const;
 
-export function findCampaign(q: Queries, id: string) {
-  return q.first(db.selectFrom('wa_campaigns').select(campaignColumns).where('id', '=', id));
+const campaignOf = (row: Pick<Selectable<CampaignTables['wa_campaigns']>, (typeof campaignColumns)[number]>) => camelRow(row);
+export type CampaignRecord = ReturnType<typeof campaignOf>;
+
+export async function findCampaign(q: Queries, id: string): Promise<CampaignRecord | undefined> {
+  const row = await q.first(db.selectFrom('wa_campaigns').select(campaignColumns).where('id', '=', id));
+  return row && campaignOf(row);
 }
 
-export type CampaignRecord = NonNullable<Awaited<ReturnType<typeof findCampaign>>>;
+/** What a new campaign is written from: the record's fields that are not yet counted or stamped, and who made it. */
+export type NewCampaign = Pick<CampaignRecord, 'name' | 'templateId' | 'variables' | 'segment' | 'status' | 'scheduledAt' | 'audienceSize'> & { createdById: string };
 
 /** A new campaign; its id. */
 export async function insertCampaign(q: Queries, campaign: NewCampaign): Promise<string> {
   const id = newId();
   await q.write(
     db.insertInto('wa_campaigns').values({
+      ...snakeRow(campaign),
       id,
-      name: campaign.name,
-      template_id: campaign.templateId,
-      // Kysely's jsonb columns take the JSON text.
-      variables: JSON.stringify(campaign.variables) as unknown as VariableSource[],
-      segment: JSON.stringify(campaign.segment) as unknown as StoredSegment,
-      status: campaign.status,
-      scheduled_at: campaign.scheduledAt,
-      audience_size: campaign.audienceSize,
+      variables: jsonText(campaign.variables),
+      segment: jsonText(campaign.segment),
       queued_count: 0,
       notice: null,
-      created_by_id: campaign.createdById,
       created_at: new Date(),
     }),
   );
   return id;
 }
 
-function campaignRecordOf(campaign: WaCampaign): CampaignRecord {
-  return {
-    id: campaign.id,
-    name: campaign.name,
-    templateId: campaign.template.id,
-    variables: campaign.variables,
-    segment: campaign.segment,
-    status: campaign.status,
-    scheduledAt: campaign.scheduledAt ?? null,
-    audienceSize: campaign.audienceSize,
-    queuedCount: campaign.queuedCount,
-    notice: campaign.notice ?? null,
-    createdAt: campaign.createdAt,
-    startedAt: campaign.startedAt ?? null,
-    completedAt: campaign.completedAt ?? null,
-  };
-}
-
-/** Newest first (keyset pagination through the ORM's cursors). */
-export function campaignPage(em: EntityManager, status: WaCampaignStatus | undefined, page: PageRequest): Promise<Page<CampaignRecord>> {
-  return findPage(em, WaCampaignSchema, status ? { status } : {}, page, { createdAt: 'desc', id: 'desc' }, campaignRecordOf);
+/** Newest first. */
+export async function campaignPage(q: Queries, status: WaCampaignStatus | undefined, page: PageRequest): Promise<Page<CampaignRecord>> {
+  let query = db.selectFrom('wa_campaigns').select(campaignColumns);
+  if (status) query = query.where('status', '=', status);
+  const found = await queryPage(q, query, ['created_at', 'id'], 'desc', page);
+  return { data: found.data.map(campaignOf), nextCursor: found.nextCursor };
 }

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError, ValidationError } from '../../kernel/errors';
@@ -84,8 +83,8 @@ export async function getCampaign(q: Queries, id: string) {
   return presentCampaign(campaign, (await campaignCounters(q, [id])).get(id)!);
 }
 
-export async function listCampaigns(em: EntityManager, q: Queries, query: PageRequest & { status?: WaCampaignStatus | undefined }) {
-  const page = await campaignPage(em, query.status, { cursor: query.cursor, limit: query.limit });
+export async function listCampaigns(q: Queries, query: PageRequest & { status?: WaCampaignStatus | undefined }) {
+  const page = await campaignPage(q, query.status, { cursor: query.cursor, limit: query.limit });
   const counters = await campaignCounters(
     q,
     page.data.map((row) => row.id),

@@ -1,24 +1,14 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FilterQuery } from '@mikro-orm/core';
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import type { Updateable } from 'kysely';
+import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
-import { prepared, sql, tables, type Queries } from '../../kernel/sql';
-import { audienceContacts } from '../audience';
-import {
-  WaConversationSchema,
-  WaMessageSchema,
-  STATUS_RANK,
-  type ConversationStatus,
-  type MessageKind,
-  type WaConversation,
-  type WaMessage,
-  type WaTemplateSchema,
-} from './whatsapp.entities';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow, jsonText, snakeRow, type CamelCased } from '../../kernel/rows';
+import { builderFragment, prepared, tables, type Queries } from '../../kernel/sql';
+import { audienceContacts, type ContactSchema } from '../audience';
+import { STATUS_RANK, type ConversationStatus, type MessageKind, type WaConversationSchema, type WaMessageSchema, type WaTemplateSchema } from './whatsapp.entities';
 
 // Conversations and their messages. A conversation is read with its contact, which the audience
-// module owns: its view of contacts for one, the ORM's populated relation for a page.
+// module owns: joined through its view of contacts.
 
 type ConversationTables = InferKyselyDB<typeof WaConversationSchema | typeof WaMessageSchema | typeof WaTemplateSchema>;
 const db = tables<ConversationTables>();
@@ -46,94 +36,56 @@ export function phoneDigits(search: string): string | undefined {
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
-/** A conversation with what the inbox shows of its contact (the contact is the audience module's). */
-export interface ConversationRecord {
-  id: string;
-  status: ConversationStatus;
-  unreadCount: number;
-  assignedToId: string | null;
-  lastInboundAt: Date | null;
-  lastMessageAt: Date;
-  lastMessageId: string | null;
-  contact: { id: string; name: string; phone: string | null; neighbourhood: string | null; whatsappOptIn: boolean; whatsappOptedOutAt: Date | null };
+/** A conversation's columns as the inbox reads them. */
+const conversationColumns = ['id', 'status', 'unread_count', 'assigned_to_id', 'last_inbound_at', 'last_message_at', 'last_message_id'] as const;
+type ConversationRow = Pick<Selectable<ConversationTables['wa_conversations']>, (typeof conversationColumns)[number]>;
+
+/** What the inbox shows of a contact (the audience module's), read through its view of contacts. */
+type ContactRow = Pick<Selectable<InferKyselyDB<typeof ContactSchema>['contacts']>, 'id' | 'name' | 'phone' | 'neighbourhood' | 'whatsapp_opt_in' | 'whatsapp_opted_out_at'>;
+
+/** A conversation with what the inbox shows of its contact. */
+export type ConversationRecord = CamelCased<ConversationRow> & { contact: CamelCased<ContactRow> };
+
+/** Conversations joined with their contacts (a conversation goes with its contact: cascade). */
+function conversationsWithContacts() {
+  return db
+    .selectFrom('wa_conversations as w')
+    .innerJoin(builderFragment<ContactRow>(audienceContacts()).as('c'), 'c.id', 'w.contact_id')
+    .select([
+      ...conversationColumns.map((column) => `w.${column}` as const),
+      'c.id as contact_id',
+      'c.name',
+      'c.phone',
+      'c.neighbourhood',
+      'c.whatsapp_opt_in',
+      'c.whatsapp_opted_out_at',
+    ]);
 }
 
-function conversationRecordOf(conversation: WaConversation): ConversationRecord {
-  const contact = conversation.contact;
-  return {
-    id: conversation.id,
-    status: conversation.status,
-    unreadCount: conversation.unreadCount,
-    assignedToId: conversation.assignedTo?.id ?? null,
-    lastInboundAt: conversation.lastInboundAt ?? null,
-    lastMessageAt: conversation.lastMessageAt,
-    lastMessageId: conversation.lastMessageId ?? null,
-    contact: {
-      id: contact.id,
-      name: contact.name,
-      phone: contact.phone ?? null,
-      neighbourhood: contact.neighbourhood ?? null,
-      whatsappOptIn: contact.whatsappOptIn,
-      whatsappOptedOutAt: contact.whatsappOptedOutAt ?? null,
-    },
-  };
+function conversationOf(row: ConversationRow & Omit<ContactRow, 'id'> & { contact_id: string }): ConversationRecord {
+  const { contact_id: id, name, phone, neighbourhood, whatsapp_opt_in, whatsapp_opted_out_at, ...conversation } = row;
+  return { ...camelRow(conversation), contact: camelRow({ id, name, phone, neighbourhood, whatsapp_opt_in, whatsapp_opted_out_at }) };
 }
 
-/** Conversations by their latest message, each with its contact loaded (the search reads the contact's name and phone). */
-export function conversationPage(em: EntityManager, filter: ConversationFilter, page: PageRequest): Promise<Page<ConversationRecord>> {
-  const where: FilterQuery<WaConversation> = {};
-  if (filter.status) where.status = filter.status;
-  if (filter.unread !== undefined) where.unreadCount = filter.unread ? { $gt: 0 } : 0;
-  if (filter.assignedToId !== undefined) where.assignedTo = filter.assignedToId;
+/** Conversations by their latest message, each with its contact (the search reads the contact's name and phone). */
+export async function conversationPage(q: Queries, filter: ConversationFilter, page: PageRequest): Promise<Page<ConversationRecord>> {
+  let query = conversationsWithContacts();
+  if (filter.status) query = query.where('w.status', '=', filter.status);
+  if (filter.unread !== undefined) query = query.where('w.unread_count', filter.unread ? '>' : '=', 0);
+  if (filter.assignedToId !== undefined) query = query.where('w.assigned_to_id', filter.assignedToId === null ? 'is' : '=', filter.assignedToId);
   if (filter.search) {
     const digits = phoneDigits(filter.search);
-    const name = { name: { $ilike: `%${escapeLike(filter.search)}%` } };
-    where.contact = digits ? { $or: [name, { phone: { $like: `%${digits}%` } }] } : name;
+    const name = `%${escapeLike(filter.search)}%`;
+    query = query.where((eb) => (digits ? eb.or([eb('c.name', 'ilike', name), eb('c.phone', 'like', `%${digits}%`)]) : eb('c.name', 'ilike', name)));
   }
-  return findPage(em, WaConversationSchema, where, page, { lastMessageAt: 'desc', id: 'desc' }, conversationRecordOf, { populate: ['contact'] });
+  const found = await queryPage(q, query, ['w.last_message_at', 'w.id'], 'desc', page);
+  return { data: found.data.map(conversationOf), nextCursor: found.nextCursor };
 }
 
-/** One conversation with its contact, joined through the audience module's view of contacts. */
+/** One conversation with its contact. */
 export async function findConversation(q: Queries, id: string): Promise<ConversationRecord | undefined> {
-  const row = await q.first(
-    sql<{
-      id: string;
-      status: ConversationStatus;
-      unread_count: number;
-      assigned_to_id: string | null;
-      last_inbound_at: Date | null;
-      last_message_at: Date;
-      last_message_id: string | null;
-      contact_id: string;
-      name: string;
-      phone: string | null;
-      neighbourhood: string | null;
-      whatsapp_opt_in: boolean;
-      whatsapp_opted_out_at: Date | null;
-    }>`
-      select w.id, w.status, w.unread_count, w.assigned_to_id, w.last_inbound_at, w.last_message_at, w.last_message_id,
-             c.id as contact_id, c.name, c.phone, c.neighbourhood, c.whatsapp_opt_in, c.whatsapp_opted_out_at
-      from wa_conversations w join ${audienceContacts()} c on c.id = w.contact_id
-      where w.id = ${id}::uuid`,
-  );
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    status: row.status,
-    unreadCount: row.unread_count,
-    assignedToId: row.assigned_to_id,
-    lastInboundAt: row.last_inbound_at,
-    lastMessageAt: row.last_message_at,
-    lastMessageId: row.last_message_id,
-    contact: {
-      id: row.contact_id,
-      name: row.name,
-      phone: row.phone,
-      neighbourhood: row.neighbourhood,
-      whatsappOptIn: row.whatsapp_opt_in,
-      whatsappOptedOutAt: row.whatsapp_opted_out_at,
-    },
-  };
+  const row = await q.first(conversationsWithContacts().where('w.id', '=', id));
+  return row && conversationOf(row);
 }
 
 /** Unread across open conversations (the inbox badge), from the partial index on them. */
@@ -152,62 +104,44 @@ export async function unreadTotals(q: Queries) {
 /** A message's columns as staff see it. */
 const messageColumns = [
   'id',
-  'conversation_id as conversationId',
-  'campaign_id as campaignId',
+  'conversation_id',
+  'campaign_id',
   'direction',
   'kind',
   'body',
-  'template_id as templateId',
+  'template_id',
   'params',
   'status',
   'provider',
-  'error_code as errorCode',
-  'error_title as errorTitle',
-  'sent_by_id as sentById',
-  'created_at as createdAt',
-  'accepted_at as acceptedAt',
-  'sent_at as sentAt',
-  'delivered_at as deliveredAt',
-  'read_at as readAt',
+  'error_code',
+  'error_title',
+  'sent_by_id',
+  'created_at',
+  'accepted_at',
+  'sent_at',
+  'delivered_at',
+  'read_at',
 ] as const;
 
-export async function messagesById(q: Queries, ids: readonly string[]) {
-  return ids.length ? q.rows(db.selectFrom('wa_messages').select(messageColumns).where('id', 'in', ids)) : [];
-}
+const messageOf = (row: Pick<Selectable<ConversationTables['wa_messages']>, (typeof messageColumns)[number]>) => camelRow(row);
+export type MessageRecord = ReturnType<typeof messageOf>;
 
-export type MessageRecord = Awaited<ReturnType<typeof messagesById>>[number];
-
-function messageRecordOf(message: WaMessage): MessageRecord {
-  return {
-    id: message.id,
-    conversationId: message.conversation?.id ?? null,
-    campaignId: message.campaign?.id ?? null,
-    direction: message.direction,
-    kind: message.kind,
-    body: message.body ?? null,
-    templateId: message.template?.id ?? null,
-    params: message.params ?? null,
-    status: message.status,
-    provider: message.provider ?? null,
-    errorCode: message.errorCode ?? null,
-    errorTitle: message.errorTitle ?? null,
-    sentById: message.sentBy?.id ?? null,
-    createdAt: message.createdAt,
-    acceptedAt: message.acceptedAt ?? null,
-    sentAt: message.sentAt ?? null,
-    deliveredAt: message.deliveredAt ?? null,
-    readAt: message.readAt ?? null,
-  };
+export async function messagesById(q: Queries, ids: readonly string[]): Promise<MessageRecord[]> {
+  return ids.length ? (await q.rows(db.selectFrom('wa_messages').select(messageColumns).where('id', 'in', ids))).map(messageOf) : [];
 }
 
 /** Conversation messages of everyone, newest first (`direction` narrows), as the text-free activity list presents them. */
-export function activityPage<Out>(em: EntityManager, direction: 'in' | 'out' | undefined, page: PageRequest, present: (message: MessageRecord) => Out): Promise<Page<Out>> {
-  return findPage(em, WaMessageSchema, { conversation: { $ne: null }, ...(direction ? { direction } : {}) }, page, { id: 'desc' }, (message) => present(messageRecordOf(message)));
+export async function activityPage<Out>(q: Queries, direction: 'in' | 'out' | undefined, page: PageRequest, present: (message: MessageRecord) => Out): Promise<Page<Out>> {
+  let query = db.selectFrom('wa_messages').select(messageColumns).where('conversation_id', 'is not', null);
+  if (direction) query = query.where('direction', '=', direction);
+  const found = await queryPage(q, query, ['id'], 'desc', page);
+  return { data: found.data.map((row) => present(messageOf(row))), nextCursor: found.nextCursor };
 }
 
 /** A contact's whole thread (campaign messages included), newest first. */
-export function messagePage(em: EntityManager, contactId: string, page: PageRequest): Promise<Page<MessageRecord>> {
-  return findPage(em, WaMessageSchema, { contact: contactId }, page, { id: 'desc' }, messageRecordOf);
+export async function messagePage(q: Queries, contactId: string, page: PageRequest): Promise<Page<MessageRecord>> {
+  const found = await queryPage(q, db.selectFrom('wa_messages').select(messageColumns).where('contact_id', '=', contactId), ['id'], 'desc', page);
+  return { data: found.data.map(messageOf), nextCursor: found.nextCursor };
 }
 
 /** The bodies of these templates, by id. */
@@ -244,8 +178,7 @@ export async function queueReply(tx: Queries, reply: NewReply): Promise<MessageR
         kind: content.kind,
         body: content.body,
         template_id: content.templateId,
-        // Kysely's jsonb columns take the JSON text.
-        params: content.params === null ? null : (JSON.stringify(content.params) as unknown as string[]),
+        params: content.params === null ? null : jsonText(content.params),
         status: 'queued',
         status_rank: STATUS_RANK.queued,
         priority: 0,
@@ -256,22 +189,16 @@ export async function queueReply(tx: Queries, reply: NewReply): Promise<MessageR
       })
       .returning(messageColumns),
   );
-  const message = rows[0]!;
+  const message = messageOf(rows[0]!);
   await tx.write(db.updateTable('wa_conversations').set({ last_message_at: at, last_message_id: message.id }).where('id', '=', reply.conversationId));
   return message;
 }
 
-export interface ConversationChanges {
-  unreadCount?: number;
-  /** null: unassigned. */
-  assignedToId?: string | null;
-  status?: ConversationStatus;
-}
+/** The fields a change may set (those left undefined stay as they are); `assignedToId` null unassigns. */
+export type ConversationChanges = Partial<Pick<ConversationRecord, 'unreadCount' | 'assignedToId' | 'status'>>;
 
 export async function saveConversation(q: Queries, id: string, changes: ConversationChanges): Promise<void> {
-  const set: Updateable<ConversationTables['wa_conversations']> = {};
-  if (changes.unreadCount !== undefined) set.unread_count = changes.unreadCount;
-  if (changes.assignedToId !== undefined) set.assigned_to_id = changes.assignedToId;
-  if (changes.status) set.status = changes.status;
-  if (Object.keys(set).length) await q.write(db.updateTable('wa_conversations').set(set).where('id', '=', id));
+  const set = snakeRow(changes);
+  // The builder leaves out the columns whose value is undefined; with none left there is nothing to write.
+  if (Object.values(set).some((value) => value !== undefined)) await q.write(db.updateTable('wa_conversations').set(set).where('id', '=', id));
 }

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, invalidField, NotFoundError } from '../../kernel/errors';
@@ -64,16 +63,16 @@ async function presentConversations(q: Queries, conversations: repository.Conver
 }
 
 /** `assignee`: `me` is the caller, `none` the unassigned conversations, else a user id. */
-export async function listConversations(em: EntityManager, deps: Pick<AppDeps, 'db'>, actor: Actor, query: ListQuery) {
+export async function listConversations(deps: Pick<AppDeps, 'db'>, actor: Actor, query: ListQuery) {
   const { cursor, limit, status, unread, assignee, q } = query;
   const assignedToId = assignee === undefined ? undefined : assignee === 'me' ? actor.id : assignee === 'none' ? null : assignee;
-  const page = await repository.conversationPage(em, { status, unread, assignedToId, search: q }, { cursor, limit });
+  const page = await repository.conversationPage(deps.db, { status, unread, assignedToId, search: q }, { cursor, limit });
   return { data: await presentConversations(deps.db, page.data), nextCursor: page.nextCursor };
 }
 
 /** Who a conversation may be handed to: active staff whose role may converse, by name. */
-export async function listAssignees(em: EntityManager, query: PageRequest & { q?: string | undefined }) {
-  const page = await userPage(em, { roles: ROLES.filter(mayBeAssignedConversations), active: true, q: query.q }, query);
+export async function listAssignees(q: Queries, query: PageRequest & { q?: string | undefined }) {
+  const page = await userPage(q, { roles: ROLES.filter(mayBeAssignedConversations), active: true, q: query.q }, query);
   return { data: page.data.map((user) => ({ id: user.id, name: user.name, role: user.role })), nextCursor: page.nextCursor };
 }
 
@@ -93,16 +92,16 @@ export async function getConversation(deps: Pick<AppDeps, 'db'>, id: string): Pr
 }
 
 /** The contact's whole thread (campaign messages included), newest first. */
-export async function listMessages(em: EntityManager, deps: Pick<AppDeps, 'db'>, id: string, page: PageRequest) {
+export async function listMessages(deps: Pick<AppDeps, 'db'>, id: string, page: PageRequest) {
   const conversation = await findConversation(deps.db, id);
-  const result = await repository.messagePage(em, conversation.contact.id, page);
+  const result = await repository.messagePage(deps.db, conversation.contact.id, page);
   const bodies = await templateBodies(deps.db, result.data);
   return { data: result.data.map((message) => presentMessage(message, message.templateId ? bodies.get(message.templateId) : undefined)), nextCursor: result.nextCursor };
 }
 
 /** Recent conversation messages without a word of them: what the war room shows of WhatsApp on opening, before `whatsapp:activity` keeps it live. */
-export function listActivity(em: EntityManager, query: PageRequest & { direction?: 'in' | 'out' | undefined }) {
-  return repository.activityPage(em, query.direction, { cursor: query.cursor, limit: query.limit }, (message) => ({
+export function listActivity(deps: Pick<AppDeps, 'db'>, query: PageRequest & { direction?: 'in' | 'out' | undefined }) {
+  return repository.activityPage(deps.db, query.direction, { cursor: query.cursor, limit: query.limit }, (message) => ({
     id: message.id,
     direction: message.direction,
     kind: message.kind,

@@ -279,17 +279,17 @@ where
 select
   "id",
   "name",
-  "template_id" as "templateId",
+  "template_id",
   "variables",
   "segment",
   "status",
-  "scheduled_at" as "scheduledAt",
-  "audience_size" as "audienceSize",
-  "queued_count" as "queuedCount",
+  "scheduled_at",
+  "audience_size",
+  "queued_count",
   "notice",
-  "created_at" as "createdAt",
-  "started_at" as "startedAt",
-  "completed_at" as "completedAt"
+  "created_at",
+  "started_at",
+  "completed_at"
 from
   "wa_campaigns"
 where
@@ -298,17 +298,17 @@ where
 -- whatsapp.campaigns.repository.ts: insertCampaign
 insert into
   "wa_campaigns" (
-    "id",
+    "audience_size",
     "name",
-    "template_id",
-    "variables",
+    "scheduled_at",
     "segment",
     "status",
-    "scheduled_at",
-    "audience_size",
+    "template_id",
+    "variables",
+    "created_by_id",
+    "id",
     "queued_count",
     "notice",
-    "created_by_id",
     "created_at"
   )
 values
@@ -316,14 +316,26 @@ values
 
 -- whatsapp.campaigns.repository.ts: campaignPage
 select
-  "w0".*
+  "id",
+  "name",
+  "template_id",
+  "variables",
+  "segment",
+  "status",
+  "scheduled_at",
+  "audience_size",
+  "queued_count",
+  "notice",
+  "created_at",
+  "started_at",
+  "completed_at"
 from
-  "wa_campaigns" as "w0"
+  "wa_campaigns"
 where
-  "w0"."status" = $1
+  "status" = $1
 order by
-  "w0"."created_at" desc,
-  "w0"."id" desc
+  "created_at" desc,
+  "id" desc
 limit
   $2;
 
@@ -338,59 +350,22 @@ where
 
 -- whatsapp.conversations.repository.ts: conversationPage
 select
-  "w0".*,
-  "c1"."id" as "c1__id",
-  "c1"."identity_key" as "c1__identity_key",
-  "c1"."name" as "c1__name",
-  "c1"."name_folded" as "c1__name_folded",
-  "c1"."phone" as "c1__phone",
-  "c1"."email" as "c1__email",
-  "c1"."document_id" as "c1__document_id",
-  "c1"."territory_id" as "c1__territory_id",
-  "c1"."neighbourhood" as "c1__neighbourhood",
-  "c1"."interests" as "c1__interests",
-  "c1"."tags" as "c1__tags",
-  "c1"."whatsapp_opt_in" as "c1__whatsapp_opt_in",
-  "c1"."whatsapp_opted_out_at" as "c1__whatsapp_opted_out_at",
-  "c1"."email_opt_in" as "c1__email_opt_in",
-  "c1"."email_opted_out_at" as "c1__email_opted_out_at",
-  "c1"."erased_at" as "c1__erased_at",
-  "c1"."merged_into_id" as "c1__merged_into_id",
-  "c1"."merged_at" as "c1__merged_at",
-  "c1"."created_at" as "c1__created_at",
-  "c1"."updated_at" as "c1__updated_at"
+  "w"."id",
+  "w"."status",
+  "w"."unread_count",
+  "w"."assigned_to_id",
+  "w"."last_inbound_at",
+  "w"."last_message_at",
+  "w"."last_message_id",
+  "c"."id" as "contact_id",
+  "c"."name",
+  "c"."phone",
+  "c"."neighbourhood",
+  "c"."whatsapp_opt_in",
+  "c"."whatsapp_opted_out_at"
 from
-  "wa_conversations" as "w0"
-  inner join "contacts" as "c1" on "w0"."contact_id" = "c1"."id"
-where
-  "w0"."status" = $1
-  and "w0"."unread_count" = $2
-  and "w0"."assigned_to_id" = $3
-  and "c1"."name" ilike $4
-order by
-  "w0"."last_message_at" desc,
-  "w0"."id" desc
-limit
-  $5;
-
--- whatsapp.conversations.repository.ts: findConversation
-select
-  w.id,
-  w.status,
-  w.unread_count,
-  w.assigned_to_id,
-  w.last_inbound_at,
-  w.last_message_at,
-  w.last_message_id,
-  c.id as contact_id,
-  c.name,
-  c.phone,
-  c.neighbourhood,
-  c.whatsapp_opt_in,
-  c.whatsapp_opted_out_at
-from
-  wa_conversations w
-  join (
+  "wa_conversations" as "w"
+  inner join (
     select
       id,
       name,
@@ -413,9 +388,61 @@ from
       and email_opted_out_at is null as email_reachable
     from
       contacts
-  ) c on c.id = w.contact_id
+  ) as "c" on "c"."id" = "w"."contact_id"
 where
-  w.id = $1::uuid;
+  "w"."status" = $1
+  and "w"."unread_count" = $2
+  and "w"."assigned_to_id" = $3
+  and "c"."name" ilike $4
+order by
+  "w"."last_message_at" desc,
+  "w"."id" desc
+limit
+  $5;
+
+-- whatsapp.conversations.repository.ts: findConversation
+select
+  "w"."id",
+  "w"."status",
+  "w"."unread_count",
+  "w"."assigned_to_id",
+  "w"."last_inbound_at",
+  "w"."last_message_at",
+  "w"."last_message_id",
+  "c"."id" as "contact_id",
+  "c"."name",
+  "c"."phone",
+  "c"."neighbourhood",
+  "c"."whatsapp_opt_in",
+  "c"."whatsapp_opted_out_at"
+from
+  "wa_conversations" as "w"
+  inner join (
+    select
+      id,
+      name,
+      phone,
+      email,
+      document_id,
+      territory_id,
+      neighbourhood,
+      interests,
+      created_at,
+      whatsapp_opt_in,
+      whatsapp_opted_out_at,
+      phone is not null
+      and whatsapp_opt_in
+      and whatsapp_opted_out_at is null as whatsapp_reachable,
+      email_opt_in,
+      email_opted_out_at,
+      email is not null
+      and email_opt_in
+      and email_opted_out_at is null as email_reachable
+    from
+      contacts
+  ) as "c" on "c"."id" = "w"."contact_id"
+where
+  "w"."id" = $1;
 
 -- whatsapp.conversations.repository.ts: unreadTotals
 select
@@ -430,23 +457,23 @@ where
 -- whatsapp.conversations.repository.ts: messagesById
 select
   "id",
-  "conversation_id" as "conversationId",
-  "campaign_id" as "campaignId",
+  "conversation_id",
+  "campaign_id",
   "direction",
   "kind",
   "body",
-  "template_id" as "templateId",
+  "template_id",
   "params",
   "status",
   "provider",
-  "error_code" as "errorCode",
-  "error_title" as "errorTitle",
-  "sent_by_id" as "sentById",
-  "created_at" as "createdAt",
-  "accepted_at" as "acceptedAt",
-  "sent_at" as "sentAt",
-  "delivered_at" as "deliveredAt",
-  "read_at" as "readAt"
+  "error_code",
+  "error_title",
+  "sent_by_id",
+  "created_at",
+  "accepted_at",
+  "sent_at",
+  "delivered_at",
+  "read_at"
 from
   "wa_messages"
 where
@@ -454,26 +481,60 @@ where
 
 -- whatsapp.conversations.repository.ts: activityPage
 select
-  "w0".*
+  "id",
+  "conversation_id",
+  "campaign_id",
+  "direction",
+  "kind",
+  "body",
+  "template_id",
+  "params",
+  "status",
+  "provider",
+  "error_code",
+  "error_title",
+  "sent_by_id",
+  "created_at",
+  "accepted_at",
+  "sent_at",
+  "delivered_at",
+  "read_at"
 from
-  "wa_messages" as "w0"
+  "wa_messages"
 where
-  "w0"."conversation_id" is not null
-  and "w0"."direction" = $1
+  "conversation_id" is not null
+  and "direction" = $1
 order by
-  "w0"."id" desc
+  "id" desc
 limit
   $2;
 
 -- whatsapp.conversations.repository.ts: messagePage
 select
-  "w0".*
+  "id",
+  "conversation_id",
+  "campaign_id",
+  "direction",
+  "kind",
+  "body",
+  "template_id",
+  "params",
+  "status",
+  "provider",
+  "error_code",
+  "error_title",
+  "sent_by_id",
+  "created_at",
+  "accepted_at",
+  "sent_at",
+  "delivered_at",
+  "read_at"
 from
-  "wa_messages" as "w0"
+  "wa_messages"
 where
-  "w0"."contact_id" = $1
+  "contact_id" = $1
 order by
-  "w0"."id" desc
+  "id" desc
 limit
   $2;
 
@@ -527,31 +588,31 @@ values
   )
 returning
   "id",
-  "conversation_id" as "conversationId",
-  "campaign_id" as "campaignId",
+  "conversation_id",
+  "campaign_id",
   "direction",
   "kind",
   "body",
-  "template_id" as "templateId",
+  "template_id",
   "params",
   "status",
   "provider",
-  "error_code" as "errorCode",
-  "error_title" as "errorTitle",
-  "sent_by_id" as "sentById",
-  "created_at" as "createdAt",
-  "accepted_at" as "acceptedAt",
-  "sent_at" as "sentAt",
-  "delivered_at" as "deliveredAt",
-  "read_at" as "readAt";
--- stopped: threw TypeError: Cannot read properties of undefined (reading 'id')
+  "error_code",
+  "error_title",
+  "sent_by_id",
+  "created_at",
+  "accepted_at",
+  "sent_at",
+  "delivered_at",
+  "read_at";
+-- stopped: threw TypeError: Cannot convert undefined or null to object
 
 -- whatsapp.conversations.repository.ts: saveConversation
 update "wa_conversations"
 set
-  "unread_count" = $1,
-  "assigned_to_id" = $2,
-  "status" = $3
+  "assigned_to_id" = $1,
+  "status" = $2,
+  "unread_count" = $3
 where
   "id" = $4;
 
@@ -1194,14 +1255,7 @@ where
 
 -- whatsapp.quick-replies.repository.ts: findQuickReply
 select
-  "id",
-  "shortcut",
-  "title",
-  "text",
-  "created_by_id" as "createdById",
-  "updated_by_id" as "updatedById",
-  "created_at" as "createdAt",
-  "updated_at" as "updatedAt"
+  *
 from
   "wa_quick_replies"
 where
@@ -1209,17 +1263,17 @@ where
 
 -- whatsapp.quick-replies.repository.ts: quickReplyPage
 select
-  "w0".*
+  *
 from
-  "wa_quick_replies" as "w0"
+  "wa_quick_replies"
 where
   (
-    "w0"."shortcut" like $1
-    or "w0"."title" ilike $2
+    "shortcut" like $1
+    or "title" ilike $2
   )
 order by
-  "w0"."shortcut" asc,
-  "w0"."id" asc
+  "shortcut" asc,
+  "id" asc
 limit
   $3;
 
@@ -1238,14 +1292,8 @@ insert into
 values
   ($1, $2, $3, $4, $5, $6, $7, $8)
 returning
-  "id",
-  "shortcut",
-  "title",
-  "text",
-  "created_by_id" as "createdById",
-  "updated_by_id" as "updatedById",
-  "created_at" as "createdAt",
-  "updated_at" as "updatedAt";
+  *;
+-- stopped: threw TypeError: Cannot convert undefined or null to object
 
 -- whatsapp.quick-replies.repository.ts: updateQuickReply
 update "wa_quick_replies"
@@ -1258,14 +1306,7 @@ set
 where
   "id" = $6
 returning
-  "id",
-  "shortcut",
-  "title",
-  "text",
-  "created_by_id" as "createdById",
-  "updated_by_id" as "updatedById",
-  "created_at" as "createdAt",
-  "updated_at" as "updatedAt";
+  *;
 
 -- whatsapp.quick-replies.repository.ts: removeQuickReply
 delete from "wa_quick_replies"
@@ -1405,7 +1446,8 @@ returning
   m.id,
   m.campaign_id,
   m.conversation_id,
-  m.status;
+  m.status,
+  t.wamid as applied_wamid;
 
 -- whatsapp.repository.ts: takePendingStatuses
 delete from "wa_pending_statuses"
@@ -1678,9 +1720,9 @@ select
   "examples",
   "placeholders",
   "status",
-  "rejection_reason" as "rejectionReason",
-  "created_at" as "createdAt",
-  "updated_at" as "updatedAt"
+  "rejection_reason",
+  "created_at",
+  "updated_at"
 from
   "wa_templates"
 where
@@ -1698,16 +1740,16 @@ where
 -- whatsapp.templates.repository.ts: insertTemplate
 insert into
   "wa_templates" (
-    "id",
-    "name",
-    "language",
-    "category",
     "body",
-    "header",
-    "footer",
     "buttons",
+    "category",
     "examples",
+    "footer",
+    "header",
+    "language",
+    "name",
     "placeholders",
+    "id",
     "status",
     "provider_template_id",
     "rejection_reason",
@@ -1742,14 +1784,27 @@ where
 
 -- whatsapp.templates.repository.ts: templatePage
 select
-  "w0".*
+  "id",
+  "name",
+  "language",
+  "category",
+  "body",
+  "header",
+  "footer",
+  "buttons",
+  "examples",
+  "placeholders",
+  "status",
+  "rejection_reason",
+  "created_at",
+  "updated_at"
 from
-  "wa_templates" as "w0"
+  "wa_templates"
 where
-  "w0"."status" = $1
+  "status" = $1
 order by
-  "w0"."created_at" desc,
-  "w0"."id" desc
+  "created_at" desc,
+  "id" desc
 limit
   $2;
 

@@ -1,10 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FilterQuery } from '@mikro-orm/core';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow } from '../../kernel/rows';
 import { tables, type Queries } from '../../kernel/sql';
-import { WaQuickReplySchema, type WaQuickReply } from './whatsapp.entities';
+import type { WaQuickReplySchema } from './whatsapp.entities';
 
 // The team's quick replies.
 
@@ -13,44 +13,23 @@ const db = tables<QuickReplyTables>();
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
-const quickReplyColumns = [
-  'id',
-  'shortcut',
-  'title',
-  'text',
-  'created_by_id as createdById',
-  'updated_by_id as updatedById',
-  'created_at as createdAt',
-  'updated_at as updatedAt',
-] as const;
+const quickReplyOf = (row: Selectable<QuickReplyTables['wa_quick_replies']>) => camelRow(row);
+export type QuickReplyRecord = ReturnType<typeof quickReplyOf>;
 
-export function findQuickReply(q: Queries, id: string) {
-  return q.first(db.selectFrom('wa_quick_replies').select(quickReplyColumns).where('id', '=', id));
-}
-
-export type QuickReplyRecord = NonNullable<Awaited<ReturnType<typeof findQuickReply>>>;
-
-function quickReplyRecordOf(reply: WaQuickReply): QuickReplyRecord {
-  return {
-    id: reply.id,
-    shortcut: reply.shortcut,
-    title: reply.title,
-    text: reply.text,
-    createdById: reply.createdBy?.id ?? null,
-    updatedById: reply.updatedBy?.id ?? null,
-    createdAt: reply.createdAt,
-    updatedAt: reply.updatedAt,
-  };
+export async function findQuickReply(q: Queries, id: string): Promise<QuickReplyRecord | undefined> {
+  const row = await q.first(db.selectFrom('wa_quick_replies').selectAll().where('id', '=', id));
+  return row && quickReplyOf(row);
 }
 
 /** By shortcut; `search` is the start of a shortcut (with or without its slash) or words in the title. */
-export function quickReplyPage(em: EntityManager, search: string | undefined, page: PageRequest): Promise<Page<QuickReplyRecord>> {
-  let where: FilterQuery<WaQuickReply> = {};
+export async function quickReplyPage(q: Queries, search: string | undefined, page: PageRequest): Promise<Page<QuickReplyRecord>> {
+  let query = db.selectFrom('wa_quick_replies').selectAll();
   if (search) {
     const term = escapeLike(search.replace(/^\//, '').toLowerCase());
-    where = { $or: [{ shortcut: { $like: `/${term}%` } }, { title: { $ilike: `%${escapeLike(search)}%` } }] };
+    query = query.where((eb) => eb.or([eb('shortcut', 'like', `/${term}%`), eb('title', 'ilike', `%${escapeLike(search)}%`)]));
   }
-  return findPage(em, WaQuickReplySchema, where, page, { shortcut: 'asc', id: 'asc' }, quickReplyRecordOf);
+  const found = await queryPage(q, query, ['shortcut', 'id'], 'asc', page);
+  return { data: found.data.map(quickReplyOf), nextCursor: found.nextCursor };
 }
 
 export type QuickReplyFields = Pick<QuickReplyRecord, 'shortcut' | 'title' | 'text'>;
@@ -63,10 +42,10 @@ export async function insertQuickReply(q: Queries, fields: QuickReplyFields, act
       db
         .insertInto('wa_quick_replies')
         .values({ id: newId(), ...fields, created_by_id: actorId, updated_by_id: actorId, created_at: at, updated_at: at })
-        .returning(quickReplyColumns),
+        .returningAll(),
     )
   ).rows;
-  return reply!;
+  return quickReplyOf(reply!);
 }
 
 /** The changed quick reply, or undefined when none has this id; a shortcut taken is the database's unique violation. */
@@ -76,9 +55,9 @@ export async function updateQuickReply(q: Queries, id: string, changes: Partial<
       .updateTable('wa_quick_replies')
       .set({ ...changes, updated_by_id: actorId, updated_at: new Date() })
       .where('id', '=', id)
-      .returning(quickReplyColumns),
+      .returningAll(),
   );
-  return rows[0];
+  return rows[0] && quickReplyOf(rows[0]);
 }
 
 /** Whether one was removed. */

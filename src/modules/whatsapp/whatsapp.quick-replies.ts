@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
@@ -28,19 +27,14 @@ async function valuesFor(deps: Pick<AppDeps, 'db'>, actor: Actor, conversation: 
 }
 
 /** By shortcut; with `conversationId`, each rendered for that conversation's contact. */
-export async function listQuickReplies(
-  em: EntityManager,
-  deps: Pick<AppDeps, 'db'>,
-  actor: Actor,
-  query: PageRequest & { q?: string | undefined; conversationId?: string | undefined },
-) {
+export async function listQuickReplies(deps: Pick<AppDeps, 'db'>, actor: Actor, query: PageRequest & { q?: string | undefined; conversationId?: string | undefined }) {
   let values: QuickReplyValues | undefined;
   if (query.conversationId) {
     const conversation = await findConversation(deps.db, query.conversationId);
     if (!conversation) throw invalidField('query.conversationId', 'No conversation has this id.', 'unknown_conversation');
     values = await valuesFor(deps, actor, conversation);
   }
-  const page = await repository.quickReplyPage(em, query.q, { cursor: query.cursor, limit: query.limit });
+  const page = await repository.quickReplyPage(deps.db, query.q, { cursor: query.cursor, limit: query.limit });
   return { data: page.data.map((reply) => presentQuickReply(reply, values)), nextCursor: page.nextCursor };
 }
 

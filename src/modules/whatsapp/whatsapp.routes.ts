@@ -55,7 +55,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
   .get(
     '/api/whatsapp/templates',
     { summary: 'Message templates, newest first', access: whatsappPolicy.roles('readTemplates'), query: listTemplatesQuery, response: pageSchema(templateView) },
-    async ({ input, em }) => listTemplates(em, input.query),
+    async ({ ctx, input }) => listTemplates(ctx.deps.db, input.query),
   )
   .post(
     '/api/whatsapp/campaigns',
@@ -86,7 +86,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
   .get(
     '/api/whatsapp/campaigns',
     { summary: 'WhatsApp campaigns with progress, newest first', access: whatsappPolicy.roles('readCampaigns'), query: listCampaignsQuery, response: pageSchema(campaignView) },
-    async ({ ctx, input, em }) => campaigns.listCampaigns(em, ctx.deps.db, input.query),
+    async ({ ctx, input }) => campaigns.listCampaigns(ctx.deps.db, input.query),
   )
   .get(
     '/api/whatsapp/campaigns/:id',
@@ -195,7 +195,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       query: listConversationsQuery,
       response: pageSchema(conversationView),
     },
-    async ({ ctx, input, em, actor }) => conversations.listConversations(em, ctx.deps, actor, input.query),
+    async ({ ctx, input, actor }) => conversations.listConversations(ctx.deps, actor, input.query),
   )
   .get(
     '/api/whatsapp/activity',
@@ -208,7 +208,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       query: listActivityQuery,
       response: pageSchema(activityView),
     },
-    async ({ input, em }) => conversations.listActivity(em, input.query),
+    async ({ ctx, input }) => conversations.listActivity(ctx.deps, input.query),
   )
   .get(
     '/api/whatsapp/conversations/unread',
@@ -229,7 +229,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       query: listAssigneesQuery,
       response: pageSchema(assigneeView),
     },
-    async ({ input, em }) => conversations.listAssignees(em, input.query),
+    async ({ ctx, input }) => conversations.listAssignees(ctx.deps.db, input.query),
   )
   .get(
     '/api/whatsapp/conversations/:id',
@@ -261,7 +261,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: pageSchema(messageView),
       errors: noConversation,
     },
-    async ({ ctx, input, em }) => conversations.listMessages(em, ctx.deps, input.params.id, input.query),
+    async ({ ctx, input }) => conversations.listMessages(ctx.deps, input.params.id, input.query),
   )
   .post(
     '/api/whatsapp/conversations/:id/messages',
@@ -313,7 +313,7 @@ export const whatsappRouter = new ApiRouter('whatsapp', 'WhatsApp templates, mas
       response: pageSchema(quickReplyView),
       errors: { 400: 'Also `unknown_conversation` for a `conversationId` no conversation has' },
     },
-    async ({ ctx, input, em, actor }) => quickReplies.listQuickReplies(em, ctx.deps, actor, input.query),
+    async ({ ctx, input, actor }) => quickReplies.listQuickReplies(ctx.deps, actor, input.query),
   )
   .post(
     '/api/whatsapp/quick-replies',

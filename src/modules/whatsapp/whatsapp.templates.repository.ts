@@ -1,17 +1,16 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow, jsonText, snakeRow } from '../../kernel/rows';
 import { tables, type Queries } from '../../kernel/sql';
-import { WaTemplateSchema, type TemplateButton, type TemplateStatus, type WaTemplate } from './whatsapp.entities';
+import type { TemplateStatus, WaTemplateSchema } from './whatsapp.entities';
 
 // Message templates: kept before the provider hears of them, then updated with its answer and by
 // its review webhooks.
 
 type TemplateTables = InferKyselyDB<typeof WaTemplateSchema>;
 const db = tables<TemplateTables>();
-
-export type TemplateDraft = Pick<WaTemplate, 'name' | 'language' | 'category' | 'body' | 'header' | 'footer' | 'buttons' | 'examples' | 'placeholders'>;
 
 /** A template's columns as the module presents and checks them. */
 const templateColumns = [
@@ -26,16 +25,21 @@ const templateColumns = [
   'examples',
   'placeholders',
   'status',
-  'rejection_reason as rejectionReason',
-  'created_at as createdAt',
-  'updated_at as updatedAt',
+  'rejection_reason',
+  'created_at',
+  'updated_at',
 ] as const;
 
-export function findTemplate(q: Queries, id: string) {
-  return q.first(db.selectFrom('wa_templates').select(templateColumns).where('id', '=', id));
-}
+const templateOf = (row: Pick<Selectable<TemplateTables['wa_templates']>, (typeof templateColumns)[number]>) => camelRow(row);
+export type TemplateRecord = ReturnType<typeof templateOf>;
 
-export type TemplateRecord = NonNullable<Awaited<ReturnType<typeof findTemplate>>>;
+/** What a new template is written from. */
+export type TemplateDraft = Pick<TemplateRecord, 'name' | 'language' | 'category' | 'body' | 'header' | 'footer' | 'buttons' | 'examples' | 'placeholders'>;
+
+export async function findTemplate(q: Queries, id: string): Promise<TemplateRecord | undefined> {
+  const row = await q.first(db.selectFrom('wa_templates').select(templateColumns).where('id', '=', id));
+  return row && templateOf(row);
+}
 
 export async function templateNamed(q: Queries, name: string, language: string): Promise<boolean> {
   const row = await q.first(db.selectFrom('wa_templates').select('id').where('name', '=', name).where('language', '=', language));
@@ -48,17 +52,10 @@ export async function insertTemplate(q: Queries, draft: TemplateDraft, createdBy
   const at = new Date();
   await q.write(
     db.insertInto('wa_templates').values({
+      ...snakeRow(draft),
       id,
-      name: draft.name,
-      language: draft.language,
-      category: draft.category,
-      body: draft.body,
-      header: draft.header ?? null,
-      footer: draft.footer ?? null,
-      // Kysely's jsonb columns take the JSON text.
-      buttons: JSON.stringify(draft.buttons) as unknown as TemplateButton[],
-      examples: JSON.stringify(draft.examples) as unknown as string[],
-      placeholders: draft.placeholders,
+      buttons: jsonText(draft.buttons),
+      examples: jsonText(draft.examples),
       status: 'PENDING',
       provider_template_id: null,
       rejection_reason: null,
@@ -74,28 +71,12 @@ export async function removeTemplate(q: Queries, id: string): Promise<void> {
   await q.write(db.deleteFrom('wa_templates').where('id', '=', id));
 }
 
-function templateRecordOf(template: WaTemplate): TemplateRecord {
-  return {
-    id: template.id,
-    name: template.name,
-    language: template.language,
-    category: template.category,
-    body: template.body,
-    header: template.header ?? null,
-    footer: template.footer ?? null,
-    buttons: template.buttons,
-    examples: template.examples,
-    placeholders: template.placeholders,
-    status: template.status,
-    rejectionReason: template.rejectionReason ?? null,
-    createdAt: template.createdAt,
-    updatedAt: template.updatedAt,
-  };
-}
-
-/** Newest first (keyset pagination through the ORM's cursors). */
-export function templatePage<Out>(em: EntityManager, status: TemplateStatus | undefined, page: PageRequest, present: (template: TemplateRecord) => Out): Promise<Page<Out>> {
-  return findPage(em, WaTemplateSchema, status ? { status } : {}, page, { createdAt: 'desc', id: 'desc' }, (template) => present(templateRecordOf(template)));
+/** Newest first. */
+export async function templatePage<Out>(q: Queries, status: TemplateStatus | undefined, page: PageRequest, present: (template: TemplateRecord) => Out): Promise<Page<Out>> {
+  let query = db.selectFrom('wa_templates').select(templateColumns);
+  if (status) query = query.where('status', '=', status);
+  const found = await queryPage(q, query, ['created_at', 'id'], 'desc', page);
+  return { data: found.data.map((row) => present(templateOf(row))), nextCursor: found.nextCursor };
 }
 
 /** The provider's answer to a new template; a review that came first by webhook keeps its status. */

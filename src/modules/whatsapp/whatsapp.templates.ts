@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { AppError, ConflictError } from '../../kernel/errors';
 import type { PageRequest } from '../../kernel/pagination';
+import type { Queries } from '../../kernel/sql';
 import { whatsapp } from './whatsapp.context';
 import type { TemplateStatus } from './whatsapp.entities';
 import { presentTemplate } from './whatsapp.presenter';
@@ -46,7 +46,7 @@ export async function createTemplate(deps: AppDeps, actor: Actor, input: CreateT
   return presentTemplate((await repository.findTemplate(deps.db, id))!);
 }
 
-export function listTemplates(em: EntityManager, query: PageRequest & { status?: TemplateStatus | undefined }) {
+export function listTemplates(q: Queries, query: PageRequest & { status?: TemplateStatus | undefined }) {
   const { cursor, limit, status } = query;
-  return repository.templatePage(em, status, { cursor, limit }, presentTemplate);
+  return repository.templatePage(q, status, { cursor, limit }, presentTemplate);
 }

@@ -1,16 +1,15 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import type { PersonTimelineHolder, TimelineEntry } from '../../kernel/module';
 import { sql } from '../../kernel/sql';
+import type { WaMessageSchema } from './whatsapp.entities';
 
-interface MessageRow {
-  id: string;
-  direction: 'in' | 'out';
-  kind: string;
-  status: string;
-  body: string | null;
+/** A message's own columns, when it counts on the page, and the names of its campaign and template. */
+type MessageRow = Pick<Selectable<InferKyselyDB<typeof WaMessageSchema>['wa_messages']>, 'id' | 'direction' | 'kind' | 'status' | 'body'> & {
   at: Date;
   campaign_name: string | null;
   template_name: string | null;
-}
+};
 
 /** What the page shows of a message's text: enough to recognise it. */
 const PREVIEW = 280;
