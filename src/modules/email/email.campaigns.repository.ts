@@ -1,33 +1,40 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow, jsonText, snakeRow } from '../../kernel/rows';
 import { tables, type Queries } from '../../kernel/sql';
-import type { Segment } from '../audience';
-import { EmailCampaignSchema, EmailTemplateSchema, EmailVariantSchema, type AbTestSettings, type EmailCampaign, type EmailTemplate, type EmailVariant } from './email.entities';
+import { EmailCampaignSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
 
-// Campaigns, their variants and templates. Campaigns are still read as entities through the ORM;
-// everything is written through the typed builder.
+// Campaigns, their variants and templates, read and written through the typed builder.
 
 type CampaignTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailTemplateSchema | typeof EmailVariantSchema>;
 const db = tables<CampaignTables>();
 
-export function findCampaign(em: EntityManager, id: string): Promise<EmailCampaign | null> {
-  return em.findOne(EmailCampaignSchema, { id });
+const campaignOf = (row: Selectable<CampaignTables['email_campaigns']>) => camelRow(row);
+export type CampaignRecord = ReturnType<typeof campaignOf>;
+
+const variantOf = (row: Selectable<CampaignTables['email_variants']>) => camelRow(row);
+export type VariantRecord = ReturnType<typeof variantOf>;
+
+export async function findCampaign(q: Queries, id: string): Promise<CampaignRecord | undefined> {
+  const row = await q.first(db.selectFrom('email_campaigns').selectAll().where('id', '=', id));
+  return row && campaignOf(row);
 }
 
 /** A campaign's variants in their order (A first). */
-export function variantsOf(em: EntityManager, campaignId: string): Promise<EmailVariant[]> {
-  return em.find(EmailVariantSchema, { campaign: campaignId }, { orderBy: { position: 'asc' } });
+export async function variantsOf(q: Queries, campaignId: string): Promise<VariantRecord[]> {
+  return (await q.rows(db.selectFrom('email_variants').selectAll().where('campaign_id', '=', campaignId).orderBy('position'))).map(variantOf);
 }
 
 /** Newest first, with every variant of the page's campaigns. */
-export async function campaignPage(em: EntityManager, page: PageRequest): Promise<Page<{ campaign: EmailCampaign; variants: EmailVariant[] }>> {
-  const result = await findPage(em, EmailCampaignSchema, {}, page, { createdAt: 'desc', id: 'desc' }, (campaign) => campaign);
-  const variants = result.data.length ? await em.find(EmailVariantSchema, { campaign: { $in: result.data.map((campaign) => campaign.id) } }) : [];
+export async function campaignPage(q: Queries, page: PageRequest): Promise<Page<{ campaign: CampaignRecord; variants: VariantRecord[] }>> {
+  const found = await queryPage(q, db.selectFrom('email_campaigns').selectAll(), ['created_at', 'id'], 'desc', page);
+  const ids = found.data.map((row) => row.id);
+  const variants = ids.length ? (await q.rows(db.selectFrom('email_variants').selectAll().where('campaign_id', 'in', ids).orderBy('position'))).map(variantOf) : [];
   return {
-    data: result.data.map((campaign) => ({ campaign, variants: variants.filter((variant) => variant.campaign.id === campaign.id) })),
-    nextCursor: result.nextCursor,
+    data: found.data.map((row) => ({ campaign: campaignOf(row), variants: variants.filter((variant) => variant.campaignId === row.id) })),
+    nextCursor: found.nextCursor,
   };
 }
 
@@ -38,112 +45,53 @@ export async function existingTemplateIds(q: Queries, ids: readonly string[]): P
   return new Set(rows.map((row) => row.id));
 }
 
-export interface NewCampaign {
-  name: string;
-  fromName: string;
-  fromEmail: string;
-  replyTo: string | null;
-  segment: Segment;
+/** What a new campaign is written with; the rest (A/B phase, decision, times) starts at the columns' defaults. */
+export type NewCampaign = Pick<CampaignRecord, 'name' | 'fromName' | 'fromEmail' | 'replyTo' | 'segment' | 'audienceSize' | 'abTest' | 'scheduledAt'> & {
   status: 'draft' | 'scheduled';
-  audienceSize: number;
-  abTest: AbTestSettings | null;
-  scheduledAt: Date | null;
-}
+};
+
+/** A variant as a campaign's author gives it. */
+export type NewVariant = Pick<VariantRecord, 'name' | 'subject' | 'templateId'>;
 
 /** The campaign and its variants (in the order given), in the caller's transaction; the campaign's id. */
-export async function insertCampaign(tx: Queries, fields: NewCampaign, variants: readonly { name: string; subject: string; templateId: string }[]): Promise<string> {
+export async function insertCampaign(tx: Queries, fields: NewCampaign, variants: readonly NewVariant[]): Promise<string> {
   const id = newId();
   const at = new Date();
   await tx.write(
     db.insertInto('email_campaigns').values({
-      id,
-      name: fields.name,
-      from_name: fields.fromName,
-      from_email: fields.fromEmail,
-      reply_to: fields.replyTo,
-      // Kysely's jsonb columns take the JSON text.
-      segment: JSON.stringify(fields.segment) as unknown as Segment,
-      status: fields.status,
-      audience_size: fields.audienceSize,
-      ab_test: fields.abTest === null ? null : (JSON.stringify(fields.abTest) as unknown as AbTestSettings),
-      scheduled_at: fields.scheduledAt,
-      created_at: at,
-      updated_at: at,
+      ...snakeRow({ id, ...fields, createdAt: at, updatedAt: at }),
+      segment: jsonText(fields.segment),
+      ab_test: fields.abTest === null ? null : jsonText(fields.abTest),
     }),
   );
   await tx.write(
     db
       .insertInto('email_variants')
-      .values(variants.map((variant, position) => ({ id: newId(), campaign_id: id, position, name: variant.name, subject: variant.subject, template_id: variant.templateId }))),
+      .values(
+        variants.map((variant, position) => snakeRow({ id: newId(), campaignId: id, position, name: variant.name, subject: variant.subject, templateId: variant.templateId })),
+      ),
   );
   return id;
 }
 
-const templateColumns = [
-  'id',
-  'name',
-  'subject',
-  'source_kind as sourceKind',
-  'source',
-  'html',
-  'text',
-  'send_html as sendHtml',
-  'send_text as sendText',
-  'variables',
-  'links',
-  'created_at as createdAt',
-] as const;
+const templateOf = (row: Selectable<CampaignTables['email_templates']>) => camelRow(row);
+export type TemplateRecord = ReturnType<typeof templateOf>;
 
-export function findTemplate(q: Queries, id: string) {
-  return q.first(db.selectFrom('email_templates').select(templateColumns).where('id', '=', id));
+export async function findTemplate(q: Queries, id: string): Promise<TemplateRecord | undefined> {
+  const row = await q.first(db.selectFrom('email_templates').selectAll().where('id', '=', id));
+  return row && templateOf(row);
 }
-
-export type TemplateRecord = NonNullable<Awaited<ReturnType<typeof findTemplate>>>;
 
 export type NewTemplate = Omit<TemplateRecord, 'id' | 'createdAt'>;
 
 export async function insertTemplate(q: Queries, fields: NewTemplate): Promise<TemplateRecord> {
-  const { rows } = await q.write(
-    db
-      .insertInto('email_templates')
-      .values({
-        id: newId(),
-        name: fields.name,
-        subject: fields.subject,
-        source_kind: fields.sourceKind,
-        source: fields.source,
-        html: fields.html,
-        text: fields.text,
-        send_html: fields.sendHtml,
-        send_text: fields.sendText,
-        variables: fields.variables,
-        // Kysely's jsonb columns take the JSON text.
-        links: JSON.stringify(fields.links) as unknown as string[],
-        created_at: new Date(),
-      })
-      .returning(templateColumns),
-  );
-  return rows[0]!;
+  const template: TemplateRecord = { id: newId(), ...fields, createdAt: new Date() };
+  await q.write(db.insertInto('email_templates').values({ ...snakeRow(template), links: jsonText(template.links) }));
+  return template;
 }
 
-function templateRecordOf(template: EmailTemplate): TemplateRecord {
-  return {
-    id: template.id,
-    name: template.name,
-    subject: template.subject,
-    sourceKind: template.sourceKind,
-    source: template.source,
-    html: template.html,
-    text: template.text,
-    sendHtml: template.sendHtml,
-    sendText: template.sendText,
-    variables: template.variables,
-    links: template.links,
-    createdAt: template.createdAt,
-  };
-}
-
-/** Newest first (keyset pagination through the ORM's cursors). */
-export function templatePage<Out>(em: EntityManager, page: PageRequest, present: (template: TemplateRecord) => Out): Promise<Page<Out>> {
-  return findPage(em, EmailTemplateSchema, {}, page, { createdAt: 'desc', id: 'desc' }, (template) => present(templateRecordOf(template)));
+/** Newest first. */
+export async function templatePage(q: Queries, page: PageRequest): Promise<Page<TemplateRecord>> {
+  const found = await queryPage(q, db.selectFrom('email_templates').selectAll(), ['created_at', 'id'], 'desc', page);
+  return { data: found.data.map(templateOf), nextCursor: found.nextCursor };
 }

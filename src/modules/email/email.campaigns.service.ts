@@ -1,31 +1,30 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from '../../kernel/errors';
 import type { PageRequest } from '../../kernel/pagination';
+import type { Queries } from '../../kernel/sql';
 import { countReachable, writeSendList } from './email.audience';
 import { newId } from '../../kernel/ids';
 import { campaignExists, markSending, rewriteUnstartedCampaign, setAudienceSize } from './email.repository';
 import * as repository from './email.campaigns.repository';
-import type { EmailCampaign } from './email.entities';
 import { EMAIL_ROOM } from './email.events';
 import { scheduleStart, sendJob } from './email.jobs';
 import { presentCampaign } from './email.presenter';
 import type { CreateCampaignInput } from './email.schemas';
 import { checkVariables } from './email.templates';
 
-export async function loadCampaign(em: EntityManager, id: string): Promise<EmailCampaign> {
-  const campaign = await repository.findCampaign(em, id);
+export async function loadCampaign(q: Queries, id: string): Promise<repository.CampaignRecord> {
+  const campaign = await repository.findCampaign(q, id);
   if (!campaign) throw new NotFoundError('No such email campaign.');
   return campaign;
 }
 
-export async function getCampaign(em: EntityManager, id: string) {
-  const campaign = await loadCampaign(em, id);
-  return presentCampaign(campaign, await repository.variantsOf(em, id));
+export async function getCampaign(q: Queries, id: string) {
+  const campaign = await loadCampaign(q, id);
+  return presentCampaign(campaign, await repository.variantsOf(q, id));
 }
 
-export async function listCampaigns(em: EntityManager, page: PageRequest) {
-  const result = await repository.campaignPage(em, page);
+export async function listCampaigns(q: Queries, page: PageRequest) {
+  const result = await repository.campaignPage(q, page);
   return { data: result.data.map(({ campaign, variants }) => presentCampaign(campaign, variants)), nextCursor: result.nextCursor };
 }
 
@@ -55,7 +54,7 @@ export async function previewAudience(deps: AppDeps, segment: CreateCampaignInpu
   return { reachable: await countReachable(deps.db, segment) };
 }
 
-export async function createCampaign(em: EntityManager, deps: AppDeps, input: CreateCampaignInput) {
+export async function createCampaign(deps: AppDeps, input: CreateCampaignInput) {
   const audienceSize = await checkCampaign(deps, input);
   const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
   const id = await deps.db.transaction((tx) =>
@@ -76,7 +75,7 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, input: Cr
     ),
   );
   if (scheduledAt) await scheduleStart(deps, id, scheduledAt);
-  return getCampaign(em, id);
+  return getCampaign(deps.db, id);
 }
 
 /**
@@ -84,8 +83,8 @@ export async function createCampaign(em: EntityManager, deps: AppDeps, input: Cr
  * one: its audience is counted again, its variants replaced, its start moved (a new start job; the
  * old one finds the campaign rescheduled and does nothing). One that started is a 409.
  */
-export async function updateCampaign(em: EntityManager, deps: AppDeps, campaignId: string, input: CreateCampaignInput) {
-  await loadCampaign(em, campaignId);
+export async function updateCampaign(deps: AppDeps, campaignId: string, input: CreateCampaignInput) {
+  await loadCampaign(deps.db, campaignId);
   const audienceSize = await checkCampaign(deps, input);
   const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
   const rewritten = await deps.db.transaction((tx) =>
@@ -107,7 +106,7 @@ export async function updateCampaign(em: EntityManager, deps: AppDeps, campaignI
   );
   if (!rewritten) throw new ConflictError('This campaign has started: only a draft or a scheduled campaign can be changed.', 'not_editable');
   if (scheduledAt) await scheduleStart(deps, campaignId, scheduledAt);
-  return getCampaign(deps.orm.em.fork() as EntityManager, campaignId);
+  return getCampaign(deps.db, campaignId);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { defineEntity } from '@mikro-orm/core';
 import { createdAtStamp, timestamps, uuidPrimaryKey } from '../../kernel/entity-properties';
 import { ContactSchema, type Segment } from '../audience';
 import { AB_METRICS, AB_PHASES, CAMPAIGN_STATUSES, TEMPLATE_SOURCES, type AbMetric } from './email.codes';
@@ -55,7 +55,6 @@ export const EmailTemplateSchema = defineEntity({
     ...createdAtStamp,
   }),
 });
-export type EmailTemplate = InferEntity<typeof EmailTemplateSchema>;
 
 export const EmailCampaignSchema = defineEntity({
   name: 'EmailCampaign',
@@ -85,7 +84,6 @@ export const EmailCampaignSchema = defineEntity({
     ...timestamps,
   }),
 });
-export type EmailCampaign = InferEntity<typeof EmailCampaignSchema>;
 
 export const EmailVariantSchema = defineEntity({
   name: 'EmailVariant',
@@ -100,7 +98,6 @@ export const EmailVariantSchema = defineEntity({
     template: () => p.manyToOne(EmailTemplateSchema),
   }),
 });
-export type EmailVariant = InferEntity<typeof EmailVariantSchema>;
 
 /**
  * The send list: one row per recipient, written set-based when sending starts. A bigint key

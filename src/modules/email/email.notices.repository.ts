@@ -1,6 +1,11 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { sql, type Queries } from '../../kernel/sql';
 import { audienceContacts } from '../audience';
+import type { EmailNoticeSchema } from './email.entities';
 import { suppressed } from './email.personal-data';
+
+type NoticeRow = Selectable<InferKyselyDB<typeof EmailNoticeSchema>['email_notices']>;
 
 export interface EmailNoticeInsert {
   contactId: string;
@@ -36,12 +41,8 @@ export async function insertEmailNotice(q: Queries, notice: EmailNoticeInsert): 
   return row!;
 }
 
-export interface NoticeContent {
-  id: string;
-  subject: string;
-  text: string;
-  html: string | null;
-}
+/** What a notice says; its bigint key as pg gives it (text), which the builder's types would call a number. */
+export type NoticeContent = Pick<NoticeRow, 'subject' | 'text' | 'html'> & { id: string };
 
 /** What claimed notices say, for their sends. */
 export function noticeContents(q: Queries, ids: readonly string[]): Promise<NoticeContent[]> {

@@ -200,22 +200,9 @@ export async function hasDueRecipients(q: Queries): Promise<boolean> {
   return Boolean(row?.due);
 }
 
-export interface PlanRow {
-  id: string;
-  name: string;
-  from_name: string;
-  from_email: string;
-  reply_to: string | null;
-  variant_id: string;
-  subject: string;
-  send_html: string;
-  send_text: string;
-  links: string[];
-}
-
 /** What the campaigns' messages are made of: sender, and each variant's subject and template. */
-export function campaignPlans(q: Queries, campaignIds: readonly string[]): Promise<PlanRow[]> {
-  if (!campaignIds.length) return Promise.resolve([]);
+export async function campaignPlans(q: Queries, campaignIds: readonly string[]) {
+  if (!campaignIds.length) return [];
   return q.rows(
     db
       .selectFrom('email_campaigns as c')
@@ -225,6 +212,9 @@ export function campaignPlans(q: Queries, campaignIds: readonly string[]): Promi
       .where('c.id', 'in', campaignIds),
   );
 }
+
+/** One campaign's variant with the sender and content its messages are made of. */
+export type PlanRow = Awaited<ReturnType<typeof campaignPlans>>[number];
 
 /** What a changed campaign `c` answers: its A/B phase and the winning variant's name, once there is one. */
 const campaignStateColumns = (eb: ExpressionBuilder<SenderTables & { c: SenderTables['email_campaigns'] }, 'c'>) =>

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailConfig } from '../../config';
 import type { AppDeps } from '../../kernel/context';
 import { processLocal } from '../../kernel/process-local';
@@ -304,7 +303,7 @@ export async function stopEmailSender(deps: AppDeps): Promise<void> {
  * Staff resume a campaign the sender paused (after they fixed what the notice said): it sends
  * again from where it stopped. Only a paused campaign can be resumed.
  */
-export async function resumeCampaign(deps: AppDeps, em: EntityManager, campaignId: string) {
+export async function resumeCampaign(deps: AppDeps, campaignId: string) {
   const state = await resumePaused(deps.db, campaignId);
   if (!state) {
     const existing = await campaignStatus(deps.db, campaignId);
@@ -314,5 +313,5 @@ export async function resumeCampaign(deps: AppDeps, em: EntityManager, campaignI
   await deps.jobs.enqueue(sendJob, { campaignId });
   deps.realtime.publish(EMAIL_ROOM, 'email:campaign', { campaignId, status: 'sending', abPhase: state.ab_phase, winner: state.winner });
   deps.logger.info({ campaignId }, 'email campaign resumed');
-  return getCampaign(em, campaignId);
+  return getCampaign(deps.db, campaignId);
 }

@@ -1,5 +1,4 @@
-import type { TemplateRecord } from './email.campaigns.repository';
-import type { EmailCampaign, EmailVariant } from './email.entities';
+import type { CampaignRecord, TemplateRecord, VariantRecord } from './email.campaigns.repository';
 
 const iso = (value: Date | null | undefined) => (value ? value.toISOString() : null);
 
@@ -19,7 +18,7 @@ export function presentTemplate(template: TemplateRecord) {
   return { ...presentTemplateSummary(template), source: template.source, html: template.html, text: template.text };
 }
 
-export function presentCampaign(campaign: EmailCampaign, variants: EmailVariant[]) {
+export function presentCampaign(campaign: CampaignRecord, variants: readonly VariantRecord[]) {
   const ordered = [...variants].sort((a, b) => a.position - b.position);
   return {
     id: campaign.id,
@@ -30,7 +29,7 @@ export function presentCampaign(campaign: EmailCampaign, variants: EmailVariant[
     segment: campaign.segment as Record<string, unknown>,
     status: campaign.status,
     audienceSize: campaign.audienceSize,
-    variants: ordered.map((variant) => ({ id: variant.id, name: variant.name, subject: variant.subject, templateId: variant.template.id })),
+    variants: ordered.map((variant) => ({ id: variant.id, name: variant.name, subject: variant.subject, templateId: variant.templateId })),
     abTest: campaign.abTest ?? null,
     abPhase: campaign.abPhase,
     abDecideAt: iso(campaign.abDecideAt),

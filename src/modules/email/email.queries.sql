@@ -272,32 +272,30 @@ from
 
 -- email.campaigns.repository.ts: findCampaign
 select
-  "e0".*
+  *
 from
-  "email_campaigns" as "e0"
+  "email_campaigns"
 where
-  "e0"."id" = $1
-limit
-  $2;
+  "id" = $1;
 
 -- email.campaigns.repository.ts: variantsOf
 select
-  "e0".*
+  *
 from
-  "email_variants" as "e0"
+  "email_variants"
 where
-  "e0"."campaign_id" = $1
+  "campaign_id" = $1
 order by
-  "e0"."position" asc;
+  "position";
 
 -- email.campaigns.repository.ts: campaignPage
 select
-  "e0".*
+  *
 from
-  "email_campaigns" as "e0"
+  "email_campaigns"
 order by
-  "e0"."created_at" desc,
-  "e0"."id" desc
+  "created_at" desc,
+  "id" desc
 limit
   $1;
 
@@ -313,15 +311,15 @@ where
 insert into
   "email_campaigns" (
     "id",
-    "name",
-    "from_name",
+    "ab_test",
+    "audience_size",
     "from_email",
+    "from_name",
+    "name",
     "reply_to",
+    "scheduled_at",
     "segment",
     "status",
-    "audience_size",
-    "ab_test",
-    "scheduled_at",
     "created_at",
     "updated_at"
   )
@@ -341,18 +339,7 @@ values
 
 -- email.campaigns.repository.ts: findTemplate
 select
-  "id",
-  "name",
-  "subject",
-  "source_kind" as "sourceKind",
-  "source",
-  "html",
-  "text",
-  "send_html" as "sendHtml",
-  "send_text" as "sendText",
-  "variables",
-  "links",
-  "created_at" as "createdAt"
+  *
 from
   "email_templates"
 where
@@ -362,42 +349,29 @@ where
 insert into
   "email_templates" (
     "id",
-    "name",
-    "subject",
-    "source_kind",
-    "source",
     "html",
-    "text",
+    "links",
+    "name",
     "send_html",
     "send_text",
+    "source",
+    "source_kind",
+    "subject",
+    "text",
     "variables",
-    "links",
     "created_at"
   )
 values
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-returning
-  "id",
-  "name",
-  "subject",
-  "source_kind" as "sourceKind",
-  "source",
-  "html",
-  "text",
-  "send_html" as "sendHtml",
-  "send_text" as "sendText",
-  "variables",
-  "links",
-  "created_at" as "createdAt";
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
 
 -- email.campaigns.repository.ts: templatePage
 select
-  "e0".*
+  *
 from
-  "email_templates" as "e0"
+  "email_templates"
 order by
-  "e0"."created_at" desc,
-  "e0"."id" desc
+  "created_at" desc,
+  "id" desc
 limit
   $1;
 
@@ -2032,15 +2006,15 @@ where
 -- email.repository.ts: rewriteUnstartedCampaign
 update "email_campaigns"
 set
-  "name" = $1,
-  "from_name" = $2,
+  "ab_test" = $1,
+  "audience_size" = $2,
   "from_email" = $3,
-  "reply_to" = $4,
-  "segment" = $5,
-  "ab_test" = $6,
+  "from_name" = $4,
+  "name" = $5,
+  "reply_to" = $6,
   "scheduled_at" = $7,
-  "status" = $8,
-  "audience_size" = $9,
+  "segment" = $8,
+  "status" = $9,
   "updated_at" = now()
 where
   "id" = $10

@@ -1,9 +1,11 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { sql, tables, type BatchColumnType, type Queries } from '../../kernel/sql';
-import type { AbTestSettings, EmailCampaignSchema, EmailVariantSchema } from './email.entities';
-import type { Segment } from '../audience';
+import { jsonText, snakeRow } from '../../kernel/rows';
+import type { NewCampaign, VariantRecord } from './email.campaigns.repository';
+import type { EmailCampaignSchema, EmailRecipientSchema, EmailVariantSchema } from './email.entities';
 
-type EmailTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailVariantSchema>;
+type EmailTables = InferKyselyDB<typeof EmailCampaignSchema | typeof EmailVariantSchema | typeof EmailRecipientSchema>;
 const db = tables<EmailTables>();
 
 export interface TrackingEvent {
@@ -43,12 +45,7 @@ export async function clickTarget(db: Queries, recipientId: string, linkIndex: n
 }
 
 /** A recipient as the tracking links find it; the bigint key as pg gives it (text), which the builder's types would call a number. */
-export interface RecipientRow {
-  id: string;
-  campaign_id: string;
-  variant_id: string | null;
-  email: string;
-}
+export type RecipientRow = Pick<Selectable<EmailTables['email_recipients']>, 'campaign_id' | 'variant_id' | 'email'> & { id: string };
 
 /** The recipient, locked for the rest of the transaction. */
 export function lockRecipient(q: Queries, recipientId: string): Promise<RecipientRow | undefined> {
@@ -103,16 +100,8 @@ export async function setAudienceSize(q: Queries, campaignId: string, size: numb
   await q.write(db.updateTable('email_campaigns').set({ audience_size: size }).where('id', '=', campaignId));
 }
 
-export interface CampaignChanges {
-  name: string;
-  fromName: string;
-  fromEmail: string;
-  replyTo: string | null;
-  segment: Segment;
-  abTest: AbTestSettings | null;
-  scheduledAt: Date | null;
-  audienceSize: number;
-}
+/** What rewriting a campaign sets; its status follows from `scheduledAt`. */
+export type CampaignChanges = Omit<NewCampaign, 'status'>;
 
 /**
  * Rewrites a campaign that has not started (draft or scheduled) and its variants, in the caller's
@@ -123,22 +112,16 @@ export async function rewriteUnstartedCampaign(
   q: Queries,
   campaignId: string,
   changes: CampaignChanges,
-  variants: readonly { id: string; name: string; subject: string; templateId: string }[],
+  variants: readonly Pick<VariantRecord, 'id' | 'name' | 'subject' | 'templateId'>[],
 ): Promise<boolean> {
   const { count } = await q.write(
     db
       .updateTable('email_campaigns')
       .set((eb) => ({
-        name: changes.name,
-        from_name: changes.fromName,
-        from_email: changes.fromEmail,
-        reply_to: changes.replyTo,
-        // Kysely's jsonb columns take the JSON text.
-        segment: JSON.stringify(changes.segment) as unknown as Segment,
-        ab_test: changes.abTest === null ? null : (JSON.stringify(changes.abTest) as unknown as AbTestSettings),
-        scheduled_at: changes.scheduledAt,
+        ...snakeRow(changes),
+        segment: jsonText(changes.segment),
+        ab_test: changes.abTest === null ? null : jsonText(changes.abTest),
         status: changes.scheduledAt === null ? 'draft' : 'scheduled',
-        audience_size: changes.audienceSize,
         updated_at: eb.fn<Date>('now', []),
       }))
       .where('id', '=', campaignId)

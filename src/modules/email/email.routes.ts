@@ -81,7 +81,7 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
   .get(
     '/api/email-marketing/templates',
     { summary: 'Email templates, newest first', access: emailPolicy.roles('readTemplates'), query: listQuery, response: pageSchema(templateSummary) },
-    async ({ input, em }) => templates.listTemplates(em, input.query),
+    async ({ ctx, input }) => templates.listTemplates(ctx.deps.db, input.query),
   )
   .get(
     '/api/email-marketing/templates/:id',
@@ -114,7 +114,7 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
       status: 201,
       response: campaignView,
     },
-    async ({ ctx, input, em }) => campaigns.createCampaign(em, ctx.deps, input.body),
+    async ({ ctx, input }) => campaigns.createCampaign(ctx.deps, input.body),
   )
   .post(
     '/api/email-marketing/campaigns/preview',
@@ -130,12 +130,12 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
   .get(
     '/api/email-marketing/campaigns',
     { summary: 'Email campaigns, newest first', access: emailPolicy.roles('readCampaigns'), query: listQuery, response: pageSchema(campaignView) },
-    async ({ input, em }) => campaigns.listCampaigns(em, input.query),
+    async ({ ctx, input }) => campaigns.listCampaigns(ctx.deps.db, input.query),
   )
   .get(
     '/api/email-marketing/campaigns/:id',
     { summary: 'One email campaign', access: emailPolicy.roles('readCampaigns'), params: idParams, response: campaignView, errors: noCampaign },
-    async ({ input, em }) => campaigns.getCampaign(em, input.params.id),
+    async ({ ctx, input }) => campaigns.getCampaign(ctx.deps.db, input.params.id),
   )
   .put(
     '/api/email-marketing/campaigns/:id',
@@ -149,7 +149,7 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
       response: campaignView,
       errors: { ...noCampaign, 409: 'The campaign has started' },
     },
-    async ({ ctx, input, em }) => campaigns.updateCampaign(em, ctx.deps, input.params.id, input.body),
+    async ({ ctx, input }) => campaigns.updateCampaign(ctx.deps, input.params.id, input.body),
   )
   .post(
     '/api/email-marketing/campaigns/:id/send',
@@ -175,7 +175,7 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
       response: campaignView,
       errors: { ...noCampaign, 409: 'The campaign is not paused' },
     },
-    async ({ ctx, input, em }) => resumeCampaign(ctx.deps, em, input.params.id),
+    async ({ ctx, input }) => resumeCampaign(ctx.deps, input.params.id),
   )
   .post(
     '/api/email-marketing/campaigns/:id/decide-winner',
@@ -187,12 +187,11 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
       response: campaignView,
       errors: { ...noCampaign, 409: 'No A/B test waiting for a decision' },
     },
-    async ({ ctx, input, em }) => {
-      await campaigns.loadCampaign(em, input.params.id);
+    async ({ ctx, input }) => {
+      await campaigns.loadCampaign(ctx.deps.db, input.params.id);
       const result = await decideWinner(ctx.deps, input.params.id, { now: true });
       if (!result.decided) throw new ConflictError('This campaign has no A/B test waiting for a decision.', 'not_waiting');
-      // A fork's empty identity map: the request's still holds the campaign as it was before the decision.
-      return campaigns.getCampaign(em.fork(), input.params.id);
+      return campaigns.getCampaign(ctx.deps.db, input.params.id);
     },
   )
   .get(
@@ -205,7 +204,7 @@ export const emailRouter = new ApiRouter('email-marketing', 'Email templates, ca
       response: statsView,
       errors: noCampaign,
     },
-    async ({ ctx, input, em }) => campaignStats(em, ctx.deps.db, input.params.id),
+    async ({ ctx, input }) => campaignStats(ctx.deps.db, input.params.id),
   )
   .get(
     '/api/email-marketing/dashboard',

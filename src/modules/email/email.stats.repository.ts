@@ -1,5 +1,6 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import { jsonText } from '../../kernel/rows';
 import { sql, tables, type Queries } from '../../kernel/sql';
 import type { AbDecision, EmailCampaignSchema, EmailEventSchema, EmailRecipientSchema, EmailSuppressionSchema, EmailVariantSchema } from './email.entities';
 
@@ -237,8 +238,7 @@ export async function recordAbWinner(tx: Queries, campaignId: string, winnerId: 
         ab_phase: 'winner_sent',
         winner_variant_id: winnerId,
         decided_at: eb.fn<Date>('now', []),
-        // Kysely's jsonb columns take the JSON text.
-        decision: JSON.stringify(decision) as unknown as AbDecision,
+        decision: jsonText(decision),
         updated_at: eb.fn<Date>('now', []),
       }))
       .where('id', '=', campaignId)

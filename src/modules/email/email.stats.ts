@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { countReachable } from './email.audience';
 import { countOptedOut } from '../audience';
 import type { Queries } from '../../kernel/sql';
@@ -15,8 +14,8 @@ import { campaignStatsRows, dashboardRows } from './email.stats.repository';
  */
 const ratio = (part: number, whole: number) => (whole > 0 ? Math.min(1, Math.round((part / whole) * 10_000) / 10_000) : 0);
 
-export async function campaignStats(em: EntityManager, db: Queries, campaignId: string) {
-  const campaign = await loadCampaign(em, campaignId);
+export async function campaignStats(db: Queries, campaignId: string) {
+  const campaign = await loadCampaign(db, campaignId);
   const { delivery, events, variants, variantEvents, links, templateLinks, timeline } = await campaignStatsRows(db, campaignId);
   const sent = delivery?.sent ?? 0;
   const opens = events?.open_unique ?? 0;

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { AppError, NotFoundError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
@@ -28,8 +27,9 @@ export async function getTemplate(q: Queries, id: string): Promise<TemplateRecor
   return template;
 }
 
-export function listTemplates(em: EntityManager, page: PageRequest) {
-  return templatePage(em, page, presentTemplateSummary);
+export async function listTemplates(q: Queries, page: PageRequest) {
+  const found = await templatePage(q, page);
+  return { data: found.data.map(presentTemplateSummary), nextCursor: found.nextCursor };
 }
 
 const SAMPLE = { name: 'Ana María Rojas', email: 'ana.rojas@example.org' };

@@ -2,6 +2,7 @@ import Mustache from 'mustache';
 import { onFirstUse } from '../../kernel/on-first-use';
 import type { FieldError } from '../../kernel/errors';
 import { ValidationError } from '../../kernel/errors';
+import type { TemplateRecord } from './email.campaigns.repository';
 
 const htmlToText = onFirstUse<typeof import('html-to-text')>('html-to-text');
 // A sixth of an idle process's heap, and only saving a template compiles (sending uses the HTML stored then).
@@ -24,14 +25,8 @@ export interface RenderContext {
   tracking?: Record<string, string>;
 }
 
-export interface CompiledTemplate {
-  html: string;
-  text: string;
-  sendHtml: string;
-  sendText: string;
-  variables: string[];
-  links: string[];
-}
+/** What compiling a template's source makes, as the template's columns keep it. */
+export type CompiledTemplate = Pick<TemplateRecord, 'html' | 'text' | 'sendHtml' | 'sendText' | 'variables' | 'links'>;
 
 type Token = [string, string, number, number, Token[]?, ...unknown[]];
 

@@ -1,7 +1,8 @@
 import type { Queries } from '../../kernel/sql';
 import { emailNoticeDeliveries } from '../email';
 import { whatsAppDeliveries, type MessageDelivery } from '../whatsapp';
-import type { Notice, NoticeChannel } from './notices.entities';
+import type { NoticeChannel } from './notices.entities';
+import type { NoticeRecord } from './notices.repository';
 import type { DeliveryStatus, NoticeView } from './notices.schemas';
 
 /** Each channel's statuses in the view's vocabulary. */
@@ -20,7 +21,7 @@ const DELIVERY_OF: Record<string, DeliveryStatus> = {
 };
 
 /** The channel messages behind these notices, each read through its channel's module. */
-export async function deliveriesOf(q: Queries, notices: readonly Pick<Notice, 'channel' | 'messageRef'>[]): Promise<Map<NoticeChannel, Map<string, MessageDelivery>>> {
+export async function deliveriesOf(q: Queries, notices: readonly Pick<NoticeRecord, 'channel' | 'messageRef'>[]): Promise<Map<NoticeChannel, Map<string, MessageDelivery>>> {
   const refs = (channel: NoticeChannel) => notices.filter((notice) => notice.channel === channel && notice.messageRef).map((notice) => notice.messageRef!);
   return new Map<NoticeChannel, Map<string, MessageDelivery>>([
     ['whatsapp', await whatsAppDeliveries(q, refs('whatsapp'))],
@@ -33,12 +34,12 @@ export function presentDelivery(delivery: MessageDelivery | undefined): NoticeVi
   return { status: DELIVERY_OF[delivery.status] ?? 'queued', channelStatus: delivery.status, at: delivery.at ? new Date(delivery.at).toISOString() : null, error: delivery.error };
 }
 
-export async function presentNotices(q: Queries, notices: readonly Notice[]): Promise<NoticeView[]> {
+export async function presentNotices(q: Queries, notices: readonly NoticeRecord[]): Promise<NoticeView[]> {
   const deliveries = await deliveriesOf(q, notices);
   return notices.map((notice) => ({
     id: notice.id,
     key: notice.key,
-    contactId: notice.contact.id,
+    contactId: notice.contactId,
     purpose: notice.purpose,
     status: notice.status,
     channel: notice.channel ?? null,

@@ -77,16 +77,16 @@ where
 
 -- notices.repository.ts: noticePage
 select
-  "n0".*
+  *
 from
-  "notices" as "n0"
+  "notices"
 where
-  "n0"."purpose" = $1
-  and "n0"."contact_id" = $2
-  and "n0"."channel" = $3
-  and "n0"."status" = $4
+  "purpose" = $1
+  and "contact_id" = $2
+  and "channel" = $3
+  and "status" = $4
 order by
-  "n0"."id" desc
+  "id" desc
 limit
   $5;
 

@@ -1,10 +1,10 @@
-import type { FilterQuery } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { camelRow } from '../../kernel/rows';
 import { sql, tables, type Queries } from '../../kernel/sql';
-import { NoticeSchema, type Notice, type NoticeChannel, type NoticeStatus, type PassedOver, type UnreachableReason } from './notices.entities';
+import { NoticeSchema, type NoticeChannel, type NoticeStatus, type PassedOver, type UnreachableReason } from './notices.entities';
 
 type NoticeTables = InferKyselyDB<typeof NoticeSchema>;
 const db = tables<NoticeTables>();
@@ -67,14 +67,19 @@ export interface NoticeFilter {
   status?: NoticeStatus | undefined;
 }
 
-/** Newest first. */
-export function noticePage(em: EntityManager, filter: NoticeFilter, page: PageRequest): Promise<Page<Notice>> {
-  const where: FilterQuery<Notice> = {};
-  if (filter.purpose) where.purpose = filter.purpose;
-  if (filter.contactId) where.contact = filter.contactId;
-  if (filter.channel) where.channel = filter.channel;
-  if (filter.status) where.status = filter.status;
-  return findPage(em, NoticeSchema, where, page, { id: 'desc' }, (row: Notice) => row);
+const noticeOf = (row: Selectable<NoticeTables['notices']>) => camelRow(row);
+
+export type NoticeRecord = ReturnType<typeof noticeOf>;
+
+/** Newest first (ids are UUID v7). */
+export async function noticePage(q: Queries, filter: NoticeFilter, page: PageRequest): Promise<Page<NoticeRecord>> {
+  let query = db.selectFrom('notices').selectAll();
+  if (filter.purpose) query = query.where('purpose', '=', filter.purpose);
+  if (filter.contactId) query = query.where('contact_id', '=', filter.contactId);
+  if (filter.channel) query = query.where('channel', '=', filter.channel);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  const found = await queryPage(q, query, ['id'], 'desc', page);
+  return { data: found.data.map(noticeOf), nextCursor: found.nextCursor };
 }
 
 /** A person's notices, oldest first. */

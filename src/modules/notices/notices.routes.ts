@@ -14,5 +14,5 @@ export const noticesRouter = new ApiRouter('notices', 'Messages to one person (r
     query: listNoticesQuery,
     response: noticePageView,
   },
-  async ({ ctx, em, input }) => listNotices(em, ctx.deps.db, input.query),
+  async ({ ctx, input }) => listNotices(ctx.deps.db, input.query),
 );

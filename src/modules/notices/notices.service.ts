@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { AppDeps } from '../../kernel/context';
 import type { PageRequest } from '../../kernel/pagination';
@@ -127,8 +126,8 @@ export async function dispatchNotices(deps: AppDeps): Promise<void> {
   await Promise.all([dispatchWhatsAppNotices(deps), dispatchEmailNotices(deps)]);
 }
 
-export async function listNotices(em: EntityManager, q: Queries, query: PageRequest & NoticeFilter) {
+export async function listNotices(q: Queries, query: PageRequest & NoticeFilter) {
   const { cursor, limit, ...filter } = query;
-  const page = await noticePage(em, filter, { cursor, limit });
+  const page = await noticePage(q, filter, { cursor, limit });
   return { data: await presentNotices(q, page.data), nextCursor: page.nextCursor };
 }
