@@ -1,9 +1,22 @@
 import { types as defaultTypes, type Pool, type PoolClient, type QueryConfig } from 'pg';
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type Compilable, type CompiledQuery } from 'kysely';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql as builderSql, type Compilable, type CompiledQuery, type RawBuilder } from 'kysely';
 
 import { Sql } from './sql-tag';
 
 export { Sql, sql, type BatchColumnType } from './sql-tag';
+
+/**
+ * A fragment of the `sql` tag as an expression of the typed query builder, its values bound in the
+ * same order: `innerJoin(builderFragment<Row>(audienceContacts()).as('c'), 'c.id', 'l.contact_id')`
+ * lets a list built and paged with the builder use what another module publishes as `Sql`. `Row`
+ * names the columns the caller reads (a fragment typed `Sql<never>` says none); a prepared
+ * fragment's name is not kept.
+ * Not in `sql-tag.ts`: the console imports that file, which must stay free of the builder.
+ */
+export function builderFragment<Row>(fragment: Sql<unknown>): RawBuilder<Row> {
+  // Kysely's tag binds every value that is not one of its own expressions; ours are plain values.
+  return builderSql<Row>(fragment.parts as unknown as TemplateStringsArray, ...fragment.values);
+}
 
 /** A statement built with the typed query builder, prepared under `name` (see `Sql.prepared`). */
 export function prepared<Row>(name: string, query: Compilable<Row>): Sql<Row> {

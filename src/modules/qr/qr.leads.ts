@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { instant } from '../../kernel/schemas';
 import { pageQueryShape } from '../../kernel/pagination';
@@ -79,9 +78,9 @@ function leadFilter(query: ListLeadsInput): LeadFilter {
 }
 
 /** Newest first: ids are UUID v7, so id order is creation order. Campaign, poster and territory by name, as people read them. */
-export async function listLeads(data: { em: EntityManager; db: Queries }, query: ListLeadsInput) {
-  const page = await leadPage(data.em, leadFilter(query), query);
-  const names = await leadPlaceNames(data.db, page.data);
+export async function listLeads(q: Queries, query: ListLeadsInput) {
+  const page = await leadPage(q, leadFilter(query), query);
+  const names = await leadPlaceNames(q, page.data);
   return { data: page.data.map((lead) => presentLead(lead, names)), nextCursor: page.nextCursor };
 }
 
@@ -107,14 +106,14 @@ const CSV_COLUMNS = [
 ];
 
 /** Streams the filtered leads as CSV, a thousand rows at a time (never the whole list in memory). */
-export function leadsCsv(data: { em: EntityManager; db: Queries }, query: ListLeadsInput): Readable {
+export function leadsCsv(q: Queries, query: ListLeadsInput): Readable {
   const filter = leadFilter(query);
   async function* rows() {
     yield CSV_COLUMNS;
     let before: string | undefined;
     for (;;) {
-      const batch = await leadBatch(data.em, filter, before, 1000);
-      const names = await leadPlaceNames(data.db, batch);
+      const batch = await leadBatch(q, filter, before, 1000);
+      const names = await leadPlaceNames(q, batch);
       for (const lead of batch) {
         const view = presentLead(lead, names);
         yield [

@@ -604,88 +604,124 @@ from
 
 -- qr.repository.ts: leadPage
 select
-  "q0".*,
-  "c1"."id" as "c1__id",
-  "c1"."identity_key" as "c1__identity_key",
-  "c1"."name" as "c1__name",
-  "c1"."name_folded" as "c1__name_folded",
-  "c1"."phone" as "c1__phone",
-  "c1"."email" as "c1__email",
-  "c1"."document_id" as "c1__document_id",
-  "c1"."territory_id" as "c1__territory_id",
-  "c1"."neighbourhood" as "c1__neighbourhood",
-  "c1"."interests" as "c1__interests",
-  "c1"."tags" as "c1__tags",
-  "c1"."whatsapp_opt_in" as "c1__whatsapp_opt_in",
-  "c1"."whatsapp_opted_out_at" as "c1__whatsapp_opted_out_at",
-  "c1"."email_opt_in" as "c1__email_opt_in",
-  "c1"."email_opted_out_at" as "c1__email_opted_out_at",
-  "c1"."erased_at" as "c1__erased_at",
-  "c1"."merged_into_id" as "c1__merged_into_id",
-  "c1"."merged_at" as "c1__merged_at",
-  "c1"."created_at" as "c1__created_at",
-  "c1"."updated_at" as "c1__updated_at"
+  "l"."id",
+  "l"."campaign_id",
+  "l"."code_id",
+  "l"."territory_id",
+  "l"."neighbourhood",
+  "l"."interests",
+  "l"."whatsapp_opt_in",
+  "l"."email_opt_in",
+  "l"."submissions",
+  "l"."created_at",
+  "l"."updated_at",
+  "c"."id" as "contact_id",
+  "c"."name" as "contact_name",
+  "c"."phone" as "contact_phone",
+  "c"."email" as "contact_email",
+  "c"."document_id" as "contact_document_id"
 from
-  "qr_leads" as "q0"
-  inner join "contacts" as "c1" on "q0"."contact_id" = "c1"."id"
+  "qr_leads" as "l"
+  inner join (
+    select
+      id,
+      name,
+      phone,
+      email,
+      document_id,
+      territory_id,
+      neighbourhood,
+      interests,
+      created_at,
+      whatsapp_opt_in,
+      whatsapp_opted_out_at,
+      phone is not null
+      and whatsapp_opt_in
+      and whatsapp_opted_out_at is null as whatsapp_reachable,
+      email_opt_in,
+      email_opted_out_at,
+      email is not null
+      and email_opt_in
+      and email_opted_out_at is null as email_reachable
+    from
+      contacts
+  ) as "c" on "c"."id" = "l"."contact_id"
 where
-  "q0"."campaign_id" = $1
-  and "q0"."code_id" = $2
-  and "q0"."territory_id" = $3
-  and "q0"."interests" @> $4
-  and "q0"."email_opt_in" = $5
-  and "q0"."created_at" >= $6
-  and "q0"."created_at" <= $7
+  "l"."campaign_id" = $1
+  and "l"."code_id" = $2
+  and "l"."territory_id" = $3
+  and "l"."interests" @> $4::text[]
+  and "l"."email_opt_in" = $5
+  and "l"."created_at" >= $6
+  and "l"."created_at" <= $7
   and (
-    "c1"."name" ilike $8
-    or "c1"."email" ilike $9
+    "c"."name" ilike $8
+    or "c"."email" ilike $9
   )
 order by
-  "q0"."id" desc
+  "l"."id" desc
 limit
   $10;
 
 -- qr.repository.ts: leadBatch
 select
-  "q0".*,
-  "c1"."id" as "c1__id",
-  "c1"."identity_key" as "c1__identity_key",
-  "c1"."name" as "c1__name",
-  "c1"."name_folded" as "c1__name_folded",
-  "c1"."phone" as "c1__phone",
-  "c1"."email" as "c1__email",
-  "c1"."document_id" as "c1__document_id",
-  "c1"."territory_id" as "c1__territory_id",
-  "c1"."neighbourhood" as "c1__neighbourhood",
-  "c1"."interests" as "c1__interests",
-  "c1"."tags" as "c1__tags",
-  "c1"."whatsapp_opt_in" as "c1__whatsapp_opt_in",
-  "c1"."whatsapp_opted_out_at" as "c1__whatsapp_opted_out_at",
-  "c1"."email_opt_in" as "c1__email_opt_in",
-  "c1"."email_opted_out_at" as "c1__email_opted_out_at",
-  "c1"."erased_at" as "c1__erased_at",
-  "c1"."merged_into_id" as "c1__merged_into_id",
-  "c1"."merged_at" as "c1__merged_at",
-  "c1"."created_at" as "c1__created_at",
-  "c1"."updated_at" as "c1__updated_at"
+  "l"."id",
+  "l"."campaign_id",
+  "l"."code_id",
+  "l"."territory_id",
+  "l"."neighbourhood",
+  "l"."interests",
+  "l"."whatsapp_opt_in",
+  "l"."email_opt_in",
+  "l"."submissions",
+  "l"."created_at",
+  "l"."updated_at",
+  "c"."id" as "contact_id",
+  "c"."name" as "contact_name",
+  "c"."phone" as "contact_phone",
+  "c"."email" as "contact_email",
+  "c"."document_id" as "contact_document_id"
 from
-  "qr_leads" as "q0"
-  inner join "contacts" as "c1" on "q0"."contact_id" = "c1"."id"
+  "qr_leads" as "l"
+  inner join (
+    select
+      id,
+      name,
+      phone,
+      email,
+      document_id,
+      territory_id,
+      neighbourhood,
+      interests,
+      created_at,
+      whatsapp_opt_in,
+      whatsapp_opted_out_at,
+      phone is not null
+      and whatsapp_opt_in
+      and whatsapp_opted_out_at is null as whatsapp_reachable,
+      email_opt_in,
+      email_opted_out_at,
+      email is not null
+      and email_opt_in
+      and email_opted_out_at is null as email_reachable
+    from
+      contacts
+  ) as "c" on "c"."id" = "l"."contact_id"
 where
-  "q0"."campaign_id" = $1
-  and "q0"."code_id" = $2
-  and "q0"."territory_id" = $3
-  and "q0"."interests" @> $4
-  and "q0"."email_opt_in" = $5
-  and "q0"."created_at" >= $6
-  and "q0"."created_at" <= $7
+  "l"."campaign_id" = $1
+  and "l"."code_id" = $2
+  and "l"."territory_id" = $3
+  and "l"."interests" @> $4::text[]
+  and "l"."email_opt_in" = $5
+  and "l"."created_at" >= $6
+  and "l"."created_at" <= $7
   and (
-    "c1"."name" ilike $8
-    or "c1"."email" ilike $9
+    "c"."name" ilike $8
+    or "c"."email" ilike $9
   )
-  and "q0"."id" < $10
+  and "l"."id" < $10
 order by
-  "q0"."id" desc
+  "l"."id" desc
 limit
   $11;
 

@@ -1,14 +1,13 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import type { Selectable } from 'kysely';
+import { sql as builderSql, type InferResult, type Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { findPage, queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
-import { prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
-import { arrivingContact, type CapturedPerson, type ConsentProof } from '../audience';
+import { builderFragment, prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
+import { arrivingContact, audienceContacts, type CapturedPerson, type ConsentProof, type ContactSchema } from '../audience';
 import { territoryAndDescendants, territoryDirectory } from '../territories';
-import { QrCampaignSchema, QrCodeSchema, QrLeadSchema, type CampaignStatus, type QrLead, type QrScanSchema } from './qr.entities';
+import { QrCampaignSchema, QrCodeSchema, QrLeadSchema, type CampaignStatus, type QrScanSchema } from './qr.entities';
 import type { TerritoryReferenceHolder } from '../../kernel/module';
 
 /** The tables this module owns, as the typed query builder sees them. */
@@ -209,40 +208,10 @@ export async function recordCapturedLead(q: Queries, lead: CapturedLead): Promis
 }
 
 // ---------------------------------------------------------------------------------------------
-// Leads: lists and exports (with the person, through the ORM's relation to the contact)
+// Leads: lists and exports (with the person, through audience's published contacts)
 
-export interface LeadRecord {
-  id: string;
-  campaignId: string;
-  codeId: string;
-  contact: { id: string; name: string; phone: string | null; email: string | null; documentId: string | null };
-  territoryId: string | null;
-  neighbourhood: string | null;
-  interests: string[];
-  whatsappOptIn: boolean;
-  emailOptIn: boolean;
-  submissions: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-function leadOfEntity(lead: QrLead): LeadRecord {
-  const { contact } = lead;
-  return {
-    id: lead.id,
-    campaignId: lead.campaign.id,
-    codeId: lead.code.id,
-    contact: { id: contact.id, name: contact.name, phone: contact.phone ?? null, email: contact.email ?? null, documentId: contact.documentId ?? null },
-    territoryId: lead.territory ? lead.territory.id : null,
-    neighbourhood: lead.neighbourhood ?? null,
-    interests: lead.interests,
-    whatsappOptIn: lead.whatsappOptIn,
-    emailOptIn: lead.emailOptIn,
-    submissions: lead.submissions,
-    createdAt: lead.createdAt,
-    updatedAt: lead.updatedAt,
-  };
-}
+/** The person's columns a lead list shows, as audience's `audienceContacts()` gives them. */
+type LeadContactRow = Pick<Selectable<InferKyselyDB<typeof ContactSchema>['contacts']>, 'id' | 'name' | 'phone' | 'email' | 'document_id'>;
 
 export interface LeadFilter {
   campaignId?: string | undefined;
@@ -256,39 +225,69 @@ export interface LeadFilter {
   optIn?: 'whatsapp' | 'email' | undefined;
 }
 
-function leadWhere(filter: LeadFilter): Record<string, unknown> {
-  const where: Record<string, unknown> = {};
-  if (filter.campaignId) where.campaign = filter.campaignId;
-  if (filter.codeId) where.code = filter.codeId;
-  if (filter.territoryId) where.territory = filter.territoryId;
-  if (filter.interest) where.interests = { $contains: [filter.interest] };
-  if (filter.optIn === 'whatsapp') where.whatsappOptIn = true;
-  if (filter.optIn === 'email') where.emailOptIn = true;
-  if (filter.from || filter.to) where.createdAt = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lte: filter.to } : {}) };
+/** Leads with their person, filtered; unordered (the list and the export order them). */
+function leadQuery(filter: LeadFilter) {
+  let query = db
+    .selectFrom('qr_leads as l')
+    .innerJoin(builderFragment<LeadContactRow>(audienceContacts()).as('c'), 'c.id', 'l.contact_id')
+    .select([
+      'l.id',
+      'l.campaign_id',
+      'l.code_id',
+      'l.territory_id',
+      'l.neighbourhood',
+      'l.interests',
+      'l.whatsapp_opt_in',
+      'l.email_opt_in',
+      'l.submissions',
+      'l.created_at',
+      'l.updated_at',
+      'c.id as contact_id',
+      'c.name as contact_name',
+      'c.phone as contact_phone',
+      'c.email as contact_email',
+      'c.document_id as contact_document_id',
+    ]);
+  if (filter.campaignId) query = query.where('l.campaign_id', '=', filter.campaignId);
+  if (filter.codeId) query = query.where('l.code_id', '=', filter.codeId);
+  if (filter.territoryId) query = query.where('l.territory_id', '=', filter.territoryId);
+  // The array as one parameter: the builder would spread it into a list of values.
+  if (filter.interest) query = query.where('l.interests', '@>', builderSql<string[]>`${[filter.interest]}::text[]`);
+  if (filter.optIn === 'whatsapp') query = query.where('l.whatsapp_opt_in', '=', true);
+  if (filter.optIn === 'email') query = query.where('l.email_opt_in', '=', true);
+  if (filter.from) query = query.where('l.created_at', '>=', filter.from);
+  if (filter.to) query = query.where('l.created_at', '<=', filter.to);
   if (filter.q) {
     const pattern = containsPattern(filter.q);
     const digits = filter.q.replace(/\D/g, '');
-    where.contact = {
-      $or: [{ name: { $ilike: pattern } }, { email: { $ilike: pattern } }, ...(digits.length >= 3 ? [{ phone: { $like: containsPattern(digits) } }] : [])],
-    };
+    query = query.where((row) =>
+      row.or([row('c.name', 'ilike', pattern), row('c.email', 'ilike', pattern), ...(digits.length >= 3 ? [row('c.phone', 'like', containsPattern(digits))] : [])]),
+    );
   }
-  return where;
+  return query;
 }
+
+type LeadRow = InferResult<ReturnType<typeof leadQuery>>[number];
+
+function leadOf(row: LeadRow) {
+  const { contact_id: id, contact_name: name, contact_phone: phone, contact_email: email, contact_document_id: documentId, ...lead } = row;
+  return { ...camelRow(lead), contact: { id, name, phone, email, documentId } };
+}
+
+export type LeadRecord = ReturnType<typeof leadOf>;
 
 /** Newest first: ids are UUID v7, so id order is creation order. */
-export function leadPage(em: EntityManager, filter: LeadFilter, page: PageRequest): Promise<Page<LeadRecord>> {
-  return findPage(em, QrLeadSchema, leadWhere(filter), page, { id: 'desc' }, leadOfEntity, { populate: ['contact'] });
+export async function leadPage(q: Queries, filter: LeadFilter, page: PageRequest): Promise<Page<LeadRecord>> {
+  const found = await queryPage(q, leadQuery(filter), ['l.id'], 'desc', page);
+  return { data: found.data.map(leadOf), nextCursor: found.nextCursor };
 }
 
-/** Up to `limit` leads older than `before` (all, without it), newest first; each batch on a fresh EntityManager. */
-export async function leadBatch(em: EntityManager, filter: LeadFilter, before: string | undefined, limit: number): Promise<LeadRecord[]> {
-  const where = leadWhere(filter);
-  const batch = await em.fork().find(QrLeadSchema, before ? { $and: [where, { id: { $lt: before } }] } : where, {
-    orderBy: { id: 'desc' },
-    limit,
-    populate: ['contact'],
-  });
-  return batch.map(leadOfEntity);
+/** Up to `limit` leads older than `before` (all, without it), newest first. */
+export async function leadBatch(q: Queries, filter: LeadFilter, before: string | undefined, limit: number): Promise<LeadRecord[]> {
+  let query = leadQuery(filter);
+  if (before) query = query.where('l.id', '<', before);
+  const rows = await q.rows(query.orderBy('l.id', 'desc').limit(limit));
+  return rows.map(leadOf);
 }
 
 /** What an export writes instead of ids: each campaign's name, each poster's code and label, each territory's name. */

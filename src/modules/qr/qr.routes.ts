@@ -192,14 +192,14 @@ export const qrRouter = new ApiRouter('poster-qr', 'Poster QR campaigns, codes, 
       response: pageSchema(leadView),
       produces: { 'text/csv': 'CSV export when format=csv' },
     },
-    async ({ ctx, input, em }) => {
+    async ({ ctx, input }) => {
       if (input.query.format === 'csv') {
         ctx.type = 'text/csv; charset=utf-8';
         ctx.set('Content-Disposition', `attachment; filename="leads-${new Date().toISOString().slice(0, 10)}.csv"`);
-        ctx.body = leadsCsv({ em, db: ctx.deps.db }, input.query);
+        ctx.body = leadsCsv(ctx.deps.db, input.query);
         return undefined;
       }
-      return listLeads({ em, db: ctx.deps.db }, input.query);
+      return listLeads(ctx.deps.db, input.query);
     },
   )
   .get(
