@@ -7,9 +7,7 @@
  *
  * Only files that write statements are read (they import `sql`, `tables` or `prepared` from
  * kernel/sql): a service that passes its `Queries` on to a repository would only repeat it. An
- * exported object of such functions (a `PersonalDataHolder`) gives one section per method. A
- * function on an EntityManager gets one of the app's ORM whose connection records instead of
- * running.
+ * exported object of such functions (a `PersonalDataHolder`) gives one section per method.
  */
 import { execFileSync } from 'node:child_process';
 import { createSecretKey } from 'node:crypto';
@@ -70,7 +68,7 @@ async function atFixedNow<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Stops a function whose statements cannot be shown (it reached an EntityManager, looped, hung). */
+/** Stops a function whose statements cannot be shown (it looped, hung, or reached what has no sample). */
 class NotRendered extends Error {}
 
 /** A `Database` that runs nothing: it keeps each statement, formatted, and answers no rows. */
@@ -86,7 +84,7 @@ export class RecordingDatabase implements Queries {
     this.recordText('compile' in query ? query.compile().sql : query.text);
   }
 
-  /** A statement's text with `$n` placeholders (an EntityManager's come here once numbered). */
+  /** A statement's text with `$n` placeholders. */
   recordText(text: string): void {
     this.recordFormatted(formatStatement(text));
   }
@@ -154,77 +152,13 @@ function unusable(what: string): unknown {
   });
 }
 
-/** EntityManagers whose statements go to a recorder instead of a connection. */
-export interface EntityManagers {
-  /** A fresh EntityManager (empty identity map) whose statements `database` records. */
-  recordingInto(database: RecordingDatabase): unknown;
-}
-
-/**
- * MikroORM on the app's entities, never connected: its connection hands each statement to the
- * recorder of the function being rendered and answers as if no row matched.
- */
-export async function recordingEntityManagers(load: (file: string) => unknown): Promise<EntityManagers> {
-  const { MikroORM } = await import('@mikro-orm/postgresql');
-  // Loaded only here: the app's entities bring every module, which the generator's own test does without.
-  const { ormOptions } = load(join(__dirname, '..', 'src', 'kernel', 'db')) as typeof import('../src/kernel/db');
-  const { allEntities } = load(join(__dirname, '..', 'src', 'modules')) as typeof import('../src/modules');
-  // MikroORM connects on the first statement, which the recorder takes instead: this URL is never dialled.
-  const orm = await MikroORM.init(ormOptions({ clientUrl: 'postgresql://nobody@127.0.0.1:1/none', entities: allEntities }));
-  let current: RecordingDatabase | undefined;
-  const into = (): RecordingDatabase => {
-    if (!current) throw new NotRendered('ran a statement after it had returned');
-    return current;
-  };
-  const connection = orm.em.getConnection();
-  Object.assign(connection, {
-    execute: async (query: unknown, _params: unknown, method: 'all' | 'get' | 'run' = 'all') => {
-      into().recordText(numberedPlaceholders(typeof query === 'string' ? query : String((query as { sql?: unknown }).sql ?? query)));
-      return method === 'all' ? [] : method === 'get' ? undefined : { affectedRows: 0, insertId: 0, rows: [] };
-    },
-    begin: async () => {
-      into().recordCommand('begin');
-      return {};
-    },
-    commit: async () => into().recordCommand('commit'),
-    rollback: async () => into().recordCommand('rollback'),
-  });
-  return {
-    recordingInto(database) {
-      current = database;
-      return orm.em.fork();
-    },
-  };
-}
-
-/** MikroORM's `?` markers as PostgreSQL's `$1`, `$2`…, outside quoted text. */
-export function numberedPlaceholders(text: string): string {
-  let quote: string | undefined;
-  let count = 0;
-  let result = '';
-  for (const character of text) {
-    if (quote) {
-      if (character === quote) quote = undefined;
-    } else if (character === "'" || character === '"') {
-      quote = character;
-    } else if (character === '?') {
-      result += `$${++count}`;
-      continue;
-    }
-    result += character;
-  }
-  return result;
-}
-
 const RECORDED = new Set(['Queries', 'Database']);
-const isEntityManager = (name: string) => name.endsWith('EntityManager');
 
 /** Makes sample arguments from parameter types, always the same ones for the same types. */
 class Samples {
   constructor(
     private readonly checker: ts.TypeChecker,
     private readonly database: RecordingDatabase,
-    private readonly entityManager: unknown,
   ) {}
 
   of(type: ts.Type, name: string, depth = 0): unknown {
@@ -273,7 +207,6 @@ class Samples {
   private ofObject(type: ts.ObjectType, name: string, depth: number): unknown {
     const symbolName = (type.aliasSymbol ?? type.getSymbol())?.getName() ?? '';
     if (RECORDED.has(symbolName)) return this.database;
-    if (isEntityManager(symbolName)) return this.entityManager ?? unusable('an EntityManager: not rendered');
     if (depth > MAX_DEPTH) return undefined;
     const typeArguments = this.checker.getTypeArguments(type as ts.TypeReference);
     if (this.checker.isTupleType(type)) return typeArguments.map((element) => this.of(element, name, depth + 1));
@@ -396,17 +329,15 @@ function compilerOptions(root: string): ts.CompilerOptions {
 }
 
 /** The type's name when it is one whose first parameter makes the function a target. */
-function firstParameterKind(checker: ts.TypeChecker, signature: ts.Signature): 'recorded' | 'entity-manager' | undefined {
+function isRecorded(checker: ts.TypeChecker, signature: ts.Signature): boolean {
   const first = signature.getParameters()[0];
-  if (!first) return undefined;
+  if (!first) return false;
   const type = checker.getTypeOfSymbol(first);
   const name = (type.aliasSymbol ?? type.getSymbol())?.getName() ?? '';
-  if (RECORDED.has(name)) return 'recorded';
+  if (RECORDED.has(name)) return true;
   // The process's dependencies, or the part of them a function needs: it runs its statements on their `db`.
   const db = type.getProperty('db');
-  if (db && RECORDED.has(checker.getTypeOfSymbol(db).getSymbol()?.getName() ?? '')) return 'recorded';
-  if (isEntityManager(name)) return 'entity-manager';
-  return undefined;
+  return Boolean(db && RECORDED.has(checker.getTypeOfSymbol(db).getSymbol()?.getName() ?? ''));
 }
 
 function moduleOf(root: string, file: string): string {
@@ -418,14 +349,11 @@ export interface RenderOptions {
   /** Loads a module file: `require`, which tsx and Jest both give TypeScript files. */
   load?: (file: string) => Record<string, unknown>;
   sampleArguments?: SampleArguments;
-  /** Without them, functions on an EntityManager are listed as not rendered. */
-  entityManagers?: (load: (file: string) => unknown) => Promise<EntityManagers>;
 }
 
 /** Renders the statements of every data-access function under `root`: module file path → its text. */
 export async function renderQueries(root: string, options: RenderOptions = {}): Promise<Map<string, string>> {
   const { load = require, sampleArguments = {} } = options;
-  let entityManagers: Promise<EntityManagers> | undefined;
   const files = sourceFiles(root);
   const program = ts.createProgram(files, compilerOptions(root));
   const checker = program.getTypeChecker();
@@ -435,7 +363,7 @@ export async function renderQueries(root: string, options: RenderOptions = {}): 
     if (!source || !writesStatements(source)) continue;
     const fileSymbol = checker.getSymbolAtLocation(source);
     if (!fileSymbol) continue;
-    const targets: (Target & { kind: 'recorded' | 'entity-manager' })[] = [];
+    const targets: Target[] = [];
     const exports = checker.getExportsOfModule(fileSymbol).sort((a, b) => (a.valueDeclaration?.getStart() ?? 0) - (b.valueDeclaration?.getStart() ?? 0));
     for (const exported of exports) {
       if (exported.flags & ts.SymbolFlags.Alias) continue;
@@ -452,8 +380,8 @@ export async function renderQueries(root: string, options: RenderOptions = {}): 
         }
       }
       for (const candidate of candidates) {
-        const kind = firstParameterKind(checker, candidate.signature);
-        if (kind) targets.push({ kind, file, exportName: exported.getName(), signature: candidate.signature, ...(candidate.member ? { member: candidate.member } : {}) });
+        if (isRecorded(checker, candidate.signature))
+          targets.push({ file, exportName: exported.getName(), signature: candidate.signature, ...(candidate.member ? { member: candidate.member } : {}) });
       }
     }
     const module = moduleOf(root, file);
@@ -463,29 +391,18 @@ export async function renderQueries(root: string, options: RenderOptions = {}): 
     const loaded = targets.length ? load(file) : {};
     for (const target of targets) {
       const title = `${fileName}: ${target.member ? `${target.exportName}.${target.member}` : target.exportName}`;
-      if (target.kind === 'entity-manager' && !options.entityManagers) {
-        sections.push({ module, title, lines: ['-- EntityManager: not rendered'] });
-        continue;
-      }
-      if (target.kind === 'entity-manager') entityManagers ??= options.entityManagers?.(load);
       const fn = target.member ? (loaded[target.exportName] as Record<string, unknown> | undefined)?.[target.member] : loaded[target.exportName];
       // An optional method of a holder's interface that this module's holder leaves out.
       if (fn === undefined && target.member) continue;
-      sections.push({ module, title, lines: await renderTarget(checker, loaded, target, await entityManagers, sampleArguments[title]) });
+      sections.push({ module, title, lines: await renderTarget(checker, loaded, target, sampleArguments[title]) });
     }
   }
   return assemble(root, sections);
 }
 
-async function renderTarget(
-  checker: ts.TypeChecker,
-  loaded: Record<string, unknown>,
-  target: Target,
-  entityManagers: EntityManagers | undefined,
-  adjust?: (generated: unknown[]) => unknown[],
-): Promise<string[]> {
+async function renderTarget(checker: ts.TypeChecker, loaded: Record<string, unknown>, target: Target, adjust?: (generated: unknown[]) => unknown[]): Promise<string[]> {
   const database = new RecordingDatabase();
-  const samples = new Samples(checker, database, entityManagers?.recordingInto(database));
+  const samples = new Samples(checker, database);
   const exported = loaded[target.exportName];
   const owner = target.member ? exported : undefined;
   const fn = target.member ? (exported as Record<string, unknown> | undefined)?.[target.member] : exported;
@@ -595,7 +512,7 @@ export function writeQueries(root: string, rendered: ReadonlyMap<string, string>
 if (require.main === module) {
   const check = process.argv.includes('--check');
   const root = process.cwd();
-  renderQueries(root, { sampleArguments: SAMPLE_ARGUMENTS, entityManagers: recordingEntityManagers })
+  renderQueries(root, { sampleArguments: SAMPLE_ARGUMENTS })
     .then((rendered) => {
       if (check) {
         const stale = staleQueries(root, rendered);

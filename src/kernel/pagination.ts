@@ -1,5 +1,4 @@
-import { Cursor, DriverException, type EntityName, type FilterQuery, type QueryOrderMap } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { Cursor, DriverException } from '@mikro-orm/core';
 import { sql as builderSql, type SelectQueryBuilder } from 'kysely';
 import { invalidField } from './errors';
 import type { Queries } from './sql';
@@ -14,44 +13,8 @@ function assertCursorShape(cursor: string, keys: number): void {
   } catch {
     decoded = undefined;
   }
-  const valid =
-    Array.isArray(decoded) &&
-    decoded.length === keys &&
-    decoded.every((value) => value === null || ['string', 'number', 'boolean'].includes(typeof value) || value instanceof Date);
+  const valid = Array.isArray(decoded) && decoded.length === keys && decoded.every((value) => ['string', 'number', 'boolean'].includes(typeof value) || value instanceof Date);
   if (!valid) throw invalidField('query.cursor', 'The cursor is not one this list gave out.');
-}
-
-/**
- * Keyset pagination on top of MikroORM's cursor support: stable under inserts, no OFFSET scans,
- * no count query. The order must end in a unique key (the id) so that no row is skipped.
- */
-export async function findPage<T extends object, Out>(
-  em: EntityManager,
-  entity: EntityName<T>,
-  where: FilterQuery<T>,
-  page: PageRequest,
-  orderBy: QueryOrderMap<T>,
-  present: (row: T) => Out,
-  options: { populate?: readonly string[] } = {},
-): Promise<Page<Out>> {
-  if (page.cursor) assertCursorShape(page.cursor, Object.keys(orderBy).length);
-  try {
-    const result = await em.findByCursor(entity, {
-      where: where as FilterQuery<NoInfer<T>>,
-      first: page.limit,
-      after: page.cursor,
-      orderBy,
-      includeCount: false,
-      // Relations to load with each row (joined), e.g. a lead's contact.
-      populate: options.populate as never,
-    });
-    return {
-      data: result.items.map((row) => present(row as T)),
-      nextCursor: result.hasNextPage ? result.endCursor : null,
-    };
-  } catch (error) {
-    throw cursorRefused(page, error);
-  }
 }
 
 /** A cursor whose values do not fit the columns (edited by hand) is the client's mistake. */
@@ -61,6 +24,12 @@ function cursorRefused(page: PageRequest, error: unknown): unknown {
 }
 
 /**
+ * A key of `queryPage`: a selected column, by its name (`id`) or, when a join makes the bare name
+ * ambiguous, qualified by its table's alias (`l.id`, read back from the row's `id`).
+ */
+export type PageKey<Row> = (keyof Row & string) | `${string}.${keyof Row & string}`;
+
+/**
  * The same keyset paging for a statement of the typed query builder, with cursors of the same form:
  * the rows ordered by `keys` (selected columns of the table, not null, the last one unique: the
  * id), all in one `direction`; a page after a cursor starts past its row by one row comparison.
@@ -68,7 +37,7 @@ function cursorRefused(page: PageRequest, error: unknown): unknown {
 export async function queryPage<DB, Table extends keyof DB, Row extends object>(
   q: Queries,
   query: SelectQueryBuilder<DB, Table, Row>,
-  keys: readonly (keyof Row & string)[],
+  keys: readonly PageKey<Row>[],
   direction: 'asc' | 'desc',
   page: PageRequest,
 ): Promise<Page<Row>> {
@@ -80,11 +49,12 @@ export async function queryPage<DB, Table extends keyof DB, Row extends object>(
     paged = paged.where(builderSql<boolean>`(${columns}) ${builderSql.raw(direction === 'desc' ? '<' : '>')} (${builderSql.join(after)})`);
   }
   for (const key of keys) paged = paged.orderBy(builderSql.ref(key), direction);
+  const fields = keys.map((key) => key.slice(key.lastIndexOf('.') + 1));
   try {
     const rows = await q.rows(paged.limit(page.limit + 1));
     const data = rows.slice(0, page.limit);
     const last = data[data.length - 1] as Record<string, unknown> | undefined;
-    return { data, nextCursor: rows.length > page.limit && last ? Cursor.encode(keys.map((key) => last[key])) : null };
+    return { data, nextCursor: rows.length > page.limit && last ? Cursor.encode(fields.map((field) => last[field])) : null };
   } catch (error) {
     throw cursorRefused(page, error);
   }

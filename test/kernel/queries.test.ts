@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { formatStatement, numberedPlaceholders, renderQueries, staleQueries, writeQueries } from '../../scripts/queries';
+import { formatStatement, renderQueries, staleQueries, writeQueries } from '../../scripts/queries';
 
 const kernelSql = resolve(__dirname, '../../src/kernel/sql');
 
@@ -14,9 +14,6 @@ function sampleProject(filter: string): string {
     join(module, 'sample.repository.ts'),
     [
       `import { sql, type Database, type Queries } from '${kernelSql}';`,
-      '',
-      "/** Stands for the ORM's: functions that take one are listed, not run. */",
-      'export class EntityManager {}',
       '',
       "export interface ThingFilter { names: readonly string[]; kind: 'b' | 'a'; archived?: boolean }",
       '',
@@ -33,10 +30,6 @@ function sampleProject(filter: string): string {
       '',
       'export function archiveAll(db: Database, before: Date) {',
       '  return db.transaction((tx) => tx.write(sql`update things set archived = true where created_at < ${before}`), { lockTimeoutMs: 500 });',
-      '}',
-      '',
-      'export function thingPage(em: EntityManager, limit: number) {',
-      '  return [em, limit];',
       '}',
       '',
       'export const thingHolder = {',
@@ -67,7 +60,7 @@ const roots: string[] = [];
 afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
 
 describe('checked-in SQL', () => {
-  it('renders each function of a file that writes statements, in order, and lists the EntityManager ones when given no ORM', async () => {
+  it('renders each function of a file that writes statements, in order', async () => {
     const root = sampleProject('visible');
     roots.push(root);
     const rendered = await renderQueries(root);
@@ -80,7 +73,6 @@ describe('checked-in SQL', () => {
       '-- sample.repository.ts: things',
       '-- sample.repository.ts: renameFirst',
       '-- sample.repository.ts: archiveAll',
-      '-- sample.repository.ts: thingPage',
       '-- sample.repository.ts: thingHolder.erase',
       '-- sample.repository.ts: today',
     ]);
@@ -89,7 +81,6 @@ describe('checked-in SQL', () => {
     // No row is found, so the update after the look-up never runs.
     expect(text).toContain(['-- sample.repository.ts: renameFirst', 'select', '  id', 'from', '  things', 'order by', '  id', 'limit', '  1;', ''].join('\n'));
     expect(text).toContain(['-- sample.repository.ts: archiveAll', 'begin;', 'set local lock_timeout = 500;', 'update things'].join('\n'));
-    expect(text).toContain(['-- sample.repository.ts: thingPage', '-- EntityManager: not rendered'].join('\n'));
     // A holder's methods and a function on the deps' `db` are rendered; the clock is the same every run.
     expect(text).toContain(['-- sample.repository.ts: thingHolder.erase', 'delete from things', 'where', '  id = $1;'].join('\n'));
     expect(text).toContain(['-- sample.repository.ts: today', 'select', "  '2026-01-15'::date as day;"].join('\n'));
@@ -116,10 +107,6 @@ describe('checked-in SQL', () => {
     mkdirSync(join(root, 'src', 'modules', 'gone'), { recursive: true });
     writeFileSync(join(root, 'src', 'modules', 'gone', 'gone.queries.sql'), 'select 1;\n');
     expect(staleQueries(root, new Map()).map(({ file }) => file)).toEqual(['src/modules/gone/gone.queries.sql']);
-  });
-
-  it("numbers an EntityManager's ? markers as PostgreSQL's, leaving quoted text alone", () => {
-    expect(numberedPlaceholders(`select "a?" from t where b = ? and c = 'why?' and d in (?, ?)`)).toBe(`select "a?" from t where b = $1 and c = 'why?' and d in ($2, $3)`);
   });
 
   it('pretty-prints a statement and ends it with a semicolon', () => {

@@ -1,5 +1,4 @@
 import type { Context, Next } from 'koa';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z, type ZodType } from 'zod';
 import { resolveActor } from '../auth/authenticate';
 import { roleAllowed, type Actor, type Role } from '../auth/roles';
@@ -65,15 +64,13 @@ export interface RouteInput<P, Q, B> {
   body: B;
 }
 
-/** What a handler gets: the validated input, the caller, and a request-scoped EntityManager. */
+/** What a handler gets: the validated input and the caller (the database is `ctx.deps.db`). */
 export interface RouteContext<P, Q, B> {
   ctx: Context;
   input: RouteInput<P, Q, B>;
   /** The authenticated caller; throws 401 on a public route called without a token. */
   readonly actor: Actor;
   readonly maybeActor: Actor | undefined;
-  /** Forked on first use, so routes that never touch the database pay nothing for it. */
-  readonly em: EntityManager;
 }
 
 /** Returns the JSON answer, or undefined when it wrote ctx.body itself (HTML, files, streams). */
@@ -239,8 +236,6 @@ export class ApiRouter {
 
 /** A class rather than an object literal with getters: it stays one hidden class, cheap per request. */
 class HandlerContext<P, Q, B> implements RouteContext<P, Q, B> {
-  private entityManager: EntityManager | undefined;
-
   constructor(
     readonly ctx: Context,
     readonly input: RouteInput<P, Q, B>,
@@ -250,11 +245,6 @@ class HandlerContext<P, Q, B> implements RouteContext<P, Q, B> {
   get actor(): Actor {
     if (!this.maybeActor) throw new UnauthorizedError();
     return this.maybeActor;
-  }
-
-  get em(): EntityManager {
-    this.entityManager ??= this.ctx.deps.orm.em.fork();
-    return this.entityManager;
   }
 }
 

@@ -1470,19 +1470,26 @@ where
 
 -- agenda.service.ts: listOrganisers
 select
-  "u0".*
+  "id",
+  "email",
+  "name",
+  "role",
+  "active",
+  "token_version",
+  "last_login_at",
+  "created_at"
 from
-  "users" as "u0"
+  "users"
 where
-  "u0"."role" in ($1, $2, $3, $4, $5)
-  and "u0"."active" = $6
+  "role" in ($1, $2, $3, $4, $5)
+  and "active" = $6
   and (
-    "u0"."email" ilike $7
-    or "u0"."name" ilike $8
+    "email" ilike $7
+    or "name" ilike $8
   )
 order by
-  "u0"."name" asc,
-  "u0"."id" asc
+  "name" asc,
+  "id" asc
 limit
   $9;
 

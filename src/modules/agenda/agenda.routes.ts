@@ -265,7 +265,7 @@ export const agendaRouter = new ApiRouter('agenda', 'Events with RSVP, waitlist,
       query: organisersQuery,
       response: organiserPageView,
     },
-    async ({ input, em }) => agenda.listOrganisers(em, input.query),
+    async ({ ctx, input }) => agenda.listOrganisers(ctx.deps.db, input.query),
   )
   .get(
     `${base}/users/:userId/contact`,

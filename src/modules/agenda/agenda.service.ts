@@ -3,7 +3,6 @@ import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import { instantAt } from '../../kernel/calendar';
 import type { AppDeps } from '../../kernel/context';
 import { ROLES, roleAllowed, type Actor } from '../../kernel/auth/roles';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PageRequest } from '../../kernel/page-schemas';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError, invalidField } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
@@ -504,8 +503,8 @@ export async function undoCheckIn(deps: Deps, eventId: string, contactId: string
 const ORGANISER_ROLES = ROLES.filter((role) => roleAllowed(role, agendaPolicy.roles('edit')));
 
 /** Who may be named an event's organiser and so run its door: active accounts of those roles, by name. */
-export async function listOrganisers(em: EntityManager, query: PageRequest & { q?: string | undefined }) {
-  const page = await userPage(em, { roles: ORGANISER_ROLES, active: true, q: query.q }, query);
+export async function listOrganisers(q: Queries, query: PageRequest & { q?: string | undefined }) {
+  const page = await userPage(q, { roles: ORGANISER_ROLES, active: true, q: query.q }, query);
   return { data: page.data.map((user) => ({ id: user.id, name: user.name, role: user.role })), nextCursor: page.nextCursor };
 }
 

@@ -266,19 +266,26 @@ where
 
 -- auth.repository.ts: userPage
 select
-  "u0".*
+  "id",
+  "email",
+  "name",
+  "role",
+  "active",
+  "token_version",
+  "last_login_at",
+  "created_at"
 from
-  "users" as "u0"
+  "users"
 where
-  "u0"."role" = $1
-  and "u0"."active" = $2
+  "role" = $1
+  and "active" = $2
   and (
-    "u0"."email" ilike $3
-    or "u0"."name" ilike $4
+    "email" ilike $3
+    or "name" ilike $4
   )
 order by
-  "u0"."name" asc,
-  "u0"."id" asc
+  "name" asc,
+  "id" asc
 limit
   $5;
 

@@ -1,13 +1,12 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql as builderSql, type Selectable } from 'kysely';
 import type { Principal } from '../../kernel/auth/principals';
 import type { Role } from '../../kernel/auth/roles';
-import { findPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
 import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
 import { prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
-import { PasswordResetSchema, UserSchema, type User } from './auth.entities';
+import { PasswordResetSchema, UserSchema } from './auth.entities';
 
 /** The tables this module owns, as the typed query builder sees them. */
 type AuthTables = InferKyselyDB<typeof UserSchema | typeof PasswordResetSchema>;
@@ -237,26 +236,21 @@ export interface UserFilter {
   q?: string | undefined;
 }
 
-/** A page of users by name (keyset pagination through the ORM's cursors). */
-export function userPage(em: EntityManager, filter: UserFilter, page: PageRequest): Promise<Page<UserRecord>> {
-  const where: Record<string, unknown> = {};
-  if (filter.role) where.role = filter.role;
-  else if (filter.roles) where.role = { $in: [...filter.roles] };
-  if (filter.active !== undefined) where.active = filter.active;
+/** A page of users by name. */
+export async function userPage(q: Queries, filter: UserFilter, page: PageRequest): Promise<Page<UserRecord>> {
+  let query = db.selectFrom('users').select(userColumns);
+  if (filter.role) query = query.where('role', '=', filter.role);
+  else if (filter.roles) {
+    if (!filter.roles.length) return { data: [], nextCursor: null };
+    query = query.where('role', 'in', [...filter.roles]);
+  }
+  if (filter.active !== undefined) query = query.where('active', '=', filter.active);
   if (filter.q) {
     const pattern = containsPattern(filter.q);
-    where.$or = [{ email: { $ilike: pattern } }, { name: { $ilike: pattern } }];
+    query = query.where((user) => user.or([user('email', 'ilike', pattern), user('name', 'ilike', pattern)]));
   }
-  return findPage(em, UserSchema, where, page, { name: 'asc', id: 'asc' }, (user: User) => ({
-    id: user.id,
-    email: user.email,
-    name: user.name,
-    role: user.role,
-    active: user.active,
-    tokenVersion: user.tokenVersion,
-    lastLoginAt: user.lastLoginAt ?? null,
-    createdAt: user.createdAt,
-  }));
+  const found = await queryPage(q, query, ['name', 'id'], 'asc', page);
+  return { data: found.data.map((row) => camelRow(row)), nextCursor: found.nextCursor };
 }
 
 /**

@@ -137,8 +137,8 @@ export const authRouter = new ApiRouter('auth', 'Accounts, sessions, passwords a
   .get('/api/auth/me', { summary: 'The current user', access: authPolicy.roles('self'), response: meView }, async ({ ctx, actor }) =>
     presentMe(await service.getUser(ctx.deps.db, actor.id)),
   )
-  .get('/api/users', { summary: 'List users (admin)', access: authPolicy.roles('manageUsers'), query: listUsersQuery, response: pageSchema(userView) }, async ({ input, em }) =>
-    service.listUsers(em, input.query),
+  .get('/api/users', { summary: 'List users (admin)', access: authPolicy.roles('manageUsers'), query: listUsersQuery, response: pageSchema(userView) }, async ({ ctx, input }) =>
+    service.listUsers(ctx.deps.db, input.query),
   )
   .post(
     '/api/users',

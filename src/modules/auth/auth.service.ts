@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { AppError, ConflictError, invalidField, NotFoundError, UnauthorizedError } from '../../kernel/errors';
 import { decoyPasswordHash, hashPassword, verifyPassword } from '../../kernel/auth/password';
@@ -172,8 +171,8 @@ export async function logout(deps: Pick<AppDeps, 'db' | 'auth' | 'realtime'>, ac
   await endSessions(deps, actor.id);
 }
 
-export async function listUsers(em: EntityManager, query: ListUsersInput) {
-  const page = await userPage(em, query, query);
+export async function listUsers(q: Queries, query: ListUsersInput) {
+  const page = await userPage(q, query, query);
   return { data: page.data.map(presentUser), nextCursor: page.nextCursor };
 }
 

@@ -90,6 +90,14 @@ order by
 limit
   $4;
 
+-- territories.repository.ts: existingTerritoryIds
+select
+  "id"
+from
+  "territories"
+where
+  "id" in ($1);
+
 -- territories.repository.ts: territoryIdsByCode
 select
   "id",

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
@@ -86,15 +85,11 @@ export async function territoryPage(q: Queries, filter: TerritoryFilter, page: P
   return { data: found.data.map(territoryOf), nextCursor: found.nextCursor };
 }
 
-/** Which of `ids` are territories: with the request's EntityManager or any `Queries`. */
-export async function existingTerritoryIds(source: EntityManager | Queries, ids: readonly string[]): Promise<Set<string>> {
+/** Which of `ids` are territories. */
+export async function existingTerritoryIds(q: Queries, ids: readonly string[]): Promise<Set<string>> {
   if (!ids.length) return new Set();
-  if ('rows' in source) {
-    const rows = await source.rows(db.selectFrom('territories').select('id').where('id', 'in', ids));
-    return new Set(rows.map((row) => row.id));
-  }
-  const found = await source.find(TerritorySchema, { id: { $in: [...ids] } }, { fields: ['id'] });
-  return new Set(found.map((territory) => territory.id));
+  const rows = await q.rows(db.selectFrom('territories').select('id').where('id', 'in', ids));
+  return new Set(rows.map((row) => row.id));
 }
 
 /** The territories carrying each of `codes` (a code is unique per type, so one code may name a department and a commune). */

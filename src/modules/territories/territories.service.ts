@@ -1,5 +1,4 @@
 import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../kernel/context';
 import { AppError, ConflictError, NotFoundError, invalidField } from '../../kernel/errors';
 import type { TerritoryReference } from '../../kernel/module';
@@ -103,10 +102,9 @@ export async function getTerritory(q: Queries, id: string): Promise<TerritoryRec
 
 /**
  * For other modules that reference territories by id (campaigns, placements, stations): a 400
- * naming the first unknown id's field, in one query for all of them. Takes the request's
- * EntityManager or any `Queries` (`deps.db`, a transaction).
+ * naming the first unknown id's field, in one query for all of them, with `deps.db` or a transaction.
  */
-export async function assertTerritoriesExist(source: EntityManager | Queries, ids: (string | undefined | null)[], path: (index: number) => string): Promise<void> {
+export async function assertTerritoriesExist(source: Queries, ids: (string | undefined | null)[], path: (index: number) => string): Promise<void> {
   const wanted = [...new Set(ids.filter((id): id is string => Boolean(id)))];
   if (!wanted.length) return;
   const found = await existingTerritoryIds(source, wanted);
