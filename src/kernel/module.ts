@@ -68,11 +68,27 @@ export interface Erasure {
   retain(kind: string, count: number, basis: string): void;
 }
 
+/** A column of free text the module's users write about anyone (a note, a description), on a table keyed by `id`. */
+export interface FreeTextColumn {
+  table: string;
+  column: string;
+  /** What the column is, for the erasure's counts and mentions (`incidentDescriptions`). */
+  kind: string;
+  /** The column naming the record whose screen shows the text (a note's contact); absent: the row itself. */
+  record?: string;
+}
+
 /**
  * A module's part in answering a person's rights over their data (to know it, to have it
  * suppressed): both run on the caller's transaction and touch only the module's own tables.
  */
 export interface PersonalDataHolder {
+  /**
+   * Columns where people write about others: at an erasure the person's phones, emails and cédulas
+   * are cut out of them wherever they appear, and rows naming them in full are reported for staff
+   * to read (`kernel/free-text.ts`). Code-written names only, never input.
+   */
+  freeText?: readonly FreeTextColumn[];
   /** The person's identifiers the module holds on rows linked to them (a linked voter's cédula, a linked login), added to `PersonKeys`. */
   keys?(q: Queries, personId: string): Promise<Partial<PersonKeys>>;
   /** Everything the module holds about the person, by kind (`{ leads: [...] }`): rows linked to them, and rows carrying their `keys`. */

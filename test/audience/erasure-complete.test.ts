@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { sql } from '../../src/kernel/sql';
-import { todayIn } from '../../src/modules/finance/finance.service';
+import { todayIn } from '../../src/kernel/calendar';
 import { campaignBody as emailCampaignBody, createCampaign as createEmailCampaign, createTemplate, PUBLIC_BASE, waitForCampaign } from '../email/helpers';
 import { testRedisUrl } from '../helpers/database';
 import { campaignBody as qrCampaignBody, createCampaign as createQrCampaign, generateCodes, lead } from '../helpers/qr';

@@ -355,6 +355,7 @@ describe('the erasure', () => {
         audience: { notes: 0, contacts: 1, consentsAnonymised: 3, mergedRecordsErased: 0, mergeSnapshotsCleared: 0, identifiersHashed: 3 },
       },
       retained: [],
+      mentions: [],
     });
     expect(await tracesLeft()).toEqual([]);
   });

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { signBody } from '../fakes/whatsapp-cloud';
 import { createUser, type TestUser } from '../helpers/users';
-import { waitUntil } from '../helpers/wait';
+import { until } from '../helpers/wait';
 import { CLOUD, startWhatsAppTest, type WhatsAppTest } from '../whatsapp/setup';
 import { assertBuilt, launchChromium } from './campaign';
 import { axeSettled, openConsole } from './console';
@@ -45,7 +45,7 @@ interface Timeline {
   data: { module: string; kind: string; title: string; detail: Record<string, unknown> | null }[];
 }
 
-async function person(id: string): Promise<{ status: number; body: { name: string; consent: { whatsapp: string }; timeline: Timeline } }> {
+async function person(id: string): Promise<{ status: number; body: { name: string; consent: { whatsapp: string }; timeline: Timeline; notes: { text: string }[] } }> {
   const response = await http().get(`/api/audience/contacts/${id}`).set(manager.auth);
   return { status: response.status, body: response.body };
 }
@@ -87,7 +87,7 @@ beforeAll(async () => {
   camilaId = (await search('3001234567'))[0]!.id;
   const payload = JSON.stringify(t.fake.inboundPayload('573001234567', { type: 'text', text: { body: CAMILA.text } }, 'Camila'));
   await http().post('/api/whatsapp/webhook').set('Content-Type', 'application/json').set('X-Hub-Signature-256', signBody(CLOUD.appSecret, payload)).send(payload).expect(200);
-  await waitUntil(async () => (await person(camilaId)).body.timeline.data.some((item) => item.kind === 'message_in'), 10_000, 'the WhatsApp message on her page');
+  await until(async () => (await person(camilaId)).body.timeline.data.some((item) => item.kind === 'message_in'), 10_000, 'the WhatsApp message on her page');
 
   // Another request, from another phone but her email: the same person, held twice.
   await fileRequest(OTHER);
@@ -116,14 +116,14 @@ describe('people screens', () => {
       await page.waitForURL((url) => url.searchParams.get('q') === typed);
       const rows = page.getByRole('table', { name: 'Personas' }).getByRole('row');
       await rows.filter({ hasText: CAMILA.name }).waitFor();
-      await waitUntil(async () => (await rows.count()) === 2, 10_000, 'one person found');
+      await until(async () => (await rows.count()) === 2, 10_000, 'one person found');
       await rows.filter({ hasText: '+57 300 123 4567' }).waitFor();
     }
     // The filter is the address: going back shows the previous search again.
     await page.goBack();
     await page.waitForURL((url) => url.searchParams.get('q') === '3001234567');
     // The box follows the address's history entry: it shows the earlier search once React has redrawn it.
-    await waitUntil(async () => (await box.inputValue()) === '3001234567', 10_000, 'the search box to show the earlier search');
+    await until(async () => (await box.inputValue()) === '3001234567', 10_000, 'the search box to show the earlier search');
     // A filter narrows the search, and Back takes it off again.
     await page.getByRole('combobox', { name: 'WhatsApp' }).click();
     await page.getByRole('option', { name: 'Retiró la autorización' }).click();
@@ -303,6 +303,8 @@ describe('people screens', () => {
     expect(file.suggestedFilename()).toMatch(/^datos-personales-camila-rojas-peña-\d{4}-\d{2}-\d{2}\.json$/);
     expect(JSON.parse(readFileSync((await file.path())!, 'utf8')).contact.name).toBe(CAMILA.name);
 
+    // A staff note on another person names her in full, with her number.
+    await http().post(`/api/audience/contacts/${otherId}/notes`).set(manager.auth).send({ text: 'Prima de Camila Rojas Peña; su número es 300 123 4567.' }).expect(201);
     await consent.getByRole('button', { name: 'Suprimir datos' }).click();
     const erasure = page.getByRole('dialog', { name: 'Suprimir los datos de esta persona' });
     await erasure.getByText('Se conserva, sin nada que la identifique').waitFor();
@@ -315,6 +317,11 @@ describe('people screens', () => {
     await page.getByRole('heading', { name: 'Datos suprimidos' }).waitFor();
     await page.getByText('Los datos de esta persona fueron suprimidos').waitFor();
     expect((await person(camilaId)).status).toBe(404);
+    // The note lost her number; it still names her, so the notice sends staff to read it.
+    const mention = page.getByRole('link', { name: 'Nota del equipo sobre otra persona (Personas)' });
+    expect(await mention.getAttribute('href')).toBe(`/personas/${otherId}`);
+    expect(await axeSettled(page)).toEqual([]);
+    expect((await person(otherId)).body.notes.map((note) => note.text)).toContain('Prima de Camila Rojas Peña; su número es (dato suprimido).');
 
     await page.getByRole('link', { name: 'Volver a Personas' }).click();
     const box = page.getByRole('searchbox', { name: 'Buscar' });

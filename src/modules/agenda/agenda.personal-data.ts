@@ -33,6 +33,12 @@ async function participationOf(q: Queries, contactId: string) {
  * A place freed on a full event is not offered to its waitlist by the merge.
  */
 export const agendaPersonalData: PersonalDataHolder = {
+  freeText: [
+    { table: 'agenda_events', column: 'description', kind: 'eventDescriptions' },
+    { table: 'agenda_tasks', column: 'title', kind: 'taskTitles', record: 'event_id' },
+    { table: 'agenda_tasks', column: 'notes', kind: 'taskNotes', record: 'event_id' },
+    { table: 'agenda_allocations', column: 'notes', kind: 'allocationNotes', record: 'event_id' },
+  ],
   /** The login accounts that answer events as the person: theirs, which auth erases with them. */
   async keys(q, personId) {
     const rows = await q.rows<{ user_id: string }>(sql`select user_id from agenda_user_contacts where contact_id = ${personId}::uuid`);

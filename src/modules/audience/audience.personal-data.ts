@@ -11,6 +11,7 @@ import { heldContact } from './audience.repository';
  * hashes (`audience.erased.ts`).
  */
 export const audiencePersonalData: PersonalDataHolder = {
+  freeText: [{ table: 'contact_notes', column: 'text', kind: 'staffNotes', record: 'contact_id' }],
   /** The contact's own phone, email and cédula: what other modules' rows may carry without pointing at the contact. */
   async keys(q, personId) {
     const contact = await heldContact(q, personId);

@@ -31,6 +31,12 @@ export const erasureView = z
     counts,
     /** Rows kept with the person's data because a law obliges the campaign to keep them (its books), each with that law: what staff tell the person was not erased, and why. */
     retained: z.array(z.object({ module: z.string(), kind: z.string(), count: z.number().int().min(1), basis: z.string() })),
+    /**
+     * Rows of other people's free text (a note on another contact, an incident, another petition)
+     * that still write the person's full name once their phones, emails and cédulas were cut out:
+     * the name may be someone else's too, so staff read each and decide.
+     */
+    mentions: z.array(z.object({ module: z.string(), kind: z.string(), id: z.string(), recordId: z.string() })),
   })
   .meta({ id: 'PersonalDataErasure' });
 

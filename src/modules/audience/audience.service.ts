@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Actor } from '../../kernel/auth/roles';
 import type { AppDeps } from '../../kernel/context';
 import { NotFoundError } from '../../kernel/errors';
+import { clearFreeText, searchableName, type FreeTextMention } from '../../kernel/free-text';
 import { safeErrorFields } from '../../kernel/http/problem';
 import { NO_PERSON_KEYS, type Erasure, type JsonValue, type PersonKeys } from '../../kernel/module';
 import type { Page } from '../../kernel/pagination';
@@ -166,11 +167,21 @@ export async function erasePerson(deps: AppDeps, actor: Actor, contactId: string
   const tasks: ((deps: AppDeps) => Promise<void>)[] = [];
   const result = await deps.db.transaction(async (tx) => {
     const retained: Retained[] = [];
-    if (!(await lockHeldContact(tx, contactId))) throw new NotFoundError(NO_SUCH_CONTACT);
+    const contact = await lockHeldContact(tx, contactId);
+    if (!contact) throw new NotFoundError(NO_SUCH_CONTACT);
     const keys = await gatherPersonKeys(tx, deps.personalData, contactId);
     const counts: AuditCounts = {};
     // Modules first: they may still read the person's addresses through the audience.
     for (const section of deps.personalData) counts[section.module] = await section.erase(tx, contactId, erasureFor(section.module, keys, tasks, retained));
+    // Then what others wrote about them, with their own rows already cleared.
+    const mentions: FreeTextMention[] = [];
+    const name = searchableName(contact.name);
+    for (const section of deps.personalData) {
+      if (!section.freeText) continue;
+      const cleared = await clearFreeText(tx, section.module, section.freeText, keys, name);
+      counts[section.module] = { ...counts[section.module], ...cleared.redacted };
+      mentions.push(...cleared.mentions);
+    }
     const at = new Date();
     // Records merged into the person, and what their merges kept, go with them.
     const merged = await eraseMergedRecords(tx, deps.personalData, contactId, counts, at, (module) => erasureFor(module, NO_PERSON_KEYS, tasks, retained));
@@ -182,7 +193,7 @@ export async function erasePerson(deps: AppDeps, actor: Actor, contactId: string
       identifiersHashed: await recordErasedIdentifiers(tx, deps.secrets.erasureKey, keys, at),
     };
     await insertAudit(tx, { actorId: actor.id, action: 'erasure', contactId, detail: null, counts, at });
-    return { contactId, erasedAt: at.toISOString(), counts, retained };
+    return { contactId, erasedAt: at.toISOString(), counts, retained, mentions };
   });
   for (const task of tasks) {
     await task(deps).catch((error: unknown) => deps.logger.warn({ contactId, ...safeErrorFields(error) }, 'erasure: work after commit failed'));

@@ -40,6 +40,10 @@ function personsVoterIds(personId: string, keys: PersonKeys): Sql<never> {
  * wrong voter, or unlink it from its contact), not for a merge to guess.
  */
 export const gotvPersonalData: PersonalDataHolder = {
+  freeText: [
+    { table: 'gotv_incidents', column: 'description', kind: 'incidentDescriptions' },
+    { table: 'gotv_voter_contacts', column: 'note', kind: 'callerNotes', record: 'voter_id' },
+  ],
   /** A linked voter's cédula and phone: a voter imported again for the person, unlinked, carries them. */
   async keys(q, personId) {
     const voters = await q.rows(db.selectFrom('gotv_voters').select(['document_id', 'phone']).where('contact_id', '=', personId));

@@ -14,6 +14,12 @@ import { attachmentsOf, deleteAttachments, eraseHistoryNotes, eraseRequestTexts,
  * the other record's requests to the survivor; nothing about a request limits it to one per person.
  */
 export const pqrsPersonalData: PersonalDataHolder = {
+  freeText: [
+    { table: 'pqrs_requests', column: 'description', kind: 'requestDescriptions' },
+    { table: 'pqrs_requests', column: 'answer', kind: 'answers' },
+    { table: 'pqrs_requests', column: 'extension_reason', kind: 'extensionReasons' },
+    { table: 'pqrs_history', column: 'note', kind: 'historyNotes', record: 'request_id' },
+  ],
   async export(q, personId) {
     const requests = await requestsOfContact(q, personId);
     const attachments = await attachmentsOf(

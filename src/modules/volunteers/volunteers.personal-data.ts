@@ -19,6 +19,7 @@ const db = tables<VolunteerTables>();
  * account the person keeps is staff's decision, not a merge's.
  */
 export const volunteersPersonalData: PersonalDataHolder = {
+  freeText: [{ table: 'volunteer_activities', column: 'notes', kind: 'activityNotes', record: 'volunteer_id' }],
   /** The login linked to the person's volunteer: their account, which auth erases with them. */
   async keys(q, personId) {
     const rows = await q.rows(db.selectFrom('volunteers').select('user_id').where('contact_id', '=', personId).where('user_id', 'is not', null));

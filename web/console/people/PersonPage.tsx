@@ -8,7 +8,7 @@ import { formatDate, formatDateTime, formatNumber, formatPhone } from '../app/fo
 import { PageTitle } from '../app/pages';
 import { PageLoader } from '../app/PageLoader';
 import { ConsentPanel } from './ConsentPanel';
-import { DUPLICATE_REASON_LABELS, label, ORIGIN_LABELS, PERSON_GONE } from './labels';
+import { DUPLICATE_REASON_LABELS, label, MENTION_PLACES, MODULE_LABELS, ORIGIN_LABELS, PERSON_GONE, RETAINED_LABELS } from './labels';
 import { peopleProblem } from './problems';
 import { NotesCard } from './NotesCard';
 import { PersonTimeline } from './PersonTimeline';
@@ -111,6 +111,47 @@ function ErasedNotice({ name, erasure }: { name: string; erasure: Erasure }) {
             Los datos de {name} se suprimieron en todos los módulos el {formatDateTime(erasure.erasedAt)} ({formatNumber(rows)} registros cambiados). Las cifras de la campaña se
             conservan sin nada que la identifique, y la supresión quedó en la auditoría.
           </Text>
+          {erasure.retained.length > 0 && (
+            <div>
+              <Text size="sm" fw={600}>
+                Se conservan por obligación legal (dígaselo a la persona si pregunta)
+              </Text>
+              <List size="sm">
+                {erasure.retained.map((item) => (
+                  <List.Item key={`${item.module}:${item.kind}`}>
+                    {formatNumber(item.count)} · {RETAINED_LABELS[`${item.module}:${item.kind}`] ?? item.basis}
+                  </List.Item>
+                ))}
+              </List>
+            </div>
+          )}
+          {erasure.mentions.length > 0 && (
+            <div>
+              <Text size="sm" fw={600}>
+                Textos de otras personas que todavía escriben su nombre completo
+              </Text>
+              <Text size="sm">
+                Sus teléfonos, correos y cédulas ya se quitaron de ellos. El nombre no, porque puede ser el de otra persona: revise cada uno y corríjalo donde hable de {name}.
+              </Text>
+              <List size="sm">
+                {erasure.mentions.map((mention) => {
+                  const place = MENTION_PLACES[mention.kind];
+                  const words = `${place?.label ?? label({}, mention.kind)} (${label(MODULE_LABELS, mention.module)})`;
+                  return (
+                    <List.Item key={mention.id}>
+                      {place?.path ? (
+                        <Anchor component={Link} to={place.path(mention.recordId)} inherit c="inherit" underline="always">
+                          {words}
+                        </Anchor>
+                      ) : (
+                        words
+                      )}
+                    </List.Item>
+                  );
+                })}
+              </List>
+            </div>
+          )}
           <Button component={Link} to={PEOPLE} w="fit-content">
             Volver a Personas
           </Button>

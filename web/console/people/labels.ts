@@ -123,5 +123,27 @@ export const FIELD_LABELS: Record<string, string> = {
 
 export const label = (labels: Record<string, string>, code: string): string => labels[code] ?? code.replace(/_/g, ' ');
 
+/** What an erasure kept because a law obliges it, by `module:kind`, in staff's words with the law. */
+export const RETAINED_LABELS: Record<string, string> = {
+  'finance:entries':
+    'Movimientos del libro de finanzas con su nombre y cédula: la ley obliga a reportar cada aporte con su donante y a conservar los libros 10 años (Ley 1475 de 2011, arts. 25 y 27; Ley 962 de 2005, art. 28).',
+};
+
+/** Where other people's text still writes an erased person's full name, by the erasure's `kind`, and the screen that shows it. */
+export const MENTION_PLACES: Record<string, { label: string; path?: (recordId: string) => string }> = {
+  staffNotes: { label: 'Nota del equipo sobre otra persona', path: (id) => `/personas/${id}` },
+  eventDescriptions: { label: 'Descripción de un evento', path: (id) => `/agenda/${id}` },
+  taskTitles: { label: 'Tarea de un evento', path: (id) => `/agenda/${id}` },
+  taskNotes: { label: 'Notas de una tarea de un evento', path: (id) => `/agenda/${id}` },
+  allocationNotes: { label: 'Nota de una reserva de inventario', path: (id) => `/agenda/${id}` },
+  incidentDescriptions: { label: 'Descripción de un incidente del día electoral', path: () => '/dia-electoral/incidentes' },
+  callerNotes: { label: 'Nota de una llamada a otro votante (app de brigada)' },
+  requestDescriptions: { label: 'Descripción de otra PQRS', path: (id) => `/pqrs/${id}` },
+  answers: { label: 'Respuesta de otra PQRS', path: (id) => `/pqrs/${id}` },
+  extensionReasons: { label: 'Motivo de prórroga de otra PQRS', path: (id) => `/pqrs/${id}` },
+  historyNotes: { label: 'Nota en el historial de otra PQRS', path: (id) => `/pqrs/${id}` },
+  activityNotes: { label: 'Notas de una actividad de voluntariado', path: (id) => `/voluntarios/${id}` },
+};
+
 /** A person whose page no longer exists: never held, or their data suppressed. */
 export const PERSON_GONE = 'Esta persona no existe o sus datos fueron suprimidos.';
