@@ -1,17 +1,17 @@
-import { Alert, Anchor, Badge, Button, Group, Loader, Paper, Progress, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Loader, Progress, SimpleGrid, Stack, Table, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { emailPolicy } from '../../../src/modules/email/email.policy';
 import { api, queryClient } from '../app/api';
-import { ConfirmDialog } from '../app/ConfirmDialog';
 import { formatDateTime, formatNumber, plural } from '../app/format';
 import { useLiveEvent } from '../app/live';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
 import { invalidateServerLists } from '../app/ServerTable';
 import { useSignedIn } from '../app/session';
+import { ActButtons, ActDialog, CampaignSection, campaignNotReady, CampaignTimes, Figure, type ActWords } from '../campaigns/CampaignDetailParts';
 import { StatusBadge } from './CampaignList';
 import { EmailTabs } from './EmailTabs';
 import {
@@ -30,7 +30,7 @@ import {
 
 type Act = 'send' | 'decide-winner' | 'resume';
 
-const ACTS: Record<Act, { button: string; title: string; confirm: string }> = {
+const ACTS: Record<Act, ActWords> = {
   send: { button: 'Enviar ahora', title: 'Enviar la campaña', confirm: 'Enviar' },
   'decide-winner': { button: 'Decidir la ganadora ahora', title: 'Terminar la espera de la prueba A/B', confirm: 'Decidir y enviar' },
   resume: { button: 'Reanudar', title: 'Reanudar el envío', confirm: 'Reanudar' },
@@ -49,33 +49,12 @@ function explain(act: Act, campaign: EmailCampaign): string {
   }
 }
 
-function Figure({ label, value, hint }: { label: string; value: string; hint?: string }) {
-  return (
-    <Paper withBorder p="sm" role="group" aria-label={label}>
-      <Text size="xs" c="dimmed" fw={600}>
-        {label}
-      </Text>
-      <Text fz="xl" fw={700}>
-        {value}
-      </Text>
-      {hint && (
-        <Text size="xs" c="dimmed">
-          {hint}
-        </Text>
-      )}
-    </Paper>
-  );
-}
-
 /** The A/B test: each variant's figures over its test share, and the decision with its significance. */
 function AbSection({ campaign, stats }: { campaign: EmailCampaign; stats: EmailStats }) {
   const { abTest } = stats;
   const significance = significanceWords(abTest.pValue, abTest.zScore);
   return (
-    <section aria-labelledby="prueba-ab">
-      <Title order={2} size="h4" id="prueba-ab" mb="xs">
-        Prueba A/B
-      </Title>
+    <CampaignSection id="prueba-ab" title="Prueba A/B">
       <Stack gap="xs">
         <Text size="sm">
           {PHASE_LABELS[abTest.phase]}.{' '}
@@ -127,7 +106,7 @@ function AbSection({ campaign, stats }: { campaign: EmailCampaign; stats: EmailS
           </Table>
         </Table.ScrollContainer>
       </Stack>
-    </section>
+    </CampaignSection>
   );
 }
 
@@ -157,14 +136,7 @@ export function CampaignDetail() {
     void queryClient.invalidateQueries({ queryKey: emailKeys.stats(campaignId) });
   });
 
-  if (campaign.isPending) return <Loader aria-label="Cargando la campaña" />;
-  if (campaign.isError) {
-    return (
-      <Alert color="red" role="alert" title="No se pudo abrir la campaña">
-        {problemMessage(campaign.error, EMAIL_PROBLEMS)}
-      </Alert>
-    );
-  }
+  if (!campaign.isSuccess) return campaignNotReady(campaign, EMAIL_PROBLEMS);
   const view = campaign.data;
   const figures = stats.data;
   const acts: Act[] = [];
@@ -192,10 +164,7 @@ export function CampaignDetail() {
             {view.notice}
           </Alert>
         )}
-        <section aria-labelledby="avance">
-          <Title order={2} size="h4" id="avance" mb="xs">
-            Avance
-          </Title>
+        <CampaignSection id="avance" title="Avance">
           <div aria-live="polite">
             <Progress value={percent} size="lg" aria-label={`Avance de ${view.name}`} color={view.status === 'paused' ? 'orange' : undefined} />
             <Text size="sm" mt={4}>
@@ -205,24 +174,16 @@ export function CampaignDetail() {
             </Text>
           </div>
           {manages && (acts.length > 0 || editable) && (
-            <Group mt="sm">
-              {acts.map((candidate) => (
-                <Button key={candidate} onClick={() => setAct(candidate)}>
-                  {ACTS[candidate].button}
-                </Button>
-              ))}
+            <ActButtons acts={acts} words={ACTS} onChoose={setAct}>
               {editable && (
                 <Button variant="default" component={Link} to={`/correo/${view.id}/editar`}>
                   Cambiar
                 </Button>
               )}
-            </Group>
+            </ActButtons>
           )}
-        </section>
-        <section aria-labelledby="cifras">
-          <Title order={2} size="h4" id="cifras" mb="xs">
-            Cifras
-          </Title>
+        </CampaignSection>
+        <CampaignSection id="cifras" title="Cifras">
           {stats.isError && (
             <Alert color="red" role="alert">
               {problemMessage(stats.error, EMAIL_PROBLEMS)}
@@ -255,13 +216,10 @@ export function CampaignDetail() {
           ) : (
             !stats.isError && <Loader size="sm" aria-label="Cargando las cifras" />
           )}
-        </section>
+        </CampaignSection>
         {figures && view.abTest && <AbSection campaign={view} stats={figures} />}
         {figures && figures.links.length > 0 && (
-          <section aria-labelledby="enlaces">
-            <Title order={2} size="h4" id="enlaces" mb="xs">
-              Enlaces
-            </Title>
+          <CampaignSection id="enlaces" title="Enlaces">
             <Table.ScrollContainer minWidth={500}>
               <Table striped>
                 <Table.Caption>Clics por enlace</Table.Caption>
@@ -287,35 +245,15 @@ export function CampaignDetail() {
                 </Table.Tbody>
               </Table>
             </Table.ScrollContainer>
-          </section>
+          </CampaignSection>
         )}
-        <section aria-labelledby="detalles">
-          <Title order={2} size="h4" id="detalles" mb="xs">
-            Detalles
-          </Title>
-          <Stack gap={4}>
-            <Text size="sm">
-              Remitente: {view.fromName} &lt;{view.fromEmail}&gt;{view.replyTo ? `; respuestas a ${view.replyTo}` : ''}
-            </Text>
-            <Text size="sm">Creada: {formatDateTime(view.createdAt)}</Text>
-            {view.scheduledAt && <Text size="sm">Programada para: {formatDateTime(view.scheduledAt)} (hora de Bogotá)</Text>}
-            {view.startedAt && <Text size="sm">Empezó: {formatDateTime(view.startedAt)}</Text>}
-            {view.finishedAt && <Text size="sm">Terminó: {formatDateTime(view.finishedAt)}</Text>}
-          </Stack>
-        </section>
+        <CampaignTimes createdAt={view.createdAt} scheduledAt={view.scheduledAt} startedAt={view.startedAt} endedAt={view.finishedAt}>
+          <Text size="sm">
+            Remitente: {view.fromName} &lt;{view.fromEmail}&gt;{view.replyTo ? `; respuestas a ${view.replyTo}` : ''}
+          </Text>
+        </CampaignTimes>
       </Stack>
-      {act && (
-        <ConfirmDialog
-          opened
-          onClose={() => setAct(null)}
-          title={ACTS[act].title}
-          confirmLabel={ACTS[act].confirm}
-          onConfirm={() => run(act)}
-          describeError={(error) => problemMessage(error, EMAIL_PROBLEMS)}
-        >
-          <Text>{explain(act, view)}</Text>
-        </ConfirmDialog>
-      )}
+      {act && <ActDialog act={act} words={ACTS} onClose={() => setAct(null)} run={run} explanation={explain(act, view)} problems={EMAIL_PROBLEMS} />}
     </>
   );
 }

@@ -1,17 +1,19 @@
-import { ActionIcon, Alert, Button, Checkbox, Group, Loader, NativeSelect, NumberInput, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Alert, Button, Group, NativeSelect, NumberInput, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import type { z } from 'zod';
 import { AB_METRICS } from '../../../src/modules/email/email.codes';
 import { createCampaignBody, previewCampaignBody } from '../../../src/modules/email/email.schemas';
 import { api, queryClient } from '../app/api';
-import { formatTime, localDay, localInstant, localToday, plural } from '../app/format';
+import { plural } from '../app/format';
+import { FormError } from '../app/FormError';
 import { problemMessage } from '../app/problems';
 import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { invalidateServerLists } from '../app/ServerTable';
-import { SegmentFields, SegmentReach } from '../app/SegmentFields';
+import { SegmentReach } from '../app/SegmentFields';
+import { campaignNotReady } from '../campaigns/CampaignDetailParts';
+import { AudienceFields, FormButtons, FormHeading, ScheduleFields, scheduleProblem, templateOptions, useSchedule, withCondition } from '../campaigns/CampaignFormParts';
 import { EmailTabs } from './EmailTabs';
 import { CAMPAIGNS_PATH, EMAIL_PROBLEMS, emailKeys, METRIC_LABELS, TEMPLATES_PATH, type CampaignPreview, type EmailCampaign, type EmailTemplateSummary } from './data';
 
@@ -24,8 +26,6 @@ const LETTERS = ['A', 'B', 'C', 'D'];
 const MAX_VARIANTS = 4;
 /** What an A/B test starts with: a fifth of the audience tested, decided on clicks after four hours. */
 const AB_DEFAULTS: AbTest = { testPercent: 20, metric: 'click', waitMinutes: 240 };
-/** Whether an instant has gone by (read when the form is sent). */
-const isPast = (instant: string) => Date.parse(instant) <= Date.now();
 const INITIAL: Values = { name: '', fromName: '', fromEmail: '', replyTo: '', segment: {}, variants: [{ name: 'A', subject: '', templateId: '' }] };
 
 /** A campaign as the form holds it, to change it. */
@@ -46,14 +46,7 @@ function valuesOf(campaign: EmailCampaign): Values {
 export function EditCampaignForm() {
   const { campaignId = '' } = useParams();
   const campaign = useQuery({ queryKey: emailKeys.campaign(campaignId), queryFn: () => api.get<EmailCampaign>(`${CAMPAIGNS_PATH}/${campaignId}`) });
-  if (campaign.isPending) return <Loader aria-label="Cargando la campaña" />;
-  if (campaign.isError) {
-    return (
-      <Alert color="red" role="alert" title="No se pudo abrir la campaña">
-        {problemMessage(campaign.error, EMAIL_PROBLEMS)}
-      </Alert>
-    );
-  }
+  if (!campaign.isSuccess) return campaignNotReady(campaign, EMAIL_PROBLEMS);
   return <CampaignForm campaign={campaign.data} />;
 }
 
@@ -70,18 +63,11 @@ export function CampaignForm({ campaign }: { campaign?: EmailCampaign }) {
     { initialValues: campaign ? valuesOf(campaign) : INITIAL, emptyAs: { replyTo: 'absent' } },
     EMAIL_PROBLEMS,
   );
-  const [schedule, setSchedule] = useState(() =>
-    campaign?.scheduledAt ? { on: true, date: localDay(campaign.scheduledAt), time: formatTime(campaign.scheduledAt) } : { on: false, date: '', time: '' },
-  );
+  const [schedule, setScheduled] = useSchedule(campaign?.scheduledAt, (instant) => form.setFieldValue('scheduledAt', instant));
   const values = form.getValues();
   const variants = values.variants;
 
-  const setSegment = <K extends keyof Segment>(key: K, value: Segment[K] | undefined) => {
-    const next: Segment = { ...form.getValues().segment };
-    if (value === undefined || (Array.isArray(value) && value.length === 0)) delete next[key];
-    else next[key] = value;
-    form.setFieldValue('segment', next);
-  };
+  const setSegment = <K extends keyof Segment>(key: K, value: Segment[K] | undefined) => form.setFieldValue('segment', withCondition(form.getValues().segment, key, value));
   const setVariants = (next: Variant[]) => {
     form.setFieldValue('variants', next);
     // Several variants are an A/B test; one is not.
@@ -98,18 +84,11 @@ export function CampaignForm({ campaign }: { campaign?: EmailCampaign }) {
     setVariants([...variants, { name: LETTERS.find((letter) => !used.has(letter)) ?? '', subject: '', templateId: '' }]);
   };
   const setAb = (change: Partial<AbTest>) => form.setFieldValue('abTest', { ...AB_DEFAULTS, ...form.getValues().abTest, ...change });
-  const setScheduled = (next: typeof schedule) => {
-    setSchedule(next);
-    form.setFieldValue('scheduledAt', next.on ? localInstant(next.date, next.time) : undefined);
-  };
 
   const onSubmit = submit(async (body) => {
-    if (schedule.on && !body.scheduledAt) {
-      form.setFieldError('scheduledAt', 'Elija el día y la hora del envío.');
-      return;
-    }
-    if (body.scheduledAt && isPast(body.scheduledAt)) {
-      form.setFieldError('scheduledAt', 'Elija un día y una hora que no hayan pasado (hora de Bogotá).');
+    const late = scheduleProblem(schedule, body.scheduledAt);
+    if (late) {
+      form.setFieldError('scheduledAt', late);
       return;
     }
     const saved = campaign ? await api.put<EmailCampaign>(`${CAMPAIGNS_PATH}/${campaign.id}`, body) : await api.post<EmailCampaign>(CAMPAIGNS_PATH, body);
@@ -119,10 +98,7 @@ export function CampaignForm({ campaign }: { campaign?: EmailCampaign }) {
     await navigate(`/correo/${saved.id}`);
   });
 
-  const templateOptions = [
-    { value: '', label: templates.isPending ? 'Cargando plantillas…' : 'Elija una plantilla' },
-    ...(templates.data ?? []).map((template) => ({ value: template.id, label: template.name })),
-  ];
+  const templateChoices = templateOptions(templates, (template) => template.name);
   const ab = values.abTest;
   return (
     <>
@@ -130,11 +106,7 @@ export function CampaignForm({ campaign }: { campaign?: EmailCampaign }) {
       <EmailTabs />
       <form onSubmit={onSubmit} noValidate>
         <Stack maw={820}>
-          {formError && (
-            <Alert color="red" role="alert">
-              {formError}
-            </Alert>
-          )}
+          <FormError error={formError} />
           <TextInput label="Nombre de la campaña" description="Para el equipo; también llena {{campaign.name}}" required {...form.getInputProps('name')} />
           <Group grow align="flex-start">
             <TextInput label="Nombre del remitente" required {...form.getInputProps('fromName')} />
@@ -142,9 +114,7 @@ export function CampaignForm({ campaign }: { campaign?: EmailCampaign }) {
           </Group>
           <TextInput label="Responder a (opcional)" type="email" {...form.getInputProps('replyTo')} />
 
-          <Title order={2} size="h4">
-            Mensaje
-          </Title>
+          <FormHeading>Mensaje</FormHeading>
           {templates.data && templates.data.length === 0 && (
             <Alert color="yellow" title="No hay plantillas">
               Cree una en Plantillas antes de la campaña.
@@ -164,7 +134,7 @@ export function CampaignForm({ campaign }: { campaign?: EmailCampaign }) {
                   label="Plantilla"
                   required
                   style={{ flex: 1 }}
-                  data={templateOptions}
+                  data={templateChoices}
                   {...form.getInputProps(`variants.${index}.templateId`)}
                   onChange={(event) => chooseTemplate(index, event.currentTarget.value)}
                 />
@@ -248,66 +218,34 @@ export function CampaignForm({ campaign }: { campaign?: EmailCampaign }) {
             </Paper>
           )}
 
-          <Title order={2} size="h4">
-            A quién
-          </Title>
-          <Text size="sm">
-            Solo reciben quienes autorizaron correo, no se dieron de baja y cuya dirección no rebotó; una persona por dirección. Sin condiciones, van todas ellas.
-          </Text>
-          <SegmentFields segment={values.segment} onChange={setSegment} errors={form.errors} />
-          <SegmentReach
+          <AudienceFields
+            intro="Solo reciben quienes autorizaron correo, no se dieron de baja y cuya dirección no rebotó; una persona por dirección. Sin condiciones, van todas ellas."
             segment={values.segment}
-            error={form.errors.segment as string | undefined}
-            schema={previewCampaignBody}
-            queryKey={emailKeys.preview}
-            count={(segment) => api.post<CampaignPreview>(`${CAMPAIGNS_PATH}/preview`, { segment })}
-            prompt="Revise las condiciones del segmento para saber a cuántas llega."
-            describeError={(failure) => problemMessage(failure, EMAIL_PROBLEMS)}
-            describe={(preview) => (
-              <Text fw={700}>
-                {preview.reachable === 0
-                  ? 'Alcance: nadie. Ninguna dirección de este segmento autorizó correo sin darse de baja ni rebotar.'
-                  : `Alcance: ${plural(preview.reachable, 'dirección', 'direcciones')} con autorización de correo, sin baja ni rebote`}
-              </Text>
-            )}
-          />
-
-          <Title order={2} size="h4">
-            Cuándo
-          </Title>
-          <Checkbox
-            label="Programar el envío (si no, queda como borrador y se envía desde su página)"
-            checked={schedule.on}
-            onChange={(event) => setScheduled({ ...schedule, on: event.currentTarget.checked })}
-          />
-          {schedule.on && (
-            <Group grow align="flex-start">
-              <TextInput
-                type="date"
-                label="Día"
-                description="Hora de Bogotá"
-                min={localToday()}
-                value={schedule.date}
-                onChange={(event) => setScheduled({ ...schedule, date: event.currentTarget.value })}
+            onChange={setSegment}
+            errors={form.errors}
+            reach={
+              <SegmentReach
+                segment={values.segment}
+                error={form.errors.segment as string | undefined}
+                schema={previewCampaignBody}
+                queryKey={emailKeys.preview}
+                count={(segment) => api.post<CampaignPreview>(`${CAMPAIGNS_PATH}/preview`, { segment })}
+                prompt="Revise las condiciones del segmento para saber a cuántas llega."
+                describeError={(failure) => problemMessage(failure, EMAIL_PROBLEMS)}
+                describe={(preview) => (
+                  <Text fw={700}>
+                    {preview.reachable === 0
+                      ? 'Alcance: nadie. Ninguna dirección de este segmento autorizó correo sin darse de baja ni rebotar.'
+                      : `Alcance: ${plural(preview.reachable, 'dirección', 'direcciones')} con autorización de correo, sin baja ni rebote`}
+                  </Text>
+                )}
               />
-              <TextInput
-                type="time"
-                label="Hora"
-                description="Hora de Bogotá"
-                value={schedule.time}
-                onChange={(event) => setScheduled({ ...schedule, time: event.currentTarget.value })}
-                error={form.errors.scheduledAt}
-              />
-            </Group>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => void navigate(campaign ? `/correo/${campaign.id}` : '/correo')}>
-              Volver
-            </Button>
-            <Button type="submit" loading={submitting}>
-              {campaign ? 'Guardar cambios' : schedule.on ? 'Programar campaña' : 'Crear borrador'}
-            </Button>
-          </Group>
+            }
+          />
+          <ScheduleFields schedule={schedule} onChange={setScheduled} error={form.errors.scheduledAt} />
+          <FormButtons onBack={() => void navigate(campaign ? `/correo/${campaign.id}` : '/correo')} submitting={submitting}>
+            {campaign ? 'Guardar cambios' : schedule.on ? 'Programar campaña' : 'Crear borrador'}
+          </FormButtons>
         </Stack>
       </form>
     </>

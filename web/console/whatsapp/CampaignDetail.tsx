@@ -1,17 +1,16 @@
-import { Alert, Button, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { whatsappPolicy } from '../../../src/modules/whatsapp/whatsapp.policy';
 import { api, queryClient } from '../app/api';
-import { ConfirmDialog } from '../app/ConfirmDialog';
 import { formatDateTime, formatNumber, formatPercent, plural } from '../app/format';
 import { useLiveEvent } from '../app/live';
 import { PageTitle } from '../app/pages';
-import { problemMessage } from '../app/problems';
 import { invalidateServerLists } from '../app/ServerTable';
 import { useSignedIn } from '../app/session';
+import { ActButtons, ActDialog, CampaignSection, campaignNotReady, CampaignTimes, Figure, type ActWords } from '../campaigns/CampaignDetailParts';
 import { CampaignProgress, CampaignStatusBadge } from './CampaignList';
 import { CAMPAIGN_PROBLEMS, campaignKeys, CAMPAIGNS_PATH, type Campaign, type CampaignStatus, type SendAnswer } from './campaigns';
 import { SimulatorNotice } from './SimulatorNotice';
@@ -19,7 +18,7 @@ import { WhatsAppTabs } from './WhatsAppTabs';
 
 type Act = 'send' | 'pause' | 'resume' | 'cancel';
 
-const ACTS: Record<Act, { from: readonly CampaignStatus[]; button: string; title: string; confirm: string; danger?: boolean }> = {
+const ACTS: Record<Act, ActWords & { from: readonly CampaignStatus[] }> = {
   send: { from: ['draft', 'scheduled'], button: 'Enviar ahora', title: 'Enviar la campaña', confirm: 'Enviar' },
   pause: { from: ['sending', 'scheduled'], button: 'Pausar', title: 'Pausar el envío', confirm: 'Pausar' },
   resume: { from: ['paused'], button: 'Reanudar', title: 'Reanudar el envío', confirm: 'Reanudar' },
@@ -54,24 +53,6 @@ function segmentWords(segment: Record<string, unknown>): string[] {
   return words;
 }
 
-function Figure({ label, value, hint }: { label: string; value: string; hint?: string }) {
-  return (
-    <Paper withBorder p="sm" role="group" aria-label={label}>
-      <Text size="xs" c="dimmed" fw={600}>
-        {label}
-      </Text>
-      <Text fz="xl" fw={700}>
-        {value}
-      </Text>
-      {hint && (
-        <Text size="xs" c="dimmed">
-          {hint}
-        </Text>
-      )}
-    </Paper>
-  );
-}
-
 /** One campaign: its progress moving live, its figures, and pause, resume, cancel or send with confirmation. */
 export function CampaignDetail() {
   const { campaignId = '' } = useParams();
@@ -89,14 +70,7 @@ export function CampaignDetail() {
     );
   });
 
-  if (campaign.isPending) return <Loader aria-label="Cargando la campaña" />;
-  if (campaign.isError) {
-    return (
-      <Alert color="red" role="alert" title="No se pudo abrir la campaña">
-        {problemMessage(campaign.error, CAMPAIGN_PROBLEMS)}
-      </Alert>
-    );
-  }
+  if (!campaign.isSuccess) return campaignNotReady(campaign, CAMPAIGN_PROBLEMS);
   const view = campaign.data;
   const { progress } = view;
   const simulated = progress.simulated > 0;
@@ -127,34 +101,15 @@ export function CampaignDetail() {
             {view.notice ?? sendNotice}
           </Alert>
         )}
-        <section aria-labelledby="avance">
-          <Title order={2} size="h4" id="avance" mb="xs">
-            Avance
-          </Title>
+        <CampaignSection id="avance" title="Avance">
           <div aria-live="polite">
             <CampaignProgress campaign={view} size="lg" />
           </div>
           {manages && (
-            <Group mt="sm">
-              {(Object.keys(ACTS) as Act[])
-                .filter((candidate) => ACTS[candidate].from.includes(view.status))
-                .map((candidate) => (
-                  <Button
-                    key={candidate}
-                    variant={candidate === 'cancel' ? 'default' : 'filled'}
-                    color={ACTS[candidate].danger ? 'red' : undefined}
-                    onClick={() => setAct(candidate)}
-                  >
-                    {ACTS[candidate].button}
-                  </Button>
-                ))}
-            </Group>
+            <ActButtons acts={(Object.keys(ACTS) as Act[]).filter((candidate) => ACTS[candidate].from.includes(view.status))} words={ACTS} onChoose={setAct} variant="filled" />
           )}
-        </section>
-        <section aria-labelledby="cifras">
-          <Title order={2} size="h4" id="cifras" mb="xs">
-            Cifras
-          </Title>
+        </CampaignSection>
+        <CampaignSection id="cifras" title="Cifras">
           {simulated && (
             <Text size="sm" mb="xs">
               El simulador tomó {plural(progress.simulated, 'mensaje', 'mensajes')}: no llegaron a WhatsApp, y sus entregas y lecturas no son de Meta.
@@ -173,33 +128,12 @@ export function CampaignDetail() {
             <Figure label="Cancelados" value={formatNumber(progress.cancelled)} />
             <Figure label="Simulados" value={formatNumber(progress.simulated)} hint="no salieron a WhatsApp" />
           </SimpleGrid>
-        </section>
-        <section aria-labelledby="detalles">
-          <Title order={2} size="h4" id="detalles" mb="xs">
-            Detalles
-          </Title>
-          <Stack gap={4}>
-            <Text size="sm">Segmento: {segmentWords(view.segment).join('; ') || '—'}</Text>
-            <Text size="sm">Creada: {formatDateTime(view.createdAt)}</Text>
-            {view.scheduledAt && <Text size="sm">Programada para: {formatDateTime(view.scheduledAt)} (hora de Bogotá)</Text>}
-            {view.startedAt && <Text size="sm">Empezó: {formatDateTime(view.startedAt)}</Text>}
-            {view.completedAt && <Text size="sm">Terminó: {formatDateTime(view.completedAt)}</Text>}
-          </Stack>
-        </section>
+        </CampaignSection>
+        <CampaignTimes createdAt={view.createdAt} scheduledAt={view.scheduledAt} startedAt={view.startedAt} endedAt={view.completedAt}>
+          <Text size="sm">Segmento: {segmentWords(view.segment).join('; ') || '—'}</Text>
+        </CampaignTimes>
       </Stack>
-      {act && (
-        <ConfirmDialog
-          opened
-          onClose={() => setAct(null)}
-          title={ACTS[act].title}
-          confirmLabel={ACTS[act].confirm}
-          danger={ACTS[act].danger}
-          onConfirm={() => run(act)}
-          describeError={(error) => problemMessage(error, CAMPAIGN_PROBLEMS)}
-        >
-          <Text>{explain(act, view)}</Text>
-        </ConfirmDialog>
-      )}
+      {act && <ActDialog act={act} words={ACTS} onClose={() => setAct(null)} run={run} explanation={explain(act, view)} problems={CAMPAIGN_PROBLEMS} />}
     </>
   );
 }

@@ -1,17 +1,18 @@
-import { Alert, Button, Checkbox, Group, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Group, NativeSelect, Paper, Stack, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import type { z } from 'zod';
 import { CONTACT_FIELDS } from '../../../src/modules/whatsapp/whatsapp.codes';
 import { createCampaignBody, previewCampaignBody } from '../../../src/modules/whatsapp/whatsapp.campaigns.schemas';
 import { api } from '../app/api';
-import { localInstant, localToday, plural } from '../app/format';
+import { plural } from '../app/format';
+import { FormError } from '../app/FormError';
 import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
 import { invalidateServerLists } from '../app/ServerTable';
-import { SegmentFields, SegmentReach } from '../app/SegmentFields';
+import { SegmentReach } from '../app/SegmentFields';
+import { AudienceFields, FormButtons, FormHeading, ScheduleFields, scheduleProblem, templateOptions, useSchedule, withCondition } from '../campaigns/CampaignFormParts';
 import {
   CAMPAIGN_PROBLEMS,
   campaignKeys,
@@ -34,8 +35,6 @@ type Variable = NonNullable<Values['variables']>[number];
 
 const LITERAL = 'literal';
 
-/** Whether an instant has gone by (read when the form is sent). */
-const isPast = (instant: string) => Date.parse(instant) <= Date.now();
 const INITIAL: Values = { name: '', templateId: '', variables: [], segment: {} };
 
 /** Whom the segment reaches on WhatsApp right now, and what the tier makes of the send. */
@@ -68,22 +67,13 @@ export function CampaignForm() {
   const navigate = useNavigate();
   const templates = useQuery({ queryKey: keys.templates, queryFn: () => api.all<Template>(`${TEMPLATES_PATH}?status=APPROVED`, 500) });
   const { form, submit, submitting, formError } = useSchemaForm(createCampaignBody, { initialValues: INITIAL }, CAMPAIGN_PROBLEMS);
-  const [schedule, setSchedule] = useState({ on: false, date: '', time: '' });
+  const [schedule, setScheduled] = useSchedule(undefined, (instant) => form.setFieldValue('scheduledAt', instant));
   const values = form.getValues();
   const segment = values.segment;
   const variables = values.variables ?? [];
   const template = templates.data?.find((candidate) => candidate.id === values.templateId);
 
-  const setSegment = <K extends keyof Segment>(key: K, value: Segment[K] | undefined) => {
-    const next: Segment = { ...form.getValues().segment };
-    if (value === undefined || (Array.isArray(value) && value.length === 0)) delete next[key];
-    else next[key] = value;
-    form.setFieldValue('segment', next);
-  };
-  const setScheduled = (next: typeof schedule) => {
-    setSchedule(next);
-    form.setFieldValue('scheduledAt', next.on ? localInstant(next.date, next.time) : undefined);
-  };
+  const setSegment = <K extends keyof Segment>(key: K, value: Segment[K] | undefined) => form.setFieldValue('segment', withCondition(form.getValues().segment, key, value));
   const chooseTemplate = (id: string) => {
     form.setFieldValue('templateId', id);
     const chosen = templates.data?.find((candidate) => candidate.id === id);
@@ -103,13 +93,9 @@ export function CampaignForm() {
   );
 
   const onSubmit = submit(async (body) => {
-    if (schedule.on && !body.scheduledAt) {
-      form.setFieldError('scheduledAt', 'Elija el día y la hora del envío.');
-      return;
-    }
-    // The server refuses a time already past too, in English: said here in Spanish first.
-    if (body.scheduledAt && isPast(body.scheduledAt)) {
-      form.setFieldError('scheduledAt', 'Elija un día y una hora que no hayan pasado (hora de Bogotá).');
+    const late = scheduleProblem(schedule, body.scheduledAt);
+    if (late) {
+      form.setFieldError('scheduledAt', late);
       return;
     }
     const created = await api.post<Campaign>(CAMPAIGNS_PATH, body);
@@ -124,16 +110,10 @@ export function CampaignForm() {
       <SimulatorNotice>No hay una cuenta de WhatsApp Business configurada: esta campaña no llegará a nadie; el simulador inventa sus entregas.</SimulatorNotice>
       <form onSubmit={onSubmit} noValidate>
         <Stack maw={760}>
-          {formError && (
-            <Alert color="red" role="alert">
-              {formError}
-            </Alert>
-          )}
+          <FormError error={formError} />
           <TextInput label="Nombre de la campaña" description="Para el equipo; la gente no lo ve" required {...form.getInputProps('name')} />
 
-          <Title order={2} size="h4">
-            Mensaje
-          </Title>
+          <FormHeading>Mensaje</FormHeading>
           {templates.data && templates.data.length === 0 ? (
             <Alert color="yellow" title="No hay plantillas aprobadas">
               Cree una en Plantillas: Meta la revisa antes de que se pueda enviar.
@@ -142,10 +122,7 @@ export function CampaignForm() {
             <NativeSelect
               label="Plantilla aprobada"
               required
-              data={[
-                { value: '', label: templates.isPending ? 'Cargando plantillas…' : 'Elija una plantilla' },
-                ...(templates.data ?? []).map((item) => ({ value: item.id, label: `${item.name} (${item.language})` })),
-              ]}
+              data={templateOptions(templates, (item) => `${item.name} (${item.language})`)}
               {...form.getInputProps('templateId')}
               onChange={(event) => chooseTemplate(event.currentTarget.value)}
             />
@@ -191,49 +168,18 @@ export function CampaignForm() {
             </Paper>
           )}
 
-          <Title order={2} size="h4">
-            A quién
-          </Title>
-          <Text size="sm">Solo reciben quienes autorizaron mensajes de WhatsApp y no se han dado de baja; una persona por número.</Text>
-          <SegmentFields segment={segment} onChange={setSegment} errors={form.errors} allLabel="Todas las personas con autorización de WhatsApp" />
-          <Reach segment={segment} error={form.errors.segment as string | undefined} />
-
-          <Title order={2} size="h4">
-            Cuándo
-          </Title>
-          <Checkbox
-            label="Programar el envío (si no, queda como borrador y se envía desde su página)"
-            checked={schedule.on}
-            onChange={(event) => setScheduled({ ...schedule, on: event.currentTarget.checked })}
+          <AudienceFields
+            intro="Solo reciben quienes autorizaron mensajes de WhatsApp y no se han dado de baja; una persona por número."
+            segment={segment}
+            onChange={setSegment}
+            errors={form.errors}
+            allLabel="Todas las personas con autorización de WhatsApp"
+            reach={<Reach segment={segment} error={form.errors.segment as string | undefined} />}
           />
-          {schedule.on && (
-            <Group grow align="flex-start">
-              <TextInput
-                type="date"
-                label="Día"
-                description="Hora de Bogotá"
-                min={localToday()}
-                value={schedule.date}
-                onChange={(event) => setScheduled({ ...schedule, date: event.currentTarget.value })}
-              />
-              <TextInput
-                type="time"
-                label="Hora"
-                description="Hora de Bogotá"
-                value={schedule.time}
-                onChange={(event) => setScheduled({ ...schedule, time: event.currentTarget.value })}
-                error={form.errors.scheduledAt}
-              />
-            </Group>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => void navigate('/whatsapp/campanas')}>
-              Volver
-            </Button>
-            <Button type="submit" loading={submitting}>
-              {schedule.on ? 'Programar campaña' : 'Crear borrador'}
-            </Button>
-          </Group>
+          <ScheduleFields schedule={schedule} onChange={setScheduled} error={form.errors.scheduledAt} />
+          <FormButtons onBack={() => void navigate('/whatsapp/campanas')} submitting={submitting}>
+            {schedule.on ? 'Programar campaña' : 'Crear borrador'}
+          </FormButtons>
         </Stack>
       </form>
     </>
