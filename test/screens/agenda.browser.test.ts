@@ -19,7 +19,7 @@ import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { assertBuilt, launchChromium } from './campaign';
-import { axeSettled, openConsole, until } from './console';
+import { axeSettled, openConsole, untilPageHolds } from './console';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 const TITLE = 'Cierre de campaña en Kennedy';
@@ -48,11 +48,14 @@ async function person(name: string): Promise<string> {
   return id;
 }
 
-// Starting in an hour (the door opens six hours before), on the five minutes, lasting an hour.
+// Starting in an hour (the door opens six hours before), on the five minutes, lasting an hour (past
+// midnight when run after 22:00 in Bogotá: its shift then ends on the next day, as the form allows).
 const start = new Date(Math.ceil((Date.now() + 3_600_000) / 300_000) * 300_000);
 const end = new Date(start.getTime() + 3_600_000);
 const startLocal = bogota(start);
 const endLocal = bogota(end);
+/** The event's times as the screens write them. */
+const RANGE = `${startLocal.time}–${endLocal.time}${endLocal.day === startLocal.day ? '' : ' del día siguiente'}`;
 
 beforeAll(async () => {
   assertBuilt();
@@ -96,7 +99,7 @@ it('creates an event with capacity 1 through the form, its errors beside the fie
   const event = (await app.http.get(`/api/agenda/events/${eventId}`).set(manager.auth).expect(200)).body;
   expect(event).toMatchObject({ capacity: 1, type: 'rally', status: 'scheduled', startsAt: start.toISOString(), endsAt: end.toISOString() });
   // Bogotá's time on the page, though the browser is in Tokyo.
-  await page.getByText(`${startLocal.time}–${endLocal.time} (hora de Bogotá)`).waitFor();
+  await page.getByText(`${RANGE} (hora de Bogotá)`).waitFor();
 });
 
 it('puts a second "going" on a full event onto the waitlist, and shows it as such', async () => {
@@ -164,9 +167,9 @@ it('lets the door volunteer who organises it record a check-in, found from the m
 it('shows the event at its Bogotá time in month and week view, opened by keyboard', async () => {
   await page.goto(`${app.url}/agenda?vista=mes&fecha=${startLocal.day}`);
   const link = page.getByRole('link', { name: `${startLocal.time} ${TITLE}` });
-  await link.waitFor();
-  // In the cell of its Bogotá day (whose link names the day).
-  const cell = page.getByRole('cell').filter({ has: link });
+  await link.first().waitFor();
+  // In the cell of its Bogotá day (whose link names the day); an event past midnight is in the next day's cell too.
+  const cell = page.getByRole('cell').filter({ has: link }).first();
   await expect(cell.getByRole('link', { name: /^Ver el día/ }).textContent()).resolves.toContain(String(Number(startLocal.day.slice(8))));
   expect(await axeSettled(page)).toEqual([]);
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -175,7 +178,7 @@ it('shows the event at its Bogotá time in month and week view, opened by keyboa
   // The view's switch is a radio group: the arrow key moves it from month to week.
   await page.getByRole('radio', { name: 'Mes' }).focus();
   await page.keyboard.press('ArrowRight');
-  const weekLink = page.getByRole('link', { name: `${startLocal.time}–${endLocal.time} ${TITLE}` });
+  const weekLink = page.getByRole('link', { name: `${RANGE} ${TITLE}` }).first();
   await weekLink.waitFor();
   expect(new URL(page.url()).searchParams.get('vista')).toBe('semana');
   expect(await axeSettled(page)).toEqual([]);
@@ -184,7 +187,7 @@ it('shows the event at its Bogotá time in month and week view, opened by keyboa
   const focused = `document.activeElement?.textContent?.includes(${JSON.stringify(TITLE)}) === true`;
   await page.getByRole('button', { name: 'Hoy' }).focus();
   for (let presses = 0; presses < 80 && !(await page.evaluate(focused)); presses++) await page.keyboard.press('Tab');
-  await until(page, focused);
+  await untilPageHolds(page, focused);
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: TITLE, level: 1 }).waitFor();
 });
@@ -207,7 +210,7 @@ it('checks in a scanned code at once, and a walk-in with their consent (errors b
   await form.getByLabel('Teléfono').fill('+57 320 999 8877');
   await consent.fill('Autorizo');
   await form.getByRole('button', { name: 'Registrar su entrada' }).click();
-  await until(page, `document.querySelector('textarea[aria-invalid=true]') !== null`);
+  await untilPageHolds(page, `document.querySelector('textarea[aria-invalid=true]') !== null`);
   expect(
     await app.http
       .get(`/api/agenda/events/${eventId}/check-ins`)
@@ -237,6 +240,18 @@ it("keeps the event's shifts, inventory and tasks", async () => {
   await shifts.getByRole('textbox', { name: 'Cupos' }).fill('2');
   await shifts.getByRole('button', { name: 'Agregar turno' }).click();
   await shifts.getByRole('row').filter({ hasText: 'Registro' }).getByText('0 de 2 ocupados').waitFor();
+  // A night shift: an end before the start is the next day's.
+  await shifts.getByLabel('Tarea del turno').fill('Cierre');
+  await shifts.getByLabel('Desde').fill('23:00');
+  await shifts.getByLabel('Hasta').fill('01:30');
+  await shifts.getByText('Al día siguiente').waitFor();
+  await shifts.getByRole('button', { name: 'Agregar turno' }).click();
+  await shifts.getByRole('row').filter({ hasText: 'Cierre' }).getByText('23:00–01:30 del día siguiente').waitFor();
+  const night = (await app.http.get(`/api/agenda/events/${eventId}/shifts`).set(manager.auth).expect(200)).body.data.find((shift: { role: string }) => shift.role === 'Cierre');
+  expect(night).toMatchObject({
+    startsAt: new Date(`${startLocal.day}T23:00:00-05:00`).toISOString(),
+    endsAt: new Date(new Date(`${startLocal.day}T23:00:00-05:00`).getTime() + 150 * 60_000).toISOString(),
+  });
 
   const inventory = page.getByRole('region', { name: 'Inventario para el evento' });
   await inventory.getByRole('combobox', { name: /^Recurso/ }).selectOption(sound.id);

@@ -1,5 +1,4 @@
-import { Alert, Button, Group, NativeSelect, NumberInput, Paper, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Button, NativeSelect, NumberInput, Stack, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { rolePermitted } from '../../../src/kernel/auth/roles';
@@ -8,18 +7,22 @@ import { allocationBody, createResourceBody, createShiftBody } from '../../../sr
 import { api, queryClient } from '../app/api';
 import { formatDateTime, formatNumber, localDay, localInstant } from '../app/format';
 import { useSchemaForm } from '../app/forms';
-import { problemMessage } from '../app/problems';
+import { InlineForm } from '../app/InlineForm';
+import { deleteAndRefresh, ListTable, PanelSection } from '../app/ListPanel';
 import { useSignedIn } from '../app/session';
-import { AGENDA_PROBLEMS, RESOURCES_PATH, eventPath, timeRange, type AgendaEvent, type Allocation, type Resources, type Shift } from './data';
+import { AGENDA_PROBLEMS, RESOURCES_PATH, addDays, eventPath, timeRange, type AgendaEvent, type Allocation, type Resources, type Shift } from './data';
 
 const SHIFT_MESSAGES = { startsAt: 'Elija la hora de inicio del turno.', endsAt: 'Elija una hora de fin posterior al inicio.' };
 
-/** A time of the event's day (or the next, for a shift past midnight) as an instant in Bogotá. */
+/** Whether a shift's end time, earlier than its start, is on the next day (a night shift past midnight). */
+const endsNextDay = (times: { start: string; end: string }) => times.start !== '' && times.end !== '' && times.end < times.start;
+
+/** Times of the event's day as instants in Bogotá; an end before the start is the next day's (22:00–01:00). */
 function TimesOnDay({ day, onChange, errors }: { day: string; onChange: (times: { startsAt: string; endsAt: string }) => void; errors: { startsAt?: unknown; endsAt?: unknown } }) {
   const [times, setTimes] = useState({ start: '', end: '' });
   const change = (next: typeof times) => {
     setTimes(next);
-    onChange({ startsAt: localInstant(day, next.start) ?? '', endsAt: localInstant(day, next.end) ?? '' });
+    onChange({ startsAt: localInstant(day, next.start) ?? '', endsAt: localInstant(endsNextDay(next) ? addDays(day, 1) : day, next.end) ?? '' });
   };
   return (
     <>
@@ -35,6 +38,7 @@ function TimesOnDay({ day, onChange, errors }: { day: string; onChange: (times: 
       <TextInput
         type="time"
         label="Hasta"
+        description={endsNextDay(times) ? 'Al día siguiente' : undefined}
         required
         w={130}
         value={times.end}
@@ -55,84 +59,48 @@ function Shifts({ event, runs }: { event: AgendaEvent; runs: boolean }) {
     AGENDA_PROBLEMS,
   );
   const [formKey, setFormKey] = useState(0);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['agenda', 'shifts', event.id] });
   const onSubmit = submit(async (values) => {
     await api.post(path, values);
     form.reset();
     setFormKey((key) => key + 1);
-    await queryClient.invalidateQueries({ queryKey: ['agenda', 'shifts', event.id] });
+    await refresh();
   });
-  const remove = async (shift: Shift) => {
-    try {
-      await api.delete(`${path}/${shift.id}`);
-      await queryClient.invalidateQueries({ queryKey: ['agenda', 'shifts', event.id] });
-    } catch (error) {
-      notifications.show({ color: 'red', message: problemMessage(error, AGENDA_PROBLEMS) });
-    }
-  };
-  const rows = shifts.data?.data ?? [];
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby="shifts">
-      <Title order={2} size="h4" id="shifts" mb="xs">
-        Turnos del equipo
-      </Title>
-      {shifts.isError && <Alert color="red">{problemMessage(shifts.error)}</Alert>}
-      {rows.length === 0 ? (
-        <Text size="sm" c="dimmed" mb="sm">
-          Aún no hay turnos.
-        </Text>
-      ) : (
-        <Table mb="sm">
-          <Table.Caption>
-            <VisuallyHidden>Turnos</VisuallyHidden>
-          </Table.Caption>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Tarea</Table.Th>
-              <Table.Th>Horario</Table.Th>
-              <Table.Th>Cupos</Table.Th>
-              {runs && <Table.Th>Acciones</Table.Th>}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((shift) => (
-              <Table.Tr key={shift.id}>
-                <Table.Td>{shift.role}</Table.Td>
-                <Table.Td>{timeRange(shift)}</Table.Td>
-                <Table.Td>{`${shift.taken} de ${shift.slots} ocupados`}</Table.Td>
-                {runs && (
-                  <Table.Td>
-                    {shift.taken === 0 ? (
-                      <Button size="compact-xs" variant="subtle" color="red" onClick={() => void remove(shift)} aria-label={`Quitar el turno ${shift.role}`}>
-                        Quitar
-                      </Button>
-                    ) : (
-                      <Text size="xs">Con personas inscritas</Text>
-                    )}
-                  </Table.Td>
-                )}
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
+    <PanelSection id="shifts" title="Turnos del equipo">
+      <ListTable
+        list={shifts}
+        caption="Turnos"
+        empty="Aún no hay turnos."
+        headers={['Tarea', 'Horario', 'Cupos']}
+        cells={(shift) => [shift.role, timeRange(shift), `${shift.taken} de ${shift.slots} ocupados`]}
+        action={
+          runs
+            ? (shift) =>
+                shift.taken === 0 ? (
+                  <Button
+                    size="compact-xs"
+                    variant="subtle"
+                    color="red"
+                    onClick={() => void deleteAndRefresh(`${path}/${shift.id}`, refresh, AGENDA_PROBLEMS)}
+                    aria-label={`Quitar el turno ${shift.role}`}
+                  >
+                    Quitar
+                  </Button>
+                ) : (
+                  <Text size="xs">Con personas inscritas</Text>
+                )
+            : undefined
+        }
+      />
       {runs && event.status !== 'cancelled' && (
-        <form onSubmit={onSubmit} noValidate aria-label="Agregar un turno">
-          <Group align="flex-start" wrap="wrap">
-            <TextInput label="Tarea del turno" description="Logística, registro, sonido…" required w={220} {...form.getInputProps('role')} />
-            <TimesOnDay key={formKey} day={localDay(event.startsAt)} errors={form.errors} onChange={(times) => form.setValues(times)} />
-            <NumberInput label="Cupos" required min={1} allowDecimal={false} w={100} {...form.getInputProps('slots')} />
-            <Button type="submit" loading={submitting} mt={25}>
-              Agregar turno
-            </Button>
-          </Group>
-          {formError && (
-            <Alert color="red" role="alert" mt="sm">
-              {formError}
-            </Alert>
-          )}
-        </form>
+        <InlineForm label="Agregar un turno" onSubmit={onSubmit} submitLabel="Agregar turno" submitting={submitting} formError={formError}>
+          <TextInput label="Tarea del turno" description="Logística, registro, sonido…" required w={220} {...form.getInputProps('role')} />
+          <TimesOnDay key={formKey} day={localDay(event.startsAt)} errors={form.errors} onChange={(times) => form.setValues(times)} />
+          <NumberInput label="Cupos" required min={1} allowDecimal={false} w={100} {...form.getInputProps('slots')} />
+        </InlineForm>
       )}
-    </Paper>
+    </PanelSection>
   );
 }
 
@@ -149,22 +117,12 @@ function NewResource({ onCreated }: { onCreated: () => Promise<void> }) {
     await onCreated();
   });
   return (
-    <form onSubmit={onSubmit} noValidate aria-label="Agregar al inventario">
-      <Group align="flex-start" wrap="wrap">
-        <TextInput label="Nuevo recurso" description="Sonido, tarima, camisetas…" required w={220} {...form.getInputProps('name')} />
-        <TextInput label="Categoría" w={160} {...form.getInputProps('category')} />
-        <NumberInput label="Cantidad" required min={0} allowDecimal={false} w={110} {...form.getInputProps('quantity')} />
-        <TextInput label="Unidad" w={120} {...form.getInputProps('unit')} />
-        <Button type="submit" variant="default" loading={submitting} mt={25}>
-          Agregar al inventario
-        </Button>
-      </Group>
-      {formError && (
-        <Alert color="red" role="alert" mt="sm">
-          {formError}
-        </Alert>
-      )}
-    </form>
+    <InlineForm label="Agregar al inventario" onSubmit={onSubmit} submitLabel="Agregar al inventario" submitting={submitting} variant="default" formError={formError}>
+      <TextInput label="Nuevo recurso" description="Sonido, tarima, camisetas…" required w={220} {...form.getInputProps('name')} />
+      <TextInput label="Categoría" w={160} {...form.getInputProps('category')} />
+      <NumberInput label="Cantidad" required min={0} allowDecimal={false} w={110} {...form.getInputProps('quantity')} />
+      <TextInput label="Unidad" w={120} {...form.getInputProps('unit')} />
+    </InlineForm>
   );
 }
 
@@ -187,89 +145,56 @@ function Inventory({ event, runs }: { event: AgendaEvent; runs: boolean }) {
     form.reset();
     await refresh();
   });
-  const release = async (allocation: Allocation) => {
-    try {
-      await api.delete(`${path}/${allocation.id}`);
-      await refresh();
-    } catch (error) {
-      notifications.show({ color: 'red', message: problemMessage(error, AGENDA_PROBLEMS) });
-    }
-  };
-  const rows = allocations.data?.data ?? [];
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby="inventory">
-      <Title order={2} size="h4" id="inventory" mb="xs">
-        Inventario para el evento
-      </Title>
-      {allocations.isError && <Alert color="red">{problemMessage(allocations.error)}</Alert>}
-      {rows.length === 0 ? (
-        <Text size="sm" c="dimmed" mb="sm">
-          El evento no tiene nada reservado.
-        </Text>
-      ) : (
-        <Table mb="sm">
-          <Table.Caption>
-            <VisuallyHidden>Inventario reservado</VisuallyHidden>
-          </Table.Caption>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Recurso</Table.Th>
-              <Table.Th>Cantidad</Table.Th>
-              <Table.Th>Reservado</Table.Th>
-              {runs && <Table.Th>Acciones</Table.Th>}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((allocation) => (
-              <Table.Tr key={allocation.id}>
-                <Table.Td>{allocation.resourceName}</Table.Td>
-                <Table.Td>{`${formatNumber(allocation.quantity)} ${allocation.unit ?? ''}`.trim()}</Table.Td>
-                <Table.Td>{`${formatDateTime(allocation.startsAt)} a ${formatDateTime(allocation.endsAt)}`}</Table.Td>
-                {runs && (
-                  <Table.Td>
-                    <Button size="compact-xs" variant="subtle" onClick={() => void release(allocation)} aria-label={`Devolver ${allocation.resourceName}`}>
-                      Devolver
-                    </Button>
-                  </Table.Td>
-                )}
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
+    <PanelSection id="inventory" title="Inventario para el evento">
+      <ListTable
+        list={allocations}
+        caption="Inventario reservado"
+        empty="El evento no tiene nada reservado."
+        headers={['Recurso', 'Cantidad', 'Reservado']}
+        cells={(allocation) => [
+          allocation.resourceName,
+          `${formatNumber(allocation.quantity)} ${allocation.unit ?? ''}`.trim(),
+          `${formatDateTime(allocation.startsAt)} a ${formatDateTime(allocation.endsAt)}`,
+        ]}
+        action={
+          runs
+            ? (allocation) => (
+                <Button
+                  size="compact-xs"
+                  variant="subtle"
+                  onClick={() => void deleteAndRefresh(`${path}/${allocation.id}`, refresh, AGENDA_PROBLEMS)}
+                  aria-label={`Devolver ${allocation.resourceName}`}
+                >
+                  Devolver
+                </Button>
+              )
+            : undefined
+        }
+      />
       {runs && canSeeStock && event.status !== 'cancelled' && (
         <Stack gap="sm">
-          <form onSubmit={onSubmit} noValidate aria-label="Reservar del inventario">
-            <Group align="flex-start" wrap="wrap">
-              <NativeSelect
-                label="Recurso"
-                description="Libres durante el evento"
-                required
-                w={320}
-                data={[
-                  { value: '', label: resources.isPending ? 'Cargando…' : 'Elija un recurso' },
-                  ...(resources.data?.data ?? []).map((resource) => ({
-                    value: resource.id,
-                    label: `${resource.name}: ${formatNumber(resource.available)} de ${formatNumber(resource.quantity)} libres${resource.unit ? ` (${resource.unit})` : ''}`,
-                  })),
-                ]}
-                {...form.getInputProps('resourceId')}
-              />
-              <NumberInput label="Cantidad" required min={1} allowDecimal={false} w={110} {...form.getInputProps('quantity')} />
-              <Button type="submit" loading={submitting} mt={25}>
-                Reservar
-              </Button>
-            </Group>
-            {formError && (
-              <Alert color="red" role="alert" mt="sm">
-                {formError}
-              </Alert>
-            )}
-          </form>
+          <InlineForm label="Reservar del inventario" onSubmit={onSubmit} submitLabel="Reservar" submitting={submitting} formError={formError}>
+            <NativeSelect
+              label="Recurso"
+              description="Libres durante el evento"
+              required
+              w={320}
+              data={[
+                { value: '', label: resources.isPending ? 'Cargando…' : 'Elija un recurso' },
+                ...(resources.data?.data ?? []).map((resource) => ({
+                  value: resource.id,
+                  label: `${resource.name}: ${formatNumber(resource.available)} de ${formatNumber(resource.quantity)} libres${resource.unit ? ` (${resource.unit})` : ''}`,
+                })),
+              ]}
+              {...form.getInputProps('resourceId')}
+            />
+            <NumberInput label="Cantidad" required min={1} allowDecimal={false} w={110} {...form.getInputProps('quantity')} />
+          </InlineForm>
           {agendaPolicy.allows(user, 'manageInventory') && <NewResource onCreated={refresh} />}
         </Stack>
       )}
-    </Paper>
+    </PanelSection>
   );
 }
 

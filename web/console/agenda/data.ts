@@ -11,7 +11,7 @@ import type {
   shiftView,
   taskView,
 } from '../../../src/modules/agenda/agenda.schemas';
-import { CAMPAIGN_TIME_ZONE, formatTime, localDay } from '../app/format';
+import { CAMPAIGN_TIME_ZONE, formatDate, formatTime, localDay } from '../app/format';
 import type { ProblemMessages } from '../app/problems';
 import type { Tone } from '../app/tones';
 
@@ -63,8 +63,12 @@ export const AGENDA_PROBLEMS: ProblemMessages = {
   resource_exists: 'Ya hay un recurso con ese nombre.',
 };
 
-/** "19:00–21:00" in Bogotá, whatever the browser's zone. */
-export const timeRange = (event: Pick<AgendaEvent, 'startsAt' | 'endsAt'>) => `${formatTime(event.startsAt)}–${formatTime(event.endsAt)}`;
+/** Start and end times in Bogotá, whatever the browser's zone; an end on a later day says which (a night shift past midnight, a two-day fair). */
+export function timeRange(event: Pick<AgendaEvent, 'startsAt' | 'endsAt'>): string {
+  const [startDay, endDay] = [localDay(event.startsAt), localDay(event.endsAt)];
+  const endingDay = endDay === startDay ? '' : endDay === addDays(startDay, 1) ? ' del día siguiente' : ` del ${formatDate(event.endsAt)}`;
+  return `${formatTime(event.startsAt)}–${formatTime(event.endsAt)}${endingDay}`;
+}
 
 // ───────────── calendar days (local dates of the campaign's zone, as YYYY-MM-DD)
 
