@@ -18,7 +18,7 @@ import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { assertBuilt, launchChromium } from './campaign';
-import { axeSettled, openConsole, until } from './console';
+import { axeSettled, openConsole, untilPageHolds } from './console';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 /** 300 volunteers: 4 at the top, then 16, 40, 80 and 160, each led by one of the level above. */
@@ -115,7 +115,7 @@ it('renders the pyramid of 300 five levels deep, with each branch’s figures, a
   const top = tree[0]!;
   await page.getByText('301 voluntarios en 5 niveles.', { exact: false }).waitFor();
   // The tops open at first sight: four tops and their 16 people, and Pedro under the first.
-  await until(page, `document.querySelectorAll('tbody tr[data-volunteer]').length === ${4 + 16 + 1}`);
+  await untilPageHolds(page, `document.querySelectorAll('tbody tr[data-volunteer]').length === ${4 + 16 + 1}`);
   // The first top leads 4 + 10 + 20 + 40 people of the tree, and Pedro: 75, five of them directly.
   const topRow = row(top.name).first();
   expect(await topRow.textContent()).toMatch(/75\s*\(5 directas\)/);
@@ -123,7 +123,7 @@ it('renders the pyramid of 300 five levels deep, with each branch’s figures, a
   // Opening everything draws 301 rows; the time is measured and kept.
   const started = Date.now();
   await page.getByRole('button', { name: 'Abrir todo' }).click();
-  await until(page, `document.querySelectorAll('tbody tr[data-volunteer]').length === 301`);
+  await untilPageHolds(page, `document.querySelectorAll('tbody tr[data-volunteer]').length === 301`);
   const openAllMs = Date.now() - started;
   const apiStarted = Date.now();
   const answer = await app.http.get('/api/volunteers/pyramid').set(viewer.auth).expect(200);
@@ -144,7 +144,7 @@ it('renders the pyramid of 300 five levels deep, with each branch’s figures, a
 
   await toggle(top.name).click();
   expect(await toggle(top.name).getAttribute('aria-expanded')).toBe('false');
-  await until(page, `document.querySelectorAll('tbody tr[data-volunteer]').length === ${301 - 75}`);
+  await untilPageHolds(page, `document.querySelectorAll('tbody tr[data-volunteer]').length === ${301 - 75}`);
   expect(await row('Pedro Prospecto').count()).toBe(0);
 });
 
@@ -163,7 +163,7 @@ it('opens and closes a branch from the keyboard', async () => {
 
 it('finds a volunteer on the fifth level: the search opens the branches down to her and gives her the focus', async () => {
   await page.getByRole('button', { name: 'Cerrar todo' }).click();
-  await until(page, `document.querySelectorAll('tbody tr[data-volunteer]').length === 4`);
+  await untilPageHolds(page, `document.querySelectorAll('tbody tr[data-volunteer]').length === 4`);
   const search = page.getByRole('search', { name: 'Buscar en la pirámide' });
   await search.getByLabel('Buscar').fill('zoila profunda');
   await search.getByRole('button', { name: 'Buscar' }).click();
@@ -172,7 +172,7 @@ it('finds a volunteer on the fifth level: the search opens the branches down to 
   for (let above = deep.leaderId; above; above = tree.find((node) => node.id === above)!.leaderId) {
     expect(await toggle(tree.find((node) => node.id === above)!.name).getAttribute('aria-expanded')).toBe('true');
   }
-  await until(page, `document.activeElement?.closest('tr')?.dataset.volunteer === '${deep.id}'`);
+  await untilPageHolds(page, `document.activeElement?.closest('tr')?.dataset.volunteer === '${deep.id}'`);
   expect(new URL(page.url()).searchParams.get('buscar')).toBe('zoila profunda');
   expect(await bodyRows()).toBeLessThan(40);
   expect(await axeSettled(page)).toEqual([]);
@@ -183,19 +183,24 @@ it('filters the list by status and by text, the filters in the address', async (
   await page.getByRole('navigation', { name: 'Secciones de voluntariado' }).getByRole('link', { name: 'Lista' }).click();
   await page.getByRole('heading', { name: 'Voluntarios', level: 1 }).waitFor();
   // A page of 25 of the 301, paged by the server.
-  await until(page, `document.querySelectorAll('tbody tr').length === 25`);
+  await untilPageHolds(page, `document.querySelectorAll('tbody tr').length === 25`);
   await page.getByRole('combobox', { name: 'Estado' }).click();
   await page.getByRole('option', { name: 'Por contactar' }).click();
   await row('Pedro Prospecto').waitFor();
-  await until(page, `document.querySelectorAll('tbody tr').length === 1`);
+  await untilPageHolds(page, `document.querySelectorAll('tbody tr').length === 1`);
   expect(await row('Pedro Prospecto').textContent()).toContain('Por contactar');
   expect(new URL(page.url()).searchParams.get('estado')).toBe('prospect');
   await page.getByRole('button', { name: 'Quitar filtros' }).click();
+  // Typed once the unfiltered page has rendered: the search box shows the address's search again at
+  // every new history entry, and the router renders that entry as a transition, after the address
+  // has changed, so text typed in between would be cleared.
+  await page.waitForURL((url) => !url.searchParams.has('estado'));
+  await untilPageHolds(page, `document.querySelectorAll('tbody tr').length === 25`);
   const search = page.getByRole('search', { name: 'Buscar voluntarios' });
   await search.getByLabel('Buscar').fill('Zoila');
   await search.getByRole('button', { name: 'Buscar' }).click();
   await row('Zoila Profunda').waitFor();
-  await until(page, `document.querySelectorAll('tbody tr').length === 1`);
+  await untilPageHolds(page, `document.querySelectorAll('tbody tr').length === 1`);
   expect(new URL(page.url()).searchParams.get('q')).toBe('Zoila');
   expect(await axeSettled(page)).toEqual([]);
   await page.getByRole('button', { name: 'Quitar filtros' }).click();

@@ -1,5 +1,5 @@
 import { Button, Group, TextInput } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useLocation } from 'react-router';
 
 export interface SearchFormProps {
@@ -15,14 +15,21 @@ export interface SearchFormProps {
 /** A list's one search box: what is typed is searched on Enter or the button, not at every key. */
 export function SearchForm({ value, onSearch, name, description, placeholder }: SearchFormProps) {
   const [search, setSearch] = useState(value);
-  // Each history entry has its own key. Back right after a search can land before the search's own
-  // render, so the value alone may not change between renders while the box still holds the typing.
+  // The box shows the address again whenever its history entry changes (each has its own key), and
+  // after every Back or Forward: one pressed before a search's own render undoes a navigation React
+  // never showed, so neither the entry nor the value changes while the box still holds the typing.
   const entry = useLocation().key;
-  const [shownEntry, setShownEntry] = useState(entry);
-  if (entry !== shownEntry) {
-    setShownEntry(entry);
+  const [pops, setPops] = useState(0);
+  const [shown, setShown] = useState({ entry, pops });
+  if (entry !== shown.entry || pops !== shown.pops) {
+    setShown({ entry, pops });
     setSearch(value);
   }
+  useEffect(() => {
+    const popped = () => setPops((count) => count + 1);
+    window.addEventListener('popstate', popped);
+    return () => window.removeEventListener('popstate', popped);
+  }, []);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSearch(search.trim());
