@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, expectProblem, type TestUser } from '../helpers/users';
+import { until } from '../helpers/wait';
 import { assertBuilt, axeBlocking, launchChromium } from './campaign';
 import { FIRST_LOAD_JS_BUDGET, gzipBytes, loadedScripts, openConsole, signIn } from './console';
 
@@ -177,12 +178,14 @@ describe('staff console', () => {
 
   it('shows the dashboard as REST gives it and moves it live when a PQRS is filed', async () => {
     await fileRequest('Alumbrado público');
+    // The overview is cached for a few seconds and a figure pushed may be newer than the cache: wait
+    // until REST gives the filed count, so the screen's first load and any push agree on one figure.
+    const pending = async () => ((await app.http.get('/api/dashboard/overview').set(manager.auth).expect(200)).body as { pendingPqrs: { value: number } }).pendingPqrs.value;
+    await until(async () => (await pending()) === filed, 20_000, 'the overview to count the filed request');
     const page = await openConsole(browser, app, manager);
     watchCsp(page);
     const card = page.getByRole('article', { name: 'PQRS por responder' });
-    // The overview is cached for a few seconds: REST and the screen agree on it, whichever figure it holds.
-    const rest = (await app.http.get('/api/dashboard/overview').set(manager.auth).expect(200)).body as { pendingPqrs: { value: number } };
-    await card.getByText(String(rest.pendingPqrs.value), { exact: true }).waitFor();
+    await card.getByText(String(filed), { exact: true }).waitFor();
 
     await fileRequest('Andén roto');
     // No reload: the `dashboard:kpi` push carries the new figure, the `pqrs` room the feed's line.

@@ -65,7 +65,7 @@ export async function openConsole(browser: Browser, app: TestApp, user: Pick<Tes
  * Polls an expression in the page until it is true. Through `evaluate` (the DevTools protocol), since
  * `waitForFunction` evaluates its predicate with eval, which the page's CSP rightly forbids.
  */
-export async function until(page: Page, expression: string, timeoutMs = 10_000): Promise<void> {
+export async function untilPageHolds(page: Page, expression: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await page.evaluate(expression))) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${expression}`);
@@ -75,6 +75,6 @@ export async function until(page: Page, expression: string, timeoutMs = 10_000):
 
 /** axe on the page once its transitions are over (a dialog fading in is half-transparent, and so is its contrast). */
 export async function axeSettled(page: Page) {
-  await until(page, "document.getAnimations().every((animation) => animation.playState !== 'running')");
+  await untilPageHolds(page, "document.getAnimations().every((animation) => animation.playState !== 'running')");
   return axeBlocking(page);
 }

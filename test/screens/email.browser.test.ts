@@ -14,10 +14,10 @@ import type { Browser, Page } from 'playwright-core';
 import { FakeSmtp } from '../fakes/smtp';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
-import { waitUntil } from '../helpers/wait';
+import { until } from '../helpers/wait';
 import { emailEnv, linksIn, pathOf, seedContacts } from '../email/helpers';
 import { assertBuilt, launchChromium } from './campaign';
-import { axeSettled, openConsole, until } from './console';
+import { axeSettled, openConsole, untilPageHolds } from './console';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 const PHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148';
@@ -66,6 +66,8 @@ const GOOD_MJML = `<mjml>
 const BAD_MJML = GOOD_MJML.replace('<mj-text font-size="18px">', '<mj-text font-size="18px" bogus="1">');
 
 const preview = (page: Page) => page.frameLocator('iframe[title^="Vista previa del correo"]');
+/** The preview is the server's MJML render in a frame: on a loaded CI machine it took over 30 s to show. */
+const PREVIEW_MS = 60_000;
 
 /** Opens a confirmation from its button and confirms it with the dialog's own button. */
 async function confirm(page: Page, button: string, title: string, confirmLabel: string): Promise<void> {
@@ -97,7 +99,7 @@ describe('email templates', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Nueva plantilla de correo' }).waitFor();
     // The starter document is previewed as soon as the editor opens.
-    await preview(page).getByText('Hola Ana,').waitFor();
+    await preview(page).getByText('Hola Ana,').waitFor({ timeout: PREVIEW_MS });
 
     await page.getByLabel(/^Nombre/).fill('Boletín de diciembre');
     await page.getByLabel(/^Asunto/).fill('Novedades para {{contact.firstName}}');
@@ -107,7 +109,7 @@ describe('email templates', () => {
     await problems.getByText('<mj-text> Attribute bogus is illegal', { exact: false }).waitFor();
     expect(await editor.getAttribute('aria-invalid')).toBe('true');
     // The preview keeps up while the rule is broken (soft compile), and the subject is filled in.
-    await preview(page).getByText('Esta semana: la agenda', { exact: false }).waitFor();
+    await preview(page).getByText('Esta semana: la agenda', { exact: false }).waitFor({ timeout: PREVIEW_MS });
     await page.getByText('Asunto: Novedades para Ana', { exact: false }).waitFor();
 
     // The problem's line takes the cursor to it.
@@ -124,8 +126,8 @@ describe('email templates', () => {
     expect(await frame.getAttribute('sandbox')).toBe('');
     expect(await page.evaluate(`document.querySelector('iframe[title^="Vista previa del correo"]').offsetWidth`)).toBe(600);
     await page.getByText('Teléfono (375 px)').click();
-    await until(page, `document.querySelector('iframe[title="Vista previa del correo en teléfono"]')?.offsetWidth === 375`);
-    await preview(page).getByText('Hola Ana,').waitFor();
+    await untilPageHolds(page, `document.querySelector('iframe[title="Vista previa del correo en teléfono"]')?.offsetWidth === 375`);
+    await preview(page).getByText('Hola Ana,').waitFor({ timeout: PREVIEW_MS });
     expect(await axeSettled(page)).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, 'console-email-editor.png'), fullPage: true });
 
@@ -249,7 +251,7 @@ describe('email campaigns', () => {
 
     // People open and click: 15 of B's 30, 1 of A's; a privacy proxy opens one of A's (a machine open).
     const bySubject = (prefix: string) => smtp.messages.filter((message) => message.parsed?.subject?.startsWith(prefix));
-    await waitUntil(async () => bySubject('Boletín A').length === 30 && bySubject('Boletín B').length === 30, 10_000, 'the test share received');
+    await until(async () => bySubject('Boletín A').length === 30 && bySubject('Boletín B').length === 30, 10_000, 'the test share received');
     const clickOf = (html: string) => linksIn(html).find((href) => href.includes('/e/c/'))!;
     for (const message of [...bySubject('Boletín B').slice(0, 15), ...bySubject('Boletín A').slice(0, 1)]) {
       await app.http
@@ -300,7 +302,10 @@ describe('email campaigns', () => {
     // A viewer reads a template and its preview (the saved one, for the sample person), without writing or sending.
     await viewing.goto(`${app.url}/correo/plantillas/${savedTemplateId}`);
     await viewing.getByRole('heading', { name: 'Plantilla: Boletín de diciembre' }).waitFor();
-    await preview(viewing).getByText('Hola Ana,').waitFor();
+    // The frame shown, then the saved render inside it: on a loaded CI machine Chromium once reported the
+    // sandboxed frame's text hidden for a whole minute, so the frame's visibility is checked on its own.
+    await viewing.locator('iframe[title^="Vista previa del correo"]').waitFor();
+    await preview(viewing).getByText('Hola Ana,').waitFor({ state: 'attached', timeout: PREVIEW_MS });
     expect(await viewing.getByRole('textbox', { name: 'MJML' }).getAttribute('readonly')).not.toBeNull();
     expect(await viewing.getByRole('button', { name: /Enviar prueba|Guardar/ }).count()).toBe(0);
     await viewing.context().close();
@@ -326,7 +331,7 @@ describe('email campaigns', () => {
     });
     await page.getByRole('button', { name: 'Siguiente' }).click();
     await page.getByText('Página 2').waitFor();
-    await until(page, `document.querySelectorAll('table tbody tr').length === 4`);
+    await untilPageHolds(page, `document.querySelectorAll('table tbody tr').length === 4`);
     expect(asked.some((search) => /cursor=/.test(search) && /limit=25/.test(search))).toBe(true);
     await page.context().close();
   });

@@ -13,11 +13,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { todayIn } from '../../src/modules/finance/finance.service';
+import { todayIn } from '../../src/kernel/calendar';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { assertBuilt, launchChromium } from './campaign';
-import { axeSettled, openConsole, until } from './console';
+import { axeSettled, openConsole, untilPageHolds } from './console';
 
 const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts');
 const PDF = Buffer.from(
@@ -156,7 +156,7 @@ describe('finance screens', () => {
         input.dispatchEvent(new Event('input', { bubbles: true }));
       }
     })()`);
-    await until(page, `new URL(location.href).searchParams.get('hasta') === '${today()}'`);
+    await untilPageHolds(page, `new URL(location.href).searchParams.get('hasta') === '${today()}'`);
     expect(new URL(page.url()).searchParams.get('desde')).toBe(dayBefore(today()));
     await page.getByRole('button', { name: 'Quitar filtros' }).click();
   });
@@ -224,7 +224,7 @@ describe('finance screens', () => {
     // Too short a reason is refused beside its field by the API's own rule; nothing is sent.
     await reason.fill('ok');
     await page.getByRole('button', { name: 'Registrar con autorización' }).click();
-    await until(page, 'document.querySelector(\'[aria-invalid="true"]\') !== null');
+    await untilPageHolds(page, 'document.querySelector(\'[aria-invalid="true"]\') !== null');
     expect(await reason.getAttribute('aria-invalid')).toBe('true');
     expect(await entryCount()).toBe(before);
 

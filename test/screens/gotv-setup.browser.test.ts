@@ -15,7 +15,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { assertBuilt, launchChromium } from './campaign';
-import { axeSettled, openConsole, until } from './console';
+import { axeSettled, openConsole, untilPageHolds } from './console';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 // Incident photos are written here, not in the checkout's ./data.
@@ -198,7 +198,7 @@ it('makes a brigade of a member and a station and shows its scope on the map', a
   await detail.getByText('Coliseo Cubierto (P-03) · 20 mesas · Sin abrir').waitFor();
   await detail.getByRole('region', { name: 'Mapa de los 3 puestos de Brigada Candelaria' }).waitFor();
   // Leaflet drew the three stations and the area they enclose.
-  await until(page, "document.querySelectorAll('.leaflet-overlay-pane path').length === 4");
+  await untilPageHolds(page, "document.querySelectorAll('.leaflet-overlay-pane path').length === 4");
   expect(await axeSettled(page)).toEqual([]);
   await screenshot('console-gotv-setup-brigades');
 });
@@ -251,7 +251,7 @@ it('lists the incidents with their photos', async () => {
   const dialog = page.getByRole('dialog', { name: 'Foto: Falta material electoral' });
   const image = dialog.getByRole('img', { name: 'Foto del incidente: Faltan tarjetones en la mesa 3' });
   await image.waitFor();
-  await until(page, "[...document.querySelectorAll('[role=dialog] img')].some((img) => img.complete && img.naturalWidth === 24)");
+  await untilPageHolds(page, "[...document.querySelectorAll('[role=dialog] img')].some((img) => img.complete && img.naturalWidth === 24)");
   expect(await axeSettled(page)).toEqual([]);
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });

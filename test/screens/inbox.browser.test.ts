@@ -11,7 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import { sql } from '../../src/kernel/sql';
 import { signBody } from '../fakes/whatsapp-cloud';
 import { createUser, type TestUser } from '../helpers/users';
-import { approvedTemplate, CLOUD, startWhatsAppTest, waitUntil, type WhatsAppTest } from '../whatsapp/setup';
+import { approvedTemplate, CLOUD, startWhatsAppTest, type WhatsAppTest } from '../whatsapp/setup';
+import { until } from '../helpers/wait';
 import { assertBuilt, axeBlocking, launchChromium } from './campaign';
 import { openConsole } from './console';
 
@@ -115,8 +116,8 @@ describe('the WhatsApp inbox', () => {
     await row.click();
     await page.waitForURL(`**/whatsapp/${conversation.id}`);
     await thread(page).getByText('¿dónde queda la sede de la campaña en Chapinero?', { exact: false }).waitFor();
-    await waitUntil(async () => (await rowOf(conversation.id)).body.unreadCount === 0, 5000, 'read on opening');
-    await waitUntil(async () => !(await row.textContent())?.includes('sin leer'), 5000, 'the badge gone');
+    await until(async () => (await rowOf(conversation.id)).body.unreadCount === 0, 5000, 'read on opening');
+    await until(async () => !(await row.textContent())?.includes('sin leer'), 5000, 'the badge gone');
     await page.getByText(/Ventana de 24 horas abierta hasta las \d\d:\d\d/).waitFor();
 
     // Enter sends; Shift+Enter was a new line.
@@ -125,8 +126,8 @@ describe('the WhatsApp inbox', () => {
     await box.press('Shift+Enter');
     await box.pressSequentially('Abrimos de 8 a. m. a 6 p. m.');
     await box.press('Enter');
-    await waitUntil(async () => (await box.inputValue()) === '', 5000, 'the box emptied');
-    await waitUntil(async () => t.fake.sendsTo(phone).length === 1, 10_000, 'the reply reaching the Cloud API');
+    await until(async () => (await box.inputValue()) === '', 5000, 'the box emptied');
+    await until(async () => t.fake.sendsTo(phone).length === 1, 10_000, 'the reply reaching the Cloud API');
     expect(t.fake.sendsTo(phone)[0]).toMatchObject({ type: 'text', text: 'Hola Ana María, la sede queda en la Calle 57 # 9-20.\nAbrimos de 8 a. m. a 6 p. m.' });
     // The fake reports sent then delivered by webhook; the inbox room's ticks move the reply without a reload.
     const reply = thread(page).getByRole('listitem').filter({ hasText: 'la sede queda en la Calle 57' });
@@ -147,7 +148,7 @@ describe('the WhatsApp inbox', () => {
     const page = await openInbox(marta, `/whatsapp/${conversation.id}`);
     const box = page.getByRole('textbox', { name: 'Mensaje' });
     await box.waitFor();
-    await waitUntil(async () => (await rowOf(conversation.id)).body.unreadCount === 0, 5000, 'read on opening');
+    await until(async () => (await rowOf(conversation.id)).body.unreadCount === 0, 5000, 'read on opening');
 
     // The window closes while the screen still shows it open: the server refuses, the screen says why.
     await t.app.runtime.deps.db.write(sql`update wa_conversations set last_inbound_at = now() - interval '25 hours' where id = ${conversation.id}::uuid`);
@@ -175,7 +176,7 @@ describe('the WhatsApp inbox', () => {
     await page.getByLabel('Variable {{2}}').fill('la inscripción de testigos');
     await page.getByText('Hola Jorge, le escribimos de la campaña sobre la inscripción de testigos.').waitFor();
     await page.getByRole('button', { name: 'Enviar plantilla' }).click();
-    await waitUntil(async () => t.fake.sendsTo(phone).length === 1, 10_000, 'the template reaching the Cloud API');
+    await until(async () => t.fake.sendsTo(phone).length === 1, 10_000, 'the template reaching the Cloud API');
     expect(t.fake.sendsTo(phone)[0]).toMatchObject({ type: 'template', template: { name: 'seguimiento_sede', params: ['Jorge', 'la inscripción de testigos'] } });
     await thread(page).getByText('Hola Jorge, le escribimos de la campaña sobre la inscripción de testigos.').waitFor();
     await page.context().close();
@@ -195,7 +196,7 @@ describe('the WhatsApp inbox', () => {
     await box.press('Enter');
     await expect(box.inputValue()).resolves.toBe('Hola Luz, gracias por escribir a la campaña. ¿En qué le podemos ayudar?');
     await box.press('Enter');
-    await waitUntil(async () => t.fake.sendsTo(phone).length === 1, 10_000, 'the quick reply sent');
+    await until(async () => t.fake.sendsTo(phone).length === 1, 10_000, 'the quick reply sent');
     expect(t.fake.sendsTo(phone)[0]!.text).toBe('Hola Luz, gracias por escribir a la campaña. ¿En qué le podemos ayudar?');
 
     // The management dialog, by keyboard only: open it from the actions menu, add one, close with Escape.
@@ -293,8 +294,8 @@ describe('the WhatsApp inbox', () => {
     await page.getByRole('button', { name: 'Más acciones' }).click();
     await page.getByRole('menuitem', { name: 'Marcar como no leída' }).click();
     await page.waitForURL(/\/whatsapp$/);
-    await waitUntil(async () => (await rowOf(ana.id)).body.unreadCount === 1, 5000, 'marked unread');
-    await waitUntil(async () => (await rows(page).filter({ hasText: 'Ana María Rodríguez' }).textContent())?.includes('1 mensaje sin leer') ?? false, 5000, 'the badge back');
+    await until(async () => (await rowOf(ana.id)).body.unreadCount === 1, 5000, 'marked unread');
+    await until(async () => (await rows(page).filter({ hasText: 'Ana María Rodríguez' }).textContent())?.includes('1 mensaje sin leer') ?? false, 5000, 'the badge back');
     await page.context().close();
   });
 

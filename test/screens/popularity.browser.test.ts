@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { assertBuilt, launchChromium } from './campaign';
-import { axeSettled, openConsole, until } from './console';
+import { axeSettled, openConsole, untilPageHolds } from './console';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 const POLLS = '/api/popularity/polls';
@@ -190,7 +190,7 @@ it('refuses what cannot be a poll beside the field, in Spanish, before sending',
   });
   await page.getByRole('button', { name: 'Guardar encuesta' }).click();
   const pollster = page.getByLabel(/^Encuestadora/);
-  await until(page, 'document.querySelector(\'input[aria-invalid="true"]\') !== null');
+  await untilPageHolds(page, 'document.querySelector(\'input[aria-invalid="true"]\') !== null');
   expect(await pollster.getAttribute('aria-invalid')).toBe('true');
   const pollsterError = (await page.evaluate(
     `document.getElementById(${JSON.stringify((await pollster.getAttribute('aria-describedby'))!.split(' ').pop())})?.textContent`,
@@ -219,7 +219,7 @@ it('draws the poll average with its band, the lead with its band and the score w
   const chart = page.getByRole('img', { name: /^Promedio de encuestas de los últimos 30 días/ });
   await chart.waitFor();
   // One band per candidate drawn by uPlot on a canvas that has a size.
-  await until(page, "document.querySelector('[data-bands]')?.dataset.bands === '3'");
+  await untilPageHolds(page, "document.querySelector('[data-bands]')?.dataset.bands === '3'");
   const canvas = await chart.locator('canvas').boundingBox();
   expect(canvas!.width).toBeGreaterThan(300);
   expect(canvas!.height).toBeGreaterThan(200);

@@ -87,7 +87,7 @@ describe('poster QR screens', () => {
     await page.getByLabel(/^Estado al crearla/).selectOption('active');
     expect(await page.getByText(/Demasiado pequeño/).count()).toBe(0);
     await page.getByRole('button', { name: 'Crear campaña' }).click();
-    await page.getByRole('heading', { name: 'Afiches Kennedy' }).waitFor();
+    await page.getByRole('heading', { name: 'Afiches Kennedy', exact: true }).waitFor();
     campaignId = new URL(page.url()).pathname.split('/').pop()!;
     const stored = await app.http.get(`/api/poster-qr/campaigns/${campaignId}`).set(manager.auth).expect(200);
     expect(stored.body).toMatchObject({ status: 'active', landing: { consentText: CONSENT_TEXT, privacyPolicyUrl: 'https://ejemplo.co/privacidad' } });
@@ -114,7 +114,7 @@ describe('poster QR screens', () => {
     const codes = (await app.http.get(`/api/poster-qr/campaigns/${campaignId}/codes?limit=1`).set(manager.auth).expect(200)).body.data as { code: string; url: string }[];
     const first = codes[0]!;
     await page.bringToFront();
-    await page.getByRole('heading', { name: 'Afiches Kennedy' }).click();
+    await page.getByRole('heading', { name: 'Afiches Kennedy', exact: true }).click();
     await tabTo(page, 'Abrir hoja para imprimir');
     const [sheet] = await Promise.all([page.context().waitForEvent('page'), page.keyboard.press('Enter')]);
     await sheet.waitForLoadState('load');
@@ -182,7 +182,7 @@ describe('poster QR screens', () => {
     await page.getByLabel(/^Texto de autorización/).fill(CONSENT_TEXT);
     expect(await intro.inputValue()).toBe('Cuéntanos qué le falta a tu barrio.');
     await page.getByRole('button', { name: 'Guardar cambios' }).click();
-    await page.getByRole('heading', { name: 'Afiches Kennedy' }).waitFor();
+    await page.getByRole('heading', { name: 'Afiches Kennedy', exact: true }).waitFor();
     const stored = (await app.http.get(`/api/poster-qr/campaigns/${campaignId}`).set(manager.auth).expect(200)).body;
     expect(stored.landing).toMatchObject({ intro: 'Cuéntanos qué le falta a tu barrio.', consentText: CONSENT_TEXT, fields: { phone: 'required', email: 'optional' } });
   });
@@ -223,7 +223,7 @@ describe('poster QR screens', () => {
 
   it('shows the screens to the roles the policy names: a viewer reads without managing, a brigade member never sees them', async () => {
     const viewing = await openConsole(browser, app, viewer, `/afiches/${campaignId}`);
-    await viewing.getByRole('heading', { name: 'Afiches Kennedy' }).waitFor();
+    await viewing.getByRole('heading', { name: 'Afiches Kennedy', exact: true }).waitFor();
     await viewing.getByRole('table', { name: /Afiches de la campaña/ }).waitFor();
     expect(await viewing.getByRole('button', { name: 'Abrir hoja para imprimir' }).count()).toBe(0);
     expect(await viewing.getByRole('link', { name: 'Ver sus contactos' }).count()).toBe(0);

@@ -18,7 +18,7 @@ import { handleWebhookPayload } from '../../src/modules/whatsapp';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { assertBuilt, launchChromium } from './campaign';
-import { axeSettled, openConsole, until } from './console';
+import { axeSettled, openConsole, untilPageHolds } from './console';
 
 const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts');
 const clock = { timeZone: 'America/Bogota', holidayCountry: 'CO' };
@@ -261,7 +261,7 @@ describe('a request’s page', () => {
     const confirm = page.getByRole('dialog', { name: '¿Enviar la respuesta?' });
     await confirm.waitFor();
     // The dialog puts the keyboard on its action.
-    await until(page, "document.activeElement && document.activeElement.textContent === 'Enviar al ciudadano'");
+    await untilPageHolds(page, "document.activeElement && document.activeElement.textContent === 'Enviar al ciudadano'");
     await page.keyboard.press('Enter');
     await page.getByText('El aviso al ciudadano quedó en cola para enviarse por correo electrónico.').waitFor();
     await page.getByRole('heading', { name: 'Respuesta', exact: true }).waitFor();

@@ -16,7 +16,7 @@ import { SOCIAL_FAKE_CREDENTIALS, startSocialFake, type SocialFake } from '../fa
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { assertBuilt, launchChromium } from './campaign';
-import { axeSettled, openConsole, until } from './console';
+import { axeSettled, openConsole, untilPageHolds } from './console';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 const base = '/api/social-monitoring';
@@ -116,7 +116,7 @@ afterAll(async () => {
 });
 
 /** Until the toasts have closed by themselves: one fading out while axe runs reads as low contrast. */
-const toastsGone = () => until(page, "document.querySelectorAll('.mantine-Notification-root').length === 0", 20_000);
+const toastsGone = () => untilPageHolds(page, "document.querySelectorAll('.mantine-Notification-root').length === 0", 20_000);
 
 const liveList = () => page.getByRole('list', { name: 'Alertas que llegaron en vivo' });
 
@@ -210,9 +210,9 @@ it('searches the feed without accents and filters it', async () => {
   // Typed without the accent, submitted with Enter.
   await page.getByRole('searchbox', { name: 'Buscar' }).fill('corrupcion');
   await page.keyboard.press('Enter');
-  await until(page, "new URL(location.href).searchParams.get('q') === 'corrupcion'");
+  await untilPageHolds(page, "new URL(location.href).searchParams.get('q') === 'corrupcion'");
   await table.getByText('Corrupción en la alcaldía: exigimos respuestas').waitFor();
-  await until(page, `document.querySelectorAll('table[aria-busy="false"] tbody tr').length === 1`);
+  await untilPageHolds(page, `document.querySelectorAll('table[aria-busy="false"] tbody tr').length === 1`);
   expect(await axeSettled(page)).toEqual([]);
   await page.getByRole('button', { name: 'Quitar la búsqueda y los filtros' }).click();
   await table.getByText('Propuesta de movilidad para Medellín').waitFor();
@@ -220,14 +220,14 @@ it('searches the feed without accents and filters it', async () => {
   // Only posts that raised an alert: the one that took off, not the baseline nor the history.
   await page.getByRole('combobox', { name: 'Alertas' }).click();
   await page.getByRole('option', { name: 'Con alerta' }).click();
-  await until(page, "new URL(location.href).searchParams.get('alerta') === 'true'");
+  await untilPageHolds(page, "new URL(location.href).searchParams.get('alerta') === 'true'");
   await table.getByText('El video del debate que todos comparten').waitFor();
   await table.getByText('Recorrido por el barrio 1').waitFor({ state: 'detached' });
 
   // Another platform: X has the rival's post read by "Consultar ahora" (two hours old: a new-post alert).
   await page.getByRole('combobox', { name: 'Red' }).click();
   await page.getByRole('option', { name: 'X', exact: true }).click();
-  await until(page, "new URL(location.href).searchParams.get('red') === 'x'");
+  await untilPageHolds(page, "new URL(location.href).searchParams.get('red') === 'x'");
   await table.getByText('Propuesta de movilidad para Medellín').waitFor();
   await table.getByText('El video del debate que todos comparten').waitFor({ state: 'detached' });
 
@@ -235,7 +235,7 @@ it('searches the feed without accents and filters it', async () => {
   await page.getByRole('button', { name: 'Quitar la búsqueda y los filtros' }).click();
   await page.getByRole('combobox', { name: 'Competidor' }).click();
   await page.getByRole('option', { name: 'Nuestra Candidata' }).click();
-  await until(page, `new URL(location.href).searchParams.get('competidor') !== null`);
+  await untilPageHolds(page, `new URL(location.href).searchParams.get('competidor') !== null`);
   await table.getByText('El video del debate que todos comparten').waitFor({ state: 'detached' });
   await table.getByText('Gracias Medellín').waitFor();
 

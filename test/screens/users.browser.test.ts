@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
 import { assertBuilt, launchChromium } from './campaign';
-import { axeSettled, openConsole, until } from './console';
+import { axeSettled, openConsole, untilPageHolds } from './console';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 
@@ -159,7 +159,7 @@ it("lists a user's sessions by device, ends one while the other stays, then all 
   await sessions.getByRole('row').filter({ hasText: 'Chrome en Android' }).waitFor();
   expect(await sessions.getByRole('row').filter({ hasText: 'Chrome en Windows' }).textContent()).toContain('127.0.0.1');
   // The row's menu is gone once its closing transition ends: axe sees the dialog alone.
-  await until(page, `!document.querySelector('[role="menu"]')`);
+  await untilPageHolds(page, `!document.querySelector('[role="menu"]')`);
   expect(await axeSettled(page)).toEqual([]);
 
   await dialog.getByRole('button', { name: /^Cerrar la sesión en Chrome en Android/ }).click();

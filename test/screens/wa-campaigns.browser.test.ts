@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { sql } from '../../src/kernel/sql';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createUser, registerAdmin, type TestUser } from '../helpers/users';
-import { waitUntil } from '../helpers/wait';
+import { until } from '../helpers/wait';
 import { seedContacts } from '../whatsapp/setup';
 import { assertBuilt, axeBlocking, launchChromium, today } from './campaign';
 import { openConsole } from './console';
@@ -55,7 +55,7 @@ async function approvedTemplate(name: string): Promise<string> {
     .set(manager.auth)
     .send({ name, language: 'es', category: 'MARKETING', body: 'Hola {{1}}, te esperamos el {{2}} en el parque de Bosa.', examples: ['Ana', 'sábado'] })
     .expect(201);
-  await waitUntil(async () => {
+  await until(async () => {
     const row = await app.runtime.deps.db.first(sql<{ status: string }>`select status from wa_templates where id = ${created.body.id}::uuid`);
     return row?.status === 'APPROVED';
   }, 10_000);
@@ -174,7 +174,7 @@ describe('WhatsApp campaigns', () => {
     });
     const seen = new Set<number>();
     await confirm(page, 'Enviar ahora', 'Enviar la campaña', 'Enviar');
-    await waitUntil(
+    await until(
       async () => {
         const percent = await progressOf(page);
         seen.add(percent);
@@ -189,12 +189,12 @@ describe('WhatsApp campaigns', () => {
     expect(paused.status).toBe('paused');
     expect(paused.progress.queued).toBeGreaterThan(0);
     // Messages in flight when it paused may still finish; after them nothing more goes out.
-    await waitUntil(async () => (await campaignView(campaignId)).progress.sending === 0, 10_000, 'in-flight messages settled');
+    await until(async () => (await campaignView(campaignId)).progress.sending === 0, 10_000, 'in-flight messages settled');
     const settled = await campaignView(campaignId);
     expect(settled.progress.queued).toBeGreaterThan(0);
 
     await confirm(page, 'Reanudar', 'Reanudar el envío', 'Reanudar');
-    await waitUntil(
+    await until(
       async () => {
         const percent = await progressOf(page);
         seen.add(percent);
