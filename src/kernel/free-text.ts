@@ -65,8 +65,8 @@ export interface FreeTextMention {
   module: string;
   kind: string;
   id: string;
-  /** The record whose screen shows the text (the contact a note is on, the request a history note is in). */
-  recordId: string;
+  /** The record whose screen shows the text (the contact a note is on, the request a history note is in); null when the row has none. */
+  recordId: string | null;
 }
 
 export interface FreeTextOutcome {
@@ -108,33 +108,52 @@ async function lengthLimit(q: Queries, table: string, column: string): Promise<n
   return row?.limit ?? null;
 }
 
+/** A column's values as read for clearing: one text, or a list's texts. */
+interface FreeTextRow {
+  id: string;
+  record: string | null;
+  value: string | string[] | null;
+}
+
 /**
  * Cuts the person's identifiers out of one module's free-text columns and finds the rows that still
  * name them in full. Candidates are narrowed in SQL (`candidatePattern`); the patterns then decide,
- * so a row is written only when an identifier is really there.
+ * so a row is written only when an identifier is really there. A row is reported once, under its
+ * first column that names the person (a petition's description and its answer are one mention).
  */
 export async function clearFreeText(q: Queries, module: string, columns: readonly FreeTextColumn[], keys: PersonKeys, name: string | null): Promise<FreeTextOutcome> {
   const outcome: FreeTextOutcome = { redacted: {}, mentions: [] };
   const candidates = candidatePattern(keys, name);
   if (!candidates) return outcome;
   const patterns = identifierPatterns(keys);
-  for (const { table, column, kind, record = 'id' } of columns) {
-    const text = sql.raw(column);
-    const rows = await q.rows<{ id: string; record: string; text: string }>(sql`
-      select id::text as id, ${sql.raw(record)}::text as record, ${text} as text from ${sql.raw(table)} where ${text} ~* ${candidates}`);
+  const mentioned = new Set<string>();
+  for (const { table, column, kind, record, list = false, where } of columns) {
+    const value = sql.raw(column);
+    const rows = await q.rows<FreeTextRow>(sql`
+      select id::text as id, ${sql.raw(record ?? 'id')}::text as record, ${value} as value
+      from ${sql.raw(table)} where ${value}::text ~* ${candidates}${where ? sql` and (${sql.raw(where)})` : sql``}`);
     // The marker can be longer than what it replaces: a text at its column's limit is cut to fit.
-    const limit = rows.length ? await lengthLimit(q, table, column) : null;
-    const changed: { id: string; text: string }[] = [];
+    const limit = rows.length && !list ? await lengthLimit(q, table, column) : null;
+    const clear = (text: string) => {
+      const redacted = redactIdentifiers(text, patterns);
+      return limit !== null && redacted.length > limit ? [...redacted].slice(0, limit).join('') : redacted;
+    };
+    const changed: { id: string; value: string }[] = [];
     for (const row of rows) {
-      const redacted = redactIdentifiers(row.text, patterns);
-      const cleared = limit !== null && redacted.length > limit ? [...redacted].slice(0, limit).join('') : redacted;
-      if (cleared !== row.text) changed.push({ id: row.id, text: cleared });
-      if (name && comparableName(cleared).includes(name)) outcome.mentions.push({ module, kind, id: row.id, recordId: row.record });
+      const texts = Array.isArray(row.value) ? row.value : row.value === null ? [] : [row.value];
+      const cleared = texts.map(clear);
+      if (cleared.some((text, index) => text !== texts[index])) changed.push({ id: row.id, value: list ? JSON.stringify(cleared) : cleared[0]! });
+      const key = `${table} ${row.id}`;
+      if (name && !mentioned.has(key) && cleared.some((text) => comparableName(text).includes(name))) {
+        mentioned.add(key);
+        outcome.mentions.push({ module, kind, id: row.id, recordId: row.record });
+      }
     }
     if (changed.length) {
+      const newValue = list ? sql`v.value::jsonb` : sql`v.value`;
       await q.write(sql`
-        update ${sql.raw(table)} set ${text} = v.text
-        from unnest(${changed.map((row) => row.id)}::text[], ${changed.map((row) => row.text)}::text[]) as v(id, text)
+        update ${sql.raw(table)} set ${value} = ${newValue}
+        from unnest(${changed.map((row) => row.id)}::text[], ${changed.map((row) => row.value)}::text[]) as v(id, value)
         where ${sql.raw(table)}.id::text = v.id`);
       outcome.redacted[`${kind}Redacted`] = changed.length;
     }

@@ -76,6 +76,10 @@ export interface FreeTextColumn {
   kind: string;
   /** The column naming the record whose screen shows the text (a note's contact); absent: the row itself. */
   record?: string;
+  /** A `jsonb` list of texts (a WhatsApp template's values): each text is searched and cleared. */
+  list?: boolean;
+  /** A condition (code-written SQL on the table's columns) for the rows that can hold such text, to spare reading the rest. */
+  where?: string;
 }
 
 /**

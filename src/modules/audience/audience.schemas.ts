@@ -36,7 +36,7 @@ export const erasureView = z
      * that still write the person's full name once their phones, emails and cédulas were cut out:
      * the name may be someone else's too, so staff read each and decide.
      */
-    mentions: z.array(z.object({ module: z.string(), kind: z.string(), id: z.string(), recordId: z.string() })),
+    mentions: z.array(z.object({ module: z.string(), kind: z.string(), id: z.string(), recordId: z.string().nullable() })),
   })
   .meta({ id: 'PersonalDataErasure' });
 

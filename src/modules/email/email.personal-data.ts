@@ -52,6 +52,13 @@ async function addressesOf(q: Queries, personId: string): Promise<string[]> {
  * the address it was sent to.
  */
 export const emailPersonalData: PersonalDataHolder = {
+  // Notices to other people that write the person's identifiers (a PQRS answer to a neighbour); the
+  // person's own notices are cleared by `erase`.
+  freeText: [
+    { table: 'email_notices', column: 'subject', kind: 'noticeSubjects', record: 'contact_id' },
+    { table: 'email_notices', column: 'text', kind: 'noticeTexts', record: 'contact_id' },
+    { table: 'email_notices', column: 'html', kind: 'noticeHtml', record: 'contact_id' },
+  ],
   /** Every address the person was mailed at: an older one may still key their bounce. */
   async keys(q, personId) {
     return { emails: await addressesOf(q, personId) };

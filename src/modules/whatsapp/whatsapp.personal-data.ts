@@ -24,6 +24,13 @@ const db = tables<WhatsAppTables>();
  * with the survivor.
  */
 export const whatsappPersonalData: PersonalDataHolder = {
+  // Messages with other people that write the person's number (a neighbour's message, a staff
+  // reply, a PQRS answer sent as a template's value); the person's own are cleared by `erase`.
+  freeText: [
+    { table: 'wa_messages', column: 'body', kind: 'messageTexts', record: 'contact_id' },
+    // A campaign's values are each recipient's own fields: only messages to one person (notices) are read.
+    { table: 'wa_messages', column: 'params', kind: 'templateValues', record: 'contact_id', list: true, where: 'campaign_id is null' },
+  ],
   /** Every number the person wrote from or was sent to: an older one (before a correction) is theirs too. */
   async keys(q, personId) {
     const rows = await q.rows(db.selectFrom('wa_messages').select('phone').distinct().where('contact_id', '=', personId).where('phone', 'is not', null));

@@ -138,8 +138,8 @@ function ErasedNotice({ name, erasure }: { name: string; erasure: Erasure }) {
                   const place = MENTION_PLACES[mention.kind];
                   const words = `${place?.label ?? label({}, mention.kind)} (${label(MODULE_LABELS, mention.module)})`;
                   return (
-                    <List.Item key={mention.id}>
-                      {place?.path ? (
+                    <List.Item key={`${mention.module}:${mention.id}`}>
+                      {place?.path && mention.recordId ? (
                         <Anchor component={Link} to={place.path(mention.recordId)} inherit c="inherit" underline="always">
                           {words}
                         </Anchor>

@@ -143,6 +143,12 @@ export const MENTION_PLACES: Record<string, { label: string; path?: (recordId: s
   extensionReasons: { label: 'Motivo de prórroga de otra PQRS', path: (id) => `/pqrs/${id}` },
   historyNotes: { label: 'Nota en el historial de otra PQRS', path: (id) => `/pqrs/${id}` },
   activityNotes: { label: 'Notas de una actividad de voluntariado', path: (id) => `/voluntarios/${id}` },
+  // Messages already sent or received: the page shows them, nobody edits them.
+  messageTexts: { label: 'Mensaje de WhatsApp con otra persona (ya enviado: no se edita)', path: (id) => `/personas/${id}` },
+  templateValues: { label: 'Valores de una plantilla de WhatsApp enviada a otra persona (no se edita)', path: (id) => `/personas/${id}` },
+  noticeSubjects: { label: 'Asunto de un aviso por correo a otra persona (ya enviado: no se edita)', path: (id) => `/personas/${id}` },
+  noticeTexts: { label: 'Aviso por correo a otra persona (ya enviado: no se edita)', path: (id) => `/personas/${id}` },
+  noticeHtml: { label: 'Aviso por correo a otra persona, en HTML (ya enviado: no se edita)', path: (id) => `/personas/${id}` },
 };
 
 /** A person whose page no longer exists: never held, or their data suppressed. */
