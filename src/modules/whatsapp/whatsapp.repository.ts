@@ -19,17 +19,17 @@ export interface StatusUpdate {
   errorTitle: string | null;
 }
 
+/** A message a status changed, with the provider id of the status that changed it. */
+export type AppliedStatus = ChangedRow & { applied_wamid: string };
+
 /**
- * One statement for a whole webhook delivery: each status finds its message by our id (the opaque
+ * One statement for a batch of webhook deliveries: each status finds its message by our id (the opaque
  * callback data) or by wamid; statuses that reach one message by either key are resolved to the
  * furthest before anything is written; the furthest replaces the current status only when it ranks
  * higher. A status whose message cannot be found yet (Meta answered the webhook before our send's
  * HTTP answer stored the wamid) is parked in `wa_pending_statuses` for `applyPendingStatuses`.
  * Applying the same webhook twice changes nothing. Planned with its values each time.
  */
-/** A message a status changed, with the provider id of the status that changed it. */
-export type AppliedStatus = ChangedRow & { applied_wamid: string };
-
 export function applyStatuses(db: Queries, list: StatusUpdate[]): Promise<AppliedStatus[]> {
   return db.rows(sql<AppliedStatus>`
     with v as (
