@@ -1,4 +1,5 @@
 import { sql } from '../../src/kernel/sql';
+import * as whatsappRepository from '../../src/modules/whatsapp/whatsapp.repository';
 import { applyPendingStatuses } from '../../src/modules/whatsapp/whatsapp.webhook';
 import { expectProblem } from '../helpers/users';
 import { signBody } from '../fakes/whatsapp-cloud';
@@ -11,7 +12,7 @@ beforeAll(async () => {
   // No automatic statuses: each test posts the ones it needs.
   t = await startWhatsAppTest({}, { statuses: [] });
   const template = await approvedTemplate(t);
-  await seedContacts(t.app, { count: 6, interests: ['salud'] });
+  await seedContacts(t.app, { count: 8, interests: ['salud'] });
   campaignId = (
     await t.app.http
       .post('/api/whatsapp/campaigns')
@@ -20,7 +21,7 @@ beforeAll(async () => {
       .expect(201)
   ).body.id;
   await t.app.http.post(`/api/whatsapp/campaigns/${campaignId}/send`).set(t.manager.auth).expect(202);
-  await until(async () => (await statusCounts(t.app, campaignId)).accepted === 6, 10_000, 'acceptance');
+  await until(async () => (await statusCounts(t.app, campaignId)).accepted === 8, 10_000, 'acceptance');
 });
 afterAll(() => t.close());
 
@@ -106,6 +107,40 @@ describe('webhook', () => {
     expect(applied).toBeLessThanOrEqual(3);
     expect((await messageOf(6)).row).toMatchObject({ status: 'read' });
     expect((await messageOf(6)).row.read_at).not.toBeNull();
+  });
+
+  it('answers a webhook only once all its statuses are settled, and stores an error code too large as none', async () => {
+    const [first, second] = [(await messageOf(7)).send, (await messageOf(8)).send];
+    // The second message's status fails in the database, wherever it is batched; the first, tried alone
+    // after it, is slow to write: an answer sent on the first failure would come before it is written.
+    const original = whatsappRepository.applyStatuses;
+    const failing = jest.spyOn(whatsappRepository, 'applyStatuses').mockImplementation(async (q, list) => {
+      if (list.some((update) => update.wamid === second.wamid)) throw new Error('the database refused the batch');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return original(q, list);
+    });
+    try {
+      const both = t.fake.envelope('messages', {
+        messaging_product: 'whatsapp',
+        metadata: { display_phone_number: '15550783881', phone_number_id: CLOUD.phoneNumberId },
+        statuses: [second, first].map((send) => ({
+          id: send.wamid,
+          status: 'delivered',
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          recipient_id: send.to,
+          biz_opaque_callback_data: send.opaque,
+        })),
+      });
+      expectProblem(await post(both), 500);
+      // Answered after the other status was written, not before.
+      expect((await messageOf(7)).row.status).toBe('delivered');
+      expect((await messageOf(8)).row.status).toBe('accepted');
+    } finally {
+      failing.mockRestore();
+    }
+    const huge = await post(t.fake.statusPayload(second, 'failed', [{ code: 99_999_999_999, title: 'Desconocido' }])).expect(200);
+    expect(huge.body.applied).toBe(1);
+    expect((await messageOf(8)).row).toMatchObject({ status: 'failed', error_code: null, error_title: 'Desconocido' });
   });
 
   it('keeps a status that arrives before the message wamid is stored, and applies it when the wamid appears', async () => {

@@ -179,6 +179,9 @@ const statusBatches = processLocal(
     ),
 );
 
+/** Meta's error codes are small; one that would not fit the column is dropped rather than failing the status. */
+const storableErrorCode = (code: number | undefined) => (code !== undefined && Math.abs(code) <= 2 ** 31 - 1 ? code : null);
+
 async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number> {
   // Several statuses of one message in one delivery: keep the highest, as the update would.
   const best = new Map<string, StatusItem>();
@@ -188,7 +191,9 @@ async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number
     if (!current || STATUS_RANK[item.status] > STATUS_RANK[current.status]) best.set(key, item);
   }
   const batches = statusBatches(deps);
-  const answers = await Promise.all(
+  // Settled one and all before the answer: a failed batch fails the webhook (Meta sends it again),
+  // but only once every other status of it is written, and what did change is still published.
+  const answers = await Promise.allSettled(
     [...best.values()].map((item) =>
       batches.submit({
         id: item.biz_opaque_callback_data && UUID.test(item.biz_opaque_callback_data) ? item.biz_opaque_callback_data : null,
@@ -196,13 +201,15 @@ async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number
         status: item.status,
         rank: STATUS_RANK[item.status],
         at: new Date(Number(item.timestamp) * 1000),
-        errorCode: item.errors?.[0]?.code ?? null,
+        errorCode: storableErrorCode(item.errors?.[0]?.code),
         errorTitle: item.errors?.[0] ? (item.errors[0].title ?? item.errors[0].message ?? 'failed').slice(0, 200) : null,
       }),
     ),
   );
-  const rows = answers.filter((row): row is ChangedRow => row !== null);
+  const rows = answers.flatMap((answer) => (answer.status === 'fulfilled' && answer.value ? [answer.value] : []));
   if (rows.length) whatsapp(deps).statusChanged(rows.map((row) => ({ id: row.id, campaignId: row.campaign_id, conversationId: row.conversation_id, status: row.status })));
+  const failed = answers.find((answer): answer is PromiseRejectedResult => answer.status === 'rejected');
+  if (failed) throw failed.reason;
   return rows.length;
 }
 
