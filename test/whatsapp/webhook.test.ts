@@ -35,8 +35,8 @@ const post = (payload: unknown, signature?: string | null) => {
 async function messageOf(n: number) {
   const send = t.fake.sendsTo(phoneDigits(n))[0]!;
   const row = await t.app.runtime.deps.db.first(
-    sql<{ status: string; delivered_at: Date | null; read_at: Date | null; error_code: number | null; error_title: string | null }>`
-      select status, delivered_at, read_at, error_code, error_title from wa_messages where id = ${send.opaque}::uuid`,
+    sql<{ status: string; sent_at: Date | null; delivered_at: Date | null; read_at: Date | null; error_code: number | null; error_title: string | null }>`
+      select status, sent_at, delivered_at, read_at, error_code, error_title from wa_messages where id = ${send.opaque}::uuid`,
   );
   return { send, row: row! };
 }
@@ -89,13 +89,21 @@ describe('webhook', () => {
     expect((await messageOf(3)).row.status).toBe('delivered');
   });
 
-  it('resolves statuses that reach one message by its id and by its wamid to the furthest', async () => {
+  it('resolves statuses that reach one message by its id and by its wamid to the furthest, each stage at its own time', async () => {
     const { send } = await messageOf(4);
-    const delivered = t.fake.statusPayload(send, 'delivered') as { entry: { changes: { value: { statuses: unknown[] } }[] }[] };
-    const read = t.fake.statusPayload({ ...send, opaque: undefined }, 'read') as typeof delivered;
-    delivered.entry[0]!.changes[0]!.value.statuses.push(...read.entry[0]!.changes[0]!.value.statuses);
+    type StatusPayload = { entry: { changes: { value: { statuses: { timestamp: string }[] } }[] }[] };
+    const statusesOf = (payload: StatusPayload) => payload.entry[0]!.changes[0]!.value.statuses;
+    const delivered = t.fake.statusPayload(send, 'delivered') as StatusPayload;
+    const read = t.fake.statusPayload({ ...send, opaque: undefined }, 'read') as StatusPayload;
+    // Delivered two minutes before it was read, both told in one webhook.
+    const readAt = Math.floor(Date.now() / 1000);
+    statusesOf(delivered)[0]!.timestamp = String(readAt - 120);
+    statusesOf(read)[0]!.timestamp = String(readAt);
+    statusesOf(delivered).push(...statusesOf(read));
     await post(delivered).expect(200);
-    expect((await messageOf(4)).row.status).toBe('read');
+    const { row } = await messageOf(4);
+    expect(row.status).toBe('read');
+    expect([row.sent_at, row.delivered_at, row.read_at].map((at) => at && at.getTime() / 1000)).toEqual([readAt - 120, readAt - 120, readAt]);
   });
 
   it('applies statuses posted at once, in separate webhooks, to the furthest, answering each', async () => {

@@ -1387,12 +1387,28 @@ with
     on conflict (wamid, status) do nothing
   ),
   t as (
+    -- The furthest status of each message, with the time each stage was first reached among its
+    -- statuses here (a sent and a delivered of one message arriving together each keep their time).
     select distinct
-      on (target) *
+      on (target) *,
+      min(at) over stages as first_at,
+      min(at) filter (
+        where
+          status <> 'failed'
+      ) over stages as sent_first_at,
+      min(at) filter (
+        where
+          rank >= 5
+      ) over stages as delivered_first_at
     from
       found
     where
       target is not null
+    window
+      stages as (
+        partition by
+          target
+      )
     order by
       target,
       rank desc,
@@ -1407,13 +1423,13 @@ set
     when m.phone = '' then null
     else coalesce(m.wamid, t.wamid)
   end,
-  accepted_at = coalesce(m.accepted_at, t.at),
+  accepted_at = coalesce(m.accepted_at, t.first_at),
   sent_at = case
-    when t.status <> 'failed' then coalesce(m.sent_at, t.at)
+    when t.status <> 'failed' then coalesce(m.sent_at, t.sent_first_at)
     else m.sent_at
   end,
   delivered_at = case
-    when t.rank >= 5 then coalesce(m.delivered_at, t.at)
+    when t.rank >= 5 then coalesce(m.delivered_at, t.delivered_first_at)
     else m.delivered_at
   end,
   read_at = case

@@ -44,16 +44,24 @@ export function applyStatuses(db: Queries, list: StatusUpdate[]): Promise<Applie
       select wamid, status, rank, at, error_code, error_title, now() from found where target is null
       on conflict (wamid, status) do nothing
     ), t as (
-      select distinct on (target) * from found where target is not null order by target, rank desc, at desc
+      -- The furthest status of each message, with the time each stage was first reached among its
+      -- statuses here (a sent and a delivered of one message arriving together each keep their time).
+      select distinct on (target) *,
+        min(at) over stages as first_at,
+        min(at) filter (where status <> 'failed') over stages as sent_first_at,
+        min(at) filter (where rank >= 5) over stages as delivered_first_at
+      from found where target is not null
+      window stages as (partition by target)
+      order by target, rank desc, at desc
     )
     update wa_messages m set
       status = t.status,
       status_rank = t.rank,
       -- An erased message (its phone emptied) keeps no provider id: Meta's encodes the number.
       wamid = case when m.phone = '' then null else coalesce(m.wamid, t.wamid) end,
-      accepted_at = coalesce(m.accepted_at, t.at),
-      sent_at = case when t.status <> 'failed' then coalesce(m.sent_at, t.at) else m.sent_at end,
-      delivered_at = case when t.rank >= 5 then coalesce(m.delivered_at, t.at) else m.delivered_at end,
+      accepted_at = coalesce(m.accepted_at, t.first_at),
+      sent_at = case when t.status <> 'failed' then coalesce(m.sent_at, t.sent_first_at) else m.sent_at end,
+      delivered_at = case when t.rank >= 5 then coalesce(m.delivered_at, t.delivered_first_at) else m.delivered_at end,
       read_at = case when t.rank = 6 then coalesce(m.read_at, t.at) else m.read_at end,
       failed_at = case when t.status = 'failed' then t.at else m.failed_at end,
       error_code = case when t.status = 'failed' then t.error_code else m.error_code end,

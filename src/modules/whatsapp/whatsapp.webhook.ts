@@ -158,8 +158,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * The process's status batches: Meta posts many webhooks at once, and the statuses of those that
  * arrive together are applied by one statement (a round trip each was what bounded ingestion). A
- * webhook is answered once its batch is written. In a batch with several statuses of one message
- * the highest applies, as within one webhook; the others changed nothing.
+ * webhook is answered once its batch is written. In a batch with several statuses of one message,
+ * from one webhook or several, the highest applies (each stage keeping the time it was first
+ * reached); the others changed nothing.
  */
 const statusBatches = processLocal(
   'whatsapp.statusBatches',
@@ -183,18 +184,11 @@ const statusBatches = processLocal(
 const storableErrorCode = (code: number | undefined) => (code !== undefined && Math.abs(code) <= 2 ** 31 - 1 ? code : null);
 
 async function applyStatuses(deps: AppDeps, items: StatusItem[]): Promise<number> {
-  // Several statuses of one message in one delivery: keep the highest, as the update would.
-  const best = new Map<string, StatusItem>();
-  for (const item of items) {
-    const key = item.biz_opaque_callback_data && UUID.test(item.biz_opaque_callback_data) ? item.biz_opaque_callback_data : item.id;
-    const current = best.get(key);
-    if (!current || STATUS_RANK[item.status] > STATUS_RANK[current.status]) best.set(key, item);
-  }
   const batches = statusBatches(deps);
   // Settled one and all before the answer: a failed batch fails the webhook (Meta sends it again),
   // but only once every other status of it is written, and what did change is still published.
   const answers = await Promise.allSettled(
-    [...best.values()].map((item) =>
+    items.map((item) =>
       batches.submit({
         id: item.biz_opaque_callback_data && UUID.test(item.biz_opaque_callback_data) ? item.biz_opaque_callback_data : null,
         wamid: item.id,
