@@ -68,7 +68,7 @@ describe('staff console', () => {
     await page.getByLabel(/^Correo/).fill('jefa@campana.co');
     await page.getByLabel(/^Contraseña/).fill('corta');
     await page.getByRole('button', { name: 'Crear la cuenta de administración' }).click();
-    await page.getByText(/Demasiado pequeño.*10 caracteres/).waitFor();
+    await page.getByText('Escriba al menos 10 caracteres.').waitFor();
     expect((await app.http.get('/api/auth/setup').expect(200)).body).toMatchObject({ firstAccountPending: true });
 
     await page.getByLabel(/^Contraseña/).fill(FIRST_PASSWORD);
@@ -124,7 +124,7 @@ describe('staff console', () => {
     // The form checks the server's own rules before sending: an empty password never leaves the page.
     await page.getByLabel('Correo').fill('no-es-un-correo');
     await page.getByRole('button', { name: 'Entrar' }).click();
-    await page.getByText(/Inválido dirección de correo/).waitFor();
+    await page.getByText(/Escriba un correo válido/).waitFor();
 
     await page.getByLabel('Correo').fill(manager.email);
     await page.getByLabel(/^Contraseña/).fill('not the password');
@@ -226,7 +226,7 @@ describe('staff console', () => {
     await dialog.getByLabel('Contraseña nueva').fill('corta');
     await dialog.getByRole('button', { name: 'Cambiar' }).click();
     // The server's rule, checked in the browser: at least 10 characters.
-    await dialog.getByText(/Demasiado pequeño.*10 caracteres/).waitFor();
+    await dialog.getByText('Escriba al menos 10 caracteres.').waitFor();
     await dialog.getByLabel('Contraseña nueva').fill('una frase nueva y larga');
     await dialog.getByRole('button', { name: 'Cambiar' }).click();
     await page.getByText('Contraseña cambiada', { exact: false }).waitFor();

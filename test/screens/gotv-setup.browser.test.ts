@@ -167,7 +167,7 @@ it('makes a brigade of a member and a station and shows its scope on the map', a
   const dialog = page.getByRole('dialog', { name: 'Nueva brigada' });
   // The empty name is refused beside its field before anything is sent.
   await dialog.getByRole('button', { name: 'Crear brigada' }).click();
-  await dialog.getByText('Demasiado pequeño', { exact: false }).waitFor();
+  await dialog.getByText('Escriba algo en este campo.').waitFor();
   await dialog.getByLabel('Nombre').fill('Brigada Candelaria');
   const members = dialog.getByRole('combobox', { name: 'Integrantes' });
   await members.click();

@@ -195,7 +195,7 @@ it('refuses what cannot be a poll beside the field, in Spanish, before sending',
   const pollsterError = (await page.evaluate(
     `document.getElementById(${JSON.stringify((await pollster.getAttribute('aria-describedby'))!.split(' ').pop())})?.textContent`,
   )) as string;
-  expect(pollsterError).toMatch(/Demasiado pequeño|Entrada inválida/);
+  expect(pollsterError).toMatch(/Escriba algo en este campo|Este campo es obligatorio/);
 
   await fillSheet(page, 'Sumas Malas');
   await page.getByLabel(/^Margen de error/).fill('2,9');

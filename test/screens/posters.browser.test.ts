@@ -75,7 +75,7 @@ describe('poster QR screens', () => {
     const consent = page.getByLabel(/^Texto de autorización/);
     await consent.fill('Autorizo.');
     // The schema's minimum, said in Spanish while typing, not after a round trip.
-    await page.getByText(/Demasiado pequeño.*20 caracteres/).waitFor();
+    await page.getByText('Escriba al menos 20 caracteres.').waitFor();
     await page.getByLabel(/^Enlace a la política/).fill('ftp://ejemplo.co/privacidad');
     await page.getByText('Escriba la dirección completa de la política de tratamiento de datos, empezando por https://').waitFor();
     await page.getByRole('button', { name: 'Crear campaña' }).click();
@@ -85,7 +85,7 @@ describe('poster QR screens', () => {
     await consent.fill(CONSENT_TEXT);
     await page.getByLabel(/^Enlace a la política/).fill('https://ejemplo.co/privacidad');
     await page.getByLabel(/^Estado al crearla/).selectOption('active');
-    expect(await page.getByText(/Demasiado pequeño/).count()).toBe(0);
+    expect(await page.getByText('Escriba al menos 20 caracteres.').count()).toBe(0);
     await page.getByRole('button', { name: 'Crear campaña' }).click();
     await page.getByRole('heading', { name: 'Afiches Kennedy', exact: true }).waitFor();
     campaignId = new URL(page.url()).pathname.split('/').pop()!;
@@ -177,7 +177,7 @@ describe('poster QR screens', () => {
     const intro = page.getByLabel(/^Texto de presentación/);
     await intro.fill('Cuéntanos qué le falta a tu barrio.');
     await page.getByLabel(/^Texto de autorización/).fill('Corto.');
-    await page.getByText(/Demasiado pequeño.*20 caracteres/).waitFor();
+    await page.getByText('Escriba al menos 20 caracteres.').waitFor();
     expect(await axeBlocking(page)).toEqual([]);
     await page.getByLabel(/^Texto de autorización/).fill(CONSENT_TEXT);
     expect(await intro.inputValue()).toBe('Cuéntanos qué le falta a tu barrio.');

@@ -253,7 +253,7 @@ describe('a request’s page', () => {
     await page.getByLabel('Respuesta al ciudadano').focus();
     await page.keyboard.type('Listo.');
     await pressOn(page.getByRole('button', { name: 'Enviar respuesta' }));
-    await page.getByText(/Demasiado pequeño/).waitFor();
+    await page.getByText(/Escriba al menos/).waitFor();
     await page.getByLabel('Respuesta al ciudadano').fill('');
     await page.getByLabel('Respuesta al ciudadano').focus();
     await page.keyboard.type(answer);
@@ -375,7 +375,7 @@ describe('a request’s page', () => {
     expect(await date.getAttribute('max')).toBe(latest);
     expect(await axeSettled(page)).toEqual([]);
     await pressOn(dialog.getByRole('button', { name: 'Prorrogar' }));
-    await dialog.getByText(/Demasiado pequeño/).waitFor();
+    await dialog.getByText(/Escriba al menos/).waitFor();
     await dialog.getByLabel('Motivo de la prórroga').fill('Esperamos el concepto técnico de la Secretaría de Ambiente sobre los árboles del parque.');
     await pressOn(dialog.getByRole('button', { name: 'Prorrogar' }));
     await page.getByText(/^Plazo prorrogado hasta el .*El aviso al ciudadano quedó en cola|^Plazo prorrogado hasta el .*No se pudo avisar/).waitFor();

@@ -9,6 +9,7 @@ import { zodIssuesToFieldErrors } from '../../kernel/http/router';
 import { newId } from '../../kernel/ids';
 import { hashIp } from '../../kernel/privacy';
 import type { Queries } from '../../kernel/sql';
+import { spanishError } from '../../kernel/spanish-issues';
 import { contactExists, ensureConsentText, normalisePhone, type CapturedPerson } from '../audience';
 import { activeUsersWithRoles, findUser, userNames } from '../auth';
 import { dispatchNotices } from '../notices';
@@ -64,7 +65,6 @@ export const attachmentArea = (deps: Pick<AppDeps, 'files'>): FileArea => deps.f
 // ───────────── filing
 
 /** Citizens read these messages on the form: Spanish, like the page. */
-const spanish = z.locales.es().localeError;
 
 const rawText = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
 const rawTicked = (value: unknown): boolean => value === true || value === 'true' || value === 'on';
@@ -90,7 +90,7 @@ function filingRuleErrors(body: Record<string, unknown>): FieldError[] {
 
 /** The filing, or a 400 listing every problem at once (`consent_required` when consent is the only one). */
 export function parseFiling(body: Record<string, unknown>): FileInput {
-  const parsed = fileBody.safeParse(body, { error: spanish });
+  const parsed = fileBody.safeParse(body, { error: spanishError });
   const errors = parsed.success ? [] : zodIssuesToFieldErrors(parsed.error, 'body');
   for (const error of filingRuleErrors(body)) if (!errors.some((existing) => existing.path === error.path)) errors.push(error);
   if (errors.length || !parsed.success) {

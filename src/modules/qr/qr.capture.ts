@@ -4,6 +4,7 @@ import type { AppDeps } from '../../kernel/context';
 import { AppError, ConflictError, NotFoundError, ValidationError, type FieldError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
 import { hashIp } from '../../kernel/privacy';
+import { spanishError } from '../../kernel/spanish-issues';
 import { citizenDocumentId, citizenEmail, citizenTerritoryId, normalisePhone, optionalText, type CapturedPerson } from '../audience';
 import { enrolVolunteerProspect } from '../volunteers';
 import { campaignContexts, codeContexts, type CampaignContext, type CodeContext } from './qr.context';
@@ -59,7 +60,6 @@ export function fromForm(body: Record<string, unknown>): Record<string, unknown>
 }
 
 /** Citizens read these messages on the landing page: Spanish, like the page. */
-const spanish = z.locales.es().localeError;
 
 /** The order of the form, so the error summary lists problems top to bottom. */
 const FORM_ORDER = ['code', 'name', 'phone', 'email', 'documentId', 'territoryId', 'neighbourhood', 'interests', 'consent'];
@@ -86,7 +86,7 @@ function parseFieldByField(body: unknown): { input: Partial<CaptureInput>; faile
   const failed = new Set<string>();
   const errors: FieldError[] = [];
   for (const [field, schema] of Object.entries(captureBody.shape)) {
-    const parsed = (schema as z.ZodType).safeParse(raw[field], { error: spanish });
+    const parsed = (schema as z.ZodType).safeParse(raw[field], { error: spanishError });
     if (parsed.success) input[field] = parsed.data;
     else {
       failed.add(field);
@@ -186,7 +186,7 @@ export async function captureLead(deps: CaptureDeps, body: unknown, meta: Captur
   // Counted now, awaited with the per-person limit below: one Redis round trip for both.
   const ipLimit = limits.byIp.consume(meta.ip, TOO_MANY);
   ipLimit.catch(() => undefined); // a request that fails validation first never awaits it
-  const parsed = captureBody.safeParse(body, { error: spanish });
+  const parsed = captureBody.safeParse(body, { error: spanishError });
   if (!parsed.success) {
     const { input, failed, errors } = parseFieldByField(body);
     // A well-formed code names the campaign whose rules apply; an unknown or closed one answers first (404/409).

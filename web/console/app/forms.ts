@@ -1,20 +1,19 @@
 import { useForm, type FormErrors, type UseFormInput, type UseFormReturnType } from '@mantine/form';
 import { useState } from 'react';
 import type { z } from 'zod';
-import { es } from 'zod/locales';
+import { spanishError } from '../../../src/kernel/spanish-issues';
 import { ApiError } from './api';
 import { NetworkError } from '../../lib/api';
 import { knownProblem, problemMessage, type ProblemMessages } from './problems';
 
 type FormValues = Record<string, unknown>;
 
-const spanish = es().localeError;
-
 /**
  * The schema's verdict on the values, in Spanish: a broken rule (too short, not an email, too
- * many) is said from the rule itself through zod's Spanish locale, since the API's own wording
- * is English; only a rule the schema wrote by hand (a refinement) keeps the schema's words, unless
- * `messages` says it in Spanish for that field (a rule of its own or a pattern: a phone, a cédula).
+ * many) is said from the rule itself (`kernel/spanish-issues.ts`), since the API's
+ * own wording is English; only a rule the schema wrote by hand (a refinement) keeps the schema's
+ * words, unless `messages` says it in Spanish for that field (a rule of its own or a pattern: a
+ * phone, a cédula).
  */
 export function schemaErrors(schema: z.ZodType, values: unknown, messages: Record<string, string> = {}): FormErrors {
   const result = schema.safeParse(values, { reportInput: true });
@@ -27,8 +26,7 @@ export function schemaErrors(schema: z.ZodType, values: unknown, messages: Recor
       errors[path] = messages[path];
       continue;
     }
-    const localised = issue.code === 'custom' ? undefined : spanish(issue as Parameters<typeof spanish>[0]);
-    errors[path] = (typeof localised === 'string' ? localised : localised?.message) ?? issue.message;
+    errors[path] = (issue.code === 'custom' ? undefined : spanishError(issue as Parameters<typeof spanishError>[0])) ?? issue.message;
   }
   return errors;
 }
