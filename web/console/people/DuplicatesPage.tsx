@@ -21,6 +21,25 @@ const UNDO_HOURS = 24;
 interface Side {
   id: string;
   name: string;
+  phone: string | null;
+  email: string | null;
+}
+
+/**
+ * What the merge does to each channel when the two were reached at different addresses: an
+ * authorisation holds for the number or address it was given for, and the survivor keeps its own.
+ */
+function addressWarnings(into: Side, from: Side): string[] {
+  const warnings: string[] = [];
+  if (into.phone && from.phone && into.phone !== from.phone) {
+    warnings.push(
+      `WhatsApp: queda el teléfono de ${into.name} (${formatPhone(into.phone)}). Lo que ${from.name} autorizó o retiró para el ${formatPhone(from.phone)} se guarda como prueba, pero no abre ni cierra WhatsApp en el ${formatPhone(into.phone)}.`,
+    );
+  }
+  if (into.email && from.email && into.email.toLowerCase() !== from.email.toLowerCase()) {
+    warnings.push(`Correo: queda ${into.email}. Lo que ${from.name} autorizó o retiró para ${from.email} se guarda como prueba, pero no vale para ${into.email}.`);
+  }
+  return warnings;
 }
 
 function TerritoryName({ id }: { id: string | null }) {
@@ -64,11 +83,20 @@ function MergeDialog({ sides, opened, onClose, onMerged }: { sides: [Side, Side]
           Pasa de {from.name} a {into.name}
         </Text>
         <List size="sm" spacing={2}>
-          <List.Item>Sus autorizaciones y retiros, sin cambios, con su texto y su prueba.</List.Item>
+          <List.Item>Sus autorizaciones y retiros, sin cambios, con su texto y su prueba; cada una vale para el teléfono o el correo en que se dio.</List.Item>
           <List.Item>De dónde llegó, sus formularios de afiches, su conversación de WhatsApp, sus PQRS, correos, avisos, eventos y turnos.</List.Item>
           <List.Item>Los datos que a {into.name} le faltan (teléfono, correo, cédula, territorio, barrio); los intereses y las etiquetas se juntan.</List.Item>
         </List>
       </div>
+      {addressWarnings(into, from).length > 0 && (
+        <Alert color="yellow" title="Autorizaciones en otra dirección">
+          <List size="sm" spacing={2}>
+            {addressWarnings(into, from).map((warning) => (
+              <List.Item key={warning}>{warning}</List.Item>
+            ))}
+          </List>
+        </Alert>
+      )}
       <Text size="sm">
         El registro de {from.name} queda vacío y deja de aparecer. Si las dos son votantes confirmados o voluntarias, el módulo correspondiente no permite la fusión y lo dirá.
       </Text>
