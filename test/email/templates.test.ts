@@ -28,6 +28,8 @@ describe('email templates', () => {
     });
     expect(response.body.html).toMatch(/^<!doctype html>/i);
     expect(response.body.html).toContain('Hola {{contact.firstName}}');
+    // No web fonts: every recipient's mail client would fetch them from a third party.
+    expect(response.body.html).not.toContain('fonts.googleapis.com');
     expect(response.body.text).toContain('Hola {{contact.firstName}}');
     expect(response.body.text).toContain('https://ejemplo.co/agenda');
     const one = await app.http.get(`/api/email-marketing/templates/${response.body.id}`).set(viewer.auth).expect(200);
@@ -54,6 +56,14 @@ describe('email templates', () => {
     expect(errors.some((error) => /^line 6: <mj-image>/.test(error.message))).toBe(true);
     expect(JSON.stringify(body)).not.toContain('/work');
     expectProblem(await post({ name: 'Mal', subject: 'x', mjml: 'hola, esto no es MJML' }), 400, 'invalid_mjml');
+  });
+
+  it('refuses a tag closed by another, which MJML would pass and send empty', async () => {
+    const swallowed = '<mjml>\n<mj-body>\n<mj-section>\n<mj-column>\n<mj-text>Hola {{contact.firstName}}</mj-txt>\n</mj-column>\n</mj-section>\n</mj-body>\n</mjml>';
+    const body = expectProblem(await post({ name: 'Tragado', subject: 'x', mjml: swallowed }), 400, 'invalid_mjml');
+    expect(body.errors).toEqual([{ path: 'body.mjml', message: 'line 5: </mj-txt> does not close <mj-text>, opened on line 5' }]);
+    const draft = await app.http.post('/api/email-marketing/templates/render').set(manager.auth).send({ subject: 'x', mjml: swallowed }).expect(200);
+    expect(draft.body.problems).toEqual([{ field: 'mjml', line: 5, message: '</mj-txt> does not close <mj-text>, opened on line 5' }]);
   });
 
   it('rejects unknown variables, raw output and partials instead of sending them blank', async () => {

@@ -67,10 +67,60 @@ interface MjmlError {
   tagName: string;
 }
 
+/**
+ * MJML's own options: no comments, and no web fonts (its default imports Google Fonts, which every
+ * recipient's mail client would then fetch, and which the console's policy refuses in the preview).
+ */
+const MJML_OPTIONS = { keepComments: false, fonts: {} };
+
+const MJML_TAG = /<(\/?)(mjml|mj-[a-z0-9-]+)\b[^>]*?(\/?)>/gi;
+
+/**
+ * The MJML tags that do not close as they opened (`<mj-text>…</mj-txt>`), and those never closed:
+ * MJML's parser lets them pass without a word and drops whatever they swallowed, so a template
+ * saved that way sends an empty email. Messages start with the line, as MJML's do.
+ */
+export function unbalancedMjmlTags(source: string): FieldError[] {
+  // Comments may hold tags; kept as their line breaks so that lines still count right.
+  const text = source.replace(/<!--[\s\S]*?-->/g, (comment) => comment.replace(/[^\n]/g, ' '));
+  const lineAt = (index: number) => text.slice(0, index).split('\n').length;
+  const open: { name: string; line: number; said: boolean }[] = [];
+  const errors: FieldError[] = [];
+  const neverClosed = (tag: { name: string; line: number; said: boolean }) => {
+    if (!tag.said) errors.push({ path: 'body.mjml', message: `line ${tag.line}: <${tag.name}> is never closed` });
+  };
+  for (const match of text.matchAll(MJML_TAG)) {
+    const [, closing, rawName, selfClosing] = match;
+    const name = rawName!.toLowerCase();
+    if (selfClosing) continue;
+    if (!closing) {
+      open.push({ name, line: lineAt(match.index), said: false });
+      continue;
+    }
+    const depth = open.findLastIndex((tag) => tag.name === name);
+    if (depth >= 0) {
+      // What is still open above it was never closed: each said once, then the parser's way on.
+      for (const tag of open.splice(depth).slice(1)) neverClosed(tag);
+      continue;
+    }
+    const top = open.at(-1);
+    const line = lineAt(match.index);
+    errors.push({
+      path: 'body.mjml',
+      message: top ? `line ${line}: </${name}> does not close <${top.name}>, opened on line ${top.line}` : `line ${line}: </${name}> closes nothing`,
+    });
+    if (top) top.said = true;
+  }
+  for (const tag of open) neverClosed(tag);
+  return errors;
+}
+
 async function compileMjml(source: string): Promise<string> {
+  const unbalanced = unbalancedMjmlTags(source);
+  if (unbalanced.length) throw new ValidationError(unbalanced, 'The MJML has errors.', 'invalid_mjml');
   try {
     // mjml 5 returns a Promise (its bundled types still describe the synchronous 4.x result).
-    const result = await (mjml() as unknown as (input: string, options: object) => Promise<{ html: string }>)(source, { validationLevel: 'strict', keepComments: false });
+    const result = await (mjml() as unknown as (input: string, options: object) => Promise<{ html: string }>)(source, { validationLevel: 'strict', ...MJML_OPTIONS });
     return result.html;
   } catch (error) {
     const list = (error as { errors?: MjmlError[] }).errors;
@@ -114,9 +164,10 @@ export async function renderDraft(input: { subject: string; mjml?: string | unde
   let html = source;
   if (input.mjml !== undefined) {
     try {
+      fromChecks(unbalancedMjmlTags(input.mjml), field);
       const result = await (mjml() as unknown as (input: string, options: object) => Promise<{ html: string; errors?: MjmlError[] }>)(input.mjml, {
         validationLevel: 'soft',
-        keepComments: false,
+        ...MJML_OPTIONS,
       });
       html = result.html;
       for (const item of result.errors ?? []) problems.push({ field, line: item.line, message: `${item.tagName ? `<${item.tagName}> ` : ''}${item.message}` });
