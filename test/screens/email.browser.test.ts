@@ -106,7 +106,7 @@ describe('email templates', () => {
     const editor = page.getByRole('textbox', { name: 'MJML' });
     await editor.fill(BAD_MJML);
     const problems = page.getByRole('list', { name: 'Problemas por línea' });
-    await problems.getByText('<mj-text> Attribute bogus is illegal', { exact: false }).waitFor();
+    await problems.getByText('<mj-text> el atributo bogus no existe para esta etiqueta', { exact: false }).waitFor();
     expect(await editor.getAttribute('aria-invalid')).toBe('true');
     // The preview keeps up while the rule is broken (soft compile), and the subject is filled in.
     await preview(page).getByText('Esta semana: la agenda', { exact: false }).waitFor({ timeout: PREVIEW_MS });

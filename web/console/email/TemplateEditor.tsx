@@ -12,6 +12,7 @@ import { api, queryClient } from '../app/api';
 import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
+import { problemInSpanish } from './problem-words';
 import { invalidateServerLists } from '../app/ServerTable';
 import { useSignedIn } from '../app/session';
 import { EmailTabs } from './EmailTabs';
@@ -232,7 +233,7 @@ function EditorForm({ template }: { template: EmailTemplate | undefined }) {
                 required
                 readOnly={!manages}
                 {...form.getInputProps('subject')}
-                error={form.errors.subject ?? (subjectProblems.length ? subjectProblems.map((problem) => problem.message).join(' · ') : undefined)}
+                error={form.errors.subject ?? (subjectProblems.length ? subjectProblems.map((problem) => problemInSpanish(problem.message)).join(' · ') : undefined)}
               />
               <Textarea
                 ref={editor}
@@ -278,7 +279,7 @@ function EditorForm({ template }: { template: EmailTemplate | undefined }) {
                             Línea {problem.line}
                           </UnstyledButton>
                           <Text span size="sm">
-                            : {problem.message}
+                            : {problemInSpanish(problem.message)}
                           </Text>
                         </li>
                       ))}
