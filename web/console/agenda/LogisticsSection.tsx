@@ -5,30 +5,45 @@ import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { agendaPolicy } from '../../../src/modules/agenda/agenda.policy';
 import { allocationBody, createResourceBody, createShiftBody } from '../../../src/modules/agenda/agenda.schemas';
 import { api, queryClient } from '../app/api';
-import { formatDateTime, formatNumber, localDay, localInstant } from '../app/format';
+import { formatDate, formatDateTime, formatNumber, localDay } from '../app/format';
 import { useSchemaForm } from '../app/forms';
 import { InlineForm } from '../app/InlineForm';
 import { deleteAndRefresh, ListTable, PanelSection } from '../app/ListPanel';
 import { useSignedIn } from '../app/session';
-import { AGENDA_PROBLEMS, RESOURCES_PATH, addDays, eventPath, timeRange, type AgendaEvent, type Allocation, type Resources, type Shift } from './data';
+import { AGENDA_PROBLEMS, RESOURCES_PATH, addDays, eventPath, shiftInstants, shiftRange, type AgendaEvent, type Allocation, type Resources, type Shift } from './data';
 
 const SHIFT_MESSAGES = { startsAt: 'Elija la hora de inicio del turno.', endsAt: 'Elija una hora de fin posterior al inicio.' };
 
-/** Whether a shift's end time, earlier than its start, is on the next day (a night shift past midnight). */
-const endsNextDay = (times: { start: string; end: string }) => times.start !== '' && times.end !== '' && times.end < times.start;
-
-/** Times of the event's day as instants in Bogotá; an end before the start is the next day's (22:00–01:00). */
-function TimesOnDay({ day, onChange, errors }: { day: string; onChange: (times: { startsAt: string; endsAt: string }) => void; errors: { startsAt?: unknown; endsAt?: unknown } }) {
+/**
+ * Two times of day as the shift's instants at its event (`shiftInstants`: the day that puts it nearest
+ * the event, an end before the start the next day's), each field saying which day when not the event's first.
+ */
+function ShiftTimes({
+  event,
+  onChange,
+  errors,
+}: {
+  event: AgendaEvent;
+  onChange: (times: { startsAt: string; endsAt: string }) => void;
+  errors: { startsAt?: unknown; endsAt?: unknown };
+}) {
   const [times, setTimes] = useState({ start: '', end: '' });
+  const instants = shiftInstants(event, times.start, times.end);
+  const firstDay = localDay(event.startsAt);
+  const dayWords = (instant: string | undefined, from: string) => {
+    if (!instant || localDay(instant) === from) return undefined;
+    return localDay(instant) === addDays(from, 1) ? 'Al día siguiente' : `El ${formatDate(instant)}`;
+  };
   const change = (next: typeof times) => {
     setTimes(next);
-    onChange({ startsAt: localInstant(day, next.start) ?? '', endsAt: localInstant(endsNextDay(next) ? addDays(day, 1) : day, next.end) ?? '' });
+    onChange(shiftInstants(event, next.start, next.end) ?? { startsAt: '', endsAt: '' });
   };
   return (
     <>
       <TextInput
         type="time"
         label="Desde"
+        description={dayWords(instants?.startsAt, firstDay)}
         required
         w={130}
         value={times.start}
@@ -38,7 +53,7 @@ function TimesOnDay({ day, onChange, errors }: { day: string; onChange: (times: 
       <TextInput
         type="time"
         label="Hasta"
-        description={endsNextDay(times) ? 'Al día siguiente' : undefined}
+        description={instants ? dayWords(instants.endsAt, localDay(instants.startsAt)) : undefined}
         required
         w={130}
         value={times.end}
@@ -73,7 +88,7 @@ function Shifts({ event, runs }: { event: AgendaEvent; runs: boolean }) {
         caption="Turnos"
         empty="Aún no hay turnos."
         headers={['Tarea', 'Horario', 'Cupos']}
-        cells={(shift) => [shift.role, timeRange(shift), `${shift.taken} de ${shift.slots} ocupados`]}
+        cells={(shift) => [shift.role, shiftRange(shift, event), `${shift.taken} de ${shift.slots} ocupados`]}
         action={
           runs
             ? (shift) =>
@@ -96,7 +111,7 @@ function Shifts({ event, runs }: { event: AgendaEvent; runs: boolean }) {
       {runs && event.status !== 'cancelled' && (
         <InlineForm label="Agregar un turno" onSubmit={onSubmit} submitLabel="Agregar turno" submitting={submitting} formError={formError}>
           <TextInput label="Tarea del turno" description="Logística, registro, sonido…" required w={220} {...form.getInputProps('role')} />
-          <TimesOnDay key={formKey} day={localDay(event.startsAt)} errors={form.errors} onChange={(times) => form.setValues(times)} />
+          <ShiftTimes key={formKey} event={event} errors={form.errors} onChange={(times) => form.setValues(times)} />
           <NumberInput label="Cupos" required min={1} allowDecimal={false} w={100} {...form.getInputProps('slots')} />
         </InlineForm>
       )}

@@ -11,7 +11,7 @@ import type {
   shiftView,
   taskView,
 } from '../../../src/modules/agenda/agenda.schemas';
-import { CAMPAIGN_TIME_ZONE, formatDate, formatTime, localDay } from '../app/format';
+import { CAMPAIGN_TIME_ZONE, formatDate, formatTime, localDay, localInstant } from '../app/format';
 import type { ProblemMessages } from '../app/problems';
 import type { Tone } from '../app/tones';
 
@@ -68,6 +68,34 @@ export function timeRange(event: Pick<AgendaEvent, 'startsAt' | 'endsAt'>): stri
   const [startDay, endDay] = [localDay(event.startsAt), localDay(event.endsAt)];
   const endingDay = endDay === startDay ? '' : endDay === addDays(startDay, 1) ? ' del día siguiente' : ` del ${formatDate(event.endsAt)}`;
   return `${formatTime(event.startsAt)}–${formatTime(event.endsAt)}${endingDay}`;
+}
+
+/**
+ * A shift's start and end as instants, from two times of day typed at an event: on the day among
+ * the event's that puts the shift nearest to it (first the event's first day), so that 01:00–05:00 at
+ * an 18:00–06:00 watch is the night's, not the morning before; an end before the start is the next
+ * day's. Undefined until both times are typed.
+ */
+export function shiftInstants(event: Pick<AgendaEvent, 'startsAt' | 'endsAt'>, start: string, end: string): { startsAt: string; endsAt: string } | undefined {
+  const [first, last] = [localDay(event.startsAt), localDay(event.endsAt)];
+  const [opens, closes] = [Date.parse(event.startsAt), Date.parse(event.endsAt)];
+  let best: { startsAt: string; endsAt: string; gap: number } | undefined;
+  for (let day = first; day <= last; day = addDays(day, 1)) {
+    const startsAt = localInstant(day, start);
+    const endsAt = localInstant(end < start ? addDays(day, 1) : day, end);
+    if (!startsAt || !endsAt) return undefined;
+    // How far the shift lies outside the event: 0 when they overlap.
+    const gap = Math.max(0, opens - Date.parse(endsAt), Date.parse(startsAt) - closes);
+    if (!best || gap < best.gap) best = { startsAt, endsAt, gap };
+  }
+  return best && { startsAt: best.startsAt, endsAt: best.endsAt };
+}
+
+/** A shift's times at its event: with its day first when it starts on a later day than the event. */
+export function shiftRange(shift: Pick<Shift, 'startsAt' | 'endsAt'>, event: Pick<AgendaEvent, 'startsAt'>): string {
+  const day = localDay(shift.startsAt);
+  if (day === localDay(event.startsAt)) return timeRange(shift);
+  return `${day === addDays(localDay(event.startsAt), 1) ? 'Día siguiente' : formatDate(shift.startsAt)}, ${timeRange(shift)}`;
 }
 
 // ───────────── calendar days (local dates of the campaign's zone, as YYYY-MM-DD)
