@@ -41,7 +41,7 @@ export const DUE_STATE_LABELS: Record<DueState, string> = {
   due_soon: 'Vencen pronto',
   on_time: 'A tiempo',
   answered: 'Respondidas',
-  closed: 'Cerradas',
+  closed: 'Cerradas sin respuesta',
 };
 
 import type { Tone } from '../app/tones';
