@@ -220,6 +220,8 @@ describe('people screens', () => {
     await page.getByRole('button', { name: 'Importar' }).click();
     const done = page.getByRole('region', { name: 'Importación terminada' });
     await done.getByText('Se importaron 3 personas; 2 filas con errores quedaron por fuera.').waitFor();
+    // The hint to review first belongs before an import, not beside its result.
+    expect(await page.getByText('Revise el archivo antes de importarlo.').count()).toBe(0);
     expect(await search('Andrés Gómez')).toHaveLength(1);
     expect(await search('diana.pena@example.org')).toHaveLength(1);
     expect(await search('Carlos Ruiz')).toEqual([]);

@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { CONTACT_IMPORT_MAX_ROWS, IMPORT_COLUMNS, importQuery } from '../../../src/modules/audience/audience.import.schemas';
 import { api, ApiError, queryClient } from '../app/api';
 import { CsvPreview, ImportFigures, LineMessages, useCsvFile, type DescribedRow } from '../app/CsvImport';
-import { formatNumber, formatPhone } from '../app/format';
+import { formatNumber, formatPhone, plural } from '../app/format';
 import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
 import { fileProblem, rowProblems } from './importMessages';
@@ -130,7 +130,7 @@ function Outcome({ answer }: { answer: ImportAnswer }) {
           ? answer.rejectedCount
             ? `No se escribió nada. ${formatNumber(answer.rejectedCount)} ${answer.rejectedCount === 1 ? 'fila tiene errores y no se importaría' : 'filas tienen errores y no se importarían'}; las demás sí. Corrija el archivo y revise de nuevo, o importe sin ellas.`
             : 'No se escribió nada. Todas las filas se pueden importar.'
-          : `Se importaron ${formatNumber(answer.created + answer.updated + answer.unchanged)} personas${answer.rejectedCount ? `; ${formatNumber(answer.rejectedCount)} filas con errores quedaron por fuera` : ''}.`}
+          : `Se importaron ${plural(answer.created + answer.updated + answer.unchanged, 'persona', 'personas')}${answer.rejectedCount ? `; ${plural(answer.rejectedCount, 'fila con errores quedó por fuera', 'filas con errores quedaron por fuera')}` : ''}.`}
       </Alert>
       <ImportFigures figures={figures} />
       <Stack gap="md">
@@ -322,7 +322,8 @@ export default function ImportPage() {
                 >
                   Importar
                 </Button>
-                {!canImport && file && (
+                {/* Not after an import: the file went in, and the result below says so. */}
+                {!canImport && file && (!answer || answer.dryRun) && (
                   <Text size="sm" c="dimmed">
                     Revise el archivo antes de importarlo.
                   </Text>
