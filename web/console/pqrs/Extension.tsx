@@ -145,7 +145,8 @@ export function Extension({ request, mayHandle }: { request: PqrsRequest; mayHan
           </Text>
         )}
         {open && !limit && !request.extension && <Text size="sm">El plazo venció sin prórroga: ya no se puede prorrogar (debía anunciarse antes del vencimiento).</Text>}
-        {done && (
+        {/* The extension's confirmation, with its countdown, only while the request is still open: once answered it would be stale. */}
+        {done && open && (
           <Alert color="green" variant="light" role="status" c="dark">
             {done}
           </Alert>
