@@ -174,6 +174,10 @@ function Figure({ label, value, hint }: { label: string; value: string; hint?: s
 }
 
 /** Scans (people, with bots apart), leads and conversion, for the campaign and per poster. */
+
+/** A conversion as a share of people's scans; a dash without any scan to divide by (leads typed in, or a code never scanned). */
+const conversionWords = (figures: { uniqueScans: number; conversionRate: number }) => (figures.uniqueScans > 0 ? formatPercent(figures.conversionRate * 100) : '—');
+
 function AnalysisSection({ campaign }: { campaign: Campaign }) {
   const analysis = useQuery({ queryKey: ['poster-analysis', campaign.id], queryFn: () => api.get<Analysis>(`/api/qr-leads/campaign/${campaign.id}/analysis`) });
   if (analysis.isPending) return <Loader size="sm" aria-label="Cargando análisis" />;
@@ -193,7 +197,7 @@ function AnalysisSection({ campaign }: { campaign: Campaign }) {
         <Figure label="Escaneos de personas" value={formatNumber(totals.uniqueScans)} hint={`${formatNumber(totals.scans)} en total`} />
         <Figure label="Escaneos de bots" value={formatNumber(totals.botScans)} hint="Vistas previas y rastreadores, aparte" />
         <Figure label="Contactos" value={formatNumber(totals.leads)} />
-        <Figure label="Conversión" value={formatPercent(totals.conversionRate * 100)} hint="Contactos ÷ escaneos de personas" />
+        <Figure label="Conversión" value={conversionWords(totals)} hint="Contactos ÷ escaneos de personas" />
       </SimpleGrid>
       <Table.ScrollContainer minWidth={500}>
         <Table striped>
@@ -212,7 +216,7 @@ function AnalysisSection({ campaign }: { campaign: Campaign }) {
                 <Table.Td>{row.label}</Table.Td>
                 <Table.Td ta="right">{formatNumber(row.uniqueScans)}</Table.Td>
                 <Table.Td ta="right">{formatNumber(row.leads)}</Table.Td>
-                <Table.Td ta="right">{formatPercent(row.conversionRate * 100)}</Table.Td>
+                <Table.Td ta="right">{conversionWords(row)}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
