@@ -218,6 +218,8 @@ describe('email campaigns', () => {
     await page.waitForURL(/\/correo\/[0-9a-f-]{36}$/);
     const campaignId = page.url().split('/').pop()!;
     await page.getByRole('heading', { name: 'Boletín de diciembre' }).waitFor();
+    // A draft's test is said as planned, not as absent.
+    await page.getByText('Prueba A/B preparada: empieza con el envío. Prueba con el 50 % del segmento; gana por clics.').waitFor();
     const campaign = (await app.http.get(`/api/email-marketing/campaigns/${campaignId}`).set(viewer.auth).expect(200)).body;
     expect(campaign).toMatchObject({
       status: 'draft',

@@ -57,7 +57,8 @@ function AbSection({ campaign, stats }: { campaign: EmailCampaign; stats: EmailS
     <CampaignSection id="prueba-ab" title="Prueba A/B">
       <Stack gap="xs">
         <Text size="sm">
-          {PHASE_LABELS[abTest.phase]}.{' '}
+          {/* A test set up and not yet started is phase "none" too: it is said as planned, not as absent. */}
+          {abTest.phase === 'none' && campaign.abTest ? 'Prueba A/B preparada: empieza con el envío' : PHASE_LABELS[abTest.phase]}.{' '}
           {campaign.abTest && `Prueba con el ${campaign.abTest.testPercent} % del segmento; gana por ${abTest.metric === 'open' ? 'aperturas' : 'clics'}.`}
         </Text>
         {abTest.phase === 'waiting' && campaign.abDecideAt && <Text size="sm">Se decide sola el {formatDateTime(campaign.abDecideAt)}.</Text>}
