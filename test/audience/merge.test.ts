@@ -276,7 +276,7 @@ describe('a merge', () => {
     expectProblem(await undo('nope'), 400, 'validation_failed');
     expectProblem(await undo(randomUUID()), 404, 'not_found');
     const response = await undo(mergeId).expect(200);
-    expect(response.body).toMatchObject({ id: mergeId, status: 'undone', undoneBy: manager.id, fromName: null });
+    expect(response.body).toMatchObject({ id: mergeId, status: 'undone', undoneBy: manager.id, fromName: OTHER.name });
     expect(await state()).toEqual(before);
     const snapshot = await db().first(
       sql<{ snapshot: unknown; snapshot_cleared_reason: string }>`select snapshot, snapshot_cleared_reason from contact_merges where id = ${mergeId}::uuid`,

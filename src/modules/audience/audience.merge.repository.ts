@@ -182,15 +182,28 @@ export async function insertMerge(q: Queries, merge: NewMerge): Promise<void> {
  * columns name the merge's own).
  */
 function mergeSelect() {
-  return db
-    .selectFrom('contact_merges as m')
-    .selectAll('m')
-    .select((m) => m.selectFrom('contacts as c').select('c.name').whereRef('c.id', '=', 'm.into_contact_id').$asScalar().as('into_name'));
+  return (
+    db
+      .selectFrom('contact_merges as m')
+      .selectAll('m')
+      .select((m) => m.selectFrom('contacts as c').select('c.name').whereRef('c.id', '=', 'm.into_contact_id').$asScalar().as('into_name'))
+      // The other record's name when it is a person of its own again (the merge undone); null while merged or once erased.
+      .select((m) =>
+        m
+          .selectFrom('contacts as f')
+          .select('f.name')
+          .whereRef('f.id', '=', 'm.from_contact_id')
+          .where('f.merged_into_id', 'is', null)
+          .where('f.erased_at', 'is', null)
+          .$asScalar()
+          .as('from_name_now'),
+      )
+  );
 }
 
-const mergeOf = (row: MergeRow & { into_name: string }) => camelRow(row);
+const mergeOf = (row: MergeRow & { into_name: string; from_name_now: string | null }) => camelRow(row);
 
-/** A merge as it is shown: with the survivor's name now. */
+/** A merge as it is shown: with the survivor's name now, and the other record's once it stands alone again. */
 export type MergeView = ReturnType<typeof mergeOf>;
 
 /** A merge; locked when asked. */

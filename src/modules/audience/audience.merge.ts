@@ -279,8 +279,8 @@ function statusOf(merge: MergeView, now: Date): z.input<typeof mergeView>['statu
 }
 
 export function presentMerge(merge: MergeView, now = new Date()): z.input<typeof mergeView> {
-  // The merged-away record's name as the snapshot keeps it: gone with the snapshot.
-  const fromName = (merge.snapshot as unknown as Snapshot | null)?.from.name;
+  // The merged-away record's name as the snapshot keeps it, gone with the snapshot; once undone, its own name again.
+  const fromName = (merge.snapshot as unknown as Snapshot | null)?.from.name ?? merge.fromNameNow;
   return {
     id: merge.id,
     intoContactId: merge.intoContactId,

@@ -492,7 +492,17 @@ select
       "contacts" as "c"
     where
       "c"."id" = "m"."into_contact_id"
-  ) as "into_name"
+  ) as "into_name",
+  (
+    select
+      "f"."name"
+    from
+      "contacts" as "f"
+    where
+      "f"."id" = "m"."from_contact_id"
+      and "f"."merged_into_id" is null
+      and "f"."erased_at" is null
+  ) as "from_name_now"
 from
   "contact_merges" as "m"
 where
@@ -508,7 +518,17 @@ select
       "contacts" as "c"
     where
       "c"."id" = "m"."into_contact_id"
-  ) as "into_name"
+  ) as "into_name",
+  (
+    select
+      "f"."name"
+    from
+      "contacts" as "f"
+    where
+      "f"."id" = "m"."from_contact_id"
+      and "f"."merged_into_id" is null
+      and "f"."erased_at" is null
+  ) as "from_name_now"
 from
   "contact_merges" as "m"
 where
