@@ -243,6 +243,12 @@ describe('a merge', () => {
     );
   });
 
+  it('answers the merged record’s page with where the person is now', async () => {
+    const gone = expectProblem(await http().get(`/api/audience/contacts/${b}`).set(manager.auth), 404, 'contact_merged');
+    expect(gone.mergedIntoId).toBe(a);
+    expectProblem(await http().get(`/api/audience/contacts/${randomUUID()}`).set(manager.auth), 404, 'not_found');
+  });
+
   it('gives the survivor’s export the merged record while the undo window keeps it', async () => {
     const data = (await http().get(`/api/audience/contacts/${a}/export`).set(manager.auth).expect(200)).body;
     expect(data.merges).toEqual([expect.objectContaining({ mergeId, contactId: b, before: expect.objectContaining({ name: OTHER.name, phone: OTHER.phone }) })]);

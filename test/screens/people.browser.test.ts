@@ -261,6 +261,13 @@ describe('people screens', () => {
     expect((await person(otherId)).status).toBe(404);
     const merged = (await person(camilaId)).body.timeline.data.map((item) => item.title);
     expect(merged.some((title) => title.includes(OTHER.subject))).toBe(true);
+    // Her old record's address says where she is now.
+    expect((await person(otherId)).body).toMatchObject({ code: 'contact_merged', mergedIntoId: camilaId });
+    await page.goto(`${t.app.url}/personas/${otherId}`);
+    await page.getByRole('heading', { name: 'Registro fusionado' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Ver a la persona' }).getAttribute('href')).toBe(`/personas/${camilaId}`);
+    expect(await axeSettled(page)).toEqual([]);
+    await page.goto(`${t.app.url}/personas/duplicados`);
 
     const merges = page.getByRole('table', { name: 'Fusiones recientes' });
     await merges

@@ -337,3 +337,18 @@ export async function consentRecordsOf(q: Queries, contactId: string, limit: num
 export async function contactCreatedAt(q: Queries, contactId: string): Promise<Date | undefined> {
   return (await q.first(db.selectFrom('contacts').select('created_at').where('id', '=', contactId).where('erased_at', 'is', null).where('merged_into_id', 'is', null)))?.created_at;
 }
+
+/** How deep a chain of merges is followed (A into B, B into C): far beyond any campaign's. */
+const MERGE_CHAIN_LIMIT = 20;
+
+/** The person a merged-away record now lives in, following later merges; undefined for any other id, or when they were erased. */
+export async function mergedInto(q: Queries, id: string): Promise<string | undefined> {
+  let current = id;
+  for (let step = 0; step < MERGE_CHAIN_LIMIT; step++) {
+    const row = await q.first(db.selectFrom('contacts').select(['merged_into_id', 'erased_at']).where('id', '=', current));
+    if (!row || row.erased_at) return undefined;
+    if (!row.merged_into_id) return current === id ? undefined : current;
+    current = row.merged_into_id;
+  }
+  return undefined;
+}

@@ -56,11 +56,12 @@ export const peopleRouter = new ApiRouter(
       description:
         'The person as the list shows them, plus neighbourhood, interests, every origin named by its module, each consent and withdrawal with its text, ' +
         'staff notes, and the newest 200 facts of their timeline from every module (QR leads, WhatsApp messages, emails, volunteering, events, PQRS, ' +
-        'GOTV, donations for roles that may read finance, notes, corrections and tag changes), newest first. `timeline.nextCursor` pages further back.',
+        'GOTV, donations for roles that may read finance, notes, corrections and tag changes), newest first. `timeline.nextCursor` pages further back. ' +
+        'A record merged into another answers 404 `contact_merged` with `mergedIntoId`, the person it lives in now.',
       access: audiencePolicy.roles('readPerson'),
       params: personIdParams,
       response: personDetailView,
-      errors: { 404: NOT_FOUND },
+      errors: { 404: `${NOT_FOUND}; \`contact_merged\` (with \`mergedIntoId\`) for a record merged into another` },
     },
     async ({ ctx, input, actor }) => personDetail(ctx.deps, actor, input.params.id),
   )

@@ -13,6 +13,7 @@ import { audiencePolicy } from './audience.policy';
 import {
   applyCorrection,
   contactWithIdentity,
+  mergedInto,
   deleteNote,
   findNote,
   holderOf,
@@ -230,8 +231,11 @@ async function presentNotes(q: Queries, notes: readonly NoteRecord[]): Promise<z
 
 async function heldPerson(deps: Deps, id: string) {
   const row = await personRow(deps.db, id, originNamer(deps));
-  if (!row) throw new NotFoundError(NO_SUCH_PERSON);
-  return row;
+  if (row) return row;
+  // A record merged into another: still not found, but the answer says where the person is now.
+  const survivor = await mergedInto(deps.db, id);
+  if (survivor) throw new AppError(404, 'contact_merged', 'Not found', `This record was merged into contact ${survivor}.`, undefined, { mergedIntoId: survivor });
+  throw new NotFoundError(NO_SUCH_PERSON);
 }
 
 const NOTES_IN_DETAIL = 100;

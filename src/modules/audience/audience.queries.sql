@@ -1040,6 +1040,15 @@ where
   and "erased_at" is null
   and "merged_into_id" is null;
 
+-- audience.people.repository.ts: mergedInto
+select
+  "merged_into_id",
+  "erased_at"
+from
+  "contacts"
+where
+  "id" = $1;
+
 -- audience.people.ts: listPeople
 select
   k.id,
@@ -1266,6 +1275,13 @@ where
   k.id = $1::uuid
   and k.erased_at is null
   and k.merged_into_id is null;
+select
+  "merged_into_id",
+  "erased_at"
+from
+  "contacts"
+where
+  "id" = $1;
 -- stopped: threw AppError: No contact has this id, or their data was erased.
 
 -- audience.people.ts: personTimelinePage

@@ -12,7 +12,7 @@ import { DUPLICATE_REASON_LABELS, label, MENTION_PLACES, MODULE_LABELS, ORIGIN_L
 import { peopleProblem } from './problems';
 import { NotesCard } from './NotesCard';
 import { PersonTimeline } from './PersonTimeline';
-import { mergePath, PEOPLE, type DuplicatePair, type Erasure, type PersonDetail } from './types';
+import { mergePath, PEOPLE, personPath, type DuplicatePair, type Erasure, type PersonDetail } from './types';
 
 // The correction and tag forms validate a phone as the server does (libphonenumber): their own chunk, loaded as the page shows.
 const PersonEditing = lazy(() => import('./CorrectionForm'));
@@ -173,6 +173,20 @@ export default function PersonPage() {
   });
 
   if (erased) return <ErasedNotice {...erased} />;
+  const mergedIntoId = person.error instanceof ApiError && person.error.problem?.code === 'contact_merged' ? person.error.problem.mergedIntoId : undefined;
+  if (typeof mergedIntoId === 'string') {
+    return (
+      <>
+        <PageTitle>Registro fusionado</PageTitle>
+        <Alert color="blue" role="status" mb="md">
+          Este registro se unió a otro de la misma persona: sus datos, su historia y sus autorizaciones están ahora allí.
+        </Alert>
+        <Button component={Link} to={personPath(mergedIntoId)}>
+          Ver a la persona
+        </Button>
+      </>
+    );
+  }
   if (!valid || person.isError) {
     const gone = !valid || (person.error instanceof ApiError && person.error.status === 404);
     return (
