@@ -68,6 +68,7 @@ export function page(title: string, body: string, withScript = false): string {
 <meta name="robots" content="noindex">
 <meta name="referrer" content="strict-origin-when-cross-origin">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${escapeHtml(LANDING_CSS_PATH)}">${withScript ? `\n<script src="${escapeHtml(LANDING_JS_PATH)}" defer></script>` : ''}
 </head>
 <body>
