@@ -112,7 +112,8 @@ async function lengthLimit(q: Queries, table: string, column: string): Promise<n
 interface FreeTextRow {
   id: string;
   record: string | null;
-  value: string | string[] | null;
+  /** A list's elements other than texts (a number in a template's values) are kept as they are. */
+  value: string | unknown[] | null;
 }
 
 /**
@@ -140,11 +141,11 @@ export async function clearFreeText(q: Queries, module: string, columns: readonl
     };
     const changed: { id: string; value: string }[] = [];
     for (const row of rows) {
-      const texts = Array.isArray(row.value) ? row.value : row.value === null ? [] : [row.value];
-      const cleared = texts.map(clear);
-      if (cleared.some((text, index) => text !== texts[index])) changed.push({ id: row.id, value: list ? JSON.stringify(cleared) : cleared[0]! });
+      const values = Array.isArray(row.value) ? row.value : row.value === null ? [] : [row.value];
+      const cleared = values.map((value) => (typeof value === 'string' ? clear(value) : value));
+      if (cleared.some((value, index) => value !== values[index])) changed.push({ id: row.id, value: list ? JSON.stringify(cleared) : String(cleared[0]) });
       const key = `${table} ${row.id}`;
-      if (name && !mentioned.has(key) && cleared.some((text) => comparableName(text).includes(name))) {
+      if (name && !mentioned.has(key) && cleared.some((value) => typeof value === 'string' && comparableName(value).includes(name))) {
         mentioned.add(key);
         outcome.mentions.push({ module, kind, id: row.id, recordId: row.record });
       }
