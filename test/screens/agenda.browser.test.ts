@@ -235,7 +235,11 @@ it("keeps the event's shifts, inventory and tasks", async () => {
   await shifts.getByLabel('Tarea del turno').fill('Registro');
   await shifts.getByRole('button', { name: 'Agregar turno' }).click();
   await shifts.getByText('Elija la hora de inicio del turno.').waitFor();
+  // With the start typed, only the end is asked for.
   await shifts.getByLabel('Desde').fill(startLocal.time);
+  await shifts.getByRole('button', { name: 'Agregar turno' }).click();
+  await shifts.getByText('Elija una hora de fin posterior al inicio.').waitFor();
+  expect(await shifts.getByText('Elija la hora de inicio del turno.').count()).toBe(0);
   await shifts.getByLabel('Hasta').fill(endLocal.time);
   await shifts.getByRole('textbox', { name: 'Cupos' }).fill('2');
   await shifts.getByRole('button', { name: 'Agregar turno' }).click();

@@ -5,7 +5,7 @@ import { rolePermitted } from '../../../src/kernel/auth/roles';
 import { agendaPolicy } from '../../../src/modules/agenda/agenda.policy';
 import { allocationBody, createResourceBody, createShiftBody } from '../../../src/modules/agenda/agenda.schemas';
 import { api, queryClient } from '../app/api';
-import { formatDate, formatDateTime, formatNumber, localDay } from '../app/format';
+import { formatDate, formatDateTime, formatNumber, localDay, localInstant } from '../app/format';
 import { useSchemaForm } from '../app/forms';
 import { InlineForm } from '../app/InlineForm';
 import { deleteAndRefresh, ListTable, PanelSection } from '../app/ListPanel';
@@ -36,7 +36,8 @@ function ShiftTimes({
   };
   const change = (next: typeof times) => {
     setTimes(next);
-    onChange(shiftInstants(event, next.start, next.end) ?? { startsAt: '', endsAt: '' });
+    // With one time typed, the form still holds it (on the event's first day), so only the missing one is asked for.
+    onChange(shiftInstants(event, next.start, next.end) ?? { startsAt: localInstant(firstDay, next.start) ?? '', endsAt: localInstant(firstDay, next.end) ?? '' });
   };
   return (
     <>
