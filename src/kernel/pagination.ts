@@ -76,3 +76,8 @@ export function keysPage(keys: readonly string[], page: PageRequest): { keys: st
   const chosen = following.slice(0, page.limit);
   return { keys: chosen, nextCursor: following.length > page.limit ? Cursor.encode([chosen[chosen.length - 1]]) : null };
 }
+
+/** The same page with each item presented: the cursor goes through unchanged. */
+export function mapPage<In, Out>(page: Page<In>, present: (item: In) => Out): Page<Out> {
+  return { data: page.data.map((item) => present(item)), nextCursor: page.nextCursor };
+}

@@ -32,6 +32,7 @@ import type {
   eventPageView,
   rsvpResultView,
 } from './agenda.schemas';
+import { mapPage } from '../../kernel/pagination';
 
 export type Deps = Pick<AppDeps, 'db' | 'config' | 'realtime' | 'logger'>;
 
@@ -505,7 +506,7 @@ const ORGANISER_ROLES = ROLES.filter((role) => roleAllowed(role, agendaPolicy.ro
 /** Who may be named an event's organiser and so run its door: active accounts of those roles, by name. */
 export async function listOrganisers(q: Queries, query: PageRequest & { q?: string | undefined }) {
   const page = await userPage(q, { roles: ORGANISER_ROLES, active: true, q: query.q }, query);
-  return { data: page.data.map((user) => ({ id: user.id, name: user.name, role: user.role })), nextCursor: page.nextCursor };
+  return mapPage(page, (user) => ({ id: user.id, name: user.name, role: user.role }));
 }
 
 // ───────────── accounts

@@ -1,7 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import type { JsonValue } from '../../kernel/module';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { sql, tables, type Queries } from '../../kernel/sql';
 import type { ConsentSchema, ContactOriginSchema, ContactSchema } from './audience.entities';
@@ -219,7 +219,7 @@ export async function mergesPage(q: Queries, filter: { contactId?: string | unde
   const contactId = filter.contactId;
   if (contactId) query = query.where((m) => m.or([m('m.into_contact_id', '=', contactId), m('m.from_contact_id', '=', contactId)]));
   const found = await queryPage(q, query, ['merged_at', 'id'], 'desc', page);
-  return { data: found.data.map(mergeOf), nextCursor: found.nextCursor };
+  return mapPage(found, mergeOf);
 }
 
 export async function markUndone(q: Queries, id: string, actorId: string, at: Date): Promise<void> {

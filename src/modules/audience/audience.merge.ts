@@ -36,6 +36,7 @@ import {
 } from './audience.merge.repository';
 import type { ListMergesInput, mergeView } from './audience.merge.schemas';
 import { anonymiseConsents, eraseContact, insertAudit } from './audience.repository';
+import { mapPage } from '../../kernel/pagination';
 
 /** How long a merge can be undone; its snapshot (personal data) is cleared once it ends. */
 export const UNDO_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -300,7 +301,7 @@ export function presentMerge(merge: MergeView, now = new Date()): z.input<typeof
 /** Recent merges, newest first, a page at a time. */
 export async function listMerges(q: Queries, query: ListMergesInput) {
   const page = await mergesPage(q, { contactId: query.contactId }, query);
-  return { data: page.data.map((merge) => presentMerge(merge)), nextCursor: page.nextCursor };
+  return mapPage(page, (merge) => presentMerge(merge));
 }
 
 /** Clears what merges past their undo window kept about people; how many. */

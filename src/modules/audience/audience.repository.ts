@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { ERASED_NAME } from '../../kernel/privacy';
 import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { sql, tables, type Queries, type Sql } from '../../kernel/sql';
@@ -389,7 +389,7 @@ export async function auditPage(q: Queries, filter: AuditFilter, page: PageReque
   if (filter.contactId) query = query.where('contact_id', '=', filter.contactId);
   if (filter.action) query = query.where('action', '=', filter.action);
   const found = await queryPage(q, query, ['at', 'id'], 'desc', page);
-  return { data: found.data.map((row) => camelRow(row)), nextCursor: found.nextCursor };
+  return mapPage(found, (row) => camelRow(row));
 }
 
 /** Contacts placed in a territory (erased and merged-away ones too: their rows still point at it). */

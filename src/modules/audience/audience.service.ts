@@ -27,6 +27,7 @@ import {
 } from './audience.repository';
 import type { auditEntryView, erasureView, ListAuditInput, PersonExport, withdrawalView } from './audience.schemas';
 import type { Channel } from './audience.segments';
+import { mapPage } from '../../kernel/pagination';
 
 /** What each way of withdrawing says it is, stored once like every consent text. */
 export const WITHDRAWAL_TEXTS = {
@@ -233,5 +234,5 @@ function presentAudit(row: AuditRecord): z.input<typeof auditEntryView> {
 
 export async function listAudit(q: Queries, query: ListAuditInput): Promise<Page<z.input<typeof auditEntryView>>> {
   const found = await auditPage(q, { contactId: query.contactId, action: query.action }, query);
-  return { data: found.data.map(presentAudit), nextCursor: found.nextCursor };
+  return mapPage(found, presentAudit);
 }

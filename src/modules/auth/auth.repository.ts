@@ -2,7 +2,7 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql as builderSql, type Selectable } from 'kysely';
 import type { Principal } from '../../kernel/auth/principals';
 import type { Role } from '../../kernel/auth/roles';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
 import { prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
@@ -250,7 +250,7 @@ export async function userPage(q: Queries, filter: UserFilter, page: PageRequest
     query = query.where((user) => user.or([user('email', 'ilike', pattern), user('name', 'ilike', pattern)]));
   }
   const found = await queryPage(q, query, ['name', 'id'], 'asc', page);
-  return { data: found.data.map((row) => camelRow(row)), nextCursor: found.nextCursor };
+  return mapPage(found, (row) => camelRow(row));
 }
 
 /**

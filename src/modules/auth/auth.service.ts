@@ -29,6 +29,7 @@ import {
 } from './auth.repository';
 import { openSession, removeSessions, type Device } from './auth.sessions';
 import type { ChangePasswordInput, CompleteResetInput, InviteUserInput, ListUsersInput, LoginInput, RegisterInput, UpdateUserInput } from './auth.schemas';
+import { mapPage } from '../../kernel/pagination';
 
 const WRONG_CREDENTIALS = 'The email or password is incorrect.';
 
@@ -173,7 +174,7 @@ export async function logout(deps: Pick<AppDeps, 'db' | 'auth' | 'realtime'>, ac
 
 export async function listUsers(q: Queries, query: ListUsersInput) {
   const page = await userPage(q, query, query);
-  return { data: page.data.map(presentUser), nextCursor: page.nextCursor };
+  return mapPage(page, presentUser);
 }
 
 export async function updateUser(deps: Pick<AppDeps, 'db' | 'auth' | 'realtime' | 'logger'>, actor: Actor, id: string, input: UpdateUserInput) {

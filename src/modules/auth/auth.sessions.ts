@@ -6,7 +6,7 @@ import type { Caches } from '../../kernel/cache';
 import type { AppDeps } from '../../kernel/context';
 import { NotFoundError } from '../../kernel/errors';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { tables, type Queries } from '../../kernel/sql';
 import type { Actor } from '../../kernel/auth/roles';
 import type { UserSessionSchema } from './auth.entities';
@@ -129,7 +129,7 @@ export async function listSessions(deps: Pick<AppDeps, 'db'>, actor: Actor, user
     .where('token_version', '=', user.tokenVersion)
     .where('expires_at', '>', new Date());
   const found = await queryPage(deps.db, query, ['created_at', 'id'], 'desc', page);
-  return { data: found.data.map(present), nextCursor: found.nextCursor };
+  return mapPage(found, present);
 }
 
 /** An admin ends one device's session: its token stops working at once in every process, and its sockets close; the user's other devices stay signed in. */

@@ -1,7 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, jsonText, snakeRow } from '../../kernel/rows';
 import { tables, type Queries } from '../../kernel/sql';
 import { EmailCampaignSchema, EmailTemplateSchema, EmailVariantSchema } from './email.entities';
@@ -93,5 +93,5 @@ export async function insertTemplate(q: Queries, fields: NewTemplate): Promise<T
 /** Newest first. */
 export async function templatePage(q: Queries, page: PageRequest): Promise<Page<TemplateRecord>> {
   const found = await queryPage(q, db.selectFrom('email_templates').selectAll(), ['created_at', 'id'], 'desc', page);
-  return { data: found.data.map(templateOf), nextCursor: found.nextCursor };
+  return mapPage(found, templateOf);
 }

@@ -11,6 +11,7 @@ import { scheduleStart, sendJob } from './email.jobs';
 import { presentCampaign } from './email.presenter';
 import type { CreateCampaignInput } from './email.schemas';
 import { checkVariables } from './email.templates';
+import { mapPage } from '../../kernel/pagination';
 
 export async function loadCampaign(q: Queries, id: string): Promise<repository.CampaignRecord> {
   const campaign = await repository.findCampaign(q, id);
@@ -25,7 +26,7 @@ export async function getCampaign(q: Queries, id: string) {
 
 export async function listCampaigns(q: Queries, page: PageRequest) {
   const result = await repository.campaignPage(q, page);
-  return { data: result.data.map(({ campaign, variants }) => presentCampaign(campaign, variants)), nextCursor: result.nextCursor };
+  return mapPage(result, ({ campaign, variants }) => presentCampaign(campaign, variants));
 }
 
 /** The variants' templates exist and their subjects use known variables; the segment reaches someone. Its size. */

@@ -8,6 +8,7 @@ import { findTemplate, insertTemplate, templatePage, type TemplateRecord } from 
 import { presentTemplate, presentTemplateSummary } from './email.presenter';
 import { compileTemplate, renderBody, renderDraft, renderSubject, splitName, type RenderContext } from './email.templates';
 import { createMailer } from './providers/mailer';
+import { mapPage } from '../../kernel/pagination';
 
 export async function createTemplate(q: Queries, input: { name: string; subject: string; mjml?: string | undefined; html?: string | undefined }) {
   const compiled = await compileTemplate(input);
@@ -29,7 +30,7 @@ export async function getTemplate(q: Queries, id: string): Promise<TemplateRecor
 
 export async function listTemplates(q: Queries, page: PageRequest) {
   const found = await templatePage(q, page);
-  return { data: found.data.map(presentTemplateSummary), nextCursor: found.nextCursor };
+  return mapPage(found, presentTemplateSummary);
 }
 
 const SAMPLE = { name: 'Ana María Rojas', email: 'ana.rojas@example.org' };

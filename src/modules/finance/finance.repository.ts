@@ -1,6 +1,6 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, jsonText, snakeRow } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
 import { sql, tables, type Queries } from '../../kernel/sql';
@@ -228,7 +228,7 @@ export async function entryPage(q: Queries, filter: EntryFilter, page: PageReque
     'desc',
     page,
   );
-  return { data: found.data.map((row) => entryOf({ ...row, reversed_by_id: row.reversed_by_id ?? null })), nextCursor: found.nextCursor };
+  return mapPage(found, (row) => entryOf({ ...row, reversed_by_id: row.reversed_by_id ?? null }));
 }
 
 export async function entryTotals(q: Queries, filter: EntryFilter): Promise<{ entries: number; income: number; expenses: number }> {

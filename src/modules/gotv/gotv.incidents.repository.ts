@@ -1,6 +1,6 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, snakeRow } from '../../kernel/rows';
 import { tables, type Queries } from '../../kernel/sql';
 import type { IncidentPhotoType, IncidentSchema, PollingStationSchema } from './gotv.entities';
@@ -64,7 +64,7 @@ export async function incidentPage(q: Queries, filter: IncidentFilter, page: Pag
   if (filter.stationId) query = query.where('station_id', '=', filter.stationId);
   if (filter.since) query = query.where('created_at', '>=', filter.since);
   const rows = await queryPage(q, query, ['created_at', 'id'], 'desc', page);
-  return { data: rows.data.map(incidentOf), nextCursor: rows.nextCursor };
+  return mapPage(rows, incidentOf);
 }
 
 /** Sets the incident's photo (type and size) and answers the incident as it now is; undefined when it is gone. */

@@ -15,6 +15,7 @@ import { presentIncident } from './gotv.presenter';
 import { publishStations } from './gotv.pushes';
 import { scopeOf } from './gotv.scope';
 import type { CreateIncidentInput, ListIncidentsInput } from './gotv.schemas';
+import { mapPage } from '../../kernel/pagination';
 
 /** A phone's photo, compressed before it is sent: 2 MB is several times what the brigade app sends. */
 export const INCIDENT_PHOTO_MAX_BYTES = 2 * 1024 * 1024;
@@ -73,7 +74,7 @@ export async function listIncidents(q: Queries, query: ListIncidentsInput) {
     q,
     page.data.map((incident) => incident.reportedById),
   );
-  return { data: page.data.map((incident) => presentIncident(incident, reporters.get(incident.reportedById)?.name ?? null)), nextCursor: page.nextCursor };
+  return mapPage(page, (incident) => presentIncident(incident, reporters.get(incident.reportedById)?.name ?? null));
 }
 
 /** One incident, with its reporter's name: the war room's detail. */

@@ -1,7 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, jsonText, snakeRow } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
 import { sql, tables, type Queries } from '../../kernel/sql';
@@ -72,7 +72,7 @@ export async function stationPage(q: Queries, filter: StationFilter, page: PageR
     query = query.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('code', 'ilike', pattern)]));
   }
   const found = await queryPage(q, query, ['name', 'id'], 'asc', page);
-  return { data: found.data.map(stationOf), nextCursor: found.nextCursor };
+  return mapPage(found, stationOf);
 }
 
 const registeredColumns = ['code', 'id', 'name', 'address', 'territory_id', 'lat', 'lng', 'tables', 'registered_voters', 'previous_turnout'] as const;

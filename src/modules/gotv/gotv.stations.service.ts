@@ -11,6 +11,7 @@ import { publishStations } from './gotv.pushes';
 import type { CreateStationInput, ListStationsInput, UpdateStationInput } from './gotv.schemas';
 import * as repository from './gotv.stations.repository';
 import type { StationRecord } from './gotv.stations.repository';
+import { mapPage } from '../../kernel/pagination';
 
 function duplicateCode(code: string | undefined) {
   return (error: unknown): never => {
@@ -69,7 +70,7 @@ export async function updateStation(deps: AppDeps, id: string, input: UpdateStat
 export async function listStations(db: Queries, query: ListStationsInput) {
   const { cursor, limit, territoryId, status, q } = query;
   const page = await repository.stationPage(db, { territoryId, status, search: q }, { cursor, limit });
-  return { data: page.data.map(presentStation), nextCursor: page.nextCursor };
+  return mapPage(page, presentStation);
 }
 
 function stationInUse(references: readonly TerritoryReference[]): AppError {

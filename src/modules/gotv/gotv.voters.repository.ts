@@ -1,6 +1,6 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql as builderSql, type Selectable } from 'kysely';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, snakeRow } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
 import { sql, tables, type Queries } from '../../kernel/sql';
@@ -100,7 +100,7 @@ export async function voterPage(q: Queries, filter: VoterFilter, page: PageReque
     query = query.where((eb) => eb.or([eb('name', 'ilike', containsPattern(search)), ...(digits.length >= 4 ? [eb('document_id', 'like', `${digits}%`)] : [])]));
   }
   const found = await queryPage(q, query, ['name', 'id'], 'asc', page);
-  return { data: found.data.map(voterOf), nextCursor: found.nextCursor };
+  return mapPage(found, voterOf);
 }
 
 /** What an export writes instead of ids: each station's code, name and territory, each brigade's name. */

@@ -15,6 +15,7 @@ import { projectionChanged, publishStations } from './gotv.pushes';
 import { scopeOf } from './gotv.scope';
 import * as repository from './gotv.voters.repository';
 import type { VoterRecord } from './gotv.voters.repository';
+import { mapPage } from '../../kernel/pagination';
 
 /**
  * The checks a voter's fields need beyond their shape, for a new voter and a correction alike:
@@ -122,7 +123,7 @@ export async function listVoters(deps: AppDeps, actor: Actor, query: ListVotersI
   const { cursor, limit, pollingStationId, territoryId, brigadeId, status, priority, claim, q } = query;
   const filter = { covered: coveredVoterFilter(scope), stationId: pollingStationId, territoryId, brigadeId, status, priority, claim, userId: actor.id, search: q };
   const page = await repository.voterPage(deps.db, filter, { cursor, limit });
-  return { data: page.data.map(presentVoter), nextCursor: page.nextCursor };
+  return mapPage(page, presentVoter);
 }
 
 /** The people a reader needs in a voters file: names where they read, the ids last (for joining with other files). */

@@ -1,7 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow } from '../../kernel/rows';
 import { sql, tables, type Queries } from '../../kernel/sql';
 import { NoticeSchema, type NoticeChannel, type NoticeStatus, type PassedOver, type UnreachableReason } from './notices.entities';
@@ -79,7 +79,7 @@ export async function noticePage(q: Queries, filter: NoticeFilter, page: PageReq
   if (filter.channel) query = query.where('channel', '=', filter.channel);
   if (filter.status) query = query.where('status', '=', filter.status);
   const found = await queryPage(q, query, ['id'], 'desc', page);
-  return { data: found.data.map(noticeOf), nextCursor: found.nextCursor };
+  return mapPage(found, noticeOf);
 }
 
 /** A person's notices, oldest first. */

@@ -2,7 +2,7 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { addDays } from '../../kernel/calendar';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, jsonText, snakeRow, type CamelCased } from '../../kernel/rows';
 import { sql, tables, type Queries } from '../../kernel/sql';
 import { DailyRunSchema, MetricSchema, PollSchema, PopularitySettingsSchema, SwotItemSchema, type Poll } from './popularity.entities';
@@ -42,7 +42,7 @@ export async function pollPage(q: Queries, filter: PollFilter, page: PageRequest
   if (filter.from) query = query.where('published_at', '>=', filter.from);
   if (filter.to) query = query.where('published_at', '<=', filter.to);
   const found = await queryPage(q, query, ['published_at', 'id'], 'desc', page);
-  return { data: found.data.map(pollOf), nextCursor: found.nextCursor };
+  return mapPage(found, pollOf);
 }
 
 /** Polls published on or before `until` (and after `since`), newest first: the poll average's input. */
@@ -106,7 +106,7 @@ export async function metricPage(q: Queries, filter: MetricFilter, page: PageReq
   if (filter.from) query = query.where('date', '>=', filter.from);
   if (filter.to) query = query.where('date', '<=', filter.to);
   const found = await queryPage(q, query, ['date', 'id'], 'desc', page);
-  return { data: found.data.map(metricOf), nextCursor: found.nextCursor };
+  return mapPage(found, metricOf);
 }
 
 /** Each competitor's newest value of each metric (any source; the newest write wins a tie of days). */

@@ -20,6 +20,7 @@ import {
 } from './popularity.repository';
 import { metricItem, type CreatePollInput, type ListMetricsInput, type ListPollsInput, type metricView, type metricsAnswer, type pollView } from './popularity.schemas';
 import { DEFAULT_SCORE_WEIGHTS, SCORE_COMPONENTS, type ScoreWeights } from './popularity.score';
+import { mapPage } from '../../kernel/pagination';
 
 export function presentPoll(poll: PollRecord): z.input<typeof pollView> {
   return {
@@ -122,7 +123,7 @@ export async function getPoll(q: Queries, id: string) {
 
 export async function listPolls(q: Queries, query: ListPollsInput) {
   const page = await pollPage(q, query, query);
-  return { data: page.data.map(presentPoll), nextCursor: page.nextCursor };
+  return mapPage(page, presentPoll);
 }
 
 const metricKey = (value: Pick<MetricValue, 'date' | 'competitorId' | 'metric' | 'source'>) => `${value.date}|${value.competitorId}|${value.metric}|${value.source}`;
@@ -177,7 +178,7 @@ export async function recordMetrics(deps: Pick<AppDeps, 'db'>, body: unknown): P
 export async function listMetrics(q: Queries, query: ListMetricsInput) {
   if (query.from && query.to && query.from > query.to) throw invalidField('query.from', '`from` must not be after `to`.');
   const page = await metricPage(q, query, query);
-  return { data: page.data.map(presentMetric), nextCursor: page.nextCursor };
+  return mapPage(page, presentMetric);
 }
 
 /** The stored weights, any missing component at its default (a component added later starts at its default). */

@@ -27,6 +27,7 @@ import {
   type CodeRecord,
 } from './qr.repository';
 import type { CreateCampaignInput, GenerateCodesInput, LandingInput, UpdateCampaignInput, UpdateCodeInput } from './qr.schemas';
+import { mapPage } from '../../kernel/pagination';
 
 function toLanding(input: LandingInput, campaignName: string): LandingConfig {
   return {
@@ -69,7 +70,7 @@ export async function getCampaign(q: Queries, id: string): Promise<CampaignRecor
 
 export async function listCampaigns(q: Queries, query: PageRequest & { status?: CampaignStatus | undefined }) {
   const page = await campaignPage(q, query.status, query);
-  return { data: page.data.map(presentCampaign), nextCursor: page.nextCursor };
+  return mapPage(page, presentCampaign);
 }
 
 /** One change at a time per campaign (its row is locked), so a status move is checked against the status it replaces. */
@@ -159,7 +160,7 @@ export async function generateCodes(deps: Pick<AppDeps, 'db' | 'config' | 'logge
 export async function listCodes(deps: Pick<AppDeps, 'db' | 'config'>, campaignId: string, query: PageRequest & { overdue?: boolean | undefined }) {
   await getCampaign(deps.db, campaignId);
   const page = await codePage(deps.db, campaignId, query, query);
-  return { data: page.data.map((code) => presentCode(code, deps.config.publicBaseUrl)), nextCursor: page.nextCursor };
+  return mapPage(page, (code) => presentCode(code, deps.config.publicBaseUrl));
 }
 
 export async function updateCode(deps: Pick<AppDeps, 'db' | 'config'>, id: string, input: UpdateCodeInput) {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import { z } from 'zod';
 import { instant } from '../../kernel/schemas';
-import { pageQueryShape } from '../../kernel/pagination';
+import { pageQueryShape, mapPage } from '../../kernel/pagination';
 import { safeCell } from '../../kernel/spreadsheet';
 import type { Queries } from '../../kernel/sql';
 import { leadBatch, leadPage, leadPlaceNames, type LeadFilter, type LeadPlaceNames, type LeadRecord } from './qr.repository';
@@ -81,7 +81,7 @@ function leadFilter(query: ListLeadsInput): LeadFilter {
 export async function listLeads(q: Queries, query: ListLeadsInput) {
   const page = await leadPage(q, leadFilter(query), query);
   const names = await leadPlaceNames(q, page.data);
-  return { data: page.data.map((lead) => presentLead(lead, names)), nextCursor: page.nextCursor };
+  return mapPage(page, (lead) => presentLead(lead, names));
 }
 
 /** Names where a person reads the file (campaign, poster, territory); the ids last, for joining with other exports. */

@@ -1,7 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql as builderSql, type InferResult, type Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
 import { builderFragment, prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
@@ -46,7 +46,7 @@ export async function campaignPage(q: Queries, status: CampaignStatus | undefine
   let query = db.selectFrom('qr_campaigns').selectAll();
   if (status) query = query.where('status', '=', status);
   const found = await queryPage(q, query, ['id'], 'desc', page);
-  return { data: found.data.map((row) => camelRow(row)), nextCursor: found.nextCursor };
+  return mapPage(found, (row) => camelRow(row));
 }
 
 export type CampaignChanges = Partial<Pick<CampaignRecord, 'name' | 'description' | 'status' | 'startsAt' | 'endsAt' | 'landing' | 'consentTextId'>>;
@@ -101,7 +101,7 @@ export async function codePage(q: Queries, campaignId: string, filter: { overdue
   let query = db.selectFrom('qr_codes').selectAll().where('campaign_id', '=', campaignId);
   if (filter.overdue === true) query = query.where('removal_deadline', '<', new Date()).where('removed_at', 'is', null);
   const found = await queryPage(q, query, ['created_at', 'id'], 'asc', page);
-  return { data: found.data.map(codeOf), nextCursor: found.nextCursor };
+  return mapPage(found, codeOf);
 }
 
 export async function findCode(q: Queries, id: string): Promise<CodeRecord | undefined> {
@@ -279,7 +279,7 @@ export type LeadRecord = ReturnType<typeof leadOf>;
 /** Newest first: ids are UUID v7, so id order is creation order. */
 export async function leadPage(q: Queries, filter: LeadFilter, page: PageRequest): Promise<Page<LeadRecord>> {
   const found = await queryPage(q, leadQuery(filter), ['l.id'], 'desc', page);
-  return { data: found.data.map(leadOf), nextCursor: found.nextCursor };
+  return mapPage(found, leadOf);
 }
 
 /** Up to `limit` leads older than `before` (all, without it), newest first. */

@@ -1,7 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow } from '../../kernel/rows';
 import { sql, tables, type Queries } from '../../kernel/sql';
 import { AlertSchema, CompetitorSchema, PostSchema, type AlertKind, type AlertState, type Severity } from './social.entities';
@@ -58,7 +58,7 @@ export async function alertPage(q: Queries, filter: AlertFilter, page: PageReque
   if (filter.from) query = query.where('created_at', '>=', filter.from);
   if (filter.to) query = query.where('created_at', '<', filter.to);
   const found = await queryPage(q, query, ['created_at', 'id'], 'desc', page);
-  return { data: found.data.map(alertOf), nextCursor: found.nextCursor };
+  return mapPage(found, alertOf);
 }
 
 /** Marks an alert; `new` undoes a mark. The alert as it now is, or undefined. */

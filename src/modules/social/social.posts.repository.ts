@@ -1,7 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql as builderSql, type ExpressionBuilder, type Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, type CamelCased, type WithNumbers } from '../../kernel/rows';
 import { sql, tables, type Queries } from '../../kernel/sql';
 import { AlertSchema, FollowerSnapshotSchema, PostSchema, PostSnapshotSchema, type Platform, type SentimentLabel } from './social.entities';
@@ -189,7 +189,7 @@ export async function postPage(q: Queries, filter: PostFilter, page: PageRequest
     query = query.where((post) => (filter.hasAlert ? alerted(post) : post.not(alerted(post))));
   }
   const found = await queryPage(q, query, [filter.sort === 'engagement' ? 'engagement' : 'published_at', 'id'], 'desc', page);
-  return { data: found.data.map(postOf), nextCursor: found.nextCursor };
+  return mapPage(found, postOf);
 }
 
 export async function findPost(q: Queries, id: string): Promise<PostRecord | undefined> {

@@ -1,6 +1,6 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, jsonText, snakeRow } from '../../kernel/rows';
 import { sql, tables, type Queries } from '../../kernel/sql';
 import { AlertRuleSchema, CompetitorSchema, ProfileSchema } from './social.entities';
@@ -114,7 +114,7 @@ export async function competitorPage(q: Queries, filter: { active?: boolean | un
   let query = db.selectFrom('social_competitors').select(competitorColumns);
   if (filter.active !== undefined) query = query.where('active', '=', filter.active);
   const found = await queryPage(q, query, ['name', 'id'], 'asc', page);
-  return { data: found.data.map(competitorOf), nextCursor: found.nextCursor };
+  return mapPage(found, competitorOf);
 }
 
 /** The profiles of these competitors, by competitor. */

@@ -42,6 +42,7 @@ import {
   type UpdateProfileInput,
   type UpdateRuleInput,
 } from './social.schemas';
+import { mapPage } from '../../kernel/pagination';
 
 type Deps = Pick<AppDeps, 'db' | 'config' | 'local'>;
 
@@ -258,7 +259,7 @@ export async function resumeProfile(q: Queries, profileId: string): Promise<void
 export async function listPosts(deps: Deps, query: ListPostsInput) {
   const { from, to } = rangeOf(query, deps.config.timeZone);
   const page = await postPage(deps.db, { ...query, from, to }, query);
-  return { data: page.data.map(presentPost), nextCursor: page.nextCursor };
+  return mapPage(page, presentPost);
 }
 
 export async function getPost(deps: Deps, id: string) {
@@ -272,7 +273,7 @@ export async function getPost(deps: Deps, id: string) {
 export async function listAlerts(deps: Deps, query: ListAlertsInput) {
   const { from, to } = rangeOf(query, deps.config.timeZone);
   const page = await alertPage(deps.db, { ...query, from, to }, query);
-  return { data: page.data.map(presentAlert), nextCursor: page.nextCursor };
+  return mapPage(page, presentAlert);
 }
 
 export async function markAlert(q: Queries, id: string, state: AlertState, userId: string) {

@@ -1,6 +1,6 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, snakeRow, type CamelCased } from '../../kernel/rows';
 import { containsPattern } from '../../kernel/search';
 import { prepared, sql, tables, type Queries, type Sql } from '../../kernel/sql';
@@ -82,7 +82,7 @@ export async function territoryPage(q: Queries, filter: TerritoryFilter, page: P
   if (filter.parentId) query = query.where('parent_id', '=', filter.parentId);
   if (filter.q) query = query.where('name', 'ilike', containsPattern(filter.q));
   const found = await queryPage(q, query, ['name', 'id'], 'asc', page);
-  return { data: found.data.map(territoryOf), nextCursor: found.nextCursor };
+  return mapPage(found, territoryOf);
 }
 
 /** Which of `ids` are territories. */

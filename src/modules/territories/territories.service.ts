@@ -22,6 +22,7 @@ import {
   type TerritoryRecord,
 } from './territories.repository';
 import type { CreateTerritoryInput, ListTerritoriesInput, UpdateTerritoryInput } from './territories.schemas';
+import { mapPage } from '../../kernel/pagination';
 
 async function checkParent(q: Queries, input: { type: TerritoryType; parentId?: string | null | undefined }): Promise<void> {
   if (!input.parentId) return;
@@ -91,7 +92,7 @@ export async function createTerritory(deps: Pick<AppDeps, 'db' | 'realtime'>, in
 
 export async function listTerritories(q: Queries, query: ListTerritoriesInput) {
   const page = await territoryPage(q, query, query);
-  return { data: page.data.map(presentTerritory), nextCursor: page.nextCursor };
+  return mapPage(page, presentTerritory);
 }
 
 export async function getTerritory(q: Queries, id: string): Promise<TerritoryRecord> {

@@ -1,7 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, jsonText, snakeRow } from '../../kernel/rows';
 import { tables, type Queries } from '../../kernel/sql';
 import type { WaCampaignSchema, WaConversationSchema, WaMessageSchema } from './whatsapp.entities';
@@ -184,5 +184,5 @@ export async function campaignPage(q: Queries, status: WaCampaignStatus | undefi
   let query = db.selectFrom('wa_campaigns').select(campaignColumns);
   if (status) query = query.where('status', '=', status);
   const found = await queryPage(q, query, ['created_at', 'id'], 'desc', page);
-  return { data: found.data.map(campaignOf), nextCursor: found.nextCursor };
+  return mapPage(found, campaignOf);
 }

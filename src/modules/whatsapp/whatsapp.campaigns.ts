@@ -24,6 +24,7 @@ import type { CreateCampaignInput, PreviewCampaignInput } from './whatsapp.campa
 import { tierNotice } from './whatsapp.outbound';
 import { whatsapp } from './whatsapp.context';
 import { campaignCounters, tierUsage } from './whatsapp.stats';
+import { mapPage } from '../../kernel/pagination';
 
 function toSource(variable: CreateCampaignInput['variables'][number]): VariableSource {
   if (typeof variable !== 'string') return { literal: variable.literal };
@@ -89,7 +90,7 @@ export async function listCampaigns(q: Queries, query: PageRequest & { status?: 
     q,
     page.data.map((row) => row.id),
   );
-  return { data: page.data.map((row) => presentCampaign(row, counters.get(row.id)!)), nextCursor: page.nextCursor };
+  return mapPage(page, (row) => presentCampaign(row, counters.get(row.id)!));
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, jsonText, snakeRow, type CamelCased } from '../../kernel/rows';
 import { builderFragment, prepared, tables, type Queries } from '../../kernel/sql';
 import { audienceContacts, type ContactSchema } from '../audience';
@@ -79,7 +79,7 @@ export async function conversationPage(q: Queries, filter: ConversationFilter, p
     query = query.where((eb) => (digits ? eb.or([eb('c.name', 'ilike', name), eb('c.phone', 'like', `%${digits}%`)]) : eb('c.name', 'ilike', name)));
   }
   const found = await queryPage(q, query, ['w.last_message_at', 'w.id'], 'desc', page);
-  return { data: found.data.map(conversationOf), nextCursor: found.nextCursor };
+  return mapPage(found, conversationOf);
 }
 
 /** One conversation with its contact. */
@@ -135,13 +135,13 @@ export async function activityPage<Out>(q: Queries, direction: 'in' | 'out' | un
   let query = db.selectFrom('wa_messages').select(messageColumns).where('conversation_id', 'is not', null);
   if (direction) query = query.where('direction', '=', direction);
   const found = await queryPage(q, query, ['id'], 'desc', page);
-  return { data: found.data.map((row) => present(messageOf(row))), nextCursor: found.nextCursor };
+  return mapPage(found, (row) => present(messageOf(row)));
 }
 
 /** A contact's whole thread (campaign messages included), newest first. */
 export async function messagePage(q: Queries, contactId: string, page: PageRequest): Promise<Page<MessageRecord>> {
   const found = await queryPage(q, db.selectFrom('wa_messages').select(messageColumns).where('contact_id', '=', contactId), ['id'], 'desc', page);
-  return { data: found.data.map(messageOf), nextCursor: found.nextCursor };
+  return mapPage(found, messageOf);
 }
 
 /** The bodies of these templates, by id. */

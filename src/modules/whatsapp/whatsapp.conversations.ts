@@ -15,6 +15,7 @@ import { requestDispatch } from './whatsapp.jobs';
 import { presentMessage, type ConversationOut, type MessageOut } from './whatsapp.presenter';
 import type { ReplyInput } from './whatsapp.schemas';
 import type { Queries } from '../../kernel/sql';
+import { mapPage } from '../../kernel/pagination';
 
 const WINDOW_MS = 24 * 3600 * 1000;
 
@@ -73,7 +74,7 @@ export async function listConversations(deps: Pick<AppDeps, 'db'>, actor: Actor,
 /** Who a conversation may be handed to: active staff whose role may converse, by name. */
 export async function listAssignees(q: Queries, query: PageRequest & { q?: string | undefined }) {
   const page = await userPage(q, { roles: ROLES.filter(mayBeAssignedConversations), active: true, q: query.q }, query);
-  return { data: page.data.map((user) => ({ id: user.id, name: user.name, role: user.role })), nextCursor: page.nextCursor };
+  return mapPage(page, (user) => ({ id: user.id, name: user.name, role: user.role }));
 }
 
 /** Unread across open conversations: the inbox badge (`whatsapp:unread` pushes the same). */
@@ -96,7 +97,7 @@ export async function listMessages(deps: Pick<AppDeps, 'db'>, id: string, page: 
   const conversation = await findConversation(deps.db, id);
   const result = await repository.messagePage(deps.db, conversation.contact.id, page);
   const bodies = await templateBodies(deps.db, result.data);
-  return { data: result.data.map((message) => presentMessage(message, message.templateId ? bodies.get(message.templateId) : undefined)), nextCursor: result.nextCursor };
+  return mapPage(result, (message) => presentMessage(message, message.templateId ? bodies.get(message.templateId) : undefined));
 }
 
 /** Recent conversation messages without a word of them: what the war room shows of WhatsApp on opening, before `whatsapp:activity` keeps it live. */

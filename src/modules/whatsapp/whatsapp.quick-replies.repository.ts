@@ -1,7 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow } from '../../kernel/rows';
 import { tables, type Queries } from '../../kernel/sql';
 import type { WaQuickReplySchema } from './whatsapp.entities';
@@ -29,7 +29,7 @@ export async function quickReplyPage(q: Queries, search: string | undefined, pag
     query = query.where((eb) => eb.or([eb('shortcut', 'like', `/${term}%`), eb('title', 'ilike', `%${escapeLike(search)}%`)]));
   }
   const found = await queryPage(q, query, ['shortcut', 'id'], 'asc', page);
-  return { data: found.data.map(quickReplyOf), nextCursor: found.nextCursor };
+  return mapPage(found, quickReplyOf);
 }
 
 export type QuickReplyFields = Pick<QuickReplyRecord, 'shortcut' | 'title' | 'text'>;

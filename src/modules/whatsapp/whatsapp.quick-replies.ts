@@ -11,6 +11,7 @@ import type { QuickReplyValues } from './whatsapp.quick-replies.render';
 import * as repository from './whatsapp.quick-replies.repository';
 import type { CreateQuickReplyInput, UpdateQuickReplyInput } from './whatsapp.schemas';
 import { UNNAMED_CONTACT } from './whatsapp.webhook';
+import { mapPage } from '../../kernel/pagination';
 
 /** What fills a quick reply's variables in this conversation, answered by this staff member. */
 async function valuesFor(deps: Pick<AppDeps, 'db'>, actor: Actor, conversation: ConversationRecord): Promise<QuickReplyValues> {
@@ -35,7 +36,7 @@ export async function listQuickReplies(deps: Pick<AppDeps, 'db'>, actor: Actor, 
     values = await valuesFor(deps, actor, conversation);
   }
   const page = await repository.quickReplyPage(deps.db, query.q, { cursor: query.cursor, limit: query.limit });
-  return { data: page.data.map((reply) => presentQuickReply(reply, values)), nextCursor: page.nextCursor };
+  return mapPage(page, (reply) => presentQuickReply(reply, values));
 }
 
 const notFound = () => new NotFoundError('No quick reply has this id.');

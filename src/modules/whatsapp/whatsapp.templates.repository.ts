@@ -1,7 +1,7 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Selectable } from 'kysely';
 import { newId } from '../../kernel/ids';
-import { queryPage, type Page, type PageRequest } from '../../kernel/pagination';
+import { queryPage, type Page, type PageRequest, mapPage } from '../../kernel/pagination';
 import { camelRow, jsonText, snakeRow } from '../../kernel/rows';
 import { tables, type Queries } from '../../kernel/sql';
 import type { TemplateStatus, WaTemplateSchema } from './whatsapp.entities';
@@ -76,7 +76,7 @@ export async function templatePage<Out>(q: Queries, status: TemplateStatus | und
   let query = db.selectFrom('wa_templates').select(templateColumns);
   if (status) query = query.where('status', '=', status);
   const found = await queryPage(q, query, ['created_at', 'id'], 'desc', page);
-  return { data: found.data.map((row) => present(templateOf(row))), nextCursor: found.nextCursor };
+  return mapPage(found, (row) => present(templateOf(row)));
 }
 
 /** The provider's answer to a new template; a review that came first by webhook keeps its status. */
