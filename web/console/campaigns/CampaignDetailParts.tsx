@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactElement, ReactNode } from 'react';
 import { ConfirmDialog } from '../app/ConfirmDialog';
@@ -24,25 +24,6 @@ export function campaignNotReady(campaign: UseQueryResult<unknown>, problems: Pr
     );
   }
   return null;
-}
-
-/** One figure of a campaign, named for screen readers by its label. */
-export function Figure({ label, value, hint }: { label: string; value: string; hint?: string }) {
-  return (
-    <Paper withBorder p="sm" role="group" aria-label={label}>
-      <Text size="xs" c="dimmed" fw={600}>
-        {label}
-      </Text>
-      <Text fz="xl" fw={700}>
-        {value}
-      </Text>
-      {hint && (
-        <Text size="xs" c="dimmed">
-          {hint}
-        </Text>
-      )}
-    </Paper>
-  );
 }
 
 /** A section of a campaign's page, named by its heading. */

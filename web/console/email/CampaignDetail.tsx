@@ -11,7 +11,8 @@ import { PageTitle } from '../app/pages';
 import { problemMessage } from '../app/problems';
 import { invalidateServerLists } from '../app/ServerTable';
 import { useSignedIn } from '../app/session';
-import { ActButtons, ActDialog, CampaignSection, campaignNotReady, CampaignTimes, Figure, type ActWords } from '../campaigns/CampaignDetailParts';
+import { Figure } from '../app/Figure';
+import { ActButtons, ActDialog, CampaignSection, campaignNotReady, CampaignTimes, type ActWords } from '../campaigns/CampaignDetailParts';
 import { StatusBadge } from './CampaignList';
 import { EmailTabs } from './EmailTabs';
 import {

@@ -9,6 +9,7 @@ import { canMoveTo, qrPolicy } from '../../../src/modules/qr/qr.policy';
 import { generateCodesBody } from '../../../src/modules/qr/qr.schemas';
 import { api } from '../app/api';
 import { ConfirmDialog } from '../app/ConfirmDialog';
+import { Figure } from '../app/Figure';
 import { formatDate, formatNumber, formatPercent } from '../app/format';
 import { useSchemaForm } from '../app/forms';
 import { PageTitle } from '../app/pages';
@@ -151,24 +152,6 @@ function RegistrySection({ campaign, manages }: { campaign: Campaign; manages: b
         rowKey={(row) => row.id}
         empty={overdueOnly ? 'Ningún afiche sigue puesto después de su fecha límite.' : 'Esta campaña aún no tiene códigos.'}
       />
-    </Card>
-  );
-}
-
-function Figure({ label, value, hint }: { label: string; value: string; hint?: string }) {
-  return (
-    <Card withBorder padding="sm" role="group" aria-label={label}>
-      <Text size="sm" c="dimmed">
-        {label}
-      </Text>
-      <Text fz={26} fw={700}>
-        {value}
-      </Text>
-      {hint && (
-        <Text size="xs" c="dimmed">
-          {hint}
-        </Text>
-      )}
     </Card>
   );
 }
